@@ -1,0 +1,95 @@
+// Package oracle locates the independent reference tools tests compare
+// anefix against (Debian's mlir-opt and python3 with numpy), so that every
+// package decides the same way between running, skipping and failing.
+//
+// Locally a missing tool skips the test. In CI (.ci/run sets
+// ANEFIX_REQUIRE_ORACLES=1) a missing tool fails it, so an oracle test can
+// never silently turn into a no-op there.
+package oracle
+
+import (
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+// RequireEnv is the environment variable that turns a missing oracle from a
+// skip into a failure.
+const RequireEnv = "ANEFIX_REQUIRE_ORACLES"
+
+// MlirOptPath is where Debian's mlir-19-tools installs mlir-opt. The path is
+// fixed on purpose: the tests were checked against this version.
+const MlirOptPath = "/usr/lib/llvm-19/bin/mlir-opt"
+
+// Python3Path is Debian's python3, which has python3-numpy. A python3 found
+// on PATH (pyenv, venv) may lack numpy or have a different one.
+const Python3Path = "/usr/bin/python3"
+
+// Required reports whether missing oracles must fail tests.
+func Required() bool {
+	v := os.Getenv(RequireEnv)
+	return v != "" && v != "0" && v != "false"
+}
+
+// MlirOpt returns the path of mlir-opt 19. When it is missing it skips the
+// test, or fails it when ANEFIX_REQUIRE_ORACLES is set.
+func MlirOpt(t testing.TB) string {
+	t.Helper()
+	if err := checkExec(MlirOptPath); err != nil {
+		missing(t, "mlir-opt (Debian package mlir-19-tools)", err)
+	}
+	return MlirOptPath
+}
+
+var numpy struct {
+	once sync.Once
+	err  error
+}
+
+// Python3Numpy returns the path of a python3 that can import numpy. When
+// there is none it skips the test, or fails it when ANEFIX_REQUIRE_ORACLES is
+// set.
+func Python3Numpy(t testing.TB) string {
+	t.Helper()
+	numpy.once.Do(func() {
+		if numpy.err = checkExec(Python3Path); numpy.err != nil {
+			return
+		}
+		out, err := exec.Command(Python3Path, "-c", "import numpy").CombinedOutput()
+		if err != nil {
+			numpy.err = &importError{err: err, out: string(out)}
+		}
+	})
+	if numpy.err != nil {
+		missing(t, "python3 with numpy (Debian package python3-numpy)", numpy.err)
+	}
+	return Python3Path
+}
+
+type importError struct {
+	err error
+	out string
+}
+
+func (e *importError) Error() string { return "import numpy: " + e.err.Error() + ": " + e.out }
+
+func checkExec(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return &os.PathError{Op: "exec", Path: path, Err: os.ErrPermission}
+	}
+	return nil
+}
+
+func missing(t testing.TB, what string, err error) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("oracle %s is required (%s is set) but unavailable: %v; run .ci/run or apt-get install it", what, RequireEnv, err)
+		return
+	}
+	t.Skipf("oracle %s unavailable: %v (set %s=1 to make this a failure)", what, err, RequireEnv)
+}

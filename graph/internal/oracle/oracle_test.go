@@ -1,0 +1,79 @@
+package oracle
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// recorder captures Skip/Fatal without ending the surrounding test, so the
+// skip-versus-fail decision itself can be checked.
+type recorder struct {
+	testing.TB
+	skipped, failed bool
+	msg             string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Skipf(format string, args ...any) {
+	r.skipped = true
+	r.msg = format
+}
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.failed = true
+	r.msg = format
+}
+
+func TestMissing(t *testing.T) {
+	tests := []struct {
+		env                string
+		wantSkip, wantFail bool
+	}{
+		{"", true, false},
+		{"0", true, false},
+		{"false", true, false},
+		{"1", false, true},
+		{"yes", false, true},
+	}
+	for _, tc := range tests {
+		t.Run("env="+tc.env, func(t *testing.T) {
+			t.Setenv(RequireEnv, tc.env)
+			r := &recorder{TB: t}
+			missing(r, "tool", exec.ErrNotFound)
+			if r.skipped != tc.wantSkip || r.failed != tc.wantFail {
+				t.Fatalf("skipped=%v failed=%v, want %v %v", r.skipped, r.failed, tc.wantSkip, tc.wantFail)
+			}
+		})
+	}
+}
+
+func TestCheckExec(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{dir, dir + "/absent"} {
+		if err := checkExec(p); err == nil {
+			t.Errorf("checkExec(%q) = nil, want error", p)
+		}
+	}
+	if err := checkExec("/bin/sh"); err != nil {
+		t.Errorf("checkExec(/bin/sh) = %v", err)
+	}
+}
+
+func TestMlirOptRuns(t *testing.T) {
+	p := MlirOpt(t)
+	out, err := exec.Command(p, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --version: %v\n%s", p, err, out)
+	}
+	if !strings.Contains(string(out), "19.") {
+		t.Errorf("%s --version does not say version 19:\n%s", p, out)
+	}
+}
+
+func TestPython3NumpyRuns(t *testing.T) {
+	p := Python3Numpy(t)
+	out, err := exec.Command(p, "-c", "import numpy; print(numpy.float16(1.5)*2)").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "3.0" {
+		t.Fatalf("%s numpy check: %v %q", p, err, out)
+	}
+}
