@@ -1,0 +1,542 @@
+package mlirtext
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind classifies a token. The set mirrors MLIR's own lexer so the parser can
+// follow MLIR's grammar decisions one for one.
+type Kind uint8
+
+const (
+	EOF Kind = iota
+	BareIdent
+	PercentIdent // %name, %0
+	CaretIdent   // ^bb0
+	AtIdent      // @sym or @"quoted sym"
+	HashIdent    // #alias, #dialect.attr
+	BangIdent    // !alias, !dialect.type
+	String       // "..." (Text keeps the quotes; use Unquote)
+	Integer      // 12, 0x1F
+	Float        // 1.5, 1.0e-3
+	LParen
+	RParen
+	LSquare
+	RSquare
+	LBrace
+	RBrace
+	Less
+	Greater
+	Comma
+	Equal
+	Colon
+	ColonColon // ::
+	Arrow      // ->
+	Question
+	Star
+	Plus
+	Minus
+	Ellipsis       // ...
+	FileMetaBegin  // {-#
+	FileMetaEnd    // #-}
+	numKinds
+)
+
+var kindNames = [numKinds]string{
+	EOF: "end of file", BareIdent: "identifier", PercentIdent: "%identifier",
+	CaretIdent: "^identifier", AtIdent: "@symbol", HashIdent: "#identifier",
+	BangIdent: "!identifier", String: "string", Integer: "integer", Float: "float",
+	LParen: "'('", RParen: "')'", LSquare: "'['", RSquare: "']'", LBrace: "'{'",
+	RBrace: "'}'", Less: "'<'", Greater: "'>'", Comma: "','", Equal: "'='",
+	Colon: "':'", ColonColon: "'::'", Arrow: "'->'", Question: "'?'", Star: "'*'",
+	Plus: "'+'", Minus: "'-'", Ellipsis: "'...'", FileMetaBegin: "'{-#'",
+	FileMetaEnd: "'#-}'",
+}
+
+func (k Kind) String() string {
+	if k < numKinds && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// Token is one lexeme. Pos and End are byte offsets into the source; Text is
+// the exact source slice (no copy), so positions and spellings are never lost.
+type Token struct {
+	Kind Kind
+	Pos  int
+	End  int
+	Text string
+}
+
+// Source is an input buffer with a name, and a lazily built line table for
+// turning byte offsets into 1-based line:col (MLIR counts columns in bytes).
+type Source struct {
+	Name  string
+	Text  string
+	lines []int // byte offset of each line start
+}
+
+// NewSource wraps text named name (a file path, or "<stdin>").
+func NewSource(name, text string) *Source { return &Source{Name: name, Text: text} }
+
+func (s *Source) buildLines() {
+	if s.lines != nil {
+		return
+	}
+	s.lines = append(s.lines, 0)
+	for i := 0; i < len(s.Text); i++ {
+		if s.Text[i] == '\n' {
+			s.lines = append(s.lines, i+1)
+		}
+	}
+}
+
+// LineCol returns the 1-based line and column of byte offset off.
+func (s *Source) LineCol(off int) (line, col int) {
+	s.buildLines()
+	if off > len(s.Text) {
+		off = len(s.Text)
+	}
+	lo, hi := 0, len(s.lines)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if s.lines[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1, off - s.lines[lo] + 1
+}
+
+// LineText returns the text of 1-based line n without its newline.
+func (s *Source) LineText(n int) string {
+	s.buildLines()
+	if n < 1 || n > len(s.lines) {
+		return ""
+	}
+	start := s.lines[n-1]
+	end := len(s.Text)
+	if n < len(s.lines) {
+		end = s.lines[n] - 1
+	}
+	return strings.TrimSuffix(s.Text[start:end], "\r")
+}
+
+// Error is a syntax error at a position, carrying the offending line so a
+// user can see what is wrong without opening the file.
+type Error struct {
+	File     string
+	Line     int
+	Col      int
+	Msg      string
+	LineText string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	if e.LineText != "" || e.Line > 0 {
+		// Long lines (a 1 MB blob string) would drown the message: show a window.
+		text, col := e.LineText, e.Col
+		const window = 160
+		if len(text) > window {
+			start := max(0, col-1-window/2)
+			end := min(len(text), start+window)
+			prefix := ""
+			if start > 0 {
+				prefix = "..."
+			}
+			text = prefix + text[start:end]
+			col = col - start + len(prefix)
+			if end < len(e.LineText) {
+				text += "..."
+			}
+		}
+		b.WriteString("\n  ")
+		b.WriteString(strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return ' '
+			}
+			return r
+		}, text))
+		b.WriteString("\n  ")
+		b.WriteString(strings.Repeat(" ", max(0, col-1)))
+		b.WriteByte('^')
+	}
+	return b.String()
+}
+
+// ErrorAt builds an Error for byte offset off of s.
+func (s *Source) ErrorAt(off int, format string, args ...any) *Error {
+	line, col := s.LineCol(off)
+	return &Error{File: s.Name, Line: line, Col: col, Msg: fmt.Sprintf(format, args...), LineText: s.LineText(line)}
+}
+
+// Lexer turns a Source into tokens on demand. It can be reset to any offset,
+// which the parser needs for MLIR's context-dependent spots (dimension lists
+// such as `4x8xf16`, dialect bodies).
+type Lexer struct {
+	src *Source
+	s   string
+	pos int
+	err *Error
+}
+
+// NewLexer starts lexing src from the beginning.
+func NewLexer(src *Source) *Lexer { return &Lexer{src: src, s: src.Text} }
+
+// Err is the first lexical error, if any; after it Next returns EOF.
+func (l *Lexer) Err() *Error { return l.err }
+
+// Reset moves the lexer to byte offset off.
+func (l *Lexer) Reset(off int) { l.pos = off }
+
+// Pos is the current byte offset.
+func (l *Lexer) Pos() int { return l.pos }
+
+func (l *Lexer) fail(off int, format string, args ...any) Token {
+	if l.err == nil {
+		l.err = l.src.ErrorAt(off, format, args...)
+	}
+	l.pos = len(l.s)
+	return Token{Kind: EOF, Pos: off, End: off}
+}
+
+func (l *Lexer) tok(k Kind, start int) Token {
+	return Token{Kind: k, Pos: start, End: l.pos, Text: l.s[start:l.pos]}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isHex(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// isBareIdentChar reports the characters allowed after the first one of a
+// bare identifier: letters, digits, '_', '$', '.'.
+func isBareIdentChar(c byte) bool {
+	return isLetter(c) || isDigit(c) || c == '_' || c == '$' || c == '.'
+}
+
+// isSuffixChar is the set for %, ^, #, ! identifiers: bare chars plus '-'.
+func isSuffixChar(c byte) bool { return isBareIdentChar(c) || c == '-' }
+
+// Next returns the next token, skipping whitespace and // comments.
+func (l *Lexer) Next() Token {
+	for {
+		if l.pos >= len(l.s) {
+			return Token{Kind: EOF, Pos: len(l.s), End: len(l.s)}
+		}
+		start := l.pos
+		c := l.s[l.pos]
+		l.pos++
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '/':
+			if l.pos < len(l.s) && l.s[l.pos] == '/' {
+				for l.pos < len(l.s) && l.s[l.pos] != '\n' {
+					l.pos++
+				}
+				continue
+			}
+			return l.fail(start, "unexpected character '/'")
+		case '(':
+			return l.tok(LParen, start)
+		case ')':
+			return l.tok(RParen, start)
+		case '[':
+			return l.tok(LSquare, start)
+		case ']':
+			return l.tok(RSquare, start)
+		case '{':
+			if strings.HasPrefix(l.s[l.pos:], "-#") {
+				l.pos += 2
+				return l.tok(FileMetaBegin, start)
+			}
+			return l.tok(LBrace, start)
+		case '}':
+			return l.tok(RBrace, start)
+		case '<':
+			return l.tok(Less, start)
+		case '>':
+			return l.tok(Greater, start)
+		case ',':
+			return l.tok(Comma, start)
+		case '=':
+			return l.tok(Equal, start)
+		case '?':
+			return l.tok(Question, start)
+		case '*':
+			return l.tok(Star, start)
+		case '+':
+			return l.tok(Plus, start)
+		case ':':
+			if l.pos < len(l.s) && l.s[l.pos] == ':' {
+				l.pos++
+				return l.tok(ColonColon, start)
+			}
+			return l.tok(Colon, start)
+		case '-':
+			if l.pos < len(l.s) && l.s[l.pos] == '>' {
+				l.pos++
+				return l.tok(Arrow, start)
+			}
+			return l.tok(Minus, start)
+		case '.':
+			if strings.HasPrefix(l.s[l.pos:], "..") {
+				l.pos += 2
+				return l.tok(Ellipsis, start)
+			}
+			return l.fail(start, "unexpected character '.'")
+		case '"':
+			return l.lexString(start)
+		case '@':
+			return l.lexAt(start)
+		case '%', '^', '!':
+			return l.lexPrefixed(start, c)
+		case '#':
+			if strings.HasPrefix(l.s[l.pos:], "-}") {
+				l.pos += 2
+				return l.tok(FileMetaEnd, start)
+			}
+			return l.lexPrefixed(start, c)
+		default:
+			switch {
+			case isDigit(c):
+				return l.lexNumber(start)
+			case isLetter(c) || c == '_':
+				for l.pos < len(l.s) && isBareIdentChar(l.s[l.pos]) {
+					l.pos++
+				}
+				return l.tok(BareIdent, start)
+			}
+			if c >= 0x20 && c < 0x7f {
+				return l.fail(start, "unexpected character %q", c)
+			}
+			return l.fail(start, "unexpected byte 0x%02X", c)
+		}
+	}
+}
+
+func (l *Lexer) lexString(start int) Token {
+	for l.pos < len(l.s) {
+		c := l.s[l.pos]
+		l.pos++
+		switch c {
+		case '"':
+			return l.tok(String, start)
+		case '\n':
+			return l.fail(start, "string literal not terminated before end of line")
+		case '\\':
+			if l.pos >= len(l.s) {
+				return l.fail(start, "unterminated string literal")
+			}
+			e := l.s[l.pos]
+			switch {
+			case e == '"' || e == '\\' || e == 'n' || e == 't':
+				l.pos++
+			case l.pos+1 < len(l.s) && isHex(e) && isHex(l.s[l.pos+1]):
+				l.pos += 2
+			default:
+				return l.fail(l.pos-1, "unknown escape in string literal")
+			}
+		}
+	}
+	return l.fail(start, "unterminated string literal")
+}
+
+func (l *Lexer) lexAt(start int) Token {
+	if l.pos < len(l.s) && l.s[l.pos] == '"' {
+		l.pos++
+		t := l.lexString(l.pos - 1)
+		if t.Kind == EOF {
+			return t
+		}
+		return l.tok(AtIdent, start)
+	}
+	if l.pos < len(l.s) && (isLetter(l.s[l.pos]) || l.s[l.pos] == '_') {
+		for l.pos < len(l.s) && isBareIdentChar(l.s[l.pos]) {
+			l.pos++
+		}
+		return l.tok(AtIdent, start)
+	}
+	return l.fail(start, "@ identifier expected to start with a letter, '_' or '\"'")
+}
+
+// lexPrefixed lexes %id ^id #id !id. Their suffix is either all digits or a
+// letter-led run of identifier characters (MLIR's suffix-id).
+func (l *Lexer) lexPrefixed(start int, c byte) Token {
+	k := map[byte]Kind{'%': PercentIdent, '^': CaretIdent, '#': HashIdent, '!': BangIdent}[c]
+	if l.pos >= len(l.s) {
+		return l.fail(start, "invalid %c identifier", c)
+	}
+	d := l.s[l.pos]
+	switch {
+	case isDigit(d):
+		for l.pos < len(l.s) && isDigit(l.s[l.pos]) {
+			l.pos++
+		}
+	case isLetter(d) || d == '_' || d == '$' || d == '.' || d == '-':
+		for l.pos < len(l.s) && isSuffixChar(l.s[l.pos]) {
+			l.pos++
+		}
+	default:
+		return l.fail(start, "invalid %c identifier", c)
+	}
+	return l.tok(k, start)
+}
+
+func (l *Lexer) lexNumber(start int) Token {
+	// Hex integer: 0x... (also how MLIR spells float bit patterns).
+	if l.s[start] == '0' && l.pos < len(l.s) && l.s[l.pos] == 'x' && l.pos+1 < len(l.s) && isHex(l.s[l.pos+1]) {
+		l.pos++
+		for l.pos < len(l.s) && isHex(l.s[l.pos]) {
+			l.pos++
+		}
+		return l.tok(Integer, start)
+	}
+	for l.pos < len(l.s) && isDigit(l.s[l.pos]) {
+		l.pos++
+	}
+	if l.pos >= len(l.s) || l.s[l.pos] != '.' {
+		return l.tok(Integer, start)
+	}
+	l.pos++
+	for l.pos < len(l.s) && isDigit(l.s[l.pos]) {
+		l.pos++
+	}
+	if l.pos < len(l.s) && (l.s[l.pos] == 'e' || l.s[l.pos] == 'E') {
+		p := l.pos + 1
+		if p < len(l.s) && (l.s[p] == '+' || l.s[p] == '-') {
+			p++
+		}
+		if p < len(l.s) && isDigit(l.s[p]) {
+			l.pos = p
+			for l.pos < len(l.s) && isDigit(l.s[l.pos]) {
+				l.pos++
+			}
+		}
+	}
+	return l.tok(Float, start)
+}
+
+// BalancedBody scans a dialect attribute/type body starting just after its
+// opening '<' and returns the offset of the matching '>'. Nested <>, (), [],
+// {} and string literals are honoured; the '>' of '->' does not close.
+func (l *Lexer) BalancedBody(open int) (int, *Error) {
+	var stack []byte
+	stack = append(stack, '>')
+	i := open
+	for i < len(l.s) {
+		c := l.s[i]
+		switch c {
+		case '"':
+			j := i + 1
+			for j < len(l.s) && l.s[j] != '"' {
+				if l.s[j] == '\\' {
+					j++
+				}
+				if j < len(l.s) && l.s[j] == '\n' {
+					return 0, l.src.ErrorAt(i, "unterminated string in dialect body")
+				}
+				j++
+			}
+			if j >= len(l.s) {
+				return 0, l.src.ErrorAt(i, "unterminated string in dialect body")
+			}
+			i = j
+		case '<':
+			stack = append(stack, '>')
+		case '(':
+			stack = append(stack, ')')
+		case '[':
+			stack = append(stack, ']')
+		case '{':
+			stack = append(stack, '}')
+		case '>':
+			if i > 0 && l.s[i-1] == '-' {
+				break
+			}
+			fallthrough
+		case ')', ']', '}':
+			if stack[len(stack)-1] != c {
+				return 0, l.src.ErrorAt(i, "unbalanced %q in dialect body (expected %q)", c, stack[len(stack)-1])
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return i, nil
+			}
+		}
+		i++
+	}
+	return 0, l.src.ErrorAt(open-1, "unterminated dialect body: missing '>'")
+}
+
+// Unquote decodes an MLIR string literal (with quotes) into its bytes. MLIR
+// escapes are \" \\ \n \t and \XX (two hex digits, any byte).
+func Unquote(lit string) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	if !strings.Contains(body, `\`) {
+		return body, true
+	}
+	b := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		i++
+		if i >= len(body) {
+			return "", false
+		}
+		switch e := body[i]; e {
+		case '"', '\\':
+			b = append(b, e)
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		default:
+			if i+1 >= len(body) {
+				return "", false
+			}
+			v, err := strconv.ParseUint(body[i:i+2], 16, 8)
+			if err != nil {
+				return "", false
+			}
+			b = append(b, byte(v))
+			i++
+		}
+	}
+	return string(b), true
+}
+
+// Quote writes s as an MLIR string literal the way MLIR prints it: printable
+// ASCII verbatim except '"' and '\\', which like every other byte become \XX.
+func Quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' || c == '"' || c < 0x20 || c >= 0x7f:
+			b.WriteByte('\\')
+			b.WriteByte("0123456789ABCDEF"[c>>4])
+			b.WriteByte("0123456789ABCDEF"[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
