@@ -38,9 +38,9 @@ const (
 	Star
 	Plus
 	Minus
-	Ellipsis       // ...
-	FileMetaBegin  // {-#
-	FileMetaEnd    // #-}
+	Ellipsis      // ...
+	FileMetaBegin // {-#
+	FileMetaEnd   // #-}
 	numKinds
 )
 

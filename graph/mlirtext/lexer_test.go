@@ -112,8 +112,8 @@ func TestQuoteUnquote(t *testing.T) {
 
 func TestBalancedBody(t *testing.T) {
 	tests := []struct {
-		in   string // text after '<'
-		end  int    // offset of the closing '>' or -1 for error
+		in  string // text after '<'
+		end int    // offset of the closing '>' or -1 for error
 	}{
 		{`"rms_norm" = {a = [1, 2]}>rest`, 25},
 		{`(i32) -> i32>`, 12},
