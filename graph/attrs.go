@@ -1,0 +1,586 @@
+package graph
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph/internal/halfbits"
+)
+
+// Attr is an MLIR attribute. Attributes are immutable values; String returns
+// their canonical MLIR spelling, which MLIR's parser reads back to the same
+// attribute.
+type Attr interface {
+	String() string
+	isAttr()
+}
+
+// NamedAttr is one entry of an attribute dictionary.
+type NamedAttr struct {
+	Name  string
+	Value Attr
+}
+
+// IntegerAttr is `42 : i32`. Value holds the two's-complement bits for widths
+// up to 64; Big holds wider values (then Value is unused).
+type IntegerAttr struct {
+	Type  Type
+	Value int64
+	Big   *big.Int
+}
+
+// FloatAttr is `1.5 : f16`. Bits is the value's encoding in Type's format, so
+// NaN payloads and every float width up to 64 bits survive unchanged.
+type FloatAttr struct {
+	Type Type
+	Bits uint64
+}
+
+// StringAttr is `"text"` with an optional type.
+type StringAttr struct {
+	Value string
+	Type  Type
+}
+
+// BoolAttr is `true` / `false`.
+type BoolAttr struct{ Value bool }
+
+// UnitAttr is `unit` (a present-only flag).
+type UnitAttr struct{}
+
+// ArrayAttr is `[a, b]`.
+type ArrayAttr struct{ Elems []Attr }
+
+// DictAttr is `{a = 1, b}`; entries are kept sorted by name, as MLIR does.
+type DictAttr struct{ Entries []NamedAttr }
+
+// TypeAttr is a type used as an attribute.
+type TypeAttr struct{ Type Type }
+
+// SymbolRefAttr is `@root` or `@root::@nested`.
+type SymbolRefAttr struct {
+	Root   string
+	Nested []string
+}
+
+// DenseElementsAttr is `dense<…> : tensor<…>` of integers or floats. Raw
+// holds the elements little-endian, each in ElemBytes(elem) bytes (i1 as one
+// byte 0 or 1); a splat holds one element.
+type DenseElementsAttr struct {
+	Type  *TensorType
+	Raw   []byte
+	Splat bool
+}
+
+// DenseResourceAttr is `dense_resource<key> : tensor<…>`: elements stored in
+// the module's resource table (weights), never copied into the attribute.
+type DenseResourceAttr struct {
+	Key  string
+	Type *TensorType
+}
+
+// DenseArrayAttr is `array<i64: 1, 2>`. Ints holds integer/bool elements,
+// Floats float elements.
+type DenseArrayAttr struct {
+	Elem   Type
+	Ints   []int64
+	Floats []float64
+}
+
+// OpaqueAttr is a dialect attribute kept verbatim, e.g.
+// `#coreai.composite_declaration<"rms_norm" = {…}>`. Text includes the '#'.
+type OpaqueAttr struct{ Text string }
+
+// RawAttr is a builtin attribute anefix does not model (affine maps, sparse
+// elements, dense strings, …), kept verbatim.
+type RawAttr struct{ Text string }
+
+// LocAttr is a location used as an attribute value (for example inside fused
+// location metadata or a properties dictionary).
+type LocAttr struct{ Loc Loc }
+
+func (*IntegerAttr) isAttr()       {}
+func (*FloatAttr) isAttr()         {}
+func (*StringAttr) isAttr()        {}
+func (*BoolAttr) isAttr()          {}
+func (*UnitAttr) isAttr()          {}
+func (*ArrayAttr) isAttr()         {}
+func (*DictAttr) isAttr()          {}
+func (*TypeAttr) isAttr()          {}
+func (*SymbolRefAttr) isAttr()     {}
+func (*DenseElementsAttr) isAttr() {}
+func (*DenseResourceAttr) isAttr() {}
+func (*DenseArrayAttr) isAttr()    {}
+func (*OpaqueAttr) isAttr()        {}
+func (*RawAttr) isAttr()           {}
+func (*LocAttr) isAttr()           {}
+
+// Int returns an IntegerAttr of type t.
+func Int(v int64, t Type) *IntegerAttr { return &IntegerAttr{Type: t, Value: v} }
+
+// Str returns a StringAttr.
+func Str(s string) *StringAttr { return &StringAttr{Value: s} }
+
+// Float returns a FloatAttr holding v rounded to type t (f16, bf16, f32, f64).
+func Float(v float64, t *FloatType) *FloatAttr {
+	return &FloatAttr{Type: t, Bits: FloatBits(v, t.Name)}
+}
+
+// FloatBits encodes v in the named float format with round-to-nearest-even.
+// Formats other than f16/bf16/f32/f64 return 0.
+func FloatBits(v float64, name string) uint64 {
+	switch name {
+	case "f64":
+		return math.Float64bits(v)
+	case "f32":
+		return uint64(math.Float32bits(float32(v)))
+	case "f16":
+		return uint64(halfbits.FromFloat64(v))
+	case "bf16":
+		return uint64(halfbits.BF16FromFloat64(v))
+	}
+	return 0
+}
+
+// FloatValue decodes bits of the named float format; ok is false for formats
+// anefix does not decode.
+func FloatValue(bits uint64, name string) (v float64, ok bool) {
+	switch name {
+	case "f64":
+		return math.Float64frombits(bits), true
+	case "f32":
+		return float64(math.Float32frombits(uint32(bits))), true
+	case "f16":
+		return halfbits.ToFloat64(uint16(bits)), true
+	case "bf16":
+		return float64(math.Float32frombits(uint32(bits) << 16)), true
+	}
+	return 0, false
+}
+
+// Float64 returns the attribute's value; ok is false for undecoded formats.
+func (a *FloatAttr) Float64() (float64, bool) {
+	ft, _ := a.Type.(*FloatType)
+	if ft == nil {
+		return 0, false
+	}
+	return FloatValue(a.Bits, ft.Name)
+}
+
+// Dict builds a DictAttr, sorting entries by name (last duplicate wins).
+func Dict(entries ...NamedAttr) *DictAttr {
+	d := &DictAttr{}
+	for _, e := range entries {
+		d = d.With(e.Name, e.Value)
+	}
+	return d
+}
+
+// Get returns the value of name, or nil.
+func (d *DictAttr) Get(name string) Attr {
+	if d == nil {
+		return nil
+	}
+	i := sort.Search(len(d.Entries), func(i int) bool { return d.Entries[i].Name >= name })
+	if i < len(d.Entries) && d.Entries[i].Name == name {
+		return d.Entries[i].Value
+	}
+	return nil
+}
+
+// With returns a copy of d with name set to v (v == nil removes it).
+func (d *DictAttr) With(name string, v Attr) *DictAttr {
+	var src []NamedAttr
+	if d != nil {
+		src = d.Entries
+	}
+	out := make([]NamedAttr, 0, len(src)+1)
+	done := false
+	for _, e := range src {
+		if !done && e.Name >= name {
+			if v != nil {
+				out = append(out, NamedAttr{name, v})
+			}
+			done = true
+			if e.Name == name {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	if !done && v != nil {
+		out = append(out, NamedAttr{name, v})
+	}
+	return &DictAttr{Entries: out}
+}
+
+// Len is the number of entries.
+func (d *DictAttr) Len() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.Entries)
+}
+
+// ElemBytes is the storage size of one element of a dense attribute.
+func ElemBytes(elem Type) int {
+	w := BitWidth(elem)
+	if w == 0 {
+		return 0
+	}
+	return (w + 7) / 8
+}
+
+// NumElements of the attribute's tensor type.
+func (a *DenseElementsAttr) NumElements() int64 { return a.Type.NumElements() }
+
+// Element returns the raw bytes of element i (a splat returns its one value).
+func (a *DenseElementsAttr) Element(i int64) []byte {
+	n := int64(ElemBytes(a.Type.Elem))
+	if a.Splat {
+		i = 0
+	}
+	return a.Raw[i*n : (i+1)*n]
+}
+
+// Float64At decodes element i as a float (float element types) or integer.
+func (a *DenseElementsAttr) Float64At(i int64) float64 {
+	b := a.Element(i)
+	switch e := a.Type.Elem.(type) {
+	case *FloatType:
+		v, _ := FloatValue(leUint(b), e.Name)
+		return v
+	case *IntegerType:
+		return float64(intFromBits(leUint(b), e))
+	case *IndexType:
+		return float64(int64(leUint(b)))
+	}
+	return math.NaN()
+}
+
+// Int64At decodes element i as an integer (respecting signedness).
+func (a *DenseElementsAttr) Int64At(i int64) int64 {
+	b := a.Element(i)
+	if e, ok := a.Type.Elem.(*IntegerType); ok {
+		return intFromBits(leUint(b), e)
+	}
+	return int64(leUint(b))
+}
+
+func leUint(b []byte) uint64 {
+	var buf [8]byte
+	copy(buf[:], b)
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+// intFromBits sign- or zero-extends the low Width bits.
+func intFromBits(bits uint64, t *IntegerType) int64 {
+	if t.Width >= 64 {
+		return int64(bits)
+	}
+	mask := uint64(1)<<uint(t.Width) - 1
+	bits &= mask
+	if t.Signedness != Unsigned && t.Width > 1 && bits&(1<<uint(t.Width-1)) != 0 {
+		return int64(bits | ^mask)
+	}
+	return int64(bits)
+}
+
+// ---- printing ----
+
+func (a *IntegerAttr) String() string {
+	if it, ok := a.Type.(*IntegerType); ok && it.Width == 1 && a.Big == nil {
+		if a.Value&1 != 0 {
+			return "true"
+		}
+		return "false"
+	}
+	return a.valueString() + " : " + a.Type.String()
+}
+
+func (a *IntegerAttr) valueString() string {
+	if a.Big != nil {
+		return a.Big.String()
+	}
+	if it, ok := a.Type.(*IntegerType); ok {
+		if it.Signedness == Unsigned && it.Width <= 64 {
+			if it.Width == 64 {
+				return strconv.FormatUint(uint64(a.Value), 10)
+			}
+			return strconv.FormatUint(uint64(a.Value)&(uint64(1)<<uint(it.Width)-1), 10)
+		}
+		return strconv.FormatInt(intFromBits(uint64(a.Value), it), 10)
+	}
+	return strconv.FormatInt(a.Value, 10)
+}
+
+func (a *FloatAttr) String() string { return formatFloatBits(a.Bits, a.Type) + " : " + a.Type.String() }
+
+// formatFloatBits prints a float so MLIR reads back the same bits: decimal
+// for finite values of the formats anefix decodes, the hex bit pattern for
+// everything else (inf, nan, f8 formats), which MLIR accepts for any float.
+func formatFloatBits(bits uint64, t Type) string {
+	ft, _ := t.(*FloatType)
+	if ft != nil {
+		if v, ok := FloatValue(bits, ft.Name); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return formatFloat(v, ft.Name)
+		}
+	}
+	w := BitWidth(t)
+	if w <= 0 {
+		w = 64
+	}
+	digits := (w + 3) / 4
+	return "0x" + strings.ToUpper(padHex(strconv.FormatUint(bits, 16), digits))
+}
+
+func padHex(s string, n int) string {
+	if len(s) >= n {
+		return s
+	}
+	return strings.Repeat("0", n-len(s)) + s
+}
+
+// formatFloat prints a finite value exactly representable in format name.
+// The shortest float32 spelling is used for f32 when it reads back exactly
+// through a float64 parse (MLIR parses decimals as double, then rounds).
+func formatFloat(v float64, name string) string {
+	var s string
+	if name == "f32" {
+		s = strconv.FormatFloat(v, 'e', -1, 32)
+		if back, err := strconv.ParseFloat(s, 64); err != nil || float32(back) != float32(v) {
+			s = strconv.FormatFloat(v, 'e', -1, 64)
+		}
+	} else {
+		s = strconv.FormatFloat(v, 'e', -1, 64)
+	}
+	// MLIR's lexer needs a '.' in a float literal ("1e+00" is not a float).
+	if !strings.ContainsRune(s, '.') {
+		if i := strings.IndexByte(s, 'e'); i >= 0 {
+			s = s[:i] + ".0" + s[i:]
+		}
+	}
+	return s
+}
+
+func (a *StringAttr) String() string {
+	s := QuoteString(a.Value)
+	if a.Type != nil {
+		s += " : " + a.Type.String()
+	}
+	return s
+}
+
+// QuoteString quotes s as an MLIR string literal.
+func QuoteString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('\\')
+		b.WriteString(strings.ToUpper(hex.EncodeToString([]byte{c})))
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// IsBareIdent reports whether s can be printed without quotes as an MLIR
+// bare identifier (attribute names, symbol names, resource keys).
+func IsBareIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '$' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// QuoteIdent prints s bare when possible, else as a string literal.
+func QuoteIdent(s string) string {
+	if IsBareIdent(s) {
+		return s
+	}
+	return QuoteString(s)
+}
+
+// SymbolName prints `@name`, quoting as needed.
+func SymbolName(s string) string { return "@" + QuoteIdent(s) }
+
+func (a *BoolAttr) String() string {
+	if a.Value {
+		return "true"
+	}
+	return "false"
+}
+
+func (*UnitAttr) String() string { return "unit" }
+
+func (a *ArrayAttr) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, e := range a.Elems {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func (d *DictAttr) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range d.Entries {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteIdent(e.Name))
+		if _, unit := e.Value.(*UnitAttr); !unit {
+			b.WriteString(" = ")
+			b.WriteString(e.Value.String())
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func (a *TypeAttr) String() string { return a.Type.String() }
+
+func (a *SymbolRefAttr) String() string {
+	s := SymbolName(a.Root)
+	for _, n := range a.Nested {
+		s += "::" + SymbolName(n)
+	}
+	return s
+}
+
+func (a *DenseResourceAttr) String() string {
+	return "dense_resource<" + QuoteIdent(a.Key) + "> : " + a.Type.String()
+}
+
+func (a *OpaqueAttr) String() string { return a.Text }
+func (a *RawAttr) String() string    { return a.Text }
+func (a *LocAttr) String() string    { return "loc(" + a.Loc.String() + ")" }
+
+// denseHexThreshold: above this many elements, dense attributes print as hex
+// (as MLIR does), which is exact and compact.
+const denseHexThreshold = 100
+
+func (a *DenseElementsAttr) String() string {
+	var b strings.Builder
+	b.WriteString("dense<")
+	n := a.Type.NumElements()
+	_, isBool := a.Type.Elem.(*IntegerType)
+	isBool = isBool && BitWidth(a.Type.Elem) == 1
+	switch {
+	case a.Splat:
+		b.WriteString(a.elemString(0))
+	case n > denseHexThreshold && !isBool:
+		b.WriteString("\"0x")
+		b.WriteString(strings.ToUpper(hex.EncodeToString(a.Raw)))
+		b.WriteByte('"')
+	default:
+		var idx int64
+		a.writeNested(&b, a.Type.Shape, &idx)
+	}
+	b.WriteString("> : ")
+	b.WriteString(a.Type.String())
+	return b.String()
+}
+
+func (a *DenseElementsAttr) writeNested(b *strings.Builder, shape []int64, idx *int64) {
+	if len(shape) == 0 {
+		b.WriteString(a.elemString(*idx))
+		*idx++
+		return
+	}
+	b.WriteByte('[')
+	for i := int64(0); i < shape[0]; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		a.writeNested(b, shape[1:], idx)
+	}
+	b.WriteByte(']')
+}
+
+func (a *DenseElementsAttr) elemString(i int64) string {
+	bits := leUint(a.Element(i))
+	switch e := a.Type.Elem.(type) {
+	case *FloatType:
+		return formatFloatBits(bits, e)
+	case *IntegerType:
+		if e.Width == 1 {
+			if bits&1 != 0 {
+				return "true"
+			}
+			return "false"
+		}
+		if e.Signedness == Unsigned {
+			if e.Width < 64 {
+				bits &= uint64(1)<<uint(e.Width) - 1
+			}
+			return strconv.FormatUint(bits, 10)
+		}
+		return strconv.FormatInt(intFromBits(bits, e), 10)
+	}
+	return strconv.FormatInt(int64(bits), 10)
+}
+
+func (a *DenseArrayAttr) String() string {
+	var b strings.Builder
+	b.WriteString("array<")
+	b.WriteString(a.Elem.String())
+	n := len(a.Ints)
+	if _, isF := a.Elem.(*FloatType); isF {
+		n = len(a.Floats)
+	}
+	if n > 0 {
+		b.WriteString(": ")
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if ft, isF := a.Elem.(*FloatType); isF {
+			b.WriteString(formatFloatBits(FloatBits(a.Floats[i], ft.Name), ft))
+			continue
+		}
+		if BitWidth(a.Elem) == 1 {
+			b.WriteString(strconv.FormatBool(a.Ints[i] != 0))
+			continue
+		}
+		b.WriteString(strconv.FormatInt(a.Ints[i], 10))
+	}
+	b.WriteByte('>')
+	return b.String()
+}
+
+// AttrEqual reports whether two attributes are the same MLIR attribute.
+func AttrEqual(a, b Attr) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	return a.String() == b.String()
+}

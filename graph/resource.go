@@ -1,0 +1,129 @@
+package graph
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// ResourceKind says what a resource entry holds.
+type ResourceKind uint8
+
+const (
+	// BlobResource is binary data (weights), the common case.
+	BlobResource ResourceKind = iota
+	// BoolResource is a boolean entry.
+	BoolResource
+	// StringResource is a string entry.
+	StringResource
+)
+
+// Resource is one entry of a module's resource table: a handle to bytes that
+// stay where they are (in the input file) until someone reads them.
+type Resource struct {
+	// Dialect that owns the entry ("builtin" for dense_resource blobs).
+	Dialect string
+	Key     string
+	Kind    ResourceKind
+	// Alignment of the blob data in bytes (a power of two; 1 if unknown).
+	Alignment uint64
+	// Blob gives the data of a BlobResource without loading it.
+	Blob BlobSource
+	// Bool and String hold the value of the other kinds.
+	Bool   bool
+	String string
+	// Text holds an entry kept verbatim (external resources).
+	Text string
+}
+
+// BlobSource is where a blob's bytes live: a section of the input file, a
+// decoded hex string, a generator. ReadAt follows io.ReaderAt.
+type BlobSource interface {
+	Size() int64
+	ReadAt(p []byte, off int64) (int, error)
+}
+
+// Bytes reads the whole blob. Use it only for blobs a pass really needs in
+// memory; writers should stream with Reader.
+func (r *Resource) Bytes() ([]byte, error) {
+	if r.Blob == nil {
+		return nil, fmt.Errorf("resource %q has no blob data", r.Key)
+	}
+	buf := make([]byte, r.Blob.Size())
+	if _, err := r.Blob.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("reading resource %q: %w", r.Key, err)
+	}
+	return buf, nil
+}
+
+// Reader streams a blob.
+func (r *Resource) Reader() io.Reader { return io.NewSectionReader(r.Blob, 0, r.Blob.Size()) }
+
+// Size of the blob in bytes (0 for non-blob entries).
+func (r *Resource) Size() int64 {
+	if r.Blob == nil {
+		return 0
+	}
+	return r.Blob.Size()
+}
+
+// MemBlob is a blob held in memory (small constants, converted weights).
+type MemBlob []byte
+
+// Size implements BlobSource.
+func (b MemBlob) Size() int64 { return int64(len(b)) }
+
+// ReadAt implements BlobSource.
+func (b MemBlob) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(b).ReadAt(p, off)
+}
+
+// SectionBlob is a blob stored at a fixed place in a larger file.
+type SectionBlob struct {
+	R      io.ReaderAt
+	Offset int64
+	N      int64
+}
+
+// Size implements BlobSource.
+func (s *SectionBlob) Size() int64 { return s.N }
+
+// ReadAt implements BlobSource.
+func (s *SectionBlob) ReadAt(p []byte, off int64) (int, error) {
+	return io.NewSectionReader(s.R, s.Offset, s.N).ReadAt(p, off)
+}
+
+// AddResource appends a blob resource of the builtin dialect and returns it.
+// The key must be unique in the module.
+func (m *Module) AddResource(key string, align uint64, blob BlobSource) *Resource {
+	r := &Resource{Dialect: "builtin", Key: key, Kind: BlobResource, Alignment: align, Blob: blob}
+	m.Resources = append(m.Resources, r)
+	return r
+}
+
+// RemoveResource drops the resource with the given key (no-op if absent).
+func (m *Module) RemoveResource(key string) {
+	for i, r := range m.Resources {
+		if r.Key == key {
+			m.Resources = append(m.Resources[:i], m.Resources[i+1:]...)
+			return
+		}
+	}
+}
+
+// UniqueResourceKey returns base, or base_N, not yet used in the module.
+func (m *Module) UniqueResourceKey(base string) string {
+	used := map[string]bool{}
+	for _, r := range m.Resources {
+		used[r.Key] = true
+	}
+	if !used[base] {
+		return base
+	}
+	for i := 1; ; i++ {
+		k := fmt.Sprintf("%s_%d", base, i)
+		if !used[k] {
+			return k
+		}
+	}
+}

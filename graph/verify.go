@@ -1,0 +1,327 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// VerifyError lists every problem the verifier found.
+type VerifyError struct{ Problems []string }
+
+func (e *VerifyError) Error() string {
+	const max = 20
+	var b strings.Builder
+	fmt.Fprintf(&b, "IR verification failed (%d problem", len(e.Problems))
+	if len(e.Problems) != 1 {
+		b.WriteByte('s')
+	}
+	b.WriteString("):")
+	for i, p := range e.Problems {
+		if i == max {
+			fmt.Fprintf(&b, "\n  … and %d more", len(e.Problems)-max)
+			break
+		}
+		b.WriteString("\n  ")
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// Verify checks the module's structural invariants: SSA dominance, use-list
+// consistency, graph terminators and signatures, coreai.invoke callee types,
+// symbol references and dense_resource handles. It returns *VerifyError.
+func Verify(m *Module) error {
+	v := &verifier{m: m, syms: m.Symbols(), doms: map[*Region]map[*Block]map[*Block]bool{}}
+	if m.Op == nil || m.Op.Name != "builtin.module" || len(m.Op.Regions) != 1 || len(m.Op.Regions[0].Blocks) != 1 {
+		return &VerifyError{Problems: []string{"top-level op must be a builtin.module with one block"}}
+	}
+	m.Walk(func(op *Operation) bool { v.op(op); return true })
+	for _, g := range m.Graphs() {
+		v.graph(g)
+	}
+	if len(v.problems) > 0 {
+		return &VerifyError{Problems: v.problems}
+	}
+	return nil
+}
+
+type verifier struct {
+	m        *Module
+	syms     map[string]*Operation
+	doms     map[*Region]map[*Block]map[*Block]bool
+	problems []string
+}
+
+func (v *verifier) addf(op *Operation, format string, args ...any) {
+	where := ""
+	if op != nil {
+		where = op.Describe()
+		if g := enclosingGraph(op); g != nil && g.Op != op {
+			where = "@" + g.Name() + ": " + where
+		}
+		where += ": "
+	}
+	v.problems = append(v.problems, where+fmt.Sprintf(format, args...))
+}
+
+func enclosingGraph(op *Operation) *Graph {
+	for o := op; o != nil; o = o.ParentOp() {
+		if IsGraphOp(o) {
+			return &Graph{Op: o}
+		}
+	}
+	return nil
+}
+
+func (v *verifier) op(op *Operation) {
+	if op.Loc == nil {
+		v.addf(op, "missing location")
+	}
+	for i, x := range op.operands {
+		if x == nil {
+			v.addf(op, "operand %d is missing", i)
+			continue
+		}
+		if x.typ == nil {
+			v.addf(op, "operand %d has no type", i)
+		}
+		if !hasUse(x, op, i) {
+			v.addf(op, "operand %d is not in its value's use list (internal error)", i)
+		}
+		v.dominates(x, op, i)
+	}
+	for i, r := range op.results {
+		if r.typ == nil {
+			v.addf(op, "result %d has no type", i)
+		}
+		for _, u := range r.uses {
+			if u.Op.erased || u.Index >= len(u.Op.operands) || u.Op.operands[u.Index] != r {
+				v.addf(op, "result %d has a stale use (internal error)", i)
+			}
+		}
+	}
+	v.attrRefs(op, op.Attrs)
+	v.attrRefs(op, op.Props)
+	if op.Name == "coreai.invoke" || op.Name == "func.call" {
+		v.call(op)
+	}
+}
+
+func hasUse(x *Value, op *Operation, i int) bool {
+	for _, u := range x.uses {
+		if u.Op == op && u.Index == i {
+			return true
+		}
+	}
+	return false
+}
+
+// dominates checks that value x is visible at operand i of user.
+func (v *verifier) dominates(x *Value, user *Operation, i int) {
+	if x.def != nil && x.def.erased {
+		v.addf(user, "operand %d uses a result of erased op %s", i, x.def.Describe())
+		return
+	}
+	defBlock := x.ParentBlock()
+	if defBlock == nil {
+		v.addf(user, "operand %d is a value that is not in the IR", i)
+		return
+	}
+	// Find the ancestor of user that sits in defBlock's region.
+	for a := user; a != nil; a = a.ParentOp() {
+		ab := a.block
+		if ab == nil {
+			break
+		}
+		if ab.parent != defBlock.parent {
+			continue
+		}
+		if ab == defBlock {
+			if x.def != nil && (a == x.def || !ab.IsBefore(x.def, a)) {
+				v.addf(user, "operand %d (result of %s) does not dominate this use", i, x.def.Describe())
+			}
+			return
+		}
+		if !v.blockDominates(defBlock, ab) {
+			v.addf(user, "operand %d is defined in a block that does not dominate this use", i)
+		}
+		return
+	}
+	v.addf(user, "operand %d is used outside the region that defines it", i)
+}
+
+// blockDominates computes dominators of a region's CFG (iteratively; regions
+// here are small) and answers whether a dominates b.
+func (v *verifier) blockDominates(a, b *Block) bool {
+	r := a.parent
+	dom, ok := v.doms[r]
+	if !ok {
+		dom = computeDominators(r)
+		v.doms[r] = dom
+	}
+	return dom[b][a]
+}
+
+func computeDominators(r *Region) map[*Block]map[*Block]bool {
+	preds := map[*Block][]*Block{}
+	for _, b := range r.Blocks {
+		if t := b.last; t != nil {
+			for _, s := range t.successors {
+				preds[s] = append(preds[s], b)
+			}
+		}
+	}
+	all := func() map[*Block]bool {
+		s := map[*Block]bool{}
+		for _, b := range r.Blocks {
+			s[b] = true
+		}
+		return s
+	}
+	dom := map[*Block]map[*Block]bool{}
+	for i, b := range r.Blocks {
+		if i == 0 {
+			dom[b] = map[*Block]bool{b: true}
+		} else {
+			dom[b] = all()
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range r.Blocks[1:] {
+			var nd map[*Block]bool
+			for _, p := range preds[b] {
+				if nd == nil {
+					nd = map[*Block]bool{}
+					for k := range dom[p] {
+						nd[k] = true
+					}
+					continue
+				}
+				for k := range nd {
+					if !dom[p][k] {
+						delete(nd, k)
+					}
+				}
+			}
+			if nd == nil { // unreachable: dominated by everything, as in MLIR
+				continue
+			}
+			nd[b] = true
+			if len(nd) != len(dom[b]) {
+				dom[b] = nd
+				changed = true
+			}
+		}
+	}
+	return dom
+}
+
+func (v *verifier) attrRefs(op *Operation, a Attr) {
+	switch x := a.(type) {
+	case *SymbolRefAttr:
+		if _, ok := v.syms[x.Root]; !ok {
+			v.addf(op, "symbol @%s is not defined in the module", x.Root)
+		}
+	case *DenseResourceAttr:
+		if v.m.Resource(x.Key) == nil {
+			v.addf(op, "dense_resource<%s> has no entry in the module's resources", x.Key)
+		}
+	case *ArrayAttr:
+		for _, e := range x.Elems {
+			v.attrRefs(op, e)
+		}
+	case *DictAttr:
+		if x == nil {
+			return
+		}
+		for _, e := range x.Entries {
+			v.attrRefs(op, e.Value)
+		}
+	}
+}
+
+func (v *verifier) call(op *Operation) {
+	ref, ok := op.Inherent("callee").(*SymbolRefAttr)
+	if !ok {
+		v.addf(op, "missing callee symbol reference")
+		return
+	}
+	target, ok := v.syms[ref.Root]
+	if !ok || !IsGraphOp(target) {
+		return // reported by attrRefs, or not a graph we can check
+	}
+	ft := (&Graph{Op: target}).FunctionType()
+	if ft == nil {
+		return
+	}
+	if len(ft.Inputs) != len(op.operands) || len(ft.Results) != len(op.results) {
+		v.addf(op, "calls @%s with %d operands and %d results, but it takes %d and returns %d",
+			ref.Root, len(op.operands), len(op.results), len(ft.Inputs), len(ft.Results))
+		return
+	}
+	for i, x := range op.operands {
+		if x != nil && !TypeEqual(x.typ, ft.Inputs[i]) {
+			v.addf(op, "operand %d has type %s, but @%s's input %d is %s", i, x.typ, ref.Root, i, ft.Inputs[i])
+		}
+	}
+	for i, r := range op.results {
+		if !TypeEqual(r.typ, ft.Results[i]) {
+			v.addf(op, "result %d has type %s, but @%s's output %d is %s", i, r.typ, ref.Root, i, ft.Results[i])
+		}
+	}
+}
+
+func (v *verifier) graph(g *Graph) {
+	ft := g.FunctionType()
+	if ft == nil {
+		v.addf(g.Op, "graph has no function_type")
+		return
+	}
+	if g.Name() == "" {
+		v.addf(g.Op, "graph has no sym_name")
+	}
+	b := g.Body()
+	if b == nil {
+		return // a declaration
+	}
+	if len(b.args) != len(ft.Inputs) {
+		v.addf(g.Op, "graph @%s declares %d inputs but its block has %d arguments", g.Name(), len(ft.Inputs), len(b.args))
+	} else {
+		for i, a := range b.args {
+			if !TypeEqual(a.typ, ft.Inputs[i]) {
+				v.addf(g.Op, "graph @%s input %d is declared %s but its block argument is %s", g.Name(), i, ft.Inputs[i], a.typ)
+			}
+		}
+	}
+	term := g.Terminator()
+	if term == nil {
+		last := "nothing"
+		if b.last != nil {
+			last = b.last.Describe()
+		}
+		v.addf(g.Op, "graph @%s does not end in %s (it ends in %s)", g.Name(), TerminatorName(g.Op.Name), last)
+		return
+	}
+	if len(term.operands) != len(ft.Results) {
+		v.addf(term, "returns %d values but graph @%s declares %d results", len(term.operands), g.Name(), len(ft.Results))
+		return
+	}
+	for i, x := range term.operands {
+		if x != nil && !TypeEqual(x.typ, ft.Results[i]) {
+			v.addf(term, "operand %d has type %s but graph @%s declares result %d as %s", i, x.typ, g.Name(), i, ft.Results[i])
+		}
+	}
+	for o := b.first; o != nil; o = o.next {
+		if o != term && o.Name == term.Name {
+			v.addf(o, "%s in the middle of graph @%s", o.Name, g.Name())
+		}
+	}
+}
+
+// IsVerifyError reports whether err came from Verify.
+func IsVerifyError(err error) bool {
+	var ve *VerifyError
+	return errors.As(err, &ve)
+}
