@@ -1,0 +1,188 @@
+// Command anefix makes Core AI exports legal for Apple's Neural Engine:
+// it reads .aimodel bundles (MLIR bytecode) or MLIR text, rewrites the graph
+// with a pipeline of passes, checks it against a model of the Neural Engine's
+// rules, wraps the real compiler, and verifies what a rewrite did to the
+// numbers.
+//
+// Each subcommand lives in its own cmd_<name>.go file and registers itself
+// with register; this file only dispatches and maps errors to exit codes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes (documented in the README).
+const (
+	exitOK         = 0 // success
+	exitFailure    = 1 // bad input or failure
+	exitUsage      = 2 // usage error
+	exitGate       = 3 // check/verify gate not met
+	exitNoCompiler = 4 // compiler unavailable
+)
+
+// Env is what a command may touch besides files named on its command line.
+type Env struct {
+	Stdin       io.Reader
+	Stdout      io.Writer
+	Stderr      io.Writer
+	StderrIsTTY bool // progress bars only when true
+}
+
+// command describes one subcommand.
+type command struct {
+	Name    string // "inspect"
+	Usage   string // "inspect IN [--json]"
+	Summary string // one line for `anefix --help`
+	Help    string // longer text with examples, printed by `anefix NAME --help`
+	// Setup declares the command's flags and returns the function that runs
+	// it with the remaining positional arguments.
+	Setup func(fs *pflag.FlagSet) func(env *Env, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("anefix: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// exitError carries an exit code other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// usagef reports a usage error (exit 2).
+func usagef(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// withCode wraps err (which may be nil for a silent exit) with an exit code.
+func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+func main() {
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr)}
+	os.Exit(run(os.Args[1:], env))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// run executes one command line and returns the exit code.
+func run(args []string, env *Env) int {
+	if len(args) == 0 {
+		printMainHelp(env.Stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		if len(args) > 1 && args[0] == "help" {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(c, env)
+				c.Setup(fs)
+				printCommandHelp(env.Stdout, c, fs)
+				return exitOK
+			}
+		}
+		printMainHelp(env.Stdout)
+		return exitOK
+	case "--version", "version":
+		fmt.Fprintln(env.Stdout, "anefix", version)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "anefix: unknown command %q\n\n", args[0])
+		printMainHelp(env.Stderr)
+		return exitUsage
+	}
+	fs := newFlagSet(c, env)
+	runFn := c.Setup(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			printCommandHelp(env.Stdout, c, fs)
+			return exitOK
+		}
+		fmt.Fprintf(env.Stderr, "anefix %s: %v\nRun 'anefix %s --help' for usage.\n", c.Name, err, c.Name)
+		return exitUsage
+	}
+	err := runFn(env, fs.Args())
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailure
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(env.Stderr, "anefix %s: %s\n", c.Name, msg)
+		if code == exitUsage {
+			fmt.Fprintf(env.Stderr, "Run 'anefix %s --help' for usage.\n", c.Name)
+		}
+	}
+	return code
+}
+
+const version = "0.1.0-dev"
+
+func newFlagSet(c *command, env *Env) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("anefix "+c.Name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are printed by run
+	fs.SortFlags = false
+	fs.SetInterspersed(true)
+	return fs
+}
+
+func printCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "Usage: anefix %s\n\n%s\n", c.Usage, c.Summary)
+	if c.Help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Help, "\n"))
+	}
+	if fs.HasFlags() {
+		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	}
+}
+
+func printMainHelp(w io.Writer) {
+	fmt.Fprint(w, `anefix makes Core AI exports (.aimodel, MLIR bytecode or text) legal for
+Apple's Neural Engine, and checks and proves what it did.
+
+Usage: anefix <command> [flags] args     ("-" reads stdin / writes stdout)
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
+	}
+	fmt.Fprint(w, `
+Run 'anefix <command> --help' for a command's flags and examples.
+Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 check/verify gate not met,
+4 compiler unavailable.
+`)
+}
