@@ -1,0 +1,365 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Kind is the shape of an input or output.
+type Kind int
+
+const (
+	KindUnknown Kind = iota
+	// KindText is a single MLIR text file (generic or printed form).
+	KindText
+	// KindBytecode is a single MLIR bytecode file.
+	KindBytecode
+	// KindAIModel is an .aimodel directory: main.mlirb, main.hash,
+	// metadata.json and anything else.
+	KindAIModel
+	// KindLLMBundle is a directory whose metadata.json names an .aimodel in
+	// assets.main, next to tokenizer/ and other files.
+	KindLLMBundle
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindText:
+		return "mlir-text"
+	case KindBytecode:
+		return "mlir-bytecode"
+	case KindAIModel:
+		return "aimodel"
+	case KindLLMBundle:
+		return "llm-bundle"
+	}
+	return "unknown"
+}
+
+// IsDir reports whether the kind is a directory.
+func (k Kind) IsDir() bool { return k == KindAIModel || k == KindLLMBundle }
+
+// Magic is the first four bytes of every MLIR bytecode file ("MLïR").
+var Magic = []byte{0x4D, 0x4C, 0xEF, 0x52}
+
+// Names of the files inside an .aimodel and an LLM bundle.
+const (
+	MainFile     = "main.mlirb"
+	HashFile     = "main.hash"
+	MetadataFile = "metadata.json"
+)
+
+// Limits on small files read whole, so a hostile bundle cannot make anefix
+// allocate without bound.
+const (
+	maxMetadataSize = 64 << 20
+	maxHashFileSize = 4 << 10
+)
+
+// OpenOptions tune Open.
+type OpenOptions struct {
+	// IgnoreHash turns a main.hash mismatch into a warning.
+	IgnoreHash bool
+	// DeferHash verifies main.hash in the background so that it overlaps
+	// with decoding; the result is collected by Input.CheckHash, which Write
+	// calls before it commits an output.
+	DeferHash bool
+	// Stdin is read when the path is "-"; nil means os.Stdin.
+	Stdin io.Reader
+	// Warn, when set, receives each warning as it happens (they are also
+	// kept in Input.Warnings).
+	Warn func(msg string)
+	// Progress, when set, is where a progress bar for long work (hashing a
+	// large main.mlirb) is drawn; it is drawn only when it is a terminal.
+	Progress *os.File
+}
+
+// Entry is one file, directory or symbolic link inside an input directory
+// that an output of the same kind carries over.
+type Entry struct {
+	// Rel is the slash-separated path relative to Input.Root.
+	Rel  string
+	Mode os.FileMode // type bits and permissions from Lstat
+	Size int64
+	// Link is, for a symbolic link, the slash-separated path of its target
+	// relative to Input.Root (checked to stay inside it).
+	Link string
+}
+
+// HashCheck is the outcome of comparing main.hash with main.mlirb.
+type HashCheck struct {
+	Checked bool   // main.hash existed and was compared
+	Matches bool   // the hex SHA-256 of main.mlirb equals main.hash
+	Want    string // main.hash contents, trimmed, lower case
+	Got     string // hex SHA-256 of main.mlirb
+}
+
+// Input is an opened input. Close it when done.
+type Input struct {
+	// Path is the path the user gave ("-" for stdin).
+	Path string
+	Kind Kind
+	// Bytecode reports whether the main file is MLIR bytecode (by magic);
+	// otherwise it is text.
+	Bytecode bool
+	// Root is the resolved absolute path of the input directory (the
+	// .aimodel or the LLM bundle); empty for single files.
+	Root string
+	// AIModelDir is the resolved absolute path of the .aimodel directory
+	// (Root for an .aimodel, the asset for an LLM bundle).
+	AIModelDir string
+	// AssetMain is assets.main as written in an LLM bundle's metadata.json.
+	AssetMain string
+	// MainPath is the resolved path of the file holding the IR, or "-".
+	MainPath string
+	// File is the opened main file (also for stdin, spooled to an unlinked
+	// temporary file), positioned at 0; use it as an io.ReaderAt with Size.
+	File *os.File
+	Size int64
+	// Text is the whole main file when it is text; nil for bytecode.
+	Text []byte
+	// Metadata is the raw metadata.json of the .aimodel (nil when absent).
+	Metadata []byte
+	// BundleMetadata is the raw metadata.json of an LLM bundle.
+	BundleMetadata []byte
+	// Entries lists everything inside Root, sorted, for outputs that carry
+	// the other files over.
+	Entries []Entry
+	Hash    HashCheck
+	// Warnings collects warnings, such as an ignored hash mismatch.
+	Warnings []string
+
+	opts    OpenOptions
+	hashRes chan hashResult
+	hashErr error
+	hashed  bool
+}
+
+type hashResult struct {
+	sum string
+	err error
+}
+
+// Open detects what path is by content and opens it; see Kind.
+func Open(path string, opts OpenOptions) (*Input, error) {
+	in := &Input{Path: path, opts: opts}
+	var err error
+	if path == "-" {
+		err = in.openStdin()
+	} else {
+		err = in.openPath()
+	}
+	if err != nil {
+		in.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// Close releases the main file. It does not wait for a deferred hash check.
+func (in *Input) Close() error {
+	if in.File == nil {
+		return nil
+	}
+	err := in.File.Close()
+	in.File = nil
+	return err
+}
+
+func (in *Input) warn(msg string) {
+	in.Warnings = append(in.Warnings, msg)
+	if in.opts.Warn != nil {
+		in.opts.Warn(msg)
+	}
+}
+
+func (in *Input) openStdin() error {
+	r := in.opts.Stdin
+	if r == nil {
+		r = os.Stdin
+	}
+	// Spool to an unlinked temporary file: bytecode needs random access and
+	// a large model must not be held in memory.
+	f, err := os.CreateTemp("", "anefix-stdin-*")
+	if err != nil {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	os.Remove(f.Name())
+	in.File = f
+	n, err := io.Copy(f, r)
+	if err != nil {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	if n == 0 {
+		return errors.New("stdin is empty: pipe an MLIR text or bytecode file into anefix")
+	}
+	in.MainPath = "-"
+	return in.loadMain("stdin")
+}
+
+func (in *Input) openPath() error {
+	if in.Path == "" {
+		return errors.New("empty input path")
+	}
+	abs, err := filepath.Abs(in.Path)
+	if err != nil {
+		return err
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	switch {
+	case fi.Mode().IsRegular():
+		f, err := os.Open(resolved)
+		if err != nil {
+			return fmt.Errorf("input %s: %w", in.Path, err)
+		}
+		in.File = f
+		in.MainPath = resolved
+		return in.loadMain(in.Path)
+	case fi.IsDir():
+		return in.openDir(resolved)
+	default:
+		return fmt.Errorf("input %s is neither a regular file nor a directory (mode %v)", in.Path, fi.Mode().Type())
+	}
+}
+
+// openDir tells an .aimodel (has main.mlirb) from an LLM bundle (has a
+// metadata.json with assets.main).
+func (in *Input) openDir(root string) error {
+	in.Root = root
+	if _, err := os.Lstat(filepath.Join(root, MainFile)); err == nil {
+		in.Kind = KindAIModel
+		in.AIModelDir = root
+	} else {
+		meta, err := readInside(root, MetadataFile, maxMetadataSize)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s)", in.Path, MainFile, MetadataFile)
+		}
+		if err != nil {
+			return fmt.Errorf("input %s: %w", in.Path, err)
+		}
+		asset, err := assetsMain(meta)
+		if err != nil {
+			return fmt.Errorf("input %s: %s: %w", in.Path, MetadataFile, err)
+		}
+		dir, err := resolveInside(root, asset)
+		if err != nil {
+			return fmt.Errorf("input %s: %s: assets.main: %w", in.Path, MetadataFile, err)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("input %s: %s: assets.main %q is not a directory inside the bundle", in.Path, MetadataFile, asset)
+		}
+		in.Kind = KindLLMBundle
+		in.BundleMetadata = meta
+		in.AssetMain = asset
+		in.AIModelDir = dir
+	}
+	entries, err := walk(root)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	in.Entries = entries
+
+	aiRel, err := filepath.Rel(root, in.AIModelDir)
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(aiRel, MainFile)
+	mainPath, err := resolveInside(root, filepath.ToSlash(name))
+	if err != nil {
+		return fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	f, err := os.Open(mainPath)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	in.File = f
+	in.MainPath = mainPath
+	meta, err := readInside(root, filepath.ToSlash(filepath.Join(aiRel, MetadataFile)), maxMetadataSize)
+	switch {
+	case err == nil:
+		in.Metadata = meta
+	case errors.Is(err, os.ErrNotExist):
+		in.warn(fmt.Sprintf("%s has no %s", displayJoin(in.Path, in.AssetMain), MetadataFile))
+	default:
+		return fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	if err := in.loadMain(displayJoin(in.Path, in.AssetMain, MainFile)); err != nil {
+		return err
+	}
+	return in.startHash(aiRel)
+}
+
+// loadMain sniffs the main file and, for text, reads it.
+func (in *Input) loadMain(display string) error {
+	fi, err := in.File.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", display)
+	}
+	in.Size = fi.Size()
+	head := make([]byte, len(Magic))
+	n, err := in.File.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("reading %s: %w", display, err)
+	}
+	in.Bytecode = n == len(Magic) && bytes.Equal(head, Magic)
+	if in.Kind == KindUnknown {
+		in.Kind = KindText
+		if in.Bytecode {
+			in.Kind = KindBytecode
+		}
+	}
+	if !in.Bytecode {
+		if in.Kind.IsDir() {
+			in.warn(fmt.Sprintf("%s is not MLIR bytecode (no magic 4D 4C EF 52); reading it as MLIR text", display))
+		}
+		in.Text = make([]byte, in.Size)
+		if _, err := in.File.ReadAt(in.Text, 0); err != nil && err != io.EOF {
+			return fmt.Errorf("reading %s: %w", display, err)
+		}
+	}
+	return nil
+}
+
+// assetsMain extracts assets.main from an LLM bundle's metadata.json.
+func assetsMain(meta []byte) (string, error) {
+	var m struct {
+		Assets map[string]json.RawMessage `json:"assets"`
+	}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return "", fmt.Errorf("not valid JSON: %w", err)
+	}
+	raw, ok := m.Assets["main"]
+	if !ok {
+		return "", errors.New(`no "assets": {"main": "<name>.aimodel"} entry, so this is not an LLM bundle`)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("assets.main is not a string: %s", raw)
+	}
+	return s, nil
+}
+
+func displayJoin(parts ...string) string {
+	var nonEmpty []string
+	for _, p := range parts {
+		if p != "" {
+			nonEmpty = append(nonEmpty, p)
+		}
+	}
+	return filepath.Join(nonEmpty...)
+}

@@ -1,0 +1,128 @@
+package bundle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// within reports whether p is root or lies below it. Both must be clean
+// absolute paths with symbolic links resolved.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolveInside resolves rel (slash-separated, as written in a bundle's
+// metadata) against root, following symbolic links, and refuses anything
+// that leaves root: absolute paths, "..", and links pointing outside.
+func resolveInside(root, rel string) (string, error) {
+	if rel == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%q is an absolute path; bundle paths must be relative to the bundle", rel)
+	}
+	local := filepath.FromSlash(rel)
+	if !filepath.IsLocal(local) {
+		return "", fmt.Errorf("%q escapes the bundle directory", rel)
+	}
+	if filepath.Clean(local) == "." {
+		return "", fmt.Errorf("%q names the bundle directory itself", rel)
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(root, local))
+	if err != nil {
+		return "", err
+	}
+	if !within(root, p) {
+		return "", fmt.Errorf("%q leads outside the bundle (to %s) through a symbolic link", rel, p)
+	}
+	return p, nil
+}
+
+// readInside reads a small regular file inside root, refusing escapes and
+// files larger than max.
+func readInside(root, rel string, max int64) ([]byte, error) {
+	p, err := resolveInside(root, rel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", rel, fi.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
+}
+
+// walk lists everything below root in sorted order. Symbolic links are
+// recorded, not followed, and must point inside root; special files (pipes,
+// devices, sockets) are refused because reading them can block forever.
+func walk(root string) ([]Entry, error) {
+	var out []Entry
+	var rec func(dir, relDir string) error
+	rec = func(dir, relDir string) error {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			full := filepath.Join(dir, de.Name())
+			rel := de.Name()
+			if relDir != "" {
+				rel = relDir + "/" + de.Name()
+			}
+			fi, err := os.Lstat(full)
+			if err != nil {
+				return err
+			}
+			e := Entry{Rel: rel, Mode: fi.Mode(), Size: fi.Size()}
+			switch {
+			case fi.Mode()&os.ModeSymlink != 0:
+				target, err := filepath.EvalSymlinks(full)
+				if err != nil {
+					return fmt.Errorf("symbolic link %s cannot be followed: %w", rel, err)
+				}
+				if !within(root, target) {
+					return fmt.Errorf("symbolic link %s points outside the bundle (to %s); copy the file into the bundle instead", rel, target)
+				}
+				lr, err := filepath.Rel(root, target)
+				if err != nil {
+					return err
+				}
+				e.Link = filepath.ToSlash(lr)
+				out = append(out, e)
+			case fi.IsDir():
+				out = append(out, e)
+				if err := rec(full, rel); err != nil {
+					return err
+				}
+			case fi.Mode().IsRegular():
+				out = append(out, e)
+			default:
+				return fmt.Errorf("%s is a special file (%v), which a bundle must not contain", rel, fi.Mode().Type())
+			}
+		}
+		return nil
+	}
+	if err := rec(root, ""); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,575 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Encoder writes the main file (MLIR bytecode or text) to w. Write buffers
+// w, so the encoder may issue small writes.
+type Encoder func(w io.Writer) error
+
+// WriteOptions tune Write.
+type WriteOptions struct {
+	// Force replaces an existing output.
+	Force bool
+	// Stdout receives the output when the path is "-"; nil means os.Stdout.
+	Stdout io.Writer
+	// Progress, when set, is where a progress bar for long writes is drawn;
+	// it is drawn only when it is a terminal.
+	Progress *os.File
+	// Files adds or replaces files in a directory output, keyed by
+	// slash-separated path relative to the output directory (for example
+	// "metadata.json", or "<asset>.aimodel/metadata.json" in an LLM bundle).
+	// Use it for files the IR change makes wrong, and to give an .aimodel
+	// made from a single file its metadata.json.
+	Files map[string][]byte
+}
+
+// Result describes a written output.
+type Result struct {
+	// Path is the absolute path written, or "-".
+	Path string
+	Kind Kind
+	// MainPath is the path of the written main file (equal to Path for
+	// single files).
+	MainPath string
+	// MainSize is the size of the main file in bytes.
+	MainSize int64
+	// Hash is the hex SHA-256 written to main.hash (directory outputs only).
+	Hash string
+}
+
+// Write writes an output of the given kind at dst, with enc producing the
+// main file. kind KindUnknown mirrors src's kind (a bytecode file when dst
+// is "-" and src is a directory). src may be nil when there is no input to
+// carry files over from (then an LLM bundle output is impossible).
+//
+// The input is never modified. Directory and file outputs are built in a
+// temporary sibling of dst and renamed into place only when complete, after
+// src's main.hash verification (see OpenOptions.DeferHash) has passed; on any
+// error nothing is left behind. An existing dst is refused unless
+// opts.Force; a dst that is the input, lies inside it or contains it is
+// always refused.
+//
+// KindAIModel outputs must be bytecode and KindText outputs must not be: the
+// first bytes the encoder writes are checked against the MLIR bytecode magic.
+func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result, error) {
+	if kind == KindUnknown {
+		if src == nil {
+			return nil, errors.New("output kind unknown: no input to mirror")
+		}
+		kind = src.Kind
+		if dst == "-" && kind.IsDir() {
+			kind = KindBytecode
+		}
+	}
+	if dst == "" {
+		return nil, errors.New("empty output path")
+	}
+	if dst == "-" {
+		return writeStdout(kind, src, enc, opts)
+	}
+	if kind == KindLLMBundle && (src == nil || src.Kind != KindLLMBundle) {
+		return nil, fmt.Errorf("output %s: an LLM bundle can only be written from an LLM bundle input", dst)
+	}
+	abs, exists, err := checkTarget(dst, src, opts.Force)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{src: src, opts: opts, kind: kind, enc: enc}
+	res, err := w.build(abs)
+	if err != nil {
+		w.cleanup()
+		return nil, fmt.Errorf("writing %s: %w", dst, err)
+	}
+	if src != nil {
+		if err := src.CheckHash(); err != nil {
+			w.cleanup()
+			return nil, err
+		}
+	}
+	if err := commit(w.tmp, abs, exists); err != nil {
+		w.cleanup()
+		return nil, fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return res, nil
+}
+
+func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result, error) {
+	if kind.IsDir() {
+		return nil, fmt.Errorf("cannot write an %s to stdout; use --emit bytecode, generic or pretty with -o -", kind)
+	}
+	// Bytes written to a pipe cannot be taken back, so the input must be
+	// verified before the first one.
+	if src != nil {
+		if err := src.CheckHash(); err != nil {
+			return nil, err
+		}
+	}
+	out := opts.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	bw := bufio.NewWriterSize(out, 1<<20)
+	cw := &countWriter{w: bw}
+	hw := &headWriter{w: cw, kind: kind}
+	if err := safeEncode(enc, hw); err != nil {
+		bw.Flush()
+		return nil, fmt.Errorf("writing stdout: %w", err)
+	}
+	if err := hw.finish(); err != nil {
+		return nil, fmt.Errorf("writing stdout: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("writing stdout: %w", err)
+	}
+	return &Result{Path: "-", Kind: kind, MainPath: "-", MainSize: cw.n}, nil
+}
+
+// checkTarget applies the output safety rules and returns dst's absolute
+// path and whether it exists.
+func checkTarget(dst string, src *Input, force bool) (string, bool, error) {
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		return "", false, err
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return "", false, fmt.Errorf("output %s: its directory %s does not exist: %w", dst, filepath.Dir(abs), err)
+	}
+	resolved := filepath.Join(parent, filepath.Base(abs))
+	lfi, lerr := os.Lstat(abs)
+	exists := lerr == nil
+	if exists && lfi.Mode()&os.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			resolved = r
+		}
+	}
+	if src != nil && src.Path != "-" {
+		top := src.Root
+		if top == "" {
+			top = src.MainPath
+		}
+		same := resolved == top
+		if !same && exists {
+			a, err1 := os.Stat(abs)
+			b, err2 := os.Stat(top)
+			same = err1 == nil && err2 == nil && os.SameFile(a, b)
+		}
+		switch {
+		case same:
+			return "", false, fmt.Errorf("output %s is the input; anefix never modifies its input, choose another output path", dst)
+		case src.Root != "" && within(src.Root, resolved):
+			return "", false, fmt.Errorf("output %s lies inside the input %s; anefix never modifies its input, choose a path outside it", dst, src.Path)
+		case within(resolved, top):
+			return "", false, fmt.Errorf("output %s contains the input %s; choose another output path", dst, src.Path)
+		}
+	}
+	if exists && !force {
+		return "", false, fmt.Errorf("output %s already exists; use --force to replace it", dst)
+	}
+	return abs, exists, nil
+}
+
+// commit renames the finished temporary output into place. A file replaces a
+// file atomically; a directory (or a change between file and directory)
+// moves the old output aside first and restores it if the rename fails.
+func commit(tmp, abs string, exists bool) error {
+	if !exists {
+		return os.Rename(tmp, abs)
+	}
+	old, err := os.Lstat(abs)
+	if err != nil {
+		return os.Rename(tmp, abs)
+	}
+	nw, err := os.Lstat(tmp)
+	if err != nil {
+		return err
+	}
+	if !old.IsDir() && !nw.IsDir() {
+		return os.Rename(tmp, abs)
+	}
+	backup, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".anefix-old-")
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(backup); err != nil {
+		return err
+	}
+	if err := os.Rename(abs, backup); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		if rerr := os.Rename(backup, abs); rerr != nil {
+			return fmt.Errorf("%w; the previous output is at %s", err, backup)
+		}
+		return err
+	}
+	return os.RemoveAll(backup)
+}
+
+// writer builds one output in a temporary sibling directory or file.
+type writer struct {
+	src  *Input
+	opts WriteOptions
+	kind Kind
+	enc  Encoder
+	tmp  string
+	prog *Progress
+}
+
+func (w *writer) cleanup() {
+	w.prog.Done()
+	if w.tmp != "" {
+		os.RemoveAll(w.tmp)
+		w.tmp = ""
+	}
+}
+
+func (w *writer) build(abs string) (*Result, error) {
+	parent, base := filepath.Dir(abs), filepath.Base(abs)
+	prefix := "." + base + ".anefix-tmp-"
+	res := &Result{Path: abs, Kind: w.kind}
+	if !w.kind.IsDir() {
+		f, err := os.CreateTemp(parent, prefix)
+		if err != nil {
+			return nil, err
+		}
+		w.tmp = f.Name()
+		f.Close()
+		w.startProgress(nil)
+		size, _, err := w.writeMain(w.tmp, false)
+		if err != nil {
+			return nil, err
+		}
+		w.prog.Done()
+		res.MainPath, res.MainSize = abs, size
+		return res, nil
+	}
+	tmp, err := os.MkdirTemp(parent, prefix)
+	if err != nil {
+		return nil, err
+	}
+	w.tmp = tmp
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	// Which input entries to carry over, and where the .aimodel sits in the
+	// output (relative to the output root).
+	var entries []Entry
+	aiRel := "."
+	if w.src != nil && w.src.Kind.IsDir() {
+		srcAI, err := filepath.Rel(w.src.Root, w.src.AIModelDir)
+		if err != nil {
+			return nil, err
+		}
+		srcAI = filepath.ToSlash(srcAI)
+		switch w.kind {
+		case KindAIModel:
+			entries, err = reroot(w.src.Entries, srcAI)
+			if err != nil {
+				return nil, err
+			}
+		case KindLLMBundle:
+			entries, aiRel = w.src.Entries, srcAI
+		}
+	}
+	skip := map[string]bool{path.Join(aiRel, MainFile): true, path.Join(aiRel, HashFile): true}
+	for rel := range w.opts.Files {
+		skip[path.Clean(rel)] = true
+	}
+	w.startProgress(entries)
+	if err := w.copyEntries(entries, skip); err != nil {
+		return nil, err
+	}
+	if err := w.writeExtraFiles(); err != nil {
+		return nil, err
+	}
+	mainPath := filepath.Join(tmp, filepath.FromSlash(aiRel), MainFile)
+	if err := os.MkdirAll(filepath.Dir(mainPath), 0o755); err != nil {
+		return nil, err
+	}
+	size, sum, err := w.writeMain(mainPath, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), HashFile), []byte(sum), 0o644); err != nil {
+		return nil, err
+	}
+	w.prog.Done()
+	res.MainPath = filepath.Join(abs, filepath.FromSlash(aiRel), MainFile)
+	res.MainSize, res.Hash = size, sum
+	return res, nil
+}
+
+// reroot keeps the entries below dir (slash-separated, relative to the input
+// root) and makes them relative to it.
+func reroot(entries []Entry, dir string) ([]Entry, error) {
+	if dir == "." {
+		return entries, nil
+	}
+	var out []Entry
+	for _, e := range entries {
+		rel, ok := strings.CutPrefix(e.Rel, dir+"/")
+		if !ok {
+			continue
+		}
+		e.Rel = rel
+		if e.Mode&os.ModeSymlink != 0 {
+			link, ok := strings.CutPrefix(e.Link, dir+"/")
+			if !ok {
+				if e.Link != dir {
+					return nil, fmt.Errorf("symbolic link %s/%s points outside the .aimodel (to %s); an .aimodel output cannot carry it", dir, rel, e.Link)
+				}
+				link = "."
+			}
+			e.Link = link
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (w *writer) startProgress(entries []Entry) {
+	var total int64
+	if w.src != nil {
+		total = w.src.Size
+	}
+	for _, e := range entries {
+		if e.Mode.IsRegular() {
+			total += e.Size
+		}
+	}
+	w.prog = NewProgress(w.opts.Progress, "writing", total)
+}
+
+// copyEntries recreates the input's other files in the temporary output.
+func (w *writer) copyEntries(entries []Entry, skip map[string]bool) error {
+	for _, e := range entries {
+		if skip[e.Rel] {
+			continue
+		}
+		dst := filepath.Join(w.tmp, filepath.FromSlash(e.Rel))
+		switch {
+		case e.Mode.IsDir():
+			if err := os.MkdirAll(dst, e.Mode.Perm()|0o700); err != nil {
+				return err
+			}
+		case e.Mode&os.ModeSymlink != 0:
+			// Recreate as a relative link to the same place inside the
+			// bundle, so the output does not point into the input.
+			target, err := filepath.Rel(filepath.Dir(filepath.FromSlash(e.Rel)), filepath.FromSlash(e.Link))
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(target, dst); err != nil {
+				return err
+			}
+		case e.Mode.IsRegular():
+			if err := copyFile(filepath.Join(w.src.Root, filepath.FromSlash(e.srcRel(w))), dst, e.Mode.Perm(), w.prog); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// srcRel maps an entry (possibly rerooted to the .aimodel) back to its path
+// relative to the input root.
+func (e Entry) srcRel(w *writer) string {
+	if w.kind == KindAIModel && w.src.Kind == KindLLMBundle {
+		dir, _ := filepath.Rel(w.src.Root, w.src.AIModelDir)
+		return path.Join(filepath.ToSlash(dir), e.Rel)
+	}
+	return e.Rel
+}
+
+func (w *writer) writeExtraFiles() error {
+	names := make([]string, 0, len(w.opts.Files))
+	for rel := range w.opts.Files {
+		names = append(names, rel)
+	}
+	sort.Strings(names)
+	for _, rel := range names {
+		local := filepath.FromSlash(rel)
+		if !filepath.IsLocal(local) {
+			return fmt.Errorf("extra output file %q must be a relative path inside the output", rel)
+		}
+		p := filepath.Join(w.tmp, local)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		// Remove first: it may have been carried over as a symbolic link.
+		os.Remove(p)
+		if err := os.WriteFile(p, w.opts.Files[rel], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMain runs the encoder into p, hashing on the side when asked.
+func (w *writer) writeMain(p string, hash bool) (int64, string, error) {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	if err := f.Chmod(0o644); err != nil {
+		return 0, "", err
+	}
+	var sink io.Writer = f
+	var th *teeHasher
+	if hash {
+		th = newTeeHasher(f)
+		sink = th
+	}
+	bw := bufio.NewWriterSize(sink, 1<<20)
+	cw := &countWriter{w: w.prog.Writer(bw)}
+	hw := &headWriter{w: cw, kind: w.kind}
+	encErr := safeEncode(w.enc, hw)
+	if encErr == nil {
+		encErr = hw.finish()
+	}
+	if encErr == nil {
+		encErr = bw.Flush()
+	}
+	var sum string
+	if th != nil {
+		sum, err = th.finish()
+		if encErr == nil {
+			encErr = err
+		}
+	}
+	if encErr != nil {
+		return 0, "", encErr
+	}
+	if err := f.Close(); err != nil {
+		return 0, "", err
+	}
+	return cw.n, sum, nil
+}
+
+func safeEncode(enc Encoder, out io.Writer) (err error) {
+	// An encoder bug must not leave a half-written output or crash the
+	// process mid-rename.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in the encoder: %v", r)
+		}
+	}()
+	if enc == nil {
+		return errors.New("no encoder")
+	}
+	return enc(out)
+}
+
+// headWriter checks the first bytes against the bytecode magic before any
+// byte reaches the output, so a text/bytecode mix-up fails early and clearly.
+type headWriter struct {
+	w       io.Writer
+	kind    Kind
+	head    []byte
+	checked bool
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if h.checked {
+		return h.w.Write(p)
+	}
+	n := min(len(Magic)-len(h.head), len(p))
+	h.head = append(h.head, p[:n]...)
+	if len(h.head) < len(Magic) {
+		return len(p), nil
+	}
+	if err := h.check(); err != nil {
+		return 0, err
+	}
+	if _, err := h.w.Write(h.head); err != nil {
+		return 0, err
+	}
+	if _, err := h.w.Write(p[n:]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (h *headWriter) check() error {
+	h.checked = true
+	isBC := bytes.Equal(h.head, Magic)
+	switch h.kind {
+	case KindAIModel, KindLLMBundle, KindBytecode:
+		if !isBC {
+			return fmt.Errorf("the %s output must be MLIR bytecode, but the encoder wrote something else (first bytes %q); use --emit bytecode", h.kind, h.head)
+		}
+	case KindText:
+		if isBC {
+			return errors.New("the text output got MLIR bytecode from the encoder; use --emit generic or pretty")
+		}
+	}
+	return nil
+}
+
+// finish flushes a short output that never reached the magic's length.
+func (h *headWriter) finish() error {
+	if h.checked {
+		return nil
+	}
+	if err := h.check(); err != nil {
+		return err
+	}
+	_, err := h.w.Write(h.head)
+	return err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// copyFile copies a regular file (the kernel copies the bytes where it can,
+// via copy_file_range) into a new file with the given permissions.
+func copyFile(src, dst string, perm os.FileMode, prog *Progress) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is no longer a regular file", src)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o200)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, in)
+	prog.Add(n)
+	if err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Chmod(perm); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
