@@ -1,0 +1,368 @@
+package bundle
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// open opens root/path or fails the test.
+func open(t *testing.T, p string, opts OpenOptions) *Input {
+	t.Helper()
+	in, err := Open(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
+// noTemps fails when a temporary sibling was left in dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range des {
+		if strings.Contains(de.Name(), ".anefix-") {
+			t.Errorf("left behind %s", de.Name())
+		}
+	}
+}
+
+func TestWriteOutputs(t *testing.T) {
+	tests := []struct {
+		name string
+		tree map[string]string
+		in   string
+		kind Kind
+		enc  []byte
+		opts WriteOptions
+		want map[string]string // expected output tree (snapshot form without modes)
+	}{
+		{
+			name: "aimodel to aimodel", tree: aimodel("m.aimodel/"), in: "m.aimodel", enc: bcNew,
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
+		},
+		{
+			name: "aimodel with inside symlink", tree: func() map[string]string {
+				m := aimodel("m.aimodel/")
+				m["m.aimodel/extra/alias"] = "->notes.txt"
+				return m
+			}(), in: "m.aimodel", enc: bcNew,
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over", "extra/alias": "-> notes.txt"},
+		},
+		{
+			name: "aimodel metadata replaced", tree: aimodel("m.aimodel/"), in: "m.aimodel", enc: bcNew, opts: WriteOptions{Files: map[string][]byte{"metadata.json": []byte(`{"new":1}`)}},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"new":1}`, "extra/": "", "extra/notes.txt": "carried over"},
+		},
+		{
+			name: "llm bundle to llm bundle", tree: llmBundle(), in: ".", enc: bcNew,
+			want: map[string]string{
+				"metadata.json":             `{"schema":"0.2","kind":"llm","assets":{"main":"m.aimodel"}}`,
+				"tokenizer/":                "",
+				"tokenizer/tokenizer.json":  `{"vocab":{}}`,
+				"tokenizer/link.json":       "-> tokenizer.json",
+				"m.aimodel/":                "",
+				"m.aimodel/main.mlirb":      string(bcNew),
+				"m.aimodel/main.hash":       sha(bcNew),
+				"m.aimodel/metadata.json":   `{"author":"t"}`,
+				"m.aimodel/extra/":          "",
+				"m.aimodel/extra/notes.txt": "carried over",
+			},
+		},
+		{
+			name: "llm bundle to aimodel", tree: llmBundle(), in: ".", kind: KindAIModel, enc: bcNew,
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
+		},
+		{
+			name: "text to aimodel", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", kind: KindAIModel, enc: bcNew,
+			opts: WriteOptions{Files: map[string][]byte{"metadata.json": []byte(`{}`)}},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{}`},
+		},
+		{
+			name: "aimodel to text", tree: aimodel("m.aimodel/"), in: "m.aimodel", kind: KindText, enc: textMain,
+			want: map[string]string{"": string(textMain)},
+		},
+		{
+			name: "bytecode to bytecode", tree: map[string]string{"a.mlirb": string(bcMain)}, in: "a.mlirb", enc: bcNew,
+			want: map[string]string{"": string(bcNew)},
+		},
+		{
+			name: "stdin to file", in: "-", kind: KindText, enc: textMain,
+			want: map[string]string{"": string(textMain)},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files(t, dir, tc.tree)
+			inPath := filepath.Join(dir, tc.in)
+			if tc.in == "-" {
+				inPath = "-"
+			}
+			before := snapshot(t, dir)
+			in := open(t, inPath, OpenOptions{Stdin: bytes.NewReader(textMain)})
+			outDir := t.TempDir()
+			out := filepath.Join(outDir, "out")
+			res, err := Write(out, tc.kind, in, encode(tc.enc), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalMaps(before, snapshot(t, dir)) {
+				t.Errorf("Write modified its input")
+			}
+			// Keep each entry's content (or link), drop its mode string; a
+			// single-file output is the entry "." and is keyed "".
+			got := map[string]string{}
+			for k, v := range snapshot(t, out) {
+				switch {
+				case k == "." && strings.HasPrefix(v, "d"):
+				case k == ".":
+					got[""] = rest(v)
+				default:
+					got[k] = rest(v)
+				}
+			}
+			want := map[string]string{}
+			for k, v := range tc.want {
+				want[strings.TrimSuffix(k, "/")] = v
+			}
+			if !equalMaps(got, want) {
+				t.Errorf("output tree\n got %q\nwant %q", got, want)
+			}
+			if res.MainSize != int64(len(tc.enc)) {
+				t.Errorf("Result.MainSize = %d, want %d", res.MainSize, len(tc.enc))
+			}
+			if b, err := os.ReadFile(res.MainPath); err != nil || !bytes.Equal(b, tc.enc) {
+				t.Errorf("Result.MainPath %s: %v", res.MainPath, err)
+			}
+			if res.Kind.IsDir() && res.Hash != sha(tc.enc) {
+				t.Errorf("Result.Hash = %s", res.Hash)
+			}
+			noTemps(t, outDir)
+		})
+	}
+}
+
+func rest(v string) string {
+	_, r, _ := strings.Cut(v, " ")
+	return r
+}
+
+func TestWriteStdout(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, aimodel(""))
+	in := open(t, dir, OpenOptions{})
+	var out bytes.Buffer
+	res, err := Write("-", KindUnknown, in, encode(bcNew), WriteOptions{Stdout: &out})
+	if err != nil || !bytes.Equal(out.Bytes(), bcNew) || res.Kind != KindBytecode {
+		t.Fatalf("stdout: %v %q %+v", err, out.Bytes(), res)
+	}
+	if _, err := Write("-", KindAIModel, in, encode(bcNew), WriteOptions{Stdout: &out}); err == nil || !strings.Contains(err.Error(), "stdout") {
+		t.Errorf("aimodel to stdout: err %v", err)
+	}
+	out.Reset()
+	if _, err := Write("-", KindText, in, encode(bcNew), WriteOptions{Stdout: &out}); err == nil || out.Len() != 0 {
+		t.Errorf("bytecode as text to stdout: err %v, wrote %d bytes", err, out.Len())
+	}
+
+	bad := t.TempDir()
+	tree := aimodel("")
+	tree["main.hash"] = sha(nil)
+	files(t, bad, tree)
+	in = open(t, bad, OpenOptions{DeferHash: true})
+	out.Reset()
+	if _, err := Write("-", KindBytecode, in, encode(bcNew), WriteOptions{Stdout: &out}); err == nil || out.Len() != 0 {
+		t.Errorf("hash mismatch to stdout: err %v, wrote %d bytes", err, out.Len())
+	}
+}
+
+// TestWriteRefuses covers every output safety rule: refusals leave the
+// input, the existing output and the output directory exactly as they were.
+func TestWriteRefuses(t *testing.T) {
+	tests := []struct {
+		name  string
+		tree  map[string]string
+		in    string
+		out   string // relative to the temp dir
+		kind  Kind
+		enc   Encoder
+		force bool
+		hash  bool // open with DeferHash and a wrong main.hash
+		want  string
+	}{
+		{name: "existing file", tree: map[string]string{"a.mlir": string(textMain), "o.mlir": "old"}, in: "a.mlir", out: "o.mlir", enc: encode(textMain), want: "--force"},
+		{name: "existing dir", tree: merge(aimodel("m/"), aimodel("o/")), in: "m", out: "o", enc: encode(bcNew), want: "--force"},
+		{name: "same file", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", out: "a.mlir", enc: encode(textMain), force: true, want: "is the input"},
+		{name: "same file other spelling", tree: map[string]string{"d/a.mlir": string(textMain)}, in: "d/a.mlir", out: "d/../d/./a.mlir", enc: encode(textMain), force: true, want: "is the input"},
+		{name: "same file via symlink", tree: map[string]string{"a.mlir": string(textMain), "l.mlir": "->a.mlir"}, in: "a.mlir", out: "l.mlir", enc: encode(textMain), force: true, want: "is the input"},
+		{name: "same dir", tree: aimodel("m/"), in: "m", out: "m", enc: encode(bcNew), force: true, want: "is the input"},
+		{name: "same dir via symlinked parent", tree: merge(aimodel("d/m/"), map[string]string{"e": "->d"}), in: "d/m", out: "e/m", enc: encode(bcNew), force: true, want: "is the input"},
+		{name: "inside input", tree: aimodel("m/"), in: "m", out: "m/main.mlirb", enc: encode(bcNew), force: true, want: "inside the input"},
+		{name: "contains input", tree: aimodel("d/m/"), in: "d/m", out: "d", enc: encode(bcNew), force: true, kind: KindAIModel, want: "contains the input"},
+		{name: "no parent dir", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", out: "no/such/o.mlir", enc: encode(textMain), want: "does not exist"},
+		{name: "encoder error file", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", out: "o.mlir", enc: failAfter(textMain), want: errEncode.Error()},
+		{name: "encoder error dir", tree: aimodel("m/"), in: "m", out: "o", enc: failAfter(bcNew), want: errEncode.Error()},
+		{name: "encoder error keeps forced file", tree: map[string]string{"a.mlir": string(textMain), "o.mlir": "old"}, in: "a.mlir", out: "o.mlir", enc: failAfter(textMain), force: true, want: errEncode.Error()},
+		{name: "encoder error keeps forced dir", tree: merge(aimodel("m/"), aimodel("o/")), in: "m", out: "o", enc: failAfter(bcNew), force: true, want: errEncode.Error()},
+		{name: "encoder panic", tree: aimodel("m/"), in: "m", out: "o", enc: func(w io.Writer) error { panic("boom") }, want: "internal error in the encoder: boom"},
+		{name: "text into aimodel", tree: aimodel("m/"), in: "m", out: "o", enc: encode(textMain), want: "must be MLIR bytecode"},
+		{name: "empty into aimodel", tree: aimodel("m/"), in: "m", out: "o", enc: encode(nil), want: "must be MLIR bytecode"},
+		{name: "bytecode into text", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", out: "o.mlir", kind: KindText, enc: encode(bcNew), want: "--emit generic"},
+		{name: "llm from aimodel", tree: aimodel("m/"), in: "m", out: "o", kind: KindLLMBundle, enc: encode(bcNew), want: "only be written from an LLM bundle"},
+		{name: "deferred hash mismatch", tree: aimodel("m/"), in: "m", out: "o", enc: encode(bcNew), hash: true, want: "--ignore-hash"},
+		{name: "extra file escapes", tree: aimodel("m/"), in: "m", out: "o", enc: encode(bcNew), want: "relative path inside"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files(t, dir, tc.tree)
+			if tc.hash {
+				files(t, dir, map[string]string{"m/main.hash.tmp": ""})
+				os.WriteFile(filepath.Join(dir, "m", "main.hash"), []byte(sha(nil)), 0o644)
+				os.Remove(filepath.Join(dir, "m", "main.hash.tmp"))
+			}
+			in := open(t, filepath.Join(dir, tc.in), OpenOptions{DeferHash: tc.hash})
+			before := snapshot(t, dir)
+			opts := WriteOptions{Force: tc.force}
+			if tc.name == "extra file escapes" {
+				opts.Files = map[string][]byte{"../evil": []byte("x")}
+			}
+			_, err := Write(filepath.Join(dir, tc.out), tc.kind, in, tc.enc, opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			if after := snapshot(t, dir); !equalMaps(before, after) {
+				t.Errorf("a refused Write changed the directory:\nbefore %q\nafter  %q", before, after)
+			}
+		})
+	}
+}
+
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// failAfter writes b and then fails, like a codec hitting bad IR midway.
+func failAfter(b []byte) Encoder {
+	return func(w io.Writer) error {
+		w.Write(b)
+		return errEncode
+	}
+}
+
+func TestWriteForceReplaces(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing map[string]string
+		kind     Kind
+		enc      []byte
+	}{
+		{"file over file", map[string]string{"o": "old"}, KindBytecode, bcNew},
+		{"dir over dir", aimodel("o/"), KindAIModel, bcNew},
+		{"dir over file", map[string]string{"o": "old"}, KindAIModel, bcNew},
+		{"file over dir", aimodel("o/"), KindBytecode, bcNew},
+		{"file over symlink", map[string]string{"target": "keep", "o": "->target"}, KindBytecode, bcNew},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := t.TempDir()
+			files(t, src, aimodel(""))
+			in := open(t, src, OpenOptions{})
+			dir := t.TempDir()
+			files(t, dir, tc.existing)
+			res, err := Write(filepath.Join(dir, "o"), tc.kind, in, encode(tc.enc), WriteOptions{Force: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(res.MainPath)
+			if err != nil || !bytes.Equal(b, tc.enc) {
+				t.Errorf("main %s = %q, %v", res.MainPath, b, err)
+			}
+			if tc.kind.IsDir() {
+				if _, err := os.Stat(filepath.Join(dir, "o", "extra", "notes.txt")); err != nil {
+					t.Errorf("carried-over file missing: %v", err)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "target")); tc.name == "file over symlink" && string(b) != "keep" {
+				t.Errorf("replacing a symlink wrote through it: %q %v", b, err)
+			}
+			noTemps(t, dir)
+		})
+	}
+}
+
+func TestWriteHardLinkIsInput(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.mlir": string(textMain)})
+	if err := os.Link(filepath.Join(dir, "a.mlir"), filepath.Join(dir, "h.mlir")); err != nil {
+		t.Skip("hard links unsupported:", err)
+	}
+	in := open(t, filepath.Join(dir, "a.mlir"), OpenOptions{})
+	_, err := Write(filepath.Join(dir, "h.mlir"), KindText, in, encode(textMain), WriteOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), "is the input") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestWriteDeterministic(t *testing.T) {
+	src := t.TempDir()
+	files(t, src, llmBundle())
+	in := open(t, src, OpenOptions{})
+	var snaps []map[string]string
+	for range 2 {
+		out := filepath.Join(t.TempDir(), "o")
+		if _, err := Write(out, KindUnknown, in, encode(bcNew), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, snapshot(t, out))
+	}
+	if !equalMaps(snaps[0], snaps[1]) {
+		t.Errorf("two writes differ:\n%q\n%q", snaps[0], snaps[1])
+	}
+}
+
+func TestProgress(t *testing.T) {
+	buf := &syncBuffer{}
+	p := newProgress(buf, "copying", 4<<20, 0, time.Millisecond)
+	p.Writer(&bytes.Buffer{}).Write(make([]byte, 2<<20))
+	time.Sleep(20 * time.Millisecond)
+	p.Done()
+	p.Done()
+	s := buf.String()
+	if !strings.Contains(s, "copying [") || !strings.Contains(s, " 50% 2.0 MiB/4.0 MiB") || !strings.HasSuffix(s, "\r\033[K") {
+		t.Errorf("bar output %q", s)
+	}
+
+	buf = &syncBuffer{}
+	p = newProgress(buf, "quick", 10, time.Hour, time.Millisecond)
+	p.Add(10)
+	p.Done()
+	if buf.String() != "" {
+		t.Errorf("work shorter than the delay drew %q", buf.String())
+	}
+
+	f, err := os.CreateTemp(t.TempDir(), "notatty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if NewProgress(f, "x", 1) != nil || NewProgress(nil, "x", 1) != nil {
+		t.Errorf("progress enabled on a regular file")
+	}
+	var nilP *Progress
+	nilP.Add(1)
+	nilP.Done()
+}
