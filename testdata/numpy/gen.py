@@ -160,7 +160,10 @@ def gelu_exact(x):
 
 
 def gelu_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    # 0.5·x·(1 + tanh(u)) written as x·sigmoid(2u): the same function without
+    # the cancellation of 1 + tanh(u) for negative x.
+    u = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+    return x / (1.0 + np.exp(-2.0 * u))
 
 
 def softplus(x):

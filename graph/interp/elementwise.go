@@ -1,0 +1,472 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+)
+
+// broadcastShape is numpy's rule: align right, 1 stretches.
+func broadcastShape(shapes ...[]int) ([]int, error) {
+	rank := 0
+	for _, s := range shapes {
+		rank = max(rank, len(s))
+	}
+	out := make([]int, rank)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		off := rank - len(s)
+		for i, d := range s {
+			o := &out[off+i]
+			switch {
+			case d == *o || d == 1:
+			case *o == 1:
+				*o = d
+			default:
+				return nil, fmt.Errorf("shapes %v do not broadcast", shapes)
+			}
+		}
+	}
+	return out, nil
+}
+
+// bstrides returns strides of shape s seen in output shape out (0 where s
+// is broadcast).
+func bstrides(s, out []int) []int {
+	st := stridesOf(s)
+	r := make([]int, len(out))
+	off := len(out) - len(s)
+	for i := range s {
+		if s[i] != 1 {
+			r[off+i] = st[i]
+		}
+	}
+	return r
+}
+
+// forEachBroadcast calls fn(outIndex, idx0, idx1, ...) for every output
+// element in row-major order.
+func forEachBroadcast(out []int, ins [][]int, fn func(o int, idx []int)) {
+	n := numel(out)
+	strides := make([][]int, len(ins))
+	for k, s := range ins {
+		strides[k] = bstrides(s, out)
+	}
+	idx := make([]int, len(ins))
+	ctr := make([]int, len(out))
+	for o := 0; o < n; o++ {
+		fn(o, idx)
+		for d := len(out) - 1; d >= 0; d-- {
+			ctr[d]++
+			for k := range idx {
+				idx[k] += strides[k][d]
+			}
+			if ctr[d] < out[d] {
+				break
+			}
+			for k := range idx {
+				idx[k] -= strides[k][d] * out[d]
+			}
+			ctr[d] = 0
+		}
+	}
+}
+
+type binFloat func(a, b float32) float32
+type binInt func(a, b int64) (int64, error)
+
+var binaryFloat = map[string]binFloat{
+	"add":     func(a, b float32) float32 { return a + b },
+	"sub":     func(a, b float32) float32 { return a - b },
+	"mul":     func(a, b float32) float32 { return a * b },
+	"divide":  func(a, b float32) float32 { return a / b },
+	"maximum": fmax,
+	"minimum": fmin,
+	"pow":     func(a, b float32) float32 { return float32(math.Pow(float64(a), float64(b))) },
+	"floor_divide": func(a, b float32) float32 {
+		return float32(math.Floor(float64(a) / float64(b)))
+	},
+	"mod": func(a, b float32) float32 {
+		m := float32(math.Mod(float64(a), float64(b)))
+		if m != 0 && (m < 0) != (b < 0) {
+			m += b
+		}
+		return m
+	},
+}
+
+// fmax/fmin are IEEE 754-2019 maximum/minimum: NaN propagates and -0 < +0.
+// (numpy disagrees with itself here: float16 returns the first of ±0,
+// float32 the second; the tests accept either sign for such ties.)
+func fmax(a, b float32) float32 {
+	switch {
+	case a != a || b != b:
+		return a + b
+	case a == b:
+		if math.Signbit(float64(a)) {
+			return b
+		}
+		return a
+	case a > b:
+		return a
+	}
+	return b
+}
+
+func fmin(a, b float32) float32 {
+	switch {
+	case a != a || b != b:
+		return a + b
+	case a == b:
+		if math.Signbit(float64(a)) {
+			return a
+		}
+		return b
+	case a < b:
+		return a
+	}
+	return b
+}
+
+var errDivZero = fmt.Errorf("integer division by zero")
+
+var binaryInt = map[string]binInt{
+	"add": func(a, b int64) (int64, error) { return a + b, nil },
+	"sub": func(a, b int64) (int64, error) { return a - b, nil },
+	"mul": func(a, b int64) (int64, error) { return a * b, nil },
+	"divide": func(a, b int64) (int64, error) {
+		if b == 0 {
+			return 0, errDivZero
+		}
+		return a / b, nil
+	},
+	"floor_divide": func(a, b int64) (int64, error) {
+		if b == 0 {
+			return 0, errDivZero
+		}
+		q := a / b
+		if (a%b != 0) && ((a < 0) != (b < 0)) {
+			q--
+		}
+		return q, nil
+	},
+	"mod": func(a, b int64) (int64, error) {
+		if b == 0 {
+			return 0, errDivZero
+		}
+		m := a % b
+		if m != 0 && (m < 0) != (b < 0) {
+			m += b
+		}
+		return m, nil
+	},
+	"maximum":     func(a, b int64) (int64, error) { return max(a, b), nil },
+	"minimum":     func(a, b int64) (int64, error) { return min(a, b), nil },
+	"logical_and": func(a, b int64) (int64, error) { return b2i(a != 0 && b != 0), nil },
+	"logical_or":  func(a, b int64) (int64, error) { return b2i(a != 0 || b != 0), nil },
+	"logical_xor": func(a, b int64) (int64, error) { return b2i((a != 0) != (b != 0)), nil },
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Binary applies an elementwise binary op with broadcasting. Float results
+// are rounded to out's precision after each element.
+func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
+	shape, err := broadcastShape(a.Shape, b.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if a.Elem.IsFloat() != b.Elem.IsFloat() {
+		return nil, fmt.Errorf("%s: mixed operand kinds %s and %s", op, a.Elem, b.Elem)
+	}
+	if a.Elem.IsFloat() {
+		fn, ok := binaryFloat[op]
+		if !ok {
+			return nil, fmt.Errorf("%s is not a float binary op", op)
+		}
+		if !out.IsFloat() {
+			return nil, fmt.Errorf("%s: float operands with %s result", op, out)
+		}
+		af, bf := a.Floats(), b.Floats()
+		res := make([]float32, numel(shape))
+		switch {
+		case sameShape(a.Shape, b.Shape):
+			for i := range res {
+				res[i] = out.round(fn(af[i], bf[i]))
+			}
+		case len(bf) == 1:
+			s := bf[0]
+			for i := range res {
+				res[i] = out.round(fn(af[i%len(af)], s))
+			}
+			if len(af) != len(res) {
+				goto general
+			}
+		default:
+			goto general
+		}
+		return NewFloat(out, shape, res), nil
+	general:
+		forEachBroadcast(shape, [][]int{a.Shape, b.Shape}, func(o int, idx []int) {
+			res[o] = out.round(fn(af[idx[0]], bf[idx[1]]))
+		})
+		return NewFloat(out, shape, res), nil
+	}
+	fn, ok := binaryInt[op]
+	if !ok {
+		return nil, fmt.Errorf("%s is not an integer binary op", op)
+	}
+	res := make([]int64, numel(shape))
+	var ferr error
+	forEachBroadcast(shape, [][]int{a.Shape, b.Shape}, func(o int, idx []int) {
+		v, err := fn(a.I[idx[0]], b.I[idx[1]])
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+		res[o] = out.wrap(v)
+	})
+	if ferr != nil {
+		return nil, fmt.Errorf("%s: %w", op, ferr)
+	}
+	return NewInt(out, shape, res), nil
+}
+
+var compareOps = map[string]func(c int) bool{
+	"equal":         func(c int) bool { return c == 0 },
+	"not_equal":     func(c int) bool { return c != 0 },
+	"less":          func(c int) bool { return c < 0 },
+	"less_equal":    func(c int) bool { return c <= 0 },
+	"greater":       func(c int) bool { return c > 0 },
+	"greater_equal": func(c int) bool { return c >= 0 },
+}
+
+// Compare applies a comparison with broadcasting; the result is i1. Any
+// comparison with NaN is false except not_equal.
+func Compare(op string, a, b *Tensor) (*Tensor, error) {
+	pred, ok := compareOps[op]
+	if !ok {
+		return nil, fmt.Errorf("%s is not a comparison", op)
+	}
+	shape, err := broadcastShape(a.Shape, b.Shape)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]int64, numel(shape))
+	if a.Elem.IsFloat() || b.Elem.IsFloat() {
+		forEachBroadcast(shape, [][]int{a.Shape, b.Shape}, func(o int, idx []int) {
+			x, y := a.Float64At(idx[0]), b.Float64At(idx[1])
+			if x != x || y != y {
+				res[o] = b2i(op == "not_equal")
+				return
+			}
+			c := 0
+			if x < y {
+				c = -1
+			} else if x > y {
+				c = 1
+			}
+			res[o] = b2i(pred(c))
+		})
+	} else {
+		forEachBroadcast(shape, [][]int{a.Shape, b.Shape}, func(o int, idx []int) {
+			x, y := a.I[idx[0]], b.I[idx[1]]
+			c := 0
+			if x < y {
+				c = -1
+			} else if x > y {
+				c = 1
+			}
+			res[o] = b2i(pred(c))
+		})
+	}
+	return NewInt(Bool, shape, res), nil
+}
+
+// Where selects a where cond is true, else b, with broadcasting.
+func Where(cond, a, b *Tensor, out Elem) (*Tensor, error) {
+	shape, err := broadcastShape(cond.Shape, a.Shape, b.Shape)
+	if err != nil {
+		return nil, err
+	}
+	ci := cond.Ints()
+	if out.IsFloat() {
+		af, bf := a.Floats(), b.Floats()
+		res := make([]float32, numel(shape))
+		forEachBroadcast(shape, [][]int{cond.Shape, a.Shape, b.Shape}, func(o int, idx []int) {
+			if ci[idx[0]] != 0 {
+				res[o] = out.round(af[idx[1]])
+			} else {
+				res[o] = out.round(bf[idx[2]])
+			}
+		})
+		return NewFloat(out, shape, res), nil
+	}
+	res := make([]int64, numel(shape))
+	forEachBroadcast(shape, [][]int{cond.Shape, a.Shape, b.Shape}, func(o int, idx []int) {
+		if ci[idx[0]] != 0 {
+			res[o] = out.wrap(a.I[idx[1]])
+		} else {
+			res[o] = out.wrap(b.I[idx[2]])
+		}
+	})
+	return NewInt(out, shape, res), nil
+}
+
+func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// unaryFloat functions are evaluated in float64 and rounded once.
+var unaryFloat = map[string]func(float64) float64{
+	"exp":        math.Exp,
+	"log":        math.Log,
+	"sqrt":       math.Sqrt,
+	"rsqrt":      func(x float64) float64 { return 1 / math.Sqrt(x) },
+	"sigmoid":    sigmoid64,
+	"silu":       func(x float64) float64 { return x * sigmoid64(x) },
+	"tanh":       math.Tanh,
+	"gelu":       func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
+	"gelu_tanh":  geluTanh,
+	"softplus":   func(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) },
+	"sin":        math.Sin,
+	"cos":        math.Cos,
+	"neg":        func(x float64) float64 { return -x },
+	"abs":        math.Abs,
+	"square":     func(x float64) float64 { return x * x },
+	"reciprocal": func(x float64) float64 { return 1 / x },
+	"relu":       func(x float64) float64 { return math.Max(x, 0) },
+	"erf":        math.Erf,
+	"floor":      math.Floor,
+	"ceil":       math.Ceil,
+	"round":      math.RoundToEven,
+	"sign": func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x
+	},
+}
+
+// geluTanh is 0.5·x·(1 + tanh(u)) in the form x·sigmoid(2u), which avoids
+// the cancellation of 1 + tanh(u) for negative x.
+func geluTanh(x float64) float64 {
+	u := math.Sqrt(2/math.Pi) * (x + 0.044715*x*x*x)
+	return x / (1 + math.Exp(-2*u))
+}
+
+// Unary applies an elementwise float function, rounding to out.
+func Unary(op string, a *Tensor, out Elem) (*Tensor, error) {
+	if !a.Elem.IsFloat() {
+		if op == "neg" || op == "abs" || op == "logical_not" || op == "square" {
+			res := make([]int64, len(a.I))
+			for i, v := range a.I {
+				switch op {
+				case "neg":
+					v = -v
+				case "abs":
+					if v < 0 {
+						v = -v
+					}
+				case "square":
+					v *= v
+				default:
+					v = b2i(v == 0)
+				}
+				res[i] = out.wrap(v)
+			}
+			return NewInt(out, append([]int(nil), a.Shape...), res), nil
+		}
+		return nil, fmt.Errorf("%s on integer tensor %s is not supported", op, a)
+	}
+	fn, ok := unaryFloat[op]
+	if !ok {
+		return nil, fmt.Errorf("unknown unary op %s", op)
+	}
+	src := a.Floats()
+	res := make([]float32, len(src))
+	for i, v := range src {
+		res[i] = out.round64(fn(float64(v)))
+	}
+	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
+}
+
+// Cast converts to element kind out: floats round to nearest even, float to
+// integer truncates toward zero (NaN → 0, out of range saturates), integer
+// to integer wraps.
+func Cast(a *Tensor, out Elem) *Tensor {
+	shape := append([]int(nil), a.Shape...)
+	switch {
+	case a.Elem.IsFloat() && out.IsFloat():
+		src := a.Floats()
+		res := make([]float32, len(src))
+		if out == F32 || out == a.Elem {
+			copy(res, src)
+		} else {
+			for i, v := range src {
+				res[i] = out.round(v)
+			}
+		}
+		return NewFloat(out, shape, res)
+	case a.Elem.IsFloat():
+		src := a.Floats()
+		res := make([]int64, len(src))
+		for i, v := range src {
+			res[i] = out.wrap(floatToInt(float64(v), out))
+		}
+		return NewInt(out, shape, res)
+	case out.IsFloat():
+		res := make([]float32, len(a.I))
+		for i, v := range a.I {
+			res[i] = out.round64(float64(v))
+		}
+		return NewFloat(out, shape, res)
+	}
+	res := make([]int64, len(a.I))
+	for i, v := range a.I {
+		res[i] = out.wrap(v)
+	}
+	return NewInt(out, shape, res)
+}
+
+func floatToInt(v float64, out Elem) int64 {
+	if v != v {
+		return 0
+	}
+	if out == Bool {
+		return b2i(v != 0)
+	}
+	v = math.Trunc(v)
+	lo, hi := intRange(out)
+	if v < lo {
+		return int64(lo)
+	}
+	if v > hi {
+		return int64(hi)
+	}
+	return int64(v)
+}
+
+func intRange(e Elem) (float64, float64) {
+	switch e {
+	case SI8:
+		return math.MinInt8, math.MaxInt8
+	case UI8:
+		return 0, math.MaxUint8
+	case SI16:
+		return math.MinInt16, math.MaxInt16
+	case UI16:
+		return 0, math.MaxUint16
+	case SI32:
+		return math.MinInt32, math.MaxInt32
+	case UI32:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
+}

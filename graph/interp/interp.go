@@ -1,0 +1,707 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Options choose the interpreter's numerics.
+type Options struct {
+	// AccumulateF16 rounds the running sums of reductions, matmul and conv
+	// with f16 results to half after every addition (a narrow datapath);
+	// the default accumulates in float32.
+	AccumulateF16 bool
+}
+
+// Interp runs the graphs of one module. It caches constants (weights stay
+// in their blobs) and per-graph execution plans; it is not safe for
+// concurrent Runs.
+type Interp struct {
+	m      *graph.Module
+	opts   Options
+	graphs map[string]*graph.Graph
+	consts map[*graph.Operation]*Tensor
+	plans  map[*graph.Operation]*plan
+	unmaps []func() error
+}
+
+// New prepares an interpreter for m. Nothing is read until Run.
+func New(m *graph.Module, opts Options) *Interp {
+	in := &Interp{m: m, opts: opts, graphs: map[string]*graph.Graph{},
+		consts: map[*graph.Operation]*Tensor{}, plans: map[*graph.Operation]*plan{}}
+	for _, g := range m.Graphs() {
+		in.graphs[g.Name()] = g
+	}
+	return in
+}
+
+// Close releases mapped weights. Tensors returned by Run stay valid only
+// if they were computed (graph outputs that are bare weights are copied).
+func (in *Interp) Close() error {
+	var errs []error
+	for _, u := range in.unmaps {
+		errs = append(errs, u())
+	}
+	in.unmaps = nil
+	in.consts = map[*graph.Operation]*Tensor{}
+	return errors.Join(errs...)
+}
+
+// plan is a graph body in execution order with, per op, the values whose
+// last reader it is (freed after it runs to keep the live set small).
+type plan struct {
+	ops   []*graph.Operation
+	frees [][]*graph.Value
+}
+
+func (in *Interp) planFor(g *graph.Graph) *plan {
+	if p := in.plans[g.Op]; p != nil {
+		return p
+	}
+	body := g.Body()
+	p := &plan{ops: body.Ops()}
+	last := map[*graph.Value]int{}
+	for i, op := range p.ops {
+		for _, v := range op.Operands() {
+			last[v] = i
+		}
+	}
+	p.frees = make([][]*graph.Value, len(p.ops))
+	for v, i := range last {
+		p.frees[i] = append(p.frees[i], v)
+	}
+	in.plans[g.Op] = p
+	return p
+}
+
+// Run executes graph name with inputs in the graph's input order and
+// returns its outputs in order.
+func (in *Interp) Run(name string, inputs []*Tensor) ([]*Tensor, error) {
+	g := in.graphs[name]
+	if g == nil {
+		return nil, fmt.Errorf("interp: no graph @%s in the module", name)
+	}
+	ports := g.Inputs()
+	if len(inputs) != len(ports) {
+		return nil, fmt.Errorf("interp: @%s takes %d inputs, got %d", name, len(ports), len(inputs))
+	}
+	for i, p := range ports {
+		if err := checkPort(p.Type, inputs[i]); err != nil {
+			return nil, fmt.Errorf("interp: @%s input %d (%q): %w", name, i, p.Name, err)
+		}
+	}
+	outs, err := in.runGraph(g, inputs, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range outs {
+		if t.raw != nil {
+			outs[i] = t.Clone()
+		}
+	}
+	return outs, nil
+}
+
+func checkPort(t graph.Type, v *Tensor) error {
+	tt, ok := graph.AsTensor(t)
+	if !ok {
+		return fmt.Errorf("type %s is not a tensor", t)
+	}
+	el, err := ElemOf(tt.Elem)
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		return fmt.Errorf("missing value for %s", tt)
+	}
+	if v.Elem != el {
+		return fmt.Errorf("element type %s, graph expects %s", v.Elem, tt)
+	}
+	if !tt.IsStatic() || len(tt.Shape) != len(v.Shape) {
+		if tt.Unranked || len(tt.Shape) == len(v.Shape) {
+			return nil
+		}
+		return fmt.Errorf("shape %v, graph expects %s", v.Shape, tt)
+	}
+	for i, d := range tt.Shape {
+		if d != graph.Dynamic && int(d) != v.Shape[i] {
+			return fmt.Errorf("shape %v, graph expects %s", v.Shape, tt)
+		}
+	}
+	return nil
+}
+
+const maxDepth = 64
+
+func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("interp: invoke nesting deeper than %d at @%s (recursive composite?)", maxDepth, g.Name())
+	}
+	body := g.Body()
+	if body == nil {
+		return nil, fmt.Errorf("interp: @%s has no body (a declaration); the interpreter can only run graphs with bodies", g.Name())
+	}
+	if len(args) != len(body.Args()) {
+		return nil, fmt.Errorf("interp: @%s takes %d arguments, got %d", g.Name(), len(body.Args()), len(args))
+	}
+	env := make(map[*graph.Value]*Tensor, 64)
+	for i, a := range body.Args() {
+		env[a] = args[i]
+	}
+	p := in.planFor(g)
+	term := graph.TerminatorName(g.Op.Name)
+	for i, op := range p.ops {
+		if op.Name == term {
+			outs := make([]*Tensor, op.NumOperands())
+			for k, v := range op.Operands() {
+				outs[k] = env[v]
+			}
+			return outs, nil
+		}
+		ins := make([]*Tensor, op.NumOperands())
+		for k, v := range op.Operands() {
+			t, ok := env[v]
+			if !ok {
+				return nil, fmt.Errorf("interp: @%s: %s: operand %d has no value (defined after use?)", g.Name(), op.Describe(), k)
+			}
+			ins[k] = t
+		}
+		res, err := in.exec(op, ins, depth)
+		if err != nil {
+			return nil, fmt.Errorf("interp: @%s: %s: %w", g.Name(), op.Describe(), err)
+		}
+		if len(res) != op.NumResults() {
+			return nil, fmt.Errorf("interp: @%s: %s: produced %d results, op declares %d", g.Name(), op.Describe(), len(res), op.NumResults())
+		}
+		for k, r := range op.Results() {
+			if err := fitResult(r.Type(), res[k]); err != nil {
+				return nil, fmt.Errorf("interp: @%s: %s: result %d: %w", g.Name(), op.Describe(), k, err)
+			}
+			res[k] = fitted(r.Type(), res[k])
+			env[r] = res[k]
+		}
+		for _, v := range p.frees[i] {
+			delete(env, v)
+		}
+	}
+	return nil, fmt.Errorf("interp: @%s does not end in %s", g.Name(), term)
+}
+
+// fitResult checks a computed tensor against the op's declared result type
+// (element type and, where static, element count).
+func fitResult(t graph.Type, v *Tensor) error {
+	tt, ok := graph.AsTensor(t)
+	if !ok {
+		return fmt.Errorf("type %s is not a tensor", t)
+	}
+	el, err := ElemOf(tt.Elem)
+	if err != nil {
+		return err
+	}
+	if v.Elem != el {
+		return fmt.Errorf("computed %s but the op declares %s", v.Elem, tt)
+	}
+	if tt.IsStatic() && int(tt.NumElements()) != v.Len() {
+		return fmt.Errorf("computed shape %v but the op declares %s", v.Shape, tt)
+	}
+	return nil
+}
+
+// fitted gives v the declared static shape (the kernels agree on element
+// order; keep/drop of unit axes is the declaration's business).
+func fitted(t graph.Type, v *Tensor) *Tensor {
+	tt, _ := graph.AsTensor(t)
+	if !tt.IsStatic() || len(tt.Shape) == len(v.Shape) && func() bool {
+		for i, d := range tt.Shape {
+			if int(d) != v.Shape[i] {
+				return false
+			}
+		}
+		return true
+	}() {
+		return v
+	}
+	c := *v
+	c.Shape = make([]int, len(tt.Shape))
+	for i, d := range tt.Shape {
+		c.Shape[i] = int(d)
+	}
+	return &c
+}
+
+// canonical strips the dialect and the decomposable./broadcasting_ prefixes
+// and maps spelling variants to one kernel name.
+func canonical(name string) string {
+	n := name
+	for _, p := range []string{"coreai.", "decomposable.", "broadcasting_"} {
+		n = strings.TrimPrefix(n, p)
+	}
+	switch n {
+	case "subtract":
+		return "sub"
+	case "multiply":
+		return "mul"
+	case "div", "real_div", "divide":
+		return "divide"
+	case "max":
+		return "maximum"
+	case "min":
+		return "minimum"
+	case "squeeze":
+		return "shrink_dims"
+	case "unsqueeze":
+		return "expand_dims"
+	case "slice_":
+		return "slice"
+	case "select":
+		return "where"
+	case "batch_matmul", "matmul":
+		return "matmul"
+	case "conv", "conv2d", "conv1d":
+		return "conv"
+	case "negative":
+		return "neg"
+	case "pow", "power":
+		return "pow"
+	}
+	return n
+}
+
+func resultElem(op *graph.Operation, i int) (Elem, error) {
+	tt, ok := graph.AsTensor(op.Result(i).Type())
+	if !ok {
+		return ElemInvalid, fmt.Errorf("result %d has non-tensor type %s", i, op.Result(i).Type())
+	}
+	return ElemOf(tt.Elem)
+}
+
+func resultShape(op *graph.Operation, i int) ([]int, error) {
+	tt, ok := graph.AsTensor(op.Result(i).Type())
+	if !ok || !tt.IsStatic() {
+		return nil, fmt.Errorf("result %d needs a static tensor type, has %s", i, op.Result(i).Type())
+	}
+	s := make([]int, len(tt.Shape))
+	for k, d := range tt.Shape {
+		s[k] = int(d)
+	}
+	return s, nil
+}
+
+// intArg reads integer parameters from an attribute (inherent or
+// discardable) if present, else from operand idx.
+func intArg(op *graph.Operation, ins []*Tensor, idx int, attr string) ([]int64, bool) {
+	if attr != "" {
+		if a := op.Inherent(attr); a != nil {
+			if v, ok := attrInts(a); ok {
+				return v, true
+			}
+		}
+	}
+	if idx >= 0 && idx < len(ins) {
+		return ins[idx].Ints(), true
+	}
+	return nil, false
+}
+
+func attrInts(a graph.Attr) ([]int64, bool) {
+	switch x := a.(type) {
+	case *graph.IntegerAttr:
+		return []int64{x.Value}, true
+	case *graph.DenseArrayAttr:
+		return x.Ints, true
+	case *graph.ArrayAttr:
+		out := make([]int64, 0, len(x.Elems))
+		for _, e := range x.Elems {
+			i, ok := e.(*graph.IntegerAttr)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, i.Value)
+		}
+		return out, true
+	case *graph.DenseElementsAttr:
+		n := x.NumElements()
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = x.Int64At(int64(i))
+		}
+		return out, true
+	case *graph.BoolAttr:
+		return []int64{b2i(x.Value)}, true
+	}
+	return nil, false
+}
+
+func boolAttr(op *graph.Operation, names ...string) bool {
+	for _, n := range names {
+		switch a := op.Inherent(n).(type) {
+		case *graph.BoolAttr:
+			return a.Value
+		case *graph.UnitAttr:
+			return true
+		case *graph.IntegerAttr:
+			return a.Value != 0
+		}
+	}
+	return false
+}
+
+func need(ins []*Tensor, n int) error {
+	if len(ins) < n {
+		return fmt.Errorf("needs at least %d operands, has %d", n, len(ins))
+	}
+	return nil
+}
+
+// exec runs one op.
+func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor, error) {
+	switch op.Name {
+	case "coreai.constant", "arith.constant":
+		t, err := in.constant(op)
+		if err != nil {
+			return nil, err
+		}
+		return []*Tensor{t}, nil
+	case "coreai.invoke", "func.call":
+		ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr)
+		if !ok {
+			return nil, fmt.Errorf("has no callee symbol")
+		}
+		g := in.graphs[ref.Root]
+		if g == nil {
+			return nil, fmt.Errorf("callee @%s is not a graph of this module", ref.Root)
+		}
+		return in.runGraph(g, ins, depth+1)
+	}
+	if op.NumResults() != 1 {
+		return nil, fmt.Errorf("the interpreter cannot run this op (%d results; not a known coreai op)", op.NumResults())
+	}
+	el, err := resultElem(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	acc16 := in.opts.AccumulateF16 && el == F16
+	k := canonical(op.Name)
+	one := func(t *Tensor, err error) ([]*Tensor, error) {
+		if err != nil {
+			return nil, err
+		}
+		return []*Tensor{t}, nil
+	}
+	switch {
+	case compareOps[k] != nil:
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		return one(Compare(k, ins[0], ins[1]))
+	case binaryFloat[k] != nil || binaryInt[k] != nil:
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		return one(Binary(k, ins[0], ins[1], el))
+	case unaryFloat[k] != nil || k == "logical_not":
+		if err := need(ins, 1); err != nil {
+			return nil, err
+		}
+		if k == "gelu" {
+			if s, ok := op.Inherent("mode").(*graph.StringAttr); ok && strings.Contains(strings.ToLower(s.Value), "tanh") {
+				k = "gelu_tanh"
+			}
+		}
+		return one(Unary(k, ins[0], el))
+	}
+	switch k {
+	case "where":
+		if err := need(ins, 3); err != nil {
+			return nil, err
+		}
+		return one(Where(ins[0], ins[1], ins[2], el))
+	case "cast":
+		if err := need(ins, 1); err != nil {
+			return nil, err
+		}
+		return one(Cast(ins[0], el), nil)
+	case "reshape", "expand_dims", "shrink_dims", "flatten":
+		if err := need(ins, 1); err != nil {
+			return nil, err
+		}
+		shape, err := resultShape(op, 0)
+		if err != nil {
+			return nil, err
+		}
+		return one(Reshape(ins[0], shape))
+	case "transpose", "permute":
+		perm, ok := intArg(op, ins, 1, "perm")
+		if !ok {
+			return nil, fmt.Errorf("no permutation (operand 1 or attribute perm)")
+		}
+		return one(Transpose(ins[0], perm))
+	case "concat":
+		ts, axis, err := concatArgs(op, ins)
+		if err != nil {
+			return nil, err
+		}
+		return one(Concat(ts, axis))
+	case "slice":
+		begin, ok := intArg(op, ins, 1, "begin")
+		if !ok {
+			return nil, fmt.Errorf("no begin indices")
+		}
+		stride, _ := intArg(op, ins, 3, "stride")
+		if stride == nil {
+			stride, _ = intArg(op, nil, -1, "strides")
+		}
+		shape, err := resultShape(op, 0)
+		if err != nil {
+			return nil, err
+		}
+		return one(Slice(ins[0], begin, stride, shape))
+	case "slice_update":
+		if err := need(ins, 3); err != nil {
+			return nil, err
+		}
+		stride, _ := intArg(op, ins, 4, "stride")
+		return one(SliceUpdate(ins[0], ins[1], ins[2].Ints(), stride, el))
+	case "gather":
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		axis := int64(0)
+		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) > 0 {
+			axis = a[0]
+		}
+		return one(Gather(ins[0], ins[1], axis))
+	case "gather_nd":
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		return one(GatherND(ins[0], ins[1]))
+	case "scatter_nd":
+		if err := need(ins, 3); err != nil {
+			return nil, err
+		}
+		return one(ScatterND(ins[0], ins[1], ins[2], el))
+	case "broadcast_to", "expand":
+		shape, err := resultShape(op, 0)
+		if err != nil {
+			return nil, err
+		}
+		return one(BroadcastTo(ins[0], shape))
+	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product", "reduce_prod":
+		if k == "reduce_prod" {
+			k = "reduce_product"
+		}
+		axes, _ := intArg(op, ins, 1, "axes")
+		keep := true
+		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {
+			keep = boolAttr(op, "keep_dims", "keepdims")
+		}
+		return one(Reduce(k, ins[0], axes, keep, el, acc16))
+	case "softmax":
+		axis := int64(-1)
+		if a, ok := intArg(op, ins, 1, "axis"); ok && len(a) > 0 {
+			axis = a[0]
+		}
+		return one(Softmax(ins[0], axis, el))
+	case "matmul":
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		ta := boolAttr(op, "transpose_x", "transpose_a", "transpose_lhs")
+		tb := boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
+		return one(MatMul(ins[0], ins[1], ta, tb, el, acc16))
+	case "conv":
+		return in.conv(op, ins, el, acc16)
+	}
+	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv, shape ops, gather/scatter, cast, constant, invoke", op.Name)
+}
+
+// concatArgs accepts the axis as an attribute, or as a rank-0/1 integer
+// constant operand first (as synth emits it) or last.
+func concatArgs(op *graph.Operation, ins []*Tensor) ([]*Tensor, int64, error) {
+	if a := op.Inherent("axis"); a != nil {
+		if v, ok := attrInts(a); ok && len(v) == 1 {
+			return ins, v[0], nil
+		}
+	}
+	isAxis := func(i int) bool {
+		t := ins[i]
+		return !t.Elem.IsFloat() && t.Len() == 1 && len(t.Shape) <= 1 &&
+			op.Operand(i).DefiningOp() != nil && op.Operand(i).DefiningOp().Name == "coreai.constant"
+	}
+	if len(ins) >= 2 && isAxis(0) && (!isAxis(len(ins)-1) || ins[1].Elem.IsFloat()) {
+		return ins[1:], ins[0].I[0], nil
+	}
+	if len(ins) >= 2 && isAxis(len(ins)-1) {
+		return ins[:len(ins)-1], ins[len(ins)-1].I[0], nil
+	}
+	return nil, 0, fmt.Errorf("cannot find the concat axis (attribute axis or an integer constant operand)")
+}
+
+func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16 bool) ([]*Tensor, error) {
+	if err := need(ins, 2); err != nil {
+		return nil, err
+	}
+	p := ConvParams{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Groups: 1}
+	two := func(v []int64, dst *[2]int) {
+		switch len(v) {
+		case 1:
+			dst[0], dst[1] = 1, int(v[0]) // 1-D conv: the spatial axis is W
+		case 2:
+			dst[0], dst[1] = int(v[0]), int(v[1])
+		}
+	}
+	if v, ok := intArg(op, ins, 2, "strides"); ok {
+		two(v, &p.Strides)
+	}
+	if v, ok := intArg(op, ins, 3, "dilations"); ok {
+		two(v, &p.Dilations)
+	}
+	if v, ok := intArg(op, ins, 4, "groups"); ok && len(v) == 1 {
+		p.Groups = int(v[0])
+	}
+	if v, ok := intArg(op, ins, 5, "pad"); ok {
+		switch len(v) {
+		case 2: // 1-D: left, right
+			p.Pads = [4]int{0, 0, int(v[0]), int(v[1])}
+		case 4:
+			p.Pads = [4]int{int(v[0]), int(v[1]), int(v[2]), int(v[3])}
+		}
+	}
+	var bias *Tensor
+	if len(ins) > 6 {
+		bias = ins[6]
+	}
+	t, err := Conv(ins[0], ins[1], bias, p, el, acc16)
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{t}, nil
+}
+
+// constant decodes a dense or dense_resource value once and caches it.
+func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
+	if t := in.consts[op]; t != nil {
+		return t, nil
+	}
+	var t *Tensor
+	var err error
+	switch a := op.Inherent("value").(type) {
+	case *graph.DenseElementsAttr:
+		t, err = denseTensor(a)
+	case *graph.DenseResourceAttr:
+		t, err = in.resourceTensor(a)
+	case nil:
+		return nil, fmt.Errorf("constant without a value attribute")
+	default:
+		return nil, fmt.Errorf("constant value %T is not supported (want dense<…> or dense_resource<…>)", a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in.consts[op] = t
+	return t, nil
+}
+
+func denseTensor(a *graph.DenseElementsAttr) (*Tensor, error) {
+	el, err := ElemOf(a.Type.Elem)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Type.IsStatic() {
+		return nil, fmt.Errorf("dense constant of non-static type %s", a.Type)
+	}
+	shape := make([]int, len(a.Type.Shape))
+	for i, d := range a.Type.Shape {
+		shape[i] = int(d)
+	}
+	n := int(a.NumElements())
+	if el.IsFloat() {
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = el.round64(a.Float64At(int64(i)))
+		}
+		return NewFloat(el, shape, d), nil
+	}
+	d := make([]int64, n)
+	for i := range d {
+		d[i] = el.wrap(a.Int64At(int64(i)))
+	}
+	return NewInt(el, shape, d), nil
+}
+
+func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
+	r := in.m.Resource(a.Key)
+	if r == nil || r.Blob == nil {
+		return nil, fmt.Errorf("dense_resource<%s>: the module has no blob with that key", a.Key)
+	}
+	el, err := ElemOf(a.Type.Elem)
+	if err != nil {
+		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	if !a.Type.IsStatic() {
+		return nil, fmt.Errorf("dense_resource<%s> of non-static type %s", a.Key, a.Type)
+	}
+	shape := make([]int, len(a.Type.Shape))
+	for i, d := range a.Type.Shape {
+		shape[i] = int(d)
+	}
+	eb := graph.ElemBytes(a.Type.Elem)
+	want := int64(numel(shape) * eb)
+	if r.Blob.Size() != want {
+		return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d", a.Key, r.Blob.Size(), a.Type, want)
+	}
+	data, err := in.blobBytes(r)
+	if err != nil {
+		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	if el.IsFloat() {
+		return &Tensor{Elem: el, Shape: shape, raw: data, rawEl: el}, nil
+	}
+	d := make([]int64, numel(shape))
+	for i := range d {
+		var v uint64
+		for k := 0; k < eb; k++ {
+			v |= uint64(data[i*eb+k]) << (8 * k)
+		}
+		d[i] = el.wrap(signExtend(v, eb, el))
+	}
+	return NewInt(el, shape, d), nil
+}
+
+func signExtend(v uint64, nb int, el Elem) int64 {
+	switch el {
+	case SI8, SI16, SI32, SI64:
+		shift := uint(64 - 8*nb)
+		return int64(v<<shift) >> shift
+	}
+	return int64(v)
+}
+
+// blobBytes gives a blob's bytes: in place for in-memory blobs, mapped for
+// sections of an open file, read otherwise.
+func (in *Interp) blobBytes(r *graph.Resource) ([]byte, error) {
+	switch b := r.Blob.(type) {
+	case graph.MemBlob:
+		return []byte(b), nil
+	case *graph.SectionBlob:
+		if f, ok := b.R.(*os.File); ok {
+			if data, unmap, err := mapSection(f, b.Offset, b.N); err == nil {
+				in.unmaps = append(in.unmaps, unmap)
+				return data, nil
+			}
+		}
+	}
+	buf := make([]byte, r.Blob.Size())
+	if _, err := r.Blob.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && len(buf) == 0) {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+	}
+	return buf, nil
+}

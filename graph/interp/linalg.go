@@ -1,0 +1,341 @@
+package interp
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/anefix/anefix/graph/f16"
+)
+
+// mat is a strided view of a float operand that may still be raw f16 bytes
+// (a weight used in place). Element (r, c) lives at off + r*sr + c*sc.
+type mat struct {
+	f           []float32
+	h           []uint16
+	off, sr, sc int
+}
+
+func viewOf(t *Tensor) mat {
+	if t.F == nil && t.raw != nil {
+		switch t.rawEl {
+		case F16:
+			return mat{h: u16s(t.raw)}
+		case F32:
+			return mat{f: f32s(t.raw)}
+		}
+	}
+	return mat{f: t.Floats()}
+}
+
+func (m *mat) at(i int) float32 {
+	if m.h != nil {
+		return f16.ToFloat32(m.h[i])
+	}
+	return m.f[i]
+}
+
+// load returns n elements starting at index start with the given stride,
+// either in place or converted into buf.
+func (m *mat) load(buf []float32, start, n, stride int) []float32 {
+	if m.h == nil && stride == 1 {
+		return m.f[start : start+n]
+	}
+	buf = buf[:n]
+	if m.h != nil {
+		h := m.h
+		if stride == 1 {
+			h = h[start : start+n]
+			for t, v := range h {
+				buf[t] = f16.ToFloat32(v)
+			}
+			return buf
+		}
+		for t := range buf {
+			buf[t] = f16.ToFloat32(h[start+t*stride])
+		}
+		return buf
+	}
+	for t := range buf {
+		buf[t] = m.f[start+t*stride]
+	}
+	return buf
+}
+
+// Workers is the default parallelism of matmul and conv.
+var Workers = runtime.GOMAXPROCS(0)
+
+type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
+
+// matmulCore computes out[o + i*N + j] = Σ_k A(i,k)·B(k,j) for every work
+// item: products in float32, sequential float32 sums over k (or rounded to
+// half after each addition with acc16), rounded to outEl at the end.
+func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, acc16 bool, workers int) {
+	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
+	run := func(it mmItem, bufA, bufB, acc []float32) {
+		if rowForm {
+			n := it.j1 - it.j0
+			acc = acc[:n]
+			for i := it.i0; i < it.i1; i++ {
+				for t := range acc {
+					acc[t] = 0
+				}
+				for k := 0; k < K; k++ {
+					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
+					brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0, n, 1)
+					if acc16 {
+						for t, bv := range brow {
+							acc[t] = f16.Round32(acc[t] + float32(av*bv))
+						}
+					} else {
+						for t, bv := range brow {
+							acc[t] += float32(av * bv)
+						}
+					}
+				}
+				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
+				for t, v := range acc {
+					o[t] = outEl.round(v)
+				}
+			}
+			return
+		}
+		for i := it.i0; i < it.i1; i++ {
+			arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+			for j := it.j0; j < it.j1; j++ {
+				bcol := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+				var s float32
+				if acc16 {
+					for k, av := range arow {
+						s = f16.Round32(s + float32(av*bcol[k]))
+					}
+				} else {
+					for k, av := range arow {
+						s += float32(av * bcol[k])
+					}
+				}
+				out[it.ooff+i*N+j] = outEl.round(s)
+			}
+		}
+	}
+	bufs := func() ([]float32, []float32, []float32) {
+		return make([]float32, K), make([]float32, max(K, N)), make([]float32, N)
+	}
+	if workers <= 1 || len(items) == 1 {
+		a, b, c := bufs()
+		for _, it := range items {
+			run(it, a, b, c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(items)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, b, c := bufs()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(items) {
+					return
+				}
+				run(items[k], a, b, c)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// split cuts the M×N output of one batch into work items so that each
+// worker gets a share of large products and small ones stay serial.
+func split(M, N, K, workers int, base mmItem) []mmItem {
+	work := M * N * K
+	parts := 1
+	if workers > 1 && work >= 1<<15 {
+		parts = min(4*workers, max(M, N))
+	}
+	var out []mmItem
+	if N >= M {
+		step := (N + parts - 1) / parts
+		for j := 0; j < N; j += step {
+			it := base
+			it.i0, it.i1, it.j0, it.j1 = 0, M, j, min(N, j+step)
+			out = append(out, it)
+		}
+	} else {
+		step := (M + parts - 1) / parts
+		for i := 0; i < M; i += step {
+			it := base
+			it.i0, it.i1, it.j0, it.j1 = i, min(M, i+step), 0, N
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// MatMul multiplies [..., M, K] by [..., K, N] with numpy batch
+// broadcasting (transposeA/B swap the last two axes of an operand; a rank-1
+// operand is a row or column vector whose unit axis is dropped).
+func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*Tensor, error) {
+	if !a.Elem.IsFloat() || !b.Elem.IsFloat() {
+		return nil, fmt.Errorf("matmul of %s and %s: only float operands are supported", a, b)
+	}
+	as, bs := a.Shape, b.Shape
+	vecA, vecB := len(as) == 1, len(bs) == 1
+	if vecA {
+		as = []int{1, as[0]}
+		transposeA = false
+	}
+	if vecB {
+		bs = []int{bs[0], 1}
+		transposeB = false
+	}
+	if len(as) < 2 || len(bs) < 2 {
+		return nil, fmt.Errorf("matmul of rank-0 operand")
+	}
+	ra, rb := len(as), len(bs)
+	M, K := as[ra-2], as[ra-1]
+	sam, sak := as[ra-1], 1
+	if transposeA {
+		M, K = K, M
+		sam, sak = 1, as[ra-1]
+	}
+	K2, N := bs[rb-2], bs[rb-1]
+	sbk, sbn := bs[rb-1], 1
+	if transposeB {
+		K2, N = N, K2
+		sbk, sbn = 1, bs[rb-1]
+	}
+	if K != K2 {
+		return nil, fmt.Errorf("matmul: contracting dimensions differ (%v × %v)", a.Shape, b.Shape)
+	}
+	batch, err := broadcastShape(as[:ra-2], bs[:rb-2])
+	if err != nil {
+		return nil, fmt.Errorf("matmul batch: %w", err)
+	}
+	A, B := viewOf(a), viewOf(b)
+	A.sr, A.sc = sam, sak
+	B.sr, B.sc = sbk, sbn
+	res := make([]float32, numel(batch)*M*N)
+	var items []mmItem
+	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
+		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
+	})
+	matmulCore(A, B, M, N, K, items, res, out, acc16, Workers)
+	shape := append(append([]int(nil), batch...), M, N)
+	switch {
+	case vecA && vecB:
+		shape = batch
+	case vecA:
+		shape = append(append([]int(nil), batch...), N)
+	case vecB:
+		shape = append(append([]int(nil), batch...), M)
+	}
+	return NewFloat(out, shape, res), nil
+}
+
+// ConvParams are 2-D convolution attributes (NCHW input, OIHW weight).
+type ConvParams struct {
+	Strides   [2]int
+	Dilations [2]int
+	Pads      [4]int // top, bottom, left, right
+	Groups    int
+}
+
+// Conv is a 2-D convolution (rank-3 NCW inputs are treated as H=1). Each
+// output accumulates in float32 over input channel, kernel row, kernel
+// column in that order; a 1×1 stride-1 unpadded conv runs as a matmul with
+// the weight used in place.
+func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, error) {
+	xs, ws := x.Shape, w.Shape
+	conv1d := len(xs) == 3
+	if conv1d {
+		xs = []int{xs[0], xs[1], 1, xs[2]}
+		if len(ws) == 3 {
+			ws = []int{ws[0], ws[1], 1, ws[2]}
+		}
+	}
+	if len(xs) != 4 || len(ws) != 4 {
+		return nil, fmt.Errorf("conv: input %v and weight %v must be rank 4 (NCHW, OIHW) or 3", x.Shape, w.Shape)
+	}
+	g := max(p.Groups, 1)
+	Nb, C, H, W := xs[0], xs[1], xs[2], xs[3]
+	O, Cg, KH, KW := ws[0], ws[1], ws[2], ws[3]
+	if C != Cg*g || O%g != 0 {
+		return nil, fmt.Errorf("conv: %d input channels, weight %v, groups %d do not match", C, w.Shape, g)
+	}
+	sh, sw := max(p.Strides[0], 1), max(p.Strides[1], 1)
+	dh, dw := max(p.Dilations[0], 1), max(p.Dilations[1], 1)
+	OH := (H+p.Pads[0]+p.Pads[1]-dh*(KH-1)-1)/sh + 1
+	OW := (W+p.Pads[2]+p.Pads[3]-dw*(KW-1)-1)/sw + 1
+	if OH <= 0 || OW <= 0 {
+		return nil, fmt.Errorf("conv: empty output for input %v, weight %v", x.Shape, w.Shape)
+	}
+	res := make([]float32, Nb*O*OH*OW)
+	if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} {
+		// out[n] = W[O×C] · X[n][C×HW]
+		A, B := viewOf(w), viewOf(x)
+		A.sr, A.sc = C, 1
+		B.sr, B.sc = H*W, 1
+		var items []mmItem
+		for n := 0; n < Nb; n++ {
+			items = append(items, split(O, H*W, C, Workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
+		}
+		matmulCore(A, B, O, H*W, C, items, res, out, acc16, Workers)
+	} else {
+		xf, wf := x.Floats(), w.Floats()
+		Og := O / g
+		for n := 0; n < Nb; n++ {
+			for o := 0; o < O; o++ {
+				gi := o / Og
+				for oh := 0; oh < OH; oh++ {
+					for ow := 0; ow < OW; ow++ {
+						var acc float32
+						for c := 0; c < Cg; c++ {
+							ic := gi*Cg + c
+							for kh := 0; kh < KH; kh++ {
+								ih := oh*sh - p.Pads[0] + kh*dh
+								if ih < 0 || ih >= H {
+									continue
+								}
+								for kw := 0; kw < KW; kw++ {
+									iw := ow*sw - p.Pads[2] + kw*dw
+									if iw < 0 || iw >= W {
+										continue
+									}
+									prod := float32(xf[((n*C+ic)*H+ih)*W+iw] * wf[((o*Cg+c)*KH+kh)*KW+kw])
+									acc += prod
+									if acc16 {
+										acc = f16.Round32(acc)
+									}
+								}
+							}
+						}
+						res[((n*O+o)*OH+oh)*OW+ow] = out.round(acc)
+					}
+				}
+			}
+		}
+	}
+	if bias != nil {
+		bf := bias.Floats()
+		if len(bf) != O {
+			return nil, fmt.Errorf("conv: bias has %d elements, want %d", len(bf), O)
+		}
+		for n := 0; n < Nb; n++ {
+			for o := 0; o < O; o++ {
+				s := res[(n*O+o)*OH*OW : (n*O+o+1)*OH*OW]
+				for i := range s {
+					s[i] = out.round(s[i] + bf[o])
+				}
+			}
+		}
+	}
+	shape := []int{Nb, O, OH, OW}
+	if conv1d {
+		shape = []int{Nb, O, OW}
+	}
+	return NewFloat(out, shape, res), nil
+}

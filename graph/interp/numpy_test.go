@@ -1,0 +1,237 @@
+package interp
+
+import (
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/graph/interp/refvec"
+)
+
+func loadVecs(t testing.TB, name string) *refvec.File {
+	t.Helper()
+	f, err := refvec.ReadFile(filepath.Join("..", "..", "testdata", "numpy", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// fromVec converts a reference record into an interpreter tensor.
+func fromVec(v *refvec.Tensor) *Tensor {
+	shape := append([]int{}, v.Shape...)
+	switch v.DType {
+	case refvec.F32:
+		d := make([]float32, v.Len())
+		for i := range d {
+			d[i] = math.Float32frombits(v.F32(i))
+		}
+		return NewFloat(F32, shape, d)
+	case refvec.F16:
+		d := make([]float32, v.Len())
+		for i := range d {
+			d[i] = f16.ToFloat32(v.U16(i))
+		}
+		return NewFloat(F16, shape, d)
+	case refvec.SI32:
+		d := make([]int64, v.Len())
+		for i := range d {
+			d[i] = int64(v.I32(i))
+		}
+		return NewInt(SI32, shape, d)
+	case refvec.Bool:
+		d := make([]int64, v.Len())
+		for i := range d {
+			d[i] = int64(v.Data[i])
+		}
+		return NewInt(Bool, shape, d)
+	}
+	panic("unsupported refvec dtype " + v.DType.String())
+}
+
+// ulps is the distance in units in the last place of kind e between two
+// values of that kind (0 for equal, equal NaNs, or ±0).
+func ulps(e Elem, a, b float32) int64 {
+	if a != a && b != b {
+		return 0
+	}
+	if a == b {
+		return 0
+	}
+	if a != a || b != b {
+		return math.MaxInt64
+	}
+	ord := func(x float32) int64 {
+		if e == F16 {
+			h := int64(f16.FromFloat32(x))
+			if h&0x8000 != 0 {
+				return -(h & 0x7fff)
+			}
+			return h
+		}
+		u := int64(math.Float32bits(x))
+		if u&0x80000000 != 0 {
+			return -(u & 0x7fffffff)
+		}
+		return u
+	}
+	d := ord(a) - ord(b)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// compareTensors checks got against want within maxUlps (0 = bit-identical,
+// which also distinguishes -0 from +0).
+func compareTensors(t *testing.T, name string, got, want *Tensor, maxUlps int64) (worst int64) {
+	t.Helper()
+	if !sameShape(got.Shape, want.Shape) {
+		t.Errorf("%s: shape %v, want %v", name, got.Shape, want.Shape)
+		return
+	}
+	if got.Elem != want.Elem {
+		t.Errorf("%s: elem %s, want %s", name, got.Elem, want.Elem)
+		return
+	}
+	if !got.Elem.IsFloat() {
+		for i := range want.I {
+			if got.I[i] != want.I[i] {
+				t.Errorf("%s[%d]: got %d want %d", name, i, got.I[i], want.I[i])
+				return
+			}
+		}
+		return
+	}
+	g, w := got.Floats(), want.Floats()
+	bad := 0
+	for i := range w {
+		u := ulps(want.Elem, g[i], w[i])
+		if maxUlps == 0 && u == 0 && w[i] == 0 && !zeroSignFree[name[:strings.Index(name+"/", "/")]] && math.Signbit(float64(g[i])) != math.Signbit(float64(w[i])) {
+			u = 1
+		}
+		worst = max(worst, u)
+		if u > maxUlps {
+			if bad < 5 {
+				t.Errorf("%s[%d]: got %v want %v (%d ulp, allowed %d)", name, i, g[i], w[i], u, maxUlps)
+			}
+			bad++
+		}
+	}
+	return worst
+}
+
+func vecIn(t *testing.T, f *refvec.File, c string, k string) *Tensor {
+	t.Helper()
+	v, err := f.Get(c + "/" + k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fromVec(v)
+}
+
+// zeroSignFree lists ops whose sign of a zero result numpy itself does not
+// define consistently (maximum(-0, +0) is -0 in float16, +0 in float32).
+var zeroSignFree = map[string]bool{"maximum": true, "minimum": true, "maximum_scalar": true, "minimum_scalar": true}
+
+// Stated tolerances, in ulps of the result type. Correctly rounded ops must
+// be bit-identical; the transcendentals differ only where Go's math library
+// and glibc's disagree in float64.
+var opTolerance = map[string]int64{
+	"exp": 1, "log": 1, "sqrt": 0, "rsqrt": 1, "sigmoid": 1, "silu": 1, "tanh": 1, "gelu": 1,
+	"gelu_tanh": 1, "softplus": 1, "sin": 1, "cos": 1, "neg": 0, "abs": 0, "square": 0,
+	"softmax": 1,
+}
+
+// TestOpsAgainstNumpy runs every case of testdata/numpy/ops.vec.gz through
+// the kernels and logs the worst ulp distance per case.
+func TestOpsAgainstNumpy(t *testing.T) {
+	f := loadVecs(t, "ops.vec.gz")
+	cases := map[string]bool{}
+	for _, n := range f.Order {
+		if strings.HasSuffix(n, "/out") {
+			cases[strings.TrimSuffix(n, "/out")] = true
+		}
+	}
+	names := make([]string, 0, len(cases))
+	for c := range cases {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	var report []string
+	for _, c := range names {
+		op, dt, _ := strings.Cut(c, "/")
+		want := vecIn(t, f, c, "out")
+		el := want.Elem
+		var got *Tensor
+		var err error
+		tol := opTolerance[op]
+		base := strings.TrimSuffix(op, "_scalar")
+		switch {
+		case unaryFloat[op] != nil:
+			got, err = Unary(op, vecIn(t, f, c, "in0"), el)
+		case binaryFloat[base] != nil:
+			got, err = Binary(base, vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), el)
+		case compareOps[op] != nil:
+			got, err = Compare(op, vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"))
+		case op == "where":
+			got, err = Where(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "in2"), el)
+		case strings.HasPrefix(op, "reduce_"):
+			name := op[:strings.LastIndex(op, "_ax")]
+			acc16 := strings.Contains(name, "_acc16")
+			name = strings.Replace(name, "_acc16", "", 1)
+			got, err = Reduce(name, vecIn(t, f, c, "in0"), vecIn(t, f, c, "axis").Ints(), true, el, acc16)
+		case op == "softmax":
+			got, err = Softmax(vecIn(t, f, c, "in0"), vecIn(t, f, c, "axis").Ints()[0], el)
+		case strings.HasPrefix(op, "matmul"):
+			got, err = MatMul(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), false, false, el, strings.HasSuffix(op, "_acc16"))
+		case op == "conv1x1":
+			got, err = Conv(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), nil, ConvParams{}, el, false)
+		case op == "conv_dw_causal":
+			pad := vecIn(t, f, c, "pad").Ints()
+			p := ConvParams{Groups: int(vecIn(t, f, c, "groups").Ints()[0])}
+			for i := range p.Pads {
+				p.Pads[i] = int(pad[i])
+			}
+			got, err = Conv(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), nil, p, el, false)
+		case strings.HasPrefix(op, "cast_"):
+			got = Cast(vecIn(t, f, c, "in0"), el)
+			_ = dt
+		default:
+			t.Errorf("%s: no kernel mapped to this numpy case", c)
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		worst := compareTensors(t, c, got, want, tol)
+		report = append(report, c+"="+itoa(worst))
+	}
+	t.Logf("worst ulps per case: %s", strings.Join(report, " "))
+	if len(names) < 100 {
+		t.Errorf("only %d numpy cases found; the vector file looks truncated", len(names))
+	}
+}
+
+func itoa(v int64) string {
+	if v == math.MaxInt64 {
+		return "inf"
+	}
+	return strings.TrimSpace(strings.Repeat(" ", 0) + formatInt(v))
+}
+
+func formatInt(v int64) string {
+	if v == 0 {
+		return "0"
+	}
+	var b []byte
+	for v > 0 {
+		b = append([]byte{byte('0' + v%10)}, b...)
+		v /= 10
+	}
+	return string(b)
+}

@@ -1,0 +1,202 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+)
+
+// Reduce reduces over axes (keepDims keeps them as 1). Float sums and
+// products accumulate in float32 sequentially in row-major order of the
+// reduced elements (acc16 rounds the running value to half after each step);
+// the result is rounded to out.
+func Reduce(op string, a *Tensor, axes []int64, keepDims bool, out Elem, acc16 bool) (*Tensor, error) {
+	rank := len(a.Shape)
+	red := make([]bool, rank)
+	if len(axes) == 0 {
+		for i := range red {
+			red[i] = true
+		}
+	}
+	for _, ax := range axes {
+		i, err := normAxis(ax, rank)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		red[i] = true
+	}
+	var oshape, kshape []int
+	for i, d := range a.Shape {
+		if red[i] {
+			kshape = append(kshape, 1)
+			if keepDims {
+				oshape = append(oshape, 1)
+			}
+		} else {
+			kshape = append(kshape, d)
+			oshape = append(oshape, d)
+		}
+	}
+	nOut := numel(kshape)
+	count := a.Len() / max(nOut, 1)
+	// Input strides mapped onto the kept-dims output (0 on reduced axes).
+	ostr := bstrides(kshape, a.Shape)
+	if !a.Elem.IsFloat() {
+		return reduceInt(op, a, kshape, oshape, ostr, out)
+	}
+	acc := make([]float32, nOut)
+	var init float32
+	var step func(acc, x float32) float32
+	switch op {
+	case "reduce_sum", "reduce_mean":
+		init = float32(math.Copysign(0, -1)) // -0 + x == x for every x
+		step = func(acc, x float32) float32 { return acc + x }
+	case "reduce_product":
+		init = 1
+		step = func(acc, x float32) float32 { return acc * x }
+	case "reduce_max":
+		init = float32(math.Inf(-1))
+		step = func(acc, x float32) float32 {
+			if x > acc || x != x {
+				return x
+			}
+			return acc
+		}
+	case "reduce_min":
+		init = float32(math.Inf(1))
+		step = func(acc, x float32) float32 {
+			if x < acc || x != x {
+				return x
+			}
+			return acc
+		}
+	default:
+		return nil, fmt.Errorf("unknown reduction %s", op)
+	}
+	for i := range acc {
+		acc[i] = init
+	}
+	src := a.Floats()
+	narrow := acc16 && (op == "reduce_sum" || op == "reduce_mean" || op == "reduce_product")
+	idx := 0
+	ctr := make([]int, rank)
+	for i := range src {
+		v := step(acc[idx], src[i])
+		if v == v && acc[idx] != acc[idx] {
+			v = acc[idx] // NaN sticks
+		}
+		if narrow {
+			v = F16.round(v)
+		}
+		acc[idx] = v
+		for d := rank - 1; d >= 0; d-- {
+			ctr[d]++
+			idx += ostr[d]
+			if ctr[d] < a.Shape[d] {
+				break
+			}
+			idx -= ostr[d] * a.Shape[d]
+			ctr[d] = 0
+		}
+	}
+	if op == "reduce_mean" {
+		for i := range acc {
+			acc[i] /= float32(count)
+		}
+	}
+	for i := range acc {
+		acc[i] = out.round(acc[i])
+	}
+	return NewFloat(out, oshape, acc), nil
+}
+
+func reduceInt(op string, a *Tensor, kshape, oshape, ostr []int, out Elem) (*Tensor, error) {
+	nOut := numel(kshape)
+	acc := make([]int64, nOut)
+	var init int64
+	var step func(a, x int64) int64
+	switch op {
+	case "reduce_sum", "reduce_mean":
+		step = func(a, x int64) int64 { return a + x }
+	case "reduce_product":
+		init = 1
+		step = func(a, x int64) int64 { return a * x }
+	case "reduce_max":
+		init = math.MinInt64
+		step = func(a, x int64) int64 { return max(a, x) }
+	case "reduce_min":
+		init = math.MaxInt64
+		step = func(a, x int64) int64 { return min(a, x) }
+	default:
+		return nil, fmt.Errorf("unknown reduction %s", op)
+	}
+	for i := range acc {
+		acc[i] = init
+	}
+	rank := len(a.Shape)
+	idx := 0
+	ctr := make([]int, rank)
+	for i := range a.I {
+		acc[idx] = step(acc[idx], a.I[i])
+		for d := rank - 1; d >= 0; d-- {
+			ctr[d]++
+			idx += ostr[d]
+			if ctr[d] < a.Shape[d] {
+				break
+			}
+			idx -= ostr[d] * a.Shape[d]
+			ctr[d] = 0
+		}
+	}
+	if op == "reduce_mean" {
+		n := int64(a.Len() / max(nOut, 1))
+		for i := range acc {
+			acc[i] /= n
+		}
+	}
+	for i := range acc {
+		acc[i] = out.wrap(acc[i])
+	}
+	return NewInt(out, oshape, acc), nil
+}
+
+// Softmax along axis, in float32: m = max, e = exp(x-m) (exp evaluated in
+// float64, rounded to float32), s = sequential float32 sum, out = e/s
+// rounded to out.
+func Softmax(a *Tensor, axis int64, out Elem) (*Tensor, error) {
+	ax, err := normAxis(axis, len(a.Shape))
+	if err != nil {
+		return nil, fmt.Errorf("softmax: %w", err)
+	}
+	if !a.Elem.IsFloat() {
+		return nil, fmt.Errorf("softmax of %s", a)
+	}
+	src := a.Floats()
+	res := make([]float32, len(src))
+	n := a.Shape[ax]
+	inner := 1
+	for _, d := range a.Shape[ax+1:] {
+		inner *= d
+	}
+	outer := len(src) / max(n*inner, 1)
+	for o := 0; o < outer; o++ {
+		for in := 0; in < inner; in++ {
+			base := o*n*inner + in
+			m := float32(math.Inf(-1))
+			for k := 0; k < n; k++ {
+				if v := src[base+k*inner]; v > m || v != v {
+					m = v
+				}
+			}
+			s := float32(math.Copysign(0, -1))
+			for k := 0; k < n; k++ {
+				e := float32(math.Exp(float64(src[base+k*inner] - m)))
+				res[base+k*inner] = e
+				s += e
+			}
+			for k := 0; k < n; k++ {
+				res[base+k*inner] = out.round(res[base+k*inner] / s)
+			}
+		}
+	}
+	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
+}

@@ -1,0 +1,390 @@
+package interp
+
+import "fmt"
+
+// Reshape returns t with a new shape (same element count). Data is shared
+// (tensors are never mutated in place).
+func Reshape(t *Tensor, shape []int) (*Tensor, error) {
+	if numel(shape) != t.Len() {
+		return nil, fmt.Errorf("reshape %v to %v: element counts differ", t.Shape, shape)
+	}
+	c := *t
+	c.Shape = append([]int(nil), shape...)
+	return &c, nil
+}
+
+// Transpose permutes axes: out.shape[i] = in.shape[perm[i]].
+func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
+	r := len(t.Shape)
+	if len(perm) != r {
+		return nil, fmt.Errorf("transpose: permutation %v for rank %d", perm, r)
+	}
+	seen := make([]bool, r)
+	p := make([]int, r)
+	oshape := make([]int, r)
+	for i, v := range perm {
+		a, err := normAxis(v, r)
+		if err != nil || seen[a] {
+			return nil, fmt.Errorf("transpose: %v is not a permutation of rank %d", perm, r)
+		}
+		seen[a] = true
+		p[i] = a
+		oshape[i] = t.Shape[a]
+	}
+	ist := stridesOf(t.Shape)
+	// Input strides in output axis order.
+	st := make([]int, r)
+	for i := range p {
+		st[i] = ist[p[i]]
+	}
+	n := t.Len()
+	gather := func(set func(o, i int)) {
+		ctr := make([]int, r)
+		idx := 0
+		for o := 0; o < n; o++ {
+			set(o, idx)
+			for d := r - 1; d >= 0; d-- {
+				ctr[d]++
+				idx += st[d]
+				if ctr[d] < oshape[d] {
+					break
+				}
+				idx -= st[d] * oshape[d]
+				ctr[d] = 0
+			}
+		}
+	}
+	if t.Elem.IsFloat() {
+		src := t.Floats()
+		res := make([]float32, n)
+		gather(func(o, i int) { res[o] = src[i] })
+		return NewFloat(t.Elem, oshape, res), nil
+	}
+	res := make([]int64, n)
+	gather(func(o, i int) { res[o] = t.I[i] })
+	return NewInt(t.Elem, oshape, res), nil
+}
+
+// Concat joins tensors along axis.
+func Concat(ts []*Tensor, axis int64) (*Tensor, error) {
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("concat of nothing")
+	}
+	r := len(ts[0].Shape)
+	ax, err := normAxis(axis, r)
+	if err != nil {
+		return nil, fmt.Errorf("concat: %w", err)
+	}
+	oshape := append([]int(nil), ts[0].Shape...)
+	oshape[ax] = 0
+	for _, t := range ts {
+		if len(t.Shape) != r || t.Elem.IsFloat() != ts[0].Elem.IsFloat() {
+			return nil, fmt.Errorf("concat: operands %v do not match", shapesOf(ts))
+		}
+		for d := range t.Shape {
+			if d != ax && t.Shape[d] != ts[0].Shape[d] {
+				return nil, fmt.Errorf("concat along %d: operands %v do not match", ax, shapesOf(ts))
+			}
+		}
+		oshape[ax] += t.Shape[ax]
+	}
+	outer := numel(oshape[:ax])
+	inner := numel(oshape[ax+1:])
+	el := ts[0].Elem
+	if el.IsFloat() {
+		res := make([]float32, 0, numel(oshape))
+		for o := 0; o < outer; o++ {
+			for _, t := range ts {
+				blk := t.Shape[ax] * inner
+				res = append(res, t.Floats()[o*blk:(o+1)*blk]...)
+			}
+		}
+		return NewFloat(el, oshape, res), nil
+	}
+	res := make([]int64, 0, numel(oshape))
+	for o := 0; o < outer; o++ {
+		for _, t := range ts {
+			blk := t.Shape[ax] * inner
+			res = append(res, t.I[o*blk:(o+1)*blk]...)
+		}
+	}
+	return NewInt(el, oshape, res), nil
+}
+
+func shapesOf(ts []*Tensor) [][]int {
+	out := make([][]int, len(ts))
+	for i, t := range ts {
+		out[i] = t.Shape
+	}
+	return out
+}
+
+// region visits the elements of the box begin + i*stride (i < size) of a
+// tensor with shape dims, calling fn(flat index in the box, flat index in the
+// tensor).
+func region(dims, begin, stride, size []int, fn func(o, i int)) error {
+	r := len(dims)
+	if len(begin) != r || len(size) != r || len(stride) != r {
+		return fmt.Errorf("slice bounds of rank %d/%d/%d for rank %d", len(begin), len(size), len(stride), r)
+	}
+	for d := 0; d < r; d++ {
+		if size[d] == 0 {
+			return nil
+		}
+		last := begin[d] + (size[d]-1)*stride[d]
+		if begin[d] < 0 || begin[d] >= dims[d] || last < 0 || last >= dims[d] {
+			return fmt.Errorf("slice on axis %d (begin %d, %d elements, stride %d) is out of bounds for size %d", d, begin[d], size[d], stride[d], dims[d])
+		}
+	}
+	st := stridesOf(dims)
+	idx := 0
+	for d := range begin {
+		idx += begin[d] * st[d]
+	}
+	ctr := make([]int, r)
+	n := numel(size)
+	for o := 0; o < n; o++ {
+		fn(o, idx)
+		for d := r - 1; d >= 0; d-- {
+			ctr[d]++
+			idx += st[d] * stride[d]
+			if ctr[d] < size[d] {
+				break
+			}
+			idx -= st[d] * stride[d] * size[d]
+			ctr[d] = 0
+		}
+	}
+	return nil
+}
+
+// Slice extracts the box begin + i*stride, i < size. Negative begins count
+// from the end.
+func Slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
+	b, s, err := boxArgs(t.Shape, begin, stride)
+	if err != nil {
+		return nil, err
+	}
+	if t.Elem.IsFloat() {
+		src := t.Floats()
+		res := make([]float32, numel(size))
+		if err := region(t.Shape, b, s, size, func(o, i int) { res[o] = src[i] }); err != nil {
+			return nil, fmt.Errorf("slice: %w", err)
+		}
+		return NewFloat(t.Elem, append([]int(nil), size...), res), nil
+	}
+	res := make([]int64, numel(size))
+	if err := region(t.Shape, b, s, size, func(o, i int) { res[o] = t.I[i] }); err != nil {
+		return nil, fmt.Errorf("slice: %w", err)
+	}
+	return NewInt(t.Elem, append([]int(nil), size...), res), nil
+}
+
+func boxArgs(dims []int, begin, stride []int64) ([]int, []int, error) {
+	r := len(dims)
+	if len(begin) != r {
+		return nil, nil, fmt.Errorf("slice: %d begin indices for rank %d", len(begin), r)
+	}
+	b := make([]int, r)
+	s := make([]int, r)
+	for d := range b {
+		b[d] = int(begin[d])
+		if b[d] < 0 {
+			b[d] += dims[d]
+		}
+		s[d] = 1
+		if stride != nil {
+			if len(stride) != r || stride[d] == 0 {
+				return nil, nil, fmt.Errorf("slice: bad strides %v for rank %d", stride, r)
+			}
+			s[d] = int(stride[d])
+		}
+	}
+	return b, s, nil
+}
+
+// SliceUpdate returns a copy of t with the box at begin (stride) replaced
+// by update.
+func SliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, error) {
+	b, s, err := boxArgs(t.Shape, begin, stride)
+	if err != nil {
+		return nil, err
+	}
+	size := update.Shape
+	if len(size) != len(t.Shape) {
+		if numel(size) == 0 {
+			return t, nil
+		}
+		return nil, fmt.Errorf("slice_update: update %v has another rank than %v", update.Shape, t.Shape)
+	}
+	c := t.Clone()
+	c.Elem = out
+	if out.IsFloat() {
+		u := update.Floats()
+		err = region(c.Shape, b, s, size, func(o, i int) { c.F[i] = out.round(u[o]) })
+	} else {
+		err = region(c.Shape, b, s, size, func(o, i int) { c.I[i] = out.wrap(update.I[o]) })
+	}
+	if err != nil {
+		return nil, fmt.Errorf("slice_update: %w", err)
+	}
+	return c, nil
+}
+
+// Gather takes slices of t along axis at indices (negative wrap once):
+// out.shape = t.shape[:axis] + indices.shape + t.shape[axis+1:]. A raw
+// weight table is read in place; only the selected rows are widened.
+func Gather(t, indices *Tensor, axis int64) (*Tensor, error) {
+	ax, err := normAxis(axis, len(t.Shape))
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	idx := indices.Ints()
+	n := t.Shape[ax]
+	outer := numel(t.Shape[:ax])
+	inner := numel(t.Shape[ax+1:])
+	oshape := append(append(append([]int(nil), t.Shape[:ax]...), indices.Shape...), t.Shape[ax+1:]...)
+	norm := make([]int, len(idx))
+	for k, v := range idx {
+		if v < 0 {
+			v += int64(n)
+		}
+		if v < 0 || v >= int64(n) {
+			return nil, fmt.Errorf("gather: index %d out of range [0, %d) on axis %d", idx[k], n, ax)
+		}
+		norm[k] = int(v)
+	}
+	if t.Elem.IsFloat() {
+		m := viewOf(t)
+		res := make([]float32, numel(oshape))
+		p := 0
+		for o := 0; o < outer; o++ {
+			for _, v := range norm {
+				m.load(res[p:p+inner], (o*n+v)*inner, inner, 1)
+				if m.h == nil {
+					copy(res[p:p+inner], m.f[(o*n+v)*inner:(o*n+v+1)*inner])
+				}
+				p += inner
+			}
+		}
+		return NewFloat(t.Elem, oshape, res), nil
+	}
+	res := make([]int64, 0, numel(oshape))
+	for o := 0; o < outer; o++ {
+		for _, v := range norm {
+			res = append(res, t.I[(o*n+v)*inner:(o*n+v+1)*inner]...)
+		}
+	}
+	return NewInt(t.Elem, oshape, res), nil
+}
+
+// GatherND indexes t with the last axis of indices (depth ≤ rank):
+// out.shape = indices.shape[:-1] + t.shape[depth:].
+func GatherND(t, indices *Tensor) (*Tensor, error) {
+	if len(indices.Shape) == 0 {
+		return nil, fmt.Errorf("gather_nd: scalar indices")
+	}
+	depth := indices.Shape[len(indices.Shape)-1]
+	if depth > len(t.Shape) {
+		return nil, fmt.Errorf("gather_nd: index depth %d exceeds rank %d", depth, len(t.Shape))
+	}
+	inner := numel(t.Shape[depth:])
+	st := stridesOf(t.Shape)
+	idx := indices.Ints()
+	nIdx := len(idx) / max(depth, 1)
+	if depth == 0 {
+		nIdx = numel(indices.Shape[:len(indices.Shape)-1])
+	}
+	oshape := append(append([]int(nil), indices.Shape[:len(indices.Shape)-1]...), t.Shape[depth:]...)
+	offs := make([]int, nIdx)
+	for k := 0; k < nIdx; k++ {
+		off := 0
+		for d := 0; d < depth; d++ {
+			v := int(idx[k*depth+d])
+			if v < 0 {
+				v += t.Shape[d]
+			}
+			if v < 0 || v >= t.Shape[d] {
+				return nil, fmt.Errorf("gather_nd: index %d out of range on axis %d (size %d)", idx[k*depth+d], d, t.Shape[d])
+			}
+			off += v * st[d]
+		}
+		offs[k] = off
+	}
+	if t.Elem.IsFloat() {
+		m := viewOf(t)
+		res := make([]float32, numel(oshape))
+		for k, off := range offs {
+			dst := res[k*inner : (k+1)*inner]
+			copy(dst, m.load(dst, off, inner, 1))
+		}
+		return NewFloat(t.Elem, oshape, res), nil
+	}
+	res := make([]int64, 0, numel(oshape))
+	for _, off := range offs {
+		res = append(res, t.I[off:off+inner]...)
+	}
+	return NewInt(t.Elem, oshape, res), nil
+}
+
+// ScatterND returns a copy of t where each index row of indices (depth on
+// the last axis) is replaced by the matching slice of updates.
+func ScatterND(t, indices, updates *Tensor, out Elem) (*Tensor, error) {
+	if len(indices.Shape) == 0 {
+		return nil, fmt.Errorf("scatter_nd: scalar indices")
+	}
+	depth := indices.Shape[len(indices.Shape)-1]
+	if depth == 0 || depth > len(t.Shape) {
+		return nil, fmt.Errorf("scatter_nd: index depth %d for rank %d", depth, len(t.Shape))
+	}
+	inner := numel(t.Shape[depth:])
+	st := stridesOf(t.Shape)
+	idx := indices.Ints()
+	nIdx := len(idx) / depth
+	if updates.Len() != nIdx*inner {
+		return nil, fmt.Errorf("scatter_nd: updates %v do not match %d slices of %d", updates.Shape, nIdx, inner)
+	}
+	c := t.Clone()
+	c.Elem = out
+	for k := 0; k < nIdx; k++ {
+		off := 0
+		for d := 0; d < depth; d++ {
+			v := int(idx[k*depth+d])
+			if v < 0 {
+				v += t.Shape[d]
+			}
+			if v < 0 || v >= t.Shape[d] {
+				return nil, fmt.Errorf("scatter_nd: index %d out of range on axis %d (size %d)", idx[k*depth+d], d, t.Shape[d])
+			}
+			off += v * st[d]
+		}
+		if out.IsFloat() {
+			u := updates.Floats()[k*inner : (k+1)*inner]
+			for i, v := range u {
+				c.F[off+i] = out.round(v)
+			}
+		} else {
+			for i := 0; i < inner; i++ {
+				c.I[off+i] = out.wrap(updates.I[k*inner+i])
+			}
+		}
+	}
+	return c, nil
+}
+
+// BroadcastTo expands t to shape by numpy broadcasting.
+func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
+	s, err := broadcastShape(t.Shape, shape)
+	if err != nil || !sameShape(s, shape) {
+		return nil, fmt.Errorf("cannot broadcast %v to %v", t.Shape, shape)
+	}
+	if t.Elem.IsFloat() {
+		src := t.Floats()
+		res := make([]float32, numel(shape))
+		forEachBroadcast(shape, [][]int{t.Shape}, func(o int, idx []int) { res[o] = src[idx[0]] })
+		return NewFloat(t.Elem, append([]int(nil), shape...), res), nil
+	}
+	res := make([]int64, numel(shape))
+	forEachBroadcast(shape, [][]int{t.Shape}, func(o int, idx []int) { res[o] = t.I[idx[0]] })
+	return NewInt(t.Elem, append([]int(nil), shape...), res), nil
+}
