@@ -1,0 +1,320 @@
+package passes
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+var foldIOUnsqueezePass = &Pass{
+	Name:    "fold-io-unsqueeze",
+	Summary: "fold expand_dims/shrink_dims/rank-only reshapes on graph inputs and outputs into the port types",
+	Doc: `The Neural Engine compiler rejects a segment whose boundary op is a rank
+change ("ANE I/O op isn't a squeeze / expandDims", citing the exporter's
+unsqueeze_* ops). Exporters emit exactly that: torch's unsqueeze on an input
+(input_ids before the embedding gather_nd, masks, positions) lowers to
+coreai.expand_dims, squeeze before an output to coreai.shrink_dims.
+
+For every entry graph (public, not called by another graph) the pass:
+  - folds a rank op whose data operand is a graph input into the input's
+    type: the input is retyped to the op's result type and the op's users
+    read the input directly. Repeated until no rank op reads the input
+    (unsqueeze of unsqueeze folds too).
+  - folds a rank op that produces a graph output into the output's type: the
+    output returns the op's operand and is retyped to its type.
+  - does the same for states (an input with MutableBuffers.buffer_mutation
+    and its output), but only when both sides fold to the same type, so the
+    state keeps one type; otherwise it leaves the pair alone with a note.
+
+A rank op here is coreai.expand_dims, coreai.shrink_dims or coreai.reshape
+whose result only inserts or removes unit dimensions (same element type,
+same non-unit dims in the same order, static shapes). Such an op moves no
+element, so the rewrite changes no computed value; it changes only the shape
+the caller must feed or read, e.g. input_ids tensor<1x1xsi32> becomes
+tensor<1x1x1xsi32>. Every such change is listed in the report (and written
+into the bundle's metadata by the CLI) so the caller can feed the new
+shapes.
+
+When a folded input has other users that need its old shape, the pass gives
+them a coreai.reshape of the retyped input back to the old shape (option
+other-users=reshape, the default) or leaves the input unfolded
+(other-users=skip). Axes/shape constants the folded ops used are left for
+dce. Handle-typed states (!coreai.handle) are not examined.
+
+Numerics: none (structural). Don't use it when the caller cannot change the
+shapes it feeds (a fixed runtime binding): the I/O shapes change.`,
+	Addresses: "ANE I/O op isn't a squeeze / expandDims",
+	DefaultOn: true,
+	Options: []OptionSpec{
+		{Name: "ops", Kind: OptStringList, Default: "coreai.expand_dims,coreai.shrink_dims,coreai.reshape",
+			Doc: "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only"},
+		{Name: "other-users", Kind: OptString, Default: "reshape",
+			Doc: "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)"},
+		{Name: "states", Kind: OptBool, Default: "true",
+			Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"},
+	},
+}
+
+func init() {
+	foldIOUnsqueezePass.Run = runFoldIOUnsqueeze
+	Register(foldIOUnsqueezePass)
+}
+
+// ioRankOps are the ops fold-io-unsqueeze may fold.
+var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
+
+func runFoldIOUnsqueeze(m *graph.Module, opts Options) (*Change, error) {
+	opts, err := ioOptions(foldIOUnsqueezePass, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
+		states: opts.Bool("states"), mode: opts.String("other-users")}
+	if f.mode != "reshape" && f.mode != "skip" {
+		return nil, fmt.Errorf("fold-io-unsqueeze: option other-users=%q: want reshape or skip", f.mode)
+	}
+	for _, n := range opts.Strings("ops") {
+		if !ioRankOps[n] {
+			return nil, fmt.Errorf("fold-io-unsqueeze: option ops: %q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
+		}
+		f.ops[n] = true
+	}
+	for _, g := range ioEntryGraphs(m) {
+		f.graph(g)
+	}
+	return f.ch, nil
+}
+
+type ioFolder struct {
+	m       *graph.Module
+	ch      *Change
+	ops     map[string]bool
+	states  bool
+	mode    string
+	created map[*graph.Operation]bool // inverse reshapes this run added; never folded
+}
+
+// ours reports whether op is an inverse reshape (or its constant) added by
+// this pass, in this run or an earlier one (its location names the pass):
+// folding it back would undo the pass, and a second run must change nothing.
+func (f *ioFolder) ours(op *graph.Operation) bool {
+	if f.created[op] {
+		return true
+	}
+	l, ok := op.Loc.(*graph.NameLoc)
+	return ok && l.Name == ioFoldLocName
+}
+
+const ioFoldLocName = "anefix.fold-io-unsqueeze"
+
+// ioPortLog accumulates what happened to one port for its IOChange.
+type ioPortLog struct {
+	before graph.Type
+	folded []string
+	added  int
+}
+
+func (f *ioFolder) graph(g *graph.Graph) {
+	term := g.Terminator()
+	if term == nil {
+		return
+	}
+	ins, outs := g.Inputs(), g.Outputs()
+	outByName := map[string]int{}
+	for _, o := range outs {
+		if o.Name == "" {
+			continue
+		}
+		if _, dup := outByName[o.Name]; dup {
+			outByName[o.Name] = -1
+		} else {
+			outByName[o.Name] = o.Index
+		}
+	}
+	stateOut := map[int]bool{}
+	for _, in := range ins {
+		if !in.IsState {
+			f.input(g, in)
+			continue
+		}
+		j, ok := outByName[in.StateOutput]
+		if in.StateOutput == "" || !ok || j < 0 {
+			continue // handle-typed state, or a state without a unique output: not examined
+		}
+		stateOut[j] = true
+		if !f.states {
+			continue
+		}
+		f.statePair(g, in, outs[j])
+	}
+	for _, o := range outs {
+		if !o.IsState && !stateOut[o.Index] {
+			f.output(g, o)
+		}
+	}
+}
+
+// inputFold finds the rank ops reading input i that can fold into it: all of
+// them must produce one type R; uses by anything else are returned as
+// others. ok is false when nothing folds (or others exist and mode is skip).
+func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph.Operation, others []graph.Use, ok bool) {
+	arg := g.Body().Arg(i)
+	for _, u := range arg.Uses() {
+		op := u.Op
+		if f.ours(op) {
+			continue // an inverse reshape reads any same-size shape; it stays valid
+		}
+		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
+			(r == nil || graph.TypeEqual(r, op.Result(0).Type())) {
+			r = op.Result(0).Type()
+			fold = append(fold, op)
+			continue
+		}
+		others = append(others, u)
+	}
+	return r, fold, others, len(fold) > 0
+}
+
+// applyInput retypes input i to r, removes the fold ops and gives the other
+// users a reshape back to the old type.
+func (f *ioFolder) applyInput(g *graph.Graph, i int, r graph.Type, fold []*graph.Operation, others []graph.Use, log *ioPortLog) {
+	body := g.Body()
+	arg := body.Arg(i)
+	old := arg.Type().(*graph.TensorType)
+	g.SetInputType(i, r)
+	loc := fold[0].Loc
+	for _, op := range fold {
+		log.folded = append(log.folded, op.Describe())
+		op.Result(0).ReplaceAllUsesWith(arg)
+		if err := op.Erase(); err == nil {
+			f.ch.OpsRemoved++
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	ops := ioReshapeOps(f.m, arg, old, ioPassLoc("fold-io-unsqueeze", loc))
+	body.Prepend(ops[1])
+	body.Prepend(ops[0])
+	for _, op := range ops {
+		f.created[op] = true
+	}
+	f.ch.OpsAdded += len(ops)
+	log.added += len(others)
+	for _, u := range others {
+		u.Op.SetOperand(u.Index, ops[1].Result(0))
+	}
+}
+
+func (f *ioFolder) input(g *graph.Graph, p graph.Port) {
+	log := &ioPortLog{before: g.Body().Arg(p.Index).Type()}
+	for {
+		r, fold, others, ok := f.inputFold(g, p.Index)
+		if !ok {
+			break
+		}
+		if len(others) > 0 && f.mode == "skip" {
+			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: not folded (%s): %d other users need its shape %s and other-users=skip",
+				g.Name(), ioPortName(p), fold[0].Describe(), len(others), g.Body().Arg(p.Index).Type()))
+			break
+		}
+		f.applyInput(g, p.Index, r, fold, others, log)
+	}
+	f.record(g, p, false, log, g.Body().Arg(p.Index).Type())
+}
+
+// outputFold finds the rank op producing output j: (op, its data operand).
+func (f *ioFolder) outputFold(g *graph.Graph, j int) (*graph.Operation, *graph.Value) {
+	v := g.Terminator().Operand(j)
+	d := v.DefiningOp()
+	if d == nil || f.ours(d) || !f.ops[d.Name] || d.NumResults() != 1 || d.NumOperands() == 0 {
+		return nil, nil
+	}
+	x := d.Operand(0)
+	if !ioRankOnly(x.Type(), v.Type()) {
+		return nil, nil
+	}
+	return d, x
+}
+
+func (f *ioFolder) applyOutput(g *graph.Graph, j int, d *graph.Operation, x *graph.Value, log *ioPortLog) {
+	term := g.Terminator()
+	v := term.Operand(j)
+	log.folded = append(log.folded, d.Describe())
+	term.SetOperand(j, x)
+	g.SetOutputType(j, x.Type())
+	if !v.HasUses() {
+		if err := d.Erase(); err == nil {
+			f.ch.OpsRemoved++
+		}
+	}
+}
+
+func (f *ioFolder) output(g *graph.Graph, p graph.Port) {
+	log := &ioPortLog{before: g.Terminator().Operand(p.Index).Type()}
+	for {
+		d, x := f.outputFold(g, p.Index)
+		if d == nil {
+			break
+		}
+		f.applyOutput(g, p.Index, d, x, log)
+	}
+	f.record(g, p, true, log, g.Terminator().Operand(p.Index).Type())
+}
+
+// statePair folds a state's input and output together, only when both sides
+// reach the same type, because a state has one type (coreai-facts §2).
+func (f *ioFolder) statePair(g *graph.Graph, in, out graph.Port) {
+	if !graph.TypeEqual(in.Type, out.Type) {
+		return // not a well-formed state; promote-states/verifier report it
+	}
+	inLog := &ioPortLog{before: in.Type}
+	outLog := &ioPortLog{before: out.Type}
+	for {
+		r, fold, others, okIn := f.inputFold(g, in.Index)
+		d, x := f.outputFold(g, out.Index)
+		okOut := d != nil
+		if !okIn && !okOut {
+			break
+		}
+		why := ""
+		switch {
+		case !okIn || !okOut:
+			why = "only one side of the state has a rank op"
+		case !graph.TypeEqual(r, x.Type()):
+			why = fmt.Sprintf("the input side would become %s but the output side %s", r, x.Type())
+		case len(others) > 0 && f.mode == "skip":
+			why = fmt.Sprintf("%d other users need the input's shape and other-users=skip", len(others))
+		}
+		for _, op := range fold {
+			if op == d {
+				why = "the same rank op reads the input and writes the output"
+			}
+		}
+		if why != "" {
+			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s → %s: not folded: %s", g.Name(), ioPortName(in), ioPortName(out), why))
+			break
+		}
+		f.applyInput(g, in.Index, r, fold, others, inLog)
+		// The input fold may have redirected the output's operand chain to
+		// the input itself; re-read it.
+		if d, x = f.outputFold(g, out.Index); d != nil {
+			f.applyOutput(g, out.Index, d, x, outLog)
+		}
+	}
+	f.record(g, in, false, inLog, g.Body().Arg(in.Index).Type())
+	f.record(g, out, true, outLog, g.Terminator().Operand(out.Index).Type())
+}
+
+func (f *ioFolder) record(g *graph.Graph, p graph.Port, isOut bool, log *ioPortLog, after graph.Type) {
+	if len(log.folded) == 0 {
+		return
+	}
+	why := "folded " + strings.Join(log.folded, ", ")
+	if log.added > 0 {
+		why += fmt.Sprintf("; %d other users read a coreai.reshape back to %s", log.added, log.before)
+	}
+	f.ch.IOChanges = append(f.ch.IOChanges, IOChange{Graph: g.Name(), Port: ioPortName(p), IsOutput: isOut,
+		Before: log.before.String(), After: after.String(), Why: why})
+}

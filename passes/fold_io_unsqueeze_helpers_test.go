@@ -1,0 +1,177 @@
+package passes
+
+// Hand-built graph helpers for the tests of fold-io-unsqueeze,
+// promote-states and arm-d (prefix tb, to stay apart from other passes'
+// test helpers in this package).
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+)
+
+type tbPort struct {
+	name string
+	typ  graph.Type
+	mut  string // buffer_mutation target ("" = plain input)
+}
+
+type tbGraph struct {
+	m *graph.Module
+	g *graph.Graph
+}
+
+// tbModule makes a module with one empty public graph @name taking ins.
+func tbModule(name string, ins ...tbPort) *tbGraph {
+	m := graph.NewModule()
+	tg := &tbGraph{m: m}
+	tg.g = tbAddGraph(m, name, "", ins...)
+	return tg
+}
+
+// tbAddGraph appends a graph (visibility "" or "private") with a bare
+// terminator; outputs are added with out.
+func tbAddGraph(m *graph.Module, name, vis string, ins ...tbPort) *graph.Graph {
+	var types []graph.Type
+	var attrs []graph.Attr
+	for _, p := range ins {
+		types = append(types, p.typ)
+		d := graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(p.name)})
+		if p.mut != "" {
+			d = d.With(graph.AttrBufMutation, graph.Str(p.mut))
+		}
+		attrs = append(attrs, d)
+	}
+	entries := []graph.NamedAttr{
+		{Name: graph.AttrSymName, Value: graph.Str(name)},
+		{Name: graph.AttrFunctionType, Value: &graph.TypeAttr{Type: &graph.FunctionType{Inputs: types}}},
+	}
+	if len(attrs) > 0 {
+		entries = append(entries, graph.NamedAttr{Name: graph.AttrArgAttrs, Value: &graph.ArrayAttr{Elems: attrs}})
+	}
+	if vis != "" {
+		entries = append(entries, graph.NamedAttr{Name: graph.AttrVisibility, Value: graph.Str(vis)})
+	}
+	op := graph.NewOp("coreai.graph", nil, nil, graph.Dict(entries...), graph.Unknown)
+	b := op.AddRegion().AddBlock(types, nil)
+	b.Append(graph.NewOp("coreai.output", nil, nil, nil, graph.Unknown))
+	m.Body().Append(op)
+	return &graph.Graph{Op: op}
+}
+
+func (tg *tbGraph) arg(i int) *graph.Value { return tg.g.Body().Arg(i) }
+
+// op appends an op before the terminator; id is the FX node name ("" for
+// none) and src an optional "file:line" source.
+func tbOpIn(g *graph.Graph, name string, id, src string, operands []*graph.Value, results ...graph.Type) *graph.Operation {
+	var loc graph.Loc = graph.Unknown
+	var fl graph.Loc
+	if src != "" {
+		i := strings.LastIndexByte(src, ':')
+		var line int
+		fmt.Sscan(src[i+1:], &line)
+		fl = &graph.FileLoc{File: src[:i], Line: line}
+		loc = fl
+	}
+	if id != "" {
+		loc = &graph.NameLoc{Name: id, Child: fl}
+	}
+	op := graph.NewOp(name, operands, results, nil, loc)
+	op.InsertBefore(g.Terminator())
+	return op
+}
+
+func (tg *tbGraph) op(name, id string, operands []*graph.Value, results ...graph.Type) *graph.Value {
+	return tbOpIn(tg.g, name, id, "", operands, results...).Result(0)
+}
+
+// constI adds a 32-bit integer constant (rank 1, or rank 0 for one value
+// with scalar=true).
+func tbConstI(g *graph.Graph, m *graph.Module, elem *graph.IntegerType, vals ...int64) *graph.Value {
+	op := ioConstOp(m, ioIntDense(elem, []int64{int64(len(vals))}, vals), graph.Unknown)
+	op.InsertBefore(g.Terminator())
+	return op.Result(0)
+}
+
+func (tg *tbGraph) constI(elem *graph.IntegerType, vals ...int64) *graph.Value {
+	return tbConstI(tg.g, tg.m, elem, vals...)
+}
+
+func tbOut(g *graph.Graph, v *graph.Value, name string) {
+	if err := g.AddOutput(v, graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(name)})); err != nil {
+		panic(err)
+	}
+}
+
+func (tg *tbGraph) out(v *graph.Value, name string) { tbOut(tg.g, v, name) }
+
+func tbT(elem graph.Type, dims ...int64) *graph.TensorType { return graph.Tensor(elem, dims...) }
+
+// tbDump prints a module compactly and deterministically: enough to compare
+// IR before and after a pass (the text printer is another package's job).
+func tbDump(m *graph.Module) string {
+	var b strings.Builder
+	ids := map[*graph.Value]string{}
+	name := func(v *graph.Value) string {
+		if s, ok := ids[v]; ok {
+			return s
+		}
+		s := fmt.Sprintf("%%%d", len(ids))
+		ids[v] = s
+		return s
+	}
+	for _, g := range m.Graphs() {
+		fmt.Fprintf(&b, "graph @%s vis=%q\n", g.Name(), g.Visibility())
+		for _, p := range g.Inputs() {
+			fmt.Fprintf(&b, "  in %s %s: %s attrs=%s\n", name(g.Body().Arg(p.Index)), p.Name, p.Type, p.Attrs)
+		}
+		for _, p := range g.Outputs() {
+			fmt.Fprintf(&b, "  out %s: %s attrs=%s\n", p.Name, p.Type, p.Attrs)
+		}
+		g.Op.Walk(func(op *graph.Operation) bool {
+			if op == g.Op {
+				return true
+			}
+			var ops, res []string
+			for _, v := range op.Operands() {
+				ops = append(ops, name(v)+":"+v.Type().String())
+			}
+			for _, v := range op.Results() {
+				res = append(res, name(v)+":"+v.Type().String())
+			}
+			fmt.Fprintf(&b, "  %s = %s(%s) attrs=%s loc=%s\n", strings.Join(res, ","), op.Name, strings.Join(ops, ", "), op.Attrs, op.Loc)
+			return true
+		})
+	}
+	return b.String()
+}
+
+func tbVerify(t *testing.T, m *graph.Module, when string) {
+	t.Helper()
+	if err := graph.Verify(m); err != nil {
+		t.Fatalf("%s: %v\n%s", when, err, tbDump(m))
+	}
+}
+
+func tbCount(m *graph.Module, name string) int {
+	n := 0
+	m.Walk(func(op *graph.Operation) bool {
+		if op.Name == name {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// tbRun runs a registered pass by name with options.
+func tbRun(t *testing.T, pass string, m *graph.Module, opts Options) (*Change, error) {
+	t.Helper()
+	p, ok := Lookup(pass)
+	if !ok {
+		t.Fatalf("pass %s not registered", pass)
+	}
+	return p.Run(m, opts)
+}
