@@ -42,7 +42,7 @@ func TestFoldIOUnsqueeze(t *testing.T) {
 			tg.out(s, "y")
 			return tg
 		}, want{ins: []string{"tensor<1x1x4xf16>"}, outs: []string{"tensor<1x1x4xf16>"}, removed: 3,
-			io: []string{"x tensor<4xf16>->tensor<1x1x4xf16>", "y tensor<4xf16>->tensor<1x1x4xf16>"},
+			io:     []string{"x tensor<4xf16>->tensor<1x1x4xf16>", "y tensor<4xf16>->tensor<1x1x4xf16>"},
 			absent: []string{"coreai.expand_dims", "coreai.shrink_dims"}}},
 		{"rank-only reshape folds, general reshape does not", nil, func() *tbGraph {
 			tg := tbModule("main", tbPort{"a", tbT(f16, 2, 6), ""}, tbPort{"b", tbT(f16, 2, 6), ""})
