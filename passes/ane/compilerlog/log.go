@@ -1,0 +1,397 @@
+// Package compilerlog reads what `xcrun coreai-build compile` prints to
+// stderr and turns it into typed records: per-op `warning:` lines (with the
+// compiler's ane_validation_message, the "ANE I/O op" failure and the
+// maxReorderingDistance note), and the `ANECCompileOffline() failed` blocks
+// with their status numbers, ErrorList and region file names.
+//
+// It sits under passes/ane because it is the compiler's side of the same
+// question the rule model answers (where the Neural Engine refuses); it
+// depends on nothing but the standard library and never opens files, so
+// both passes/ane (which maps records back to ops) and cmd/anefix (which
+// runs the compiler) can use it without a cycle.
+//
+// The line layout is modelled on the excerpts in coreai-facts.md §1 and
+// apple/coreai-models issue #205; since no public source shows a complete
+// warning line, the parser keys on the phrases the compiler is known to use
+// and takes locations, op names and op ids from wherever they appear.
+package compilerlog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Kind classifies one diagnostic line.
+type Kind int
+
+const (
+	// KindOther is a warning/note/error line the parser does not classify.
+	KindOther Kind = iota
+	// KindElementType is "Incompatible element type for ANE: expected …".
+	KindElementType
+	// KindIOOp is "… failed: ANE I/O op isn't a squeeze / expandDims".
+	KindIOOp
+	// KindReorder is "Reached maxReorderingDistance N".
+	KindReorder
+	// KindValidation is any other ane_validation_message.
+	KindValidation
+)
+
+var kindNames = [...]string{"other", "element-type", "io-op", "reorder", "validation"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// The compiler's phrases the parser keys on (coreai-facts §1, the seed).
+const (
+	PhraseElementType = "Incompatible element type for ANE"
+	PhraseIOOp        = "ANE I/O op isn't a squeeze / expandDims"
+	PhraseReorder     = "maxReorderingDistance"
+	PhraseValidation  = "ane_validation_message"
+	PhraseANECFailed  = "ANECCompileOffline() failed"
+	RegionMarker      = "_ANE_region"
+)
+
+// Diagnostic is one warning, note or error line.
+type Diagnostic struct {
+	Line     int    // 1-based line number in the log
+	Severity string // "warning", "note", "error" or "" when the line has none
+	Kind     Kind
+	// Message is the text after "warning:" (or the whole line).
+	Message string
+	// Validation is the ane_validation_message argument, when present.
+	Validation string
+	// OpName is the MLIR op name quoted as 'dialect.op' in the line, if any.
+	OpName string
+	// OpIDs are the FX node names found in the line (quoted identifiers such
+	// as "_to_copy_12" and loc("add_40") names), in order, without repeats.
+	OpIDs []string
+	// File, SrcLine, Col give the first source location in the line.
+	File    string
+	SrcLine int
+	Col     int
+	// Distance is N of "Reached maxReorderingDistance N" (0 otherwise).
+	Distance int
+	Raw      string
+}
+
+// Source returns "file:line" or "".
+func (d *Diagnostic) Source() string {
+	if d.File == "" {
+		return ""
+	}
+	return d.File + ":" + strconv.Itoa(d.SrcLine)
+}
+
+// Field is one key = value entry of a statusdict, value as text.
+type Field struct {
+	Key, Value string
+}
+
+// Failure is one `ANECCompileOffline() failed` block.
+type Failure struct {
+	Line      int   // line of "ANECCompileOffline() failed"
+	OSStatus  int64 // OSStatus=N
+	Status    int64 // aneCompileStatus=N
+	HasStatus bool
+	// SourceFile is CompiledInputSourceFileName.
+	SourceFile string
+	// Region is the region parsed from SourceFile (zero when none).
+	Region Region
+	// ErrorList holds the ErrorList entries (empty list = the silent case of
+	// issue #205).
+	ErrorList []string
+	// Fields are the other statusdict entries, sorted by key.
+	Fields []Field
+	// Truncated is set when the log ended inside the statusdict.
+	Truncated bool
+}
+
+// Region identifies an ANE region file `<function>_ANE_region_<i>_<j>…`.
+type Region struct {
+	File     string // base name
+	Function string // text before "_ANE_region" (may be elided with "...")
+	I, J     int
+	Valid    bool
+}
+
+// Log is everything parsed from one compiler run.
+type Log struct {
+	Diagnostics []Diagnostic
+	Failures    []Failure
+	Lines       int
+	// Unclassified counts non-empty lines that are neither diagnostics nor
+	// part of a failure block.
+	Unclassified int
+}
+
+// Count returns how many diagnostics have kind k.
+func (l *Log) Count(k Kind) int {
+	n := 0
+	for i := range l.Diagnostics {
+		if l.Diagnostics[i].Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// MaxLineBytes bounds one log line so hostile input cannot exhaust memory.
+const MaxLineBytes = 1 << 20
+
+// maxBlockLines bounds one statusdict block.
+const maxBlockLines = 100000
+
+var (
+	reSeverity   = regexp.MustCompile(`(?:^|[\s:])(warning|note|error|remark):\s?`)
+	reValidation = regexp.MustCompile(`"?ane_validation_message"?\s*\(\s*"((?:[^"\\]|\\.)*)"`)
+	reOpName     = regexp.MustCompile(`'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.]+)' op`)
+	reQuotedID   = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"`)
+	reFileLoc    = regexp.MustCompile(`"?([^\s"'():\[\],]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]*)"?:(\d+)(?::(\d+))?`)
+	reReorder    = regexp.MustCompile(`maxReorderingDistance\s*(?:=|:)?\s*(\d+)`)
+	reOSStatus   = regexp.MustCompile(`OSStatus\s*=\s*(-?\d+)`)
+	reANEStatus  = regexp.MustCompile(`aneCompileStatus\s*=\s*(-?\d+)`)
+	reRegion     = regexp.MustCompile(`_ANE_region_(\d+)_(\d+)`)
+)
+
+// ignoredIDs are quoted identifiers that are keys, not op ids.
+var ignoredIDs = map[string]bool{"ane_validation_message": true, "torch": true}
+
+// Parse reads a coreai-build stderr log. It fails only on read errors and
+// over-long lines; unknown text is counted, never rejected.
+func Parse(r io.Reader) (*Log, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	log := &Log{}
+	var fail *Failure
+	var block []string
+	depth := 0
+	for sc.Scan() {
+		log.Lines++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if fail != nil {
+			block = append(block, line)
+			depth += braceDelta(line)
+			if depth <= 0 || len(block) >= maxBlockLines {
+				fail.Truncated = depth > 0
+				finishFailure(fail, block)
+				log.Failures = append(log.Failures, *fail)
+				fail, block, depth = nil, nil, 0
+			}
+			continue
+		}
+		if i := strings.Index(line, PhraseANECFailed); i >= 0 {
+			fail = &Failure{Line: log.Lines}
+			rest := line[i:]
+			block = []string{rest}
+			depth = braceDelta(rest)
+			if depth <= 0 {
+				finishFailure(fail, block)
+				log.Failures = append(log.Failures, *fail)
+				fail, block, depth = nil, nil, 0
+			}
+			continue
+		}
+		if d, ok := parseDiagnostic(line, log.Lines); ok {
+			log.Diagnostics = append(log.Diagnostics, d)
+			continue
+		}
+		if strings.TrimSpace(line) != "" {
+			log.Unclassified++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, fmt.Errorf("compiler log line %d is longer than %d bytes", log.Lines+1, MaxLineBytes)
+		}
+		return nil, fmt.Errorf("reading compiler log: %w", err)
+	}
+	if fail != nil {
+		fail.Truncated = true
+		finishFailure(fail, block)
+		log.Failures = append(log.Failures, *fail)
+	}
+	return log, nil
+}
+
+// braceDelta counts { ( against } ) outside double-quoted strings.
+func braceDelta(s string) int {
+	d, inStr := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '(':
+			d++
+		case c == '}' || c == ')':
+			d--
+		}
+	}
+	return d
+}
+
+func parseDiagnostic(line string, n int) (Diagnostic, bool) {
+	d := Diagnostic{Line: n, Raw: line}
+	sev := reSeverity.FindStringSubmatchIndex(line)
+	hasPhrase := strings.Contains(line, PhraseValidation) || strings.Contains(line, PhraseElementType) ||
+		strings.Contains(line, PhraseIOOp) || strings.Contains(line, PhraseReorder)
+	if sev == nil && !hasPhrase {
+		return d, false
+	}
+	loc := line
+	d.Message = strings.TrimSpace(line)
+	if sev != nil {
+		d.Severity = line[sev[2]:sev[3]]
+		d.Message = strings.TrimSpace(line[sev[1]:])
+		loc = line[:sev[2]]
+	}
+	if m := reValidation.FindStringSubmatch(line); m != nil {
+		d.Validation = unescape(m[1])
+	}
+	switch {
+	case strings.Contains(line, PhraseElementType):
+		d.Kind = KindElementType
+	case strings.Contains(line, PhraseIOOp):
+		d.Kind = KindIOOp
+	case strings.Contains(line, PhraseReorder):
+		d.Kind = KindReorder
+		if m := reReorder.FindStringSubmatch(line); m != nil {
+			d.Distance, _ = strconv.Atoi(m[1])
+		}
+	case d.Validation != "":
+		d.Kind = KindValidation
+	}
+	if m := reOpName.FindStringSubmatch(line); m != nil {
+		d.OpName = m[1]
+	}
+	// Prefer a location before the severity; fall back to any in the line.
+	fl := reFileLoc.FindStringSubmatch(loc)
+	if fl == nil {
+		fl = reFileLoc.FindStringSubmatch(line)
+	}
+	if fl != nil {
+		d.File = fl[1]
+		d.SrcLine, _ = strconv.Atoi(fl[2])
+		if fl[3] != "" {
+			d.Col, _ = strconv.Atoi(fl[3])
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range reQuotedID.FindAllStringSubmatch(stripValidation(line), -1) {
+		id := m[1]
+		if ignoredIDs[id] || seen[id] || !looksLikeFXName(id) {
+			continue
+		}
+		seen[id] = true
+		d.OpIDs = append(d.OpIDs, id)
+	}
+	return d, true
+}
+
+// stripValidation removes the message string so words in it are not taken
+// for op ids.
+func stripValidation(line string) string {
+	return reValidation.ReplaceAllString(line, "")
+}
+
+// looksLikeFXName accepts torch FX node names: "<aten op>[_<n>]" such as
+// "_to_copy_12", "unsqueeze_3", "add", "slice_scatter_1".
+func looksLikeFXName(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+		return u
+	}
+	return s
+}
+
+// finishFailure fills a Failure from its block text.
+func finishFailure(f *Failure, block []string) {
+	text := strings.Join(block, "\n")
+	if m := reOSStatus.FindStringSubmatch(text); m != nil {
+		f.OSStatus, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	if m := reANEStatus.FindStringSubmatch(text); m != nil {
+		f.Status, _ = strconv.ParseInt(m[1], 10, 64)
+		f.HasStatus = true
+	}
+	i := strings.Index(text, "statusdict")
+	if i < 0 {
+		return
+	}
+	j := strings.IndexByte(text[i:], '{')
+	if j < 0 {
+		return
+	}
+	p := &plist{s: text[i+j:]}
+	v := p.value()
+	dict, ok := v.(plDict)
+	if !ok {
+		return
+	}
+	for _, kv := range dict {
+		switch kv.key {
+		case "CompiledInputSourceFileName":
+			f.SourceFile = plText(kv.val)
+			f.Region = ParseRegion(f.SourceFile)
+		case "ErrorList":
+			if arr, ok := kv.val.(plArray); ok {
+				for _, e := range arr {
+					f.ErrorList = append(f.ErrorList, plText(e))
+				}
+			} else if t := plText(kv.val); t != "" {
+				f.ErrorList = append(f.ErrorList, t)
+			}
+		default:
+			f.Fields = append(f.Fields, Field{kv.key, plText(kv.val)})
+		}
+	}
+	sort.SliceStable(f.Fields, func(a, b int) bool { return f.Fields[a].Key < f.Fields[b].Key })
+}
+
+// ParseRegion extracts the function and indices from an ANE region file
+// name such as ".../extend_1024_16_..._ANE_region_1_0.bc.mlir".
+func ParseRegion(path string) Region {
+	base := path
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	r := Region{File: base}
+	loc := reRegion.FindStringSubmatchIndex(base)
+	if loc == nil {
+		return r
+	}
+	r.Function = base[:loc[0]]
+	var err1, err2 error
+	r.I, err1 = strconv.Atoi(base[loc[2]:loc[3]])
+	r.J, err2 = strconv.Atoi(base[loc[4]:loc[5]])
+	r.Valid = err1 == nil && err2 == nil
+	return r
+}

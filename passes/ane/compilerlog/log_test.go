@@ -1,0 +1,185 @@
+package compilerlog
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func parseFile(t *testing.T, name string) *Log {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "..", "testdata", "compilerlogs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestIssue205EmptyErrorList(t *testing.T) {
+	l := parseFile(t, "issue205-empty-errorlist.log")
+	if len(l.Failures) != 1 {
+		t.Fatalf("failures = %d, want 1", len(l.Failures))
+	}
+	f := l.Failures[0]
+	if f.OSStatus != 0 || !f.HasStatus || f.Status != 1 || f.Truncated {
+		t.Errorf("status: %+v", f)
+	}
+	if len(f.ErrorList) != 0 {
+		t.Errorf("ErrorList = %q, want empty", f.ErrorList)
+	}
+	want := Region{File: "extend_1024_16_..._ANE_region_1_0.bc.mlir", Function: "extend_1024_16_...", I: 1, J: 0, Valid: true}
+	if f.Region != want {
+		t.Errorf("region = %+v, want %+v", f.Region, want)
+	}
+	if len(l.Diagnostics) != 0 {
+		t.Errorf("diagnostics = %+v", l.Diagnostics)
+	}
+}
+
+func TestSeedArmA(t *testing.T) {
+	l := parseFile(t, "seed-arm-a.log")
+	if got := l.Count(KindElementType); got != 3 {
+		t.Errorf("element-type = %d, want 3", got)
+	}
+	if got := l.Count(KindIOOp); got != 3 {
+		t.Errorf("io-op = %d, want 3", got)
+	}
+	if got := l.Count(KindReorder); got != 1 {
+		t.Errorf("reorder = %d, want 1", got)
+	}
+	d := l.Diagnostics[0]
+	if d.Severity != "warning" || d.OpName != "coreai.cast" || !reflect.DeepEqual(d.OpIDs, []string{"_to_copy_12"}) ||
+		d.SrcLine != 199 || !strings.HasSuffix(d.File, "macos/qwen3_5.py") ||
+		d.Validation != "Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16" {
+		t.Errorf("first diagnostic: %+v", d)
+	}
+	io := l.Diagnostics[5]
+	if io.Kind != KindIOOp || io.OpName != "coreai.decomposable.broadcasting_add" || io.OpIDs[0] != "add_40" || io.SrcLine != 330 {
+		t.Errorf("io diagnostic: %+v", io)
+	}
+	if l.Diagnostics[6].Distance != 50 || l.Diagnostics[6].Severity != "note" {
+		t.Errorf("reorder: %+v", l.Diagnostics[6])
+	}
+	if len(l.Failures) != 1 || l.Failures[0].Region.Function != "main_..." {
+		t.Errorf("failures: %+v", l.Failures)
+	}
+	// The timestamp line and "Error:" are not diagnostics.
+	if l.Unclassified != 2 {
+		t.Errorf("unclassified = %d, want 2", l.Unclassified)
+	}
+}
+
+func TestSeedArmD(t *testing.T) {
+	l := parseFile(t, "seed-arm-d.log")
+	if l.Count(KindReorder) != 7 || l.Count(KindElementType) != 0 || l.Count(KindIOOp) != 0 {
+		t.Errorf("counts: reorder %d element %d io %d", l.Count(KindReorder), l.Count(KindElementType), l.Count(KindIOOp))
+	}
+	if len(l.Failures) != 1 || len(l.Failures[0].ErrorList) != 0 {
+		t.Errorf("failures: %+v", l.Failures)
+	}
+}
+
+func TestErrorListEntries(t *testing.T) {
+	l := parseFile(t, "fake-errorlist.log")
+	if len(l.Failures) != 1 {
+		t.Fatalf("failures: %+v", l.Failures)
+	}
+	f := l.Failures[0]
+	want := []string{`Unsupported op "gather" (a made-up entry)`, `{Code = 7; Layer = main_merged_0}`}
+	if !reflect.DeepEqual(f.ErrorList, want) {
+		t.Errorf("ErrorList = %q, want %q", f.ErrorList, want)
+	}
+	if f.OSStatus != -1 || f.Status != 3 || f.Region.I != 2 || f.Region.J != 1 || f.Region.Function != "prompt_opt_256_8" {
+		t.Errorf("failure: %+v", f)
+	}
+	if !reflect.DeepEqual(f.Fields, []Field{{"NetworkName", "net"}}) {
+		t.Errorf("fields: %+v", f.Fields)
+	}
+}
+
+func TestLineLayouts(t *testing.T) {
+	cases := []struct {
+		line            string
+		kind            Kind
+		sev, file, opID string
+		srcLine         int
+	}{
+		// MLIR style with a quoted file location.
+		{`"a/b/qwen3_5_ios.py":290:0: warning: "ane_validation_message"("Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16") at "_to_copy_3"`,
+			KindElementType, "warning", "a/b/qwen3_5_ios.py", "_to_copy_3", 290},
+		// loc(...) printed location with a name.
+		{`loc("unsqueeze_7"("m.py":12:4)): warning: op failed: ANE I/O op isn't a squeeze / expandDims`,
+			KindIOOp, "warning", "m.py", "unsqueeze_7", 12},
+		// No severity, phrase only.
+		{`Reached maxReorderingDistance 50`, KindReorder, "", "", "", 0},
+		// Another validation message.
+		{`x.py:3:1: warning: "ane_validation_message"("Something else")`, KindValidation, "warning", "x.py", "", 3},
+		{`x.py:3:1: error: 'coreai.foo' op bad`, KindOther, "error", "x.py", "", 3},
+	}
+	for _, c := range cases {
+		d, ok := parseDiagnostic(c.line, 1)
+		if !ok {
+			t.Errorf("%q: not a diagnostic", c.line)
+			continue
+		}
+		id := ""
+		if len(d.OpIDs) > 0 {
+			id = d.OpIDs[0]
+		}
+		if d.Kind != c.kind || d.Severity != c.sev || d.File != c.file || id != c.opID || d.SrcLine != c.srcLine {
+			t.Errorf("%q:\n got kind %v sev %q file %q id %q line %d", c.line, d.Kind, d.Severity, d.File, id, d.SrcLine)
+		}
+	}
+	for _, s := range []string{"compiling main", "Error:", "", "   "} {
+		if _, ok := parseDiagnostic(s, 1); ok {
+			t.Errorf("%q parsed as a diagnostic", s)
+		}
+	}
+}
+
+func TestTruncatedBlock(t *testing.T) {
+	l, err := Parse(strings.NewReader(" ANECCompileOffline() failed: OSStatus=0, aneCompileStatus=2, statusdict={\n  ErrorList = (\n \"x\""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Failures) != 1 || !l.Failures[0].Truncated || l.Failures[0].Status != 2 {
+		t.Errorf("%+v", l.Failures)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	_, err := Parse(strings.NewReader(strings.Repeat("x", MaxLineBytes+10)))
+	if err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	dir := filepath.Join("..", "..", "..", "testdata", "compilerlogs")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".log") {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err == nil {
+				f.Add(string(b))
+			}
+		}
+	}
+	f.Add("statusdict={" + strings.Repeat("{(", 200))
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, fl := range l.Failures {
+			_ = ParseRegion(fl.SourceFile)
+		}
+	})
+}
