@@ -1,0 +1,677 @@
+package mlirtext
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Form is a textual form of MLIR.
+type Form uint8
+
+const (
+	// FormKeep means "the form the input had" when writing.
+	FormKeep Form = iota
+	// FormGeneric is MLIR's generic op form, as `mlir-opt --mlir-print-op-generic`.
+	FormGeneric
+	// FormPretty is the printed (custom) form coreai-torch writes.
+	FormPretty
+)
+
+func (f Form) String() string {
+	switch f {
+	case FormGeneric:
+		return "generic"
+	case FormPretty:
+		return "pretty"
+	}
+	return "keep"
+}
+
+// ParseForm reads "generic", "pretty" or "keep"/"".
+func ParseForm(s string) (Form, bool) {
+	switch s {
+	case "generic":
+		return FormGeneric, true
+	case "pretty":
+		return FormPretty, true
+	case "", "keep":
+		return FormKeep, true
+	}
+	return FormKeep, false
+}
+
+// Parse reads MLIR text (generic or coreai printed form) named name. It
+// returns the module and the form the text used: FormPretty when any op was
+// written in custom syntax, else FormGeneric. Resource blobs stay in text
+// (they reference text) and are decoded only when read.
+func Parse(name string, text string) (*graph.Module, Form, error) {
+	p := newParser(name, text)
+	m := p.parseFile()
+	if p.err != nil {
+		return nil, FormKeep, p.err
+	}
+	form := FormGeneric
+	if p.pretty {
+		form = FormPretty
+	}
+	return m, form, nil
+}
+
+// valueDef is one name's result group (`%x:3` defines three values).
+type valueDef struct {
+	vals []*graph.Value
+}
+
+type forwardRef struct {
+	val *graph.Value // placeholder result of a detached op
+	pos int
+}
+
+type blockDef struct {
+	block   *graph.Block
+	defined bool
+	pos     int // first reference, for errors
+}
+
+// scope holds the names of one region. Outer scopes stay visible because
+// ops of unregistered dialects are not isolated from above.
+type scope struct {
+	vals    map[string]*valueDef
+	forward map[string]*forwardRef // "name#idx"
+	blocks  map[string]*blockDef
+	region  *graph.Region
+	nDef    int // blocks defined so far, in order
+}
+
+func newScope(r *graph.Region) *scope {
+	return &scope{vals: map[string]*valueDef{}, forward: map[string]*forwardRef{}, blocks: map[string]*blockDef{}, region: r}
+}
+
+func (p *parser) parseFile() *graph.Module {
+	m := graph.NewModule()
+	p.module = m
+	top := newScope(m.Op.Regions[0])
+	p.scopes = []*scope{top}
+	body := m.Body()
+	for p.ok() && !p.is(EOF) {
+		switch p.tok.Kind {
+		case HashIdent:
+			if p.peekIsAliasDef() {
+				p.parseAttrAliasDef()
+				continue
+			}
+		case BangIdent:
+			if p.peekIsAliasDef() {
+				p.parseTypeAliasDef()
+				continue
+			}
+		case FileMetaBegin:
+			p.parseFileMetadata(m)
+			continue
+		}
+		op := p.parseOperation()
+		if op != nil {
+			body.Append(op)
+		}
+	}
+	if !p.ok() {
+		return nil
+	}
+	p.resolveDeferred()
+	p.closeScope(top, true)
+	if !p.ok() {
+		return nil
+	}
+	// One explicit builtin.module is the module; anything else is wrapped
+	// in an implicit one located at file:0:0, as MLIR does.
+	if body.Len() == 1 && body.First().Name == "builtin.module" {
+		op := body.First()
+		op.Remove()
+		m.Op = op
+		p.checkModuleShape(op)
+	} else {
+		m.Op.Loc = &graph.FileLoc{File: p.src.Name, Line: 0, Col: 0}
+		m.Implicit = true
+	}
+	if !p.ok() {
+		return nil
+	}
+	return m
+}
+
+func (p *parser) checkModuleShape(op *graph.Operation) {
+	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 {
+		p.failAt(0, "builtin.module must have one region with one block")
+	}
+}
+
+// peekIsAliasDef reports whether the current #x / !x token starts an alias
+// definition `#x = …` at top level.
+func (p *parser) peekIsAliasDef() bool {
+	save := p.lex.Pos()
+	t := p.lex.Next()
+	p.lex.Reset(save)
+	return t.Kind == Equal
+}
+
+func (p *parser) parseAttrAliasDef() {
+	tok := p.tok
+	name := tok.Text[1:]
+	if strings.Contains(name, ".") {
+		p.fail("attribute alias '%s' may not contain a '.'", name)
+		return
+	}
+	if _, dup := p.attrAliases[name]; dup {
+		p.fail("redefinition of attribute alias id '%s'", name)
+		return
+	}
+	if _, dup := p.locAliases[name]; dup {
+		p.fail("redefinition of attribute alias id '%s'", name)
+		return
+	}
+	p.next()
+	p.next() // '='
+	if p.isKeyword("loc") {
+		if l := p.parseLoc(nil); l != nil {
+			p.locAliases[name] = l
+		}
+		return
+	}
+	if a := p.parseAttr(); a != nil {
+		p.attrAliases[name] = a
+	}
+}
+
+func (p *parser) parseTypeAliasDef() {
+	tok := p.tok
+	name := tok.Text[1:]
+	if strings.Contains(name, ".") {
+		p.fail("type alias '%s' may not contain a '.'", name)
+		return
+	}
+	if _, dup := p.typeAliases[name]; dup {
+		p.fail("redefinition of type alias id '%s'", name)
+		return
+	}
+	p.next()
+	p.next() // '='
+	if t := p.parseType(); t != nil {
+		p.typeAliases[name] = t
+	}
+}
+
+// ---------------------------------------------------------------- scopes
+
+func (p *parser) cur() *scope { return p.scopes[len(p.scopes)-1] }
+
+// closeScope ends a region: unresolved forward references move to the
+// enclosing scope (they may name an outer value defined later) or, at top
+// level, are errors. Blocks referenced but never defined are errors.
+func (p *parser) closeScope(s *scope, top bool) {
+	for name, b := range s.blocks {
+		if !b.defined {
+			p.failAt(b.pos, "reference to an undefined block '^%s'", name)
+			return
+		}
+	}
+	keys := make([]string, 0, len(s.forward))
+	for k := range s.forward {
+		keys = append(keys, k)
+	}
+	// Deterministic error choice: report the earliest use.
+	minPos := -1
+	var minKey string
+	for _, k := range keys {
+		if fr := s.forward[k]; minPos < 0 || fr.pos < minPos {
+			minPos, minKey = fr.pos, k
+		}
+	}
+	if top {
+		if minPos >= 0 {
+			p.failAt(minPos, "use of undeclared SSA value name '%%%s'", strings.SplitN(minKey, "#", 2)[0])
+		}
+		return
+	}
+	parent := p.scopes[len(p.scopes)-2]
+	for _, k := range keys {
+		fr := s.forward[k]
+		if other, ok := parent.forward[k]; ok {
+			if !graph.TypeEqual(other.val.Type(), fr.val.Type()) {
+				p.failAt(fr.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", k, fr.val.Type(), other.val.Type())
+				return
+			}
+			fr.val.ReplaceAllUsesWith(other.val)
+			continue
+		}
+		parent.forward[k] = fr
+	}
+}
+
+func (p *parser) pushScope(r *graph.Region) *scope {
+	s := newScope(r)
+	p.scopes = append(p.scopes, s)
+	return s
+}
+
+func (p *parser) popScope() {
+	s := p.cur()
+	p.closeScope(s, false)
+	p.scopes = p.scopes[:len(p.scopes)-1]
+}
+
+// defineValues binds %name (a result group) in the current scope and
+// resolves forward references to it.
+func (p *parser) defineValues(name string, pos int, vals []*graph.Value) {
+	s := p.cur()
+	if _, dup := s.vals[name]; dup {
+		p.failAt(pos, "redefinition of SSA value '%%%s'", name)
+		return
+	}
+	s.vals[name] = &valueDef{vals: vals}
+	for i, v := range vals {
+		for _, key := range []string{name + "#" + strconv.Itoa(i)} {
+			fr, ok := s.forward[key]
+			if !ok {
+				continue
+			}
+			if !graph.TypeEqual(fr.val.Type(), v.Type()) {
+				p.failAt(fr.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", name, fr.val.Type(), v.Type())
+				return
+			}
+			fr.val.ReplaceAllUsesWith(v)
+			delete(s.forward, key)
+		}
+	}
+	for key, fr := range s.forward {
+		if n, idx, _ := strings.Cut(key, "#"); n == name {
+			i, _ := strconv.Atoi(idx)
+			if i >= len(vals) {
+				p.failAt(fr.pos, "reference to invalid result number '%%%s#%d'", name, i)
+				return
+			}
+		}
+	}
+}
+
+// ssaUse is a parsed operand reference awaiting its type.
+type ssaUse struct {
+	name string
+	idx  int
+	pos  int
+}
+
+func (p *parser) parseSSAUse() (ssaUse, bool) {
+	if !p.is(PercentIdent) {
+		p.fail("expected SSA operand, found %s", describe(p.tok))
+		return ssaUse{}, false
+	}
+	u := ssaUse{name: p.tok.Text[1:], pos: p.tok.Pos}
+	// `%x#1` lexes as two adjacent tokens.
+	end := p.tok.End
+	p.next()
+	if p.is(HashIdent) && p.tok.Pos == end {
+		n, err := strconv.Atoi(p.tok.Text[1:])
+		if err != nil {
+			p.fail("invalid SSA value result number")
+			return u, false
+		}
+		u.idx = n
+		p.next()
+	}
+	return u, true
+}
+
+// resolve returns the value for a use, creating a typed forward reference
+// when the name is not defined yet.
+func (p *parser) resolve(u ssaUse, t graph.Type) *graph.Value {
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if d, ok := p.scopes[i].vals[u.name]; ok {
+			if u.idx >= len(d.vals) {
+				p.failAt(u.pos, "reference to invalid result number '%%%s#%d'", u.name, u.idx)
+				return nil
+			}
+			v := d.vals[u.idx]
+			if t != nil && !graph.TypeEqual(v.Type(), t) {
+				p.failAt(u.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", u.name, t, v.Type())
+				return nil
+			}
+			return v
+		}
+	}
+	key := u.name + "#" + strconv.Itoa(u.idx)
+	s := p.cur()
+	if fr, ok := s.forward[key]; ok {
+		if t != nil && !graph.TypeEqual(fr.val.Type(), t) {
+			p.failAt(u.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", u.name, t, fr.val.Type())
+			return nil
+		}
+		return fr.val
+	}
+	if t == nil {
+		p.failAt(u.pos, "use of undeclared SSA value name '%%%s'", u.name)
+		return nil
+	}
+	ph := graph.NewOp("mlirtext.forward_ref", nil, []graph.Type{t}, nil, nil)
+	s.forward[key] = &forwardRef{val: ph.Result(0), pos: u.pos}
+	return ph.Result(0)
+}
+
+func (p *parser) resolveAll(uses []ssaUse, types []graph.Type, where int) []*graph.Value {
+	if len(uses) != len(types) {
+		p.failAt(where, "%d operands present, but expected %d", len(uses), len(types))
+		return nil
+	}
+	out := make([]*graph.Value, len(uses))
+	for i, u := range uses {
+		out[i] = p.resolve(u, types[i])
+		if !p.ok() {
+			return nil
+		}
+	}
+	return out
+}
+
+// blockRef returns the block named by a ^label in the current region,
+// creating it on first reference.
+func (p *parser) blockRef(name string, pos int) *graph.Block {
+	s := p.cur()
+	if s.region == nil {
+		p.failAt(pos, "block reference '^%s' outside of a region", name)
+		return nil
+	}
+	if b, ok := s.blocks[name]; ok {
+		return b.block
+	}
+	b := s.region.AddBlock(nil, nil)
+	s.blocks[name] = &blockDef{block: b, pos: pos}
+	return b
+}
+
+// ------------------------------------------------------------ operations
+
+// resultGroup is `%name` or `%name:N` on the left of an op.
+type resultGroup struct {
+	name  string
+	count int
+	pos   int
+}
+
+func (p *parser) parseOperation() *graph.Operation {
+	if !p.enter() {
+		return nil
+	}
+	defer p.leave()
+	var groups []resultGroup
+	total := 0
+	if p.is(PercentIdent) {
+		for p.ok() {
+			if !p.is(PercentIdent) {
+				p.fail("expected SSA result name")
+				return nil
+			}
+			g := resultGroup{name: p.tok.Text[1:], count: 1, pos: p.tok.Pos}
+			p.next()
+			if p.accept(Colon) {
+				if !p.is(Integer) || strings.HasPrefix(p.tok.Text, "0x") {
+					p.fail("expected integer number of results")
+					return nil
+				}
+				n, err := strconv.Atoi(p.tok.Text)
+				if err != nil || n < 1 {
+					p.fail("expected a positive number of results")
+					return nil
+				}
+				g.count = n
+				p.next()
+			}
+			groups = append(groups, g)
+			total += g.count
+			if !p.accept(Comma) {
+				break
+			}
+		}
+		if !p.expect(Equal, "'=' after SSA result names") {
+			return nil
+		}
+	}
+	namePos := p.tok.Pos
+	var op *graph.Operation
+	switch p.tok.Kind {
+	case String:
+		op = p.parseGenericOp()
+	case BareIdent:
+		op = p.parseCustomOp(total)
+		p.pretty = true
+	default:
+		p.fail("expected operation name in quotes, or a custom op, found %s", describe(p.tok))
+		return nil
+	}
+	if op == nil || !p.ok() {
+		return nil
+	}
+	if op.NumResults() != total {
+		p.failAt(namePos, "operation defines %d results but was provided %d to bind", op.NumResults(), total)
+		return nil
+	}
+	// Trailing location; without one MLIR uses the op name's position.
+	if p.isKeyword("loc") {
+		op.Loc = p.parseLoc(&op.Loc)
+	} else {
+		line, col := p.src.LineCol(namePos)
+		op.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col}
+	}
+	k := 0
+	for _, g := range groups {
+		p.defineValues(g.name, g.pos, op.Results()[k:k+g.count])
+		k += g.count
+	}
+	return op
+}
+
+// parseGenericOp: "name"(operands)[succ] <{props}> (regions) {attrs} : fn-type
+func (p *parser) parseGenericOp() *graph.Operation {
+	name, ok := Unquote(p.tok.Text)
+	if !ok || name == "" {
+		p.fail("invalid operation name")
+		return nil
+	}
+	p.next()
+	op := graph.NewOp(name, nil, nil, nil, nil)
+	var uses []ssaUse
+	p.parseCommaList(LParen, RParen, "'(' to start operand list", func() {
+		if u, ok := p.parseSSAUse(); ok {
+			uses = append(uses, u)
+		}
+	})
+	if p.is(LSquare) {
+		var succ []*graph.Block
+		p.parseCommaList(LSquare, RSquare, "'['", func() {
+			if !p.is(CaretIdent) {
+				p.fail("expected block name")
+				return
+			}
+			succ = append(succ, p.blockRef(p.tok.Text[1:], p.tok.Pos))
+			p.next()
+		})
+		op.SetSuccessors(succ)
+	}
+	if p.is(Less) {
+		p.next()
+		op.Props = p.parseAttr()
+		if !p.expect(Greater, "'>' to close properties") {
+			return nil
+		}
+	}
+	if p.is(LParen) {
+		p.parseCommaList(LParen, RParen, "'('", func() {
+			p.parseRegion(op.AddRegion(), nil)
+		})
+	}
+	if p.is(LBrace) {
+		if d := p.parseDict(); d != nil && d.Len() > 0 {
+			op.Attrs = d
+		}
+	}
+	if !p.ok() {
+		return nil
+	}
+	typePos := p.tok.Pos
+	if !p.expect(Colon, "':' followed by the operation's function type") {
+		return nil
+	}
+	t := p.parseType()
+	if !p.ok() {
+		return nil
+	}
+	ft, ok := t.(*graph.FunctionType)
+	if !ok {
+		p.failAt(typePos, "expected function type for a generic operation, found %s", t)
+		return nil
+	}
+	op.SetOperands(p.resolveAll(uses, ft.Inputs, typePos))
+	for _, rt := range ft.Results {
+		op.AddResult(rt)
+	}
+	return op
+}
+
+// entryArg is a block argument declared outside the region's text (the
+// signature of a pretty coreai.graph / func.func).
+type entryArg struct {
+	name string
+	pos  int
+	typ  graph.Type
+	loc  graph.Loc
+	hasL bool
+}
+
+// parseRegion parses `{ … }` into r. entry, when non-nil, pre-declares the
+// entry block's arguments (function signature in pretty form).
+func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
+	if !p.enter() {
+		return
+	}
+	defer p.leave()
+	if !p.expect(LBrace, "'{' to begin a region") {
+		return
+	}
+	s := p.pushScope(r)
+	defer func() {
+		if p.ok() {
+			p.popScope()
+		} else {
+			p.scopes = p.scopes[:len(p.scopes)-1]
+		}
+	}()
+	if entry != nil {
+		b := r.AddBlock(nil, nil)
+		s.nDef = 1
+		vals := make([]*graph.Value, 0, len(entry))
+		for _, a := range entry {
+			v := b.AddArgument(a.typ, a.loc)
+			if !a.hasL {
+				line, col := p.src.LineCol(a.pos)
+				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col}
+			}
+			vals = append(vals, v)
+			p.defineValues(a.name, a.pos, []*graph.Value{v})
+		}
+		// Deferred loc aliases on signature args point at the entry copies.
+		for i, a := range entry {
+			for k := range p.deferred {
+				if p.deferred[k].slot == &a.loc {
+					p.deferred[k].slot = &b.Arg(i).Loc
+				}
+			}
+		}
+		if p.is(CaretIdent) {
+			p.fail("a function body with named arguments cannot start with a block label")
+			return
+		}
+		p.parseBlockOps(b)
+	} else if !p.is(RBrace) && !p.is(CaretIdent) {
+		b := r.AddBlock(nil, nil)
+		s.nDef = 1
+		p.parseBlockOps(b)
+	}
+	for p.ok() && p.is(CaretIdent) {
+		p.parseLabeledBlock(s)
+	}
+	p.expect(RBrace, "'}' to end the region")
+}
+
+// parseBlockOps reads ops until '}' or the next block label.
+func (p *parser) parseBlockOps(b *graph.Block) {
+	for p.ok() && !p.is(RBrace) && !p.is(CaretIdent) {
+		if p.is(EOF) {
+			p.fail("expected '}' to end the region")
+			return
+		}
+		if op := p.parseOperation(); op != nil {
+			b.Append(op)
+		}
+	}
+}
+
+func (p *parser) parseLabeledBlock(s *scope) {
+	name, pos := p.tok.Text[1:], p.tok.Pos
+	p.next()
+	bd, ok := s.blocks[name]
+	if ok && bd.defined {
+		p.failAt(pos, "redefinition of block '^%s'", name)
+		return
+	}
+	var b *graph.Block
+	if ok {
+		b = bd.block
+	} else {
+		b = s.region.AddBlock(nil, nil)
+		bd = &blockDef{block: b, pos: pos}
+		s.blocks[name] = bd
+	}
+	bd.defined = true
+	// Keep blocks in definition order even when referenced earlier.
+	blocks := s.region.Blocks
+	cur := -1
+	for i, x := range blocks {
+		if x == b {
+			cur = i
+		}
+	}
+	if cur != s.nDef {
+		copy(blocks[s.nDef+1:cur+1], blocks[s.nDef:cur])
+		blocks[s.nDef] = b
+	}
+	s.nDef++
+	if p.is(LParen) {
+		p.parseCommaList(LParen, RParen, "'('", func() {
+			if !p.is(PercentIdent) {
+				p.fail("expected block argument name")
+				return
+			}
+			an, apos := p.tok.Text[1:], p.tok.Pos
+			p.next()
+			if !p.expect(Colon, "':' and a type for block argument") {
+				return
+			}
+			t := p.parseType()
+			if !p.ok() {
+				return
+			}
+			v := b.AddArgument(t, nil)
+			if p.isKeyword("loc") {
+				v.Loc = p.parseLoc(&v.Loc)
+			} else {
+				line, col := p.src.LineCol(apos)
+				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col}
+			}
+			p.defineValues(an, apos, []*graph.Value{v})
+		})
+	}
+	if !p.expect(Colon, "':' after block label") {
+		return
+	}
+	p.parseBlockOps(b)
+}

@@ -1,0 +1,1186 @@
+package mlirtext
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// parser is a recursive-descent reader of MLIR text following MLIR's own
+// grammar (mlir/lib/AsmParser). It stops at the first error.
+type parser struct {
+	src *Source
+	lex *Lexer
+	tok Token
+	err *Error
+
+	attrAliases map[string]graph.Attr
+	typeAliases map[string]graph.Type
+	locAliases  map[string]graph.Loc
+	// Location alias uses in op/block-argument position may precede the
+	// alias definition (mlir-opt prints them at the end of the file).
+	deferred []deferredLoc
+	depth    int // nesting guard against stack exhaustion on hostile input
+
+	module *graph.Module
+	scopes []*scope
+	pretty bool // some op used custom syntax
+	// lastAttrType is the type written after the last typed attribute
+	// (`dense<…> : T`), which a pretty coreai.constant uses as result type.
+	lastAttrType graph.Type
+}
+
+type deferredLoc struct {
+	slot *graph.Loc
+	name string
+	pos  int
+}
+
+const maxDepth = 1000
+
+func newParser(name, text string) *parser {
+	p := &parser{
+		src:         NewSource(name, text),
+		attrAliases: map[string]graph.Attr{},
+		typeAliases: map[string]graph.Type{},
+		locAliases:  map[string]graph.Loc{},
+	}
+	p.lex = NewLexer(p.src)
+	p.next()
+	return p
+}
+
+func (p *parser) next() {
+	p.tok = p.lex.Next()
+	if p.tok.Kind == EOF && p.lex.Err() != nil && p.err == nil {
+		p.err = p.lex.Err()
+	}
+}
+
+// failAt records the first error; later ones are consequences of it.
+func (p *parser) failAt(off int, format string, args ...any) {
+	if p.err == nil {
+		p.err = p.src.ErrorAt(off, format, args...)
+	}
+	// Park on EOF so every loop terminates.
+	p.lex.Reset(len(p.src.Text))
+	p.tok = Token{Kind: EOF, Pos: len(p.src.Text), End: len(p.src.Text)}
+}
+
+func (p *parser) fail(format string, args ...any) { p.failAt(p.tok.Pos, format, args...) }
+
+func (p *parser) ok() bool { return p.err == nil }
+
+func (p *parser) is(k Kind) bool { return p.tok.Kind == k }
+
+func (p *parser) isKeyword(s string) bool { return p.tok.Kind == BareIdent && p.tok.Text == s }
+
+func (p *parser) accept(k Kind) bool {
+	if p.tok.Kind == k {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) acceptKeyword(s string) bool {
+	if p.isKeyword(s) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(k Kind, what string) bool {
+	if p.tok.Kind == k {
+		p.next()
+		return true
+	}
+	p.fail("expected %s, found %s", what, describe(p.tok))
+	return false
+}
+
+func describe(t Token) string {
+	if t.Kind == EOF {
+		return "end of file"
+	}
+	s := t.Text
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return "'" + s + "'"
+}
+
+func (p *parser) enter() bool {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail("nesting deeper than %d levels", maxDepth)
+		return false
+	}
+	return true
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// parseCommaList parses `open elem (, elem)* close`, allowing an empty list.
+func (p *parser) parseCommaList(open, close Kind, what string, elem func()) {
+	if !p.expect(open, what) {
+		return
+	}
+	if p.accept(close) {
+		return
+	}
+	for p.ok() {
+		elem()
+		if p.accept(Comma) {
+			continue
+		}
+		p.expect(close, "',' or "+close.String())
+		return
+	}
+}
+
+// ---------------------------------------------------------------- types
+
+// parseType parses any type: builtin, function, dialect (`!d.t<…>`) or alias.
+func (p *parser) parseType() graph.Type {
+	if !p.enter() {
+		return nil
+	}
+	defer p.leave()
+	switch p.tok.Kind {
+	case LParen:
+		return p.parseFunctionType()
+	case BangIdent:
+		return p.parseDialectType()
+	case BareIdent:
+		return p.parseBuiltinType()
+	}
+	p.fail("expected type, found %s", describe(p.tok))
+	return nil
+}
+
+func (p *parser) parseFunctionType() graph.Type {
+	var in []graph.Type
+	p.parseCommaList(LParen, RParen, "'('", func() { in = append(in, p.parseType()) })
+	if !p.expect(Arrow, "'->' in function type") {
+		return nil
+	}
+	out := p.parseResultTypes()
+	if !p.ok() {
+		return nil
+	}
+	return &graph.FunctionType{Inputs: in, Results: out}
+}
+
+// parseResultTypes parses `T` or `(T, U)` after an arrow.
+func (p *parser) parseResultTypes() []graph.Type {
+	var out []graph.Type
+	if p.is(LParen) {
+		p.parseCommaList(LParen, RParen, "'('", func() { out = append(out, p.parseType()) })
+		return out
+	}
+	if t := p.parseType(); t != nil {
+		out = append(out, t)
+	}
+	return out
+}
+
+// parseDialectType handles `!alias`, `!d.name`, `!d.name<body>`, `!d<body>`.
+func (p *parser) parseDialectType() graph.Type {
+	tok := p.tok
+	name := tok.Text[1:]
+	afterName := tok.End
+	hasBody := afterName < len(p.src.Text) && p.src.Text[afterName] == '<'
+	if !strings.Contains(name, ".") && !hasBody {
+		p.next()
+		t, ok := p.typeAliases[name]
+		if !ok {
+			p.failAt(tok.Pos, "undefined symbol alias id '%s'", name)
+			return nil
+		}
+		return t
+	}
+	end := afterName
+	if hasBody {
+		close, err := p.lex.BalancedBody(afterName + 1)
+		if err != nil {
+			p.err = err
+			p.failAt(tok.Pos, "")
+			return nil
+		}
+		end = close + 1
+	}
+	p.lex.Reset(end)
+	p.next()
+	return &graph.OpaqueType{Text: p.src.Text[tok.Pos:end]}
+}
+
+var rawTypeKeywords = map[string]bool{
+	"vector": true, "memref": true, "complex": true, "tuple": true,
+}
+
+func (p *parser) parseBuiltinType() graph.Type {
+	tok := p.tok
+	kw := tok.Text
+	if t, ok := graph.ParseScalarType(kw); ok {
+		p.next()
+		return t
+	}
+	hasBody := tok.End < len(p.src.Text) && p.src.Text[tok.End] == '<'
+	switch {
+	case kw == "tensor" && hasBody:
+		return p.parseTensorType()
+	case rawTypeKeywords[kw] && hasBody:
+		close, err := p.lex.BalancedBody(tok.End + 1)
+		if err != nil {
+			p.err = err
+			p.failAt(tok.Pos, "")
+			return nil
+		}
+		p.lex.Reset(close + 1)
+		p.next()
+		return &graph.RawType{Text: p.src.Text[tok.Pos : close+1]}
+	}
+	p.fail("unknown type '%s'", kw)
+	return nil
+}
+
+// parseTensorType reads `tensor<` dims `x` elem [, encoding] `>`. Dimension
+// lists are scanned by character because `4x8xf16` is one MLIR token run.
+func (p *parser) parseTensorType() graph.Type {
+	s := p.src.Text
+	i := p.tok.End + 1 // after '<'
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	t := &graph.TensorType{}
+	skip()
+	if i < len(s) && s[i] == '*' {
+		i++
+		skip()
+		if i >= len(s) || s[i] != 'x' {
+			p.failAt(i, "expected 'x' in unranked tensor type")
+			return nil
+		}
+		i++
+		t.Unranked = true
+	} else {
+		t.Shape = []int64{}
+		for {
+			skip()
+			start := i
+			var d int64
+			switch {
+			case i < len(s) && s[i] == '?':
+				i++
+				d = graph.Dynamic
+			case i < len(s) && isDigit(s[i]):
+				for i < len(s) && isDigit(s[i]) {
+					i++
+				}
+				v, err := strconv.ParseInt(s[start:i], 10, 64)
+				if err != nil {
+					p.failAt(start, "invalid dimension %q", s[start:i])
+					return nil
+				}
+				d = v
+			default:
+				goto elem
+			}
+			skip()
+			if i >= len(s) || s[i] != 'x' {
+				p.failAt(i, "expected 'x' in dimension list")
+				return nil
+			}
+			i++
+			t.Shape = append(t.Shape, d)
+		}
+	}
+elem:
+	p.lex.Reset(i)
+	p.next()
+	t.Elem = p.parseType()
+	if !p.ok() {
+		return nil
+	}
+	if p.accept(Comma) {
+		t.Encoding = p.parseAttr()
+	}
+	if !p.expect(Greater, "'>' to close tensor type") {
+		return nil
+	}
+	return t
+}
+
+// ----------------------------------------------------------- attributes
+
+// parseAttr parses any attribute value.
+func (p *parser) parseAttr() graph.Attr {
+	if !p.enter() {
+		return nil
+	}
+	defer p.leave()
+	tok := p.tok
+	switch tok.Kind {
+	case HashIdent:
+		return p.parseHashAttr()
+	case LSquare:
+		var elems []graph.Attr
+		p.parseCommaList(LSquare, RSquare, "'['", func() { elems = append(elems, p.parseAttr()) })
+		if !p.ok() {
+			return nil
+		}
+		return &graph.ArrayAttr{Elems: elems}
+	case LBrace:
+		return p.parseDict()
+	case String:
+		v, ok := Unquote(tok.Text)
+		if !ok {
+			p.fail("invalid string literal")
+			return nil
+		}
+		p.next()
+		a := &graph.StringAttr{Value: v}
+		if p.accept(Colon) {
+			a.Type = p.parseType()
+			p.lastAttrType = a.Type
+		}
+		return a
+	case AtIdent:
+		return p.parseSymbolRef()
+	case Minus, Integer, Float:
+		return p.parseNumberAttr()
+	case BangIdent, LParen:
+		if t := p.parseType(); t != nil {
+			return &graph.TypeAttr{Type: t}
+		}
+		return nil
+	case BareIdent:
+		switch tok.Text {
+		case "true", "false":
+			p.next()
+			return &graph.BoolAttr{Value: tok.Text == "true"}
+		case "unit":
+			p.next()
+			return &graph.UnitAttr{}
+		case "dense":
+			return p.parseDense()
+		case "dense_resource":
+			return p.parseDenseResource()
+		case "array":
+			return p.parseDenseArray()
+		case "loc":
+			l := p.parseLoc(nil)
+			if l == nil {
+				return nil
+			}
+			return &graph.LocAttr{Loc: l}
+		case "affine_map", "affine_set", "sparse", "strided", "distinct", "dense_resource_elided", "opaque":
+			return p.parseRawAttr()
+		}
+		if t := p.parseType(); t != nil {
+			return &graph.TypeAttr{Type: t}
+		}
+		return nil
+	}
+	p.fail("expected attribute value, found %s", describe(tok))
+	return nil
+}
+
+// parseRawAttr keeps a builtin attribute anefix does not model verbatim:
+// keyword, optional `[…]`, `<…>` body, optional `: type`.
+func (p *parser) parseRawAttr() graph.Attr {
+	start := p.tok.Pos
+	i := p.tok.End
+	s := p.src.Text
+	if i < len(s) && s[i] == '[' { // distinct[N]<…>
+		j := strings.IndexByte(s[i:], ']')
+		if j < 0 {
+			p.fail("unterminated '['")
+			return nil
+		}
+		i += j + 1
+	}
+	if i >= len(s) || s[i] != '<' {
+		p.failAt(i, "expected '<' after '%s'", p.tok.Text)
+		return nil
+	}
+	close, err := p.lex.BalancedBody(i + 1)
+	if err != nil {
+		p.err = err
+		p.failAt(start, "")
+		return nil
+	}
+	end := close + 1
+	p.lex.Reset(end)
+	p.next()
+	if p.is(Colon) && (p.src.Text[start:start+6] == "sparse" || p.src.Text[start:start+6] == "opaque") {
+		p.next()
+		p.parseType()
+		end = p.tok.Pos
+		end = trimRightSpace(p.src.Text, end)
+	}
+	return &graph.RawAttr{Text: p.src.Text[start:end]}
+}
+
+func trimRightSpace(s string, end int) int {
+	for end > 0 && (s[end-1] == ' ' || s[end-1] == '\t' || s[end-1] == '\n' || s[end-1] == '\r') {
+		end--
+	}
+	return end
+}
+
+// parseHashAttr: `#alias` or a dialect attribute `#d.name<…>` kept verbatim.
+func (p *parser) parseHashAttr() graph.Attr {
+	tok := p.tok
+	name := tok.Text[1:]
+	hasBody := tok.End < len(p.src.Text) && p.src.Text[tok.End] == '<'
+	if !strings.Contains(name, ".") && !hasBody {
+		p.next()
+		if a, ok := p.attrAliases[name]; ok {
+			return a
+		}
+		if l, ok := p.locAliases[name]; ok {
+			return &graph.LocAttr{Loc: l}
+		}
+		p.failAt(tok.Pos, "undefined symbol alias id '%s'", name)
+		return nil
+	}
+	end := tok.End
+	if hasBody {
+		close, err := p.lex.BalancedBody(tok.End + 1)
+		if err != nil {
+			p.err = err
+			p.failAt(tok.Pos, "")
+			return nil
+		}
+		end = close + 1
+	}
+	p.lex.Reset(end)
+	p.next()
+	return &graph.OpaqueAttr{Text: p.src.Text[tok.Pos:end]}
+}
+
+func (p *parser) parseDict() *graph.DictAttr {
+	var entries []graph.NamedAttr
+	seen := map[string]bool{}
+	p.parseCommaList(LBrace, RBrace, "'{'", func() {
+		pos := p.tok.Pos
+		name, ok := p.parseAttrName()
+		if !ok {
+			return
+		}
+		if seen[name] {
+			p.failAt(pos, "duplicate key '%s' in dictionary attribute", name)
+			return
+		}
+		seen[name] = true
+		var v graph.Attr = &graph.UnitAttr{}
+		if p.accept(Equal) {
+			v = p.parseAttr()
+		}
+		entries = append(entries, graph.NamedAttr{Name: name, Value: v})
+	})
+	if !p.ok() {
+		return nil
+	}
+	return graph.Dict(entries...)
+}
+
+// parseAttrName reads a dictionary key: bare identifier (keywords included)
+// or string.
+func (p *parser) parseAttrName() (string, bool) {
+	switch p.tok.Kind {
+	case BareIdent:
+		s := p.tok.Text
+		p.next()
+		return s, true
+	case String:
+		s, ok := Unquote(p.tok.Text)
+		if !ok {
+			p.fail("invalid string literal")
+			return "", false
+		}
+		p.next()
+		return s, true
+	}
+	p.fail("expected attribute name, found %s", describe(p.tok))
+	return "", false
+}
+
+func symbolText(tok Token) (string, bool) {
+	s := tok.Text[1:]
+	if strings.HasPrefix(s, `"`) {
+		return Unquote(s)
+	}
+	return s, true
+}
+
+func (p *parser) parseSymbolRef() graph.Attr {
+	root, ok := symbolText(p.tok)
+	if !ok {
+		p.fail("invalid symbol name")
+		return nil
+	}
+	p.next()
+	a := &graph.SymbolRefAttr{Root: root}
+	for p.is(ColonColon) {
+		p.next()
+		if !p.is(AtIdent) {
+			p.fail("expected nested symbol reference after '::'")
+			return nil
+		}
+		n, ok := symbolText(p.tok)
+		if !ok {
+			p.fail("invalid symbol name")
+			return nil
+		}
+		a.Nested = append(a.Nested, n)
+		p.next()
+	}
+	return a
+}
+
+// parseNumberAttr: `[-]int [: type]` or `[-]float [: type]`; integers
+// default to i64 and floats to f64, as in MLIR.
+func (p *parser) parseNumberAttr() graph.Attr {
+	start := p.tok.Pos
+	neg := p.accept(Minus)
+	tok := p.tok
+	if tok.Kind != Integer && tok.Kind != Float {
+		p.fail("expected integer or float after '-'")
+		return nil
+	}
+	p.next()
+	var typ graph.Type
+	if p.accept(Colon) {
+		typ = p.parseType()
+		if !p.ok() {
+			return nil
+		}
+	}
+	if tok.Kind == Float {
+		if typ == nil {
+			typ = graph.F64
+		}
+		p.lastAttrType = typ
+		ft, ok := typ.(*graph.FloatType)
+		if !ok {
+			p.failAt(start, "floating point value not valid for type %s", typ)
+			return nil
+		}
+		v, err := strconv.ParseFloat(tok.Text, 64)
+		if err != nil && !isRangeErr(err) {
+			p.failAt(tok.Pos, "invalid float literal")
+			return nil
+		}
+		if neg {
+			v = -v
+		}
+		if !decodable(ft.Name) {
+			return &graph.RawAttr{Text: p.src.Text[start:trimRightSpace(p.src.Text, p.tok.Pos)]}
+		}
+		return &graph.FloatAttr{Type: ft, Bits: graph.FloatBits(v, ft.Name)}
+	}
+	if typ == nil {
+		typ = graph.I64
+	}
+	p.lastAttrType = typ
+	switch t := typ.(type) {
+	case *graph.FloatType:
+		// A hex integer is the float's bit pattern; MLIR rejects a negative one.
+		if !strings.HasPrefix(tok.Text, "0x") || neg {
+			p.failAt(tok.Pos, "unexpected decimal integer literal for a floating point value (add a trailing '.' to make it a float)")
+			return nil
+		}
+		bits, err := strconv.ParseUint(tok.Text[2:], 16, 64)
+		if err != nil || graph.BitWidth(t) < 64 && graph.BitWidth(t) > 0 && bits>>uint(graph.BitWidth(t)) != 0 {
+			p.failAt(tok.Pos, "hexadecimal float constant out of range for type %s", t)
+			return nil
+		}
+		return &graph.FloatAttr{Type: t, Bits: bits}
+	case *graph.IntegerType, *graph.IndexType:
+		b, ok := parseBigInt(tok.Text)
+		if !ok {
+			p.failAt(tok.Pos, "invalid integer literal")
+			return nil
+		}
+		if neg {
+			b.Neg(b)
+		}
+		width := 64
+		unsigned := false
+		if it, ok := t.(*graph.IntegerType); ok {
+			width, unsigned = it.Width, it.Signedness == graph.Unsigned
+		}
+		if !intFits(b, width, unsigned, t) {
+			p.failAt(start, "integer constant out of range for type %s", typ)
+			return nil
+		}
+		if width > 64 {
+			return &graph.IntegerAttr{Type: typ, Big: b}
+		}
+		if b.Sign() < 0 {
+			return &graph.IntegerAttr{Type: typ, Value: b.Int64()}
+		}
+		return &graph.IntegerAttr{Type: typ, Value: int64(b.Uint64())}
+	}
+	p.failAt(start, "integer literal not valid for type %s", typ)
+	return nil
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+func decodable(name string) bool {
+	return name == "f16" || name == "bf16" || name == "f32" || name == "f64"
+}
+
+func parseBigInt(s string) (*big.Int, bool) {
+	b := new(big.Int)
+	if strings.HasPrefix(s, "0x") {
+		_, ok := b.SetString(s[2:], 16)
+		return b, ok
+	}
+	_, ok := b.SetString(s, 10)
+	return b, ok
+}
+
+func mask64(width int) uint64 {
+	if width >= 64 {
+		return math.MaxUint64
+	}
+	return uint64(1)<<uint(width) - 1
+}
+
+// intFits mirrors MLIR's check: a value fits a signless iN if it fits as
+// either signed or unsigned N bits.
+func intFits(b *big.Int, width int, unsigned bool, t graph.Type) bool {
+	if width == 0 {
+		return false
+	}
+	bl := b.BitLen()
+	if b.Sign() < 0 {
+		if unsigned {
+			return false
+		}
+		// -2^(w-1) .. -1
+		m := new(big.Int).Lsh(big.NewInt(1), uint(width-1))
+		return new(big.Int).Neg(b).Cmp(m) <= 0
+	}
+	if it, ok := t.(*graph.IntegerType); ok && it.Signedness == graph.Signed {
+		return bl <= width-1
+	}
+	return bl <= width
+}
+
+// --------------------------------------------------------------- dense
+
+func (p *parser) parseDense() graph.Attr {
+	start := p.tok.Pos
+	p.next()
+	if !p.expect(Less, "'<' after 'dense'") {
+		return nil
+	}
+	bodyStart := p.tok.Pos
+	type lit struct {
+		tok Token
+		neg bool
+	}
+	var (
+		elems  []lit
+		shape  []int64
+		splat  bool
+		hexStr string
+		opaque bool // complex or string elements: keep verbatim
+	)
+	var parseElems func(level int) bool
+	parseElems = func(level int) bool {
+		if !p.enter() {
+			return false
+		}
+		defer p.leave()
+		if p.is(LSquare) {
+			n := int64(0)
+			p.parseCommaList(LSquare, RSquare, "'['", func() {
+				parseElems(level + 1)
+				n++
+			})
+			if len(shape) <= level {
+				shape = append(shape, n)
+			} else if shape[level] != n {
+				p.failAt(bodyStart, "tensor literal is invalid; ranks are not consistent between elements")
+				return false
+			}
+			return p.ok()
+		}
+		switch p.tok.Kind {
+		case LParen, String:
+			opaque = true
+			p.skipBalancedValue()
+			return p.ok()
+		}
+		neg := p.accept(Minus)
+		switch {
+		case p.is(Integer) || p.is(Float):
+		case !neg && (p.isKeyword("true") || p.isKeyword("false")):
+		default:
+			p.fail("expected element literal of primitive type")
+			return false
+		}
+		elems = append(elems, lit{p.tok, neg})
+		p.next()
+		return true
+	}
+	switch {
+	case p.is(Greater):
+		// empty: dense<> : tensor<0xT>
+	case p.is(String):
+		hexStr = p.tok.Text
+		p.next()
+	case p.is(LSquare):
+		parseElems(0)
+	default:
+		splat = true
+		parseElems(0)
+	}
+	bodyEnd := p.tok.Pos
+	if !p.ok() || !p.expect(Greater, "'>' to close dense literal") {
+		return nil
+	}
+	if !p.expect(Colon, "':' and a type after dense literal") {
+		return nil
+	}
+	typ := p.parseType()
+	if !p.ok() {
+		return nil
+	}
+	p.lastAttrType = typ
+	end := trimRightSpace(p.src.Text, p.tok.Pos)
+	raw := func() graph.Attr { return &graph.RawAttr{Text: p.src.Text[start:end]} }
+	tt, ok := typ.(*graph.TensorType)
+	if !ok || opaque || !tt.IsStatic() {
+		return raw()
+	}
+	elemBytes := graph.ElemBytes(tt.Elem)
+	isBool := graph.BitWidth(tt.Elem) == 1
+	if ft, isF := tt.Elem.(*graph.FloatType); isF && !decodable(ft.Name) {
+		return raw()
+	}
+	switch tt.Elem.(type) {
+	case *graph.FloatType, *graph.IntegerType, *graph.IndexType:
+	default:
+		return raw()
+	}
+	if elemBytes == 0 {
+		return raw()
+	}
+	n := tt.NumElements()
+	if hexStr != "" {
+		s, ok := Unquote(hexStr)
+		if !ok || !strings.HasPrefix(s, "0x") {
+			return raw() // dense string elements
+		}
+		if isBool {
+			return raw() // MLIR bit-packs i1 hex data
+		}
+		data, err := hex.DecodeString(s[2:])
+		if err != nil {
+			p.failAt(bodyStart, "invalid hex data in dense literal")
+			return nil
+		}
+		switch {
+		case int64(len(data)) == int64(elemBytes) && n != 1:
+			return &graph.DenseElementsAttr{Type: tt, Raw: data, Splat: true}
+		case int64(len(data)) == n*int64(elemBytes):
+			return &graph.DenseElementsAttr{Type: tt, Raw: data}
+		}
+		p.failAt(bodyStart, "elements hex data size is invalid for provided type: '%s'", tt)
+		return nil
+	}
+	if p.src.Text[bodyStart:bodyEnd] == "" || bodyStart == bodyEnd {
+		if n != 0 {
+			p.failAt(bodyStart, "parsed zero elements, but type (%s) expected at least 1", tt)
+			return nil
+		}
+		return &graph.DenseElementsAttr{Type: tt, Raw: []byte{}}
+	}
+	if splat {
+		shape = nil
+	} else {
+		if len(shape) != len(tt.Shape) {
+			p.failAt(bodyStart, "inferred shape of elements literal (%v) does not match type (%s)", shape, tt)
+			return nil
+		}
+		for i := range shape {
+			if shape[i] != tt.Shape[i] {
+				p.failAt(bodyStart, "inferred shape of elements literal (%v) does not match type (%s)", shape, tt)
+				return nil
+			}
+		}
+	}
+	out := make([]byte, 0, len(elems)*elemBytes)
+	var buf [8]byte
+	for _, e := range elems {
+		bits, ok := p.elemBits(e.tok, e.neg, tt.Elem)
+		if !ok {
+			return nil
+		}
+		binary.LittleEndian.PutUint64(buf[:], bits)
+		out = append(out, buf[:elemBytes]...)
+	}
+	return &graph.DenseElementsAttr{Type: tt, Raw: out, Splat: splat && n != 1}
+}
+
+// elemBits converts one dense element literal to its storage bits.
+func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
+	isBool := graph.BitWidth(elem) == 1
+	if tok.Kind == BareIdent { // true/false
+		if !isBool {
+			p.failAt(tok.Pos, "expected %s element, found boolean", elem)
+			return 0, false
+		}
+		if tok.Text == "true" {
+			return 1, true
+		}
+		return 0, true
+	}
+	switch t := elem.(type) {
+	case *graph.FloatType:
+		if tok.Kind == Integer && strings.HasPrefix(tok.Text, "0x") {
+			bits, err := strconv.ParseUint(tok.Text[2:], 16, 64)
+			if err != nil || neg || bits>>uint(graph.BitWidth(t)) != 0 && graph.BitWidth(t) < 64 {
+				p.failAt(tok.Pos, "hexadecimal float constant out of range for type %s", t)
+				return 0, false
+			}
+			return bits, true
+		}
+		if tok.Kind == Integer {
+			p.failAt(tok.Pos, "expected floating-point elements, but parsed integer")
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(tok.Text, 64)
+		if err != nil && !isRangeErr(err) {
+			p.failAt(tok.Pos, "invalid float literal")
+			return 0, false
+		}
+		if neg {
+			v = -v
+		}
+		return graph.FloatBits(v, t.Name), true
+	default:
+		if tok.Kind == Float {
+			p.failAt(tok.Pos, "expected integer elements, but parsed floating-point")
+			return 0, false
+		}
+		b, ok := parseBigInt(tok.Text)
+		if !ok {
+			p.failAt(tok.Pos, "invalid integer literal")
+			return 0, false
+		}
+		if neg {
+			b.Neg(b)
+		}
+		width, unsigned := 64, false
+		if it, ok := t.(*graph.IntegerType); ok {
+			width, unsigned = it.Width, it.Signedness == graph.Unsigned
+		}
+		if isBool && (b.Sign() < 0 || b.BitLen() > 1) || !isBool && !intFits(b, width, unsigned, t) {
+			p.failAt(tok.Pos, "integer constant out of range for type %s", elem)
+			return 0, false
+		}
+		if b.Sign() < 0 {
+			return uint64(b.Int64()) & mask64(width), true
+		}
+		return b.Uint64() & mask64(width), true
+	}
+}
+
+// skipBalancedValue skips one element (string or parenthesized complex).
+func (p *parser) skipBalancedValue() {
+	if p.is(String) {
+		p.next()
+		return
+	}
+	depth := 0
+	for p.ok() {
+		switch p.tok.Kind {
+		case LParen:
+			depth++
+		case RParen:
+			depth--
+		case EOF:
+			p.fail("unterminated element literal")
+			return
+		}
+		p.next()
+		if depth == 0 {
+			return
+		}
+	}
+}
+
+func (p *parser) parseDenseResource() graph.Attr {
+	p.next()
+	if !p.expect(Less, "'<' after 'dense_resource'") {
+		return nil
+	}
+	var key string
+	switch p.tok.Kind {
+	case BareIdent:
+		key = p.tok.Text
+	case String:
+		k, ok := Unquote(p.tok.Text)
+		if !ok {
+			p.fail("invalid resource key")
+			return nil
+		}
+		key = k
+	default:
+		p.fail("expected resource handle name, found %s", describe(p.tok))
+		return nil
+	}
+	p.next()
+	if !p.expect(Greater, "'>'") || !p.expect(Colon, "':' and a type after dense_resource") {
+		return nil
+	}
+	pos := p.tok.Pos
+	t := p.parseType()
+	if !p.ok() {
+		return nil
+	}
+	p.lastAttrType = t
+	tt, ok := t.(*graph.TensorType)
+	if !ok {
+		p.failAt(pos, "dense_resource needs a tensor type, found %s", t)
+		return nil
+	}
+	return &graph.DenseResourceAttr{Key: key, Type: tt}
+}
+
+func (p *parser) parseDenseArray() graph.Attr {
+	start := p.tok.Pos
+	p.next()
+	if !p.expect(Less, "'<' after 'array'") {
+		return nil
+	}
+	elem := p.parseType()
+	if !p.ok() {
+		return nil
+	}
+	a := &graph.DenseArrayAttr{Elem: elem}
+	ft, isF := elem.(*graph.FloatType)
+	if _, isI := elem.(*graph.IntegerType); !isI && !isF {
+		p.failAt(start, "array element type must be an integer or float type, found %s", elem)
+		return nil
+	}
+	if isF && !decodable(ft.Name) {
+		p.failAt(start, "unsupported float type %s in array attribute", ft)
+		return nil
+	}
+	if p.accept(Colon) {
+		for p.ok() {
+			neg := p.accept(Minus)
+			tok := p.tok
+			switch {
+			case tok.Kind == Integer || tok.Kind == Float, !neg && (p.isKeyword("true") || p.isKeyword("false")):
+			default:
+				p.fail("expected array element")
+				return nil
+			}
+			p.next()
+			bits, ok := p.elemBits(tok, neg, elem)
+			if !ok {
+				return nil
+			}
+			if isF {
+				v, _ := graph.FloatValue(bits, ft.Name)
+				a.Floats = append(a.Floats, v)
+			} else {
+				it := elem.(*graph.IntegerType)
+				a.Ints = append(a.Ints, sext(bits, it))
+			}
+			if !p.accept(Comma) {
+				break
+			}
+		}
+	}
+	if !p.expect(Greater, "'>' to close array attribute") {
+		return nil
+	}
+	return a
+}
+
+func sext(bits uint64, t *graph.IntegerType) int64 {
+	if t.Width >= 64 || t.Width == 1 || t.Signedness == graph.Unsigned {
+		return int64(bits)
+	}
+	if bits&(1<<uint(t.Width-1)) != 0 {
+		return int64(bits | ^mask64(t.Width))
+	}
+	return int64(bits)
+}
+
+// ------------------------------------------------------------ locations
+
+// parseLoc parses `loc(…)`. When slot is non-nil a not-yet-defined `#alias`
+// is allowed and patched into *slot once the alias appears.
+func (p *parser) parseLoc(slot *graph.Loc) graph.Loc {
+	if !p.acceptKeyword("loc") || !p.expect(LParen, "'(' after 'loc'") {
+		if p.ok() {
+			p.fail("expected 'loc'")
+		}
+		return nil
+	}
+	var l graph.Loc
+	if slot != nil && p.is(HashIdent) && !strings.Contains(p.tok.Text, ".") {
+		name := p.tok.Text[1:]
+		if a, ok := p.locAliases[name]; ok {
+			l = a
+		} else {
+			p.deferred = append(p.deferred, deferredLoc{slot: slot, name: name, pos: p.tok.Pos})
+			l = graph.Unknown
+		}
+		p.next()
+	} else {
+		l = p.parseLocInstance()
+	}
+	if !p.expect(RParen, "')' to close location") {
+		return nil
+	}
+	return l
+}
+
+func (p *parser) parseLocInstance() graph.Loc {
+	if !p.enter() {
+		return nil
+	}
+	defer p.leave()
+	tok := p.tok
+	switch tok.Kind {
+	case HashIdent:
+		name := tok.Text[1:]
+		p.next()
+		if l, ok := p.locAliases[name]; ok {
+			return l
+		}
+		if a, ok := p.attrAliases[name]; ok {
+			if la, ok := a.(*graph.LocAttr); ok {
+				return la.Loc
+			}
+			p.failAt(tok.Pos, "expected location, but alias '%s' is not a location", name)
+			return nil
+		}
+		p.failAt(tok.Pos, "undefined symbol alias id '%s'", name)
+		return nil
+	case String:
+		s, ok := Unquote(tok.Text)
+		if !ok {
+			p.fail("invalid string literal")
+			return nil
+		}
+		p.next()
+		if p.accept(Colon) { // "file":line:col
+			line, ok1 := p.parseUint("line number")
+			if !ok1 || !p.expect(Colon, "':' and a column number") {
+				return nil
+			}
+			col, ok2 := p.parseUint("column number")
+			if !ok2 {
+				return nil
+			}
+			return &graph.FileLoc{File: s, Line: line, Col: col}
+		}
+		nl := &graph.NameLoc{Name: s}
+		if p.accept(LParen) {
+			nl.Child = p.parseLocInstance()
+			if !p.expect(RParen, "')' after child location") {
+				return nil
+			}
+		}
+		return nl
+	case BareIdent:
+		switch tok.Text {
+		case "unknown":
+			p.next()
+			return graph.Unknown
+		case "fused":
+			p.next()
+			fl := &graph.FusedLoc{}
+			if p.accept(Less) {
+				fl.Metadata = p.parseAttr()
+				if !p.expect(Greater, "'>' after fused location metadata") {
+					return nil
+				}
+			}
+			p.parseCommaList(LSquare, RSquare, "'[' in fused location", func() {
+				fl.Locs = append(fl.Locs, p.parseLocInstance())
+			})
+			if !p.ok() {
+				return nil
+			}
+			return fl
+		case "callsite":
+			p.next()
+			if !p.expect(LParen, "'(' after 'callsite'") {
+				return nil
+			}
+			callee := p.parseLocInstance()
+			if !p.ok() || !p.acceptKeyword("at") {
+				p.fail("expected 'at' in callsite location")
+				return nil
+			}
+			caller := p.parseLocInstance()
+			if !p.expect(RParen, "')' to close callsite") {
+				return nil
+			}
+			return &graph.CallSiteLoc{Callee: callee, Caller: caller}
+		}
+	}
+	p.fail("expected location instance, found %s", describe(tok))
+	return nil
+}
+
+func (p *parser) parseUint(what string) (int, bool) {
+	if !p.is(Integer) || strings.HasPrefix(p.tok.Text, "0x") {
+		p.fail("expected %s", what)
+		return 0, false
+	}
+	v, err := strconv.ParseUint(p.tok.Text, 10, 32)
+	if err != nil {
+		p.fail("%s out of range", what)
+		return 0, false
+	}
+	p.next()
+	return int(v), true
+}
+
+// resolveDeferred patches forward location-alias uses; call at end of file.
+func (p *parser) resolveDeferred() {
+	for _, d := range p.deferred {
+		l, ok := p.locAliases[d.name]
+		if !ok {
+			if a, ok2 := p.attrAliases[d.name]; ok2 {
+				if la, ok3 := a.(*graph.LocAttr); ok3 {
+					l, ok = la.Loc, true
+				}
+			}
+		}
+		if !ok {
+			p.failAt(d.pos, "operation location alias '%s' was never defined", d.name)
+			return
+		}
+		*d.slot = l
+	}
+	p.deferred = nil
+}

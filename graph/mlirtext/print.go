@@ -1,0 +1,715 @@
+package mlirtext
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Format prints m in form (FormKeep is treated as FormGeneric).
+func Format(m *graph.Module, form Form) ([]byte, error) {
+	var b bytes.Buffer
+	if err := Write(&b, m, form); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Write prints m to w. FormGeneric is what `mlir-opt --mlir-print-op-generic
+// --mlir-print-debuginfo` prints (locations inline instead of aliased);
+// FormPretty uses the coreai printed syntax for the ops that have one and
+// generic syntax for every op whose contents that syntax cannot carry, so
+// nothing is lost in either form.
+func Write(w io.Writer, m *graph.Module, form Form) error {
+	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
+	pr.names = map[*graph.Value]string{}
+	pr.blocks = map[*graph.Block]string{}
+	pr.nameTopLevel(m.Op)
+	pr.op(m.Op, 0)
+	pr.w.WriteByte('\n')
+	if err := pr.resources(m); err != nil {
+		return err
+	}
+	return pr.w.Flush()
+}
+
+type printer struct {
+	w      *bufio.Writer
+	pretty bool
+	names  map[*graph.Value]string
+	blocks map[*graph.Block]string
+	nextV  int
+	nextA  int
+}
+
+// nameTopLevel numbers values the way MLIR does in spirit: results %N,
+// block arguments %argN, restarting for each op directly in a module
+// (functions are isolated from above). Names are assigned before printing
+// so uses that precede definitions (graph regions) print correctly.
+func (pr *printer) nameTopLevel(op *graph.Operation) {
+	pr.nextV, pr.nextA = 0, 0
+	pr.nameOp(op, true)
+}
+
+func (pr *printer) nameOp(op *graph.Operation, top bool) {
+	for _, r := range op.Results() {
+		pr.names[r] = "" // assigned below
+	}
+	if n := op.NumResults(); n > 0 {
+		base := "%" + strconv.Itoa(pr.nextV)
+		pr.nextV++
+		for i, r := range op.Results() {
+			if n == 1 {
+				pr.names[r] = base
+			} else {
+				pr.names[r] = base + "#" + strconv.Itoa(i)
+			}
+		}
+	}
+	for _, r := range op.Regions {
+		for bi, b := range r.Blocks {
+			pr.blocks[b] = "^bb" + strconv.Itoa(bi)
+			for _, a := range b.Args() {
+				pr.names[a] = "%arg" + strconv.Itoa(pr.nextA)
+				pr.nextA++
+			}
+			for o := b.First(); o != nil; o = o.Next() {
+				if top && op.Name == "builtin.module" {
+					save, saveA := pr.nextV, pr.nextA
+					pr.nextV, pr.nextA = 0, 0
+					pr.nameOp(o, false)
+					pr.nextV, pr.nextA = save, saveA
+					continue
+				}
+				pr.nameOp(o, false)
+			}
+		}
+	}
+}
+
+func (pr *printer) name(v *graph.Value) string {
+	if v == nil {
+		return "%<<null>>"
+	}
+	if n, ok := pr.names[v]; ok && n != "" {
+		return n
+	}
+	// A value from outside the printed module (an IR bug); keep the output
+	// parseable-looking but obviously wrong rather than crashing.
+	return "%<<unknown>>"
+}
+
+func (pr *printer) indent(n int) {
+	for i := 0; i < n; i++ {
+		pr.w.WriteByte(' ')
+	}
+}
+
+func (pr *printer) str(s string) { pr.w.WriteString(s) }
+
+func (pr *printer) loc(l graph.Loc) {
+	if l == nil {
+		l = graph.Unknown
+	}
+	pr.str(" loc(")
+	pr.str(l.String())
+	pr.str(")")
+}
+
+func (pr *printer) resultsPrefix(op *graph.Operation) {
+	n := op.NumResults()
+	if n == 0 {
+		return
+	}
+	base := pr.name(op.Result(0))
+	if n > 1 {
+		base = base[:strings.IndexByte(base, '#')] + ":" + strconv.Itoa(n)
+	}
+	pr.str(base)
+	pr.str(" = ")
+}
+
+func (pr *printer) operands(vs []*graph.Value) {
+	for i, v := range vs {
+		if i > 0 {
+			pr.str(", ")
+		}
+		pr.str(pr.name(v))
+	}
+}
+
+func types(vs []*graph.Value) []graph.Type {
+	out := make([]graph.Type, len(vs))
+	for i, v := range vs {
+		out[i] = v.Type()
+	}
+	return out
+}
+
+func (pr *printer) op(op *graph.Operation, ind int) {
+	pr.indent(ind)
+	if pr.pretty && pr.prettyOp(op, ind) {
+		return
+	}
+	pr.genericOp(op, ind)
+}
+
+func (pr *printer) genericOp(op *graph.Operation, ind int) {
+	pr.resultsPrefix(op)
+	pr.str(Quote(op.Name))
+	pr.str("(")
+	pr.operands(op.Operands())
+	pr.str(")")
+	if s := op.Successors(); len(s) > 0 {
+		pr.str("[")
+		for i, b := range s {
+			if i > 0 {
+				pr.str(", ")
+			}
+			pr.str(pr.blocks[b])
+		}
+		pr.str("]")
+	}
+	if op.Props != nil {
+		pr.str(" <")
+		pr.str(op.Props.String())
+		pr.str(">")
+	}
+	if len(op.Regions) > 0 {
+		pr.str(" (")
+		for i, r := range op.Regions {
+			if i > 0 {
+				pr.str(", ")
+			}
+			pr.region(r, ind, true)
+		}
+		pr.str(")")
+	}
+	if op.Attrs.Len() > 0 {
+		pr.str(" ")
+		pr.str(op.Attrs.String())
+	}
+	pr.str(" : ")
+	pr.str(graph.FormatFunctionType(types(op.Operands()), types(op.Results())))
+	pr.loc(op.Loc)
+	pr.str("\n")
+}
+
+// region prints `{ blocks }`; with entryLabel false the entry block's
+// arguments are printed elsewhere (a function signature).
+func (pr *printer) region(r *graph.Region, ind int, entryLabel bool) {
+	pr.str("{\n")
+	for i, b := range r.Blocks {
+		label := i > 0 || (entryLabel && (len(b.Args()) > 0 || b.Len() == 0))
+		if label {
+			pr.indent(ind)
+			pr.str(pr.blocks[b])
+			if len(b.Args()) > 0 {
+				pr.str("(")
+				for k, a := range b.Args() {
+					if k > 0 {
+						pr.str(", ")
+					}
+					pr.str(pr.name(a))
+					pr.str(": ")
+					pr.str(a.Type().String())
+					pr.loc(a.Loc)
+				}
+				pr.str(")")
+			}
+			pr.str(":\n")
+		}
+		for o := b.First(); o != nil; o = o.Next() {
+			pr.op(o, ind+2)
+		}
+	}
+	pr.indent(ind)
+	pr.str("}")
+}
+
+// ------------------------------------------------------------ pretty form
+
+func (pr *printer) prettyOp(op *graph.Operation, ind int) bool {
+	if len(op.Successors()) > 0 {
+		return false
+	}
+	switch op.Name {
+	case "builtin.module":
+		return pr.prettyModule(op, ind)
+	case "coreai.graph", "func.func":
+		return pr.prettyFunc(op, ind)
+	case "coreai.output", "func.return":
+		return pr.prettyReturn(op)
+	case "coreai.invoke", "func.call":
+		return pr.prettyCall(op)
+	case "coreai.constant":
+		return pr.prettyConstant(op)
+	case "coreai.slice_update":
+		if op.NumOperands() != 5 {
+			return false
+		}
+	}
+	if strings.HasPrefix(op.Name, "coreai.") {
+		return pr.prettyUniform(op)
+	}
+	return false
+}
+
+func propsDict(op *graph.Operation) (*graph.DictAttr, bool) {
+	if op.Props == nil {
+		return nil, true
+	}
+	d, ok := op.Props.(*graph.DictAttr)
+	return d, ok
+}
+
+func (pr *printer) prettyModule(op *graph.Operation, ind int) bool {
+	d, ok := propsDict(op)
+	if !ok || op.NumOperands() > 0 || op.NumResults() > 0 || len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 || len(op.Regions[0].Blocks[0].Args()) > 0 {
+		return false
+	}
+	sym := ""
+	if d.Len() > 0 {
+		s, ok := d.Get(graph.AttrSymName).(*graph.StringAttr)
+		if d.Len() != 1 || !ok || s.Type != nil {
+			return false
+		}
+		sym = s.Value
+	}
+	pr.str("module")
+	if sym != "" {
+		pr.str(" ")
+		pr.str(graph.SymbolName(sym))
+	}
+	if op.Attrs.Len() > 0 {
+		pr.str(" attributes ")
+		pr.str(op.Attrs.String())
+	}
+	pr.str(" ")
+	pr.region(op.Regions[0], ind, false)
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
+}
+
+func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
+	d, ok := propsDict(op)
+	if !ok || d == nil || op.NumOperands() > 0 || op.NumResults() > 0 || len(op.Regions) != 1 {
+		return false
+	}
+	sym, ok1 := d.Get(graph.AttrSymName).(*graph.StringAttr)
+	fta, ok2 := d.Get(graph.AttrFunctionType).(*graph.TypeAttr)
+	if !ok1 || !ok2 || sym.Type != nil {
+		return false
+	}
+	ft, ok := fta.Type.(*graph.FunctionType)
+	if !ok {
+		return false
+	}
+	known := 2
+	vis := ""
+	if v := d.Get(graph.AttrVisibility); v != nil {
+		s, ok := v.(*graph.StringAttr)
+		if !ok || s.Type != nil || (s.Value != "private" && s.Value != "public" && s.Value != "nested") {
+			return false
+		}
+		vis = s.Value
+		known++
+	}
+	noinline := false
+	if v := d.Get(attrNoInline); v != nil {
+		if _, ok := v.(*graph.UnitAttr); !ok || op.Name != "coreai.graph" {
+			return false
+		}
+		noinline = true
+		known++
+	}
+	argAttrs, okA := dictList(d.Get(graph.AttrArgAttrs), len(ft.Inputs))
+	resAttrs, okR := dictList(d.Get(graph.AttrResAttrs), len(ft.Results))
+	if !okA || !okR {
+		return false
+	}
+	if d.Get(graph.AttrArgAttrs) != nil {
+		known++
+	}
+	if d.Get(graph.AttrResAttrs) != nil {
+		known++
+	}
+	if known != d.Len() {
+		return false
+	}
+	r := op.Regions[0]
+	decl := len(r.Blocks) == 0
+	if !decl {
+		entry := r.Blocks[0]
+		if len(entry.Args()) != len(ft.Inputs) {
+			return false
+		}
+		for i, a := range entry.Args() {
+			if !graph.TypeEqual(a.Type(), ft.Inputs[i]) {
+				return false
+			}
+		}
+	}
+	pr.str(opShortName(op.Name))
+	if vis != "" {
+		pr.str(" ")
+		pr.str(vis)
+	}
+	if noinline {
+		pr.str(" noinline")
+	}
+	pr.str(" ")
+	pr.str(graph.SymbolName(sym.Value))
+	pr.str("(")
+	for i, t := range ft.Inputs {
+		if i > 0 {
+			pr.str(", ")
+		}
+		if !decl {
+			a := r.Blocks[0].Arg(i)
+			pr.str(pr.name(a))
+			pr.str(": ")
+		}
+		pr.str(t.String())
+		if argAttrs[i].Len() > 0 {
+			pr.str(" ")
+			pr.str(argAttrs[i].String())
+		}
+		if !decl {
+			pr.loc(r.Blocks[0].Arg(i).Loc)
+		}
+	}
+	pr.str(")")
+	if len(ft.Results) > 0 {
+		pr.str(" -> ")
+		_, isFn := ft.Results[0].(*graph.FunctionType)
+		if len(ft.Results) == 1 && resAttrs[0].Len() == 0 && !isFn {
+			pr.str(ft.Results[0].String())
+		} else {
+			pr.str("(")
+			for i, t := range ft.Results {
+				if i > 0 {
+					pr.str(", ")
+				}
+				pr.str(t.String())
+				if resAttrs[i].Len() > 0 {
+					pr.str(" ")
+					pr.str(resAttrs[i].String())
+				}
+			}
+			pr.str(")")
+		}
+	}
+	if op.Attrs.Len() > 0 {
+		pr.str(" attributes ")
+		pr.str(op.Attrs.String())
+	}
+	if !decl {
+		pr.str(" ")
+		pr.region(r, ind, false)
+	}
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
+}
+
+// dictList checks that a is absent or an array of n dictionaries.
+func dictList(a graph.Attr, n int) ([]*graph.DictAttr, bool) {
+	out := make([]*graph.DictAttr, n)
+	for i := range out {
+		out[i] = &graph.DictAttr{}
+	}
+	if a == nil {
+		return out, true
+	}
+	arr, ok := a.(*graph.ArrayAttr)
+	if !ok || len(arr.Elems) != n {
+		return nil, false
+	}
+	empty := true
+	for i, e := range arr.Elems {
+		d, ok := e.(*graph.DictAttr)
+		if !ok {
+			return nil, false
+		}
+		out[i] = d
+		if d.Len() > 0 {
+			empty = false
+		}
+	}
+	// An all-empty list would not come back from the printed form.
+	return out, !empty
+}
+
+func opShortName(name string) string {
+	if name == "builtin.module" {
+		return "module"
+	}
+	return name
+}
+
+func (pr *printer) prettyReturn(op *graph.Operation) bool {
+	if op.Props != nil || op.Attrs.Len() > 0 || op.NumResults() > 0 || len(op.Regions) > 0 {
+		return false
+	}
+	pr.str(op.Name)
+	if op.NumOperands() > 0 {
+		pr.str(" ")
+		pr.operands(op.Operands())
+		pr.str(" : ")
+		for i, v := range op.Operands() {
+			if i > 0 {
+				pr.str(", ")
+			}
+			pr.str(v.Type().String())
+		}
+	}
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
+}
+
+func (pr *printer) prettyCall(op *graph.Operation) bool {
+	d, ok := propsDict(op)
+	if !ok || d.Len() != 1 || len(op.Regions) > 0 {
+		return false
+	}
+	callee, ok := d.Get("callee").(*graph.SymbolRefAttr)
+	if !ok {
+		return false
+	}
+	pr.resultsPrefix(op)
+	pr.str(op.Name)
+	pr.str(" ")
+	pr.str(callee.String())
+	pr.str("(")
+	pr.operands(op.Operands())
+	pr.str(")")
+	if op.Attrs.Len() > 0 {
+		pr.str(" ")
+		pr.str(op.Attrs.String())
+	}
+	pr.str(" : ")
+	pr.str(graph.FormatFunctionType(types(op.Operands()), types(op.Results())))
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
+}
+
+// attrType is the type written after a typed attribute, when it has one.
+func attrType(a graph.Attr) graph.Type {
+	switch x := a.(type) {
+	case *graph.DenseElementsAttr:
+		return x.Type
+	case *graph.DenseResourceAttr:
+		return x.Type
+	case *graph.IntegerAttr:
+		if it, ok := x.Type.(*graph.IntegerType); ok && it.Width == 1 {
+			return nil // printed as true/false, type implicit
+		}
+		return x.Type
+	case *graph.FloatAttr:
+		return x.Type
+	case *graph.StringAttr:
+		return x.Type
+	}
+	return nil
+}
+
+func (pr *printer) prettyConstant(op *graph.Operation) bool {
+	d, ok := propsDict(op)
+	if !ok || d.Len() != 1 || op.Attrs.Len() > 0 || op.NumOperands() > 0 || op.NumResults() != 1 || len(op.Regions) > 0 {
+		return false
+	}
+	v := d.Get("value")
+	if v == nil {
+		return false
+	}
+	t := attrType(v)
+	if t == nil {
+		// Verbatim attributes (complex, string elements) end in ": type".
+		raw, isRaw := v.(*graph.RawAttr)
+		if !isRaw || !strings.HasSuffix(raw.Text, " : "+op.Result(0).Type().String()) {
+			return false
+		}
+	} else if !graph.TypeEqual(t, op.Result(0).Type()) {
+		return false
+	}
+	pr.resultsPrefix(op)
+	pr.str("coreai.constant ")
+	pr.str(v.String())
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
+}
+
+func typeList(ts []graph.Type) string {
+	if len(ts) == 1 {
+		if _, isFn := ts[0].(*graph.FunctionType); !isFn {
+			return ts[0].String()
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func (pr *printer) prettyUniform(op *graph.Operation) bool {
+	if op.Props != nil || len(op.Regions) > 0 {
+		return false
+	}
+	pr.resultsPrefix(op)
+	pr.str(op.Name)
+	ops := op.Operands()
+	switch {
+	case op.Name == "coreai.slice_update":
+		pr.str(" " + pr.name(ops[0]) + " with " + pr.name(ops[1]) + " at (")
+		pr.operands(ops[2:])
+		pr.str(")")
+	case op.Name == "coreai.gather_nd" && len(ops) == 2:
+		pr.str(" " + pr.name(ops[0]) + " at " + pr.name(ops[1]))
+	case len(ops) > 0:
+		pr.str(" ")
+		pr.operands(ops)
+	}
+	if op.Attrs.Len() > 0 {
+		pr.str(" ")
+		pr.str(op.Attrs.String())
+	}
+	pr.str(" : ")
+	pr.str(typeList(types(ops)))
+	if toOps[op.Name] {
+		pr.str(" to ")
+	} else {
+		pr.str(" -> ")
+	}
+	pr.str(typeList(types(op.Results())))
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
+}
+
+// -------------------------------------------------------------- resources
+
+func (pr *printer) resources(m *graph.Module) error {
+	if len(m.Resources) == 0 && len(m.ExternalResources) == 0 {
+		return nil
+	}
+	pr.str("\n{-#\n")
+	sections := 0
+	if len(m.Resources) > 0 {
+		pr.str("  dialect_resources: {\n")
+		if err := pr.resourceGroups(m.Resources, false); err != nil {
+			return err
+		}
+		pr.str("  }")
+		sections++
+	}
+	if len(m.ExternalResources) > 0 {
+		if sections > 0 {
+			pr.str(",\n")
+		}
+		pr.str("  external_resources: {\n")
+		if err := pr.resourceGroups(m.ExternalResources, true); err != nil {
+			return err
+		}
+		pr.str("  }")
+	}
+	pr.str("\n#-}\n")
+	return nil
+}
+
+// resourceGroups prints entries grouped by owner, owners in order of first
+// appearance, entries in their order.
+func (pr *printer) resourceGroups(rs []*graph.Resource, external bool) error {
+	var owners []string
+	byOwner := map[string][]*graph.Resource{}
+	for _, r := range rs {
+		if _, ok := byOwner[r.Dialect]; !ok {
+			owners = append(owners, r.Dialect)
+		}
+		byOwner[r.Dialect] = append(byOwner[r.Dialect], r)
+	}
+	for i, o := range owners {
+		if i > 0 {
+			pr.str(",\n")
+		}
+		pr.str("    " + graph.QuoteIdent(o) + ": {\n")
+		for k, r := range byOwner[o] {
+			if k > 0 {
+				pr.str(",\n")
+			}
+			pr.str("      " + graph.QuoteIdent(r.Key) + ": ")
+			if err := pr.resourceValue(r, external); err != nil {
+				return err
+			}
+		}
+		pr.str("\n    }")
+	}
+	pr.str("\n")
+	return nil
+}
+
+func (pr *printer) resourceValue(r *graph.Resource, external bool) error {
+	if external && r.Text != "" {
+		pr.str(r.Text)
+		return nil
+	}
+	switch r.Kind {
+	case graph.BoolResource:
+		pr.str(strconv.FormatBool(r.Bool))
+		return nil
+	case graph.StringResource:
+		pr.str(Quote(r.String))
+		return nil
+	}
+	if r.Blob == nil {
+		return fmt.Errorf("resource %q has no data", r.Key)
+	}
+	align := r.Alignment
+	if align == 0 {
+		align = 1
+	}
+	var a [4]byte
+	binary.LittleEndian.PutUint32(a[:], uint32(align))
+	pr.str(`"0x`)
+	pr.str(strings.ToUpper(hex.EncodeToString(a[:])))
+	if hb, ok := r.Blob.(*hexBlob); ok {
+		// Still text: copy the digits as they were.
+		pr.str(hb.text[hb.off : hb.off+int(2*hb.n)])
+	} else {
+		buf := make([]byte, 1<<16)
+		enc := make([]byte, 2<<16)
+		n := r.Blob.Size()
+		for off := int64(0); off < n; {
+			k := min(int64(len(buf)), n-off)
+			got, err := r.Blob.ReadAt(buf[:k], off)
+			if int64(got) < k {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return fmt.Errorf("reading resource %q: %w", r.Key, err)
+			}
+			hex.Encode(enc, buf[:k])
+			pr.w.Write(bytes.ToUpper(enc[:2*k]))
+			off += k
+		}
+	}
+	pr.str(`"`)
+	return nil
+}

@@ -1,0 +1,168 @@
+package mlirtext
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// hexBlob is a resource blob still in the text as hex digits: text[off:]
+// holds 2*n digits of data (after the 8-digit alignment prefix). Bytes are
+// decoded only when read, so parsing a file with large weights costs one
+// validation scan, not a copy.
+type hexBlob struct {
+	text string
+	off  int
+	n    int64
+}
+
+func (h *hexBlob) Size() int64 { return h.n }
+
+func (h *hexBlob) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("hex blob: negative offset")
+	}
+	if off >= h.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), h.n-off)
+	start := h.off + int(2*off)
+	if _, err := hex.Decode(p[:k], []byte(h.text[start:start+int(2*k)])); err != nil {
+		return 0, err
+	}
+	if k < int64(len(p)) {
+		return int(k), io.EOF
+	}
+	return int(k), nil
+}
+
+// parseFileMetadata reads `{-# dialect_resources: {…}, external_resources: {…} #-}`.
+func (p *parser) parseFileMetadata(m *graph.Module) {
+	p.next() // {-#
+	for p.ok() && !p.is(FileMetaEnd) {
+		if !p.is(BareIdent) {
+			p.fail("expected identifier key in file metadata dictionary")
+			return
+		}
+		section, pos := p.tok.Text, p.tok.Pos
+		p.next()
+		if !p.expect(Colon, "':'") {
+			return
+		}
+		switch section {
+		case "dialect_resources":
+			p.parseResourceSection(m, false)
+		case "external_resources":
+			p.parseResourceSection(m, true)
+		default:
+			p.failAt(pos, "unknown key '%s' in file metadata dictionary", section)
+			return
+		}
+		if !p.accept(Comma) {
+			break
+		}
+	}
+	p.expect(FileMetaEnd, "'#-}' to end file metadata")
+}
+
+func (p *parser) parseResourceKey() (string, bool) {
+	switch p.tok.Kind {
+	case BareIdent:
+		s := p.tok.Text
+		p.next()
+		return s, true
+	case String:
+		s, ok := Unquote(p.tok.Text)
+		if !ok {
+			p.fail("invalid string literal")
+			return "", false
+		}
+		p.next()
+		return s, true
+	}
+	p.fail("expected identifier key for resource entry, found %s", describe(p.tok))
+	return "", false
+}
+
+func (p *parser) parseResourceSection(m *graph.Module, external bool) {
+	p.parseCommaList(LBrace, RBrace, "'{'", func() {
+		owner, ok := p.parseResourceKey()
+		if !ok || !p.expect(Colon, "':'") {
+			return
+		}
+		p.parseCommaList(LBrace, RBrace, "'{'", func() {
+			keyPos := p.tok.Pos
+			key, ok := p.parseResourceKey()
+			if !ok || !p.expect(Colon, "':'") {
+				return
+			}
+			r := &graph.Resource{Dialect: owner, Key: key}
+			valTok := p.tok
+			switch {
+			case p.isKeyword("true") || p.isKeyword("false"):
+				r.Kind = graph.BoolResource
+				r.Bool = p.tok.Text == "true"
+			case p.is(String):
+				if !p.fillBlobOrString(r, valTok) {
+					return
+				}
+			default:
+				p.fail("expected resource value (hex blob string, string or bool), found %s", describe(p.tok))
+				return
+			}
+			p.next()
+			if external {
+				r.Text = valTok.Text
+				m.ExternalResources = append(m.ExternalResources, r)
+				return
+			}
+			if m.Resource(key) != nil && owner == "builtin" {
+				p.failAt(keyPos, "duplicate resource key '%s'", key)
+				return
+			}
+			m.Resources = append(m.Resources, r)
+		})
+	})
+}
+
+// fillBlobOrString decides between a hex blob ("0x" + 8-digit little-endian
+// alignment + data) and a plain string, validating the hex digits now so a
+// bad file fails at parse time with a position.
+func (p *parser) fillBlobOrString(r *graph.Resource, tok Token) bool {
+	body := tok.Text[1 : len(tok.Text)-1]
+	if len(body) < 2 || body[:2] != "0x" {
+		s, ok := Unquote(tok.Text)
+		if !ok {
+			p.fail("invalid string literal")
+			return false
+		}
+		r.Kind = graph.StringResource
+		r.String = s
+		return true
+	}
+	digits := body[2:]
+	if len(digits) < 8 || len(digits)%2 != 0 {
+		p.failAt(tok.Pos, "resource blob needs a 4-byte alignment prefix and whole bytes of hex data")
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if !isHex(digits[i]) {
+			p.failAt(tok.Pos+3+i, "invalid hex digit in resource blob")
+			return false
+		}
+	}
+	var a [4]byte
+	hex.Decode(a[:], []byte(digits[:8]))
+	align := binary.LittleEndian.Uint32(a[:])
+	if align == 0 || align&(align-1) != 0 {
+		p.failAt(tok.Pos+3, "resource blob alignment %d is not a power of two", align)
+		return false
+	}
+	r.Kind = graph.BlobResource
+	r.Alignment = uint64(align)
+	r.Blob = &hexBlob{text: p.src.Text, off: tok.Pos + 1 + 2 + 8, n: int64(len(digits)-8) / 2}
+	return true
+}
