@@ -262,4 +262,3 @@ func clip(s string) string {
 	}
 	return s
 }
-
