@@ -378,8 +378,19 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return in.runGraph(g, ins, depth+1)
 	}
+	if canonical(op.Name) == "split" {
+		if err := need(ins, 1); err != nil {
+			return nil, err
+		}
+		sizes, ok := intArg(op, ins, 1, "split_sizes")
+		axis, ok2 := intArg(op, ins, 2, "axis")
+		if !ok || !ok2 || len(axis) != 1 {
+			return nil, fmt.Errorf("split needs sizes and an axis")
+		}
+		return Split(ins[0], sizes, axis[0])
+	}
 	if op.NumResults() != 1 {
-		return nil, fmt.Errorf("the interpreter cannot run this op (%d results; not a known coreai op)", op.NumResults())
+		return nil, fmt.Errorf("the interpreter cannot run op %q (%d results)", op.Name, op.NumResults())
 	}
 	el, err := resultElem(op, 0)
 	if err != nil {

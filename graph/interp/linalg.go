@@ -17,7 +17,17 @@ type mat struct {
 	off, sr, sc int
 }
 
+// viewOf views t row-major, widening a lazily transposed weight first.
 func viewOf(t *Tensor) mat {
+	if t.rawT {
+		return mat{f: t.Floats()}
+	}
+	return rawView(t)
+}
+
+// rawView keeps a raw weight in place, transposed or not; only MatMul,
+// which honours rawT through its strides, uses it directly.
+func rawView(t *Tensor) mat {
 	if t.F == nil && t.raw != nil {
 		switch t.rawEl {
 		case F16:
@@ -196,17 +206,25 @@ func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*T
 		return nil, fmt.Errorf("matmul of rank-0 operand")
 	}
 	ra, rb := len(as), len(bs)
-	M, K := as[ra-2], as[ra-1]
+	// Logical row/column strides of each operand's last two axes; a lazily
+	// transposed weight (rawT) is column-major.
 	sam, sak := as[ra-1], 1
+	if a.rawT {
+		sam, sak = 1, as[ra-2]
+	}
+	sbk, sbn := bs[rb-1], 1
+	if b.rawT {
+		sbk, sbn = 1, bs[rb-2]
+	}
+	M, K := as[ra-2], as[ra-1]
 	if transposeA {
 		M, K = K, M
-		sam, sak = 1, as[ra-1]
+		sam, sak = sak, sam
 	}
 	K2, N := bs[rb-2], bs[rb-1]
-	sbk, sbn := bs[rb-1], 1
 	if transposeB {
 		K2, N = N, K2
-		sbk, sbn = 1, bs[rb-1]
+		sbk, sbn = sbn, sbk
 	}
 	if K != K2 {
 		return nil, fmt.Errorf("matmul: contracting dimensions differ (%v × %v)", a.Shape, b.Shape)
@@ -215,7 +233,7 @@ func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*T
 	if err != nil {
 		return nil, fmt.Errorf("matmul batch: %w", err)
 	}
-	A, B := viewOf(a), viewOf(b)
+	A, B := rawView(a), rawView(b)
 	A.sr, A.sc = sam, sak
 	B.sr, B.sc = sbk, sbn
 	res := make([]float32, numel(batch)*M*N)

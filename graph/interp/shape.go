@@ -8,6 +8,9 @@ func Reshape(t *Tensor, shape []int) (*Tensor, error) {
 	if numel(shape) != t.Len() {
 		return nil, fmt.Errorf("reshape %v to %v: element counts differ", t.Shape, shape)
 	}
+	if t.rawT {
+		t.Floats()
+	}
 	c := *t
 	c.Shape = append([]int(nil), shape...)
 	return &c, nil
@@ -18,6 +21,12 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(perm) != r {
 		return nil, fmt.Errorf("transpose: permutation %v for rank %d", perm, r)
+	}
+	if r == 2 && t.F == nil && t.raw != nil && len(perm) == 2 && perm[0] == 1 && perm[1] == 0 {
+		c := *t
+		c.Shape = []int{t.Shape[1], t.Shape[0]}
+		c.rawT = !t.rawT
+		return &c, nil
 	}
 	seen := make([]bool, r)
 	p := make([]int, r)
@@ -387,4 +396,33 @@ func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
 	res := make([]int64, numel(shape))
 	forEachBroadcast(shape, [][]int{t.Shape}, func(o int, idx []int) { res[o] = t.I[idx[0]] })
 	return NewInt(t.Elem, append([]int(nil), shape...), res), nil
+}
+
+// Split cuts t along axis into pieces of the given sizes.
+func Split(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
+	ax, err := normAxis(axis, len(t.Shape))
+	if err != nil {
+		return nil, fmt.Errorf("split: %w", err)
+	}
+	total := int64(0)
+	for _, s := range sizes {
+		if s < 0 {
+			return nil, fmt.Errorf("split: negative size in %v", sizes)
+		}
+		total += s
+	}
+	if total != int64(t.Shape[ax]) {
+		return nil, fmt.Errorf("split: sizes %v do not add up to axis %d of %v", sizes, ax, t.Shape)
+	}
+	out := make([]*Tensor, len(sizes))
+	begin := make([]int64, len(t.Shape))
+	for i, s := range sizes {
+		size := append([]int(nil), t.Shape...)
+		size[ax] = int(s)
+		if out[i], err = Slice(t, begin, nil, size); err != nil {
+			return nil, err
+		}
+		begin[ax] += s
+	}
+	return out, nil
 }

@@ -171,6 +171,10 @@ type Tensor struct {
 	I     []int64
 	raw   []byte // f16/bf16/f32 little endian; nil once materialized
 	rawEl Elem
+	// rawT marks a rank-2 raw tensor whose bytes hold the transpose of
+	// Shape (a transposed weight, e.g. a tied lm_head), so the transpose
+	// costs nothing and matmul reads the weight in place.
+	rawT bool
 }
 
 // NewFloat returns a float tensor of elem e holding data (not copied; the
@@ -210,6 +214,17 @@ func (t *Tensor) Len() int { return numel(t.Shape) }
 func (t *Tensor) Floats() []float32 {
 	if t.F == nil && t.raw != nil {
 		t.F = widen(t.raw, t.rawEl)
+		if t.rawT {
+			r, c := t.Shape[0], t.Shape[1]
+			tr := make([]float32, len(t.F))
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					tr[i*c+j] = t.F[j*r+i]
+				}
+			}
+			t.F = tr
+			t.rawT = false
+		}
 		t.raw = nil
 	}
 	return t.F
