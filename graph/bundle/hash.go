@@ -94,13 +94,20 @@ func truncate(s string, n int) string {
 
 // teeHasher writes to w and hashes the same bytes in another goroutine, so
 // hashing a large main.mlirb overlaps with writing it instead of adding to
-// it. At most teeBuffers chunks are in flight.
+// it. At most teeBuffers chunks are in flight. Ranges copied by the kernel
+// (addRange) are read back by the hashing goroutine with pread.
 type teeHasher struct {
 	w    io.Writer
-	ch   chan []byte
+	ch   chan hashJob
 	free chan []byte
-	sum  chan string
+	sum  chan hashResult
 	done bool
+}
+
+type hashJob struct {
+	b      []byte
+	f      *os.File
+	off, n int64
 }
 
 const (
@@ -109,17 +116,33 @@ const (
 )
 
 func newTeeHasher(w io.Writer) *teeHasher {
-	t := &teeHasher{w: w, ch: make(chan []byte, teeBuffers), free: make(chan []byte, teeBuffers), sum: make(chan string, 1)}
+	t := &teeHasher{w: w, ch: make(chan hashJob, teeBuffers), free: make(chan []byte, teeBuffers), sum: make(chan hashResult, 1)}
 	for range teeBuffers {
 		t.free <- make([]byte, 0, teeChunk)
 	}
 	go func() {
 		h := sha256.New()
-		for b := range t.ch {
-			h.Write(b)
-			t.free <- b[:0]
+		var err error
+		var rbuf []byte
+		for j := range t.ch {
+			if j.f == nil {
+				h.Write(j.b)
+				t.free <- j.b[:0]
+				continue
+			}
+			if err != nil {
+				continue
+			}
+			if rbuf == nil {
+				rbuf = make([]byte, teeChunk)
+			}
+			var k int64
+			k, err = io.CopyBuffer(h, io.NewSectionReader(j.f, j.off, j.n), rbuf)
+			if err == nil && k != j.n {
+				err = fmt.Errorf("hashing %s: %d bytes at offset %d, but the file ends after %d: %w", j.f.Name(), j.n, j.off, k, io.ErrUnexpectedEOF)
+			}
 		}
-		t.sum <- hex.EncodeToString(h.Sum(nil))
+		t.sum <- hashResult{hex.EncodeToString(h.Sum(nil)), err}
 	}()
 	return t
 }
@@ -129,10 +152,15 @@ func (t *teeHasher) Write(p []byte) (int, error) {
 	for q := p[:n]; len(q) > 0; {
 		b := <-t.free
 		k := min(cap(b), len(q))
-		t.ch <- append(b, q[:k]...)
+		t.ch <- hashJob{b: append(b, q[:k]...)}
 		q = q[k:]
 	}
 	return n, err
+}
+
+// addRange hashes n bytes of f at off next, in order with the writes.
+func (t *teeHasher) addRange(f *os.File, off, n int64) {
+	t.ch <- hashJob{f: f, off: off, n: n}
 }
 
 // finish ends the hashing goroutine and returns the hex SHA-256 of
@@ -143,5 +171,6 @@ func (t *teeHasher) finish() (string, error) {
 	}
 	t.done = true
 	close(t.ch)
-	return <-t.sum, nil
+	r := <-t.sum
+	return r.sum, r.err
 }

@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -119,20 +117,15 @@ func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result
 	if out == nil {
 		out = os.Stdout
 	}
-	bw := bufio.NewWriterSize(out, 1<<20)
-	cw := &countWriter{w: bw}
-	hw := &headWriter{w: cw, kind: kind}
-	if err := safeEncode(enc, hw); err != nil {
-		bw.Flush()
+	mw := newMainWriter(out, nil, kind, false, nil)
+	if err := safeEncode(enc, mw); err != nil {
+		mw.finish()
 		return nil, fmt.Errorf("writing stdout: %w", err)
 	}
-	if err := hw.finish(); err != nil {
+	if _, err := mw.finish(); err != nil {
 		return nil, fmt.Errorf("writing stdout: %w", err)
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("writing stdout: %w", err)
-	}
-	return &Result{Path: "-", Kind: kind, MainPath: "-", MainSize: cw.n}, nil
+	return &Result{Path: "-", Kind: kind, MainPath: "-", MainSize: mw.n}, nil
 }
 
 // checkTarget applies the output safety rules and returns dst's absolute
@@ -427,28 +420,11 @@ func (w *writer) writeMain(p string, hash bool) (int64, string, error) {
 	if err := f.Chmod(0o644); err != nil {
 		return 0, "", err
 	}
-	var sink io.Writer = f
-	var th *teeHasher
-	if hash {
-		th = newTeeHasher(f)
-		sink = th
-	}
-	bw := bufio.NewWriterSize(sink, 1<<20)
-	cw := &countWriter{w: w.prog.Writer(bw)}
-	hw := &headWriter{w: cw, kind: w.kind}
-	encErr := safeEncode(w.enc, hw)
+	mw := newMainWriter(f, f, w.kind, hash, w.prog)
+	encErr := safeEncode(w.enc, mw)
+	sum, err := mw.finish()
 	if encErr == nil {
-		encErr = hw.finish()
-	}
-	if encErr == nil {
-		encErr = bw.Flush()
-	}
-	var sum string
-	if th != nil {
-		sum, err = th.finish()
-		if encErr == nil {
-			encErr = err
-		}
+		encErr = err
 	}
 	if encErr != nil {
 		return 0, "", encErr
@@ -456,7 +432,7 @@ func (w *writer) writeMain(p string, hash bool) (int64, string, error) {
 	if err := f.Close(); err != nil {
 		return 0, "", err
 	}
-	return cw.n, sum, nil
+	return mw.n, sum, nil
 }
 
 func safeEncode(enc Encoder, out io.Writer) (err error) {
@@ -471,75 +447,6 @@ func safeEncode(enc Encoder, out io.Writer) (err error) {
 		return errors.New("no encoder")
 	}
 	return enc(out)
-}
-
-// headWriter checks the first bytes against the bytecode magic before any
-// byte reaches the output, so a text/bytecode mix-up fails early and clearly.
-type headWriter struct {
-	w       io.Writer
-	kind    Kind
-	head    []byte
-	checked bool
-}
-
-func (h *headWriter) Write(p []byte) (int, error) {
-	if h.checked {
-		return h.w.Write(p)
-	}
-	n := min(len(Magic)-len(h.head), len(p))
-	h.head = append(h.head, p[:n]...)
-	if len(h.head) < len(Magic) {
-		return len(p), nil
-	}
-	if err := h.check(); err != nil {
-		return 0, err
-	}
-	if _, err := h.w.Write(h.head); err != nil {
-		return 0, err
-	}
-	if _, err := h.w.Write(p[n:]); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-func (h *headWriter) check() error {
-	h.checked = true
-	isBC := bytes.Equal(h.head, Magic)
-	switch h.kind {
-	case KindAIModel, KindLLMBundle, KindBytecode:
-		if !isBC {
-			return fmt.Errorf("the %s output must be MLIR bytecode, but the encoder wrote something else (first bytes %q); use --emit bytecode", h.kind, h.head)
-		}
-	case KindText:
-		if isBC {
-			return errors.New("the text output got MLIR bytecode from the encoder; use --emit generic or pretty")
-		}
-	}
-	return nil
-}
-
-// finish flushes a short output that never reached the magic's length.
-func (h *headWriter) finish() error {
-	if h.checked {
-		return nil
-	}
-	if err := h.check(); err != nil {
-		return err
-	}
-	_, err := h.w.Write(h.head)
-	return err
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // copyFile copies a regular file (the kernel copies the bytes where it can,

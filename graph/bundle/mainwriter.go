@@ -1,0 +1,199 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// RangeCopier is implemented by the io.Writer that Write hands an Encoder.
+// CopyRange appends n bytes of f starting at off to the output. When the
+// output is a file the kernel moves the bytes (copy_file_range) instead of
+// passing them through user space, which is what makes copying gigabytes of
+// resource blobs cheap. Encoders should use it for verbatim copies:
+//
+//	if rc, ok := w.(interface{ CopyRange(*os.File, int64, int64) error }); ok { ... }
+//
+// (the anonymous interface keeps codecs from importing this package).
+type RangeCopier interface {
+	CopyRange(f *os.File, off, n int64) error
+}
+
+// minKernelCopy is the size below which CopyRange just reads and writes:
+// flushing the buffer and a system call cost more than copying small blobs.
+const minKernelCopy = 256 << 10
+
+// mainWriter is what an Encoder writes the main file into: it checks the
+// first bytes against the bytecode magic before any byte reaches the output,
+// buffers, counts, reports progress, hashes on the side and offers
+// CopyRange.
+type mainWriter struct {
+	kind    Kind
+	head    []byte
+	checked bool
+	bw      *bufio.Writer
+	out     *os.File // the destination file; nil for stdout
+	th      *teeHasher
+	prog    *Progress
+	n       int64
+	srcs    map[*os.File]*os.File
+}
+
+func newMainWriter(w io.Writer, out *os.File, kind Kind, hash bool, prog *Progress) *mainWriter {
+	m := &mainWriter{kind: kind, out: out, prog: prog}
+	if hash {
+		m.th = newTeeHasher(w)
+		w = m.th
+	}
+	m.bw = bufio.NewWriterSize(w, 1<<20)
+	return m
+}
+
+func (m *mainWriter) Write(p []byte) (int, error) {
+	if !m.checked {
+		k := min(len(Magic)-len(m.head), len(p))
+		m.head = append(m.head, p[:k]...)
+		if len(m.head) < len(Magic) {
+			return len(p), nil
+		}
+		if err := m.check(); err != nil {
+			return 0, err
+		}
+		if err := m.write(m.head); err != nil {
+			return 0, err
+		}
+		if err := m.write(p[k:]); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if err := m.write(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (m *mainWriter) write(p []byte) error {
+	n, err := m.bw.Write(p)
+	m.n += int64(n)
+	m.prog.Add(int64(n))
+	return err
+}
+
+// check refuses text where bytecode is required and the other way round.
+func (m *mainWriter) check() error {
+	m.checked = true
+	isBC := bytes.Equal(m.head, Magic)
+	switch m.kind {
+	case KindAIModel, KindLLMBundle, KindBytecode:
+		if !isBC {
+			return fmt.Errorf("the %s output must be MLIR bytecode, but the encoder wrote something else (first bytes %q); use --emit bytecode", m.kind, m.head)
+		}
+	case KindText:
+		if isBC {
+			return errors.New("the text output got MLIR bytecode from the encoder; use --emit generic or pretty")
+		}
+	}
+	return nil
+}
+
+func (m *mainWriter) CopyRange(f *os.File, off, n int64) error {
+	if off < 0 || n < 0 {
+		return fmt.Errorf("CopyRange: negative offset %d or length %d", off, n)
+	}
+	if !m.checked || m.out == nil || n < minKernelCopy {
+		return m.copySlow(f, off, n)
+	}
+	src, err := m.reopen(f)
+	if err != nil {
+		return m.copySlow(f, off, n)
+	}
+	if err := m.bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := src.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	if m.th != nil {
+		m.th.addRange(f, off, n)
+	}
+	written, err := m.out.ReadFrom(&io.LimitedReader{R: src, N: n})
+	m.n += written
+	m.prog.Add(written)
+	if err == nil && written != n {
+		err = fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", n, off, f.Name(), written, io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+func (m *mainWriter) copySlow(f *os.File, off, n int64) error {
+	w, err := io.CopyN(m, io.NewSectionReader(f, off, n), n)
+	if err == io.EOF {
+		return fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", n, off, f.Name(), w, io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// reopen gives f a second descriptor with its own file offset, which
+// copy_file_range through os.File.ReadFrom needs; f itself may be read
+// concurrently with ReadAt by the codec and the hash check. /proc/self/fd
+// also works for the unlinked file stdin is spooled to.
+func (m *mainWriter) reopen(f *os.File) (*os.File, error) {
+	if g, ok := m.srcs[f]; ok {
+		return g, nil
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var fd uintptr
+	if err := sc.Control(func(d uintptr) { fd = d }); err != nil {
+		return nil, err
+	}
+	g, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err != nil {
+		return nil, err
+	}
+	a, err1 := f.Stat()
+	b, err2 := g.Stat()
+	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+		g.Close()
+		return nil, errors.New("reopened a different file")
+	}
+	if m.srcs == nil {
+		m.srcs = map[*os.File]*os.File{}
+	}
+	m.srcs[f] = g
+	return g, nil
+}
+
+// finish completes a short output, flushes, ends hashing and returns the
+// hex SHA-256 (empty when not hashing). It must be called exactly once, also
+// after an encoder error, so the hashing goroutine ends.
+func (m *mainWriter) finish() (string, error) {
+	var err error
+	if !m.checked {
+		err = m.check()
+		if err == nil {
+			err = m.write(m.head)
+		}
+	}
+	if ferr := m.bw.Flush(); err == nil {
+		err = ferr
+	}
+	var sum string
+	if m.th != nil {
+		var herr error
+		sum, herr = m.th.finish()
+		if err == nil {
+			err = herr
+		}
+	}
+	for _, g := range m.srcs {
+		g.Close()
+	}
+	return sum, err
+}

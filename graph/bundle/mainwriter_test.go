@@ -1,0 +1,126 @@
+package bundle
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type span struct{ off, n int64 }
+
+// rangeEncoder writes the magic, then alternates written bytes and CopyRange
+// calls, and returns the bytes the output must contain.
+func rangeEncoder(src *os.File, data []byte, spans []span) (Encoder, []byte) {
+	want := append([]byte{}, Magic...)
+	for i, s := range spans {
+		want = append(want, byte('a'+i))
+		want = append(want, data[s.off:s.off+s.n]...)
+	}
+	enc := func(w io.Writer) error {
+		if _, err := w.Write(Magic); err != nil {
+			return err
+		}
+		rc := w.(RangeCopier)
+		for i, s := range spans {
+			if _, err := w.Write([]byte{byte('a' + i)}); err != nil {
+				return err
+			}
+			if err := rc.CopyRange(src, s.off, s.n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return enc, want
+}
+
+func testData(n int) []byte {
+	data := make([]byte, n)
+	x := uint32(1)
+	for i := range data {
+		x = x*1664525 + 1013904223
+		data[i] = byte(x >> 24)
+	}
+	return data
+}
+
+func TestCopyRange(t *testing.T) {
+	data := testData(3*minKernelCopy + 777)
+	spans := []span{
+		{0, int64(len(data))},      // whole file, kernel copy
+		{5, 1000},                  // small, read and write
+		{123, 2*minKernelCopy + 1}, // kernel copy at an odd offset
+		{int64(len(data)) - 1, 1},  // last byte
+		{0, 0},                     // nothing
+		{7, minKernelCopy},         // exactly the threshold
+	}
+	for _, stdin := range []bool{false, true} {
+		dir := t.TempDir()
+		files(t, dir, aimodel("m/"))
+		var src *os.File
+		if stdin {
+			// Spooled stdin is an unlinked file: CopyRange must still work.
+			in := open(t, "-", OpenOptions{Stdin: bytes.NewReader(data)})
+			src = in.File
+		} else {
+			p := filepath.Join(dir, "blob")
+			os.WriteFile(p, data, 0o644)
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			src = f
+		}
+		in := open(t, filepath.Join(dir, "m"), OpenOptions{})
+		enc, want := rangeEncoder(src, data, spans)
+		res, err := Write(filepath.Join(dir, "o"), KindAIModel, in, enc, WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(res.MainPath)
+		if !bytes.Equal(got, want) || res.MainSize != int64(len(want)) {
+			t.Errorf("stdin=%v: output differs (len %d, want %d)", stdin, len(got), len(want))
+		}
+		hash, _ := os.ReadFile(filepath.Join(dir, "o", HashFile))
+		if string(hash) != sha(want) || res.Hash != sha(want) {
+			t.Errorf("stdin=%v: main.hash %s, want %s", stdin, hash, sha(want))
+		}
+
+		var out bytes.Buffer
+		if _, err := Write("-", KindBytecode, in, enc, WriteOptions{Stdout: &out}); err != nil || !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("stdin=%v: stdout CopyRange: %v, equal %v", stdin, err, bytes.Equal(out.Bytes(), want))
+		}
+	}
+}
+
+func TestCopyRangePastEnd(t *testing.T) {
+	data := testData(2 * minKernelCopy)
+	dir := t.TempDir()
+	files(t, dir, aimodel("m/"))
+	p := filepath.Join(dir, "blob")
+	os.WriteFile(p, data, 0o644)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := open(t, filepath.Join(dir, "m"), OpenOptions{})
+	for _, s := range []span{{0, int64(len(data)) + 1}, {int64(len(data)) - 10, minKernelCopy}, {int64(len(data)) - 10, 11}, {-1, 5}} {
+		enc := func(w io.Writer) error {
+			w.Write(Magic)
+			return w.(RangeCopier).CopyRange(f, s.off, s.n)
+		}
+		_, err := Write(filepath.Join(dir, "o"), KindAIModel, in, enc, WriteOptions{})
+		if err == nil || !(strings.Contains(err.Error(), "ends after") || strings.Contains(err.Error(), "negative")) {
+			t.Errorf("span %v: err %v", s, err)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "o")); err == nil {
+			t.Fatalf("span %v: output left behind", s)
+		}
+		noTemps(t, dir)
+	}
+}
