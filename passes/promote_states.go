@@ -1,0 +1,313 @@
+package passes
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/anefix/anefix/graph"
+)
+
+var promoteStatesPass = &Pass{
+	Name:    "promote-states",
+	Summary: "turn conv/recurrent state input/output pairs into runtime states (MutableBuffers.buffer_mutation)",
+	Doc: `A hybrid export that carries its conv and recurrent state as a plain
+input and a plain output leaves the runtime's state binding out: the runtime
+binds only ports marked as states, so the caller has to copy the state back
+in by hand every step (and Apple's static engine binds only key_cache and
+value_cache). This pass marks each such pair the way coreai-torch and
+mlx2coreai emit states (coreai-facts §2): the input gets
+MutableBuffers.buffer_mutation = "<state name>" and the output that holds the
+new value is renamed (coreai.name) to the state's name, which is the input's
+name.
+
+Pairs are found by name. Names are split into words (snake_case, camelCase,
+digits: conv_state_0, convState0 and conv-state-0 are the same words; plural
+"states" counts as "state"). A candidate input has a state word and a kind
+word (option kinds: conv, ssm, rec, recurrent by default); its output is the
+one whose words are the input's words plus affixes (option affixes: out,
+new, next, updated, output, upd), e.g. conv_state → conv_state_out,
+new_conv_state, conv_state_new, convStateOut; rec_state_3 →
+new_rec_state_3. An output with exactly the input's name also pairs.
+key_cache/value_cache (often already states) are left alone unless
+include-kv=true, which also pairs key_cache with new_k_cache as Apple's iOS
+builders name them. names=in=out,… names pairs explicitly (used before and
+besides the automatic match; auto=false turns the latter off).
+
+A pair whose input and output types differ is refused with an error naming
+the graph, the ports and both types: a state has one type. Several outputs
+matching one input is an error too (name the pair with names=). Inputs that
+are already states are skipped, so the pass is idempotent. Only entry graphs
+(public, not invoked) are examined.
+
+Numerics: none; the computed values are unchanged. The caller must now bind
+the states instead of feeding/reading the pair; the report lists every
+promotion.`,
+	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
+	DefaultOn: true,
+	Options: []OptionSpec{
+		{Name: "names", Kind: OptStringList, Default: "", Doc: "explicit pairs in=out (comma-separated), promoted first"},
+		{Name: "auto", Kind: OptBool, Default: "true", Doc: "match pairs by name (kinds, affixes)"},
+		{Name: "kinds", Kind: OptStringList, Default: "conv,ssm,rec,recurrent", Doc: "name words that mark a recurrent state input (together with state/states)"},
+		{Name: "affixes", Kind: OptStringList, Default: "out,new,next,updated,output,upd", Doc: "words an output name adds to its state's name"},
+		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also promote key/value cache pairs (key_cache ↔ new_k_cache, …)"},
+	},
+}
+
+func init() {
+	promoteStatesPass.Run = runPromoteStates
+	Register(promoteStatesPass)
+}
+
+// psWords splits a port name into lower-case words: separators, camelCase
+// humps and letter/digit boundaries all split. Synonyms are canonicalized
+// so that spellings of one state compare equal.
+func psWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if i > 0 && len(cur) > 0 {
+			p := rs[i-1]
+			switch {
+			case unicode.IsUpper(r) && unicode.IsLower(p),
+				unicode.IsDigit(r) != unicode.IsDigit(p):
+				flush()
+			case unicode.IsUpper(r) && unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+				flush() // "SSMState" → ssm, state
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	for i, w := range words {
+		if c, ok := psSynonyms[w]; ok {
+			words[i] = c
+		}
+	}
+	return words
+}
+
+var psSynonyms = map[string]string{"states": "state", "caches": "cache"}
+
+// psKV canonicalizes key/value words for include-kv matching (Apple's
+// key_cache ↔ new_k_cache).
+var psKV = map[string]string{"key": "k", "value": "v", "keys": "k", "values": "v"}
+
+type psMatcher struct {
+	kinds, affixes map[string]bool
+	kv             bool
+}
+
+func psSet(xs []string) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range xs {
+		for _, w := range psWords(x) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+func (pm *psMatcher) has(words []string, set map[string]bool) bool {
+	for _, w := range words {
+		if set[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// candidate reports whether an input name looks like a recurrent state (or,
+// with include-kv, a KV cache).
+func (pm *psMatcher) candidate(name string) bool {
+	ws := psWords(name)
+	if pm.has(ws, map[string]bool{"state": true}) && pm.has(ws, pm.kinds) {
+		return true
+	}
+	return pm.kv && pm.has(ws, map[string]bool{"cache": true}) && pm.has(ws, map[string]bool{"key": true, "value": true, "k": true, "v": true})
+}
+
+// key is the comparison form of a name without affix words, and whether it
+// had any affix word.
+func (pm *psMatcher) key(name string) (string, bool) {
+	var out []string
+	affixed := false
+	for _, w := range psWords(name) {
+		if pm.affixes[w] {
+			affixed = true
+			continue
+		}
+		if c, ok := psKV[w]; ok && pm.kv {
+			w = c
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, "_"), affixed
+}
+
+func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
+	opts, err := ioOptions(promoteStatesPass, opts)
+	if err != nil {
+		return nil, err
+	}
+	pm := &psMatcher{kinds: psSet(opts.Strings("kinds")), affixes: psSet(opts.Strings("affixes")), kv: opts.Bool("include-kv")}
+	type pair struct{ in, out string }
+	var explicit []pair
+	for _, s := range opts.Strings("names") {
+		in, out, ok := strings.Cut(s, "=")
+		in, out = strings.TrimSpace(in), strings.TrimSpace(out)
+		if !ok || in == "" || out == "" {
+			return nil, fmt.Errorf("promote-states: option names: %q is not in=out (example: conv_state=conv_state_out)", s)
+		}
+		explicit = append(explicit, pair{in, out})
+	}
+	ch := &Change{}
+	graphs := ioEntryGraphs(m)
+	for _, p := range explicit {
+		found := false
+		for _, g := range graphs {
+			ok, err := psExplicit(g, p.in, p.out, ch)
+			if err != nil {
+				return nil, err
+			}
+			found = found || ok
+		}
+		if !found {
+			return nil, fmt.Errorf("promote-states: option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, psPortList(graphs))
+		}
+	}
+	if opts.Bool("auto") {
+		for _, g := range graphs {
+			if err := psAuto(g, pm, ch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ch, nil
+}
+
+// psExplicit promotes the named pair in g. It reports whether g has the
+// input (an input already promoted to that state counts: idempotence).
+func psExplicit(g *graph.Graph, inName, outName string, ch *Change) (bool, error) {
+	in, nIn := psFind(g.Inputs(), inName)
+	if nIn == 0 {
+		return false, nil
+	}
+	if nIn > 1 {
+		return false, fmt.Errorf("promote-states: graph @%s has %d inputs named %q; cannot tell which to promote", g.Name(), nIn, inName)
+	}
+	if in.IsState {
+		if in.StateOutput != inName {
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s is already a state (buffer_mutation = %q); left alone", g.Name(), inName, in.StateOutput))
+		}
+		return true, nil
+	}
+	out, nOut := psFind(g.Outputs(), outName)
+	if nOut != 1 {
+		return false, fmt.Errorf("promote-states: option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, psNames(g.Outputs()))
+	}
+	return true, psPromote(g, in, out, ch)
+}
+
+func psFind(ports []graph.Port, name string) (graph.Port, int) {
+	var p graph.Port
+	n := 0
+	for _, x := range ports {
+		if x.Name == name {
+			p = x
+			n++
+		}
+	}
+	return p, n
+}
+
+func psNames(ports []graph.Port) string {
+	var ns []string
+	for _, p := range ports {
+		ns = append(ns, ioPortName(p))
+	}
+	return strings.Join(ns, ", ")
+}
+
+func psPortList(gs []*graph.Graph) string {
+	var parts []string
+	for _, g := range gs {
+		parts = append(parts, fmt.Sprintf("@%s(%s) -> (%s)", g.Name(), psNames(g.Inputs()), psNames(g.Outputs())))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// psAuto promotes every name-matched pair of g.
+func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
+	for _, in := range g.Inputs() {
+		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.candidate(in.Name) {
+			continue
+		}
+		inKey, _ := pm.key(in.Name)
+		var matches []graph.Port
+		for _, out := range g.Outputs() {
+			if out.IsState || out.Name == "" {
+				continue
+			}
+			k, affixed := pm.key(out.Name)
+			if out.Name == in.Name || (affixed && k == inKey) {
+				matches = append(matches, out)
+			}
+		}
+		switch len(matches) {
+		case 0:
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, psNames(g.Outputs())))
+			continue
+		case 1:
+		default:
+			names := make([]string, len(matches))
+			for i, o := range matches {
+				names[i] = o.Name
+			}
+			sort.Strings(names)
+			return fmt.Errorf("promote-states: graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
+				g.Name(), in.Name, len(matches), strings.Join(names, ", "), in.Name)
+		}
+		if err := psPromote(g, in, matches[0], ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// psPromote applies the state contract to one pair after checking it.
+func psPromote(g *graph.Graph, in, out graph.Port, ch *Change) error {
+	if out.IsState {
+		return fmt.Errorf("promote-states: graph @%s: output %s already holds a state; cannot pair it with input %s", g.Name(), out.Name, in.Name)
+	}
+	if !graph.TypeEqual(in.Type, out.Type) {
+		return fmt.Errorf("promote-states: graph @%s: input %s is %s but output %s is %s; a state keeps one type, so this pair cannot be a state (fix the export, or name the right pair with --set promote-states.names=in=out, or --disable promote-states)",
+			g.Name(), in.Name, in.Type, out.Name, out.Type)
+	}
+	for _, o := range g.Outputs() {
+		if o.Index != out.Index && o.Name == in.Name {
+			return fmt.Errorf("promote-states: graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
+		}
+	}
+	g.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))
+	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(in.Name))
+	ch.States = append(ch.States, StatePromotion{Graph: g.Name(), Input: in.Name, Output: out.Name})
+	ch.IOChanges = append(ch.IOChanges,
+		IOChange{Graph: g.Name(), Port: in.Name, Before: in.Type.String(), After: in.Type.String(),
+			Why: fmt.Sprintf("became state %s (MutableBuffers.buffer_mutation = %q)", in.Name, in.Name)},
+		IOChange{Graph: g.Name(), Port: out.Name, IsOutput: true, Before: out.Type.String(), After: out.Type.String(),
+			Why: fmt.Sprintf("renamed to %s: the new value of state %s", in.Name, in.Name)})
+	return nil
+}
