@@ -1,0 +1,811 @@
+package bytecode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Builtin attribute codes (BuiltinDialectBytecode.td, in order).
+const (
+	atArray = iota
+	atDict
+	atString
+	atStringTyped
+	atFlatSymbolRef
+	atSymbolRef
+	atType
+	atUnit
+	atInteger
+	atFloat
+	atCallSiteLoc
+	atFileLineColLoc
+	atFusedLoc
+	atFusedLocMeta
+	atNameLoc
+	atUnknownLoc
+	atDenseResource
+	atDenseArray
+	atDenseIntOrFP
+	atDenseString
+	atSparse
+	atDistinct
+)
+
+// Builtin type codes.
+const (
+	tyInteger = iota
+	tyIndex
+	tyFunction
+	tyBF16
+	tyF16
+	tyF32
+	tyF64
+	tyF80
+	tyF128
+	tyComplex
+	tyMemRef
+	tyMemRefSpace
+	tyNone
+	tyRankedTensor
+	tyRankedTensorEnc
+	tyTuple
+	tyUnrankedMemRef
+	tyUnrankedMemRefSpace
+	tyUnrankedTensor
+	tyVector
+	tyVectorScalable
+)
+
+var floatTypeCodes = map[string]uint64{"bf16": tyBF16, "f16": tyF16, "f32": tyF32, "f64": tyF64, "f80": tyF80, "f128": tyF128}
+
+// EncodedAttr is an attribute anefix keeps in its bytecode encoding because
+// it cannot model it: a custom encoding of a dialect other than builtin, or
+// a builtin kind without a graph form (sparse, distinct, dense strings, …).
+// It can only be written back into the file it came from, where its index
+// and every index inside it stay valid.
+type EncodedAttr struct {
+	*graph.RawAttr // Text is a description for display only
+	Dialect        string
+	src            *rawFile
+	index          int
+}
+
+// EncodedType is the type counterpart of EncodedAttr.
+type EncodedType struct {
+	*graph.RawType
+	Dialect string
+	src     *rawFile
+	index   int
+}
+
+// NativeProps are op-specific (native) properties of a registered op whose
+// layout anefix does not know. The blob is carried unchanged; its indices
+// stay valid because the writer keeps the input's tables in order.
+type NativeProps struct {
+	*graph.OpaqueAttr
+	Op   string
+	Blob []byte
+	src  *rawFile
+}
+
+// decodeState memoizes decoded attributes, types and locations by index.
+type decodeState struct {
+	f        *rawFile
+	attrs    []graph.Attr
+	locs     []graph.Loc
+	types    []graph.Type
+	attrBusy []bool
+	typeBusy []bool
+	depth    int
+}
+
+const maxNesting = 2000
+
+func newDecodeState(f *rawFile) *decodeState {
+	return &decodeState{
+		f:        f,
+		attrs:    make([]graph.Attr, len(f.attrs)),
+		locs:     make([]graph.Loc, len(f.attrs)),
+		types:    make([]graph.Type, len(f.types)),
+		attrBusy: make([]bool, len(f.attrs)),
+		typeBusy: make([]bool, len(f.types)),
+	}
+}
+
+func (s *decodeState) attrRef(d *decoder) (graph.Attr, error) {
+	at := d.offset()
+	i, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	return s.attr(at, i)
+}
+
+func (s *decodeState) typeRef(d *decoder) (graph.Type, error) {
+	at := d.offset()
+	i, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	return s.typ(at, i)
+}
+
+func (s *decodeState) locRef(d *decoder) (graph.Loc, error) {
+	at := d.offset()
+	i, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	return s.loc(at, i)
+}
+
+func (s *decodeState) loc(at int64, i uint64) (graph.Loc, error) {
+	a, err := s.attr(at, i)
+	if err != nil {
+		return nil, err
+	}
+	if l := s.locs[i]; l != nil {
+		return l, nil
+	}
+	return nil, s.f.errAt(at, "attribute %d (%s) is used as a location but is not one", i, a.String())
+}
+
+func (s *decodeState) stringAttrRef(d *decoder) (string, error) {
+	at := d.offset()
+	a, err := s.attrRef(d)
+	if err != nil {
+		return "", err
+	}
+	sa, ok := a.(*graph.StringAttr)
+	if !ok {
+		return "", s.f.errAt(at, "expected a string attribute, found %s", a.String())
+	}
+	return sa.Value, nil
+}
+
+func (s *decodeState) attr(at int64, i uint64) (graph.Attr, error) {
+	if i >= uint64(len(s.attrs)) {
+		return nil, s.f.errAt(at, "attribute index %d out of range (%d attributes)", i, len(s.attrs))
+	}
+	if a := s.attrs[i]; a != nil {
+		return a, nil
+	}
+	if s.attrBusy[i] || s.depth > maxNesting {
+		return nil, s.f.errAt(at, "attribute %d refers to itself or nests deeper than %d", i, maxNesting)
+	}
+	s.attrBusy[i] = true
+	s.depth++
+	a, l, err := s.decodeAttr(int(i))
+	s.depth--
+	s.attrBusy[i] = false
+	if err != nil {
+		return nil, err
+	}
+	s.attrs[i], s.locs[i] = a, l
+	return a, nil
+}
+
+func (s *decodeState) typ(at int64, i uint64) (graph.Type, error) {
+	if i >= uint64(len(s.types)) {
+		return nil, s.f.errAt(at, "type index %d out of range (%d types)", i, len(s.types))
+	}
+	if t := s.types[i]; t != nil {
+		return t, nil
+	}
+	if s.typeBusy[i] || s.depth > maxNesting {
+		return nil, s.f.errAt(at, "type %d refers to itself or nests deeper than %d", i, maxNesting)
+	}
+	s.typeBusy[i] = true
+	s.depth++
+	t, err := s.decodeType(int(i))
+	s.depth--
+	s.typeBusy[i] = false
+	if err != nil {
+		return nil, err
+	}
+	s.types[i] = t
+	return t, nil
+}
+
+func (s *decodeState) entryText(e rawEntry, what string) (string, error) {
+	d := newDecoder(e.data, e.off, s.f.name)
+	text, err := d.cstring()
+	if err != nil {
+		return "", err
+	}
+	if !d.empty() {
+		return "", d.errorf("trailing bytes after textual %s %q", what, text)
+	}
+	return text, nil
+}
+
+func (s *decodeState) decodeType(i int) (graph.Type, error) {
+	e := s.f.types[i]
+	dialect := s.f.dialects[e.dialect].name
+	if !e.custom {
+		text, err := s.entryText(e, "type")
+		if err != nil {
+			return nil, err
+		}
+		if dialect == "builtin" {
+			if t, err := graph.ParseSimpleType(text); err == nil && t.String() == text {
+				return t, nil
+			}
+			return &graph.RawType{Text: text}, nil
+		}
+		return &graph.OpaqueType{Text: text}, nil
+	}
+	if dialect != "builtin" {
+		return &EncodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!%s<bytecode-encoded type #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil
+	}
+	d := newDecoder(e.data, e.off, s.f.name)
+	t, err := s.builtinType(d, i)
+	if err != nil {
+		return nil, err
+	}
+	if !d.empty() {
+		return nil, d.errorf("trailing bytes after builtin type %d", i)
+	}
+	return t, nil
+}
+
+func (s *decodeState) typeList(d *decoder) ([]graph.Type, error) {
+	n, err := d.count("type list", 1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Type, n)
+	for k := range out {
+		if out[k], err = s.typeRef(d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *decodeState) shape(d *decoder) ([]int64, error) {
+	n, err := d.count("shape", 1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, n)
+	for k := range out {
+		v, err := d.signedVarint()
+		if err != nil {
+			return nil, err
+		}
+		if v < 0 {
+			v = graph.Dynamic
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (s *decodeState) builtinType(d *decoder, i int) (graph.Type, error) {
+	at := d.offset()
+	code, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	encoded := func() graph.Type {
+		return &EncodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!builtin<bytecode-encoded type #%d, code %d>", i, code)}, Dialect: "builtin", src: s.f, index: i}
+	}
+	switch code {
+	case tyInteger:
+		v, err := d.varint()
+		if err != nil {
+			return nil, err
+		}
+		if v&3 == 3 || v>>2 > 1<<24 {
+			return nil, s.f.errAt(at, "invalid integer type encoding %d", v)
+		}
+		return &graph.IntegerType{Width: int(v >> 2), Signedness: graph.Signedness(v & 3)}, nil
+	case tyIndex:
+		return &graph.IndexType{}, nil
+	case tyFunction:
+		in, err := s.typeList(d)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.typeList(d)
+		if err != nil {
+			return nil, err
+		}
+		return &graph.FunctionType{Inputs: in, Results: out}, nil
+	case tyBF16:
+		return &graph.FloatType{Name: "bf16"}, nil
+	case tyF16:
+		return &graph.FloatType{Name: "f16"}, nil
+	case tyF32:
+		return &graph.FloatType{Name: "f32"}, nil
+	case tyF64:
+		return &graph.FloatType{Name: "f64"}, nil
+	case tyF80:
+		return &graph.FloatType{Name: "f80"}, nil
+	case tyF128:
+		return &graph.FloatType{Name: "f128"}, nil
+	case tyNone:
+		return &graph.NoneType{}, nil
+	case tyRankedTensor, tyRankedTensorEnc:
+		var enc graph.Attr
+		if code == tyRankedTensorEnc {
+			if enc, err = s.attrRef(d); err != nil {
+				return nil, err
+			}
+		}
+		shape, err := s.shape(d)
+		if err != nil {
+			return nil, err
+		}
+		elem, err := s.typeRef(d)
+		if err != nil {
+			return nil, err
+		}
+		return &graph.TensorType{Shape: shape, Elem: elem, Encoding: enc}, nil
+	case tyUnrankedTensor:
+		elem, err := s.typeRef(d)
+		if err != nil {
+			return nil, err
+		}
+		return &graph.TensorType{Elem: elem, Unranked: true}, nil
+	case tyComplex:
+		elem, err := s.typeRef(d)
+		if err != nil {
+			return nil, err
+		}
+		return &EncodedType{RawType: &graph.RawType{Text: "complex<" + elem.String() + ">"}, Dialect: "builtin", src: s.f, index: i}, nil
+	case tyTuple:
+		ts, err := s.typeList(d)
+		if err != nil {
+			return nil, err
+		}
+		parts := make([]string, len(ts))
+		for k, t := range ts {
+			parts[k] = t.String()
+		}
+		return &EncodedType{RawType: &graph.RawType{Text: "tuple<" + strings.Join(parts, ", ") + ">"}, Dialect: "builtin", src: s.f, index: i}, nil
+	case tyVector:
+		shape, err := s.shape(d)
+		if err != nil {
+			return nil, err
+		}
+		elem, err := s.typeRef(d)
+		if err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		b.WriteString("vector<")
+		for _, x := range shape {
+			fmt.Fprintf(&b, "%dx", x)
+		}
+		b.WriteString(elem.String() + ">")
+		return &EncodedType{RawType: &graph.RawType{Text: b.String()}, Dialect: "builtin", src: s.f, index: i}, nil
+	case tyMemRef, tyMemRefSpace, tyUnrankedMemRef, tyUnrankedMemRefSpace, tyVectorScalable:
+		// Kept encoded; the rest of the entry references other entries that
+		// stay valid in the same file.
+		d.pos = len(d.buf)
+		return encoded(), nil
+	}
+	return nil, s.f.errAt(at, "unknown builtin type code %d", code)
+}
+
+func (s *decodeState) decodeAttr(i int) (graph.Attr, graph.Loc, error) {
+	e := s.f.attrs[i]
+	dialect := s.f.dialects[e.dialect].name
+	if !e.custom {
+		text, err := s.entryText(e, "attribute")
+		if err != nil {
+			return nil, nil, err
+		}
+		if dialect == "builtin" {
+			return &graph.RawAttr{Text: text}, nil, nil
+		}
+		return &graph.OpaqueAttr{Text: text}, nil, nil
+	}
+	if dialect != "builtin" {
+		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: fmt.Sprintf("#%s<bytecode-encoded attribute #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil, nil
+	}
+	d := newDecoder(e.data, e.off, s.f.name)
+	a, l, err := s.builtinAttr(d, i)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !d.empty() {
+		return nil, nil, d.errorf("trailing bytes after builtin attribute %d", i)
+	}
+	return a, l, nil
+}
+
+func (s *decodeState) attrList(d *decoder) ([]graph.Attr, error) {
+	n, err := d.count("attribute list", 1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Attr, n)
+	for k := range out {
+		if out[k], err = s.attrRef(d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *decodeState) locList(d *decoder) ([]graph.Loc, error) {
+	n, err := d.count("location list", 1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Loc, n)
+	for k := range out {
+		if out[k], err = s.locRef(d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// apInt reads an integer of a known bit width: one byte up to 8 bits, a
+// zigzag varint of the zero-extended bits up to 64, else 64-bit words.
+func apInt(d *decoder, width int) (uint64, *big.Int, error) {
+	switch {
+	case width <= 8:
+		b, err := d.byte()
+		return uint64(b), nil, err
+	case width <= 64:
+		v, err := d.varint()
+		return uint64(unzigzag(v)), nil, err
+	}
+	n, err := d.count("integer word", 1)
+	if err != nil {
+		return 0, nil, err
+	}
+	x := new(big.Int)
+	for k := 0; k < n; k++ {
+		w, err := d.varint()
+		if err != nil {
+			return 0, nil, err
+		}
+		x.Or(x, new(big.Int).Lsh(new(big.Int).SetUint64(uint64(unzigzag(w))), uint(64*k)))
+	}
+	return 0, x, nil
+}
+
+func intWidth(t graph.Type) int {
+	switch x := t.(type) {
+	case *graph.IntegerType:
+		return x.Width
+	case *graph.IndexType:
+		return 64
+	}
+	return -1
+}
+
+func signExtend(v uint64, t graph.Type) int64 {
+	w := intWidth(t)
+	if it, ok := t.(*graph.IntegerType); ok && it.Signedness == graph.Unsigned {
+		return int64(v)
+	}
+	if w <= 0 || w >= 64 {
+		return int64(v)
+	}
+	shift := uint(64 - w)
+	return int64(v<<shift) >> shift
+}
+
+func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, error) {
+	at := d.offset()
+	code, err := d.varint()
+	if err != nil {
+		return nil, nil, err
+	}
+	keep := func(text string) (graph.Attr, graph.Loc, error) {
+		d.pos = len(d.buf)
+		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: text}, Dialect: "builtin", src: s.f, index: i}, nil, nil
+	}
+	locAttr := func(l graph.Loc) (graph.Attr, graph.Loc, error) { return &graph.LocAttr{Loc: l}, l, nil }
+	switch code {
+	case atArray:
+		elems, err := s.attrList(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &graph.ArrayAttr{Elems: elems}, nil, nil
+	case atDict:
+		n, err := d.count("dictionary", 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries := make([]graph.NamedAttr, n)
+		for k := range entries {
+			if entries[k].Name, err = s.stringAttrRef(d); err != nil {
+				return nil, nil, err
+			}
+			if entries[k].Value, err = s.attrRef(d); err != nil {
+				return nil, nil, err
+			}
+		}
+		return &graph.DictAttr{Entries: entries}, nil, nil
+	case atString, atStringTyped:
+		str, _, err := s.f.str(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		a := &graph.StringAttr{Value: str}
+		if code == atStringTyped {
+			if a.Type, err = s.typeRef(d); err != nil {
+				return nil, nil, err
+			}
+		}
+		return a, nil, nil
+	case atFlatSymbolRef, atSymbolRef:
+		root, err := s.stringAttrRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		a := &graph.SymbolRefAttr{Root: root}
+		if code == atSymbolRef {
+			nested, err := s.attrList(d)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, x := range nested {
+				sr, ok := x.(*graph.SymbolRefAttr)
+				if !ok || len(sr.Nested) > 0 {
+					return nil, nil, s.f.errAt(at, "nested symbol reference is not a flat symbol reference: %s", x.String())
+				}
+				a.Nested = append(a.Nested, sr.Root)
+			}
+		}
+		return a, nil, nil
+	case atType:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &graph.TypeAttr{Type: t}, nil, nil
+	case atUnit:
+		return &graph.UnitAttr{}, nil, nil
+	case atInteger:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		w := intWidth(t)
+		if w < 0 {
+			return nil, nil, s.f.errAt(at, "integer attribute of non-integer type %s", t.String())
+		}
+		v, bigv, err := apInt(d, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		if bigv != nil {
+			return &graph.IntegerAttr{Type: t, Big: bigv}, nil, nil
+		}
+		return &graph.IntegerAttr{Type: t, Value: signExtend(v, t)}, nil, nil
+	case atFloat:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		w := graph.BitWidth(t)
+		if _, ok := t.(*graph.FloatType); !ok || w <= 0 || w > 64 {
+			// f80/f128 and unknown float formats stay encoded.
+			return keep("<float attribute of type " + t.String() + ">")
+		}
+		v, _, err := apInt(d, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		if w < 64 {
+			v &= 1<<uint(w) - 1
+		}
+		return &graph.FloatAttr{Type: t, Bits: v}, nil, nil
+	case atCallSiteLoc:
+		callee, err := s.locRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		caller, err := s.locRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return locAttr(&graph.CallSiteLoc{Callee: callee, Caller: caller})
+	case atFileLineColLoc:
+		file, err := s.stringAttrRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		line, err := d.varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		col, err := d.varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		return locAttr(&graph.FileLoc{File: file, Line: int(line), Col: int(col)})
+	case atFusedLoc, atFusedLocMeta:
+		locs, err := s.locList(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		l := &graph.FusedLoc{Locs: locs}
+		if code == atFusedLocMeta {
+			if l.Metadata, err = s.attrRef(d); err != nil {
+				return nil, nil, err
+			}
+		}
+		return locAttr(l)
+	case atNameLoc:
+		name, err := s.stringAttrRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		child, err := s.locRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return locAttr(&graph.NameLoc{Name: name, Child: child})
+	case atUnknownLoc:
+		return locAttr(graph.Unknown)
+	case atDenseResource:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		hat := d.offset()
+		h, err := d.varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		if h >= uint64(len(s.f.resHandles)) {
+			return nil, nil, s.f.errAt(hat, "resource handle %d out of range (%d dialect resources)", h, len(s.f.resHandles))
+		}
+		rh := s.f.resHandles[h]
+		g := s.f.dialectRes[rh.group]
+		key := g.entries[rh.entry].key
+		tt, ok := t.(*graph.TensorType)
+		if !ok || s.f.dialects[g.dialect].name != "builtin" {
+			return keep("dense_resource<" + key + "> : " + t.String())
+		}
+		return &graph.DenseResourceAttr{Key: key, Type: tt}, nil, nil
+	case atDenseArray:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		n, err := d.varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		blob, err := s.blob(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.denseArray(at, t, n, blob, keep)
+	case atDenseIntOrFP:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		blob, err := s.blob(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.denseElements(at, t, blob, keep)
+	case atDenseString:
+		t, err := s.typeRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return keep("dense<\"…\"> : " + t.String())
+	case atSparse:
+		return keep("sparse<…>")
+	case atDistinct:
+		ref, err := s.attrRef(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return keep("distinct[" + fmt.Sprint(i) + "]<" + ref.String() + ">")
+	}
+	return nil, nil, s.f.errAt(at, "unknown builtin attribute code %d", code)
+}
+
+func (s *decodeState) blob(d *decoder) ([]byte, error) {
+	n, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	return d.bytes(n)
+}
+
+func (s *decodeState) denseArray(at int64, t graph.Type, n uint64, blob []byte, keep func(string) (graph.Attr, graph.Loc, error)) (graph.Attr, graph.Loc, error) {
+	w := graph.ElemBytes(t)
+	if w == 0 || uint64(len(blob)) != n*uint64(w) {
+		return keep("array<" + t.String() + ": …>")
+	}
+	a := &graph.DenseArrayAttr{Elem: t}
+	for k := 0; k < int(n); k++ {
+		var buf [8]byte
+		copy(buf[:], blob[k*w:(k+1)*w])
+		bits := binary.LittleEndian.Uint64(buf[:])
+		switch et := t.(type) {
+		case *graph.FloatType:
+			v, ok := graph.FloatValue(bits, et.Name)
+			if !ok {
+				return keep("array<" + t.String() + ": …>")
+			}
+			a.Floats = append(a.Floats, v)
+		default:
+			if w*8 < 64 && intWidth(t) > 0 {
+				if it, ok := t.(*graph.IntegerType); ok && it.Width == 1 {
+					a.Ints = append(a.Ints, int64(bits&1))
+					continue
+				}
+				a.Ints = append(a.Ints, signExtend(bits, &graph.IntegerType{Width: w * 8, Signedness: signednessOf(t)}))
+			} else {
+				a.Ints = append(a.Ints, int64(bits))
+			}
+		}
+	}
+	if a.Ints == nil && a.Floats == nil {
+		if _, ok := t.(*graph.FloatType); ok {
+			a.Floats = []float64{}
+		} else {
+			a.Ints = []int64{}
+		}
+	}
+	return a, nil, nil
+}
+
+func signednessOf(t graph.Type) graph.Signedness {
+	if it, ok := t.(*graph.IntegerType); ok {
+		return it.Signedness
+	}
+	return graph.Signless
+}
+
+// denseElements converts MLIR's raw dense buffer (i1 bit-packed, a single
+// element meaning splat) into the graph form (i1 one byte per element).
+func (s *decodeState) denseElements(at int64, t graph.Type, blob []byte, keep func(string) (graph.Attr, graph.Loc, error)) (graph.Attr, graph.Loc, error) {
+	tt, ok := t.(*graph.TensorType)
+	if !ok || !tt.IsStatic() {
+		return keep("dense<…> : " + t.String())
+	}
+	switch tt.Elem.(type) {
+	case *graph.IntegerType, *graph.FloatType, *graph.IndexType:
+	default:
+		return keep("dense<…> : " + t.String())
+	}
+	n := tt.NumElements()
+	if intWidth(tt.Elem) == 1 {
+		if len(blob) == 1 && (blob[0] == 0 || blob[0] == 0xff) {
+			return &graph.DenseElementsAttr{Type: tt, Raw: []byte{blob[0] & 1}, Splat: true}, nil, nil
+		}
+		if int64(len(blob)) != (n+7)/8 {
+			return nil, nil, s.f.errAt(at, "dense i1 data has %d bytes, want %d for %s", len(blob), (n+7)/8, t.String())
+		}
+		raw := make([]byte, n)
+		for k := int64(0); k < n; k++ {
+			raw[k] = blob[k/8] >> (k % 8) & 1
+		}
+		return &graph.DenseElementsAttr{Type: tt, Raw: raw}, nil, nil
+	}
+	w := int64(graph.ElemBytes(tt.Elem))
+	if w == 0 {
+		return keep("dense<…> : " + t.String())
+	}
+	raw := append([]byte(nil), blob...)
+	switch {
+	case int64(len(blob)) == w && n != 1:
+		return &graph.DenseElementsAttr{Type: tt, Raw: raw, Splat: true}, nil, nil
+	case int64(len(blob)) == w*n:
+		return &graph.DenseElementsAttr{Type: tt, Raw: raw, Splat: n == 1 && false}, nil, nil
+	}
+	return nil, nil, s.f.errAt(at, "dense data has %d bytes, want %d or %d for %s", len(blob), w, w*n, t.String())
+}

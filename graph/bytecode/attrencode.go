@@ -1,0 +1,455 @@
+package bytecode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// attrIndex returns the table index of a, encoding it when it is new.
+// Attributes read from the source keep their index (attributes are
+// immutable, so identity means unchanged); new ones are deduplicated
+// against existing entries by their encoding.
+func (w *writer) attrIndex(a graph.Attr) (int, error) {
+	if a == nil {
+		return 0, fmt.Errorf("nil attribute")
+	}
+	if i, ok := w.attrMemo[a]; ok {
+		return i, nil
+	}
+	if ea, ok := a.(*EncodedAttr); ok {
+		return 0, fmt.Errorf("%w: attribute %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, ea.Text)
+	}
+	if w.depth > maxNesting {
+		return 0, fmt.Errorf("attribute nests deeper than %d", maxNesting)
+	}
+	w.depth++
+	dialect, custom, data, err := w.encodeAttr(a)
+	w.depth--
+	if err != nil {
+		return 0, err
+	}
+	i := w.addEntry(&w.attrs, w.attrKey, dialect, custom, data)
+	w.attrMemo[a] = i
+	return i, nil
+}
+
+func (w *writer) addEntry(table *[]tableEntry, keys map[string]int, dialect string, custom bool, data []byte) int {
+	di := w.dialect(dialect)
+	k := entryKey(di, custom, data)
+	if i, ok := keys[k]; ok {
+		return i
+	}
+	*table = append(*table, tableEntry{di, custom, data})
+	keys[k] = len(*table) - 1
+	return len(*table) - 1
+}
+
+func (w *writer) typeIndex(t graph.Type) (int, error) {
+	if t == nil {
+		return 0, fmt.Errorf("nil type")
+	}
+	if i, ok := w.typeMemo[t]; ok {
+		return i, nil
+	}
+	if et, ok := t.(*EncodedType); ok {
+		return 0, fmt.Errorf("%w: type %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, et.Text)
+	}
+	if w.depth > maxNesting {
+		return 0, fmt.Errorf("type nests deeper than %d", maxNesting)
+	}
+	w.depth++
+	dialect, custom, data, err := w.encodeType(t)
+	w.depth--
+	if err != nil {
+		return 0, err
+	}
+	i := w.addEntry(&w.types, w.typeKey, dialect, custom, data)
+	w.typeMemo[t] = i
+	return i, nil
+}
+
+func (w *writer) locIndex(l graph.Loc) (int, error) {
+	if l == nil {
+		l = graph.Unknown
+	}
+	if i, ok := w.locMemo[l]; ok {
+		return i, nil
+	}
+	if w.depth > maxNesting {
+		return 0, fmt.Errorf("location nests deeper than %d", maxNesting)
+	}
+	w.depth++
+	data, err := w.encodeLoc(l)
+	w.depth--
+	if err != nil {
+		return 0, err
+	}
+	i := w.addEntry(&w.attrs, w.attrKey, "builtin", true, data)
+	w.locMemo[l] = i
+	return i, nil
+}
+
+func (w *writer) strAttrIndex(s string) (int, error) {
+	return w.attrIndex(&graph.StringAttr{Value: s})
+}
+
+func (w *writer) encodeLoc(l graph.Loc) ([]byte, error) {
+	var e encoder
+	ref := func(x graph.Loc) error {
+		i, err := w.locIndex(x)
+		e.varint(uint64(i))
+		return err
+	}
+	switch x := l.(type) {
+	case graph.UnknownLoc:
+		e.varint(atUnknownLoc)
+	case *graph.FileLoc:
+		e.varint(atFileLineColLoc)
+		i, err := w.strAttrIndex(x.File)
+		if err != nil {
+			return nil, err
+		}
+		e.varint(uint64(i))
+		e.varint(uint64(x.Line))
+		e.varint(uint64(x.Col))
+	case *graph.NameLoc:
+		e.varint(atNameLoc)
+		i, err := w.strAttrIndex(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		e.varint(uint64(i))
+		child := x.Child
+		if child == nil {
+			child = graph.Unknown
+		}
+		if err := ref(child); err != nil {
+			return nil, err
+		}
+	case *graph.CallSiteLoc:
+		e.varint(atCallSiteLoc)
+		if err := ref(x.Callee); err != nil {
+			return nil, err
+		}
+		if err := ref(x.Caller); err != nil {
+			return nil, err
+		}
+	case *graph.FusedLoc:
+		if x.Metadata != nil {
+			e.varint(atFusedLocMeta)
+		} else {
+			e.varint(atFusedLoc)
+		}
+		e.varint(uint64(len(x.Locs)))
+		for _, c := range x.Locs {
+			if err := ref(c); err != nil {
+				return nil, err
+			}
+		}
+		if x.Metadata != nil {
+			i, err := w.attrIndex(x.Metadata)
+			if err != nil {
+				return nil, err
+			}
+			e.varint(uint64(i))
+		}
+	default:
+		return nil, fmt.Errorf("location kind %T has no bytecode encoding", l)
+	}
+	return e.buf, nil
+}
+
+// textDialect finds the dialect of a textual attribute or type such as
+// "#coreai.composite_declaration<…>" or "!coreai.token".
+func textDialect(text string) string {
+	s := strings.TrimLeft(text, "#!")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func textual(text string) []byte { return append([]byte(text), 0) }
+
+func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
+	var e encoder
+	var err error
+	ref := func(x graph.Attr) {
+		if err != nil {
+			return
+		}
+		var i int
+		i, err = w.attrIndex(x)
+		e.varint(uint64(i))
+	}
+	tref := func(t graph.Type) {
+		if err != nil {
+			return
+		}
+		var i int
+		i, err = w.typeIndex(t)
+		e.varint(uint64(i))
+	}
+	switch x := a.(type) {
+	case *graph.ArrayAttr:
+		e.varint(atArray)
+		e.varint(uint64(len(x.Elems)))
+		for _, el := range x.Elems {
+			ref(el)
+		}
+	case *graph.DictAttr:
+		e.varint(atDict)
+		e.varint(uint64(len(x.Entries)))
+		for _, en := range x.Entries {
+			ref(&graph.StringAttr{Value: en.Name})
+			ref(en.Value)
+		}
+	case *graph.StringAttr:
+		if x.Type != nil {
+			e.varint(atStringTyped)
+			e.varint(uint64(w.addString(x.Value)))
+			tref(x.Type)
+		} else {
+			e.varint(atString)
+			e.varint(uint64(w.addString(x.Value)))
+		}
+	case *graph.SymbolRefAttr:
+		if len(x.Nested) == 0 {
+			e.varint(atFlatSymbolRef)
+			ref(&graph.StringAttr{Value: x.Root})
+		} else {
+			e.varint(atSymbolRef)
+			ref(&graph.StringAttr{Value: x.Root})
+			e.varint(uint64(len(x.Nested)))
+			for _, n := range x.Nested {
+				ref(&graph.SymbolRefAttr{Root: n})
+			}
+		}
+	case *graph.TypeAttr:
+		e.varint(atType)
+		tref(x.Type)
+	case *graph.UnitAttr:
+		e.varint(atUnit)
+	case *graph.BoolAttr:
+		e.varint(atInteger)
+		tref(graph.I1)
+		if x.Value {
+			e.byte(1)
+		} else {
+			e.byte(0)
+		}
+	case *graph.IntegerAttr:
+		width := intWidth(x.Type)
+		if width < 0 {
+			return "", false, nil, fmt.Errorf("integer attribute of type %s", x.Type)
+		}
+		e.varint(atInteger)
+		tref(x.Type)
+		writeAPInt(&e, width, uint64(x.Value), x.Big)
+	case *graph.FloatAttr:
+		w := graph.BitWidth(x.Type)
+		if w <= 0 || w > 64 {
+			return "builtin", false, textual(x.String()), nil
+		}
+		e.varint(atFloat)
+		tref(x.Type)
+		writeAPInt(&e, w, x.Bits, nil)
+	case *graph.LocAttr:
+		data, lerr := w.encodeLoc(x.Loc)
+		return "builtin", true, data, lerr
+	case *graph.DenseResourceAttr:
+		e.varint(atDenseResource)
+		tref(x.Type)
+		e.varint(uint64(w.resource("builtin", x.Key, nil)))
+	case *graph.DenseArrayAttr:
+		e.varint(atDenseArray)
+		tref(x.Elem)
+		raw, n, rerr := denseArrayRaw(x)
+		if rerr != nil {
+			return "", false, nil, rerr
+		}
+		e.varint(uint64(n))
+		e.varint(uint64(len(raw)))
+		e.raw(raw)
+	case *graph.DenseElementsAttr:
+		e.varint(atDenseIntOrFP)
+		tref(x.Type)
+		raw := denseRaw(x)
+		e.varint(uint64(len(raw)))
+		e.raw(raw)
+	case *graph.OpaqueAttr:
+		return textDialect(x.Text), false, textual(x.Text), nil
+	case *graph.RawAttr:
+		return "builtin", false, textual(x.Text), nil
+	case *NativeProps:
+		return "", false, nil, fmt.Errorf("native properties cannot be used as an attribute")
+	default:
+		return "", false, nil, fmt.Errorf("attribute kind %T has no bytecode encoding", a)
+	}
+	return "builtin", true, e.buf, err
+}
+
+// writeAPInt writes an integer of known width the way MLIR does: one byte up
+// to 8 bits, a zigzag varint of the zero-extended bits up to 64 bits, else
+// the count of 64-bit words followed by each word as a zigzag varint.
+func writeAPInt(e *encoder, width int, v uint64, b *big.Int) {
+	switch {
+	case width <= 8:
+		e.byte(byte(v & (1<<uint(width) - 1)))
+	case width <= 64:
+		if width < 64 {
+			v &= 1<<uint(width) - 1
+		}
+		e.signedVarint(int64(v))
+	default:
+		x := new(big.Int)
+		if b != nil {
+			x.Set(b)
+		} else {
+			x.SetInt64(int64(v))
+		}
+		// Two's complement in `width` bits.
+		mod := new(big.Int).Lsh(big.NewInt(1), uint(width))
+		if x.Sign() < 0 {
+			x.Add(x, mod)
+		}
+		words := (width + 63) / 64
+		var ws []uint64
+		for k := 0; k < words; k++ {
+			ws = append(ws, new(big.Int).Rsh(x, uint(64*k)).Uint64())
+		}
+		// MLIR emits the active words only (up to the highest non-zero one).
+		n := len(ws)
+		for n > 1 && ws[n-1] == 0 {
+			n--
+		}
+		e.varint(uint64(n))
+		for _, wd := range ws[:n] {
+			e.signedVarint(int64(wd))
+		}
+	}
+}
+
+func denseArrayRaw(a *graph.DenseArrayAttr) ([]byte, int, error) {
+	w := graph.ElemBytes(a.Elem)
+	if w == 0 || w > 8 {
+		return nil, 0, fmt.Errorf("dense array of %s", a.Elem)
+	}
+	var out []byte
+	var buf [8]byte
+	if ft, ok := a.Elem.(*graph.FloatType); ok {
+		for _, f := range a.Floats {
+			binary.LittleEndian.PutUint64(buf[:], graph.FloatBits(f, ft.Name))
+			out = append(out, buf[:w]...)
+		}
+		return out, len(a.Floats), nil
+	}
+	for _, v := range a.Ints {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		out = append(out, buf[:w]...)
+	}
+	return out, len(a.Ints), nil
+}
+
+// denseRaw converts the graph form back to MLIR's raw buffer (i1 packed
+// eight to a byte, a splat i1 as 0x00 or 0xFF).
+func denseRaw(a *graph.DenseElementsAttr) []byte {
+	if intWidth(a.Type.Elem) != 1 {
+		return a.Raw
+	}
+	if a.Splat {
+		if len(a.Raw) > 0 && a.Raw[0]&1 != 0 {
+			return []byte{0xff}
+		}
+		return []byte{0}
+	}
+	out := make([]byte, (len(a.Raw)+7)/8)
+	for k, b := range a.Raw {
+		if b&1 != 0 {
+			out[k/8] |= 1 << (k % 8)
+		}
+	}
+	return out
+}
+
+func (w *writer) encodeType(t graph.Type) (string, bool, []byte, error) {
+	var e encoder
+	var err error
+	tref := func(x graph.Type) {
+		if err != nil {
+			return
+		}
+		var i int
+		i, err = w.typeIndex(x)
+		e.varint(uint64(i))
+	}
+	shape := func(s []int64) {
+		e.varint(uint64(len(s)))
+		for _, d := range s {
+			if d < 0 {
+				// MLIR's dynamic size is INT64_MIN.
+				e.signedVarint(-1 << 63)
+				continue
+			}
+			e.signedVarint(d)
+		}
+	}
+	switch x := t.(type) {
+	case *graph.IntegerType:
+		e.varint(tyInteger)
+		e.varint(uint64(x.Width)<<2 | uint64(x.Signedness))
+	case *graph.IndexType:
+		e.varint(tyIndex)
+	case *graph.FunctionType:
+		e.varint(tyFunction)
+		e.varint(uint64(len(x.Inputs)))
+		for _, in := range x.Inputs {
+			tref(in)
+		}
+		e.varint(uint64(len(x.Results)))
+		for _, r := range x.Results {
+			tref(r)
+		}
+	case *graph.FloatType:
+		code, ok := floatTypeCodes[x.Name]
+		if !ok {
+			return "builtin", false, textual(x.Name), nil
+		}
+		e.varint(code)
+	case *graph.NoneType:
+		e.varint(tyNone)
+	case *graph.TensorType:
+		switch {
+		case x.Unranked:
+			e.varint(tyUnrankedTensor)
+			tref(x.Elem)
+		case x.Encoding != nil:
+			e.varint(tyRankedTensorEnc)
+			i, aerr := w.attrIndex(x.Encoding)
+			if aerr != nil {
+				return "", false, nil, aerr
+			}
+			e.varint(uint64(i))
+			shape(x.Shape)
+			tref(x.Elem)
+		default:
+			e.varint(tyRankedTensor)
+			shape(x.Shape)
+			tref(x.Elem)
+		}
+	case *graph.OpaqueType:
+		return textDialect(x.Text), false, textual(x.Text), nil
+	case *graph.RawType:
+		return "builtin", false, textual(x.Text), nil
+	default:
+		return "", false, nil, fmt.Errorf("type kind %T has no bytecode encoding", t)
+	}
+	return "builtin", true, e.buf, err
+}

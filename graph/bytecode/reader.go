@@ -1,0 +1,554 @@
+package bytecode
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Source describes the bytecode file a module was read from. Passing it to
+// Write keeps the input's tables (strings, dialects, attributes, types,
+// properties) in their order, so that unchanged parts keep their encoding,
+// opaque indices stay valid and an unchanged module is written back
+// byte-identical.
+type Source struct {
+	Name     string
+	Size     int64
+	Version  int    // bytecode version of the input
+	Producer string // producer string of the input, e.g. "MLIR19.1.7"
+
+	f     *rawFile
+	attrs map[graph.Attr]int
+	types map[graph.Type]int
+	locs  map[graph.Loc]int
+	ops   map[*graph.Operation]*opRecord
+	uses  map[*graph.Value]*useListRecord
+}
+
+// opRecord is what the reader saw of one op, to reuse its encoding.
+type opRecord struct {
+	isolated   bool
+	hasProps   bool
+	propIdx    int
+	props      graph.Attr // Op.Props as read; a different value means changed
+	native     bool       // props used the op's native layout
+	nOperands  int
+	nResults   int
+	nRegions   int
+	nSuccs     int
+	registered bool
+}
+
+type useListRecord struct {
+	indexPair bool
+	indices   []uint64
+	uses      []graph.Use // the uses when read, in the graph's order
+}
+
+// Read parses MLIR bytecode (versions 0 to 6) from r, which holds size
+// bytes; name is used in error messages. Blob resources are not read: each
+// becomes a graph.SectionBlob pointing into r, so r must stay open while the
+// module is used or written. Malformed input gives a *FormatError with the
+// byte offset.
+func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error) {
+	f, err := parseRawFile(r, size, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	src := &Source{
+		Name: name, Size: size, Version: int(f.version), Producer: f.producer, f: f,
+		attrs: map[graph.Attr]int{}, types: map[graph.Type]int{}, locs: map[graph.Loc]int{},
+		ops: map[*graph.Operation]*opRecord{}, uses: map[*graph.Value]*useListRecord{},
+	}
+	ir := &irReader{f: f, st: newDecodeState(f), src: src}
+	m, err := ir.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Resources, m.ExternalResources = f.graphResources()
+	// Index every decoded attribute/type by identity so the writer can reuse
+	// the input's entry for anything a pass did not replace.
+	for i, a := range ir.st.attrs {
+		if a != nil {
+			if _, dup := src.attrs[a]; !dup {
+				src.attrs[a] = i
+			}
+		}
+		if l := ir.st.locs[i]; l != nil {
+			if _, dup := src.locs[l]; !dup {
+				src.locs[l] = i
+			}
+		}
+	}
+	for i, t := range ir.st.types {
+		if t != nil {
+			src.types[t] = i
+		}
+	}
+	return m, src, nil
+}
+
+func (f *rawFile) graphResources() (dialect, external []*graph.Resource) {
+	conv := func(group string, e resEntry) *graph.Resource {
+		r := &graph.Resource{Dialect: group, Key: e.key, Kind: graph.ResourceKind(e.kind), Alignment: e.align}
+		switch e.kind {
+		case resBlob:
+			if e.size > 0 {
+				r.Blob = &graph.SectionBlob{R: f.r, Offset: e.dataOff, N: e.dataLen}
+			}
+		case resBool:
+			r.Bool = e.boolVal
+		case resString:
+			r.String = e.str
+		}
+		if r.Alignment == 0 {
+			r.Alignment = 1
+		}
+		return r
+	}
+	for _, g := range f.dialectRes {
+		for _, e := range g.entries {
+			dialect = append(dialect, conv(f.dialects[g.dialect].name, e))
+		}
+	}
+	for _, g := range f.extRes {
+		for _, e := range g.entries {
+			external = append(external, conv(g.key, e))
+		}
+	}
+	return dialect, external
+}
+
+type valueScope struct {
+	values  []*graph.Value
+	next    []int
+	pending map[int][]operandSlot
+}
+
+type operandSlot struct {
+	ops []*graph.Value
+	i   int
+}
+
+type irReader struct {
+	f     *rawFile
+	st    *decodeState
+	src   *Source
+	scope []*valueScope
+	// operands are set after the whole IR is read, in pre-order, so value
+	// use lists come out in op order whatever the forward references.
+	pendingOps  []*graph.Operation
+	pendingVals [][]*graph.Value
+	useLists    []struct {
+		v   *graph.Value
+		rec *useListRecord
+	}
+	depth int
+}
+
+func (ir *irReader) read() (*graph.Module, error) {
+	sec := ir.f.sections[secIR]
+	d := newDecoder(sec.buf, sec.base, ir.f.name)
+	// The IR section is one block holding the top-level op(s).
+	holder := graph.NewOp("builtin.module", nil, nil, nil, graph.Unknown)
+	region := holder.AddRegion()
+	blk := region.AddBlock(nil, nil)
+	ir.scope = append(ir.scope, &valueScope{pending: map[int][]operandSlot{}})
+	ir.push(0)
+	nOps, hasArgs, err := d.varintFlag()
+	if err != nil {
+		return nil, err
+	}
+	if hasArgs {
+		return nil, d.errorf("the top-level block cannot have arguments")
+	}
+	for k := uint64(0); k < nOps; k++ {
+		if err := ir.parseOp(d, blk, []*graph.Block{blk}, 0); err != nil {
+			return nil, err
+		}
+	}
+	if !d.empty() {
+		return nil, d.errorf("trailing bytes after the top-level operations")
+	}
+	if err := ir.pop(0, d); err != nil {
+		return nil, err
+	}
+	for k, op := range ir.pendingOps {
+		vals := ir.pendingVals[k]
+		if slices.Contains(vals, nil) {
+			return nil, fmt.Errorf("%s: %s uses a value that is never defined", ir.f.name, op.Name)
+		}
+		op.SetOperands(vals)
+	}
+	for _, u := range ir.useLists {
+		u.rec.uses = slices.Clone(u.v.Uses())
+		ir.src.uses[u.v] = u.rec
+	}
+	ops := blk.Ops()
+	if len(ops) != 1 || ops[0].Name != "builtin.module" {
+		return nil, ir.f.errAt(sec.base, "expected one top-level builtin.module, found %d top-level ops", len(ops))
+	}
+	mod := ops[0]
+	mod.Remove()
+	return &graph.Module{Op: mod}, nil
+}
+
+func (ir *irReader) cur() *valueScope { return ir.scope[len(ir.scope)-1] }
+
+func (ir *irReader) push(n int) {
+	s := ir.cur()
+	s.next = append(s.next, len(s.values))
+	s.values = append(s.values, make([]*graph.Value, n)...)
+}
+
+func (ir *irReader) pop(n int, d *decoder) error {
+	s := ir.cur()
+	for slot := len(s.values) - n; slot < len(s.values); slot++ {
+		if len(s.pending[slot]) > 0 {
+			return d.errorf("value %d is used but never defined", slot)
+		}
+		delete(s.pending, slot)
+	}
+	s.values = s.values[:len(s.values)-n]
+	s.next = s.next[:len(s.next)-1]
+	return nil
+}
+
+func (ir *irReader) define(d *decoder, vs []*graph.Value) error {
+	s := ir.cur()
+	next := &s.next[len(s.next)-1]
+	if *next+len(vs) > len(s.values) {
+		return d.errorf("value numbers [%d, %d) exceed the %d values declared for the region", *next, *next+len(vs), len(s.values))
+	}
+	for _, v := range vs {
+		if s.values[*next] != nil {
+			return d.errorf("value %d is defined twice", *next)
+		}
+		s.values[*next] = v
+		for _, p := range s.pending[*next] {
+			p.ops[p.i] = v
+		}
+		delete(s.pending, *next)
+		*next++
+	}
+	return nil
+}
+
+func (ir *irReader) parseBlockHeader(d *decoder, b *graph.Block) (uint64, error) {
+	nOps, hasArgs, err := d.varintFlag()
+	if err != nil {
+		return 0, err
+	}
+	if !hasArgs {
+		return nOps, nil
+	}
+	nArgs, err := d.count("block argument", 1)
+	if err != nil {
+		return 0, err
+	}
+	for k := 0; k < nArgs; k++ {
+		var t graph.Type
+		var loc graph.Loc = graph.Unknown
+		if ir.f.version >= vElideUnknownArgLoc {
+			at := d.offset()
+			ti, hasLoc, err := d.varintFlag()
+			if err != nil {
+				return 0, err
+			}
+			if t, err = ir.st.typ(at, ti); err != nil {
+				return 0, err
+			}
+			if hasLoc {
+				if loc, err = ir.st.locRef(d); err != nil {
+					return 0, err
+				}
+			}
+		} else {
+			if t, err = ir.st.typeRef(d); err != nil {
+				return 0, err
+			}
+			if loc, err = ir.st.locRef(d); err != nil {
+				return 0, err
+			}
+		}
+		b.AddArgument(t, loc)
+	}
+	if err := ir.define(d, b.Args()); err != nil {
+		return 0, err
+	}
+	if ir.f.version < vUseListOrdering {
+		return nOps, nil
+	}
+	has, err := d.byte()
+	if err != nil {
+		return 0, err
+	}
+	if has != 0 {
+		if err := ir.parseUseLists(d, b.Args()); err != nil {
+			return 0, err
+		}
+	}
+	return nOps, nil
+}
+
+func (ir *irReader) parseUseLists(d *decoder, vals []*graph.Value) error {
+	n := 1
+	var err error
+	if len(vals) > 1 {
+		if n, err = d.count("use-list order", 1); err != nil {
+			return err
+		}
+	}
+	for k := 0; k < n; k++ {
+		idx := uint64(0)
+		at := d.offset()
+		if len(vals) > 1 {
+			if idx, err = d.varint(); err != nil {
+				return err
+			}
+		}
+		if idx >= uint64(len(vals)) {
+			return ir.f.errAt(at, "use-list order for value %d of %d", idx, len(vals))
+		}
+		cnt, pair, err := d.varintFlag()
+		if err != nil {
+			return err
+		}
+		if cnt > uint64(d.remaining()) {
+			return d.errorf("use-list order of %d entries exceeds the remaining bytes", cnt)
+		}
+		rec := &useListRecord{indexPair: pair, indices: make([]uint64, cnt)}
+		for j := range rec.indices {
+			if rec.indices[j], err = d.varint(); err != nil {
+				return err
+			}
+		}
+		ir.useLists = append(ir.useLists, struct {
+			v   *graph.Value
+			rec *useListRecord
+		}{vals[idx], rec})
+	}
+	return nil
+}
+
+func (ir *irReader) opName(d *decoder) (int, error) {
+	at := d.offset()
+	i, err := d.varint()
+	if err != nil {
+		return 0, err
+	}
+	if i >= uint64(len(ir.f.opNames)) {
+		return 0, ir.f.errAt(at, "operation name index %d out of range (%d names)", i, len(ir.f.opNames))
+	}
+	return int(i), nil
+}
+
+func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.Block, numValues int) error {
+	opAt := d.offset()
+	ni, err := ir.opName(d)
+	if err != nil {
+		return err
+	}
+	name := ir.f.opFullName(ni)
+	wrap := func(err error) error {
+		if fe, ok := err.(*FormatError); ok {
+			fe.Msg += fmt.Sprintf(" (in op %s at byte offset %d)", name, opAt)
+			return fe
+		}
+		return err
+	}
+	mask, err := d.byte()
+	if err != nil {
+		return wrap(err)
+	}
+	if mask&0x80 != 0 {
+		return wrap(ir.f.errAt(d.offset()-1, "invalid op encoding mask 0x%02X", mask))
+	}
+	loc, err := ir.st.locRef(d)
+	if err != nil {
+		return wrap(err)
+	}
+	rec := &opRecord{propIdx: -1, registered: ir.f.opNames[ni].registered}
+	var attrs *graph.DictAttr
+	if mask&maskAttrs != 0 {
+		at := d.offset()
+		a, err := ir.st.attrRef(d)
+		if err != nil {
+			return wrap(err)
+		}
+		var ok bool
+		if attrs, ok = a.(*graph.DictAttr); !ok {
+			return wrap(ir.f.errAt(at, "op attributes are not a dictionary: %s", a.String()))
+		}
+	}
+	var props graph.Attr
+	if mask&maskProperties != 0 {
+		if ir.f.version < vNativeProperties {
+			return wrap(ir.f.errAt(opAt, "op has properties, which version %d cannot hold", ir.f.version))
+		}
+		at := d.offset()
+		pi, err := d.varint()
+		if err != nil {
+			return wrap(err)
+		}
+		if pi >= uint64(len(ir.f.props)) {
+			return wrap(ir.f.errAt(at, "properties index %d out of range (%d entries)", pi, len(ir.f.props)))
+		}
+		rec.hasProps, rec.propIdx = true, int(pi)
+		props, rec.native, err = ir.decodeProps(name, ir.f.opNames[ni].registered, ir.f.props[pi])
+		if err != nil {
+			return wrap(err)
+		}
+		rec.props = props
+	}
+	var resultTypes []graph.Type
+	if mask&maskResults != 0 {
+		if resultTypes, err = ir.st.typeList(d); err != nil {
+			return wrap(err)
+		}
+	}
+	var operands []*graph.Value
+	if mask&maskOperands != 0 {
+		n, err := d.count("operand", 1)
+		if err != nil {
+			return wrap(err)
+		}
+		operands = make([]*graph.Value, n)
+		s := ir.cur()
+		for k := range operands {
+			at := d.offset()
+			vi, err := d.varint()
+			if err != nil {
+				return wrap(err)
+			}
+			if vi >= uint64(len(s.values)) {
+				return wrap(ir.f.errAt(at, "value index %d out of range (%d values in scope)", vi, len(s.values)))
+			}
+			if v := s.values[vi]; v != nil {
+				operands[k] = v
+			} else {
+				s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands, k})
+			}
+		}
+	}
+	var succs []*graph.Block
+	if mask&maskSuccessors != 0 {
+		n, err := d.count("successor", 1)
+		if err != nil {
+			return wrap(err)
+		}
+		for k := 0; k < n; k++ {
+			at := d.offset()
+			bi, err := d.varint()
+			if err != nil {
+				return wrap(err)
+			}
+			if bi >= uint64(len(regionBlocks)) {
+				return wrap(ir.f.errAt(at, "successor block %d out of range (%d blocks)", bi, len(regionBlocks)))
+			}
+			succs = append(succs, regionBlocks[bi])
+		}
+	}
+	op := graph.NewOp(name, nil, resultTypes, attrs, loc)
+	op.Props = props
+	op.SetSuccessors(succs)
+	blk.Append(op)
+	ir.pendingOps = append(ir.pendingOps, op)
+	ir.pendingVals = append(ir.pendingVals, operands)
+	if mask&maskUseListOrder != 0 && ir.f.version >= vUseListOrdering {
+		if err := ir.parseUseLists(d, op.Results()); err != nil {
+			return wrap(err)
+		}
+	}
+	var nRegions uint64
+	if mask&maskRegions != 0 {
+		var isolated bool
+		if nRegions, isolated, err = d.varintFlag(); err != nil {
+			return wrap(err)
+		}
+		if nRegions > uint64(d.remaining()) && !(isolated && ir.f.version >= vLazyLoading) {
+			return wrap(d.errorf("%d regions claimed but only %d bytes remain", nRegions, d.remaining()))
+		}
+		rec.isolated = isolated
+	}
+	if numValues > 0 && op.NumResults() > 0 {
+		if err := ir.define(d, op.Results()); err != nil {
+			return wrap(err)
+		}
+	}
+	rec.nOperands, rec.nResults, rec.nRegions, rec.nSuccs = len(operands), len(resultTypes), int(nRegions), len(succs)
+	ir.src.ops[op] = rec
+	if nRegions == 0 {
+		return nil
+	}
+	rd := d
+	if rec.isolated && ir.f.version >= vLazyLoading {
+		id, sd, err := d.section()
+		if err != nil {
+			return wrap(err)
+		}
+		if id != secIR {
+			return wrap(ir.f.errAt(sd.base, "expected an IR section for the regions of %s, found %s", name, sectionName(id)))
+		}
+		rd = sd
+	}
+	if nRegions > uint64(rd.remaining()) {
+		return wrap(rd.errorf("%d regions claimed but only %d bytes remain", nRegions, rd.remaining()))
+	}
+	ir.depth++
+	if ir.depth > maxNesting {
+		return wrap(rd.errorf("regions nest deeper than %d", maxNesting))
+	}
+	if rec.isolated {
+		ir.scope = append(ir.scope, &valueScope{pending: map[int][]operandSlot{}})
+	}
+	for k := uint64(0); k < nRegions; k++ {
+		if err := ir.parseRegion(rd, op.AddRegion()); err != nil {
+			return err
+		}
+	}
+	if rec.isolated {
+		ir.scope = ir.scope[:len(ir.scope)-1]
+	}
+	ir.depth--
+	return nil
+}
+
+func (ir *irReader) parseRegion(d *decoder, r *graph.Region) error {
+	nBlocks, err := d.count("block", 2)
+	if err != nil {
+		return err
+	}
+	if nBlocks == 0 {
+		return nil
+	}
+	nv, err := d.varint()
+	if err != nil {
+		return err
+	}
+	if nv > 1<<31 {
+		return d.errorf("absurd value count %d", nv)
+	}
+	blocks := make([]*graph.Block, nBlocks)
+	for k := range blocks {
+		blocks[k] = r.AddBlock(nil, nil)
+	}
+	ir.push(int(nv))
+	for _, b := range blocks {
+		nOps, err := ir.parseBlockHeader(d, b)
+		if err != nil {
+			return err
+		}
+		if nOps > uint64(d.remaining()) {
+			return d.errorf("%d ops claimed but only %d bytes remain", nOps, d.remaining())
+		}
+		for k := uint64(0); k < nOps; k++ {
+			if err := ir.parseOp(d, b, blocks, int(nv)); err != nil {
+				return err
+			}
+		}
+	}
+	return ir.pop(int(nv), d)
+}

@@ -1,0 +1,845 @@
+package bytecode
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// WriteOptions controls Write.
+type WriteOptions struct {
+	// Source is the file the module was read from (the second result of
+	// Read). With it the writer keeps the input's tables and encodings;
+	// without it every table is built fresh.
+	Source *Source
+	// Version is the bytecode version to write, 1 to 6. Zero means the
+	// input's version, or 6 without a Source.
+	Version int
+	// Producer overrides the producer string (default: the input's, or
+	// "anefix" without a Source).
+	Producer string
+}
+
+// ErrNeedsGeneric marks errors where anefix cannot prove that an op's
+// opaque encoding is still right after a change; converting the input to
+// generic MLIR text first (anefix convert --emit generic) avoids them.
+var ErrNeedsGeneric = errors.New("op encoding cannot be re-derived; convert the input to generic MLIR text and run again")
+
+type tableEntry struct {
+	dialect int
+	custom  bool
+	data    []byte
+}
+
+type outResource struct {
+	dialect string
+	key     string
+	res     *graph.Resource // nil: empty declaration
+}
+
+type writer struct {
+	version uint64
+	src     *Source
+	f       *rawFile // nil without a source
+
+	strings   []string
+	strIdx    map[string]int
+	dialects  []rawDialect
+	dialIdx   map[string]int
+	opNames   []rawOpName
+	opNameIdx map[string]int
+	attrs     []tableEntry
+	attrKey   map[string]int
+	types     []tableEntry
+	typeKey   map[string]int
+	props     [][]byte
+	propKey   map[string]int
+
+	attrMemo map[graph.Attr]int
+	locMemo  map[graph.Loc]int
+	typeMemo map[graph.Type]int
+	depth    int
+
+	resources []outResource // dialect resources in handle order
+	resIdx    map[[2]string]int
+	external  []*graph.Resource
+}
+
+// Write encodes m as MLIR bytecode. The output is deterministic. Blob
+// resources are streamed from their sources (for a module from Read, the
+// input file) without being held in memory.
+func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
+	if m == nil || m.Op == nil {
+		return fmt.Errorf("bytecode: nil module")
+	}
+	wr := &writer{
+		src: opts.Source, strIdx: map[string]int{}, dialIdx: map[string]int{}, opNameIdx: map[string]int{},
+		attrKey: map[string]int{}, typeKey: map[string]int{}, propKey: map[string]int{},
+		attrMemo: map[graph.Attr]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
+	}
+	wr.version = MaxVersion
+	producer := "anefix"
+	if wr.src != nil {
+		wr.f = wr.src.f
+		wr.version = wr.f.version
+		producer = wr.f.producer
+	}
+	if opts.Version != 0 {
+		if opts.Version < 1 || opts.Version > MaxVersion {
+			return fmt.Errorf("bytecode: version %d is not supported; choose 1 to %d", opts.Version, MaxVersion)
+		}
+		wr.version = uint64(opts.Version)
+	}
+	if opts.Producer != "" {
+		producer = opts.Producer
+	}
+	if strings.IndexByte(producer, 0) >= 0 {
+		return fmt.Errorf("bytecode: producer string contains a NUL byte")
+	}
+	wr.seed()
+	if err := wr.planResources(m); err != nil {
+		return err
+	}
+	ir, err := wr.encodeIR(m)
+	if err != nil {
+		return err
+	}
+	return wr.emit(w, producer, ir)
+}
+
+func entryKey(dialect int, custom bool, data []byte) string {
+	c := byte(0)
+	if custom {
+		c = 1
+	}
+	return string(appendVarint(nil, uint64(dialect))) + string(c) + string(data)
+}
+
+// seed copies the input's tables so every index inside unchanged encodings
+// keeps its meaning; new entries are only ever appended.
+func (w *writer) seed() {
+	if w.f == nil {
+		return
+	}
+	f := w.f
+	for _, s := range f.strings {
+		w.addString(s)
+	}
+	for _, d := range f.dialects {
+		w.dialects = append(w.dialects, d)
+		if _, ok := w.dialIdx[d.name]; !ok {
+			w.dialIdx[d.name] = len(w.dialects) - 1
+		}
+	}
+	for i, n := range f.opNames {
+		w.opNames = append(w.opNames, n)
+		full := f.opFullName(i)
+		if _, ok := w.opNameIdx[full]; !ok {
+			w.opNameIdx[full] = i
+		}
+	}
+	for i, e := range f.attrs {
+		w.attrs = append(w.attrs, tableEntry{e.dialect, e.custom, e.data})
+		k := entryKey(e.dialect, e.custom, e.data)
+		if _, ok := w.attrKey[k]; !ok {
+			w.attrKey[k] = i
+		}
+	}
+	for i, e := range f.types {
+		w.types = append(w.types, tableEntry{e.dialect, e.custom, e.data})
+		k := entryKey(e.dialect, e.custom, e.data)
+		if _, ok := w.typeKey[k]; !ok {
+			w.typeKey[k] = i
+		}
+	}
+	for i, p := range f.props {
+		w.props = append(w.props, p.data)
+		if _, ok := w.propKey[string(p.data)]; !ok {
+			w.propKey[string(p.data)] = i
+		}
+	}
+	for a, i := range w.src.attrs {
+		w.attrMemo[a] = i
+	}
+	for l, i := range w.src.locs {
+		w.locMemo[l] = i
+	}
+	for t, i := range w.src.types {
+		w.typeMemo[t] = i
+	}
+}
+
+func (w *writer) addString(s string) int {
+	if i, ok := w.strIdx[s]; ok {
+		return i
+	}
+	w.strings = append(w.strings, s)
+	w.strIdx[s] = len(w.strings) - 1
+	return len(w.strings) - 1
+}
+
+func (w *writer) dialect(name string) int {
+	if i, ok := w.dialIdx[name]; ok {
+		return i
+	}
+	w.dialects = append(w.dialects, rawDialect{name: name})
+	w.dialIdx[name] = len(w.dialects) - 1
+	return len(w.dialects) - 1
+}
+
+func (w *writer) opName(full string) int {
+	if i, ok := w.opNameIdx[full]; ok {
+		return i
+	}
+	dial, name := full, ""
+	if k := strings.IndexByte(full, '.'); k >= 0 {
+		dial, name = full[:k], full[k+1:]
+	}
+	w.opNames = append(w.opNames, rawOpName{dialect: w.dialect(dial), name: name, registered: registeredOps[full]})
+	w.opNameIdx[full] = len(w.opNames) - 1
+	return len(w.opNames) - 1
+}
+
+// planResources fixes the dialect resource handle order: the input's
+// handles first (entries a pass removed become empty declarations, so
+// handles inside kept attribute encodings stay right), then new ones.
+func (w *writer) planResources(m *graph.Module) error {
+	byKey := map[[2]string]*graph.Resource{}
+	for _, r := range m.Resources {
+		k := [2]string{r.Dialect, r.Key}
+		if _, dup := byKey[k]; dup {
+			return fmt.Errorf("bytecode: duplicate resource %s/%s", r.Dialect, r.Key)
+		}
+		byKey[k] = r
+	}
+	if w.f != nil {
+		for _, g := range w.f.dialectRes {
+			dn := w.f.dialects[g.dialect].name
+			for _, e := range g.entries {
+				k := [2]string{dn, e.key}
+				w.resIdx[k] = len(w.resources)
+				w.resources = append(w.resources, outResource{dialect: dn, key: e.key, res: byKey[k]})
+			}
+		}
+	}
+	for _, r := range m.Resources {
+		w.resource(r.Dialect, r.Key, r)
+	}
+	w.external = m.ExternalResources
+	return nil
+}
+
+func (w *writer) resource(dialect, key string, r *graph.Resource) int {
+	k := [2]string{dialect, key}
+	if i, ok := w.resIdx[k]; ok {
+		return i
+	}
+	w.resIdx[k] = len(w.resources)
+	w.resources = append(w.resources, outResource{dialect: dialect, key: key, res: r})
+	return len(w.resources) - 1
+}
+
+// ---- IR ----
+
+type irWriter struct {
+	*writer
+	ids       map[*graph.Value]valueID
+	scope     int
+	nextScope int
+}
+
+type valueID struct {
+	scope, id int
+}
+
+func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
+	iw := &irWriter{writer: w, ids: map[*graph.Value]valueID{}}
+	e := &encoder{}
+	e.varintFlag(1, false)
+	if err := iw.op(e, m.Op, nil, 0); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+func opError(op *graph.Operation, format string, args ...any) error {
+	return fmt.Errorf("bytecode: op %s: %s", op.Describe(), fmt.Sprintf(format, args...))
+}
+
+func (w *irWriter) op(e *encoder, op *graph.Operation, blocks []*graph.Block, childBase int) error {
+	rec := (*opRecord)(nil)
+	if w.src != nil {
+		rec = w.src.ops[op]
+	}
+	nameIdx := w.opName(op.Name)
+	e.varint(uint64(nameIdx))
+	maskAt := e.len()
+	e.byte(0)
+	mask := byte(0)
+	loc, err := w.locIndex(op.Loc)
+	if err != nil {
+		return opError(op, "location: %v", err)
+	}
+	e.varint(uint64(loc))
+
+	attrs := op.Attrs
+	var propIdx = -1
+	if w.version >= vNativeProperties {
+		if propIdx, err = w.propsIndex(op, rec, w.opNames[nameIdx].registered); err != nil {
+			return err
+		}
+	} else if op.Props != nil {
+		pd, ok := op.Props.(*graph.DictAttr)
+		if !ok {
+			return fmt.Errorf("%w: op %s: properties %s cannot be written at bytecode version %d (no properties before version 5); write version 5 or later",
+				ErrNeedsGeneric, op.Describe(), op.Props.String(), w.version)
+		}
+		for _, en := range pd.Entries {
+			attrs = attrs.With(en.Name, en.Value)
+		}
+	}
+	if attrs.Len() > 0 {
+		mask |= maskAttrs
+		i, err := w.attrIndex(attrs)
+		if err != nil {
+			return opError(op, "attributes: %v", err)
+		}
+		e.varint(uint64(i))
+	}
+	if propIdx >= 0 {
+		mask |= maskProperties
+		e.varint(uint64(propIdx))
+	}
+	if n := op.NumResults(); n > 0 {
+		mask |= maskResults
+		e.varint(uint64(n))
+		for _, r := range op.Results() {
+			i, err := w.typeIndex(r.Type())
+			if err != nil {
+				return opError(op, "result type: %v", err)
+			}
+			e.varint(uint64(i))
+		}
+	}
+	if n := op.NumOperands(); n > 0 {
+		mask |= maskOperands
+		e.varint(uint64(n))
+		for k, v := range op.Operands() {
+			if v == nil {
+				return opError(op, "operand %d is nil", k)
+			}
+			id, ok := w.ids[v]
+			if !ok || id.scope != w.scope {
+				return opError(op, "operand %d uses a value that is not visible here (defined outside an isolated region or not in the module)", k)
+			}
+			e.varint(uint64(id.id))
+		}
+	}
+	if n := len(op.Successors()); n > 0 {
+		mask |= maskSuccessors
+		e.varint(uint64(n))
+		for _, s := range op.Successors() {
+			bi := slices.Index(blocks, s)
+			if bi < 0 {
+				return opError(op, "successor block is not in the op's region")
+			}
+			e.varint(uint64(bi))
+		}
+	}
+	if w.version >= vUseListOrdering && w.useLists(e, op.Results()) {
+		mask |= maskUseListOrder
+	}
+	if n := len(op.Regions); n > 0 {
+		mask |= maskRegions
+		isolated := isolatedOp(op, rec)
+		e.varintFlag(uint64(n), isolated)
+		if isolated {
+			saved := w.scope
+			w.nextScope++
+			w.scope = w.nextScope
+			sub := &encoder{}
+			for _, r := range op.Regions {
+				if err := w.region(sub, r, 0); err != nil {
+					return err
+				}
+			}
+			w.scope = saved
+			if w.version >= vLazyLoading {
+				e.buf = appendSectionHeader(e.buf, 0, secIR, uint64(sub.len()), 1)
+			}
+			e.raw(sub.buf)
+		} else {
+			for _, r := range op.Regions {
+				if err := w.region(e, r, childBase); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	e.buf[maskAt] = mask
+	return nil
+}
+
+// isolatedOp says whether op's regions are IsolatedFromAbove: as read, or
+// for new ops by name (the registered ops anefix knows).
+func isolatedOp(op *graph.Operation, rec *opRecord) bool {
+	if rec != nil {
+		return rec.isolated
+	}
+	switch op.Name {
+	case "builtin.module", "func.func":
+		return true
+	}
+	return false
+}
+
+func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
+	e.varint(uint64(len(r.Blocks)))
+	if len(r.Blocks) == 0 {
+		return nil
+	}
+	next := base
+	for _, b := range r.Blocks {
+		for _, a := range b.Args() {
+			w.ids[a] = valueID{w.scope, next}
+			next++
+		}
+		for o := b.First(); o != nil; o = o.Next() {
+			for _, res := range o.Results() {
+				w.ids[res] = valueID{w.scope, next}
+				next++
+			}
+		}
+	}
+	e.varint(uint64(next - base))
+	for _, b := range r.Blocks {
+		args := b.Args()
+		e.varintFlag(uint64(b.Len()), len(args) > 0)
+		if len(args) > 0 {
+			e.varint(uint64(len(args)))
+			for _, a := range args {
+				ti, err := w.typeIndex(a.Type())
+				if err != nil {
+					return fmt.Errorf("bytecode: block argument type: %v", err)
+				}
+				loc := a.Loc
+				if loc == nil {
+					loc = graph.Unknown
+				}
+				_, unknown := loc.(graph.UnknownLoc)
+				if w.version >= vElideUnknownArgLoc {
+					e.varintFlag(uint64(ti), !unknown)
+					if unknown {
+						continue
+					}
+				} else {
+					e.varint(uint64(ti))
+				}
+				li, err := w.locIndex(loc)
+				if err != nil {
+					return fmt.Errorf("bytecode: block argument location: %v", err)
+				}
+				e.varint(uint64(li))
+			}
+			if w.version >= vUseListOrdering {
+				at := e.len()
+				e.byte(0)
+				if w.useLists(e, args) {
+					e.buf[at] = 1
+				}
+			}
+		}
+		for o := b.First(); o != nil; o = o.Next() {
+			if err := w.op(e, o, r.Blocks, next); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// useLists re-emits the use-list orders read from the input for values whose
+// uses are unchanged; orders of changed values are dropped (they only
+// affect the in-memory order of uses, never the meaning).
+func (w *irWriter) useLists(e *encoder, vals []*graph.Value) bool {
+	if w.src == nil {
+		return false
+	}
+	var keep []int
+	for i, v := range vals {
+		rec := w.src.uses[v]
+		if rec != nil && slices.Equal(rec.uses, v.Uses()) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return false
+	}
+	if len(vals) > 1 {
+		e.varint(uint64(len(keep)))
+	}
+	for _, i := range keep {
+		rec := w.src.uses[vals[i]]
+		if len(vals) > 1 {
+			e.varint(uint64(i))
+		}
+		e.varintFlag(uint64(len(rec.indices)), rec.indexPair)
+		for _, x := range rec.indices {
+			e.varint(x)
+		}
+	}
+	return true
+}
+
+// propsIndex returns the properties table index for op, or -1 for none.
+func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered bool) (int, error) {
+	if rec != nil && rec.hasProps && op.Props == rec.props && w.f != nil {
+		if rec.native {
+			if np, ok := op.Props.(*NativeProps); ok || op.Props == nil || nativeLayouts[op.Name] != nil {
+				if ok {
+					if err := w.checkNative(op, rec, np); err != nil {
+						return 0, err
+					}
+				}
+				return rec.propIdx, nil
+			}
+		} else {
+			return rec.propIdx, nil
+		}
+	}
+	if op.Props == nil {
+		return -1, nil
+	}
+	var blob []byte
+	switch p := op.Props.(type) {
+	case *NativeProps:
+		if rec == nil || p.src != w.f {
+			return 0, fmt.Errorf("%w: op %s carries native properties from another file", ErrNeedsGeneric, op.Describe())
+		}
+		if err := w.checkNative(op, rec, p); err != nil {
+			return 0, err
+		}
+		blob = p.Blob
+	default:
+		if registered {
+			layout := nativeLayouts[op.Name]
+			if layout == nil {
+				return 0, fmt.Errorf("%w: op %s is registered in the input, but anefix does not know its native properties layout", ErrNeedsGeneric, op.Describe())
+			}
+			b, err := w.encodeNative(op, layout)
+			if err != nil {
+				return 0, err
+			}
+			blob = b
+		} else {
+			i, err := w.attrIndex(op.Props)
+			if err != nil {
+				return 0, opError(op, "properties: %v", err)
+			}
+			blob = appendVarint(nil, uint64(i))
+		}
+	}
+	if i, ok := w.propKey[string(blob)]; ok {
+		return i, nil
+	}
+	w.props = append(w.props, blob)
+	w.propKey[string(blob)] = len(w.props) - 1
+	return len(w.props) - 1, nil
+}
+
+// checkNative refuses to carry an opaque native blob when the op changed in
+// a way the blob may encode (operand segments, results, regions), or when
+// the output version differs in how native properties are laid out.
+func (w *irWriter) checkNative(op *graph.Operation, rec *opRecord, p *NativeProps) error {
+	if rec == nil || rec.nOperands != op.NumOperands() || rec.nResults != op.NumResults() ||
+		rec.nRegions != len(op.Regions) || rec.nSuccs != len(op.Successors()) {
+		return fmt.Errorf("%w: op %s was changed, and its native (op-specific) properties have a layout anefix cannot prove", ErrNeedsGeneric, op.Describe())
+	}
+	if (w.version >= vODSSegmentSizes) != (w.f.version >= vODSSegmentSizes) {
+		return fmt.Errorf("%w: op %s has native properties whose layout may differ between bytecode versions %d and %d; keep version %d",
+			ErrNeedsGeneric, op.Describe(), w.f.version, w.version, w.f.version)
+	}
+	return nil
+}
+
+func (w *irWriter) encodeNative(op *graph.Operation, layout []propField) ([]byte, error) {
+	d, ok := op.Props.(*graph.DictAttr)
+	if !ok {
+		return nil, opError(op, "properties %s are not a dictionary", op.Props.String())
+	}
+	known := map[string]bool{}
+	var e encoder
+	for _, fld := range layout {
+		known[fld.name] = true
+		a := d.Get(fld.name)
+		if a == nil {
+			if !fld.optional {
+				return nil, opError(op, "required property %s is missing", fld.name)
+			}
+			e.varint(0)
+			continue
+		}
+		i, err := w.attrIndex(a)
+		if err != nil {
+			return nil, opError(op, "property %s: %v", fld.name, err)
+		}
+		if fld.optional {
+			e.varintFlag(uint64(i), true)
+		} else {
+			e.varint(uint64(i))
+		}
+	}
+	for _, en := range d.Entries {
+		if !known[en.Name] {
+			return nil, opError(op, "property %s is not part of %s's properties; move it to the attribute dictionary", en.Name, op.Name)
+		}
+	}
+	return e.buf, nil
+}
+
+// ---- output ----
+
+func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
+	bw := bufio.NewWriterSize(out, 1<<20)
+	var off int64
+	write := func(b []byte) error {
+		n, err := bw.Write(b)
+		off += int64(n)
+		return err
+	}
+	section := func(id byte, body []byte, align uint64) error {
+		if err := write(appendSectionHeader(nil, off, id, uint64(len(body)), align)); err != nil {
+			return err
+		}
+		return write(body)
+	}
+	// Resource keys and external group keys are strings too: add them
+	// before the string section is built.
+	resOff, resBody, resAlign, blobs := w.resourceSections()
+	head := append(Magic[:0:0], Magic[:]...)
+	head = appendVarint(head, w.version)
+	head = append(head, producer...)
+	head = append(head, 0)
+	if err := write(head); err != nil {
+		return err
+	}
+	if err := section(secDialect, w.dialectSection(), 1); err != nil {
+		return err
+	}
+	offs, data := w.attrTypeSections()
+	if err := section(secAttrTypeOffset, offs, 1); err != nil {
+		return err
+	}
+	if err := section(secAttrType, data, 1); err != nil {
+		return err
+	}
+	if err := section(secIR, ir, 1); err != nil {
+		return err
+	}
+	if err := section(secResourceOffset, resOff, 1); err != nil {
+		return err
+	}
+	// The resource section: small encoded parts from memory, blob payloads
+	// streamed from their sources.
+	total := uint64(0)
+	for _, p := range resBody {
+		total += uint64(len(p.head)) + uint64(p.n)
+	}
+	if err := write(appendSectionHeader(nil, off, secResource, total, resAlign)); err != nil {
+		return err
+	}
+	for i, p := range resBody {
+		if err := write(p.head); err != nil {
+			return err
+		}
+		if p.n > 0 {
+			n, err := io.Copy(bw, io.NewSectionReader(blobs[i], 0, p.n))
+			off += n
+			if err != nil {
+				return fmt.Errorf("bytecode: copying resource data: %w", err)
+			}
+			if n != p.n {
+				return fmt.Errorf("bytecode: resource data ended after %d of %d bytes", n, p.n)
+			}
+		}
+	}
+	if err := section(secString, w.stringSection(), 1); err != nil {
+		return err
+	}
+	if w.version >= vNativeProperties {
+		var e encoder
+		e.varint(uint64(len(w.props)))
+		for _, p := range w.props {
+			e.varint(uint64(len(p)))
+			e.raw(p)
+		}
+		if err := section(secProperties, e.buf, 1); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func (w *writer) dialectSection() []byte {
+	var e encoder
+	e.varint(uint64(len(w.dialects)))
+	for _, d := range w.dialects {
+		ni := w.addString(d.name)
+		if w.version < vDialectVersioning {
+			e.varint(uint64(ni))
+			continue
+		}
+		e.varintFlag(uint64(ni), d.version != nil)
+		if d.version != nil {
+			e.buf = appendSectionHeader(e.buf, 0, secDialectVersions, uint64(len(d.version)), 1)
+			e.raw(d.version)
+		}
+	}
+	if w.version >= vElideUnknownArgLoc {
+		e.varint(uint64(len(w.opNames)))
+	}
+	for i := 0; i < len(w.opNames); {
+		j := i
+		for j < len(w.opNames) && w.opNames[j].dialect == w.opNames[i].dialect {
+			j++
+		}
+		e.varint(uint64(w.opNames[i].dialect))
+		e.varint(uint64(j - i))
+		for _, n := range w.opNames[i:j] {
+			si := w.addString(n.name)
+			if w.version >= vNativeProperties {
+				e.varintFlag(uint64(si), n.registered)
+			} else {
+				e.varint(uint64(si))
+			}
+		}
+		i = j
+	}
+	return e.buf
+}
+
+func (w *writer) attrTypeSections() (offs, data []byte) {
+	var o, d encoder
+	o.varint(uint64(len(w.attrs)))
+	o.varint(uint64(len(w.types)))
+	group := func(entries []tableEntry) {
+		for i := 0; i < len(entries); {
+			j := i
+			for j < len(entries) && entries[j].dialect == entries[i].dialect {
+				j++
+			}
+			o.varint(uint64(entries[i].dialect))
+			o.varint(uint64(j - i))
+			for _, en := range entries[i:j] {
+				o.varintFlag(uint64(len(en.data)), en.custom)
+				d.raw(en.data)
+			}
+			i = j
+		}
+	}
+	group(w.attrs)
+	group(w.types)
+	return o.buf, d.buf
+}
+
+func (w *writer) stringSection() []byte {
+	var e encoder
+	e.varint(uint64(len(w.strings)))
+	for i := len(w.strings) - 1; i >= 0; i-- {
+		e.varint(uint64(len(w.strings[i]) + 1))
+	}
+	for _, s := range w.strings {
+		e.cstring(s)
+	}
+	return e.buf
+}
+
+type resPart struct {
+	head []byte // encoded entry up to the blob payload
+	n    int64  // payload bytes to stream after head
+}
+
+// resourceSections lays out the resource offset section and the resource
+// section. Blob payloads are aligned relative to the section start, which
+// the section header aligns to the largest blob alignment.
+func (w *writer) resourceSections() (offs []byte, parts []resPart, align uint64, blobs []graph.BlobSource) {
+	var o encoder
+	align = 1
+	pos := int64(0)
+	entry := func(key string, r *graph.Resource) {
+		ki := w.addString(key)
+		o.varint(uint64(ki))
+		var h []byte
+		var n int64
+		var src graph.BlobSource
+		kind := byte(resBlob)
+		if r != nil {
+			kind = byte(r.Kind)
+			switch r.Kind {
+			case graph.BlobResource:
+				if r.Blob != nil {
+					a := max(r.Alignment, 1)
+					align = max(align, a)
+					h = appendVarint(h, a)
+					h = appendVarint(h, uint64(r.Blob.Size()))
+					for (pos+int64(len(h)))&int64(a-1) != 0 {
+						h = append(h, alignmentByte)
+					}
+					n, src = r.Blob.Size(), r.Blob
+				}
+			case graph.BoolResource:
+				if r.Bool {
+					h = []byte{1}
+				} else {
+					h = []byte{0}
+				}
+			case graph.StringResource:
+				h = appendVarint(h, uint64(w.addString(r.String)))
+			}
+		}
+		o.varint(uint64(int64(len(h)) + n))
+		o.byte(kind)
+		parts = append(parts, resPart{head: h, n: n})
+		blobs = append(blobs, src)
+		pos += int64(len(h)) + n
+	}
+	// External resource groups, in order of first appearance.
+	var groups []string
+	for _, r := range w.external {
+		if !slices.Contains(groups, r.Dialect) {
+			groups = append(groups, r.Dialect)
+		}
+	}
+	o.varint(uint64(len(groups)))
+	for _, g := range groups {
+		o.varint(uint64(w.addString(g)))
+		var in []*graph.Resource
+		for _, r := range w.external {
+			if r.Dialect == g {
+				in = append(in, r)
+			}
+		}
+		o.varint(uint64(len(in)))
+		for _, r := range in {
+			entry(r.Key, r)
+		}
+	}
+	for i := 0; i < len(w.resources); {
+		j := i
+		for j < len(w.resources) && w.resources[j].dialect == w.resources[i].dialect {
+			j++
+		}
+		o.varint(uint64(w.dialect(w.resources[i].dialect)))
+		o.varint(uint64(j - i))
+		for _, r := range w.resources[i:j] {
+			entry(r.key, r.res)
+		}
+		i = j
+	}
+	return o.buf, parts, align, blobs
+}
