@@ -1,0 +1,221 @@
+package synth
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Arm selects which of the seed's experiment graphs to build
+// (coreai-facts.md §5).
+type Arm byte
+
+const (
+	// ArmA is the community iOS builder's hybrid main graph as-is: conv/rec
+	// state as plain graph I/O, KV caches as states.
+	ArmA Arm = 'A'
+	// ArmB is A with conv/rec as states too.
+	ArmB Arm = 'B'
+	// ArmC is A cut to its first 6 layers.
+	ArmC Arm = 'C'
+	// ArmD is A after the arm-D pass (recurrence, per-head SDPA and RoPE
+	// replaced by shape-preserving pass-throughs).
+	ArmD Arm = 'D'
+	// ArmE is the control: an Apple-style dense Qwen3-0.6B-shaped decoder,
+	// fp16 end to end, BC1S, 19 static functions.
+	ArmE Arm = 'E'
+)
+
+// ParseArm reads "A".."E" (case-insensitive).
+func ParseArm(s string) (Arm, error) {
+	if len(s) == 1 {
+		a := Arm(strings.ToUpper(s)[0])
+		if a >= ArmA && a <= ArmE {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown arm %q: want one of A, B, C, D, E", s)
+}
+
+func (a Arm) String() string { return string(rune(a)) }
+
+// Scale selects model dimensions.
+type Scale string
+
+const (
+	// Tiny has small dims and a small vocabulary: what testdata ships.
+	Tiny Scale = "tiny"
+	// Full has the real models' dims (Qwen3.5-0.8B for A–D, Qwen3-0.6B for
+	// E): about 1.5 GB of fp16 weights for arm A.
+	Full Scale = "full"
+)
+
+// ParseScale reads "tiny" or "full".
+func ParseScale(s string) (Scale, error) {
+	switch Scale(s) {
+	case Tiny, Full:
+		return Scale(s), nil
+	}
+	return "", fmt.Errorf("unknown scale %q: want tiny or full", s)
+}
+
+// Options are the generator's inputs. Zero values mean the defaults.
+type Options struct {
+	Arm   Arm
+	Scale Scale // default Tiny
+	// Layers overrides the layer count (A, B, D: default the scale's; C:
+	// default 6; E: default the scale's).
+	Layers int
+	// Ctx is the KV-cache / mask length for A–D (default 256) and the largest
+	// cache length of E's static ladder 256, 512, … (default 1024).
+	Ctx int
+	// Seed seeds the weights (default 0 is a valid seed).
+	Seed uint64
+}
+
+// HybridDims are Qwen3.5-style hybrid decoder dims (arms A–D).
+type HybridDims struct {
+	Hidden, Intermediate, Vocab, Layers int
+	// Full attention.
+	Heads, KVHeads, HeadDim, RotaryDim int
+	RopeTheta                          float64
+	// Gated delta net (linear attention).
+	LinKHeads, LinVHeads, LinKDim, LinVDim, ConvKernel int
+	Eps                                                float64
+}
+
+// FullAttentionInterval: every 4th layer is full attention (Qwen3.5's
+// layer_types pattern L, L, L, F).
+const FullAttentionInterval = 4
+
+// IsFull reports whether layer i is a full-attention layer.
+func (d HybridDims) IsFull(i int) bool { return i%FullAttentionInterval == FullAttentionInterval-1 }
+
+// Counts returns the number of linear and full-attention layers.
+func (d HybridDims) Counts() (lin, full int) {
+	for i := 0; i < d.Layers; i++ {
+		if d.IsFull(i) {
+			full++
+		} else {
+			lin++
+		}
+	}
+	return lin, full
+}
+
+// KeyDim is the gated delta net's total key width (heads × dim).
+func (d HybridDims) KeyDim() int { return d.LinKHeads * d.LinKDim }
+
+// ValueDim is the gated delta net's total value width.
+func (d HybridDims) ValueDim() int { return d.LinVHeads * d.LinVDim }
+
+// ConvDim is the width of the short causal conv (q | k | v).
+func (d HybridDims) ConvDim() int { return 2*d.KeyDim() + d.ValueDim() }
+
+// Qwen35Full are Qwen3.5-0.8B's text dims (public config.json).
+var Qwen35Full = HybridDims{
+	Hidden: 1024, Intermediate: 3584, Vocab: 248320, Layers: 24,
+	Heads: 8, KVHeads: 2, HeadDim: 256, RotaryDim: 64, RopeTheta: 1e7,
+	LinKHeads: 16, LinVHeads: 16, LinKDim: 128, LinVDim: 128, ConvKernel: 4,
+	Eps: 1e-6,
+}
+
+// Qwen35Tiny keeps every structural feature of Qwen35Full (GQA, partial
+// rotary, several heads, kernel 4) at a size whose text form is a few
+// hundred KB.
+var Qwen35Tiny = HybridDims{
+	Hidden: 32, Intermediate: 64, Vocab: 256, Layers: 4,
+	Heads: 2, KVHeads: 1, HeadDim: 16, RotaryDim: 4, RopeTheta: 1e7,
+	LinKHeads: 2, LinVHeads: 2, LinKDim: 8, LinVDim: 8, ConvKernel: 4,
+	Eps: 1e-6,
+}
+
+// DenseDims are Qwen3-style dense decoder dims (arm E).
+type DenseDims struct {
+	Hidden, Intermediate, Vocab, Layers int
+	Heads, KVHeads, HeadDim             int
+	RopeTheta                           float64
+	MaxPositions                        int // rows of the RoPE cos/sin tables
+	Eps                                 float64
+}
+
+// Qwen3Full are Qwen3-0.6B's dims (public config.json).
+var Qwen3Full = DenseDims{
+	Hidden: 1024, Intermediate: 3072, Vocab: 151936, Layers: 28,
+	Heads: 16, KVHeads: 8, HeadDim: 128, RopeTheta: 1e6, MaxPositions: 40960, Eps: 1e-6,
+}
+
+// Qwen3Tiny is a small Qwen3-shaped decoder with GQA.
+var Qwen3Tiny = DenseDims{
+	Hidden: 32, Intermediate: 64, Vocab: 256, Layers: 2,
+	Heads: 2, KVHeads: 1, HeadDim: 16, RopeTheta: 1e6, MaxPositions: 1024, Eps: 1e-6,
+}
+
+// Apple's iOS static ladder (coreai-models BaseForCausalLMForiOS).
+var (
+	// QueryBuckets are the static query lengths.
+	QueryBuckets = []int{8, 16, 64}
+	// MinCacheLen is the smallest static cache length; it doubles up to ctx.
+	MinCacheLen = 256
+	// GatherLen is the query length of arm E's one gather_embeddings function.
+	GatherLen = 64
+)
+
+// normalize fills defaults and checks ranges.
+func (o Options) normalize() (Options, error) {
+	if o.Arm < ArmA || o.Arm > ArmE {
+		return o, fmt.Errorf("synth: no arm chosen: want one of A, B, C, D, E")
+	}
+	if o.Scale == "" {
+		o.Scale = Tiny
+	}
+	if _, err := ParseScale(string(o.Scale)); err != nil {
+		return o, fmt.Errorf("synth: %w", err)
+	}
+	if o.Layers < 0 || o.Layers > 512 {
+		return o, fmt.Errorf("synth: --layers %d out of range 1..512", o.Layers)
+	}
+	if o.Ctx == 0 {
+		o.Ctx = 256
+		if o.Arm == ArmE {
+			o.Ctx = 1024
+		}
+	}
+	if o.Arm == ArmE {
+		if o.Ctx < MinCacheLen || o.Ctx > 1<<16 {
+			return o, fmt.Errorf("synth: --ctx %d out of range %d..65536 for arm E", o.Ctx, MinCacheLen)
+		}
+	} else if o.Ctx < 2 || o.Ctx > 1<<20 {
+		return o, fmt.Errorf("synth: --ctx %d out of range 2..1048576", o.Ctx)
+	}
+	return o, nil
+}
+
+// hybridDims returns the dims for arms A–D after options.
+func (o Options) hybridDims() HybridDims {
+	d := Qwen35Tiny
+	if o.Scale == Full {
+		d = Qwen35Full
+	}
+	if o.Arm == ArmC {
+		d.Layers = 6
+	}
+	if o.Layers > 0 {
+		d.Layers = o.Layers
+	}
+	return d
+}
+
+// denseDims returns the dims for arm E after options.
+func (o Options) denseDims() DenseDims {
+	d := Qwen3Tiny
+	if o.Scale == Full {
+		d = Qwen3Full
+	}
+	if o.Layers > 0 {
+		d.Layers = o.Layers
+	}
+	if d.MaxPositions < o.Ctx {
+		d.MaxPositions = o.Ctx
+	}
+	return d
+}

@@ -1,0 +1,671 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Source lines of the stand-in community builder models/ios/qwen3_5_ios.py
+// and of the recurrence it calls in models/macos/qwen3_5.py. Three are
+// facts from the seed note (290, 199, the residual adds 330–333); the rest
+// are invented but fixed, and other packages may rely on them (the arm-D
+// pass finds the recurrence, RoPE and SDPA by these frames).
+const (
+	LineNorm       = 58  // RMSNorm.forward: 58..64
+	LineGatedNorm  = 96  // RMSNormGated.forward: 96..103
+	LineRotary     = 120 // rotary tables from position_ids: 120..125 (f32)
+	LineApplyRope  = 140 // apply_rope: 140..147 (f32)
+	LineAttn       = 160 // full attention: 160..179
+	LineRopeQ      = 169 // attention calls apply_rope on q here
+	LineRopeK      = 170 // … and on k here
+	LineKVWrite    = 173 // attention writes the KV cache here
+	LineSDPA       = 175 // attention calls the per-head SDPA here
+	LineLinear     = 200 // gated delta net: 200..296
+	LineRecState   = 287 // layer's slice of rec_state
+	LineRecurrence = 290 // the call into _gated_delta_step (seed: cited)
+	LineRecWrite   = 292 // rec_state write
+	LineMLP        = 305 // MLP: 305..309
+	LineAddLinMix  = 330 // residual add after a linear-attention mixer
+	LineAddFullMix = 331 // residual add after a full-attention mixer
+	LineAddLinMLP  = 332 // residual add after the MLP of a linear layer
+	LineAddFullMLP = 333 // residual add after the MLP of a full layer
+	LineLayerLoop  = 345 // model loop calling each layer
+	LineModelCall  = 356 // ForCausalLM.forward calling the model
+	// In models/macos/qwen3_5.py:
+	LineStepCasts = 199 // the six f16→f32 casts of _gated_delta_step (seed: cited)
+	LineStepBack  = 208 // o and the new state cast back to f16: 208, 209
+)
+
+// Exported file names the locations use, for passes and tests.
+const (
+	SourceIOS   = fileIOS
+	SourceMacOS = fileMac
+)
+
+// hybrid builds arms A, B, C: the community iOS builder's single `main`.
+type hybrid struct {
+	*builder
+	d          HybridDims
+	ctx        int
+	states     bool // conv/rec as states (arm B)
+	kc, vc     *graph.Value
+	conv, rec  *graph.Value
+	cos, sin   *graph.Value
+	pos, step  *graph.Value
+	mask       *graph.Value
+	emb        *graph.Value
+	linI, fulI int
+}
+
+func buildHybrid(m *graph.Module, o Options) error {
+	d := o.hybridDims()
+	if d.Layers < 1 {
+		return fmt.Errorf("synth: need at least one layer")
+	}
+	h := &hybrid{builder: newBuilder(m, o.Seed, map[string]*Blob{}), d: d, ctx: o.Ctx, states: o.Arm == ArmB}
+	nLin, nFull := d.Counts()
+	kvC := int64(d.KVHeads * d.HeadDim)
+	ctx := int64(o.Ctx)
+	f16 := graph.F16
+
+	ins := []port{
+		{name: "input_ids", typ: graph.Tensor(graph.SI32, 1, 1)},
+		{name: "position_ids", typ: graph.Tensor(graph.SI32, 1, 1)},
+		{name: "in_step", typ: graph.Tensor(graph.SI32, 1)},
+		{name: "causal_mask", typ: graph.Tensor(f16, 1, ctx, 1, 1)},
+	}
+	if nFull > 0 {
+		ins = append(ins,
+			port{name: "key_cache", typ: graph.Tensor(f16, int64(nFull), 1, kvC, 1, ctx), state: "key_cache"},
+			port{name: "value_cache", typ: graph.Tensor(f16, int64(nFull), 1, kvC, 1, ctx), state: "value_cache"})
+	}
+	convState, recState := "", ""
+	if h.states {
+		convState, recState = "conv_state", "rec_state"
+	}
+	ins = append(ins,
+		port{name: "conv_state", typ: graph.Tensor(f16, int64(nLin), 1, int64(d.ConvKernel), int64(d.ConvDim())), state: convState},
+		port{name: "rec_state", typ: graph.Tensor(f16, int64(nLin), 1, int64(d.LinVHeads), int64(d.LinKDim), int64(d.LinVDim)), state: recState})
+
+	args := h.newGraph("main", ins)
+	ids := args[0]
+	h.pos, h.step, h.mask = args[1], args[2], args[3]
+	k := 4
+	if nFull > 0 {
+		h.kc, h.vc = args[4], args[5]
+		k = 6
+	}
+	h.conv, h.rec = args[k], args[k+1]
+
+	// ForCausalLM.forward → model.forward.
+	h.push(fileIOS, LineModelCall)
+	h.at("embedding", fileIOS, 341)
+	h.emb = h.weight("model.embed_tokens.weight", Normal(0.02), int64(d.Vocab), int64(d.Hidden))
+	x := h.gatherND(h.emb, h.expandDims(ids, 2)) // [1, 1, H]
+	h.at("unsqueeze", fileIOS, 342)
+	x = h.expandDims(x, 2) // BC1S stream [1, S, 1, H]
+	if nFull > 0 {
+		h.push(fileIOS, 344)
+		h.rotaryTables()
+		h.pop()
+	}
+	for i := 0; i < d.Layers; i++ {
+		h.push(fileIOS, LineLayerLoop)
+		x = h.layer(i, x)
+		h.pop()
+	}
+	h.push(fileIOS, 348)
+	x = h.rmsNorm("model.norm.weight", x)
+	h.pop()
+	h.pop()
+
+	// Tied lm_head: logits = x · embᵀ, the embedding matrix reused in-graph.
+	h.at("view", fileIOS, 357)
+	x2 := h.reshape(x, 1, int64(d.Hidden))
+	h.at("permute", fileIOS, 357)
+	wt := h.transpose(h.emb, 1, 0)
+	h.at("mm", fileIOS, 357)
+	lg := h.matmul(x2, wt)
+	h.at("view", fileIOS, 357)
+	logits := h.reshape(lg, 1, 1, int64(d.Vocab))
+
+	var outs []port
+	var vals []*graph.Value
+	if nFull > 0 {
+		outs = append(outs, port{name: "key_cache"}, port{name: "value_cache"})
+		vals = append(vals, h.kc, h.vc)
+	}
+	if h.states {
+		outs = append(outs, port{name: "conv_state"}, port{name: "rec_state"}, port{name: "logits"})
+		vals = append(vals, h.conv, h.rec, logits)
+	} else {
+		outs = append(outs, port{name: "logits"}, port{name: "new_conv_state"}, port{name: "new_rec_state"})
+		vals = append(vals, logits, h.conv, h.rec)
+	}
+	h.output(outs, vals)
+	return nil
+}
+
+// normWeight is an RMSNorm scale: about 1 with a little spread.
+var normWeight = Dist{Mean: 1, Std: 0.05}
+
+// rmsNorm is the builder's local fp32 RMSNorm over the last axis:
+// cast to f32, square, mean, + eps, rsqrt, scale, cast back.
+func (h *hybrid) rmsNorm(key string, x *graph.Value) *graph.Value {
+	n := shapeOf(x)[len(shapeOf(x))-1]
+	f32 := graph.F32
+	h.at("_to_copy", fileIOS, LineNorm)
+	x32 := h.cast(x, f32)
+	h.at("mul", fileIOS, LineNorm+1)
+	sq := h.mul(x32, x32)
+	h.at("mean", fileIOS, LineNorm+2)
+	ms := h.reduce("mean", sq, -1)
+	h.at("add", fileIOS, LineNorm+3)
+	ms = h.add(ms, h.scalar(h.d.Eps, f32))
+	h.at("rsqrt", fileIOS, LineNorm+3)
+	inv := h.unary("rsqrt", ms)
+	h.at("mul", fileIOS, LineNorm+4)
+	y := h.mul(x32, inv)
+	h.at("_to_copy", fileIOS, LineNorm+5)
+	w := h.cast(h.weight(key, normWeight, n), f32)
+	h.at("mul", fileIOS, LineNorm+5)
+	y = h.mul(y, w)
+	h.at("_to_copy", fileIOS, LineNorm+6)
+	return h.cast(y, graph.F16)
+}
+
+// rotaryTables computes cos/sin [1, 1, rot] in f32 from position_ids.
+func (h *hybrid) rotaryTables() {
+	d := h.d
+	half := d.RotaryDim / 2
+	inv := make([]float64, half)
+	for i := range inv {
+		inv[i] = 1 / math.Pow(d.RopeTheta, float64(2*i)/float64(d.RotaryDim))
+	}
+	h.at("unsqueeze", fileIOS, LineRotary)
+	p := h.expandDims(h.pos, -1) // [1, 1, 1]
+	h.at("_to_copy", fileIOS, LineRotary+1)
+	p = h.cast(p, graph.F32)
+	h.at("mul", fileIOS, LineRotary+2)
+	fr := h.mul(p, h.floats(graph.F32, i64s(half), inv...)) // [1, 1, half]
+	h.at("cat", fileIOS, LineRotary+3)
+	emb := h.concat(-1, fr, fr)
+	h.at("cos", fileIOS, LineRotary+4)
+	h.cos = h.unary("cos", emb)
+	h.at("sin", fileIOS, LineRotary+5)
+	h.sin = h.unary("sin", emb)
+}
+
+// applyRope rotates the first RotaryDim channels of x [1, S, heads, hd] in
+// f32 (partial rotary) and keeps the rest.
+func (h *hybrid) applyRope(x *graph.Value) *graph.Value {
+	s := shapeOf(x)
+	rot, hd := int64(h.d.RotaryDim), s[3]
+	h.at("slice", fileIOS, LineApplyRope)
+	xr := h.narrow(x, 3, 0, rot)
+	h.at("slice", fileIOS, LineApplyRope+1)
+	xp := h.narrow(x, 3, rot, hd-rot)
+	h.at("_to_copy", fileIOS, LineApplyRope+2)
+	xr = h.cast(xr, graph.F32)
+	h.at("unsqueeze", fileIOS, LineApplyRope+3)
+	c := h.expandDims(h.cos, 2) // [1, 1, 1, rot]
+	h.at("unsqueeze", fileIOS, LineApplyRope+3)
+	sn := h.expandDims(h.sin, 2)
+	h.at("slice", fileIOS, LineApplyRope+4)
+	x1 := h.narrow(xr, 3, 0, rot/2)
+	h.at("slice", fileIOS, LineApplyRope+4)
+	x2 := h.narrow(xr, 3, rot/2, rot/2)
+	h.at("neg", fileIOS, LineApplyRope+4)
+	x2 = h.mul(x2, h.scalar(-1, graph.F32))
+	h.at("cat", fileIOS, LineApplyRope+4)
+	rh := h.concat(-1, x2, x1)
+	h.at("mul", fileIOS, LineApplyRope+5)
+	a := h.mul(xr, c)
+	h.at("mul", fileIOS, LineApplyRope+5)
+	bb := h.mul(rh, sn)
+	h.at("add", fileIOS, LineApplyRope+5)
+	y := h.add(a, bb)
+	h.at("_to_copy", fileIOS, LineApplyRope+6)
+	y = h.cast(y, graph.F16)
+	h.at("cat", fileIOS, LineApplyRope+7)
+	return h.concat(-1, y, xp)
+}
+
+// proj applies a 1×1 conv projection to the BC1S stream [1, S, 1, Cin]:
+// transpose to [1, Cin, 1, S], conv, transpose back to [1, S, 1, Cout].
+func (h *hybrid) proj(key string, x *graph.Value, cout int, line int) *graph.Value {
+	cin := shapeOf(x)[3]
+	h.at("permute", fileIOS, line)
+	t := h.swap(x, -3, -1)
+	h.at("convolution", fileIOS, line)
+	w := h.weight(key, Normal(1/math.Sqrt(float64(cin))), int64(cout), cin, 1, 1)
+	y := h.conv1x1(t, w)
+	h.at("permute", fileIOS, line)
+	return h.swap(y, -3, -1)
+}
+
+func (h *hybrid) layer(i int, x *graph.Value) *graph.Value {
+	p := fmt.Sprintf("model.layers.%d.", i)
+	full := h.d.IsFull(i)
+	h.push(fileIOS, 326)
+	n := h.rmsNorm(p+"input_layernorm.weight", x)
+	h.pop()
+	var r *graph.Value
+	addMix, addMLP := LineAddLinMix, LineAddLinMLP
+	if full {
+		h.push(fileIOS, 329)
+		r = h.attention(p+"self_attn.", n)
+		h.pop()
+		addMix, addMLP = LineAddFullMix, LineAddFullMLP
+	} else {
+		h.push(fileIOS, 328)
+		r = h.gatedDelta(p+"linear_attn.", n)
+		h.pop()
+	}
+	h.at("add", fileIOS, addMix)
+	x = h.add(x, r)
+	h.push(fileIOS, addMLP-1)
+	n = h.rmsNorm(p+"post_attention_layernorm.weight", x)
+	r = h.mlp(p+"mlp.", n)
+	h.pop()
+	h.at("add", fileIOS, addMLP)
+	return h.add(x, r)
+}
+
+// mlp is Apple's iOS MLP: reshape to [B·S, C, 1, 1], 1×1 convs, SiLU gate.
+func (h *hybrid) mlp(p string, x *graph.Value) *graph.Value {
+	hid, inter := int64(h.d.Hidden), int64(h.d.Intermediate)
+	h.at("view", fileIOS, LineMLP)
+	t := h.reshape(x, 1, hid, 1, 1)
+	h.at("convolution", fileIOS, LineMLP+1)
+	up := h.conv1x1(t, h.weight(p+"up_proj.weight", Normal(1/math.Sqrt(float64(hid))), inter, hid, 1, 1))
+	h.at("convolution", fileIOS, LineMLP+2)
+	g := h.conv1x1(t, h.weight(p+"gate_proj.weight", Normal(1/math.Sqrt(float64(hid))), inter, hid, 1, 1))
+	h.at("silu", fileIOS, LineMLP+2)
+	g = h.unary("silu", g)
+	h.at("mul", fileIOS, LineMLP+3)
+	m := h.mul(up, g)
+	h.at("convolution", fileIOS, LineMLP+3)
+	dn := h.conv1x1(m, h.weight(p+"down_proj.weight", Normal(1/math.Sqrt(float64(inter))), hid, inter, 1, 1))
+	h.at("view", fileIOS, LineMLP+4)
+	return h.reshape(dn, 1, 1, 1, hid)
+}
+
+// attention is a Qwen3.5 full-attention layer with per-head q/k norm,
+// partial RoPE in f32, an output gate, KV cache writes at in_step and
+// Apple's per-head SDPA. x is [1, 1, 1, H].
+func (h *hybrid) attention(p string, x *graph.Value) *graph.Value {
+	d := h.d
+	nh, nkv, hd := int64(d.Heads), int64(d.KVHeads), int64(d.HeadDim)
+	q := h.proj(p+"q_proj.weight", x, int(2*nh*hd), LineAttn+1) // query | gate per head
+	kk := h.proj(p+"k_proj.weight", x, int(nkv*hd), LineAttn+2)
+	v := h.proj(p+"v_proj.weight", x, int(nkv*hd), LineAttn+3)
+	h.at("view", fileIOS, LineAttn+4)
+	q = h.reshape(q, 1, 1, nh, 2*hd)
+	h.at("slice", fileIOS, LineAttn+4)
+	gate := h.narrow(q, 3, hd, hd)
+	h.at("slice", fileIOS, LineAttn+4)
+	q = h.narrow(q, 3, 0, hd)
+	h.at("view", fileIOS, LineAttn+5)
+	gate = h.reshape(gate, 1, 1, 1, nh*hd)
+	h.at("view", fileIOS, LineAttn+6)
+	kk = h.reshape(kk, 1, 1, nkv, hd)
+
+	h.push(fileIOS, LineAttn+7)
+	q = h.rmsNorm(p+"q_norm.weight", q)
+	h.pop()
+	h.push(fileIOS, LineAttn+8)
+	kk = h.rmsNorm(p+"k_norm.weight", kk)
+	h.pop()
+	h.push(fileIOS, LineRopeQ)
+	q = h.applyRope(q)
+	h.pop()
+	h.push(fileIOS, LineRopeK)
+	kk = h.applyRope(kk)
+	h.pop()
+
+	// To BC1S [1, C, 1, S] for the cache and SDPA.
+	h.at("view", fileIOS, LineAttn+11)
+	q = h.reshape(q, 1, 1, 1, nh*hd)
+	h.at("permute", fileIOS, LineAttn+11)
+	q = h.swap(q, -3, -1)
+	h.at("view", fileIOS, LineAttn+12)
+	kk = h.reshape(kk, 1, 1, 1, nkv*hd)
+	h.at("permute", fileIOS, LineAttn+12)
+	kk = h.swap(kk, -3, -1)
+	h.at("permute", fileIOS, LineAttn+12)
+	v = h.swap(v, -3, -1)
+
+	h.push(fileIOS, LineKVWrite)
+	kAll, vAll := h.kvWrite(kk, v)
+	h.pop()
+	h.push(fileIOS, LineSDPA)
+	o := h.sdpa(q, kAll, vAll) // [1, nh·hd, 1, 1]
+	h.pop()
+	h.fulI++
+
+	h.at("permute", fileIOS, LineAttn+17)
+	o = h.swap(o, -3, -1) // [1, 1, 1, nh·hd]
+	h.at("sigmoid", fileIOS, LineAttn+17)
+	g := h.unary("sigmoid", gate)
+	h.at("mul", fileIOS, LineAttn+17)
+	o = h.mul(o, g)
+	return h.proj(p+"o_proj.weight", o, d.Hidden, LineAttn+18)
+}
+
+// kvWrite is KVCacheHandler.update_and_fetch as coreai-models lowers it:
+// begin/end from in_step, unsqueeze, slice_update into the cache, then the
+// layer's row. k, v are [1, C, 1, 1]; returns the rows [1, C, 1, ctx].
+func (h *hybrid) kvWrite(k, v *graph.Value) (*graph.Value, *graph.Value) {
+	li := int64(h.fulI)
+	c := shapeOf(k)[1]
+	h.at("cat", fileKV, 91)
+	begin := h.concat(0, h.si32(li), h.si32(0), h.si32(0), h.si32(0), h.step)
+	h.at("add", fileKV, 100)
+	endStep := h.add(h.step, h.si32(1))
+	h.at("cat", fileKV, 98)
+	end := h.concat(0, h.si32(li+1), h.si32(1), h.si32(c), h.si32(1), endStep)
+	write := func(cache, upd *graph.Value, line int) (*graph.Value, *graph.Value) {
+		h.at("unsqueeze", fileKV, line)
+		u := h.expandDims(upd, 0)
+		h.at("immutable_slice_update", fileKV, line)
+		nc := h.sliceUpdate(cache, u, begin, end)
+		h.at("slice", fileKV, line)
+		row := h.narrow(nc, 0, li, 1)
+		h.at("squeeze", fileKV, line)
+		row = h.shrinkDims(row, 0)
+		return nc, row
+	}
+	var kr, vr *graph.Value
+	h.kc, kr = write(h.kc, k, 155)
+	h.vc, vr = write(h.vc, v, 164)
+	return kr, vr
+}
+
+// sdpa is Apple's iOS per-head SDPA (primitives/ios/sdpa.py): q is
+// [1, nh·hd, 1, 1], k and v [1, nkv·hd, 1, ctx]; returns [1, nh·hd, 1, 1].
+func (h *hybrid) sdpa(q, k, v *graph.Value) *graph.Value {
+	d := h.d
+	nh, nkv, hd := d.Heads, d.KVHeads, int64(d.HeadDim)
+	group := nh / nkv
+	h.at("permute", fileSDPA, 95)
+	kt := h.swap(k, -3, -1) // [1, ctx, 1, C]
+	h.at("mul", fileSDPA, 95)
+	kt = h.mul(kt, h.scalar(1/math.Sqrt(float64(hd)), graph.F16))
+	keys := make([]*graph.Value, nkv)
+	for j := range keys {
+		h.at("slice", fileSDPA, 97)
+		kj := h.narrow(kt, 3, int64(j)*hd, hd)
+		h.at("permute", fileSDPA, 101)
+		keys[j] = h.transpose(kj, 0, 2, 3, 1) // [1, 1, hd, ctx]
+	}
+	scores := make([]*graph.Value, nh)
+	for i := range scores {
+		h.at("slice", fileSDPA, 96)
+		qi := h.narrow(q, 1, int64(i)*hd, hd)
+		h.at("permute", fileSDPA, 107)
+		qi = h.transpose(qi, 0, 2, 3, 1) // [1, 1, 1, hd]
+		h.at("matmul", fileSDPA, 109)
+		s := h.matmul(qi, keys[i/group]) // [1, 1, 1, ctx]
+		h.at("permute", fileSDPA, 110)
+		scores[i] = h.transpose(s, 0, 3, 1, 2) // [1, ctx, 1, 1]
+	}
+	h.at("cat", fileSDPA, 113)
+	all := h.concat(2, scores...) // [1, ctx, nh, 1]
+	masks := make([]*graph.Value, nh)
+	for i := range masks {
+		masks[i] = h.mask
+	}
+	h.at("cat", fileSDPA, 114)
+	mk := h.concat(2, masks...)
+	h.at("add", fileSDPA, 114)
+	all = h.add(all, mk)
+	h.at("softmax", fileSDPA, 116)
+	all = h.softmax(all, 1)
+	vals := make([]*graph.Value, nkv)
+	for j := range vals {
+		h.at("slice", fileSDPA, 119)
+		vj := h.narrow(v, 1, int64(j)*hd, hd)
+		h.at("permute", fileSDPA, 121)
+		vj = h.transpose(vj, 0, 2, 3, 1) // [1, 1, ctx, hd]
+		h.at("squeeze", fileSDPA, 121)
+		vals[j] = h.shrinkDims(vj, 1) // [1, ctx, hd]
+	}
+	outs := make([]*graph.Value, nh)
+	for i := range outs {
+		h.at("slice", fileSDPA, 117)
+		si := h.narrow(all, 2, int64(i), 1)
+		h.at("permute", fileSDPA, 125)
+		si = h.transpose(si, 0, 2, 3, 1) // [1, 1, 1, ctx]
+		h.at("squeeze", fileSDPA, 125)
+		si = h.shrinkDims(si, 1) // [1, 1, ctx]
+		h.at("bmm", fileSDPA, 127)
+		w := h.matmul(si, vals[i/group]) // [1, 1, hd]
+		h.at("unsqueeze", fileSDPA, 127)
+		w = h.expandDims(w, 1) // [1, 1, 1, hd]
+		h.at("permute", fileSDPA, 128)
+		outs[i] = h.transpose(w, 0, 3, 1, 2) // [1, hd, 1, 1]
+	}
+	h.at("cat", fileSDPA, 131)
+	return h.concat(1, outs...)
+}
+
+// gatedDelta is a Qwen3.5 gated delta net layer at query length 1; x is
+// [1, 1, 1, H].
+func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
+	d := h.d
+	li := int64(h.linI)
+	K, C := int64(d.ConvKernel), int64(d.ConvDim())
+	kd, vd := int64(d.KeyDim()), int64(d.ValueDim())
+	hk, hv := int64(d.LinKHeads), int64(d.LinVHeads)
+	dk, dv := int64(d.LinKDim), int64(d.LinVDim)
+	P := C + vd + 2*hv
+
+	f := h.proj(p+"in_proj_all.weight", x, int(P), LineLinear+1) // [1, 1, 1, P]
+	h.at("view", fileIOS, LineLinear+2)
+	f = h.reshape(f, 1, 1, P)
+	h.at("slice", fileIOS, LineLinear+3)
+	mixed := h.narrow(f, 2, 0, C)
+	h.at("slice", fileIOS, LineLinear+4)
+	z := h.narrow(f, 2, C, vd)
+	h.at("view", fileIOS, LineLinear+4)
+	z = h.reshape(z, 1, 1, hv, dv)
+	h.at("slice", fileIOS, LineLinear+5)
+	bIn := h.narrow(f, 2, C+vd, hv)
+	h.at("slice", fileIOS, LineLinear+6)
+	aIn := h.narrow(f, 2, C+vd+hv, hv)
+
+	// Short causal conv over [history (K-1 rows) | new row].
+	h.at("select", fileIOS, LineLinear+10)
+	hist := h.slice(h.conv, []int64{li, 0, 1, 0}, []int64{li + 1, 1, K, C})
+	hist = h.shrinkDims(hist, 0) // [1, K-1, C]
+	h.at("cat", fileIOS, LineLinear+11)
+	cin := h.concat(1, hist, mixed) // [1, K, C]
+	h.at("slice", fileIOS, LineLinear+12)
+	win := h.narrow(cin, 1, 0, K)
+	h.at("unsqueeze", fileIOS, LineLinear+13)
+	u := h.expandDims(win, 0)
+	h.at("immutable_slice_update", fileIOS, LineLinear+13)
+	h.conv = h.sliceUpdate(h.conv, u, h.si32(li, 0, 0, 0), h.si32(li+1, 1, K, C))
+	w := h.weight(p+"conv_weight", Normal(0.3), K, C)
+	var co *graph.Value
+	for t := int64(0); t < K; t++ {
+		h.at("slice", fileIOS, LineLinear+14+int(min(t, 1)))
+		xt := h.narrow(cin, 1, t, 1) // [1, 1, C]
+		h.at("select", fileIOS, LineLinear+14+int(min(t, 1)))
+		wt := h.reshape(h.narrow(w, 0, t, 1), C)
+		h.at("mul", fileIOS, LineLinear+14+int(min(t, 1)))
+		m := h.mul(xt, wt)
+		if co == nil {
+			co = m
+			continue
+		}
+		h.at("add", fileIOS, LineLinear+15)
+		co = h.add(co, m)
+	}
+	h.at("silu", fileIOS, LineLinear+18)
+	act := h.unary("silu", co)
+	h.at("split_with_sizes", fileIOS, LineLinear+19)
+	sizes := h.ui32(kd, kd, vd)
+	ax := h.si32s(2)
+	sp := graph.NewOp("coreai.split", []*graph.Value{act, sizes, ax},
+		[]graph.Type{graph.Tensor(graph.F16, 1, 1, kd), graph.Tensor(graph.F16, 1, 1, kd), graph.Tensor(graph.F16, 1, 1, vd)}, nil, h.loc)
+	h.blk.Append(sp)
+	h.at("view", fileIOS, LineLinear+20)
+	q := h.reshape(sp.Result(0), 1, 1, hk, dk)
+	h.at("view", fileIOS, LineLinear+21)
+	k := h.reshape(sp.Result(1), 1, 1, hk, dk)
+	h.at("view", fileIOS, LineLinear+22)
+	v := h.reshape(sp.Result(2), 1, 1, hv, dv)
+
+	h.at("sigmoid", fileIOS, LineLinear+23)
+	beta := h.unary("sigmoid", bIn) // [1, 1, Hv]
+	g := h.decay(p, aIn)
+	q = h.l2norm(q, LineLinear+25)
+	k = h.l2norm(k, LineLinear+26)
+
+	h.at("select", fileIOS, LineRecState)
+	st := h.slice(h.rec, []int64{li, 0, 0, 0, 0}, []int64{li + 1, 1, hv, dk, dv})
+	st = h.shrinkDims(st, 0) // [1, Hv, Dk, Dv]
+
+	h.push(fileIOS, LineRecurrence)
+	o, ns := h.step5(q, k, v, beta, g, st)
+	h.pop()
+
+	h.at("unsqueeze", fileIOS, LineRecWrite)
+	nu := h.expandDims(ns, 0)
+	h.at("immutable_slice_update", fileIOS, LineRecWrite)
+	h.rec = h.sliceUpdate(h.rec, nu, h.si32(li, 0, 0, 0, 0), h.si32(li+1, 1, hv, dk, dv))
+	h.linI++
+
+	h.at("permute", fileIOS, 294)
+	o = h.transpose(o, 0, 2, 1, 3) // [1, 1, Hv, Dv]
+	h.push(fileIOS, 295)
+	o = h.gatedNorm(p+"norm.weight", o, z)
+	h.pop()
+	h.at("view", fileIOS, 296)
+	o = h.reshape(o, 1, 1, 1, vd)
+	return h.proj(p+"out_proj.weight", o, d.Hidden, 296)
+}
+
+// decay is g = −exp(A_log) · softplus(a + dt_bias), with softplus
+// decomposed as torch does (threshold 20).
+func (h *hybrid) decay(p string, a *graph.Value) *graph.Value {
+	hv := int64(h.d.LinVHeads)
+	line := LineLinear + 24
+	h.at("exp", fileIOS, line)
+	A := h.unary("exp", h.weight(p+"A_log", Dist{Mean: 1.4, Std: 1.3, Uniform: true}, hv))
+	h.at("neg", fileIOS, line)
+	A = h.mul(A, h.scalar(-1, graph.F16))
+	h.at("add", fileIOS, line)
+	x := h.add(a, h.weight(p+"dt_bias", Dist{Mean: 1, Std: 0.5}, hv))
+	h.at("gt", fileIOS, line)
+	big := h.greater(x, h.scalar(20, graph.F16))
+	h.at("exp", fileIOS, line)
+	e := h.unary("exp", x)
+	h.at("log1p", fileIOS, line)
+	l := h.unary("log", h.add(e, h.scalar(1, graph.F16)))
+	h.at("where", fileIOS, line)
+	sp := h.where(big, x, l)
+	h.at("mul", fileIOS, line)
+	return h.mul(A, sp) // [1, 1, Hv]
+}
+
+// l2norm normalizes the last axis in f16: x · rsqrt(Σx² + 1e-6).
+func (h *hybrid) l2norm(x *graph.Value, line int) *graph.Value {
+	h.at("mul", fileIOS, line)
+	sq := h.mul(x, x)
+	h.at("sum", fileIOS, line)
+	s := h.reduce("sum", sq, -1)
+	h.at("add", fileIOS, line)
+	s = h.add(s, h.scalar(1e-6, graph.F16))
+	h.at("rsqrt", fileIOS, line)
+	r := h.unary("rsqrt", s)
+	h.at("mul", fileIOS, line)
+	return h.mul(x, r)
+}
+
+// step5 is _gated_delta_step (models/macos/qwen3_5.py): q, k, v, β, g and
+// the state cast to f32 (the six `_to_copy` ops the compiler cites), one
+// recurrence step S ← exp(g)·S + kᵀ(β·(v − kS)), o = qS, and both results
+// cast back to f16. q, k are [1, 1, Hk, Dk], v [1, 1, Hv, Dv], β and g
+// [1, 1, Hv], S [1, Hv, Dk, Dv]. Returns o [1, Hv, 1, Dv] and the new S.
+func (h *hybrid) step5(q, k, v, beta, g, s *graph.Value) (*graph.Value, *graph.Value) {
+	f32 := graph.F32
+	hv := int64(h.d.LinVHeads)
+	dk := int64(h.d.LinKDim)
+	in := []*graph.Value{q, k, v, beta, g, s}
+	for i, x := range in {
+		h.at("_to_copy", fileMac, LineStepCasts)
+		in[i] = h.cast(x, f32)
+	}
+	q, k, v, beta, g, s = in[0], in[1], in[2], in[3], in[4], in[5]
+	h.at("mul", fileMac, 200)
+	q = h.mul(q, h.scalar(1/math.Sqrt(float64(dk)), f32))
+	h.at("permute", fileMac, 201)
+	q = h.transpose(q, 0, 2, 1, 3) // [1, H, 1, Dk]
+	h.at("permute", fileMac, 201)
+	k = h.transpose(k, 0, 2, 1, 3)
+	h.at("permute", fileMac, 201)
+	v = h.transpose(v, 0, 2, 1, 3) // [1, H, 1, Dv]
+	h.at("exp", fileMac, 202)
+	dec := h.unary("exp", g)
+	h.at("view", fileMac, 202)
+	dec = h.reshape(dec, 1, hv, 1, 1)
+	h.at("mul", fileMac, 203)
+	s = h.mul(s, dec)
+	h.at("matmul", fileMac, 204)
+	kv := h.matmul(k, s) // [1, H, 1, Dv]
+	h.at("sub", fileMac, 205)
+	delta := h.sub(v, kv)
+	h.at("view", fileMac, 205)
+	b4 := h.reshape(beta, 1, hv, 1, 1)
+	h.at("mul", fileMac, 205)
+	delta = h.mul(delta, b4)
+	h.at("permute", fileMac, 206)
+	kc := h.transpose(k, 0, 1, 3, 2) // [1, H, Dk, 1]
+	h.at("matmul", fileMac, 206)
+	upd := h.matmul(kc, delta) // [1, H, Dk, Dv]
+	h.at("add", fileMac, 206)
+	s = h.add(s, upd)
+	h.at("matmul", fileMac, 207)
+	o := h.matmul(q, s) // [1, H, 1, Dv]
+	h.at("_to_copy", fileMac, LineStepBack)
+	o = h.cast(o, graph.F16)
+	h.at("_to_copy", fileMac, LineStepBack+1)
+	s = h.cast(s, graph.F16)
+	return o, s
+}
+
+// gatedNorm is RMSNormGated in local f32: norm(o)·w·silu(z), cast back.
+func (h *hybrid) gatedNorm(key string, o, z *graph.Value) *graph.Value {
+	f32 := graph.F32
+	n := shapeOf(o)[3]
+	l := LineGatedNorm
+	h.at("_to_copy", fileIOS, l)
+	x := h.cast(o, f32)
+	h.at("mul", fileIOS, l+1)
+	sq := h.mul(x, x)
+	h.at("mean", fileIOS, l+2)
+	ms := h.reduce("mean", sq, -1)
+	h.at("add", fileIOS, l+3)
+	ms = h.add(ms, h.scalar(h.d.Eps, f32))
+	h.at("rsqrt", fileIOS, l+3)
+	inv := h.unary("rsqrt", ms)
+	h.at("mul", fileIOS, l+4)
+	y := h.mul(x, inv)
+	h.at("_to_copy", fileIOS, l+5)
+	w := h.cast(h.weight(key, normWeight, n), f32)
+	h.at("mul", fileIOS, l+5)
+	y = h.mul(y, w)
+	h.at("_to_copy", fileIOS, l+6)
+	zz := h.cast(z, f32)
+	h.at("silu", fileIOS, l+6)
+	zz = h.unary("silu", zz)
+	h.at("mul", fileIOS, l+6)
+	y = h.mul(y, zz)
+	h.at("_to_copy", fileIOS, l+7)
+	return h.cast(y, graph.F16)
+}

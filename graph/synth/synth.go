@@ -1,0 +1,47 @@
+package synth
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// ErrArmDNeedsPass is returned for arm D until the rewrite's arm-D pass
+// exists: arm D must be produced by that pass applied to arm A, never by a
+// second copy of its logic here.
+var ErrArmDNeedsPass = errors.New("synth: arm D needs the arm-d pass (passes/armd.go), which does not exist yet")
+
+// Generate builds the module for o. Weights are dense_resource blobs backed
+// by generators (*Blob), so nothing large is held in memory: a writer pulls
+// the bytes when it streams the resource section. The result passes
+// graph.Verify.
+func Generate(o Options) (m *graph.Module, err error) {
+	o, err = o.normalize()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// The builders panic only on an internal shape inconsistency (a bug
+		// here, not bad input); report it as an error naming the arm.
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("synth: internal error building arm %s: %v", o.Arm, r)
+		}
+	}()
+	m = graph.NewModule()
+	switch o.Arm {
+	case ArmA, ArmB, ArmC:
+		err = buildHybrid(m, o)
+	case ArmD:
+		return nil, ErrArmDNeedsPass
+	case ArmE:
+		err = buildDense(m, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := graph.Verify(m); err != nil {
+		return nil, fmt.Errorf("synth: arm %s does not verify: %w", o.Arm, err)
+	}
+	return m, nil
+}
