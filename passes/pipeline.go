@@ -1,0 +1,415 @@
+package passes
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Spec is what a user asked for: the pipeline before it is resolved against
+// the registry. The zero Spec is the default pipeline.
+type Spec struct {
+	// Passes, when non-empty, is the exact list to run, in this order.
+	Passes []string
+	// Enable and Disable toggle passes within the default pipeline.
+	Enable, Disable []string
+	// Set holds "pass.option=value" assignments.
+	Set []string
+}
+
+// UsageError is a pipeline request that cannot be built: an unknown pass or
+// option, a bad option value, a conflicting toggle, a broken ordering
+// constraint. Valid lists the names the user could have meant.
+type UsageError struct {
+	Msg   string
+	Valid []string
+}
+
+func (e *UsageError) Error() string {
+	if len(e.Valid) == 0 {
+		return e.Msg
+	}
+	return e.Msg + " (valid: " + strings.Join(e.Valid, ", ") + ")"
+}
+
+// Step is one pass of a resolved pipeline with its option values (every
+// declared option present, defaults applied).
+type Step struct {
+	Pass    *Pass
+	Options Options
+	// Set lists the options the user set explicitly, sorted.
+	Set []string
+}
+
+// Pipeline is an ordered, checked list of passes.
+type Pipeline struct{ Steps []Step }
+
+// Names lists the pipeline's pass names in run order.
+func (p *Pipeline) Names() []string {
+	out := make([]string, len(p.Steps))
+	for i, s := range p.Steps {
+		out[i] = s.Pass.Name
+	}
+	return out
+}
+
+// Build resolves a Spec: it picks the passes, checks the order constraints,
+// applies option defaults and parses every --set value.
+func Build(spec Spec) (*Pipeline, error) {
+	names, err := selectPasses(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckOrder(names); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	p := &Pipeline{}
+	index := map[string]int{}
+	for _, n := range names {
+		pass, _ := Lookup(n)
+		opts, err := DefaultOptions(pass)
+		if err != nil {
+			return nil, err
+		}
+		index[n] = len(p.Steps)
+		p.Steps = append(p.Steps, Step{Pass: pass, Options: opts})
+	}
+	for _, a := range spec.Set {
+		passName, opt, val, err := splitSet(a)
+		if err != nil {
+			return nil, err
+		}
+		pass, ok := Lookup(passName)
+		if !ok {
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: unknown pass %q", a, passName), Valid: Names()}
+		}
+		i, ok := index[passName]
+		if !ok {
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q is not in the pipeline (add it with --enable %s)", a, passName, passName), Valid: names}
+		}
+		spec := findOption(pass, opt)
+		if spec == nil {
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q has no option %q", a, passName, opt), Valid: optionNames(pass)}
+		}
+		v, err := ParseOption(*spec, val)
+		if err != nil {
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
+		}
+		p.Steps[i].Options[opt] = v
+		p.Steps[i].Set = appendUnique(p.Steps[i].Set, opt)
+	}
+	for i := range p.Steps {
+		sort.Strings(p.Steps[i].Set)
+	}
+	return p, nil
+}
+
+func appendUnique(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// selectPasses returns the pass names a Spec runs, in order.
+func selectPasses(spec Spec) ([]string, error) {
+	check := func(flag string, list []string) error {
+		for _, n := range list {
+			if _, ok := Lookup(n); !ok {
+				return &UsageError{Msg: fmt.Sprintf("%s: unknown pass %q", flag, n), Valid: Names()}
+			}
+		}
+		return nil
+	}
+	if len(spec.Passes) > 0 {
+		if len(spec.Enable)+len(spec.Disable) > 0 {
+			return nil, &UsageError{Msg: "--passes gives the exact list; it cannot be combined with --enable/--disable"}
+		}
+		if err := check("--passes", spec.Passes); err != nil {
+			return nil, err
+		}
+		return append([]string(nil), spec.Passes...), nil
+	}
+	if err := check("--enable", spec.Enable); err != nil {
+		return nil, err
+	}
+	if err := check("--disable", spec.Disable); err != nil {
+		return nil, err
+	}
+	on := map[string]bool{}
+	for _, n := range Names() {
+		p, _ := Lookup(n)
+		on[n] = p.DefaultOn
+	}
+	for _, n := range spec.Enable {
+		on[n] = true
+	}
+	for _, n := range spec.Disable {
+		for _, e := range spec.Enable {
+			if e == n {
+				return nil, &UsageError{Msg: fmt.Sprintf("pass %q is both enabled and disabled", n)}
+			}
+		}
+		on[n] = false
+	}
+	var out []string
+	for _, n := range Names() {
+		if on[n] {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func splitSet(a string) (pass, opt, val string, err error) {
+	eq := strings.IndexByte(a, '=')
+	if eq < 0 {
+		return "", "", "", &UsageError{Msg: fmt.Sprintf("--set %s: want pass.option=value", a)}
+	}
+	key, val := a[:eq], a[eq+1:]
+	dot := strings.IndexByte(key, '.')
+	if dot <= 0 || dot == len(key)-1 {
+		return "", "", "", &UsageError{Msg: fmt.Sprintf("--set %s: want pass.option=value", a)}
+	}
+	return key[:dot], key[dot+1:], val, nil
+}
+
+func findOption(p *Pass, name string) *OptionSpec {
+	for i := range p.Options {
+		if p.Options[i].Name == name {
+			return &p.Options[i]
+		}
+	}
+	return nil
+}
+
+func optionNames(p *Pass) []string {
+	out := make([]string, len(p.Options))
+	for i, o := range p.Options {
+		out[i] = o.Name
+	}
+	if len(out) == 0 {
+		out = []string{"(none)"}
+	}
+	return out
+}
+
+// DefaultOptions returns every declared option of p at its default value.
+func DefaultOptions(p *Pass) (Options, error) {
+	opts := Options{}
+	for _, o := range p.Options {
+		v, err := ParseOption(o, o.Default)
+		if err != nil {
+			return nil, fmt.Errorf("pass %s: default of option %s: %w", p.Name, o.Name, err)
+		}
+		opts[o.Name] = v
+	}
+	return opts, nil
+}
+
+// ParseOption parses a textual value for an option of the given kind.
+func ParseOption(o OptionSpec, s string) (any, error) {
+	switch o.Kind {
+	case OptBool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("option %s wants true or false, got %q", o.Name, s)
+		}
+		return b, nil
+	case OptInt:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("option %s wants an integer, got %q", o.Name, s)
+		}
+		return n, nil
+	case OptString:
+		return s, nil
+	case OptStringList:
+		var out []string
+		for _, x := range strings.Split(s, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out = append(out, x)
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("option %s has an unknown kind", o.Name)
+}
+
+// KindName is how docs and usage errors name an option kind.
+func (k OptionKind) String() string {
+	switch k {
+	case OptBool:
+		return "bool"
+	case OptString:
+		return "string"
+	case OptInt:
+		return "int"
+	case OptStringList:
+		return "list"
+	}
+	return "?"
+}
+
+// FormatOption prints an option value the way --set reads it.
+func FormatOption(v any) string {
+	switch x := v.(type) {
+	case []string:
+		return strings.Join(x, ",")
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// RunOptions tune Run.
+type RunOptions struct {
+	// VerifyEach runs graph.Verify after every pass.
+	VerifyEach bool
+	// AfterPass, when set, is called after each pass (and its verification)
+	// with the pass name; the CLI uses it to print the IR. An error stops
+	// the pipeline.
+	AfterPass func(pass string, m *graph.Module) error
+	// Clock returns the current time (nil = time.Now); tests fix it.
+	Clock func() time.Time
+}
+
+// StepResult is what one pass did.
+type StepResult struct {
+	Pass    string
+	Options Options
+	Set     []string
+	Change  *Change
+	// Duration of the pass; Verify of the verifier after it (0 if off).
+	Duration, Verify time.Duration
+}
+
+// Result is a whole pipeline run.
+type Result struct {
+	Steps []StepResult
+	// CensusBefore and CensusAfter count values (op results and block
+	// arguments) by element type.
+	CensusBefore, CensusAfter Census
+	Duration                  time.Duration
+}
+
+// PassError is a pass failure or a verification failure after a pass.
+type PassError struct {
+	Pass string
+	// Verify is true when the pass returned but left the IR invalid.
+	Verify bool
+	Err    error
+}
+
+func (e *PassError) Error() string {
+	if e.Verify {
+		return fmt.Sprintf("pass %s left invalid IR (a bug in anefix; please report it with the input): %v", e.Pass, e.Err)
+	}
+	return fmt.Sprintf("pass %s: %v", e.Pass, e.Err)
+}
+
+func (e *PassError) Unwrap() error { return e.Err }
+
+// Run applies the pipeline to m in order. It stops at the first failure and
+// returns the steps done so far with a *PassError; m is then partly
+// rewritten and must not be written out.
+func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
+	now := ro.Clock
+	if now == nil {
+		now = time.Now
+	}
+	res := &Result{CensusBefore: TakeCensus(m)}
+	start := now()
+	for _, s := range p.Steps {
+		t0 := now()
+		ch, err := runPass(s.Pass, m, s.Options)
+		t1 := now()
+		sr := StepResult{Pass: s.Pass.Name, Options: s.Options, Set: s.Set, Change: ch, Duration: t1.Sub(t0)}
+		if err != nil {
+			res.Steps = append(res.Steps, sr)
+			return res, &PassError{Pass: s.Pass.Name, Err: err}
+		}
+		if ro.VerifyEach {
+			verr := graph.Verify(m)
+			sr.Verify = now().Sub(t1)
+			if verr != nil {
+				res.Steps = append(res.Steps, sr)
+				return res, &PassError{Pass: s.Pass.Name, Verify: true, Err: verr}
+			}
+		}
+		res.Steps = append(res.Steps, sr)
+		if ro.AfterPass != nil {
+			if err := ro.AfterPass(s.Pass.Name, m); err != nil {
+				return res, err
+			}
+		}
+	}
+	res.Duration = now().Sub(start)
+	res.CensusAfter = TakeCensus(m)
+	return res, nil
+}
+
+// runPass calls a pass, turning a panic into an error so a bug in one pass
+// becomes a message naming it instead of a crash.
+func runPass(p *Pass, m *graph.Module, opts Options) (ch *Change, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ch, err = nil, fmt.Errorf("internal error (please report it with the input): %v", r)
+		}
+	}()
+	ch, err = p.Run(m, opts)
+	if err == nil && ch == nil {
+		ch = &Change{}
+	}
+	return ch, err
+}
+
+// IsUsage reports whether err is a pipeline usage error.
+func IsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
+}
+
+// Census counts values by element type ("f16", "f32", "si32", "!coreai.token").
+type Census map[string]int64
+
+// TakeCensus counts every op result and block argument in the module.
+func TakeCensus(m *graph.Module) Census {
+	c := Census{}
+	count := func(v *graph.Value) {
+		if t := v.Type(); t != nil {
+			c[graph.ElementType(t).String()]++
+		}
+	}
+	m.Walk(func(op *graph.Operation) bool {
+		for _, r := range op.Results() {
+			count(r)
+		}
+		for _, reg := range op.Regions {
+			for _, b := range reg.Blocks {
+				for _, a := range b.Args() {
+					count(a)
+				}
+			}
+		}
+		return true
+	})
+	return c
+}
+
+// Sorted lists the census entries by element type name.
+func (c Census) Sorted() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

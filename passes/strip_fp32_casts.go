@@ -1,0 +1,714 @@
+package passes
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/f16"
+)
+
+func init() {
+	Register(&Pass{
+		Name:      "strip-fp32-casts",
+		Summary:   "retype fp32 islands between f16→f32 and f32→f16 casts to f16 and drop the casts",
+		Addresses: `Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16`,
+		DefaultOn: true,
+		Doc: `An fp32 island is a connected set of f32 values: an op joins its f32
+operands and f32 results, a coreai.invoke joins its operands and results
+with the callee's arguments and returned values, and a state input joins the
+output that holds its new value. Casts are the island's shores: a cast
+f16→f32 opens it, a cast f32→f16 closes it.
+
+The pass selects every island that has at least one such cast (or, with
+io=true, that reaches a graph input or output), retypes all its values to
+f16 — op results, block arguments of composites, coreai.invoke callee
+signatures, graph inputs and outputs (io=true) — converts its f32 constants
+(inline dense and dense_resource blobs) to f16 with round-to-nearest-even,
+and removes the f16→f32 and f32→f16 casts that became identities. Casts to
+or from other types (si32→f32, f32→si32) stay, with f16 in place of f32.
+
+A converted dense_resource blob becomes a new resource "<key>_f16" whose
+bytes are converted as they are written (never held in memory); the old one
+is dropped unless something else still uses it.
+
+Ops an island may contain (their result element type follows their
+operands, so f16 in gives f16 out): coreai.constant, coreai.cast,
+coreai.invoke, coreai.output, func.call, func.return, and the coreai ops
+(with or without the "decomposable." prefix) ` + strings.Join(safeOpList(), ", ") + `,
+and every broadcasting_* and reduce_* op. An island holding any other op
+stops the pass with the op id and source: exclude that island with
+islands=..., or disable the pass.
+
+Numerics: this pass changes precision, nothing else. Values and
+intermediate results are rounded to f16 (11 significant bits, max 65504).
+Constants larger than 65504 in magnitude would become ±inf: that is an
+error unless clamp=true, which saturates them to ±65504. Nonzero constants
+below 2^-24 flush to zero (counted in the report, not an error).
+
+When not to use it: when the fp32 island is there for accuracy that f16
+cannot keep (long reductions, recurrences with large dynamic range). Check
+the result with anefix verify; restrict the pass to some islands with
+islands=<pattern>.`,
+		Options: []OptionSpec{
+			{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
+			{Name: "islands", Kind: OptStringList, Default: "", Doc: "only islands with an op whose op id or source (file:line) matches one of these glob patterns (* matches anything); empty = all"},
+			{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
+		},
+		Run: stripFP32Casts,
+	})
+}
+
+// safeOps are the ops (name without "coreai." and "decomposable.") whose
+// element type follows their float operands, so retyping their f32 values
+// to f16 keeps them well typed. broadcasting_* and reduce_* are accepted by
+// prefix.
+var safeOps = map[string]bool{
+	"abs": true, "ceil": true, "cos": true, "erf": true, "exp": true, "floor": true,
+	"gelu": true, "log": true, "neg": true, "reciprocal": true, "relu": true,
+	"round": true, "rsqrt": true, "sigmoid": true, "sign": true, "silu": true,
+	"sin": true, "sqrt": true, "square": true, "tanh": true, "clip": true,
+	"softmax": true, "log_softmax": true, "cumsum": true,
+	"reshape": true, "transpose": true, "expand_dims": true, "shrink_dims": true,
+	"concat": true, "split": true, "slice": true, "slice_update": true,
+	"gather_nd": true, "gather_along_axis": true, "scatter_nd": true,
+	"pad": true, "tile": true, "broadcast_to": true, "flip": true,
+	"conv2d": true, "conv": true, "matmul": true, "batch_matmul": true,
+}
+
+func safeOpList() []string {
+	out := make([]string, 0, len(safeOps))
+	for k := range safeOps {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// isSafeOp reports whether strip-fp32-casts may retype op's f32 values.
+func isSafeOp(name string) bool {
+	switch name {
+	case "coreai.constant", "coreai.cast", "coreai.invoke", "coreai.output", "func.call", "func.return":
+		return true
+	}
+	if !strings.HasPrefix(name, "coreai.") {
+		return false
+	}
+	n := strings.TrimPrefix(strings.TrimPrefix(name, "coreai."), "decomposable.")
+	return safeOps[n] || strings.HasPrefix(n, "broadcasting_") || strings.HasPrefix(n, "reduce_")
+}
+
+func isF32(v *graph.Value) bool {
+	switch t := v.Type().(type) {
+	case *graph.TensorType:
+		return graph.IsFloat(t.Elem, "f32")
+	case *graph.FloatType:
+		return t.Name == "f32"
+	}
+	return false
+}
+
+func isF16Type(t graph.Type) bool { return graph.IsFloat(graph.ElementType(t), "f16") }
+
+func toF16(t graph.Type) graph.Type {
+	switch x := t.(type) {
+	case *graph.TensorType:
+		return x.WithElem(graph.F16)
+	case *graph.FloatType:
+		return graph.F16
+	}
+	return t
+}
+
+// unionFind groups values into islands.
+type unionFind struct{ parent map[*graph.Value]*graph.Value }
+
+func (u *unionFind) add(v *graph.Value) {
+	if _, ok := u.parent[v]; !ok {
+		u.parent[v] = v
+	}
+}
+
+func (u *unionFind) find(v *graph.Value) *graph.Value {
+	for u.parent[v] != v {
+		u.parent[v] = u.parent[u.parent[v]]
+		v = u.parent[v]
+	}
+	return v
+}
+
+func (u *unionFind) union(a, b *graph.Value) {
+	u.add(a)
+	u.add(b)
+	ra, rb := u.find(a), u.find(b)
+	if ra != rb {
+		u.parent[rb] = ra
+	}
+}
+
+// island is one connected set of f32 values and what touches it.
+type island struct {
+	id     int // order of discovery, for deterministic output
+	ops    []*graph.Operation
+	casts  int      // f16↔f32 casts on its shore
+	io     []string // graph inputs/outputs it reaches ("@main input x")
+	first  *graph.Operation
+	chosen bool
+}
+
+// callTarget returns the graph a coreai.invoke / func.call calls, or nil.
+func callTarget(op *graph.Operation, graphs map[string]*graph.Graph) *graph.Graph {
+	if op.Name != "coreai.invoke" && op.Name != "func.call" {
+		return nil
+	}
+	ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr)
+	if !ok || len(ref.Nested) > 0 {
+		return nil
+	}
+	return graphs[ref.Root]
+}
+
+// isCallee reports whether a graph is only reached through calls (a private
+// graph some op calls): its signature is internal, not model I/O.
+func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Operation]bool {
+	out := map[*graph.Operation]bool{}
+	m.Walk(func(op *graph.Operation) bool {
+		if g := callTarget(op, graphs); g != nil {
+			out[g.Op] = true
+		}
+		return true
+	})
+	return out
+}
+
+func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
+	ch := &Change{}
+	clamp := opts.Bool("clamp")
+	convertIO := opts.Bool("io")
+	patterns, err := compileGlobs(opts.Strings("islands"))
+	if err != nil {
+		return nil, err
+	}
+	gs := m.Graphs()
+	graphs := map[string]*graph.Graph{}
+	for _, g := range gs {
+		graphs[g.Name()] = g
+	}
+	called := calledGraphs(m, graphs)
+	isIOGraph := func(g *graph.Graph) bool { return g.Visibility() != "private" || !called[g.Op] }
+
+	// 1. Group f32 values into islands.
+	u := &unionFind{parent: map[*graph.Value]*graph.Value{}}
+	var order []*graph.Value // first-seen order of values, for determinism
+	note := func(v *graph.Value) {
+		if _, ok := u.parent[v]; !ok {
+			u.add(v)
+			order = append(order, v)
+		}
+	}
+	for _, g := range gs {
+		g.Op.Walk(func(op *graph.Operation) bool {
+			for _, r := range op.Regions {
+				for _, b := range r.Blocks {
+					for _, a := range b.Args() {
+						if isF32(a) {
+							note(a)
+						}
+					}
+				}
+			}
+			if op == g.Op {
+				return true
+			}
+			var f32s []*graph.Value
+			for _, v := range op.Operands() {
+				if v != nil && isF32(v) {
+					note(v)
+					f32s = append(f32s, v)
+				}
+			}
+			for _, v := range op.Results() {
+				if isF32(v) {
+					note(v)
+					f32s = append(f32s, v)
+				}
+			}
+			switch {
+			case op.Name == "coreai.cast", op.Name == graph.TerminatorName(g.Op.Name) && op.ParentOp() == g.Op:
+				// Shores and graph outputs join nothing by themselves.
+			case callTarget(op, graphs) != nil:
+				callee := callTarget(op, graphs)
+				if b := callee.Body(); b != nil {
+					for i, v := range op.Operands() {
+						if i < len(b.Args()) && isF32(v) && isF32(b.Arg(i)) {
+							note(b.Arg(i))
+							u.union(v, b.Arg(i))
+						}
+					}
+				}
+				if t := callee.Terminator(); t != nil {
+					for i, r := range op.Results() {
+						if i < t.NumOperands() && isF32(r) && isF32(t.Operand(i)) {
+							note(t.Operand(i))
+							u.union(r, t.Operand(i))
+						}
+					}
+				}
+			default:
+				for _, v := range f32s[min(1, len(f32s)):] {
+					u.union(f32s[0], v)
+				}
+			}
+			return true
+		})
+		// A state input and the output holding its new value must keep one
+		// type.
+		if t := g.Terminator(); t != nil && g.Body() != nil {
+			outs := g.Outputs()
+			for _, in := range g.Inputs() {
+				if in.StateOutput == "" {
+					continue
+				}
+				for _, o := range outs {
+					if o.Name == in.StateOutput && o.Index < t.NumOperands() {
+						a, r := g.Body().Arg(in.Index), t.Operand(o.Index)
+						if isF32(a) && isF32(r) {
+							u.union(a, r)
+						}
+					}
+				}
+			}
+		}
+	}
+
+	// 2. Describe each island.
+	islands := map[*graph.Value]*island{}
+	var list []*island
+	get := func(v *graph.Value) *island {
+		r := u.find(v)
+		is := islands[r]
+		if is == nil {
+			is = &island{id: len(list)}
+			islands[r] = is
+			list = append(list, is)
+		}
+		return is
+	}
+	for _, v := range order {
+		get(v)
+	}
+	for _, g := range gs {
+		if isIOGraph(g) && g.Body() != nil {
+			for _, in := range g.Inputs() {
+				if a := g.Body().Arg(in.Index); isF32(a) {
+					is := get(a)
+					is.io = append(is.io, fmt.Sprintf("@%s input %s", g.Name(), sfPortName(in)))
+				}
+			}
+			if t := g.Terminator(); t != nil {
+				for _, o := range g.Outputs() {
+					if o.Index < t.NumOperands() && isF32(t.Operand(o.Index)) {
+						is := get(t.Operand(o.Index))
+						is.io = append(is.io, fmt.Sprintf("@%s output %s", g.Name(), sfPortName(o)))
+					}
+				}
+			}
+		}
+		g.Op.Walk(func(op *graph.Operation) bool {
+			if op == g.Op {
+				return true
+			}
+			var is *island
+			for _, v := range op.Results() {
+				if isF32(v) {
+					is = get(v)
+					break
+				}
+			}
+			if is == nil {
+				for _, v := range op.Operands() {
+					if v != nil && isF32(v) {
+						is = get(v)
+						break
+					}
+				}
+			}
+			if is == nil {
+				return true
+			}
+			is.ops = append(is.ops, op)
+			if is.first == nil && op.Name != "coreai.constant" {
+				is.first = op
+			}
+			if op.Name == "coreai.cast" && op.NumOperands() == 1 && op.NumResults() == 1 {
+				in, out := op.Operand(0).Type(), op.Result(0).Type()
+				if isF16Type(in) && isF32(op.Result(0)) || isF32(op.Operand(0)) && isF16Type(out) {
+					is.casts++
+				}
+			}
+			return true
+		})
+	}
+
+	// 3. Choose islands and check that every op in them can be retyped.
+	for _, is := range list {
+		if len(is.ops) == 0 && len(is.io) == 0 {
+			continue
+		}
+		if is.first == nil && len(is.ops) > 0 {
+			is.first = is.ops[0]
+		}
+		if is.casts == 0 && !(convertIO && len(is.io) > 0) {
+			continue
+		}
+		if len(patterns) > 0 && !islandMatches(is, patterns) {
+			continue
+		}
+		if len(is.io) > 0 && !convertIO {
+			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", sfDescribe(is.first), strings.Join(is.io, ", ")))
+			continue
+		}
+		for _, op := range is.ops {
+			if !isSafeOp(op.Name) {
+				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.islands=<pattern matching other islands>, or disable the pass with --disable strip-fp32-casts", sfDescribe(op))
+			}
+			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, graphs) == nil {
+				return nil, fmt.Errorf("%s in an fp32 island calls a graph that is not in this module, so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.islands=…, or disable the pass", sfDescribe(op))
+			}
+		}
+		is.chosen = true
+	}
+
+	// 4. Prepare constant conversions (nothing is changed yet, so an
+	// overflow error leaves the module untouched).
+	type constPlan struct {
+		op   *graph.Operation
+		name string
+		attr graph.Attr
+		cc   ConstantChange
+	}
+	var plans []constPlan
+	newRes := map[string]*graph.Resource{} // old key → converted resource
+	resStats := map[string]f16.Stats{}
+	for _, is := range list {
+		if !is.chosen {
+			continue
+		}
+		for _, op := range is.ops {
+			if op.Name != "coreai.constant" || op.NumResults() != 1 || !isF32(op.Result(0)) {
+				continue
+			}
+			name, a := denseAttrOf(op)
+			cc := ConstantChange{Op: Ref(sfGraphOf(op), op), From: "f32", To: "f16"}
+			var na graph.Attr
+			var st f16.Stats
+			switch x := a.(type) {
+			case *graph.DenseElementsAttr:
+				if !graph.IsFloat(x.Type.Elem, "f32") {
+					return nil, fmt.Errorf("%s: constant value has element type %s, expected f32", sfDescribe(op), x.Type.Elem)
+				}
+				raw := make([]byte, len(x.Raw)/2)
+				var err error
+				st, err = f16.F32ToF16LE(raw, x.Raw)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", sfDescribe(op), err)
+				}
+				if clamp {
+					clampHalves(raw, x.Raw)
+				}
+				na = &graph.DenseElementsAttr{Type: x.Type.WithElem(graph.F16), Raw: raw, Splat: x.Splat}
+				cc.Elements = x.NumElements()
+			case *graph.DenseResourceAttr:
+				r := m.Resource(x.Key)
+				if r == nil || r.Blob == nil {
+					return nil, fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", sfDescribe(op), x.Key)
+				}
+				n := x.Type.NumElements()
+				if n >= 0 && r.Blob.Size() != 4*n {
+					return nil, fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", sfDescribe(op), x.Key, r.Blob.Size(), x.Type, 4*n)
+				}
+				if _, done := newRes[x.Key]; !done {
+					s, err := scanF32Blob(r.Blob)
+					if err != nil {
+						return nil, fmt.Errorf("%s: resource %q: %v", sfDescribe(op), x.Key, err)
+					}
+					resStats[x.Key] = s
+					newRes[x.Key] = &graph.Resource{Dialect: r.Dialect, Kind: graph.BlobResource, Alignment: max(r.Alignment, 2), Blob: &halfBlob{src: r.Blob, clamp: clamp}}
+				}
+				st = resStats[x.Key]
+				cc.Resource = x.Key
+				cc.Elements = r.Blob.Size() / 4
+				na = &graph.DenseResourceAttr{Key: x.Key, Type: x.Type.WithElem(graph.F16)} // key set on apply
+			default:
+				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.islands=…", sfDescribe(op))
+			}
+			cc.Overflow, cc.Underflow = int64(st.Overflow), int64(st.Underflow)
+			if st.Overflow > 0 && !clamp {
+				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.islands=…", sfDescribe(op), st.Overflow)
+			}
+			plans = append(plans, constPlan{op: op, name: name, attr: na, cc: cc})
+		}
+	}
+
+	// 5. Apply: resources, constants, value types, signatures, casts.
+	oldKeys := make([]string, 0, len(newRes))
+	for k := range newRes {
+		oldKeys = append(oldKeys, k)
+	}
+	sort.Strings(oldKeys)
+	for _, k := range oldKeys {
+		r := newRes[k]
+		r.Key = m.UniqueResourceKey(k + "_f16")
+		m.Resources = append(m.Resources, r)
+	}
+	for _, p := range plans {
+		if ra, ok := p.attr.(*graph.DenseResourceAttr); ok {
+			ra.Key = newRes[ra.Key].Key
+		}
+		p.op.SetInherent(p.name, p.attr)
+		ch.Constants = append(ch.Constants, p.cc)
+	}
+	retyped := map[*graph.Operation]bool{}
+	for _, v := range order {
+		if !islands[u.find(v)].chosen {
+			continue
+		}
+		if op := v.DefiningOp(); op != nil {
+			retyped[op] = true
+			v.SetType(toF16(v.Type()))
+			continue
+		}
+		b, i, _ := v.BlockArg()
+		if pop := b.ParentOp(); pop != nil && graph.IsGraphOp(pop) && b == pop.Regions[0].Entry() {
+			g := &graph.Graph{Op: pop}
+			before := v.Type().String()
+			g.SetInputType(i, toF16(v.Type()))
+			if isIOGraph(g) {
+				ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: sfPortName(g.Inputs()[i]), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
+			}
+			continue
+		}
+		v.SetType(toF16(v.Type()))
+	}
+	for _, g := range gs {
+		t := g.Terminator()
+		ft := g.FunctionType()
+		if t == nil || ft == nil {
+			continue
+		}
+		outs := g.Outputs()
+		changed := false
+		for i, v := range t.Operands() {
+			if i < len(ft.Results) && !graph.TypeEqual(ft.Results[i], v.Type()) {
+				changed = true
+				if isIOGraph(g) {
+					ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: sfPortName(outs[i]), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
+				}
+			}
+		}
+		if changed { // untouched graphs keep their attributes as they were
+			g.SyncOutputTypes()
+		}
+	}
+	for _, is := range list {
+		if !is.chosen {
+			continue
+		}
+		for _, op := range is.ops {
+			if op.Name != "coreai.cast" || op.NumOperands() != 1 || op.NumResults() != 1 {
+				continue
+			}
+			if graph.TypeEqual(op.Operand(0).Type(), op.Result(0).Type()) {
+				op.Result(0).ReplaceAllUsesWith(op.Operand(0))
+				if err := op.Erase(); err != nil {
+					return nil, err
+				}
+				delete(retyped, op)
+				ch.OpsRemoved++
+			}
+		}
+	}
+	ch.OpsRetyped = len(retyped)
+	refs, refsKnown := resourceRefs(m)
+	for _, k := range oldKeys {
+		if refs[k] == 0 && refsKnown {
+			m.RemoveResource(k)
+			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q replaced by %q", k, newRes[k].Key))
+		} else {
+			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, newRes[k].Key))
+		}
+	}
+	n := 0
+	for _, is := range list {
+		if is.chosen {
+			n++
+		}
+	}
+	if n > 0 {
+		ch.Notes = append([]string{fmt.Sprintf("%d fp32 island(s) retyped to f16", n)}, ch.Notes...)
+	}
+	return ch, nil
+}
+
+func sfPortName(p graph.Port) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("#%d", p.Index)
+}
+
+func sfDescribe(op *graph.Operation) string {
+	if op == nil {
+		return "(no op)"
+	}
+	if g := sfGraphOf(op); g != nil {
+		return "@" + g.Name() + ": " + op.Describe()
+	}
+	return op.Describe()
+}
+
+func sfGraphOf(op *graph.Operation) *graph.Graph {
+	for o := op; o != nil; o = o.ParentOp() {
+		if graph.IsGraphOp(o) {
+			return &graph.Graph{Op: o}
+		}
+	}
+	return nil
+}
+
+// denseAttrOf finds a constant's value attribute: a dense or dense_resource
+// attribute in its properties, else in its attributes.
+func denseAttrOf(op *graph.Operation) (string, graph.Attr) {
+	for _, d := range []*graph.DictAttr{sfDict(op.Props), op.Attrs} {
+		if d == nil {
+			continue
+		}
+		for _, e := range d.Entries {
+			switch e.Value.(type) {
+			case *graph.DenseElementsAttr, *graph.DenseResourceAttr:
+				return e.Name, e.Value
+			}
+		}
+	}
+	return "", nil
+}
+
+func sfDict(a graph.Attr) *graph.DictAttr {
+	d, _ := a.(*graph.DictAttr)
+	return d
+}
+
+func islandMatches(is *island, pats []*regexp.Regexp) bool {
+	for _, op := range is.ops {
+		for _, s := range []string{op.OpID(), op.Source(), graph.ShortSource(op.Loc)} {
+			if s == "" {
+				continue
+			}
+			for _, p := range pats {
+				if p.MatchString(s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// compileGlobs turns glob patterns (* any run of characters, ? one) into
+// anchored regexps.
+func compileGlobs(pats []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for _, p := range pats {
+		q := regexp.QuoteMeta(p)
+		q = strings.ReplaceAll(q, `\*`, `.*`)
+		q = strings.ReplaceAll(q, `\?`, `.`)
+		re, err := regexp.Compile("^" + q + "$")
+		if err != nil {
+			return nil, fmt.Errorf("bad pattern %q: %v", p, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// clampHalves replaces halves that overflowed to ±inf from finite f32 inputs
+// with ±65504.
+func clampHalves(dst, src []byte) {
+	for i := 0; i+1 < len(dst); i += 2 {
+		h := binary.LittleEndian.Uint16(dst[i:])
+		if f16.IsInf(h) {
+			b := binary.LittleEndian.Uint32(src[2*i:])
+			if b&0x7fffffff != 0x7f800000 { // the f32 was finite
+				binary.LittleEndian.PutUint16(dst[i:], h&0x8000|0x7bff)
+			}
+		}
+	}
+}
+
+const scanChunk = 1 << 20 // bytes of f32 read per step: bounded memory for any blob size
+
+// scanF32Blob counts what converting a blob to f16 would do, reading it in
+// chunks.
+func scanF32Blob(b graph.BlobSource) (f16.Stats, error) {
+	var total f16.Stats
+	size := b.Size()
+	src := make([]byte, scanChunk)
+	dst := make([]byte, scanChunk/2)
+	for off := int64(0); off < size; off += scanChunk {
+		n := min(int64(scanChunk), size-off)
+		if k, err := b.ReadAt(src[:n], off); int64(k) < n {
+			return total, fmt.Errorf("reading at %d: %v", off, err)
+		}
+		st, err := f16.F32ToF16LE(dst[:n/2], src[:n])
+		if err != nil {
+			return total, err
+		}
+		total.Count += st.Count
+		total.Overflow += st.Overflow
+		total.Underflow += st.Underflow
+		total.NaN += st.NaN
+	}
+	return total, nil
+}
+
+// halfBlob presents an f32 blob as f16, converting on read, so a converted
+// weight is never held in memory whole.
+type halfBlob struct {
+	src   graph.BlobSource
+	clamp bool
+}
+
+func (h *halfBlob) Size() int64 { return h.src.Size() / 2 }
+
+func (h *halfBlob) ReadAt(p []byte, off int64) (int, error) {
+	size := h.Size()
+	if off < 0 {
+		return 0, fmt.Errorf("half blob: negative offset")
+	}
+	if off >= size {
+		return 0, io.EOF
+	}
+	want := min(int64(len(p)), size-off)
+	// Whole elements covering [off, off+want).
+	e0, e1 := off/2, (off+want+1)/2
+	src := make([]byte, 4*(e1-e0))
+	if k, err := h.src.ReadAt(src, 4*e0); k < len(src) {
+		return 0, fmt.Errorf("half blob: reading source at %d: %v", 4*e0, err)
+	}
+	dst := make([]byte, 2*(e1-e0))
+	if _, err := f16.F32ToF16LE(dst, src); err != nil {
+		return 0, err
+	}
+	if h.clamp {
+		clampHalves(dst, src)
+	}
+	n := copy(p[:want], dst[off-2*e0:])
+	if int64(n) < int64(len(p)) {
+		return n, io.EOF
+	}
+	return n, nil
+}

@@ -1,0 +1,375 @@
+package passes
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/graph/mlirtext"
+)
+
+// ptParse reads a test module from MLIR text and checks it verifies.
+func ptParse(t *testing.T, text string) *graph.Module {
+	t.Helper()
+	m, _, err := mlirtext.Parse("t.mlir", text)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if err := graph.Verify(m); err != nil {
+		t.Fatalf("input does not verify: %v", err)
+	}
+	return m
+}
+
+// ptPrint prints m in the coreai printed form.
+func ptPrint(t *testing.T, m *graph.Module) string {
+	t.Helper()
+	b, err := mlirtext.Format(m, mlirtext.FormPretty)
+	if err != nil {
+		t.Fatalf("print: %v", err)
+	}
+	return string(b)
+}
+
+// ptRun builds a pipeline from spec and runs it with verification.
+func ptRun(t *testing.T, m *graph.Module, spec Spec) (*Result, error) {
+	t.Helper()
+	p, err := Build(spec)
+	if err != nil {
+		t.Fatalf("build %+v: %v", spec, err)
+	}
+	return p.Run(m, RunOptions{VerifyEach: true})
+}
+
+// f32hex spells float32 values as a resource blob (alignment prefix 4).
+func f32hex(vals ...float32) string {
+	var b bytes.Buffer
+	b.WriteString("0x04000000")
+	for _, v := range vals {
+		var x [4]byte
+		binary.LittleEndian.PutUint32(x[:], math.Float32bits(v))
+		for _, c := range x {
+			b.WriteString(strings.ToUpper(string("0123456789abcdef"[c>>4]) + string("0123456789abcdef"[c&15])))
+		}
+	}
+	return b.String()
+}
+
+const stripBasic = `module {
+  coreai.graph @main(%x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) {
+    %c = coreai.constant dense<2.5> : tensor<4xf32>
+    %w = coreai.constant dense_resource<w0> : tensor<4xf32>
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("m.py":199:0))
+    %1 = coreai.decomposable.broadcasting_add %0, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %2 = coreai.decomposable.broadcasting_mul %1, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %3 = coreai.exp %2 : tensor<4xf32> -> tensor<4xf32>
+    %4 = coreai.cast %3 : tensor<4xf32> to tensor<4xf16> loc("_to_copy_2"("m.py":201:0))
+    coreai.output %4 : tensor<4xf16>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w0: "BLOB"
+    }
+  }
+#-}
+`
+
+func TestStripFP32Casts(t *testing.T) {
+	cases := []struct {
+		name    string
+		text    string
+		set     []string
+		wantErr string   // substring of the error; "" = success
+		want    []string // substrings of the printed result
+		notWant []string
+		f32Left int64 // f32 values expected after the pass
+		check   func(t *testing.T, m *graph.Module, ch *Change)
+	}{
+		{
+			name:    "basic island",
+			text:    strings.Replace(stripBasic, "BLOB", f32hex(1, 2, 1e-9, -70000), 1),
+			set:     []string{"strip-fp32-casts.clamp=true"},
+			want:    []string{"dense_resource<w0_f16> : tensor<4xf16>", "coreai.exp %3 : tensor<4xf16> -> tensor<4xf16>"},
+			notWant: []string{"coreai.cast", "f32", "w0:"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if ch.OpsRemoved != 2 {
+					t.Errorf("OpsRemoved = %d, want 2", ch.OpsRemoved)
+				}
+				if len(ch.Constants) != 2 {
+					t.Fatalf("constants = %+v", ch.Constants)
+				}
+				rc := ch.Constants[1]
+				if rc.Resource != "w0" || rc.Overflow != 1 || rc.Underflow != 1 || rc.Elements != 4 {
+					t.Errorf("resource change = %+v", rc)
+				}
+				r := m.Resource("w0_f16")
+				if r == nil || m.Resource("w0") != nil {
+					t.Fatalf("resources: %v", m.Resources)
+				}
+				b, err := r.Bytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []uint16{0x3c00, 0x4000, 0x0000, 0xfbff} // 1, 2, flushed, clamped
+				for i, w := range want {
+					if got := binary.LittleEndian.Uint16(b[2*i:]); got != w {
+						t.Errorf("elem %d = %#04x, want %#04x", i, got, w)
+					}
+				}
+			},
+		},
+		{
+			name:    "overflow is an error without clamp",
+			text:    strings.Replace(stripBasic, "BLOB", f32hex(1, 2, 3, 1e6), 1),
+			wantErr: "exceed the f16 range",
+		},
+		{
+			name: "unknown op stops the pass naming it",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = "coreai.frobnicate"(%0) : (tensor<4xf32>) -> tensor<4xf32> loc("frob_3"("m.py":7:0))
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+}`,
+			wantErr: "coreai.frobnicate (frob_3 at m.py:7) in an fp32 island",
+		},
+		{
+			name: "island selection by op id",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("a.py":1:0))
+    %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    %3 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_9"("b.py":2:0))
+    %4 = coreai.exp %3 : tensor<4xf32> -> tensor<4xf32>
+    %5 = coreai.cast %4 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2, %5 : tensor<4xf16>, tensor<4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.islands=_to_copy_9"},
+			f32Left: 2,
+			want:    []string{"coreai.exp %arg0 : tensor<4xf16>", "_to_copy_1"},
+			notWant: []string{"_to_copy_9"},
+		},
+		{
+			name: "island selection by source glob",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("models/a.py":1:0))
+    %1 = coreai.cast %0 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %1 : tensor<4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.islands=*/b.py:*"},
+			f32Left: 1,
+		},
+		{
+			name: "f32 graph I/O converted by default",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf32> {coreai.name = "x"}, %h: tensor<4xf16> {coreai.name = "h"}) -> (tensor<4xf32> {coreai.name = "y"}) {
+    %0 = coreai.cast %h : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.decomposable.broadcasting_add %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    coreai.output %1 : tensor<4xf32>
+  }
+}`,
+			want: []string{"tensor<4xf16> {coreai.name = \"x\"}", "-> (tensor<4xf16> {coreai.name = \"y\"})"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.IOChanges) != 2 || ch.IOChanges[0].Port != "x" || !ch.IOChanges[1].IsOutput || ch.IOChanges[1].Before != "tensor<4xf32>" {
+					t.Errorf("IOChanges = %+v", ch.IOChanges)
+				}
+			},
+		},
+		{
+			name: "f32 graph I/O kept with io=false",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf32> {coreai.name = "x"}, %h: tensor<4xf16> {coreai.name = "h"}) -> (tensor<4xf16> {coreai.name = "y"}) {
+    %0 = coreai.cast %h : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.decomposable.broadcasting_add %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.io=false"},
+			f32Left: 3,
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "@main input x") {
+					t.Errorf("notes = %q", ch.Notes)
+				}
+			},
+		},
+		{
+			name: "invoke callee retyped consistently",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %c = coreai.constant dense<1.0e-06> : tensor<f32>
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.invoke @norm(%0, %c) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+  coreai.graph private @norm(%a: tensor<4xf32>, %e: tensor<f32>) -> tensor<4xf32> {
+    %0 = coreai.decomposable.broadcasting_add %a, %e : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    %1 = coreai.rsqrt %0 : tensor<4xf32> -> tensor<4xf32>
+    coreai.output %1 : tensor<4xf32>
+  }
+}`,
+			want: []string{"private @norm(%arg0: tensor<4xf16>", "broadcasting_add %arg0, %arg1 : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>",
+				"dense<1.0132789611816406e-06> : tensor<f16>" /* 17·2^-24, the f16 nearest 1e-6 */},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.IOChanges) != 0 {
+					t.Errorf("a callee's signature is not model I/O: %+v", ch.IOChanges)
+				}
+			},
+		},
+		{
+			name: "casts to other types stay, retyped",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>, %i: tensor<4xsi32>) -> (tensor<4xf16>, tensor<4xsi32>) {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.cast %i : tensor<4xsi32> to tensor<4xf32>
+    %2 = coreai.decomposable.broadcasting_add %0, %1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %3 = coreai.cast %2 : tensor<4xf32> to tensor<4xsi32>
+    %4 = coreai.cast %2 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %4, %3 : tensor<4xf16>, tensor<4xsi32>
+  }
+}`,
+			want: []string{"coreai.cast %arg1 : tensor<4xsi32> to tensor<4xf16>", "coreai.cast %1 : tensor<4xf16> to tensor<4xsi32>"},
+		},
+		{
+			name: "resource still used elsewhere is kept",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf32>) {
+    %w = coreai.constant dense_resource<w0> : tensor<4xf32>
+    %v = coreai.constant dense_resource<w0> : tensor<4xf32>
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.decomposable.broadcasting_mul %0, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2, %v : tensor<4xf16>, tensor<4xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w0: "` + f32hex(1, 2, 3, 4) + `"
+    }
+  }
+#-}`,
+			set:     []string{"strip-fp32-casts.io=false"},
+			f32Left: 1,
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if m.Resource("w0") == nil || m.Resource("w0_f16") == nil {
+					t.Errorf("want both w0 and w0_f16, have %d resources", len(m.Resources))
+				}
+			},
+		},
+		{
+			name: "state pair retyped together",
+			text: `module {
+  coreai.graph @main(%s: tensor<4xf32> {MutableBuffers.buffer_mutation = "s_out", coreai.name = "s"}, %x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf32> {coreai.name = "s_out"}) {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.decomposable.broadcasting_add %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    coreai.output %1 : tensor<4xf32>
+  }
+}`,
+			want: []string{"%arg0: tensor<4xf16> {MutableBuffers.buffer_mutation", "-> (tensor<4xf16> {coreai.name = \"s_out\"})"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := ptParse(t, tc.text)
+			res, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: tc.set})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "strip-fp32-casts") {
+					t.Fatalf("err = %v, want one naming the pass and %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := ptPrint(t, m)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+			if got := res.CensusAfter["f32"]; got != tc.f32Left {
+				t.Errorf("f32 values left = %d, want %d:\n%s", got, tc.f32Left, out)
+			}
+			if tc.check != nil {
+				tc.check(t, m, res.Steps[0].Change)
+			}
+			// Idempotent: a second run finds nothing more to do.
+			if tc.f32Left == 0 {
+				res2, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: tc.set})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c := res2.Steps[0].Change; c.OpsRemoved+c.OpsRetyped+len(c.Constants) != 0 {
+					t.Errorf("second run changed %+v", c)
+				}
+			}
+		})
+	}
+}
+
+// TestHalfBlobReadAt checks the streaming conversion at every offset and
+// length against a whole-buffer conversion.
+func TestHalfBlobReadAt(t *testing.T) {
+	vals := []float32{1, -2, 3.14159, 65504, 70000, -1e-10, 0.1, 7}
+	src := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(src[4*i:], math.Float32bits(v))
+	}
+	for _, clamp := range []bool{false, true} {
+		want := make([]byte, len(src)/2)
+		if _, err := f16.F32ToF16LE(want, src); err != nil {
+			t.Fatal(err)
+		}
+		if clamp {
+			clampHalves(want, src)
+		}
+		hb := &halfBlob{src: graph.MemBlob(src), clamp: clamp}
+		if hb.Size() != int64(len(want)) {
+			t.Fatalf("size %d", hb.Size())
+		}
+		for off := 0; off < len(want); off++ {
+			for n := 1; off+n <= len(want)+2; n++ {
+				p := make([]byte, n)
+				k, err := hb.ReadAt(p, int64(off))
+				exp := min(n, len(want)-off)
+				if k != exp || !bytes.Equal(p[:k], want[off:off+k]) {
+					t.Fatalf("clamp=%v ReadAt(off %d, n %d) = %d %x, want %x", clamp, off, n, k, p[:k], want[off:off+exp])
+				}
+				if (k < n) != (err == io.EOF) {
+					t.Fatalf("ReadAt(off %d, n %d) err = %v", off, n, err)
+				}
+			}
+		}
+	}
+	if binary.LittleEndian.Uint16(mustRead(t, &halfBlob{src: graph.MemBlob(src), clamp: true})[8:]) != 0x7bff {
+		t.Error("clamp did not saturate 70000 to 65504")
+	}
+}
+
+func mustRead(t *testing.T, b graph.BlobSource) []byte {
+	p := make([]byte, b.Size())
+	if _, err := b.ReadAt(p, 0); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	return p
+}
