@@ -1,0 +1,513 @@
+// Package verify runs two modules (a reference and a candidate, typically
+// an export and its rewrite) side by side through the interpreter with
+// greedy decoding, and measures how far their outputs and states drift:
+// the numbers behind `anefix verify`.
+package verify
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/interp"
+)
+
+// Options configure a comparison.
+type Options struct {
+	// Steps is the number of generated tokens compared (default 24).
+	Steps int
+	// Prompt are the token ids fed before generation (default [1]).
+	Prompt []int64
+	// Seed seeds the pseudo-random inputs of graphs that take embeddings or
+	// hidden states; both graphs get the same values.
+	Seed uint64
+	// Function names the graph to run in both modules; "" picks "main", or
+	// the first public graph.
+	Function string
+	// Ref and Cand are the interpreter options of each side.
+	Ref, Cand interp.Options
+}
+
+// Step is one decoded position.
+type Step struct {
+	Index     int   // 0-based over prompt and generated positions
+	Prompt    bool  // a prompt position (not counted in the agreement)
+	RefToken  int64 // argmax of the reference's first output
+	CandToken int64
+	Equal     bool
+	Cosine    float64 // of the two first outputs (logits)
+	MaxAbs    float64 // max |ref − cand| over the first output
+}
+
+// StateDrift compares one state of the two runs after the last step.
+type StateDrift struct {
+	Name   string
+	MaxAbs float64
+	RelRMS float64 // ‖ref − cand‖ / ‖ref‖
+	// Identical reports bit-identical values (after widening to float64).
+	Identical bool
+}
+
+// Input says how one graph input was fed.
+type Input struct {
+	Name string
+	Role string // token, position, step, mask, state, random, zero
+}
+
+// Result is the outcome of a comparison.
+type Result struct {
+	Function        string
+	Steps           []Step
+	Agree, N        int
+	FirstDivergence int // index into the generated steps, -1 when none
+	PSNR            float64
+	// Identical is true when every output and state matched bit for bit.
+	Identical bool
+	States    []StateDrift
+	Inputs    []Input
+	Notes     []string
+}
+
+// side is one module being decoded.
+type side struct {
+	in     *interp.Interp
+	g      *graph.Graph
+	ins    []graph.Port
+	outs   []graph.Port
+	args   []*interp.Tensor
+	state  map[int]int // input index -> output index carrying its new value
+	logits int         // output index of the first non-state output
+}
+
+var (
+	tokenRe = regexp.MustCompile(`(?i)^(input_?ids|tokens?|token_?ids|ids)$`)
+	posRe   = regexp.MustCompile(`(?i)^(position_?ids|positions?|pos)$`)
+	stepRe  = regexp.MustCompile(`(?i)^(in_?step|step|cache_?position|current_?pos(ition)?)$`)
+	maskRe  = regexp.MustCompile(`(?i)mask`)
+)
+
+// statePartner finds the output holding the new value of input p: its
+// buffer_mutation target, an output with the same name, or the spellings
+// promote-states accepts (<n>_out, new_<n>, <n>_new, with camelCase).
+func statePartner(p graph.Port, outs []graph.Port) int {
+	want := []string{p.StateOutput, p.Name, p.Name + "_out", "new_" + p.Name, p.Name + "_new", p.Name + "Out", "new" + capitalize(p.Name)}
+	for _, w := range want {
+		if w == "" {
+			continue
+		}
+		for i, o := range outs {
+			if o.Name == w && graph.TypeEqual(o.Type, p.Type) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func pickFunction(m *graph.Module, name string) (*graph.Graph, error) {
+	if name != "" {
+		g := m.Graph(name)
+		if g == nil {
+			return nil, fmt.Errorf("no graph @%s", name)
+		}
+		return g, nil
+	}
+	if g := m.Graph("main"); g != nil {
+		return g, nil
+	}
+	for _, g := range m.Graphs() {
+		if g.Visibility() == "" && g.Body() != nil {
+			return g, nil
+		}
+	}
+	return nil, fmt.Errorf("no public graph to run")
+}
+
+func tensorFor(t graph.Type) (interp.Elem, []int, error) {
+	tt, ok := graph.AsTensor(t)
+	if !ok || !tt.IsStatic() {
+		return 0, nil, fmt.Errorf("type %s is not a static tensor", t)
+	}
+	el, err := interp.ElemOf(tt.Elem)
+	if err != nil {
+		return 0, nil, err
+	}
+	shape := make([]int, len(tt.Shape))
+	for i, d := range tt.Shape {
+		shape[i] = int(d)
+	}
+	return el, shape, nil
+}
+
+func newSide(m *graph.Module, fn string, opts interp.Options) (*side, error) {
+	g, err := pickFunction(m, fn)
+	if err != nil {
+		return nil, err
+	}
+	s := &side{in: interp.New(m, opts), g: g, ins: g.Inputs(), outs: g.Outputs(), state: map[int]int{}, logits: -1}
+	for i := range s.ins {
+		if s.ins[i].Name == "" {
+			s.ins[i].Name = fmt.Sprintf("%%arg%d", i)
+		}
+	}
+	s.args = make([]*interp.Tensor, len(s.ins))
+	used := map[int]bool{}
+	for i, p := range s.ins {
+		el, shape, err := tensorFor(p.Type)
+		if err != nil {
+			return nil, fmt.Errorf("@%s input %q: %w", g.Name(), p.Name, err)
+		}
+		s.args[i] = interp.Zeros(el, shape)
+		if k := statePartner(p, s.outs); k >= 0 && (p.IsState || !tokenRe.MatchString(p.Name) && !posRe.MatchString(p.Name) && !stepRe.MatchString(p.Name) && !maskRe.MatchString(p.Name)) {
+			s.state[i] = k
+			used[k] = true
+		}
+	}
+	for k, o := range s.outs {
+		if !used[k] && !o.IsState {
+			s.logits = k
+			break
+		}
+	}
+	if s.logits < 0 {
+		return nil, fmt.Errorf("@%s has no output besides its states; nothing to take the argmax of", g.Name())
+	}
+	return s, nil
+}
+
+// role decides how input i is fed.
+func (s *side) role(i int) string {
+	p := s.ins[i]
+	isInt := !s.args[i].Elem.IsFloat()
+	switch {
+	case s.hasState(i):
+		return "state"
+	case isInt && tokenRe.MatchString(p.Name):
+		return "token"
+	case isInt && posRe.MatchString(p.Name):
+		return "position"
+	case isInt && stepRe.MatchString(p.Name):
+		return "step"
+	case maskRe.MatchString(p.Name):
+		return "mask"
+	case !isInt:
+		return "random"
+	}
+	return "zero"
+}
+
+func (s *side) hasState(i int) bool { _, ok := s.state[i]; return ok }
+
+// feed sets the per-step inputs. rnd holds, per input name, the values of
+// the pseudo-random inputs shared by both sides.
+func (s *side) feed(tok int64, pos int, rnd func(name string, n int) []float64) error {
+	for i, p := range s.ins {
+		t := s.args[i]
+		switch s.role(i) {
+		case "state":
+			continue
+		case "token":
+			fill(t, float64(tok))
+		case "position", "step":
+			fill(t, float64(pos))
+		case "mask":
+			// Additive causal mask along the longest axis: 0 up to the
+			// current position, the most negative half beyond it (booleans:
+			// true where attention is allowed).
+			n, axis := 0, 0
+			for k, d := range t.Shape {
+				if d > n {
+					n, axis = d, k
+				}
+			}
+			inner := 1
+			for _, d := range t.Shape[axis+1:] {
+				inner *= d
+			}
+			for e := 0; e < t.Len(); e++ {
+				j := (e / inner) % n
+				allowed := j <= pos
+				if t.Elem.IsFloat() {
+					v := float32(0)
+					if !allowed {
+						v = -65504
+					}
+					t.F[e] = v
+				} else {
+					t.I[e] = 0
+					if allowed {
+						t.I[e] = 1
+					}
+				}
+			}
+		case "random":
+			vals := rnd(p.Name, t.Len())
+			for e := range t.F {
+				t.F[e] = interp.FromF32(t.Elem, []int{1}, []float32{float32(vals[e])}).F[0]
+			}
+		default:
+			fill(t, 0)
+		}
+	}
+	return nil
+}
+
+func fill(t *interp.Tensor, v float64) {
+	if t.Elem.IsFloat() {
+		f := interp.FromF32(t.Elem, []int{1}, []float32{float32(v)}).F[0]
+		for i := range t.F {
+			t.F[i] = f
+		}
+		return
+	}
+	for i := range t.I {
+		t.I[i] = int64(v)
+	}
+}
+
+// step runs the graph once and carries the states over.
+func (s *side) step() ([]*interp.Tensor, error) {
+	outs, err := s.in.Run(s.g.Name(), s.args)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range s.state {
+		t := outs[k]
+		if len(t.Shape) != len(s.args[i].Shape) {
+			var err error
+			if t, err = interp.Reshape(t, s.args[i].Shape); err != nil {
+				return nil, err
+			}
+		}
+		s.args[i] = t
+	}
+	return outs, nil
+}
+
+func argmax(t *interp.Tensor) int64 {
+	f := t.Floats()
+	// The last row holds the newest position's logits.
+	n := 1
+	if len(t.Shape) > 0 {
+		n = t.Shape[len(t.Shape)-1]
+	}
+	row := f[len(f)-n:]
+	best := 0
+	for j, v := range row {
+		if v > row[best] || row[best] != row[best] {
+			best = j
+		}
+	}
+	return int64(best)
+}
+
+// Compare decodes both modules greedily from the same prompt, each feeding
+// back its own tokens and states, and compares them step by step.
+func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
+	if o.Steps <= 0 {
+		o.Steps = 24
+	}
+	if len(o.Prompt) == 0 {
+		o.Prompt = []int64{1}
+	}
+	rs, err := newSide(ref, o.Function, o.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	defer rs.in.Close()
+	cs, err := newSide(cand, o.Function, o.Cand)
+	if err != nil {
+		return nil, fmt.Errorf("candidate: %w", err)
+	}
+	defer cs.in.Close()
+	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
+	for i := range rs.ins {
+		res.Inputs = append(res.Inputs, Input{Name: rs.ins[i].Name, Role: rs.role(i)})
+	}
+	if err := matchInputs(rs, cs, res); err != nil {
+		return nil, err
+	}
+	rnd := func(step int) func(string, int) []float64 {
+		return func(name string, n int) []float64 {
+			h := fnv.New64a()
+			h.Write([]byte(name))
+			r := rand.New(rand.NewPCG(o.Seed^h.Sum64(), uint64(step)))
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = r.NormFloat64()
+			}
+			return v
+		}
+	}
+	var sqErr, peak float64
+	var count int
+	refTok, candTok := o.Prompt[0], o.Prompt[0]
+	total := len(o.Prompt) + o.Steps - 1
+	for pos := 0; pos < total; pos++ {
+		prompt := pos < len(o.Prompt)-1
+		if pos < len(o.Prompt) {
+			refTok, candTok = o.Prompt[pos], o.Prompt[pos]
+		}
+		if err := rs.feed(refTok, pos, rnd(pos)); err != nil {
+			return nil, err
+		}
+		if err := cs.feed(candTok, pos, rnd(pos)); err != nil {
+			return nil, err
+		}
+		ro, err := rs.step()
+		if err != nil {
+			return nil, fmt.Errorf("reference, position %d: %w", pos, err)
+		}
+		co, err := cs.step()
+		if err != nil {
+			return nil, fmt.Errorf("candidate, position %d: %w", pos, err)
+		}
+		rl, cl := ro[rs.logits], co[cs.logits]
+		if rl.Len() != cl.Len() {
+			return nil, fmt.Errorf("first outputs differ in size: %v vs %v", rl.Shape, cl.Shape)
+		}
+		st := Step{Index: pos, Prompt: prompt, RefToken: argmax(rl), CandToken: argmax(cl)}
+		st.Equal = st.RefToken == st.CandToken
+		var dot, nr, nc float64
+		rf, cf := rl.Floats(), cl.Floats()
+		for i := range rf {
+			a, b := float64(rf[i]), float64(cf[i])
+			if math.Float64bits(a) != math.Float64bits(b) {
+				res.Identical = false
+			}
+			dot += a * b
+			nr += a * a
+			nc += b * b
+			d := math.Abs(a - b)
+			st.MaxAbs = math.Max(st.MaxAbs, d)
+			sqErr += d * d
+			peak = math.Max(peak, math.Abs(a))
+		}
+		count += len(rf)
+		switch {
+		case nr == 0 && nc == 0:
+			st.Cosine = 1
+		case nr == 0 || nc == 0:
+			st.Cosine = 0
+		default:
+			st.Cosine = dot / math.Sqrt(nr*nc)
+		}
+		res.Steps = append(res.Steps, st)
+		if !prompt {
+			res.N++
+			if st.Equal {
+				res.Agree++
+			} else if res.FirstDivergence < 0 {
+				res.FirstDivergence = res.N - 1
+			}
+		}
+		refTok, candTok = st.RefToken, st.CandToken
+	}
+	mse := sqErr / math.Max(float64(count), 1)
+	switch {
+	case mse == 0:
+		res.PSNR = math.Inf(1)
+	case peak == 0:
+		res.PSNR = math.Inf(-1)
+	default:
+		res.PSNR = 20*math.Log10(peak) - 10*math.Log10(mse)
+	}
+	res.States = stateDrift(rs, cs)
+	for _, d := range res.States {
+		if !d.Identical {
+			res.Identical = false
+		}
+	}
+	return res, nil
+}
+
+// matchInputs checks that the candidate has the reference's inputs (by
+// name, element count) so both can be fed the same data, and notes changes.
+func matchInputs(rs, cs *side, res *Result) error {
+	cByName := map[string]int{}
+	for i, p := range cs.ins {
+		cByName[p.Name] = i
+	}
+	for i, p := range rs.ins {
+		k, ok := cByName[p.Name]
+		if !ok {
+			return fmt.Errorf("candidate @%s has no input %q", cs.g.Name(), p.Name)
+		}
+		if rs.args[i].Len() != cs.args[k].Len() {
+			return fmt.Errorf("input %q: reference has %d elements (%v), candidate %d (%v)", p.Name, rs.args[i].Len(), rs.args[i].Shape, cs.args[k].Len(), cs.args[k].Shape)
+		}
+		if !sameInts(rs.args[i].Shape, cs.args[k].Shape) || rs.args[i].Elem != cs.args[k].Elem {
+			res.Notes = append(res.Notes, fmt.Sprintf("input %q is %s in the reference and %s in the candidate; both get the same values", p.Name, rs.args[i], cs.args[k]))
+		}
+		if rs.role(i) != cs.role(k) {
+			return fmt.Errorf("input %q is a %s in the reference but a %s in the candidate", p.Name, rs.role(i), cs.role(k))
+		}
+	}
+	if len(cs.ins) != len(rs.ins) {
+		return fmt.Errorf("reference @%s has %d inputs, candidate %d", rs.g.Name(), len(rs.ins), len(cs.ins))
+	}
+	return nil
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func stateDrift(rs, cs *side) []StateDrift {
+	cByName := map[string]int{}
+	for i, p := range cs.ins {
+		cByName[p.Name] = i
+	}
+	var out []StateDrift
+	for i := range rs.ins {
+		if !rs.hasState(i) {
+			continue
+		}
+		name := rs.ins[i].Name
+		k, ok := cByName[name]
+		if !ok || !cs.hasState(k) {
+			continue
+		}
+		a, b := rs.args[i], cs.args[k]
+		d := StateDrift{Name: name, Identical: true}
+		var num, den float64
+		for e := 0; e < a.Len(); e++ {
+			x, y := a.Float64At(e), b.Float64At(e)
+			if math.Float64bits(x) != math.Float64bits(y) {
+				d.Identical = false
+			}
+			diff := x - y
+			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(diff))
+			num += diff * diff
+			den += x * x
+		}
+		if den > 0 {
+			d.RelRMS = math.Sqrt(num / den)
+		} else if num > 0 {
+			d.RelRMS = math.Inf(1)
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
