@@ -1,0 +1,251 @@
+// Package modelio opens any input anefix accepts (.aimodel directory, LLM
+// bundle, bytecode file, MLIR text, stdin) as a *graph.Module and writes a
+// module back in the input's kind or a chosen one. It is the only place that
+// joins graph/bundle (files) with the codecs (graph/mlirtext,
+// graph/bytecode), so commands never decide formats themselves.
+package modelio
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/graph/bytecode"
+	"github.com/anefix/anefix/graph/mlirtext"
+)
+
+// Forms a module can be written in.
+const (
+	FormGeneric  = "generic"
+	FormPretty   = "pretty"
+	FormBytecode = "bytecode"
+)
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	// IgnoreHash turns a main.hash mismatch into a warning.
+	IgnoreHash bool
+	// Stdin is read for the path "-" (nil: os.Stdin).
+	Stdin io.Reader
+	// Warn receives warnings as they happen.
+	Warn func(string)
+	// Progress is where long work may draw a bar (only when a terminal).
+	Progress *os.File
+}
+
+// Loaded is an opened input and its module. The module's blob resources
+// point into the input file, so keep Loaded open while the module is used
+// or written, then Close it.
+type Loaded struct {
+	Module *graph.Module
+	Input  *bundle.Input
+	// Form is the form the input used: generic, pretty or bytecode.
+	Form string
+	// Bytecode is the bytecode reader's record of the input (nil for text);
+	// writing with it keeps the input's tables and encodings.
+	Bytecode *bytecode.Source
+}
+
+// Close releases the input file.
+func (l *Loaded) Close() error {
+	if l == nil || l.Input == nil {
+		return nil
+	}
+	return l.Input.Close()
+}
+
+// Load opens path and decodes its module.
+func Load(path string, opts LoadOptions) (*Loaded, error) {
+	in, err := bundle.Open(path, bundle.OpenOptions{
+		IgnoreHash: opts.IgnoreHash, Stdin: opts.Stdin, Warn: opts.Warn, Progress: opts.Progress, DeferHash: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ld := &Loaded{Input: in}
+	name := displayName(in)
+	if in.Bytecode {
+		m, src, err := bytecode.Read(in.File, in.Size, name)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		ld.Module, ld.Bytecode, ld.Form = m, src, FormBytecode
+		return ld, nil
+	}
+	m, form, err := mlirtext.Parse(name, string(in.Text))
+	if err != nil {
+		in.Close()
+		return nil, err
+	}
+	ld.Module = m
+	ld.Form = FormGeneric
+	if form == mlirtext.FormPretty {
+		ld.Form = FormPretty
+	}
+	return ld, nil
+}
+
+func displayName(in *bundle.Input) string {
+	switch {
+	case in.Path == "-":
+		return "<stdin>"
+	case in.Kind.IsDir():
+		return filepath.Join(in.Path, strings.TrimPrefix(in.MainPath, in.Root+string(filepath.Separator)))
+	}
+	return in.Path
+}
+
+// SaveOptions tune Save.
+type SaveOptions struct {
+	// Emit chooses the encoding: "" keeps the input's (bytecode for
+	// directory outputs), or generic, pretty, bytecode.
+	Emit string
+	// Force replaces an existing output.
+	Force bool
+	// Stdout receives the output for dst "-".
+	Stdout io.Writer
+	// Files adds or replaces files in a directory output (see
+	// bundle.WriteOptions.Files).
+	Files map[string][]byte
+	// BytecodeVersion chooses the bytecode version (0: the input's, or 6).
+	BytecodeVersion int
+	// Progress is where a long write may draw a bar (only when a terminal).
+	Progress *os.File
+}
+
+// OutputKind decides what dst will be: the input's kind for a directory
+// input written to a path without a telling extension, else by extension
+// (.aimodel, .mlirb, .mlir), else a single file like the input.
+func OutputKind(dst string, src *Loaded, emit string) bundle.Kind {
+	ext := strings.ToLower(filepath.Ext(strings.TrimRight(dst, "/")))
+	switch {
+	case dst == "-":
+		if emit == FormGeneric || emit == FormPretty {
+			return bundle.KindText
+		}
+		if emit == FormBytecode || src == nil || src.Input.Kind.IsDir() || src.Form == FormBytecode {
+			return bundle.KindBytecode
+		}
+		return bundle.KindText
+	case ext == ".aimodel":
+		if src != nil && src.Input.Kind == bundle.KindLLMBundle {
+			return bundle.KindLLMBundle
+		}
+		return bundle.KindAIModel
+	case ext == ".mlirb":
+		return bundle.KindBytecode
+	case ext == ".mlir":
+		return bundle.KindText
+	}
+	if src != nil {
+		if src.Input.Kind.IsDir() {
+			return src.Input.Kind
+		}
+		if emit == FormBytecode || emit == "" && src.Form == FormBytecode {
+			return bundle.KindBytecode
+		}
+		if emit == FormGeneric || emit == FormPretty {
+			return bundle.KindText
+		}
+		return src.Input.Kind
+	}
+	if emit == FormGeneric || emit == FormPretty {
+		return bundle.KindText
+	}
+	return bundle.KindBytecode
+}
+
+// Save writes m to dst. src (may be nil) is the input it came from: its
+// other bundle files are carried over and, for bytecode, its tables kept.
+func Save(dst string, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
+	switch opts.Emit {
+	case "", FormGeneric, FormPretty, FormBytecode:
+	default:
+		return nil, fmt.Errorf("unknown output form %q (want generic, pretty or bytecode)", opts.Emit)
+	}
+	kind := OutputKind(dst, src, opts.Emit)
+	form := opts.Emit
+	if kind == bundle.KindText {
+		if form == "" || form == FormBytecode {
+			form = FormGeneric
+			if src != nil && src.Form == FormPretty {
+				form = FormPretty
+			}
+		}
+	} else {
+		if form == FormGeneric || form == FormPretty {
+			return nil, fmt.Errorf("output %s is a %s, which holds MLIR bytecode; write text to a .mlir path or '-' instead of --emit %s", dst, kind, form)
+		}
+		form = FormBytecode
+	}
+	var enc bundle.Encoder
+	if form == FormBytecode {
+		wo := bytecode.WriteOptions{Version: opts.BytecodeVersion}
+		if src != nil {
+			wo.Source = src.Bytecode
+		}
+		enc = func(w io.Writer) error { return bytecode.Write(w, m, wo) }
+	} else {
+		tf := mlirtext.FormGeneric
+		if form == FormPretty {
+			tf = mlirtext.FormPretty
+		}
+		enc = func(w io.Writer) error { return mlirtext.Write(w, m, tf) }
+	}
+	files := opts.Files
+	var in *bundle.Input
+	if src != nil {
+		in = src.Input
+	}
+	if kind == bundle.KindAIModel && (in == nil || in.Metadata == nil) {
+		// An .aimodel made from a single file still needs metadata.json.
+		if _, given := files["metadata.json"]; !given {
+			files = withFile(files, "metadata.json", []byte(DefaultMetadata))
+		}
+	}
+	return bundle.Write(dst, kind, in, enc, bundle.WriteOptions{
+		Force: opts.Force, Stdout: opts.Stdout, Progress: opts.Progress, Files: files,
+	})
+}
+
+// DefaultMetadata is the metadata.json written into an .aimodel that anefix
+// creates from a single file (there is no author metadata to carry over).
+const DefaultMetadata = "{\n  \"generatedBy\": \"anefix\"\n}\n"
+
+func withFile(files map[string][]byte, name string, data []byte) map[string][]byte {
+	out := make(map[string][]byte, len(files)+1)
+	for k, v := range files {
+		out[k] = v
+	}
+	out[name] = data
+	return out
+}
+
+// ParseText parses MLIR text (either form); for tests and small inputs.
+func ParseText(name string, text []byte) (*graph.Module, error) {
+	m, _, err := mlirtext.Parse(name, string(text))
+	return m, err
+}
+
+// FormatText prints m as generic or pretty MLIR text.
+func FormatText(m *graph.Module, form string) ([]byte, error) {
+	tf := mlirtext.FormGeneric
+	switch form {
+	case FormPretty:
+		tf = mlirtext.FormPretty
+	case FormGeneric, "":
+	default:
+		return nil, fmt.Errorf("unknown text form %q (want generic or pretty)", form)
+	}
+	var b bytes.Buffer
+	if err := mlirtext.Write(&b, m, tf); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

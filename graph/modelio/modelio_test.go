@@ -1,0 +1,168 @@
+package modelio
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/graph/internal/oracle"
+)
+
+const hybrid = "../../testdata/mlir/generic/hybrid_layer.mlir"
+
+// canon is mlir-opt's canonical generic printout with debug info.
+func canon(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command(oracle.MlirOpt(t), "--allow-unregistered-dialect",
+		"--mlir-print-op-generic", "--mlir-print-debuginfo", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mlir-opt %s: %v\n%s", path, err, out)
+	}
+	return string(out)
+}
+
+func load(t *testing.T, path string) *Loaded {
+	t.Helper()
+	ld, err := Load(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ld.Close() })
+	if err := graph.Verify(ld.Module); err != nil {
+		t.Fatal(err)
+	}
+	return ld
+}
+
+// text -> .aimodel -> .mlirb and -> text again: every step is equal under
+// mlir-opt, and the .aimodel has the hash and metadata an .aimodel needs.
+func TestRoundTripThroughKinds(t *testing.T) {
+	dir := t.TempDir()
+	src := load(t, hybrid)
+	if src.Form != FormGeneric || src.Input.Kind != bundle.KindText {
+		t.Fatalf("form %s kind %s", src.Form, src.Input.Kind)
+	}
+	aim := filepath.Join(dir, "x.aimodel")
+	if _, err := Save(aim, src.Module, src, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	main, err := os.ReadFile(filepath.Join(aim, "main.mlirb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(main)
+	hash, _ := os.ReadFile(filepath.Join(aim, "main.hash"))
+	if strings.TrimSpace(string(hash)) != hex.EncodeToString(sum[:]) {
+		t.Errorf("main.hash %q does not match main.mlirb", hash)
+	}
+	if _, err := os.Stat(filepath.Join(aim, "metadata.json")); err != nil {
+		t.Errorf("no metadata.json: %v", err)
+	}
+	want := canon(t, hybrid)
+	if got := canon(t, filepath.Join(aim, "main.mlirb")); got != want {
+		t.Fatalf("aimodel differs from input under mlir-opt:\n%s\nvs\n%s", got, want)
+	}
+
+	ai := load(t, aim)
+	if ai.Form != FormBytecode || ai.Input.Kind != bundle.KindAIModel {
+		t.Fatalf("form %s kind %s", ai.Form, ai.Input.Kind)
+	}
+	// Directory input, path without extension: mirrors the directory kind.
+	mirror := filepath.Join(dir, "copy")
+	if res, err := Save(mirror, ai.Module, ai, SaveOptions{}); err != nil || res.Kind != bundle.KindAIModel {
+		t.Fatalf("mirror: %v %+v", err, res)
+	}
+	back := filepath.Join(dir, "back.mlir")
+	if _, err := Save(back, ai.Module, ai, SaveOptions{Emit: FormPretty}); err != nil {
+		t.Fatal(err)
+	}
+	// mlir-opt cannot parse the coreai printed form (only Apple's dialect
+	// can): read it back with anefix and compare its generic printout.
+	pr := load(t, back)
+	if pr.Form != FormPretty {
+		t.Fatalf("back.mlir read as %s", pr.Form)
+	}
+	gen := filepath.Join(dir, "back_generic.mlir")
+	if _, err := Save(gen, pr.Module, pr, SaveOptions{Emit: FormGeneric}); err != nil {
+		t.Fatal(err)
+	}
+	if got := canon(t, gen); got != want {
+		t.Fatalf("pretty text from aimodel differs under mlir-opt")
+	}
+	// Unchanged bytecode in, same bytes out (tables kept).
+	again := filepath.Join(dir, "again.mlirb")
+	if _, err := Save(again, ai.Module, ai, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := os.ReadFile(again)
+	if !bytes.Equal(b2, main) {
+		t.Errorf("rewriting unchanged bytecode changed %d bytes", len(main))
+	}
+}
+
+func TestStdinAndStdout(t *testing.T) {
+	text, err := os.ReadFile(hybrid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld, err := Load("-", LoadOptions{Stdin: bytes.NewReader(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ld.Close()
+	var out bytes.Buffer
+	if _, err := Save("-", ld.Module, ld, SaveOptions{Stdout: &out, Emit: FormBytecode}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(out.Bytes(), bundle.Magic) {
+		t.Fatalf("stdout is not bytecode")
+	}
+	ld2, err := Load("-", LoadOptions{Stdin: bytes.NewReader(out.Bytes())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ld2.Close()
+	if ld2.Form != FormBytecode {
+		t.Fatalf("form %s", ld2.Form)
+	}
+}
+
+func TestOutputKind(t *testing.T) {
+	cases := []struct {
+		dst, emit string
+		src       *Loaded
+		want      bundle.Kind
+	}{
+		{"out.aimodel", "", nil, bundle.KindAIModel},
+		{"out.mlir", "", nil, bundle.KindText},
+		{"out.mlirb", "", nil, bundle.KindBytecode},
+		{"-", "", nil, bundle.KindBytecode},
+		{"-", "generic", nil, bundle.KindText},
+		{"out", "", &Loaded{Input: &bundle.Input{Kind: bundle.KindAIModel}, Form: FormBytecode}, bundle.KindAIModel},
+		{"-", "", &Loaded{Input: &bundle.Input{Kind: bundle.KindText}, Form: FormPretty}, bundle.KindText},
+		{"out", "bytecode", &Loaded{Input: &bundle.Input{Kind: bundle.KindText}, Form: FormGeneric}, bundle.KindBytecode},
+	}
+	for _, c := range cases {
+		if got := OutputKind(c.dst, c.src, c.emit); got != c.want {
+			t.Errorf("OutputKind(%q, emit %q) = %s, want %s", c.dst, c.emit, got, c.want)
+		}
+	}
+}
+
+func TestSaveRefusesTextIntoAIModel(t *testing.T) {
+	src := load(t, hybrid)
+	_, err := Save(filepath.Join(t.TempDir(), "x.aimodel"), src.Module, src, SaveOptions{Emit: FormGeneric})
+	if err == nil || !strings.Contains(err.Error(), "holds MLIR bytecode") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Save("x.mlir", src.Module, src, SaveOptions{Emit: "yaml"}); err == nil {
+		t.Fatal("unknown form accepted")
+	}
+}
