@@ -1,0 +1,426 @@
+// Package inspect builds the `anefix inspect` report for a module: per
+// graph its signature (with states), op and element-type census, the fp32
+// islands and the casts that create them, expand/shrink ops at graph I/O and
+// the composites it invokes. It only reads the IR; printing is the CLI's job.
+package inspect
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/anefix/anefix/graph"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+// Report inspects every coreai.graph / func.func directly in m, in module
+// order. The caller fills Input.
+func Report(m *graph.Module) *pb.InspectReport {
+	rep := &pb.InspectReport{}
+	composites := map[string]string{}
+	for _, g := range m.Graphs() {
+		composites[g.Name()] = compositeName(g)
+	}
+	for _, g := range m.Graphs() {
+		rep.Graphs = append(rep.Graphs, inspectGraph(g, composites))
+	}
+	return rep
+}
+
+var compositeRe = regexp.MustCompile(`^#coreai\.composite_declaration<\s*"((?:[^"\\]|\\.)*)"`)
+
+// compositeName is the name inside composite_decl
+// (`#coreai.composite_declaration<"rms_norm" = {…}>`), or "".
+func compositeName(g *graph.Graph) string {
+	a := g.CompositeDecl()
+	if a == nil {
+		return ""
+	}
+	if m := compositeRe.FindStringSubmatch(a.String()); m != nil {
+		return m[1]
+	}
+	return a.String()
+}
+
+var identRe = regexp.MustCompile(`identifiers = \["((?:[^"\\]|\\.)*)"`)
+
+// OpID is the FX node name of op: from a name location, or else from the
+// `identifiers` of coreai-torch's debuginfo metadata on a fused location.
+func OpID(op *graph.Operation) string {
+	if id := op.OpID(); id != "" {
+		return id
+	}
+	return metaID(op.Loc)
+}
+
+func metaID(l graph.Loc) string {
+	switch x := l.(type) {
+	case *graph.FusedLoc:
+		if x.Metadata != nil {
+			if m := identRe.FindStringSubmatch(x.Metadata.String()); m != nil {
+				return m[1]
+			}
+		}
+		for _, c := range x.Locs {
+			if id := metaID(c); id != "" {
+				return id
+			}
+		}
+	case *graph.CallSiteLoc:
+		if id := metaID(x.Callee); id != "" {
+			return id
+		}
+		return metaID(x.Caller)
+	case *graph.NameLoc:
+		if x.Child != nil {
+			return metaID(x.Child)
+		}
+	}
+	return ""
+}
+
+// graphState is the per-graph bookkeeping: op order and SSA names as
+// anefix's MLIR printer numbers them (results %N, arguments %argN).
+type graphState struct {
+	name  string
+	index map[*graph.Operation]int
+	names map[*graph.Value]string
+}
+
+func newGraphState(g *graph.Graph) *graphState {
+	s := &graphState{name: g.Name(), index: map[*graph.Operation]int{}, names: map[*graph.Value]string{}}
+	nextV, nextA, i := 0, 0, 0
+	var walkRegions func(op *graph.Operation)
+	walkRegions = func(op *graph.Operation) {
+		for _, r := range op.Regions {
+			for _, b := range r.Blocks {
+				for _, a := range b.Args() {
+					s.names[a] = "%arg" + strconv.Itoa(nextA)
+					nextA++
+				}
+				for o := b.First(); o != nil; o = o.Next() {
+					s.index[o] = i
+					i++
+					if n := o.NumResults(); n > 0 {
+						base := "%" + strconv.Itoa(nextV)
+						nextV++
+						for k, res := range o.Results() {
+							if n == 1 {
+								s.names[res] = base
+							} else {
+								s.names[res] = base + "#" + strconv.Itoa(k)
+							}
+						}
+					}
+					walkRegions(o)
+				}
+			}
+		}
+	}
+	walkRegions(g.Op)
+	return s
+}
+
+func (s *graphState) ref(op *graph.Operation) *pb.OpRef {
+	return &pb.OpRef{
+		OpId:   OpID(op),
+		OpName: op.Name,
+		Source: op.Source(),
+		Graph:  s.name,
+		Index:  int64(s.index[op]),
+	}
+}
+
+func portName(p graph.Port, output bool) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	if output {
+		return "#" + strconv.Itoa(p.Index)
+	}
+	return "%arg" + strconv.Itoa(p.Index)
+}
+
+func portAttrs(d *graph.DictAttr) []string {
+	var out []string
+	if d == nil {
+		return nil
+	}
+	for _, e := range d.Entries { // already sorted by name
+		if _, unit := e.Value.(*graph.UnitAttr); unit {
+			out = append(out, graph.QuoteIdent(e.Name))
+			continue
+		}
+		out = append(out, graph.QuoteIdent(e.Name)+" = "+e.Value.String())
+	}
+	return out
+}
+
+func typeString(t graph.Type) string {
+	if t == nil {
+		return "<none>"
+	}
+	return t.String()
+}
+
+func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspection {
+	gi := &pb.GraphInspection{
+		Name:          g.Name(),
+		Visibility:    g.Visibility(),
+		CompositeDecl: compositeName(g),
+	}
+	if gi.Visibility == "" {
+		gi.Visibility = "public"
+	}
+	if g.Op.Inherent("no_inline") != nil || g.Op.Inherent("noinline") != nil {
+		gi.Noinline = true
+	}
+	ins, outs := g.Inputs(), g.Outputs()
+	stateInputOf := map[string]string{}
+	for _, p := range ins {
+		if p.StateOutput != "" {
+			stateInputOf[p.StateOutput] = portName(p, false)
+		}
+	}
+	for _, p := range ins {
+		gi.Inputs = append(gi.Inputs, &pb.Port{
+			Name: portName(p, false), Index: int32(p.Index), Type: typeString(p.Type),
+			IsState: p.IsState, StatePartner: p.StateOutput, Attributes: portAttrs(p.Attrs),
+		})
+	}
+	for _, p := range outs {
+		gi.Outputs = append(gi.Outputs, &pb.Port{
+			Name: portName(p, true), Index: int32(p.Index), Type: typeString(p.Type),
+			IsState: p.IsState, StatePartner: stateInputOf[p.Name], Attributes: portAttrs(p.Attrs),
+		})
+	}
+	body := g.Body()
+	if body == nil {
+		return gi // declaration
+	}
+	st := newGraphState(g)
+
+	// Census over ops and values, pre-order.
+	var ops []*graph.Operation
+	g.Op.Walk(func(o *graph.Operation) bool {
+		if o != g.Op {
+			ops = append(ops, o)
+		}
+		return true
+	})
+	gi.OpTotal = int64(len(ops))
+	opCount := map[string]int64{}
+	typeCount := map[string]int64{}
+	countVal := func(v *graph.Value) { typeCount[typeString(graph.ElementType(v.Type()))]++ }
+	for _, a := range body.Args() {
+		countVal(a)
+	}
+	for _, o := range ops {
+		opCount[o.Name]++
+		for _, r := range o.Results() {
+			countVal(r)
+		}
+		for _, r := range o.Regions {
+			for _, b := range r.Blocks {
+				for _, a := range b.Args() {
+					countVal(a)
+				}
+			}
+		}
+	}
+	for _, k := range sortedKeys(opCount) {
+		gi.OpCounts = append(gi.OpCounts, &pb.OpCount{OpName: k, Count: opCount[k]})
+	}
+	for _, k := range sortedKeys(typeCount) {
+		gi.ElementTypes = append(gi.ElementTypes, &pb.TypeCount{Type: k, Count: typeCount[k]})
+	}
+
+	inputName := map[*graph.Value]string{}
+	for i, a := range body.Args() {
+		if i < len(ins) {
+			inputName[a] = portName(ins[i], false)
+		}
+	}
+	term := g.Terminator()
+	gi.Fp32Islands = islands(st, body, ops, term, inputName, outs)
+	gi.IoReshapes = ioReshapes(st, ops, term, inputName, outs)
+
+	// Invocations.
+	calls := map[string]int64{}
+	for _, o := range ops {
+		if o.Name != "coreai.invoke" && o.Name != "func.call" {
+			continue
+		}
+		if ref, ok := o.Inherent("callee").(*graph.SymbolRefAttr); ok {
+			calls[ref.Root]++
+		}
+	}
+	for _, k := range sortedKeys(calls) {
+		gi.Invocations = append(gi.Invocations, &pb.Invocation{Callee: k, Count: calls[k], Composite: composites[k]})
+	}
+	return gi
+}
+
+func isF32(v *graph.Value) bool { return graph.IsFloat(graph.ElementType(v.Type()), "f32") }
+
+func isCast(op *graph.Operation) bool { return op.Name == "coreai.cast" }
+
+// islands groups f32 values connected through the non-cast ops that read
+// or write them (union-find), then lists per island its values, the casts
+// into and out of it, the graph I/O it touches and its compute ops.
+func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.Fp32Island {
+	parent := map[*graph.Value]*graph.Value{}
+	var order []*graph.Value
+	add := func(v *graph.Value) {
+		if _, ok := parent[v]; !ok && isF32(v) {
+			parent[v] = v
+			order = append(order, v)
+		}
+	}
+	var find func(v *graph.Value) *graph.Value
+	find = func(v *graph.Value) *graph.Value {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	union := func(a, b *graph.Value) {
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			parent[rb] = ra
+		}
+	}
+	for _, a := range body.Args() {
+		add(a)
+	}
+	for _, o := range ops {
+		for _, r := range o.Results() {
+			add(r)
+		}
+		for _, r := range o.Regions {
+			for _, b := range r.Blocks {
+				for _, a := range b.Args() {
+					add(a)
+				}
+			}
+		}
+	}
+	for _, o := range ops {
+		if isCast(o) || o == term {
+			continue
+		}
+		var first *graph.Value
+		for _, v := range append(append([]*graph.Value{}, o.Operands()...), o.Results()...) {
+			if v == nil || !isF32(v) {
+				continue
+			}
+			add(v) // values defined outside this graph's walk (should not happen)
+			if first == nil {
+				first = v
+			} else {
+				union(first, v)
+			}
+		}
+	}
+	type acc struct {
+		isl   *pb.Fp32Island
+		ops   map[*graph.Operation]bool
+		order int
+	}
+	byRoot := map[*graph.Value]*acc{}
+	var list []*acc
+	get := func(v *graph.Value) *acc {
+		r := find(v)
+		a := byRoot[r]
+		if a == nil {
+			a = &acc{isl: &pb.Fp32Island{}, ops: map[*graph.Operation]bool{}, order: len(list)}
+			byRoot[r] = a
+			list = append(list, a)
+		}
+		return a
+	}
+	for _, v := range order {
+		a := get(v)
+		pv := &pb.Value{Name: st.names[v], Type: typeString(v.Type())}
+		if d := v.DefiningOp(); d != nil {
+			pv.DefinedBy = st.ref(d)
+		} else if n, ok := inputName[v]; ok {
+			pv.InputName = n
+			a.isl.FromInputs = append(a.isl.FromInputs, n)
+		}
+		a.isl.Values = append(a.isl.Values, pv)
+	}
+	for _, o := range ops {
+		if isCast(o) && o.NumOperands() == 1 && o.NumResults() == 1 {
+			in, out := o.Operand(0), o.Result(0)
+			switch {
+			case isF32(out) && !isF32(in):
+				a := get(out)
+				a.isl.EntryCasts = append(a.isl.EntryCasts, st.ref(o))
+			case isF32(in) && !isF32(out):
+				a := get(in)
+				a.isl.ExitCasts = append(a.isl.ExitCasts, st.ref(o))
+			}
+			continue
+		}
+		if o == term {
+			for i, v := range o.Operands() {
+				if v != nil && isF32(v) && i < len(outs) {
+					a := get(v)
+					a.isl.ToOutputs = append(a.isl.ToOutputs, portName(outs[i], true))
+				}
+			}
+			continue
+		}
+		seen := false
+		for _, v := range append(append([]*graph.Value{}, o.Operands()...), o.Results()...) {
+			if v != nil && isF32(v) {
+				a := get(v)
+				if !a.ops[o] && !seen {
+					a.ops[o] = true
+					a.isl.Ops = append(a.isl.Ops, st.ref(o))
+				}
+				seen = true
+			}
+		}
+	}
+	out := make([]*pb.Fp32Island, len(list))
+	for i, a := range list {
+		out[i] = a.isl
+	}
+	return out
+}
+
+// ioReshapes finds expand_dims / shrink_dims that read a graph input or
+// whose result is returned as a graph output.
+func ioReshapes(st *graphState, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.IOReshape {
+	var res []*pb.IOReshape
+	for _, o := range ops {
+		if o.Name != "coreai.expand_dims" && o.Name != "coreai.shrink_dims" || o.NumOperands() == 0 || o.NumResults() == 0 {
+			continue
+		}
+		from, to := typeString(o.Operand(0).Type()), typeString(o.Result(0).Type())
+		if n, ok := inputName[o.Operand(0)]; ok {
+			res = append(res, &pb.IOReshape{Op: st.ref(o), Port: n, FromType: from, ToType: to})
+		}
+		if term == nil {
+			continue
+		}
+		for _, u := range o.Result(0).Uses() {
+			if u.Op == term && u.Index < len(outs) {
+				res = append(res, &pb.IOReshape{Op: st.ref(o), Port: portName(outs[u.Index], true), IsOutput: true, FromType: from, ToType: to})
+			}
+		}
+	}
+	return res
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
