@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/modelio"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	register(&command{
+		Name:    "convert",
+		Usage:   "convert IN -o OUT [--emit generic|pretty|bytecode] [--force]",
+		Summary: "convert between .aimodel, MLIR bytecode and MLIR text without running passes",
+		Help: `IN and OUT may be an .aimodel directory, an LLM bundle, a .mlirb bytecode file,
+a .mlir text file, or - for stdin/stdout. The output kind follows OUT's extension
+(.aimodel, .mlirb, .mlir), else mirrors IN; --emit picks the encoding. The input
+is verified by the IR verifier and never modified; the output is written to a
+temporary sibling and renamed into place.
+
+Examples:
+  anefix convert model.aimodel -o model.mlir              # read an export as text
+  anefix convert model.mlir -o model.aimodel              # edited text back to a bundle
+  anefix convert model.aimodel -o - --emit pretty | less  # coreai printed form on stdout
+  anefix convert - -o out.mlirb < in.mlir                 # a pipe`,
+		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
+			out := fs.StringP("output", "o", "", "output path, or - for stdout (required)")
+			emit := fs.String("emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
+			force := fs.Bool("force", false, "replace an existing output")
+			version := fs.Int("bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
+			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+			return func(env *Env, args []string) error {
+				if len(args) != 1 {
+					return usagef("want exactly one input, got %d", len(args))
+				}
+				if *out == "" {
+					return usagef("-o OUT is required")
+				}
+				switch *emit {
+				case "", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode:
+				default:
+					return usagef("--emit %q: want generic, pretty or bytecode", *emit)
+				}
+				ld, err := loadInput(env, args[0], *ignoreHash)
+				if err != nil {
+					return err
+				}
+				defer ld.Close()
+				if err := graph.Verify(ld.Module); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				res, err := modelio.Save(*out, ld.Module, ld, modelio.SaveOptions{
+					Emit: *emit, Force: *force, Stdout: env.Stdout, BytecodeVersion: *version, Progress: progressFile(env),
+				})
+				if err != nil {
+					return err
+				}
+				if res.Path != "-" {
+					fmt.Fprintf(env.Stderr, "wrote %s (%s, %d bytes)\n", res.Path, res.Kind, res.MainSize)
+				}
+				return nil
+			}
+		},
+	})
+}
