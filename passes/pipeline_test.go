@@ -1,0 +1,199 @@
+package passes
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anefix/anefix/graph"
+)
+
+func TestDefaultOrderSatisfiesConstraints(t *testing.T) {
+	if err := CheckOrder(registeredInOrder()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// registeredInOrder is Order restricted to registered passes.
+func registeredInOrder() []string {
+	var out []string
+	for _, n := range Order {
+		if _, ok := Lookup(n); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func defaultOn() []string {
+	var out []string
+	for _, n := range Names() {
+		if p, _ := Lookup(n); p.DefaultOn {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func without(xs []string, drop string) []string {
+	var out []string
+	for _, x := range xs {
+		if x != drop {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	cases := []struct {
+		name      string
+		spec      Spec
+		want      []string // pass names; nil when an error is expected
+		wantErr   string   // substring of a *UsageError
+		wantValid string   // one name the error must list as valid
+	}{
+		{name: "default", spec: Spec{}, want: defaultOn()},
+		{name: "disable", spec: Spec{Disable: []string{"dce"}}, want: without(defaultOn(), "dce")},
+		{name: "exact list", spec: Spec{Passes: []string{"strip-fp32-casts"}}, want: []string{"strip-fp32-casts"}},
+		{name: "exact list order kept", spec: Spec{Passes: []string{"fold-casts", "dce"}}, want: []string{"fold-casts", "dce"}},
+		{name: "unknown pass", spec: Spec{Passes: []string{"nope"}}, wantErr: `unknown pass "nope"`, wantValid: "strip-fp32-casts"},
+		{name: "unknown enable", spec: Spec{Enable: []string{"nope"}}, wantErr: `--enable: unknown pass "nope"`, wantValid: "dce"},
+		{name: "unknown disable", spec: Spec{Disable: []string{"nope"}}, wantErr: `--disable: unknown pass "nope"`, wantValid: "dce"},
+		{name: "enable and disable", spec: Spec{Enable: []string{"dce"}, Disable: []string{"dce"}}, wantErr: "both enabled and disabled"},
+		{name: "passes with toggles", spec: Spec{Passes: []string{"dce"}, Disable: []string{"dce"}}, wantErr: "cannot be combined"},
+		{name: "order broken", spec: Spec{Passes: []string{"dce", "fold-casts"}}, wantErr: `"fold-casts" must run before "dce"`},
+		{name: "repeated", spec: Spec{Passes: []string{"dce", "dce"}}, wantErr: "appears twice"},
+		{name: "set unknown pass", spec: Spec{Set: []string{"nope.x=1"}}, wantErr: `unknown pass "nope"`, wantValid: "fold-casts"},
+		{name: "set unknown option", spec: Spec{Set: []string{"strip-fp32-casts.clampp=true"}}, wantErr: `has no option "clampp"`, wantValid: "clamp"},
+		{name: "set bad bool", spec: Spec{Set: []string{"strip-fp32-casts.clamp=yes please"}}, wantErr: "wants true or false"},
+		{name: "set malformed", spec: Spec{Set: []string{"clamp"}}, wantErr: "want pass.option=value"},
+		{name: "set pass not in pipeline", spec: Spec{Disable: []string{"dce"}, Set: []string{"dce.graphs=false"}}, wantErr: "not in the pipeline"},
+		{name: "set option without options", spec: Spec{Set: []string{"fold-casts.x=1"}}, wantErr: `has no option "x"`, wantValid: "(none)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Build(tc.spec)
+			if tc.wantErr != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want usage error with %q", err, tc.wantErr)
+				}
+				if tc.wantValid != "" && !contains(ue.Valid, tc.wantValid) {
+					t.Errorf("valid list %v lacks %q", ue.Valid, tc.wantValid)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Names(); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("pipeline = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestBuildOptions(t *testing.T) {
+	p, err := Build(Spec{Passes: []string{"strip-fp32-casts"}, Set: []string{"strip-fp32-casts.clamp=true", "strip-fp32-casts.islands=a*, b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Steps[0]
+	if !s.Options.Bool("clamp") || !s.Options.Bool("io") || !reflect.DeepEqual(s.Options.Strings("islands"), []string{"a*", "b"}) {
+		t.Errorf("options = %v", s.Options)
+	}
+	if !reflect.DeepEqual(s.Set, []string{"clamp", "islands"}) {
+		t.Errorf("set = %v", s.Set)
+	}
+}
+
+// TestRunStopsOnInvalidIR uses a pass outside the registry that breaks the
+// IR, to check verify-each names it and stops before the next pass.
+func TestRunStopsOnInvalidIR(t *testing.T) {
+	m := ptParse(t, `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.exp %x : tensor<4xf16> -> tensor<4xf16>
+    coreai.output %0 : tensor<4xf16>
+  }
+}`)
+	ran := false
+	breaker := &Pass{Name: "breaker", Run: func(m *graph.Module, _ Options) (*Change, error) {
+		m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
+		return &Change{}, nil
+	}}
+	after := &Pass{Name: "after", Run: func(*graph.Module, Options) (*Change, error) { ran = true; return nil, nil }}
+	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: Options{}}, {Pass: after, Options: Options{}}}}
+	var printed []string
+	res, err := p.Run(m, RunOptions{VerifyEach: true, AfterPass: func(n string, _ *graph.Module) error { printed = append(printed, n); return nil }})
+	var pe *PassError
+	if !errors.As(err, &pe) || pe.Pass != "breaker" || !pe.Verify || !strings.Contains(err.Error(), "pass breaker left invalid IR") {
+		t.Fatalf("err = %v", err)
+	}
+	if ran || len(res.Steps) != 1 || len(printed) != 0 {
+		t.Errorf("pipeline went on: ran=%v steps=%d printed=%v", ran, len(res.Steps), printed)
+	}
+	// Without verification the breakage goes unnoticed and both passes run.
+	ran = false
+	if _, err := p.Run(m, RunOptions{}); err != nil || !ran {
+		t.Errorf("without verify-each: err=%v ran=%v", err, ran)
+	}
+}
+
+func TestRunPanicBecomesError(t *testing.T) {
+	m := graph.NewModule()
+	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Run: func(*graph.Module, Options) (*Change, error) { panic("kaboom") }}}}}
+	_, err := p.Run(m, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "pass boom: internal error") || !strings.Contains(err.Error(), "kaboom") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRunTimingsAndCensus(t *testing.T) {
+	m := ptParse(t, `module {
+  coreai.graph @main(%x: tensor<4xf16>, %i: tensor<2xsi32>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.cast %0 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %1 : tensor<4xf16>
+  }
+}`)
+	p, err := Build(Spec{Passes: []string{"strip-fp32-casts", "fold-casts", "dce"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := time.Unix(0, 0)
+	clock := func() time.Time { tick = tick.Add(time.Millisecond); return tick }
+	var after []string
+	res, err := p.Run(m, RunOptions{VerifyEach: true, Clock: clock, AfterPass: func(n string, _ *graph.Module) error { after = append(after, n); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Census{"f16": 2, "f32": 1, "si32": 1}); !reflect.DeepEqual(res.CensusBefore, want) {
+		t.Errorf("census before = %v, want %v", res.CensusBefore, want)
+	}
+	if want := (Census{"f16": 1, "si32": 1}); !reflect.DeepEqual(res.CensusAfter, want) {
+		t.Errorf("census after = %v, want %v", res.CensusAfter, want)
+	}
+	if !reflect.DeepEqual(after, p.Names()) {
+		t.Errorf("after-pass hook saw %v", after)
+	}
+	for _, s := range res.Steps {
+		if s.Duration != time.Millisecond || s.Verify != time.Millisecond {
+			t.Errorf("%s: duration %v verify %v", s.Pass, s.Duration, s.Verify)
+		}
+	}
+	if res.Duration <= 0 {
+		t.Errorf("total duration %v", res.Duration)
+	}
+}
