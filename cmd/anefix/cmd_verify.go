@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/anefix/anefix/graph/interp"
+	"github.com/anefix/anefix/graph/interp/verify"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+func init() {
+	register(&command{
+		Name:    "verify",
+		Usage:   "verify REF CAND [--steps 24] [--prompt-ids 1,2,3] [--seed N] [--min-agree K] [--json]",
+		Summary: "decode two graphs side by side on the CPU and compare their tokens, logits and states",
+		Help: `Runs REF (e.g. the original export) and CAND (e.g. its rewrite) with
+anefix's reference interpreter: greedy decoding from the same prompt, each
+graph fed its own tokens and states. Graph inputs are fed by name: token ids
+(input_ids), positions (position_ids, in_step), an additive causal mask
+(*mask*: 0 up to the current position, -65504 beyond), states (the
+MutableBuffers state contract, or plain input/output pairs such as
+conv_state -> new_conv_state); any other float input (embeddings, hidden
+states) gets the same seeded pseudo-random values in both runs. Inputs whose
+shape or element type differ between the graphs (fold-io-unsqueeze,
+strip-fp32-casts) get the same values. "top-1" is the argmax of the graph's
+first non-state output.
+
+Prints, per position: REF token, CAND token, equal?, logits cosine, max |Δ|;
+then "top-1 agreement: k/N", the first divergence, the logits PSNR and the
+drift of every state. Exit 0 when all N steps agree (or --min-agree K is met),
+3 when not.
+
+Numerics: f16 values are rounded to half after every op; reductions and
+matmuls accumulate in f32 unless --accumulate f16.
+
+Examples:
+  anefix verify armA.mlir armA.fixed.aimodel
+  anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json`,
+		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
+			steps := fs.Int("steps", 24, "generated tokens to compare (N)")
+			prompt := fs.String("prompt-ids", "1", "comma-separated prompt token ids fed before generation")
+			seed := fs.Uint64("seed", 0, "seed of the pseudo-random inputs (embeddings, hidden states)")
+			minAgree := fs.Int("min-agree", -1, "steps that must agree for exit 0 (default: all N)")
+			asJSON := fs.Bool("json", false, "print the report as JSON (proto anefix.v1.VerifyReport)")
+			function := fs.String("function", "", "graph to run in both modules (default: main, else the first public graph)")
+			acc := fs.String("accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
+			candAcc := fs.String("cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
+			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
+			return func(env *Env, args []string) error {
+				if len(args) != 2 {
+					return usagef("verify needs two inputs, REF and CAND (got %d)", len(args))
+				}
+				if *steps < 1 || *steps > 1<<20 {
+					return usagef("--steps must be between 1 and 1048576, got %d", *steps)
+				}
+				ids, err := parseIDs(*prompt)
+				if err != nil {
+					return usagef("--prompt-ids: %v", err)
+				}
+				refOpts, err := accOption(*acc)
+				if err != nil {
+					return usagef("--accumulate: %v", err)
+				}
+				candOpts := refOpts
+				if *candAcc != "" {
+					if candOpts, err = accOption(*candAcc); err != nil {
+						return usagef("--cand-accumulate: %v", err)
+					}
+				}
+				if *minAgree > *steps {
+					return usagef("--min-agree %d exceeds --steps %d", *minAgree, *steps)
+				}
+				if args[0] == "-" && args[1] == "-" {
+					return usagef("only one of REF and CAND can be stdin")
+				}
+				ref, err := loadInput(env, args[0], *ignoreHash)
+				if err != nil {
+					return err
+				}
+				defer ref.Close()
+				cand, err := loadInput(env, args[1], *ignoreHash)
+				if err != nil {
+					return err
+				}
+				defer cand.Close()
+				start := time.Now()
+				res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
+					Steps: *steps, Prompt: ids, Seed: *seed, Function: *function, Ref: refOpts, Cand: candOpts,
+				})
+				if err != nil {
+					return err
+				}
+				elapsed := time.Since(start)
+				need := *minAgree
+				if need < 0 {
+					need = res.N
+				}
+				rep := verifyReport(args[0], args[1], ids, *seed, accName(refOpts, candOpts), need, res)
+				if *asJSON {
+					raw, err := protojson.MarshalOptions{}.Marshal(rep)
+					if err != nil {
+						return err
+					}
+					var out bytes.Buffer
+					if err := json.Indent(&out, raw, "", "  "); err != nil {
+						return err
+					}
+					out.WriteByte('\n')
+					if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+						return err
+					}
+				} else if err := writeVerifyText(env.Stdout, rep); err != nil {
+					return err
+				}
+				// Timing goes to stderr only: stdout must be byte-stable.
+				positions := len(res.Steps)
+				fmt.Fprintf(env.Stderr, "anefix verify: %d positions × 2 graphs in %.2fs (%.2f positions/s for the pair)\n",
+					positions, elapsed.Seconds(), float64(positions)/elapsed.Seconds())
+				if !rep.Passed {
+					return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
+				}
+				return nil
+			}
+		},
+	})
+}
+
+func parseIDs(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not a token id (non-negative integer)", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no token ids in %q", s)
+	}
+	return out, nil
+}
+
+func accOption(s string) (interp.Options, error) {
+	switch s {
+	case "f32":
+		return interp.Options{}, nil
+	case "f16":
+		return interp.Options{AccumulateF16: true}, nil
+	}
+	return interp.Options{}, fmt.Errorf("want f32 or f16, got %q", s)
+}
+
+func accName(r, c interp.Options) string {
+	n := func(o interp.Options) string {
+		if o.AccumulateF16 {
+			return "f16"
+		}
+		return "f32"
+	}
+	if r == c {
+		return n(r)
+	}
+	return "ref " + n(r) + ", cand " + n(c)
+}
+
+func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc string, need int, r *verify.Result) *pb.VerifyReport {
+	rep := &pb.VerifyReport{
+		Reference: refPath, Candidate: candPath, Function: r.Function, PromptIds: ids, Seed: seed,
+		Accumulate: acc, Steps: int32(r.N), Agree: int32(r.Agree), FirstDivergence: int32(r.FirstDivergence),
+		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, MinAgree: int32(need), Passed: r.Agree >= need,
+		Notes: r.Notes,
+	}
+	for _, s := range r.Steps {
+		rep.Positions = append(rep.Positions, &pb.VerifyStep{Index: int32(s.Index), Prompt: s.Prompt,
+			RefToken: s.RefToken, CandToken: s.CandToken, Equal: s.Equal, Cosine: s.Cosine, MaxAbsDiff: s.MaxAbs})
+	}
+	for _, d := range r.States {
+		rep.States = append(rep.States, &pb.VerifyStateDrift{Name: d.Name, MaxAbsDiff: d.MaxAbs, RelativeRms: d.RelRMS, BitIdentical: d.Identical})
+	}
+	for _, in := range r.Inputs {
+		rep.Inputs = append(rep.Inputs, &pb.VerifyInput{Name: in.Name, Role: in.Role})
+	}
+	return rep
+}
+
+func fmtG(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case v == 0:
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, prompt %v, %d steps, accumulate %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate)
+	fmt.Fprintf(&b, "%5s  %-6s  %8s  %8s  %-5s  %10s  %10s\n", "pos", "phase", "REF", "CAND", "equal", "cosine", "max|Δ|")
+	for _, s := range r.Positions {
+		phase := "gen"
+		if s.Prompt {
+			phase = "prompt"
+		}
+		eq := "yes"
+		if !s.Equal {
+			eq = "NO"
+		}
+		fmt.Fprintf(&b, "%5d  %-6s  %8d  %8d  %-5s  %10.7f  %10s\n", s.Index, phase, s.RefToken, s.CandToken, eq, s.Cosine, fmtG(s.MaxAbsDiff))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "top-1 agreement: %d/%d\n", r.Agree, r.Steps)
+	if r.FirstDivergence < 0 {
+		b.WriteString("first divergence: none\n")
+	} else {
+		fmt.Fprintf(&b, "first divergence: step %d\n", r.FirstDivergence)
+	}
+	fmt.Fprintf(&b, "logits PSNR: %s dB\n", fmtG(r.LogitsPsnrDb))
+	if r.BitIdentical {
+		b.WriteString("outputs and states: bit-identical\n")
+	}
+	for _, s := range r.States {
+		if s.BitIdentical {
+			fmt.Fprintf(&b, "state %s: bit-identical\n", s.Name)
+		} else {
+			fmt.Fprintf(&b, "state %s: max|Δ| %s, relative RMS %s\n", s.Name, fmtG(s.MaxAbsDiff), fmtG(s.RelativeRms))
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	var roles []string
+	for _, in := range r.Inputs {
+		roles = append(roles, in.Name+"="+in.Role)
+	}
+	fmt.Fprintf(&b, "inputs: %s\n", strings.Join(roles, " "))
+	if r.Passed {
+		fmt.Fprintf(&b, "gate: passed (need %d/%d)\n", r.MinAgree, r.Steps)
+	} else {
+		fmt.Fprintf(&b, "gate: FAILED (need %d/%d)\n", r.MinAgree, r.Steps)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
