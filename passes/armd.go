@@ -1,0 +1,638 @@
+package passes
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+var armDPass = &Pass{
+	Name:    "arm-d",
+	Summary: "seed arm D experiment: replace the gated-delta recurrence, per-head SDPA and RoPE by shape-preserving pass-throughs",
+	Doc: `A diagnostic, not a fix: it reproduces the seed's arm D (ANE_DIAG_TRIVIAL)
+on any export, to see what the Neural Engine compiler says once the
+recurrence, attention and RoPE are out of the way. It changes the model's
+output (the model no longer computes attention or the recurrence); never
+ship its result.
+
+What is replaced ("regions"), each by a pass-through of the same type:
+  - composites: every coreai.invoke of a graph whose composite_decl name
+    (or, without one, whose symbol name minus a _N suffix and any dotted
+    prefix) is listed in option composites (gated_delta_update,
+    gated_delta, scaled_dot_product_attention, sdpa, rope). Callee graphs
+    left without callers are deleted (drop-unused-composites).
+  - inline code, in graphs without composites: the ops whose debug
+    location has a stack frame matching option regions. The defaults match
+    the community builder as graph/synth emits arm A: the recurrence is
+    everything called from qwen3_5_ios.py:290 (the call into
+    _gated_delta_step, whose f32 casts are _to_copy_* at
+    models/macos/qwen3_5.py:199), RoPE is apply_rope at
+    qwen3_5_ios.py:140-147 (or Apple's primitives/ios/rope.py), SDPA is
+    Apple's per-head primitives/ios/sdpa.py. Matching ops that are
+    connected by def-use form one region (one per layer and call).
+
+For a region, every value it defines that is used outside becomes a value
+of exactly the same type computed from the region's inputs that it depended
+on: the input itself when the type matches (RoPE's x, SDPA's query, the
+recurrence's state slice, so the state write writes the state back), else a
+reshape, slice, tile or cast of one (the recurrence's output from v). Ties
+go to the input used last. Never a fresh constant, so state writes keep
+flowing from the graph's inputs. State writes and handle ops
+(keep-ops) are never part of a region; projections, norms, KV/conv/rec
+state writes and the lm_head are outside the regions and stay.
+
+With prune=true (default) the ops that fed only the removed regions (RoPE
+tables, the q/k/β/g chains, KV rows read for SDPA) are deleted too, so no
+f32 computed only for the recurrence or RoPE remains; dce still drops
+unreferenced weight blobs.
+
+The report lists every replaced op by op id and, per region, what each
+output was replaced with. New ops carry a location "anefix.arm-d"(<the
+region op's location>), which a second run skips: the pass is idempotent.`,
+	Addresses: "",
+	DefaultOn: false,
+	Options: []OptionSpec{
+		{Name: "replace", Kind: OptStringList, Default: "recurrence,sdpa,rope",
+			Doc: "region kinds to replace"},
+		{Name: "composites", Kind: OptStringList, Default: "recurrence=gated_delta_update|gated_delta,sdpa=scaled_dot_product_attention|sdpa,rope=rope",
+			Doc: "kind=name|name…: composite names (composite_decl or callee symbol) of each kind"},
+		{Name: "regions", Kind: OptStringList, Default: "recurrence=ios/qwen3_5_ios.py:290,sdpa=primitives/ios/sdpa.py,rope=ios/qwen3_5_ios.py:140-147|primitives/ios/rope.py",
+			Doc: "kind=frame|frame…: inline ops of each kind, by any stack frame of their location; frame = file suffix[:line[-line]]"},
+		{Name: "keep-ops", Kind: OptStringList, Default: "coreai.slice_update,coreai.write_handle,coreai.read_handle,coreai.create_token",
+			Doc: "ops never replaced (state writes, handle ops)"},
+		{Name: "prune", Kind: OptBool, Default: "true", Doc: "delete ops that fed only the removed regions"},
+		{Name: "drop-unused-composites", Kind: OptBool, Default: "true", Doc: "delete private composite graphs left without callers"},
+	},
+}
+
+func init() {
+	armDPass.Run = runArmD
+	Register(armDPass)
+}
+
+// ArmD applies the arm-d pass to m (opts nil or partial: missing options
+// take their defaults). graph/synth builds arm D as ArmD(arm A), so the
+// synthetic arm D and `anefix rewrite --arm-d` share this one
+// implementation.
+func ArmD(m *graph.Module, opts Options) (*Change, error) { return runArmD(m, opts) }
+
+const adLocName = "anefix.arm-d"
+
+// adFrame matches one stack frame: file suffix (at a path boundary) and an
+// optional inclusive line range (0 = any).
+type adFrame struct {
+	file   string
+	lo, hi int
+}
+
+func adParseFrame(s string) (adFrame, error) {
+	f := adFrame{file: s}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		lines := s[i+1:]
+		lo, hi, isRange := strings.Cut(lines, "-")
+		a, errA := strconv.Atoi(lo)
+		b := a
+		var errB error
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || a < 1 || b < a {
+			return f, fmt.Errorf("frame %q: want file[:line[-line]] with 1 ≤ first ≤ last line", s)
+		}
+		f = adFrame{file: s[:i], lo: a, hi: b}
+	}
+	if f.file == "" {
+		return f, fmt.Errorf("frame %q has no file", s)
+	}
+	return f, nil
+}
+
+func (f adFrame) match(l *graph.FileLoc) bool {
+	if l.File != f.file && !strings.HasSuffix(l.File, "/"+f.file) {
+		return false
+	}
+	return f.lo == 0 || (l.Line >= f.lo && l.Line <= f.hi)
+}
+
+// adFrames lists every file location in l (innermost frame first).
+func adFrames(l graph.Loc, out []*graph.FileLoc) []*graph.FileLoc {
+	switch x := l.(type) {
+	case *graph.FileLoc:
+		out = append(out, x)
+	case *graph.NameLoc:
+		if x.Child != nil {
+			out = adFrames(x.Child, out)
+		}
+	case *graph.FusedLoc:
+		for _, c := range x.Locs {
+			out = adFrames(c, out)
+		}
+	case *graph.CallSiteLoc:
+		out = adFrames(x.Callee, out)
+		out = adFrames(x.Caller, out)
+	}
+	return out
+}
+
+type adConfig struct {
+	kinds      []string             // in replacement order
+	composites map[string]string    // composite name → kind
+	regions    map[string][]adFrame // kind → frames
+	keep       map[string]bool
+	prune      bool
+	dropUnused bool
+}
+
+// adKindList parses "kind=a|b,kind2=c" into kind → alternatives.
+func adKindList(opt string, vals []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, v := range vals {
+		k, alts, ok := strings.Cut(v, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.TrimSpace(alts) == "" {
+			return nil, fmt.Errorf("arm-d: option %s: %q is not kind=a|b", opt, v)
+		}
+		for _, a := range strings.Split(alts, "|") {
+			if a = strings.TrimSpace(a); a != "" {
+				out[k] = append(out[k], a)
+			}
+		}
+	}
+	return out, nil
+}
+
+func adParseConfig(opts Options) (*adConfig, error) {
+	c := &adConfig{composites: map[string]string{}, regions: map[string][]adFrame{}, keep: map[string]bool{},
+		prune: opts.Bool("prune"), dropUnused: opts.Bool("drop-unused-composites")}
+	comps, err := adKindList("composites", opts.Strings("composites"))
+	if err != nil {
+		return nil, err
+	}
+	regs, err := adKindList("regions", opts.Strings("regions"))
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for k := range comps {
+		known[k] = true
+	}
+	for k := range regs {
+		known[k] = true
+	}
+	for _, k := range opts.Strings("replace") {
+		if !known[k] {
+			var ks []string
+			for x := range known {
+				ks = append(ks, x)
+			}
+			sort.Strings(ks)
+			return nil, fmt.Errorf("arm-d: option replace: unknown kind %q (kinds with composites or regions: %s)", k, strings.Join(ks, ", "))
+		}
+		c.kinds = append(c.kinds, k)
+		for _, n := range comps[k] {
+			c.composites[n] = k
+		}
+		for _, s := range regs[k] {
+			f, err := adParseFrame(s)
+			if err != nil {
+				return nil, fmt.Errorf("arm-d: option regions: %w", err)
+			}
+			c.regions[k] = append(c.regions[k], f)
+		}
+	}
+	for _, n := range opts.Strings("keep-ops") {
+		c.keep[n] = true
+	}
+	return c, nil
+}
+
+type armd struct {
+	m   *graph.Module
+	cfg *adConfig
+	ch  *Change
+	// fed are values read by removed ops: their producers are pruning
+	// candidates.
+	fed []*graph.Value
+}
+
+func runArmD(m *graph.Module, opts Options) (*Change, error) {
+	opts, err := ioOptions(armDPass, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := adParseConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &armd{m: m, cfg: cfg, ch: &Change{}}
+	if err := a.composites(); err != nil {
+		return nil, err
+	}
+	for _, g := range m.Graphs() {
+		if g.Body() == nil {
+			continue
+		}
+		for _, kind := range cfg.kinds {
+			if len(cfg.regions[kind]) == 0 {
+				continue
+			}
+			for _, r := range a.inlineRegions(g, kind) {
+				if err := a.replace(r); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if cfg.prune {
+		a.pruneFed()
+	}
+	if len(a.ch.Replaced) == 0 {
+		a.ch.Notes = append(a.ch.Notes, "arm-d: nothing matched (no composite or region of kinds "+strings.Join(cfg.kinds, ", ")+")")
+	}
+	return a.ch, nil
+}
+
+// adRegion is a set of ops in one block to replace.
+type adRegion struct {
+	kind  string
+	g     *graph.Graph
+	ops   []*graph.Operation // block order
+	set   map[*graph.Operation]bool
+	label string // for messages
+}
+
+// compositeKind names the composite a callee graph implements.
+func adCompositeKind(g *graph.Graph) string {
+	if d := g.CompositeDecl(); d != nil {
+		s := d.String()
+		if i := strings.IndexByte(s, '"'); i >= 0 {
+			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
+				return s[i+1 : i+1+j]
+			}
+		}
+	}
+	n := g.Name()
+	if i := strings.LastIndexByte(n, '.'); i >= 0 {
+		n = n[i+1:]
+	}
+	if i := strings.LastIndexByte(n, '_'); i >= 0 {
+		if _, err := strconv.Atoi(n[i+1:]); err == nil {
+			n = n[:i]
+		}
+	}
+	return n
+}
+
+func (a *armd) composites() error {
+	syms := a.m.Symbols()
+	var invokes []*graph.Operation
+	var owners []*graph.Graph
+	for _, g := range a.m.Graphs() {
+		g.Op.Walk(func(op *graph.Operation) bool {
+			if op.Name == "coreai.invoke" {
+				invokes = append(invokes, op)
+				owners = append(owners, g)
+			}
+			return true
+		})
+	}
+	replacedCallee := map[string]bool{}
+	for i, op := range invokes {
+		if op.IsErased() {
+			continue
+		}
+		ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr)
+		if !ok {
+			continue
+		}
+		target, ok := syms[ref.Root]
+		if !ok || !graph.IsGraphOp(target) {
+			continue
+		}
+		kind, ok := a.cfg.composites[adCompositeKind(&graph.Graph{Op: target})]
+		if !ok {
+			continue
+		}
+		r := &adRegion{kind: kind, g: owners[i], ops: []*graph.Operation{op}, set: map[*graph.Operation]bool{op: true},
+			label: fmt.Sprintf("%s composite @%s", kind, ref.Root)}
+		if err := a.replace(r); err != nil {
+			return err
+		}
+		replacedCallee[ref.Root] = true
+	}
+	if !a.cfg.dropUnused || len(replacedCallee) == 0 {
+		return nil
+	}
+	still := ioCallees(a.m)
+	var names []string
+	for n := range replacedCallee {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g := a.m.Graph(n)
+		if still[n] || g == nil || g.Visibility() != "private" {
+			continue
+		}
+		if err := g.Op.Erase(); err == nil {
+			a.ch.OpsRemoved++
+			a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("arm-d: deleted composite graph @%s (no callers left)", n))
+		}
+	}
+	return nil
+}
+
+func (a *armd) ours(op *graph.Operation) bool {
+	l, ok := op.Loc.(*graph.NameLoc)
+	return ok && l.Name == adLocName
+}
+
+// inlineRegions finds the connected groups of ops in g's body whose
+// location matches kind's frames.
+func (a *armd) inlineRegions(g *graph.Graph, kind string) []*adRegion {
+	frames := a.cfg.regions[kind]
+	body := g.Body()
+	term := g.Terminator()
+	matched := map[*graph.Operation]bool{}
+	var order []*graph.Operation
+	for _, op := range body.Ops() {
+		if op == term || a.cfg.keep[op.Name] || graph.IsGraphOp(op) || a.ours(op) {
+			continue
+		}
+		hit := false
+		for _, fl := range adFrames(op.Loc, nil) {
+			for _, f := range frames {
+				if f.match(fl) {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			matched[op] = true
+			order = append(order, op)
+		}
+	}
+	// An operand-free op (a constant) used outside the matched ops is shared
+	// data, not part of a region: replacing it would change its other users.
+	for _, op := range order {
+		if op.NumOperands() > 0 {
+			continue
+		}
+		for _, r := range op.Results() {
+			for _, u := range r.Uses() {
+				if !matched[adTopLevel(u.Op, body)] {
+					delete(matched, op)
+				}
+			}
+		}
+	}
+	// Union-find over def-use edges between matched ops.
+	parent := map[*graph.Operation]*graph.Operation{}
+	var find func(*graph.Operation) *graph.Operation
+	find = func(x *graph.Operation) *graph.Operation {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for op := range matched {
+		parent[op] = op
+	}
+	for _, op := range order {
+		if !matched[op] {
+			continue
+		}
+		for _, v := range op.Operands() {
+			if d := v.DefiningOp(); d != nil && matched[d] {
+				ra, rb := find(op), find(d)
+				if ra != rb {
+					parent[ra] = rb
+				}
+			}
+		}
+	}
+	byRoot := map[*graph.Operation]*adRegion{}
+	var out []*adRegion
+	for _, op := range order {
+		if !matched[op] {
+			continue
+		}
+		root := find(op)
+		r := byRoot[root]
+		if r == nil {
+			r = &adRegion{kind: kind, g: g, set: map[*graph.Operation]bool{}}
+			byRoot[root] = r
+			out = append(out, r)
+		}
+		r.ops = append(r.ops, op)
+		r.set[op] = true
+	}
+	for _, r := range out {
+		first := r.ops[0]
+		for _, op := range r.ops {
+			if op.NumOperands() > 0 {
+				first = op
+				break
+			}
+		}
+		r.label = fmt.Sprintf("%s region in @%s starting at %s (%d ops)", kind, g.Name(), first.Describe(), len(r.ops))
+	}
+	return out
+}
+
+// adTopLevel returns the ancestor of op that sits directly in block b (op
+// itself when it does), or nil.
+func adTopLevel(op *graph.Operation, b *graph.Block) *graph.Operation {
+	for o := op; o != nil; o = o.ParentOp() {
+		if o.Block() == b {
+			return o
+		}
+	}
+	return nil
+}
+
+// replace swaps region r for pass-throughs and erases it.
+func (a *armd) replace(r *adRegion) error {
+	body := r.ops[0].Block()
+	inside := func(op *graph.Operation) bool { return r.set[adTopLevel(op, body)] }
+	// Inputs: values defined outside and read inside, in first-use order.
+	var inputs []*graph.Value
+	seenIn := map[*graph.Value]bool{}
+	for _, op := range r.ops {
+		op.Walk(func(o *graph.Operation) bool {
+			for _, v := range o.Operands() {
+				if d := v.DefiningOp(); (d == nil || !inside(d)) && !seenIn[v] {
+					if _, _, isArg := v.BlockArg(); isArg && v.ParentBlock() != body && inside(v.ParentBlock().ParentOp()) {
+						continue // an argument of a block nested in the region
+					}
+					seenIn[v] = true
+					inputs = append(inputs, v)
+				}
+			}
+			return true
+		})
+	}
+	b := &adBuilder{m: a.m}
+	var notes []string
+	for _, op := range r.ops {
+		for ri, res := range op.Results() {
+			external := false
+			for _, u := range res.Uses() {
+				if !inside(u.Op) {
+					external = true
+				}
+			}
+			if !external {
+				continue
+			}
+			t := ioStaticTensor(res.Type())
+			if t == nil {
+				return fmt.Errorf("arm-d: %s: result %d of %s has type %s; arm-d can only pass through static tensors (narrow the region with --set arm-d.regions=…)",
+					r.label, ri, op.Describe(), res.Type())
+			}
+			deps := adDeps(res, inputs, inside)
+			cands := adNonConst(deps)
+			if len(cands) == 0 {
+				cands = deps
+			}
+			c, tier := adPick(cands, t)
+			if c == nil {
+				return fmt.Errorf("arm-d: %s: result %d of %s (%s) depends on no usable region input, so it has no pass-through; exclude it with --set arm-d.regions=… or arm-d.replace=…",
+					r.label, ri, op.Describe(), t)
+			}
+			b.before, b.loc = op, ioPassLoc("arm-d", op.Loc)
+			v, err := b.derive(c, t)
+			if err != nil {
+				return fmt.Errorf("arm-d: %s: result %d of %s: %w", r.label, ri, op.Describe(), err)
+			}
+			res.ReplaceUsesIf(v, func(u graph.Use) bool { return !inside(u.Op) })
+			how := map[int]string{1: "itself", 2: "reshaped", 3: "cast+reshaped", 4: "sliced", 5: "cast+sliced", 6: "tiled", 7: "cast+tiled"}[tier]
+			notes = append(notes, fmt.Sprintf("%s %s ← %s %s", adValueName(res), t, adValueName(c), how))
+		}
+	}
+	a.ch.OpsAdded += b.added
+	for _, op := range r.ops {
+		if op.Name != "coreai.constant" {
+			a.ch.Replaced = append(a.ch.Replaced, Ref(r.g, op))
+		}
+	}
+	for i := len(r.ops) - 1; i >= 0; i-- {
+		op := r.ops[i]
+		for _, v := range op.Operands() {
+			if d := v.DefiningOp(); d == nil || !inside(d) {
+				a.fed = append(a.fed, v)
+			}
+		}
+		if err := op.Erase(); err != nil {
+			return fmt.Errorf("arm-d: %s: %w (internal error: a use escaped the region)", r.label, err)
+		}
+		a.ch.OpsRemoved++
+	}
+	a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("arm-d: replaced %s: %s", r.label, strings.Join(notes, "; ")))
+	return nil
+}
+
+// adValueName names a value for notes: its op id and result index, or the
+// block argument index.
+func adValueName(v *graph.Value) string {
+	if d := v.DefiningOp(); d != nil {
+		id := d.OpID()
+		if id == "" {
+			id = d.Name
+		}
+		if d.NumResults() > 1 {
+			return fmt.Sprintf("%s#%d", id, v.ResultIndex())
+		}
+		return id
+	}
+	_, i, _ := v.BlockArg()
+	return fmt.Sprintf("arg%d", i)
+}
+
+// adDeps lists the inputs (in their order) that res depends on through ops
+// inside the region.
+func adDeps(res *graph.Value, inputs []*graph.Value, inside func(*graph.Operation) bool) []*graph.Value {
+	isInput := map[*graph.Value]bool{}
+	for _, v := range inputs {
+		isInput[v] = true
+	}
+	hit := map[*graph.Value]bool{}
+	seen := map[*graph.Operation]bool{}
+	var visit func(v *graph.Value)
+	visit = func(v *graph.Value) {
+		if isInput[v] {
+			hit[v] = true
+			return
+		}
+		d := v.DefiningOp()
+		if d == nil || seen[d] || !inside(d) {
+			return
+		}
+		seen[d] = true
+		d.Walk(func(o *graph.Operation) bool {
+			for _, x := range o.Operands() {
+				visit(x)
+			}
+			return true
+		})
+	}
+	visit(res)
+	var out []*graph.Value
+	for _, v := range inputs {
+		if hit[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// adNonConst drops values produced by operand-free ops (constants).
+func adNonConst(vs []*graph.Value) []*graph.Value {
+	var out []*graph.Value
+	for _, v := range vs {
+		if d := v.DefiningOp(); d != nil && d.NumOperands() == 0 && len(d.Regions) == 0 {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// pruneFed deletes ops left without users whose results only fed removed
+// regions, walking up the producers.
+func (a *armd) pruneFed() {
+	n := 0
+	work := a.fed
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		d := v.DefiningOp()
+		if d == nil || d.IsErased() || d.Block() == nil || a.cfg.keep[d.Name] || graph.IsGraphOp(d) ||
+			d.NumResults() == 0 || d.Name == "coreai.output" || d.Name == "func.return" {
+			continue
+		}
+		used := false
+		for _, r := range d.Results() {
+			if r.HasUses() {
+				used = true
+			}
+		}
+		if used {
+			continue
+		}
+		ops := append([]*graph.Value(nil), d.Operands()...)
+		if err := d.Erase(); err != nil {
+			continue
+		}
+		n++
+		work = append(work, ops...)
+	}
+	if n > 0 {
+		a.ch.OpsRemoved += n
+		a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("arm-d: pruned %d ops that only fed the replaced regions", n))
+	}
+}
