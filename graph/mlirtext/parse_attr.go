@@ -782,8 +782,8 @@ func (p *parser) parseDense() graph.Attr {
 	default:
 		return raw()
 	}
-	if elemBytes == 0 {
-		return raw()
+	if elemBytes == 0 || elemBytes > 8 {
+		return raw() // wide integers (i100) stay verbatim
 	}
 	n := tt.NumElements()
 	if hexStr != "" {

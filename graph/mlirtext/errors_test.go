@@ -1,0 +1,69 @@
+package mlirtext
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestParseErrors: bad input gives file:line:col, the offending line and a
+// caret, never a panic.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		line, col int
+		msg       string
+	}{
+		{"undeclared value", "\"x.a\"() ({\n  \"x.b\"(%v) : (i32) -> ()\n}) : () -> ()", 2, 9, "use of undeclared SSA value name '%v'"},
+		{"type mismatch", "%0 = \"x.a\"() : () -> i32\n\"x.b\"(%0) : (f32) -> ()", 2, 7, "expects different type"},
+		{"redefinition", "%0 = \"x.a\"() : () -> i32\n%0 = \"x.a\"() : () -> i32", 2, 1, "redefinition of SSA value '%0'"},
+		{"result count", "%0:2 = \"x.a\"() : () -> i32", 1, 8, "defines 1 results but was provided 2"},
+		{"missing colon", "\"x.a\"() loc(unknown)", 1, 9, "expected ':'"},
+		{"bad type", "\"x.a\"() : () -> tensor<2xfoo>", 1, 26, "unknown type 'foo'"},
+		{"bad dim", "\"x.a\"() : () -> tensor<2x>", 1, 26, "expected type"},
+		{"unclosed region", "\"x.a\"() ({\n  \"x.b\"() : () -> ()\n", 3, 1, "expected '}'"},
+		{"undefined block", "\"x.a\"() ({\n  \"x.b\"()[^bb7] : () -> ()\n}) : () -> ()", 2, 11, "undefined block '^bb7'"},
+		{"undefined attr alias", "\"x.a\"() {a = #nope} : () -> ()", 1, 14, "undefined symbol alias id 'nope'"},
+		{"undefined loc alias", "\"x.a\"() : () -> () loc(#nope)", 1, 24, "location alias 'nope' was never defined"},
+		{"bad int range", "\"x.a\"() {a = 300 : si8} : () -> ()", 1, 14, "out of range"},
+		{"dense shape", "\"x.a\"() {a = dense<[1, 2]> : tensor<3xi32>} : () -> ()", 1, 20, "does not match type"},
+		{"dense hex size", "\"x.a\"() {a = dense<\"0x0102\"> : tensor<3xi32>} : () -> ()", 1, 20, "hex data size is invalid"},
+		{"float as int", "\"x.a\"() {a = dense<[1, 2]> : tensor<2xf32>} : () -> ()", 1, 21, "expected floating-point elements"},
+		{"duplicate key", "\"x.a\"() {a = 1, a = 2} : () -> ()", 1, 17, "duplicate key 'a'"},
+		{"bad blob", "\"x.a\"() : () -> ()\n{-#\n  dialect_resources: {\n    builtin: {\n      w: \"0x0200000XZ\"\n    }\n  }\n#-}", 5, 10, "resource blob"},
+		{"blob align", "\"x.a\"() : () -> ()\n{-# dialect_resources: { builtin: { w: \"0x030000000000\" } } #-}", 2, 43, "not a power of two"},
+		{"unknown metadata", "{-# stuff: {} #-}", 1, 5, "unknown key 'stuff'"},
+		{"custom op of other dialect", "%0 = arith.addf %a, %b : f32", 1, 6, "custom syntax of op 'arith.addf' is not supported"},
+		{"pretty wrong result count", "module {\n  coreai.graph @g(%a: tensor<2xf16>) -> tensor<2xf16> {\n    %0 = coreai.exp %a : tensor<2xf16> -> (tensor<2xf16>, tensor<2xf16>)\n  }\n}", 3, 24, "has 2 result types but binds 1"},
+		{"pretty operand count", "module {\n  coreai.graph @g(%a: tensor<2xf16>) {\n    %0 = coreai.exp %a, %a : tensor<2xf16> -> tensor<2xf16>\n  }\n}", 3, 28, "2 operands present, but expected 1"},
+		{"graph without name", "module {\n  coreai.graph (%a: f32) {\n  }\n}", 2, 16, "expected symbol name"},
+		{"unterminated string", "\"x.a\"() {s = \"abc} : () -> ()", 1, 14, "unterminated string"},
+		{"deep nesting", strings.Repeat("[", 5000), 1, 1000, "nesting deeper"},
+		{"unbalanced dialect attr", "\"x.a\"() {a = #d.x<[>} : () -> ()", 1, 20, "unbalanced"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := tc.in
+			if tc.name == "deep nesting" {
+				text = "\"x.a\"() {a = " + tc.in
+				tc.col += len("\"x.a\"() {a = ")
+			}
+			_, _, err := Parse("bad.mlir", text)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T is not *Error: %v", err, err)
+			}
+			if pe.File != "bad.mlir" || pe.Line != tc.line || pe.Col != tc.col || !strings.Contains(pe.Msg, tc.msg) {
+				t.Errorf("got %s:%d:%d %q\nwant %d:%d containing %q\n%v", pe.File, pe.Line, pe.Col, pe.Msg, tc.line, tc.col, tc.msg, err)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != 3 || !strings.HasSuffix(lines[2], "^") {
+				t.Errorf("error lacks the offending line and caret:\n%v", err)
+			}
+		})
+	}
+}
