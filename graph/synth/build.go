@@ -42,7 +42,6 @@ type builder struct {
 	names map[string]int // FX name counters, per graph
 	stack []frame        // caller frames, outermost first
 	loc   graph.Loc
-	opID  uint64 // running FX node id (the debuginfo metadata's source id)
 	// blobs by resource key, so functions share weights.
 	blobs    map[string]*Blob
 	curGraph *graph.Operation
@@ -72,15 +71,16 @@ func (b *builder) pop()                       { b.stack = b.stack[:len(b.stack)-
 // carry its location. It returns the node name.
 func (b *builder) at(base, file string, line int) string {
 	name := b.fxName(base)
-	b.opID++
 	locs := []graph.Loc{&graph.NameLoc{Name: name, Child: &graph.FileLoc{File: file, Line: line}}}
 	for i := len(b.stack) - 1; i >= 0; i-- {
 		locs = append(locs, &graph.FileLoc{File: b.stack[i].file, Line: b.stack[i].line})
 	}
 	// Stand-in for coreai-torch's debuginfo metadata (its exact printed
 	// syntax is not public): the FX source record, kept opaque.
-	meta := &graph.OpaqueAttr{Text: fmt.Sprintf(`#debuginfo.metadata<sources = [{id = %d : ui64, identifiers = [%s], name = "torch"}]>`,
-		b.opID, graph.QuoteString(name))}
+	// The per-node numeric id coreai-torch also records is left out: it
+	// makes every location unique across functions and triples arm E's size.
+	meta := &graph.OpaqueAttr{Text: fmt.Sprintf(`#debuginfo.metadata<sources = [{identifiers = [%s], name = "torch"}]>`,
+		graph.QuoteString(name))}
 	b.loc = &graph.FusedLoc{Locs: locs, Metadata: meta}
 	return name
 }

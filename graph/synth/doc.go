@@ -15,4 +15,6 @@
 // stored as dense_resource blobs backed by generators (Blob), so a
 // full-scale module (about 1.5 GB of weights) is written by streaming and
 // never held in memory. Same Options, same module, same bytes.
+//go:generate go test -run TestShippedTestdata -update .
+
 package synth

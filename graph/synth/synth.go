@@ -45,3 +45,26 @@ func Generate(o Options) (m *graph.Module, err error) {
 	}
 	return m, nil
 }
+
+// Metadata is the metadata.json written into an .aimodel made by synth: it
+// says what the graph is, with the effective (defaulted) options.
+func Metadata(o Options) ([]byte, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return nil, err
+	}
+	layers := o.hybridDims().Layers
+	if o.Arm == ArmE {
+		layers = o.denseDims().Layers
+	}
+	return []byte(fmt.Sprintf(`{
+  "generatedBy": "anefix synth",
+  "arm": %q,
+  "scale": %q,
+  "layers": %d,
+  "ctx": %d,
+  "seed": %d,
+  "note": "stand-in graph with pseudo-random weights, not a trained model"
+}
+`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed)), nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/synth"
+)
+
+func init() {
+	register(&command{
+		Name:    "synth",
+		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] -o OUT",
+		Summary: "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
+		Help: `Writes a stand-in for the exports the seed measured, with deterministic
+pseudo-random fp16 weights (same flags, same bytes):
+  A  the community iOS builder's hybrid main, conv/rec state as plain I/O
+  B  A with conv/rec as states
+  C  A cut to its first 6 layers
+  D  A after the arm-D pass (recurrence, per-head SDPA, RoPE removed)
+  E  Apple-style dense Qwen3 control: fp16, BC1S, 19 static functions
+--scale full uses the real dims (Qwen3.5-0.8B: about 1.5 GB of weights,
+streamed to disk). OUT is an .aimodel directory, a .mlirb or .mlir file, or
+"-" for stdout (bytecode unless --emit generic|pretty).
+
+Examples:
+  anefix synth --arm A -o armA.mlir
+  anefix synth --arm B --scale full -o armB.aimodel
+  anefix synth --arm E --ctx 512 --emit generic -o - | less`,
+		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
+			arm := fs.String("arm", "", "which graph: A, B, C, D or E (required)")
+			layers := fs.Int("layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
+			scale := fs.String("scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
+			ctx := fs.Int("ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
+			seed := fs.Uint64("seed", 0, "weight generator seed")
+			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
+			emit := fs.String("emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
+			force := fs.Bool("force", false, "replace an existing output")
+			return func(env *Env, args []string) error {
+				if len(args) != 0 {
+					return usagef("synth takes no positional arguments (got %q); name the output with -o", args[0])
+				}
+				if *out == "" {
+					return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
+				}
+				a, err := synth.ParseArm(*arm)
+				if err != nil {
+					return usagef("--arm: %v", err)
+				}
+				sc, err := synth.ParseScale(*scale)
+				if err != nil {
+					return usagef("--scale: %v", err)
+				}
+				if *layers < 0 {
+					return usagef("--layers must be positive, got %d", *layers)
+				}
+				if *ctx < 0 {
+					return usagef("--ctx must be positive, got %d", *ctx)
+				}
+				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed}
+				m, err := synth.Generate(o)
+				if err != nil {
+					return err
+				}
+				var prog *os.File
+				if env.StderrIsTTY {
+					prog = os.Stderr
+				}
+				meta, err := synth.Metadata(o)
+				if err != nil {
+					return err
+				}
+				_, err = modelio.Save(*out, m, nil, modelio.SaveOptions{
+					Emit: *emit, Force: *force, Stdout: env.Stdout, Progress: prog,
+					Files: map[string][]byte{"metadata.json": meta},
+				})
+				return err
+			}
+		},
+	})
+}
