@@ -39,7 +39,8 @@ is dropped unless something else still uses it.
 Ops an island may contain (their result element type follows their
 operands, so f16 in gives f16 out): coreai.constant, coreai.cast,
 coreai.invoke, coreai.output, func.call, func.return, and the coreai ops
-(with or without the "decomposable." prefix) ` + strings.Join(safeOpList(), ", ") + `,
+(with or without the "decomposable." prefix):
+` + wrapWords(strings.Join(safeOpList(), ", ")+",", 72) + `
 and every broadcasting_* and reduce_* op. An island holding any other op
 stops the pass with the op id and source: exclude that island with
 islands=..., or disable the pass.
@@ -87,6 +88,24 @@ func safeOpList() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// wrapWords breaks text into lines of at most width bytes at spaces.
+func wrapWords(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		if n > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // isSafeOp reports whether strip-fp32-casts may retype op's f32 values.

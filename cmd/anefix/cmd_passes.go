@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/passes"
+)
+
+func init() {
+	register(&command{
+		Name:    "passes",
+		Usage:   "passes [NAME] [--json]",
+		Summary: "list the rewrite passes, or show one pass's documentation and options",
+		Help: `Without NAME, lists every pass in pipeline order with whether it runs by
+default and a one-line summary. With NAME, prints the pass's full
+documentation: what it does, the compiler message it answers, its options
+with types and defaults (set them with rewrite --set pass.option=value), and
+the ordering constraints it takes part in.
+
+Examples:
+  anefix passes
+  anefix passes strip-fp32-casts
+  anefix passes --json | jq '.[].name'`,
+		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
+			asJSON := fs.Bool("json", false, "print as JSON")
+			return func(env *Env, args []string) error {
+				if len(args) > 1 {
+					return usagef("want at most one pass name, got %d", len(args))
+				}
+				var list []*passes.Pass
+				if len(args) == 1 {
+					p, ok := passes.Lookup(args[0])
+					if !ok {
+						return usagef("unknown pass %q (valid: %s)", args[0], strings.Join(passes.Names(), ", "))
+					}
+					list = []*passes.Pass{p}
+				} else {
+					for _, n := range passes.Names() {
+						p, _ := passes.Lookup(n)
+						list = append(list, p)
+					}
+				}
+				if *asJSON {
+					return writePassesJSON(env.Stdout, list, len(args) == 1)
+				}
+				if len(args) == 1 {
+					writePassDoc(env.Stdout, list[0])
+					return nil
+				}
+				writePassList(env.Stdout, list)
+				return nil
+			}
+		},
+	})
+}
+
+// passJSON is the JSON shape of one pass (stable field order).
+type passJSON struct {
+	Name        string           `json:"name"`
+	DefaultOn   bool             `json:"defaultOn"`
+	Summary     string           `json:"summary"`
+	Addresses   string           `json:"addresses,omitempty"`
+	Doc         string           `json:"doc"`
+	Options     []passOptionJSON `json:"options"`
+	Constraints []string         `json:"constraints"`
+}
+
+type passOptionJSON struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Default string `json:"default"`
+	Doc     string `json:"doc"`
+}
+
+func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
+	out := make([]passJSON, 0, len(list))
+	for _, p := range list {
+		pj := passJSON{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
+			Options: []passOptionJSON{}, Constraints: passConstraints(p.Name)}
+		for _, o := range p.Options {
+			pj.Options = append(pj.Options, passOptionJSON{Name: o.Name, Kind: o.Kind.String(), Default: o.Default, Doc: o.Doc})
+		}
+		out = append(out, pj)
+	}
+	var v any = out
+	if single {
+		v = out[0]
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+func writePassList(w io.Writer, list []*passes.Pass) {
+	width := 0
+	for _, p := range list {
+		width = max(width, len(p.Name))
+	}
+	for _, p := range list {
+		fmt.Fprintf(w, "%-*s  %-3s  %s\n", width, p.Name, onOff(p.DefaultOn), p.Summary)
+	}
+	fmt.Fprintf(w, "\nRun 'anefix passes NAME' for a pass's documentation and options.\n")
+}
+
+// passConstraints lists the ordering constraints naming pass, as sentences.
+func passConstraints(name string) []string {
+	out := []string{}
+	for _, c := range passes.Constraints {
+		if c.Before == name || c.After == name {
+			out = append(out, fmt.Sprintf("%s runs before %s: %s", c.Before, c.After, c.Why))
+		}
+	}
+	return out
+}
+
+func writePassDoc(w io.Writer, p *passes.Pass) {
+	fmt.Fprintf(w, "%s (%s by default)\n\n%s\n", p.Name, onOff(p.DefaultOn), p.Summary)
+	if p.Addresses != "" {
+		fmt.Fprintf(w, "\nAnswers the compiler message:\n  %s\n", p.Addresses)
+	}
+	fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(p.Doc))
+	fmt.Fprintf(w, "\nOptions (rewrite --set %s.NAME=VALUE):\n", p.Name)
+	if len(p.Options) == 0 {
+		fmt.Fprintf(w, "  none\n")
+	}
+	for _, o := range p.Options {
+		def := o.Default
+		if def == "" {
+			def = `""`
+		}
+		fmt.Fprintf(w, "  %s (%s, default %s)\n      %s\n", o.Name, o.Kind, def, o.Doc)
+	}
+	if cs := passConstraints(p.Name); len(cs) > 0 {
+		fmt.Fprintf(w, "\nOrdering:\n")
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+}

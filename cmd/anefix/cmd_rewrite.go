@@ -1,0 +1,437 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/passes"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+// rewriteHook runs after rewrite has written OUT, for --compile and
+// --verify. in and out are the paths the user gave. The compile and verify
+// commands set these from their own files (cmd_compile.go, cmd_verify.go)
+// in an init function; while one is nil its flag says it is unavailable.
+type rewriteHook func(env *Env, in, out string) error
+
+var (
+	rewriteCompileHook rewriteHook
+	rewriteVerifyHook  rewriteHook
+)
+
+func init() {
+	register(&command{
+		Name:    "rewrite",
+		Usage:   "rewrite IN -o OUT [--passes a,b | --enable X --disable Y] [--set pass.opt=v] [--arm-d] [--dry-run]",
+		Summary: "run the pass pipeline that makes an export ANE-legal and write the result",
+		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file or .mlir text),
+runs the pass pipeline, verifies the IR after every pass, and writes OUT in
+IN's kind (an .aimodel stays an .aimodel) unless OUT's extension or --emit
+says otherwise. 'anefix passes' lists the passes and their options.
+
+The pipeline is the default one (passes marked "on"), toggled with --enable
+and --disable (repeatable, comma lists), or exactly the list given with
+--passes. --arm-d switches the arm-d pass on. --set pass.option=value sets
+an option (repeatable). A pipeline that breaks an ordering constraint, an
+unknown pass or a bad option is a usage error (exit 2) listing the valid
+names. A pass that cannot handle the input stops with the pass, op id,
+source and what to do (exit 1); nothing is written.
+
+A summary of what each pass changed goes to stderr; --report FILE writes the
+full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
+stdout (not with -o -). --print-ir-after PASS|all prints the IR after that
+pass to stderr.
+
+Examples:
+  anefix rewrite model.aimodel -o model.fixed.aimodel
+  anefix rewrite armA.mlir -o - --emit pretty --passes strip-fp32-casts
+  anefix rewrite model.aimodel -o d.aimodel --arm-d --report d.json
+  anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true`,
+		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
+			o := &rewriteFlags{}
+			fs.StringVarP(&o.out, "output", "o", "", "output path, or - for stdout (required unless --dry-run)")
+			fs.StringSliceVar(&o.spec.Passes, "passes", nil, "run exactly these passes, in this order (comma list)")
+			fs.StringSliceVar(&o.spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
+			fs.StringSliceVar(&o.spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
+			fs.StringArrayVar(&o.spec.Set, "set", nil, "set a pass option: pass.option=value (repeatable)")
+			fs.BoolVar(&o.armD, "arm-d", false, "switch the arm-d pass on (the seed's arm D experiment)")
+			fs.BoolVar(&o.dryRun, "dry-run", false, "run the passes and report, write nothing")
+			fs.StringSliceVar(&o.printAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
+			fs.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
+			fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE")
+			fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
+			fs.BoolVar(&o.force, "force", false, "replace an existing output")
+			fs.StringVar(&o.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
+			fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+			fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
+			fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output")
+			return func(env *Env, args []string) error { return runRewrite(env, o, args) }
+		},
+	})
+}
+
+type rewriteFlags struct {
+	out                      string
+	spec                     passes.Spec
+	armD, dryRun, verifyEach bool
+	printAfter               []string
+	report                   string
+	json, force, ignoreHash  bool
+	emit                     string
+	compile, verify          bool
+}
+
+func runRewrite(env *Env, o *rewriteFlags, args []string) error {
+	if len(args) != 1 {
+		return usagef("want exactly one input, got %d", len(args))
+	}
+	in := args[0]
+	switch {
+	case o.out == "" && !o.dryRun:
+		return usagef("-o OUT is required (or --dry-run)")
+	case o.out != "" && o.dryRun:
+		return usagef("--dry-run writes nothing; drop -o")
+	case o.json && o.out == "-":
+		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
+	case o.dryRun && (o.compile || o.verify):
+		return usagef("--compile and --verify need a written output; drop --dry-run")
+	case o.compile && rewriteCompileHook == nil:
+		return usagef("--compile is not available in this build (no compile command)")
+	case o.verify && rewriteVerifyHook == nil:
+		return usagef("--verify is not available in this build (no verify hook)")
+	}
+	switch o.emit {
+	case "", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode:
+	default:
+		return usagef("--emit %q: want generic, pretty or bytecode", o.emit)
+	}
+	spec := o.spec
+	if o.armD {
+		if len(spec.Passes) > 0 {
+			return usagef("--arm-d switches arm-d on in the default pipeline; with --passes, list arm-d instead")
+		}
+		spec.Enable = append(append([]string(nil), spec.Enable...), "arm-d")
+	}
+	pl, err := passes.Build(spec)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	printAll := false
+	printAfter := map[string]bool{}
+	for _, n := range o.printAfter {
+		if n == "all" {
+			printAll = true
+			continue
+		}
+		if !contains(pl.Names(), n) {
+			return usagef("--print-ir-after %s: not a pass of this pipeline (valid: all, %s)", n, strings.Join(pl.Names(), ", "))
+		}
+		printAfter[n] = true
+	}
+
+	rep := &pb.RewriteReport{DryRun: o.dryRun, VerifyEach: o.verifyEach, Output: o.out}
+	t0 := time.Now()
+	ld, err := loadInput(env, in, o.ignoreHash)
+	if err != nil {
+		return err
+	}
+	defer ld.Close()
+	rep.Input = reportInput(in, ld)
+	if err := graph.Verify(ld.Module); err != nil {
+		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)
+	}
+	rep.ReadNs = time.Since(t0).Nanoseconds()
+
+	res, runErr := pl.Run(ld.Module, passes.RunOptions{
+		VerifyEach: o.verifyEach,
+		AfterPass: func(name string, m *graph.Module) error {
+			if !printAll && !printAfter[name] {
+				return nil
+			}
+			// Weights would drown the IR (and can be gigabytes): the
+			// blobs are left out, their dense_resource handles stay.
+			fmt.Fprintf(env.Stderr, "// ----- IR after %s (resource blobs omitted) -----\n", name)
+			res := m.Resources
+			m.Resources = nil
+			defer func() { m.Resources = res }()
+			return mlirtext.Write(env.Stderr, m, mlirtext.FormPretty)
+		},
+	})
+	fillReport(rep, pl, res)
+	if runErr != nil {
+		rep.Error = runErr.Error()
+		var pe *passes.PassError
+		if errors.As(runErr, &pe) {
+			rep.FailedPass = pe.Pass
+		}
+		writeRewriteSummary(env.Stderr, rep)
+		if err := writeRewriteReport(env, o, rep); err != nil {
+			fmt.Fprintf(env.Stderr, "anefix rewrite: %v\n", err)
+		}
+		return fmt.Errorf("%s: %w; nothing written", in, runErr)
+	}
+
+	if !o.dryRun {
+		t1 := time.Now()
+		wr, err := modelio.Save(o.out, ld.Module, ld, modelio.SaveOptions{
+			Emit: o.emit, Force: o.force, Stdout: env.Stdout, Progress: progressFile(env),
+		})
+		if err != nil {
+			return err
+		}
+		rep.WriteNs = time.Since(t1).Nanoseconds()
+		rep.Written = true
+		rep.OutputKind = wr.Kind.String()
+		rep.OutputHash = wr.Hash
+		rep.OutputSize = wr.MainSize
+	}
+	writeRewriteSummary(env.Stderr, rep)
+	if err := writeRewriteReport(env, o, rep); err != nil {
+		return err
+	}
+	if o.compile {
+		if err := rewriteCompileHook(env, in, o.out); err != nil {
+			return err
+		}
+	}
+	if o.verify {
+		if err := rewriteVerifyHook(env, in, o.out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func reportInput(path string, ld *modelio.Loaded) *pb.Input {
+	in := &pb.Input{Path: path, MainPath: ld.Input.MainPath, HashChecked: ld.Input.Hash.Checked, HashMatches: ld.Input.Hash.Matches}
+	switch ld.Input.Kind {
+	case bundle.KindText:
+		in.Kind = pb.InputKind_MLIR_TEXT
+	case bundle.KindBytecode:
+		in.Kind = pb.InputKind_MLIR_BYTECODE
+	case bundle.KindAIModel:
+		in.Kind = pb.InputKind_AIMODEL
+	case bundle.KindLLMBundle:
+		in.Kind = pb.InputKind_LLM_BUNDLE
+	}
+	if ld.Form != modelio.FormBytecode {
+		in.TextForm = ld.Form
+	}
+	return in
+}
+
+func censusRows(c passes.Census) []*pb.TypeCount {
+	var out []*pb.TypeCount
+	for _, k := range c.Sorted() {
+		out = append(out, &pb.TypeCount{Type: k, Count: c[k]})
+	}
+	return out
+}
+
+func opRef(r passes.OpRef) *pb.OpRef {
+	return &pb.OpRef{Graph: r.Graph, OpId: r.OpID, OpName: r.OpName, Source: r.Source}
+}
+
+// fillReport copies a pipeline result into the report.
+func fillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result) {
+	if res == nil {
+		return
+	}
+	rep.CensusBefore = censusRows(res.CensusBefore)
+	rep.CensusAfter = censusRows(res.CensusAfter)
+	rep.PipelineNs = res.Duration.Nanoseconds()
+	for _, s := range res.Steps {
+		pr := &pb.PassRun{Name: s.Pass, DurationNs: s.Duration.Nanoseconds(), VerifyNs: s.Verify.Nanoseconds()}
+		names := make([]string, 0, len(s.Options))
+		for k := range s.Options {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			pr.Options = append(pr.Options, &pb.PassOption{Name: k, Value: passes.FormatOption(s.Options[k]), Set: contains(s.Set, k)})
+		}
+		if ch := s.Change; ch != nil {
+			pr.OpsRemoved, pr.OpsAdded, pr.OpsRetyped = int64(ch.OpsRemoved), int64(ch.OpsAdded), int64(ch.OpsRetyped)
+			for _, io := range ch.IOChanges {
+				kind := pb.IOChange_RETYPED
+				if io.Before == io.After {
+					kind = pb.IOChange_KIND_UNSPECIFIED // a role or attribute change (promote-states)
+				}
+				pr.IoChanges = append(pr.IoChanges, &pb.IOChange{
+					Graph: io.Graph, Kind: kind, IsOutput: io.IsOutput, Reason: io.Why,
+					Before: &pb.Port{Name: io.Port, Type: io.Before}, After: &pb.Port{Name: io.Port, Type: io.After},
+				})
+			}
+			for _, c := range ch.Constants {
+				pr.Constants = append(pr.Constants, &pb.ConstantConversion{Op: opRef(c.Op), Resource: c.Resource, From: c.From, To: c.To,
+					Elements: c.Elements, Overflow: c.Overflow, Underflow: c.Underflow})
+			}
+			for _, st := range ch.States {
+				pr.States = append(pr.States, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
+			}
+			for _, r := range ch.Replaced {
+				pr.Replaced = append(pr.Replaced, opRef(r))
+			}
+			pr.Notes = append(pr.Notes, ch.Notes...)
+		}
+		rep.Passes = append(rep.Passes, pr)
+	}
+}
+
+func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error {
+	if o.report == "" && !o.json {
+		return nil
+	}
+	b, err := protoJSON(rep)
+	if err != nil {
+		return err
+	}
+	if o.report != "" {
+		if err := writeFileAtomic(o.report, b); err != nil {
+			return fmt.Errorf("writing report: %w", err)
+		}
+	}
+	if o.json {
+		_, err = env.Stdout.Write(b)
+	}
+	return err
+}
+
+// protoJSON is protojson re-indented by encoding/json, whose whitespace is
+// stable (protojson's is deliberately not).
+func protoJSON(m proto.Message) ([]byte, error) {
+	raw, err := protojson.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// writeFileAtomic writes a small file through a temporary sibling.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// writeRewriteSummary prints what each pass did, for people.
+func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
+	for _, p := range rep.Passes {
+		var parts []string
+		add := func(n int64, what string) {
+			if n != 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, what))
+			}
+		}
+		add(p.OpsRemoved, "ops removed")
+		add(p.OpsAdded, "ops added")
+		add(p.OpsRetyped, "ops retyped")
+		add(int64(len(p.IoChanges)), "I/O changes")
+		if n := len(p.Constants); n > 0 {
+			var ov, un int64
+			for _, c := range p.Constants {
+				ov += c.Overflow
+				un += c.Underflow
+			}
+			parts = append(parts, fmt.Sprintf("%d constants converted (%d overflow, %d underflow)", n, ov, un))
+		}
+		add(int64(len(p.States)), "states promoted")
+		add(int64(len(p.Replaced)), "ops replaced")
+		if len(parts) == 0 {
+			parts = []string{"no change"}
+		}
+		status := ""
+		if p.Name == rep.FailedPass {
+			status = "FAILED: "
+		}
+		fmt.Fprintf(w, "%-18s %s%s (%s)\n", p.Name, status, strings.Join(parts, ", "), time.Duration(p.DurationNs).Round(time.Microsecond))
+		for _, io := range p.IoChanges {
+			dir := "input"
+			if io.IsOutput {
+				dir = "output"
+			}
+			if io.Before.GetType() == io.After.GetType() {
+				fmt.Fprintf(w, "  @%s %s %s: %s\n", io.Graph, dir, io.Before.GetName(), io.Reason)
+				continue
+			}
+			fmt.Fprintf(w, "  @%s %s %s: %s → %s\n", io.Graph, dir, io.Before.GetName(), io.Before.GetType(), io.After.GetType())
+		}
+		for _, s := range p.States {
+			fmt.Fprintf(w, "  @%s state %s → %s\n", s.Graph, s.Input, s.Output)
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+	if len(rep.CensusBefore)+len(rep.CensusAfter) > 0 {
+		before, after := map[string]int64{}, map[string]int64{}
+		var keys []string
+		for _, c := range rep.CensusBefore {
+			before[c.Type] = c.Count
+			keys = append(keys, c.Type)
+		}
+		for _, c := range rep.CensusAfter {
+			after[c.Type] = c.Count
+			if _, ok := before[c.Type]; !ok {
+				keys = append(keys, c.Type)
+			}
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d→%d", k, before[k], after[k]))
+		}
+		fmt.Fprintf(w, "values by element type: %s\n", strings.Join(parts, ", "))
+	}
+	switch {
+	case rep.Written && rep.Output != "-":
+		fmt.Fprintf(w, "wrote %s (%s, %d bytes)\n", rep.Output, rep.OutputKind, rep.OutputSize)
+	case rep.DryRun && rep.Error == "":
+		fmt.Fprintf(w, "dry run: nothing written\n")
+	}
+}
