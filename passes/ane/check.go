@@ -1,0 +1,1027 @@
+package ane
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Verdict is one op's outcome.
+type Verdict int
+
+const (
+	// Legal: no blocker applies.
+	Legal Verdict = iota
+	// Illegal: at least one blocker applies.
+	Illegal
+	// Exempt: an index computation (integer values that only feed axes,
+	// shapes and indices), which the element-type and rank rules skip.
+	Exempt
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Illegal:
+		return "illegal"
+	case Exempt:
+		return "exempt"
+	}
+	return "legal"
+}
+
+// Finding is one rule applying to one op.
+type Finding struct {
+	Rule   *Rule
+	Graph  string
+	Op     *graph.Operation // nil for findings without an op
+	Index  int              // op's pre-order position in its graph
+	OpID   string
+	OpName string
+	Source string // "file:line" of the op's first file location
+	// Fix overrides Rule.Fix when the fixing pass depends on the case.
+	Fix    string
+	Detail string // what exactly: the type, the port, the dimension
+	// Log names where a compiler diagnostic came from ("stderr:12"); empty
+	// for predictions.
+	Log string
+}
+
+// FixPass is the pass that removes the finding ("" when none).
+func (f *Finding) FixPass() string {
+	if f.Fix != "" {
+		return f.Fix
+	}
+	return f.Rule.Fix
+}
+
+// OpVerdict is one op's verdict with the IDs of the rules behind it.
+type OpVerdict struct {
+	Op      *graph.Operation
+	Index   int
+	Verdict Verdict
+	Rules   []string
+}
+
+// GraphResult is what the model says about one graph.
+type GraphResult struct {
+	Name string
+	// Entry marks a graph the compiler compiles as a function (public, not
+	// called by another graph); composites are checked but not counted.
+	Entry    bool
+	Verdicts []OpVerdict
+	Findings []Finding // blockers and infos, op order
+	Suspects []Finding // op order
+	// Blocked is true when a blocker applies to this graph or a graph it
+	// invokes.
+	Blocked bool
+	// RegionsObserved is the prediction under coreai-build 3600.83.1's
+	// observed behaviour: 1 when the graph is fully legal, else 0 (the ANE
+	// compile of the function fails and it runs on the GPU).
+	RegionsObserved int
+	// Segments is the number of maximal runs of legal ops in program order:
+	// what a compiler that partitions around illegal ops could place.
+	Segments int
+	// Ops counts the ops examined (constants and the terminator included).
+	Ops int
+}
+
+// Report is the result of Check.
+type Report struct {
+	RuleSet  string
+	Compiler string
+	Graphs   []GraphResult
+}
+
+// Legal reports whether every entry graph is predicted fully legal.
+func (r *Report) Legal() bool {
+	for i := range r.Graphs {
+		if r.Graphs[i].Entry && r.Graphs[i].Blocked {
+			return false
+		}
+	}
+	return true
+}
+
+// Regions sums the observed-behaviour prediction over entry graphs and
+// returns it with the number of entry graphs.
+func (r *Report) Regions() (regions, functions int) {
+	for i := range r.Graphs {
+		if r.Graphs[i].Entry {
+			functions++
+			regions += r.Graphs[i].RegionsObserved
+		}
+	}
+	return regions, functions
+}
+
+// AllFindings returns every blocker/info finding across graphs.
+func (r *Report) AllFindings() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Findings...)
+	}
+	return out
+}
+
+// AllSuspects returns every suspect finding across graphs.
+func (r *Report) AllSuspects() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Suspects...)
+	}
+	return out
+}
+
+// Check runs the rule model over every graph of m. It does not modify m.
+func Check(m *graph.Module) (*Report, error) {
+	if m == nil || len(m.Op.Regions) == 0 || len(m.Op.Regions[0].Blocks) == 0 {
+		return nil, fmt.Errorf("ane check: empty module")
+	}
+	rep := &Report{RuleSet: RuleSetVersion, Compiler: CompilerVersion}
+	graphs := m.Graphs()
+	called := map[string]bool{}
+	for _, g := range graphs {
+		for _, c := range g.Composites() {
+			called[c] = true
+		}
+	}
+	byName := map[string]int{}
+	for _, g := range graphs {
+		c := newChecker(g)
+		c.entry = g.Visibility() == "" || g.Visibility() == "public"
+		c.entry = c.entry && !called[g.Name()] && g.Body() != nil
+		c.run()
+		byName[g.Name()] = len(rep.Graphs)
+		rep.Graphs = append(rep.Graphs, c.result())
+	}
+	// A blocker inside an invoked composite blocks its callers (the
+	// compiler inlines composites into the function it compiles).
+	callees := map[string][]string{}
+	for _, g := range graphs {
+		callees[g.Name()] = g.Composites()
+	}
+	var blocked func(name string, seen map[string]bool) bool
+	blocked = func(name string, seen map[string]bool) bool {
+		i, ok := byName[name]
+		if !ok || seen[name] {
+			return false
+		}
+		seen[name] = true
+		if rep.Graphs[i].Blocked {
+			return true
+		}
+		for _, c := range callees[name] {
+			if blocked(c, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, g := range graphs {
+		gr := &rep.Graphs[i]
+		if !gr.Blocked {
+			for _, c := range callees[g.Name()] {
+				if blocked(c, map[string]bool{g.Name(): true}) {
+					gr.Blocked = true
+				}
+			}
+		}
+		if gr.Entry {
+			gr.RegionsObserved = 0
+			if !gr.Blocked {
+				gr.RegionsObserved = 1
+			}
+			gr.Segments = segments(g, gr, func(callee string) bool { return blocked(callee, map[string]bool{}) })
+		}
+	}
+	return rep, nil
+}
+
+// checker holds the per-graph analysis state.
+type checker struct {
+	g         *graph.Graph
+	entry     bool
+	ops       []*graph.Operation
+	index     map[*graph.Operation]int
+	paramOnly map[*graph.Value]bool  // skipped by element-type and rank
+	indexOnly map[*graph.Value]bool  // feeds parameter operands only
+	isInput   map[*graph.Value]int   // block arg → input index
+	isOutput  map[*graph.Value][]int // terminator operand → output indices
+	inputs    []graph.Port
+	outputs   []graph.Port
+	term      *graph.Operation
+	findings  []Finding
+	suspects  []Finding
+	// alsoIllegal holds ops illegal under a rule whose finding sits on
+	// another op (the inside of a reported fp32 island).
+	alsoIllegal map[*graph.Operation]string
+}
+
+func newChecker(g *graph.Graph) *checker {
+	c := &checker{g: g, index: map[*graph.Operation]int{}, paramOnly: map[*graph.Value]bool{}, indexOnly: map[*graph.Value]bool{},
+		isInput: map[*graph.Value]int{}, isOutput: map[*graph.Value][]int{}, alsoIllegal: map[*graph.Operation]string{}}
+	if g.Body() == nil {
+		return c
+	}
+	g.Op.Walk(func(o *graph.Operation) bool {
+		if o == g.Op {
+			return true
+		}
+		c.index[o] = len(c.ops)
+		c.ops = append(c.ops, o)
+		return true
+	})
+	c.inputs = g.Inputs()
+	c.outputs = g.Outputs()
+	for i, a := range g.Body().Args() {
+		c.isInput[a] = i
+	}
+	c.term = g.Terminator()
+	if c.term != nil {
+		for i, v := range c.term.Operands() {
+			c.isOutput[v] = append(c.isOutput[v], i)
+		}
+	}
+	return c
+}
+
+func (c *checker) run() {
+	if c.g.Body() == nil {
+		return
+	}
+	c.computeParamOnly()
+	c.elementTypes()
+	c.ioOps()
+	c.shapesAndOps()
+	c.suspectTiedHead()
+	c.suspectStateWrites()
+}
+
+func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
+	f := Finding{Rule: r, Graph: c.g.Name(), Op: op, Fix: fix, Detail: detail}
+	if op != nil {
+		f.Index = c.index[op]
+		f.OpID = OpID(op)
+		f.OpName = op.Name
+		f.Source = op.Source()
+	}
+	if r.Severity == Suspect {
+		c.suspects = append(c.suspects, f)
+	} else {
+		c.findings = append(c.findings, f)
+	}
+}
+
+func (c *checker) result() GraphResult {
+	gr := GraphResult{Name: c.g.Name(), Entry: c.entry, Ops: len(c.ops)}
+	sortFindings(c.findings)
+	sortFindings(c.suspects)
+	gr.Findings, gr.Suspects = c.findings, c.suspects
+	rules := map[*graph.Operation][]string{}
+	for _, f := range c.findings {
+		if f.Rule.Severity == Blocker {
+			gr.Blocked = true
+			if f.Op != nil {
+				rules[f.Op] = appendUnique(rules[f.Op], f.Rule.ID)
+			}
+		}
+	}
+	for op, id := range c.alsoIllegal {
+		gr.Blocked = true
+		rules[op] = appendUnique(rules[op], id)
+	}
+	for i, op := range c.ops {
+		v := OpVerdict{Op: op, Index: i}
+		switch {
+		case len(rules[op]) > 0:
+			v.Verdict, v.Rules = Illegal, rules[op]
+		case c.isIndexOp(op):
+			v.Verdict = Exempt
+		}
+		gr.Verdicts = append(gr.Verdicts, v)
+	}
+	return gr
+}
+
+func appendUnique(s []string, x string) []string {
+	for _, y := range s {
+		if y == x {
+			return s
+		}
+	}
+	return append(s, x)
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Index != fs[j].Index {
+			return fs[i].Index < fs[j].Index
+		}
+		return ruleOrder(fs[i].Rule) < ruleOrder(fs[j].Rule)
+	})
+}
+
+// ---- parameter operands ----
+
+// paramSlots lists, per op (without the "decomposable." prefix), the
+// operand positions that carry axes, shapes, permutations, begin/end/stride,
+// indices or scalar settings rather than tensor data (coreai-ir-notes §1).
+var paramSlots = map[string][]int{
+	"coreai.expand_dims":        {1},
+	"coreai.shrink_dims":        {1},
+	"coreai.reshape":            {1},
+	"coreai.transpose":          {1},
+	"coreai.concat":             {0},
+	"coreai.split":              {1, 2},
+	"coreai.slice":              {1, 2, 3},
+	"coreai.slice_update":       {2, 3, 4},
+	"coreai.gather_nd":          {1},
+	"coreai.gather_along_axis":  {1, 2},
+	"coreai.scatter_nd":         {1},
+	"coreai.conv2d":             {2, 3, 4},
+	"coreai.conv":               {2, 3, 4},
+	"coreai.pad":                {1, 2},
+	"coreai.softmax":            {1},
+	"coreai.reduce_sum":         {1},
+	"coreai.reduce_mean":        {1},
+	"coreai.reduce_max":         {1},
+	"coreai.reduce_min":         {1},
+	"coreai.reduce_product":     {1},
+	"coreai.broadcasting_where": {0},
+}
+
+func baseOpName(name string) string {
+	return strings.Replace(name, "coreai.decomposable.", "coreai.", 1)
+}
+
+func isParamSlot(op *graph.Operation, i int) bool {
+	for _, s := range paramSlots[baseOpName(op.Name)] {
+		if s == i {
+			return true
+		}
+	}
+	return false
+}
+
+func isIntegerType(t graph.Type) bool {
+	_, ok := graph.ElementType(t).(*graph.IntegerType)
+	return ok
+}
+
+// computeParamOnly marks values the element-type and rank rules skip:
+// values whose every use is a parameter operand, and integer values that
+// only feed casts (the int→float conversion of an input such as
+// position_ids) or ops whose results are all skipped (index arithmetic such
+// as the concat that builds slice_update's begin from in_step). Calibrated
+// on the seed: arm D kept the si32 in_step input and the compiler reported
+// no element-type warning; no integer input was ever cited. Walks ops
+// backwards so users are decided before definitions.
+func (c *checker) computeParamOnly() {
+	c.markParams(c.indexOnly, false)
+	c.markParams(c.paramOnly, true)
+}
+
+func (c *checker) markParams(into map[*graph.Value]bool, castsToo bool) {
+	decide := func(v *graph.Value) {
+		uses := v.Uses()
+		if len(uses) == 0 {
+			return
+		}
+		for _, u := range uses {
+			if isParamSlot(u.Op, u.Index) {
+				continue
+			}
+			if !isIntegerType(v.Type()) || u.Op == c.term || u.Op.NumResults() == 0 || isStructural(u.Op) {
+				return
+			}
+			if castsToo && u.Op.Name == "coreai.cast" {
+				continue
+			}
+			for _, r := range u.Op.Results() {
+				if !into[r] {
+					return
+				}
+			}
+		}
+		into[v] = true
+	}
+	for i := len(c.ops) - 1; i >= 0; i-- {
+		for _, r := range c.ops[i].Results() {
+			decide(r)
+		}
+	}
+	for _, a := range c.g.Body().Args() {
+		decide(a)
+	}
+}
+
+func isStructural(op *graph.Operation) bool {
+	switch op.Name {
+	case "coreai.invoke", "func.call", "coreai.output", "func.return":
+		return true
+	}
+	return false
+}
+
+// isIndexOp reports whether op only computes parameter values.
+func (c *checker) isIndexOp(op *graph.Operation) bool {
+	if op.NumResults() == 0 || op == c.term {
+		return false
+	}
+	for _, r := range op.Results() {
+		if !c.paramOnly[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- element types ----
+
+// aneElem reports whether an element type is one the compiler lists.
+func aneElem(t graph.Type) bool {
+	switch e := t.(type) {
+	case *graph.FloatType:
+		return e.Name == "f16" || e.Name == "f8E4M3" || e.Name == "f8E4M3FN"
+	case *graph.IntegerType:
+		if e.Signedness == graph.Signless {
+			return false
+		}
+		return e.Width == 8 || e.Width == 16
+	}
+	return false
+}
+
+// dataTensor returns the tensor type carried by v (through a state handle),
+// or nil for tokens and non-tensor values.
+func dataTensor(t graph.Type) *graph.TensorType {
+	if o, ok := t.(*graph.OpaqueType); ok {
+		return graph.HandleInner(o)
+	}
+	tt, _ := graph.AsTensor(t)
+	return tt
+}
+
+// badElem reports whether v is a data value with a non-ANE element type.
+func (c *checker) badElem(v *graph.Value) bool {
+	if c.paramOnly[v] {
+		return false
+	}
+	t := dataTensor(v.Type())
+	if t == nil {
+		// Scalars (f32, i32) as values are data too.
+		switch v.Type().(type) {
+		case *graph.FloatType, *graph.IntegerType:
+			return !aneElem(v.Type())
+		}
+		return false
+	}
+	return !aneElem(t.Elem)
+}
+
+// elementTypes implements RuleElementType and SuspectFp32Chain.
+//
+// Non-ANE values are grouped into islands (an op joins its non-ANE operands
+// and results, as strip-fp32-casts does). The seed's compiler cited the
+// casts that open the gated-delta recurrence's fp32 island (six per layer:
+// q, k, v, β, g and the state; arm C: 5 layers, 30 warnings) and never the
+// builder's fp32 norms or RoPE, which are fp32 islands too; with the
+// recurrence gone (arm D) the warnings vanished. What sets the recurrence
+// apart is that it is a round trip through the graph's interface: it reads
+// a buffer the graph is given (the recurrent state, plain input or state)
+// and writes its fp32 result back into the same buffer. So an island is
+// reported when it holds a graph input or output itself, or when a buffer
+// it reads (through data-movement ops) is a buffer it writes; the other
+// islands are listed as fp32-chain suspects (still fp32, never cited).
+//
+// A finding is placed on the ops that open the island (casts into fp32,
+// ops reading an fp32 input), which are what the compiler cites and what
+// strip-fp32-casts removes; constants open an island only when nothing else
+// does.
+func (c *checker) elementTypes() {
+	parent := map[*graph.Value]*graph.Value{}
+	var find func(v *graph.Value) *graph.Value
+	find = func(v *graph.Value) *graph.Value {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	union := func(a, b *graph.Value) {
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			parent[ra] = rb
+		}
+	}
+	touch := func(v *graph.Value) {
+		if _, ok := parent[v]; !ok {
+			parent[v] = v
+		}
+	}
+	opVals := map[*graph.Operation][]*graph.Value{}
+	var islandOps []*graph.Operation
+	for _, a := range c.g.Body().Args() {
+		if c.badElem(a) {
+			touch(a)
+		}
+	}
+	for _, op := range c.ops {
+		if op == c.term {
+			continue
+		}
+		var bad []*graph.Value
+		for i, v := range op.Operands() {
+			if !isParamSlot(op, i) && c.badElem(v) {
+				bad = append(bad, v)
+			}
+		}
+		for _, r := range op.Results() {
+			if c.badElem(r) {
+				bad = append(bad, r)
+			}
+		}
+		if len(bad) == 0 {
+			continue
+		}
+		for _, v := range bad {
+			touch(v)
+		}
+		for _, v := range bad[1:] {
+			union(bad[0], v)
+		}
+		opVals[op] = bad
+		islandOps = append(islandOps, op)
+	}
+	if len(islandOps) == 0 {
+		return
+	}
+	type island struct {
+		why    string
+		ops    int
+		roots  []*graph.Operation // casts in, ops reading an fp32 input
+		consts []*graph.Operation
+		types  map[string]bool
+		all    []*graph.Operation
+		reads  map[int]bool // inputs whose data enters the island
+		writes map[int]bool // inputs whose buffer the island's results are written into
+	}
+	islands := map[*graph.Value]*island{}
+	var order []*graph.Value
+	get := func(v *graph.Value) *island {
+		r := find(v)
+		is := islands[r]
+		if is == nil {
+			is = &island{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}}
+			islands[r] = is
+			order = append(order, r)
+		}
+		return is
+	}
+	for _, op := range islandOps {
+		is := get(opVals[op][0])
+		is.ops++
+		is.all = append(is.all, op)
+		opens, readsInput := true, false
+		for i, v := range op.Operands() {
+			if isParamSlot(op, i) || !c.badElem(v) {
+				continue
+			}
+			opens = false
+			if _, ok := c.isInput[v]; ok {
+				readsInput = true
+			}
+		}
+		for i, v := range op.Operands() {
+			if !isParamSlot(op, i) && !c.badElem(v) {
+				if in := c.sourceInput(v); in >= 0 {
+					is.reads[in] = true
+				}
+			}
+		}
+		for _, v := range opVals[op] {
+			is.types[graph.ElementType(dataTensorOrType(v.Type())).String()] = true
+			if why := c.portWhy(v); why != "" && is.why == "" {
+				is.why = why
+			}
+			for _, u := range v.Uses() {
+				if u.Op.Name == "coreai.cast" && !c.badElem(u.Op.Result(0)) {
+					c.writtenInputs(u.Op.Result(0), is.writes)
+				}
+			}
+		}
+		switch {
+		case op.Name == "coreai.constant":
+			is.consts = append(is.consts, op)
+		case opens || readsInput:
+			is.roots = append(is.roots, op)
+		}
+	}
+	for _, r := range order {
+		is := islands[r]
+		roots := is.roots
+		if len(roots) == 0 {
+			roots = is.consts
+		}
+		if is.why == "" {
+			for _, in := range sortedKeys(is.reads) {
+				if is.writes[in] {
+					is.why = "is a round trip through input " + portName(c.inputs, in) + " (read, updated in fp32, written back)"
+					break
+				}
+			}
+		}
+		detail := fmt.Sprintf("opens a %s chain of %d ops", joinKeys(is.types), is.ops)
+		if is.why != "" {
+			for _, op := range is.all {
+				c.alsoIllegal[op] = RuleElementType.ID
+			}
+		}
+		for _, op := range roots {
+			if is.why != "" {
+				c.add(RuleElementType, op, "", detail+" that "+is.why)
+			} else {
+				c.add(SuspectFp32Chain, op, "", detail+" that ends in casts inside the graph")
+			}
+		}
+	}
+}
+
+// portWhy describes v when it is itself an entry graph's input or output.
+func (c *checker) portWhy(v *graph.Value) string {
+	if !c.entry {
+		return ""
+	}
+	if i, ok := c.isInput[v]; ok {
+		return "holds graph input " + portName(c.inputs, i)
+	}
+	if outs, ok := c.isOutput[v]; ok {
+		return "holds graph output " + portName(c.outputs, outs[0])
+	}
+	return ""
+}
+
+// moveOps only move, cut or retype data (operand 0 is the data).
+var moveOps = map[string]bool{
+	"coreai.reshape": true, "coreai.transpose": true, "coreai.expand_dims": true, "coreai.shrink_dims": true,
+	"coreai.cast": true, "coreai.slice": true, "coreai.slice_update": true, "coreai.read_handle": true,
+}
+
+// sourceInput follows v backwards through data-movement ops (operand 0) and
+// returns the input index it comes from, or -1.
+func (c *checker) sourceInput(v *graph.Value) int {
+	for hops := 0; v != nil && hops < 256; hops++ {
+		if i, ok := c.isInput[v]; ok {
+			return i
+		}
+		d := v.DefiningOp()
+		if d == nil || d.NumOperands() == 0 || !moveOps[baseOpName(d.Name)] {
+			return -1
+		}
+		v = d.Operand(0)
+	}
+	return -1
+}
+
+// writtenInputs follows v forwards through data-movement ops and records
+// the inputs whose buffer it is stored into: a slice_update whose
+// destination comes from that input, a state output (mapped to its input),
+// or a write_handle on an input handle.
+func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
+	if !c.entry {
+		return
+	}
+	seen := map[*graph.Value]bool{}
+	work := []*graph.Value{v}
+	for len(work) > 0 && len(seen) < 4096 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		for _, u := range x.Uses() {
+			base := baseOpName(u.Op.Name)
+			switch {
+			case u.Op == c.term:
+				if u.Index < len(c.outputs) && c.outputs[u.Index].IsState {
+					for i, in := range c.inputs {
+						if in.StateOutput != "" && in.StateOutput == c.outputs[u.Index].Name {
+							into[i] = true
+						}
+					}
+				}
+			case base == "coreai.write_handle" && u.Index == 1:
+				if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
+					into[in] = true
+				}
+			case base == "coreai.slice_update" && u.Index == 1:
+				if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
+					into[in] = true
+				}
+				work = append(work, u.Op.Results()...)
+			case (moveOps[base] || base == "coreai.concat") && !isParamSlot(u.Op, u.Index) && base != "coreai.slice":
+				work = append(work, u.Op.Results()...)
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[int]bool) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}
+
+func dataTensorOrType(t graph.Type) graph.Type {
+	if d := dataTensor(t); d != nil {
+		return d
+	}
+	return t
+}
+
+func joinKeys(m map[string]bool) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+func portName(ps []graph.Port, i int) string {
+	if i < len(ps) && ps[i].Name != "" {
+		return fmt.Sprintf("%q", ps[i].Name)
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
+// writesState reports whether a slice_update's destination is a runtime
+// state: operand 0 comes (through other slice_updates) from a state input,
+// or its result is returned as a state output.
+func (c *checker) writesState(op *graph.Operation) bool {
+	for v, hops := op.Operand(0), 0; v != nil && hops < 64; hops++ {
+		if i, ok := c.isInput[v]; ok {
+			return i < len(c.inputs) && c.inputs[i].IsState
+		}
+		d := v.DefiningOp()
+		if d == nil || d.NumOperands() == 0 {
+			break
+		}
+		switch baseOpName(d.Name) {
+		case "coreai.slice_update":
+			v = d.Operand(0)
+		case "coreai.read_handle":
+			v = d.Operand(0)
+		default:
+			v = nil
+		}
+	}
+	for v, hops := op.Result(0), 0; hops < 64; hops++ {
+		if outs, ok := c.isOutput[v]; ok {
+			for _, o := range outs {
+				if o < len(c.outputs) && c.outputs[o].IsState {
+					return true
+				}
+			}
+		}
+		next := (*graph.Value)(nil)
+		for _, u := range v.Uses() {
+			if baseOpName(u.Op.Name) == "coreai.slice_update" && u.Index == 0 {
+				next = u.Op.Result(0)
+			}
+		}
+		if next == nil {
+			break
+		}
+		v = next
+	}
+	return false
+}
+
+// ---- graph boundary ----
+
+// ioOps implements RuleIOOp for entry graphs.
+func (c *checker) ioOps() {
+	if !c.entry {
+		return
+	}
+	for _, op := range c.ops {
+		if op == c.term || op.Name == "coreai.constant" {
+			continue
+		}
+		var ports []string
+		badPort := false
+		for i, v := range op.Operands() {
+			if idx, ok := c.isInput[v]; ok && !isParamSlot(op, i) && !c.indexOnly[v] {
+				ports = append(ports, "input "+portName(c.inputs, idx))
+				badPort = badPort || c.badElem(v)
+			}
+		}
+		for _, r := range op.Results() {
+			for _, idx := range c.isOutput[r] {
+				ports = append(ports, "output "+portName(c.outputs, idx))
+				badPort = badPort || c.badElem(r)
+			}
+		}
+		if len(ports) == 0 {
+			continue
+		}
+		where := strings.Join(ports, ", ")
+		switch base := baseOpName(op.Name); {
+		case base == "coreai.expand_dims" || base == "coreai.shrink_dims":
+			c.add(RuleIOOp, op, "fold-io-unsqueeze", "rank change on "+where)
+		case badPort:
+			c.add(RuleIOOp, op, "strip-fp32-casts", "non-ANE element type on "+where)
+		}
+	}
+}
+
+// ---- shapes and op kinds ----
+
+func (c *checker) shapesAndOps() {
+	for _, op := range c.ops {
+		if op == c.term {
+			continue
+		}
+		var rank, dyn string
+		check := func(v *graph.Value) {
+			t := dataTensor(v.Type())
+			if t == nil {
+				return
+			}
+			if !t.IsStatic() && dyn == "" {
+				dyn = t.String()
+			}
+			if t.Rank() > 5 && rank == "" && !c.paramOnly[v] {
+				rank = t.String()
+			}
+		}
+		for _, v := range op.Operands() {
+			check(v)
+		}
+		for _, r := range op.Results() {
+			check(r)
+		}
+		if rank != "" {
+			c.add(RuleRank, op, "", rank)
+		}
+		if dyn != "" {
+			c.add(RuleStatic, op, "", dyn)
+		}
+		switch d := op.Dialect(); {
+		case d == "builtin" || op.Name == "func.call" || op.Name == "func.return":
+		case d != "coreai":
+			c.add(RuleNoLowering, op, "", "dialect "+d)
+		case baseOpName(op.Name) == "coreai.blockwise_shift_scale":
+			c.add(RuleLinearInt4, op, "", "")
+		case !isKnownCoreAIOp(op.Name):
+			c.add(RuleUnverifiedOp, op, "", "")
+		}
+	}
+}
+
+// ---- suspects ----
+
+var shapeOnly = map[string]bool{
+	"coreai.reshape": true, "coreai.transpose": true, "coreai.expand_dims": true,
+	"coreai.shrink_dims": true, "coreai.cast": true, "coreai.lut_to_dense": true, "coreai.dequantize": true,
+}
+
+func isMatmulLike(name string) bool {
+	b := baseOpName(name)
+	return b == "coreai.broadcasting_batch_matmul" || b == "coreai.conv2d" || b == "coreai.conv" ||
+		strings.HasSuffix(b, "matmul")
+}
+
+// suspectTiedHead flags constants that feed (through shape-only ops) both
+// an embedding gather_nd table and a matmul/conv: a tied embedding/head
+// held in the graph.
+func (c *checker) suspectTiedHead() {
+	for _, op := range c.ops {
+		if op.Name != "coreai.constant" || op.NumResults() != 1 {
+			continue
+		}
+		gather, mm := false, false
+		seen := map[*graph.Value]bool{}
+		var walk func(v *graph.Value, depth int)
+		walk = func(v *graph.Value, depth int) {
+			if seen[v] || depth > 16 {
+				return
+			}
+			seen[v] = true
+			for _, u := range v.Uses() {
+				switch b := baseOpName(u.Op.Name); {
+				case b == "coreai.gather_nd" && u.Index == 0:
+					gather = true
+				case isMatmulLike(u.Op.Name):
+					mm = true
+				case shapeOnly[b]:
+					for _, r := range u.Op.Results() {
+						walk(r, depth+1)
+					}
+				}
+			}
+		}
+		walk(op.Result(0), 0)
+		if gather && mm {
+			c.add(SuspectTiedHead, op, "", "table "+op.Result(0).Type().String())
+		}
+	}
+}
+
+func (c *checker) suspectStateWrites() {
+	for _, op := range c.ops {
+		if baseOpName(op.Name) == "coreai.slice_update" && c.writesState(op) {
+			c.add(SuspectStateWrite, op, "", "writes "+op.Operand(0).Type().String())
+		}
+	}
+}
+
+// ---- regions ----
+
+// segments counts maximal runs of legal ops in the entry block's program
+// order. Constants are free (they never split a run); the terminator ends
+// the last run. A contiguous run of a topological order is convex, so each
+// run is a subgraph a partitioning compiler could place as one region.
+func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) int {
+	illegal := map[*graph.Operation]bool{}
+	for _, v := range gr.Verdicts {
+		if v.Verdict == Illegal {
+			illegal[v.Op] = true
+		}
+	}
+	n, in := 0, false
+	for _, op := range g.Body().Ops() {
+		if op.Name == "coreai.constant" || op == g.Terminator() {
+			continue
+		}
+		bad := illegal[op]
+		op.Walk(func(o *graph.Operation) bool {
+			if illegal[o] {
+				bad = true
+			}
+			return true
+		})
+		if op.Name == "coreai.invoke" || op.Name == "func.call" {
+			if ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr); ok && calleeBlocked(ref.Root) {
+				bad = true
+			}
+		}
+		if bad {
+			in = false
+			continue
+		}
+		if !in {
+			n++
+			in = true
+		}
+	}
+	return n
+}
+
+// ---- op ids ----
+
+var reIdentifiers = regexp.MustCompile(`identifiers\s*=\s*\[\s*"([^"]+)"`)
+
+// OpID is graph.OpID with a fallback for coreai-torch's debuginfo metadata
+// (`identifiers = ["_to_copy_12"]` inside a fused location's metadata),
+// which graph.OpID does not read.
+func OpID(op *graph.Operation) string {
+	if id := op.OpID(); id != "" {
+		return id
+	}
+	return metaID(op.Loc)
+}
+
+func metaID(l graph.Loc) string {
+	switch x := l.(type) {
+	case *graph.FusedLoc:
+		if x.Metadata != nil {
+			if m := reIdentifiers.FindStringSubmatch(x.Metadata.String()); m != nil {
+				return m[1]
+			}
+		}
+		for _, c := range x.Locs {
+			if id := metaID(c); id != "" {
+				return id
+			}
+		}
+	case *graph.CallSiteLoc:
+		if id := metaID(x.Callee); id != "" {
+			return id
+		}
+		return metaID(x.Caller)
+	case *graph.NameLoc:
+		if x.Child != nil {
+			return metaID(x.Child)
+		}
+	}
+	return ""
+}

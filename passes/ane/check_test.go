@@ -1,0 +1,240 @@
+package ane
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
+)
+
+func TestRuleTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules {
+		if r.ID == "" || r.Title == "" || r.Message == "" || r.Evidence == "" {
+			t.Errorf("rule %q: missing ID, title, message or evidence", r.ID)
+		}
+		if seen[r.ID] {
+			t.Errorf("rule %q twice", r.ID)
+		}
+		seen[r.ID] = true
+		if r.Severity == Suspect && (r.Experiment == "" || !strings.HasPrefix(r.Message, "UNCONFIRMED")) {
+			t.Errorf("suspect %q must say UNCONFIRMED and name an experiment", r.ID)
+		}
+		if r.Fix != "" {
+			if _, ok := passes.Lookup(r.Fix); !ok {
+				t.Errorf("rule %q names unknown fixing pass %q", r.ID, r.Fix)
+			}
+		}
+		if RuleByID(r.ID) != r {
+			t.Errorf("RuleByID(%q)", r.ID)
+		}
+	}
+	// Rules that mirror the compiler quote it verbatim.
+	if RuleElementType.Message != "Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16" {
+		t.Errorf("element-type message drifted from the compiler's: %q", RuleElementType.Message)
+	}
+	if RuleIOOp.Message != "ANE I/O op isn't a squeeze / expandDims" {
+		t.Errorf("io-op message drifted: %q", RuleIOOp.Message)
+	}
+}
+
+// summary renders findings as sorted "rule opname fix" strings.
+func summary(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Rule.ID+" "+f.OpName+" "+f.FixPass())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestRules(t *testing.T) {
+	f16, f32, si32 := graph.F16, graph.F32, graph.SI32
+	cases := []struct {
+		name     string
+		build    func() *graph.Module
+		findings []string // sorted summaries of blockers and infos
+		suspects []string
+		regions  int // observed prediction for @main
+		segments int
+	}{
+		{"fp16 graph is legal", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""})
+			y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 1, 4))
+			g.out(g.op("coreai.silu", "silu", 2, []*graph.Value{y}, tensor(f16, 1, 4)), "y")
+			return g.m
+		}, nil, nil, 1, 1},
+		{"fp32 input read by an add", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f32, 1, 4), ""})
+			c := g.constant(tensor(f32))
+			g.out(g.op("coreai.decomposable.broadcasting_add", "add", 1, []*graph.Value{g.arg(0), c}, tensor(f32, 1, 4)), "y")
+			return g.m
+		}, []string{"element-type coreai.decomposable.broadcasting_add strip-fp32-casts",
+			"io-op coreai.decomposable.broadcasting_add strip-fp32-casts"}, nil, 0, 0},
+		{"expand_dims on an input", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 4), ""})
+			e := g.op("coreai.expand_dims", "unsqueeze", 1, []*graph.Value{g.arg(0), g.constant(tensor(si32, 1))}, tensor(f16, 1, 4))
+			g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{e}, tensor(f16, 1, 4)), "y")
+			return g.m
+		}, []string{"io-op coreai.expand_dims fold-io-unsqueeze"}, nil, 0, 1},
+		{"si32 in_step building slice_update begin is exempt", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"in_step", tensor(si32, 1), ""}, port{"x", tensor(f16, 1, 8), ""},
+				port{"cache", tensor(f16, 1, 8), "new_cache"})
+			zero := g.constant(tensor(si32, 1))
+			axis := g.constant(tensor(si32))
+			begin := g.op("coreai.concat", "cat", 1, []*graph.Value{axis, zero, g.arg(0)}, tensor(si32, 2))
+			end := g.op("coreai.concat", "cat_1", 1, []*graph.Value{axis, zero, g.arg(0)}, tensor(si32, 2))
+			stride := g.constant(tensor(si32, 2))
+			u := g.op("coreai.slice_update", "slice_update", 2, []*graph.Value{g.arg(2), g.arg(1), begin, end, stride}, tensor(f16, 1, 8))
+			g.out(u, "new_cache")
+			return g.m
+		}, nil, []string{"suspect.state-write coreai.slice_update "}, 1, 1},
+		{"position ids cast to fp16 is exempt", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"pos", tensor(si32, 1, 4), ""})
+			c := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(0)}, tensor(f16, 1, 4))
+			g.out(g.op("coreai.cos", "cos", 2, []*graph.Value{c}, tensor(f16, 1, 4)), "y")
+			return g.m
+		}, nil, nil, 1, 1},
+		{"inline fp32 chain between casts is a suspect", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""})
+			a := g.op("coreai.cast", "_to_copy", 10, []*graph.Value{g.arg(0)}, tensor(f32, 1, 4))
+			b := g.op("coreai.rsqrt", "rsqrt", 11, []*graph.Value{a}, tensor(f32, 1, 4))
+			c := g.op("coreai.cast", "_to_copy_1", 12, []*graph.Value{b}, tensor(f16, 1, 4))
+			g.out(g.op("coreai.exp", "exp", 13, []*graph.Value{c}, tensor(f16, 1, 4)), "y")
+			return g.m
+		}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
+		{"fp32 round trip through a state is reported at the opening casts", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""}, port{"s", tensor(f16, 1, 4), "s"})
+			xs := g.op("coreai.cast", "_to_copy", 199, []*graph.Value{g.arg(0)}, tensor(f32, 1, 4))
+			ss := g.op("coreai.cast", "_to_copy_1", 199, []*graph.Value{g.arg(1)}, tensor(f32, 1, 4))
+			n := g.op("coreai.decomposable.broadcasting_add", "add", 200, []*graph.Value{xs, ss}, tensor(f32, 1, 4))
+			back := g.op("coreai.cast", "_to_copy_2", 201, []*graph.Value{n}, tensor(f16, 1, 4))
+			g.out(back, "s")
+			return g.m
+		}, []string{"element-type coreai.cast strip-fp32-casts", "element-type coreai.cast strip-fp32-casts"}, nil, 0, 0},
+		{"rank 6", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 1, 1, 1, 2, 2), ""})
+			y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 1, 1, 1, 1, 2, 2))
+			g.out(g.op("coreai.exp", "exp_1", 1, []*graph.Value{y}, tensor(f16, 1, 1, 1, 1, 2, 2)), "y")
+			return g.m
+		}, []string{"rank coreai.exp ", "rank coreai.exp "}, nil, 0, 0},
+		{"dynamic shape", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, graph.Dynamic, 4), ""})
+			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, graph.Dynamic, 4)), "y")
+			return g.m
+		}, []string{"static-shape coreai.exp "}, nil, 0, 0},
+		{"foreign dialect, linear int4, unknown coreai op", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 4), ""})
+			a := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 4))
+			b := g.op("arith.negf", "neg", 2, []*graph.Value{a}, tensor(f16, 4))
+			c := g.op("coreai.exp", "exp_1", 3, []*graph.Value{b}, tensor(f16, 4))
+			d := g.op("coreai.blockwise_shift_scale", "bss", 4, []*graph.Value{c}, tensor(f16, 4))
+			e := g.op("coreai.exp", "exp_2", 5, []*graph.Value{d}, tensor(f16, 4))
+			f := g.op("coreai.frobnicate", "frob", 6, []*graph.Value{e}, tensor(f16, 4))
+			g.out(f, "y")
+			return g.m
+		}, []string{"linear-int4 coreai.blockwise_shift_scale ", "no-lowering arith.negf ", "unverified-op coreai.frobnicate "}, nil, 0, 3},
+		{"tied head constant", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"ids", tensor(si32, 1, 1, 1), ""})
+			table := g.constant(tensor(f16, 16, 4))
+			h := g.op("coreai.gather_nd", "embedding", 1, []*graph.Value{table, g.arg(0)}, tensor(f16, 1, 1, 4))
+			tt := g.op("coreai.transpose", "t", 2, []*graph.Value{table, g.constant(tensor(graph.UI32, 2))}, tensor(f16, 4, 16))
+			g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "matmul", 3, []*graph.Value{h, tt}, tensor(f16, 1, 1, 16)), "logits")
+			return g.m
+		}, nil, []string{"suspect.tied-head-constant coreai.constant "}, 1, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.build()
+			if err := graph.Verify(m); err != nil {
+				t.Fatalf("test graph does not verify: %v", err)
+			}
+			rep, err := Check(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gr := rep.Graphs[0]
+			if got := summary(gr.Findings); strings.Join(got, "|") != strings.Join(c.findings, "|") {
+				t.Errorf("findings:\n got %q\nwant %q", got, c.findings)
+			}
+			if got := summary(gr.Suspects); strings.Join(got, "|") != strings.Join(c.suspects, "|") {
+				t.Errorf("suspects:\n got %q\nwant %q", got, c.suspects)
+			}
+			if gr.RegionsObserved != c.regions || gr.Segments != c.segments {
+				t.Errorf("regions %d segments %d, want %d %d", gr.RegionsObserved, gr.Segments, c.regions, c.segments)
+			}
+			if rep.Legal() != (c.regions == 1) {
+				t.Errorf("Legal() = %v", rep.Legal())
+			}
+		})
+	}
+}
+
+func TestCompositeBlocksCaller(t *testing.T) {
+	f16 := graph.F16
+	main := newGraph(nil, "main", "", port{"x", tensor(f16, 4), ""})
+	callee := newGraph(main.m, "norm", "private", port{"input", tensor(f16, 4), ""})
+	bad := callee.op("arith.negf", "neg", 1, []*graph.Value{callee.arg(0)}, tensor(f16, 4))
+	callee.out(bad, "output")
+	y := main.invoke("norm", []*graph.Value{main.arg(0)}, tensor(f16, 4))
+	main.out(main.op("coreai.exp", "exp", 2, []*graph.Value{y}, tensor(f16, 4)), "y")
+	if err := graph.Verify(main.m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(main.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Graphs[0].Entry || rep.Graphs[1].Entry {
+		t.Fatalf("entry flags: %v %v", rep.Graphs[0].Entry, rep.Graphs[1].Entry)
+	}
+	if !rep.Graphs[0].Blocked || rep.Graphs[0].RegionsObserved != 0 || rep.Graphs[0].Segments != 1 {
+		t.Errorf("main: blocked %v regions %d segments %d", rep.Graphs[0].Blocked, rep.Graphs[0].RegionsObserved, rep.Graphs[0].Segments)
+	}
+	if r, n := rep.Regions(); r != 0 || n != 1 {
+		t.Errorf("Regions() = %d/%d", r, n)
+	}
+}
+
+func TestGroupFindings(t *testing.T) {
+	fs := []Finding{
+		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_4", OpName: "coreai.cast", Source: "q.py:199"},
+		{Rule: RuleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", Fix: "fold-io-unsqueeze"},
+		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
+		{Rule: RuleElementType, Graph: "other", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
+	}
+	gs := GroupFindings(fs)
+	if len(gs) != 2 {
+		t.Fatalf("groups: %+v", gs)
+	}
+	g := gs[0]
+	if g.Rule != RuleElementType || g.Count != 3 || strings.Join(g.OpIDs, ",") != "_to_copy_4,_to_copy_5" ||
+		strings.Join(g.Graphs, ",") != "main,other" || g.Fix != "strip-fp32-casts" {
+		t.Errorf("group 0: %+v", g)
+	}
+	if gs[1].Fix != "fold-io-unsqueeze" || gs[1].Count != 1 {
+		t.Errorf("group 1: %+v", gs[1])
+	}
+}
+
+func TestMetadataOpID(t *testing.T) {
+	op := graph.NewOp("coreai.cast", nil, nil, nil, &graph.FusedLoc{
+		Metadata: &graph.OpaqueAttr{Text: `#debuginfo.metadata<sources = [{name = "torch", id = 12 : ui64, identifiers = ["_to_copy_12"]}]>`},
+		Locs:     []graph.Loc{&graph.FileLoc{File: "/a/models/macos/qwen3_5.py", Line: 199}},
+	})
+	if got := OpID(op); got != "_to_copy_12" {
+		t.Errorf("OpID = %q", got)
+	}
+}
+
+func TestCheckEmptyModule(t *testing.T) {
+	if _, err := Check(nil); err == nil {
+		t.Error("Check(nil) should fail")
+	}
+	rep, err := Check(graph.NewModule())
+	if err != nil || !rep.Legal() {
+		t.Errorf("empty module: %v %v", rep, err)
+	}
+}

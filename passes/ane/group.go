@@ -1,0 +1,217 @@
+package ane
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/ane/compilerlog"
+)
+
+// Group is findings that share a rule, an op name, a source line and a fix:
+// 42 casts at the same line of 18 layers are one Group with Count 42.
+type Group struct {
+	Rule   *Rule
+	OpName string
+	Source string
+	Fix    string
+	Count  int
+	// Graphs lists the graphs involved, in first-seen order.
+	Graphs []string
+	// OpIDs lists the op ids involved, in order, without repeats (ops
+	// without an id are counted but not listed).
+	OpIDs []string
+	// Detail is the first finding's detail.
+	Detail string
+	first  int
+}
+
+// GroupFindings groups fs (in the order given) and returns the groups in
+// rule-table order, then by first occurrence.
+func GroupFindings(fs []Finding) []Group {
+	type key struct {
+		rule                *Rule
+		opName, source, fix string
+	}
+	idx := map[key]int{}
+	var out []Group
+	seenID := map[key]map[string]bool{}
+	for n, f := range fs {
+		k := key{f.Rule, f.OpName, f.Source, f.FixPass()}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Group{Rule: f.Rule, OpName: f.OpName, Source: f.Source, Fix: f.FixPass(), Detail: f.Detail, first: n})
+			seenID[k] = map[string]bool{}
+		}
+		g := &out[i]
+		g.Count++
+		if f.Graph != "" && !contains(g.Graphs, f.Graph) {
+			g.Graphs = append(g.Graphs, f.Graph)
+		}
+		if f.OpID != "" && !seenID[k][f.OpID] {
+			seenID[k][f.OpID] = true
+			g.OpIDs = append(g.OpIDs, f.OpID)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := ruleOrder(out[i].Rule), ruleOrder(out[j].Rule)
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].first < out[j].first
+	})
+	return out
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// CountByRule counts findings per rule ID.
+func CountByRule(fs []Finding) map[string]int {
+	m := map[string]int{}
+	for _, f := range fs {
+		m[f.Rule.ID]++
+	}
+	return m
+}
+
+// ---- compiler diagnostics → ops ----
+
+// RuleFor maps a compiler diagnostic kind to the rule-table row it mirrors.
+func RuleFor(k compilerlog.Kind) *Rule {
+	switch k {
+	case compilerlog.KindElementType:
+		return RuleElementType
+	case compilerlog.KindIOOp:
+		return RuleIOOp
+	case compilerlog.KindReorder:
+		return RuleReorder
+	}
+	return RuleCompilerOther
+}
+
+type opAt struct {
+	graph string
+	op    *graph.Operation
+	index int
+}
+
+// MapLog turns each compiler diagnostic into a Finding tied to an op of m:
+// first by the op ids the line names, then by its source line (matching the
+// last two path elements, any frame of the op's location) and op name.
+// Diagnostics that match no op keep their own op id and source, with Op nil.
+// One diagnostic gives exactly one Finding, so counts match the log.
+func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
+	byID := map[string][]opAt{}
+	bySrc := map[string][]opAt{}
+	if m != nil {
+		for _, g := range m.Graphs() {
+			n := 0
+			g.Op.Walk(func(o *graph.Operation) bool {
+				if o == g.Op {
+					return true
+				}
+				at := opAt{g.Name(), o, n}
+				n++
+				if id := OpID(o); id != "" {
+					byID[id] = append(byID[id], at)
+				}
+				for _, s := range fileLocs(o.Loc, nil) {
+					k := srcKey(s.File, s.Line)
+					if l := bySrc[k]; len(l) == 0 || l[len(l)-1].op != o {
+						bySrc[k] = append(bySrc[k], at)
+					}
+				}
+				return true
+			})
+		}
+	}
+	var out []Finding
+	for i := range l.Diagnostics {
+		d := &l.Diagnostics[i]
+		f := Finding{Rule: RuleFor(d.Kind), OpName: d.OpName, Source: d.Source(), Log: "stderr:" + itoa(d.Line)}
+		if len(d.OpIDs) > 0 {
+			f.OpID = d.OpIDs[0]
+		}
+		f.Detail = d.Message
+		var cands []opAt
+		for _, id := range d.OpIDs {
+			if c := byID[id]; len(c) > 0 {
+				cands = c
+				break
+			}
+		}
+		how := "op id"
+		if len(cands) == 0 && d.File != "" {
+			how = "source line"
+			for _, c := range bySrc[srcKey(d.File, d.SrcLine)] {
+				if d.OpName == "" || c.op.Name == d.OpName {
+					cands = append(cands, c)
+				}
+			}
+		}
+		if len(cands) > 0 {
+			c := cands[0]
+			f.Graph, f.Op, f.Index = c.graph, c.op, c.index
+			f.OpID, f.OpName, f.Source = OpID(c.op), c.op.Name, c.op.Source()
+			if len(cands) > 1 {
+				f.Detail += " (matched by " + how + "; " + itoa(len(cands)) + " candidate ops, first shown)"
+			}
+		} else if d.File != "" || len(d.OpIDs) > 0 {
+			f.Detail += " (no op in the model matches)"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func itoa(n int) string {
+	const digits = "0123456789"
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{digits[n%10]}, b...)
+		n /= 10
+	}
+	if neg {
+		b = append([]byte{'-'}, b...)
+	}
+	return string(b)
+}
+
+func srcKey(file string, line int) string {
+	return graph.ShortFile(strings.ReplaceAll(file, `\`, "/")) + ":" + itoa(line)
+}
+
+func fileLocs(l graph.Loc, out []*graph.FileLoc) []*graph.FileLoc {
+	switch x := l.(type) {
+	case *graph.FileLoc:
+		out = append(out, x)
+	case *graph.NameLoc:
+		if x.Child != nil {
+			out = fileLocs(x.Child, out)
+		}
+	case *graph.FusedLoc:
+		for _, c := range x.Locs {
+			out = fileLocs(c, out)
+		}
+	case *graph.CallSiteLoc:
+		out = fileLocs(x.Callee, out)
+		out = fileLocs(x.Caller, out)
+	}
+	return out
+}

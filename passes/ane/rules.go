@@ -1,0 +1,247 @@
+// Package ane is anefix's model of what Apple's Neural Engine compiler
+// (coreai-build) accepts. It gives every op of every graph a verdict from
+// one versioned rule table (Rules), groups the findings so a person can act
+// on them, predicts how many Neural Engine regions the compiler will write,
+// lists the seed's unconfirmed suspects for the arm-D blocker, and maps the
+// real compiler's diagnostics (package compilerlog) back to ops.
+//
+// Like every pass it never opens a file and never prints; cmd/anefix does.
+//
+// Everything here is a prediction. The real answer is `anefix compile` on a
+// Mac; the rule table records, for each rule, what it rests on.
+package ane
+
+// RuleSetVersion names this rule table. Bump it whenever a rule's condition
+// changes, so reports say which model produced them.
+const RuleSetVersion = "ane-rules-1 (calibrated to coreai-build 3600.83.1)"
+
+// CompilerVersion is the coreai-build whose observed behaviour the region
+// prediction follows.
+const CompilerVersion = "3600.83.1"
+
+// Severity says what a finding means for the prediction.
+type Severity int
+
+const (
+	// Blocker: the op makes the graph's Neural Engine compile fail (under
+	// the observed behaviour) or splits it (under a partitioning compiler).
+	Blocker Severity = iota
+	// Suspect: unconfirmed; never changes a verdict or the exit code.
+	Suspect
+	// Info: worth knowing, no effect on the prediction.
+	Info
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Blocker:
+		return "blocker"
+	case Suspect:
+		return "suspect"
+	}
+	return "info"
+}
+
+// Rule is one row of the table.
+type Rule struct {
+	ID    string // stable code: "element-type"; reports use "ane."+ID
+	Title string // short human title
+	// Message is what the finding says. When CompilersWords is set it is the
+	// compiler's own wording (so a user can search their log for it);
+	// otherwise it is anefix's wording because no compiler message is on
+	// record.
+	Message        string
+	CompilersWords bool
+	// Evidence says which public record or measurement the rule rests on.
+	Evidence string
+	// Fix is the anefix pass that removes the finding ("" when none).
+	Fix      string
+	Severity Severity
+	// Experiment (suspects) is what to run on a Mac to settle the question.
+	Experiment string
+	// FromCompiler marks rows that classify compiler diagnostics only (the
+	// rule model itself never emits them).
+	FromCompiler bool
+}
+
+// The rules, in report order. Conditions are implemented in check.go; each
+// function there names the rule it implements.
+var (
+	RuleElementType = &Rule{
+		ID:             "element-type",
+		Title:          "element type the Neural Engine cannot hold",
+		Message:        "Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16",
+		CompilersWords: true,
+		Evidence: "coreai-build 3600.83.1 ane_validation_message (coreai-facts §1, §4; seed arms A–C: " +
+			"42/12/30 warnings at the gated-delta casts, models/macos/qwen3_5.py:199 via qwen3_5_ios.py:290). " +
+			"Calibration: integer values that only feed axes/shape/index operands (in_step si32 in arm D) " +
+			"and fp32 chains that start and end in casts inside the graph (the builder's norms and RoPE, " +
+			"never cited; arm D kept them and had 0 warnings) are not reported",
+		Fix:      "strip-fp32-casts",
+		Severity: Blocker,
+	}
+	RuleIOOp = &Rule{
+		ID:             "io-op",
+		Title:          "graph input/output passes through a squeeze/expand_dims, cast or non-ANE type",
+		Message:        "ANE I/O op isn't a squeeze / expandDims",
+		CompilersWords: true,
+		Evidence: "coreai-build 3600.83.1 warning (coreai-facts §1); seed arms A–C cite it at unsqueeze_*, _to_copy_* " +
+			"and add_* ops on the graph boundary. Modelled as: an op that reads a graph input or produces a graph " +
+			"output must not be coreai.expand_dims / coreai.shrink_dims (fold-io-unsqueeze folds them into the " +
+			"port) nor a cast, and must not read or write the port in a non-ANE element type (strip-fp32-casts)",
+		Fix:      "fold-io-unsqueeze",
+		Severity: Blocker,
+	}
+	RuleRank = &Rule{
+		ID:       "rank",
+		Title:    "tensor rank above 5",
+		Message:  "tensor of rank > 5: the Neural Engine takes at most 5 dimensions",
+		Evidence: "coreai-facts §4 (Apple's iOS builders keep every tensor at rank ≤ 5, e.g. the 5-D KV cache); no compiler message on record",
+		Severity: Blocker,
+	}
+	RuleStatic = &Rule{
+		ID:       "static-shape",
+		Title:    "dynamic or unranked shape",
+		Message:  "dynamic shape: the Neural Engine compiles only fully static shapes (one function per shape)",
+		Evidence: "coreai-facts §4 (Apple's iOS export writes one static function per (context, query) shape); no compiler message on record",
+		Severity: Blocker,
+	}
+	RuleNoLowering = &Rule{
+		ID:       "no-lowering",
+		Title:    "op outside the coreai dialect",
+		Message:  "op has no Neural Engine lowering: coreai-build compiles coreai dialect ops",
+		Evidence: "coreai-facts §2 (the coreai op set coreai-torch and mlx2coreai emit); no compiler message on record",
+		Severity: Blocker,
+	}
+	RuleLinearInt4 = &Rule{
+		ID:    "linear-int4",
+		Title: "linear blockwise INT4 weights (blockwise_shift_scale)",
+		Message: "ANECCompileOffline() failed: OSStatus=0, aneCompileStatus=1 (empty ErrorList) for linear-INT4 weights; " +
+			"the palettized (lut_to_dense) program of the same structure compiles",
+		CompilersWords: false,
+		Evidence:       "apple/coreai-models #55 (SIGSEGV in 3600.67) and #205 (exit 0, GPU-only .aimodelc, 3600.82.1)",
+		Severity:       Blocker,
+	}
+	RuleUnverifiedOp = &Rule{
+		ID:       "unverified-op",
+		Title:    "coreai op not seen in a graph that compiled for the Neural Engine",
+		Message:  "no record either way of this op on the Neural Engine",
+		Evidence: "the ops listed in knownOps were seen in Apple's iOS builders (arm E compiles 19/19) or in the seed's graphs",
+		Severity: Info,
+	}
+	SuspectTiedHead = &Rule{
+		ID:    "suspect.tied-head-constant",
+		Title: "tied embedding/LM head as an in-graph constant",
+		Message: "UNCONFIRMED: the tied embedding/head table is an in-graph constant of this graph; " +
+			"Apple's extend passes the embedding table as an input instead",
+		Evidence: "seed arm D: untested candidate for the second blocker (248320×1024 head as an in-graph constant in a single main)",
+		Severity: Suspect,
+		Experiment: "on a Mac, export once with the table as a graph input (Apple's extend signature) and once as now; " +
+			"`anefix compile --require-ane` both and compare regions",
+	}
+	SuspectFp32Chain = &Rule{
+		ID:    "suspect.fp32-chain",
+		Title: "inline fp32 chain between casts (norms, RoPE)",
+		Message: "UNCONFIRMED: fp32 chain bounded by casts inside the graph; the compiler never cited these, " +
+			"but they remain fp32",
+		Evidence: "seed arm D: untested candidate for the second blocker (inline fp32 norm chains)",
+		Fix:      "strip-fp32-casts",
+		Severity: Suspect,
+		Experiment: "on a Mac: `anefix rewrite IN OUT --passes strip-fp32-casts,fold-casts,dce --compile` " +
+			"(converts exactly these chains to fp16) and compare regions before → after",
+	}
+	SuspectStateWrite = &Rule{
+		ID:    "suspect.state-write",
+		Title: "slice_update writes into a state",
+		Message: "UNCONFIRMED: slice_update writes a runtime state (mutable_slice_update); " +
+			"Apple's dense control uses the same write for its KV cache and compiles, so this is the weakest suspect",
+		Evidence: "seed arm D: untested candidate for the second blocker (mutable_slice_update state writes)",
+		Severity: Suspect,
+		Experiment: "on a Mac, export a variant that returns the update as a plain output instead of writing the state, " +
+			"`anefix compile --require-ane` it and compare regions",
+	}
+	// Rows for compiler diagnostics the model does not predict.
+	RuleReorder = &Rule{
+		ID:             "reorder-distance",
+		Title:          "scheduler reordering limit reached",
+		Message:        "Reached maxReorderingDistance",
+		CompilersWords: true,
+		Evidence:       "seed arm D: ×7 at the residual adds, in a compile that failed for another reason; not known to block",
+		Severity:       Info,
+		FromCompiler:   true,
+	}
+	RuleCompilerOther = &Rule{
+		ID:           "compiler-other",
+		Title:        "other compiler diagnostic",
+		Message:      "diagnostic the rule table has no row for",
+		Evidence:     "the compiler's stderr",
+		Severity:     Info,
+		FromCompiler: true,
+	}
+)
+
+// Rules is the table, in report order.
+var Rules = []*Rule{
+	RuleElementType, RuleIOOp, RuleRank, RuleStatic, RuleNoLowering, RuleLinearInt4,
+	SuspectTiedHead, SuspectFp32Chain, SuspectStateWrite,
+	RuleUnverifiedOp, RuleReorder, RuleCompilerOther,
+}
+
+// RuleByID finds a rule.
+func RuleByID(id string) *Rule {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func ruleOrder(r *Rule) int {
+	for i, x := range Rules {
+		if x == r {
+			return i
+		}
+	}
+	return len(Rules)
+}
+
+// knownOps are coreai ops seen in the public exporters' output and Apple's
+// iOS builders (coreai-ir-notes §1, coreai-facts §2). Other coreai ops get an
+// unverified-op info finding, not a blocker.
+var knownOps = map[string]bool{}
+
+func init() {
+	for _, n := range []string{
+		"constant", "cast", "reshape", "transpose", "expand_dims", "shrink_dims", "concat", "split",
+		"slice", "slice_update", "gather_nd", "gather_along_axis", "scatter_nd", "conv", "conv2d", "pad",
+		"softmax", "exp", "log", "rsqrt", "sqrt", "sigmoid", "silu", "tanh", "gelu", "relu", "abs", "not",
+		"round", "sin", "cos", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product",
+		"lut_to_dense", "quantize", "dequantize", "blockwise_shift_scale", "invoke", "output",
+		"create_token", "read_handle", "write_handle",
+	} {
+		knownOps["coreai."+n] = true
+	}
+}
+
+// isKnownCoreAIOp accepts the list above and every broadcasting_* op, with
+// or without the "decomposable." prefix.
+func isKnownCoreAIOp(name string) bool {
+	if knownOps[name] {
+		return true
+	}
+	const p = "coreai."
+	if len(name) <= len(p) || name[:len(p)] != p {
+		return false
+	}
+	rest := name[len(p):]
+	const d = "decomposable."
+	if len(rest) > len(d) && rest[:len(d)] == d {
+		rest = rest[len(d):]
+	}
+	if knownOps[p+rest] {
+		return true
+	}
+	const b = "broadcasting_"
+	return len(rest) > len(b) && rest[:len(b)] == b
+}
