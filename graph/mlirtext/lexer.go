@@ -371,7 +371,17 @@ func (l *Lexer) lexAt(start int) Token {
 // lexPrefixed lexes %id ^id #id !id. Their suffix is either all digits or a
 // letter-led run of identifier characters (MLIR's suffix-id).
 func (l *Lexer) lexPrefixed(start int, c byte) Token {
-	k := map[byte]Kind{'%': PercentIdent, '^': CaretIdent, '#': HashIdent, '!': BangIdent}[c]
+	var k Kind
+	switch c {
+	case '%':
+		k = PercentIdent
+	case '^':
+		k = CaretIdent
+	case '#':
+		k = HashIdent
+	default:
+		k = BangIdent
+	}
 	if l.pos >= len(l.s) {
 		return l.fail(start, "invalid %c identifier", c)
 	}
