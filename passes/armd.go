@@ -38,8 +38,10 @@ For a region, every value it defines that is used outside becomes a value
 of exactly the same type computed from the region's inputs that it depended
 on: the input itself when the type matches (RoPE's x, SDPA's query, the
 recurrence's state slice, so the state write writes the state back), else a
-reshape, slice, tile or cast of one (the recurrence's output from v). Ties
-go to the input used last. Never a fresh constant, so state writes keep
+reshape, slice, tile or cast of one (the recurrence's output from v). Among
+equally close inputs, a composite input named in option prefer wins (x,
+value, initial_state, … before cos/sin tables or masks), else the input
+used last. Never a fresh constant, so state writes keep
 flowing from the graph's inputs. State writes and handle ops
 (keep-ops) are never part of a region; projections, norms, KV/conv/rec
 state writes and the lm_head are outside the regions and stay.
@@ -63,6 +65,8 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 			Doc: "kind=frame|frame…: inline ops of each kind, by any stack frame of their location; frame = file suffix[:line[-line]]"},
 		{Name: "keep-ops", Kind: OptStringList, Default: "coreai.slice_update,coreai.write_handle,coreai.read_handle,coreai.create_token",
 			Doc: "ops never replaced (state writes, handle ops)"},
+		{Name: "prefer", Kind: OptStringList, Default: "x,input,hidden_states,value,v,initial_state,state,query,q",
+			Doc: "composite input names to derive from first, among inputs equally close to the output's type"},
 		{Name: "prune", Kind: OptBool, Default: "true", Doc: "delete ops that fed only the removed regions"},
 		{Name: "drop-unused-composites", Kind: OptBool, Default: "true", Doc: "delete private composite graphs left without callers"},
 	},
@@ -142,6 +146,7 @@ type adConfig struct {
 	composites map[string]string    // composite name → kind
 	regions    map[string][]adFrame // kind → frames
 	keep       map[string]bool
+	prefer     map[string]int // composite input name → 1-based preference
 	prune      bool
 	dropUnused bool
 }
@@ -203,6 +208,12 @@ func adParseConfig(opts Options) (*adConfig, error) {
 			c.regions[k] = append(c.regions[k], f)
 		}
 	}
+	c.prefer = map[string]int{}
+	for i, n := range opts.Strings("prefer") {
+		if _, dup := c.prefer[n]; !dup {
+			c.prefer[n] = i + 1
+		}
+	}
 	for _, n := range opts.Strings("keep-ops") {
 		c.keep[n] = true
 	}
@@ -262,6 +273,9 @@ type adRegion struct {
 	ops   []*graph.Operation // block order
 	set   map[*graph.Operation]bool
 	label string // for messages
+	// names are the composite's input names (callee port names) of its
+	// operands, used to prefer the value-like input among equals.
+	names map[*graph.Value]string
 }
 
 // compositeKind names the composite a callee graph implements.
@@ -317,7 +331,14 @@ func (a *armd) composites() error {
 			continue
 		}
 		r := &adRegion{kind: kind, g: owners[i], ops: []*graph.Operation{op}, set: map[*graph.Operation]bool{op: true},
-			label: fmt.Sprintf("%s composite @%s", kind, ref.Root)}
+			label: fmt.Sprintf("%s composite @%s", kind, ref.Root), names: map[*graph.Value]string{}}
+		for j, p := range (&graph.Graph{Op: target}).Inputs() {
+			if j < op.NumOperands() && p.Name != "" {
+				if _, dup := r.names[op.Operand(j)]; !dup {
+					r.names[op.Operand(j)] = p.Name
+				}
+			}
+		}
 		if err := a.replace(r); err != nil {
 			return err
 		}
@@ -499,7 +520,12 @@ func (a *armd) replace(r *adRegion) error {
 			if len(cands) == 0 {
 				cands = deps
 			}
-			c, tier := adPick(cands, t)
+			c, tier := adPick(cands, t, func(v *graph.Value) int {
+				if n, ok := r.names[v]; ok {
+					return a.cfg.prefer[n] - 1 // 0 (absent) → -1
+				}
+				return -1
+			})
 			if c == nil {
 				return fmt.Errorf("arm-d: %s: result %d of %s (%s) depends on no usable region input, so it has no pass-through; exclude it with --set arm-d.regions=… or arm-d.replace=…",
 					r.label, ri, op.Describe(), t)
@@ -511,7 +537,7 @@ func (a *armd) replace(r *adRegion) error {
 			}
 			res.ReplaceUsesIf(v, func(u graph.Use) bool { return !inside(u.Op) })
 			how := map[int]string{1: "itself", 2: "reshaped", 3: "cast+reshaped", 4: "sliced", 5: "cast+sliced", 6: "tiled", 7: "cast+tiled"}[tier]
-			notes = append(notes, fmt.Sprintf("%s %s ← %s %s", adValueName(res), t, adValueName(c), how))
+			notes = append(notes, fmt.Sprintf("%s %s ← %s %s", adValueName(res), t, adInputName(c, r), how))
 		}
 	}
 	a.ch.OpsAdded += b.added
@@ -551,6 +577,20 @@ func adValueName(v *graph.Value) string {
 	}
 	_, i, _ := v.BlockArg()
 	return fmt.Sprintf("arg%d", i)
+}
+
+// adInputName names a pass-through source: the composite's input name, or
+// the graph input's coreai.name, or adValueName.
+func adInputName(v *graph.Value, r *adRegion) string {
+	if n, ok := r.names[v]; ok {
+		return n
+	}
+	if b, i, ok := v.BlockArg(); ok && b == r.g.Body() {
+		if ins := r.g.Inputs(); i < len(ins) && ins[i].Name != "" {
+			return "input " + ins[i].Name
+		}
+	}
+	return adValueName(v)
 }
 
 // adDeps lists the inputs (in their order) that res depends on through ops

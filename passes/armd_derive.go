@@ -39,19 +39,33 @@ func adTier(c, t *graph.TensorType) int {
 	}
 }
 
-// adPick chooses the candidate with the best tier; ties go to the latest
-// candidate (inputs are in first-use order, and exporters pass the value /
-// state operands after query and key).
-func adPick(cands []*graph.Value, t *graph.TensorType) (*graph.Value, int) {
+// adPick chooses the candidate with the best tier. Within a tier, a
+// candidate with a preferred name wins (rank from pref: lower is better, -1
+// means not preferred; pref may be nil), then the latest candidate (inputs
+// are in first-use order, and exporters pass the value / state operands
+// after query and key).
+func adPick(cands []*graph.Value, t *graph.TensorType, pref func(*graph.Value) int) (*graph.Value, int) {
 	var best *graph.Value
-	bestTier := 0
+	bestTier, bestPref := 0, -1
+	rank := func(v *graph.Value) int {
+		if pref == nil {
+			return -1
+		}
+		return pref(v)
+	}
+	better := func(p int) bool { return p >= 0 && (bestPref < 0 || p < bestPref) }
 	for i := len(cands) - 1; i >= 0; i-- {
 		ct := ioStaticTensor(cands[i].Type())
 		if ct == nil {
 			continue
 		}
-		if tier := adTier(ct, t); tier != 0 && (bestTier == 0 || tier < bestTier) {
-			best, bestTier = cands[i], tier
+		tier := adTier(ct, t)
+		if tier == 0 {
+			continue
+		}
+		p := rank(cands[i])
+		if bestTier == 0 || tier < bestTier || (tier == bestTier && better(p)) {
+			best, bestTier, bestPref = cands[i], tier, p
 		}
 	}
 	return best, bestTier

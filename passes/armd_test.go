@@ -204,6 +204,14 @@ func TestArmDComposites(t *testing.T) {
 	tg.out(inv.Result(1), "s_out")
 	tg.out(at.Result(0), "a")
 	tg.out(nrm.Result(0), "n")
+	// rope(x, cos): same types; the input named x is preferred over the
+	// later cos.
+	rp := tbAddGraph(tg.m, "rope_2", "private", tbPort{"x", q, ""}, tbPort{"cos", q, ""})
+	rp.Op.SetAttr(graph.AttrCompositeDec, &graph.OpaqueAttr{Text: `#coreai.composite_declaration<"rope" = {input_names = ["x", "cos"], output_names = ["output"]}>`})
+	tbOut(rp, rp.Body().Arg(1), "output")
+	ro := tbOpIn(tg.g, "coreai.invoke", "rope", "", []*graph.Value{tg.arg(0), nrm.Result(0)}, q)
+	ro.SetAttr("callee", &graph.SymbolRefAttr{Root: "rope_2"})
+	tg.out(ro.Result(0), "r")
 	tbVerify(t, tg.m, "built")
 
 	ch, err := ArmD(tg.m, nil)
@@ -215,13 +223,16 @@ func TestArmDComposites(t *testing.T) {
 	for _, r := range ch.Replaced {
 		ids = append(ids, r.OpID)
 	}
-	if strings.Join(ids, " ") != "gated_delta_update sdpa" {
+	term := tg.g.Terminator()
+	if term.Operand(4) != tg.arg(0) {
+		t.Errorf("rope output is %s, want its x input", adValueName(term.Operand(4)))
+	}
+	if strings.Join(ids, " ") != "gated_delta_update sdpa rope" {
 		t.Errorf("replaced %q", ids)
 	}
 	if tg.m.Graph("gated_delta_update_0") != nil || tg.m.Graph("attn.sdpa_3") != nil || tg.m.Graph("norm.rms_norm") == nil {
 		t.Errorf("composite graphs after: %v", tbDump(tg.m))
 	}
-	term := tg.g.Terminator()
 	if term.Operand(1) != tg.arg(2) {
 		t.Errorf("new state is %s, want the initial state", adValueName(term.Operand(1)))
 	}
@@ -229,7 +240,7 @@ func TestArmDComposites(t *testing.T) {
 		t.Errorf("output_0 not a reshape of value: %s", tbDump(tg.m))
 	}
 	if term.Operand(2) != tg.arg(1) {
-		t.Errorf("sdpa output is %s, want its value input (same type as q; ties go to the later input)", adValueName(term.Operand(2)))
+		t.Errorf("sdpa output is %s, want its value input (same type as q; value is preferred)", adValueName(term.Operand(2)))
 	}
 	if nrm.IsErased() {
 		t.Errorf("rms_norm invoke was removed")
@@ -254,7 +265,7 @@ func TestArmDDerive(t *testing.T) {
 	for _, c := range cases {
 		tg := tbModule("main", tbPort{"x", c.from, ""})
 		b := &adBuilder{m: tg.m, before: tg.g.Terminator(), loc: graph.Unknown}
-		if got, tier := adPick([]*graph.Value{tg.arg(0)}, c.to); got != tg.arg(0) || tier != c.tier {
+		if got, tier := adPick([]*graph.Value{tg.arg(0)}, c.to, nil); got != tg.arg(0) || tier != c.tier {
 			t.Errorf("%s→%s: tier %d, want %d", c.from, c.to, tier, c.tier)
 		}
 		v, err := b.derive(tg.arg(0), c.to)
