@@ -1,0 +1,254 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/ane"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+func init() {
+	register(&command{
+		Name:    "check",
+		Usage:   "check IN [--json]",
+		Summary: "predict where the Neural Engine compiler will refuse (rule model, any machine)",
+		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir text or
+"-") and checks every op against anefix's model of the Neural Engine's rules
+(element types, graph I/O ops, rank <= 5, static shapes, ops without a
+lowering, linear INT4). It prints the findings grouped by rule, op and
+source line with the pass that fixes each, the predicted ANE regions per
+function, and the seed's unconfirmed suspects for the blocker the compiler
+does not name, each with the experiment that would settle it.
+
+This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
+real compiler and counts the regions it wrote.
+
+Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
+1 bad input. Suspects never change the exit code.
+
+Examples:
+  anefix check testdata/synth/armA.aimodel
+  anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
+		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
+			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
+			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+			return func(env *Env, args []string) error {
+				if len(args) != 1 {
+					return usagef("check takes exactly one input, got %d", len(args))
+				}
+				ld, err := loadInput(env, args[0], *ignoreHash)
+				if err != nil {
+					return err
+				}
+				defer ld.Close()
+				rep, err := ane.Check(ld.Module)
+				if err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				msg := checkReport(rep)
+				msg.Input = reportInput(args[0], ld)
+				if *asJSON {
+					b, err := protoJSON(msg)
+					if err != nil {
+						return err
+					}
+					if _, err := env.Stdout.Write(b); err != nil {
+						return err
+					}
+				} else if err := writeCheckText(env.Stdout, msg); err != nil {
+					return err
+				}
+				if !msg.Legal {
+					return withCode(exitGate, nil)
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// checkReport converts the rule model's report to the schema.
+func checkReport(r *ane.Report) *pb.CheckReport {
+	reg, fns := r.Regions()
+	msg := &pb.CheckReport{
+		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
+		RegionsPredicted: int32(reg), Functions: int32(fns),
+		Groups:   pbGroups(ane.GroupFindings(r.AllFindings())),
+		Suspects: pbGroups(ane.GroupFindings(r.AllSuspects())),
+	}
+	for i := range r.Graphs {
+		g := &r.Graphs[i]
+		gc := &pb.GraphCheck{Name: g.Name, Entry: g.Entry, Ops: int64(g.Ops), Legal: !g.Blocked,
+			RegionsObserved: int32(g.RegionsObserved), Segments: int32(g.Segments)}
+		for _, v := range g.Verdicts {
+			switch v.Verdict {
+			case ane.Illegal:
+				gc.OpsIllegal++
+			case ane.Exempt:
+				gc.OpsExempt++
+			}
+		}
+		for _, f := range g.Findings {
+			gc.Findings = append(gc.Findings, pbFinding(f))
+		}
+		for _, f := range g.Suspects {
+			gc.Suspects = append(gc.Suspects, pbFinding(f))
+		}
+		if g.Entry {
+			msg.Segments += int32(g.Segments)
+		}
+		msg.Graphs = append(msg.Graphs, gc)
+	}
+	for _, rule := range ane.Rules {
+		msg.Rules = append(msg.Rules, &pb.Rule{Id: rule.ID, Title: rule.Title, Message: rule.Message,
+			CompilersWords: rule.CompilersWords, Evidence: rule.Evidence, FixPass: rule.Fix,
+			Severity: rule.Severity.String(), Experiment: rule.Experiment})
+	}
+	return msg
+}
+
+func pbFinding(f ane.Finding) *pb.Finding {
+	return &pb.Finding{Rule: f.Rule.ID, FixPass: f.FixPass(), Detail: f.Detail, Log: f.Log,
+		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: int64(f.Index)}}
+}
+
+func pbGroups(gs []ane.Group) []*pb.FindingGroup {
+	var out []*pb.FindingGroup
+	for _, g := range gs {
+		out = append(out, &pb.FindingGroup{Rule: g.Rule.ID, Severity: g.Rule.Severity.String(), OpName: g.OpName,
+			Source: g.Source, FixPass: g.Fix, Count: int64(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,
+			Detail: g.Detail, Message: g.Rule.Message})
+	}
+	return out
+}
+
+// writeCheckText prints the report to fit one screen: verdict first, then
+// grouped blockers with their fixes, suspects with their experiments, infos
+// and a per-function line (folded when there are many functions).
+func writeCheckText(w io.Writer, r *pb.CheckReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "anefix check %s\n", r.Input.GetPath())
+	verdict := "LEGAL for the Neural Engine"
+	if !r.Legal {
+		verdict = "NOT LEGAL for the Neural Engine"
+	}
+	fmt.Fprintf(&b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed behaviour\n",
+		verdict, r.RegionsPredicted, r.Functions, r.CompilerVersion)
+	if !r.Legal {
+		fmt.Fprintf(&b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
+		fmt.Fprintf(&b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
+	}
+	var blockers, infos []*pb.FindingGroup
+	for _, g := range r.Groups {
+		if g.Severity == "blocker" {
+			blockers = append(blockers, g)
+		} else {
+			infos = append(infos, g)
+		}
+	}
+	if len(blockers) > 0 {
+		fmt.Fprintf(&b, "\nBlockers (fix with the pass after ->):\n")
+		writeGroups(&b, blockers, false)
+	}
+	if len(r.Suspects) > 0 {
+		fmt.Fprintf(&b, "\nSuspects (UNCONFIRMED; never change the verdict or the exit code):\n")
+		writeGroups(&b, r.Suspects, true)
+	}
+	if len(infos) > 0 {
+		fmt.Fprintf(&b, "\nInfo:\n")
+		writeGroups(&b, infos, false)
+	}
+	fmt.Fprintf(&b, "\nFunctions:\n")
+	var entries []*pb.GraphCheck
+	for _, g := range r.Graphs {
+		if g.Entry {
+			entries = append(entries, g)
+		}
+	}
+	if len(entries) > 6 {
+		legal := 0
+		for _, g := range entries {
+			if g.Legal {
+				legal++
+			}
+		}
+		fmt.Fprintf(&b, "  %d functions: %d predicted legal (1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
+	}
+	for _, g := range entries {
+		if len(entries) > 6 && g.Legal {
+			continue
+		}
+		state := "legal, 1 region"
+		if !g.Legal {
+			state = "blocked, 0 regions"
+		}
+		fmt.Fprintf(&b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s)\n",
+			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments)
+	}
+	fmt.Fprintf(&b, "\nRules: %s. This is a prediction; on a Mac run 'anefix compile %s' to measure.\n",
+		r.RuleSet, r.Input.GetPath())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+const maxIDsShown = 5
+
+// writeGroups prints groups under one heading per rule: the rule's message
+// (the compiler's words where it has them) once, then one line per group.
+func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, experiments bool) {
+	last := ""
+	for _, g := range gs {
+		if g.Rule != last {
+			last = g.Rule
+			fmt.Fprintf(b, "  %s: %s\n", g.Rule, g.Message)
+			if rule := ane.RuleByID(g.Rule); experiments && rule != nil && rule.Experiment != "" {
+				fmt.Fprintf(b, "    to settle: %s\n", rule.Experiment)
+			}
+		}
+		where := ""
+		if g.Source != "" {
+			where = " at " + graph.ShortFile(sourceFile(g.Source)) + sourceLine(g.Source)
+		}
+		fix := ""
+		if g.FixPass != "" {
+			fix = "  -> " + g.FixPass
+		}
+		fmt.Fprintf(b, "    x%-4d %s%s%s\n", g.Count, g.OpName, where, fix)
+		ids := g.OpIds
+		more := ""
+		if len(ids) > maxIDsShown {
+			more = fmt.Sprintf(" (+%d)", len(ids)-maxIDsShown)
+			ids = ids[:maxIDsShown]
+		}
+		line := strings.Join(ids, " ") + more
+		if g.Detail != "" {
+			if line != "" {
+				line += ": "
+			}
+			line += g.Detail
+		}
+		if line != "" {
+			fmt.Fprintf(b, "          %s\n", line)
+		}
+	}
+}
+
+// sourceFile / sourceLine split "file:line".
+func sourceFile(s string) string {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func sourceLine(s string) string {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		return s[i:]
+	}
+	return ""
+}

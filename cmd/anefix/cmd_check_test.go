@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckCommand(t *testing.T) {
+	armA := filepath.Join("..", "..", "testdata", "synth", "armA.aimodel")
+	armE := filepath.Join("..", "..", "testdata", "synth", "armE.aimodel")
+	code, out, errs := runCLI(t, "", "check", armA)
+	if code != exitGate {
+		t.Fatalf("check arm A: exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"NOT LEGAL", "0 of 1 function(s)", "element-type: Incompatible element type for ANE",
+		"x18   coreai.cast at macos/qwen3_5.py:199  -> strip-fp32-casts", "-> fold-io-unsqueeze",
+		"suspect.tied-head-constant", "to settle:", "prediction"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("arm A output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 60 {
+		t.Errorf("arm A report is %d lines; it should fit a screen", n)
+	}
+	_, out2, _ := runCLI(t, "", "check", armA)
+	if out2 != out {
+		t.Error("check output differs between two runs")
+	}
+
+	code, out, _ = runCLI(t, "", "check", armE)
+	if code != exitOK || !strings.Contains(out, "19 of 19 function(s)") {
+		t.Errorf("check arm E: exit %d\n%s", code, out)
+	}
+
+	code, out, _ = runCLI(t, "", "check", armA, "--json")
+	if code != exitGate {
+		t.Fatalf("--json exit %d", code)
+	}
+	var rep struct {
+		Legal            bool
+		RegionsPredicted int
+		Functions        int
+		Groups           []struct {
+			Rule, FixPass string
+			Count         string // int64 is a JSON string in protojson
+		}
+		Rules []struct{ Id string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if rep.Legal || rep.Functions != 1 || len(rep.Groups) == 0 || rep.Groups[0].Rule != "element-type" ||
+		rep.Groups[0].Count != "18" || len(rep.Rules) == 0 {
+		t.Errorf("--json report: %+v", rep)
+	}
+}
+
+func TestCheckBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.mlir")
+	if err := os.WriteFile(bad, []byte("module {\n  %0 = \"coreai.exp\"(\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "", "check", bad)
+	if code != exitFailure || !strings.Contains(errs, "bad.mlir") {
+		t.Errorf("bad input: exit %d, stderr %q", code, errs)
+	}
+	code, _, _ = runCLI(t, "", "check")
+	if code != exitUsage {
+		t.Errorf("no input: exit %d", code)
+	}
+	code, _, errs = runCLI(t, "", "check", filepath.Join(dir, "missing.aimodel"))
+	if code != exitFailure || errs == "" {
+		t.Errorf("missing input: exit %d %q", code, errs)
+	}
+}
