@@ -1,16 +1,11 @@
 package synth
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
 )
-
-// ErrArmDNeedsPass is returned for arm D until the rewrite's arm-D pass
-// exists: arm D must be produced by that pass applied to arm A, never by a
-// second copy of its logic here.
-var ErrArmDNeedsPass = errors.New("synth: arm D needs the arm-d pass (passes/armd.go), which does not exist yet")
 
 // Generate builds the module for o. Weights are dense_resource blobs backed
 // by generators (*Blob), so nothing large is held in memory: a writer pulls
@@ -33,7 +28,10 @@ func Generate(o Options) (m *graph.Module, err error) {
 	case ArmA, ArmB, ArmC:
 		err = buildHybrid(m, o)
 	case ArmD:
-		return nil, ErrArmDNeedsPass
+		err = buildHybrid(m, o)
+		if err == nil {
+			err = armD(m)
+		}
 	case ArmE:
 		err = buildDense(m, o)
 	}
@@ -44,6 +42,18 @@ func Generate(o Options) (m *graph.Module, err error) {
 		return nil, fmt.Errorf("synth: arm %s does not verify: %w", o.Arm, err)
 	}
 	return m, nil
+}
+
+// armD turns arm A into arm D with the rewrite's own arm-d pass at its
+// default options (passes.ArmD, the code `anefix rewrite` runs; never a
+// second copy here). Blobs only the removed regions read (A_log, dt_bias)
+// stay in the resource table, unreferenced, as the pass leaves them; the
+// dce pass would drop them.
+func armD(m *graph.Module) error {
+	if _, err := passes.ArmD(m, nil); err != nil {
+		return fmt.Errorf("synth: arm D: %w", err)
+	}
+	return nil
 }
 
 // Metadata is the metadata.json written into an .aimodel made by synth: it

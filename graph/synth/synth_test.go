@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -243,9 +242,6 @@ func TestOptionsErrors(t *testing.T) {
 			t.Errorf("Generate(%+v) = %v, want error containing %q", c.o, err, c.want)
 		}
 	}
-	if _, err := Generate(Options{Arm: ArmD}); !errors.Is(err, ErrArmDNeedsPass) {
-		t.Errorf("arm D: %v", err)
-	}
 	if _, err := ParseArm("F"); err == nil {
 		t.Error("ParseArm(F) accepted")
 	}
@@ -281,5 +277,65 @@ func TestLayerPattern(t *testing.T) {
 		if len(lin)+len(full) != n || len(full) != n/4 {
 			t.Errorf("layers=%d: %d linear %d full", n, len(lin), len(full))
 		}
+	}
+}
+
+// Arm D is arm A after the arm-d pass: the recurrence, per-head SDPA and
+// RoPE are gone (so is the recurrence's f32), while projections, norms,
+// state writes and the tied head stay, and the signature is A's.
+func TestArmD(t *testing.T) {
+	a := gen(t, Options{Arm: ArmA}).Graph("main")
+	dm := gen(t, Options{Arm: ArmD})
+	d := dm.Graph("main")
+	if x, y := strings.Join(portSig(a.Inputs()), " "), strings.Join(portSig(d.Inputs()), " "); x != y {
+		t.Errorf("inputs differ:\nA %s\nD %s", x, y)
+	}
+	if x, y := strings.Join(portSig(a.Outputs()), " "), strings.Join(portSig(d.Outputs()), " "); x != y {
+		t.Errorf("outputs differ:\nA %s\nD %s", x, y)
+	}
+	count := map[string]int{}
+	normF32 := 0
+	dm.Walk(func(op *graph.Operation) bool {
+		count[op.Name]++
+		src := graph.ShortSource(op.Loc)
+		switch {
+		case hasFrame(op.Loc, fileIOS, LineRecurrence), src == "macos/qwen3_5.py:199":
+			t.Errorf("recurrence op left: %s", op.Describe())
+		case hasFrame(op.Loc, fileIOS, LineSDPA) && !strings.HasPrefix(op.OpID(), "anefix"):
+			t.Errorf("SDPA op left: %s", op.Describe())
+		case hasFrame(op.Loc, fileIOS, LineRopeQ), hasFrame(op.Loc, fileIOS, LineRopeK):
+			t.Errorf("RoPE op left: %s", op.Describe())
+		}
+		if op.Name == "coreai.cast" && graph.IsFloat(elemOf(op.Result(0)), "f32") && strings.HasPrefix(src, "ios/qwen3_5_ios.py:") {
+			normF32++
+		}
+		return true
+	})
+	// 3 linear layers × (conv + rec) + 1 full layer × (k + v).
+	if count["coreai.slice_update"] != 8 {
+		t.Errorf("%d state writes, want 8", count["coreai.slice_update"])
+	}
+	// Projections: in_proj + out_proj per linear layer, q/k/v/o per full
+	// layer, 3 per MLP.
+	if want := 3*2 + 4 + 4*3; count["coreai.conv2d"] != want {
+		t.Errorf("%d conv2d, want %d", count["coreai.conv2d"], want)
+	}
+	if normF32 == 0 {
+		t.Error("the local fp32 norm chains are gone; arm D keeps norms")
+	}
+	keys := map[string]bool{}
+	dm.Walk(func(op *graph.Operation) bool {
+		if r, ok := op.Attr("value").(*graph.DenseResourceAttr); ok {
+			keys[r.Key] = true
+		}
+		return true
+	})
+	for _, k := range []string{"model.embed_tokens.weight", "model.norm.weight", "model.layers.0.linear_attn.in_proj_all.weight", "model.layers.3.self_attn.o_proj.weight"} {
+		if !keys[k] {
+			t.Errorf("weight %s dropped", k)
+		}
+	}
+	if keys["model.layers.0.linear_attn.A_log"] {
+		t.Error("A_log still read although only the removed recurrence used it")
 	}
 }

@@ -27,6 +27,7 @@ var shipped = []struct {
 	{"armA.aimodel", Options{Arm: ArmA}},
 	{"armB.aimodel", Options{Arm: ArmB}},
 	{"armC.aimodel", Options{Arm: ArmC}},
+	{"armD.aimodel", Options{Arm: ArmD}},
 	{"armE.aimodel", Options{Arm: ArmE}},
 }
 
