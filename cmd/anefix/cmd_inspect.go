@@ -14,7 +14,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/inspect"
-	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/modelio"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -23,7 +23,8 @@ func init() {
 		Name:    "inspect",
 		Usage:   "inspect IN [--json]",
 		Summary: "show graphs, I/O and states, op and type census, fp32 islands",
-		Help: `IN is an MLIR text file (generic or coreai printed form) or "-" for stdin.
+		Help: `IN is an .aimodel directory, an LLM bundle, an MLIR bytecode file, an MLIR
+text file (generic or coreai printed form), or "-" for stdin.
 For every graph it prints the inputs and outputs (marking states), the op
 count by op name, the element types of all values, the fp32 islands (f32
 values and the casts that create them, with FX op ids and source lines),
@@ -31,12 +32,13 @@ expand_dims/shrink_dims ops touching graph I/O, and the composites invoked.
 
 Examples:
   anefix inspect testdata/mlir/pretty/hybrid_layer.mlir
+  anefix inspect testdata/synth/armA.aimodel
   anefix inspect model.mlir --json | jq '.graphs[0].fp32Islands'`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
 			return func(env *Env, args []string) error {
 				if len(args) != 1 {
-					return usagef("inspect takes exactly one input (a .mlir file or -), got %d", len(args))
+					return usagef("inspect takes exactly one input (a model path or -), got %d", len(args))
 				}
 				rep, err := inspectInput(env, args[0])
 				if err != nil {
@@ -56,32 +58,35 @@ Examples:
 	})
 }
 
-// inspectInput opens path (text for now; bytecode and bundles come with
-// graph/bytecode) and builds the report.
+// inspectInput opens path (MLIR text, bytecode, .aimodel or LLM bundle, or
+// stdin) through graph/modelio and builds the report.
 func inspectInput(env *Env, path string) (*pb.InspectReport, error) {
-	in, err := bundle.Open(path, bundle.OpenOptions{Stdin: env.Stdin, DeferHash: true})
+	ld, err := modelio.Load(path, modelio.LoadOptions{Stdin: env.Stdin, Warn: func(msg string) {
+		fmt.Fprintf(env.Stderr, "anefix inspect: warning: %s\n", msg)
+	}})
 	if err != nil {
 		return nil, err
 	}
-	if in.File != nil {
-		defer in.File.Close()
+	defer ld.Close()
+	ri := &pb.Input{Path: path, MainPath: ld.Input.MainPath}
+	switch {
+	case ld.Input.Kind == bundle.KindAIModel:
+		ri.Kind = pb.InputKind_AIMODEL
+	case ld.Input.Kind == bundle.KindLLMBundle:
+		ri.Kind = pb.InputKind_LLM_BUNDLE
+	case ld.Form == modelio.FormBytecode:
+		ri.Kind = pb.InputKind_MLIR_BYTECODE
+	default:
+		ri.Kind = pb.InputKind_MLIR_TEXT
 	}
-	if in.Kind != bundle.KindText {
-		return nil, fmt.Errorf("%s: %s input is not supported by inspect yet; convert it to text with `mlir-opt --allow-unregistered-dialect --mlir-print-op-generic --mlir-print-debuginfo`", path, in.Kind)
+	if ld.Form != modelio.FormBytecode {
+		ri.TextForm = ld.Form
 	}
-	name := path
-	if path == "-" {
-		name = "<stdin>"
-	}
-	m, form, err := mlirtext.Parse(name, string(in.Text))
-	if err != nil {
-		return nil, err
-	}
-	if err := graph.Verify(m); err != nil {
+	if err := graph.Verify(ld.Module); err != nil {
 		fmt.Fprintf(env.Stderr, "anefix inspect: warning: the module does not verify: %v\n", err)
 	}
-	rep := inspect.Report(m)
-	rep.Input = &pb.Input{Path: path, Kind: pb.InputKind_MLIR_TEXT, MainPath: in.MainPath, TextForm: form.String()}
+	rep := inspect.Report(ld.Module)
+	rep.Input = ri
 	return rep, nil
 }
 
@@ -104,7 +109,11 @@ func reportJSON(m *pb.InspectReport) ([]byte, error) {
 func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
 	var b strings.Builder
 	if in := rep.GetInput(); in != nil {
-		fmt.Fprintf(&b, "%s (MLIR text, %s form): %d graph(s)\n", in.GetPath(), in.GetTextForm(), len(rep.GetGraphs()))
+		kind := map[pb.InputKind]string{pb.InputKind_MLIR_TEXT: "MLIR text", pb.InputKind_MLIR_BYTECODE: "MLIR bytecode", pb.InputKind_AIMODEL: ".aimodel", pb.InputKind_LLM_BUNDLE: "LLM bundle"}[in.GetKind()]
+		if in.GetTextForm() != "" {
+			kind += ", " + in.GetTextForm() + " form"
+		}
+		fmt.Fprintf(&b, "%s (%s): %d graph(s)\n", in.GetPath(), kind, len(rep.GetGraphs()))
 	}
 	for _, g := range rep.GetGraphs() {
 		b.WriteString("\n")
@@ -138,19 +147,7 @@ func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
 			writeWrapped(&b, "  element types: ", parts)
 		}
 		if isl := g.GetFp32Islands(); len(isl) > 0 {
-			fmt.Fprintf(&b, "  fp32 islands: %d\n", len(isl))
-			for i, s := range isl {
-				fmt.Fprintf(&b, "    #%d: %d f32 values, %d ops", i+1, len(s.GetValues()), len(s.GetOps()))
-				if len(s.GetFromInputs()) > 0 {
-					fmt.Fprintf(&b, ", from inputs %s", strings.Join(s.GetFromInputs(), ", "))
-				}
-				if len(s.GetToOutputs()) > 0 {
-					fmt.Fprintf(&b, ", to outputs %s", strings.Join(s.GetToOutputs(), ", "))
-				}
-				b.WriteString("\n")
-				writeCasts(&b, "entered by", s.GetEntryCasts())
-				writeCasts(&b, "left by", s.GetExitCasts())
-			}
+			writeIslands(&b, isl)
 		} else if g.GetOpTotal() > 0 {
 			b.WriteString("  fp32 islands: none\n")
 		}
@@ -214,41 +211,102 @@ func opLabel(r *pb.OpRef) string {
 	return id
 }
 
-// writeCasts lists casts grouped by source line, since one Python line
-// usually creates several.
-func writeCasts(b *strings.Builder, verb string, casts []*pb.OpRef) {
-	if len(casts) == 0 {
+// islandGroup is a set of fp32 islands that look alike (same size, same
+// cast sources, same I/O): a 24-layer model repeats one island per layer.
+type islandGroup struct {
+	key       string
+	islands   []*pb.Fp32Island
+	entry     []*pb.OpRef
+	exit      []*pb.OpRef
+	firstHead string
+}
+
+func shortSource(src string) string {
+	i := strings.LastIndexByte(src, ':')
+	if src == "" || i < 0 {
+		return "(no source)"
+	}
+	return graph.ShortFile(src[:i]) + src[i:]
+}
+
+// castSummary is "macos/qwen3_5.py:199 x6, ios/x.py:3 x1" in first-seen order.
+func castSummary(casts []*pb.OpRef) string {
+	count := map[string]int{}
+	var order []string
+	for _, c := range casts {
+		s := shortSource(c.GetSource())
+		if count[s] == 0 {
+			order = append(order, s)
+		}
+		count[s]++
+	}
+	var parts []string
+	for _, s := range order {
+		parts = append(parts, fmt.Sprintf("%s x%d", s, count[s]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func islandHead(s *pb.Fp32Island) string {
+	h := fmt.Sprintf("%d f32 values, %d ops", len(s.GetValues()), len(s.GetOps()))
+	if len(s.GetFromInputs()) > 0 {
+		h += ", from inputs " + strings.Join(s.GetFromInputs(), ", ")
+	}
+	if len(s.GetToOutputs()) > 0 {
+		h += ", to outputs " + strings.Join(s.GetToOutputs(), ", ")
+	}
+	return h
+}
+
+func writeIslands(b *strings.Builder, isl []*pb.Fp32Island) {
+	var groups []*islandGroup
+	byKey := map[string]*islandGroup{}
+	nIn, nOut := 0, 0
+	for _, s := range isl {
+		nIn += len(s.GetEntryCasts())
+		nOut += len(s.GetExitCasts())
+		key := fmt.Sprintf("%d|%s|%s|%v|%v", len(s.GetValues()), castSummary(s.GetEntryCasts()), castSummary(s.GetExitCasts()), s.GetFromInputs(), s.GetToOutputs())
+		g := byKey[key]
+		if g == nil {
+			g = &islandGroup{key: key, firstHead: islandHead(s)}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.islands = append(g.islands, s)
+		g.entry = append(g.entry, s.GetEntryCasts()...)
+		g.exit = append(g.exit, s.GetExitCasts()...)
+	}
+	fmt.Fprintf(b, "  fp32 islands: %d (entered by %d casts, left by %d)\n", len(isl), nIn, nOut)
+	for _, g := range groups {
+		n := len(g.islands)
+		if n == 1 {
+			fmt.Fprintf(b, "    %s\n", g.firstHead)
+		} else {
+			fmt.Fprintf(b, "    %d x %s (each)\n", n, g.firstHead)
+		}
+		writeCasts(b, "in: ", g.islands[0].GetEntryCasts(), g.entry)
+		writeCasts(b, "out:", g.islands[0].GetExitCasts(), g.exit)
+	}
+}
+
+// writeCasts prints where one island's casts come from and the op ids of
+// the whole group's casts, cut after a few.
+func writeCasts(b *strings.Builder, label string, one, all []*pb.OpRef) {
+	if len(one) == 0 {
 		return
 	}
-	bySrc := map[string][]string{}
-	var srcs []string
-	for _, c := range casts {
-		src := c.GetSource()
-		if src != "" {
-			i := strings.LastIndexByte(src, ':')
-			src = graph.ShortFile(src[:i]) + src[i:]
-		}
-		if _, ok := bySrc[src]; !ok {
-			srcs = append(srcs, src)
-		}
+	var ids []string
+	for _, c := range all {
 		id := c.GetOpId()
 		if id == "" {
 			id = fmt.Sprintf("op#%d", c.GetIndex())
 		}
-		bySrc[src] = append(bySrc[src], id)
+		ids = append(ids, id)
 	}
-	fmt.Fprintf(b, "       %s %d cast(s):\n", verb, len(casts))
-	for _, s := range srcs {
-		where := s
-		if where == "" {
-			where = "(no source)"
-		}
-		ids := bySrc[s]
-		if len(ids) > 8 {
-			ids = append(ids[:8:8], fmt.Sprintf("… %d more", len(bySrc[s])-8))
-		}
-		fmt.Fprintf(b, "         %s: %s\n", where, strings.Join(ids, ", "))
+	if len(ids) > 8 {
+		ids = append(ids[:8:8], fmt.Sprintf("… (%d in all)", len(all)))
 	}
+	fmt.Fprintf(b, "      %s %s: %s\n", label, castSummary(one), strings.Join(ids, ", "))
 }
 
 // writeWrapped prints comma-separated parts after prefix, wrapping at 100

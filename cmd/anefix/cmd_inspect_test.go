@@ -30,6 +30,7 @@ func TestInspectCLI(t *testing.T) {
 		{"stdin", []string{"-"}, `"coreai.graph"() <{function_type = () -> (), sym_name = "g"}> ({
   "coreai.output"() : () -> ()
 }) : () -> ()`, 0, []string{"- (MLIR text, generic form)", "graph @g  (1 ops)"}},
+		{"aimodel", []string{"../../testdata/synth/armA.aimodel"}, "", 0, []string{"(.aimodel): 1 graph(s)", "conv_state", "macos/qwen3_5.py:199 x6", "_to_copy_4"}},
 		{"no args", nil, "", 2, []string{"exactly one input"}},
 		{"two args", []string{"a", "b"}, "", 2, []string{"exactly one input"}},
 		{"bad flag", []string{"--nope", hybrid}, "", 2, []string{"unknown flag"}},
