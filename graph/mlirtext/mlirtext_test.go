@@ -286,3 +286,27 @@ func clip(s string) string {
 	}
 	return s
 }
+
+func TestPrintRejectsBrokenIR(t *testing.T) {
+	m, _, err := Parse("t.mlir", `"x.a"() ({
+  %0 = "x.b"() : () -> i32
+  "x.c"(%0) : (i32) -> ()
+}) : () -> ()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user *graph.Operation
+	m.Walk(func(op *graph.Operation) bool {
+		if op.Name == "x.c" {
+			user = op
+		}
+		return true
+	})
+	stranger := graph.NewOp("x.elsewhere", nil, []graph.Type{graph.I32}, nil, nil)
+	user.SetOperand(0, stranger.Result(0))
+	for _, f := range []Form{FormGeneric, FormPretty} {
+		if _, err := Format(m, f); err == nil || !strings.Contains(err.Error(), "outside the module") {
+			t.Errorf("%v: err = %v, want an error about a value outside the module", f, err)
+		}
+	}
+}

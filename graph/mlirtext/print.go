@@ -33,6 +33,9 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 	pr.blocks = map[*graph.Block]string{}
 	pr.nameTopLevel(m.Op)
 	pr.op(m.Op, 0)
+	if pr.err != nil {
+		return pr.err
+	}
 	pr.w.WriteByte('\n')
 	if err := pr.resources(m); err != nil {
 		return err
@@ -47,6 +50,7 @@ type printer struct {
 	blocks map[*graph.Block]string
 	nextV  int
 	nextA  int
+	err    error // first IR inconsistency met while printing
 }
 
 // nameTopLevel numbers values the way MLIR does in spirit: results %N,
@@ -95,15 +99,19 @@ func (pr *printer) nameOp(op *graph.Operation, top bool) {
 }
 
 func (pr *printer) name(v *graph.Value) string {
-	if v == nil {
-		return "%<<null>>"
-	}
 	if n, ok := pr.names[v]; ok && n != "" {
 		return n
 	}
-	// A value from outside the printed module (an IR bug); keep the output
-	// parseable-looking but obviously wrong rather than crashing.
-	return "%<<unknown>>"
+	// A nil operand or a value from outside the module is an IR bug; report
+	// it instead of writing text that cannot be read back.
+	if pr.err == nil {
+		what := "a value defined outside the module"
+		if v == nil {
+			what = "a nil value"
+		}
+		pr.err = fmt.Errorf("mlirtext: cannot print: an operand refers to %s", what)
+	}
+	return "%<<invalid>>"
 }
 
 func (pr *printer) indent(n int) {

@@ -29,14 +29,32 @@ func (h *hexBlob) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	k := min(int64(len(p)), h.n-off)
-	start := h.off + int(2*off)
-	if _, err := hex.Decode(p[:k], []byte(h.text[start:start+int(2*k)])); err != nil {
-		return 0, err
+	// Decode straight from the text: no copy of the digits.
+	src := h.text[h.off+int(2*off):]
+	for i := int64(0); i < k; i++ {
+		hi, ok1 := unhex(src[2*i])
+		lo, ok2 := unhex(src[2*i+1])
+		if !ok1 || !ok2 {
+			return int(i), fmt.Errorf("hex blob: invalid digit at byte %d", off+i)
+		}
+		p[i] = hi<<4 | lo
 	}
 	if k < int64(len(p)) {
 		return int(k), io.EOF
 	}
 	return int(k), nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // parseFileMetadata reads `{-# dialect_resources: {…}, external_resources: {…} #-}`.
