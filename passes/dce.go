@@ -30,7 +30,11 @@ If an op's properties are in an encoding anefix carries opaquely, the pass
 cannot see which resources they name and keeps every resource (noted in the
 report).
 
-Numerics: none; dead code computes nothing anyone reads.`,
+Numerics: none; dead code computes nothing anyone reads.
+
+When not to use it: when you want to look at what the other passes left
+dead, or keep composite graphs no op calls (graphs=false) or weight blobs
+no op reads (resources=false) in the file.`,
 		Options: []OptionSpec{
 			{Name: "graphs", Kind: OptBool, Default: "true", Doc: "also remove private graphs no op refers to"},
 			{Name: "resources", Kind: OptBool, Default: "true", Doc: "also remove builtin blob resources no attribute refers to"},

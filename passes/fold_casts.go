@@ -21,7 +21,10 @@ Neither is a chain to a third type.
 
 The first cast of a folded pair is removed too once nothing reads it.
 
-Numerics: none; only exact round trips are removed.`,
+Numerics: none; only exact round trips are removed.
+
+When not to use it: it is always safe; switch it off only to see the casts
+an exporter (or strip-fp32-casts with islands=...) left in place.`,
 		Run: foldCasts,
 	})
 }

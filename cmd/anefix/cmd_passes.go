@@ -99,7 +99,7 @@ func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
 	return err
 }
 
-func onOff(on bool) string {
+func passOnOff(on bool) string {
 	if on {
 		return "on"
 	}
@@ -112,7 +112,7 @@ func writePassList(w io.Writer, list []*passes.Pass) {
 		width = max(width, len(p.Name))
 	}
 	for _, p := range list {
-		fmt.Fprintf(w, "%-*s  %-3s  %s\n", width, p.Name, onOff(p.DefaultOn), p.Summary)
+		fmt.Fprintf(w, "%-*s  %-3s  %s\n", width, p.Name, passOnOff(p.DefaultOn), p.Summary)
 	}
 	fmt.Fprintf(w, "\nRun 'anefix passes NAME' for a pass's documentation and options.\n")
 }
@@ -129,7 +129,7 @@ func passConstraints(name string) []string {
 }
 
 func writePassDoc(w io.Writer, p *passes.Pass) {
-	fmt.Fprintf(w, "%s (%s by default)\n\n%s\n", p.Name, onOff(p.DefaultOn), p.Summary)
+	fmt.Fprintf(w, "%s (%s by default)\n\n%s\n", p.Name, passOnOff(p.DefaultOn), p.Summary)
 	if p.Addresses != "" {
 		fmt.Fprintf(w, "\nAnswers the compiler message:\n  %s\n", p.Addresses)
 	}

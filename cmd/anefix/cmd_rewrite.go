@@ -60,7 +60,7 @@ pass to stderr.
 
 Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
-  anefix rewrite armA.mlir -o - --emit pretty --passes strip-fp32-casts
+  anefix rewrite rwArmA.mlir -o - --emit pretty --passes strip-fp32-casts
   anefix rewrite model.aimodel -o d.aimodel --arm-d --report d.json
   anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true`,
 		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
@@ -139,7 +139,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 			printAll = true
 			continue
 		}
-		if !contains(pl.Names(), n) {
+		if !rwContains(pl.Names(), n) {
 			return usagef("--print-ir-after %s: not a pass of this pipeline (valid: all, %s)", n, strings.Join(pl.Names(), ", "))
 		}
 		printAfter[n] = true
@@ -173,7 +173,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 			return mlirtext.Write(env.Stderr, m, mlirtext.FormPretty)
 		},
 	})
-	fillReport(rep, pl, res)
+	rwFillReport(rep, pl, res)
 	if runErr != nil {
 		rep.Error = runErr.Error()
 		var pe *passes.PassError
@@ -218,7 +218,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	return nil
 }
 
-func contains(xs []string, x string) bool {
+func rwContains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
 			return true
@@ -245,7 +245,7 @@ func reportInput(path string, ld *modelio.Loaded) *pb.Input {
 	return in
 }
 
-func censusRows(c passes.Census) []*pb.TypeCount {
+func rwCensus(c passes.Census) []*pb.TypeCount {
 	var out []*pb.TypeCount
 	for _, k := range c.Sorted() {
 		out = append(out, &pb.TypeCount{Type: k, Count: c[k]})
@@ -253,17 +253,17 @@ func censusRows(c passes.Census) []*pb.TypeCount {
 	return out
 }
 
-func opRef(r passes.OpRef) *pb.OpRef {
+func rwOpRef(r passes.OpRef) *pb.OpRef {
 	return &pb.OpRef{Graph: r.Graph, OpId: r.OpID, OpName: r.OpName, Source: r.Source}
 }
 
-// fillReport copies a pipeline result into the report.
-func fillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result) {
+// rwFillReport copies a pipeline result into the report.
+func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result) {
 	if res == nil {
 		return
 	}
-	rep.CensusBefore = censusRows(res.CensusBefore)
-	rep.CensusAfter = censusRows(res.CensusAfter)
+	rep.CensusBefore = rwCensus(res.CensusBefore)
+	rep.CensusAfter = rwCensus(res.CensusAfter)
 	rep.PipelineNs = res.Duration.Nanoseconds()
 	for _, s := range res.Steps {
 		pr := &pb.PassRun{Name: s.Pass, DurationNs: s.Duration.Nanoseconds(), VerifyNs: s.Verify.Nanoseconds()}
@@ -273,7 +273,7 @@ func fillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result) 
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			pr.Options = append(pr.Options, &pb.PassOption{Name: k, Value: passes.FormatOption(s.Options[k]), Set: contains(s.Set, k)})
+			pr.Options = append(pr.Options, &pb.PassOption{Name: k, Value: passes.FormatOption(s.Options[k]), Set: rwContains(s.Set, k)})
 		}
 		if ch := s.Change; ch != nil {
 			pr.OpsRemoved, pr.OpsAdded, pr.OpsRetyped = int64(ch.OpsRemoved), int64(ch.OpsAdded), int64(ch.OpsRetyped)
@@ -288,14 +288,14 @@ func fillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result) 
 				})
 			}
 			for _, c := range ch.Constants {
-				pr.Constants = append(pr.Constants, &pb.ConstantConversion{Op: opRef(c.Op), Resource: c.Resource, From: c.From, To: c.To,
+				pr.Constants = append(pr.Constants, &pb.ConstantConversion{Op: rwOpRef(c.Op), Resource: c.Resource, From: c.From, To: c.To,
 					Elements: c.Elements, Overflow: c.Overflow, Underflow: c.Underflow})
 			}
 			for _, st := range ch.States {
 				pr.States = append(pr.States, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
 			}
 			for _, r := range ch.Replaced {
-				pr.Replaced = append(pr.Replaced, opRef(r))
+				pr.Replaced = append(pr.Replaced, rwOpRef(r))
 			}
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
@@ -312,7 +312,7 @@ func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error 
 		return err
 	}
 	if o.report != "" {
-		if err := writeFileAtomic(o.report, b); err != nil {
+		if err := rwWriteFile(o.report, b); err != nil {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}
@@ -337,8 +337,8 @@ func protoJSON(m proto.Message) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// writeFileAtomic writes a small file through a temporary sibling.
-func writeFileAtomic(path string, data []byte) error {
+// rwWriteFile writes a small file through a temporary sibling.
+func rwWriteFile(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err

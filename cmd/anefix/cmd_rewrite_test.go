@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/passes"
+)
+
+const rwArmA = "../../testdata/synth/armA.aimodel"
+
+func TestRewriteUsageErrors(t *testing.T) {
+	in := "../../testdata/passes/strip-fp32-casts.mlir"
+	out := filepath.Join(t.TempDir(), "out.mlir")
+	cases := []struct {
+		args []string
+		want []string // substrings of stderr
+	}{
+		{[]string{in}, []string{"-o OUT is required"}},
+		{[]string{in, "-o", out, "--passes", "nope"}, []string{`unknown pass "nope"`, "valid: arm-d, strip-fp32-casts, fold-io-unsqueeze"}},
+		{[]string{in, "-o", out, "--disable", "nope,dce"}, []string{`--disable: unknown pass "nope"`, "valid:"}},
+		{[]string{in, "-o", out, "--set", "strip-fp32-casts.nope=1"}, []string{`has no option "nope"`, "valid: clamp, islands, io"}},
+		{[]string{in, "-o", out, "--set", "strip-fp32-casts.clamp=maybe"}, []string{"wants true or false"}},
+		{[]string{in, "-o", out, "--passes", "dce,fold-casts"}, []string{`"fold-casts" must run before "dce"`}},
+		{[]string{in, "-o", "-", "--json"}, []string{"--json prints the report on stdout"}},
+		{[]string{in, "-o", out, "--print-ir-after", "arm-d"}, []string{"not a pass of this pipeline", "valid: all, strip-fp32-casts"}},
+		{[]string{in, "-o", out, "--emit", "yaml"}, []string{`--emit "yaml"`}},
+		{[]string{in, "-o", out, "--dry-run"}, []string{"--dry-run writes nothing"}},
+		{[]string{in, "-o", out, "--passes", "dce", "--arm-d"}, []string{"with --passes, list arm-d"}},
+		{[]string{in, in, "-o", out}, []string{"exactly one input"}},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", append([]string{"rewrite"}, c.args...)...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d; stderr %q", c.args, code, exitUsage, stderr)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a usage error wrote %s", out)
+	}
+	if rewriteCompileHook == nil {
+		if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--compile"); code != exitUsage || !strings.Contains(stderr, "not available") {
+			t.Errorf("--compile without a compile command: exit %d %q", code, stderr)
+		}
+	}
+}
+
+func TestRewritePassFailureWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.mlir")
+	src := `module {
+  coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf16> {
+    %c = coreai.constant dense<[1.0, 1.0e+06]> : tensor<2xf32> loc("_tensor_constant9"("m.py":4:0))
+    %0 = coreai.cast %x : tensor<2xf16> to tensor<2xf32>
+    %1 = coreai.decomposable.broadcasting_mul %0, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %2 = coreai.cast %1 : tensor<2xf32> to tensor<2xf16>
+    coreai.output %2 : tensor<2xf16>
+  }
+}
+`
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.mlir")
+	report := filepath.Join(dir, "report.json")
+	code, stdout, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--report", report)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1; stderr %q", code, stderr)
+	}
+	for _, w := range []string{"pass strip-fp32-casts", "_tensor_constant9 at m.py:4", "clamp=true", "nothing written"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) || stdout != "" {
+		t.Errorf("failure wrote output (stat err %v, stdout %q)", err, stdout)
+	}
+	var rep map[string]any
+	rwReadJSON(t, report, &rep)
+	if rep["failedPass"] != "strip-fp32-casts" || rep["written"] == true {
+		t.Errorf("report: failedPass %v written %v", rep["failedPass"], rep["written"])
+	}
+	// The same input passes with clamp.
+	if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--set", "strip-fp32-casts.clamp=true"); code != exitOK {
+		t.Errorf("with clamp: exit %d %s", code, stderr)
+	}
+}
+
+func rwReadJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// rewriteReport is the part of the JSON report the tests look at.
+type rewriteReport struct {
+	Written      bool   `json:"written"`
+	OutputKind   string `json:"outputKind"`
+	VerifyEach   bool   `json:"verifyEach"`
+	CensusBefore []struct {
+		Type  string `json:"type"`
+		Count string `json:"count"`
+	} `json:"censusBefore"`
+	CensusAfter []struct {
+		Type  string `json:"type"`
+		Count string `json:"count"`
+	} `json:"censusAfter"`
+	Passes []struct {
+		Name      string `json:"name"`
+		IoChanges []any  `json:"ioChanges"`
+		States    []any  `json:"states"`
+		Replaced  []any  `json:"replaced"`
+	} `json:"passes"`
+}
+
+func (r *rewriteReport) passNames() []string {
+	var out []string
+	for _, p := range r.Passes {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func rwLoad(t *testing.T, path string) *graph.Module {
+	t.Helper()
+	ld, err := modelio.Load(path, modelio.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ld.Close() })
+	if err := graph.Verify(ld.Module); err != nil {
+		t.Fatalf("%s does not verify: %v", path, err)
+	}
+	return ld.Module
+}
+
+// TestRewriteArmA is the issue's "done when" on the synth arm A tiny export.
+func TestRewriteArmA(t *testing.T) {
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Skipf("no synth arm A: %v", err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.aimodel")
+	report := filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI(t, "", "rewrite", rwArmA, "-o", out, "--report", report, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep, repStdout rewriteReport
+	rwReadJSON(t, report, &rep)
+	if err := json.Unmarshal([]byte(stdout), &repStdout); err != nil || len(repStdout.Passes) != len(rep.Passes) {
+		t.Errorf("--json on stdout: %v (%d passes)", err, len(repStdout.Passes))
+	}
+	if !rep.Written || rep.OutputKind != "aimodel" || !rep.VerifyEach {
+		t.Errorf("report: %+v", rep)
+	}
+	if got, want := strings.Join(rep.passNames(), ","), "strip-fp32-casts,fold-io-unsqueeze,promote-states,fold-casts,dce"; got != want {
+		t.Errorf("passes %s, want %s", got, want)
+	}
+	f32Before := false
+	for _, c := range rep.CensusBefore {
+		f32Before = f32Before || c.Type == "f32"
+	}
+	for _, c := range rep.CensusAfter {
+		if c.Type == "f32" {
+			t.Errorf("census after still has %s f32 values", c.Count)
+		}
+	}
+	if !f32Before {
+		t.Error("arm A has no f32 before the rewrite: the test proves nothing")
+	}
+	for _, f := range []string{"main.mlirb", "main.hash", "metadata.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("output .aimodel: %v", err)
+		}
+	}
+	m := rwLoad(t, out)
+	if c := passes.TakeCensus(m); c["f32"] != 0 {
+		t.Errorf("output has %d f32 values", c["f32"])
+	}
+	g := m.Graph("main")
+	states := map[string]bool{}
+	for _, p := range g.Inputs() {
+		states[p.Name] = p.IsState
+		for _, u := range g.Body().Arg(p.Index).Uses() {
+			if u.Op.Name == "coreai.expand_dims" || u.Op.Name == "coreai.shrink_dims" {
+				t.Errorf("input %s still feeds %s", p.Name, u.Op.Describe())
+			}
+		}
+	}
+	if !states["conv_state"] || !states["rec_state"] {
+		t.Errorf("conv/rec are not states: %v", states)
+	}
+	for i, v := range g.Terminator().Operands() {
+		if d := v.DefiningOp(); d != nil && (d.Name == "coreai.expand_dims" || d.Name == "coreai.shrink_dims") {
+			t.Errorf("output %d comes from %s", i, d.Describe())
+		}
+	}
+
+	// Same input and flags give the same bytes.
+	out2 := filepath.Join(dir, "y.aimodel")
+	if code, _, stderr := runCLI(t, "", "rewrite", rwArmA, "-o", out2); code != exitOK {
+		t.Fatalf("second run: %s", stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(out, "main.mlirb"))
+	b, _ := os.ReadFile(filepath.Join(out2, "main.mlirb"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("two runs differ (%d vs %d bytes)", len(a), len(b))
+	}
+
+	// mlir-opt reads the written bytecode.
+	mlirOpt := "/usr/lib/llvm-19/bin/mlir-opt"
+	if _, err := os.Stat(mlirOpt); err != nil {
+		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
+			t.Fatalf("mlir-opt missing: %v", err)
+		}
+		t.Logf("mlir-opt not installed; skipping the oracle check")
+		return
+	}
+	cmd := exec.Command(mlirOpt, "--allow-unregistered-dialect", filepath.Join(out, "main.mlirb"), "-o", os.DevNull)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("mlir-opt rejects the output: %v\n%s", err, msg)
+	}
+}
+
+func TestRewritePipelineFlags(t *testing.T) {
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Skipf("no synth arm A: %v", err)
+	}
+	cases := []struct {
+		name      string
+		args      []string
+		wantNames string
+		check     func(t *testing.T, rep *rewriteReport, stderr string)
+	}{
+		{
+			name: "disable promote-states", args: []string{"--disable", "promote-states"},
+			wantNames: "strip-fp32-casts,fold-io-unsqueeze,fold-casts,dce",
+		},
+		{name: "exact list", args: []string{"--passes", "strip-fp32-casts"}, wantNames: "strip-fp32-casts"},
+		{
+			name: "arm-d", args: []string{"--arm-d"},
+			wantNames: "arm-d,strip-fp32-casts,fold-io-unsqueeze,promote-states,fold-casts,dce",
+			check: func(t *testing.T, rep *rewriteReport, _ string) {
+				if len(rep.Passes[0].Replaced) == 0 {
+					t.Error("arm-d replaced nothing on arm A")
+				}
+			},
+		},
+		{
+			name: "print IR after one pass", args: []string{"--print-ir-after", "fold-io-unsqueeze", "--verify-each=false"},
+			wantNames: "strip-fp32-casts,fold-io-unsqueeze,promote-states,fold-casts,dce",
+			check: func(t *testing.T, rep *rewriteReport, stderr string) {
+				if strings.Count(stderr, "// ----- IR after") != 1 || !strings.Contains(stderr, "IR after fold-io-unsqueeze") || !strings.Contains(stderr, "coreai.graph") {
+					t.Errorf("stderr:\n%.2000s", stderr)
+				}
+				if rep.VerifyEach {
+					t.Error("--verify-each=false not recorded")
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"rewrite", rwArmA, "--dry-run", "--report", report}, tc.args...)
+			code, stdout, stderr := runCLI(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if stdout != "" || !strings.Contains(stderr, "dry run: nothing written") {
+				t.Errorf("dry run: stdout %q", stdout)
+			}
+			var rep rewriteReport
+			rwReadJSON(t, report, &rep)
+			if got := strings.Join(rep.passNames(), ","); got != tc.wantNames {
+				t.Errorf("passes %s, want %s", got, tc.wantNames)
+			}
+			if rep.Written {
+				t.Error("dry run says written")
+			}
+			if tc.check != nil {
+				tc.check(t, &rep, stderr)
+			}
+		})
+	}
+}
+
+func TestPassesCommand(t *testing.T) {
+	code, out, _ := runCLI(t, "", "passes")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(out, "\n")
+	for i, n := range passes.Names() {
+		p, _ := passes.Lookup(n)
+		if i >= len(lines) || !strings.HasPrefix(lines[i], n+" ") || !strings.Contains(lines[i], p.Summary) || !strings.Contains(lines[i], " "+passOnOff(p.DefaultOn)+" ") {
+			t.Errorf("line %d = %q, want pass %s", i, lines[min(i, len(lines)-1)], n)
+		}
+	}
+	code, out, _ = runCLI(t, "", "passes", "strip-fp32-casts")
+	for _, w := range []string{"strip-fp32-casts (on by default)", "Incompatible element type for ANE", "clamp (bool, default false)", "islands (list, default \"\")", "Ordering:"} {
+		if code != exitOK || !strings.Contains(out, w) {
+			t.Errorf("passes strip-fp32-casts lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, _ = runCLI(t, "", "passes", "--json")
+	var list []passJSON
+	if err := json.Unmarshal([]byte(out), &list); code != exitOK || err != nil || len(list) != len(passes.Names()) {
+		t.Errorf("passes --json: exit %d err %v (%d entries)", code, err, len(list))
+	}
+	code, out, _ = runCLI(t, "", "passes", "dce", "--json")
+	var one passJSON
+	if err := json.Unmarshal([]byte(out), &one); code != exitOK || err != nil || one.Name != "dce" || len(one.Options) != 2 {
+		t.Errorf("passes dce --json: %v %+v", err, one)
+	}
+	code, _, stderr := runCLI(t, "", "passes", "nope")
+	if code != exitUsage || !strings.Contains(stderr, "valid: arm-d, strip-fp32-casts") {
+		t.Errorf("passes nope: exit %d %q", code, stderr)
+	}
+}
