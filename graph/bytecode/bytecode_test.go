@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
@@ -42,20 +43,48 @@ func mlirOpt(t testing.TB, args ...string) []byte {
 	return out
 }
 
+// mlir-opt results are cached: the same conversions recur across subtests.
+var (
+	cacheMu   sync.Mutex
+	emitCache = map[string][]byte{}
+	canCache  = map[string]string{}
+)
+
 // emitBytecode converts a text file to bytecode of the given version.
 func emitBytecode(t testing.TB, in string, version int) []byte {
 	t.Helper()
-	return mlirOpt(t, in, "--emit-bytecode", fmt.Sprintf("--emit-bytecode-version=%d", version))
+	key := fmt.Sprintf("%s@%d", in, version)
+	cacheMu.Lock()
+	out, ok := emitCache[key]
+	cacheMu.Unlock()
+	if ok {
+		return out
+	}
+	out = mlirOpt(t, in, "--emit-bytecode", fmt.Sprintf("--emit-bytecode-version=%d", version))
+	cacheMu.Lock()
+	emitCache[key] = out
+	cacheMu.Unlock()
+	return out
 }
 
 // canonical is mlir-opt's generic printout with every location.
 func canonical(t testing.TB, data []byte) string {
 	t.Helper()
+	cacheMu.Lock()
+	s, ok := canCache[string(data)]
+	cacheMu.Unlock()
+	if ok {
+		return s
+	}
 	p := filepath.Join(t.TempDir(), "in.mlirb")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return string(mlirOpt(t, "--mlir-print-op-generic", "--mlir-print-debuginfo", p))
+	s = string(mlirOpt(t, "--mlir-print-op-generic", "--mlir-print-debuginfo", p))
+	cacheMu.Lock()
+	canCache[string(data)] = s
+	cacheMu.Unlock()
+	return s
 }
 
 func read(t testing.TB, data []byte) (*graph.Module, *Source) {
@@ -84,6 +113,7 @@ func TestRoundTripMlirOpt(t *testing.T) {
 	for _, in := range textInputs {
 		for v := in.minVersion; v <= MaxVersion; v++ {
 			t.Run(fmt.Sprintf("%s/v%d", in.file, v), func(t *testing.T) {
+				t.Parallel()
 				data := emitBytecode(t, filepath.Join("testdata", in.file), v)
 				m, src := read(t, data)
 				if src.Version != v || src.Producer != "MLIR19.1.7" {

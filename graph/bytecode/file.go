@@ -167,6 +167,7 @@ func parseRawFile(r io.ReaderAt, size int64, name string) (*rawFile, error) {
 func (f *rawFile) readSections(off int64) error {
 	f.resLen = -1
 	for off < f.size {
+		hdrOff := off
 		hdrLen := min(f.size-off, 1+9+9)
 		hdr, err := f.readAt(off, hdrLen)
 		if err != nil {
@@ -208,7 +209,7 @@ func (f *rawFile) readSections(off int64) error {
 			off = d.offset()
 		}
 		if length > uint64(f.size-off) {
-			return f.errAt(off, "section %s claims %d bytes but the file has only %d bytes left", sectionName(id), length, f.size-off)
+			return f.errAt(hdrOff, "section %s claims %d bytes but the file has only %d bytes left", sectionName(id), length, f.size-off)
 		}
 		if f.sections[id] != nil || (id == secResource && f.resLen >= 0) {
 			return f.errAt(off, "duplicate section %s", sectionName(id))

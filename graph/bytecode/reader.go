@@ -528,8 +528,10 @@ func (ir *irReader) parseRegion(d *decoder, r *graph.Region) error {
 	if err != nil {
 		return err
 	}
-	if nv > 1<<31 {
-		return d.errorf("absurd value count %d", nv)
+	// Every value of the region is a block argument or op result encoded in
+	// the bytes that follow, so a larger count is corrupt.
+	if nv > uint64(d.remaining()) {
+		return d.errorf("region claims %d values but only %d bytes remain", nv, d.remaining())
 	}
 	blocks := make([]*graph.Block, nBlocks)
 	for k := range blocks {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -29,6 +30,12 @@ type WriteOptions struct {
 // opaque encoding is still right after a change; converting the input to
 // generic MLIR text first (anefix convert --emit generic) avoids them.
 var ErrNeedsGeneric = errors.New("op encoding cannot be re-derived; convert the input to generic MLIR text and run again")
+
+// rangeCopier is offered by outputs that can copy a range of a file without
+// passing it through user space (graph/bundle's main file writer).
+type rangeCopier interface {
+	CopyRange(f *os.File, off, n int64) error
+}
 
 type tableEntry struct {
 	dialect int
@@ -605,7 +612,8 @@ func (w *irWriter) encodeNative(op *graph.Operation, layout []propField) ([]byte
 // ---- output ----
 
 func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
-	bw := bufio.NewWriterSize(out, 1<<20)
+	bw := bufio.NewWriterSize(out, 64<<10)
+	rc, _ := out.(rangeCopier)
 	var off int64
 	write := func(b []byte) error {
 		n, err := bw.Write(b)
@@ -658,6 +666,20 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 			return err
 		}
 		if p.n > 0 {
+			if sb, ok := blobs[i].(*graph.SectionBlob); ok && rc != nil {
+				if f, ok := sb.R.(*os.File); ok && sb.N == p.n {
+					// Let the output move the bytes file to file (the bundle
+					// writer uses copy_file_range).
+					if err := bw.Flush(); err != nil {
+						return err
+					}
+					if err := rc.CopyRange(f, sb.Offset, sb.N); err != nil {
+						return fmt.Errorf("bytecode: copying resource data: %w", err)
+					}
+					off += sb.N
+					continue
+				}
+			}
 			n, err := io.Copy(bw, io.NewSectionReader(blobs[i], 0, p.n))
 			off += n
 			if err != nil {
