@@ -262,3 +262,39 @@ func TestInvokeAndResources(t *testing.T) {
 		t.Errorf("short blob: %v", err)
 	}
 }
+
+// slice_update writes in place only into a buffer nothing else can see: an
+// alias made by reshape, a graph input or a constant must stay intact.
+func TestSliceUpdateInPlaceSafety(t *testing.T) {
+	f4 := graph.Tensor(graph.F32, 4)
+	b, a := newGB("main", f4, graph.Tensor(graph.F32, 1))
+	zero := b.emit("coreai.constant", nil, f4, graph.NamedAttr{Name: "value", Value: &graph.DenseElementsAttr{Type: f4, Raw: make([]byte, 4), Splat: true}})
+	t1 := b.bin("add", a[0], zero, f4) // owned
+	alias := b.reshape(t1, 2, 2)       // shares t1's buffer
+	u1 := b.emit("coreai.slice_update", []*graph.Value{t1, a[1], b.si32(1), b.si32(2), b.si32(1)}, f4)
+	u2 := b.emit("coreai.slice_update", []*graph.Value{u1, a[1], b.si32(3), b.si32(4), b.si32(1)}, f4)   // u1 exclusive: in place
+	u3 := b.emit("coreai.slice_update", []*graph.Value{a[0], a[1], b.si32(0), b.si32(1), b.si32(1)}, f4) // input: copy
+	b.output(alias, u2, u3)
+	if err := graph.Verify(b.m); err != nil {
+		t.Fatal(err)
+	}
+	x := NewFloat(F32, []int{4}, []float32{1, 2, 3, 4})
+	in := New(b.m, Options{})
+	for run := 0; run < 2; run++ {
+		out, err := in.Run("main", []*Tensor{x, NewFloat(F32, []int{1}, []float32{9})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][]float32{{1, 2, 3, 4}, {1, 9, 3, 9}, {9, 2, 3, 4}}
+		for k, w := range want {
+			for i := range w {
+				if out[k].F[i] != w[i] {
+					t.Fatalf("run %d output %d = %v, want %v", run, k, out[k].F, w)
+				}
+			}
+		}
+		if x.F[0] != 1 || zero.DefiningOp() == nil {
+			t.Fatal("input tensor was modified")
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unsafe"
 
 	"github.com/anefix/anefix/graph"
 )
@@ -150,8 +151,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		return nil, fmt.Errorf("interp: @%s takes %d arguments, got %d", g.Name(), len(body.Args()), len(args))
 	}
 	env := make(map[*graph.Value]*Tensor, 64)
+	refs := bufRefs{}
 	for i, a := range body.Args() {
 		env[a] = args[i]
+		refs.pin(args[i]) // the caller's tensors are never written
 	}
 	p := in.planFor(g)
 	term := graph.TerminatorName(g.Op.Name)
@@ -171,7 +174,15 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			}
 			ins[k] = t
 		}
-		res, err := in.exec(op, ins, depth)
+		var res []*Tensor
+		var err error
+		if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
+			// The buffer dies here and nothing else sees it: update in
+			// place instead of copying a whole cache per layer.
+			res, err = in.sliceUpdateInPlace(op, ins)
+		} else {
+			res, err = in.exec(op, ins, depth)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("interp: @%s: %s: %w", g.Name(), op.Describe(), err)
 		}
@@ -184,8 +195,13 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			}
 			res[k] = fitted(r.Type(), res[k])
 			env[r] = res[k]
+			refs.add(res[k], 1)
+			if op.Name == "coreai.constant" || op.Name == "arith.constant" {
+				refs.pin(res[k]) // cached across runs
+			}
 		}
 		for _, v := range p.frees[i] {
+			refs.add(env[v], -1)
 			delete(env, v)
 		}
 	}
@@ -715,4 +731,66 @@ func (in *Interp) blobBytes(r *graph.Resource) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// bufRefs counts, per data buffer, how many live values (plus pins for
+// inputs and cached constants) refer to it; reshapes share buffers.
+type bufRefs map[unsafe.Pointer]int
+
+func bufKey(t *Tensor) unsafe.Pointer {
+	switch {
+	case t == nil:
+		return nil
+	case len(t.F) > 0:
+		return unsafe.Pointer(&t.F[0])
+	case len(t.I) > 0:
+		return unsafe.Pointer(&t.I[0])
+	}
+	return nil
+}
+
+func (r bufRefs) add(t *Tensor, d int) {
+	if k := bufKey(t); k != nil {
+		r[k] += d
+	}
+}
+
+func (r bufRefs) pin(t *Tensor) { r.add(t, 1<<30) }
+
+// ownedAt reports whether op (index i of plan p) may overwrite t: t's value
+// is read for the last time here, only once, and no other live value,
+// input or constant shares its buffer.
+func (in *Interp) ownedAt(p *plan, i int, op *graph.Operation, t *Tensor, refs bufRefs) bool {
+	k := bufKey(t)
+	if k == nil || t.raw != nil || refs[k] != 1 {
+		return false
+	}
+	v := op.Operand(0)
+	for idx, o := range op.Operands() {
+		if idx > 0 && o == v {
+			return false
+		}
+	}
+	for _, f := range p.frees[i] {
+		if f == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Tensor, error) {
+	el, err := resultElem(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	if el != ins[0].Elem {
+		return in.exec(op, ins, 0)
+	}
+	stride, _ := intArg(op, ins, 4, "stride")
+	t, err := sliceUpdateInto(ins[0], ins[1], ins[2].Ints(), stride)
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{t}, nil
 }

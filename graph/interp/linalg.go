@@ -111,6 +111,47 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 			}
 			return
 		}
+		if !acc16 && A.h != nil && A.sc == 1 && B.h == nil {
+			// Weight rows (raw f16, contiguous) times an activation column:
+			// four output rows at once for instruction-level parallelism,
+			// each still summed sequentially over k.
+			for j := it.j0; j < it.j1; j++ {
+				x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+				i := it.i0
+				for ; i+4 <= it.i1; i += 4 {
+					base := it.aoff + A.off + i*A.sr
+					s0, s1, s2, s3 := dot4h(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
+					out[it.ooff+i*N+j] = outEl.round(s0)
+					out[it.ooff+(i+1)*N+j] = outEl.round(s1)
+					out[it.ooff+(i+2)*N+j] = outEl.round(s2)
+					out[it.ooff+(i+3)*N+j] = outEl.round(s3)
+				}
+				for ; i < it.i1; i++ {
+					base := it.aoff + A.off + i*A.sr
+					out[it.ooff+i*N+j] = outEl.round(dot1h(x, A.h[base:base+K]))
+				}
+			}
+			return
+		}
+		if !acc16 && B.h != nil && B.sr == 1 && A.h == nil {
+			// An activation row times weight columns stored contiguously
+			// (a transposed weight such as a tied lm_head).
+			for i := it.i0; i < it.i1; i++ {
+				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+				j := it.j0
+				for ; j+4 <= it.j1; j += 4 {
+					base := it.boff + B.off + j*B.sc
+					s0, s1, s2, s3 := dot4h(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
+					o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
+				}
+				for ; j < it.j1; j++ {
+					base := it.boff + B.off + j*B.sc
+					out[it.ooff+i*N+j] = outEl.round(dot1h(x, B.h[base:base+K]))
+				}
+			}
+			return
+		}
 		for i := it.i0; i < it.i1; i++ {
 			arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 			for j := it.j0; j < it.j1; j++ {
@@ -356,4 +397,29 @@ func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, erro
 		shape = []int{Nb, O, OW}
 	}
 	return NewFloat(out, shape, res), nil
+}
+
+// dot1h is Σ_k x[k]·h[k] with h raw f16: products rounded to float32, sums
+// sequential in k (the interpreter's defined order).
+func dot1h(x []float32, h []uint16) float32 {
+	h = h[:len(x)]
+	var s float32
+	for k, v := range x {
+		s += float32(v * f16.ToFloat32(h[k]))
+	}
+	return s
+}
+
+// dot4h computes four dot1h at once; the independent chains hide the add
+// latency while each keeps its sequential order.
+func dot4h(x []float32, h0, h1, h2, h3 []uint16) (s0, s1, s2, s3 float32) {
+	n := len(x)
+	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
+	for k, v := range x {
+		s0 += float32(v * f16.ToFloat32(h0[k]))
+		s1 += float32(v * f16.ToFloat32(h1[k]))
+		s2 += float32(v * f16.ToFloat32(h2[k]))
+		s3 += float32(v * f16.ToFloat32(h3[k]))
+	}
+	return
 }

@@ -235,3 +235,56 @@ func formatInt(v int64) string {
 	}
 	return string(b)
 }
+
+// rawF16 re-encodes an f16 tensor as raw little-endian bytes, the way a
+// dense_resource weight reaches the kernels.
+func rawF16(t *Tensor) *Tensor {
+	b := make([]byte, 2*t.Len())
+	for i, v := range t.Floats() {
+		h := f16.FromFloat32(v)
+		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+	}
+	return &Tensor{Elem: F16, Shape: append([]int(nil), t.Shape...), raw: b, rawEl: F16}
+}
+
+// The in-place weight kernels (raw f16 rows, four at a time; transposed
+// raw columns) give numpy's bits too.
+func TestRawWeightPathsAgainstNumpy(t *testing.T) {
+	f := loadVecs(t, "ops.vec.gz")
+	// conv1x1: weight rows raw (dot4h over 8 output channels).
+	c := "conv1x1/f16"
+	got, err := Conv(vecIn(t, f, c, "in0"), rawF16(vecIn(t, f, c, "in1")), nil, ConvParams{}, F16, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareTensors(t, c+" (raw weight)", got, vecIn(t, f, c, "out"), 0)
+	// matmul_vec [1,64]·[64,48]: B raw row-major (row form), and B given as
+	// a lazily transposed raw [48,64] (contiguous columns, dot4h).
+	c = "matmul_vec/f16"
+	a, b, want := vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "out")
+	got, err = MatMul(a, rawF16(b), false, false, F16, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareTensors(t, c+" (raw B)", got, want, 0)
+	bt, _ := Transpose(b, []int64{1, 0})
+	lazy, _ := Transpose(rawF16(bt), []int64{1, 0})
+	if !lazy.rawT {
+		t.Fatal("expected a lazy transpose")
+	}
+	got, err = MatMul(a, lazy, false, false, F16, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareTensors(t, c+" (transposed raw B)", got, want, 0)
+	// Odd sizes: 7 output rows (4 + 3 remainder) against the float path.
+	x := FromF32(F16, []int{1, 5, 1, 2}, []float32{1, -2, 0.5, 3, 0.25, -1, 2, 2, 2, -0.5})
+	wv := make([]float32, 7*5)
+	for i := range wv {
+		wv[i] = float32(i%5) - 1.5 + float32(i)/16
+	}
+	w := FromF32(F16, []int{7, 5, 1, 1}, wv)
+	want2, _ := Conv(x, w, nil, ConvParams{}, F16, false)
+	got2, _ := Conv(x, rawF16(w), nil, ConvParams{}, F16, false)
+	compareTensors(t, "conv 7x5 raw vs float", got2, want2, 0)
+}

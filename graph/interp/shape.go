@@ -215,6 +215,14 @@ func boxArgs(dims []int, begin, stride []int64) ([]int, []int, error) {
 // SliceUpdate returns a copy of t with the box at begin (stride) replaced
 // by update.
 func SliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, error) {
+	c := t.Clone()
+	c.Elem = out
+	return sliceUpdateInto(c, update, begin, stride)
+}
+
+// sliceUpdateInto writes update into t's own buffer (t must be exclusively
+// owned by the caller) and returns t.
+func sliceUpdateInto(t, update *Tensor, begin, stride []int64) (*Tensor, error) {
 	b, s, err := boxArgs(t.Shape, begin, stride)
 	if err != nil {
 		return nil, err
@@ -226,18 +234,18 @@ func SliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, e
 		}
 		return nil, fmt.Errorf("slice_update: update %v has another rank than %v", update.Shape, t.Shape)
 	}
-	c := t.Clone()
-	c.Elem = out
+	out := t.Elem
 	if out.IsFloat() {
 		u := update.Floats()
-		err = region(c.Shape, b, s, size, func(o, i int) { c.F[i] = out.round(u[o]) })
+		dst := t.Floats()
+		err = region(t.Shape, b, s, size, func(o, i int) { dst[i] = out.round(u[o]) })
 	} else {
-		err = region(c.Shape, b, s, size, func(o, i int) { c.I[i] = out.wrap(update.I[o]) })
+		err = region(t.Shape, b, s, size, func(o, i int) { t.I[i] = out.wrap(update.I[o]) })
 	}
 	if err != nil {
 		return nil, fmt.Errorf("slice_update: %w", err)
 	}
-	return c, nil
+	return t, nil
 }
 
 // Gather takes slices of t along axis at indices (negative wrap once):
