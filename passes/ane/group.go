@@ -111,7 +111,8 @@ type opAt struct {
 // One diagnostic gives exactly one Finding, so counts match the log.
 func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 	byID := map[string][]opAt{}
-	bySrc := map[string][]opAt{}
+	bySrc := map[string][]opAt{}   // innermost frame
+	byFrame := map[string][]opAt{} // any frame
 	if m != nil {
 		for _, g := range m.Graphs() {
 			n := 0
@@ -124,10 +125,13 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 				if id := OpID(o); id != "" {
 					byID[id] = append(byID[id], at)
 				}
-				for _, s := range fileLocs(o.Loc, nil) {
+				for i, s := range fileLocs(o.Loc, nil) {
 					k := srcKey(s.File, s.Line)
-					if l := bySrc[k]; len(l) == 0 || l[len(l)-1].op != o {
+					if i == 0 {
 						bySrc[k] = append(bySrc[k], at)
+					}
+					if l := byFrame[k]; len(l) == 0 || l[len(l)-1].op != o {
+						byFrame[k] = append(byFrame[k], at)
 					}
 				}
 				return true
@@ -141,10 +145,14 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 		if len(d.OpIDs) > 0 {
 			f.OpID = d.OpIDs[0]
 		}
-		f.Detail = d.Message
+		// The rule's message already says what the compiler said; keep the
+		// text only for diagnostics the table has no row for.
+		if f.Rule == RuleCompilerOther || f.Rule == RuleReorder {
+			f.Detail = d.Message
+		}
 		var cands []opAt
 		for _, id := range d.OpIDs {
-			if c := byID[id]; len(c) > 0 {
+			if c := preferOps(byID[id], d.OpName); len(c) > 0 {
 				cands = c
 				break
 			}
@@ -152,10 +160,10 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 		how := "op id"
 		if len(cands) == 0 && d.File != "" {
 			how = "source line"
-			for _, c := range bySrc[srcKey(d.File, d.SrcLine)] {
-				if d.OpName == "" || c.op.Name == d.OpName {
-					cands = append(cands, c)
-				}
+			k := srcKey(d.File, d.SrcLine)
+			if cands = preferOps(bySrc[k], d.OpName); len(cands) == 0 {
+				how = "an outer frame's source line"
+				cands = preferOps(byFrame[k], d.OpName)
 			}
 		}
 		if len(cands) > 0 {
@@ -163,12 +171,31 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 			f.Graph, f.Op, f.Index = c.graph, c.op, c.index
 			f.OpID, f.OpName, f.Source = OpID(c.op), c.op.Name, c.op.Source()
 			if len(cands) > 1 {
-				f.Detail += " (matched by " + how + "; " + itoa(len(cands)) + " candidate ops, first shown)"
+				f.Detail = strings.TrimSpace(f.Detail + " (matched by " + how + "; " + itoa(len(cands)) + " candidate ops, first shown)")
 			}
 		} else if d.File != "" || len(d.OpIDs) > 0 {
-			f.Detail += " (no op in the model matches)"
+			f.Detail = strings.TrimSpace(f.Detail + " (no op in the model matches)")
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// preferOps keeps the candidates named like the diagnostic's op (when it
+// names one), else the ones that are not constants (exporters give a
+// constant the id of the op it feeds).
+func preferOps(cands []opAt, opName string) []opAt {
+	if len(cands) == 0 {
+		return nil
+	}
+	var out []opAt
+	for _, c := range cands {
+		if opName != "" && c.op.Name == opName || opName == "" && c.op.Name != "coreai.constant" {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 && opName == "" {
+		return cands
 	}
 	return out
 }

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/passes/ane"
+	"github.com/anefix/anefix/passes/ane/compilerlog"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+func init() {
+	register(&command{
+		Name:    "compile",
+		Usage:   "compile IN [--require-ane | --min-regions N] [--keep DIR] [--compiler PATH] [--json]",
+		Summary: "run coreai-build for the Neural Engine and count the ANE regions it really wrote (Mac)",
+		Help: `Runs
+  xcrun coreai-build compile <IN>.aimodel --platform iOS \
+    --preferred-compute neural-engine --architecture h18p --output <tmp>/<IN>.aimodelc
+(IN that is not an .aimodel is written into a temporary one first), times
+it, counts the *ANE_region* entries it wrote, and parses its stderr: the
+"warning:" lines with ane_validation_message, the "ANE I/O op" failures, the
+"ANECCompileOffline() failed ... aneCompileStatus=N" blocks with their
+ErrorList and region file, and the maxReorderingDistance notes. Each
+diagnostic is mapped back to the op it names (op id, else source line) and
+grouped like 'anefix check'; the measured regions are printed next to the
+check prediction.
+
+coreai-build exits 0 even when every ANE compile failed and the .aimodelc
+runs on the GPU only. --require-ane (at least one region per function and
+no ANECCompileOffline failure) or --min-regions N turn that into exit 3.
+
+Without xcrun (any machine but a Mac with Xcode) and without --compiler it
+says so in one line and exits 4: use 'anefix check' there. $ANEFIX_COMPILER
+sets the default for --compiler (also for 'anefix rewrite --compile').
+
+Exit codes: 0 ok, 3 requirement not met, 4 no compiler, 1 bad input or the
+compiler failed (crashed or exited non-zero).
+
+Examples:
+  anefix compile armA.aimodel --require-ane
+  anefix compile model.aimodel --min-regions 19 --keep build/ --json > compile.json
+  anefix compile armA.aimodel --compiler testdata/compiler/fake-coreai-build.sh   # stand-in, for tests`,
+		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
+			o := defaultCompileOptions()
+			fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
+			fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
+			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
+			fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compilerEnv+")")
+			fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
+			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "stop the compiler after this long")
+			requireANE := fs.Bool("require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
+			minRegions := fs.Int("min-regions", 0, "exit 3 unless at least N ANE regions were written")
+			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CompileReport)")
+			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+			return func(env *Env, args []string) error {
+				if len(args) != 1 {
+					return usagef("compile takes exactly one input, got %d", len(args))
+				}
+				if *minRegions < 0 {
+					return usagef("--min-regions %d: want N >= 0", *minRegions)
+				}
+				rep, res, err := compileAndReport(env, args[0], o, *ignoreHash)
+				if err != nil {
+					return err
+				}
+				applyRequirement(rep, *requireANE, *minRegions)
+				if *asJSON {
+					b, err := protoJSON(rep)
+					if err != nil {
+						return err
+					}
+					if _, err := env.Stdout.Write(b); err != nil {
+						return err
+					}
+				} else if err := writeCompileText(env.Stdout, rep); err != nil {
+					return err
+				}
+				if res.ExitCode != 0 {
+					return fmt.Errorf("%s exited with status %d; its log is summarized above", res.Command[0], res.ExitCode)
+				}
+				if rep.Requirement != "" && !rep.RequirementMet {
+					return withCode(exitGate, fmt.Errorf("requirement not met: %s (measured %d ANE region(s))", rep.Requirement, rep.Regions))
+				}
+				return nil
+			}
+		},
+	})
+	rewriteCompileHook = rewriteCompile
+}
+
+// compileAndReport loads path, predicts with the rule model, runs the
+// compiler and builds the report. A missing compiler is exit 4 before any
+// work is done.
+func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) (*pb.CompileReport, *compileResult, error) {
+	if _, err := compilerCommand(o); err != nil {
+		if errors.Is(err, errNoCompiler) {
+			return nil, nil, withCode(exitNoCompiler, err)
+		}
+		return nil, nil, err
+	}
+	ci, err := prepareCompileInput(env, path, ignoreHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ci.Close()
+	pred, err := ane.Check(ci.module())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	res, err := compileRegions(context.Background(), o, ci.AIModel)
+	if err != nil {
+		if errors.Is(err, errNoCompiler) {
+			return nil, nil, withCode(exitNoCompiler, err)
+		}
+		return nil, nil, err
+	}
+	reg, fns := pred.Regions()
+	rep := &pb.CompileReport{
+		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
+		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles,
+		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(),
+		Groups:              pbGroups(ane.GroupFindings(ane.MapLog(ci.module(), res.Log))),
+		ElementTypeWarnings: int32(res.Log.Count(compilerlog.KindElementType)),
+		IoOpFailures:        int32(res.Log.Count(compilerlog.KindIOOp)),
+		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
+		LogLines:            int64(res.Log.Lines), UnclassifiedLines: int64(res.Log.Unclassified),
+	}
+	for _, f := range res.Log.Failures {
+		cf := &pb.CompileFailure{LogLine: int32(f.Line), OsStatus: f.OSStatus, AneCompileStatus: f.Status,
+			SourceFile: f.SourceFile, ErrorList: f.ErrorList, Truncated: f.Truncated}
+		if f.Region.Valid {
+			cf.RegionFunction, cf.RegionI, cf.RegionJ = f.Region.Function, int32(f.Region.I), int32(f.Region.J)
+		}
+		for _, kv := range f.Fields {
+			cf.Fields = append(cf.Fields, kv.Key+" = "+kv.Value)
+		}
+		rep.Failures = append(rep.Failures, cf)
+	}
+	return rep, res, nil
+}
+
+// applyRequirement records --require-ane / --min-regions and whether the
+// measurement meets them.
+func applyRequirement(rep *pb.CompileReport, requireANE bool, minRegions int) {
+	var parts []string
+	met := true
+	if requireANE {
+		parts = append(parts, fmt.Sprintf("--require-ane (>= %d region(s), one per function, and no ANE compile failure)", rep.Functions))
+		met = met && rep.Regions >= rep.Functions && rep.Regions > 0 && len(rep.Failures) == 0
+	}
+	if minRegions > 0 {
+		parts = append(parts, fmt.Sprintf("--min-regions %d", minRegions))
+		met = met && int(rep.Regions) >= minRegions
+	}
+	rep.Requirement = strings.Join(parts, " and ")
+	rep.RequirementMet = met
+}
+
+func writeCompileText(w io.Writer, r *pb.CompileReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "anefix compile %s\n", r.Input.GetPath())
+	fmt.Fprintf(&b, "ran: %s\n", strings.Join(r.Command, " "))
+	if len(r.Command) < 2 || r.Command[1] != "coreai-build" {
+		fmt.Fprintf(&b, "  (a compiler given by --compiler or $%s, not xcrun coreai-build)\n", compilerEnv)
+	}
+	fmt.Fprintf(&b, "exit status %d after %s\n", r.ExitCode, time.Duration(r.Seconds*float64(time.Second)).Round(10*time.Millisecond))
+	fmt.Fprintf(&b, "\nANE regions: %d measured (*ANE_region* entries); anefix check predicted %d for %d function(s)\n",
+		r.Regions, r.RegionsPredicted, r.Functions)
+	switch {
+	case r.Regions == 0 && r.ExitCode == 0:
+		fmt.Fprintf(&b, "  no ANE region: the .aimodelc runs on the GPU only, although the compiler exited 0\n")
+	case r.Regions > 0 && int(r.Regions) < int(r.Functions):
+		fmt.Fprintf(&b, "  fewer regions than functions: some functions run on the GPU\n")
+	}
+	if len(r.RegionFiles) > 0 && len(r.RegionFiles) <= 8 {
+		for _, f := range r.RegionFiles {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
+	if len(r.Failures) > 0 {
+		fmt.Fprintf(&b, "\nANECCompileOffline() failed x%d:\n", len(r.Failures))
+		for _, f := range r.Failures {
+			region := f.SourceFile
+			if f.RegionFunction != "" {
+				region = fmt.Sprintf("%s region %d_%d", f.RegionFunction, f.RegionI, f.RegionJ)
+			}
+			errs := "ErrorList empty (the compiler names no cause; see apple/coreai-models #205)"
+			if len(f.ErrorList) > 0 {
+				errs = "ErrorList: " + strings.Join(f.ErrorList, "; ")
+			}
+			trunc := ""
+			if f.Truncated {
+				trunc = " (log ended inside the block)"
+			}
+			fmt.Fprintf(&b, "  stderr:%d %s: aneCompileStatus=%d OSStatus=%d, %s%s\n", f.LogLine, region, f.AneCompileStatus, f.OsStatus, errs, trunc)
+		}
+	}
+	if len(r.Groups) > 0 {
+		fmt.Fprintf(&b, "\nCompiler diagnostics mapped to ops (%d element-type, %d I/O op, %d reordering notes):\n",
+			r.ElementTypeWarnings, r.IoOpFailures, r.ReorderNotes)
+		writeGroups(&b, r.Groups, false)
+	}
+	if r.Kept != "" {
+		fmt.Fprintf(&b, "\nkept: %s (and the compiler's log beside it)\n", r.Kept)
+	}
+	if r.Requirement != "" {
+		verdict := "met"
+		if !r.RequirementMet {
+			verdict = "NOT MET"
+		}
+		fmt.Fprintf(&b, "\nrequirement %s: %s\n", r.Requirement, verdict)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// rewriteCompile is `anefix rewrite --compile`: it compiles the input and
+// the written output with the default settings (and $ANEFIX_COMPILER) and
+// prints the regions before → after next to the predictions.
+func rewriteCompile(env *Env, in, out string) error {
+	o := defaultCompileOptions()
+	before, resB, err := compileAndReport(env, in, o, false)
+	if err != nil {
+		return err
+	}
+	after, resA, err := compileAndReport(env, out, o, false)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "ANE regions before -> after: %d -> %d measured (predicted %d -> %d, %d function(s)); "+
+		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
+		before.Regions, after.Regions, before.RegionsPredicted, after.RegionsPredicted, after.Functions,
+		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
+	for _, r := range []*compileResult{resB, resA} {
+		if r.ExitCode != 0 {
+			return fmt.Errorf("%s exited with status %d", r.Command[0], r.ExitCode)
+		}
+	}
+	return nil
+}

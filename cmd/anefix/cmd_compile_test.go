@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The compiler in these tests is testdata/compiler/fake-coreai-build.sh, a
+// STAND-IN that writes an .aimodelc tree and a typed log; nothing here
+// measures the real coreai-build.
+
+func standIn(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "compiler", "fake-coreai-build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var armAPath = filepath.Join("..", "..", "testdata", "synth", "armA.aimodel")
+
+func TestCompileNoCompiler(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv(compilerEnv, "")
+	code, out, errs := runCLI(t, "", "compile", armAPath)
+	if code != exitNoCompiler || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "anefix check") || !strings.Contains(errs, "not available") {
+		t.Errorf("want one line pointing at anefix check, got %q", errs)
+	}
+	// rewrite --compile says the same.
+	dst := filepath.Join(t.TempDir(), "out.aimodel")
+	code, _, errs = runCLI(t, "", "rewrite", armAPath, "-o", dst, "--compile")
+	if code != exitNoCompiler || !strings.Contains(errs, "anefix check") {
+		t.Errorf("rewrite --compile without compiler: exit %d, %q", code, errs)
+	}
+}
+
+func TestCompileFallback(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"0 measured", "predicted 0 for 1 function(s)", "GPU only", "not xcrun coreai-build",
+		"ANECCompileOffline() failed x1", "ErrorList empty", "3 element-type, 3 I/O op, 1 reordering",
+		"element-type: Incompatible element type for ANE", "-> fold-io-unsqueeze"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errs = runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--require-ane")
+	if code != exitGate || !strings.Contains(errs, "requirement not met") {
+		t.Errorf("--require-ane on a fallback: exit %d %q", code, errs)
+	}
+	code, out, _ = runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--json")
+	var rep struct {
+		Regions, RegionsPredicted, Functions, ElementTypeWarnings int
+		Failures                                                  []struct {
+			AneCompileStatus string
+			RegionFunction   string
+		}
+		Groups []struct{ Rule string }
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("--json: exit %d\n%s", code, out)
+	}
+	if rep.Regions != 0 || rep.Functions != 1 || rep.ElementTypeWarnings != 3 || len(rep.Failures) != 1 ||
+		rep.Failures[0].AneCompileStatus != "1" || len(rep.Groups) == 0 {
+		t.Errorf("--json report: %+v", rep)
+	}
+}
+
+func TestCompileANE(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "ane")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	keep := filepath.Join(t.TempDir(), "build")
+	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--require-ane", "--keep", keep)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	if !strings.Contains(out, "1 measured") || !strings.Contains(out, "requirement --require-ane") || !strings.Contains(out, ": met") {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(keep, "armA.aimodelc", "fn0_ANE_region_0_0.bc")); err != nil {
+		t.Errorf("--keep did not keep the .aimodelc: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(keep, "armA.coreai-build.log")); err != nil {
+		t.Errorf("--keep did not keep the log: %v", err)
+	}
+	// Compiling into the same --keep again refuses instead of mixing outputs.
+	code, _, errs = runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--keep", keep)
+	if code != exitFailure || !strings.Contains(errs, "already exists") {
+		t.Errorf("second --keep: exit %d %q", code, errs)
+	}
+	code, _, _ = runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--min-regions", "2")
+	if code != exitGate {
+		t.Errorf("--min-regions 2 with 1 region: exit %d", code)
+	}
+	// Text input is written into a temporary .aimodel for the compiler.
+	txt := filepath.Join("..", "..", "testdata", "mlir", "generic", "hybrid_layer.mlir")
+	code, out, errs = runCLI(t, "", "compile", txt, "--compiler", standIn(t))
+	if code != exitOK || !strings.Contains(out, "hybrid_layer.aimodel") {
+		t.Errorf("text input: exit %d %s\n%s", code, errs, out)
+	}
+}
+
+func TestCompileCrash(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "crash")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t))
+	if code != exitFailure || !strings.Contains(errs, "exited with status 139") || !strings.Contains(out, "exit status 139") {
+		t.Errorf("crash: exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+}
+
+func TestRewriteCompile(t *testing.T) {
+	t.Setenv(compilerEnv, standIn(t))
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "out.aimodel")
+	dst := filepath.Join(t.TempDir(), "out.aimodel")
+	code, _, errs := runCLI(t, "", "rewrite", armAPath, "-o", dst, "--compile")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "ANE regions before -> after: 0 -> 1 measured (predicted 0 -> 1, 1 function(s))") {
+		t.Errorf("stderr: %s", errs)
+	}
+}
