@@ -189,8 +189,12 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 
 	if !o.dryRun {
 		t1 := time.Now()
+		files, err := rewriteMetadataFiles(o.out, ld, o.emit, rep)
+		if err != nil {
+			return err
+		}
 		wr, err := modelio.Save(o.out, ld.Module, ld, modelio.SaveOptions{
-			Emit: o.emit, Force: o.force, Stdout: env.Stdout, Progress: progressFile(env),
+			Emit: o.emit, Force: o.force, Stdout: env.Stdout, Progress: progressFile(env), Files: files,
 		})
 		if err != nil {
 			return err
@@ -434,4 +438,121 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 	case rep.DryRun && rep.Error == "":
 		fmt.Fprintf(w, "dry run: nothing written\n")
 	}
+}
+
+// rewriteMetadataFiles returns the .aimodel metadata.json of a directory
+// output with an "anefix" entry recording the pipeline, every I/O change and
+// every state promotion, so a caller can feed the new shapes and bind the
+// new states. The author's entries are kept in their order.
+func rewriteMetadataFiles(out string, ld *modelio.Loaded, emit string, rep *pb.RewriteReport) (map[string][]byte, error) {
+	kind := modelio.OutputKind(out, ld, emit)
+	var rel string
+	switch kind {
+	case bundle.KindAIModel:
+		rel = bundle.MetadataFile
+	case bundle.KindLLMBundle:
+		if ld.Input.AssetMain == "" {
+			return nil, nil
+		}
+		rel = strings.TrimSuffix(ld.Input.AssetMain, "/") + "/" + bundle.MetadataFile
+	default:
+		return nil, nil
+	}
+	type ioEntry struct {
+		Pass     string `json:"pass"`
+		Graph    string `json:"graph"`
+		Port     string `json:"port"`
+		IsOutput bool   `json:"isOutput"`
+		Before   string `json:"before"`
+		After    string `json:"after"`
+		Why      string `json:"why"`
+	}
+	type stateEntry struct {
+		Graph  string `json:"graph"`
+		Input  string `json:"input"`
+		Output string `json:"output"`
+	}
+	type record struct {
+		Tool      string       `json:"tool"`
+		Passes    []string     `json:"passes"`
+		IOChanges []ioEntry    `json:"ioChanges"`
+		States    []stateEntry `json:"states"`
+	}
+	r := record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []ioEntry{}, States: []stateEntry{}}
+	for _, p := range rep.Passes {
+		r.Passes = append(r.Passes, p.Name)
+		for _, c := range p.IoChanges {
+			r.IOChanges = append(r.IOChanges, ioEntry{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
+				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
+		}
+		for _, st := range p.States {
+			r.States = append(r.States, stateEntry{Graph: st.Graph, Input: st.Input, Output: st.Output})
+		}
+	}
+	var eb bytes.Buffer
+	enc := json.NewEncoder(&eb)
+	enc.SetEscapeHTML(false) // types read tensor<…>, not tensor\u003c…
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	entry := json.RawMessage(bytes.TrimSpace(eb.Bytes()))
+	meta := ld.Input.Metadata
+	if len(bytes.TrimSpace(meta)) == 0 {
+		meta = []byte(modelio.DefaultMetadata)
+	}
+	merged, err := setJSONKey(meta, "anefix", entry)
+	if err != nil {
+		return nil, fmt.Errorf("%s of the input is not a JSON object, so the I/O changes cannot be recorded in it: %v", bundle.MetadataFile, err)
+	}
+	return map[string][]byte{rel: merged}, nil
+}
+
+// setJSONKey sets key in a JSON object to value, keeping the other keys in
+// their order (encoding/json maps would sort them), indented by two spaces.
+func setJSONKey(obj []byte, key string, value json.RawMessage) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("want a JSON object")
+	}
+	type kv struct {
+		k string
+		v json.RawMessage
+	}
+	var entries []kv
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if k != key {
+			entries = append(entries, kv{k, v})
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	entries = append(entries, kv{key, value})
+	var b bytes.Buffer
+	b.WriteString("{")
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		k, _ := json.Marshal(e.k)
+		b.WriteString("\n  ")
+		b.Write(k)
+		b.WriteString(": ")
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, e.v, "  ", "  "); err != nil {
+			return nil, err
+		}
+		b.Write(ind.Bytes())
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
 }

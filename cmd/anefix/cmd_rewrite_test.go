@@ -192,6 +192,20 @@ func TestRewriteArmA(t *testing.T) {
 			t.Errorf("output .aimodel: %v", err)
 		}
 	}
+	var meta struct {
+		GeneratedBy string `json:"generatedBy"`
+		Anefix      struct {
+			Passes    []string `json:"passes"`
+			IOChanges []struct {
+				Port, Before, After string
+			} `json:"ioChanges"`
+			States []struct{ Input, Output string } `json:"states"`
+		} `json:"anefix"`
+	}
+	rwReadJSON(t, filepath.Join(out, "metadata.json"), &meta)
+	if meta.GeneratedBy == "" || len(meta.Anefix.Passes) != 5 || len(meta.Anefix.States) != 2 || len(meta.Anefix.IOChanges) == 0 {
+		t.Errorf("metadata.json: %+v", meta)
+	}
 	m := rwLoad(t, out)
 	if c := passes.TakeCensus(m); c["f32"] != 0 {
 		t.Errorf("output has %d f32 values", c["f32"])
@@ -335,5 +349,24 @@ func TestPassesCommand(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "passes", "nope")
 	if code != exitUsage || !strings.Contains(stderr, "valid: arm-d, strip-fp32-casts") {
 		t.Errorf("passes nope: exit %d %q", code, stderr)
+	}
+}
+
+func TestSetJSONKey(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"b": 1, "a": [1, 2]}`, "{\n  \"b\": 1,\n  \"a\": [\n    1,\n    2\n  ],\n  \"k\": {\n    \"x\": 1\n  }\n}\n"},
+		{`{"k": 5, "z": true}`, "{\n  \"z\": true,\n  \"k\": {\n    \"x\": 1\n  }\n}\n"},
+		{`{}`, "{\n  \"k\": {\n    \"x\": 1\n  }\n}\n"},
+	}
+	for _, c := range cases {
+		got, err := setJSONKey([]byte(c.in), "k", []byte(`{"x":1}`))
+		if err != nil || string(got) != c.want {
+			t.Errorf("setJSONKey(%s) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{`[1]`, `{"a": }`, ``, `"s"`} {
+		if _, err := setJSONKey([]byte(bad), "k", []byte(`1`)); err == nil {
+			t.Errorf("setJSONKey(%q) accepted", bad)
+		}
 	}
 }
