@@ -80,13 +80,14 @@ type blockDef struct {
 type scope struct {
 	vals    map[string]*valueDef
 	forward map[string]*forwardRef // "name#idx"
+	fwdN    map[string]int         // open forward references per name
+	order   []*graph.Block         // blocks in definition order
 	blocks  map[string]*blockDef
 	region  *graph.Region
-	nDef    int // blocks defined so far, in order
 }
 
 func newScope(r *graph.Region) *scope {
-	return &scope{vals: map[string]*valueDef{}, forward: map[string]*forwardRef{}, blocks: map[string]*blockDef{}, region: r}
+	return &scope{vals: map[string]*valueDef{}, forward: map[string]*forwardRef{}, fwdN: map[string]int{}, blocks: map[string]*blockDef{}, region: r}
 }
 
 func (p *parser) parseFile() *graph.Module {
@@ -246,6 +247,7 @@ func (p *parser) closeScope(s *scope, top bool) {
 			continue
 		}
 		parent.forward[k] = fr
+		parent.fwdN[strings.SplitN(k, "#", 2)[0]]++
 	}
 }
 
@@ -270,27 +272,32 @@ func (p *parser) defineValues(name string, pos int, vals []*graph.Value) {
 		return
 	}
 	s.vals[name] = &valueDef{vals: vals}
-	for i, v := range vals {
-		for _, key := range []string{name + "#" + strconv.Itoa(i)} {
-			fr, ok := s.forward[key]
-			if !ok {
-				continue
-			}
-			if !graph.TypeEqual(fr.val.Type(), v.Type()) {
-				p.failAt(fr.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", name, fr.val.Type(), v.Type())
-				return
-			}
-			fr.val.ReplaceAllUsesWith(v)
-			delete(s.forward, key)
-		}
+	if s.fwdN[name] == 0 {
+		return // the common case: no earlier use
 	}
+	for i, v := range vals {
+		key := name + "#" + strconv.Itoa(i)
+		fr, ok := s.forward[key]
+		if !ok {
+			continue
+		}
+		if !graph.TypeEqual(fr.val.Type(), v.Type()) {
+			p.failAt(fr.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", name, fr.val.Type(), v.Type())
+			return
+		}
+		fr.val.ReplaceAllUsesWith(v)
+		delete(s.forward, key)
+		s.fwdN[name]--
+	}
+	if s.fwdN[name] == 0 {
+		return
+	}
+	// Uses of result numbers the definition does not have (error path).
 	for key, fr := range s.forward {
 		if n, idx, _ := strings.Cut(key, "#"); n == name {
 			i, _ := strconv.Atoi(idx)
-			if i >= len(vals) {
-				p.failAt(fr.pos, "reference to invalid result number '%%%s#%d'", name, i)
-				return
-			}
+			p.failAt(fr.pos, "reference to invalid result number '%%%s#%d'", name, i)
+			return
 		}
 	}
 }
@@ -355,6 +362,7 @@ func (p *parser) resolve(u ssaUse, t graph.Type) *graph.Value {
 	}
 	ph := graph.NewOp("mlirtext.forward_ref", nil, []graph.Type{t}, nil, nil)
 	s.forward[key] = &forwardRef{val: ph.Result(0), pos: u.pos}
+	s.fwdN[u.name]++
 	return ph.Result(0)
 }
 
@@ -567,7 +575,7 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 	}()
 	if entry != nil {
 		b := r.AddBlock(nil, nil)
-		s.nDef = 1
+		s.order = append(s.order, b)
 		vals := make([]*graph.Value, 0, len(entry))
 		for _, a := range entry {
 			v := b.AddArgument(a.typ, a.loc)
@@ -593,13 +601,18 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 		p.parseBlockOps(b)
 	} else if !p.is(RBrace) && !p.is(CaretIdent) {
 		b := r.AddBlock(nil, nil)
-		s.nDef = 1
+		s.order = append(s.order, b)
 		p.parseBlockOps(b)
 	}
 	for p.ok() && p.is(CaretIdent) {
 		p.parseLabeledBlock(s)
 	}
 	p.expect(RBrace, "'}' to end the region")
+	// Blocks referenced before their label were created early; put every
+	// block in definition order (undefined ones are reported on close).
+	if p.ok() && len(s.order) == len(r.Blocks) {
+		copy(r.Blocks, s.order)
+	}
 }
 
 // parseBlockOps reads ops until '}' or the next block label.
@@ -632,19 +645,7 @@ func (p *parser) parseLabeledBlock(s *scope) {
 		s.blocks[name] = bd
 	}
 	bd.defined = true
-	// Keep blocks in definition order even when referenced earlier.
-	blocks := s.region.Blocks
-	cur := -1
-	for i, x := range blocks {
-		if x == b {
-			cur = i
-		}
-	}
-	if cur != s.nDef {
-		copy(blocks[s.nDef+1:cur+1], blocks[s.nDef:cur])
-		blocks[s.nDef] = b
-	}
-	s.nDef++
+	s.order = append(s.order, b)
 	if p.is(LParen) {
 		p.parseCommaList(LParen, RParen, "'('", func() {
 			if !p.is(PercentIdent) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -492,7 +493,10 @@ func (p *parser) parseDict() *graph.DictAttr {
 	if !p.ok() {
 		return nil
 	}
-	return graph.Dict(entries...)
+	// Keys are unique (checked above): sort once instead of graph.Dict's
+	// insert-per-entry, which is quadratic in the dictionary size.
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	return &graph.DictAttr{Entries: entries}
 }
 
 // parseAttrName reads a dictionary key: bare identifier (keywords included)
