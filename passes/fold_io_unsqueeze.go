@@ -40,7 +40,10 @@ When a folded input has other users that need its old shape, the pass gives
 them a coreai.reshape of the retyped input back to the old shape (option
 other-users=reshape, the default) or leaves the input unfolded
 (other-users=skip). Axes/shape constants the folded ops used are left for
-dce. Handle-typed states (!coreai.handle) are not examined.
+dce. Handle-typed states (!coreai.handle<tensor<…>>, read with
+coreai.read_handle and written with coreai.write_handle) fold the same way:
+the handle's tensor type changes only when every read folds to one type
+and every write stores a rank op's operand of that type.
 
 Numerics: none (structural). Don't use it when the caller cannot change the
 shapes it feeds (a fixed runtime binding): the I/O shapes change.`,
@@ -136,6 +139,12 @@ func (f *ioFolder) graph(g *graph.Graph) {
 	for _, in := range ins {
 		if !in.IsState {
 			f.input(g, in)
+			continue
+		}
+		if graph.IsHandleType(in.Type) {
+			if f.states {
+				f.handle(g, in)
+			}
 			continue
 		}
 		j, ok := outByName[in.StateOutput]
@@ -317,4 +326,134 @@ func (f *ioFolder) record(g *graph.Graph, p graph.Port, isOut bool, log *ioPortL
 	}
 	f.ch.IOChanges = append(f.ch.IOChanges, IOChange{Graph: g.Name(), Port: ioPortName(p), IsOutput: isOut,
 		Before: log.before.String(), After: after.String(), Why: why})
+}
+
+// handle folds rank ops on the reads and writes of a handle-typed state
+// (coreai-facts §2, form 2): read_handle results that feed a rank op and
+// write_handle values produced by one. All reads and writes must agree on
+// one new tensor type, since the state has one type.
+func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
+	h := g.Body().Arg(p.Index)
+	log := &ioPortLog{before: h.Type()}
+	for {
+		inner := graph.HandleInner(h.Type().(*graph.OpaqueType))
+		if inner == nil {
+			return
+		}
+		type read struct {
+			op     *graph.Operation
+			val    *graph.Value
+			fold   []*graph.Operation
+			others []graph.Use
+		}
+		type write struct {
+			op, d *graph.Operation
+			x     *graph.Value
+			slot  int
+		}
+		var reads []read
+		var writes []write
+		var r graph.Type
+		why := ""
+		agree := func(t graph.Type) {
+			if r == nil {
+				r = t
+			} else if !graph.TypeEqual(r, t) && why == "" {
+				why = fmt.Sprintf("reads/writes fold to both %s and %s", r, t)
+			}
+		}
+		for _, u := range h.Uses() {
+			switch {
+			case u.Op.Name == "coreai.read_handle" && u.Index == 0:
+				rd := read{op: u.Op}
+				for _, res := range u.Op.Results() {
+					if graph.TypeEqual(res.Type(), inner) {
+						rd.val = res
+					}
+				}
+				if rd.val == nil {
+					why = "a read_handle has no result of the state's type"
+					break
+				}
+				for _, ru := range rd.val.Uses() {
+					if !f.ours(ru.Op) && ru.Index == 0 && f.ops[ru.Op.Name] && ru.Op.NumResults() == 1 && ioRankOnly(inner, ru.Op.Result(0).Type()) &&
+						(r == nil || graph.TypeEqual(r, ru.Op.Result(0).Type())) {
+						agree(ru.Op.Result(0).Type())
+						rd.fold = append(rd.fold, ru.Op)
+					} else if !f.ours(ru.Op) {
+						rd.others = append(rd.others, ru)
+					}
+				}
+				reads = append(reads, rd)
+			case u.Op.Name == "coreai.write_handle" && u.Index == 0:
+				w := write{op: u.Op, slot: -1}
+				for i, v := range u.Op.Operands() {
+					if i > 0 && graph.TypeEqual(v.Type(), inner) {
+						w.slot = i
+					}
+				}
+				if w.slot < 0 {
+					why = "a write_handle has no operand of the state's type"
+					break
+				}
+				d := u.Op.Operand(w.slot).DefiningOp()
+				if d != nil && !f.ours(d) && f.ops[d.Name] && d.NumResults() == 1 && d.NumOperands() > 0 && ioRankOnly(d.Operand(0).Type(), inner) {
+					w.d, w.x = d, d.Operand(0)
+					agree(w.x.Type())
+				}
+				writes = append(writes, w)
+			default:
+				why = fmt.Sprintf("the handle is used by %s, which the pass does not know", u.Op.Describe())
+			}
+		}
+		if r == nil && why == "" {
+			break // nothing to fold
+		}
+		for _, w := range writes {
+			if w.d == nil && why == "" {
+				why = fmt.Sprintf("%s stores a value that is not a rank op's result", w.op.Describe())
+			}
+		}
+		for _, rd := range reads {
+			if len(rd.others) > 0 && f.mode == "skip" && why == "" {
+				why = fmt.Sprintf("%d other users need the read's shape and other-users=skip", len(rd.others))
+			}
+		}
+		if why != "" {
+			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s (handle): not folded: %s", g.Name(), ioPortName(p), why))
+			break
+		}
+		g.SetInputType(p.Index, &graph.OpaqueType{Text: "!coreai.handle<" + r.String() + ">"})
+		for _, rd := range reads {
+			rd.val.SetType(r)
+			for _, op := range rd.fold {
+				log.folded = append(log.folded, op.Describe())
+				op.Result(0).ReplaceAllUsesWith(rd.val)
+				if err := op.Erase(); err == nil {
+					f.ch.OpsRemoved++
+				}
+			}
+			if len(rd.others) > 0 {
+				ops := ioReshapeOps(f.m, rd.val, inner, ioPassLoc("fold-io-unsqueeze", rd.op.Loc))
+				ops[0].InsertAfter(rd.op)
+				ops[1].InsertAfter(ops[0])
+				f.ch.OpsAdded += 2
+				log.added += len(rd.others)
+				for _, u := range rd.others {
+					u.Op.SetOperand(u.Index, ops[1].Result(0))
+				}
+			}
+		}
+		for _, w := range writes {
+			log.folded = append(log.folded, w.d.Describe())
+			v := w.op.Operand(w.slot)
+			w.op.SetOperand(w.slot, w.x)
+			if !v.HasUses() {
+				if err := w.d.Erase(); err == nil {
+					f.ch.OpsRemoved++
+				}
+			}
+		}
+	}
+	f.record(g, p, false, log, h.Type())
 }

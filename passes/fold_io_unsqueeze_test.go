@@ -236,3 +236,56 @@ func TestIORankOnly(t *testing.T) {
 		}
 	}
 }
+
+// Form-2 states: !coreai.handle inputs read with read_handle and written
+// with write_handle (coreai-facts §2).
+func TestFoldIOUnsqueezeHandleState(t *testing.T) {
+	tok := &graph.OpaqueType{Text: "!coreai.token"}
+	build := func(foldWrite bool) (*tbGraph, *graph.Operation) {
+		tg := tbModule("main", tbPort{"s", &graph.OpaqueType{Text: "!coreai.handle<tensor<4xf16>>"}, "s"})
+		t0 := tg.op("coreai.create_token", "", nil, tok)
+		rd := tbOpIn(tg.g, "coreai.read_handle", "read", "", []*graph.Value{tg.arg(0), t0}, tbT(graph.F16, 4), tok)
+		e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{rd.Result(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+		y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4))
+		var val *graph.Value
+		if foldWrite {
+			val = tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(graph.SI32, 0)}, tbT(graph.F16, 4))
+		} else {
+			val = tg.op("coreai.exp", "exp_1", []*graph.Value{rd.Result(0)}, tbT(graph.F16, 4))
+		}
+		w := tbOpIn(tg.g, "coreai.write_handle", "write", "", []*graph.Value{tg.arg(0), val, rd.Result(1)}, tok)
+		tg.out(w.Result(0), "s")
+		tg.out(y, "y")
+		return tg, rd
+	}
+	tg, rd := build(true)
+	tbVerify(t, tg.m, "built")
+	ch, err := tbRun(t, "fold-io-unsqueeze", tg.m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbVerify(t, tg.m, "after")
+	if got := tg.g.Inputs()[0].Type.String(); got != "!coreai.handle<tensor<1x4xf16>>" {
+		t.Errorf("handle type %s\n%s", got, tbDump(tg.m))
+	}
+	if rd.Result(0).Type().String() != "tensor<1x4xf16>" || tbCount(tg.m, "coreai.expand_dims")+tbCount(tg.m, "coreai.shrink_dims") != 0 {
+		t.Errorf("read not retyped or rank ops left:\n%s", tbDump(tg.m))
+	}
+	if len(ch.IOChanges) != 1 || ch.IOChanges[0].Before != "!coreai.handle<tensor<4xf16>>" || ch.OpsRemoved != 2 {
+		t.Errorf("change %+v", ch)
+	}
+	before := tbDump(tg.m)
+	if _, err := tbRun(t, "fold-io-unsqueeze", tg.m, nil); err != nil || tbDump(tg.m) != before {
+		t.Errorf("second run changed the IR (err %v)", err)
+	}
+
+	tg, _ = build(false)
+	before = tbDump(tg.m)
+	ch, err = tbRun(t, "fold-io-unsqueeze", tg.m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbDump(tg.m) != before || len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "state s (handle): not folded: coreai.write_handle (write) stores a value that is not a rank op's result") {
+		t.Errorf("unfoldable write: notes %q\n%s", ch.Notes, tbDump(tg.m))
+	}
+}
