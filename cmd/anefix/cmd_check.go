@@ -143,6 +143,10 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		fmt.Fprintf(&b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
 		fmt.Fprintf(&b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
 	}
+	if r.Legal && len(r.Suspects) > 0 {
+		fmt.Fprintf(&b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
+		fmt.Fprintf(&b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
+	}
 	var blockers, infos []*pb.FindingGroup
 	for _, g := range r.Groups {
 		if g.Severity == "blocker" {

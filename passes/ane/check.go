@@ -762,49 +762,6 @@ func portName(ps []graph.Port, i int) string {
 	return fmt.Sprintf("#%d", i)
 }
 
-// writesState reports whether a slice_update's destination is a runtime
-// state: operand 0 comes (through other slice_updates) from a state input,
-// or its result is returned as a state output.
-func (c *checker) writesState(op *graph.Operation) bool {
-	for v, hops := op.Operand(0), 0; v != nil && hops < 64; hops++ {
-		if i, ok := c.isInput[v]; ok {
-			return i < len(c.inputs) && c.inputs[i].IsState
-		}
-		d := v.DefiningOp()
-		if d == nil || d.NumOperands() == 0 {
-			break
-		}
-		switch baseOpName(d.Name) {
-		case "coreai.slice_update":
-			v = d.Operand(0)
-		case "coreai.read_handle":
-			v = d.Operand(0)
-		default:
-			v = nil
-		}
-	}
-	for v, hops := op.Result(0), 0; hops < 64; hops++ {
-		if outs, ok := c.isOutput[v]; ok {
-			for _, o := range outs {
-				if o < len(c.outputs) && c.outputs[o].IsState {
-					return true
-				}
-			}
-		}
-		next := (*graph.Value)(nil)
-		for _, u := range v.Uses() {
-			if baseOpName(u.Op.Name) == "coreai.slice_update" && u.Index == 0 {
-				next = u.Op.Result(0)
-			}
-		}
-		if next == nil {
-			break
-		}
-		v = next
-	}
-	return false
-}
-
 // ---- graph boundary ----
 
 // ioOps implements RuleIOOp for entry graphs.
@@ -936,11 +893,29 @@ func (c *checker) suspectTiedHead() {
 	}
 }
 
+// suspectStateWrites flags slice_updates that write into a buffer the graph
+// is given (a state or a plain input returned as an output), except the
+// form Apple's dense control compiles with 19/19 regions: a rank-5 KV-cache
+// state ([layers, B, H·D, 1, S], coreai-facts §4).
 func (c *checker) suspectStateWrites() {
 	for _, op := range c.ops {
-		if baseOpName(op.Name) == "coreai.slice_update" && c.writesState(op) {
-			c.add(SuspectStateWrite, op, "", "writes "+op.Operand(0).Type().String())
+		if baseOpName(op.Name) != "coreai.slice_update" || !c.entry {
+			continue
 		}
+		in := c.sourceInput(op.Operand(0))
+		if in < 0 {
+			continue
+		}
+		p := c.inputs[in]
+		t := dataTensor(p.Type)
+		if p.IsState && t != nil && t.Rank() == 5 && t.Shape[3] == 1 {
+			continue
+		}
+		kind := "plain input"
+		if p.IsState {
+			kind = "state"
+		}
+		c.add(SuspectStateWrite, op, "", fmt.Sprintf("writes %s %s %s", kind, portName(c.inputs, in), op.Operand(0).Type()))
 	}
 }
 

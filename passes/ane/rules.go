@@ -153,9 +153,10 @@ var (
 	SuspectStateWrite = &Rule{
 		ID:    "suspect.state-write",
 		Title: "slice_update writes into a state",
-		Message: "UNCONFIRMED: slice_update writes a runtime state (mutable_slice_update); " +
-			"Apple's dense control uses the same write for its KV cache and compiles, so this is the weakest suspect",
-		Evidence: "seed arm D: untested candidate for the second blocker (mutable_slice_update state writes)",
+		Message: "UNCONFIRMED: slice_update (mutable_slice_update) writes a buffer the graph is given, " +
+			"other than the rank-5 KV-cache states Apple's dense control writes and compiles",
+		Evidence: "seed arm D: untested candidate for the second blocker (mutable_slice_update state writes); " +
+			"arm E's KV-cache writes compile 19/19, so those are not listed",
 		Severity: Suspect,
 		Experiment: "on a Mac, export a variant that returns the update as a plain output instead of writing the state, " +
 			"`anefix compile --require-ane` it and compare regions",
