@@ -85,7 +85,7 @@ type side struct {
 }
 
 var (
-	tokenRe = regexp.MustCompile(`(?i)^(input_?ids|tokens?|token_?ids|ids)$`)
+	tokenRe = regexp.MustCompile(`(?i)(input_?ids|token_?ids|^tokens?$|^ids$)`)
 	posRe   = regexp.MustCompile(`(?i)^(position_?ids|positions?|pos)$`)
 	stepRe  = regexp.MustCompile(`(?i)^(in_?step|step|cache_?position|current_?pos(ition)?)$`)
 	maskRe  = regexp.MustCompile(`(?i)mask`)
@@ -212,7 +212,19 @@ func (s *side) hasState(i int) bool { _, ok := s.state[i]; return ok }
 
 // feed sets the per-step inputs. rnd holds, per input name, the values of
 // the pseudo-random inputs shared by both sides.
+//
+// A graph with a query length q > 1 (its position input has q elements,
+// as Apple's extend_* functions) advances q positions per step: positions
+// pos·q … pos·q+q−1, in_step pos·q, and the mask opens up to the last of
+// them.
 func (s *side) feed(tok int64, pos int, rnd func(name string, n int) []float64) error {
+	q := 1
+	for i := range s.ins {
+		if s.role(i) == "position" {
+			q = max(q, s.args[i].Len())
+		}
+	}
+	base := pos * q
 	for i, p := range s.ins {
 		t := s.args[i]
 		switch s.role(i) {
@@ -220,8 +232,12 @@ func (s *side) feed(tok int64, pos int, rnd func(name string, n int) []float64) 
 			continue
 		case "token":
 			fill(t, float64(tok))
-		case "position", "step":
-			fill(t, float64(pos))
+		case "position":
+			for e := 0; e < t.Len(); e++ {
+				t.I[e] = int64(base + e%q)
+			}
+		case "step":
+			fill(t, float64(base))
 		case "mask":
 			// Additive causal mask along the longest axis: 0 up to the
 			// current position, the most negative half beyond it (booleans:
@@ -238,7 +254,7 @@ func (s *side) feed(tok int64, pos int, rnd func(name string, n int) []float64) 
 			}
 			for e := 0; e < t.Len(); e++ {
 				j := (e / inner) % n
-				allowed := j <= pos
+				allowed := j <= base+q-1
 				if t.Elem.IsFloat() {
 					v := float32(0)
 					if !allowed {

@@ -218,3 +218,33 @@ func TestSynthArmAvsB(t *testing.T) {
 	}
 	t.Logf("synth tiny arm A vs arm B: top-1 agreement %d/%d, identical %v; inputs %+v", r.Agree, r.N, r.Identical, r.Inputs)
 }
+
+// Arm E's static functions take embeddings and q > 1 positions; verify
+// feeds them and the run is reproducible.
+func TestSynthArmEFunctions(t *testing.T) {
+	m, err := synth.Generate(synth.Options{Arm: synth.ArmE})
+	if err != nil {
+		t.Skipf("synth: %v", err)
+	}
+	for _, fn := range []string{"gather_embeddings_64", "extend_256_8", "prompt_opt_256_16"} {
+		if m.Graph(fn) == nil {
+			t.Errorf("arm E has no @%s", fn)
+			continue
+		}
+		r, err := Compare(m, m, Options{Steps: 2, Function: fn})
+		if err != nil {
+			t.Fatalf("@%s: %v", fn, err)
+		}
+		if !r.Identical || r.Agree != 2 {
+			t.Errorf("@%s vs itself: %d/%d identical=%v", fn, r.Agree, r.N, r.Identical)
+		}
+		roles := map[string]string{}
+		for _, in := range r.Inputs {
+			roles[in.Name] = in.Role
+		}
+		t.Logf("@%s inputs: %v", fn, roles)
+		if fn == "gather_embeddings_64" && roles["in_new_token_ids"] != "token" {
+			t.Errorf("in_new_token_ids fed as %q, want token", roles["in_new_token_ids"])
+		}
+	}
+}
