@@ -227,3 +227,27 @@ func TestIOPassesOnSynthArmA(t *testing.T) {
 		t.Errorf("second run of the I/O passes changed the IR")
 	}
 }
+
+// Every synth arm: the three passes succeed, verify, and are idempotent;
+// promote-states leaves arm B (already stateful) alone.
+func TestIOAndArmDPassesOnAllArms(t *testing.T) {
+	for _, arm := range []synth.Arm{synth.ArmA, synth.ArmB, synth.ArmC, synth.ArmE} {
+		t.Run(arm.String(), func(t *testing.T) {
+			m, err := synth.Generate(synth.Options{Arm: arm})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"fold-io-unsqueeze", "promote-states", "arm-d"} {
+				ch := run(t, name, m, nil)
+				if name == "promote-states" && arm == synth.ArmB && len(ch.States) != 0 {
+					t.Errorf("arm B is already stateful, yet promoted %+v", ch.States)
+				}
+				before := text(t, m)
+				run(t, name, m, nil)
+				if text(t, m) != before {
+					t.Errorf("%s is not idempotent on arm %s", name, arm)
+				}
+			}
+		})
+	}
+}
