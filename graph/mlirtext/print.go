@@ -245,7 +245,8 @@ func (pr *printer) region(r *graph.Region, ind int, entryLabel bool) {
 // ------------------------------------------------------------ pretty form
 
 func (pr *printer) prettyOp(op *graph.Operation, ind int) bool {
-	if len(op.Successors()) > 0 {
+	// Custom syntax spells the op name bare; other names need quotes.
+	if len(op.Successors()) > 0 || !graph.IsBareIdent(op.Name) {
 		return false
 	}
 	switch op.Name {
