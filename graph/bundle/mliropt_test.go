@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/anefix/anefix/graph/internal/oracle"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 const funcModule = `module {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/graph/internal/oracle"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/seed/*.mlirb with mlir-opt")

@@ -15,6 +15,19 @@ import (
 // hybrid graph of about 20k ops with weights as resources.
 func BenchmarkHybrid24(b *testing.B) {
 	text := hybridModel(b, 24, 12)
+	b.Run("pretty", func(b *testing.B) { benchText(b, text) })
+	m, _, err := Parse("hybrid24.mlir", text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gen, err := Format(m, FormGeneric)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("generic", func(b *testing.B) { benchText(b, string(gen)) })
+}
+
+func benchText(b *testing.B, text string) {
 	m, _, err := Parse("hybrid24.mlir", text)
 	if err != nil {
 		b.Fatal(err)

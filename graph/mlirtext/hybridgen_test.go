@@ -106,4 +106,23 @@ func TestHybridModelGenerator(t *testing.T) {
 	if len(m.Resources) != 12 {
 		t.Errorf("%d resources, want 12", len(m.Resources))
 	}
+	// ANEFIX_DUMP_HYBRID24=dir writes the benchmark input in both forms,
+	// to time other tools (mlir-opt) on the same IR.
+	if dir := os.Getenv("ANEFIX_DUMP_HYBRID24"); dir != "" {
+		big := hybridModel(t, 24, 12)
+		bm, _, err := Parse("hybrid24.mlir", big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen, err := Format(bm, FormGeneric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "hybrid24.pretty.mlir"), []byte(big), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "hybrid24.generic.mlir"), gen, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

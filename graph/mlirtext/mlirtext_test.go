@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/graph/internal/oracle"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/mlir")

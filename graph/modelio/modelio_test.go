@@ -12,7 +12,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
-	"github.com/anefix/anefix/graph/internal/oracle"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 const hybrid = "../../testdata/mlir/generic/hybrid_layer.mlir"

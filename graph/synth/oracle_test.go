@@ -10,7 +10,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bytecode"
-	"github.com/anefix/anefix/graph/internal/oracle"
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/graph/mlirtext"
 )
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/anefix/anefix/graph/internal/oracle"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 // The committed vectors must be exactly what the committed script produces
