@@ -6,9 +6,7 @@ package passes
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/anefix/anefix/graph"
 )
@@ -17,40 +15,14 @@ import (
 // its declared default, so a pass works the same when called directly (tests,
 // ArmD from graph/synth) as through the pipeline, which fills them itself.
 func ioOptions(p *Pass, opts Options) (Options, error) {
-	out := Options{}
+	out, err := DefaultOptions(p)
+	if err != nil {
+		return nil, err
+	}
 	for k, v := range opts {
 		out[k] = v
 	}
-	for _, s := range p.Options {
-		if _, ok := out[s.Name]; ok {
-			continue
-		}
-		v, err := ioParseOption(s, s.Default)
-		if err != nil {
-			return nil, fmt.Errorf("%s: default of option %s: %w", p.Name, s.Name, err)
-		}
-		out[s.Name] = v
-	}
 	return out, nil
-}
-
-// ioParseOption parses a textual option value the way --set does.
-func ioParseOption(s OptionSpec, text string) (any, error) {
-	switch s.Kind {
-	case OptBool:
-		return strconv.ParseBool(text)
-	case OptInt:
-		return strconv.Atoi(text)
-	case OptStringList:
-		var out []string
-		for _, f := range strings.Split(text, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-		return out, nil
-	}
-	return text, nil
 }
 
 // ioStaticTensor returns t as a ranked static tensor type, or nil.
