@@ -80,56 +80,10 @@ Examples:
 				if *minAgree > *steps {
 					return usagef("--min-agree %d exceeds --steps %d", *minAgree, *steps)
 				}
-				if args[0] == "-" && args[1] == "-" {
-					return usagef("only one of REF and CAND can be stdin")
-				}
-				ref, err := loadInput(env, args[0], *ignoreHash)
-				if err != nil {
-					return err
-				}
-				defer ref.Close()
-				cand, err := loadInput(env, args[1], *ignoreHash)
-				if err != nil {
-					return err
-				}
-				defer cand.Close()
-				start := time.Now()
-				res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
-					Steps: *steps, Prompt: ids, Seed: *seed, Function: *function, Ref: refOpts, Cand: candOpts,
+				return runVerify(env, args[0], args[1], verifyRun{
+					Steps: *steps, Prompt: ids, Seed: *seed, MinAgree: *minAgree, JSON: *asJSON,
+					Function: *function, Ref: refOpts, Cand: candOpts, IgnoreHash: *ignoreHash,
 				})
-				if err != nil {
-					return err
-				}
-				elapsed := time.Since(start)
-				need := *minAgree
-				if need < 0 {
-					need = res.N
-				}
-				rep := verifyReport(args[0], args[1], ids, *seed, accName(refOpts, candOpts), need, res)
-				if *asJSON {
-					raw, err := protojson.MarshalOptions{}.Marshal(rep)
-					if err != nil {
-						return err
-					}
-					var out bytes.Buffer
-					if err := json.Indent(&out, raw, "", "  "); err != nil {
-						return err
-					}
-					out.WriteByte('\n')
-					if _, err := env.Stdout.Write(out.Bytes()); err != nil {
-						return err
-					}
-				} else if err := writeVerifyText(env.Stdout, rep); err != nil {
-					return err
-				}
-				// Timing goes to stderr only: stdout must be byte-stable.
-				positions := len(res.Steps)
-				fmt.Fprintf(env.Stderr, "anefix verify: %d positions × 2 graphs in %.2fs (%.2f positions/s for the pair)\n",
-					positions, elapsed.Seconds(), float64(positions)/elapsed.Seconds())
-				if !rep.Passed {
-					return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
-				}
-				return nil
 			}
 		},
 	})
@@ -257,4 +211,83 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// verifyRun holds the settings of one verification; `anefix rewrite
+// --verify` can call runVerify(env, in, out, defaultVerifyRun()).
+type verifyRun struct {
+	Steps      int
+	Prompt     []int64
+	Seed       uint64
+	MinAgree   int // -1: all steps
+	JSON       bool
+	Function   string
+	Ref, Cand  interp.Options
+	IgnoreHash bool
+}
+
+// defaultVerifyRun is the issue's gate: 24 greedy tokens, all must agree.
+func defaultVerifyRun() verifyRun {
+	return verifyRun{Steps: 24, Prompt: []int64{1}, MinAgree: -1}
+}
+
+// runVerify loads both inputs, compares them, prints the report to stdout
+// (timing to stderr) and returns an exitGate error when the gate fails.
+func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
+	if vr.Steps <= 0 {
+		vr.Steps = 24
+	}
+	if len(vr.Prompt) == 0 {
+		vr.Prompt = []int64{1}
+	}
+	if refPath == "-" && candPath == "-" {
+		return usagef("only one of REF and CAND can be stdin")
+	}
+	ref, err := loadInput(env, refPath, vr.IgnoreHash)
+	if err != nil {
+		return err
+	}
+	defer ref.Close()
+	cand, err := loadInput(env, candPath, vr.IgnoreHash)
+	if err != nil {
+		return err
+	}
+	defer cand.Close()
+	start := time.Now()
+	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
+		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
+	})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	need := vr.MinAgree
+	if need < 0 {
+		need = res.N
+	}
+	rep := verifyReport(refPath, candPath, vr.Prompt, vr.Seed, accName(vr.Ref, vr.Cand), need, res)
+	if vr.JSON {
+		raw, err := protojson.MarshalOptions{}.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, raw, "", "  "); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+		if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+			return err
+		}
+	} else if err := writeVerifyText(env.Stdout, rep); err != nil {
+		return err
+	}
+	// Timing goes to stderr only: stdout must be byte-stable.
+	positions := len(res.Steps)
+	fmt.Fprintf(env.Stderr, "anefix verify: %d positions × 2 graphs in %.2fs (%.2f positions/s for the pair)\n",
+		positions, elapsed.Seconds(), float64(positions)/elapsed.Seconds())
+	if !rep.Passed {
+		return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
+	}
+	return nil
 }
