@@ -81,7 +81,13 @@ func init() {
 // take their defaults). graph/synth builds arm D as ArmD(arm A), so the
 // synthetic arm D and `anefix rewrite --arm-d` share this one
 // implementation.
-func ArmD(m *graph.Module, opts Options) (*Change, error) { return runArmD(m, opts) }
+func ArmD(m *graph.Module, opts Options) (*Change, error) {
+	ch, err := runArmD(m, opts)
+	if err != nil {
+		return nil, fmt.Errorf("arm-d: %w", err)
+	}
+	return ch, nil
+}
 
 const adLocName = "anefix.arm-d"
 
@@ -158,7 +164,7 @@ func adKindList(opt string, vals []string) (map[string][]string, error) {
 		k, alts, ok := strings.Cut(v, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.TrimSpace(alts) == "" {
-			return nil, fmt.Errorf("arm-d: option %s: %q is not kind=a|b", opt, v)
+			return nil, fmt.Errorf("option %s: %q is not kind=a|b", opt, v)
 		}
 		for _, a := range strings.Split(alts, "|") {
 			if a = strings.TrimSpace(a); a != "" {
@@ -194,7 +200,7 @@ func adParseConfig(opts Options) (*adConfig, error) {
 				ks = append(ks, x)
 			}
 			sort.Strings(ks)
-			return nil, fmt.Errorf("arm-d: option replace: unknown kind %q (kinds with composites or regions: %s)", k, strings.Join(ks, ", "))
+			return nil, fmt.Errorf("option replace: unknown kind %q (kinds with composites or regions: %s)", k, strings.Join(ks, ", "))
 		}
 		c.kinds = append(c.kinds, k)
 		for _, n := range comps[k] {
@@ -203,7 +209,7 @@ func adParseConfig(opts Options) (*adConfig, error) {
 		for _, s := range regs[k] {
 			f, err := adParseFrame(s)
 			if err != nil {
-				return nil, fmt.Errorf("arm-d: option regions: %w", err)
+				return nil, fmt.Errorf("option regions: %w", err)
 			}
 			c.regions[k] = append(c.regions[k], f)
 		}
@@ -261,7 +267,7 @@ func runArmD(m *graph.Module, opts Options) (*Change, error) {
 		a.pruneFed()
 	}
 	if len(a.ch.Replaced) == 0 {
-		a.ch.Notes = append(a.ch.Notes, "arm-d: nothing matched (no composite or region of kinds "+strings.Join(cfg.kinds, ", ")+")")
+		a.ch.Notes = append(a.ch.Notes, "nothing matched (no composite or region of kinds "+strings.Join(cfg.kinds, ", ")+")")
 	}
 	return a.ch, nil
 }
@@ -360,7 +366,7 @@ func (a *armd) composites() error {
 		}
 		if err := g.Op.Erase(); err == nil {
 			a.ch.OpsRemoved++
-			a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("arm-d: deleted composite graph @%s (no callers left)", n))
+			a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("deleted composite graph @%s (no callers left)", n))
 		}
 	}
 	return nil
@@ -512,7 +518,7 @@ func (a *armd) replace(r *adRegion) error {
 			}
 			t := ioStaticTensor(res.Type())
 			if t == nil {
-				return fmt.Errorf("arm-d: %s: result %d of %s has type %s; arm-d can only pass through static tensors (narrow the region with --set arm-d.regions=…)",
+				return fmt.Errorf("%s: result %d of %s has type %s; arm-d can only pass through static tensors (narrow the region with --set arm-d.regions=…)",
 					r.label, ri, op.Describe(), res.Type())
 			}
 			deps := adDeps(res, inputs, inside)
@@ -527,13 +533,13 @@ func (a *armd) replace(r *adRegion) error {
 				return -1
 			})
 			if c == nil {
-				return fmt.Errorf("arm-d: %s: result %d of %s (%s) depends on no usable region input, so it has no pass-through; exclude it with --set arm-d.regions=… or arm-d.replace=…",
+				return fmt.Errorf("%s: result %d of %s (%s) depends on no usable region input, so it has no pass-through; exclude it with --set arm-d.regions=… or arm-d.replace=…",
 					r.label, ri, op.Describe(), t)
 			}
 			b.before, b.loc = op, ioPassLoc("arm-d", op.Loc)
 			v, err := b.derive(c, t)
 			if err != nil {
-				return fmt.Errorf("arm-d: %s: result %d of %s: %w", r.label, ri, op.Describe(), err)
+				return fmt.Errorf("%s: result %d of %s: %w", r.label, ri, op.Describe(), err)
 			}
 			res.ReplaceUsesIf(v, func(u graph.Use) bool { return !inside(u.Op) })
 			how := map[int]string{1: "itself", 2: "reshaped", 3: "cast+reshaped", 4: "sliced", 5: "cast+sliced", 6: "tiled", 7: "cast+tiled"}[tier]
@@ -554,11 +560,11 @@ func (a *armd) replace(r *adRegion) error {
 			}
 		}
 		if err := op.Erase(); err != nil {
-			return fmt.Errorf("arm-d: %s: %w (internal error: a use escaped the region)", r.label, err)
+			return fmt.Errorf("%s: %w (internal error: a use escaped the region)", r.label, err)
 		}
 		a.ch.OpsRemoved++
 	}
-	a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("arm-d: replaced %s: %s", r.label, strings.Join(notes, "; ")))
+	a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("replaced %s: %s", r.label, strings.Join(notes, "; ")))
 	return nil
 }
 
@@ -673,6 +679,6 @@ func (a *armd) pruneFed() {
 	}
 	if n > 0 {
 		a.ch.OpsRemoved += n
-		a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("arm-d: pruned %d ops that only fed the replaced regions", n))
+		a.ch.Notes = append(a.ch.Notes, fmt.Sprintf("pruned %d ops that only fed the replaced regions", n))
 	}
 }

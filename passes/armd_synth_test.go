@@ -114,7 +114,7 @@ func TestArmDOnSynthArmA(t *testing.T) {
 	regions := map[string]int{}
 	for _, n := range ch.Notes {
 		for _, k := range []string{"recurrence", "sdpa", "rope"} {
-			if strings.HasPrefix(n, "arm-d: replaced "+k+" region") {
+			if strings.HasPrefix(n, "replaced "+k+" region") {
 				regions[k]++
 			}
 		}

@@ -75,11 +75,11 @@ func runFoldIOUnsqueeze(m *graph.Module, opts Options) (*Change, error) {
 	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
 		states: opts.Bool("states"), mode: opts.String("other-users")}
 	if f.mode != "reshape" && f.mode != "skip" {
-		return nil, fmt.Errorf("fold-io-unsqueeze: option other-users=%q: want reshape or skip", f.mode)
+		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
 	}
 	for _, n := range opts.Strings("ops") {
 		if !ioRankOps[n] {
-			return nil, fmt.Errorf("fold-io-unsqueeze: option ops: %q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
+			return nil, fmt.Errorf("option ops: %q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
 		}
 		f.ops[n] = true
 	}

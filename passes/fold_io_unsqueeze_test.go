@@ -209,7 +209,7 @@ func TestFoldIOUnsqueezeBadOptions(t *testing.T) {
 	for _, o := range []Options{{"other-users": "drop"}, {"ops": []string{"coreai.transpose"}}} {
 		tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
 		tg.out(tg.arg(0), "y")
-		if _, err := tbRun(t, "fold-io-unsqueeze", tg.m, o); err == nil || !strings.Contains(err.Error(), "fold-io-unsqueeze: option") {
+		if _, err := tbRun(t, "fold-io-unsqueeze", tg.m, o); err == nil || !strings.Contains(err.Error(), "option ") {
 			t.Errorf("options %v: err = %v", o, err)
 		}
 	}

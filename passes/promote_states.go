@@ -169,7 +169,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 		in, out, ok := strings.Cut(s, "=")
 		in, out = strings.TrimSpace(in), strings.TrimSpace(out)
 		if !ok || in == "" || out == "" {
-			return nil, fmt.Errorf("promote-states: option names: %q is not in=out (example: conv_state=conv_state_out)", s)
+			return nil, fmt.Errorf("option names: %q is not in=out (example: conv_state=conv_state_out)", s)
 		}
 		explicit = append(explicit, pair{in, out})
 	}
@@ -185,7 +185,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 			found = found || ok
 		}
 		if !found {
-			return nil, fmt.Errorf("promote-states: option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, psPortList(graphs))
+			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, psPortList(graphs))
 		}
 	}
 	if opts.Bool("auto") {
@@ -206,7 +206,7 @@ func psExplicit(g *graph.Graph, inName, outName string, ch *Change) (bool, error
 		return false, nil
 	}
 	if nIn > 1 {
-		return false, fmt.Errorf("promote-states: graph @%s has %d inputs named %q; cannot tell which to promote", g.Name(), nIn, inName)
+		return false, fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which to promote", g.Name(), nIn, inName)
 	}
 	if in.IsState {
 		if in.StateOutput != inName {
@@ -216,7 +216,7 @@ func psExplicit(g *graph.Graph, inName, outName string, ch *Change) (bool, error
 	}
 	out, nOut := psFind(g.Outputs(), outName)
 	if nOut != 1 {
-		return false, fmt.Errorf("promote-states: option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, psNames(g.Outputs()))
+		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, psNames(g.Outputs()))
 	}
 	return true, psPromote(g, in, out, ch)
 }
@@ -277,7 +277,7 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 				names[i] = o.Name
 			}
 			sort.Strings(names)
-			return fmt.Errorf("promote-states: graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
+			return fmt.Errorf("graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
 				g.Name(), in.Name, len(matches), strings.Join(names, ", "), in.Name)
 		}
 		if err := psPromote(g, in, matches[0], ch); err != nil {
@@ -290,15 +290,15 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 // psPromote applies the state contract to one pair after checking it.
 func psPromote(g *graph.Graph, in, out graph.Port, ch *Change) error {
 	if out.IsState {
-		return fmt.Errorf("promote-states: graph @%s: output %s already holds a state; cannot pair it with input %s", g.Name(), out.Name, in.Name)
+		return fmt.Errorf("graph @%s: output %s already holds a state; cannot pair it with input %s", g.Name(), out.Name, in.Name)
 	}
 	if !graph.TypeEqual(in.Type, out.Type) {
-		return fmt.Errorf("promote-states: graph @%s: input %s is %s but output %s is %s; a state keeps one type, so this pair cannot be a state (fix the export, or name the right pair with --set promote-states.names=in=out, or --disable promote-states)",
+		return fmt.Errorf("graph @%s: input %s is %s but output %s is %s; a state keeps one type, so this pair cannot be a state (fix the export, or name the right pair with --set promote-states.names=in=out, or --disable promote-states)",
 			g.Name(), in.Name, in.Type, out.Name, out.Type)
 	}
 	for _, o := range g.Outputs() {
 		if o.Index != out.Index && o.Name == in.Name {
-			return fmt.Errorf("promote-states: graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
+			return fmt.Errorf("graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
 		}
 	}
 	g.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))

@@ -95,7 +95,7 @@ func TestPromoteStates(t *testing.T) {
 		{"type mismatch refused", nil,
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", tbT(graph.F32, 1, 8))},
-			nil, 0, "promote-states: graph @main: input conv_state is tensor<1x8xf16> but output conv_state_out is tensor<1x8xf32>"},
+			nil, 0, "graph @main: input conv_state is tensor<1x8xf16> but output conv_state_out is tensor<1x8xf32>"},
 		{"shape mismatch refused", nil,
 			[]tbPort{p("rec_state", f16)},
 			[]tbPort{p("new_rec_state", f16b)},
