@@ -51,3 +51,24 @@ func TestMapLog(t *testing.T) {
 		t.Errorf("groups: %+v", gs[0])
 	}
 }
+
+func FuzzMapLog(f *testing.F) {
+	for _, name := range []string{"seed-arm-a.log", "seed-arm-d.log", "issue205-empty-errorlist.log"} {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "compilerlogs", name)); err == nil {
+			f.Add(string(b))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := compilerlog.Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
+		g.out(g.op("coreai.exp", "add_40", 330, []*graph.Value{g.arg(0)}, tensor(graph.F16, 4)), "y")
+		fs := MapLog(g.m, l)
+		if len(fs) != len(l.Diagnostics) {
+			t.Fatalf("%d findings for %d diagnostics", len(fs), len(l.Diagnostics))
+		}
+		_ = GroupFindings(fs)
+	})
+}

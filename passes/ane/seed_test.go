@@ -172,3 +172,18 @@ func TestSeedArmAAfterDefaultRewrite(t *testing.T) {
 	// What remains is listed, not hidden: log it for the test record.
 	t.Logf("remaining after rewrite: regions %v findings %v suspects %v", r.Legal(), groupKeys(r.AllFindings()), groupKeys(r.AllSuspects()))
 }
+
+// BenchmarkCheckFullArmA checks the full-scale arm A graph (Qwen3.5-0.8B
+// dims, 24 layers); weights are generators and are never read by Check.
+func BenchmarkCheckFullArmA(b *testing.B) {
+	m, err := synth.Generate(synth.Options{Arm: synth.ArmA, Scale: synth.Full})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Check(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

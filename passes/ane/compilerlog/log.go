@@ -152,15 +152,12 @@ const MaxLineBytes = 1 << 20
 const maxBlockLines = 100000
 
 var (
-	reSeverity   = regexp.MustCompile(`(?:^|[\s:])(warning|note|error|remark):\s?`)
-	reValidation = regexp.MustCompile(`"?ane_validation_message"?\s*\(\s*"((?:[^"\\]|\\.)*)"`)
-	reOpName     = regexp.MustCompile(`'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.]+)' op`)
-	reQuotedID   = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"`)
-	reFileLoc    = regexp.MustCompile(`"?([^\s"'():\[\],]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]*)"?:(\d+)(?::(\d+))?`)
-	reReorder    = regexp.MustCompile(`maxReorderingDistance\s*(?:=|:)?\s*(\d+)`)
-	reOSStatus   = regexp.MustCompile(`OSStatus\s*=\s*(-?\d+)`)
-	reANEStatus  = regexp.MustCompile(`aneCompileStatus\s*=\s*(-?\d+)`)
-	reRegion     = regexp.MustCompile(`_ANE_region_(\d+)_(\d+)`)
+	reOpName    = regexp.MustCompile(`'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.]+)' op`)
+	reQuotedID  = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"`)
+	reReorder   = regexp.MustCompile(`maxReorderingDistance\s*(?:=|:)?\s*(\d+)`)
+	reOSStatus  = regexp.MustCompile(`OSStatus\s*=\s*(-?\d+)`)
+	reANEStatus = regexp.MustCompile(`aneCompileStatus\s*=\s*(-?\d+)`)
+	reRegion    = regexp.MustCompile(`_ANE_region_(\d+)_(\d+)`)
 )
 
 // ignoredIDs are quoted identifiers that are keys, not op ids.
@@ -245,7 +242,7 @@ func braceDelta(s string) int {
 
 func parseDiagnostic(line string, n int) (Diagnostic, bool) {
 	d := Diagnostic{Line: n, Raw: line}
-	sev := reSeverity.FindStringSubmatchIndex(line)
+	sev := findSeverity(line)
 	hasPhrase := strings.Contains(line, PhraseValidation) || strings.Contains(line, PhraseElementType) ||
 		strings.Contains(line, PhraseIOOp) || strings.Contains(line, PhraseReorder)
 	if sev == nil && !hasPhrase {
@@ -258,8 +255,10 @@ func parseDiagnostic(line string, n int) (Diagnostic, bool) {
 		d.Message = strings.TrimSpace(line[sev[1]:])
 		loc = line[:sev[2]]
 	}
-	if m := reValidation.FindStringSubmatch(line); m != nil {
-		d.Validation = unescape(m[1])
+	stripped := line // the line without the message string, for op ids
+	if a, b, c, e, ok := findValidation(line); ok {
+		d.Validation = unescape(line[c:e])
+		stripped = line[:a] + line[b:]
 	}
 	switch {
 	case strings.Contains(line, PhraseElementType):
@@ -278,19 +277,12 @@ func parseDiagnostic(line string, n int) (Diagnostic, bool) {
 		d.OpName = m[1]
 	}
 	// Prefer a location before the severity; fall back to any in the line.
-	fl := reFileLoc.FindStringSubmatch(loc)
-	if fl == nil {
-		fl = reFileLoc.FindStringSubmatch(line)
-	}
-	if fl != nil {
-		d.File = fl[1]
-		d.SrcLine, _ = strconv.Atoi(fl[2])
-		if fl[3] != "" {
-			d.Col, _ = strconv.Atoi(fl[3])
-		}
+	ok := false
+	if d.File, d.SrcLine, d.Col, ok = findFileLoc(loc); !ok {
+		d.File, d.SrcLine, d.Col, _ = findFileLoc(line)
 	}
 	seen := map[string]bool{}
-	for _, m := range reQuotedID.FindAllStringSubmatch(stripValidation(line), -1) {
+	for _, m := range reQuotedID.FindAllStringSubmatch(stripped, -1) {
 		id := m[1]
 		if ignoredIDs[id] || seen[id] || !looksLikeFXName(id) {
 			continue
@@ -301,11 +293,118 @@ func parseDiagnostic(line string, n int) (Diagnostic, bool) {
 	return d, true
 }
 
-// stripValidation removes the message string so words in it are not taken
-// for op ids.
-func stripValidation(line string) string {
-	return reValidation.ReplaceAllString(line, "")
+// findSeverity finds the first "warning:", "note:", "error:" or "remark:"
+// at the start of the line or after a space or ':'. It returns
+// [keywordStart, keywordEnd, keywordStart, keywordEnd] shifted like a
+// regexp submatch index: [0]/[1] span "kw: ", [2]/[3] the keyword; nil if
+// none.
+func findSeverity(s string) []int {
+	best := []int(nil)
+	for _, kw := range [...]string{"warning", "note", "error", "remark"} {
+		from := 0
+		for {
+			i := strings.Index(s[from:], kw+":")
+			if i < 0 {
+				break
+			}
+			i += from
+			if i == 0 || s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == ':' {
+				if best == nil || i < best[2] {
+					end := i + len(kw) + 1
+					if end < len(s) && (s[end] == ' ' || s[end] == '\t') {
+						end++
+					}
+					best = []int{i, end, i, i + len(kw)}
+				}
+				break
+			}
+			from = i + 1
+		}
+	}
+	return best
 }
+
+// findValidation finds `"ane_validation_message"("text")` (quotes around
+// the key optional, spaces allowed) and returns the span of the whole
+// construct [a, b) and of the text [c, e).
+func findValidation(s string) (a, b, c, e int, ok bool) {
+	i := strings.Index(s, PhraseValidation)
+	if i < 0 {
+		return
+	}
+	a = i
+	if a > 0 && s[a-1] == '"' {
+		a--
+	}
+	j := i + len(PhraseValidation)
+	if j < len(s) && s[j] == '"' {
+		j++
+	}
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if j >= len(s) || s[j] != '(' {
+		return
+	}
+	j++
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if j >= len(s) || s[j] != '"' {
+		return
+	}
+	c = j + 1
+	for k := c; k < len(s); k++ {
+		switch s[k] {
+		case '\\':
+			k++
+		case '"':
+			return a, k + 1, c, k, true
+		}
+	}
+	return
+}
+
+// findFileLoc finds the first `file.ext:line[:col]` (file optionally
+// quoted) in s by scanning for ':' + digit and walking back over the file
+// name; linear in len(s), unlike a leading-wildcard regexp.
+func findFileLoc(s string) (file string, line, col int, ok bool) {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != ':' || s[i+1] < '0' || s[i+1] > '9' {
+			continue
+		}
+		end := i
+		if end > 0 && s[end-1] == '"' {
+			end--
+		}
+		start := end
+		for start > 0 && !strings.ContainsRune(" \t\"'():[],", rune(s[start-1])) {
+			start--
+		}
+		name := s[start:end]
+		dot := strings.LastIndexByte(name, '.')
+		if dot <= 0 || dot == len(name)-1 || !isAlpha(name[dot+1]) || !isAlnum(name[dot-1]) {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		line, _ = strconv.Atoi(s[i+1 : j])
+		if j+1 < len(s) && s[j] == ':' && s[j+1] >= '0' && s[j+1] <= '9' {
+			k := j + 1
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			col, _ = strconv.Atoi(s[j+1 : k])
+		}
+		return name, line, col, true
+	}
+	return "", 0, 0, false
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' || c == '_' }
 
 // looksLikeFXName accepts torch FX node names: "<aten op>[_<n>]" such as
 // "_to_copy_12", "unsqueeze_3", "add", "slice_scatter_1".
