@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
@@ -694,6 +695,10 @@ func scanF32Blob(b graph.BlobSource) (f16.Stats, error) {
 	return total, nil
 }
 
+// halfScratch holds conversion buffers between reads (ReadAt may run
+// concurrently, so one buffer per blob would race).
+var halfScratch = sync.Pool{New: func() any { return new([]byte) }}
+
 // halfBlob presents an f32 blob as f16, converting on read, so a converted
 // weight is never held in memory whole.
 type halfBlob struct {
@@ -714,11 +719,16 @@ func (h *halfBlob) ReadAt(p []byte, off int64) (int, error) {
 	want := min(int64(len(p)), size-off)
 	// Whole elements covering [off, off+want).
 	e0, e1 := off/2, (off+want+1)/2
-	src := make([]byte, 4*(e1-e0))
+	bp := halfScratch.Get().(*[]byte)
+	defer halfScratch.Put(bp)
+	if need := int(6 * (e1 - e0)); cap(*bp) < need {
+		*bp = make([]byte, need)
+	}
+	src := (*bp)[:4*(e1-e0)]
+	dst := (*bp)[4*(e1-e0) : 6*(e1-e0)]
 	if k, err := h.src.ReadAt(src, 4*e0); k < len(src) {
 		return 0, fmt.Errorf("half blob: reading source at %d: %v", 4*e0, err)
 	}
-	dst := make([]byte, 2*(e1-e0))
 	if _, err := f16.F32ToF16LE(dst, src); err != nil {
 		return 0, err
 	}

@@ -373,3 +373,22 @@ func mustRead(t *testing.T, b graph.BlobSource) []byte {
 	}
 	return p
 }
+
+// BenchmarkHalfBlob measures converting an f32 weight blob to f16 the way a
+// writer pulls it: 1 MiB reads of the converting view.
+func BenchmarkHalfBlob(b *testing.B) {
+	src := make([]byte, 64<<20)
+	for i := 0; i < len(src); i += 4 {
+		binary.LittleEndian.PutUint32(src[i:], math.Float32bits(float32(i%1000)*0.37))
+	}
+	hb := &halfBlob{src: graph.MemBlob(src)}
+	buf := make([]byte, 1<<20)
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		for off := int64(0); off < hb.Size(); off += int64(len(buf)) {
+			if _, err := hb.ReadAt(buf, off); err != nil && err != io.EOF {
+				b.Fatal(err)
+			}
+		}
+	}
+}

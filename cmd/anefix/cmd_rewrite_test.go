@@ -370,3 +370,30 @@ func TestSetJSONKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteConvertsBlobIntoBytecode follows an f32 weight blob from MLIR
+// text through strip-fp32-casts into a written .aimodel (the converting blob
+// view is read by the bytecode writer).
+func TestRewriteConvertsBlobIntoBytecode(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.aimodel")
+	code, _, stderr := runCLI(t, "", "rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := rwLoad(t, out)
+	if m.Resource("beta_w") != nil {
+		t.Error("the f32 blob is still there")
+	}
+	r := m.Resource("beta_w_f16")
+	if r == nil {
+		t.Fatal("no beta_w_f16 resource")
+	}
+	b, err := r.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1, -0.5, 0.1, 2 rounded to f16 (0.1 → 0x2E66), little-endian.
+	if want := []byte{0x00, 0x3C, 0x00, 0xB8, 0x66, 0x2E, 0x00, 0x40}; !bytes.Equal(b, want) {
+		t.Errorf("blob = % X, want % X", b, want)
+	}
+}
