@@ -19,6 +19,7 @@ import (
 )
 
 func init() {
+	rewriteVerifyHook = rewriteVerify
 	register(&command{
 		Name:    "verify",
 		Usage:   "verify REF CAND [--steps 24] [--prompt-ids 1,2,3] [--seed N] [--min-agree K] [--json]",
@@ -125,7 +126,7 @@ func accName(r, c interp.Options) string {
 		}
 		return "f32"
 	}
-	if r == c {
+	if r.AccumulateF16 == c.AccumulateF16 {
 		return n(r)
 	}
 	return "ref " + n(r) + ", cand " + n(c)
@@ -290,4 +291,16 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 		return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
 	}
 	return nil
+}
+
+// rewriteVerify is `anefix rewrite IN -o OUT --verify`: the default gate on
+// input vs output. Its report goes to stderr, since rewrite's stdout may
+// carry the IR or the rewrite report.
+func rewriteVerify(env *Env, in, out string) error {
+	if out == "-" || in == "-" {
+		return usagef("--verify needs IN and OUT as files or directories, not stdin/stdout")
+	}
+	e := *env
+	e.Stdout = env.Stderr
+	return runVerify(&e, in, out, defaultVerifyRun())
 }

@@ -298,3 +298,17 @@ func TestSliceUpdateInPlaceSafety(t *testing.T) {
 		}
 	}
 }
+
+func TestObserve(t *testing.T) {
+	b, a := newGB("main", graph.Tensor(graph.F16, 2))
+	y := b.emit("coreai.exp", []*graph.Value{a[0]}, graph.Tensor(graph.F16, 2))
+	b.output(y)
+	var seen []string
+	in := New(b.m, Options{Observe: func(op *graph.Operation, res []*Tensor) { seen = append(seen, op.Name) }})
+	if _, err := in.Run("main", []*Tensor{FromF32(F16, []int{2}, []float32{12, 1})}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0] != "coreai.exp" {
+		t.Errorf("observed %v", seen)
+	}
+}

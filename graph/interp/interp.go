@@ -17,6 +17,9 @@ type Options struct {
 	// with f16 results to half after every addition (a narrow datapath);
 	// the default accumulates in float32.
 	AccumulateF16 bool
+	// Observe, when set, sees every op's results right after it runs (for
+	// tracing where values go non-finite); it must not modify them.
+	Observe func(op *graph.Operation, results []*Tensor)
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -188,6 +191,9 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		}
 		if len(res) != op.NumResults() {
 			return nil, fmt.Errorf("interp: @%s: %s: produced %d results, op declares %d", g.Name(), op.Describe(), len(res), op.NumResults())
+		}
+		if in.opts.Observe != nil {
+			in.opts.Observe(op, res)
 		}
 		for k, r := range op.Results() {
 			if err := fitResult(r.Type(), res[k]); err != nil {
