@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "synth",
-		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] -o OUT",
+		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] -o OUT",
 		Summary: "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
@@ -35,6 +35,7 @@ Examples:
 			scale := fs.String("scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
 			ctx := fs.Int("ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
 			seed := fs.Uint64("seed", 0, "weight generator seed")
+			stateForm := fs.String("state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
 			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
 			emit := fs.String("emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
 			force := fs.Bool("force", false, "replace an existing output")
@@ -59,7 +60,10 @@ Examples:
 				if *ctx < 0 {
 					return usagef("--ctx must be positive, got %d", *ctx)
 				}
-				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed}
+				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
+					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
+				}
+				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm}
 				m, err := synth.Generate(o)
 				if err != nil {
 					return err

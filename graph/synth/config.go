@@ -70,6 +70,12 @@ type Options struct {
 	Ctx int
 	// Seed seeds the weights (default 0 is a valid seed).
 	Seed uint64
+	// StateForm is how states are typed: StateTensor (default: tensor
+	// inputs marked by MutableBuffers.buffer_mutation, as coreai-torch's
+	// converter and mlx2coreai emit) or StateHandle (!coreai.handle /
+	// !coreai.token with read_handle/write_handle, as after
+	// AIProgram.optimize()).
+	StateForm string
 }
 
 // HybridDims are Qwen3.5-style hybrid decoder dims (arms A–D).
@@ -167,6 +173,13 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.Scale == "" {
 		o.Scale = Tiny
+	}
+	switch o.StateForm {
+	case "":
+		o.StateForm = StateTensor
+	case StateTensor, StateHandle:
+	default:
+		return o, fmt.Errorf("synth: unknown state form %q: want tensor or handle", o.StateForm)
 	}
 	if _, err := ParseScale(string(o.Scale)); err != nil {
 		return o, fmt.Errorf("synth: %w", err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bytecode"
-	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 func encode(t *testing.T, m *graph.Module) (text, bc []byte) {
@@ -49,10 +49,10 @@ func firstLines(s string, n int) string {
 func TestMlirOptReadsEveryArm(t *testing.T) {
 	bin := oracle.MlirOpt(t)
 	dir := t.TempDir()
-	for _, o := range []Options{{Arm: ArmA}, {Arm: ArmB}, {Arm: ArmC}, {Arm: ArmD}, {Arm: ArmE}, {Arm: ArmA, Layers: 8, Ctx: 32, Seed: 5}} {
+	for _, o := range []Options{{Arm: ArmA}, {Arm: ArmB}, {Arm: ArmC}, {Arm: ArmD}, {Arm: ArmE}, {Arm: ArmA, Layers: 8, Ctx: 32, Seed: 5}, {Arm: ArmB, StateForm: StateHandle}, {Arm: ArmD, StateForm: StateHandle}} {
 		text, bc := encode(t, gen(t, o))
-		tp := filepath.Join(dir, "arm"+o.Arm.String()+".mlir")
-		bp := filepath.Join(dir, "arm"+o.Arm.String()+".mlirb")
+		tp := filepath.Join(dir, "arm"+o.Arm.String()+o.StateForm+".mlir")
+		bp := filepath.Join(dir, "arm"+o.Arm.String()+o.StateForm+".mlirb")
 		if err := os.WriteFile(tp, text, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -29,11 +29,14 @@ func Generate(o Options) (m *graph.Module, err error) {
 		err = buildHybrid(m, o)
 	case ArmD:
 		err = buildHybrid(m, o)
-		if err == nil {
-			err = armD(m)
-		}
 	case ArmE:
 		err = buildDense(m, o)
+	}
+	if err == nil && o.StateForm == StateHandle {
+		err = toHandleStates(m)
+	}
+	if err == nil && o.Arm == ArmD {
+		err = armD(m)
 	}
 	if err != nil {
 		return nil, err
@@ -74,7 +77,8 @@ func Metadata(o Options) ([]byte, error) {
   "layers": %d,
   "ctx": %d,
   "seed": %d,
+  "stateForm": %q,
   "note": "stand-in graph with pseudo-random weights, not a trained model"
 }
-`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed)), nil
+`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed, o.StateForm)), nil
 }

@@ -339,3 +339,48 @@ func TestArmD(t *testing.T) {
 		t.Error("A_log still read although only the removed recurrence used it")
 	}
 }
+
+// The handle state form: every state input becomes !coreai.handle<T> read
+// once with read_handle, written once with write_handle, and its output
+// returns the write's !coreai.token; non-state I/O is untouched.
+func TestHandleStates(t *testing.T) {
+	for _, c := range []struct {
+		arm    Arm
+		states int
+	}{{ArmA, 2}, {ArmB, 4}, {ArmD, 2}, {ArmE, 2}} {
+		m := gen(t, Options{Arm: c.arm, StateForm: StateHandle})
+		for _, g := range m.Graphs() {
+			if strings.HasPrefix(g.Name(), "gather_embeddings") {
+				continue
+			}
+			n := 0
+			for _, in := range g.Inputs() {
+				if in.IsState {
+					n++
+					if !graph.IsHandleType(in.Type) || !strings.HasPrefix(in.Type.String(), "!coreai.handle<tensor<") {
+						t.Errorf("arm %s @%s: state %s has type %s", c.arm, g.Name(), in.Name, in.Type)
+					}
+				} else if graph.IsHandleType(in.Type) {
+					t.Errorf("arm %s @%s: non-state %s became a handle", c.arm, g.Name(), in.Name)
+				}
+			}
+			tokens := 0
+			for _, out := range g.Outputs() {
+				if out.Type.String() == "!coreai.token" {
+					tokens++
+				}
+			}
+			count := map[string]int{}
+			for _, op := range g.Body().Ops() {
+				count[op.Name]++
+			}
+			if n != c.states || tokens != c.states || count["coreai.read_handle"] != c.states ||
+				count["coreai.write_handle"] != c.states || count["coreai.create_token"] != 1 {
+				t.Errorf("arm %s @%s: %d state inputs, %d token outputs, ops %v", c.arm, g.Name(), n, tokens, count)
+			}
+		}
+	}
+	if _, err := Generate(Options{Arm: ArmA, StateForm: "ref"}); err == nil || !strings.Contains(err.Error(), "state form") {
+		t.Errorf("bad state form: %v", err)
+	}
+}
