@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +32,10 @@ What is replaced ("regions"), each by a pass-through of the same type:
     _gated_delta_step, whose f32 casts are _to_copy_* at
     models/macos/qwen3_5.py:199), RoPE is apply_rope at
     qwen3_5_ios.py:140-147 (or Apple's primitives/ios/rope.py), SDPA is
-    Apple's per-head primitives/ios/sdpa.py. Matching ops that are
-    connected by def-use form one region (one per layer and call).
+    Apple's per-head primitives/ios/sdpa.py. A pattern id:<glob> matches
+    op ids (FX node names) instead, for exports whose frames differ.
+    Matching ops that are connected by def-use form one region (one per
+    layer and call).
 
 For a region, every value it defines that is used outside becomes a value
 of exactly the same type computed from the region's inputs that it depended
@@ -62,7 +65,7 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 		{Name: "composites", Kind: OptStringList, Default: "recurrence=gated_delta_update|gated_delta,sdpa=scaled_dot_product_attention|sdpa,rope=rope",
 			Doc: "kind=name|name…: composite names (composite_decl or callee symbol) of each kind"},
 		{Name: "regions", Kind: OptStringList, Default: "recurrence=ios/qwen3_5_ios.py:290,sdpa=primitives/ios/sdpa.py,rope=ios/qwen3_5_ios.py:140-147|primitives/ios/rope.py",
-			Doc: "kind=frame|frame…: inline ops of each kind, by any stack frame of their location; frame = file suffix[:line[-line]]"},
+			Doc: "kind=pattern|pattern…: inline ops of each kind, by any stack frame of their location (file suffix[:line[-line]]) or by op id (id:<glob>, e.g. id:sdpa_*)"},
 		{Name: "keep-ops", Kind: OptStringList, Default: "coreai.slice_update,coreai.write_handle,coreai.read_handle,coreai.create_token",
 			Doc: "ops never replaced (state writes, handle ops)"},
 		{Name: "prefer", Kind: OptStringList, Default: "x,input,hidden_states,value,v,initial_state,state,query,q",
@@ -96,9 +99,18 @@ const adLocName = "anefix.arm-d"
 type adFrame struct {
 	file   string
 	lo, hi int
+	// id, when set, is a glob (path.Match syntax) on the op id (FX node
+	// name) instead of a frame: "id:sdpa_*".
+	id string
 }
 
 func adParseFrame(s string) (adFrame, error) {
+	if g, ok := strings.CutPrefix(s, "id:"); ok {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			return adFrame{}, fmt.Errorf("op id pattern %q: want a glob like id:_to_copy_*", s)
+		}
+		return adFrame{id: g}, nil
+	}
 	f := adFrame{file: s}
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
 		lines := s[i+1:]
@@ -390,8 +402,14 @@ func (a *armd) inlineRegions(g *graph.Graph, kind string) []*adRegion {
 			continue
 		}
 		hit := false
-		for _, fl := range adFrames(op.Loc, nil) {
-			for _, f := range frames {
+		for _, f := range frames {
+			if f.id != "" {
+				if ok, _ := path.Match(f.id, op.OpID()); ok && op.OpID() != "" {
+					hit = true
+				}
+				continue
+			}
+			for _, fl := range adFrames(op.Loc, nil) {
 				if f.match(fl) {
 					hit = true
 				}

@@ -153,6 +153,28 @@ func TestArmDInlineRecurrence(t *testing.T) {
 	}
 }
 
+// Regions by op id glob instead of frames: only the matching ops form the
+// region (here the two casts back, each its own region).
+func TestArmDRegionsByOpID(t *testing.T) {
+	tg, ops := adRecurrence()
+	ch, err := ArmD(tg.m, Options{"regions": []string{"recurrence=id:_to_copy_[45]"}, "prune": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbVerify(t, tg.m, "after")
+	var ids []string
+	for _, r := range ch.Replaced {
+		ids = append(ids, r.OpID)
+	}
+	if strings.Join(ids, " ") != "_to_copy_4 _to_copy_5" || !ops["_to_copy_4"].IsErased() || ops["matmul"].IsErased() {
+		t.Errorf("replaced %q", ids)
+	}
+	// Each cast back is replaced from its own f32 input, cast to f16.
+	if d := ops["exp_1"].Operand(0).DefiningOp(); d == nil || d.Name != "coreai.cast" || d.Operand(0) != ops["matmul"].Result(0) {
+		t.Errorf("o now from %v\n%s", d, tbDump(tg.m))
+	}
+}
+
 func TestArmDPruneOff(t *testing.T) {
 	tg, ops := adRecurrence()
 	if _, err := ArmD(tg.m, Options{"prune": false}); err != nil {
@@ -342,7 +364,7 @@ func TestAdParseFrame(t *testing.T) {
 			t.Errorf("%q matches %s:%d = %v", c.in, c.file, c.line, got)
 		}
 	}
-	for _, bad := range []string{":12", "a.py:0", "a.py:9-3", "a.py:x"} {
+	for _, bad := range []string{":12", "a.py:0", "a.py:9-3", "a.py:x", "id:", "id:[x"} {
 		if _, err := adParseFrame(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
