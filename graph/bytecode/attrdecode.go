@@ -464,15 +464,15 @@ func apInt(d *decoder, width int) (uint64, *big.Int, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	x := new(big.Int)
+	words := make([]big.Word, 0, n)
 	for k := 0; k < n; k++ {
 		w, err := d.varint()
 		if err != nil {
 			return 0, nil, err
 		}
-		x.Or(x, new(big.Int).Lsh(new(big.Int).SetUint64(uint64(unzigzag(w))), uint(64*k)))
+		words = append(words, big.Word(unzigzag(w)))
 	}
-	return 0, x, nil
+	return 0, new(big.Int).SetBits(words), nil
 }
 
 func intWidth(t graph.Type) int {
@@ -584,6 +584,14 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 			return nil, nil, err
 		}
 		if bigv != nil {
+			// The words are the two's complement bits; signed and signless
+			// values with the top bit set are negative.
+			if bigv.BitLen() > w {
+				return nil, nil, s.f.errAt(at, "integer value wider than its type %s", t.String())
+			}
+			if signednessOf(t) != graph.Unsigned && bigv.Bit(w-1) == 1 {
+				bigv.Sub(bigv, new(big.Int).Lsh(big.NewInt(1), uint(w)))
+			}
 			return &graph.IntegerAttr{Type: t, Big: bigv}, nil, nil
 		}
 		return &graph.IntegerAttr{Type: t, Value: signExtend(v, t)}, nil, nil

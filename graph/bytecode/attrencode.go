@@ -320,19 +320,17 @@ func writeAPInt(e *encoder, width int, v uint64, b *big.Int) {
 		if x.Sign() < 0 {
 			x.Add(x, mod)
 		}
-		words := (width + 63) / 64
-		var ws []uint64
-		for k := 0; k < words; k++ {
-			ws = append(ws, new(big.Int).Rsh(x, uint(64*k)).Uint64())
+		if x.BitLen() > width {
+			x.Mod(x, mod)
 		}
-		// MLIR emits the active words only (up to the highest non-zero one).
+		ws := x.Bits() // little-endian words, without leading zero words
 		n := len(ws)
-		for n > 1 && ws[n-1] == 0 {
-			n--
+		if n == 0 {
+			ws, n = []big.Word{0}, 1
 		}
 		e.varint(uint64(n))
 		for _, wd := range ws[:n] {
-			e.signedVarint(int64(wd))
+			e.signedVarint(int64(uint64(wd)))
 		}
 	}
 }

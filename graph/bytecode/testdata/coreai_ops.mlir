@@ -6,7 +6,7 @@
 "builtin.module"() ({
   "coreai.graph"() ({
   ^bb0(%arg0: tensor<1x4xf32> loc("in.py":1:2), %arg1: tensor<4xsi32>):
-    %0 = "coreai.cast"(%arg0) {ints = [1 : i8, -2 : i16, 300 : i32, -5 : i64, 7 : ui8, 65535 : ui16, -3 : si32, 12 : index, true, false],
+    %0 = "coreai.cast"(%arg0) {ints = [1 : i8, -2 : i16, 300 : i32, -5 : i64, 7 : ui8, 65535 : ui16, -3 : si32, 12 : index, true, false, -1 : i128, 170141183460469231731687303715884105727 : si128, 5 : ui100],
                                 floats = [1.5 : f16, -2.25 : bf16, 3.0e-5 : f32, 6.02e23 : f64, 0x7FC00000 : f32],
                                 strs = ["", "a\"b", "typed" : i32], syms = [@g, @g::@h::@i],
                                 ty = tensor<?x3xf16>, tys = [tensor<*xf32>, i1, si4, ui64, index, none, f8E4M3FN, (i32, f16) -> (), !coreai.token],
