@@ -28,8 +28,9 @@ For every entry graph (public, not called by another graph) the pass:
     state keeps one type; otherwise it leaves the pair alone with a note.
 
 A rank op here is coreai.expand_dims, coreai.shrink_dims or coreai.reshape
-whose result only inserts or removes unit dimensions (same element type,
-same non-unit dims in the same order, static shapes). Such an op moves no
+whose result has another rank and only inserts or removes unit dimensions
+(same element type, same non-unit dims in the same order, static shapes); a
+same-rank reshape that moves a unit dim is left alone. Such an op moves no
 element, so the rewrite changes no computed value; it changes only the shape
 the caller must feed or read, e.g. input_ids tensor<1x1xsi32> becomes
 tensor<1x1x1xsi32>. Every such change is listed in the report (and written

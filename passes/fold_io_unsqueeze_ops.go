@@ -34,13 +34,16 @@ func ioStaticTensor(t graph.Type) *graph.TensorType {
 	return tt
 }
 
-// ioRankOnly reports whether going from type a to type b only inserts or
-// removes unit dimensions: same element type and encoding, same non-unit
-// dimensions in the same order. Such a change moves no element (row-major
-// order is unchanged), so folding it into a port type changes no value.
+// ioRankOnly reports whether going from type a to type b changes the rank
+// and only inserts or removes unit dimensions: same element type and
+// encoding, same non-unit dimensions in the same order. Such a change moves
+// no element (row-major order is unchanged), so folding it into a port type
+// changes no value. A same-rank reshape that only moves unit dims
+// ([256,1,32] → [1,256,32], as Apple's ANE-clean exports have at inputs)
+// is not a rank change and is left alone.
 func ioRankOnly(a, b graph.Type) bool {
 	ta, tb := ioStaticTensor(a), ioStaticTensor(b)
-	if ta == nil || tb == nil || !graph.TypeEqual(ta.Elem, tb.Elem) {
+	if ta == nil || tb == nil || !graph.TypeEqual(ta.Elem, tb.Elem) || len(ta.Shape) == len(tb.Shape) {
 		return false
 	}
 	if (ta.Encoding == nil) != (tb.Encoding == nil) || (ta.Encoding != nil && ta.Encoding.String() != tb.Encoding.String()) {

@@ -226,6 +226,7 @@ func TestIORankOnly(t *testing.T) {
 		{tbT(f16), tbT(f16, 1, 1), true},
 		{tbT(f16, 2, 6), tbT(f16, 6, 2), false},
 		{tbT(f16, 2, 6), tbT(f16, 12), false},
+		{tbT(f16, 256, 1, 32), tbT(f16, 1, 256, 32), false}, // same rank: not a rank change
 		{tbT(f16, 4), tbT(graph.F32, 1, 4), false},
 		{tbT(f16, graph.Dynamic), tbT(f16, 1, graph.Dynamic), false},
 		{&graph.OpaqueType{Text: "!coreai.token"}, tbT(f16, 1), false},
