@@ -64,6 +64,9 @@ Examples:
 					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
 				}
 				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm}
+				if err := o.Check(); err != nil {
+					return usagef("%v", err)
+				}
 				m, err := synth.Generate(o)
 				if err != nil {
 					return err

@@ -232,3 +232,10 @@ func (o Options) denseDims() DenseDims {
 	}
 	return d
 }
+
+// Check reports whether o is a valid request (the error Generate would
+// return for it before building anything).
+func (o Options) Check() error {
+	_, err := o.normalize()
+	return err
+}

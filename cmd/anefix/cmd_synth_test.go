@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSynthUsage(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.mlir")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"synth", "-o", out}, exitUsage, "--arm"},
+		{[]string{"synth", "--arm", "F", "-o", out}, exitUsage, `unknown arm "F"`},
+		{[]string{"synth", "--arm", "A"}, exitUsage, "needs -o OUT"},
+		{[]string{"synth", "--arm", "A", "--scale", "big", "-o", out}, exitUsage, "unknown scale"},
+		{[]string{"synth", "--arm", "A", "--layers", "-2", "-o", out}, exitUsage, "--layers"},
+		{[]string{"synth", "--arm", "A", "--state-form", "x", "-o", out}, exitUsage, "--state-form"},
+		{[]string{"synth", "--arm", "A", "extra", "-o", out}, exitUsage, "no positional"},
+		{[]string{"synth", "--arm", "E", "--ctx", "100", "-o", out}, exitUsage, "--ctx 100 out of range"},
+		{[]string{"synth", "--arm", "A", "--emit", "pretty", "-o", filepath.Join(dir, "y.aimodel")}, exitFailure, "holds MLIR bytecode"},
+	}
+	for _, c := range cases {
+		code, so, se := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(so+se, c.want) {
+			t.Errorf("%v: code %d, output %q; want %d and %q", c.args, code, so+se, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed synth left %s behind", out)
+	}
+}
+
+// The shipped testdata is exactly what the CLI writes, and the CLI refuses
+// to overwrite without --force.
+func TestSynthWritesShippedBytes(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "armA.aimodel")
+	if code, so, se := runCLI(t, "", "synth", "--arm", "A", "-o", out); code != exitOK {
+		t.Fatalf("synth: code %d: %s%s", code, so, se)
+	}
+	for _, f := range []string{"main.mlirb", "main.hash", "metadata.json"} {
+		got, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "synth", "armA.aimodel", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from testdata/synth/armA.aimodel/%s", f, f)
+		}
+	}
+	if code, _, se := runCLI(t, "", "synth", "--arm", "A", "-o", out); code != exitFailure || se == "" {
+		t.Errorf("overwrite without --force: code %d, stderr %q", code, se)
+	}
+	if code, _, se := runCLI(t, "", "synth", "--arm", "A", "--force", "-o", out); code != exitOK {
+		t.Errorf("--force: code %d, stderr %q", code, se)
+	}
+}
+
+func TestSynthStdoutText(t *testing.T) {
+	code, so, se := runCLI(t, "", "synth", "--arm", "B", "--state-form", "handle", "--emit", "generic", "-o", "-")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, se)
+	}
+	for _, want := range []string{`"coreai.graph"`, `!coreai.handle<tensor<3x1x2x8x8xf16>>`, `"coreai.write_handle"`, `qwen3_5_ios.py":290:0`} {
+		if !strings.Contains(so, want) {
+			t.Errorf("stdout lacks %s", want)
+		}
+	}
+}
