@@ -47,7 +47,11 @@ the handle's tensor type changes only when every read folds to one type
 and every write stores a rank op's operand of that type.
 
 Numerics: none (structural). Don't use it when the caller cannot change the
-shapes it feeds (a fixed runtime binding): the I/O shapes change.`,
+shapes it feeds (a fixed runtime binding): the I/O shapes change. Note that
+not every boundary expand_dims is fatal: Apple's dense control (seed arm E,
+19/19 ANE regions) unsqueezes gather_embeddings' token ids at the input; the
+compiler cites unsqueeze_* ops only in the hybrid export, so disable the
+pass when the I/O change is unwelcome and the compiler did not complain.`,
 	Addresses: "ANE I/O op isn't a squeeze / expandDims",
 	DefaultOn: true,
 	Options: []OptionSpec{
