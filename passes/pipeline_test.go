@@ -2,12 +2,15 @@ package passes
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/mlirtext"
 )
 
 func TestDefaultOrderSatisfiesConstraints(t *testing.T) {
@@ -196,4 +199,56 @@ func TestRunTimingsAndCensus(t *testing.T) {
 	if res.Duration <= 0 {
 		t.Errorf("total duration %v", res.Duration)
 	}
+}
+
+// FuzzBuild feeds arbitrary --passes/--set text to Build: it must never
+// panic, and every refusal must be a usage error (exit 2 in the CLI).
+func FuzzBuild(f *testing.F) {
+	f.Add("", "strip-fp32-casts.clamp=true")
+	f.Add("strip-fp32-casts,dce", "strip-fp32-casts.islands=_to_copy_*,*.py:199")
+	f.Add("dce,fold-casts", "dce.graphs=maybe")
+	f.Add("nope", "=")
+	f.Add(",,", "a.b.c=d=e")
+	f.Fuzz(func(t *testing.T, list, set string) {
+		var names []string
+		if list != "" {
+			names = strings.Split(list, ",")
+		}
+		_, err := Build(Spec{Passes: names, Set: []string{set}})
+		var ue *UsageError
+		if err != nil && !errors.As(err, &ue) {
+			t.Fatalf("Build(%q, %q): %v is not a usage error", list, set, err)
+		}
+	})
+}
+
+// FuzzDefaultPipeline runs the default pipeline (plus arm-d) on any module
+// that parses and verifies: a pass may refuse the input with an error, but
+// must never panic or leave IR that fails verification.
+func FuzzDefaultPipeline(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/passes/*.mlir")
+	more, _ := filepath.Glob("../testdata/mlir/*/*.mlir")
+	seeds = append(seeds, more...)
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		m, _, err := mlirtext.Parse("fuzz.mlir", text)
+		if err != nil || graph.Verify(m) != nil {
+			return
+		}
+		p, err := Build(Spec{Enable: []string{"arm-d"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Run(m, RunOptions{VerifyEach: true})
+		var pe *PassError
+		if errors.As(err, &pe) && (pe.Verify || strings.Contains(pe.Err.Error(), "internal error")) {
+			t.Fatalf("%v\ninput:\n%s", err, text)
+		}
+	})
 }

@@ -397,3 +397,48 @@ func TestRewriteConvertsBlobIntoBytecode(t *testing.T) {
 		t.Errorf("blob = % X, want % X", b, want)
 	}
 }
+
+// mlirOptOrSkip returns Debian's mlir-opt, skipping the test when it is not
+// installed (failing under ANEFIX_REQUIRE_ORACLES=1).
+func mlirOptOrSkip(t *testing.T) string {
+	t.Helper()
+	p := "/usr/lib/llvm-19/bin/mlir-opt"
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
+			t.Fatalf("mlir-opt missing: %v", err)
+		}
+		t.Skipf("mlir-opt not installed: %v", err)
+	}
+	return p
+}
+
+// canonical prints an MLIR file the way mlir-opt does, so two files are
+// compared as IR, not as one printer's spelling.
+func canonical(t *testing.T, mlirOpt, path string) []byte {
+	t.Helper()
+	out, err := exec.Command(mlirOpt, "--allow-unregistered-dialect", "--mlir-print-debuginfo", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mlir-opt %s: %v\n%.2000s", path, err, out)
+	}
+	return out
+}
+
+// TestRewriteArmDMatchesSynth: the arm-d pass run by rewrite on arm A gives
+// the IR synth emits for arm D (synth D is arm A plus the arm-d pass alone).
+func TestRewriteArmDMatchesSynth(t *testing.T) {
+	mlirOpt := mlirOptOrSkip(t)
+	dir := t.TempDir()
+	a, d, r := filepath.Join(dir, "a.mlir"), filepath.Join(dir, "d.mlir"), filepath.Join(dir, "r.mlir")
+	for _, args := range [][]string{
+		{"synth", "--arm", "A", "-o", a, "--emit", "generic"},
+		{"synth", "--arm", "D", "-o", d, "--emit", "generic"},
+		{"rewrite", a, "--passes", "arm-d", "-o", r},
+	} {
+		if code, _, stderr := runCLI(t, "", args...); code != exitOK {
+			t.Fatalf("anefix %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	if !bytes.Equal(canonical(t, mlirOpt, d), canonical(t, mlirOpt, r)) {
+		t.Error("rewrite --passes arm-d on arm A differs from synth --arm D")
+	}
+}
