@@ -608,7 +608,7 @@ func (c *checker) elementTypes() {
 				is.why = why
 			}
 			for _, u := range v.Uses() {
-				if u.Op.Name == "coreai.cast" && !c.badElem(u.Op.Result(0)) {
+				if u.Op.Name == "coreai.cast" && u.Op.NumResults() == 1 && !c.badElem(u.Op.Result(0)) {
 					c.writtenInputs(u.Op.Result(0), is.writes)
 				}
 			}
@@ -899,11 +899,11 @@ func (c *checker) suspectTiedHead() {
 // state ([layers, B, H·D, 1, S], coreai-facts §4).
 func (c *checker) suspectStateWrites() {
 	for _, op := range c.ops {
-		if baseOpName(op.Name) != "coreai.slice_update" || !c.entry {
+		if baseOpName(op.Name) != "coreai.slice_update" || !c.entry || op.NumOperands() == 0 {
 			continue
 		}
 		in := c.sourceInput(op.Operand(0))
-		if in < 0 {
+		if in < 0 || in >= len(c.inputs) {
 			continue
 		}
 		p := c.inputs[in]

@@ -1,0 +1,34 @@
+package ane
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/anefix/anefix/graph/mlirtext"
+)
+
+// FuzzCheck runs the rule model on whatever the text parser accepts: no
+// input may make it panic or loop.
+func FuzzCheck(f *testing.F) {
+	for _, dir := range []string{"generic", "pretty"} {
+		ents, _ := os.ReadDir(filepath.Join("..", "..", "testdata", "mlir", dir))
+		for _, e := range ents {
+			if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "mlir", dir, e.Name())); err == nil {
+				f.Add(string(b))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		m, _, err := mlirtext.Parse("fuzz.mlir", text)
+		if err != nil {
+			return
+		}
+		r, err := Check(m)
+		if err != nil {
+			return
+		}
+		_ = GroupFindings(r.AllFindings())
+		_ = GroupFindings(r.AllSuspects())
+	})
+}
