@@ -87,12 +87,17 @@ var binaryFloat = map[string]binFloat{
 	"floor_divide": func(a, b float32) float32 {
 		return float32(math.Floor(float64(a) / float64(b)))
 	},
+	// mod follows numpy: the result takes the divisor's sign (a zero
+	// result too); computed in float64, where it is exact, and rounded once.
 	"mod": func(a, b float32) float32 {
-		m := float32(math.Mod(float64(a), float64(b)))
-		if m != 0 && (m < 0) != (b < 0) {
-			m += b
+		m := math.Mod(float64(a), float64(b))
+		switch {
+		case m == 0:
+			m = math.Copysign(0, float64(b))
+		case (m < 0) != (b < 0):
+			m += float64(b)
 		}
-		return m
+		return float32(m)
 	},
 }
 
@@ -349,6 +354,8 @@ var unaryFloat = map[string]func(float64) float64{
 			return 1
 		case x < 0:
 			return -1
+		case x == 0:
+			return 0 // numpy: sign(-0) is +0
 		}
 		return x
 	},

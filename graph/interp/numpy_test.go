@@ -135,7 +135,7 @@ func vecIn(t *testing.T, f *refvec.File, c string, k string) *Tensor {
 
 // zeroSignFree lists ops whose sign of a zero result numpy itself does not
 // define consistently (maximum(-0, +0) is -0 in float16, +0 in float32).
-var zeroSignFree = map[string]bool{"maximum": true, "minimum": true, "maximum_scalar": true, "minimum_scalar": true}
+var zeroSignFree = map[string]bool{"maximum": true, "minimum": true, "maximum_scalar": true, "minimum_scalar": true, "relu": true}
 
 // Stated tolerances, in ulps of the result type. Correctly rounded ops must
 // be bit-identical; the transcendentals differ only where Go's math library
@@ -143,7 +143,7 @@ var zeroSignFree = map[string]bool{"maximum": true, "minimum": true, "maximum_sc
 var opTolerance = map[string]int64{
 	"exp": 1, "log": 1, "sqrt": 0, "rsqrt": 1, "sigmoid": 1, "silu": 1, "tanh": 1, "gelu": 1,
 	"gelu_tanh": 1, "softplus": 1, "sin": 1, "cos": 1, "neg": 0, "abs": 0, "square": 0,
-	"softmax": 1,
+	"softmax": 1, "erf": 1, "pow": 1, "pow_scalar": 1, "reciprocal": 0,
 }
 
 // TestOpsAgainstNumpy runs every case of testdata/numpy/ops.vec.gz through
@@ -197,6 +197,22 @@ func TestOpsAgainstNumpy(t *testing.T) {
 				p.Pads[i] = int(pad[i])
 			}
 			got, err = Conv(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), nil, p, el, false)
+		case op == "transpose":
+			got, err = Transpose(vecIn(t, f, c, "in0"), vecIn(t, f, c, "perm").Ints())
+		case op == "concat":
+			got, err = Concat([]*Tensor{vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1")}, vecIn(t, f, c, "axis").Ints()[0])
+		case op == "slice":
+			got, err = Slice(vecIn(t, f, c, "in0"), vecIn(t, f, c, "begin").Ints(), vecIn(t, f, c, "stride").Ints(), want.Shape)
+		case op == "slice_update":
+			got, err = SliceUpdate(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "begin").Ints(), nil, el)
+		case op == "gather":
+			got, err = Gather(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "axis").Ints()[0])
+		case op == "gather_nd":
+			got, err = GatherND(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"))
+		case op == "scatter_nd":
+			got, err = ScatterND(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "in2"), el)
+		case op == "broadcast_to":
+			got, err = BroadcastTo(vecIn(t, f, c, "in0"), want.Shape)
 		case strings.HasPrefix(op, "cast_"):
 			got = Cast(vecIn(t, f, c, "in0"), el)
 			_ = dt
@@ -211,7 +227,19 @@ func TestOpsAgainstNumpy(t *testing.T) {
 		worst := compareTensors(t, c, got, want, tol)
 		report = append(report, c+"="+itoa(worst))
 	}
-	t.Logf("worst ulps per case: %s", strings.Join(report, " "))
+	// split has several results.
+	for _, dt := range []string{"f32", "f16"} {
+		c := "split/" + dt
+		parts, err := Split(vecIn(t, f, c, "in0"), vecIn(t, f, c, "sizes").Ints(), vecIn(t, f, c, "axis").Ints()[0])
+		if err != nil || len(parts) != 3 {
+			t.Fatalf("%s: %v", c, err)
+		}
+		for i, p := range parts {
+			compareTensors(t, c, p, vecIn(t, f, c, "out"+itoa(int64(i))), 0)
+		}
+		report = append(report, c+"=0")
+	}
+	t.Logf("worst ulps per case (%d cases): %s", len(report), strings.Join(report, " "))
 	if len(names) < 100 {
 		t.Errorf("only %d numpy cases found; the vector file looks truncated", len(names))
 	}

@@ -179,12 +179,19 @@ UNARY = {
     "sigmoid": sigmoid, "silu": lambda x: x * sigmoid(x), "tanh": np.tanh,
     "gelu": gelu_exact, "gelu_tanh": gelu_tanh, "softplus": softplus,
     "sin": np.sin, "cos": np.cos, "neg": np.negative, "abs": np.abs,
-    "square": np.square,
+    "square": np.square, "reciprocal": np.reciprocal, "relu": lambda x: np.maximum(x, 0),
+    "erf": np.vectorize(math.erf, otypes=[F64]), "floor": np.floor, "ceil": np.ceil,
+    "round": np.round, "sign": np.sign,
 }
 
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "divide": np.divide,
     "maximum": np.maximum, "minimum": np.minimum,
+    # floor_divide and mod as floor(a / b) and a - floor(a / b)·b in float64,
+    # rounded once (numpy's own float floor_divide uses fmod-based steps).
+    "floor_divide": lambda a, b: np.floor(a.astype(F64) / b.astype(F64)),
+    "mod": lambda a, b: np.mod(a.astype(F64), b.astype(F64)),
+    "pow": lambda a, b: np.power(np.abs(a).astype(F64), b.astype(F64)),
 }
 
 COMPARE = {
@@ -197,7 +204,7 @@ def ops(w, rng):
     for dt, tn in ((F32, "f32"), (F16, "f16")):
         # Unary: positive inputs for log/sqrt/rsqrt, wide range otherwise.
         for name, fn in UNARY.items():
-            if name in ("log", "sqrt", "rsqrt"):
+            if name in ("log", "sqrt", "rsqrt", "reciprocal"):
                 x = np.abs(rand(rng, (4, 33), dt, 3.0)) + dt(1e-3)
             elif name in ("exp", "sin", "cos"):
                 x = rand(rng, (4, 33), dt, 4.0)
@@ -211,10 +218,16 @@ def ops(w, rng):
             a = with_specials(rand(rng, (3, 1, 5), dt, 100.0))
             b = rand(rng, (4, 1), dt, 3.0)
             b[0, 0] = 0
+            if name == "pow":
+                a = np.abs(a).astype(dt)
+            if name in ("floor_divide", "mod", "pow"):
+                b[0, 0] = dt(1.5)
             w.add("%s/%s/in0" % (name, tn), a)
             w.add("%s/%s/in1" % (name, tn), b)
             w.add("%s/%s/out" % (name, tn), fn(a, b).astype(dt))
             s = np.array(rand(rng, (), dt, 2.0))
+            if name in ("floor_divide", "mod", "pow"):
+                s = np.array(dt(1.75))
             w.add("%s_scalar/%s/in0" % (name, tn), a)
             w.add("%s_scalar/%s/in1" % (name, tn), s)
             w.add("%s_scalar/%s/out" % (name, tn), fn(a, s).astype(dt))
@@ -298,6 +311,55 @@ def ops(w, rng):
         w.add("conv_dw_causal/%s/pad" % tn, np.array([0, 0, Kw - 1, 0], I32))
         w.add("conv_dw_causal/%s/groups" % tn, np.array([C], I32))
         w.add("conv_dw_causal/%s/out" % tn, acc.astype(dt))
+    # Data movement (exact): transpose, concat, slice with strides,
+    # slice_update, gather, gather_nd, scatter_nd, split, broadcast.
+    for dt, tn in ((F32, "f32"), (F16, "f16")):
+        x = rand(rng, (2, 3, 4, 5), dt)
+        w.add("transpose/%s/in0" % tn, x)
+        w.add("transpose/%s/perm" % tn, np.array([2, 0, 3, 1], I32))
+        w.add("transpose/%s/out" % tn, np.transpose(x, (2, 0, 3, 1)))
+        y = rand(rng, (2, 2, 4, 5), dt)
+        w.add("concat/%s/in0" % tn, x)
+        w.add("concat/%s/in1" % tn, y)
+        w.add("concat/%s/axis" % tn, np.array([1], I32))
+        w.add("concat/%s/out" % tn, np.concatenate([x, y], axis=1))
+        w.add("slice/%s/in0" % tn, x)
+        w.add("slice/%s/begin" % tn, np.array([1, 0, 1, 4], I32))
+        w.add("slice/%s/stride" % tn, np.array([1, 2, 2, -2], I32))
+        w.add("slice/%s/out" % tn, x[1:2, 0::2, 1::2, 4::-2])
+        u = rand(rng, (1, 2, 2, 5), dt)
+        z = x.copy()
+        z[1:2, 1:3, 2:4, :] = u
+        w.add("slice_update/%s/in0" % tn, x)
+        w.add("slice_update/%s/in1" % tn, u)
+        w.add("slice_update/%s/begin" % tn, np.array([1, 1, 2, 0], I32))
+        w.add("slice_update/%s/out" % tn, z)
+        idx = np.array([[3, 0], [-1, 2]], I32)
+        w.add("gather/%s/in0" % tn, x)
+        w.add("gather/%s/in1" % tn, idx)
+        w.add("gather/%s/axis" % tn, np.array([2], I32))
+        w.add("gather/%s/out" % tn, np.take(x, np.where(idx < 0, idx + 4, idx), axis=2))
+        ind = np.array([[[1, 2], [0, 0]], [[1, 1], [0, 2]]], I32)
+        w.add("gather_nd/%s/in0" % tn, x)
+        w.add("gather_nd/%s/in1" % tn, ind)
+        w.add("gather_nd/%s/out" % tn, x[ind[..., 0], ind[..., 1]])
+        upd = rand(rng, (2, 4, 5), dt)
+        sc = x.copy()
+        sc[1, 2] = upd[0]
+        sc[0, 1] = upd[1]
+        w.add("scatter_nd/%s/in0" % tn, x)
+        w.add("scatter_nd/%s/in1" % tn, np.array([[1, 2], [0, 1]], I32))
+        w.add("scatter_nd/%s/in2" % tn, upd)
+        w.add("scatter_nd/%s/out" % tn, sc)
+        parts = np.split(x, [1, 4], axis=3)
+        w.add("split/%s/in0" % tn, x)
+        w.add("split/%s/sizes" % tn, np.array([1, 3, 1], I32))
+        w.add("split/%s/axis" % tn, np.array([3], I32))
+        for i, part in enumerate(parts):
+            w.add("split/%s/out%d" % (tn, i), part)
+        b = rand(rng, (3, 1, 5), dt)
+        w.add("broadcast_to/%s/in0" % tn, b)
+        w.add("broadcast_to/%s/out" % tn, np.broadcast_to(b, (2, 3, 4, 5)).copy())
     # Casts.
     x = rand(rng, (50,), F32, 1000.0)
     w.add("cast_f32_si32/in0", x)
