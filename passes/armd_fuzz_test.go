@@ -29,6 +29,17 @@ func FuzzIOAndArmDPasses(f *testing.F) {
     coreai.output %2, %c : tensor<4xf16>, tensor<1x4xf16>
   }
 }`)
+	f.Add(`module {
+  coreai.graph @main(%h: !coreai.handle<tensor<4xf16>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}) -> (!coreai.token {coreai.name = "s"}) {
+    %t = "coreai.create_token"() : () -> !coreai.token
+    %v, %t1 = "coreai.read_handle"(%h, %t) : (!coreai.handle<tensor<4xf16>>, !coreai.token) -> (tensor<4xf16>, !coreai.token)
+    %a = coreai.constant dense<0> : tensor<1xsi32>
+    %0 = coreai.expand_dims %v, %a : (tensor<4xf16>, tensor<1xsi32>) to tensor<1x4xf16> loc("unsqueeze"("m.py":3:0))
+    %1 = coreai.shrink_dims %0, %a : (tensor<1x4xf16>, tensor<1xsi32>) to tensor<4xf16> loc("squeeze"("m.py":4:0))
+    %t2 = "coreai.write_handle"(%h, %1, %t1) : (!coreai.handle<tensor<4xf16>>, tensor<4xf16>, !coreai.token) -> !coreai.token
+    coreai.output %t2 : !coreai.token
+  }
+}`)
 	f.Fuzz(func(t *testing.T, text string) {
 		m, _, err := mlirtext.Parse("fuzz.mlir", text)
 		if err != nil || graph.Verify(m) != nil {

@@ -353,7 +353,6 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 		}
 		type write struct {
 			op, d *graph.Operation
-			x     *graph.Value
 			slot  int
 		}
 		var reads []read
@@ -403,8 +402,8 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 				}
 				d := u.Op.Operand(w.slot).DefiningOp()
 				if d != nil && !f.ours(d) && f.ops[d.Name] && d.NumResults() == 1 && d.NumOperands() > 0 && ioRankOnly(d.Operand(0).Type(), inner) {
-					w.d, w.x = d, d.Operand(0)
-					agree(w.x.Type())
+					w.d = d
+					agree(d.Operand(0).Type())
 				}
 				writes = append(writes, w)
 			default:
@@ -452,7 +451,9 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 		for _, w := range writes {
 			log.folded = append(log.folded, w.d.Describe())
 			v := w.op.Operand(w.slot)
-			w.op.SetOperand(w.slot, w.x)
+			// Re-read the operand: the read folds above may have replaced it
+			// (squeeze(unsqueeze(read)) now reads the read itself).
+			w.op.SetOperand(w.slot, w.d.Operand(0))
 			if !v.HasUses() {
 				if err := w.d.Erase(); err == nil {
 					f.ch.OpsRemoved++

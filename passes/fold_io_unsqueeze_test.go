@@ -280,6 +280,22 @@ func TestFoldIOUnsqueezeHandleState(t *testing.T) {
 		t.Errorf("second run changed the IR (err %v)", err)
 	}
 
+	// squeeze(unsqueeze(read)) written back: the write then stores the read.
+	tg = tbModule("main", tbPort{"s", &graph.OpaqueType{Text: "!coreai.handle<tensor<4xf16>>"}, "s"})
+	t0 := tg.op("coreai.create_token", "", nil, tok)
+	rd = tbOpIn(tg.g, "coreai.read_handle", "read", "", []*graph.Value{tg.arg(0), t0}, tbT(graph.F16, 4), tok)
+	e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{rd.Result(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+	sq := tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{e, tg.constI(graph.SI32, 0)}, tbT(graph.F16, 4))
+	w := tbOpIn(tg.g, "coreai.write_handle", "write", "", []*graph.Value{tg.arg(0), sq, rd.Result(1)}, tok)
+	tg.out(w.Result(0), "s")
+	if _, err := tbRun(t, "fold-io-unsqueeze", tg.m, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbVerify(t, tg.m, "after folding squeeze(unsqueeze(read))")
+	if w.Operand(1) != rd.Result(0) {
+		t.Errorf("write stores %v, want the read\n%s", w.Operand(1), tbDump(tg.m))
+	}
+
 	tg, _ = build(false)
 	before = tbDump(tg.m)
 	ch, err = tbRun(t, "fold-io-unsqueeze", tg.m, nil)
