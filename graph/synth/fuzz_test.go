@@ -1,0 +1,40 @@
+package synth
+
+import (
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// FuzzOptions: any options either fail with an error or give a module that
+// verifies (Generate runs the verifier) and whose every graph ends in
+// coreai.output; never a panic. Layers and ctx are bounded so an input
+// stays fast.
+func FuzzOptions(f *testing.F) {
+	for _, s := range shipped {
+		f.Add(byte(s.o.Arm), uint8(s.o.Layers), uint16(s.o.Ctx), s.o.Seed, false)
+	}
+	f.Add(byte('A'), uint8(1), uint16(2), uint64(1), true)
+	f.Add(byte('E'), uint8(1), uint16(256), uint64(7), true)
+	f.Fuzz(func(t *testing.T, arm byte, layers uint8, ctx uint16, seed uint64, handle bool) {
+		o := Options{Arm: Arm(arm), Layers: int(layers % 9), Ctx: int(ctx % 2049), Seed: seed}
+		if handle {
+			o.StateForm = StateHandle
+		}
+		m, err := Generate(o)
+		if err != nil {
+			if m != nil {
+				t.Fatalf("%+v: error %v with a module", o, err)
+			}
+			return
+		}
+		for _, g := range m.Graphs() {
+			if g.Terminator() == nil {
+				t.Fatalf("%+v: @%s has no coreai.output", o, g.Name())
+			}
+		}
+		if err := graph.Verify(m); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+	})
+}
