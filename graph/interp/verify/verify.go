@@ -210,6 +210,15 @@ func (s *side) role(i int) string {
 
 func (s *side) hasState(i int) bool { _, ok := s.state[i]; return ok }
 
+func (s *side) isStateOutput(k int) bool {
+	for _, o := range s.state {
+		if o == k {
+			return true
+		}
+	}
+	return s.outs[k].IsState
+}
+
 // feed sets the per-step inputs. rnd holds, per input name, the values of
 // the pseudo-random inputs shared by both sides.
 //
@@ -348,6 +357,13 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		return nil, fmt.Errorf("candidate: %w", err)
 	}
 	defer cs.in.Close()
+	// Compare the same output: the candidate's output of the reference's
+	// logits name when it has one (passes may reorder outputs).
+	for k, o := range cs.outs {
+		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && !cs.isStateOutput(k) {
+			cs.logits = k
+		}
+	}
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
 	for i := range rs.ins {
 		res.Inputs = append(res.Inputs, Input{Name: rs.ins[i].Name, Role: rs.role(i)})
