@@ -122,7 +122,7 @@ func pbGroups(gs []ane.Group) []*pb.FindingGroup {
 	for _, g := range gs {
 		out = append(out, &pb.FindingGroup{Rule: g.Rule.ID, Severity: g.Rule.Severity.String(), OpName: g.OpName,
 			Source: g.Source, FixPass: g.Fix, Count: int64(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,
-			Detail: g.Detail, Message: g.Rule.Message})
+			Detail: g.Detail, Message: g.Rule.Message, Via: g.Via})
 	}
 	return out
 }
@@ -217,6 +217,9 @@ func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, experiments bool) {
 		where := ""
 		if g.Source != "" {
 			where = " at " + graph.ShortFile(sourceFile(g.Source)) + sourceLine(g.Source)
+			if g.Via != "" {
+				where += " (via " + graph.ShortFile(sourceFile(g.Via)) + sourceLine(g.Via) + ")"
+			}
 		}
 		fix := ""
 		if g.FixPass != "" {

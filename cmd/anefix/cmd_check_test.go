@@ -16,7 +16,7 @@ func TestCheckCommand(t *testing.T) {
 		t.Fatalf("check arm A: exit %d, stderr %q", code, errs)
 	}
 	for _, want := range []string{"NOT LEGAL", "0 of 1 function(s)", "element-type: Incompatible element type for ANE",
-		"x18   coreai.cast at macos/qwen3_5.py:199  -> strip-fp32-casts", "-> fold-io-unsqueeze",
+		"x18   coreai.cast at macos/qwen3_5.py:199 (via ios/qwen3_5_ios.py:290)  -> strip-fp32-casts", "-> fold-io-unsqueeze",
 		"suspect.tied-head-constant", "to settle:", "prediction"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("arm A output lacks %q:\n%s", want, out)

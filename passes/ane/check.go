@@ -41,6 +41,9 @@ type Finding struct {
 	OpID   string
 	OpName string
 	Source string // "file:line" of the op's first file location
+	// Via is the first caller frame in another file ("file:line"), e.g. the
+	// builder line that called into the model code; "" when none.
+	Via string
 	// Fix overrides Rule.Fix when the fixing pass depends on the case.
 	Fix    string
 	Detail string // what exactly: the type, the port, the dimension
@@ -267,6 +270,7 @@ func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
 		f.OpID = OpID(op)
 		f.OpName = op.Name
 		f.Source = op.Source()
+		f.Via = viaFrame(op.Loc)
 	}
 	if r.Severity == Suspect {
 		c.suspects = append(c.suspects, f)
@@ -996,6 +1000,18 @@ func metaID(l graph.Loc) string {
 	case *graph.NameLoc:
 		if x.Child != nil {
 			return metaID(x.Child)
+		}
+	}
+	return ""
+}
+
+// viaFrame returns the first file location after the first one whose file
+// differs from it: the caller in the user's builder.
+func viaFrame(l graph.Loc) string {
+	fl := fileLocs(l, nil)
+	for _, x := range fl[min(1, len(fl)):] {
+		if x.File != fl[0].File {
+			return x.File + ":" + itoa(x.Line)
 		}
 	}
 	return ""

@@ -14,6 +14,7 @@ type Group struct {
 	Rule   *Rule
 	OpName string
 	Source string
+	Via    string // the first finding's caller frame (see Finding.Via)
 	Fix    string
 	Count  int
 	// Graphs lists the graphs involved, in first-seen order.
@@ -42,7 +43,7 @@ func GroupFindings(fs []Finding) []Group {
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, Group{Rule: f.Rule, OpName: f.OpName, Source: f.Source, Fix: f.FixPass(), Detail: f.Detail, first: n})
+			out = append(out, Group{Rule: f.Rule, OpName: f.OpName, Source: f.Source, Via: f.Via, Fix: f.FixPass(), Detail: f.Detail, first: n})
 			seenID[k] = map[string]bool{}
 		}
 		g := &out[i]
@@ -169,7 +170,7 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 		if len(cands) > 0 {
 			c := cands[0]
 			f.Graph, f.Op, f.Index = c.graph, c.op, c.index
-			f.OpID, f.OpName, f.Source = OpID(c.op), c.op.Name, c.op.Source()
+			f.OpID, f.OpName, f.Source, f.Via = OpID(c.op), c.op.Name, c.op.Source(), viaFrame(c.op.Loc)
 			if len(cands) > 1 {
 				f.Detail = strings.TrimSpace(f.Detail + " (matched by " + how + "; " + itoa(len(cands)) + " candidate ops, first shown)")
 			}

@@ -230,7 +230,10 @@ type FindingGroup struct {
 	// The first finding's detail.
 	Detail string `protobuf:"bytes,9,opt,name=detail,proto3" json:"detail,omitempty"`
 	// The rule's message.
-	Message       string `protobuf:"bytes,10,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,10,opt,name=message,proto3" json:"message,omitempty"`
+	// The first finding's caller frame in another file ("file:line"), e.g.
+	// the builder line that called into the model code.
+	Via           string `protobuf:"bytes,11,opt,name=via,proto3" json:"via,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -331,6 +334,13 @@ func (x *FindingGroup) GetDetail() string {
 func (x *FindingGroup) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *FindingGroup) GetVia() string {
+	if x != nil {
+		return x.Via
 	}
 	return ""
 }
@@ -928,7 +938,7 @@ const file_check_proto_rawDesc = "" +
 	"\x02op\x18\x02 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x19\n" +
 	"\bfix_pass\x18\x03 \x01(\tR\afixPass\x12\x16\n" +
 	"\x06detail\x18\x04 \x01(\tR\x06detail\x12\x10\n" +
-	"\x03log\x18\x05 \x01(\tR\x03log\"\x81\x02\n" +
+	"\x03log\x18\x05 \x01(\tR\x03log\"\x93\x02\n" +
 	"\fFindingGroup\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1a\n" +
 	"\bseverity\x18\x02 \x01(\tR\bseverity\x12\x17\n" +
@@ -940,7 +950,8 @@ const file_check_proto_rawDesc = "" +
 	"\x06op_ids\x18\b \x03(\tR\x05opIds\x12\x16\n" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
 	"\amessage\x18\n" +
-	" \x01(\tR\amessage\"\xc5\x02\n" +
+	" \x01(\tR\amessage\x12\x10\n" +
+	"\x03via\x18\v \x01(\tR\x03via\"\xc5\x02\n" +
 	"\n" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
