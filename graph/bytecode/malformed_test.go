@@ -28,7 +28,7 @@ func TestSeedsCurrent(t *testing.T) {
 	for _, in := range textInputs {
 		for v := in.minVersion; v <= MaxVersion; v++ {
 			name := filepath.Join(dir, fmt.Sprintf("%s.v%d.mlirb", strings.TrimSuffix(in.file, ".mlir"), v))
-			data := emitBytecode(t, filepath.Join("testdata", in.file), v)
+			data := emitBytecode(t, filepath.Join("testdata", in.file), v, in.args...)
 			if *update {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
