@@ -50,6 +50,10 @@ Examples:
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
+				// main.hash was verified in the background while decoding.
+				if err := ld.Input.CheckHash(); err != nil {
+					return err
+				}
 				msg := checkReport(rep)
 				msg.Input = reportInput(args[0], ld)
 				if *asJSON {

@@ -68,6 +68,22 @@ func TestCheckBadInput(t *testing.T) {
 	if code != exitFailure || !strings.Contains(errs, "bad.mlir") {
 		t.Errorf("bad input: exit %d, stderr %q", code, errs)
 	}
+	// A damaged bundle (main.hash not matching main.mlirb) is bad input.
+	dmg := filepath.Join(dir, "armE.aimodel")
+	if err := os.CopyFS(dmg, os.DirFS(filepath.Join("..", "..", "testdata", "synth", "armE.aimodel"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dmg, "main.hash"), []byte(strings.Repeat("ab", 32)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "", "check", dmg)
+	if code != exitFailure || !strings.Contains(errs, "--ignore-hash") {
+		t.Errorf("damaged bundle: exit %d, stderr %q", code, errs)
+	}
+	code, _, _ = runCLI(t, "", "check", dmg, "--ignore-hash")
+	if code != exitOK {
+		t.Errorf("damaged bundle with --ignore-hash: exit %d", code)
+	}
 	code, _, _ = runCLI(t, "", "check")
 	if code != exitUsage {
 		t.Errorf("no input: exit %d", code)

@@ -114,6 +114,9 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := ci.Loaded.Input.CheckHash(); err != nil {
+		return nil, nil, err
+	}
 	res, err := compileRegions(context.Background(), o, ci.AIModel)
 	if err != nil {
 		if errors.Is(err, errNoCompiler) {
