@@ -79,6 +79,9 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 	if i, ok := w.locMemo[l]; ok {
 		return i, nil
 	}
+	if el, ok := l.(*EncodedLoc); ok {
+		return w.attrIndex(el.Attr)
+	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("location nests deeper than %d", maxNesting)
 	}
