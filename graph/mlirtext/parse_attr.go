@@ -34,6 +34,9 @@ type parser struct {
 	// lastAttrType is the type written after the last typed attribute
 	// (`dense<…> : T`), which a pretty coreai.constant uses as result type.
 	lastAttrType graph.Type
+	// types interns builtin types by their exact spelling: a model has few
+	// distinct types but many uses (types are immutable, so sharing is safe).
+	types map[string]graph.Type
 }
 
 type deferredLoc struct {
@@ -50,6 +53,7 @@ func newParser(name, text string) *parser {
 		attrAliases: map[string]graph.Attr{},
 		typeAliases: map[string]graph.Type{},
 		locAliases:  map[string]graph.Loc{},
+		types:       map[string]graph.Type{},
 	}
 	p.lex = NewLexer(p.src)
 	p.next()
@@ -229,13 +233,33 @@ var rawTypeKeywords = map[string]bool{
 func (p *parser) parseBuiltinType() graph.Type {
 	tok := p.tok
 	kw := tok.Text
+	if t, ok := p.types[kw]; ok {
+		p.next()
+		return t
+	}
 	if t, ok := graph.ParseScalarType(kw); ok {
+		p.types[kw] = t
 		p.next()
 		return t
 	}
 	hasBody := tok.End < len(p.src.Text) && p.src.Text[tok.End] == '<'
 	switch {
 	case kw == "tensor" && hasBody:
+		// Find the spelling's extent first; a repeated spelling is a hit.
+		close, err := p.lex.BalancedBody(tok.End + 1)
+		if err == nil {
+			key := p.src.Text[tok.Pos : close+1]
+			if t, ok := p.types[key]; ok {
+				p.lex.Reset(close + 1)
+				p.next()
+				return t
+			}
+			t := p.parseTensorType()
+			if t != nil && p.ok() && p.tok.Pos > close {
+				p.types[key] = t
+			}
+			return t
+		}
 		return p.parseTensorType()
 	case rawTypeKeywords[kw] && hasBody:
 		close, err := p.lex.BalancedBody(tok.End + 1)

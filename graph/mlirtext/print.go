@@ -30,6 +30,7 @@ func Format(m *graph.Module, form Form) ([]byte, error) {
 func Write(w io.Writer, m *graph.Module, form Form) error {
 	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
 	pr.names = map[*graph.Value]string{}
+	pr.tstr = map[graph.Type]string{}
 	pr.blocks = map[*graph.Block]string{}
 	pr.nameTopLevel(m.Op)
 	pr.op(m.Op, 0)
@@ -51,6 +52,18 @@ type printer struct {
 	nextV  int
 	nextA  int
 	err    error // first IR inconsistency met while printing
+	tstr   map[graph.Type]string
+}
+
+// typeStr caches type spellings by identity; parsed modules share type
+// objects, so most lookups hit.
+func (pr *printer) typeStr(t graph.Type) string {
+	if s, ok := pr.tstr[t]; ok {
+		return s
+	}
+	s := t.String()
+	pr.tstr[t] = s
+	return s
 }
 
 // nameTopLevel numbers values the way MLIR does in spirit: results %N,
@@ -205,9 +218,43 @@ func (pr *printer) genericOp(op *graph.Operation, ind int) {
 		pr.str(op.Attrs.String())
 	}
 	pr.str(" : ")
-	pr.str(graph.FormatFunctionType(types(op.Operands()), types(op.Results())))
+	pr.fnType(op)
 	pr.loc(op.Loc)
 	pr.str("\n")
+}
+
+// fnType prints `(operand types) -> result types` as MLIR does.
+func (pr *printer) fnType(op *graph.Operation) {
+	pr.str("(")
+	for i, v := range op.Operands() {
+		if i > 0 {
+			pr.str(", ")
+		}
+		pr.str(pr.valType(v))
+	}
+	pr.str(") -> ")
+	rs := op.Results()
+	if len(rs) == 1 {
+		if _, isFn := rs[0].Type().(*graph.FunctionType); !isFn {
+			pr.str(pr.typeStr(rs[0].Type()))
+			return
+		}
+	}
+	pr.str("(")
+	for i, v := range rs {
+		if i > 0 {
+			pr.str(", ")
+		}
+		pr.str(pr.typeStr(v.Type()))
+	}
+	pr.str(")")
+}
+
+func (pr *printer) valType(v *graph.Value) string {
+	if v == nil || v.Type() == nil {
+		return "<<no type>>"
+	}
+	return pr.typeStr(v.Type())
 }
 
 // region prints `{ blocks }`; with entryLabel false the entry block's
@@ -227,7 +274,7 @@ func (pr *printer) region(r *graph.Region, ind int, entryLabel bool) {
 					}
 					pr.str(pr.name(a))
 					pr.str(": ")
-					pr.str(a.Type().String())
+					pr.str(pr.typeStr(a.Type()))
 					pr.loc(a.Loc)
 				}
 				pr.str(")")
