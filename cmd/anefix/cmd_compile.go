@@ -135,6 +135,7 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
 		LogLines:            int64(res.Log.Lines), UnclassifiedLines: int64(res.Log.Unclassified),
 	}
+	rep.PerFunction = perFunctionRegions(pred, res.RegionFiles)
 	for _, f := range res.Log.Failures {
 		cf := &pb.CompileFailure{LogLine: int32(f.Line), OsStatus: f.OSStatus, AneCompileStatus: f.Status,
 			SourceFile: f.SourceFile, ErrorList: f.ErrorList, Truncated: f.Truncated}
@@ -147,6 +148,35 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 		rep.Failures = append(rep.Failures, cf)
 	}
 	return rep, res, nil
+}
+
+// perFunctionRegions attributes region files to entry functions by name:
+// a file "<function>_…ANE_region_i_j…" belongs to the entry graph with the
+// longest name that prefixes its base name followed by "_".
+func perFunctionRegions(pred *ane.Report, files []string) []*pb.FunctionRegions {
+	var out []*pb.FunctionRegions
+	idx := map[string]*pb.FunctionRegions{}
+	for i := range pred.Graphs {
+		g := &pred.Graphs[i]
+		if g.Entry {
+			fr := &pb.FunctionRegions{Name: g.Name, PredictedLegal: !g.Blocked}
+			idx[g.Name] = fr
+			out = append(out, fr)
+		}
+	}
+	for _, f := range files {
+		base := f[strings.LastIndexByte(f, '/')+1:]
+		best := ""
+		for name := range idx {
+			if strings.HasPrefix(base, name+"_") && len(name) > len(best) {
+				best = name
+			}
+		}
+		if best != "" {
+			idx[best].Regions++
+		}
+	}
+	return out
 }
 
 // applyRequirement records --require-ane / --min-regions and whether the
@@ -185,6 +215,27 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	if len(r.RegionFiles) > 0 && len(r.RegionFiles) <= 8 {
 		for _, f := range r.RegionFiles {
 			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
+	var differ []string
+	for _, f := range r.PerFunction {
+		if (f.Regions > 0) != f.PredictedLegal {
+			pred := "blocked"
+			if f.PredictedLegal {
+				pred = "legal"
+			}
+			differ = append(differ, fmt.Sprintf("@%s: %d region(s), predicted %s", f.Name, f.Regions, pred))
+		}
+	}
+	if len(differ) > 0 && r.Regions > 0 {
+		// Only meaningful when region files carry function names at all.
+		fmt.Fprintf(&b, "  measurement and prediction differ for %d function(s):\n", len(differ))
+		for i, d := range differ {
+			if i == 8 {
+				fmt.Fprintf(&b, "    ... (+%d)\n", len(differ)-8)
+				break
+			}
+			fmt.Fprintf(&b, "    %s\n", d)
 		}
 	}
 	if len(r.Failures) > 0 {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/passes/ane"
 )
 
 // The compiler in these tests is testdata/compiler/fake-coreai-build.sh, a
@@ -130,5 +133,60 @@ func TestRewriteCompile(t *testing.T) {
 	}
 	if !strings.Contains(errs, "ANE regions before -> after: 0 -> 1 measured (predicted 0 -> 1, 1 function(s))") {
 		t.Errorf("stderr: %s", errs)
+	}
+}
+
+func TestCompilePerFunction(t *testing.T) {
+	armE := filepath.Join("..", "..", "testdata", "synth", "armE.aimodel")
+	var names []string
+	for _, ctx := range []string{"256", "512", "1024"} {
+		for _, q := range []string{"8", "16", "64"} {
+			names = append(names, "extend_"+ctx+"_"+q, "prompt_opt_"+ctx+"_"+q)
+		}
+	}
+	// Every function but gather_embeddings_64 gets a region.
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "ane")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	t.Setenv("FAKE_COREAI_BUILD_REGIONS", strings.Join(names, " "))
+	code, out, errs := runCLI(t, "", "compile", armE, "--compiler", standIn(t), "--require-ane")
+	if code != exitGate || !strings.Contains(errs, "measured 18 ANE region(s)") {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	if !strings.Contains(out, "differ for 1 function(s):\n    @gather_embeddings_64: 0 region(s), predicted legal") {
+		t.Errorf("per-function comparison missing:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "", "compile", armE, "--compiler", standIn(t), "--json")
+	var rep struct {
+		PerFunction []struct {
+			Name           string
+			Regions        int
+			PredictedLegal bool
+		}
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.PerFunction) != 19 {
+		t.Fatalf("--json: exit %d, %d functions", code, len(rep.PerFunction))
+	}
+	for _, f := range rep.PerFunction {
+		want := 1
+		if f.Name == "gather_embeddings_64" {
+			want = 0
+		}
+		if f.Regions != want || !f.PredictedLegal {
+			t.Errorf("%+v", f)
+		}
+	}
+}
+
+func TestPerFunctionLongestPrefix(t *testing.T) {
+	pred := &ane.Report{Graphs: []ane.GraphResult{{Name: "f", Entry: true}, {Name: "f_2", Entry: true}, {Name: "g", Entry: true, Blocked: true}}}
+	got := perFunctionRegions(pred, []string{"x.aimodelc/f_2_ANE_region_0_0.bc", "x.aimodelc/f_ANE_region_0_0.bc",
+		"x.aimodelc/f_ANE_region_1_0.bc", "x.aimodelc/other_ANE_region_0_0.bc"})
+	want := "f:2:true f_2:1:true g:0:false"
+	var parts []string
+	for _, f := range got {
+		parts = append(parts, fmt.Sprintf("%s:%d:%v", f.Name, f.Regions, f.PredictedLegal))
+	}
+	if strings.Join(parts, " ") != want {
+		t.Errorf("got %v, want %s", parts, want)
 	}
 }

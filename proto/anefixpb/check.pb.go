@@ -750,8 +750,11 @@ type CompileReport struct {
 	// --require-ane / --min-regions: what was asked and whether it was met.
 	Requirement    string `protobuf:"bytes,18,opt,name=requirement,proto3" json:"requirement,omitempty"`
 	RequirementMet bool   `protobuf:"varint,19,opt,name=requirement_met,json=requirementMet,proto3" json:"requirement_met,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Per entry function, in module order: region files whose name starts
+	// with the function's name (longest match), next to the prediction.
+	PerFunction   []*FunctionRegions `protobuf:"bytes,20,rep,name=per_function,json=perFunction,proto3" json:"per_function,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -917,6 +920,73 @@ func (x *CompileReport) GetRequirementMet() bool {
 	return false
 }
 
+func (x *CompileReport) GetPerFunction() []*FunctionRegions {
+	if x != nil {
+		return x.PerFunction
+	}
+	return nil
+}
+
+type FunctionRegions struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Regions        int32                  `protobuf:"varint,2,opt,name=regions,proto3" json:"regions,omitempty"`
+	PredictedLegal bool                   `protobuf:"varint,3,opt,name=predicted_legal,json=predictedLegal,proto3" json:"predicted_legal,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FunctionRegions) Reset() {
+	*x = FunctionRegions{}
+	mi := &file_check_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FunctionRegions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FunctionRegions) ProtoMessage() {}
+
+func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FunctionRegions.ProtoReflect.Descriptor instead.
+func (*FunctionRegions) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *FunctionRegions) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FunctionRegions) GetRegions() int32 {
+	if x != nil {
+		return x.Regions
+	}
+	return 0
+}
+
+func (x *FunctionRegions) GetPredictedLegal() bool {
+	if x != nil {
+		return x.PredictedLegal
+	}
+	return false
+}
+
 var File_check_proto protoreflect.FileDescriptor
 
 const file_check_proto_rawDesc = "" +
@@ -993,7 +1063,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\xcb\x05\n" +
+	" \x01(\bR\ttruncated\"\x8a\x06\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1014,7 +1084,12 @@ const file_check_proto_rawDesc = "" +
 	"\tlog_lines\x18\x10 \x01(\x03R\blogLines\x12-\n" +
 	"\x12unclassified_lines\x18\x11 \x01(\x03R\x11unclassifiedLines\x12 \n" +
 	"\vrequirement\x18\x12 \x01(\tR\vrequirement\x12'\n" +
-	"\x0frequirement_met\x18\x13 \x01(\bR\x0erequirementMetB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
+	"\x0frequirement_met\x18\x13 \x01(\bR\x0erequirementMet\x12=\n" +
+	"\fper_function\x18\x14 \x03(\v2\x1a.anefix.v1.FunctionRegionsR\vperFunction\"h\n" +
+	"\x0fFunctionRegions\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aregions\x18\x02 \x01(\x05R\aregions\x12'\n" +
+	"\x0fpredicted_legal\x18\x03 \x01(\bR\x0epredictedLegalB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
 
 var (
 	file_check_proto_rawDescOnce sync.Once
@@ -1028,35 +1103,37 @@ func file_check_proto_rawDescGZIP() []byte {
 	return file_check_proto_rawDescData
 }
 
-var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_check_proto_goTypes = []any{
-	(*Rule)(nil),           // 0: anefix.v1.Rule
-	(*Finding)(nil),        // 1: anefix.v1.Finding
-	(*FindingGroup)(nil),   // 2: anefix.v1.FindingGroup
-	(*GraphCheck)(nil),     // 3: anefix.v1.GraphCheck
-	(*CheckReport)(nil),    // 4: anefix.v1.CheckReport
-	(*CompileFailure)(nil), // 5: anefix.v1.CompileFailure
-	(*CompileReport)(nil),  // 6: anefix.v1.CompileReport
-	(*OpRef)(nil),          // 7: anefix.v1.OpRef
-	(*Input)(nil),          // 8: anefix.v1.Input
+	(*Rule)(nil),            // 0: anefix.v1.Rule
+	(*Finding)(nil),         // 1: anefix.v1.Finding
+	(*FindingGroup)(nil),    // 2: anefix.v1.FindingGroup
+	(*GraphCheck)(nil),      // 3: anefix.v1.GraphCheck
+	(*CheckReport)(nil),     // 4: anefix.v1.CheckReport
+	(*CompileFailure)(nil),  // 5: anefix.v1.CompileFailure
+	(*CompileReport)(nil),   // 6: anefix.v1.CompileReport
+	(*FunctionRegions)(nil), // 7: anefix.v1.FunctionRegions
+	(*OpRef)(nil),           // 8: anefix.v1.OpRef
+	(*Input)(nil),           // 9: anefix.v1.Input
 }
 var file_check_proto_depIdxs = []int32{
-	7,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
+	8,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
 	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
 	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
-	8,  // 3: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	9,  // 3: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
 	2,  // 4: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
 	2,  // 5: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
 	3,  // 6: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
 	0,  // 7: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
-	8,  // 8: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	9,  // 8: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
 	5,  // 9: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
 	2,  // 10: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	7,  // 11: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1071,7 +1148,7 @@ func file_check_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_check_proto_rawDesc), len(file_check_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -11,7 +11,9 @@
 # Behaviour, chosen by the environment:
 #   FAKE_COREAI_BUILD_ANE_IF=substr  IN containing substr -> "ane", else "fallback"
 #   FAKE_COREAI_BUILD_SCENARIO=ane|fallback|crash  (default fallback)
-#     ane       one *_ANE_region_0_0.bc entry per FAKE_COREAI_BUILD_FUNCTIONS (default 1), exit 0
+#     ane       one <f>_ANE_region_0_0.bc entry for each name f in
+#               FAKE_COREAI_BUILD_REGIONS (space-separated), or fn0..fn<N-1> for
+#               N = FAKE_COREAI_BUILD_FUNCTIONS (default 1); exit 0
 #     fallback  no ANE region, seed-arm-a.log on stderr, exit 0 (the silent GPU fallback)
 #     crash     "Segmentation fault" and SIGSEGV (like apple/coreai-models #55)
 set -eu
@@ -42,12 +44,18 @@ mkdir -p "$out"
 echo "stand-in compiled program" > "$out/main.bc"
 case $scenario in
 ane)
-	n=${FAKE_COREAI_BUILD_FUNCTIONS:-1}
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		echo "stand-in region" > "$out/fn${i}_ANE_region_0_0.bc"
-		i=$((i + 1))
-	done
+	if [ -n "${FAKE_COREAI_BUILD_REGIONS:-}" ]; then
+		for f in $FAKE_COREAI_BUILD_REGIONS; do
+			echo "stand-in region" > "$out/${f}_ANE_region_0_0.bc"
+		done
+	else
+		n=${FAKE_COREAI_BUILD_FUNCTIONS:-1}
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			echo "stand-in region" > "$out/fn${i}_ANE_region_0_0.bc"
+			i=$((i + 1))
+		done
+	fi
 	;;
 fallback)
 	cat "$here/../compilerlogs/seed-arm-a.log" >&2
