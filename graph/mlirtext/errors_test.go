@@ -67,3 +67,35 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDenseShapes: nested literals of every shape decode to the right
+// element order and shape checks catch ragged lists.
+func TestDenseShapes(t *testing.T) {
+	tests := []struct {
+		lit, typ, want string // want: printed attribute or "error"
+	}{
+		{"[[1.0, 2.0, 3.0, 4.0]]", "tensor<1x4xf16>", "dense<[[1.0e+00, 2.0e+00, 3.0e+00, 4.0e+00]]> : tensor<1x4xf16>"},
+		{"[[1], [2], [3]]", "tensor<3x1xsi32>", "dense<[[1], [2], [3]]> : tensor<3x1xsi32>"},
+		{"[[[1, 2, 3]], [[4, 5, 6]]]", "tensor<2x1x3xi8>", "dense<[[[1, 2, 3]], [[4, 5, 6]]]> : tensor<2x1x3xi8>"},
+		{"[]", "tensor<0xf32>", "dense<[]> : tensor<0xf32>"},
+		{"7", "tensor<2x3xui8>", "dense<7> : tensor<2x3xui8>"},
+		{"[[1, 2], [3]]", "tensor<2x2xi8>", "error"},
+		{"[[1, 2, 3]]", "tensor<3x1xi8>", "error"},
+	}
+	for _, tc := range tests {
+		m, _, err := Parse("d.mlir", `"x.a"() {v = dense<`+tc.lit+`> : `+tc.typ+`} : () -> ()`)
+		if tc.want == "error" {
+			if err == nil {
+				t.Errorf("dense<%s> : %s accepted", tc.lit, tc.typ)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("dense<%s> : %s: %v", tc.lit, tc.typ, err)
+			continue
+		}
+		if got := m.Body().First().Attr("v").String(); got != tc.want {
+			t.Errorf("dense<%s> : %s printed %s, want %s", tc.lit, tc.typ, got, tc.want)
+		}
+	}
+}

@@ -739,13 +739,16 @@ func (p *parser) parseDense() graph.Attr {
 		}
 		defer p.leave()
 		if p.is(LSquare) {
+			if len(shape) <= level {
+				shape = append(shape, -1) // shape[level] is this level's length
+			}
 			n := int64(0)
 			p.parseCommaList(LSquare, RSquare, "'['", func() {
 				parseElems(level + 1)
 				n++
 			})
-			if len(shape) <= level {
-				shape = append(shape, n)
+			if shape[level] < 0 {
+				shape[level] = n
 			} else if shape[level] != n {
 				p.failAt(bodyStart, "tensor literal is invalid; ranks are not consistent between elements")
 				return false
