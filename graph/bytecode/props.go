@@ -24,10 +24,19 @@ var nativeLayouts = map[string][]propField{
 	},
 }
 
-// registeredOps are the op names anefix marks as registered when it adds
-// them to a file: the ones whose native layout it writes, plus ops without
-// properties that mlir-opt registers.
-var registeredOps = map[string]bool{"builtin.module": true, "func.func": true, "func.return": true}
+// registeredOps are op names anefix marks as registered when it adds them
+// to a file.
+var registeredOps = map[string]bool{"builtin.module": true, "func.func": true, "func.return": true, "func.call": true}
+
+// upstreamDialects are dialects registered in upstream MLIR tools such as
+// mlir-opt: their ops read properties in their own layout, so anefix
+// writes the properties of new ops of these dialects as attributes.
+var upstreamDialects = map[string]bool{
+	"builtin": true, "func": true, "arith": true, "math": true, "tensor": true, "scf": true, "cf": true,
+	"memref": true, "linalg": true, "tosa": true, "llvm": true, "vector": true, "affine": true, "shape": true,
+	"index": true, "ml_program": true, "sparse_tensor": true, "bufferization": true, "gpu": true, "complex": true,
+	"quant": true, "ub": true, "emitc": true, "async": true, "pdl": true, "transform": true,
+}
 
 func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.Attr, bool, error) {
 	d := newDecoder(p.data, p.off, ir.f.name)

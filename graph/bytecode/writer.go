@@ -207,9 +207,25 @@ func (w *writer) opName(full string) int {
 	if k := strings.IndexByte(full, '.'); k >= 0 {
 		dial, name = full[:k], full[k+1:]
 	}
-	w.opNames = append(w.opNames, rawOpName{dialect: w.dialect(dial), name: name, registered: registeredOps[full]})
+	w.opNames = append(w.opNames, rawOpName{dialect: w.dialect(dial), name: name, registered: w.guessRegistered(full, dial)})
 	w.opNameIdx[full] = len(w.opNames) - 1
 	return len(w.opNames) - 1
+}
+
+// guessRegistered decides the registered flag of an op name new to the
+// file: ops anefix knows, ops of dialects registered in upstream MLIR tools,
+// and ops of a dialect the input already flags as registered (Apple's
+// coreai files register coreai).
+func (w *writer) guessRegistered(full, dialect string) bool {
+	if registeredOps[full] || upstreamDialects[dialect] {
+		return true
+	}
+	for _, n := range w.opNames {
+		if n.registered && w.dialects[n.dialect].name == dialect {
+			return true
+		}
+	}
+	return false
 }
 
 // planResources fixes the dialect resource handle order: the input's
@@ -296,14 +312,16 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks []*graph.Block, ch
 
 	attrs := op.Attrs
 	var propIdx = -1
+	merge := w.version < vNativeProperties && op.Props != nil
 	if w.version >= vNativeProperties {
-		if propIdx, err = w.propsIndex(op, rec, w.opNames[nameIdx].registered); err != nil {
+		if propIdx, merge, err = w.propsIndex(op, rec, w.opNames[nameIdx].registered); err != nil {
 			return err
 		}
-	} else if op.Props != nil {
+	}
+	if merge {
 		pd, ok := op.Props.(*graph.DictAttr)
 		if !ok {
-			return fmt.Errorf("%w: op %s: properties %s cannot be written at bytecode version %d (no properties before version 5); write version 5 or later",
+			return fmt.Errorf("%w: op %s: properties %s cannot be written as attributes (bytecode version %d has no properties before version 5, or the op is registered with a layout anefix does not know)",
 				ErrNeedsGeneric, op.Describe(), op.Props.String(), w.version)
 		}
 		for _, en := range pd.Entries {
@@ -504,59 +522,57 @@ func (w *irWriter) useLists(e *encoder, vals []*graph.Value) bool {
 }
 
 // propsIndex returns the properties table index for op, or -1 for none.
-func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered bool) (int, error) {
+// merge asks the caller to put the properties into the attribute
+// dictionary instead: for a registered op whose native layout anefix does
+// not know, MLIR moves inherent attributes found there into the properties
+// (as it does for files older than version 5).
+func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered bool) (idx int, merge bool, err error) {
 	if rec != nil && rec.hasProps && op.Props == rec.props && w.f != nil {
-		if rec.native {
-			if np, ok := op.Props.(*NativeProps); ok || op.Props == nil || nativeLayouts[op.Name] != nil {
-				if ok {
-					if err := w.checkNative(op, rec, np); err != nil {
-						return 0, err
-					}
-				}
-				return rec.propIdx, nil
+		if np, ok := op.Props.(*NativeProps); ok {
+			if err := w.checkNative(op, rec, np); err != nil {
+				return 0, false, err
 			}
-		} else {
-			return rec.propIdx, nil
 		}
+		return rec.propIdx, false, nil
 	}
 	if op.Props == nil {
-		return -1, nil
+		return -1, false, nil
 	}
 	var blob []byte
 	switch p := op.Props.(type) {
 	case *NativeProps:
 		if rec == nil || p.src != w.f {
-			return 0, fmt.Errorf("%w: op %s carries native properties from another file", ErrNeedsGeneric, op.Describe())
+			return 0, false, fmt.Errorf("%w: op %s carries native properties from another file", ErrNeedsGeneric, op.Describe())
 		}
 		if err := w.checkNative(op, rec, p); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		blob = p.Blob
 	default:
 		if registered {
 			layout := nativeLayouts[op.Name]
 			if layout == nil {
-				return 0, fmt.Errorf("%w: op %s is registered in the input, but anefix does not know its native properties layout", ErrNeedsGeneric, op.Describe())
+				return -1, true, nil
 			}
 			b, err := w.encodeNative(op, layout)
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			blob = b
 		} else {
 			i, err := w.attrIndex(op.Props)
 			if err != nil {
-				return 0, opError(op, "properties: %v", err)
+				return 0, false, opError(op, "properties: %v", err)
 			}
 			blob = appendVarint(nil, uint64(i))
 		}
 	}
 	if i, ok := w.propKey[string(blob)]; ok {
-		return i, nil
+		return i, false, nil
 	}
 	w.props = append(w.props, blob)
 	w.propKey[string(blob)] = len(w.props) - 1
-	return len(w.props) - 1, nil
+	return len(w.props) - 1, false, nil
 }
 
 // checkNative refuses to carry an opaque native blob when the op changed in
