@@ -33,11 +33,19 @@ Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
 
 Examples:
   anefix check testdata/synth/armA.aimodel
+  anefix check --rules
   anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
 			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+			rules := fs.Bool("rules", false, "print the rule table with each rule's evidence and exit (no input)")
 			return func(env *Env, args []string) error {
+				if *rules {
+					if len(args) != 0 {
+						return usagef("--rules takes no input")
+					}
+					return writeRuleTable(env.Stdout)
+				}
 				if len(args) != 1 {
 					return usagef("check takes exactly one input, got %d", len(args))
 				}
@@ -262,4 +270,28 @@ func sourceLine(s string) string {
 		return s[i:]
 	}
 	return ""
+}
+
+// writeRuleTable prints every rule with its message, evidence and fix.
+func writeRuleTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Rule set %s\n", ane.RuleSetVersion)
+	for _, r := range ane.Rules {
+		src := "anefix's wording, no compiler message on record"
+		if r.CompilersWords {
+			src = "the compiler's words"
+		}
+		if r.FromCompiler {
+			src += "; classifies compiler diagnostics only"
+		}
+		fmt.Fprintf(&b, "\n%s [%s]: %s\n  message (%s): %s\n  evidence: %s\n", r.ID, r.Severity, r.Title, src, r.Message, r.Evidence)
+		if r.Fix != "" {
+			fmt.Fprintf(&b, "  fix: %s\n", r.Fix)
+		}
+		if r.Experiment != "" {
+			fmt.Fprintf(&b, "  to settle: %s\n", r.Experiment)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

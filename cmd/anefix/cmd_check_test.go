@@ -58,6 +58,30 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
+func TestCheckArmsExitCodes(t *testing.T) {
+	for arm, want := range map[string]int{"A": exitGate, "B": exitGate, "C": exitGate, "D": exitOK, "E": exitOK} {
+		p := filepath.Join("..", "..", "testdata", "synth", "arm"+arm+".aimodel")
+		code, out, errs := runCLI(t, "", "check", p)
+		if code != want {
+			t.Errorf("arm %s: exit %d, want %d\n%s%s", arm, code, want, out, errs)
+		}
+		if arm == "D" && (strings.Contains(out, "element-type:") || !strings.Contains(out, "Legal by the known rules only")) {
+			t.Errorf("arm D output:\n%s", out)
+		}
+	}
+}
+
+func TestCheckRules(t *testing.T) {
+	code, out, _ := runCLI(t, "", "check", "--rules")
+	if code != exitOK || !strings.Contains(out, "element-type [blocker]") || !strings.Contains(out, "evidence:") ||
+		!strings.Contains(out, "to settle:") {
+		t.Errorf("--rules: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "check", "--rules", "x.mlir"); code != exitUsage {
+		t.Errorf("--rules with input: exit %d", code)
+	}
+}
+
 func TestCheckBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.mlir")

@@ -72,11 +72,13 @@ var (
 		Title:          "element type the Neural Engine cannot hold",
 		Message:        "Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16",
 		CompilersWords: true,
-		Evidence: "coreai-build 3600.83.1 ane_validation_message (coreai-facts §1, §4; seed arms A–C: " +
-			"42/12/30 warnings at the gated-delta casts, models/macos/qwen3_5.py:199 via qwen3_5_ios.py:290). " +
-			"Calibration: integer values that only feed axes/shape/index operands (in_step si32 in arm D) " +
-			"and fp32 chains that start and end in casts inside the graph (the builder's norms and RoPE, " +
-			"never cited; arm D kept them and had 0 warnings) are not reported",
+		Evidence: "coreai-build 3600.83.1 ane_validation_message (coreai-facts §1, §4). Calibrated on the seed: " +
+			"arms A–C cite the casts that open the gated-delta recurrence (models/macos/qwen3_5.py:199 via " +
+			"qwen3_5_ios.py:290; arm C: 5 layers, 30 warnings = 6 per layer); the builder's fp32 norms and RoPE are " +
+			"never cited and arm D, which kept them, had 0 warnings; arm D's si32 in_step was not cited. So: an fp32 " +
+			"island is reported (at the ops that open it) when it holds a graph port or is a round trip through a " +
+			"buffer the graph is given (read, updated in fp32, written back); other fp32 chains are suspects; integer " +
+			"values that only feed axes/shape/index operands or casts are skipped",
 		Fix:      "strip-fp32-casts",
 		Severity: Blocker,
 	}
@@ -88,7 +90,8 @@ var (
 		Evidence: "coreai-build 3600.83.1 warning (coreai-facts §1); seed arms A–C cite it at unsqueeze_*, _to_copy_* " +
 			"and add_* ops on the graph boundary. Modelled as: an op that reads a graph input or produces a graph " +
 			"output must not be coreai.expand_dims / coreai.shrink_dims (fold-io-unsqueeze folds them into the " +
-			"port) nor a cast, and must not read or write the port in a non-ANE element type (strip-fp32-casts)",
+			"port), and must not read or write the port in a non-ANE element type, as a boundary cast or add on " +
+			"an fp32 port does (strip-fp32-casts); integer inputs that only feed indices are not ports in this sense",
 		Fix:      "fold-io-unsqueeze",
 		Severity: Blocker,
 	}
