@@ -442,3 +442,56 @@ func TestRewriteArmDMatchesSynth(t *testing.T) {
 		t.Error("rewrite --passes arm-d on arm A differs from synth --arm D")
 	}
 }
+
+// TestRewriteLLMBundle: an LLM bundle stays a bundle; the tokenizer is
+// carried over and the asset's metadata.json records the changes.
+func TestRewriteLLMBundle(t *testing.T) {
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Skipf("no synth arm A: %v", err)
+	}
+	in := filepath.Join(t.TempDir(), "bundle")
+	for _, f := range []string{"main.mlirb", "main.hash", "metadata.json"} {
+		b, err := os.ReadFile(filepath.Join(rwArmA, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(in, "m.aimodel"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(in, "m.aimodel", f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(in, "tokenizer"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"metadata.json":            `{"schema":"0.2","kind":"llm","assets":{"main":"m.aimodel"}}`,
+		"tokenizer/tokenizer.json": `{"tok":1}`,
+	}
+	for f, s := range files {
+		if err := os.WriteFile(filepath.Join(in, f), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "fixed")
+	if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for f, s := range files {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || string(b) != s {
+			t.Errorf("%s not carried over: %q %v", f, b, err)
+		}
+	}
+	var meta struct {
+		GeneratedBy string `json:"generatedBy"`
+		Anefix      struct {
+			States []any `json:"states"`
+		} `json:"anefix"`
+	}
+	rwReadJSON(t, filepath.Join(out, "m.aimodel", "metadata.json"), &meta)
+	if meta.GeneratedBy == "" || len(meta.Anefix.States) != 2 {
+		t.Errorf("asset metadata: %+v", meta)
+	}
+	rwLoad(t, out)
+}
