@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "synth",
-		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] -o OUT",
+		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] -o OUT",
 		Summary: "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
@@ -36,6 +36,7 @@ Examples:
 			ctx := fs.Int("ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
 			seed := fs.Uint64("seed", 0, "weight generator seed")
 			stateForm := fs.String("state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
+			recurrence := fs.String("recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
 			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
 			emit := fs.String("emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
 			force := fs.Bool("force", false, "replace an existing output")
@@ -63,7 +64,7 @@ Examples:
 				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
 					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
 				}
-				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm}
+				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence}
 				if err := o.Check(); err != nil {
 					return usagef("%v", err)
 				}

@@ -24,6 +24,9 @@ const (
 	fileKV   = srcRoot + "primitives/ios/cache.py"
 	fileEmb  = srcRoot + "primitives/ios/embedding.py"
 	fileBase = srcRoot + "models/base.py"
+	// coreai-torch's GatedDeltaUpdate composite (the --recurrence composite
+	// variant), as installed in a virtualenv.
+	fileGDU = "/Users/u/.venv/lib/python3.12/site-packages/coreai_torch/composite_ops/_gated_delta_update.py"
 )
 
 type frame struct {
@@ -525,9 +528,10 @@ func (b *builder) output(outs []port, vals []*graph.Value) {
 	op.SetAttr(graph.AttrResAttrs, &graph.ArrayAttr{Elems: resAttrs})
 }
 
-// compositeDecl spells a #coreai.composite_declaration attribute the way
+// compositeDecl spells (opAttrs: sorted entries before "version", each
+// followed by ", ") a #coreai.composite_declaration attribute the way
 // coreai-torch's generate_composite_decl does (version = 1 added).
-func compositeDecl(name string, inputs, outputs []string) graph.Attr {
+func compositeDecl(name string, inputs, outputs []string, opAttrs string) graph.Attr {
 	q := func(xs []string) string {
 		parts := make([]string, len(xs))
 		for i, x := range xs {
@@ -535,8 +539,8 @@ func compositeDecl(name string, inputs, outputs []string) graph.Attr {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
-	return &graph.OpaqueAttr{Text: fmt.Sprintf(`#coreai.composite_declaration<%s = {input_names = %s, op_attrs = {version = 1 : si64}, output_names = %s}>`,
-		graph.QuoteString(name), q(inputs), q(outputs))}
+	return &graph.OpaqueAttr{Text: fmt.Sprintf(`#coreai.composite_declaration<%s = {input_names = %s, op_attrs = {%sversion = 1 : si64}, output_names = %s}>`,
+		graph.QuoteString(name), q(inputs), opAttrs, q(outputs))}
 }
 
 // invoke calls a graph by symbol.

@@ -76,7 +76,19 @@ type Options struct {
 	// !coreai.token with read_handle/write_handle, as after
 	// AIProgram.optimize()).
 	StateForm string
+	// Recurrence is how arms A–D compute the gated-delta step:
+	// RecurrenceInline (default: the seed's iOS builder, inline f32 ops
+	// under qwen3_5_ios.py:290) or RecurrenceComposite (a coreai.invoke of
+	// a private `gated_delta_update` composite graph, as the current
+	// coreai-models macOS builder exports it).
+	Recurrence string
 }
+
+// Recurrence forms.
+const (
+	RecurrenceInline    = "inline"
+	RecurrenceComposite = "composite"
+)
 
 // HybridDims are Qwen3.5-style hybrid decoder dims (arms A–D).
 type HybridDims struct {
@@ -183,6 +195,17 @@ func (o Options) normalize() (Options, error) {
 	}
 	if _, err := ParseScale(string(o.Scale)); err != nil {
 		return o, fmt.Errorf("synth: %w", err)
+	}
+	switch o.Recurrence {
+	case "":
+		o.Recurrence = RecurrenceInline
+	case RecurrenceInline:
+	case RecurrenceComposite:
+		if o.Arm == ArmE {
+			return o, fmt.Errorf("synth: arm E is a dense decoder with no recurrence; --recurrence composite applies to arms A-D")
+		}
+	default:
+		return o, fmt.Errorf("synth: unknown recurrence form %q: want inline or composite", o.Recurrence)
 	}
 	if o.Layers < 0 || o.Layers > 512 {
 		return o, fmt.Errorf("synth: --layers %d out of range 1..512", o.Layers)

@@ -12,14 +12,18 @@ import (
 // stays fast.
 func FuzzOptions(f *testing.F) {
 	for _, s := range shipped {
-		f.Add(byte(s.o.Arm), uint8(s.o.Layers), uint16(s.o.Ctx), s.o.Seed, false)
+		f.Add(byte(s.o.Arm), uint8(s.o.Layers), uint16(s.o.Ctx), s.o.Seed, false, false)
 	}
-	f.Add(byte('A'), uint8(1), uint16(2), uint64(1), true)
-	f.Add(byte('E'), uint8(1), uint16(256), uint64(7), true)
-	f.Fuzz(func(t *testing.T, arm byte, layers uint8, ctx uint16, seed uint64, handle bool) {
+	f.Add(byte('A'), uint8(1), uint16(2), uint64(1), true, true)
+	f.Add(byte('E'), uint8(1), uint16(256), uint64(7), true, false)
+	f.Add(byte('D'), uint8(5), uint16(17), uint64(3), false, true)
+	f.Fuzz(func(t *testing.T, arm byte, layers uint8, ctx uint16, seed uint64, handle, composite bool) {
 		o := Options{Arm: Arm(arm), Layers: int(layers % 9), Ctx: int(ctx % 2049), Seed: seed}
 		if handle {
 			o.StateForm = StateHandle
+		}
+		if composite {
+			o.Recurrence = RecurrenceComposite
 		}
 		m, err := Generate(o)
 		if err != nil {

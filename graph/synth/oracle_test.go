@@ -49,10 +49,10 @@ func firstLines(s string, n int) string {
 func TestMlirOptReadsEveryArm(t *testing.T) {
 	bin := oracle.MlirOpt(t)
 	dir := t.TempDir()
-	for _, o := range []Options{{Arm: ArmA}, {Arm: ArmB}, {Arm: ArmC}, {Arm: ArmD}, {Arm: ArmE}, {Arm: ArmA, Layers: 8, Ctx: 32, Seed: 5}, {Arm: ArmB, StateForm: StateHandle}, {Arm: ArmD, StateForm: StateHandle}} {
+	for _, o := range []Options{{Arm: ArmA}, {Arm: ArmB}, {Arm: ArmC}, {Arm: ArmD}, {Arm: ArmE}, {Arm: ArmA, Layers: 8, Ctx: 32, Seed: 5}, {Arm: ArmB, StateForm: StateHandle}, {Arm: ArmD, StateForm: StateHandle}, {Arm: ArmB, Recurrence: RecurrenceComposite}} {
 		text, bc := encode(t, gen(t, o))
-		tp := filepath.Join(dir, "arm"+o.Arm.String()+o.StateForm+".mlir")
-		bp := filepath.Join(dir, "arm"+o.Arm.String()+o.StateForm+".mlirb")
+		tp := filepath.Join(dir, "arm"+o.Arm.String()+o.StateForm+o.Recurrence+".mlir")
+		bp := filepath.Join(dir, "arm"+o.Arm.String()+o.StateForm+o.Recurrence+".mlirb")
 		if err := os.WriteFile(tp, text, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestMlirOptReadsEveryArm(t *testing.T) {
 				t.Errorf("%+v: mlir-opt output lacks %s", o, want)
 			}
 		}
-		if o.Arm != ArmE && o.Arm != ArmD && !strings.Contains(fromText, `qwen3_5_ios.py":290:0`) {
+		if o.Arm != ArmE && o.Arm != ArmD && o.Recurrence == "" && !strings.Contains(fromText, `qwen3_5_ios.py":290:0`) {
 			t.Errorf("%+v: mlir-opt output lacks the recurrence call frame", o)
 		}
 	}

@@ -50,6 +50,7 @@ type hybrid struct {
 	d          HybridDims
 	ctx        int
 	states     bool // conv/rec as states (arm B)
+	composite  bool // recurrence as a gated_delta_update composite
 	kc, vc     *graph.Value
 	conv, rec  *graph.Value
 	cos, sin   *graph.Value
@@ -64,7 +65,8 @@ func buildHybrid(m *graph.Module, o Options) error {
 	if d.Layers < 1 {
 		return fmt.Errorf("synth: need at least one layer")
 	}
-	h := &hybrid{builder: newBuilder(m, o.Seed, map[string]*Blob{}), d: d, ctx: o.Ctx, states: o.Arm == ArmB}
+	h := &hybrid{builder: newBuilder(m, o.Seed, map[string]*Blob{}), d: d, ctx: o.Ctx, states: o.Arm == ArmB,
+		composite: o.Recurrence == RecurrenceComposite}
 	nLin, nFull := d.Counts()
 	kvC := int64(d.KVHeads * d.HeadDim)
 	ctx := int64(o.Ctx)
@@ -145,6 +147,9 @@ func buildHybrid(m *graph.Module, o Options) error {
 		vals = append(vals, logits, h.conv, h.rec)
 	}
 	h.output(outs, vals)
+	if h.composite && nLin > 0 {
+		h.gduGraph()
+	}
 	return nil
 }
 
@@ -523,16 +528,23 @@ func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
 	h.at("sigmoid", fileIOS, LineLinear+23)
 	beta := h.unary("sigmoid", bIn) // [1, 1, Hv]
 	g := h.decay(p, aIn)
-	q = h.l2norm(q, LineLinear+25)
-	k = h.l2norm(k, LineLinear+26)
+	if !h.composite { // the composite normalizes q and k itself
+		q = h.l2norm(q, LineLinear+25)
+		k = h.l2norm(k, LineLinear+26)
+	}
 
 	h.at("select", fileIOS, LineRecState)
 	st := h.slice(h.rec, []int64{li, 0, 0, 0, 0}, []int64{li + 1, 1, hv, dk, dv})
 	st = h.shrinkDims(st, 0) // [1, Hv, Dk, Dv]
 
-	h.push(fileIOS, LineRecurrence)
-	o, ns := h.step5(q, k, v, beta, g, st)
-	h.pop()
+	var o, ns *graph.Value
+	if h.composite {
+		o, ns = h.callGDU(q, k, v, beta, g, st) // o: [1, 1, Hv, Dv]
+	} else {
+		h.push(fileIOS, LineRecurrence)
+		o, ns = h.step5(q, k, v, beta, g, st)
+		h.pop()
+	}
 
 	h.at("unsqueeze", fileIOS, LineRecWrite)
 	nu := h.expandDims(ns, 0)
@@ -540,8 +552,10 @@ func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
 	h.rec = h.sliceUpdate(h.rec, nu, h.si32(li, 0, 0, 0, 0), h.si32(li+1, 1, hv, dk, dv))
 	h.linI++
 
-	h.at("permute", fileIOS, 294)
-	o = h.transpose(o, 0, 2, 1, 3) // [1, 1, Hv, Dv]
+	if !h.composite {
+		h.at("permute", fileIOS, 294)
+		o = h.transpose(o, 0, 2, 1, 3) // [1, 1, Hv, Dv]
+	}
 	h.push(fileIOS, 295)
 	o = h.gatedNorm(p+"norm.weight", o, z)
 	h.pop()
@@ -593,48 +607,75 @@ func (h *hybrid) l2norm(x *graph.Value, line int) *graph.Value {
 // cast back to f16. q, k are [1, 1, Hk, Dk], v [1, 1, Hv, Dv], β and g
 // [1, 1, Hv], S [1, Hv, Dk, Dv]. Returns o [1, Hv, 1, Dv] and the new S.
 func (h *hybrid) step5(q, k, v, beta, g, s *graph.Value) (*graph.Value, *graph.Value) {
+	return h.stepAt(stepMac, q, k, v, beta, g, s)
+}
+
+// stepSrc says where a recurrence step's ops come from: the file, the line
+// of its f32 casts (the body follows on the next lines) and whether q, k,
+// v arrive head-major ([1, H, 1, D], the composite's layout) or token-major
+// ([1, 1, H, D], the builder's).
+type stepSrc struct {
+	file       string
+	casts      int
+	headMajor  bool
+	castsState int // line of the state's cast (0: same as casts)
+}
+
+var (
+	stepMac       = stepSrc{file: fileMac, casts: LineStepCasts}
+	stepComposite = stepSrc{file: fileGDU, casts: 41, headMajor: true, castsState: 47}
+)
+
+func (h *hybrid) stepAt(src stepSrc, q, k, v, beta, g, s *graph.Value) (*graph.Value, *graph.Value) {
 	f32 := graph.F32
 	hv := int64(h.d.LinVHeads)
 	dk := int64(h.d.LinKDim)
+	file, l := src.file, src.casts
 	in := []*graph.Value{q, k, v, beta, g, s}
 	for i, x := range in {
-		h.at("_to_copy", fileMac, LineStepCasts)
+		line := l
+		if i == 5 && src.castsState != 0 {
+			line = src.castsState
+		}
+		h.at("_to_copy", file, line)
 		in[i] = h.cast(x, f32)
 	}
 	q, k, v, beta, g, s = in[0], in[1], in[2], in[3], in[4], in[5]
-	h.at("mul", fileMac, 200)
+	h.at("mul", file, l+1)
 	q = h.mul(q, h.scalar(1/math.Sqrt(float64(dk)), f32))
-	h.at("permute", fileMac, 201)
-	q = h.transpose(q, 0, 2, 1, 3) // [1, H, 1, Dk]
-	h.at("permute", fileMac, 201)
-	k = h.transpose(k, 0, 2, 1, 3)
-	h.at("permute", fileMac, 201)
-	v = h.transpose(v, 0, 2, 1, 3) // [1, H, 1, Dv]
-	h.at("exp", fileMac, 202)
+	if !src.headMajor {
+		h.at("permute", file, l+2)
+		q = h.transpose(q, 0, 2, 1, 3) // [1, H, 1, Dk]
+		h.at("permute", file, l+2)
+		k = h.transpose(k, 0, 2, 1, 3)
+		h.at("permute", file, l+2)
+		v = h.transpose(v, 0, 2, 1, 3) // [1, H, 1, Dv]
+	}
+	h.at("exp", file, l+3)
 	dec := h.unary("exp", g)
-	h.at("view", fileMac, 202)
+	h.at("view", file, l+3)
 	dec = h.reshape(dec, 1, hv, 1, 1)
-	h.at("mul", fileMac, 203)
+	h.at("mul", file, l+4)
 	s = h.mul(s, dec)
-	h.at("matmul", fileMac, 204)
+	h.at("matmul", file, l+5)
 	kv := h.matmul(k, s) // [1, H, 1, Dv]
-	h.at("sub", fileMac, 205)
+	h.at("sub", file, l+6)
 	delta := h.sub(v, kv)
-	h.at("view", fileMac, 205)
+	h.at("view", file, l+6)
 	b4 := h.reshape(beta, 1, hv, 1, 1)
-	h.at("mul", fileMac, 205)
+	h.at("mul", file, l+6)
 	delta = h.mul(delta, b4)
-	h.at("permute", fileMac, 206)
+	h.at("permute", file, l+7)
 	kc := h.transpose(k, 0, 1, 3, 2) // [1, H, Dk, 1]
-	h.at("matmul", fileMac, 206)
+	h.at("matmul", file, l+7)
 	upd := h.matmul(kc, delta) // [1, H, Dk, Dv]
-	h.at("add", fileMac, 206)
+	h.at("add", file, l+7)
 	s = h.add(s, upd)
-	h.at("matmul", fileMac, 207)
+	h.at("matmul", file, l+8)
 	o := h.matmul(q, s) // [1, H, 1, Dv]
-	h.at("_to_copy", fileMac, LineStepBack)
+	h.at("_to_copy", file, l+9)
 	o = h.cast(o, graph.F16)
-	h.at("_to_copy", fileMac, LineStepBack+1)
+	h.at("_to_copy", file, l+10)
 	s = h.cast(s, graph.F16)
 	return o, s
 }
@@ -668,4 +709,72 @@ func (h *hybrid) gatedNorm(key string, o, z *graph.Value) *graph.Value {
 	y = h.mul(y, zz)
 	h.at("_to_copy", fileIOS, l+7)
 	return h.cast(y, graph.F16)
+}
+
+// GDUGraph is the private composite graph the --recurrence composite
+// variant calls from every gated-delta layer.
+const GDUGraph = "gated_delta_update_0"
+
+// callGDU calls the gated_delta_update composite the way coreai-torch's
+// externalized GatedDeltaUpdate is called: q, k [1, Hk, S, Dk], v
+// [1, Hv, S, Dv], g and β [1, Hv, S], state [1, Hv, Dk, Dv] → output
+// [1, S, Hv, Dv] and the new state, both f16 (the f32 island is inside).
+func (h *hybrid) callGDU(q, k, v, beta, g, st *graph.Value) (*graph.Value, *graph.Value) {
+	hv, dv := int64(h.d.LinVHeads), int64(h.d.LinVDim)
+	hm := func(x *graph.Value) *graph.Value {
+		h.at("permute", fileIOS, LineRecurrence-1)
+		if len(shapeOf(x)) == 3 {
+			return h.transpose(x, 0, 2, 1)
+		}
+		return h.transpose(x, 0, 2, 1, 3)
+	}
+	args := []*graph.Value{hm(q), hm(k), hm(v), hm(g), hm(beta), st}
+	h.at("gated_delta_update", fileIOS, LineRecurrence)
+	r := h.invoke(GDUGraph, args, graph.Tensor(graph.F16, 1, 1, hv, dv), tt(st))
+	return r[0], r[1]
+}
+
+// gduGraph appends the composite: q/k L2 norm in f16, then the same f32
+// step as the inline builder (casts at _gated_delta_update.py:41/47).
+func (h *hybrid) gduGraph() {
+	d := h.d
+	hk, hv := int64(d.LinKHeads), int64(d.LinVHeads)
+	dk, dv := int64(d.LinKDim), int64(d.LinVDim)
+	f16 := graph.F16
+	names := []string{"query", "key", "value", "g", "beta", "initial_state"}
+	types := []*graph.TensorType{graph.Tensor(f16, 1, hk, 1, dk), graph.Tensor(f16, 1, hk, 1, dk),
+		graph.Tensor(f16, 1, hv, 1, dv), graph.Tensor(f16, 1, hv, 1), graph.Tensor(f16, 1, hv, 1),
+		graph.Tensor(f16, 1, hv, dk, dv)}
+	ins := make([]port, len(names))
+	for i := range names {
+		ins[i] = port{name: names[i], typ: types[i]}
+	}
+	outs := []string{"output_0", "output_1"}
+	args := h.newGraph(GDUGraph, ins,
+		graph.NamedAttr{Name: graph.AttrVisibility, Value: graph.Str("private")},
+		graph.NamedAttr{Name: "no_inline", Value: &graph.UnitAttr{}},
+		graph.NamedAttr{Name: graph.AttrCompositeDec, Value: compositeDecl("gated_delta_update", names, outs, "use_qk_l2_norm = true, ")})
+	h.stack = nil
+	q, k := args[0], args[1]
+	for i, line := range []int{38, 39} {
+		x := args[i]
+		h.at("mul", fileGDU, line)
+		sq := h.mul(x, x)
+		h.at("sum", fileGDU, line)
+		s := h.reduce("sum", sq, -1)
+		h.at("add", fileGDU, line)
+		s = h.add(s, h.scalar(1e-6, f16))
+		h.at("rsqrt", fileGDU, line)
+		r := h.unary("rsqrt", s)
+		h.at("mul", fileGDU, line)
+		if i == 0 {
+			q = h.mul(x, r)
+		} else {
+			k = h.mul(x, r)
+		}
+	}
+	o, ns := h.stepAt(stepComposite, q, k, args[2], args[4], args[3], args[5])
+	h.at("permute", fileGDU, 104)
+	o = h.transpose(o, 0, 2, 1, 3) // [1, 1, Hv, Dv]
+	h.output([]port{{name: outs[0]}, {name: outs[1]}}, []*graph.Value{o, ns})
 }

@@ -78,7 +78,8 @@ func Metadata(o Options) ([]byte, error) {
   "ctx": %d,
   "seed": %d,
   "stateForm": %q,
+  "recurrence": %q,
   "note": "stand-in graph with pseudo-random weights, not a trained model"
 }
-`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed, o.StateForm)), nil
+`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed, o.StateForm, o.Recurrence)), nil
 }

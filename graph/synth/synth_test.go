@@ -384,3 +384,53 @@ func TestHandleStates(t *testing.T) {
 		t.Errorf("bad state form: %v", err)
 	}
 }
+
+// --recurrence composite: every gated-delta layer calls one private
+// gated_delta_update composite (coreai-torch's declaration), which holds
+// the f32 island; arm D removes the calls and the composite.
+func TestCompositeRecurrence(t *testing.T) {
+	m := gen(t, Options{Arm: ArmA, Recurrence: RecurrenceComposite})
+	gs := m.Graphs()
+	if len(gs) != 2 || gs[1].Name() != GDUGraph || gs[1].Visibility() != "private" {
+		t.Fatalf("graphs %v", gs)
+	}
+	decl, _ := gs[1].CompositeDecl().(*graph.OpaqueAttr)
+	if decl == nil || !strings.Contains(decl.Text, `"gated_delta_update" = {input_names = ["query", "key", "value", "g", "beta", "initial_state"], op_attrs = {use_qk_l2_norm = true, version = 1 : si64}, output_names = ["output_0", "output_1"]}`) {
+		t.Errorf("composite_decl = %v", gs[1].CompositeDecl())
+	}
+	main := gs[0]
+	if c := main.Composites(); len(c) != 1 || c[0] != GDUGraph {
+		t.Errorf("main invokes %v", c)
+	}
+	invokes, casts := 0, 0
+	m.Walk(func(op *graph.Operation) bool {
+		switch op.Name {
+		case "coreai.invoke":
+			invokes++
+			if op.OpID() != "gated_delta_update" && !strings.HasPrefix(op.OpID(), "gated_delta_update_") {
+				t.Errorf("invoke op id %q", op.OpID())
+			}
+		case "coreai.cast":
+			if graph.ShortSource(op.Loc) == "macos/qwen3_5.py:199" {
+				t.Errorf("inline recurrence cast left: %s", op.Describe())
+			}
+			if strings.HasPrefix(graph.ShortSource(op.Loc), "composite_ops/_gated_delta_update.py:") && graph.IsFloat(elemOf(op.Result(0)), "f32") {
+				casts++
+			}
+		}
+		return true
+	})
+	if invokes != 3 || casts != 6 {
+		t.Errorf("%d invokes (want 3, one per gated-delta layer), %d f32 casts in the composite (want 6)", invokes, casts)
+	}
+	d := gen(t, Options{Arm: ArmD, Recurrence: RecurrenceComposite})
+	if len(d.Graphs()) != 1 || len(d.Graphs()[0].Composites()) != 0 {
+		t.Errorf("arm D keeps composites: %v", d.Graphs()[0].Composites())
+	}
+	if _, err := Generate(Options{Arm: ArmE, Recurrence: RecurrenceComposite}); err == nil {
+		t.Error("arm E accepted --recurrence composite")
+	}
+	if _, err := Generate(Options{Arm: ArmA, Recurrence: "loop"}); err == nil {
+		t.Error("unknown recurrence accepted")
+	}
+}
