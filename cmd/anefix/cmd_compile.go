@@ -125,17 +125,19 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 		return nil, nil, err
 	}
 	reg, fns := pred.Regions()
+	mapped := ane.MapLog(ci.module(), res.Log)
 	rep := &pb.CompileReport{
 		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
 		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles,
 		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(),
-		Groups:              pbGroups(ane.GroupFindings(ane.MapLog(ci.module(), res.Log))),
+		Groups:              pbGroups(ane.GroupFindings(mapped)),
 		ElementTypeWarnings: int32(res.Log.Count(compilerlog.KindElementType)),
 		IoOpFailures:        int32(res.Log.Count(compilerlog.KindIOOp)),
 		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
 		LogLines:            int64(res.Log.Lines), UnclassifiedLines: int64(res.Log.Unclassified),
 	}
 	rep.PerFunction = perFunctionRegions(pred, res.RegionFiles)
+	rep.CitedNotPredicted, rep.PredictedNotCited = calibration(pred.AllFindings(), mapped)
 	for _, f := range res.Log.Failures {
 		cf := &pb.CompileFailure{LogLine: int32(f.Line), OsStatus: f.OSStatus, AneCompileStatus: f.Status,
 			SourceFile: f.SourceFile, ErrorList: f.ErrorList, Truncated: f.Truncated}
@@ -177,6 +179,41 @@ func perFunctionRegions(pred *ane.Report, files []string) []*pb.FunctionRegions 
 		}
 	}
 	return out
+}
+
+// calibration compares the compiler's element-type and I/O-op diagnostics
+// (mapped to ops) with check's findings of the same rules, op by op.
+func calibration(predicted, cited []ane.Finding) (citedOnly, predictedOnly int32) {
+	type key struct {
+		rule string
+		op   any
+	}
+	p, c := map[key]bool{}, map[key]bool{}
+	for _, f := range predicted {
+		if (f.Rule == ane.RuleElementType || f.Rule == ane.RuleIOOp) && f.Op != nil {
+			p[key{f.Rule.ID, f.Op}] = true
+		}
+	}
+	for _, f := range cited {
+		if f.Rule == ane.RuleElementType || f.Rule == ane.RuleIOOp {
+			k := key{f.Rule.ID, any(f.Op)}
+			if f.Op == nil {
+				k.op = f.Log // unmatched: always "cited only"
+			}
+			c[k] = true
+		}
+	}
+	for k := range c {
+		if !p[k] {
+			citedOnly++
+		}
+	}
+	for k := range p {
+		if !c[k] {
+			predictedOnly++
+		}
+	}
+	return citedOnly, predictedOnly
 }
 
 // applyRequirement records --require-ane / --min-regions and whether the
@@ -260,6 +297,10 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 		fmt.Fprintf(&b, "\nCompiler diagnostics mapped to ops (%d element-type, %d I/O op, %d reordering notes):\n",
 			r.ElementTypeWarnings, r.IoOpFailures, r.ReorderNotes)
 		writeGroups(&b, r.Groups, false)
+	}
+	if r.CitedNotPredicted+r.PredictedNotCited > 0 {
+		fmt.Fprintf(&b, "\nRule model vs this compile (element-type and I/O op): %d op(s) cited but not predicted, "+
+			"%d predicted but not cited\n", r.CitedNotPredicted, r.PredictedNotCited)
 	}
 	if r.Kept != "" {
 		fmt.Fprintf(&b, "\nkept: %s (and the compiler's log beside it)\n", r.Kept)

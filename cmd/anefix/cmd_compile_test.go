@@ -53,7 +53,10 @@ func TestCompileFallback(t *testing.T) {
 	}
 	for _, want := range []string{"0 measured", "predicted 0 for 1 function(s)", "GPU only", "not xcrun coreai-build",
 		"ANECCompileOffline() failed x1", "ErrorList empty", "3 element-type, 3 I/O op, 1 reordering",
-		"element-type: Incompatible element type for ANE", "-> fold-io-unsqueeze"} {
+		"element-type: Incompatible element type for ANE", "-> fold-io-unsqueeze",
+		// The typed log comes from the real model, whose op ids name other ops
+		// in the synth graph: none of its 6 citations is a predicted op.
+		"6 op(s) cited but not predicted, 19 predicted but not cited"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

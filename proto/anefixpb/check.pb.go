@@ -752,9 +752,14 @@ type CompileReport struct {
 	RequirementMet bool   `protobuf:"varint,19,opt,name=requirement_met,json=requirementMet,proto3" json:"requirement_met,omitempty"`
 	// Per entry function, in module order: region files whose name starts
 	// with the function's name (longest match), next to the prediction.
-	PerFunction   []*FunctionRegions `protobuf:"bytes,20,rep,name=per_function,json=perFunction,proto3" json:"per_function,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	PerFunction []*FunctionRegions `protobuf:"bytes,20,rep,name=per_function,json=perFunction,proto3" json:"per_function,omitempty"`
+	// Calibration of the rule model against this compile: element-type and
+	// I/O-op diagnostics on ops check did not flag with that rule, and ops
+	// check flagged with those rules that the compiler did not cite.
+	CitedNotPredicted int32 `protobuf:"varint,21,opt,name=cited_not_predicted,json=citedNotPredicted,proto3" json:"cited_not_predicted,omitempty"`
+	PredictedNotCited int32 `protobuf:"varint,22,opt,name=predicted_not_cited,json=predictedNotCited,proto3" json:"predicted_not_cited,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -927,6 +932,20 @@ func (x *CompileReport) GetPerFunction() []*FunctionRegions {
 	return nil
 }
 
+func (x *CompileReport) GetCitedNotPredicted() int32 {
+	if x != nil {
+		return x.CitedNotPredicted
+	}
+	return 0
+}
+
+func (x *CompileReport) GetPredictedNotCited() int32 {
+	if x != nil {
+		return x.PredictedNotCited
+	}
+	return 0
+}
+
 type FunctionRegions struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1063,7 +1082,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\x8a\x06\n" +
+	" \x01(\bR\ttruncated\"\xea\x06\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1085,7 +1104,9 @@ const file_check_proto_rawDesc = "" +
 	"\x12unclassified_lines\x18\x11 \x01(\x03R\x11unclassifiedLines\x12 \n" +
 	"\vrequirement\x18\x12 \x01(\tR\vrequirement\x12'\n" +
 	"\x0frequirement_met\x18\x13 \x01(\bR\x0erequirementMet\x12=\n" +
-	"\fper_function\x18\x14 \x03(\v2\x1a.anefix.v1.FunctionRegionsR\vperFunction\"h\n" +
+	"\fper_function\x18\x14 \x03(\v2\x1a.anefix.v1.FunctionRegionsR\vperFunction\x12.\n" +
+	"\x13cited_not_predicted\x18\x15 \x01(\x05R\x11citedNotPredicted\x12.\n" +
+	"\x13predicted_not_cited\x18\x16 \x01(\x05R\x11predictedNotCited\"h\n" +
 	"\x0fFunctionRegions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aregions\x18\x02 \x01(\x05R\aregions\x12'\n" +
