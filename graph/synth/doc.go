@@ -1,20 +1,26 @@
+//go:generate go test -run TestShippedTestdata -update .
+
 // Package synth generates faithful stand-ins for the Core AI exports the
 // seed note measured (coreai-facts.md §5), because nobody can run
 // coreai-torch here: the community iOS builder's Qwen3.5 hybrid `main`
-// (arms A, B, C; D is A after the arm-D pass) and Apple's dense Qwen3 iOS
-// control with 19 static functions (arm E).
+// (arms A, B, C; D is A after the rewrite's own arm-d pass, passes.ArmD)
+// and Apple's dense Qwen3 iOS control with 19 static functions (arm E).
 //
 // The graphs use the ops, operand conventions, state contract and
 // location shape coreai-torch emits (see /work/brief/coreai-ir-notes.md):
 // each op's location names its torch FX node (`_to_copy_12`, `add_40`) and
 // its Python stack, so the recurrence's fp32 casts sit at
 // models/macos/qwen3_5.py:199 under qwen3_5_ios.py:290 and the residual
-// adds at qwen3_5_ios.py:330–333 as in the seed's compiler log.
+// adds at qwen3_5_ios.py:330–333 as in the seed's compiler log. Variants:
+// states as !coreai.handle/!coreai.token (StateHandle) and the recurrence
+// as a gated_delta_update composite (RecurrenceComposite).
 //
 // Weights are deterministic pseudo-random fp16 with realistic scales,
 // stored as dense_resource blobs backed by generators (Blob), so a
 // full-scale module (about 1.5 GB of weights) is written by streaming and
 // never held in memory. Same Options, same module, same bytes.
-//go:generate go test -run TestShippedTestdata -update .
-
+//
+// testdata/synth ships the tiny arms as .aimodel directories, exactly what
+// `anefix synth --arm X -o testdata/synth/armX.aimodel` writes; regenerate
+// them with `go generate ./graph/synth` (a test fails when they are stale).
 package synth
