@@ -178,6 +178,8 @@ type island struct {
 	io     []string // graph inputs/outputs it reaches ("@main input x")
 	first  *graph.Operation
 	chosen bool
+	desc   string // where it starts, for the report (taken before casts go)
+	values int    // values retyped
 }
 
 // callTarget returns the graph a coreai.invoke / func.call calls, or nil.
@@ -401,6 +403,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			}
 		}
 		is.chosen = true
+		is.desc = sfDescribe(is.first)
 	}
 
 	// 4. Prepare constant conversions (nothing is changed yet, so an
@@ -494,8 +497,10 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	}
 	retyped := map[*graph.Operation]bool{}
 	for _, v := range order {
-		if !islands[u.find(v)].chosen {
+		if is := islands[u.find(v)]; !is.chosen {
 			continue
+		} else {
+			is.values++
 		}
 		if op := v.DefiningOp(); op != nil {
 			retyped[op] = true
@@ -562,14 +567,15 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, newRes[k].Key))
 		}
 	}
-	n := 0
+	var islandNotes []string
 	for _, is := range list {
 		if is.chosen {
-			n++
+			islandNotes = append(islandNotes, fmt.Sprintf("island at %s: %d value(s) retyped, %d f16↔f32 cast(s)", is.desc, is.values, is.casts))
 		}
 	}
-	if n > 0 {
-		ch.Notes = append([]string{fmt.Sprintf("%d fp32 island(s) retyped to f16", n)}, ch.Notes...)
+	if n := len(islandNotes); n > 0 {
+		head := fmt.Sprintf("%d fp32 island(s) retyped to f16", n)
+		ch.Notes = append(append([]string{head}, islandNotes...), ch.Notes...)
 	}
 	return ch, nil
 }
