@@ -20,7 +20,7 @@ const rewriteEnv = "ANEFIX_BYTECODE_REWRITE"
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(rewriteEnv); spec != "" {
 		in, out, _ := strings.Cut(spec, ",")
-		if err := rewriteFile(in, out, os.Getenv(rewriteEnv+"_USERSPACE") != ""); err != nil {
+		if err := rewriteFile(in, out, os.Getenv(rewriteEnv+"_MODE")); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -61,7 +61,11 @@ func (o fileOut) CopyRange(f *os.File, off, n int64) error {
 
 // rewriteFile is `anefix convert in.mlirb -o out.mlirb` without a pass:
 // read, then write with the input's tables.
-func rewriteFile(in, out string, userspace bool) error {
+//
+// mode "copyrange" gives Write an output with CopyRange (as graph/bundle
+// does), "file" the plain *os.File, "writer" a bare io.Writer (user-space
+// copies only).
+func rewriteFile(in, out, mode string) error {
 	f, err := os.Open(in)
 	if err != nil {
 		return err
@@ -79,9 +83,14 @@ func rewriteFile(in, out string, userspace bool) error {
 	if err != nil {
 		return err
 	}
-	var w io.Writer = fileOut{o}
-	if userspace {
+	var w io.Writer
+	switch mode {
+	case "copyrange":
+		w = fileOut{o}
+	case "file":
 		w = o
+	default:
+		w = writerOnly{o}
 	}
 	if err := Write(w, m, WriteOptions{Source: src}); err != nil {
 		o.Close()
@@ -92,7 +101,7 @@ func rewriteFile(in, out string, userspace bool) error {
 
 // writeSynth writes a synthetic model: 24 layers of 4 fp16 weights each,
 // totalling about totalBytes of dense_resource blobs.
-func writeSynth(b *testing.B, path string, totalBytes int64) {
+func writeSynth(b testing.TB, path string, totalBytes int64) {
 	b.Helper()
 	per := totalBytes / (24 * 4) &^ 63
 	m := synthModule(24*4, per)
@@ -159,7 +168,7 @@ func BenchmarkRewrite(b *testing.B) {
 			// whichever copy runs first.
 			syscall.Sync()
 			out := filepath.Join(dir, "out.mlirb")
-			for _, mode := range []string{"cp", "anefix", "anefix-userspace"} {
+			for _, mode := range []string{"cp", "anefix-copyrange", "anefix-file", "anefix-writer"} {
 				b.Run(mode, func(b *testing.B) {
 					b.SetBytes(st.Size())
 					var rss float64
@@ -174,10 +183,7 @@ func BenchmarkRewrite(b *testing.B) {
 							cmd = exec.Command("cp", in, out)
 						default:
 							cmd = exec.Command(os.Args[0], "-test.run=^$")
-							cmd.Env = append(os.Environ(), rewriteEnv+"="+in+","+out)
-							if mode == "anefix-userspace" {
-								cmd.Env = append(cmd.Env, rewriteEnv+"_USERSPACE=1")
-							}
+							cmd.Env = append(os.Environ(), rewriteEnv+"="+in+","+out, rewriteEnv+"_MODE="+strings.TrimPrefix(mode, "anefix-"))
 						}
 						rss = max(rss, runChild(b, cmd))
 					}
@@ -195,7 +201,7 @@ func BenchmarkRewrite(b *testing.B) {
 	}
 }
 
-func sameFile(b *testing.B, x, y string) bool {
+func sameFile(b testing.TB, x, y string) bool {
 	b.Helper()
 	fx, err := os.Open(x)
 	if err != nil {
@@ -216,6 +222,23 @@ func sameFile(b *testing.B, x, y string) bool {
 		}
 		if ex != nil || ey != nil {
 			return (ex == io.EOF || ex == io.ErrUnexpectedEOF) && (ey == io.EOF || ey == io.ErrUnexpectedEOF)
+		}
+	}
+}
+
+// TestCopyPaths: every way of copying blobs (CopyRange, copy_file_range on
+// a file, user space) rewrites a file byte for byte.
+func TestCopyPaths(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.mlirb")
+	writeSynth(t, in, 96*300<<10) // blobs above bigBlob
+	for _, mode := range []string{"copyrange", "file", "writer"} {
+		out := filepath.Join(dir, mode+".mlirb")
+		if err := rewriteFile(in, out, mode); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if !sameFile(t, in, out) {
+			t.Errorf("%s: rewrite differs from its input", mode)
 		}
 	}
 }

@@ -682,21 +682,7 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 			return err
 		}
 		if p.n > 0 {
-			if sb, ok := blobs[i].(*graph.SectionBlob); ok && rc != nil {
-				if f, ok := sb.R.(*os.File); ok && sb.N == p.n {
-					// Let the output move the bytes file to file (the bundle
-					// writer uses copy_file_range).
-					if err := bw.Flush(); err != nil {
-						return err
-					}
-					if err := rc.CopyRange(f, sb.Offset, sb.N); err != nil {
-						return fmt.Errorf("bytecode: copying resource data: %w", err)
-					}
-					off += sb.N
-					continue
-				}
-			}
-			n, err := io.Copy(bw, io.NewSectionReader(blobs[i], 0, p.n))
+			n, err := copyBlob(bw, out, rc, blobs[i], p.n)
 			off += n
 			if err != nil {
 				return fmt.Errorf("bytecode: copying resource data: %w", err)
@@ -880,4 +866,53 @@ func (w *writer) resourceSections() (offs []byte, parts []resPart, align uint64,
 		i = j
 	}
 	return o.buf, parts, align, blobs
+}
+
+// bigBlob is the size from which blobs bypass the write buffer.
+const bigBlob = 256 << 10
+
+type writerOnly struct{ io.Writer }
+type readerOnly struct{ io.Reader }
+
+// copyBlob copies n bytes of blob to the output. A blob that is a range of a
+// file goes file to file in the kernel when the output allows it: through
+// the output's CopyRange, or, for an *os.File output, copy_file_range via
+// os.File.ReadFrom on a second descriptor of the input (opened through
+// /proc/self/fd, so it works for unlinked spool files and never moves the
+// caller's file offset). Otherwise large blobs are copied in 1 MiB chunks
+// past the write buffer, small ones through it.
+func copyBlob(bw *bufio.Writer, out io.Writer, rc rangeCopier, blob graph.BlobSource, n int64) (int64, error) {
+	sb, isSection := blob.(*graph.SectionBlob)
+	var src *os.File
+	if isSection && sb.N == n {
+		src, _ = sb.R.(*os.File)
+	}
+	if src != nil && rc != nil {
+		if err := bw.Flush(); err != nil {
+			return 0, err
+		}
+		if err := rc.CopyRange(src, sb.Offset, n); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	if of, ok := out.(*os.File); ok && src != nil && n >= bigBlob {
+		if dup, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", src.Fd())); err == nil {
+			defer dup.Close()
+			if _, err := dup.Seek(sb.Offset, io.SeekStart); err == nil {
+				if err := bw.Flush(); err != nil {
+					return 0, err
+				}
+				return of.ReadFrom(&io.LimitedReader{R: dup, N: n})
+			}
+		}
+	}
+	sr := io.NewSectionReader(blob, 0, n)
+	if n >= bigBlob {
+		if err := bw.Flush(); err != nil {
+			return 0, err
+		}
+		return io.CopyBuffer(writerOnly{out}, readerOnly{sr}, make([]byte, 1<<20))
+	}
+	return io.Copy(bw, sr)
 }
