@@ -244,3 +244,23 @@ func TestParseSimpleType(t *testing.T) {
 		t.Errorf("handle inner %v", in)
 	}
 }
+
+func TestOpIDFromDebugInfoMetadata(t *testing.T) {
+	meta := &OpaqueAttr{Text: `#debuginfo.metadata<sources = [{name = "torch", id = 12 : ui64, identifiers = ["_to_copy_12"]}]>`}
+	l := &FusedLoc{Metadata: meta, Locs: []Loc{
+		&FileLoc{File: "/m/models/macos/qwen3_5.py", Line: 199},
+		&FileLoc{File: "/m/qwen3_5_ios.py", Line: 290},
+	}}
+	if got := OpID(l); got != "_to_copy_12" {
+		t.Errorf("OpID = %q", got)
+	}
+	if got := ShortSource(l); got != "macos/qwen3_5.py:199" {
+		t.Errorf("source = %q", got)
+	}
+	if got := OpID(&FusedLoc{Locs: []Loc{&FileLoc{File: "a"}, &NameLoc{Name: "add_3"}}}); got != "add_3" {
+		t.Errorf("OpID without metadata = %q", got)
+	}
+	if got := OpID(&FusedLoc{Metadata: &OpaqueAttr{Text: `#x<identifiers = []>`}}); got != "" {
+		t.Errorf("empty identifiers = %q", got)
+	}
+}

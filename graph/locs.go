@@ -84,13 +84,18 @@ func (l *CallSiteLoc) String() string {
 	return "callsite(" + l.Callee.String() + " at " + l.Caller.String() + ")"
 }
 
-// OpID returns the FX node name carried by a location (the first name found
-// in a pre-order walk, e.g. "_to_copy_12"), or "".
+// OpID returns the FX node name carried by a location (e.g. "_to_copy_12"),
+// or "". coreai-torch records it in fused-location metadata
+// (`identifiers = ["_to_copy_12"]` in its debuginfo sources); other producers
+// use name locations. The first one found in a pre-order walk wins.
 func OpID(l Loc) string {
 	switch x := l.(type) {
 	case *NameLoc:
 		return x.Name
 	case *FusedLoc:
+		if id := metadataIdentifier(x.Metadata); id != "" {
+			return id
+		}
 		for _, c := range x.Locs {
 			if id := OpID(c); id != "" {
 				return id
@@ -101,6 +106,33 @@ func OpID(l Loc) string {
 			return id
 		}
 		return OpID(x.Caller)
+	}
+	return ""
+}
+
+// metadataIdentifier finds the first string of an `identifiers = [...]`
+// list in location metadata, however the metadata attribute is spelled.
+func metadataIdentifier(a Attr) string {
+	if a == nil {
+		return ""
+	}
+	s := a.String()
+	const key = "identifiers = [\""
+	i := strings.Index(s, key)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(key):]
+	for j := 0; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			if u, err := strconv.Unquote(`"` + s[:j] + `"`); err == nil {
+				return u
+			}
+			return s[:j]
+		}
 	}
 	return ""
 }

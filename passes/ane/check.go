@@ -2,7 +2,6 @@ package ane
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -967,43 +966,9 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 
 // ---- op ids ----
 
-var reIdentifiers = regexp.MustCompile(`identifiers\s*=\s*\[\s*"([^"]+)"`)
-
-// OpID is graph.OpID with a fallback for coreai-torch's debuginfo metadata
-// (`identifiers = ["_to_copy_12"]` inside a fused location's metadata),
-// which graph.OpID does not read.
-func OpID(op *graph.Operation) string {
-	if id := op.OpID(); id != "" {
-		return id
-	}
-	return metaID(op.Loc)
-}
-
-func metaID(l graph.Loc) string {
-	switch x := l.(type) {
-	case *graph.FusedLoc:
-		if x.Metadata != nil {
-			if m := reIdentifiers.FindStringSubmatch(x.Metadata.String()); m != nil {
-				return m[1]
-			}
-		}
-		for _, c := range x.Locs {
-			if id := metaID(c); id != "" {
-				return id
-			}
-		}
-	case *graph.CallSiteLoc:
-		if id := metaID(x.Callee); id != "" {
-			return id
-		}
-		return metaID(x.Caller)
-	case *graph.NameLoc:
-		if x.Child != nil {
-			return metaID(x.Child)
-		}
-	}
-	return ""
-}
+// OpID is the op's FX node name (graph.OpID reads name locations and
+// coreai-torch's debuginfo metadata alike).
+func OpID(op *graph.Operation) string { return op.OpID() }
 
 // viaFrame returns the first file location after the first one whose file
 // differs from it: the caller in the user's builder.
