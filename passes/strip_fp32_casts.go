@@ -191,7 +191,10 @@ func callTarget(op *graph.Operation, graphs map[string]*graph.Graph) *graph.Grap
 	if !ok || len(ref.Nested) > 0 {
 		return nil
 	}
-	return graphs[ref.Root]
+	if g := graphs[ref.Root]; g != nil && g.Body() != nil && g.Terminator() != nil {
+		return g
+	}
+	return nil // a declaration has no body whose types could follow
 }
 
 // isCallee reports whether a graph is only reached through calls (a private
@@ -399,7 +402,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.islands=<pattern matching other islands>, or disable the pass with --disable strip-fp32-casts", sfDescribe(op))
 			}
 			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, graphs) == nil {
-				return nil, fmt.Errorf("%s in an fp32 island calls a graph that is not in this module, so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.islands=…, or disable the pass", sfDescribe(op))
+				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.islands=…, or disable the pass", sfDescribe(op))
 			}
 		}
 		is.chosen = true

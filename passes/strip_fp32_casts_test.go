@@ -231,6 +231,19 @@ func TestStripFP32Casts(t *testing.T) {
 			},
 		},
 		{
+			name: "call to a declaration stops the pass",
+			text: `module {
+  func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+  func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = func.call @ext(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    return %2 : tensor<4xf16>
+  }
+}`,
+			wantErr: "func.call (at t.mlir:5) in an fp32 island calls a graph whose body is not in this module",
+		},
+		{
 			name: "casts to other types stay, retyped",
 			text: `module {
   coreai.graph @main(%x: tensor<4xf16>, %i: tensor<4xsi32>) -> (tensor<4xf16>, tensor<4xsi32>) {
