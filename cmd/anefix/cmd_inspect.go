@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -68,7 +69,14 @@ func inspectInput(env *Env, path string) (*pb.InspectReport, error) {
 		return nil, err
 	}
 	defer ld.Close()
-	ri := &pb.Input{Path: path, MainPath: ld.Input.MainPath}
+	// main_path is spelled relative to what the user typed (the proto says
+	// it equals path for single files), so reports do not leak absolute paths.
+	ri := &pb.Input{Path: path, MainPath: path}
+	if ld.Input.Kind.IsDir() {
+		if rel, err := filepath.Rel(ld.Input.Root, ld.Input.MainPath); err == nil {
+			ri.MainPath = filepath.Join(path, rel)
+		}
+	}
 	switch {
 	case ld.Input.Kind == bundle.KindAIModel:
 		ri.Kind = pb.InputKind_AIMODEL

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -68,5 +71,41 @@ func TestInspectHelp(t *testing.T) {
 	code, out, _ := runInspect(t, "", "--help")
 	if code != 0 || !strings.Contains(out, "Usage: anefix inspect IN [--json]") || !strings.Contains(out, "Examples:") {
 		t.Errorf("help: exit %d\n%s", code, out)
+	}
+}
+
+var updateInspect = flag.Bool("update-inspect", false, "rewrite testdata/mlir/inspect golden files")
+
+// TestInspectGolden pins the whole text and JSON output for the hybrid
+// layer (regenerate with: go test ./cmd/anefix -run InspectGolden -update-inspect).
+func TestInspectGolden(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{hybrid}, "hybrid_layer.txt"},
+		{[]string{hybrid, "--json"}, "hybrid_layer.json"},
+		{[]string{"../../testdata/mlir/pretty/printed_small.mlir"}, "printed_small.txt"},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			code, out, errs := runInspect(t, "", tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			path := filepath.Join("../../testdata/mlir/inspect", tc.golden)
+			if *updateInspect {
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update-inspect)", err)
+			}
+			if out != string(want) {
+				t.Errorf("output differs from %s (rerun with -update-inspect if intended):\n%s", path, out)
+			}
+		})
 	}
 }
