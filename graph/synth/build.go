@@ -121,7 +121,9 @@ func i64s(xs ...int) []int64 {
 
 // ---- constants ----
 
-// dense builds a dense attribute of integer elements (si32/ui32/ui16).
+// denseInts builds a dense attribute of integer elements (si32/ui32/ui16).
+// Equal elements are stored as a splat, as MLIR does (a one-element tensor
+// included); an empty tensor is not a splat.
 func denseInts(elem *graph.IntegerType, shape []int64, vals []int64) *graph.DenseElementsAttr {
 	n := graph.ElemBytes(elem)
 	splat := len(vals) > 0
@@ -130,7 +132,7 @@ func denseInts(elem *graph.IntegerType, shape []int64, vals []int64) *graph.Dens
 			splat = false
 		}
 	}
-	if splat && len(vals) > 0 {
+	if splat {
 		vals = vals[:1]
 	}
 	raw := make([]byte, n*len(vals))
@@ -168,9 +170,6 @@ func (b *builder) si32s(v int64) *graph.Value {
 // ui32 is a rank-1 ui32 constant (shapes, permutations, strides).
 func (b *builder) ui32(vals ...int64) *graph.Value {
 	a := denseInts(graph.UI32, []int64{int64(len(vals))}, vals)
-	if len(vals) == 0 {
-		a.Splat = false
-	}
 	return b.constant(a, a.Type)
 }
 
