@@ -310,3 +310,33 @@ func TestPrintRejectsBrokenIR(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleLevelValues: a value defined in the module body and used inside
+// a graph after the graph defined its own first value keeps its identity.
+func TestModuleLevelValues(t *testing.T) {
+	in := `%c = "x.c"() : () -> i32
+"coreai.graph"() <{function_type = () -> (), sym_name = "g"}> ({
+  %a = "x.a"() : () -> i32
+  "x.use"(%c, %a) : (i32, i32) -> ()
+  "coreai.output"() : () -> ()
+}) : () -> ()`
+	m, _, err := Parse("t.mlir", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustFormat(t, m, FormGeneric)
+	m2, _, err := Parse("t2.mlir", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var use *graph.Operation
+	m2.Walk(func(op *graph.Operation) bool {
+		if op.Name == "x.use" {
+			use = op
+		}
+		return true
+	})
+	if use == nil || use.Operand(0).DefiningOp().Name != "x.c" || use.Operand(1).DefiningOp().Name != "x.a" {
+		t.Errorf("operands rebound after printing:\n%s", out)
+	}
+}

@@ -97,8 +97,12 @@ func (pr *printer) nameOp(op *graph.Operation, top bool) {
 				pr.names[a] = "%arg" + strconv.Itoa(pr.nextA)
 				pr.nextA++
 			}
+			// Functions restart at %0 (they are isolated from above), unless
+			// the module body itself defines values that nested regions
+			// could see: then one numbering keeps every name unambiguous.
+			restart := top && op.Name == "builtin.module" && !definesValues(b)
 			for o := b.First(); o != nil; o = o.Next() {
-				if top && op.Name == "builtin.module" {
+				if restart {
 					save, saveA := pr.nextV, pr.nextA
 					pr.nextV, pr.nextA = 0, 0
 					pr.nameOp(o, false)
@@ -109,6 +113,18 @@ func (pr *printer) nameOp(op *graph.Operation, top bool) {
 			}
 		}
 	}
+}
+
+func definesValues(b *graph.Block) bool {
+	if len(b.Args()) > 0 {
+		return true
+	}
+	for o := b.First(); o != nil; o = o.Next() {
+		if o.NumResults() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (pr *printer) name(v *graph.Value) string {
