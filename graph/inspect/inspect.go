@@ -265,6 +265,13 @@ func isF32(v *graph.Value) bool { return graph.IsFloat(graph.ElementType(v.Type(
 
 func isCast(op *graph.Operation) bool { return op.Name == "coreai.cast" }
 
+// isConstant reports values made from nothing (coreai.constant and the
+// like): no operands, no regions.
+func isConstant(v *graph.Value) bool {
+	d := v.DefiningOp()
+	return d != nil && d.NumOperands() == 0 && len(d.Regions) == 0
+}
+
 // islands groups f32 values connected through the non-cast ops that read
 // or write them (union-find), then lists per island its values, the casts
 // into and out of it, the graph I/O it touches and its compute ops.
@@ -312,7 +319,7 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 		}
 		var first *graph.Value
 		for _, v := range append(append([]*graph.Value{}, o.Operands()...), o.Results()...) {
-			if v == nil || !isF32(v) {
+			if v == nil || !isF32(v) || isConstant(v) {
 				continue
 			}
 			add(v) // values defined outside this graph's walk (should not happen)
@@ -320,6 +327,30 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 				first = v
 			} else {
 				union(first, v)
+			}
+		}
+	}
+	// A constant (eps, a scale) shared by several islands must not weld
+	// them together: it joins the island of its first computing user.
+	for _, v := range order {
+		if !isConstant(v) {
+			continue
+		}
+		for _, u := range v.Uses() {
+			if isCast(u.Op) || u.Op == term {
+				continue
+			}
+			var other *graph.Value
+			for _, w := range append(append([]*graph.Value{}, u.Op.Operands()...), u.Op.Results()...) {
+				if w != nil && w != v && isF32(w) && !isConstant(w) {
+					other = w
+					break
+				}
+			}
+			if other != nil {
+				add(other)
+				union(other, v)
+				break
 			}
 		}
 	}

@@ -130,3 +130,28 @@ func TestIslandsAndIO(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedConstantDoesNotMergeIslands: one f32 eps constant used by two
+// separate norm islands leaves them two islands.
+func TestSharedConstantDoesNotMergeIslands(t *testing.T) {
+	g := reportFor(t, "t.mlir", `"coreai.graph"() <{function_type = (tensor<2xf16>, tensor<2xf16>) -> (tensor<2xf16>, tensor<2xf16>), sym_name = "g"}> ({
+^bb0(%a: tensor<2xf16>, %b: tensor<2xf16>):
+  %eps = "coreai.constant"() <{value = dense<1.0e-06> : tensor<f32>}> : () -> tensor<f32>
+  %0 = "coreai.cast"(%a) : (tensor<2xf16>) -> tensor<2xf32>
+  %1 = "coreai.decomposable.broadcasting_add"(%0, %eps) : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %2 = "coreai.cast"(%1) : (tensor<2xf32>) -> tensor<2xf16>
+  %3 = "coreai.cast"(%b) : (tensor<2xf16>) -> tensor<2xf32>
+  %4 = "coreai.decomposable.broadcasting_add"(%3, %eps) : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %5 = "coreai.cast"(%4) : (tensor<2xf32>) -> tensor<2xf16>
+  "coreai.output"(%2, %5) : (tensor<2xf16>, tensor<2xf16>) -> ()
+}) : () -> ()`).Graphs[0]
+	if len(g.Fp32Islands) != 2 {
+		t.Fatalf("%d islands, want 2", len(g.Fp32Islands))
+	}
+	if n := len(g.Fp32Islands[0].Values); n != 3 {
+		t.Errorf("first island has %d values, want 3 (eps, cast, add)", n)
+	}
+	if n := len(g.Fp32Islands[1].Values); n != 2 {
+		t.Errorf("second island has %d values, want 2", n)
+	}
+}
