@@ -200,6 +200,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 			return err
 		}
 		rep.WriteNs = time.Since(t1).Nanoseconds()
+		// main.hash is checked in the background and settled by Save.
+		rep.Input.HashChecked, rep.Input.HashMatches = ld.Input.Hash.Checked, ld.Input.Hash.Matches
 		rep.Written = true
 		rep.OutputKind = wr.Kind.String()
 		rep.OutputHash = wr.Hash
@@ -245,6 +247,10 @@ func reportInput(path string, ld *modelio.Loaded) *pb.Input {
 	}
 	if ld.Form != modelio.FormBytecode {
 		in.TextForm = ld.Form
+	}
+	if ld.Bytecode != nil {
+		in.BytecodeVersion = int32(ld.Bytecode.Version)
+		in.BytecodeProducer = ld.Bytecode.Producer
 	}
 	return in
 }
