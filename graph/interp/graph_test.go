@@ -312,3 +312,16 @@ func TestObserve(t *testing.T) {
 		t.Errorf("observed %v", seen)
 	}
 }
+
+// A malformed op (float select between integer operands) is an error that
+// names the op, not a crash.
+func TestMalformedOpIsError(t *testing.T) {
+	i4 := graph.Tensor(graph.SI32, 4)
+	b, a := newGB("main", graph.Tensor(graph.I1, 4), i4, i4)
+	y := b.emit("coreai.decomposable.broadcasting_where", []*graph.Value{a[0], a[1], a[2]}, graph.Tensor(graph.F32, 4))
+	b.output(y)
+	_, err := New(b.m, Options{}).Run("main", []*Tensor{Zeros(Bool, []int{4}), Zeros(SI32, []int{4}), Zeros(SI32, []int{4})})
+	if err == nil || !strings.Contains(err.Error(), "broadcasting_where") {
+		t.Fatalf("got %v", err)
+	}
+}

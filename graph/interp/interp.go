@@ -184,7 +184,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			// place instead of copying a whole cache per layer.
 			res, err = in.sliceUpdateInPlace(op, ins)
 		} else {
-			res, err = in.exec(op, ins, depth)
+			res, err = in.safeExec(op, ins, depth)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("interp: @%s: %s: %w", g.Name(), op.Describe(), err)
@@ -799,4 +799,24 @@ func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Ten
 		return nil, err
 	}
 	return []*Tensor{t}, nil
+}
+
+// safeExec runs exec and turns a kernel panic (an op whose operands do not
+// fit its declared types in a way the checks above missed) into an error
+// naming the op, so bad input never crashes the tool.
+func (in *Interp) safeExec(op *graph.Operation, ins []*Tensor, depth int) (res []*Tensor, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("cannot execute with operands %v: %v (malformed op?)", tensorsString(ins), r)
+		}
+	}()
+	return in.exec(op, ins, depth)
+}
+
+func tensorsString(ts []*Tensor) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.String()
+	}
+	return strings.Join(parts, ", ")
 }
