@@ -340,7 +340,9 @@ func (e *dense) sdpa(q, k, v *graph.Value) *graph.Value {
 		masks[i] = e.mask
 	}
 	e.at("cat", fileSDPA, 114)
-	all = e.add(all, e.concat(2, masks...))
+	mk := e.concat(2, masks...)
+	e.at("add", fileSDPA, 114)
+	all = e.add(all, mk)
 	e.at("softmax", fileSDPA, 116)
 	all = e.softmax(all, 1)
 	vals := make([]*graph.Value, nkv)
