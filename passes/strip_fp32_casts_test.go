@@ -161,6 +161,24 @@ func TestStripFP32Casts(t *testing.T) {
 			notWant: []string{"_to_copy_9"},
 		},
 		{
+			name: "island exclusion by op id",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("a.py":1:0))
+    %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    %3 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_9"("b.py":2:0))
+    %4 = coreai.exp %3 : tensor<4xf32> -> tensor<4xf32>
+    %5 = coreai.cast %4 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2, %5 : tensor<4xf16>, tensor<4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.exclude=*b.py:*"},
+			f32Left: 2,
+			want:    []string{"_to_copy_9"},
+			notWant: []string{"_to_copy_1"},
+		},
+		{
 			name: "island selection by source glob",
 			text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {

@@ -26,7 +26,7 @@ func TestRewriteUsageErrors(t *testing.T) {
 		{[]string{in}, []string{"-o OUT is required"}},
 		{[]string{in, "-o", out, "--passes", "nope"}, []string{`unknown pass "nope"`, "valid: arm-d, strip-fp32-casts, fold-io-unsqueeze"}},
 		{[]string{in, "-o", out, "--disable", "nope,dce"}, []string{`--disable: unknown pass "nope"`, "valid:"}},
-		{[]string{in, "-o", out, "--set", "strip-fp32-casts.nope=1"}, []string{`has no option "nope"`, "valid: clamp, islands, io"}},
+		{[]string{in, "-o", out, "--set", "strip-fp32-casts.nope=1"}, []string{`has no option "nope"`, "valid: clamp, islands, exclude, io"}},
 		{[]string{in, "-o", out, "--set", "strip-fp32-casts.clamp=maybe"}, []string{"wants true or false"}},
 		{[]string{in, "-o", out, "--passes", "dce,fold-casts"}, []string{`"fold-casts" must run before "dce"`}},
 		{[]string{in, "-o", "-", "--json"}, []string{"--json prints the report on stdout"}},
@@ -494,4 +494,34 @@ func TestRewriteLLMBundle(t *testing.T) {
 		t.Errorf("asset metadata: %+v", meta)
 	}
 	rwLoad(t, out)
+}
+
+// TestStripNumericsClaim keeps the measurement quoted in strip-fp32-casts'
+// documentation true: on synth arm A, stripping every island breaks top-1
+// agreement; keeping the decoder-layer RMSNorm islands in f32 does not.
+func TestStripNumericsClaim(t *testing.T) {
+	if rewriteVerifyHook == nil {
+		t.Skip("no verify command in this build")
+	}
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Skipf("no synth arm A: %v", err)
+	}
+	p, _ := passes.Lookup("strip-fp32-casts")
+	cases := []struct {
+		set, want string
+		code      int
+	}{
+		{"strip-fp32-casts.io=true", "top-1 agreement: 2/24", exitGate},
+		{"strip-fp32-casts.exclude=*ios/qwen3_5_ios.py:58", "top-1 agreement: 24/24", exitOK},
+	}
+	for _, c := range cases {
+		out := filepath.Join(t.TempDir(), "v.aimodel")
+		code, stdout, stderr := runCLI(t, "", "rewrite", rwArmA, "-o", out, "--set", c.set, "--verify")
+		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("--set %s --verify: exit %d, want %d and %q:\n%s", c.set, code, c.code, c.want, stdout+stderr)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(p.Doc), " "), strings.TrimPrefix(c.want, "top-1 agreement: ")) {
+			t.Errorf("strip-fp32-casts doc no longer quotes %q", c.want)
+		}
+	}
 }
