@@ -174,6 +174,13 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		},
 	})
 	rwFillReport(rep, pl, res)
+	if runErr == nil && !o.verifyEach {
+		// Never write unverified IR: without --verify-each, check once at
+		// the end.
+		if err := graph.Verify(ld.Module); err != nil {
+			runErr = fmt.Errorf("the IR after the pipeline does not verify (rerun with --verify-each to find the pass): %w", err)
+		}
+	}
 	if runErr != nil {
 		rep.Error = runErr.Error()
 		var pe *passes.PassError
