@@ -136,3 +136,26 @@ func TestBalancedBody(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorLongLine: an error inside a megabyte-long line (a weight blob)
+// shows a window of the line around the column, caret under the culprit.
+func TestErrorLongLine(t *testing.T) {
+	line := `w: "0x02000000` + strings.Repeat("00", 500000) + `ZZ` + strings.Repeat("00", 1000) + `"`
+	src := NewSource("big.mlir", "{-#\n"+line+"\n#-}")
+	off := strings.Index(src.Text, "ZZ")
+	e := src.ErrorAt(off, "invalid hex digit")
+	lines := strings.Split(e.Error(), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 lines, got %d", len(lines))
+	}
+	if len(lines[1]) > 200 {
+		t.Errorf("context line is %d bytes long", len(lines[1]))
+	}
+	caret := strings.Index(lines[2], "^")
+	if caret < 0 || caret >= len(lines[1]) || lines[1][caret:caret+2] != "ZZ" {
+		t.Errorf("caret at %d does not point at ZZ:\n%s\n%s", caret, lines[1], lines[2])
+	}
+	if e.Line != 2 || e.Col != len(`w: "0x02000000`)+1000000+1 {
+		t.Errorf("position %d:%d", e.Line, e.Col)
+	}
+}
