@@ -88,6 +88,46 @@ func TestMlirOptRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMlirOptComparisonDetectsLoss is the control for the round-trip test:
+// a dropped attribute, location, resource byte or op shows up in mlir-opt's
+// printout, so an equal printout means nothing was lost.
+func TestMlirOptComparisonDetectsLoss(t *testing.T) {
+	bin := oracle.MlirOpt(t)
+	path := filepath.Join(testdataDir, "generic", "hybrid_layer.mlir")
+	want := mlirOpt(t, bin, filepath.Dir(path), filepath.Base(path))
+	damage := map[string]func(m *graph.Module){
+		"attribute": func(m *graph.Module) {
+			g := m.Graph("rms_norm_0")
+			g.Op.SetAttr("composite_decl", nil)
+		},
+		"location": func(m *graph.Module) {
+			m.Graph("main").Body().First().Loc = graph.Unknown
+		},
+		"resource byte": func(m *graph.Module) {
+			r := m.Resource("layer0_out_proj")
+			b, _ := r.Bytes()
+			b[0] ^= 1
+			r.Blob = graph.MemBlob(b)
+		},
+		"op": func(m *graph.Module) {
+			out := m.Graph("main").Terminator()
+			extra := graph.NewOp("coreai.extra", nil, nil, nil, graph.Unknown)
+			extra.InsertBefore(out)
+		},
+	}
+	for name, f := range damage {
+		t.Run(name, func(t *testing.T) {
+			m, _, _ := parseFile(t, path)
+			f(m)
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "out.mlir"), []byte(mustFormat(t, m, FormGeneric)), 0o644)
+			if got := mlirOpt(t, bin, dir, "out.mlir"); got == want {
+				t.Errorf("mlir-opt printout unchanged after dropping/changing a %s", name)
+			}
+		})
+	}
+}
+
 // TestReadsMlirOptOutput: anefix reads mlir-opt's own canonical printout
 // (location aliases defined at the end of the file, `// pred:` comments,
 // sorted dictionaries) and writes back the same IR.
