@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -523,5 +524,35 @@ func TestStripNumericsClaim(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(p.Doc), " "), strings.TrimPrefix(c.want, "top-1 agreement: ")) {
 			t.Errorf("strip-fp32-casts doc no longer quotes %q", c.want)
 		}
+	}
+}
+
+// TestRewriteReportDeterministic: apart from the *Ns timings, the report
+// and the output are the same bytes on every run.
+func TestRewriteReportDeterministic(t *testing.T) {
+	ns := regexp.MustCompile(`"[a-zA-Z]*Ns": "[0-9]+"`)
+	var reports, outputs []string
+	for i := 0; i < 2; i++ {
+		out := filepath.Join(t.TempDir(), "o.mlir")
+		code, stdout, stderr := runCLI(t, "", "rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out, "--json")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The output path differs between runs; everything else must not.
+		reports = append(reports, strings.ReplaceAll(ns.ReplaceAllString(stdout, `"Ns": "0"`), out, "OUT"))
+		outputs = append(outputs, string(b))
+	}
+	if reports[0] != reports[1] {
+		t.Errorf("reports differ:\n%s\n---\n%s", reports[0], reports[1])
+	}
+	if outputs[0] != outputs[1] {
+		t.Error("outputs differ")
+	}
+	if !strings.Contains(reports[0], `"durationNs"`) && !strings.Contains(reports[0], `"Ns": "0"`) {
+		t.Error("no timings in the report")
 	}
 }
