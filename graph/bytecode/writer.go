@@ -134,8 +134,13 @@ func (w *writer) seed() {
 		return
 	}
 	f := w.f
-	for _, s := range f.strings {
-		w.addString(s)
+	// Verbatim, duplicates included: indices inside kept encodings count
+	// every entry.
+	for i, s := range f.strings {
+		w.strings = append(w.strings, s)
+		if _, ok := w.strIdx[s]; !ok {
+			w.strIdx[s] = i
+		}
 	}
 	for _, d := range f.dialects {
 		w.dialects = append(w.dialects, d)
