@@ -243,7 +243,7 @@ func ParseOption(o OptionSpec, s string) (any, error) {
 	return nil, fmt.Errorf("option %s has an unknown kind", o.Name)
 }
 
-// KindName is how docs and usage errors name an option kind.
+// String is how docs and usage errors name an option kind.
 func (k OptionKind) String() string {
 	switch k {
 	case OptBool:

@@ -206,8 +206,8 @@ func callTarget(op *graph.Operation, graphs map[string]*graph.Graph) *graph.Grap
 	return nil // a declaration has no body whose types could follow
 }
 
-// isCallee reports whether a graph is only reached through calls (a private
-// graph some op calls): its signature is internal, not model I/O.
+// calledGraphs lists the graphs some op calls: their signatures are internal
+// (private composites), not model I/O.
 func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Operation]bool {
 	out := map[*graph.Operation]bool{}
 	m.Walk(func(op *graph.Operation) bool {
