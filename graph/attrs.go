@@ -491,7 +491,7 @@ func (a *DenseElementsAttr) String() string {
 	_, isBool := a.Type.Elem.(*IntegerType)
 	isBool = isBool && BitWidth(a.Type.Elem) == 1
 	switch {
-	case a.Splat:
+	case a.Splat || n == 1: // MLIR prints any one-element literal as a splat
 		b.WriteString(a.elemString(0))
 	case n > denseHexThreshold && !isBool:
 		b.WriteString("\"0x")

@@ -264,3 +264,14 @@ func TestOpIDFromDebugInfoMetadata(t *testing.T) {
 		t.Errorf("empty identifiers = %q", got)
 	}
 }
+
+// A one-element literal prints the same whether it was built as a splat or
+// not, so parse→print is a fixed point from the first print.
+func TestOneElementDensePrintsAsSplat(t *testing.T) {
+	raw := []byte{2, 0, 0, 0}
+	a := &DenseElementsAttr{Type: Tensor(SI32, 1), Raw: raw, Splat: true}
+	b := &DenseElementsAttr{Type: Tensor(SI32, 1), Raw: raw}
+	if a.String() != "dense<2> : tensor<1xsi32>" || b.String() != a.String() {
+		t.Errorf("%s vs %s", a, b)
+	}
+}
