@@ -422,6 +422,27 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		is.desc = sfDescribe(is.first)
 	}
 
+	// A signature is edited through the graph's properties dictionary; one
+	// kept in an encoding anefix carries opaquely cannot be edited.
+	for _, v := range order {
+		if !islands[u.find(v)].chosen {
+			continue
+		}
+		var gop *graph.Operation
+		if b, _, ok := v.BlockArg(); ok && b.ParentOp() != nil && graph.IsGraphOp(b.ParentOp()) {
+			gop = b.ParentOp()
+		}
+		for _, use := range v.Uses() {
+			if p := use.Op.ParentOp(); p != nil && graph.IsGraphOp(p) && use.Op.Name == graph.TerminatorName(p.Name) {
+				gop = p
+			}
+		}
+		if gop != nil && gop.Props != nil && sfDict(gop.Props) == nil {
+			g := &graph.Graph{Op: gop}
+			return nil, fmt.Errorf("@%s: its signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit; what to do: convert the model to MLIR text first (anefix convert IN -o x.mlir) and rewrite that, or exclude this island with --set strip-fp32-casts.exclude=…", g.Name())
+		}
+	}
+
 	// 4. Prepare constant conversions (nothing is changed yet, so an
 	// overflow error leaves the module untouched).
 	type constPlan struct {

@@ -423,3 +423,30 @@ func BenchmarkHalfBlob(b *testing.B) {
 		}
 	}
 }
+
+// TestStripOpaqueSignature: a graph whose properties the codec kept in an
+// opaque encoding cannot have its signature edited; the pass says so
+// instead of writing the new types somewhere the file would not read them.
+func TestStripOpaqueSignature(t *testing.T) {
+	m := ptParse(t, `module {
+  coreai.graph @main(%x: tensor<4xf32>) -> tensor<4xf16> {
+    %0 = coreai.exp %x : tensor<4xf32> -> tensor<4xf32>
+    %1 = coreai.cast %0 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %1 : tensor<4xf16>
+  }
+}`)
+	g := m.Graphs()[0]
+	// Move the inherent attributes out of the properties dictionary, as a
+	// reader that keeps properties opaque would leave them readable.
+	for _, e := range sfDict(g.Op.Props).Entries {
+		g.Op.SetAttr(e.Name, e.Value)
+	}
+	g.Op.Props = &graph.RawAttr{Text: "<opaque properties>"}
+	_, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}})
+	if err == nil || !strings.Contains(err.Error(), "@main: its signature would change") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(ptPrint(t, m), "tensor<4xf32>") {
+		t.Error("the module was changed before the error")
+	}
+}
