@@ -98,7 +98,11 @@ documentation as this file.
 		} else {
 			fmt.Fprintf(&b, " (`--set %s.NAME=VALUE`):\n\n| option | type | default | meaning |\n|---|---|---|---|\n", n)
 			for _, o := range p.Options {
-				fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", o.Name, o.Kind, passesMDCell(o.Default), passesMDCell(o.Doc))
+				def := "(empty)"
+				if o.Default != "" {
+					def = "`" + passesMDCell(o.Default) + "`"
+				}
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, o.Kind, def, passesMDCell(o.Doc))
 			}
 		}
 		passesMDExample(t, &b, n)
