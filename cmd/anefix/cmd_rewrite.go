@@ -60,7 +60,7 @@ pass to stderr.
 
 Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
-  anefix rewrite rwArmA.mlir -o - --emit pretty --passes strip-fp32-casts
+  anefix rewrite armA.mlir -o - --emit pretty --passes strip-fp32-casts
   anefix rewrite model.aimodel -o d.aimodel --arm-d --report d.json
   anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true`,
 		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
