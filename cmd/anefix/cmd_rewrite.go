@@ -153,6 +153,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	defer ld.Close()
 	rep.Input = reportInput(in, ld)
+	if !o.dryRun && (o.emit == modelio.FormGeneric || o.emit == modelio.FormPretty) {
+		if k := modelio.OutputKind(o.out, ld, o.emit); k != bundle.KindText {
+			return usagef("--emit %s: output %s is a %s, which holds MLIR bytecode; write text to a .mlir path or - instead", o.emit, o.out, k)
+		}
+	}
 	if err := graph.Verify(ld.Module); err != nil {
 		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)
 	}

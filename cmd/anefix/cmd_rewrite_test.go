@@ -36,6 +36,7 @@ func TestRewriteUsageErrors(t *testing.T) {
 		{[]string{in, "-o", out, "--dry-run"}, []string{"--dry-run writes nothing"}},
 		{[]string{in, "-o", out, "--passes", "dce", "--arm-d"}, []string{"with --passes, list arm-d"}},
 		{[]string{in, in, "-o", out}, []string{"exactly one input"}},
+		{[]string{in, "-o", filepath.Join(filepath.Dir(out), "x.aimodel"), "--emit", "pretty"}, []string{"holds MLIR bytecode"}},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, "", append([]string{"rewrite"}, c.args...)...)
