@@ -145,6 +145,13 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		printAfter[n] = true
 	}
 
+	if o.out != "" && o.out != "-" && !o.force {
+		// Found now rather than after minutes of work on a large model
+		// (bundle.Write checks again when it commits).
+		if _, err := os.Lstat(o.out); err == nil {
+			return fmt.Errorf("output %s already exists; use --force to replace it", o.out)
+		}
+	}
 	rep := &pb.RewriteReport{DryRun: o.dryRun, VerifyEach: o.verifyEach, Output: o.out}
 	t0 := time.Now()
 	ld, err := loadInput(env, in, o.ignoreHash)

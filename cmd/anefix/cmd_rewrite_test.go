@@ -557,3 +557,21 @@ func TestRewriteReportDeterministic(t *testing.T) {
 		t.Error("no timings in the report")
 	}
 }
+
+func TestRewriteExistingOutput(t *testing.T) {
+	in := "../../testdata/passes/fold-casts.mlir"
+	out := filepath.Join(t.TempDir(), "o.mlir")
+	if err := os.WriteFile(out, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out)
+	if b, _ := os.ReadFile(out); code != exitFailure || !strings.Contains(stderr, "--force") || string(b) != "keep me" {
+		t.Errorf("existing output: exit %d, stderr %q, file %q", code, stderr, b)
+	}
+	if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--force"); code != exitOK {
+		t.Errorf("--force: exit %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "coreai.graph") {
+		t.Errorf("--force did not replace the output: %q", b)
+	}
+}
