@@ -61,13 +61,15 @@ RMSNorm, x·x overflows f16 for |x| > 256 and goes subnormal for
 logits error grows through the recurrent state: max |Δ| 0.0005, 0.013,
 0.064 at steps 0-2, and the token flips at step 2); keeping the
 decoder-layer RMSNorm islands in f32 (exclude=*ios/qwen3_5_ios.py:58) gives
-24/24. Random weights make near-tied logits, so read this as a sensitivity
+24/24, and so does keep-norms=true (every normalization island kept in f32,
+RoPE and the recurrence stripped). Random weights make near-tied logits, so read this as a sensitivity
 signal, not a verdict on a trained model. Check every result with anefix
 verify; restrict the pass with islands=<pattern> or exclude=<pattern>.`,
 		Options: []OptionSpec{
 			{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
 			{Name: "islands", Kind: OptStringList, Default: "", Doc: "only islands with an op whose op id or source (file:line) matches one of these glob patterns (* matches anything); empty = all"},
 			{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands)"},
+			{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the islands that compute a normalization (a reduce_mean whose result reaches an rsqrt or sqrt in the same island), whatever their source"},
 			{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
 		},
 		Run: stripFP32Casts,
@@ -223,6 +225,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	ch := &Change{}
 	clamp := opts.Bool("clamp")
 	convertIO := opts.Bool("io")
+	keepNorms := opts.Bool("keep-norms")
 	patterns, err := compileGlobs(opts.Strings("islands"))
 	if err != nil {
 		return nil, err
@@ -404,6 +407,10 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			continue
 		}
 		if len(patterns) > 0 && !islandMatches(is, patterns) || islandMatches(is, excludes) {
+			continue
+		}
+		if keepNorms && islandIsNorm(is) {
+			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", sfDescribe(is.first)))
 			continue
 		}
 		if len(is.io) > 0 && !convertIO {
@@ -663,6 +670,42 @@ func denseAttrOf(op *graph.Operation) (string, graph.Attr) {
 func sfDict(a graph.Attr) *graph.DictAttr {
 	d, _ := a.(*graph.DictAttr)
 	return d
+}
+
+// islandIsNorm reports whether an island computes a normalization: a
+// reduce_mean whose result reaches an rsqrt or sqrt through ops of the
+// island (RMSNorm: mean(x·x) + eps → rsqrt; LayerNorm's variance likewise).
+func islandIsNorm(is *island) bool {
+	in := map[*graph.Operation]bool{}
+	for _, op := range is.ops {
+		in[op] = true
+	}
+	for _, op := range is.ops {
+		if !strings.HasSuffix(op.Name, "reduce_mean") {
+			continue
+		}
+		seen := map[*graph.Operation]bool{}
+		work := []*graph.Operation{op}
+		for len(work) > 0 {
+			o := work[len(work)-1]
+			work = work[:len(work)-1]
+			if seen[o] {
+				continue
+			}
+			seen[o] = true
+			if strings.HasSuffix(o.Name, ".rsqrt") || strings.HasSuffix(o.Name, ".sqrt") {
+				return true
+			}
+			for _, r := range o.Results() {
+				for _, u := range r.Uses() {
+					if in[u.Op] {
+						work = append(work, u.Op)
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 func islandMatches(is *island, pats []*regexp.Regexp) bool {

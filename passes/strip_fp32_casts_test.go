@@ -179,6 +179,35 @@ func TestStripFP32Casts(t *testing.T) {
 			notWant: []string{"_to_copy_1"},
 		},
 		{
+			name: "keep-norms leaves a normalization island in f32",
+			text: `module {
+  coreai.graph @main(%x: tensor<1x4xf16>) -> (tensor<1x4xf16>, tensor<1x4xf16>) {
+    %ax = coreai.constant dense<1> : tensor<1xsi32>
+    %eps = coreai.constant dense<1.0e-06> : tensor<f32>
+    %0 = coreai.cast %x : tensor<1x4xf16> to tensor<1x4xf32> loc("_to_copy_1"("norm.py":1:0))
+    %1 = coreai.decomposable.broadcasting_mul %0, %0 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+    %2 = coreai.reduce_mean %1, %ax : (tensor<1x4xf32>, tensor<1xsi32>) -> tensor<1x1xf32>
+    %3 = coreai.decomposable.broadcasting_add %2, %eps : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+    %4 = coreai.rsqrt %3 : tensor<1x1xf32> -> tensor<1x1xf32>
+    %5 = coreai.decomposable.broadcasting_mul %0, %4 : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+    %6 = coreai.cast %5 : tensor<1x4xf32> to tensor<1x4xf16>
+    %7 = coreai.cast %x : tensor<1x4xf16> to tensor<1x4xf32> loc("_to_copy_2"("rope.py":1:0))
+    %8 = coreai.exp %7 : tensor<1x4xf32> -> tensor<1x4xf32>
+    %9 = coreai.cast %8 : tensor<1x4xf32> to tensor<1x4xf16>
+    coreai.output %6, %9 : tensor<1x4xf16>, tensor<1x4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.keep-norms=true"},
+			f32Left: 7,
+			want:    []string{"_to_copy_1", "coreai.exp %arg0 : tensor<1x4xf16>"},
+			notWant: []string{"_to_copy_2"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.Notes) < 2 || !strings.Contains(strings.Join(ch.Notes, "\n"), "_to_copy_1 at norm.py:1) left in f32: it computes a normalization") {
+					t.Errorf("notes = %q", ch.Notes)
+				}
+			},
+		},
+		{
 			name: "island selection by source glob",
 			text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {

@@ -27,7 +27,7 @@ func TestRewriteUsageErrors(t *testing.T) {
 		{[]string{in}, []string{"-o OUT is required"}},
 		{[]string{in, "-o", out, "--passes", "nope"}, []string{`unknown pass "nope"`, "valid: arm-d, strip-fp32-casts, fold-io-unsqueeze"}},
 		{[]string{in, "-o", out, "--disable", "nope,dce"}, []string{`--disable: unknown pass "nope"`, "valid:"}},
-		{[]string{in, "-o", out, "--set", "strip-fp32-casts.nope=1"}, []string{`has no option "nope"`, "valid: clamp, islands, exclude, io"}},
+		{[]string{in, "-o", out, "--set", "strip-fp32-casts.nope=1"}, []string{`has no option "nope"`, "valid: clamp, islands, exclude, keep-norms, io"}},
 		{[]string{in, "-o", out, "--set", "strip-fp32-casts.clamp=maybe"}, []string{"wants true or false"}},
 		{[]string{in, "-o", out, "--passes", "dce,fold-casts"}, []string{`"fold-casts" must run before "dce"`}},
 		{[]string{in, "-o", "-", "--json"}, []string{"--json prints the report on stdout"}},
@@ -515,6 +515,7 @@ func TestStripNumericsClaim(t *testing.T) {
 	}{
 		{"strip-fp32-casts.io=true", "top-1 agreement: 2/24", exitGate},
 		{"strip-fp32-casts.exclude=*ios/qwen3_5_ios.py:58", "top-1 agreement: 24/24", exitOK},
+		{"strip-fp32-casts.keep-norms=true", "top-1 agreement: 24/24", exitOK},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "v.aimodel")
