@@ -47,7 +47,10 @@ says otherwise. 'anefix passes' lists the passes and their options.
 
 The pipeline is the default one (passes marked "on"), toggled with --enable
 and --disable (repeatable, comma lists), or exactly the list given with
---passes. --arm-d switches the arm-d pass on. --set pass.option=value sets
+--passes. --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
+pass alone (plus passes named with --enable), so the recurrence, per-head
+SDPA and RoPE become pass-throughs and the graph is otherwise as exported;
+on synth arm A it gives exactly 'anefix synth --arm D'. --set pass.option=value sets
 an option (repeatable). A pipeline that breaks an ordering constraint, an
 unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
@@ -123,10 +126,15 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	spec := o.spec
 	if o.armD {
-		if len(spec.Passes) > 0 {
-			return usagef("--arm-d switches arm-d on in the default pipeline; with --passes, list arm-d instead")
+		// The seed's arm D is the builder's graph with only the recurrence,
+		// per-head SDPA and RoPE replaced: arm-d alone, plus whatever the
+		// user adds with --enable, in default order. This is exactly how
+		// synth builds arm D.
+		if len(spec.Passes) > 0 || len(spec.Disable) > 0 {
+			return usagef("--arm-d runs the seed's arm-D experiment (the arm-d pass alone); add passes with --enable, or list arm-d in --passes instead")
 		}
-		spec.Enable = append(append([]string(nil), spec.Enable...), "arm-d")
+		spec.Passes = armDPipeline(spec.Enable)
+		spec.Enable = nil
 	}
 	pl, err := passes.Build(spec)
 	if err != nil {
@@ -580,4 +588,26 @@ func setJSONKey(obj []byte, key string, value json.RawMessage) ([]byte, error) {
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
+}
+
+// armDPipeline is arm-d followed by the extra passes, in default order.
+func armDPipeline(extra []string) []string {
+	want := map[string]bool{"arm-d": true}
+	for _, n := range extra {
+		want[n] = true
+	}
+	var out []string
+	for _, n := range passes.Order {
+		if want[n] {
+			out = append(out, n)
+			delete(want, n)
+		}
+	}
+	for _, n := range extra { // unknown names: let Build report them
+		if want[n] {
+			out = append(out, n)
+			delete(want, n)
+		}
+	}
+	return out
 }

@@ -34,7 +34,7 @@ func TestRewriteUsageErrors(t *testing.T) {
 		{[]string{in, "-o", out, "--print-ir-after", "arm-d"}, []string{"not a pass of this pipeline", "valid: all, strip-fp32-casts"}},
 		{[]string{in, "-o", out, "--emit", "yaml"}, []string{`--emit "yaml"`}},
 		{[]string{in, "-o", out, "--dry-run"}, []string{"--dry-run writes nothing"}},
-		{[]string{in, "-o", out, "--passes", "dce", "--arm-d"}, []string{"with --passes, list arm-d"}},
+		{[]string{in, "-o", out, "--passes", "dce", "--arm-d"}, []string{"list arm-d in --passes instead"}},
 		{[]string{in, in, "-o", out}, []string{"exactly one input"}},
 		{[]string{in, "-o", filepath.Join(filepath.Dir(out), "x.aimodel"), "--emit", "pretty"}, []string{"holds MLIR bytecode"}},
 	}
@@ -272,9 +272,10 @@ func TestRewritePipelineFlags(t *testing.T) {
 			wantNames: "strip-fp32-casts,fold-io-unsqueeze,fold-casts,dce",
 		},
 		{name: "exact list", args: []string{"--passes", "strip-fp32-casts"}, wantNames: "strip-fp32-casts"},
+		{name: "arm-d plus cleanup", args: []string{"--arm-d", "--enable", "dce"}, wantNames: "arm-d,dce"},
 		{
 			name: "arm-d", args: []string{"--arm-d"},
-			wantNames: "arm-d,strip-fp32-casts,fold-io-unsqueeze,promote-states,fold-casts,dce",
+			wantNames: "arm-d",
 			check: func(t *testing.T, rep *rewriteReport, _ string) {
 				if len(rep.Passes[0].Replaced) == 0 {
 					t.Error("arm-d replaced nothing on arm A")
@@ -425,23 +426,33 @@ func canonical(t *testing.T, mlirOpt, path string) []byte {
 	return out
 }
 
-// TestRewriteArmDMatchesSynth: the arm-d pass run by rewrite on arm A gives
-// the IR synth emits for arm D (synth D is arm A plus the arm-d pass alone).
+// TestRewriteArmDMatchesSynth: --arm-d on arm A gives the IR synth emits for
+// arm D (synth D is arm A plus the arm-d pass alone), both from generated
+// text and from the shipped bundles.
 func TestRewriteArmDMatchesSynth(t *testing.T) {
 	mlirOpt := mlirOptOrSkip(t)
 	dir := t.TempDir()
 	a, d, r := filepath.Join(dir, "a.mlir"), filepath.Join(dir, "d.mlir"), filepath.Join(dir, "r.mlir")
+	ra := filepath.Join(dir, "r.aimodel")
 	for _, args := range [][]string{
 		{"synth", "--arm", "A", "-o", a, "--emit", "generic"},
 		{"synth", "--arm", "D", "-o", d, "--emit", "generic"},
-		{"rewrite", a, "--passes", "arm-d", "-o", r},
+		{"rewrite", a, "--arm-d", "-o", r},
+		{"rewrite", "../../testdata/synth/armA.aimodel", "--arm-d", "-o", ra},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != exitOK {
 			t.Fatalf("anefix %v: exit %d: %s", args, code, stderr)
 		}
 	}
-	if !bytes.Equal(canonical(t, mlirOpt, d), canonical(t, mlirOpt, r)) {
-		t.Error("rewrite --passes arm-d on arm A differs from synth --arm D")
+	want := canonical(t, mlirOpt, d)
+	if !bytes.Equal(want, canonical(t, mlirOpt, r)) {
+		t.Error("rewrite --arm-d on arm A text differs from synth --arm D")
+	}
+	if !bytes.Equal(canonical(t, mlirOpt, "../../testdata/synth/armD.aimodel/main.mlirb"), canonical(t, mlirOpt, filepath.Join(ra, "main.mlirb"))) {
+		t.Error("rewrite --arm-d on testdata armA.aimodel differs from testdata armD.aimodel")
+	}
+	if code, _, stderr := runCLI(t, "", "rewrite", a, "--arm-d", "--disable", "dce", "-o", filepath.Join(dir, "x.mlir")); code != exitUsage {
+		t.Errorf("--arm-d with --disable: exit %d: %s", code, stderr)
 	}
 }
 

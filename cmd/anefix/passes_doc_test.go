@@ -62,7 +62,8 @@ func renderPassesDoc(t *testing.T) string {
 ` + "`anefix rewrite IN -o OUT`" + ` runs these passes in this order (the default
 pipeline is the passes marked on). ` + "`--passes a,b`" + ` runs exactly a list,
 ` + "`--enable`/`--disable`" + ` toggle passes, ` + "`--set pass.option=value`" + ` sets an
-option, ` + "`--arm-d`" + ` switches arm-d on. ` + "`anefix passes [NAME]`" + ` prints the same
+option, ` + "`--arm-d`" + ` runs the seed's arm-D experiment (arm-d alone, plus
+passes named with ` + "`--enable`" + `). ` + "`anefix passes [NAME]`" + ` prints the same
 documentation as this file.
 
 | pass | default | summary |
@@ -84,7 +85,7 @@ documentation as this file.
 		} else {
 			how := "`--enable " + n + "`"
 			if n == "arm-d" {
-				how = "`--arm-d` or " + how
+				how = "`--arm-d` (arm-d alone, the seed's experiment) or " + how + " (within the default pipeline)"
 			}
 			fmt.Fprintf(&b, "Off by default (%s to run). %s.\n", how, p.Summary)
 		}
