@@ -155,32 +155,6 @@ func toF16(t graph.Type) graph.Type {
 	return t
 }
 
-// unionFind groups values into islands.
-type unionFind struct{ parent map[*graph.Value]*graph.Value }
-
-func (u *unionFind) add(v *graph.Value) {
-	if _, ok := u.parent[v]; !ok {
-		u.parent[v] = v
-	}
-}
-
-func (u *unionFind) find(v *graph.Value) *graph.Value {
-	for u.parent[v] != v {
-		u.parent[v] = u.parent[u.parent[v]]
-		v = u.parent[v]
-	}
-	return v
-}
-
-func (u *unionFind) union(a, b *graph.Value) {
-	u.add(a)
-	u.add(b)
-	ra, rb := u.find(a), u.find(b)
-	if ra != rb {
-		u.parent[rb] = ra
-	}
-}
-
 // island is one connected set of f32 values and what touches it.
 type island struct {
 	id     int // order of discovery, for deterministic output
@@ -243,11 +217,11 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	isIOGraph := func(g *graph.Graph) bool { return g.Visibility() != "private" || !called[g.Op] }
 
 	// 1. Group f32 values into islands.
-	u := &unionFind{parent: map[*graph.Value]*graph.Value{}}
+	u := graph.NewValueSets()
 	var order []*graph.Value // first-seen order of values, for determinism
 	note := func(v *graph.Value) {
-		if _, ok := u.parent[v]; !ok {
-			u.add(v)
+		if !u.Has(v) {
+			u.Add(v)
 			order = append(order, v)
 		}
 	}
@@ -287,7 +261,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 					for i, v := range op.Operands() {
 						if i < len(b.Args()) && isF32(v) && isF32(b.Arg(i)) {
 							note(b.Arg(i))
-							u.union(v, b.Arg(i))
+							u.Union(v, b.Arg(i))
 						}
 					}
 				}
@@ -295,13 +269,13 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 					for i, r := range op.Results() {
 						if i < t.NumOperands() && isF32(r) && isF32(t.Operand(i)) {
 							note(t.Operand(i))
-							u.union(r, t.Operand(i))
+							u.Union(r, t.Operand(i))
 						}
 					}
 				}
 			default:
 				for _, v := range f32s[min(1, len(f32s)):] {
-					u.union(f32s[0], v)
+					u.Union(f32s[0], v)
 				}
 			}
 			return true
@@ -318,7 +292,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 					if o.Name == in.StateOutput && o.Index < t.NumOperands() {
 						a, r := g.Body().Arg(in.Index), t.Operand(o.Index)
 						if isF32(a) && isF32(r) {
-							u.union(a, r)
+							u.Union(a, r)
 						}
 					}
 				}
@@ -330,7 +304,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	islands := map[*graph.Value]*island{}
 	var list []*island
 	get := func(v *graph.Value) *island {
-		r := u.find(v)
+		r := u.Find(v)
 		is := islands[r]
 		if is == nil {
 			is = &island{id: len(list)}
@@ -432,7 +406,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	// A signature is edited through the graph's properties dictionary; one
 	// kept in an encoding anefix carries opaquely cannot be edited.
 	for _, v := range order {
-		if !islands[u.find(v)].chosen {
+		if !islands[u.Find(v)].chosen {
 			continue
 		}
 		var gop *graph.Operation
@@ -541,7 +515,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	}
 	retyped := map[*graph.Operation]bool{}
 	for _, v := range order {
-		if is := islands[u.find(v)]; !is.chosen {
+		if is := islands[u.Find(v)]; !is.chosen {
 			continue
 		} else {
 			is.values++

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
@@ -46,7 +43,7 @@ Examples:
 					return err
 				}
 				if *asJSON {
-					b, err := reportJSON(rep)
+					b, err := protoJSON(rep)
 					if err != nil {
 						return err
 					}
@@ -96,21 +93,6 @@ func inspectInput(env *Env, path string) (*pb.InspectReport, error) {
 	rep := inspect.Report(ld.Module)
 	rep.Input = ri
 	return rep, nil
-}
-
-// reportJSON is protojson re-indented by encoding/json: protojson's own
-// whitespace is deliberately unstable, and anefix output must be byte-stable.
-func reportJSON(m *pb.InspectReport) ([]byte, error) {
-	raw, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
 }
 
 // writeInspectText prints a summary meant to fit one screen per graph.

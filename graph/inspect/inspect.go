@@ -276,28 +276,15 @@ func isConstant(v *graph.Value) bool {
 // or write them (union-find), then lists per island its values, the casts
 // into and out of it, the graph I/O it touches and its compute ops.
 func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.Fp32Island {
-	parent := map[*graph.Value]*graph.Value{}
+	sets := graph.NewValueSets()
 	var order []*graph.Value
 	add := func(v *graph.Value) {
-		if _, ok := parent[v]; !ok && isF32(v) {
-			parent[v] = v
+		if !sets.Has(v) && isF32(v) {
+			sets.Add(v)
 			order = append(order, v)
 		}
 	}
-	var find func(v *graph.Value) *graph.Value
-	find = func(v *graph.Value) *graph.Value {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
-	union := func(a, b *graph.Value) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[rb] = ra
-		}
-	}
+	find, union := sets.Find, sets.Union
 	for _, a := range body.Args() {
 		add(a)
 	}

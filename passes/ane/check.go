@@ -505,26 +505,8 @@ func (c *checker) badElem(v *graph.Value) bool {
 // strip-fp32-casts removes; constants open an island only when nothing else
 // does.
 func (c *checker) elementTypes() {
-	parent := map[*graph.Value]*graph.Value{}
-	var find func(v *graph.Value) *graph.Value
-	find = func(v *graph.Value) *graph.Value {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
-	union := func(a, b *graph.Value) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[ra] = rb
-		}
-	}
-	touch := func(v *graph.Value) {
-		if _, ok := parent[v]; !ok {
-			parent[v] = v
-		}
-	}
+	sets := graph.NewValueSets()
+	find, union, touch := sets.Find, sets.Union, sets.Add
 	opVals := map[*graph.Operation][]*graph.Value{}
 	var islandOps []*graph.Operation
 	for _, a := range c.g.Body().Args() {
