@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/anefix/anefix/graph/internal/halfbits"
+	"github.com/anefix/anefix/graph/f16"
 )
 
 // Attr is an MLIR attribute. Attributes are immutable values; String returns
@@ -140,9 +140,9 @@ func FloatBits(v float64, name string) uint64 {
 	case "f32":
 		return uint64(math.Float32bits(float32(v)))
 	case "f16":
-		return uint64(halfbits.FromFloat64(v))
+		return uint64(f16.FromFloat64(v))
 	case "bf16":
-		return uint64(halfbits.BF16FromFloat64(v))
+		return uint64(f16.BF16FromFloat64(v))
 	}
 	return 0
 }
@@ -156,7 +156,7 @@ func FloatValue(bits uint64, name string) (v float64, ok bool) {
 	case "f32":
 		return float64(math.Float32frombits(uint32(bits))), true
 	case "f16":
-		return halfbits.ToFloat64(uint16(bits)), true
+		return f16.ToFloat64(uint16(bits)), true
 	case "bf16":
 		return float64(math.Float32frombits(uint32(bits) << 16)), true
 	}
