@@ -100,6 +100,7 @@ type NativeProps struct {
 	Op   string
 	Blob []byte
 	src  *rawFile
+	st   *decodeState
 }
 
 // decodeState memoizes decoded attributes, types and locations by index.

@@ -137,3 +137,39 @@ func TestUseListOrders(t *testing.T) {
 		t.Errorf("unexpected printout:\n%s", got)
 	}
 }
+
+// TestRegisterNativeLayout: Describe exposes an opaque blob's references so
+// a layout can be confirmed; once func.call's layout (mlir-opt 19: one
+// required attribute, callee) is registered, a changed call is re-encoded
+// and mlir-opt prints the change.
+func TestRegisterNativeLayout(t *testing.T) {
+	data := emitBytecode(t, filepath.Join("testdata", "func.mlir"), 6)
+	m, _ := read(t, data)
+	np, ok := findOp(m, "func.call").Props.(*NativeProps)
+	if !ok {
+		t.Fatal("func.call properties are not opaque")
+	}
+	if d := np.Describe(); !strings.Contains(d, "as attribute") || !strings.Contains(d, "@norm") {
+		t.Errorf("Describe does not show the callee:\n%s", d)
+	}
+
+	RegisterNativeLayout("func.call", []PropField{{Name: "callee"}})
+	defer RegisterNativeLayout("func.call", nil)
+	m, src := read(t, data)
+	call := findOp(m, "func.call")
+	props, ok := call.Props.(*graph.DictAttr)
+	if !ok || props.Get("callee").String() != "@norm" {
+		t.Fatalf("func.call properties = %v, want {callee = @norm}", call.Props)
+	}
+	// Feed the call from a new op: the call changed, its layout is known,
+	// so the write succeeds and mlir-opt (which verifies func.call) sees it.
+	cast := findOp(m, "coreai.cast")
+	fresh := graph.NewOp("coreai.cast2", []*graph.Value{cast.Operand(0)}, []graph.Type{call.Operand(1).Type()}, nil, nil)
+	fresh.InsertAfter(cast)
+	call.SetOperand(1, fresh.Result(0))
+	call.Props = props.With("callee", &graph.SymbolRefAttr{Root: "norm"})
+	got := canonical(t, write(t, m, WriteOptions{Source: src}))
+	if !strings.Contains(got, `%3 = "func.call"(%arg2, %2) <{callee = @norm}>`) {
+		t.Errorf("mlir-opt printout lacks the changed call:\n%s", got)
+	}
+}

@@ -2,26 +2,54 @@ package bytecode
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/anefix/anefix/graph"
 )
 
-// propField is one entry of an op's native properties layout.
-type propField struct {
-	name     string
-	optional bool
+// PropField is one entry of an op's native properties layout: an attribute
+// reference, written as a plain index or, when Optional, as a flagged one.
+type PropField struct {
+	Name     string
+	Optional bool
 }
 
 // nativeLayouts are the native properties layouts anefix knows, checked
 // against mlir-opt 19's output (ODS writes the properties in name order,
 // optional ones as a flagged index). Registered ops not listed here keep
 // their blob opaque.
-var nativeLayouts = map[string][]propField{
+var nativeLayouts = map[string][]PropField{
 	"builtin.module": {{"sym_name", true}, {"sym_visibility", true}},
 	"func.func": {
 		{"arg_attrs", true}, {"function_type", false}, {"res_attrs", true},
 		{"sym_name", false}, {"sym_visibility", true},
 	},
+}
+
+var layoutMu sync.RWMutex
+
+// RegisterNativeLayout declares the native properties layout of a
+// registered op whose ODS properties are all attributes, in the order its
+// writeProperties emits them (ODS sorts them by name). Once declared, the op's
+// properties are read into a dictionary and re-encoded after changes
+// instead of being carried opaquely. Use it only for a layout confirmed
+// against real files, e.g. with NativeProps.Describe. Nil fields remove the
+// declaration.
+func RegisterNativeLayout(op string, fields []PropField) {
+	layoutMu.Lock()
+	defer layoutMu.Unlock()
+	if fields == nil {
+		delete(nativeLayouts, op)
+		return
+	}
+	nativeLayouts[op] = append([]PropField(nil), fields...)
+}
+
+func nativeLayout(op string) []PropField {
+	layoutMu.RLock()
+	defer layoutMu.RUnlock()
+	return nativeLayouts[op]
 }
 
 // registeredOps are op names anefix marks as registered when it adds them
@@ -50,11 +78,13 @@ func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.
 		}
 		return a, false, nil
 	}
+	layoutMu.RLock()
 	layout, ok := nativeLayouts[name]
+	layoutMu.RUnlock()
 	if !ok {
 		return &NativeProps{
 			OpaqueAttr: &graph.OpaqueAttr{Text: fmt.Sprintf("#anefix.native_properties<%q, %d bytes>", name, len(p.data))},
-			Op:         name, Blob: p.data, src: ir.f,
+			Op:         name, Blob: p.data, src: ir.f, st: ir.st,
 		}, true, nil
 	}
 	var entries []graph.NamedAttr
@@ -64,10 +94,10 @@ func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.
 		if err != nil {
 			return nil, false, err
 		}
-		if fld.optional {
+		if fld.Optional {
 			if idx&1 == 0 {
 				if idx != 0 {
-					return nil, false, ir.f.errAt(at, "%s properties: absent optional %s has a non-zero index", name, fld.name)
+					return nil, false, ir.f.errAt(at, "%s properties: absent optional %s has a non-zero index", name, fld.Name)
 				}
 				continue
 			}
@@ -77,7 +107,7 @@ func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.
 		if err != nil {
 			return nil, false, err
 		}
-		entries = append(entries, graph.NamedAttr{Name: fld.name, Value: a})
+		entries = append(entries, graph.NamedAttr{Name: fld.Name, Value: a})
 	}
 	if !d.empty() {
 		return nil, false, d.errorf("%s properties are longer than the layout anefix knows (mlir-opt 19)", name)
@@ -86,4 +116,39 @@ func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.
 		return nil, true, nil
 	}
 	return &graph.DictAttr{Entries: entries}, true, nil
+}
+
+// Describe lists the blob's varints with the attributes they would name if
+// the layout were a sequence of attribute references (plain, or flagged
+// optional: 0 = absent, odd = present). It is a guess to help confirm an
+// op's layout from a real file, never used for writing.
+func (p *NativeProps) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s native properties (%d bytes):", p.Op, len(p.Blob))
+	d := newDecoder(p.Blob, 0, "")
+	for !d.empty() {
+		v, err := d.varint()
+		if err != nil {
+			b.WriteString(" <truncated varint>")
+			break
+		}
+		fmt.Fprintf(&b, "\n  %d", v)
+		if p.st == nil {
+			continue
+		}
+		if v < uint64(len(p.st.attrs)) {
+			if a, err := p.st.attr(0, v); err == nil {
+				fmt.Fprintf(&b, "  as attribute #%d: %s", v, a.String())
+			}
+		}
+		switch {
+		case v == 0:
+			b.WriteString("  as optional: absent")
+		case v&1 == 1 && v>>1 < uint64(len(p.st.attrs)):
+			if a, err := p.st.attr(0, v>>1); err == nil {
+				fmt.Fprintf(&b, "  as optional #%d: %s", v>>1, a.String())
+			}
+		}
+	}
+	return b.String()
 }

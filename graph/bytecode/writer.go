@@ -134,6 +134,17 @@ func (w *writer) seed() {
 		return
 	}
 	f := w.f
+	// Sized up front: these tables can hold hundreds of thousands of entries.
+	w.strIdx = make(map[string]int, len(f.strings))
+	w.attrKey = make(map[string]int, len(f.attrs))
+	w.typeKey = make(map[string]int, len(f.types))
+	w.propKey = make(map[string]int, len(f.props))
+	w.attrMemo = make(map[graph.Attr]int, len(w.src.attrs))
+	w.locMemo = make(map[graph.Loc]int, len(w.src.locs))
+	w.typeMemo = make(map[graph.Type]int, len(w.src.types))
+	w.strings = make([]string, 0, len(f.strings))
+	w.attrs = make([]tableEntry, 0, len(f.attrs))
+	w.types = make([]tableEntry, 0, len(f.types))
 	// Verbatim, duplicates included: indices inside kept encodings count
 	// every entry.
 	for i, s := range f.strings {
@@ -555,7 +566,7 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 		blob = p.Blob
 	default:
 		if registered {
-			layout := nativeLayouts[op.Name]
+			layout := nativeLayout(op.Name)
 			if layout == nil {
 				return -1, true, nil
 			}
@@ -595,7 +606,7 @@ func (w *irWriter) checkNative(op *graph.Operation, rec *opRecord, p *NativeProp
 	return nil
 }
 
-func (w *irWriter) encodeNative(op *graph.Operation, layout []propField) ([]byte, error) {
+func (w *irWriter) encodeNative(op *graph.Operation, layout []PropField) ([]byte, error) {
 	d, ok := op.Props.(*graph.DictAttr)
 	if !ok {
 		return nil, opError(op, "properties %s are not a dictionary", op.Props.String())
@@ -603,20 +614,20 @@ func (w *irWriter) encodeNative(op *graph.Operation, layout []propField) ([]byte
 	known := map[string]bool{}
 	var e encoder
 	for _, fld := range layout {
-		known[fld.name] = true
-		a := d.Get(fld.name)
+		known[fld.Name] = true
+		a := d.Get(fld.Name)
 		if a == nil {
-			if !fld.optional {
-				return nil, opError(op, "required property %s is missing", fld.name)
+			if !fld.Optional {
+				return nil, opError(op, "required property %s is missing", fld.Name)
 			}
 			e.varint(0)
 			continue
 		}
 		i, err := w.attrIndex(a)
 		if err != nil {
-			return nil, opError(op, "property %s: %v", fld.name, err)
+			return nil, opError(op, "property %s: %v", fld.Name, err)
 		}
-		if fld.optional {
+		if fld.Optional {
 			e.varintFlag(uint64(i), true)
 		} else {
 			e.varint(uint64(i))
