@@ -310,7 +310,7 @@ func opError(op *graph.Operation, format string, args ...any) error {
 	return fmt.Errorf("bytecode: op %s: %s", op.Describe(), fmt.Sprintf(format, args...))
 }
 
-func (w *irWriter) op(e *encoder, op *graph.Operation, blocks []*graph.Block, childBase int) error {
+func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]int, childBase int) error {
 	rec := (*opRecord)(nil)
 	if w.src != nil {
 		rec = w.src.ops[op]
@@ -385,8 +385,8 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks []*graph.Block, ch
 		mask |= maskSuccessors
 		e.varint(uint64(n))
 		for _, s := range op.Successors() {
-			bi := slices.Index(blocks, s)
-			if bi < 0 {
+			bi, ok := blocks[s]
+			if !ok {
 				return opError(op, "successor block is not in the op's region")
 			}
 			e.varint(uint64(bi))
@@ -458,6 +458,10 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 		}
 	}
 	e.varint(uint64(next - base))
+	blockIdx := make(map[*graph.Block]int, len(r.Blocks))
+	for i, b := range r.Blocks {
+		blockIdx[b] = i
+	}
 	for _, b := range r.Blocks {
 		args := b.Args()
 		e.varintFlag(uint64(b.Len()), len(args) > 0)
@@ -496,7 +500,7 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 			}
 		}
 		for o := b.First(); o != nil; o = o.Next() {
-			if err := w.op(e, o, r.Blocks, next); err != nil {
+			if err := w.op(e, o, blockIdx, next); err != nil {
 				return err
 			}
 		}
