@@ -287,9 +287,10 @@ func (w *writer) resource(dialect, key string, r *graph.Resource) int {
 
 type irWriter struct {
 	*writer
-	ids       map[*graph.Value]valueID
-	scope     int
-	nextScope int
+	isolatedNames map[string]bool
+	ids           map[*graph.Value]valueID
+	scope         int
+	nextScope     int
 }
 
 type valueID struct {
@@ -397,7 +398,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 	}
 	if n := len(op.Regions); n > 0 {
 		mask |= maskRegions
-		isolated := isolatedOp(op, rec)
+		isolated := w.isolatedOp(op, rec)
 		e.varintFlag(uint64(n), isolated)
 		if isolated {
 			saved := w.scope
@@ -426,17 +427,25 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 	return nil
 }
 
-// isolatedOp says whether op's regions are IsolatedFromAbove: as read, or
-// for new ops by name (the registered ops anefix knows).
-func isolatedOp(op *graph.Operation, rec *opRecord) bool {
+// isolatedOp says whether op's regions are IsolatedFromAbove: as read; for
+// a new op, as the input's ops of the same name were; else by name (the
+// registered ops anefix knows). Encoding an isolated op's regions inline is
+// still valid, just not lazily loadable.
+func (w *irWriter) isolatedOp(op *graph.Operation, rec *opRecord) bool {
 	if rec != nil {
 		return rec.isolated
 	}
-	switch op.Name {
-	case "builtin.module", "func.func":
-		return true
+	if w.isolatedNames == nil {
+		w.isolatedNames = map[string]bool{"builtin.module": true, "func.func": true}
+		if w.src != nil {
+			for o, r := range w.src.ops {
+				if r.isolated {
+					w.isolatedNames[o.Name] = true
+				}
+			}
+		}
 	}
-	return false
+	return w.isolatedNames[op.Name]
 }
 
 func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
