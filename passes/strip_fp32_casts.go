@@ -157,14 +157,16 @@ func toF16(t graph.Type) graph.Type {
 
 // island is one connected set of f32 values and what touches it.
 type island struct {
-	id     int // order of discovery, for deterministic output
-	ops    []*graph.Operation
-	casts  int      // f16↔f32 casts on its shore
-	io     []string // graph inputs/outputs it reaches ("@main input x")
-	first  *graph.Operation
-	chosen bool
-	desc   string // where it starts, for the report (taken before casts go)
-	values int    // values retyped
+	id      int // order of discovery, for deterministic output
+	ops     []*graph.Operation
+	casts   int      // f16↔f32 casts on its shore
+	io      []string // graph inputs/outputs it reaches ("@main input x")
+	first   *graph.Operation
+	chosen  bool
+	desc    string // where it starts, for the report (taken before casts go)
+	where   string // op name and source of the first op, to group look-alike islands
+	firstID string
+	values  int // values retyped
 }
 
 // callTarget returns the graph a coreai.invoke / func.call calls, or nil.
@@ -401,6 +403,9 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		}
 		is.chosen = true
 		is.desc = sfDescribe(is.first)
+		if is.first != nil {
+			is.where, is.firstID = is.first.Name+" at "+graph.ShortSource(is.first.Loc), is.first.OpID()
+		}
 	}
 
 	// A signature is edited through the graph's properties dictionary; one
@@ -585,15 +590,43 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, newRes[k].Key))
 		}
 	}
-	var islandNotes []string
-	for _, is := range list {
-		if is.chosen {
-			islandNotes = append(islandNotes, fmt.Sprintf("island at %s: %d value(s) retyped, %d f16↔f32 cast(s)", is.desc, is.values, is.casts))
-		}
+	// Look-alike islands (same first op and source, same size: one per
+	// layer) read as one line with a count, not one line each.
+	type islandGroup struct {
+		where         string
+		values, casts int
+		ids           []string
 	}
-	if n := len(islandNotes); n > 0 {
-		head := fmt.Sprintf("%d fp32 island(s) retyped to f16", n)
-		ch.Notes = append(append([]string{head}, islandNotes...), ch.Notes...)
+	var groups []*islandGroup
+	byKey := map[string]*islandGroup{}
+	n := 0
+	for _, is := range list {
+		if !is.chosen {
+			continue
+		}
+		n++
+		key := fmt.Sprintf("%s|%d|%d", is.where, is.values, is.casts)
+		g := byKey[key]
+		if g == nil {
+			g = &islandGroup{where: is.where, values: is.values, casts: is.casts}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.ids = append(g.ids, is.firstID)
+	}
+	if n > 0 {
+		notes := []string{fmt.Sprintf("%d fp32 island(s) retyped to f16", n)}
+		for _, g := range groups {
+			ids := g.ids
+			more := ""
+			if len(ids) > 4 {
+				more = fmt.Sprintf(" (+%d)", len(ids)-4)
+				ids = ids[:4]
+			}
+			notes = append(notes, fmt.Sprintf("x%d island(s) from %s: %d value(s) retyped, %d f16↔f32 cast(s) each; first ops %s%s",
+				len(g.ids), g.where, g.values, g.casts, strings.Join(ids, " "), more))
+		}
+		ch.Notes = append(notes, ch.Notes...)
 	}
 	return ch, nil
 }

@@ -34,11 +34,12 @@ Examples:
   anefix inspect model.mlir --json | jq '.graphs[0].fp32Islands'`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
+			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 			return func(env *Env, args []string) error {
 				if len(args) != 1 {
 					return usagef("inspect takes exactly one input (a model path or -), got %d", len(args))
 				}
-				rep, err := inspectInput(env, args[0])
+				rep, err := inspectInput(env, args[0], *ignoreHash)
 				if err != nil {
 					return err
 				}
@@ -58,10 +59,8 @@ Examples:
 
 // inspectInput opens path (MLIR text, bytecode, .aimodel or LLM bundle, or
 // stdin) through graph/modelio and builds the report.
-func inspectInput(env *Env, path string) (*pb.InspectReport, error) {
-	ld, err := modelio.Load(path, modelio.LoadOptions{Stdin: env.Stdin, Warn: func(msg string) {
-		fmt.Fprintf(env.Stderr, "anefix inspect: warning: %s\n", msg)
-	}})
+func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, error) {
+	ld, err := loadInput(env, path, ignoreHash)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +91,10 @@ func inspectInput(env *Env, path string) (*pb.InspectReport, error) {
 	}
 	rep := inspect.Report(ld.Module)
 	rep.Input = ri
+	// The hash is checked in the background while the module decodes.
+	if err := ld.Input.CheckHash(); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

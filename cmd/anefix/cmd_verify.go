@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/anefix/anefix/graph/modelio"
 	"io"
 	"math"
 	"strconv"
@@ -254,6 +255,13 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 		return err
 	}
 	defer cand.Close()
+	// A main.hash that does not match is an error (a warning with
+	// --ignore-hash) for every command, not only those that write.
+	for _, ld := range []*modelio.Loaded{ref, cand} {
+		if err := ld.Input.CheckHash(); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,

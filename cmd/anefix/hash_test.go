@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyDir copies a small test bundle (files only).
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every command that reads a bundle refuses one whose main.hash does not
+// match main.mlirb, and proceeds with a warning under --ignore-hash.
+func TestEveryCommandChecksMainHash(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.aimodel")
+	copyDir(t, "../../testdata/synth/armA.aimodel", bad)
+	if err := os.WriteFile(filepath.Join(bad, "main.hash"), []byte(strings.Repeat("0", 64)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := [][]string{
+		{"inspect", bad},
+		{"check", bad},
+		{"convert", bad, "-o", filepath.Join(dir, "c.mlir")},
+		{"rewrite", bad, "-o", filepath.Join(dir, "r.mlir")},
+		{"verify", bad, "../../testdata/synth/armA.aimodel", "--steps", "1"},
+	}
+	for _, args := range cases {
+		code, _, stderr := runCLI(t, "", args...)
+		if code != exitFailure || !strings.Contains(stderr, "main.hash") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 naming main.hash", args, code, stderr)
+		}
+		code, _, stderr = runCLI(t, "", append(args, "--ignore-hash")...)
+		if (code != exitOK && code != exitGate) || !strings.Contains(stderr, "warning") {
+			t.Errorf("%v --ignore-hash: exit %d, stderr %q; want it to proceed with a warning", args, code, stderr)
+		}
+	}
+}
