@@ -103,6 +103,27 @@ type NativeProps struct {
 	st   *decodeState
 }
 
+// BytecodeOnly marks values that exist only as bytecode encodings: a text
+// printer must refuse them rather than print their description.
+func (a *EncodedAttr) BytecodeOnly() string {
+	return "attribute " + a.Text + " is kept in its bytecode encoding"
+}
+
+// BytecodeOnly implements the marker described on EncodedAttr.
+func (t *EncodedType) BytecodeOnly() string {
+	return "type " + t.Text + " is kept in its bytecode encoding"
+}
+
+// BytecodeOnly implements the marker described on EncodedAttr.
+func (l *EncodedLoc) BytecodeOnly() string {
+	return "location " + l.Attr.Text + " is kept in its bytecode encoding"
+}
+
+// BytecodeOnly implements the marker described on EncodedAttr.
+func (p *NativeProps) BytecodeOnly() string {
+	return "the native properties of " + p.Op + " are kept in their bytecode layout, which anefix does not know"
+}
+
 // decodeState memoizes decoded attributes, types and locations by index.
 type decodeState struct {
 	f        *rawFile

@@ -27,9 +27,10 @@ type WriteOptions struct {
 }
 
 // ErrNeedsGeneric marks errors where anefix cannot prove that an op's
-// opaque encoding is still right after a change; converting the input to
-// generic MLIR text first (anefix convert --emit generic) avoids them.
-var ErrNeedsGeneric = errors.New("op encoding cannot be re-derived; convert the input to generic MLIR text and run again")
+// opaque encoding is still right after a change. The way out is generic
+// MLIR text written by a tool that knows the op (the exporter's own MLIR
+// printing in generic form), which anefix then reads and writes fully.
+var ErrNeedsGeneric = errors.New("op encoding cannot be re-derived; convert the model to generic MLIR text with a tool that knows the op (e.g. the exporter printing the module in generic op form) and run anefix on that text")
 
 // rangeCopier is offered by outputs that can copy a range of a file without
 // passing it through user space (graph/bundle's main file writer).
