@@ -25,6 +25,9 @@ var nativeLayouts = map[string][]PropField{
 		{"arg_attrs", true}, {"function_type", false}, {"res_attrs", true},
 		{"sym_name", false}, {"sym_visibility", true},
 	},
+	// One required attribute (a one-byte blob naming the callee); mlir-opt
+	// reads the re-encoded form back (TestRegisterNativeLayout).
+	"func.call": {{"callee", false}},
 }
 
 var layoutMu sync.RWMutex
