@@ -11,8 +11,11 @@
 // textual attributes and types of other dialects become graph.OpaqueAttr /
 // graph.OpaqueType, custom-encoded ones (and builtin kinds without a graph
 // form) become EncodedAttr / EncodedType, and op properties in a registered
-// op's own layout become NativeProps — except func.func and builtin.module,
-// whose mlir-opt 19 layouts are decoded into a properties dictionary.
+// op's own layout become NativeProps — except func.func, func.call and
+// builtin.module, whose mlir-opt 19 layouts are decoded into a properties
+// dictionary (RegisterNativeLayout adds others once confirmed). Properties
+// a pass gives a registered op of unknown layout are written as attributes,
+// which MLIR moves into the properties when it reads them.
 //
 // Writing with the Source keeps the input's string, dialect, op-name,
 // attribute, type, property and resource tables in their order and only
