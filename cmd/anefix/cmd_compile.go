@@ -117,6 +117,9 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	if err := ci.Loaded.Input.CheckHash(); err != nil {
 		return nil, nil, err
 	}
+	if o.Keep != "" && ci.Loaded.Input.Kind.IsDir() && pathWithin(ci.Loaded.Input.Root, o.Keep) {
+		return nil, nil, fmt.Errorf("--keep %s lies inside the input %s; anefix never modifies its input, choose a directory outside it", o.Keep, path)
+	}
 	res, err := compileRegions(context.Background(), o, ci.AIModel)
 	if err != nil {
 		if errors.Is(err, errNoCompiler) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -192,4 +193,68 @@ func TestPerFunctionLongestPrefix(t *testing.T) {
 	if strings.Join(parts, " ") != want {
 		t.Errorf("got %v, want %s", parts, want)
 	}
+}
+
+// A --keep directory outlives one compile: regions counted must be this
+// compile's only, and the directory must not lie inside the input.
+func TestCompileKeepDirectory(t *testing.T) {
+	armE := filepath.Join("..", "..", "testdata", "synth", "armE.aimodel")
+	t.Run("earlier compile's regions are not counted", func(t *testing.T) {
+		keep := t.TempDir()
+		t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "armE")
+		t.Setenv("FAKE_COREAI_BUILD_FUNCTIONS", "19")
+		cases := []struct {
+			in   string
+			want string
+		}{
+			{armE, "19 measured"},
+			{armAPath, "0 measured"}, // fallback, next to armE.aimodelc's 19 regions
+		}
+		for _, c := range cases {
+			code, out, errs := runCLI(t, "", "compile", c.in, "--compiler", standIn(t), "--keep", keep)
+			if code != exitOK || !strings.Contains(out, c.want) {
+				t.Errorf("compile %s --keep: exit %d, want %q in:\n%s%s", c.in, code, c.want, out, errs)
+			}
+		}
+	})
+	t.Run("keep inside the input is refused", func(t *testing.T) {
+		in := filepath.Join(t.TempDir(), "m.aimodel")
+		copyDir(t, armAPath, in)
+		before := treeListing(t, in)
+		for _, keep := range []string{in, filepath.Join(in, "build")} {
+			code, _, errs := runCLI(t, "", "compile", in, "--compiler", standIn(t), "--keep", keep)
+			if code != exitFailure || !strings.Contains(errs, "inside the input") {
+				t.Errorf("--keep %s: exit %d, stderr %q", keep, code, errs)
+			}
+			if after := treeListing(t, in); after != before {
+				t.Errorf("--keep %s changed the input:\n%s\nwas\n%s", keep, after, before)
+			}
+		}
+	})
+}
+
+// treeListing names every file under dir with its size and a digest.
+func treeListing(t *testing.T, dir string) string {
+	t.Helper()
+	var sb strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			fmt.Fprintf(&sb, "%s/\n", rel)
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&sb, "%s %d %x\n", rel, len(b), sha256.Sum256(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
 }

@@ -143,7 +143,9 @@ func compileRegions(ctx context.Context, opts compileOptions, aimodel string) (*
 	if err != nil {
 		return nil, err
 	}
-	res.Regions, res.RegionFiles, err = countRegions(outRoot)
+	// Only this compile's output: a --keep directory may hold the
+	// .aimodelc of earlier compiles, whose regions are not this one's.
+	res.Regions, res.RegionFiles, err = countRegions(out)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,11 @@ func compileRegions(ctx context.Context, opts compileOptions, aimodel string) (*
 
 // countRegions counts entries whose name contains "ANE_region" (what
 // `find <x>.aimodelc -name '*ANE_region*' | wc -l` counts).
+// A root that does not exist (the compiler wrote nothing) has none.
 func countRegions(root string) (int, []string, error) {
+	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil, nil
+	}
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
