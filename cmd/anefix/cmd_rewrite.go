@@ -77,9 +77,9 @@ Examples:
 			fs.BoolVar(&o.dryRun, "dry-run", false, "run the passes and report, write nothing")
 			fs.StringSliceVar(&o.printAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
 			fs.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
-			fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE")
+			fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
 			fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
-			fs.BoolVar(&o.force, "force", false, "replace an existing output")
+			fs.BoolVar(&o.force, "force", false, "replace an existing output (and --report FILE)")
 			fs.StringVar(&o.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
 			fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 			fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
@@ -158,6 +158,13 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		// (bundle.Write checks again when it commits).
 		if _, err := os.Lstat(o.out); err == nil {
 			return fmt.Errorf("output %s already exists; use --force to replace it", o.out)
+		}
+	}
+	if o.report != "" {
+		// Vetted before the work, like the output: a report path that is
+		// the input (or inside it) would overwrite the input.
+		if err := checkSideOutput("--report", o.report, in, o.out, o.force); err != nil {
+			return err
 		}
 	}
 	rep := &pb.RewriteReport{DryRun: o.dryRun, VerifyEach: o.verifyEach, Output: o.out}

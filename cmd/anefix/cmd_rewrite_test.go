@@ -587,3 +587,70 @@ func TestRewriteExistingOutput(t *testing.T) {
 		t.Errorf("--force did not replace the output: %q", b)
 	}
 }
+
+// --report is a second output: it must never land on the input or the
+// output, nor replace a file without --force; all of this is found before
+// any work, so nothing is written.
+func TestRewriteReportPathRefused(t *testing.T) {
+	cases := []struct {
+		name   string
+		report func(in, dir, out string) string
+		setup  func(t *testing.T, report string)
+		want   string
+	}{
+		{name: "the input file", report: func(in, _, _ string) string { return in }, want: "into the input"},
+		{name: "the output", report: func(_, _, out string) string { return out }, want: "is the output"},
+		{name: "existing file", report: func(_, dir, _ string) string { return filepath.Join(dir, "old.json") },
+			setup: func(t *testing.T, report string) {
+				if err := os.WriteFile(report, []byte("keep me"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}, want: "--force"},
+		{name: "missing directory", report: func(_, dir, _ string) string { return filepath.Join(dir, "no", "r.json") }, want: "does not exist"},
+	}
+	src, err := os.ReadFile("../../testdata/passes/fold-casts.mlir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.mlir")
+			if err := os.WriteFile(in, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out.mlir")
+			report := c.report(in, dir, out)
+			if c.setup != nil {
+				c.setup(t, report)
+			}
+			before := treeListing(t, dir)
+			code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--report", report)
+			if code != exitFailure || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want 1 and %q in stderr %q", code, c.want, stderr)
+			}
+			if after := treeListing(t, dir); after != before {
+				t.Errorf("files changed:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+	// The input of a bundle: a report inside it is refused too.
+	dir := t.TempDir()
+	in := filepath.Join(dir, "m.aimodel")
+	copyDir(t, rwArmA, in)
+	code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--report", filepath.Join(in, "r.json"))
+	if code != exitFailure || !strings.Contains(stderr, "into the input") {
+		t.Errorf("report inside the input bundle: exit %d %q", code, stderr)
+	}
+	// --force replaces an old report.
+	report := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(report, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--report", report, "--force"); code != exitOK {
+		t.Errorf("--force: exit %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(report); !strings.Contains(string(b), `"dryRun": true`) {
+		t.Errorf("--force did not replace the report: %.200s", b)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -35,4 +37,25 @@ func pathWithin(root, p string) bool {
 		return false
 	}
 	return rel == "." || rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// checkSideOutput vets a file a flag writes besides the main output (flag
+// names it, e.g. "--report"), before any work is done: it must not be or
+// lie inside the input or the output, an existing file is replaced only
+// with --force, and its directory must exist.
+func checkSideOutput(flag, path, in, out string, force bool) error {
+	if in != "" && in != "-" && pathWithin(in, path) {
+		return fmt.Errorf("%s %s would write into the input %s; anefix never modifies its input, choose another path", flag, path, in)
+	}
+	if out != "" && out != "-" && pathWithin(out, path) {
+		return fmt.Errorf("%s %s is the output (-o %s) or inside it; choose another path", flag, path, out)
+	}
+	if _, err := os.Lstat(path); err == nil && !force {
+		return fmt.Errorf("%s %s already exists; use --force to replace it", flag, path)
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s %s: its directory %s does not exist", flag, path, dir)
+	}
+	return nil
 }
