@@ -37,16 +37,17 @@ Examples:
 				if *out == "" {
 					return usagef("-o OUT is required")
 				}
-				switch *emit {
-				case "", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode:
-				default:
-					return usagef("--emit %q: want generic, pretty or bytecode", *emit)
+				if err := checkEmit("", nil, *emit); err != nil {
+					return err
 				}
 				ld, err := loadInput(env, args[0], *ignoreHash)
 				if err != nil {
 					return err
 				}
 				defer ld.Close()
+				if err := checkEmit(*out, ld, *emit); err != nil {
+					return err
+				}
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}

@@ -119,10 +119,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	case o.verify && rewriteVerifyHook == nil:
 		return usagef("--verify is not available in this build (no verify hook)")
 	}
-	switch o.emit {
-	case "", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode:
-	default:
-		return usagef("--emit %q: want generic, pretty or bytecode", o.emit)
+	if err := checkEmit("", nil, o.emit); err != nil {
+		return err
 	}
 	spec := o.spec
 	if o.armD {
@@ -175,9 +173,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	defer ld.Close()
 	rep.Input = reportInput(in, ld)
-	if !o.dryRun && (o.emit == modelio.FormGeneric || o.emit == modelio.FormPretty) {
-		if k := modelio.OutputKind(o.out, ld, o.emit); k != bundle.KindText {
-			return usagef("--emit %s: output %s is a %s, which holds MLIR bytecode; write text to a .mlir path or - instead", o.emit, o.out, k)
+	if !o.dryRun {
+		if err := checkEmit(o.out, ld, o.emit); err != nil {
+			return err
 		}
 	}
 	if err := graph.Verify(ld.Module); err != nil {

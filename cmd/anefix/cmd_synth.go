@@ -47,6 +47,9 @@ Examples:
 				if *out == "" {
 					return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
 				}
+				if err := checkEmit(*out, nil, *emit); err != nil {
+					return err
+				}
 				a, err := synth.ParseArm(*arm)
 				if err != nil {
 					return usagef("--arm: %v", err)

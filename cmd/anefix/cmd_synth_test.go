@@ -24,7 +24,7 @@ func TestSynthUsage(t *testing.T) {
 		{[]string{"synth", "--arm", "A", "--state-form", "x", "-o", out}, exitUsage, "--state-form"},
 		{[]string{"synth", "--arm", "A", "extra", "-o", out}, exitUsage, "no positional"},
 		{[]string{"synth", "--arm", "E", "--ctx", "100", "-o", out}, exitUsage, "--ctx 100 out of range"},
-		{[]string{"synth", "--arm", "A", "--emit", "pretty", "-o", filepath.Join(dir, "y.aimodel")}, exitFailure, "holds MLIR bytecode"},
+		{[]string{"synth", "--arm", "A", "--emit", "pretty", "-o", filepath.Join(dir, "y.aimodel")}, exitUsage, "holds MLIR bytecode"},
 	}
 	for _, c := range cases {
 		code, so, se := runCLI(t, "", c.args...)
