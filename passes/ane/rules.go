@@ -150,7 +150,7 @@ var (
 		Evidence: "seed arm D: untested candidate for the second blocker (inline fp32 norm chains)",
 		Fix:      "strip-fp32-casts",
 		Severity: Suspect,
-		Experiment: "on a Mac: `anefix rewrite IN OUT --passes strip-fp32-casts,fold-casts,dce --compile` " +
+		Experiment: "on a Mac: `anefix rewrite IN -o OUT --passes strip-fp32-casts,fold-casts,dce --compile` " +
 			"(converts exactly these chains to fp16) and compare regions before → after",
 	}
 	SuspectStateWrite = &Rule{
