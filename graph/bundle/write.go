@@ -117,7 +117,7 @@ func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result
 	if out == nil {
 		out = os.Stdout
 	}
-	mw := newMainWriter(out, nil, kind, false, nil)
+	mw := newMainWriter(out, nil, kind, false, nil, nil)
 	if err := safeEncode(enc, mw); err != nil {
 		mw.finish()
 		return nil, fmt.Errorf("writing stdout: %w", err)
@@ -412,15 +412,29 @@ func (w *writer) writeExtraFiles() error {
 
 // writeMain runs the encoder into p, hashing on the side when asked.
 func (w *writer) writeMain(p string, hash bool) (int64, string, error) {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// No O_TRUNC: on ext4 (auto_da_alloc) opening with O_TRUNC makes close
+	// wait for the whole file's writeback, ~0.6 s for a 1.5 GB main.mlirb,
+	// half the rewrite time. p is a fresh temporary; truncate only if not.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return 0, "", err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return 0, "", err
+	} else if fi.Size() > 0 {
+		if err := f.Truncate(0); err != nil {
+			return 0, "", err
+		}
+	}
 	if err := f.Chmod(0o644); err != nil {
 		return 0, "", err
 	}
-	mw := newMainWriter(f, f, w.kind, hash, w.prog)
+	var src *fileHasher
+	if w.src != nil {
+		src = w.src.hasher
+	}
+	mw := newMainWriter(f, f, w.kind, hash, src, w.prog)
 	encErr := safeEncode(w.enc, mw)
 	sum, err := mw.finish()
 	if encErr == nil {
