@@ -58,6 +58,11 @@ Examples:
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
+				// "Legal, 0 of 0 functions" would pass a CI gate on an
+				// empty or wrong file.
+				if _, fns := rep.Regions(); fns == 0 {
+					return fmt.Errorf("%s holds no function the compiler would compile (no public coreai.graph or func.func), so there is nothing to check; is it the exported model (not empty, not truncated)?", args[0])
+				}
 				// main.hash was verified in the background while decoding.
 				if err := ld.Input.CheckHash(); err != nil {
 					return err

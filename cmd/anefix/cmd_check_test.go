@@ -117,3 +117,42 @@ func TestCheckBadInput(t *testing.T) {
 		t.Errorf("missing input: exit %d %q", code, errs)
 	}
 }
+
+// A file with no function to compile is bad input (exit 1), not "legal, 0
+// of 0 functions": otherwise an empty or wrong file passes a CI gate.
+func TestCheckNoFunction(t *testing.T) {
+	cases := []struct {
+		name, text string
+		code       int
+	}{
+		{"empty file", "", exitFailure},
+		{"empty module", "module {\n}\n", exitFailure},
+		{"only a private graph", `module {
+  coreai.graph private @helper(%x: tensor<2xf16>) -> tensor<2xf16> {
+    coreai.output %x : tensor<2xf16>
+  }
+}
+`, exitFailure},
+		{"one public graph", `module {
+  coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf16> {
+    coreai.output %x : tensor<2xf16>
+  }
+}
+`, exitOK},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), "m.mlir")
+			if err := os.WriteFile(in, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runCLI(t, "", "check", in)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out, errs)
+			}
+			if c.code == exitFailure && (!strings.Contains(errs, "nothing to check") || !strings.Contains(errs, in) || out != "") {
+				t.Errorf("stdout %q, stderr %q", out, errs)
+			}
+		})
+	}
+}
