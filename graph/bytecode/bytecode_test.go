@@ -31,6 +31,7 @@ var textInputs = []struct {
 	{"func.mlir", 0, nil},
 	{"resources.mlir", 0, nil},
 	{"uselist.mlir", 0, []string{"--cse"}},
+	{"encoded.mlir", 0, nil},
 }
 
 func mlirOpt(t testing.TB, args ...string) []byte {
@@ -133,11 +134,12 @@ func TestRoundTripMlirOpt(t *testing.T) {
 				nativeOps := nativePropsOps(m)
 				native := len(nativeOps) > 0
 				want := canonical(t, data)
-				if native {
-					// Opaque native blobs only stay valid in their own file's
-					// tables, and at versions with the same layout rules.
+				if native || hasEncoded(m) {
+					// Opaque encodings only stay valid in their own file's
+					// tables (native blobs also only at versions with the
+					// same layout rules).
 					if err := Write(&bytes.Buffer{}, m, WriteOptions{}); !errors.Is(err, ErrNeedsGeneric) {
-						t.Errorf("fresh tables with native properties: got %v, want ErrNeedsGeneric", err)
+						t.Errorf("fresh tables with opaque encodings: got %v, want ErrNeedsGeneric", err)
 					}
 				} else if got := canonical(t, write(t, m, WriteOptions{})); got != want {
 					t.Errorf("fresh tables: mlir-opt printout differs\n%s", diffLines(want, got))
@@ -172,6 +174,49 @@ func nativePropsOps(m *graph.Module) []string {
 		return true
 	})
 	return names
+}
+
+// hasEncoded reports whether any op attribute, result type or location of m
+// is kept in its bytecode encoding.
+func hasEncoded(m *graph.Module) bool {
+	found := false
+	var visitAttr func(a graph.Attr)
+	visitAttr = func(a graph.Attr) {
+		switch x := a.(type) {
+		case *EncodedAttr:
+			found = true
+		case *graph.DictAttr:
+			for _, e := range x.Entries {
+				visitAttr(e.Value)
+			}
+		case *graph.ArrayAttr:
+			for _, e := range x.Elems {
+				visitAttr(e)
+			}
+		case *graph.TypeAttr:
+			if _, ok := x.Type.(*EncodedType); ok {
+				found = true
+			}
+		}
+	}
+	m.Walk(func(op *graph.Operation) bool {
+		if op.Attrs != nil {
+			visitAttr(op.Attrs)
+		}
+		if op.Props != nil {
+			visitAttr(op.Props)
+		}
+		for _, r := range op.Results() {
+			if _, ok := r.Type().(*EncodedType); ok {
+				found = true
+			}
+		}
+		if _, ok := op.Loc.(*EncodedLoc); ok {
+			found = true
+		}
+		return true
+	})
+	return found
 }
 
 func containsAny(s string, subs []string) bool {

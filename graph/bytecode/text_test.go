@@ -53,6 +53,9 @@ func TestDecodedAsText(t *testing.T) {
 					// file at version 1 covers the rest of this module).
 					t.Skipf("native properties of %v have no text form", ops)
 				}
+				if hasEncoded(m) {
+					t.Skip("values kept in their bytecode encoding have no text form")
+				}
 				text, err := mlirtext.Format(m, mlirtext.FormGeneric)
 				if err != nil {
 					t.Fatalf("mlirtext: %v", err)

@@ -308,8 +308,10 @@ func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
 	return e.buf, nil
 }
 
+// opError prefixes an error with the op; a %w in format keeps the cause
+// (ErrNeedsGeneric) visible to errors.Is.
 func opError(op *graph.Operation, format string, args ...any) error {
-	return fmt.Errorf("bytecode: op %s: %s", op.Describe(), fmt.Sprintf(format, args...))
+	return fmt.Errorf("bytecode: op %s: "+format, append([]any{op.Describe()}, args...)...)
 }
 
 func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]int, childBase int) error {
@@ -324,7 +326,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 	mask := byte(0)
 	loc, err := w.locIndex(op.Loc)
 	if err != nil {
-		return opError(op, "location: %v", err)
+		return opError(op, "location: %w", err)
 	}
 	e.varint(uint64(loc))
 
@@ -350,7 +352,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 		mask |= maskAttrs
 		i, err := w.attrIndex(attrs)
 		if err != nil {
-			return opError(op, "attributes: %v", err)
+			return opError(op, "attributes: %w", err)
 		}
 		e.varint(uint64(i))
 	}
@@ -364,7 +366,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 		for _, r := range op.Results() {
 			i, err := w.typeIndex(r.Type())
 			if err != nil {
-				return opError(op, "result type: %v", err)
+				return opError(op, "result type: %w", err)
 			}
 			e.varint(uint64(i))
 		}
@@ -480,7 +482,7 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 			for _, a := range args {
 				ti, err := w.typeIndex(a.Type())
 				if err != nil {
-					return fmt.Errorf("bytecode: block argument type: %v", err)
+					return fmt.Errorf("bytecode: block argument type: %w", err)
 				}
 				loc := a.Loc
 				if loc == nil {
@@ -497,7 +499,7 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 				}
 				li, err := w.locIndex(loc)
 				if err != nil {
-					return fmt.Errorf("bytecode: block argument location: %v", err)
+					return fmt.Errorf("bytecode: block argument location: %w", err)
 				}
 				e.varint(uint64(li))
 			}
@@ -592,7 +594,7 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 		} else {
 			i, err := w.attrIndex(op.Props)
 			if err != nil {
-				return 0, false, opError(op, "properties: %v", err)
+				return 0, false, opError(op, "properties: %w", err)
 			}
 			blob = appendVarint(nil, uint64(i))
 		}
@@ -639,7 +641,7 @@ func (w *irWriter) encodeNative(op *graph.Operation, layout []PropField) ([]byte
 		}
 		i, err := w.attrIndex(a)
 		if err != nil {
-			return nil, opError(op, "property %s: %v", fld.Name, err)
+			return nil, opError(op, "property %s: %w", fld.Name, err)
 		}
 		if fld.Optional {
 			e.varintFlag(uint64(i), true)
