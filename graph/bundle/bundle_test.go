@@ -414,7 +414,7 @@ func TestTeeHasher(t *testing.T) {
 	}
 	for _, step := range []int{1, 1000, teeChunk - 1, teeChunk, 2*teeChunk + 5, len(data)} {
 		var out bytes.Buffer
-		th := newTeeHasher(&out)
+		th := newTeeHasher(&out, nil)
 		for i := 0; i < len(data); i += step {
 			th.Write(data[i:min(i+step, len(data))])
 		}

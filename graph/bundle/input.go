@@ -135,7 +135,7 @@ type Input struct {
 	Warnings []string
 
 	opts    OpenOptions
-	hashRes chan hashResult
+	hasher  *fileHasher // nil when there is no main.hash to verify
 	hashErr error
 	hashed  bool
 }
@@ -143,6 +143,7 @@ type Input struct {
 type hashResult struct {
 	sum string
 	err error
+	own int64 // see teeHasher.own
 }
 
 // Open detects what path is by content and opens it; see Kind.

@@ -42,10 +42,12 @@ type mainWriter struct {
 	srcs    map[*os.File]*os.File
 }
 
-func newMainWriter(w io.Writer, out *os.File, kind Kind, hash bool, prog *Progress) *mainWriter {
+// src, when not nil, is the input's hasher: output bytes equal to the
+// input's are then not hashed twice (see teeHasher).
+func newMainWriter(w io.Writer, out *os.File, kind Kind, hash bool, src *fileHasher, prog *Progress) *mainWriter {
 	m := &mainWriter{kind: kind, out: out, prog: prog}
 	if hash {
-		m.th = newTeeHasher(w)
+		m.th = newTeeHasher(w, src)
 		w = m.th
 	}
 	m.bw = bufio.NewWriterSize(w, 1<<20)

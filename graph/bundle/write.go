@@ -117,7 +117,7 @@ func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result
 	if out == nil {
 		out = os.Stdout
 	}
-	mw := newMainWriter(out, nil, kind, false, nil)
+	mw := newMainWriter(out, nil, kind, false, nil, nil)
 	if err := safeEncode(enc, mw); err != nil {
 		mw.finish()
 		return nil, fmt.Errorf("writing stdout: %w", err)
@@ -430,7 +430,11 @@ func (w *writer) writeMain(p string, hash bool) (int64, string, error) {
 	if err := f.Chmod(0o644); err != nil {
 		return 0, "", err
 	}
-	mw := newMainWriter(f, f, w.kind, hash, w.prog)
+	var src *fileHasher
+	if w.src != nil {
+		src = w.src.hasher
+	}
+	mw := newMainWriter(f, f, w.kind, hash, src, w.prog)
 	encErr := safeEncode(w.enc, mw)
 	sum, err := mw.finish()
 	if encErr == nil {
