@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestParseErrors: bad input gives file:line:col, the offending line and a
@@ -96,6 +97,46 @@ func TestDenseShapes(t *testing.T) {
 		}
 		if got := m.Body().First().Attr("v").String(); got != tc.want {
 			t.Errorf("dense<%s> : %s printed %s, want %s", tc.lit, tc.typ, got, tc.want)
+		}
+	}
+}
+
+// TestErrorLinePrintable: the echoed line never carries control bytes or
+// invalid UTF-8 to the terminal (a binary file piped in), and the caret
+// stays under the error's column.
+func TestErrorLinePrintable(t *testing.T) {
+	tests := []struct {
+		name, line string
+		col        int
+		want       string // echoed line
+	}{
+		{"escape sequence", "ab\x1b[2Jcd", 5, "ab?[2Jcd"},
+		{"nul and bell", "\x00x\x07", 2, "?x?"},
+		{"invalid utf-8", "a\xf1\xff b", 4, "a?? b"},
+		{"c1 control", "x\u009by", 1, "x?y"},
+		{"tab", "\tz", 2, " z"},
+		{"plain text unchanged", "héllo", 1, "héllo"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := (&Error{File: "f", Line: 1, Col: tc.col, Msg: "m", LineText: tc.line}).Error()
+			lines := strings.Split(msg, "\n")
+			if len(lines) != 3 || lines[1] != "  "+tc.want {
+				t.Fatalf("echoed line %q, want %q", lines[1], "  "+tc.want)
+			}
+			if lines[2] != "  "+strings.Repeat(" ", tc.col-1)+"^" {
+				t.Errorf("caret line %q for column %d", lines[2], tc.col)
+			}
+		})
+	}
+	// Through the parser, on random binary input.
+	_, _, err := Parse("bin", "\xf1\x1b]0;pwned\x07\x00\x9b")
+	if err == nil {
+		t.Fatal("binary input parsed")
+	}
+	for _, c := range err.Error() {
+		if c != '\n' && (c < 0x20 || c == 0x7f || c == utf8.RuneError || c >= 0x80 && c < 0xa0) {
+			t.Fatalf("error carries control or invalid bytes: %q", err.Error())
 		}
 	}
 }

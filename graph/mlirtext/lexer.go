@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind classifies a token. The set mirrors MLIR's own lexer so the parser can
@@ -157,9 +158,15 @@ func (e *Error) Error() string {
 			}
 		}
 		b.WriteString("\n  ")
+		// Echoing a binary file's bytes could drive the terminal (escape
+		// sequences): control characters and invalid UTF-8 print as '?',
+		// one per byte, so the caret stays under the column.
 		b.WriteString(strings.Map(func(r rune) rune {
-			if r == '\t' {
+			switch {
+			case r == '\t':
 				return ' '
+			case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError:
+				return '?'
 			}
 			return r
 		}, text))
