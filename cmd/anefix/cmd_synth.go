@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -69,7 +70,8 @@ Examples:
 				}
 				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence}
 				if err := o.Check(); err != nil {
-					return usagef("%v", err)
+					// run prefixes "anefix synth: " already.
+					return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 				}
 				m, err := synth.Generate(o)
 				if err != nil {

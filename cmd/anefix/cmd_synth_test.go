@@ -24,12 +24,16 @@ func TestSynthUsage(t *testing.T) {
 		{[]string{"synth", "--arm", "A", "--state-form", "x", "-o", out}, exitUsage, "--state-form"},
 		{[]string{"synth", "--arm", "A", "extra", "-o", out}, exitUsage, "no positional"},
 		{[]string{"synth", "--arm", "E", "--ctx", "100", "-o", out}, exitUsage, "--ctx 100 out of range"},
+		{[]string{"synth", "--arm", "E", "--recurrence", "composite", "-o", out}, exitUsage, "applies to arms A-D"},
 		{[]string{"synth", "--arm", "A", "--emit", "pretty", "-o", filepath.Join(dir, "y.aimodel")}, exitUsage, "holds MLIR bytecode"},
 	}
 	for _, c := range cases {
 		code, so, se := runCLI(t, "", c.args...)
 		if code != c.code || !strings.Contains(so+se, c.want) {
 			t.Errorf("%v: code %d, output %q; want %d and %q", c.args, code, so+se, c.code, c.want)
+		}
+		if strings.Contains(se, "synth: synth:") {
+			t.Errorf("%v: doubled prefix in %q", c.args, se)
 		}
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
