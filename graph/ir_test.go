@@ -275,3 +275,27 @@ func TestOneElementDensePrintsAsSplat(t *testing.T) {
 		t.Errorf("%s vs %s", a, b)
 	}
 }
+
+// fakeNative stands in for a codec's opaque native-properties blob.
+type fakeNative struct{}
+
+func (fakeNative) String() string       { return "<native blob>" }
+func (fakeNative) isAttr()              {}
+func (fakeNative) BytecodeOnly() string { return "the native properties of coreai.graph are kept in their bytecode layout" }
+
+// A graph whose properties are opaque gets one clear problem, not a cascade
+// of "no function_type" and unresolved-symbol errors.
+func TestVerifyOpaqueGraphProps(t *testing.T) {
+	m, g := buildGraph(t)
+	g.Op.Props = fakeNative{}
+	inv := NewOp("coreai.invoke", nil, nil, Dict(NamedAttr{"callee", &SymbolRefAttr{Root: "main"}}), Unknown)
+	inv.InsertBefore(g.Body().Last())
+	err := Verify(m)
+	ve, ok := err.(*VerifyError)
+	if !ok || len(ve.Problems) != 1 || !strings.Contains(ve.Problems[0], "cannot read this graph's name or signature") {
+		t.Fatalf("got %v", err)
+	}
+	if op, why := FindBytecodeOnly(m); op != g.Op || !strings.Contains(why, "native properties") {
+		t.Fatalf("FindBytecodeOnly = %v, %q", op, why)
+	}
+}

@@ -33,6 +33,13 @@ func (e *VerifyError) Error() string {
 // symbol references and dense_resource handles. It returns *VerifyError.
 func Verify(m *Module) error {
 	v := &verifier{m: m, syms: m.Symbols(), doms: map[*Region]map[*Block]map[*Block]bool{}}
+	for o := m.Body().first; o != nil; o = o.next {
+		if HasOpaqueProps(o) {
+			// Its sym_name cannot be read, so a reference to it cannot be
+			// judged unresolved.
+			v.unknownSyms = true
+		}
+	}
 	if m.Op == nil || m.Op.Name != "builtin.module" || len(m.Op.Regions) != 1 || len(m.Op.Regions[0].Blocks) != 1 {
 		return &VerifyError{Problems: []string{"top-level op must be a builtin.module with one block"}}
 	}
@@ -47,10 +54,11 @@ func Verify(m *Module) error {
 }
 
 type verifier struct {
-	m        *Module
-	syms     map[string]*Operation
-	doms     map[*Region]map[*Block]map[*Block]bool
-	problems []string
+	m           *Module
+	unknownSyms bool // some symbol's name is inside opaque properties
+	syms        map[string]*Operation
+	doms        map[*Region]map[*Block]map[*Block]bool
+	problems    []string
 }
 
 func (v *verifier) addf(op *Operation, format string, args ...any) {
@@ -221,7 +229,7 @@ func computeDominators(r *Region) map[*Block]map[*Block]bool {
 func (v *verifier) attrRefs(op *Operation, a Attr) {
 	switch x := a.(type) {
 	case *SymbolRefAttr:
-		if _, ok := v.syms[x.Root]; !ok {
+		if _, ok := v.syms[x.Root]; !ok && !v.unknownSyms {
 			v.addf(op, "symbol @%s is not defined in the module", x.Root)
 		}
 	case *DenseResourceAttr:
@@ -245,7 +253,9 @@ func (v *verifier) attrRefs(op *Operation, a Attr) {
 func (v *verifier) call(op *Operation) {
 	ref, ok := op.Inherent("callee").(*SymbolRefAttr)
 	if !ok {
-		v.addf(op, "missing callee symbol reference")
+		if !HasOpaqueProps(op) {
+			v.addf(op, "missing callee symbol reference")
+		}
 		return
 	}
 	target, ok := v.syms[ref.Root]
@@ -274,6 +284,12 @@ func (v *verifier) call(op *Operation) {
 }
 
 func (v *verifier) graph(g *Graph) {
+	if HasOpaqueProps(g.Op) {
+		why := g.Op.Props.(BytecodeOnly).BytecodeOnly()
+		v.addf(g.Op, "%s, so anefix cannot read this graph's name or signature. anefix decodes the native layouts of func.func, func.call and builtin.module; "+
+			"for this op the layout must be confirmed first (see README, Known limits), or the model exported as generic MLIR text by its exporter", why)
+		return
+	}
 	ft := g.FunctionType()
 	if ft == nil {
 		v.addf(g.Op, "graph has no function_type")

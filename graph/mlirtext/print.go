@@ -28,6 +28,11 @@ func Format(m *graph.Module, form Form) ([]byte, error) {
 // generic syntax for every op whose contents that syntax cannot carry, so
 // nothing is lost in either form.
 func Write(w io.Writer, m *graph.Module, form Form) error {
+	// Values a bytecode reader kept in an encoding anefix cannot interpret
+	// have no text form; printing their descriptions would be invalid MLIR.
+	if op, why := graph.FindBytecodeOnly(m); op != nil {
+		return fmt.Errorf("%s: %s; it has no MLIR text form, so this module can only be written as bytecode", op.Describe(), why)
+	}
 	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
 	pr.names = map[*graph.Value]string{}
 	pr.tstr = map[graph.Type]string{}
