@@ -54,6 +54,11 @@ Examples:
 					return err
 				}
 				defer ld.Close()
+				// Rewrite and convert refuse such input; a prediction for
+				// it would be for a graph that is not what it declares.
+				if err := graph.Verify(ld.Module); err != nil {
+					return fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", args[0], err)
+				}
 				rep, err := ane.Check(ld.Module)
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)

@@ -156,3 +156,34 @@ func TestCheckNoFunction(t *testing.T) {
 		})
 	}
 }
+
+// IR that does not verify is bad input for check and verify (exit 1), as it
+// is for rewrite and convert; check used to call it LEGAL.
+func TestUnverifiedInputRefused(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.mlir")
+	src := `module {
+  coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf32> {
+    %0 = coreai.exp %x : tensor<2xf16> -> tensor<2xf16>
+    coreai.output %0 : tensor<2xf16>
+  }
+}
+`
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := [][]string{
+		{"check", bad},
+		{"check", bad, "--json"},
+		{"verify", bad, armAPath},
+		{"verify", armAPath, bad},
+		{"rewrite", bad, "--dry-run"},
+		{"convert", bad, "-o", "-"},
+	}
+	for _, args := range cases {
+		code, out, errs := runCLI(t, "", args...)
+		if code != exitFailure || out != "" || !strings.Contains(errs, "does not verify") && !strings.Contains(errs, "verification failed") ||
+			!strings.Contains(errs, "bad.mlir") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/verify"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -260,6 +261,13 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	for _, ld := range []*modelio.Loaded{ref, cand} {
 		if err := ld.Input.CheckHash(); err != nil {
 			return err
+		}
+	}
+	// Running IR that does not verify would compare numbers of a graph
+	// that is not what it declares.
+	for i, ld := range []*modelio.Loaded{ref, cand} {
+		if err := graph.Verify(ld.Module); err != nil {
+			return fmt.Errorf("%s: the input does not verify, so it is not run: %w", []string{refPath, candPath}[i], err)
 		}
 	}
 	start := time.Now()
