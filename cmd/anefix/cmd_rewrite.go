@@ -443,9 +443,9 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 			}
 			fmt.Fprintf(w, "  @%s %s %s: %s → %s\n", io.Graph, dir, io.Before.GetName(), io.Before.GetType(), io.After.GetType())
 		}
-		for _, s := range p.States {
-			fmt.Fprintf(w, "  @%s state %s → %s\n", s.Graph, s.Input, s.Output)
-		}
+		// p.States is not listed: each promotion's two I/O lines above say
+		// it, and "state conv_state → new_conv_state" read as the reverse
+		// of the rename that happened.
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}

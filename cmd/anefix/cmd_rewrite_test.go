@@ -654,3 +654,26 @@ func TestRewriteReportPathRefused(t *testing.T) {
 		t.Errorf("--force did not replace the report: %.200s", b)
 	}
 }
+
+// The summary of promote-states says which input became a state and that
+// the output took the state's name, and never the reverse.
+func TestRewriteSummaryStates(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "rewrite", rwArmA, "--dry-run")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"@main input conv_state: became state conv_state", true},
+		{"@main output new_conv_state: renamed to conv_state", true},
+		{"@main input rec_state: became state rec_state", true},
+		{"state conv_state → new_conv_state", false},
+		{"state rec_state → new_rec_state", false},
+	} {
+		if strings.Contains(stderr, c.text) != c.want {
+			t.Errorf("summary contains %q: %v, want %v\n%s", c.text, !c.want, c.want, stderr)
+		}
+	}
+}
