@@ -88,11 +88,16 @@ func BenchmarkCopyBaseline(b *testing.B) {
 // background) and writes a new one whose encoder copies the whole input, the
 // way a codec copies resource bytes: the bundle layer's share of a rewrite.
 // "write" passes the bytes through Write; "range" uses CopyRange (kernel
-// copy, hashed by pread on the side).
+// copy). Both outputs equal the input, so the output's hash is the input
+// verification's (like convert). "range-shifted" inserts a byte after the
+// magic, so the output differs from its fifth byte on and is hashed on its
+// own, from the input's bytes, while the input is verified (like rewrite).
+//
+//	ANEFIX_BENCH_MB=1500 go test ./graph/bundle -run '^$' -bench 'CopyBaseline|OpenWrite' -benchtime 5x
 func BenchmarkOpenWriteAIModel(b *testing.B) {
 	size := benchSize(b)
 	src := benchAIModel(b, size)
-	for _, mode := range []string{"write", "range"} {
+	for _, mode := range []string{"write", "range", "range-shifted"} {
 		b.Run(mode, func(b *testing.B) {
 			out := b.TempDir()
 			b.SetBytes(size)
@@ -102,8 +107,17 @@ func BenchmarkOpenWriteAIModel(b *testing.B) {
 					b.Fatal(err)
 				}
 				enc := func(w io.Writer) error {
-					if mode == "range" {
+					switch mode {
+					case "range":
 						return w.(RangeCopier).CopyRange(in.File, 0, in.Size)
+					case "range-shifted":
+						if _, err := w.Write(Magic); err != nil {
+							return err
+						}
+						if _, err := w.Write([]byte{0}); err != nil {
+							return err
+						}
+						return w.(RangeCopier).CopyRange(in.File, 4, in.Size-4)
 					}
 					_, err := io.Copy(w, io.NewSectionReader(in.File, 0, in.Size))
 					return err

@@ -124,7 +124,8 @@ func newFileHasher(f *os.File, size int64) *fileHasher {
 func (h *fileHasher) run(p *Progress) {
 	defer p.Done()
 	d := sha256.New()
-	buf := make([]byte, ckptEvery)
+	ra := readAhead(h.f, h.size)
+	defer ra.close()
 	var err error
 	for off := int64(0); ; {
 		state, merr := d.(encoding.BinaryMarshaler).MarshalBinary()
@@ -139,11 +140,12 @@ func (h *fileHasher) run(p *Progress) {
 		if off >= h.size {
 			break
 		}
-		n := min(int64(len(buf)), h.size-off)
-		k, rerr := h.f.ReadAt(buf[:n], off)
-		d.Write(buf[:k])
-		if int64(k) < n {
-			err = fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(k), h.size, orEOF(rerr))
+		n := min(ckptEvery, h.size-off)
+		c := <-ra.ch
+		d.Write(c.b)
+		ra.free <- c.b
+		if int64(len(c.b)) < n {
+			err = fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(len(c.b)), h.size, orEOF(c.err))
 			break
 		}
 		off += n
@@ -157,6 +159,53 @@ func (h *fileHasher) run(p *Progress) {
 	h.cond.Broadcast()
 	h.mu.Unlock()
 }
+
+// reader reads a file in ckptEvery chunks one goroutine ahead of its
+// consumer, so that on two cores copying out of the page cache overlaps with
+// hashing instead of adding to it (about 0.1 s of a convert's 0.9 s).
+type reader struct {
+	ch   chan chunk
+	free chan []byte
+	stop chan struct{}
+}
+
+type chunk struct {
+	b   []byte // short (possibly empty) only at a read error or early EOF
+	err error
+}
+
+const readAheadBufs = 4
+
+// readAhead starts reading the first size bytes of f. The consumer receives
+// chunks from ch in order, returns each buffer on free, and calls close when
+// done (also early); a short chunk is the last one.
+func readAhead(f *os.File, size int64) *reader {
+	r := &reader{ch: make(chan chunk, readAheadBufs), free: make(chan []byte, readAheadBufs), stop: make(chan struct{})}
+	for range readAheadBufs {
+		r.free <- make([]byte, ckptEvery)
+	}
+	go func() {
+		// At most readAheadBufs chunks are out, so sends on ch never block.
+		for off := int64(0); off < size; {
+			var b []byte
+			select {
+			case b = <-r.free:
+			case <-r.stop:
+				return
+			}
+			n := min(int64(cap(b)), size-off)
+			k, err := f.ReadAt(b[:n], off)
+			r.ch <- chunk{b[:k], err}
+			if int64(k) < n {
+				return
+			}
+			off += n
+		}
+	}()
+	return r
+}
+
+func (r *reader) close() { close(r.stop) }
 
 func orEOF(err error) error {
 	if err == nil || err == io.EOF {
