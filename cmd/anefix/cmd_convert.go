@@ -48,6 +48,11 @@ Examples:
 				if err := checkEmit(*out, ld, *emit); err != nil {
 					return err
 				}
+				if *force {
+					if err := checkReplace(*out, modelio.OutputKind(*out, ld, *emit)); err != nil {
+						return err
+					}
+				}
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}

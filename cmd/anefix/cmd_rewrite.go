@@ -177,6 +177,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		if err := checkEmit(o.out, ld, o.emit); err != nil {
 			return err
 		}
+		if o.force {
+			if err := checkReplace(o.out, modelio.OutputKind(o.out, ld, o.emit)); err != nil {
+				return err
+			}
+		}
 	}
 	if err := graph.Verify(ld.Module); err != nil {
 		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)

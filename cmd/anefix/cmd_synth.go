@@ -51,6 +51,11 @@ Examples:
 				if err := checkEmit(*out, nil, *emit); err != nil {
 					return err
 				}
+				if *force {
+					if err := checkReplace(*out, modelio.OutputKind(*out, nil, *emit)); err != nil {
+						return err
+					}
+				}
 				a, err := synth.ParseArm(*arm)
 				if err != nil {
 					return usagef("--arm: %v", err)
