@@ -455,7 +455,15 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 			fmt.Fprintf(w, "  %s\n", n)
 		}
 	}
-	if len(rep.CensusBefore)+len(rep.CensusAfter) > 0 {
+	if rep.Error != "" && len(rep.CensusAfter) == 0 && len(rep.CensusBefore) > 0 {
+		// A failed pipeline has no census after: "f16 4→0" would read as
+		// if every value had gone.
+		var parts []string
+		for _, c := range rep.CensusBefore {
+			parts = append(parts, fmt.Sprintf("%s %d", c.Type, c.Count))
+		}
+		fmt.Fprintf(w, "values by element type in the input (the pipeline stopped): %s\n", strings.Join(parts, ", "))
+	} else if len(rep.CensusBefore)+len(rep.CensusAfter) > 0 {
 		before, after := map[string]int64{}, map[string]int64{}
 		var keys []string
 		for _, c := range rep.CensusBefore {

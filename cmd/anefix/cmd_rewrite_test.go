@@ -677,3 +677,43 @@ func TestRewriteSummaryStates(t *testing.T) {
 		}
 	}
 }
+
+// When a pass fails there is no census after the pipeline; the summary
+// shows the input's census instead of "f16 4→0".
+func TestRewriteFailureCensus(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"state pair types differ", `module {
+  coreai.graph @main(%x: tensor<2xf16> {coreai.name = "x"}, %s: tensor<2xf16> {coreai.name = "conv_state"}) -> (tensor<2xf16> {coreai.name = "y"}, tensor<3xf16> {coreai.name = "new_conv_state"}) {
+    %0 = coreai.exp %x : tensor<2xf16> -> tensor<2xf16>
+    %c = coreai.constant dense<1.0> : tensor<3xf16>
+    coreai.output %0, %c : tensor<2xf16>, tensor<3xf16>
+  }
+}
+`, "pass promote-states"},
+		{"constant overflows fp16", `module {
+  coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf16> {
+    %c = coreai.constant dense<[1.0, 1.0e+06]> : tensor<2xf32>
+    %0 = coreai.cast %x : tensor<2xf16> to tensor<2xf32>
+    %1 = coreai.decomposable.broadcasting_mul %0, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %2 = coreai.cast %1 : tensor<2xf32> to tensor<2xf16>
+    coreai.output %2 : tensor<2xf16>
+  }
+}
+`, "pass strip-fp32-casts"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), "in.mlir")
+			if err := os.WriteFile(in, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run")
+			if code != exitFailure || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if strings.Contains(stderr, "→0") || !strings.Contains(stderr, "values by element type in the input (the pipeline stopped): f16 ") {
+				t.Errorf("census line wrong:\n%s", stderr)
+			}
+		})
+	}
+}
