@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/spf13/pflag"
 )
@@ -40,6 +41,9 @@ Examples:
 				if err := checkEmit("", nil, *emit); err != nil {
 					return err
 				}
+				if *version < 0 || *version > 6 {
+					return usagef("--bytecode-version %d: want 1 to 6", *version)
+				}
 				ld, err := loadInput(env, args[0], *ignoreHash)
 				if err != nil {
 					return err
@@ -47,6 +51,9 @@ Examples:
 				defer ld.Close()
 				if err := checkEmit(*out, ld, *emit); err != nil {
 					return err
+				}
+				if *version != 0 && modelio.OutputKind(*out, ld, *emit) == bundle.KindText {
+					return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", *version, *out)
 				}
 				if *force {
 					if err := checkReplace(*out, modelio.OutputKind(*out, ld, *emit)); err != nil {

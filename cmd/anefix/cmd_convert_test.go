@@ -70,3 +70,31 @@ func TestConvertErrors(t *testing.T) {
 		t.Error("bad input still wrote an output")
 	}
 }
+
+// --bytecode-version outside 1..6, or on a text output where it would be
+// ignored, is a usage error found before anything is read or written.
+func TestConvertBytecodeVersionUsage(t *testing.T) {
+	cases := []struct {
+		out, version string
+		code         int
+		want         string
+	}{
+		{"x.mlirb", "7", exitUsage, "want 1 to 6"},
+		{"x.mlirb", "-1", exitUsage, "want 1 to 6"},
+		{"x.mlir", "3", exitUsage, "is MLIR text"},
+		{"x.mlirb", "3", exitOK, ""},
+		{"x.aimodel", "5", exitOK, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.out+" v"+c.version, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), c.out)
+			code, _, errs := runCLI(t, "", "convert", hybridText, "-o", out, "--bytecode-version", c.version)
+			if code != c.code || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d, want %d and %q; stderr %q", code, c.code, c.want, errs)
+			}
+			if _, err := os.Lstat(out); (err == nil) != (c.code == exitOK) {
+				t.Errorf("output exists: %v, want %v", err == nil, c.code == exitOK)
+			}
+		})
+	}
+}
