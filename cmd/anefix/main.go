@@ -97,12 +97,16 @@ func run(args []string, env *Env) int {
 	switch args[0] {
 	case "-h", "--help", "help":
 		if len(args) > 1 && args[0] == "help" {
-			if c, ok := commands[args[1]]; ok {
-				fs := newFlagSet(c, env)
-				c.Setup(fs)
-				printCommandHelp(env.Stdout, c, fs)
-				return exitOK
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(env.Stderr, "anefix: unknown command %q\n\n", args[1])
+				printMainHelp(env.Stderr)
+				return exitUsage
 			}
+			fs := newFlagSet(c, env)
+			c.Setup(fs)
+			printCommandHelp(env.Stdout, c, fs)
+			return exitOK
 		}
 		printMainHelp(env.Stdout)
 		return exitOK

@@ -23,6 +23,8 @@ func TestDispatch(t *testing.T) {
 		{nil, exitUsage, "Usage: anefix <command>"},
 		{[]string{"--help"}, exitOK, "Exit codes"},
 		{[]string{"nosuch"}, exitUsage, `unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, exitUsage, `unknown command "nosuch"`},
+		{[]string{"help", "check"}, exitOK, "Usage: anefix check"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, "", c.args...)
