@@ -53,7 +53,7 @@ Examples:
 			steps := fs.Int("steps", 24, "generated tokens to compare (N)")
 			prompt := fs.String("prompt-ids", "1", "comma-separated prompt token ids fed before generation")
 			seed := fs.Uint64("seed", 0, "seed of the pseudo-random inputs (embeddings, hidden states)")
-			minAgree := fs.Int("min-agree", -1, "steps that must agree for exit 0 (default: all N)")
+			minAgree := fs.Int("min-agree", -1, "steps that must agree for exit 0; -1 means all N")
 			asJSON := fs.Bool("json", false, "print the report as JSON (proto anefix.v1.VerifyReport)")
 			function := fs.String("function", "", "graph to run in both modules (default: main, else the first public graph)")
 			acc := fs.String("accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")

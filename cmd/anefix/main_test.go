@@ -51,3 +51,16 @@ func TestEveryCommandHasHelpAndExample(t *testing.T) {
 		}
 	}
 }
+
+// A flag's usage line states its default once (pflag appends "(default
+// X)" to any non-zero default, so the text must not say it again).
+func TestFlagDefaultsStatedOnce(t *testing.T) {
+	for name := range commands {
+		_, out, _ := runCLI(t, "", name, "--help")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Count(l, "(default") > 1 {
+				t.Errorf("%s --help: %q", name, strings.TrimSpace(l))
+			}
+		}
+	}
+}
