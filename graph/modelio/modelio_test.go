@@ -166,3 +166,37 @@ func TestSaveRefusesTextIntoAIModel(t *testing.T) {
 		t.Fatal("unknown form accepted")
 	}
 }
+
+// An .aimodel saved unchanged takes its main.hash from the input's
+// verification (the bytes are identical); a changed one hashes its own
+// bytes. Either way main.hash must be the SHA-256 of the main.mlirb written.
+func TestSaveAIModelHash(t *testing.T) {
+	const armA = "../../testdata/synth/armA.aimodel"
+	in, err := os.ReadFile(filepath.Join(armA, "main.mlirb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, change := range []bool{false, true} {
+		ld := load(t, armA)
+		if change {
+			ld.Module.Op.Attrs = ld.Module.Op.Attrs.With("anefix.test", &graph.UnitAttr{})
+		}
+		res, err := Save(filepath.Join(t.TempDir(), "o.aimodel"), ld.Module, ld, SaveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		main, err := os.ReadFile(res.MainPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(main, in) == change {
+			t.Errorf("change=%v: output equal to the input: %v", change, !change)
+		}
+		sum := sha256.Sum256(main)
+		want := hex.EncodeToString(sum[:])
+		hash, _ := os.ReadFile(filepath.Join(filepath.Dir(res.MainPath), "main.hash"))
+		if string(hash) != want || res.Hash != want {
+			t.Errorf("change=%v: main.hash %s (result %s), want %s", change, hash, res.Hash, want)
+		}
+	}
+}
