@@ -297,7 +297,7 @@ func canonical(name string) string {
 func resultElem(op *graph.Operation, i int) (Elem, error) {
 	tt, ok := graph.AsTensor(op.Result(i).Type())
 	if !ok {
-		return ElemInvalid, fmt.Errorf("result %d has non-tensor type %s", i, op.Result(i).Type())
+		return ElemInvalid, fmt.Errorf("result %d has non-tensor type %s%s", i, op.Result(i).Type(), stateTypeHint(op.Result(i).Type()))
 	}
 	return ElemOf(tt.Elem)
 }
@@ -819,4 +819,15 @@ func tensorsString(ts []*Tensor) string {
 		parts[i] = t.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// stateTypeHint says what to do about a state held as a Core AI handle or
+// token, which the interpreter does not run (README, Known limits).
+func stateTypeHint(t graph.Type) string {
+	s := t.String()
+	if !strings.HasPrefix(s, "!coreai.handle") && !strings.HasPrefix(s, "!coreai.token") {
+		return ""
+	}
+	return "; the interpreter runs tensor values only, not states held as !coreai.handle/!coreai.token: " +
+		"run it on the graph with states as tensor inputs (as coreai-torch exports them, or anefix synth --state-form tensor)"
 }
