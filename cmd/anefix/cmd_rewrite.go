@@ -553,7 +553,7 @@ func rewriteMetadataFiles(out string, ld *modelio.Loaded, emit string, rep *pb.R
 	}
 	merged, err := setJSONKey(meta, "anefix", entry)
 	if err != nil {
-		return nil, fmt.Errorf("%s of the input is not a JSON object, so the I/O changes cannot be recorded in it: %v", bundle.MetadataFile, err)
+		return nil, fmt.Errorf("%s of the input is not a JSON object, so the I/O changes cannot be recorded in it (%v); fix that file, or write the IR alone with -o OUT.mlirb; nothing written", bundle.MetadataFile, err)
 	}
 	return map[string][]byte{rel: merged}, nil
 }

@@ -717,3 +717,28 @@ func TestRewriteFailureCensus(t *testing.T) {
 		})
 	}
 }
+
+// A bundle whose metadata.json is not a JSON object cannot carry the I/O
+// changes: the error says what to do and nothing is written; the IR alone
+// can still be written.
+func TestRewriteBrokenMetadata(t *testing.T) {
+	for _, meta := range []string{"{broken", "[1, 2]"} {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "m.aimodel")
+		copyDir(t, rwArmA, in)
+		if err := os.WriteFile(filepath.Join(in, "metadata.json"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "o.aimodel")
+		code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out)
+		if code != exitFailure || !strings.Contains(stderr, "fix that file, or write the IR alone with -o OUT.mlirb") {
+			t.Errorf("metadata %q: exit %d, stderr %q", meta, code, stderr)
+		}
+		if _, err := os.Lstat(out); !os.IsNotExist(err) {
+			t.Errorf("metadata %q: output written", meta)
+		}
+		if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", filepath.Join(dir, "o.mlirb")); code != exitOK {
+			t.Errorf("metadata %q: the IR alone: exit %d %s", meta, code, stderr)
+		}
+	}
+}
