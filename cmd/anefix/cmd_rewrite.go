@@ -110,6 +110,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return usagef("-o OUT is required (or --dry-run)")
 	case o.out != "" && o.dryRun:
 		return usagef("--dry-run writes nothing; drop -o")
+	case o.report == "-":
+		return usagef("--report takes a file; --json prints the report on stdout")
 	case o.json && o.out == "-":
 		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
 	case o.dryRun && (o.compile || o.verify):

@@ -653,6 +653,16 @@ func TestRewriteReportPathRefused(t *testing.T) {
 	if b, _ := os.ReadFile(report); !strings.Contains(string(b), `"dryRun": true`) {
 		t.Errorf("--force did not replace the report: %.200s", b)
 	}
+	// "-" is not stdout for --report (that is --json): a usage error, not a
+	// file named "-".
+	abs := rwAbs(t)
+	t.Chdir(t.TempDir())
+	if code, _, stderr := runCLI(t, "", "rewrite", abs, "--dry-run", "--report", "-"); code != exitUsage || !strings.Contains(stderr, "--json") {
+		t.Errorf("--report -: exit %d %q", code, stderr)
+	}
+	if _, err := os.Lstat("-"); err == nil {
+		t.Error(`--report - wrote a file named "-"`)
+	}
 }
 
 // The summary of promote-states says which input became a state and that
@@ -741,4 +751,14 @@ func TestRewriteBrokenMetadata(t *testing.T) {
 			t.Errorf("metadata %q: the IR alone: exit %d %s", meta, code, stderr)
 		}
 	}
+}
+
+// rwAbs is rwArmA as an absolute path (for tests that change directory).
+func rwAbs(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(rwArmA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
