@@ -293,11 +293,16 @@ type hashJob struct {
 
 const (
 	teeBuffers = 4
-	teeChunk   = 1 << 20
+	// teeQueue bounds the jobs waiting for the hashing goroutine. Range jobs
+	// hold no bytes, so it is generous: the kernel copy should not wait for
+	// the hash (which may itself wait for the input's verification to reach
+	// a checkpoint) while a core is free to copy.
+	teeQueue = 1024
+	teeChunk = 1 << 20
 )
 
 func newTeeHasher(w io.Writer, src *fileHasher) *teeHasher {
-	t := &teeHasher{w: w, ch: make(chan hashJob, teeBuffers), free: make(chan []byte, teeBuffers), sum: make(chan hashResult, 1)}
+	t := &teeHasher{w: w, ch: make(chan hashJob, teeQueue), free: make(chan []byte, teeBuffers), sum: make(chan hashResult, 1)}
 	for range teeBuffers {
 		t.free <- make([]byte, 0, teeChunk)
 	}
