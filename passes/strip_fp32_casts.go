@@ -371,6 +371,27 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		})
 	}
 
+	// A pattern that matches no island is most likely a typo (patterns
+	// match a whole op id or source): say so rather than silently doing
+	// less than asked.
+	for _, opt := range []struct {
+		name string
+		raw  []string
+		re   []*regexp.Regexp
+	}{{"islands", opts.Strings("islands"), patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
+		for i, re := range opt.re {
+			matched := false
+			for _, is := range list {
+				if islandMatches(is, []*regexp.Regexp{re}) {
+					matched = true
+					break
+				}
+			}
+			if !matched {
+				ch.Notes = append(ch.Notes, fmt.Sprintf("%s pattern %q matches no fp32 island (a pattern must match a whole op id or source file:line; use * for the rest, e.g. *qwen3_5.py:199*)", opt.name, opt.raw[i]))
+			}
+		}
+	}
 	// 3. Choose islands and check that every op in them can be retyped.
 	for _, is := range list {
 		if len(is.ops) == 0 && len(is.io) == 0 {

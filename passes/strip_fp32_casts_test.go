@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -477,5 +478,37 @@ func TestStripOpaqueSignature(t *testing.T) {
 	}
 	if !strings.Contains(ptPrint(t, m), "tensor<4xf32>") {
 		t.Error("the module was changed before the error")
+	}
+}
+
+// An islands/exclude pattern that matches no island is reported in the
+// change's notes (it is most likely a typo that silently did nothing).
+func TestStripPatternMatchesNothing(t *testing.T) {
+	src, err := os.ReadFile("../testdata/passes/strip-fp32-casts.mlir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		set      []string
+		wantNote string // "" = no pattern note
+	}{
+		{[]string{"strip-fp32-casts.islands=qwen3_5.py:19"}, `islands pattern "qwen3_5.py:19" matches no fp32 island`},
+		{[]string{"strip-fp32-casts.islands=qwen3_5.py:199"}, ""},
+		{[]string{"strip-fp32-casts.exclude=nosuch*"}, `exclude pattern "nosuch*" matches no fp32 island`},
+		{[]string{"strip-fp32-casts.islands=*"}, ""},
+		{nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.set, " "), func(t *testing.T) {
+			m := ptParse(t, string(src))
+			res, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: c.set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(res.Steps[0].Change.Notes, "\n")
+			if c.wantNote == "" && strings.Contains(notes, "matches no fp32 island") || !strings.Contains(notes, c.wantNote) {
+				t.Errorf("notes:\n%s\nwant %q", notes, c.wantNote)
+			}
+		})
 	}
 }
