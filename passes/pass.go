@@ -43,6 +43,10 @@ type OptionSpec struct {
 	Kind    OptionKind
 	Default string // textual default, parsed like a --set value
 	Doc     string
+	// Check, when set, rejects a value of the right kind that is still
+	// malformed (such as a pair without "="), so that --set reports it as a
+	// usage error before any pass runs.
+	Check func(v any) error
 }
 
 // Options holds parsed option values for one pass run, keyed by option name.

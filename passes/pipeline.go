@@ -214,8 +214,19 @@ func DefaultOptions(p *Pass) (Options, error) {
 	return opts, nil
 }
 
-// ParseOption parses a textual value for an option of the given kind.
+// ParseOption parses a textual value for an option of the given kind and
+// applies the option's Check.
 func ParseOption(o OptionSpec, s string) (any, error) {
+	v, err := parseKind(o, s)
+	if err == nil && o.Check != nil {
+		if cerr := o.Check(v); cerr != nil {
+			return nil, fmt.Errorf("option %s: %w", o.Name, cerr)
+		}
+	}
+	return v, err
+}
+
+func parseKind(o OptionSpec, s string) (any, error) {
 	switch o.Kind {
 	case OptBool:
 		b, err := strconv.ParseBool(s)

@@ -72,6 +72,8 @@ func TestBuild(t *testing.T) {
 		{name: "set unknown pass", spec: Spec{Set: []string{"nope.x=1"}}, wantErr: `unknown pass "nope"`, wantValid: "fold-casts"},
 		{name: "set unknown option", spec: Spec{Set: []string{"strip-fp32-casts.clampp=true"}}, wantErr: `has no option "clampp"`, wantValid: "clamp"},
 		{name: "set bad bool", spec: Spec{Set: []string{"strip-fp32-casts.clamp=yes please"}}, wantErr: "wants true or false"},
+		{name: "set malformed pair", spec: Spec{Set: []string{"promote-states.names=conv_state"}}, wantErr: `"conv_state" is not in=out`},
+		{name: "set pair without output", spec: Spec{Set: []string{"promote-states.names=a=b,c="}}, wantErr: `"c=" is not in=out`},
 		{name: "set malformed", spec: Spec{Set: []string{"clamp"}}, wantErr: "want pass.option=value"},
 		{name: "set pass not in pipeline", spec: Spec{Disable: []string{"dce"}, Set: []string{"dce.graphs=false"}}, wantErr: "not in the pipeline"},
 		{name: "set option without options", spec: Spec{Set: []string{"fold-casts.x=1"}}, wantErr: `has no option "x"`, wantValid: "(none)"},

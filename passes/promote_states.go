@@ -47,7 +47,7 @@ promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
 	DefaultOn: true,
 	Options: []OptionSpec{
-		{Name: "names", Kind: OptStringList, Default: "", Doc: "explicit pairs in=out (comma-separated), promoted first"},
+		{Name: "names", Kind: OptStringList, Default: "", Doc: "explicit pairs in=out (comma-separated), promoted first", Check: psCheckNames},
 		{Name: "auto", Kind: OptBool, Default: "true", Doc: "match pairs by name (kinds, affixes)"},
 		{Name: "kinds", Kind: OptStringList, Default: "conv,ssm,rec,recurrent", Doc: "name words that mark a recurrent state input (together with state/states)"},
 		{Name: "affixes", Kind: OptStringList, Default: "out,new,next,updated,output,upd", Doc: "words an output name adds to its state's name"},
@@ -309,5 +309,17 @@ func psPromote(g *graph.Graph, in, out graph.Port, ch *Change) error {
 			Why: fmt.Sprintf("became state %s (MutableBuffers.buffer_mutation = %q)", in.Name, in.Name)},
 		IOChange{Graph: g.Name(), Port: out.Name, IsOutput: true, Before: out.Type.String(), After: out.Type.String(),
 			Why: fmt.Sprintf("renamed to %s: the new value of state %s", in.Name, in.Name)})
+	return nil
+}
+
+// psCheckNames rejects a names entry that is not in=out, at --set time.
+func psCheckNames(v any) error {
+	list, _ := v.([]string)
+	for _, s := range list {
+		in, out, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(in) == "" || strings.TrimSpace(out) == "" {
+			return fmt.Errorf("%q is not in=out (example: conv_state=conv_state_out)", s)
+		}
+	}
 	return nil
 }
