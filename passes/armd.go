@@ -63,9 +63,11 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 		{Name: "replace", Kind: OptStringList, Default: "recurrence,sdpa,rope",
 			Doc: "region kinds to replace"},
 		{Name: "composites", Kind: OptStringList, Default: "recurrence=gated_delta_update|gated_delta,sdpa=scaled_dot_product_attention|sdpa,rope=rope",
-			Doc: "kind=name|name…: composite names (composite_decl or callee symbol) of each kind"},
+			Doc:   "kind=name|name…: composite names (composite_decl or callee symbol) of each kind",
+			Check: adCheckKindList},
 		{Name: "regions", Kind: OptStringList, Default: "recurrence=ios/qwen3_5_ios.py:290,sdpa=primitives/ios/sdpa.py,rope=ios/qwen3_5_ios.py:140-147|primitives/ios/rope.py",
-			Doc: "kind=pattern|pattern…: inline ops of each kind, by any stack frame of their location (file suffix[:line[-line]]) or by op id (id:<glob>, e.g. id:sdpa_*)"},
+			Doc:   "kind=pattern|pattern…: inline ops of each kind, by any stack frame of their location (file suffix[:line[-line]]) or by op id (id:<glob>, e.g. id:sdpa_*)",
+			Check: adCheckKindList},
 		{Name: "keep-ops", Kind: OptStringList, Default: "coreai.slice_update,coreai.write_handle,coreai.read_handle,coreai.create_token",
 			Doc: "ops never replaced (state writes, handle ops)"},
 		{Name: "prefer", Kind: OptStringList, Default: "x,input,hidden_states,value,v,initial_state,state,query,q",
@@ -167,6 +169,18 @@ type adConfig struct {
 	prefer     map[string]int // composite input name → 1-based preference
 	prune      bool
 	dropUnused bool
+}
+
+// adCheckKindList rejects an entry that is not kind=a|b at --set time.
+func adCheckKindList(v any) error {
+	list, _ := v.([]string)
+	for _, e := range list {
+		k, alts, ok := strings.Cut(e, "=")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(alts) == "" {
+			return fmt.Errorf("%q is not kind=a|b", e)
+		}
+	}
+	return nil
 }
 
 // adKindList parses "kind=a|b,kind2=c" into kind → alternatives.

@@ -56,9 +56,11 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 	DefaultOn: true,
 	Options: []OptionSpec{
 		{Name: "ops", Kind: OptStringList, Default: "coreai.expand_dims,coreai.shrink_dims,coreai.reshape",
-			Doc: "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only"},
+			Doc:   "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only",
+			Check: fiCheckOps},
 		{Name: "other-users", Kind: OptString, Default: "reshape",
-			Doc: "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)"},
+			Doc:   "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)",
+			Check: fiCheckOtherUsers},
 		{Name: "states", Kind: OptBool, Default: "true",
 			Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"},
 	},
@@ -67,6 +69,24 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 func init() {
 	foldIOUnsqueezePass.Run = runFoldIOUnsqueeze
 	Register(foldIOUnsqueezePass)
+}
+
+// fiCheckOps and fiCheckOtherUsers reject bad values at --set time.
+func fiCheckOps(v any) error {
+	list, _ := v.([]string)
+	for _, n := range list {
+		if !ioRankOps[n] {
+			return fmt.Errorf("%q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
+		}
+	}
+	return nil
+}
+
+func fiCheckOtherUsers(v any) error {
+	if s, _ := v.(string); s != "reshape" && s != "skip" {
+		return fmt.Errorf("%q: want reshape or skip", s)
+	}
+	return nil
 }
 
 // ioRankOps are the ops fold-io-unsqueeze may fold.
