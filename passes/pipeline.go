@@ -90,7 +90,11 @@ func Build(spec Spec) (*Pipeline, error) {
 		}
 		i, ok := index[passName]
 		if !ok {
-			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q is not in the pipeline (add it with --enable %s)", a, passName, passName), Valid: names}
+			how := "add it with --enable " + passName
+			if len(spec.Passes) > 0 { // --enable cannot be combined with --passes
+				how = "add it to --passes"
+			}
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q is not in the pipeline (%s)", a, passName, how), Valid: names}
 		}
 		spec := findOption(pass, opt)
 		if spec == nil {

@@ -72,6 +72,8 @@ func TestBuild(t *testing.T) {
 		{name: "set unknown pass", spec: Spec{Set: []string{"nope.x=1"}}, wantErr: `unknown pass "nope"`, wantValid: "fold-casts"},
 		{name: "set unknown option", spec: Spec{Set: []string{"strip-fp32-casts.clampp=true"}}, wantErr: `has no option "clampp"`, wantValid: "clamp"},
 		{name: "set bad bool", spec: Spec{Set: []string{"strip-fp32-casts.clamp=yes please"}}, wantErr: "wants true or false"},
+		{name: "set pass outside --passes", spec: Spec{Passes: []string{"dce"}, Set: []string{"strip-fp32-casts.clamp=true"}}, wantErr: "not in the pipeline (add it to --passes)"},
+		{name: "set pass outside the default", spec: Spec{Set: []string{"arm-d.prune=false"}}, wantErr: "not in the pipeline (add it with --enable arm-d)"},
 		{name: "set malformed pair", spec: Spec{Set: []string{"promote-states.names=conv_state"}}, wantErr: `"conv_state" is not in=out`},
 		{name: "set pair without output", spec: Spec{Set: []string{"promote-states.names=a=b,c="}}, wantErr: `"c=" is not in=out`},
 		{name: "set unknown rank op", spec: Spec{Set: []string{"fold-io-unsqueeze.ops=coreai.nope"}}, wantErr: `"coreai.nope" is not a rank op`},
