@@ -20,6 +20,9 @@ type Spec struct {
 	Enable, Disable []string
 	// Set holds "pass.option=value" assignments.
 	Set []string
+	// PassesByEnable says that a non-empty Passes was built from --enable
+	// (rewrite --arm-d), so usage hints name --enable, not --passes.
+	PassesByEnable bool
 }
 
 // UsageError is a pipeline request that cannot be built: an unknown pass or
@@ -91,7 +94,7 @@ func Build(spec Spec) (*Pipeline, error) {
 		i, ok := index[passName]
 		if !ok {
 			how := "add it with --enable " + passName
-			if len(spec.Passes) > 0 { // --enable cannot be combined with --passes
+			if len(spec.Passes) > 0 && !spec.PassesByEnable { // --enable cannot be combined with --passes
 				how = "add it to --passes"
 			}
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q is not in the pipeline (%s)", a, passName, how), Valid: names}

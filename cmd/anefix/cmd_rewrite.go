@@ -135,6 +135,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 		spec.Passes = armDPipeline(spec.Enable)
 		spec.Enable = nil
+		spec.PassesByEnable = true
 	}
 	pl, err := passes.Build(spec)
 	if err != nil {

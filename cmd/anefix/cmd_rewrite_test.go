@@ -762,3 +762,24 @@ func rwAbs(t *testing.T) string {
 	}
 	return p
 }
+
+// A --set for a pass that is not in the pipeline says how to add it: to the
+// --passes list, or with --enable (also under --arm-d, which takes no
+// --passes).
+func TestRewriteSetHint(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--passes", "dce", "--set", "strip-fp32-casts.clamp=true"}, "(add it to --passes)"},
+		{[]string{"--arm-d", "--set", "strip-fp32-casts.clamp=true"}, "(add it with --enable strip-fp32-casts)"},
+		{[]string{"--set", "arm-d.prune=false"}, "(add it with --enable arm-d)"},
+	}
+	for _, c := range cases {
+		args := append([]string{"rewrite", rwArmA, "--dry-run"}, c.args...)
+		code, _, stderr := runCLI(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q; stderr %q", c.args, code, c.want, stderr)
+		}
+	}
+}
