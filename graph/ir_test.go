@@ -279,9 +279,11 @@ func TestOneElementDensePrintsAsSplat(t *testing.T) {
 // fakeNative stands in for a codec's opaque native-properties blob.
 type fakeNative struct{}
 
-func (fakeNative) String() string       { return "<native blob>" }
-func (fakeNative) isAttr()              {}
-func (fakeNative) BytecodeOnly() string { return "the native properties of coreai.graph are kept in their bytecode layout" }
+func (fakeNative) String() string { return "<native blob>" }
+func (fakeNative) isAttr()        {}
+func (fakeNative) BytecodeOnly() string {
+	return "the native properties of coreai.graph are kept in their bytecode layout"
+}
 
 // A graph whose properties are opaque gets one clear problem, not a cascade
 // of "no function_type" and unresolved-symbol errors.
