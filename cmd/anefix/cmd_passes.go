@@ -1,8 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+	"google.golang.org/protobuf/proto"
 	"io"
 	"strings"
 
@@ -25,7 +26,7 @@ the ordering constraints it takes part in.
 Examples:
   anefix passes
   anefix passes strip-fp32-casts
-  anefix passes --json | jq '.[].name'`,
+  anefix passes --json | jq '.passes[].name'`,
 		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
 			asJSON := fs.Bool("json", false, "print as JSON")
 			return func(env *Env, args []string) error {
@@ -59,43 +60,26 @@ Examples:
 	})
 }
 
-// passJSON is the JSON shape of one pass (stable field order).
-type passJSON struct {
-	Name        string           `json:"name"`
-	DefaultOn   bool             `json:"defaultOn"`
-	Summary     string           `json:"summary"`
-	Addresses   string           `json:"addresses,omitempty"`
-	Doc         string           `json:"doc"`
-	Options     []passOptionJSON `json:"options"`
-	Constraints []string         `json:"constraints"`
-}
-
-type passOptionJSON struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Default string `json:"default"`
-	Doc     string `json:"doc"`
-}
-
+// writePassesJSON prints anefix.v1.PassList (or one PassInfo for NAME).
 func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
-	out := make([]passJSON, 0, len(list))
+	out := &pb.PassList{}
 	for _, p := range list {
-		pj := passJSON{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
-			Options: []passOptionJSON{}, Constraints: passConstraints(p.Name)}
+		pi := &pb.PassInfo{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
+			Constraints: passConstraints(p.Name)}
 		for _, o := range p.Options {
-			pj.Options = append(pj.Options, passOptionJSON{Name: o.Name, Kind: o.Kind.String(), Default: o.Default, Doc: o.Doc})
+			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind.String(), Default: o.Default, Doc: o.Doc})
 		}
-		out = append(out, pj)
+		out.Passes = append(out.Passes, pi)
 	}
-	var v any = out
+	var m proto.Message = out
 	if single {
-		v = out[0]
+		m = out.Passes[0]
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := protoJSON(m)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = w.Write(b)
 	return err
 }
 

@@ -81,6 +81,7 @@ Examples:
 			fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
 			fs.BoolVar(&o.force, "force", false, "replace an existing output (and --report FILE)")
 			fs.StringVar(&o.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
+			fs.IntVar(&o.bytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
 			fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 			fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
 			fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output")
@@ -97,6 +98,7 @@ type rewriteFlags struct {
 	report                   string
 	json, force, ignoreHash  bool
 	emit                     string
+	bytecodeVersion          int
 	compile, verify          bool
 }
 
@@ -123,6 +125,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	if err := checkEmit("", nil, o.emit); err != nil {
 		return err
+	}
+	if o.bytecodeVersion < 0 || o.bytecodeVersion > 6 {
+		return usagef("--bytecode-version %d: want 1 to 6", o.bytecodeVersion)
 	}
 	spec := o.spec
 	if o.armD {
@@ -180,6 +185,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		if err := checkEmit(o.out, ld, o.emit); err != nil {
 			return err
 		}
+		if o.bytecodeVersion != 0 && modelio.OutputKind(o.out, ld, o.emit) == bundle.KindText {
+			return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", o.bytecodeVersion, o.out)
+		}
 		if o.force {
 			if err := checkReplace(o.out, modelio.OutputKind(o.out, ld, o.emit)); err != nil {
 				return err
@@ -235,6 +243,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 		wr, err := modelio.Save(o.out, ld.Module, ld, modelio.SaveOptions{
 			Emit: o.emit, Force: o.force, Stdout: env.Stdout, Progress: progressFile(env), Files: files,
+			BytecodeVersion: o.bytecodeVersion,
 		})
 		if err != nil {
 			return err

@@ -13,6 +13,8 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 const rwArmA = "../../testdata/synth/armA.aimodel"
@@ -340,13 +342,14 @@ func TestPassesCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, "", "passes", "--json")
-	var list []passJSON
-	if err := json.Unmarshal([]byte(out), &list); code != exitOK || err != nil || len(list) != len(passes.Names()) {
-		t.Errorf("passes --json: exit %d err %v (%d entries)", code, err, len(list))
+	// The JSON is the proto schema's (anefix.v1.PassList / PassInfo).
+	list := &pb.PassList{}
+	if err := protojson.Unmarshal([]byte(out), list); code != exitOK || err != nil || len(list.Passes) != len(passes.Names()) {
+		t.Errorf("passes --json: exit %d err %v (%d entries)", code, err, len(list.Passes))
 	}
 	code, out, _ = runCLI(t, "", "passes", "dce", "--json")
-	var one passJSON
-	if err := json.Unmarshal([]byte(out), &one); code != exitOK || err != nil || one.Name != "dce" || len(one.Options) != 2 {
+	one := &pb.PassInfo{}
+	if err := protojson.Unmarshal([]byte(out), one); code != exitOK || err != nil || one.Name != "dce" || len(one.Options) != 2 {
 		t.Errorf("passes dce --json: %v %+v", err, one)
 	}
 	code, _, stderr := runCLI(t, "", "passes", "nope")
@@ -780,6 +783,34 @@ func TestRewriteSetHint(t *testing.T) {
 		code, _, stderr := runCLI(t, "", args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q; stderr %q", c.args, code, c.want, stderr)
+		}
+	}
+}
+
+// rewrite writes the bytecode version asked for, and mlir-opt reads it.
+func TestRewriteBytecodeVersion(t *testing.T) {
+	mlirOpt := mlirOptOrSkip(t)
+	dir := t.TempDir()
+	for _, v := range []string{"3", "6"} {
+		out := filepath.Join(dir, "v"+v+".mlirb")
+		if code, _, stderr := runCLI(t, "", "rewrite", rwArmA, "-o", out, "--bytecode-version", v); code != exitOK {
+			t.Fatalf("--bytecode-version %s: exit %d: %s", v, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		// The version follows the magic as a PrefixVarInt: one byte (v<<1)|1.
+		if err != nil || len(b) < 5 || b[4] != (v[0]-'0')<<1|1 {
+			t.Fatalf("v%s: version byte %v, err %v", v, b[:5], err)
+		}
+		if o, err := exec.Command(mlirOpt, "--allow-unregistered-dialect", out, "-o", os.DevNull).CombinedOutput(); err != nil {
+			t.Fatalf("mlir-opt cannot read v%s output: %v\n%s", v, err, o)
+		}
+	}
+	for _, args := range [][]string{
+		{"rewrite", rwArmA, "-o", filepath.Join(dir, "x.mlirb"), "--bytecode-version", "9"},
+		{"rewrite", rwArmA, "-o", filepath.Join(dir, "x.mlir"), "--bytecode-version", "5"},
+	} {
+		if code, _, stderr := runCLI(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
 }
