@@ -180,6 +180,9 @@ func TestWriteUnchangedMain(t *testing.T) {
 				if string(got) != sha(data) || res.Hash != sha(data) {
 					t.Errorf("%s: main.hash %s, want %s", mode, got, sha(data))
 				}
+				if main, _ := os.ReadFile(res.MainPath); !bytes.Equal(main, data) {
+					t.Errorf("%s: main.mlirb differs from the input", mode)
+				}
 			}
 		})
 	}

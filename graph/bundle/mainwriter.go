@@ -113,6 +113,12 @@ func (m *mainWriter) CopyRange(f *os.File, off, n int64) error {
 	if err != nil {
 		return m.copySlow(f, off, n)
 	}
+	if h := kernelCopyHead(m.n, off); h > 0 && n-h >= minKernelCopy {
+		if err := m.copySlow(f, off, h); err != nil {
+			return err
+		}
+		off, n = off+h, n-h
+	}
 	if err := m.bw.Flush(); err != nil {
 		return err
 	}
@@ -129,6 +135,28 @@ func (m *mainWriter) CopyRange(f *os.File, off, n int64) error {
 		err = fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", n, off, f.Name(), written, io.ErrUnexpectedEOF)
 	}
 	return err
+}
+
+// copyRound is how much Linux copies per round in copy_file_range between
+// files of one ext4 file system (it splices through a pipe of 16 pages).
+// The rounds end at page boundaries of the source; when those are
+// copyRound boundaries of the output too, the output's page cache gets
+// 64 KiB folios instead of single pages, which on the build VM made the
+// kernel copy of full arm A's weights 0.40 s instead of 0.58 s (`cp`,
+// copying from offset 0 to 0, is always aligned).
+const copyRound = 64 << 10
+
+// kernelCopyHead returns how many bytes to copy through the buffer first so
+// that the kernel copy from input offset off to output offset out starts
+// aligned: possible when the two agree modulo the page size, as they do
+// for every blob of an unchanged main.mlirb (0 otherwise, and when already
+// aligned).
+func kernelCopyHead(out, off int64) int64 {
+	page := int64(os.Getpagesize())
+	if (out-off)%page != 0 {
+		return 0
+	}
+	return -out & (copyRound - 1)
 }
 
 func (m *mainWriter) copySlow(f *os.File, off, n int64) error {

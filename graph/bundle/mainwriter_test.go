@@ -124,3 +124,57 @@ func TestCopyRangePastEnd(t *testing.T) {
 		noTemps(t, dir)
 	}
 }
+
+func TestKernelCopyHead(t *testing.T) {
+	page := int64(os.Getpagesize())
+	for _, tc := range []struct{ out, off, want int64 }{
+		{0, 0, 0},
+		{copyRound, 0, 0},
+		{4, 4, copyRound - 4},
+		{100, 100 + 3*page, copyRound - 100},
+		{copyRound + page, page, copyRound - page},
+		{100, 0, 0}, // offsets disagree modulo the page: no head helps
+		{0, 3526, 0},
+	} {
+		if got := kernelCopyHead(tc.out, tc.off); got != tc.want {
+			t.Errorf("kernelCopyHead(%d, %d) = %d, want %d", tc.out, tc.off, got, tc.want)
+		}
+	}
+}
+
+// TestCopyRangeAlignedHead: a range whose output offset agrees with its input
+// offset modulo the page is copied as a buffered head and a kernel copy;
+// the bytes and the hash must be those of the input either way.
+func TestCopyRangeAlignedHead(t *testing.T) {
+	page := int(os.Getpagesize())
+	data := testData(copyRound + 3*minKernelCopy)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "blob")
+	os.WriteFile(p, data, 0o644)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files(t, dir, aimodel("m/"))
+	in := open(t, filepath.Join(dir, "m"), OpenOptions{})
+	for _, lead := range []int{len(Magic), page, page + 7, copyRound, copyRound + 1} {
+		want := append(append([]byte{}, Magic...), data[len(Magic):lead]...)
+		want = append(want, data[lead:]...)
+		enc := func(w io.Writer) error {
+			if _, err := w.Write(want[:lead]); err != nil {
+				return err
+			}
+			return w.(RangeCopier).CopyRange(f, int64(lead), int64(len(data)-lead))
+		}
+		out := filepath.Join(dir, "o")
+		res, err := Write(out, KindAIModel, in, enc, WriteOptions{Force: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(res.MainPath)
+		if !bytes.Equal(got, want) || res.Hash != sha(want) {
+			t.Errorf("lead %d: output equal %v, hash %s want %s", lead, bytes.Equal(got, want), res.Hash, sha(want))
+		}
+	}
+}
