@@ -289,6 +289,9 @@ type hashJob struct {
 	b      []byte
 	f      *os.File
 	off, n int64
+	// out, when set, also receives the range's bytes at dst (addCopy).
+	out *os.File
+	dst int64
 }
 
 const (
@@ -317,6 +320,7 @@ func (t *teeHasher) run(src *fileHasher) {
 		own  int64     // bytes hashed here
 		err  error
 		rbuf []byte
+		pw   *pwriter // started by the first addCopy
 	)
 	buf := func() []byte {
 		if rbuf == nil {
@@ -351,11 +355,29 @@ func (t *teeHasher) run(src *fileHasher) {
 		if d == nil && (j.f != src.f || j.off != pos || pos+j.n > src.size) {
 			diverge()
 		}
-		if d != nil && err == nil {
+		switch {
+		case j.out != nil:
+			if pw == nil {
+				pw = newPwriter()
+			}
+			if err == nil {
+				// With d nil the bytes are the input's at pos, which the
+				// shared hash covers; they still have to be written.
+				err = copyOut(d, j, pw)
+				if d != nil {
+					own += j.n
+				}
+			}
+		case d != nil && err == nil:
 			err = hashRange(d, j.f, j.off, j.n, buf())
 			own += j.n
 		}
 		pos += j.n
+	}
+	if pw != nil {
+		if werr := pw.close(); err == nil {
+			err = werr
+		}
 	}
 	if d == nil && pos == src.size {
 		sum, serr := src.result()
@@ -369,6 +391,72 @@ func (t *teeHasher) run(src *fileHasher) {
 		diverge()
 	}
 	t.sum <- hashResult{hex.EncodeToString(d.Sum(nil)), err, own}
+}
+
+// addCopy is addRange that also writes the n bytes to out at dst, from the
+// buffer they are hashed from. mainWriter uses it where the kernel copy
+// would be slow (see CopyRange): the bytes pass through user space once
+// for both jobs.
+func (t *teeHasher) addCopy(f *os.File, off, n int64, out *os.File, dst int64) {
+	t.ch <- hashJob{f: f, off: off, n: n, out: out, dst: dst}
+}
+
+// copyOut reads j's range in chunks, hashes each into d (when not nil) and
+// hands it to pw to write.
+func copyOut(d hash.Hash, j hashJob, pw *pwriter) error {
+	for k := int64(0); k < j.n; {
+		b := <-pw.free
+		m := min(int64(len(b)), j.n-k)
+		r, err := j.f.ReadAt(b[:m], j.off+k)
+		if int64(r) < m {
+			pw.free <- b
+			return fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", j.n, j.off, j.f.Name(), j.off+k+int64(r), orEOF(err))
+		}
+		if d != nil {
+			d.Write(b[:m])
+		}
+		pw.ch <- pwrite{j.out, b[:m], j.dst + k}
+		k += m
+	}
+	return nil
+}
+
+// pwriter writes buffers at given offsets in its own goroutine, so that
+// writing copied ranges overlaps with hashing them.
+type pwriter struct {
+	ch   chan pwrite
+	free chan []byte
+	done chan error
+}
+
+type pwrite struct {
+	out *os.File
+	b   []byte
+	off int64
+}
+
+func newPwriter() *pwriter {
+	w := &pwriter{ch: make(chan pwrite, teeBuffers), free: make(chan []byte, teeBuffers), done: make(chan error, 1)}
+	for range teeBuffers {
+		w.free <- make([]byte, teeChunk)
+	}
+	go func() {
+		var err error
+		for p := range w.ch {
+			if err == nil {
+				_, err = p.out.WriteAt(p.b, p.off)
+			}
+			w.free <- p.b[:cap(p.b)]
+		}
+		w.done <- err
+	}()
+	return w
+}
+
+// close waits for the pending writes and returns the first error.
+func (w *pwriter) close() error {
+	close(w.ch)
+	return <-w.done
 }
 
 func (t *teeHasher) Write(p []byte) (int, error) {
