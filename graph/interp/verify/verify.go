@@ -120,7 +120,13 @@ func pickFunction(m *graph.Module, name string) (*graph.Graph, error) {
 	if name != "" {
 		g := m.Graph(name)
 		if g == nil {
-			return nil, fmt.Errorf("no graph @%s", name)
+			var names []string
+			for _, g := range m.Graphs() {
+				if g.Visibility() != "private" {
+					names = append(names, "@"+g.Name())
+				}
+			}
+			return nil, fmt.Errorf("no graph @%s; --function takes one of: %s", name, strings.Join(names, ", "))
 		}
 		return g, nil
 	}
