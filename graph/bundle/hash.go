@@ -401,28 +401,54 @@ func (t *teeHasher) addCopy(f *os.File, off, n int64, out *os.File, dst int64) {
 	t.ch <- hashJob{f: f, off: off, n: n, out: out, dst: dst}
 }
 
-// copyOut reads j's range in chunks, hashes each into d (when not nil) and
-// hands it to pw to write.
+// copyOut reads j's range in chunks (in another goroutine, one chunk
+// ahead), hashes each into d (when not nil) and hands it to pw to write.
+// Buffers circulate through pw.free: reader, hasher, writer, pool.
 func copyOut(d hash.Hash, j hashJob, pw *pwriter) error {
-	for k := int64(0); k < j.n; {
-		b := <-pw.free
-		m := min(int64(len(b)), j.n-k)
-		r, err := j.f.ReadAt(b[:m], j.off+k)
-		if int64(r) < m {
-			pw.free <- b
-			return fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", j.n, j.off, j.f.Name(), j.off+k+int64(r), orEOF(err))
+	type read struct {
+		b   []byte
+		k   int64
+		err error
+	}
+	// Sends never block: at most len(pool) buffers exist.
+	ch := make(chan read, pwBuffers)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(ch)
+		for k := int64(0); k < j.n; {
+			var b []byte
+			select {
+			case b = <-pw.free:
+			case <-stop:
+				return
+			}
+			m := min(int64(len(b)), j.n-k)
+			r, err := j.f.ReadAt(b[:m], j.off+k)
+			ch <- read{b[:r], k, err}
+			if int64(r) < m {
+				return
+			}
+			k += m
+		}
+	}()
+	for c := range ch {
+		if want := min(int64(cap(c.b)), j.n-c.k); int64(len(c.b)) < want {
+			pw.free <- c.b[:cap(c.b)]
+			return fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", j.n, j.off, j.f.Name(), j.off+c.k+int64(len(c.b)), orEOF(c.err))
 		}
 		if d != nil {
-			d.Write(b[:m])
+			d.Write(c.b)
 		}
-		pw.ch <- pwrite{j.out, b[:m], j.dst + k}
-		k += m
+		pw.ch <- pwrite{j.out, c.b, j.dst + c.k}
 	}
 	return nil
 }
 
 // pwriter writes buffers at given offsets in its own goroutine, so that
 // writing copied ranges overlaps with hashing them.
+const pwBuffers = 8
+
 type pwriter struct {
 	ch   chan pwrite
 	free chan []byte
@@ -436,8 +462,8 @@ type pwrite struct {
 }
 
 func newPwriter() *pwriter {
-	w := &pwriter{ch: make(chan pwrite, teeBuffers), free: make(chan []byte, teeBuffers), done: make(chan error, 1)}
-	for range teeBuffers {
+	w := &pwriter{ch: make(chan pwrite, pwBuffers), free: make(chan []byte, pwBuffers), done: make(chan error, 1)}
+	for range pwBuffers {
 		w.free <- make([]byte, teeChunk)
 	}
 	go func() {
