@@ -40,6 +40,7 @@ type mainWriter struct {
 	prog    *Progress
 	n       int64
 	srcs    map[*os.File]*os.File
+	cbuf    []byte // for buffered copies of ranges
 }
 
 // src, when not nil, is the input's hasher: output bytes equal to the
@@ -123,6 +124,23 @@ func (m *mainWriter) CopyRange(f *os.File, off, n int64) error {
 		m.prog.Add(n)
 		return nil
 	}
+	if (m.n-off)%int64(os.Getpagesize()) != 0 {
+		// Not hashing, but the kernel copy would still be slow: 1 MiB
+		// reads and writes past the write buffer.
+		if err := m.bw.Flush(); err != nil {
+			return err
+		}
+		if m.cbuf == nil {
+			m.cbuf = make([]byte, teeChunk)
+		}
+		w, err := io.CopyBuffer(writerOnly{m.out}, io.NewSectionReader(f, off, n), m.cbuf)
+		m.n += w
+		m.prog.Add(w)
+		if err == nil && w != n {
+			err = fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", n, off, f.Name(), off+w, io.ErrUnexpectedEOF)
+		}
+		return err
+	}
 	src, err := m.reopen(f)
 	if err != nil {
 		return m.copySlow(f, off, n)
@@ -175,6 +193,10 @@ func kernelCopyHead(out, off int64) int64 {
 	}
 	return -out & (copyRound - 1)
 }
+
+// writerOnly hides an *os.File's ReadFrom, so io.CopyBuffer uses its buffer
+// instead of copy_file_range.
+type writerOnly struct{ io.Writer }
 
 func (m *mainWriter) copySlow(f *os.File, off, n int64) error {
 	w, err := io.CopyN(m, io.NewSectionReader(f, off, n), n)
