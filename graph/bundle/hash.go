@@ -283,6 +283,9 @@ type teeHasher struct {
 	// own counts the bytes the goroutine hashed itself (not taken from
 	// src's checkpoints); valid after finish.
 	own int64
+	// prog counts the bytes written for addCopy; set before the first
+	// addCopy (the job's channel send orders it before any use).
+	prog *Progress
 }
 
 type hashJob struct {
@@ -358,7 +361,7 @@ func (t *teeHasher) run(src *fileHasher) {
 		switch {
 		case j.out != nil:
 			if pw == nil {
-				pw = newPwriter()
+				pw = newPwriter(t.prog)
 			}
 			if err == nil {
 				// With d nil the bytes are the input's at pos, which the
@@ -461,7 +464,7 @@ type pwrite struct {
 	off int64
 }
 
-func newPwriter() *pwriter {
+func newPwriter(prog *Progress) *pwriter {
 	w := &pwriter{ch: make(chan pwrite, pwBuffers), free: make(chan []byte, pwBuffers), done: make(chan error, 1)}
 	for range pwBuffers {
 		w.free <- make([]byte, teeChunk)
@@ -471,6 +474,7 @@ func newPwriter() *pwriter {
 		for p := range w.ch {
 			if err == nil {
 				_, err = p.out.WriteAt(p.b, p.off)
+				prog.Add(int64(len(p.b)))
 			}
 			w.free <- p.b[:cap(p.b)]
 		}

@@ -49,6 +49,7 @@ func newMainWriter(w io.Writer, out *os.File, kind Kind, hash bool, src *fileHas
 	m := &mainWriter{kind: kind, out: out, prog: prog}
 	if hash {
 		m.th = newTeeHasher(w, src)
+		m.th.prog = prog
 		w = m.th
 	}
 	m.bw = bufio.NewWriterSize(w, 1<<20)
@@ -120,8 +121,7 @@ func (m *mainWriter) CopyRange(f *os.File, off, n int64) error {
 			return err
 		}
 		m.th.addCopy(f, off, n, m.out, m.n)
-		m.n += n
-		m.prog.Add(n)
+		m.n += n // the hashing goroutine reports the progress
 		return nil
 	}
 	if (m.n-off)%int64(os.Getpagesize()) != 0 {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 type span struct{ off, n int64 }
@@ -195,6 +196,44 @@ func TestCopyRangeAlignedHead(t *testing.T) {
 		got, _ := os.ReadFile(res.MainPath)
 		if !bytes.Equal(got, want) || res.Hash != sha(want) {
 			t.Errorf("lead %d: output equal %v, hash %s want %s", lead, bytes.Equal(got, want), res.Hash, sha(want))
+		}
+	}
+}
+
+// TestCopyRangeProgress: every byte of the main file is counted once by the
+// progress bar, whichever path copied it (buffered, kernel, or written by
+// the hashing goroutine), and only after it was written.
+func TestCopyRangeProgress(t *testing.T) {
+	data := testData(copyRound + 3*minKernelCopy)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "blob")
+	os.WriteFile(p, data, 0o644)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, hash := range []bool{false, true} {
+		out, err := os.Create(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := newProgress(&bytes.Buffer{}, "test", 0, time.Hour, time.Hour)
+		mw := newMainWriter(out, out, KindAIModel, hash, nil, prog)
+		mw.Write(Magic)
+		rc := RangeCopier(mw)
+		for _, s := range []span{{4, 1000}, {5000, 2 * minKernelCopy}, {int64(4 + 1000 + 2*minKernelCopy), minKernelCopy}} {
+			if err := rc.CopyRange(f, s.off, s.n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := mw.finish(); err != nil {
+			t.Fatal(err)
+		}
+		prog.Done()
+		out.Close()
+		if got := prog.n.Load(); got != mw.n {
+			t.Errorf("hash=%v: progress %d, want %d", hash, got, mw.n)
 		}
 	}
 }
