@@ -13,9 +13,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/spf13/pflag"
 )
 
@@ -80,7 +83,28 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 
 func main() {
 	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr)}
+	go removeTempsOnSignal(env.Stderr)
 	os.Exit(run(os.Args[1:], env))
+}
+
+// removeTempsOnSignal makes Ctrl-C or SIGTERM during a write remove the
+// half-built output (which can be as large as the model) before exiting
+// with 128+signal; a previous output is never touched.
+func removeTempsOnSignal(stderr io.Writer) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	sig := <-ch
+	removed := bundle.RemovePending()
+	fmt.Fprintf(stderr, "\nanefix: %v: stopped", sig)
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, "; removed the unfinished output %s", strings.Join(removed, ", "))
+	}
+	fmt.Fprintln(stderr, "; the input was not modified")
+	code := 128 + int(syscall.SIGINT)
+	if sig == syscall.SIGTERM {
+		code = 128 + int(syscall.SIGTERM)
+	}
+	os.Exit(code)
 }
 
 func isTerminal(f *os.File) bool {

@@ -192,12 +192,27 @@ func (in *Input) openStdin() error {
 	}
 	os.Remove(f.Name())
 	in.File = f
-	n, err := io.Copy(f, r)
-	if err != nil {
+	// Look at the start before spooling the rest: something that is neither
+	// bytecode (magic) nor text (no NUL bytes) is refused at once instead of
+	// being copied to disk, so `anefix inspect - < /dev/zero` fails rather
+	// than filling /tmp.
+	head := make([]byte, 64<<10)
+	hn, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
-	if n == 0 {
+	head = head[:hn]
+	if hn == 0 {
 		return errors.New("stdin is empty: pipe an MLIR text or bytecode file into anefix")
+	}
+	if !bytes.HasPrefix(head, Magic) && bytes.IndexByte(head, 0) >= 0 {
+		return fmt.Errorf("stdin is neither MLIR bytecode (it does not start with the magic 4D 4C EF 52) nor MLIR text (byte %d is NUL): pipe an MLIR text or bytecode file into anefix", bytes.IndexByte(head, 0))
+	}
+	if _, err := f.Write(head); err != nil {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		return fmt.Errorf("reading stdin: %w", err)
 	}
 	in.MainPath = "-"
 	return in.loadMain("stdin")

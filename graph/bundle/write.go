@@ -99,6 +99,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 		w.cleanup()
 		return nil, fmt.Errorf("writing %s: %w", dst, err)
 	}
+	untrackTemp(w.tmp)
 	return res, nil
 }
 
@@ -224,6 +225,7 @@ func (w *writer) cleanup() {
 	w.prog.Done()
 	if w.tmp != "" {
 		os.RemoveAll(w.tmp)
+		untrackTemp(w.tmp)
 		w.tmp = ""
 	}
 }
@@ -238,6 +240,7 @@ func (w *writer) build(abs string) (*Result, error) {
 			return nil, err
 		}
 		w.tmp = f.Name()
+		trackTemp(w.tmp)
 		f.Close()
 		w.startProgress(nil)
 		size, _, err := w.writeMain(w.tmp, false)
@@ -253,6 +256,7 @@ func (w *writer) build(abs string) (*Result, error) {
 		return nil, err
 	}
 	w.tmp = tmp
+	trackTemp(tmp)
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
