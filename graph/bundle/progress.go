@@ -77,6 +77,11 @@ func (p *Progress) run(delay, tick time.Duration) {
 
 func (p *Progress) draw() {
 	n := p.n.Load()
+	if p.total <= 0 {
+		// Unknown total (a generated model): bytes so far, no percentage.
+		fmt.Fprintf(p.w, "\r%s %s", p.label, humanBytes(n))
+		return
+	}
 	frac := 0.0
 	if p.total > 0 {
 		frac = min(float64(n)/float64(p.total), 1)

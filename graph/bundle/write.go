@@ -337,16 +337,24 @@ func reroot(entries []Entry, dir string) ([]Entry, error) {
 }
 
 func (w *writer) startProgress(entries []Entry) {
+	w.prog = NewProgress(w.opts.Progress, "writing", w.progressTotal(entries))
+}
+
+// progressTotal is the bytes a write will produce: the main file (as large
+// as the input's, a fair estimate) plus the other files carried over.
+func (w *writer) progressTotal(entries []Entry) int64 {
 	var total int64
 	if w.src != nil {
 		total = w.src.Size
 	}
 	for _, e := range entries {
-		if e.Mode.IsRegular() {
+		// The input's main file is rewritten, not copied: it is already
+		// counted above.
+		if e.Mode.IsRegular() && !(w.src != nil && filepath.Join(w.src.Root, filepath.FromSlash(e.Rel)) == w.src.MainPath) {
 			total += e.Size
 		}
 	}
-	w.prog = NewProgress(w.opts.Progress, "writing", total)
+	return total
 }
 
 // copyEntries recreates the input's other files in the temporary output.

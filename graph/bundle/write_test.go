@@ -347,6 +347,15 @@ func TestProgress(t *testing.T) {
 	}
 
 	buf = &syncBuffer{}
+	p = newProgress(buf, "generating", 0, 0, time.Millisecond)
+	p.Add(3 << 20)
+	time.Sleep(20 * time.Millisecond)
+	p.Done()
+	if s := buf.String(); !strings.Contains(s, "generating 3.0 MiB") || strings.Contains(s, "%") {
+		t.Errorf("unknown total drew %q", s)
+	}
+
+	buf = &syncBuffer{}
 	p = newProgress(buf, "quick", 10, time.Hour, time.Millisecond)
 	p.Add(10)
 	p.Done()
@@ -365,4 +374,22 @@ func TestProgress(t *testing.T) {
 	var nilP *Progress
 	nilP.Add(1)
 	nilP.Done()
+}
+
+// The bar's total counts the main file once (it is rewritten, not copied
+// with the other entries).
+func TestProgressTotalCountsMainOnce(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, aimodel("m.aimodel/"))
+	in := open(t, filepath.Join(dir, "m.aimodel"), OpenOptions{})
+	var others int64
+	for _, e := range in.Entries {
+		if e.Mode.IsRegular() && e.Rel != MainFile {
+			others += e.Size
+		}
+	}
+	w := &writer{src: in}
+	if got, want := w.progressTotal(in.Entries), in.Size+others; got != want {
+		t.Errorf("total %d, want %d (main %d + others %d)", got, want, in.Size, others)
+	}
 }
