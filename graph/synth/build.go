@@ -150,7 +150,8 @@ func denseInts(elem *graph.IntegerType, shape []int64, vals []int64) *graph.Dens
 }
 
 func (b *builder) constant(a graph.Attr, t *graph.TensorType) *graph.Value {
-	op := graph.NewOp("coreai.constant", nil, []graph.Type{t}, graph.Dict(graph.NamedAttr{Name: "value", Value: a}), b.loc)
+	op := graph.NewOp("coreai.constant", nil, []graph.Type{t}, nil, b.loc)
+	op.Props = graph.Dict(graph.NamedAttr{Name: "value", Value: a})
 	b.blk.Append(op)
 	return op.Result(0)
 }
@@ -502,7 +503,22 @@ func (b *builder) newGraph(name string, ins []port, attrs ...graph.NamedAttr) []
 		{Name: graph.AttrFunctionType, Value: &graph.TypeAttr{Type: &graph.FunctionType{Inputs: types}}},
 		{Name: graph.AttrArgAttrs, Value: &graph.ArrayAttr{Elems: argAttrs}},
 	}, attrs...)
-	op.Attrs = graph.Dict(all...)
+	// Inherent attributes go into properties, where coreai's printed form
+	// (and graph/mlirtext's reading of it) puts them; composite_decl and
+	// anything else stay discardable (`attributes {…}`).
+	var props, rest []graph.NamedAttr
+	for _, a := range all {
+		switch a.Name {
+		case graph.AttrSymName, graph.AttrFunctionType, graph.AttrArgAttrs, graph.AttrResAttrs, graph.AttrVisibility, "no_inline":
+			props = append(props, a)
+		default:
+			rest = append(rest, a)
+		}
+	}
+	op.Props = graph.Dict(props...)
+	if len(rest) > 0 {
+		op.Attrs = graph.Dict(rest...)
+	}
 	b.m.Body().Append(op)
 	b.blk = blk
 	b.names = map[string]int{}
@@ -516,15 +532,15 @@ func (b *builder) output(outs []port, vals []*graph.Value) {
 	b.loc = graph.Unknown
 	b.emit("coreai.output", vals)
 	op := b.curGraph
-	ft := op.Attr(graph.AttrFunctionType).(*graph.TypeAttr).Type.(*graph.FunctionType)
+	ft := op.Inherent(graph.AttrFunctionType).(*graph.TypeAttr).Type.(*graph.FunctionType)
 	res := make([]graph.Type, len(vals))
 	resAttrs := make([]graph.Attr, len(vals))
 	for i, v := range vals {
 		res[i] = v.Type()
 		resAttrs[i] = graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(outs[i].name)})
 	}
-	op.SetAttr(graph.AttrFunctionType, &graph.TypeAttr{Type: &graph.FunctionType{Inputs: ft.Inputs, Results: res}})
-	op.SetAttr(graph.AttrResAttrs, &graph.ArrayAttr{Elems: resAttrs})
+	op.SetInherent(graph.AttrFunctionType, &graph.TypeAttr{Type: &graph.FunctionType{Inputs: ft.Inputs, Results: res}})
+	op.SetInherent(graph.AttrResAttrs, &graph.ArrayAttr{Elems: resAttrs})
 }
 
 // compositeDecl spells (opAttrs: sorted entries before "version", each
@@ -544,7 +560,8 @@ func compositeDecl(name string, inputs, outputs []string, opAttrs string) graph.
 
 // invoke calls a graph by symbol.
 func (b *builder) invoke(callee string, args []*graph.Value, results ...graph.Type) []*graph.Value {
-	op := graph.NewOp("coreai.invoke", args, results, graph.Dict(graph.NamedAttr{Name: "callee", Value: &graph.SymbolRefAttr{Root: callee}}), b.loc)
+	op := graph.NewOp("coreai.invoke", args, results, nil, b.loc)
+	op.Props = graph.Dict(graph.NamedAttr{Name: "callee", Value: &graph.SymbolRefAttr{Root: callee}})
 	b.blk.Append(op)
 	return op.Results()
 }

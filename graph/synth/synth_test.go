@@ -174,7 +174,7 @@ func TestTiedHead(t *testing.T) {
 	m := gen(t, Options{Arm: ArmA})
 	users := 0
 	m.Walk(func(op *graph.Operation) bool {
-		if r, ok := op.Attr("value").(*graph.DenseResourceAttr); ok && r.Key == "model.embed_tokens.weight" {
+		if r, ok := op.Inherent("value").(*graph.DenseResourceAttr); ok && r.Key == "model.embed_tokens.weight" {
 			users += len(op.Result(0).Uses())
 			if s := r.Type.Shape; s[0] != int64(Qwen35Tiny.Vocab) || s[1] != int64(Qwen35Tiny.Hidden) {
 				t.Errorf("embedding shape %v", s)
@@ -325,7 +325,7 @@ func TestArmD(t *testing.T) {
 	}
 	keys := map[string]bool{}
 	dm.Walk(func(op *graph.Operation) bool {
-		if r, ok := op.Attr("value").(*graph.DenseResourceAttr); ok {
+		if r, ok := op.Inherent("value").(*graph.DenseResourceAttr); ok {
 			keys[r.Key] = true
 		}
 		return true
