@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // broadcastShape is numpy's rule: align right, 1 stretches.
@@ -201,7 +202,7 @@ func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
 		af, bf := a.Floats(), b.Floats()
 		res := make([]float32, numel(shape))
 		switch {
-		case sameShape(a.Shape, b.Shape):
+		case slices.Equal(a.Shape, b.Shape):
 			for i := range res {
 				res[i] = out.round(fn(af[i], bf[i]))
 			}

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func ulps(e Elem, a, b float32) int64 {
 // which also distinguishes -0 from +0).
 func compareTensors(t *testing.T, name string, got, want *Tensor, maxUlps int64) (worst int64) {
 	t.Helper()
-	if !sameShape(got.Shape, want.Shape) {
+	if !slices.Equal(got.Shape, want.Shape) {
 		t.Errorf("%s: shape %v, want %v", name, got.Shape, want.Shape)
 		return
 	}

@@ -1,6 +1,9 @@
 package interp
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Reshape returns t with a new shape (same element count). Data is shared
 // (tensors are never mutated in place).
@@ -392,7 +395,7 @@ func ScatterND(t, indices, updates *Tensor, out Elem) (*Tensor, error) {
 // BroadcastTo expands t to shape by numpy broadcasting.
 func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
 	s, err := broadcastShape(t.Shape, shape)
-	if err != nil || !sameShape(s, shape) {
+	if err != nil || !slices.Equal(s, shape) {
 		return nil, fmt.Errorf("cannot broadcast %v to %v", t.Shape, shape)
 	}
 	if t.Elem.IsFloat() {

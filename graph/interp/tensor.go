@@ -343,18 +343,6 @@ func stridesOf(shape []int) []int {
 	return s
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // normAxis maps a possibly negative axis into [0, rank).
 func normAxis(ax int64, rank int) (int, error) {
 	a := int(ax)

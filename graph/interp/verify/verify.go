@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -486,7 +487,7 @@ func matchInputs(rs, cs *side, res *Result) error {
 		if rs.args[i].Len() != cs.args[k].Len() {
 			return fmt.Errorf("input %q: reference has %d elements (%v), candidate %d (%v)", p.Name, rs.args[i].Len(), rs.args[i].Shape, cs.args[k].Len(), cs.args[k].Shape)
 		}
-		if !sameInts(rs.args[i].Shape, cs.args[k].Shape) || rs.args[i].Elem != cs.args[k].Elem {
+		if !slices.Equal(rs.args[i].Shape, cs.args[k].Shape) || rs.args[i].Elem != cs.args[k].Elem {
 			res.Notes = append(res.Notes, fmt.Sprintf("input %q is %s in the reference and %s in the candidate; both get the same values", p.Name, rs.args[i], cs.args[k]))
 		}
 		if rs.role(i) != cs.role(k) {
@@ -497,18 +498,6 @@ func matchInputs(rs, cs *side, res *Result) error {
 		return fmt.Errorf("reference @%s has %d inputs, candidate %d", rs.g.Name(), len(rs.ins), len(cs.ins))
 	}
 	return nil
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func stateDrift(rs, cs *side) []StateDrift {
