@@ -30,6 +30,16 @@ func TerminatorName(fnOp string) string {
 	return "coreai.output"
 }
 
+// EnclosingGraph is the graph op is in (op itself when it is a graph), or nil.
+func EnclosingGraph(op *Operation) *Graph {
+	for o := op; o != nil; o = o.ParentOp() {
+		if IsGraphOp(o) {
+			return &Graph{Op: o}
+		}
+	}
+	return nil
+}
+
 // Graphs lists the function-like ops directly in the module, in order.
 func (m *Module) Graphs() []*Graph {
 	var out []*Graph

@@ -65,21 +65,12 @@ func (v *verifier) addf(op *Operation, format string, args ...any) {
 	where := ""
 	if op != nil {
 		where = op.Describe()
-		if g := enclosingGraph(op); g != nil && g.Op != op {
+		if g := EnclosingGraph(op); g != nil && g.Op != op {
 			where = "@" + g.Name() + ": " + where
 		}
 		where += ": "
 	}
 	v.problems = append(v.problems, where+fmt.Sprintf(format, args...))
-}
-
-func enclosingGraph(op *Operation) *Graph {
-	for o := op; o != nil; o = o.ParentOp() {
-		if IsGraphOp(o) {
-			return &Graph{Op: o}
-		}
-	}
-	return nil
 }
 
 func (v *verifier) op(op *Operation) {

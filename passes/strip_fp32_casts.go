@@ -470,7 +470,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 				continue
 			}
 			name, a := denseAttrOf(op)
-			cc := ConstantChange{Op: Ref(sfGraphOf(op), op), From: "f32", To: "f16"}
+			cc := ConstantChange{Op: Ref(graph.EnclosingGraph(op), op), From: "f32", To: "f16"}
 			var na graph.Attr
 			var st f16.Stats
 			switch x := a.(type) {
@@ -663,19 +663,10 @@ func sfDescribe(op *graph.Operation) string {
 	if op == nil {
 		return "(no op)"
 	}
-	if g := sfGraphOf(op); g != nil {
+	if g := graph.EnclosingGraph(op); g != nil {
 		return "@" + g.Name() + ": " + op.Describe()
 	}
 	return op.Describe()
-}
-
-func sfGraphOf(op *graph.Operation) *graph.Graph {
-	for o := op; o != nil; o = o.ParentOp() {
-		if graph.IsGraphOp(o) {
-			return &graph.Graph{Op: o}
-		}
-	}
-	return nil
 }
 
 // denseAttrOf finds a constant's value attribute: a dense or dense_resource

@@ -42,43 +42,6 @@ func compositeName(g *graph.Graph) string {
 	return a.String()
 }
 
-var identRe = regexp.MustCompile(`identifiers = \["((?:[^"\\]|\\.)*)"`)
-
-// OpID is the FX node name of op: from a name location, or else from the
-// `identifiers` of coreai-torch's debuginfo metadata on a fused location.
-func OpID(op *graph.Operation) string {
-	if id := op.OpID(); id != "" {
-		return id
-	}
-	return metaID(op.Loc)
-}
-
-func metaID(l graph.Loc) string {
-	switch x := l.(type) {
-	case *graph.FusedLoc:
-		if x.Metadata != nil {
-			if m := identRe.FindStringSubmatch(x.Metadata.String()); m != nil {
-				return m[1]
-			}
-		}
-		for _, c := range x.Locs {
-			if id := metaID(c); id != "" {
-				return id
-			}
-		}
-	case *graph.CallSiteLoc:
-		if id := metaID(x.Callee); id != "" {
-			return id
-		}
-		return metaID(x.Caller)
-	case *graph.NameLoc:
-		if x.Child != nil {
-			return metaID(x.Child)
-		}
-	}
-	return ""
-}
-
 // graphState is the per-graph bookkeeping: op order and SSA names as
 // anefix's MLIR printer numbers them (results %N, arguments %argN).
 type graphState struct {
@@ -123,7 +86,7 @@ func newGraphState(g *graph.Graph) *graphState {
 
 func (s *graphState) ref(op *graph.Operation) *pb.OpRef {
 	return &pb.OpRef{
-		OpId:   OpID(op),
+		OpId:   op.OpID(),
 		OpName: op.Name,
 		Source: op.Source(),
 		Graph:  s.name,

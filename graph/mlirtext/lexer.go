@@ -536,24 +536,3 @@ func Unquote(lit string) (string, bool) {
 	}
 	return string(b), true
 }
-
-// Quote writes s as an MLIR string literal the way MLIR prints it: printable
-// ASCII verbatim except '"' and '\\', which like every other byte become \XX.
-func Quote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' || c == '"' || c < 0x20 || c >= 0x7f:
-			b.WriteByte('\\')
-			b.WriteByte("0123456789ABCDEF"[c>>4])
-			b.WriteByte("0123456789ABCDEF"[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}

@@ -1,6 +1,7 @@
 package mlirtext
 
 import (
+	"github.com/anefix/anefix/graph"
 	"strings"
 	"testing"
 )
@@ -94,13 +95,13 @@ func TestErrorCaret(t *testing.T) {
 
 func TestQuoteUnquote(t *testing.T) {
 	for _, s := range []string{"", "plain", "a\"b", "back\\slash", "nl\n\ttab", "\x00\xff", "qwen3_5_ios.py"} {
-		q := Quote(s)
+		q := graph.QuoteString(s)
 		u, ok := Unquote(q)
 		if !ok || u != s {
 			t.Errorf("Quote/Unquote(%q) = %q -> %q, %v", s, q, u, ok)
 		}
 	}
-	if got := Quote("a\"b\n\x01"); got != `"a\22b\0A\01"` {
+	if got := graph.QuoteString("a\"b\n\x01"); got != `"a\22b\0A\01"` {
 		t.Errorf("Quote spelled %s, want MLIR's \\XX form", got)
 	}
 	for _, bad := range []string{`"\`, `x`, `"\q"`, `"\4"`} {

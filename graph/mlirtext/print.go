@@ -205,7 +205,7 @@ func (pr *printer) op(op *graph.Operation, ind int) {
 
 func (pr *printer) genericOp(op *graph.Operation, ind int) {
 	pr.resultsPrefix(op)
-	pr.str(Quote(op.Name))
+	pr.str(graph.QuoteString(op.Name))
 	pr.str("(")
 	pr.operands(op.Operands())
 	pr.str(")")
@@ -752,7 +752,7 @@ func (pr *printer) resourceValue(r *graph.Resource, external bool) error {
 		pr.str(strconv.FormatBool(r.Bool))
 		return nil
 	case graph.StringResource:
-		pr.str(Quote(r.String))
+		pr.str(graph.QuoteString(r.String))
 		return nil
 	}
 	if r.Blob == nil {

@@ -3,6 +3,7 @@ package ane
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -266,7 +267,7 @@ func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
 	f := Finding{Rule: r, Graph: c.g.Name(), Op: op, Fix: fix, Detail: detail}
 	if op != nil {
 		f.Index = c.index[op]
-		f.OpID = OpID(op)
+		f.OpID = op.OpID()
 		f.OpName = op.Name
 		f.Source = op.Source()
 		f.Via = viaFrame(op.Loc)
@@ -948,17 +949,13 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 
 // ---- op ids ----
 
-// OpID is the op's FX node name (graph.OpID reads name locations and
-// coreai-torch's debuginfo metadata alike).
-func OpID(op *graph.Operation) string { return op.OpID() }
-
 // viaFrame returns the first file location after the first one whose file
 // differs from it: the caller in the user's builder.
 func viaFrame(l graph.Loc) string {
 	fl := fileLocs(l, nil)
 	for _, x := range fl[min(1, len(fl)):] {
 		if x.File != fl[0].File {
-			return x.File + ":" + itoa(x.Line)
+			return x.File + ":" + strconv.Itoa(x.Line)
 		}
 	}
 	return ""

@@ -224,7 +224,7 @@ func TestMetadataOpID(t *testing.T) {
 		Metadata: &graph.OpaqueAttr{Text: `#debuginfo.metadata<sources = [{name = "torch", id = 12 : ui64, identifiers = ["_to_copy_12"]}]>`},
 		Locs:     []graph.Loc{&graph.FileLoc{File: "/a/models/macos/qwen3_5.py", Line: 199}},
 	})
-	if got := OpID(op); got != "_to_copy_12" {
+	if got := op.OpID(); got != "_to_copy_12" {
 		t.Errorf("OpID = %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package ane
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -123,7 +124,7 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 				}
 				at := opAt{g.Name(), o, n}
 				n++
-				if id := OpID(o); id != "" {
+				if id := o.OpID(); id != "" {
 					byID[id] = append(byID[id], at)
 				}
 				for i, s := range fileLocs(o.Loc, nil) {
@@ -142,7 +143,7 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 	var out []Finding
 	for i := range l.Diagnostics {
 		d := &l.Diagnostics[i]
-		f := Finding{Rule: RuleFor(d.Kind), OpName: d.OpName, Source: d.Source(), Log: "stderr:" + itoa(d.Line)}
+		f := Finding{Rule: RuleFor(d.Kind), OpName: d.OpName, Source: d.Source(), Log: "stderr:" + strconv.Itoa(d.Line)}
 		if len(d.OpIDs) > 0 {
 			f.OpID = d.OpIDs[0]
 		}
@@ -170,9 +171,9 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 		if len(cands) > 0 {
 			c := cands[0]
 			f.Graph, f.Op, f.Index = c.graph, c.op, c.index
-			f.OpID, f.OpName, f.Source, f.Via = OpID(c.op), c.op.Name, c.op.Source(), viaFrame(c.op.Loc)
+			f.OpID, f.OpName, f.Source, f.Via = c.op.OpID(), c.op.Name, c.op.Source(), viaFrame(c.op.Loc)
 			if len(cands) > 1 {
-				f.Detail = strings.TrimSpace(f.Detail + " (matched by " + how + "; " + itoa(len(cands)) + " candidate ops, first shown)")
+				f.Detail = strings.TrimSpace(f.Detail + " (matched by " + how + "; " + strconv.Itoa(len(cands)) + " candidate ops, first shown)")
 			}
 		} else if d.File != "" || len(d.OpIDs) > 0 {
 			f.Detail = strings.TrimSpace(f.Detail + " (no op in the model matches)")
@@ -201,28 +202,8 @@ func preferOps(cands []opAt, opName string) []opAt {
 	return out
 }
 
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{digits[n%10]}, b...)
-		n /= 10
-	}
-	if neg {
-		b = append([]byte{'-'}, b...)
-	}
-	return string(b)
-}
-
 func srcKey(file string, line int) string {
-	return graph.ShortFile(strings.ReplaceAll(file, `\`, "/")) + ":" + itoa(line)
+	return graph.ShortFile(strings.ReplaceAll(file, `\`, "/")) + ":" + strconv.Itoa(line)
 }
 
 func fileLocs(l graph.Loc, out []*graph.FileLoc) []*graph.FileLoc {

@@ -5,6 +5,7 @@ package ane
 // check that the rule model predicts the same outcome for the same graphs.
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func check(t *testing.T, m *graph.Module) *Report {
 func groupKeys(fs []Finding) []string {
 	var out []string
 	for _, g := range GroupFindings(fs) {
-		out = append(out, g.Rule.ID+" "+g.OpName+" "+graph.ShortFile(g.Source)+" x"+itoa(g.Count))
+		out = append(out, g.Rule.ID+" "+g.OpName+" "+graph.ShortFile(g.Source)+" x"+strconv.Itoa(g.Count))
 	}
 	return out
 }
