@@ -3,16 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/inspect"
-	"github.com/anefix/anefix/graph/modelio"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -65,36 +62,15 @@ func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, er
 		return nil, err
 	}
 	defer ld.Close()
-	// main_path is spelled relative to what the user typed (the proto says
-	// it equals path for single files), so reports do not leak absolute paths.
-	ri := &pb.Input{Path: path, MainPath: path}
-	if ld.Input.Kind.IsDir() {
-		if rel, err := filepath.Rel(ld.Input.Root, ld.Input.MainPath); err == nil {
-			ri.MainPath = filepath.Join(path, rel)
-		}
-	}
-	switch {
-	case ld.Input.Kind == bundle.KindAIModel:
-		ri.Kind = pb.InputKind_AIMODEL
-	case ld.Input.Kind == bundle.KindLLMBundle:
-		ri.Kind = pb.InputKind_LLM_BUNDLE
-	case ld.Form == modelio.FormBytecode:
-		ri.Kind = pb.InputKind_MLIR_BYTECODE
-	default:
-		ri.Kind = pb.InputKind_MLIR_TEXT
-	}
-	if ld.Form != modelio.FormBytecode {
-		ri.TextForm = ld.Form
-	}
 	if err := graph.Verify(ld.Module); err != nil {
 		fmt.Fprintf(env.Stderr, "anefix inspect: warning: the module does not verify: %v\n", err)
 	}
 	rep := inspect.Report(ld.Module)
-	rep.Input = ri
 	// The hash is checked in the background while the module decodes.
 	if err := ld.Input.CheckHash(); err != nil {
 		return nil, err
 	}
+	rep.Input = reportInput(path, ld)
 	return rep, nil
 }
 

@@ -282,28 +282,6 @@ func rwContains(xs []string, x string) bool {
 	return false
 }
 
-func reportInput(path string, ld *modelio.Loaded) *pb.Input {
-	in := &pb.Input{Path: path, MainPath: ld.Input.MainPath, HashChecked: ld.Input.Hash.Checked, HashMatches: ld.Input.Hash.Matches}
-	switch ld.Input.Kind {
-	case bundle.KindText:
-		in.Kind = pb.InputKind_MLIR_TEXT
-	case bundle.KindBytecode:
-		in.Kind = pb.InputKind_MLIR_BYTECODE
-	case bundle.KindAIModel:
-		in.Kind = pb.InputKind_AIMODEL
-	case bundle.KindLLMBundle:
-		in.Kind = pb.InputKind_LLM_BUNDLE
-	}
-	if ld.Form != modelio.FormBytecode {
-		in.TextForm = ld.Form
-	}
-	if ld.Bytecode != nil {
-		in.BytecodeVersion = int32(ld.Bytecode.Version)
-		in.BytecodeProducer = ld.Bytecode.Producer
-	}
-	return in
-}
-
 func rwCensus(c passes.Census) []*pb.TypeCount {
 	var out []*pb.TypeCount
 	for _, k := range c.Sorted() {

@@ -3,7 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+
+	"github.com/anefix/anefix/graph/bundle"
+	pb "github.com/anefix/anefix/proto/anefixpb"
 
 	"github.com/anefix/anefix/graph/modelio"
 )
@@ -38,4 +42,34 @@ func loadInput(env *Env, path string, ignoreHash bool) (*modelio.Loaded, error) 
 		Progress:   progressFile(env),
 		Warn:       func(msg string) { fmt.Fprintf(env.Stderr, "anefix: warning: %s\n", msg) },
 	})
+}
+
+// reportInput describes a loaded input for a report (anefix.v1.Input). The
+// main file is spelled from the path the user typed, as the schema says, so
+// reports carry no absolute paths and read the same on every machine.
+func reportInput(path string, ld *modelio.Loaded) *pb.Input {
+	in := &pb.Input{Path: path, MainPath: path, HashChecked: ld.Input.Hash.Checked, HashMatches: ld.Input.Hash.Matches}
+	if ld.Input.Kind.IsDir() {
+		if rel, err := filepath.Rel(ld.Input.Root, ld.Input.MainPath); err == nil {
+			in.MainPath = filepath.Join(path, rel)
+		}
+	}
+	switch ld.Input.Kind {
+	case bundle.KindAIModel:
+		in.Kind = pb.InputKind_AIMODEL
+	case bundle.KindLLMBundle:
+		in.Kind = pb.InputKind_LLM_BUNDLE
+	case bundle.KindBytecode:
+		in.Kind = pb.InputKind_MLIR_BYTECODE
+	default:
+		in.Kind = pb.InputKind_MLIR_TEXT
+	}
+	if ld.Form != modelio.FormBytecode {
+		in.TextForm = ld.Form
+	}
+	if ld.Bytecode != nil {
+		in.BytecodeVersion = int32(ld.Bytecode.Version)
+		in.BytecodeProducer = ld.Bytecode.Producer
+	}
+	return in
 }
