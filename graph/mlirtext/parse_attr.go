@@ -525,7 +525,11 @@ func (p *parser) parseDict() *graph.DictAttr {
 
 // parseAttrName reads a dictionary key: bare identifier (keywords included)
 // or string.
-func (p *parser) parseAttrName() (string, bool) {
+func (p *parser) parseAttrName() (string, bool) { return p.parseKey("attribute name") }
+
+// parseKey reads a bare identifier or a string literal; what names the
+// expected thing in the error.
+func (p *parser) parseKey(what string) (string, bool) {
 	switch p.tok.Kind {
 	case BareIdent:
 		s := p.tok.Text
@@ -540,7 +544,7 @@ func (p *parser) parseAttrName() (string, bool) {
 		p.next()
 		return s, true
 	}
-	p.fail("expected attribute name, found %s", describe(p.tok))
+	p.fail("expected %s, found %s", what, describe(p.tok))
 	return "", false
 }
 

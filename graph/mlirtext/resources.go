@@ -87,22 +87,7 @@ func (p *parser) parseFileMetadata(m *graph.Module) {
 }
 
 func (p *parser) parseResourceKey() (string, bool) {
-	switch p.tok.Kind {
-	case BareIdent:
-		s := p.tok.Text
-		p.next()
-		return s, true
-	case String:
-		s, ok := Unquote(p.tok.Text)
-		if !ok {
-			p.fail("invalid string literal")
-			return "", false
-		}
-		p.next()
-		return s, true
-	}
-	p.fail("expected identifier key for resource entry, found %s", describe(p.tok))
-	return "", false
+	return p.parseKey("identifier key for resource entry")
 }
 
 func (p *parser) parseResourceSection(m *graph.Module, external bool) {
