@@ -385,3 +385,60 @@ func (g *Graph) RemoveOutput(i int) error {
 	t.SetOperands(append(ops[:i], ops[i+1:]...))
 	return nil
 }
+
+// GraphInput declares one input of a new graph.
+type GraphInput struct {
+	Name  string // coreai.name
+	Type  Type
+	State string // MutableBuffers.buffer_mutation target; "" for a plain input
+}
+
+// NewGraph appends a coreai.graph @name (visibility "" or "private") taking
+// ins, with an empty entry block; fill it and end it with Return. The
+// inherent attributes are properties, as coreai's printed form carries them.
+func NewGraph(m *Module, name, visibility string, ins ...GraphInput) *Graph {
+	types := make([]Type, len(ins))
+	argAttrs := make([]Attr, len(ins))
+	for i, in := range ins {
+		types[i] = in.Type
+		d := Dict(NamedAttr{AttrName, Str(in.Name)})
+		if in.State != "" {
+			d = d.With(AttrBufMutation, Str(in.State))
+		}
+		argAttrs[i] = d
+	}
+	props := Dict(
+		NamedAttr{AttrSymName, Str(name)},
+		NamedAttr{AttrFunctionType, &TypeAttr{Type: &FunctionType{Inputs: types}}},
+	)
+	if len(ins) > 0 {
+		props = props.With(AttrArgAttrs, &ArrayAttr{Elems: argAttrs})
+	}
+	if visibility != "" {
+		props = props.With(AttrVisibility, Str(visibility))
+	}
+	op := NewOp("coreai.graph", nil, nil, nil, Unknown)
+	op.Props = props
+	op.AddRegion().AddBlock(types, nil)
+	m.Body().Append(op)
+	return &Graph{Op: op}
+}
+
+// Return ends the graph's body with its terminator returning vals, declared
+// as outputs named names (coreai.name).
+func (g *Graph) Return(vals []*Value, names []string) *Operation {
+	term := NewOp(TerminatorName(g.Op.Name), vals, nil, nil, Unknown)
+	g.Body().Append(term)
+	ft := g.cloneFT()
+	ft.Results = make([]Type, len(vals))
+	res := make([]*DictAttr, len(vals))
+	for i, v := range vals {
+		ft.Results[i] = v.typ
+		res[i] = Dict(NamedAttr{AttrName, Str(names[i])})
+	}
+	g.setFunctionType(ft)
+	if len(vals) > 0 {
+		g.SetResAttrs(res)
+	}
+	return term
+}

@@ -301,3 +301,25 @@ func TestVerifyOpaqueGraphProps(t *testing.T) {
 		t.Fatalf("FindBytecodeOnly = %v, %q", op, why)
 	}
 }
+
+func TestNewGraphAndReturn(t *testing.T) {
+	m := NewModule()
+	g := NewGraph(m, "step", "private",
+		GraphInput{Name: "x", Type: Tensor(F16, 4)},
+		GraphInput{Name: "s", Type: Tensor(F16, 4), State: "s"})
+	b := g.Body()
+	add := NewOp("coreai.decomposable.broadcasting_add", []*Value{b.Arg(0), b.Arg(1)}, []Type{Tensor(F16, 4)}, nil, Unknown)
+	b.Append(add)
+	g.Return([]*Value{add.Result(0), add.Result(0)}, []string{"y", "s"})
+	if err := Verify(m); err != nil {
+		t.Fatal(err)
+	}
+	ins, outs := g.Inputs(), g.Outputs()
+	if g.Name() != "step" || g.Visibility() != "private" || len(ins) != 2 || ins[0].Name != "x" || !ins[1].IsState ||
+		len(outs) != 2 || outs[0].Name != "y" || !outs[1].IsState || g.FunctionType().String() != "(tensor<4xf16>, tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>)" {
+		t.Fatalf("graph %s: ins %+v outs %+v", g.FunctionType(), ins, outs)
+	}
+	if _, ok := g.Op.Props.(*DictAttr); !ok || g.Op.Attrs != nil {
+		t.Errorf("inherent attributes belong in properties: props %v attrs %v", g.Op.Props, g.Op.Attrs)
+	}
+}

@@ -34,31 +34,13 @@ func tbModule(name string, ins ...tbPort) *tbGraph {
 // tbAddGraph appends a graph (visibility "" or "private") with a bare
 // terminator; outputs are added with out.
 func tbAddGraph(m *graph.Module, name, vis string, ins ...tbPort) *graph.Graph {
-	var types []graph.Type
-	var attrs []graph.Attr
-	for _, p := range ins {
-		types = append(types, p.typ)
-		d := graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(p.name)})
-		if p.mut != "" {
-			d = d.With(graph.AttrBufMutation, graph.Str(p.mut))
-		}
-		attrs = append(attrs, d)
+	gi := make([]graph.GraphInput, len(ins))
+	for i, p := range ins {
+		gi[i] = graph.GraphInput{Name: p.name, Type: p.typ, State: p.mut}
 	}
-	entries := []graph.NamedAttr{
-		{Name: graph.AttrSymName, Value: graph.Str(name)},
-		{Name: graph.AttrFunctionType, Value: &graph.TypeAttr{Type: &graph.FunctionType{Inputs: types}}},
-	}
-	if len(attrs) > 0 {
-		entries = append(entries, graph.NamedAttr{Name: graph.AttrArgAttrs, Value: &graph.ArrayAttr{Elems: attrs}})
-	}
-	if vis != "" {
-		entries = append(entries, graph.NamedAttr{Name: graph.AttrVisibility, Value: graph.Str(vis)})
-	}
-	op := graph.NewOp("coreai.graph", nil, nil, graph.Dict(entries...), graph.Unknown)
-	b := op.AddRegion().AddBlock(types, nil)
-	b.Append(graph.NewOp("coreai.output", nil, nil, nil, graph.Unknown))
-	m.Body().Append(op)
-	return &graph.Graph{Op: op}
+	g := graph.NewGraph(m, name, vis, gi...)
+	g.Return(nil, nil)
+	return g
 }
 
 func (tg *tbGraph) arg(i int) *graph.Value { return tg.g.Body().Arg(i) }

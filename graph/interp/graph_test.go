@@ -26,20 +26,13 @@ func newGB(name string, ins ...graph.Type) (*gb, []*graph.Value) {
 }
 
 func (b *gb) graph(name string, ins ...graph.Type) []*graph.Value {
-	op := graph.NewOp("coreai.graph", nil, nil, nil, graph.Unknown)
-	blk := op.AddRegion().AddBlock(ins, nil)
-	attrs := make([]graph.Attr, len(ins))
-	for i := range ins {
-		attrs[i] = graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(fmt.Sprintf("in%d", i))})
+	gi := make([]graph.GraphInput, len(ins))
+	for i, t := range ins {
+		gi[i] = graph.GraphInput{Name: fmt.Sprintf("in%d", i), Type: t}
 	}
-	op.Attrs = graph.Dict(
-		graph.NamedAttr{Name: graph.AttrSymName, Value: graph.Str(name)},
-		graph.NamedAttr{Name: graph.AttrFunctionType, Value: &graph.TypeAttr{Type: &graph.FunctionType{Inputs: ins}}},
-		graph.NamedAttr{Name: graph.AttrArgAttrs, Value: &graph.ArrayAttr{Elems: attrs}},
-	)
-	b.m.Body().Append(op)
-	b.blk, b.op = blk, op
-	return blk.Args()
+	g := graph.NewGraph(b.m, name, "", gi...)
+	b.blk, b.op = g.Body(), g.Op
+	return b.blk.Args()
 }
 
 func (b *gb) emit(name string, ins []*graph.Value, res graph.Type, attrs ...graph.NamedAttr) *graph.Value {
@@ -60,16 +53,11 @@ func (b *gb) emit(name string, ins []*graph.Value, res graph.Type, attrs ...grap
 }
 
 func (b *gb) output(vs ...*graph.Value) {
-	b.emit("coreai.output", vs, nil)
-	res := make([]graph.Type, len(vs))
-	names := make([]graph.Attr, len(vs))
-	for i, v := range vs {
-		res[i] = v.Type()
-		names[i] = graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(fmt.Sprintf("out%d", i))})
+	names := make([]string, len(vs))
+	for i := range vs {
+		names[i] = fmt.Sprintf("out%d", i)
 	}
-	ft := b.op.Attr(graph.AttrFunctionType).(*graph.TypeAttr).Type.(*graph.FunctionType)
-	b.op.SetAttr(graph.AttrFunctionType, &graph.TypeAttr{Type: &graph.FunctionType{Inputs: ft.Inputs, Results: res}})
-	b.op.SetAttr(graph.AttrResAttrs, &graph.ArrayAttr{Elems: names})
+	(&graph.Graph{Op: b.op}).Return(vs, names)
 }
 
 func tt(v *graph.Value) *graph.TensorType { return v.Type().(*graph.TensorType) }

@@ -482,65 +482,39 @@ type port struct {
 	state string // input: MutableBuffers.buffer_mutation target ("" = none)
 }
 
-// newGraph appends a coreai.graph with the given inputs and declared
-// outputs and points the builder at its body. The caller finishes it with
-// output().
+// newGraph appends a coreai.graph with the given inputs and points the
+// builder at its body. The caller finishes it with output().
 func (b *builder) newGraph(name string, ins []port, attrs ...graph.NamedAttr) []*graph.Value {
-	op := graph.NewOp("coreai.graph", nil, nil, nil, graph.Unknown)
-	types := make([]graph.Type, len(ins))
-	argAttrs := make([]graph.Attr, len(ins))
+	gi := make([]graph.GraphInput, len(ins))
 	for i, p := range ins {
-		types[i] = p.typ
-		d := graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(p.name)})
-		if p.state != "" {
-			d = d.With(graph.AttrBufMutation, graph.Str(p.state))
-		}
-		argAttrs[i] = d
+		gi[i] = graph.GraphInput{Name: p.name, Type: p.typ, State: p.state}
 	}
-	blk := op.AddRegion().AddBlock(types, nil)
-	all := append([]graph.NamedAttr{
-		{Name: graph.AttrSymName, Value: graph.Str(name)},
-		{Name: graph.AttrFunctionType, Value: &graph.TypeAttr{Type: &graph.FunctionType{Inputs: types}}},
-		{Name: graph.AttrArgAttrs, Value: &graph.ArrayAttr{Elems: argAttrs}},
-	}, attrs...)
-	// Inherent attributes go into properties, where coreai's printed form
-	// (and graph/mlirtext's reading of it) puts them; composite_decl and
-	// anything else stay discardable (`attributes {…}`).
-	var props, rest []graph.NamedAttr
-	for _, a := range all {
+	g := graph.NewGraph(b.m, name, "", gi...)
+	// Visibility and no_inline are properties like the rest of the
+	// signature; composite_decl and anything else stay discardable
+	// (`attributes {…}`), where coreai's printed form puts them.
+	for _, a := range attrs {
 		switch a.Name {
-		case graph.AttrSymName, graph.AttrFunctionType, graph.AttrArgAttrs, graph.AttrResAttrs, graph.AttrVisibility, "no_inline":
-			props = append(props, a)
+		case graph.AttrVisibility, "no_inline":
+			g.Op.Props = g.Op.Props.(*graph.DictAttr).With(a.Name, a.Value)
 		default:
-			rest = append(rest, a)
+			g.Op.SetAttr(a.Name, a.Value)
 		}
 	}
-	op.Props = graph.Dict(props...)
-	if len(rest) > 0 {
-		op.Attrs = graph.Dict(rest...)
-	}
-	b.m.Body().Append(op)
-	b.blk = blk
+	b.blk = g.Body()
 	b.names = map[string]int{}
-	b.curGraph = op
-	return blk.Args()
+	b.curGraph = g.Op
+	return b.blk.Args()
 }
 
-// output terminates the current graph with coreai.output and records the
-// result types and names.
+// output terminates the current graph with coreai.output and declares its
+// outputs.
 func (b *builder) output(outs []port, vals []*graph.Value) {
-	b.loc = graph.Unknown
-	b.emit("coreai.output", vals)
-	op := b.curGraph
-	ft := op.Inherent(graph.AttrFunctionType).(*graph.TypeAttr).Type.(*graph.FunctionType)
-	res := make([]graph.Type, len(vals))
-	resAttrs := make([]graph.Attr, len(vals))
-	for i, v := range vals {
-		res[i] = v.Type()
-		resAttrs[i] = graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(outs[i].name)})
+	names := make([]string, len(outs))
+	for i, o := range outs {
+		names[i] = o.name
 	}
-	op.SetInherent(graph.AttrFunctionType, &graph.TypeAttr{Type: &graph.FunctionType{Inputs: ft.Inputs, Results: res}})
-	op.SetInherent(graph.AttrResAttrs, &graph.ArrayAttr{Elems: resAttrs})
+	(&graph.Graph{Op: b.curGraph}).Return(vals, names)
 }
 
 // compositeDecl spells (opAttrs: sorted entries before "version", each
