@@ -323,3 +323,15 @@ func TestNewGraphAndReturn(t *testing.T) {
 		t.Errorf("inherent attributes belong in properties: props %v attrs %v", g.Op.Props, g.Op.Attrs)
 	}
 }
+
+func TestElementTypeCounts(t *testing.T) {
+	m, g := buildGraph(t)
+	// Inputs f16 and f32; results: cast f32, add f32, cast f16.
+	got := ElementTypeCounts(g.Op)
+	if len(got) != 2 || got["f16"] != 2 || got["f32"] != 3 {
+		t.Errorf("graph census %v", got)
+	}
+	if mod := ElementTypeCounts(m.Op); mod["f16"] != 2 || mod["f32"] != 3 {
+		t.Errorf("module census %v", mod)
+	}
+}

@@ -399,28 +399,7 @@ func IsUsage(err error) bool {
 type Census map[string]int64
 
 // TakeCensus counts every op result and block argument in the module.
-func TakeCensus(m *graph.Module) Census {
-	c := Census{}
-	count := func(v *graph.Value) {
-		if t := v.Type(); t != nil {
-			c[graph.ElementType(t).String()]++
-		}
-	}
-	m.Walk(func(op *graph.Operation) bool {
-		for _, r := range op.Results() {
-			count(r)
-		}
-		for _, reg := range op.Regions {
-			for _, b := range reg.Blocks {
-				for _, a := range b.Args() {
-					count(a)
-				}
-			}
-		}
-		return true
-	})
-	return c
-}
+func TakeCensus(m *graph.Module) Census { return Census(graph.ElementTypeCounts(m.Op)) }
 
 // Sorted lists the census entries by element type name.
 func (c Census) Sorted() []string {

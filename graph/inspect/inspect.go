@@ -173,24 +173,10 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 	})
 	gi.OpTotal = int64(len(ops))
 	opCount := map[string]int64{}
-	typeCount := map[string]int64{}
-	countVal := func(v *graph.Value) { typeCount[typeString(graph.ElementType(v.Type()))]++ }
-	for _, a := range body.Args() {
-		countVal(a)
-	}
 	for _, o := range ops {
 		opCount[o.Name]++
-		for _, r := range o.Results() {
-			countVal(r)
-		}
-		for _, r := range o.Regions {
-			for _, b := range r.Blocks {
-				for _, a := range b.Args() {
-					countVal(a)
-				}
-			}
-		}
 	}
+	typeCount := graph.ElementTypeCounts(g.Op)
 	for _, k := range sortedKeys(opCount) {
 		gi.OpCounts = append(gi.OpCounts, &pb.OpCount{OpName: k, Count: opCount[k]})
 	}
