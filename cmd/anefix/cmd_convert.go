@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/spf13/pflag"
 )
@@ -38,27 +37,16 @@ Examples:
 				if *out == "" {
 					return usagef("-o OUT is required")
 				}
-				if err := checkEmit("", nil, *emit); err != nil {
+				if err := checkOutputFlags(*emit, *version); err != nil {
 					return err
-				}
-				if *version < 0 || *version > 6 {
-					return usagef("--bytecode-version %d: want 1 to 6", *version)
 				}
 				ld, err := loadInput(env, args[0], *ignoreHash)
 				if err != nil {
 					return err
 				}
 				defer ld.Close()
-				if err := checkEmit(*out, ld, *emit); err != nil {
+				if err := checkOutput(*out, ld, *emit, *version, *force); err != nil {
 					return err
-				}
-				if *version != 0 && modelio.OutputKind(*out, ld, *emit) == bundle.KindText {
-					return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", *version, *out)
-				}
-				if *force {
-					if err := checkReplace(*out, modelio.OutputKind(*out, ld, *emit)); err != nil {
-						return err
-					}
 				}
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)

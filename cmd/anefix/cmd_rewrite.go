@@ -123,11 +123,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	case o.verify && rewriteVerifyHook == nil:
 		return usagef("--verify is not available in this build (no verify hook)")
 	}
-	if err := checkEmit("", nil, o.emit); err != nil {
+	if err := checkOutputFlags(o.emit, o.bytecodeVersion); err != nil {
 		return err
-	}
-	if o.bytecodeVersion < 0 || o.bytecodeVersion > 6 {
-		return usagef("--bytecode-version %d: want 1 to 6", o.bytecodeVersion)
 	}
 	spec := o.spec
 	if o.armD {
@@ -182,16 +179,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	defer ld.Close()
 	rep.Input = reportInput(in, ld)
 	if !o.dryRun {
-		if err := checkEmit(o.out, ld, o.emit); err != nil {
+		if err := checkOutput(o.out, ld, o.emit, o.bytecodeVersion, o.force); err != nil {
 			return err
-		}
-		if o.bytecodeVersion != 0 && modelio.OutputKind(o.out, ld, o.emit) == bundle.KindText {
-			return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", o.bytecodeVersion, o.out)
-		}
-		if o.force {
-			if err := checkReplace(o.out, modelio.OutputKind(o.out, ld, o.emit)); err != nil {
-				return err
-			}
 		}
 	}
 	if err := graph.Verify(ld.Module); err != nil {

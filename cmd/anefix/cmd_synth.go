@@ -48,13 +48,8 @@ Examples:
 				if *out == "" {
 					return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
 				}
-				if err := checkEmit(*out, nil, *emit); err != nil {
+				if err := checkOutput(*out, nil, *emit, 0, *force); err != nil {
 					return err
-				}
-				if *force {
-					if err := checkReplace(*out, modelio.OutputKind(*out, nil, *emit)); err != nil {
-						return err
-					}
 				}
 				a, err := synth.ParseArm(*arm)
 				if err != nil {

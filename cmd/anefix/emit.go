@@ -27,3 +27,32 @@ func checkEmit(out string, src *modelio.Loaded, emit string) error {
 	}
 	return nil
 }
+
+// checkOutputFlags vets --emit and --bytecode-version before any input is
+// read (0 = the input's version).
+func checkOutputFlags(emit string, version int) error {
+	if err := checkEmit("", nil, emit); err != nil {
+		return err
+	}
+	if version < 0 || version > 6 {
+		return usagef("--bytecode-version %d: want 1 to 6", version)
+	}
+	return nil
+}
+
+// checkOutput vets an output against its input (src is nil for synth)
+// before any work: --emit the output cannot hold, --bytecode-version on a
+// text output, and with --force an existing output of another shape.
+func checkOutput(out string, src *modelio.Loaded, emit string, version int, force bool) error {
+	if err := checkEmit(out, src, emit); err != nil {
+		return err
+	}
+	kind := modelio.OutputKind(out, src, emit)
+	if version != 0 && kind == bundle.KindText {
+		return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", version, out)
+	}
+	if force {
+		return checkReplace(out, kind)
+	}
+	return nil
+}
