@@ -6,7 +6,6 @@
 package modelio
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -225,27 +224,4 @@ func withFile(files map[string][]byte, name string, data []byte) map[string][]by
 	}
 	out[name] = data
 	return out
-}
-
-// ParseText parses MLIR text (either form); for tests and small inputs.
-func ParseText(name string, text []byte) (*graph.Module, error) {
-	m, _, err := mlirtext.Parse(name, string(text))
-	return m, err
-}
-
-// FormatText prints m as generic or pretty MLIR text.
-func FormatText(m *graph.Module, form string) ([]byte, error) {
-	tf := mlirtext.FormGeneric
-	switch form {
-	case FormPretty:
-		tf = mlirtext.FormPretty
-	case FormGeneric, "":
-	default:
-		return nil, fmt.Errorf("unknown text form %q (want generic or pretty)", form)
-	}
-	var b bytes.Buffer
-	if err := mlirtext.Write(&b, m, tf); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
