@@ -297,6 +297,19 @@ func (op *Operation) Describe() string {
 	return s
 }
 
+// DescribeInGraph is Describe prefixed with the graph op sits in
+// ("@main: coreai.cast (_to_copy_12 at …)"), for messages about ops of
+// modules with several graphs. A nil op reads "(no op)".
+func (op *Operation) DescribeInGraph() string {
+	if op == nil {
+		return "(no op)"
+	}
+	if g := EnclosingGraph(op); g != nil && g.Op != op {
+		return "@" + g.Name() + ": " + op.Describe()
+	}
+	return op.Describe()
+}
+
 // InsertBefore places the detached op before ref.
 func (op *Operation) InsertBefore(ref *Operation) { ref.block.insertAfter(op, ref.prev) }
 

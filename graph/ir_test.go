@@ -335,3 +335,18 @@ func TestElementTypeCounts(t *testing.T) {
 		t.Errorf("module census %v", mod)
 	}
 }
+
+func TestDescribeInGraph(t *testing.T) {
+	_, g := buildGraph(t)
+	c := g.Body().First()
+	if got := c.DescribeInGraph(); got != "@main: coreai.cast (_to_copy_1 at macos/qwen3_5.py:199)" {
+		t.Errorf("op: %q", got)
+	}
+	if got := g.Op.DescribeInGraph(); got != "coreai.graph" {
+		t.Errorf("graph op: %q", got)
+	}
+	var none *Operation
+	if got := none.DescribeInGraph(); got != "(no op)" {
+		t.Errorf("nil: %q", got)
+	}
+}

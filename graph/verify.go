@@ -64,11 +64,7 @@ type verifier struct {
 func (v *verifier) addf(op *Operation, format string, args ...any) {
 	where := ""
 	if op != nil {
-		where = op.Describe()
-		if g := EnclosingGraph(op); g != nil && g.Op != op {
-			where = "@" + g.Name() + ": " + where
-		}
-		where += ": "
+		where = op.DescribeInGraph() + ": "
 	}
 	v.problems = append(v.problems, where+fmt.Sprintf(format, args...))
 }

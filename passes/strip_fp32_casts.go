@@ -407,23 +407,23 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			continue
 		}
 		if keepNorms && islandIsNorm(is) {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", sfDescribe(is.first)))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", is.first.DescribeInGraph()))
 			continue
 		}
 		if len(is.io) > 0 && !convertIO {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", sfDescribe(is.first), strings.Join(is.io, ", ")))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", is.first.DescribeInGraph(), strings.Join(is.io, ", ")))
 			continue
 		}
 		for _, op := range is.ops {
 			if !isSafeOp(op.Name) {
-				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.islands=<pattern matching other islands>, or disable the pass with --disable strip-fp32-casts", sfDescribe(op))
+				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.islands=<pattern matching other islands>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
 			}
 			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, graphs) == nil {
-				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.islands=…, or disable the pass", sfDescribe(op))
+				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.islands=…, or disable the pass", op.DescribeInGraph())
 			}
 		}
 		is.chosen = true
-		is.desc = sfDescribe(is.first)
+		is.desc = is.first.DescribeInGraph()
 		if is.first != nil {
 			is.where, is.firstID = is.first.Name+" at "+graph.ShortSource(is.first.Loc), is.first.OpID()
 		}
@@ -476,13 +476,13 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			switch x := a.(type) {
 			case *graph.DenseElementsAttr:
 				if !graph.IsFloat(x.Type.Elem, "f32") {
-					return nil, fmt.Errorf("%s: constant value has element type %s, expected f32", sfDescribe(op), x.Type.Elem)
+					return nil, fmt.Errorf("%s: constant value has element type %s, expected f32", op.DescribeInGraph(), x.Type.Elem)
 				}
 				raw := make([]byte, len(x.Raw)/2)
 				var err error
 				st, err = f16.F32ToF16LE(raw, x.Raw)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %v", sfDescribe(op), err)
+					return nil, fmt.Errorf("%s: %v", op.DescribeInGraph(), err)
 				}
 				if clamp {
 					clampHalves(raw, x.Raw)
@@ -492,16 +492,16 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			case *graph.DenseResourceAttr:
 				r := m.Resource(x.Key)
 				if r == nil || r.Blob == nil {
-					return nil, fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", sfDescribe(op), x.Key)
+					return nil, fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
 				}
 				n := x.Type.NumElements()
 				if n >= 0 && r.Blob.Size() != 4*n {
-					return nil, fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", sfDescribe(op), x.Key, r.Blob.Size(), x.Type, 4*n)
+					return nil, fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
 				}
 				if _, done := newRes[x.Key]; !done {
 					s, err := scanF32Blob(r.Blob)
 					if err != nil {
-						return nil, fmt.Errorf("%s: resource %q: %v", sfDescribe(op), x.Key, err)
+						return nil, fmt.Errorf("%s: resource %q: %v", op.DescribeInGraph(), x.Key, err)
 					}
 					resStats[x.Key] = s
 					newRes[x.Key] = &graph.Resource{Dialect: r.Dialect, Kind: graph.BlobResource, Alignment: max(r.Alignment, 2), Blob: &halfBlob{src: r.Blob, clamp: clamp}}
@@ -511,11 +511,11 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 				cc.Elements = r.Blob.Size() / 4
 				na = &graph.DenseResourceAttr{Key: x.Key, Type: x.Type.WithElem(graph.F16)} // key set on apply
 			default:
-				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.islands=…", sfDescribe(op))
+				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.islands=…", op.DescribeInGraph())
 			}
 			cc.Overflow, cc.Underflow = int64(st.Overflow), int64(st.Underflow)
 			if st.Overflow > 0 && !clamp {
-				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.islands=…", sfDescribe(op), st.Overflow)
+				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.islands=…", op.DescribeInGraph(), st.Overflow)
 			}
 			plans = append(plans, constPlan{op: op, name: name, attr: na, cc: cc})
 		}
@@ -657,16 +657,6 @@ func sfPortName(p graph.Port) string {
 		return p.Name
 	}
 	return fmt.Sprintf("#%d", p.Index)
-}
-
-func sfDescribe(op *graph.Operation) string {
-	if op == nil {
-		return "(no op)"
-	}
-	if g := graph.EnclosingGraph(op); g != nil {
-		return "@" + g.Name() + ": " + op.Describe()
-	}
-	return op.Describe()
 }
 
 // denseAttrOf finds a constant's value attribute: a dense or dense_resource
