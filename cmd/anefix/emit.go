@@ -52,7 +52,7 @@ func checkOutput(out string, src *modelio.Loaded, emit string, version int, forc
 		return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", version, out)
 	}
 	if force {
-		return checkReplace(out, kind)
+		return bundle.CheckReplace(out, kind)
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/anefix/anefix/graph/bundle"
 )
 
 // resolvePath makes p absolute with symbolic links resolved as far as the
@@ -60,36 +58,4 @@ func checkSideOutput(flag, path, in, out string, force bool) error {
 		return fmt.Errorf("%s %s: its directory %s does not exist", flag, path, dir)
 	}
 	return nil
-}
-
-// checkReplace vets what --force would replace at out, before any work:
-// only an output of the same shape, a file for a file and, for a directory
-// output, a directory that is an .aimodel or LLM bundle (it holds main.mlirb
-// or metadata.json). Anything else (a directory of the user's files, a file
-// where a bundle goes) is refused even with --force, since replacing it
-// deletes what is there.
-func checkReplace(out string, kind bundle.Kind) error {
-	if out == "" || out == "-" {
-		return nil
-	}
-	fi, err := os.Lstat(out)
-	if err != nil {
-		return nil // nothing to replace
-	}
-	switch {
-	case kind.IsDir() && fi.IsDir():
-		for _, name := range []string{"main.mlirb", "metadata.json"} {
-			if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("output %s is a directory but not an .aimodel or LLM bundle (no main.mlirb or metadata.json); --force replaces only a previous output, so remove it yourself or choose another path", out)
-	case !kind.IsDir() && fi.Mode().IsRegular():
-		return nil
-	case fi.IsDir():
-		return fmt.Errorf("output %s is a directory, but this output (%s) is a single file; --force does not replace a directory with a file: remove it yourself or choose another path", out, kind)
-	case kind.IsDir():
-		return fmt.Errorf("output %s is a file, but this output (%s) is a directory; --force does not replace a file with a directory: remove it yourself or choose another path", out, kind)
-	}
-	return fmt.Errorf("output %s exists and is not a regular file or directory; choose another path", out)
 }

@@ -174,6 +174,39 @@ func checkTarget(dst string, src *Input, force bool) (string, bool, error) {
 	return abs, exists, nil
 }
 
+// CheckReplace is the commands' rule for what --force may replace at out,
+// checked before any work (Write itself replaces any previous output):
+// only an output of the same shape, a file for a file and, for a directory
+// output, a directory that is an .aimodel or LLM bundle (it holds main.mlirb
+// or metadata.json). Anything else (a directory of the user's files, a file
+// where a bundle goes) is refused even with --force, since replacing it
+// deletes what is there.
+func CheckReplace(out string, kind Kind) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	fi, err := os.Lstat(out)
+	if err != nil {
+		return nil // nothing to replace
+	}
+	switch {
+	case kind.IsDir() && fi.IsDir():
+		for _, name := range []string{MainFile, MetadataFile} {
+			if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
+				return nil
+			}
+		}
+		return fmt.Errorf("output %s is a directory but not an .aimodel or LLM bundle (no main.mlirb or metadata.json); --force replaces only a previous output, so remove it yourself or choose another path", out)
+	case !kind.IsDir() && fi.Mode().IsRegular():
+		return nil
+	case fi.IsDir():
+		return fmt.Errorf("output %s is a directory, but this output (%s) is a single file; --force does not replace a directory with a file: remove it yourself or choose another path", out, kind)
+	case kind.IsDir():
+		return fmt.Errorf("output %s is a file, but this output (%s) is a directory; --force does not replace a file with a directory: remove it yourself or choose another path", out, kind)
+	}
+	return fmt.Errorf("output %s exists and is not a regular file or directory; choose another path", out)
+}
+
 // commit renames the finished temporary output into place. A file replaces a
 // file atomically; a directory (or a change between file and directory)
 // moves the old output aside first and restores it if the rename fails.
