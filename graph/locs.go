@@ -36,11 +36,18 @@ type FusedLoc struct {
 // CallSiteLoc is `loc(callsite(callee at caller))`.
 type CallSiteLoc struct{ Callee, Caller Loc }
 
+// DialectLoc is a location that is a dialect attribute: coreai-torch writes
+// `loc(#debuginfo.location<…>)`, and Apple's bytecode uses dialect-encoded
+// attributes (aicode, mps) as op locations. The attribute is kept as read so
+// that it survives every edit and round trip.
+type DialectLoc struct{ Attr Attr }
+
 func (UnknownLoc) isLoc()   {}
 func (*FileLoc) isLoc()     {}
 func (*NameLoc) isLoc()     {}
 func (*FusedLoc) isLoc()    {}
 func (*CallSiteLoc) isLoc() {}
+func (*DialectLoc) isLoc()  {}
 
 // Unknown is the shared unknown location.
 var Unknown Loc = UnknownLoc{}
@@ -79,6 +86,8 @@ func (l *FusedLoc) String() string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+func (l *DialectLoc) String() string { return l.Attr.String() }
 
 func (l *CallSiteLoc) String() string {
 	return "callsite(" + l.Callee.String() + " at " + l.Caller.String() + ")"
