@@ -94,7 +94,10 @@ def half_rounding(w, rng):
     rnd = rnd_bits.view(F32)
     rnd = rnd[~np.isnan(rnd)]
     # Random values across the half range, where most of the action is.
-    span = (rng.standard_normal(10000) * np.exp2(rng.uniform(-27, 17, 10000))).astype(F32)
+    # Scales are exact powers of two (ldexp of integer exponents): np.exp2 of
+    # a float64 takes a CPU-dependent SIMD path whose last bit differs between
+    # machines, which made the committed vectors depend on the generating CPU.
+    span = np.ldexp(rng.standard_normal(10000), rng.integers(-27, 17, 10000)).astype(F32)
     x32 = np.concatenate([mids, below[::3], above[1::3],
                           edges, -edges, rnd, span, -mids[::11]])
     w.add("round32/in0", x32)
@@ -104,7 +107,7 @@ def half_rounding(w, rng):
     m64 = ((pos[:-1] + pos[1:]) / 2)[::5]
     eps = m64 * 2.0 ** -30
     x64 = np.concatenate([m64 + eps, m64 - eps, m64,
-                          rng.standard_normal(4000) * np.exp2(rng.uniform(-27, 17, 4000)),
+                          np.ldexp(rng.standard_normal(4000), rng.integers(-27, 17, 4000)),
                           np.array([65519.99999, 65520.0, 2.0 ** -25 + 2.0 ** -60, np.inf, -np.inf])])
     w.add("round64/in0", x64)
     w.add("round64/out", x64.astype(F16))
