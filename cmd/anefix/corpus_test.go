@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -98,5 +99,62 @@ func TestCorpusConvertInspect(t *testing.T) {
 				t.Errorf("inspect text: exit %d %s\n%s", code, errs, text)
 			}
 		})
+	}
+}
+
+// TestRewriteMlirOpt22FuncModule: a func.func module written by mlir-opt 22
+// (MLIR 22's native layouts, no_inline in the properties) goes through
+// `convert` byte-identical and through `rewrite` (strip-fp32-casts removes a
+// cast pair, the functions' properties are re-encoded in MLIR 22's layout),
+// and mlir-opt 22 reads the rewrite as the IR of the same module without the
+// casts.
+func TestRewriteMlirOpt22FuncModule(t *testing.T) {
+	mlirOpt := oracle.MlirOpts[1].Require(t)
+	const body = `module {
+  func.func @main(%arg0: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) attributes {no_inline} {
+    %0 = "coreai.cast"(%arg0) : (tensor<4xf16>) -> tensor<4xf32>
+    %1 = "coreai.cast"(%0) : (tensor<4xf32>) -> tensor<4xf16>
+    %2 = func.call @id(%1) : (tensor<4xf16>) -> tensor<4xf16>
+    return %2 : tensor<4xf16>
+  }
+  func.func private @id(%a: tensor<4xf16>) -> tensor<4xf16> {
+    return %a : tensor<4xf16>
+  }
+}
+`
+	dir := t.TempDir()
+	opt := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(mlirOpt, append([]string{"--allow-unregistered-dialect"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("mlir-opt %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	in, want := filepath.Join(dir, "in.mlir"), filepath.Join(dir, "want.mlir")
+	os.WriteFile(in, []byte(body), 0o644)
+	os.WriteFile(want, []byte(strings.NewReplacer(
+		"    %0 = \"coreai.cast\"(%arg0) : (tensor<4xf16>) -> tensor<4xf32>\n", "",
+		"    %1 = \"coreai.cast\"(%0) : (tensor<4xf32>) -> tensor<4xf16>\n", "",
+		"@id(%1)", "@id(%arg0)").Replace(body)), 0o644)
+	bc := filepath.Join(dir, "in.mlirb")
+	opt(in, "--emit-bytecode", "-o", bc)
+
+	conv := filepath.Join(dir, "conv.mlirb")
+	if code, _, errs := runCLI(t, "", "convert", bc, "-o", conv); code != exitOK {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	a, _ := os.ReadFile(bc)
+	b, _ := os.ReadFile(conv)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("convert of mlir-opt 22's bytecode is not byte-identical")
+	}
+	out := filepath.Join(dir, "out.mlirb")
+	if code, _, errs := runCLI(t, "", "rewrite", bc, "-o", out); code != exitOK {
+		t.Fatalf("rewrite: exit %d: %s", code, errs)
+	}
+	got, wantText := opt("--mlir-print-op-generic", out), opt("--mlir-print-op-generic", want)
+	if got != wantText || !strings.Contains(got, "no_inline,") {
+		t.Errorf("mlir-opt 22 reads the rewrite as\n%s\nwant\n%s", got, wantText)
 	}
 }
