@@ -233,6 +233,9 @@ func hasEncoded(m *graph.Module) bool {
 		if _, ok := op.Loc.(*EncodedLoc); ok {
 			found = true
 		}
+		if dl, ok := op.Loc.(*graph.DialectLoc); ok {
+			visitAttr(dl.Attr)
+		}
 		return true
 	})
 	return found

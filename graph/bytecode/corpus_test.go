@@ -179,3 +179,49 @@ func TestCorpusBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusVersionEntries: dialect version entries anefix cannot interpret
+// (aicode's, mps's) are carried unchanged whatever they hold: each byte of
+// every entry altered in turn reads, shows the new entry and writes back
+// byte-identical.
+func TestCorpusVersionEntries(t *testing.T) {
+	for _, p := range requireCorpus(t) {
+		data, _, src := readFile(t, p)
+		from := 0 // entries are stored in dialect table order
+		for _, d := range src.Dialects() {
+			if len(d.Version) == 0 {
+				continue
+			}
+			// The entry is stored right after its section header.
+			head := appendVarint([]byte{secDialectVersions}, uint64(len(d.Version)))
+			at := bytes.Index(data[from:], append(head, d.Version...))
+			if at >= 0 {
+				at += from
+				from = at + len(head) + len(d.Version)
+			}
+			if at < 0 || len(head) != 2 {
+				t.Fatalf("%s: %s's version entry %x not found as stored", p, d.Name, d.Version)
+			}
+			for i := range d.Version {
+				c := bytes.Clone(data)
+				c[at+2+i] ^= 0x5a
+				m, src2, err := Read(bytes.NewReader(c), int64(len(c)), p)
+				if err != nil {
+					t.Fatalf("%s: %s version entry byte %d altered: %v", p, d.Name, i, err)
+				}
+				var got []byte
+				for _, d2 := range src2.Dialects() {
+					if d2.Name == d.Name {
+						got = d2.Version
+					}
+				}
+				if !bytes.Equal(got, c[at+2:at+2+len(d.Version)]) {
+					t.Errorf("%s: %s version entry read as %x", p, d.Name, got)
+				}
+				if out := write(t, m, WriteOptions{Source: src2}); !bytes.Equal(out, c) {
+					t.Errorf("%s: altered %s version entry not written back unchanged", p, d.Name)
+				}
+			}
+		}
+	}
+}

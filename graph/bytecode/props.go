@@ -158,17 +158,6 @@ func RegisterNativeLayout(op string, fields []PropField) {
 	nativeLayouts[op] = []*NativeLayout{{Fields: append([]PropField(nil), fields...)}}
 }
 
-// NativeLayouts returns the layouts anefix knows for op (nil: none).
-func NativeLayouts(op string) []NativeLayout {
-	layoutMu.RLock()
-	defer layoutMu.RUnlock()
-	var out []NativeLayout
-	for _, l := range nativeLayouts[op] {
-		out = append(out, NativeLayout{MLIR: append([]int(nil), l.MLIR...), Fields: append([]PropField(nil), l.Fields...)})
-	}
-	return out
-}
-
 func layoutsOf(op string) []*NativeLayout {
 	layoutMu.RLock()
 	defer layoutMu.RUnlock()
