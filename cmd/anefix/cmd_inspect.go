@@ -20,6 +20,8 @@ func init() {
 		Summary: "show graphs, I/O and states, op and type census, fp32 islands",
 		Help: `IN is an .aimodel directory, an LLM bundle, an MLIR bytecode file, an MLIR
 text file (generic or coreai printed form), or "-" for stdin.
+It first prints the module: its top-level op, its dialects (for bytecode
+with their version entries) and the ops whose properties anefix keeps unread.
 For every graph it prints the inputs and outputs (marking states), the op
 count by op name, the element types of all values, the fp32 islands (f32
 values and the casts that create them, with FX op ids and source lines),
