@@ -27,6 +27,19 @@ const (
 type InspectReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Input *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// What the module is made of, for every input (fields 3-6). The
+	// top-level op: builtin.module, or in Apple's compiled files mps.module
+	// or aicode.serialization.asset.
+	TopLevelOp string `protobuf:"bytes,3,opt,name=top_level_op,json=topLevelOp,proto3" json:"top_level_op,omitempty"`
+	// Every op of the module at any depth, the top-level op excluded, by
+	// name, sorted by op_name.
+	ModuleOpCounts []*OpCount `protobuf:"bytes,4,rep,name=module_op_counts,json=moduleOpCounts,proto3" json:"module_op_counts,omitempty"`
+	// For bytecode the file's dialect table in file order, else the dialects
+	// of the module's ops, sorted.
+	Dialects []*DialectUse `protobuf:"bytes,5,rep,name=dialects,proto3" json:"dialects,omitempty"`
+	// Registered ops whose native properties anefix keeps unread (their
+	// layout is not known, e.g. every mps and aicode op), by name, sorted.
+	OpaquePropertyOps []*OpCount `protobuf:"bytes,6,rep,name=opaque_property_ops,json=opaquePropertyOps,proto3" json:"opaque_property_ops,omitempty"`
 	// Graphs in module order.
 	Graphs        []*GraphInspection `protobuf:"bytes,2,rep,name=graphs,proto3" json:"graphs,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -66,6 +79,34 @@ func (*InspectReport) Descriptor() ([]byte, []int) {
 func (x *InspectReport) GetInput() *Input {
 	if x != nil {
 		return x.Input
+	}
+	return nil
+}
+
+func (x *InspectReport) GetTopLevelOp() string {
+	if x != nil {
+		return x.TopLevelOp
+	}
+	return ""
+}
+
+func (x *InspectReport) GetModuleOpCounts() []*OpCount {
+	if x != nil {
+		return x.ModuleOpCounts
+	}
+	return nil
+}
+
+func (x *InspectReport) GetDialects() []*DialectUse {
+	if x != nil {
+		return x.Dialects
+	}
+	return nil
+}
+
+func (x *InspectReport) GetOpaquePropertyOps() []*OpCount {
+	if x != nil {
+		return x.OpaquePropertyOps
 	}
 	return nil
 }
@@ -462,13 +503,90 @@ func (x *Invocation) GetComposite() string {
 	return ""
 }
 
+// DialectUse is one dialect of the module.
+type DialectUse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Ops of this dialect in the module (the top-level op included).
+	Ops int64 `protobuf:"varint,2,opt,name=ops,proto3" json:"ops,omitempty"`
+	// The bytecode dialect version entry in hex, when the file has one
+	// (anefix carries it unchanged without interpreting it).
+	HasVersion    bool   `protobuf:"varint,3,opt,name=has_version,json=hasVersion,proto3" json:"has_version,omitempty"`
+	VersionHex    string `protobuf:"bytes,4,opt,name=version_hex,json=versionHex,proto3" json:"version_hex,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DialectUse) Reset() {
+	*x = DialectUse{}
+	mi := &file_inspect_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DialectUse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DialectUse) ProtoMessage() {}
+
+func (x *DialectUse) ProtoReflect() protoreflect.Message {
+	mi := &file_inspect_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DialectUse.ProtoReflect.Descriptor instead.
+func (*DialectUse) Descriptor() ([]byte, []int) {
+	return file_inspect_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *DialectUse) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DialectUse) GetOps() int64 {
+	if x != nil {
+		return x.Ops
+	}
+	return 0
+}
+
+func (x *DialectUse) GetHasVersion() bool {
+	if x != nil {
+		return x.HasVersion
+	}
+	return false
+}
+
+func (x *DialectUse) GetVersionHex() string {
+	if x != nil {
+		return x.VersionHex
+	}
+	return ""
+}
+
 var File_inspect_proto protoreflect.FileDescriptor
 
 const file_inspect_proto_rawDesc = "" +
 	"\n" +
-	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"k\n" +
+	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xc2\x02\n" +
 	"\rInspectReport\x12&\n" +
-	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x122\n" +
+	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12 \n" +
+	"\ftop_level_op\x18\x03 \x01(\tR\n" +
+	"topLevelOp\x12<\n" +
+	"\x10module_op_counts\x18\x04 \x03(\v2\x12.anefix.v1.OpCountR\x0emoduleOpCounts\x121\n" +
+	"\bdialects\x18\x05 \x03(\v2\x15.anefix.v1.DialectUseR\bdialects\x12B\n" +
+	"\x13opaque_property_ops\x18\x06 \x03(\v2\x12.anefix.v1.OpCountR\x11opaquePropertyOps\x122\n" +
 	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\"\x8d\x04\n" +
 	"\x0fGraphInspection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
@@ -509,7 +627,15 @@ const file_inspect_proto_rawDesc = "" +
 	"Invocation\x12\x16\n" +
 	"\x06callee\x18\x01 \x01(\tR\x06callee\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1c\n" +
-	"\tcomposite\x18\x03 \x01(\tR\tcompositeB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
+	"\tcomposite\x18\x03 \x01(\tR\tcomposite\"t\n" +
+	"\n" +
+	"DialectUse\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03ops\x18\x02 \x01(\x03R\x03ops\x12\x1f\n" +
+	"\vhas_version\x18\x03 \x01(\bR\n" +
+	"hasVersion\x12\x1f\n" +
+	"\vversion_hex\x18\x04 \x01(\tR\n" +
+	"versionHexB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
 
 var (
 	file_inspect_proto_rawDescOnce sync.Once
@@ -523,40 +649,44 @@ func file_inspect_proto_rawDescGZIP() []byte {
 	return file_inspect_proto_rawDescData
 }
 
-var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_inspect_proto_goTypes = []any{
 	(*InspectReport)(nil),   // 0: anefix.v1.InspectReport
 	(*GraphInspection)(nil), // 1: anefix.v1.GraphInspection
 	(*Fp32Island)(nil),      // 2: anefix.v1.Fp32Island
 	(*IOReshape)(nil),       // 3: anefix.v1.IOReshape
 	(*Invocation)(nil),      // 4: anefix.v1.Invocation
-	(*Input)(nil),           // 5: anefix.v1.Input
-	(*Port)(nil),            // 6: anefix.v1.Port
+	(*DialectUse)(nil),      // 5: anefix.v1.DialectUse
+	(*Input)(nil),           // 6: anefix.v1.Input
 	(*OpCount)(nil),         // 7: anefix.v1.OpCount
-	(*TypeCount)(nil),       // 8: anefix.v1.TypeCount
-	(*Value)(nil),           // 9: anefix.v1.Value
-	(*OpRef)(nil),           // 10: anefix.v1.OpRef
+	(*Port)(nil),            // 8: anefix.v1.Port
+	(*TypeCount)(nil),       // 9: anefix.v1.TypeCount
+	(*Value)(nil),           // 10: anefix.v1.Value
+	(*OpRef)(nil),           // 11: anefix.v1.OpRef
 }
 var file_inspect_proto_depIdxs = []int32{
-	5,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
-	1,  // 1: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
-	6,  // 2: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
-	6,  // 3: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
-	7,  // 4: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
-	8,  // 5: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
-	2,  // 6: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
-	3,  // 7: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
-	4,  // 8: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
-	9,  // 9: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
-	10, // 10: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
-	10, // 11: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
-	10, // 12: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
-	10, // 13: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	6,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
+	7,  // 1: anefix.v1.InspectReport.module_op_counts:type_name -> anefix.v1.OpCount
+	5,  // 2: anefix.v1.InspectReport.dialects:type_name -> anefix.v1.DialectUse
+	7,  // 3: anefix.v1.InspectReport.opaque_property_ops:type_name -> anefix.v1.OpCount
+	1,  // 4: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
+	8,  // 5: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
+	8,  // 6: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
+	7,  // 7: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
+	9,  // 8: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
+	2,  // 9: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
+	3,  // 10: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
+	4,  // 11: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
+	10, // 12: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
+	11, // 13: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
+	11, // 14: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
+	11, // 15: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
+	11, // 16: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_inspect_proto_init() }
@@ -571,7 +701,7 @@ func file_inspect_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_inspect_proto_rawDesc), len(file_inspect_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
