@@ -155,9 +155,13 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 	}
 	env := make(map[*graph.Value]*Tensor, 64)
 	refs := bufRefs{}
+	st := newHandleState()
 	for i, a := range body.Args() {
 		env[a] = args[i]
 		refs.pin(args[i]) // the caller's tensors are never written
+		if isHandle(a.Type()) {
+			st.contents[a] = args[i]
+		}
 	}
 	p := in.planFor(g)
 	term := graph.TerminatorName(g.Op.Name)
@@ -166,6 +170,13 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			outs := make([]*Tensor, op.NumOperands())
 			for k, v := range op.Operands() {
 				outs[k] = env[v]
+				if isToken(v.Type()) {
+					t, err := st.final(g, k, v)
+					if err != nil {
+						return nil, fmt.Errorf("interp: @%s: output %d: %w", g.Name(), k, err)
+					}
+					outs[k] = t
+				}
 			}
 			return outs, nil
 		}
@@ -179,7 +190,9 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		}
 		var res []*Tensor
 		var err error
-		if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
+		if isStateOp(op.Name) {
+			res, err = st.exec(op, ins, refs)
+		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
 			res, err = in.sliceUpdateInPlace(op, ins)
@@ -196,6 +209,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			in.opts.Observe(op, res)
 		}
 		for k, r := range op.Results() {
+			if isToken(r.Type()) {
+				env[r] = res[k]
+				continue
+			}
 			if err := fitResult(r.Type(), res[k]); err != nil {
 				return nil, fmt.Errorf("interp: @%s: %s: result %d: %w", g.Name(), op.Describe(), k, err)
 			}
@@ -821,13 +838,12 @@ func tensorsString(ts []*Tensor) string {
 	return strings.Join(parts, ", ")
 }
 
-// stateTypeHint says what to do about a state held as a Core AI handle or
-// token, which the interpreter does not run (README, Known limits).
+// stateTypeHint says what the interpreter does run of Core AI's handle and
+// token types, for an op that is not one of the state ops.
 func stateTypeHint(t graph.Type) string {
 	s := t.String()
 	if !strings.HasPrefix(s, "!coreai.handle") && !strings.HasPrefix(s, "!coreai.token") {
 		return ""
 	}
-	return "; the interpreter runs tensor values only, not states held as !coreai.handle/!coreai.token: " +
-		"run it on the graph with states as tensor inputs (as coreai-torch exports them, or anefix synth --state-form tensor)"
+	return "; the interpreter runs handles and tokens only through coreai.create_token, coreai.read_handle and coreai.write_handle"
 }
