@@ -95,3 +95,40 @@ func shapeOf(t graph.Type) []int64 {
 	tt, _ := graph.AsTensor(t)
 	return tt.Shape
 }
+
+// promote-states with form=auto on arm A in the handle form (KV cache as
+// handles) writes conv/rec as handle states too, and the result decodes
+// exactly like arm B in the handle form.
+func TestPromoteStatesHandleFormMatchesArmB(t *testing.T) {
+	a, err := synth.Generate(synth.Options{Arm: synth.ArmA, StateForm: synth.StateHandle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := synth.Generate(synth.Options{Arm: synth.ArmB, StateForm: synth.StateHandle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := passes.Build(passes.Spec{Passes: []string{"promote-states"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(a, passes.RunOptions{VerifyEach: true}); err != nil {
+		t.Fatal(err)
+	}
+	handles := 0
+	for _, in := range a.Graph("main").Inputs() {
+		if in.IsState && graph.IsHandle(in.Type) {
+			handles++
+		}
+	}
+	if handles != 4 {
+		t.Fatalf("%d handle states after promote-states, want 4", handles)
+	}
+	r, err := Compare(b, a, Options{Steps: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Identical || len(r.States) != 4 {
+		t.Errorf("arm B (handle) vs promoted arm A (handle): identical=%v states=%+v", r.Identical, r.States)
+	}
+}
