@@ -99,7 +99,7 @@ var safeOps = map[string]bool{
 	"concat": true, "split": true, "slice": true, "slice_update": true,
 	"gather_nd": true, "gather_along_axis": true, "scatter_nd": true,
 	"pad": true, "tile": true, "broadcast_to": true, "flip": true,
-	"conv2d": true, "conv": true, "matmul": true, "batch_matmul": true,
+	"conv2d": true, "matmul": true, "batch_matmul": true,
 }
 
 func safeOpList() []string {
