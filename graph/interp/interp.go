@@ -71,9 +71,14 @@ func (in *Interp) planFor(g *graph.Graph) *plan {
 	p := &plan{ops: body.Ops()}
 	last := map[*graph.Value]int{}
 	for i, op := range p.ops {
-		for _, v := range op.Operands() {
-			last[v] = i
-		}
+		// Values an op's regions read (coreai.if's branches use the
+		// enclosing graph's values directly) live until the op has run.
+		op.Walk(func(o *graph.Operation) bool {
+			for _, v := range o.Operands() {
+				last[v] = i
+			}
+			return true
+		})
 	}
 	p.frees = make([][]*graph.Value, len(p.ops))
 	for v, i := range last {
@@ -192,6 +197,8 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		var err error
 		if isStateOp(op.Name) {
 			res, err = st.exec(op, ins, refs)
+		} else if op.Name == "coreai.if" {
+			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
 		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
@@ -532,10 +539,42 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return one(GatherND(ins[0], ins[1]))
 	case "scatter_nd":
+		// coreai-torch prints `scatter_nd %x with %updates at %indices`:
+		// operands (x, updates, indices), and a combiner block.
 		if err := need(ins, 3); err != nil {
 			return nil, err
 		}
-		return one(ScatterND(ins[0], ins[1], ins[2], el))
+		add, err := scatterCombiner(op)
+		if err != nil {
+			return nil, err
+		}
+		return one(scatterND(ins[0], ins[2], ins[1], el, add))
+	case "quantize", "dequantize":
+		if err := need(ins, 4); err != nil {
+			return nil, err
+		}
+		axis := int64(0)
+		if a, ok := intArg(op, ins, 4, "axis"); ok && len(a) == 1 {
+			axis = a[0]
+		}
+		if k == "quantize" {
+			return one(Quantize(ins, axis, el))
+		}
+		return one(Dequantize(ins, axis, el))
+	case "blockwise_shift_scale":
+		if err := need(ins, 4); err != nil {
+			return nil, err
+		}
+		return one(Dequantize(ins, 0, el))
+	case "lut_to_dense":
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		axis := int64(0)
+		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
+			axis = a[0]
+		}
+		return one(LutToDense(ins[0], ins[1], axis, el))
 	case "broadcast_to", "expand":
 		shape, err := resultShape(op, 0)
 		if err != nil {
@@ -568,7 +607,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	case "conv":
 		return in.conv(op, ins, el, acc16)
 	}
-	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv, shape ops, gather/scatter, cast, constant, invoke", op.Name)
+	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
 }
 
 // concatArgs accepts the axis as an attribute, or as a rank-0/1 integer
@@ -726,6 +765,8 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 
 func signExtend(v uint64, nb int, el Elem) int64 {
 	switch el {
+	case SI4:
+		return int64(int8(uint8(v)<<4) >> 4)
 	case SI8, SI16, SI32, SI64:
 		shift := uint(64 - 8*nb)
 		return int64(v<<shift) >> shift

@@ -27,9 +27,11 @@ const (
 	UI32
 	SI64
 	UI64
+	SI4 // 4-bit weights (linear INT4, palette indices), one per byte as MLIR stores them
+	UI4
 )
 
-var elemNames = [...]string{"invalid", "f16", "bf16", "f32", "i1", "si8", "ui8", "si16", "ui16", "si32", "ui32", "si64", "ui64"}
+var elemNames = [...]string{"invalid", "f16", "bf16", "f32", "i1", "si8", "ui8", "si16", "ui16", "si32", "ui32", "si64", "ui64", "si4", "ui4"}
 
 func (e Elem) String() string {
 	if int(e) < len(elemNames) {
@@ -59,6 +61,8 @@ func ElemOf(t graph.Type) (Elem, error) {
 		switch x.Width {
 		case 1:
 			return Bool, nil
+		case 4:
+			return pick(uns, UI4, SI4), nil
 		case 8:
 			return pick(uns, UI8, SI8), nil
 		case 16:
@@ -108,6 +112,10 @@ func (e Elem) IRType() graph.Type {
 		return graph.SI64
 	case UI64:
 		return &graph.IntegerType{Width: 64, Signedness: graph.Unsigned}
+	case SI4:
+		return &graph.IntegerType{Width: 4, Signedness: graph.Signed}
+	case UI4:
+		return &graph.IntegerType{Width: 4, Signedness: graph.Unsigned}
 	}
 	return graph.None
 }
@@ -155,6 +163,10 @@ func (e Elem) wrap(v int64) int64 {
 		return int64(int32(v))
 	case UI32:
 		return int64(uint32(v))
+	case SI4:
+		return int64(int8(v<<4) >> 4)
+	case UI4:
+		return v & 15
 	}
 	return v
 }
