@@ -177,16 +177,17 @@ func toF16(t graph.Type) graph.Type {
 
 // island is one connected set of f32 values and what touches it.
 type island struct {
-	id      int // order of discovery, for deterministic output
-	ops     []*graph.Operation
-	casts   int      // f16↔f32 casts on its shore
-	io      []string // graph inputs/outputs it reaches ("@main input x")
-	first   *graph.Operation
-	chosen  bool
-	desc    string // where it starts, for the report (taken before casts go)
-	where   string // op name and source of the first op, to group look-alike islands
-	firstID string
-	values  int // values retyped
+	id        int // order of discovery, for deterministic output
+	ops       []*graph.Operation
+	casts     int      // f16↔f32 casts on its shore
+	io        []string // graph inputs/outputs it reaches ("@main input x")
+	first     *graph.Operation
+	chosen    bool
+	desc      string // where it starts, for the report (taken before casts go)
+	where     string // op name and source of the first op, to group look-alike islands
+	firstID   string
+	values    int    // values retyped
+	composite string // the private composite graph it lies in, or ""
 }
 
 // callTarget returns the graph a coreai.invoke / func.call calls, or nil.
@@ -446,6 +447,14 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		is.desc = is.first.DescribeInGraph()
 		if is.first != nil {
 			is.where, is.firstID = is.first.Name+" at "+graph.ShortSource(is.first.Loc), is.first.OpID()
+			// A composite's interior is shared by every call: say so.
+			for _, op := range is.ops {
+				if g := graph.EnclosingGraph(op); g != nil && called[g.Op] {
+					is.where += fmt.Sprintf(", reaching into composite @%s (every call of it computes in f16 now)", g.Name())
+					is.composite = g.Name()
+					break
+				}
+			}
 		}
 	}
 
@@ -656,7 +665,23 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		g.ids = append(g.ids, is.firstID)
 	}
 	if n > 0 {
-		notes := []string{fmt.Sprintf("%d fp32 island(s) retyped to f16", n)}
+		head := fmt.Sprintf("%d fp32 island(s) retyped to f16", n)
+		var comps []string
+		seenComp := map[string]bool{}
+		inComp := 0
+		for _, is := range list {
+			if is.chosen && is.composite != "" {
+				inComp++
+				if !seenComp[is.composite] {
+					seenComp[is.composite] = true
+					comps = append(comps, "@"+is.composite)
+				}
+			}
+		}
+		if inComp > 0 {
+			head += fmt.Sprintf(", %d of them reaching into composite graph(s) %s", inComp, strings.Join(comps, ", "))
+		}
+		notes := []string{head}
 		for _, g := range groups {
 			notes = append(notes, fmt.Sprintf("x%d island(s) from %s: %d value(s) retyped, %d f16↔f32 cast(s) each%s",
 				len(g.ids), g.where, g.values, g.casts, idList("; first ops ", g.ids, 4)))

@@ -399,6 +399,30 @@ func TestStripFP32Casts(t *testing.T) {
 			},
 		},
 		{
+			// A private composite's interior is retyped for every caller;
+			// the summary says which composite.
+			name: "composite interior named in the summary",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) {
+    %0 = coreai.invoke @gdu(%x) : (tensor<4xf16>) -> tensor<4xf16>
+    coreai.output %0 : tensor<4xf16>
+  }
+  coreai.graph private @gdu(%a: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %a : tensor<4xf16> to tensor<4xf32> loc("_to_copy"("gdu.py":41:0))
+    %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+}`,
+			notWant: []string{"f32"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.Notes) != 2 || ch.Notes[0] != "1 fp32 island(s) retyped to f16, 1 of them reaching into composite graph(s) @gdu" ||
+					!strings.Contains(ch.Notes[1], "reaching into composite @gdu (every call of it computes in f16 now)") {
+					t.Errorf("notes = %q", ch.Notes)
+				}
+			},
+		},
+		{
 			// Ops without locations have no op id: the summary names the
 			// op and source and no empty list of ids.
 			name: "summary without op ids",
