@@ -36,22 +36,22 @@ func TestPromoteStatesForm(t *testing.T) {
 		{"handle on a graph without tokens starts a chain", plain, []string{"promote-states.form=handle"},
 			[]string{
 				`%arg0: !coreai.handle<tensor<4xf16>> {MutableBuffers.buffer_mutation = "conv_state", coreai.name = "conv_state"}`,
-				"%0 = coreai.create_token",
-				"%1:2 = coreai.read_handle %arg0, %0 :",
-				"%2 = coreai.decomposable.broadcasting_add %1#0, %arg1",
-				"%3 = coreai.write_handle %arg0, %2, %1#1 :",
-				"coreai.output %3, %2 : !coreai.token, tensor<4xf16>",
+				"%0 = coreai.create_token : !coreai.token",
+				"%1, %2 = coreai.read_handle %arg0, %0 : (<tensor<4xf16>>, !coreai.token) -> (tensor<4xf16>, !coreai.token)",
+				"%3 = coreai.decomposable.broadcasting_add %1, %arg1",
+				"%4 = coreai.write_handle %arg0, %3, %2 : (<tensor<4xf16>>, tensor<4xf16>, !coreai.token) -> !coreai.token",
+				"coreai.output %4, %3 : !coreai.token, tensor<4xf16>",
 				`-> (!coreai.token {coreai.name = "conv_state"}, tensor<4xf16> {coreai.name = "y"})`,
 			}, nil},
 		{"auto on a graph with a handle state joins its chain", withHandle, nil,
 			[]string{
 				`%arg1: !coreai.handle<tensor<4xf16>> {MutableBuffers.buffer_mutation = "conv_state", coreai.name = "conv_state"}`,
 				"%0 = coreai.create_token",
-				"%1:2 = coreai.read_handle %arg1, %0 :",    // the new read takes the chain's first token
-				"%2:2 = coreai.read_handle %arg0, %1#1 :",  // the old first read now follows it
-				"%4 = coreai.write_handle %arg0, %3, %2#1", // unchanged
-				"%5 = coreai.write_handle %arg1, %3, %4 :", // after the chain's last token
-				"coreai.output %4, %5, %2#0 : !coreai.token, !coreai.token, tensor<4xf16>",
+				"%1, %2 = coreai.read_handle %arg1, %0 :",  // the new read takes the chain's first token
+				"%3, %4 = coreai.read_handle %arg0, %2 :",  // the old first read now follows it
+				"%6 = coreai.write_handle %arg0, %5, %4",   // unchanged
+				"%7 = coreai.write_handle %arg1, %5, %6 :", // after the chain's last token
+				"coreai.output %6, %7, %3 : !coreai.token, !coreai.token, tensor<4xf16>",
 			}, nil},
 		{"attribute on a graph with a handle state", withHandle, []string{"promote-states.form=attribute"},
 			[]string{`%arg1: tensor<4xf16> {MutableBuffers.buffer_mutation = "conv_state", coreai.name = "conv_state"}`}, nil},

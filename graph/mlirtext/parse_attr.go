@@ -19,6 +19,9 @@ type parser struct {
 	lex *Lexer
 	tok Token
 	err *Error
+	// prevEnd is where the previous token ended: errors about something
+	// missing after it point there, not at the next line's first token.
+	prevEnd int
 
 	attrAliases map[string]graph.Attr
 	typeAliases map[string]graph.Type
@@ -61,6 +64,7 @@ func newParser(name, text string) *parser {
 }
 
 func (p *parser) next() {
+	p.prevEnd = p.lex.Pos() // after p.tok, or where a verbatim body ended
 	p.tok = p.lex.Next()
 	if p.tok.Kind == EOF && p.lex.Err() != nil && p.err == nil {
 		p.err = p.lex.Err()
@@ -1078,7 +1082,7 @@ func (p *parser) parseLoc(slot *graph.Loc) graph.Loc {
 		return nil
 	}
 	var l graph.Loc
-	if slot != nil && p.is(HashIdent) && !strings.Contains(p.tok.Text, ".") {
+	if slot != nil && p.is(HashIdent) && !p.isDialectAttrStart() {
 		name := p.tok.Text[1:]
 		if a, ok := p.locAliases[name]; ok {
 			l = a
@@ -1104,6 +1108,15 @@ func (p *parser) parseLocInstance() graph.Loc {
 	tok := p.tok
 	switch tok.Kind {
 	case HashIdent:
+		if p.isDialectAttrStart() {
+			// `loc(#debuginfo.location<…>)`: a dialect attribute used as a
+			// location (coreai-torch), kept verbatim with its balanced body.
+			a := p.parseHashAttr()
+			if a == nil {
+				return nil
+			}
+			return &graph.DialectLoc{Attr: a}
+		}
 		name := tok.Text[1:]
 		p.next()
 		if l, ok := p.locAliases[name]; ok {
@@ -1184,6 +1197,13 @@ func (p *parser) parseLocInstance() graph.Loc {
 	}
 	p.fail("expected location instance, found %s", describe(tok))
 	return nil
+}
+
+// isDialectAttrStart reports whether the current #-token starts a dialect
+// attribute (`#d.name…`, `#d<…>`) rather than naming an alias (`#loc3`).
+func (p *parser) isDialectAttrStart() bool {
+	t := p.tok
+	return t.Kind == HashIdent && (strings.Contains(t.Text, ".") || t.End < len(p.src.Text) && p.src.Text[t.End] == '<')
 }
 
 func (p *parser) parseUint(what string) (int, bool) {
