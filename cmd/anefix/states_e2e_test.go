@@ -39,6 +39,24 @@ func TestHandleStatesEndToEnd(t *testing.T) {
 			minAgree:  "top-1 agreement: 7/7",
 		},
 		{
+			// The same model in the custom form make_stateful prints, with
+			// #debuginfo.location op locations (op ids are the FX names).
+			name: "make_stateful custom form",
+			in:   "../../testdata/states/make-stateful.mlir",
+			inspect: []string{
+				`acc    !coreai.handle<tensor<1x4xf32>>  STATE (new value in output "acc")`,
+				"read_handle 2", "write_handle 2", "create_token 1",
+			},
+			check: []string{"coreai.read_handle at work/cache_model.py:21  -> strip-fp32-casts", "b_acc: opens a f32 chain",
+				`slice_update: slice_update writes state "cache" tensor<1x8x4xf32>, then coreai.write_handle stores it`},
+			rewrite: []string{
+				"@main input cache: !coreai.handle<tensor<1x8x4xf32>> → !coreai.handle<tensor<1x8x4xf16>>",
+				"first ops b_acc\n",
+			},
+			verifyArg: []string{"--steps", "7"},
+			minAgree:  "top-1 agreement: 7/7",
+		},
+		{
 			name: "shipped arm B in the handle form",
 			in:   "../../testdata/synth/armB-handle.aimodel",
 			inspect: []string{

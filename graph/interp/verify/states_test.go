@@ -40,6 +40,7 @@ func TestStateFormsBitIdentical(t *testing.T) {
 	}{
 		{"synth arm B tensor vs handle", gen(synth.StateTensor), gen(synth.StateHandle), 4},
 		{"testdata/states attr vs handle", parseFile(t, "../../../testdata/states/attr-f32.mlir"), parseFile(t, "../../../testdata/states/handle-f32.mlir"), 2},
+		{"testdata/states attr vs make_stateful custom form", parseFile(t, "../../../testdata/states/attr-f32.mlir"), parseFile(t, "../../../testdata/states/make-stateful.mlir"), 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
