@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -292,5 +293,39 @@ func TestCheckEmptyModule(t *testing.T) {
 	rep, err := Check(graph.NewModule())
 	if err != nil || !rep.Legal() {
 		t.Errorf("empty module: %v %v", rep, err)
+	}
+}
+
+// coreai-torch's #debuginfo.location op locations give the same findings,
+// op ids, sources and caller frames as the builtin fused locations.
+func TestDialectLocationsSameFindings(t *testing.T) {
+	for _, o := range []synth.Options{{Arm: synth.ArmA}, {Arm: synth.ArmB, StateForm: synth.StateHandle}} {
+		plain, err := synth.Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Locations = synth.LocDebugInfo
+		dl, err := synth.Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := func(m *graph.Module) []string {
+			rep, err := Check(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, f := range append(rep.AllFindings(), rep.AllSuspects()...) {
+				out = append(out, f.Rule.ID+" "+f.OpID+" "+f.Source+" via "+f.Via+" "+f.Detail)
+			}
+			return out
+		}
+		a, b := key(plain), key(dl)
+		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Errorf("%+v: findings differ:\nbuiltin:\n%s\ndebuginfo:\n%s", o, strings.Join(a, "\n"), strings.Join(b, "\n"))
+		}
+		if len(a) == 0 || !strings.Contains(strings.Join(b, "\n"), "/ios/qwen3_5_ios.py:290 opens") {
+			t.Errorf("%+v: want findings with caller frames, got %d findings", o, len(b))
+		}
 	}
 }
