@@ -550,20 +550,23 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return one(scatterND(ins[0], ins[2], ins[1], el, add))
 	case "quantize", "dequantize":
-		if err := need(ins, 4); err != nil {
-			return nil, err
+		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
+		// today; (x, scale, offset, axis) in an older printed form. The
+		// axis is the last operand in both.
+		if len(ins) != 4 && len(ins) != 5 {
+			return nil, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", k, len(ins))
 		}
 		axis := int64(0)
-		if a, ok := intArg(op, ins, 4, "axis"); ok && len(a) == 1 {
+		if a := ins[len(ins)-1].Ints(); len(a) == 1 {
 			axis = a[0]
 		}
 		if k == "quantize" {
-			return one(Quantize(ins, axis, el))
+			return one(Quantize(ins[:len(ins)-1], axis, el))
 		}
-		return one(Dequantize(ins, axis, el))
+		return one(Dequantize(ins[:len(ins)-1], axis, el))
 	case "blockwise_shift_scale":
-		if err := need(ins, 4); err != nil {
-			return nil, err
+		if len(ins) < 2 || len(ins) > 4 {
+			return nil, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(ins))
 		}
 		return one(Dequantize(ins, 0, el))
 	case "lut_to_dense":
@@ -685,6 +688,11 @@ func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
 		t, err = denseTensor(a)
 	case *graph.DenseResourceAttr:
 		t, err = in.resourceTensor(a)
+	case *graph.RawAttr:
+		var ok bool
+		if t, ok = f8Dense(a.Text); !ok {
+			return nil, fmt.Errorf("constant value %s is not supported (want dense<…> or dense_resource<…>)", a.Text)
+		}
 	case nil:
 		return nil, fmt.Errorf("constant without a value attribute")
 	default:
@@ -710,6 +718,13 @@ func denseTensor(a *graph.DenseElementsAttr) (*Tensor, error) {
 		shape[i] = int(d)
 	}
 	n := int(a.NumElements())
+	if el == F8E4M3FN { // graph does not decode f8 values; f8.go does
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = f8Decode(a.Element(int64(i))[0])
+		}
+		return NewFloat(el, shape, d), nil
+	}
 	if el.IsFloat() {
 		d := make([]float32, n)
 		for i := range d {
@@ -748,6 +763,13 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 	data, err := in.blobBytes(r)
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	if el == F8E4M3FN {
+		d := make([]float32, numel(shape))
+		for i := range d {
+			d[i] = f8Decode(data[i])
+		}
+		return NewFloat(el, shape, d), nil
 	}
 	if el.IsFloat() {
 		return &Tensor{Elem: el, Shape: shape, raw: data, rawEl: el}, nil

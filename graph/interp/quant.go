@@ -65,11 +65,16 @@ func paramIndexer(what string, p *Tensor, xs []int, axis int64) (func(i int) int
 }
 
 // quantParams reads scale, offset1 and offset2 (operands 1-3) and their
-// indexers for data of shape xs.
+// indexers for data of shape xs. Missing offsets are zero: coreai-torch's
+// tests also print blockwise_shift_scale with (data, scale) and (data,
+// scale, offset), and an older quantize/dequantize form with one offset
+// (data, scale, offset, axis); callers pass the offsets they have.
 func quantParams(ins []*Tensor, xs []int, axis int64) (scale, off1, off2 func(i int) float64, err error) {
-	if len(ins) < 4 {
-		return nil, nil, nil, fmt.Errorf("needs (data, scale, offset1, offset2), has %d operands", len(ins))
+	if len(ins) < 2 {
+		return nil, nil, nil, fmt.Errorf("needs (data, scale[, offset1[, offset2]]), has %d operands", len(ins))
 	}
+	zero := func(int) float64 { return 0 }
+	off1, off2 = zero, zero
 	get := func(what string, t *Tensor) (func(i int) float64, error) {
 		ix, err := paramIndexer(what, t, xs, axis)
 		if err != nil {
@@ -80,10 +85,14 @@ func quantParams(ins []*Tensor, xs []int, axis int64) (scale, off1, off2 func(i 
 	if scale, err = get("scale", ins[1]); err != nil {
 		return
 	}
-	if off1, err = get("offset1", ins[2]); err != nil {
-		return
+	if len(ins) > 2 {
+		if off1, err = get("offset1", ins[2]); err != nil {
+			return
+		}
 	}
-	off2, err = get("offset2", ins[3])
+	if len(ins) > 3 {
+		off2, err = get("offset2", ins[3])
+	}
 	return
 }
 

@@ -36,6 +36,12 @@ func TestRealOps(t *testing.T) {
     %y = coreai.decomposable.broadcasting_add %d, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     coreai.output %y : tensor<4xf32>`,
 			[]float32{0, 0, 0, 0}, []float32{-8, 7, 0.75, 1}},
+		{"blockwise_shift_scale of f8E4M3FN weights", `
+    %w = coreai.constant dense<"0x38C07E01"> : tensor<4xf8E4M3FN>
+    %s = coreai.constant dense<[5.000000e-01]> : tensor<1xf32>
+    %d = "coreai.blockwise_shift_scale"(%w, %s) : (tensor<4xf8E4M3FN>, tensor<1xf32>) -> tensor<4xf32>
+    coreai.output %d : tensor<4xf32>`,
+			[]float32{0, 0, 0, 0}, []float32{0.5, -1, 224, 0.0009765625}}, // 1, -2, 448, 2^-9 times 0.5
 		{"lut_to_dense of ui4 indices", `
     %i = coreai.constant dense<[3, 0, 1, 3]> : tensor<4xui4>
     %l = coreai.constant dense<[[[1.000000e+00], [2.000000e+00], [3.000000e+00], [4.000000e+00]]]> : tensor<1x4x1xf32>
