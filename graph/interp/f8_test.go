@@ -37,3 +37,18 @@ func TestF8E4M3FN(t *testing.T) {
 		}
 	}
 }
+
+// f8Dense reads text the parser kept verbatim: any text gives a tensor or
+// false, never a panic.
+func FuzzF8Dense(f *testing.F) {
+	f.Add(`dense<"0x38C07E01"> : tensor<4xf8E4M3FN>`)
+	f.Add(`dense<[[0x38, 0xC0], [0x7E, 0x01]]> : tensor<2x2xf8E4M3FN>`)
+	f.Add(`dense<0x38> : tensor<3xf8E4M3FN>`)
+	f.Add(`dense<"0x3"> : tensor<1xf8E4M3FN>`)
+	f.Add(`dense<[1, 2]> : tensor<?xf8E4M3FN>`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if tt, ok := f8Dense(s); ok && tt.Len() != len(tt.F) {
+			t.Fatalf("%q: %d elements for shape %v", s, len(tt.F), tt.Shape)
+		}
+	})
+}
