@@ -49,7 +49,10 @@ coreai.write_handle before coreai.output, which then returns the write's
 MutableBuffers.buffer_mutation, as coreai-torch's make_stateful output
 does. The accesses join the graph's token chain when it has one (the read
 right after its coreai.create_token, the write after the last token in
-block order), else start one. auto (the default) takes the form of the
+block order), else start one. Guess, unconfirmed: coreai-torch's printed
+tests show make_stateful reading every state at the top and writing each
+where its value is ready, but not how it orders the tokens of several
+states; anefix's order is one valid chain. auto (the default) takes the form of the
 states the graph already has (Apple's iOS exports carry the KV cache as
 handles), and the attribute form when it has none or only attribute states.
 
