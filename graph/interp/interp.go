@@ -195,7 +195,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		}
 		var res []*Tensor
 		var err error
-		if isStateOp(op.Name) {
+		if isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle" {
+			// The caller's handle would not see the write.
+			err = fmt.Errorf("writes a handle inside an invoked graph; the interpreter runs state writes only in the graph it is asked to run")
+		} else if isStateOp(op.Name) {
 			res, err = st.exec(op, ins, refs)
 		} else if op.Name == "coreai.if" {
 			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)

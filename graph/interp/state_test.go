@@ -109,3 +109,28 @@ func TestHandleStateErrors(t *testing.T) {
 		})
 	}
 }
+
+// A handle written inside an invoked graph would not update the caller's
+// state: an error, not a silent stale state.
+func TestHandleWriteInCallee(t *testing.T) {
+	const text = `module {
+  coreai.graph @main(%h: !coreai.handle<tensor<4xf32>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}, %x: tensor<4xf32> {coreai.name = "x"}) -> (!coreai.token {coreai.name = "s"}) {
+    %t = coreai.invoke @w(%h, %x) : (!coreai.handle<tensor<4xf32>>, tensor<4xf32>) -> !coreai.token
+    coreai.output %t : !coreai.token
+  }
+  coreai.graph private @w(%h: !coreai.handle<tensor<4xf32>>, %x: tensor<4xf32>) -> !coreai.token {
+    %t0 = coreai.create_token : !coreai.token
+    %t1 = coreai.write_handle %h, %x, %t0 : (<tensor<4xf32>>, tensor<4xf32>, !coreai.token) -> !coreai.token
+    coreai.output %t1 : !coreai.token
+  }
+}
+`
+	m, _, err := mlirtext.Parse("t.mlir", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(m, Options{}).Run("main", []*Tensor{Zeros(F32, []int{4}), Zeros(F32, []int{4})})
+	if err == nil || !strings.Contains(err.Error(), "@w") || !strings.Contains(err.Error(), "inside an invoked graph") {
+		t.Fatalf("err = %v", err)
+	}
+}
