@@ -174,3 +174,57 @@ func TestCoreaiCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestDebuginfoLocations: coreai-torch's dialect locations read as
+// graph.DialectLoc on ops, block arguments and the module, the same whether
+// written inline or through aliases defined after use, and the FX name,
+// numeric op id and source line come out of them.
+func TestDebuginfoLocations(t *testing.T) {
+	inline, _, _ := parseFile(t, filepath.Join(testdataDir, "coreai", "debuginfo_locs.mlir"))
+	aliased, _, _ := parseFile(t, filepath.Join(testdataDir, "coreai", "aliased", "debuginfo_locs.mlir"))
+	if a, b := mustFormat(t, inline, FormGeneric), mustFormat(t, aliased, FormGeneric); a != b {
+		t.Errorf("aliased and inline debuginfo locations read differently:\n%s", firstDiff(a, b))
+	}
+	if _, ok := inline.Op.Loc.(*graph.DialectLoc); !ok {
+		t.Errorf("module location is %T", inline.Op.Loc)
+	}
+	g := inline.Graph("main")
+	if _, ok := g.Body().Arg(0).Loc.(*graph.DialectLoc); !ok {
+		t.Errorf("argument location is %T", g.Body().Arg(0).Loc)
+	}
+	type info struct {
+		id  string
+		num uint64
+		src string
+	}
+	var got []info
+	for op := g.Body().First(); op != nil; op = op.Next() {
+		n, _ := graph.OpNumber(op.Loc)
+		got = append(got, info{op.OpID(), n, op.Source()})
+	}
+	want := []info{{"add", 1, "/work/model.py:12"}, {"add", 2, "/work/model.py:12"}, {"relu_1", 3, "/work/model.py:13"}, {"", 4, ""}}
+	if len(got) != len(want) {
+		t.Fatalf("ops: %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("op %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// An edit (dropping the relu, rewiring its use) keeps every other
+	// location as written.
+	relu := g.Body().First().Next().Next()
+	relu.Result(0).ReplaceAllUsesWith(relu.Operand(0))
+	relu.Erase()
+	out := mustFormat(t, inline, FormPretty)
+	m2, _, err := Parse("edited.mlir", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "loc(#debuginfo.location<"); n != 6 {
+		t.Errorf("%d dialect locations after the edit, want 6 (3 ops, 1 argument, graph, module)\n%s", n, out)
+	}
+	if a, b := mustFormat(t, m2, FormPretty), out; a != b {
+		t.Errorf("edited module does not print back:\n%s", firstDiff(b, a))
+	}
+}
