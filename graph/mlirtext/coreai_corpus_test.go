@@ -12,9 +12,9 @@ import (
 )
 
 // mlirOpt22Path is the second mlir-opt the corpus is checked with (Debian's
-// llvm-22 tools, the MLIR generation Apple's bytecode comes from). It is
-// optional: .ci/run installs only mlir-opt 19, so a missing 22 is logged,
-// never a silent pass of the 19 check.
+// mlir-22-tools, the MLIR generation Apple's bytecode comes from). Locally a
+// missing one is logged and only 19 checks; with ANEFIX_REQUIRE_ORACLES set
+// (.ci/run installs both) it fails the test.
 const mlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
 
 // tokens lexes text into "kind text" strings, dropping whitespace and
@@ -125,6 +125,8 @@ func TestCoreaiCorpus(t *testing.T) {
 	bin22 := ""
 	if _, err := os.Stat(mlirOpt22Path); err == nil {
 		bin22 = mlirOpt22Path
+	} else if oracle.Required() {
+		t.Fatalf("mlir-opt 22 (Debian package mlir-22-tools) is required: %v", err)
 	} else {
 		t.Logf("mlir-opt 22 not installed (%v): checking with mlir-opt 19 only", err)
 	}
