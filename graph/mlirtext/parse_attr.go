@@ -31,7 +31,7 @@ type parser struct {
 	deferred []deferredLoc
 	// aliasBodies are verbatim dialect attributes that may name aliases.
 	aliasBodies []*graph.OpaqueAttr
-	depth    int // nesting guard against stack exhaustion on hostile input
+	depth       int // nesting guard against stack exhaustion on hostile input
 
 	module *graph.Module
 	scopes []*scope
