@@ -250,6 +250,21 @@ func OpNumber(l Loc) (n uint64, ok bool) {
 	return 0, false
 }
 
+// OpLabel is how an op is named to users: the FX name (OpID) with the
+// numeric op id beside it when the location carries one ("add_1 (op_id 7)"),
+// the number alone ("op_id 7"), or the FX name alone; "" when neither.
+func OpLabel(l Loc) string {
+	id := OpID(l)
+	n, ok := OpNumber(l)
+	switch {
+	case !ok:
+		return id
+	case id == "":
+		return "op_id " + strconv.FormatUint(n, 10)
+	}
+	return id + " (op_id " + strconv.FormatUint(n, 10) + ")"
+}
+
 // dialectFileLoc reads the first `"file":line:col` in a dialect location's
 // text (coreai-torch's src, the innermost stack frame), or nil.
 func dialectFileLoc(x *DialectLoc) *FileLoc {

@@ -1,6 +1,9 @@
 package graph
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestDialectLocReaders: the FX name, numeric op id and source line read
 // from #debuginfo.location bodies. The body syntax is not public, so the
@@ -47,6 +50,16 @@ func TestDialectLocReaders(t *testing.T) {
 			}
 			if got := Source(tc.loc); got != tc.src {
 				t.Errorf("Source = %q, want %q", got, tc.src)
+			}
+			label := tc.id
+			switch {
+			case tc.hasNum && tc.id != "":
+				label = fmt.Sprintf("%s (op_id %d)", tc.id, tc.num)
+			case tc.hasNum:
+				label = fmt.Sprintf("op_id %d", tc.num)
+			}
+			if got := OpLabel(tc.loc); got != label {
+				t.Errorf("OpLabel = %q, want %q", got, label)
 			}
 		})
 	}
