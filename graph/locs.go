@@ -146,10 +146,44 @@ func identifierIn(s string) string {
 	if m == nil {
 		return ""
 	}
-	if u, err := strconv.Unquote(`"` + m[1] + `"`); err == nil {
-		return u
+	return unescapeMLIR(m[1])
+}
+
+// unescapeMLIR decodes the body of an MLIR string literal (\XX hex bytes,
+// \\, \", \n, \t); an escape it does not know stays as written.
+func unescapeMLIR(s string) string {
+	if !strings.ContainsRune(s, '\\') {
+		return s
 	}
-	return m[1]
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := s[i+1]; {
+		case n == '\\' || n == '"':
+			b.WriteByte(n)
+			i++
+		case n == 'n':
+			b.WriteByte('\n')
+			i++
+		case n == 't':
+			b.WriteByte('\t')
+			i++
+		case i+2 < len(s):
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // What anefix reads from a `#debuginfo.location<…>` (coreai-torch's
@@ -216,6 +250,21 @@ func OpNumber(l Loc) (n uint64, ok bool) {
 	return 0, false
 }
 
+// OpLabel is how an op is named to users: the FX name (OpID) with the
+// numeric op id beside it when the location carries one ("add_1 (op_id 7)"),
+// the number alone ("op_id 7"), or the FX name alone; "" when neither.
+func OpLabel(l Loc) string {
+	id := OpID(l)
+	n, ok := OpNumber(l)
+	switch {
+	case !ok:
+		return id
+	case id == "":
+		return "op_id " + strconv.FormatUint(n, 10)
+	}
+	return id + " (op_id " + strconv.FormatUint(n, 10) + ")"
+}
+
 // dialectFileLoc reads the first `"file":line:col` in a dialect location's
 // text (coreai-torch's src, the innermost stack frame), or nil.
 func dialectFileLoc(x *DialectLoc) *FileLoc {
@@ -226,10 +275,7 @@ func dialectFileLoc(x *DialectLoc) *FileLoc {
 	if m == nil {
 		return nil
 	}
-	file, err := strconv.Unquote(`"` + m[1] + `"`)
-	if err != nil {
-		file = m[1]
-	}
+	file := unescapeMLIR(m[1])
 	line, err1 := strconv.Atoi(m[2])
 	col, err2 := strconv.Atoi(m[3])
 	if err1 != nil || err2 != nil {

@@ -64,6 +64,8 @@ func TestFloatSpellingMatchesMlirOpt(t *testing.T) {
 	bins := []string{oracle.MlirOpt(t)}
 	if _, err := os.Stat("/usr/lib/llvm-22/bin/mlir-opt"); err == nil {
 		bins = append(bins, "/usr/lib/llvm-22/bin/mlir-opt")
+	} else if oracle.Required() {
+		t.Fatalf("mlir-opt 22 (Debian package mlir-22-tools) is required: %v", err)
 	}
 	rng := rand.New(rand.NewSource(7))
 	var attrs []string

@@ -29,7 +29,9 @@ type parser struct {
 	// Location alias uses in op/block-argument position may precede the
 	// alias definition (mlir-opt prints them at the end of the file).
 	deferred []deferredLoc
-	depth    int // nesting guard against stack exhaustion on hostile input
+	// aliasBodies are verbatim dialect attributes that may name aliases.
+	aliasBodies []*graph.OpaqueAttr
+	depth       int // nesting guard against stack exhaustion on hostile input
 
 	module *graph.Module
 	scopes []*scope
@@ -495,7 +497,70 @@ func (p *parser) parseHashAttr() graph.Attr {
 	}
 	p.lex.Reset(end)
 	p.next()
-	return &graph.OpaqueAttr{Text: p.src.Text[tok.Pos:end]}
+	a := &graph.OpaqueAttr{Text: p.src.Text[tok.Pos:end]}
+	if hasBody && strings.IndexByte(a.Text[1:], '#') >= 0 {
+		// MLIR's printer may refer to aliases inside a dialect body
+		// (`scope = #di_subprogram`, `src = loc(#loc3)`); the body is
+		// kept verbatim, so they are spelled out once every alias of the
+		// file is known (resolveDeferred).
+		p.aliasBodies = append(p.aliasBodies, a)
+	}
+	return a
+}
+
+// expandAliases replaces, in a verbatim dialect attribute, each `#name`
+// outside string literals that names an attribute or location alias of the
+// file with what the alias stands for. Anything else stays as written: the
+// body's syntax belongs to its dialect.
+func (p *parser) expandAliases(text string) string {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '"' {
+			j := i + 1
+			for j < len(text) && text[j] != '"' {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(text) {
+				j = len(text) - 1
+			}
+			b.WriteString(text[i : j+1])
+			i = j
+			continue
+		}
+		if c != '#' || i == 0 {
+			b.WriteByte(c)
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (isBareIdentChar(text[j]) || text[j] == '-') {
+			j++
+		}
+		name := text[i+1 : j]
+		if name == "" || strings.Contains(name, ".") || j < len(text) && text[j] == '<' {
+			b.WriteByte(c)
+			continue
+		}
+		if a, ok := p.attrAliases[name]; ok {
+			b.WriteString(a.String())
+		} else if l, ok := p.locAliases[name]; ok {
+			// `loc(#loc3)` → `loc(<location>)`
+			b.WriteString(l.String())
+		} else {
+			b.WriteByte(c)
+			continue
+		}
+		changed = true
+		i = j - 1
+	}
+	if !changed {
+		return text
+	}
+	return b.String()
 }
 
 func (p *parser) parseDict() *graph.DictAttr {
@@ -1238,4 +1303,8 @@ func (p *parser) resolveDeferred() {
 		*d.slot = l
 	}
 	p.deferred = nil
+	for _, a := range p.aliasBodies {
+		a.Text = p.expandAliases(a.Text)
+	}
+	p.aliasBodies = nil
 }

@@ -53,9 +53,11 @@ var regionOps = map[string][]string{
 // parenSingleInput are the ops whose assembly format prints the operand
 // types as a parenthesized list even for one operand (`coreai.relu %x :
 // (T) -> T`); the others print one operand type bare (`coreai.abs %x : T ->
-// T`). Observed in coreai-torch's tests; an op missing here prints bare.
+// T`). Observed in coreai-torch's tests (tests/ops/test_ops_ir.py); an op
+// missing here prints bare.
 var parenSingleInput = map[string]bool{
 	"coreai.relu":           true,
+	"coreai.sigmoid":        true,
 	"coreai.real_part":      true,
 	"coreai.imaginary_part": true,
 }

@@ -664,6 +664,11 @@ func typeList(ts []graph.Type) string {
 // stripped to `<tensor<…>>` as coreai-torch prints it, one type bare unless
 // parens is set.
 func sigTypeList(ts []graph.Type, parens bool) string {
+	if len(ts) == 1 {
+		if _, isFn := ts[0].(*graph.FunctionType); isFn {
+			parens = true // `((T) -> U) -> V`, else the arrow is ambiguous
+		}
+	}
 	var b strings.Builder
 	if len(ts) != 1 || parens {
 		b.WriteByte('(')
@@ -722,8 +727,16 @@ func (pr *printer) prettyUniform(op *graph.Operation, ind int) bool {
 			return false // a stripped handle is read back only among operand types
 		}
 	}
-	if len(ops) == 0 && len(op.Results()) != 1 {
-		return false // `: T` alone names one result type
+	if len(ops) == 0 {
+		if len(op.Results()) != 1 {
+			return false // `: T` alone names one result type
+		}
+		if _, isFn := op.Result(0).Type().(*graph.FunctionType); isFn {
+			return false // `: ((T) -> U)` would read as operand types
+		}
+	}
+	if len(kws) > 0 && len(op.Regions) == 0 && op.Attrs.Len() > 0 {
+		return false // the attribute dictionary would read as the first region
 	}
 	pr.resultsPrefix(op)
 	pr.str(op.Name)
