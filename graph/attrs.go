@@ -321,14 +321,17 @@ func (a *IntegerAttr) valueString() string {
 
 func (a *FloatAttr) String() string { return formatFloatBits(a.Bits, a.Type) + " : " + a.Type.String() }
 
-// formatFloatBits prints a float so MLIR reads back the same bits: decimal
-// for finite values of the formats anefix decodes, the hex bit pattern for
-// everything else (inf, nan, f8 formats), which MLIR accepts for any float.
+// formatFloatBits prints a float as MLIR's printer does (mlirFloatString),
+// and otherwise (inf, nan, values whose decimal form would not read back, the
+// f8 formats anefix does not decode) as the hex bit pattern, which MLIR
+// accepts for any float and prints itself for inf and nan.
 func formatFloatBits(bits uint64, t Type) string {
 	ft, _ := t.(*FloatType)
 	if ft != nil {
 		if v, ok := FloatValue(bits, ft.Name); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
-			return formatFloat(v, ft.Name)
+			if s, ok := mlirFloatString(v, bits, ft.Name); ok {
+				return s
+			}
 		}
 	}
 	w := BitWidth(t)
@@ -344,28 +347,6 @@ func padHex(s string, n int) string {
 		return s
 	}
 	return strings.Repeat("0", n-len(s)) + s
-}
-
-// formatFloat prints a finite value exactly representable in format name.
-// The shortest float32 spelling is used for f32 when it reads back exactly
-// through a float64 parse (MLIR parses decimals as double, then rounds).
-func formatFloat(v float64, name string) string {
-	var s string
-	if name == "f32" {
-		s = strconv.FormatFloat(v, 'e', -1, 32)
-		if back, err := strconv.ParseFloat(s, 64); err != nil || float32(back) != float32(v) {
-			s = strconv.FormatFloat(v, 'e', -1, 64)
-		}
-	} else {
-		s = strconv.FormatFloat(v, 'e', -1, 64)
-	}
-	// MLIR's lexer needs a '.' in a float literal ("1e+00" is not a float).
-	if !strings.ContainsRune(s, '.') {
-		if i := strings.IndexByte(s, 'e'); i >= 0 {
-			s = s[:i] + ".0" + s[i:]
-		}
-	}
-	return s
 }
 
 func (a *StringAttr) String() string {
@@ -491,6 +472,7 @@ func (a *DenseElementsAttr) String() string {
 	_, isBool := a.Type.Elem.(*IntegerType)
 	isBool = isBool && BitWidth(a.Type.Elem) == 1
 	switch {
+	case n == 0: // `dense<> : tensor<0xui32>`, as MLIR prints an empty literal
 	case a.Splat || n == 1: // MLIR prints any one-element literal as a splat
 		b.WriteString(a.elemString(0))
 	case n > denseHexThreshold && !isBool:

@@ -442,3 +442,21 @@ func (g *Graph) Return(vals []*Value, names []string) *Operation {
 	}
 	return term
 }
+
+// TokenType is `!coreai.token`, which orders handle reads and writes and is
+// what a handle-form graph returns for each state (coreai-facts §0).
+var TokenType Type = &OpaqueType{Text: "!coreai.token"}
+
+// IsToken reports whether t is `!coreai.token`.
+func IsToken(t Type) bool {
+	o, ok := t.(*OpaqueType)
+	return ok && o.Text == "!coreai.token"
+}
+
+// IsHandle reports whether t is a state handle `!coreai.handle<…>` (not a
+// token).
+func IsHandle(t Type) bool { return IsHandleType(t) && !IsToken(t) }
+
+// HandleOf is the handle type holding a tensor of type t:
+// `!coreai.handle<tensor<…>>`.
+func HandleOf(t *TensorType) Type { return &OpaqueType{Text: "!coreai.handle<" + t.String() + ">"} }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,12 @@ type UnknownLoc struct{}
 type FileLoc struct {
 	File      string
 	Line, Col int
+	// Implicit marks a location the text reader made from the op's (or
+	// block argument's) position because the text wrote none, as MLIR does.
+	// The custom-form printer leaves it out, so a module printed back shows
+	// only the locations its text carried; every other writer treats it as
+	// the FileLoc it is.
+	Implicit bool
 }
 
 // NameLoc is `loc("name")` or `loc("name"(child))`. Child may be nil.
@@ -116,10 +123,8 @@ func OpID(l Loc) string {
 		}
 		return OpID(x.Caller)
 	case *DialectLoc:
-		// Readable only in its textual form (#debuginfo.location<…>); an
-		// attribute kept in a bytecode encoding has no text to search.
-		if _, encoded := x.Attr.(BytecodeOnly); !encoded {
-			return metadataIdentifier(x.Attr)
+		if x.Attr != nil {
+			return identifierIn(x.Attr.String())
 		}
 	}
 	return ""
@@ -131,25 +136,152 @@ func metadataIdentifier(a Attr) string {
 	if a == nil {
 		return ""
 	}
-	s := a.String()
-	const key = "identifiers = [\""
-	i := strings.Index(s, key)
-	if i < 0 {
+	return identifierIn(a.String())
+}
+
+// identifierIn finds the first string of an `identifiers = [...]` list in
+// attribute text, however the rest of the attribute is spelled.
+func identifierIn(s string) string {
+	m := identifiersRE.FindStringSubmatch(s)
+	if m == nil {
 		return ""
 	}
-	s = s[i+len(key):]
-	for j := 0; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			if u, err := strconv.Unquote(`"` + s[:j] + `"`); err == nil {
-				return u
+	return unescapeMLIR(m[1])
+}
+
+// unescapeMLIR decodes the body of an MLIR string literal (\XX hex bytes,
+// \\, \", \n, \t); an escape it does not know stays as written.
+func unescapeMLIR(s string) string {
+	if !strings.ContainsRune(s, '\\') {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := s[i+1]; {
+		case n == '\\' || n == '"':
+			b.WriteByte(n)
+			i++
+		case n == 'n':
+			b.WriteByte('\n')
+			i++
+		case n == 't':
+			b.WriteByte('\t')
+			i++
+		case i+2 < len(s):
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
 			}
-			return s[:j]
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
 		}
 	}
-	return ""
+	return b.String()
+}
+
+// What anefix reads from a `#debuginfo.location<…>` (coreai-torch's
+// locations, built in coreai_torch/_debug_locations.py). The attribute's
+// printed syntax is not public: these patterns assume only what that file
+// fixes (a source file location `"file":line:col` as src, a metadata entry
+// "sources" whose dictionary has `identifiers = ["<FX node name>"]`, entries
+// "op_id" with dictionaries `{type = "<stage>", value = N : ui64}`) and
+// tolerate any order, keyword or positional parameters and other entries.
+// What they cannot find reads as absent, never as an error.
+var (
+	identifiersRE = regexp.MustCompile(`identifiers\s*=\s*\[\s*"((?:[^"\\]|\\.)*)"`)
+	fileLineColRE = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*([0-9]+)\s*:\s*([0-9]+)`)
+	opIDDictRE    = regexp.MustCompile(`\{[^{}]*\}`)
+	opIDTypeRE    = regexp.MustCompile(`(?:^|[{,\s])type\s*=\s*"([^"]*)"`)
+	opIDValueRE   = regexp.MustCompile(`(?:^|[{,\s])value\s*=\s*([0-9]+)`)
+)
+
+// OpNumber returns the numeric op id a location carries: coreai-torch's
+// `op_id` metadata of type "coreai" (it numbers the ops it emits in IR
+// order), else the first `op_id` value of any type. ok is false when there
+// is none; only dialect (debuginfo) locations carry one.
+func OpNumber(l Loc) (n uint64, ok bool) {
+	switch x := l.(type) {
+	case *DialectLoc:
+		if x.Attr == nil {
+			return 0, false
+		}
+		var first uint64
+		found := false
+		for _, d := range opIDDictRE.FindAllString(x.Attr.String(), -1) {
+			tm, vm := opIDTypeRE.FindStringSubmatch(d), opIDValueRE.FindStringSubmatch(d)
+			if tm == nil || vm == nil {
+				continue
+			}
+			v, err := strconv.ParseUint(vm[1], 10, 64)
+			if err != nil {
+				continue
+			}
+			if tm[1] == "coreai" {
+				return v, true
+			}
+			if !found {
+				first, found = v, true
+			}
+		}
+		return first, found
+	case *FusedLoc:
+		for _, c := range x.Locs {
+			if n, ok := OpNumber(c); ok {
+				return n, true
+			}
+		}
+	case *NameLoc:
+		if x.Child != nil {
+			return OpNumber(x.Child)
+		}
+	case *CallSiteLoc:
+		if n, ok := OpNumber(x.Callee); ok {
+			return n, true
+		}
+		return OpNumber(x.Caller)
+	}
+	return 0, false
+}
+
+// OpLabel is how an op is named to users: the FX name (OpID) with the
+// numeric op id beside it when the location carries one ("add_1 (op_id 7)"),
+// the number alone ("op_id 7"), or the FX name alone; "" when neither.
+func OpLabel(l Loc) string {
+	id := OpID(l)
+	n, ok := OpNumber(l)
+	switch {
+	case !ok:
+		return id
+	case id == "":
+		return "op_id " + strconv.FormatUint(n, 10)
+	}
+	return id + " (op_id " + strconv.FormatUint(n, 10) + ")"
+}
+
+// dialectFileLoc reads the first `"file":line:col` in a dialect location's
+// text (coreai-torch's src, the innermost stack frame), or nil.
+func dialectFileLoc(x *DialectLoc) *FileLoc {
+	if x.Attr == nil {
+		return nil
+	}
+	m := fileLineColRE.FindStringSubmatch(x.Attr.String())
+	if m == nil {
+		return nil
+	}
+	file := unescapeMLIR(m[1])
+	line, err1 := strconv.Atoi(m[2])
+	col, err2 := strconv.Atoi(m[3])
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return &FileLoc{File: file, Line: line, Col: col}
 }
 
 // SourceLoc returns the first file location in a pre-order walk, or nil.
@@ -172,6 +304,8 @@ func SourceLoc(l Loc) *FileLoc {
 			return f
 		}
 		return SourceLoc(x.Caller)
+	case *DialectLoc:
+		return dialectFileLoc(x)
 	}
 	return nil
 }

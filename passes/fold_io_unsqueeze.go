@@ -46,6 +46,16 @@ coreai.read_handle and written with coreai.write_handle) fold the same way:
 the handle's tensor type changes only when every read folds to one type
 and every write stores a rank op's operand of that type.
 
+A rank op whose result only feeds index operands (the indices of
+gather_nd, gather_along_axis or scatter_nd, directly or through casts and
+other rank ops: coreai-torch lowers an embedding to
+gather_nd(table, expand_dims(ids)) and x[idx] to gather_nd(x, reshape(idx)))
+is not folded: the input is an index, not data the Neural Engine moves
+across the boundary; check does not report it (Apple's dense control
+compiles 19/19 with exactly such an unsqueeze of its token ids), and
+folding it would change the caller's interface for nothing. Set
+index-inputs=true to fold it anyway; a note names each one left.
+
 Numerics: none (structural). Don't use it when the caller cannot change the
 shapes it feeds (a fixed runtime binding): the I/O shapes change. Note that
 not every boundary expand_dims is fatal: Apple's dense control (seed arm E,
@@ -63,6 +73,8 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 			Check: fiCheckOtherUsers},
 		{Name: "states", Kind: OptBool, Default: "true",
 			Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"},
+		{Name: "index-inputs", Kind: OptBool, Default: "false",
+			Doc: "also fold a rank op whose result only feeds index operands (gather_nd / gather_along_axis / scatter_nd indices), such as input_ids' expand_dims before the embedding"},
 	},
 }
 
@@ -98,7 +110,7 @@ func runFoldIOUnsqueeze(m *graph.Module, opts Options) (*Change, error) {
 		return nil, err
 	}
 	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
-		states: opts.Bool("states"), mode: opts.String("other-users")}
+		states: opts.Bool("states"), mode: opts.String("other-users"), indexInputs: opts.Bool("index-inputs")}
 	if f.mode != "reshape" && f.mode != "skip" {
 		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
 	}
@@ -121,6 +133,10 @@ type ioFolder struct {
 	states  bool
 	mode    string
 	created map[*graph.Operation]bool // inverse reshapes this run added; never folded
+	// indexInputs folds rank ops that only feed index operands too.
+	indexInputs bool
+	// indexLeft holds the index-only rank ops left unfolded (noted once).
+	indexLeft []*graph.Operation
 }
 
 // ours reports whether op is an inverse reshape (or its constant) added by
@@ -198,6 +214,16 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 		op := u.Op
 		if f.ours(op) {
 			continue // an inverse reshape reads any same-size shape; it stays valid
+		}
+		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
+			!f.indexInputs && ioIndexOnly(op.Result(0), 0) {
+			if !containsOp(f.indexLeft, op) {
+				f.indexLeft = append(f.indexLeft, op)
+				f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: %s only feeds index operands; not folded (index-inputs=true folds it)",
+					g.Name(), ioPortName(g.Inputs()[i]), op.Describe()))
+			}
+			others = append(others, u)
+			continue
 		}
 		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
 			(r == nil || graph.TypeEqual(r, op.Result(0).Type())) {
@@ -482,4 +508,38 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 		}
 	}
 	f.record(g, p, false, log, h.Type())
+}
+
+// ioIndexSlots are the index operands of the coreai ops that take indices
+// (coreai-torch's operand orders: gather_nd(x, indices),
+// gather_along_axis(x, indices, axis), scatter_nd(x, updates, indices)).
+var ioIndexSlots = map[string]int{"coreai.gather_nd": 1, "coreai.gather_along_axis": 1, "coreai.scatter_nd": 2}
+
+// ioIndexOnly reports whether every use of v is an index operand, directly
+// or through casts and rank ops.
+func ioIndexOnly(v *graph.Value, depth int) bool {
+	uses := v.Uses()
+	if len(uses) == 0 || depth > 8 {
+		return false
+	}
+	for _, u := range uses {
+		name := strings.Replace(u.Op.Name, "coreai.decomposable.", "coreai.", 1)
+		if k, ok := ioIndexSlots[name]; ok && u.Index == k {
+			continue
+		}
+		if (ioRankOps[name] || name == "coreai.cast") && u.Index == 0 && u.Op.NumResults() == 1 && ioIndexOnly(u.Op.Result(0), depth+1) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func containsOp(ops []*graph.Operation, op *graph.Operation) bool {
+	for _, o := range ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,15 @@ import (
 
 func TestFoldIOUnsqueeze(t *testing.T) {
 	f16, si32 := graph.F16, graph.SI32
+	idsGather := func() *tbGraph {
+		tg := tbModule("main", tbPort{"input_ids", tbT(si32, 1, 1), ""})
+		ax := tg.constI(si32, 2)
+		e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), ax}, tbT(si32, 1, 1, 1))
+		table := tg.constI(graph.UI32, 1, 2, 3)
+		gth := tg.op("coreai.gather_nd", "embedding", []*graph.Value{table, e}, tbT(graph.UI32, 1, 1))
+		tg.out(gth, "h")
+		return tg
+	}
 	type want struct {
 		ins, outs []string // port types after
 		removed   int
@@ -23,16 +32,30 @@ func TestFoldIOUnsqueeze(t *testing.T) {
 		build func() *tbGraph
 		want  want
 	}{
-		{"input_ids expand before gather", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"input_ids", tbT(si32, 1, 1), ""})
-			ax := tg.constI(si32, 2)
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), ax}, tbT(si32, 1, 1, 1))
-			table := tg.constI(graph.UI32, 1, 2, 3)
-			gth := tg.op("coreai.gather_nd", "embedding", []*graph.Value{table, e}, tbT(graph.UI32, 1, 1))
-			tg.out(gth, "h")
-			return tg
-		}, want{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
+		// An index input (the embedding's gather_nd indices) is not data:
+		// its expand_dims stays unless index-inputs=true.
+		{"input_ids expand before gather stays", nil, idsGather, want{ins: []string{"tensor<1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"},
+			notes: []string{"@main input input_ids: coreai.expand_dims (unsqueeze) only feeds index operands; not folded (index-inputs=true folds it)"}}},
+		{"input_ids expand before gather, index-inputs=true", Options{"index-inputs": true}, idsGather, want{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
 			io: []string{"input_ids tensor<1x1xsi32>->tensor<1x1x1xsi32>"}, absent: []string{"coreai.expand_dims"}}},
+		// x[idx] lowers to gather_nd(x, reshape(idx)); index_put to
+		// scatter_nd(x, vals, cast(reshape(idx))) (coreai-torch's printed
+		// tests): the reshapes are index computations too.
+		{"reshape then cast feeding scatter_nd indices stays", nil, func() *tbGraph {
+			tg := tbModule("main", tbPort{"x", tbT(f16, 5, 3), ""}, tbPort{"idx", tbT(si32, 2), ""}, tbPort{"vals", tbT(f16, 2, 3), ""})
+			r := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(1), tg.constI(graph.UI32, 2, 1)}, tbT(si32, 2, 1))
+			c := tg.op("coreai.cast", "cast", []*graph.Value{r}, tbT(si32, 2, 1))
+			tg.out(tg.op("coreai.scatter_nd", "index_put", []*graph.Value{tg.arg(0), tg.arg(2), c}, tbT(f16, 5, 3)), "y")
+			return tg
+		}, want{ins: []string{"tensor<5x3xf16>", "tensor<2xsi32>", "tensor<2x3xf16>"}, outs: []string{"tensor<5x3xf16>"},
+			notes: []string{"@main input idx: coreai.reshape (view) only feeds index operands"}}},
+		{"reshape feeding gather_nd data folds", nil, func() *tbGraph {
+			tg := tbModule("main", tbPort{"x", tbT(f16, 5, 3), ""}, tbPort{"idx", tbT(si32, 2, 1), ""})
+			r := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(0), tg.constI(graph.UI32, 5, 1, 3)}, tbT(f16, 5, 1, 3))
+			tg.out(tg.op("coreai.gather_nd", "index", []*graph.Value{r, tg.arg(1)}, tbT(f16, 2, 1, 3)), "y")
+			return tg
+		}, want{ins: []string{"tensor<5x1x3xf16>", "tensor<2x1xsi32>"}, outs: []string{"tensor<2x1x3xf16>"}, removed: 1,
+			io: []string{"x tensor<5x3xf16>->tensor<5x1x3xf16>"}}},
 		{"output expand and chain of two input expands", nil, func() *tbGraph {
 			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
 			e1 := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))

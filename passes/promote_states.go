@@ -41,6 +41,21 @@ matching one input is an error too (name the pair with names=). Inputs that
 are already states are skipped, so the pass is idempotent. Only entry graphs
 (public, not invoked) are examined.
 
+form= chooses the state form (coreai-facts §0). attribute is the
+above. handle also types the input !coreai.handle<T>, reads it once at the
+top with coreai.read_handle and writes the new value with
+coreai.write_handle before coreai.output, which then returns the write's
+!coreai.token under the state's name; the input keeps
+MutableBuffers.buffer_mutation, as coreai-torch's make_stateful output
+does. The accesses join the graph's token chain when it has one (the read
+right after its coreai.create_token, the write after the last token in
+block order), else start one. Guess, unconfirmed: coreai-torch's printed
+tests show make_stateful reading every state at the top and writing each
+where its value is ready, but not how it orders the tokens of several
+states; anefix's order is one valid chain. auto (the default) takes the form of the
+states the graph already has (Apple's iOS exports carry the KV cache as
+handles), and the attribute form when it has none or only attribute states.
+
 Numerics: none; the computed values are unchanged. The caller must now bind
 the states instead of feeding/reading the pair; the report lists every
 promotion.`,
@@ -52,6 +67,7 @@ promotion.`,
 		{Name: "kinds", Kind: OptStringList, Default: "conv,ssm,rec,recurrent", Doc: "name words that mark a recurrent state input (together with state/states)"},
 		{Name: "affixes", Kind: OptStringList, Default: "out,new,next,updated,output,upd", Doc: "words an output name adds to its state's name"},
 		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also promote key/value cache pairs (key_cache ↔ new_k_cache, …)"},
+		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Check: psCheckForm},
 	},
 }
 
@@ -108,6 +124,20 @@ var psKV = map[string]string{"key": "k", "value": "v", "keys": "k", "values": "v
 type psMatcher struct {
 	kinds, affixes map[string]bool
 	kv             bool
+	form           string // auto, attribute or handle
+}
+
+// formFor is the state form new states of g get.
+func (pm *psMatcher) formFor(g *graph.Graph) string {
+	if pm.form != "auto" {
+		return pm.form
+	}
+	for _, in := range g.Inputs() {
+		if in.IsState && graph.IsHandle(in.Type) {
+			return "handle"
+		}
+	}
+	return "attribute"
 }
 
 func psSet(xs []string) map[string]bool {
@@ -162,7 +192,10 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	pm := &psMatcher{kinds: psSet(opts.Strings("kinds")), affixes: psSet(opts.Strings("affixes")), kv: opts.Bool("include-kv")}
+	pm := &psMatcher{kinds: psSet(opts.Strings("kinds")), affixes: psSet(opts.Strings("affixes")), kv: opts.Bool("include-kv"), form: opts.String("form")}
+	if err := psCheckForm(pm.form); err != nil {
+		return nil, fmt.Errorf("option form: %v", err)
+	}
 	type pair struct{ in, out string }
 	var explicit []pair
 	for _, s := range opts.Strings("names") {
@@ -178,7 +211,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 	for _, p := range explicit {
 		found := false
 		for _, g := range graphs {
-			ok, err := psExplicit(g, p.in, p.out, ch)
+			ok, err := psExplicit(g, p.in, p.out, pm.formFor(g), ch)
 			if err != nil {
 				return nil, err
 			}
@@ -200,7 +233,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 
 // psExplicit promotes the named pair in g. It reports whether g has the
 // input (an input already promoted to that state counts: idempotence).
-func psExplicit(g *graph.Graph, inName, outName string, ch *Change) (bool, error) {
+func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool, error) {
 	in, nIn := psFind(g.Inputs(), inName)
 	if nIn == 0 {
 		return false, nil
@@ -218,7 +251,7 @@ func psExplicit(g *graph.Graph, inName, outName string, ch *Change) (bool, error
 	if nOut != 1 {
 		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, psNames(g.Outputs()))
 	}
-	return true, psPromote(g, in, out, ch)
+	return true, psPromote(g, in, out, form, ch)
 }
 
 func psFind(ports []graph.Port, name string) (graph.Port, int) {
@@ -280,7 +313,7 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 			return fmt.Errorf("graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
 				g.Name(), in.Name, len(matches), strings.Join(names, ", "), in.Name)
 		}
-		if err := psPromote(g, in, matches[0], ch); err != nil {
+		if err := psPromote(g, in, matches[0], pm.formFor(g), ch); err != nil {
 			return err
 		}
 	}
@@ -288,7 +321,7 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 }
 
 // psPromote applies the state contract to one pair after checking it.
-func psPromote(g *graph.Graph, in, out graph.Port, ch *Change) error {
+func psPromote(g *graph.Graph, in, out graph.Port, form string, ch *Change) error {
 	if out.IsState {
 		return fmt.Errorf("graph @%s: output %s already holds a state; cannot pair it with input %s", g.Name(), out.Name, in.Name)
 	}
@@ -301,15 +334,100 @@ func psPromote(g *graph.Graph, in, out graph.Port, ch *Change) error {
 			return fmt.Errorf("graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
 		}
 	}
+	inAfter, outAfter := in.Type, out.Type
+	if form == "handle" {
+		var err error
+		if inAfter, outAfter, err = psToHandle(g, in, out); err != nil {
+			return err
+		}
+	}
 	g.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))
 	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(in.Name))
 	ch.States = append(ch.States, StatePromotion{Graph: g.Name(), Input: in.Name, Output: out.Name})
+	how := fmt.Sprintf("MutableBuffers.buffer_mutation = %q", in.Name)
+	if form == "handle" {
+		how += ", read and written through a handle"
+	}
 	ch.IOChanges = append(ch.IOChanges,
-		IOChange{Graph: g.Name(), Port: in.Name, Before: in.Type.String(), After: in.Type.String(),
-			Why: fmt.Sprintf("became state %s (MutableBuffers.buffer_mutation = %q)", in.Name, in.Name)},
-		IOChange{Graph: g.Name(), Port: out.Name, IsOutput: true, Before: out.Type.String(), After: out.Type.String(),
+		IOChange{Graph: g.Name(), Port: in.Name, Before: in.Type.String(), After: inAfter.String(),
+			Why: fmt.Sprintf("became state %s (%s)", in.Name, how)},
+		IOChange{Graph: g.Name(), Port: out.Name, IsOutput: true, Before: out.Type.String(), After: outAfter.String(),
 			Why: fmt.Sprintf("renamed to %s: the new value of state %s", in.Name, in.Name)})
 	return nil
+}
+
+// psToHandle rewrites one tensor state pair into the handle form: the input
+// becomes !coreai.handle<T>, read once at the top of the body, and the
+// output returns the token of a write_handle of its value. It returns the
+// new input and output types.
+func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, error) {
+	body, term := g.Body(), g.Terminator()
+	tt, ok := in.Type.(*graph.TensorType)
+	if body == nil || term == nil || !ok || out.Index >= term.NumOperands() {
+		return nil, nil, fmt.Errorf("graph @%s: input %s (%s) cannot be made a handle state: the graph needs a body ending in %s and a tensor-typed state", g.Name(), in.Name, in.Type, graph.TerminatorName(g.Op.Name))
+	}
+	h := body.Arg(in.Index)
+	uses := append([]graph.Use(nil), h.Uses()...)
+	// Join the graph's token chain at its start, or start one.
+	var start *graph.Operation
+	for _, op := range body.Ops() {
+		if op.Name == "coreai.create_token" && op.NumResults() == 1 {
+			start = op
+			break
+		}
+	}
+	var loc graph.Loc = graph.Unknown
+	if first := body.First(); first != nil {
+		loc = first.Loc
+	}
+	if start == nil {
+		start = graph.NewOp("coreai.create_token", nil, []graph.Type{graph.TokenType}, nil, loc)
+		body.Prepend(start)
+	}
+	tok := start.Result(0)
+	later := append([]graph.Use(nil), tok.Uses()...)
+	rd := graph.NewOp("coreai.read_handle", []*graph.Value{h, tok}, []graph.Type{tt, graph.TokenType}, nil, loc)
+	rd.InsertAfter(start)
+	for _, u := range later {
+		u.Op.SetOperand(u.Index, rd.Result(1))
+	}
+	for _, u := range uses {
+		u.Op.SetOperand(u.Index, rd.Result(0))
+	}
+	// The write goes after the last token nothing but the terminator reads.
+	tail := rd.Result(1)
+	for _, op := range body.Ops() {
+		for _, r := range op.Results() {
+			if !graph.IsToken(r.Type()) {
+				continue
+			}
+			free := true
+			for _, u := range r.Uses() {
+				if u.Op != term {
+					free = false
+				}
+			}
+			if free {
+				tail = r
+			}
+		}
+	}
+	wr := graph.NewOp("coreai.write_handle", []*graph.Value{h, term.Operand(out.Index), tail}, []graph.Type{graph.TokenType}, nil, term.Loc)
+	wr.InsertBefore(term)
+	term.SetOperand(out.Index, wr.Result(0))
+	ht := graph.HandleOf(tt)
+	g.SetInputType(in.Index, ht)
+	g.SetOutputType(out.Index, graph.TokenType)
+	return ht, graph.TokenType, nil
+}
+
+func psCheckForm(v any) error {
+	switch s, _ := v.(string); s {
+	case "auto", "attribute", "handle":
+		return nil
+	default:
+		return fmt.Errorf("%q is not auto, attribute or handle", s)
+	}
 }
 
 // psCheckNames rejects a names entry that is not in=out, at --set time.

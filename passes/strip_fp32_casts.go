@@ -37,9 +37,18 @@ A converted dense_resource blob becomes a new resource "<key>_f16" whose
 bytes are converted as they are written (never held in memory); the old one
 is dropped unless something else still uses it.
 
+A state in the handle form (an f32 !coreai.handle<tensor<…>> input read
+with coreai.read_handle and written with coreai.write_handle, as after
+coreai-torch's make_stateful) joins the island of what is read from it and
+written to it; retyping that island retypes the handle to
+!coreai.handle<tensor<…xf16>> (an I/O change, reported), the reads and the
+writes. The !coreai.token results do not change. A tensor-form state input
+(MutableBuffers.buffer_mutation) joins the output holding its new value.
+
 Ops an island may contain (their result element type follows their
 operands, so f16 in gives f16 out): coreai.constant, coreai.cast,
-coreai.invoke, coreai.output, func.call, func.return, and the coreai ops
+coreai.invoke, coreai.output, func.call, func.return, coreai.read_handle,
+coreai.write_handle, and the coreai ops
 (with or without the "decomposable." prefix):
 ` + wrapWords(strings.Join(safeOpList(), ", ")+",", 72) + `
 and every broadcasting_* and reduce_* op. An island holding any other op
@@ -90,7 +99,7 @@ var safeOps = map[string]bool{
 	"concat": true, "split": true, "slice": true, "slice_update": true,
 	"gather_nd": true, "gather_along_axis": true, "scatter_nd": true,
 	"pad": true, "tile": true, "broadcast_to": true, "flip": true,
-	"conv2d": true, "conv": true, "matmul": true, "batch_matmul": true,
+	"conv2d": true, "matmul": true, "batch_matmul": true,
 }
 
 func safeOpList() []string {
@@ -123,7 +132,8 @@ func wrapWords(text string, width int) string {
 // isSafeOp reports whether strip-fp32-casts may retype op's f32 values.
 func isSafeOp(name string) bool {
 	switch name {
-	case "coreai.constant", "coreai.cast", "coreai.invoke", "coreai.output", "func.call", "func.return":
+	case "coreai.constant", "coreai.cast", "coreai.invoke", "coreai.output", "func.call", "func.return",
+		"coreai.read_handle", "coreai.write_handle":
 		return true
 	}
 	if !strings.HasPrefix(name, "coreai.") {
@@ -133,12 +143,18 @@ func isSafeOp(name string) bool {
 	return safeOps[n] || strings.HasPrefix(n, "broadcasting_") || strings.HasPrefix(n, "reduce_")
 }
 
+// isF32 reports whether v holds f32 values: an f32 scalar or tensor, or a
+// state handle `!coreai.handle<tensor<…xf32>>`, which joins the island of
+// the values read from it and written to it.
 func isF32(v *graph.Value) bool {
 	switch t := v.Type().(type) {
 	case *graph.TensorType:
 		return graph.IsFloat(t.Elem, "f32")
 	case *graph.FloatType:
 		return t.Name == "f32"
+	case *graph.OpaqueType:
+		inner := graph.HandleInner(t)
+		return inner != nil && graph.IsFloat(inner.Elem, "f32")
 	}
 	return false
 }
@@ -151,22 +167,27 @@ func toF16(t graph.Type) graph.Type {
 		return x.WithElem(graph.F16)
 	case *graph.FloatType:
 		return graph.F16
+	case *graph.OpaqueType:
+		if inner := graph.HandleInner(x); inner != nil {
+			return graph.HandleOf(inner.WithElem(graph.F16))
+		}
 	}
 	return t
 }
 
 // island is one connected set of f32 values and what touches it.
 type island struct {
-	id      int // order of discovery, for deterministic output
-	ops     []*graph.Operation
-	casts   int      // f16↔f32 casts on its shore
-	io      []string // graph inputs/outputs it reaches ("@main input x")
-	first   *graph.Operation
-	chosen  bool
-	desc    string // where it starts, for the report (taken before casts go)
-	where   string // op name and source of the first op, to group look-alike islands
-	firstID string
-	values  int // values retyped
+	id        int // order of discovery, for deterministic output
+	ops       []*graph.Operation
+	casts     int      // f16↔f32 casts on its shore
+	io        []string // graph inputs/outputs it reaches ("@main input x")
+	first     *graph.Operation
+	chosen    bool
+	desc      string // where it starts, for the report (taken before casts go)
+	where     string // op name and source of the first op, to group look-alike islands
+	firstID   string
+	values    int    // values retyped
+	composite string // the private composite graph it lies in, or ""
 }
 
 // callTarget returns the graph a coreai.invoke / func.call calls, or nil.
@@ -426,6 +447,14 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		is.desc = is.first.DescribeInGraph()
 		if is.first != nil {
 			is.where, is.firstID = is.first.Name+" at "+graph.ShortSource(is.first.Loc), is.first.OpID()
+			// A composite's interior is shared by every call: say so.
+			for _, op := range is.ops {
+				if g := graph.EnclosingGraph(op); g != nil && called[g.Op] {
+					is.where += fmt.Sprintf(", reaching into composite @%s (every call of it computes in f16 now)", g.Name())
+					is.composite = g.Name()
+					break
+				}
+			}
 		}
 	}
 
@@ -636,20 +665,51 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		g.ids = append(g.ids, is.firstID)
 	}
 	if n > 0 {
-		notes := []string{fmt.Sprintf("%d fp32 island(s) retyped to f16", n)}
-		for _, g := range groups {
-			ids := g.ids
-			more := ""
-			if len(ids) > 4 {
-				more = fmt.Sprintf(" (+%d)", len(ids)-4)
-				ids = ids[:4]
+		head := fmt.Sprintf("%d fp32 island(s) retyped to f16", n)
+		var comps []string
+		seenComp := map[string]bool{}
+		inComp := 0
+		for _, is := range list {
+			if is.chosen && is.composite != "" {
+				inComp++
+				if !seenComp[is.composite] {
+					seenComp[is.composite] = true
+					comps = append(comps, "@"+is.composite)
+				}
 			}
-			notes = append(notes, fmt.Sprintf("x%d island(s) from %s: %d value(s) retyped, %d f16↔f32 cast(s) each; first ops %s%s",
-				len(g.ids), g.where, g.values, g.casts, strings.Join(ids, " "), more))
+		}
+		if inComp > 0 {
+			head += fmt.Sprintf(", %d of them reaching into composite graph(s) %s", inComp, strings.Join(comps, ", "))
+		}
+		notes := []string{head}
+		for _, g := range groups {
+			notes = append(notes, fmt.Sprintf("x%d island(s) from %s: %d value(s) retyped, %d f16↔f32 cast(s) each%s",
+				len(g.ids), g.where, g.values, g.casts, idList("; first ops ", g.ids, 4)))
 		}
 		ch.Notes = append(notes, ch.Notes...)
 	}
 	return ch, nil
+}
+
+// idList is prefix and up to max op ids with a count of the rest, or ""
+// when no op has an id (ops without locations): a summary never ends in an
+// empty list.
+func idList(prefix string, ids []string, max int) string {
+	var named []string
+	for _, id := range ids {
+		if id != "" {
+			named = append(named, id)
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	more := ""
+	if len(named) > max {
+		more = fmt.Sprintf(" (+%d)", len(named)-max)
+		named = named[:max]
+	}
+	return prefix + strings.Join(named, " ") + more
 }
 
 func sfPortName(p graph.Port) string {

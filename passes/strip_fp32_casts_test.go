@@ -271,7 +271,7 @@ func TestStripFP32Casts(t *testing.T) {
   }
 }`,
 			want: []string{"private @norm(%arg0: tensor<4xf16>", "broadcasting_add %arg0, %arg1 : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>",
-				"dense<1.0132789611816406e-06> : tensor<f16>" /* 17·2^-24, the f16 nearest 1e-6 */},
+				"dense<1.013280e-06> : tensor<f16>" /* 17·2^-24, the f16 nearest 1e-6, as MLIR spells it */},
 			check: func(t *testing.T, m *graph.Module, ch *Change) {
 				if len(ch.IOChanges) != 0 {
 					t.Errorf("a callee's signature is not model I/O: %+v", ch.IOChanges)
@@ -342,6 +342,108 @@ func TestStripFP32Casts(t *testing.T) {
   }
 }`,
 			want: []string{"%arg0: tensor<4xf16> {MutableBuffers.buffer_mutation", "-> (tensor<4xf16> {coreai.name = \"s_out\"})"},
+		},
+		{
+			// coreai-torch's make_stateful form (coreai-facts §0): the f32
+			// handle, its read and its write are retyped together; the
+			// tokens stay.
+			name: "handle state retyped with its reads and writes",
+			text: `module {
+  coreai.graph @main(%h: !coreai.handle<tensor<4xf32>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}, %x: tensor<4xf16> {coreai.name = "x"}) -> (!coreai.token {coreai.name = "s"}, tensor<4xf16> {coreai.name = "y"}) {
+    %t0 = "coreai.create_token"() : () -> !coreai.token
+    %v, %t1 = "coreai.read_handle"(%h, %t0) : (!coreai.handle<tensor<4xf32>>, !coreai.token) -> (tensor<4xf32>, !coreai.token) loc("read_1"("m.py":3:0))
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("m.py":4:0))
+    %1 = coreai.decomposable.broadcasting_add %v, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t2 = "coreai.write_handle"(%h, %1, %t1) : (!coreai.handle<tensor<4xf32>>, tensor<4xf32>, !coreai.token) -> !coreai.token
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16> loc("_to_copy_2"("m.py":5:0))
+    coreai.output %t2, %2 : !coreai.token, tensor<4xf16>
+  }
+}`,
+			want: []string{
+				`%arg0: !coreai.handle<tensor<4xf16>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}`,
+				"coreai.read_handle %arg0, %0 : (<tensor<4xf16>>, !coreai.token) -> (tensor<4xf16>, !coreai.token)",
+				"coreai.write_handle %arg0, %3, %2 : (<tensor<4xf16>>, tensor<4xf16>, !coreai.token) -> !coreai.token",
+				"-> (!coreai.token {coreai.name = \"s\"}, tensor<4xf16> {coreai.name = \"y\"})",
+			},
+			notWant: []string{"f32", "coreai.cast"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.IOChanges) != 1 || ch.IOChanges[0].Port != "s" || ch.IOChanges[0].After != "!coreai.handle<tensor<4xf16>>" {
+					t.Errorf("I/O changes = %+v, want the handle state s retyped", ch.IOChanges)
+				}
+				if ch.OpsRemoved != 2 {
+					t.Errorf("OpsRemoved = %d, want the 2 casts", ch.OpsRemoved)
+				}
+			},
+		},
+		{
+			// With io=false an island holding a handle state reaches graph
+			// I/O and stays f32, with a note.
+			name: "handle state kept with io=false",
+			text: `module {
+  coreai.graph @main(%h: !coreai.handle<tensor<4xf32>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}, %x: tensor<4xf16> {coreai.name = "x"}) -> (!coreai.token {coreai.name = "s"}) {
+    %t0 = "coreai.create_token"() : () -> !coreai.token
+    %v, %t1 = "coreai.read_handle"(%h, %t0) : (!coreai.handle<tensor<4xf32>>, !coreai.token) -> (tensor<4xf32>, !coreai.token)
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.decomposable.broadcasting_add %v, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t2 = "coreai.write_handle"(%h, %1, %t1) : (!coreai.handle<tensor<4xf32>>, tensor<4xf32>, !coreai.token) -> !coreai.token
+    coreai.output %t2 : !coreai.token
+  }
+}`,
+			set:     []string{"strip-fp32-casts.io=false"},
+			want:    []string{"!coreai.handle<tensor<4xf32>>", "coreai.cast"},
+			f32Left: 4, // the read, the cast, the add and the handle (census by element type)
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "@main input s") {
+					t.Errorf("notes = %q", ch.Notes)
+				}
+			},
+		},
+		{
+			// A private composite's interior is retyped for every caller;
+			// the summary says which composite.
+			name: "composite interior named in the summary",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) {
+    %0 = coreai.invoke @gdu(%x) : (tensor<4xf16>) -> tensor<4xf16>
+    coreai.output %0 : tensor<4xf16>
+  }
+  coreai.graph private @gdu(%a: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %a : tensor<4xf16> to tensor<4xf32> loc("_to_copy"("gdu.py":41:0))
+    %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+}`,
+			notWant: []string{"f32"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				if len(ch.Notes) != 2 || ch.Notes[0] != "1 fp32 island(s) retyped to f16, 1 of them reaching into composite graph(s) @gdu" ||
+					!strings.Contains(ch.Notes[1], "reaching into composite @gdu (every call of it computes in f16 now)") {
+					t.Errorf("notes = %q", ch.Notes)
+				}
+			},
+		},
+		{
+			// Ops without locations have no op id: the summary names the
+			// op and source and no empty list of ids.
+			name: "summary without op ids",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+}`,
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				for _, n := range ch.Notes {
+					if strings.Contains(n, "first ops") || strings.HasSuffix(strings.TrimSpace(n), ";") {
+						t.Errorf("note %q lists op ids there are none of", n)
+					}
+				}
+				if len(ch.Notes) != 2 || !strings.HasSuffix(ch.Notes[1], "2 f16↔f32 cast(s) each") {
+					t.Errorf("notes = %q", ch.Notes)
+				}
+			},
 		},
 	}
 	for _, tc := range cases {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
@@ -56,6 +57,11 @@ Examples:
 				defer ld.Close()
 				// Rewrite and convert refuse such input; a prediction for
 				// it would be for a graph that is not what it declares.
+				// Weights left out of the file do not change what the
+				// rules look at (types and structure).
+				if absent := passes.MarkAbsentWeights(ld.Module); len(absent) > 0 {
+					fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", passes.AbsentWeightsNote(absent))
+				}
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", args[0], err)
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/inspect"
+	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -64,6 +65,9 @@ func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, er
 		return nil, err
 	}
 	defer ld.Close()
+	if absent := passes.MarkAbsentWeights(ld.Module); len(absent) > 0 {
+		fmt.Fprintf(env.Stderr, "anefix inspect: note: %s\n", passes.AbsentWeightsNote(absent))
+	}
 	if err := graph.Verify(ld.Module); err != nil {
 		fmt.Fprintf(env.Stderr, "anefix inspect: warning: the module does not verify: %v\n", err)
 	}

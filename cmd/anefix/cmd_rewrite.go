@@ -184,6 +184,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 	}
 	if err := graph.Verify(ld.Module); err != nil {
+		if absent := passes.AbsentWeights(ld.Module); len(absent) > 0 {
+			return fmt.Errorf("%s: %s; rewrite writes a model, so it needs them: rewrite the complete export (inspect and check work without the weights)", in, passes.AbsentWeightsNote(absent))
+		}
 		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)
 	}
 	rep.ReadNs = time.Since(t0).Nanoseconds()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/graph/synth"
 )
@@ -13,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "synth",
-		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] -o OUT",
+		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--locations builtin|debuginfo] -o OUT",
 		Summary: "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
@@ -38,6 +39,7 @@ Examples:
 			seed := fs.Uint64("seed", 0, "weight generator seed")
 			stateForm := fs.String("state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
 			recurrence := fs.String("recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
+			locations := fs.String("locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
 			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
 			emit := fs.String("emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
 			force := fs.Bool("force", false, "replace an existing output")
@@ -68,7 +70,10 @@ Examples:
 				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
 					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
 				}
-				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence}
+				if *locations == synth.LocDebugInfo && modelio.OutputKind(*out, nil, *emit) != bundle.KindText {
+					return usagef("--locations debuginfo writes MLIR text only (an .mlir OUT, or --emit generic|pretty): anefix's bytecode reader does not read dialect locations yet")
+				}
+				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, Locations: *locations}
 				if err := o.Check(); err != nil {
 					// run prefixes "anefix synth: " already.
 					return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))

@@ -81,3 +81,21 @@ func TestSynthStdoutText(t *testing.T) {
 		}
 	}
 }
+
+// --locations debuginfo writes coreai-torch's dialect locations as text;
+// bytecode, which anefix cannot read back with them yet, is refused.
+func TestSynthDebugInfoLocations(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runCLI(t, "", "synth", "--arm", "B", "--locations", "debuginfo", "-o", filepath.Join(dir, "b.aimodel"))
+	if code != exitUsage || !strings.Contains(errs, "writes MLIR text only") {
+		t.Fatalf("bytecode output: exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "b.mlir")
+	if code, _, errs := runCLI(t, "", "synth", "--arm", "B", "--locations", "debuginfo", "--emit", "pretty", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, stdout, errs := runCLI(t, "", "check", out)
+	if code != exitGate || !strings.Contains(stdout, "x18   coreai.cast at macos/qwen3_5.py:199 (via ios/qwen3_5_ios.py:290)") {
+		t.Errorf("check: exit %d\n%s%s", code, stdout, errs)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/verify"
+	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -267,6 +268,9 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	// that is not what it declares.
 	for i, ld := range []*modelio.Loaded{ref, cand} {
 		if err := graph.Verify(ld.Module); err != nil {
+			if absent := passes.AbsentWeights(ld.Module); len(absent) > 0 {
+				return fmt.Errorf("%s: %s; verify runs the graph, so it needs them", []string{refPath, candPath}[i], passes.AbsentWeightsNote(absent))
+			}
 			return fmt.Errorf("%s: the input does not verify, so it is not run: %w", []string{refPath, candPath}[i], err)
 		}
 	}

@@ -89,6 +89,12 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 		}
 		return w.attrIndex(x.Attr)
 	}
+	// A dialect attribute used as a location (`loc(#debuginfo.location<…>)`
+	// read from text) is written as that attribute: MLIR stores a location
+	// as an index into the attribute table.
+	if dl, ok := l.(*graph.DialectLoc); ok && dl.Attr != nil {
+		return w.attrIndex(dl.Attr)
+	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("location nests deeper than %d", maxNesting)
 	}

@@ -463,6 +463,10 @@ func floatToInt(v float64, out Elem) int64 {
 
 func intRange(e Elem) (float64, float64) {
 	switch e {
+	case SI4:
+		return -8, 7
+	case UI4:
+		return 0, 15
 	case SI8:
 		return math.MinInt8, math.MaxInt8
 	case UI8:

@@ -71,9 +71,14 @@ func (in *Interp) planFor(g *graph.Graph) *plan {
 	p := &plan{ops: body.Ops()}
 	last := map[*graph.Value]int{}
 	for i, op := range p.ops {
-		for _, v := range op.Operands() {
-			last[v] = i
-		}
+		// Values an op's regions read (coreai.if's branches use the
+		// enclosing graph's values directly) live until the op has run.
+		op.Walk(func(o *graph.Operation) bool {
+			for _, v := range o.Operands() {
+				last[v] = i
+			}
+			return true
+		})
 	}
 	p.frees = make([][]*graph.Value, len(p.ops))
 	for v, i := range last {
@@ -155,9 +160,13 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 	}
 	env := make(map[*graph.Value]*Tensor, 64)
 	refs := bufRefs{}
+	st := newHandleState()
 	for i, a := range body.Args() {
 		env[a] = args[i]
 		refs.pin(args[i]) // the caller's tensors are never written
+		if isHandle(a.Type()) {
+			st.contents[a] = args[i]
+		}
 	}
 	p := in.planFor(g)
 	term := graph.TerminatorName(g.Op.Name)
@@ -166,6 +175,13 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			outs := make([]*Tensor, op.NumOperands())
 			for k, v := range op.Operands() {
 				outs[k] = env[v]
+				if isToken(v.Type()) {
+					t, err := st.final(g, k, v)
+					if err != nil {
+						return nil, fmt.Errorf("interp: @%s: output %d: %w", g.Name(), k, err)
+					}
+					outs[k] = t
+				}
 			}
 			return outs, nil
 		}
@@ -179,7 +195,14 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		}
 		var res []*Tensor
 		var err error
-		if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
+		if isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle" {
+			// The caller's handle would not see the write.
+			err = fmt.Errorf("writes a handle inside an invoked graph; the interpreter runs state writes only in the graph it is asked to run")
+		} else if isStateOp(op.Name) {
+			res, err = st.exec(op, ins, refs)
+		} else if op.Name == "coreai.if" {
+			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
+		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
 			res, err = in.sliceUpdateInPlace(op, ins)
@@ -196,6 +219,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			in.opts.Observe(op, res)
 		}
 		for k, r := range op.Results() {
+			if isToken(r.Type()) {
+				env[r] = res[k]
+				continue
+			}
 			if err := fitResult(r.Type(), res[k]); err != nil {
 				return nil, fmt.Errorf("interp: @%s: %s: result %d: %w", g.Name(), op.Describe(), k, err)
 			}
@@ -515,10 +542,45 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return one(GatherND(ins[0], ins[1]))
 	case "scatter_nd":
+		// coreai-torch prints `scatter_nd %x with %updates at %indices`:
+		// operands (x, updates, indices), and a combiner block.
 		if err := need(ins, 3); err != nil {
 			return nil, err
 		}
-		return one(ScatterND(ins[0], ins[1], ins[2], el))
+		add, err := scatterCombiner(op)
+		if err != nil {
+			return nil, err
+		}
+		return one(scatterND(ins[0], ins[2], ins[1], el, add))
+	case "quantize", "dequantize":
+		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
+		// today; (x, scale, offset, axis) in an older printed form. The
+		// axis is the last operand in both.
+		if len(ins) != 4 && len(ins) != 5 {
+			return nil, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", k, len(ins))
+		}
+		axis := int64(0)
+		if a := ins[len(ins)-1].Ints(); len(a) == 1 {
+			axis = a[0]
+		}
+		if k == "quantize" {
+			return one(Quantize(ins[:len(ins)-1], axis, el))
+		}
+		return one(Dequantize(ins[:len(ins)-1], axis, el))
+	case "blockwise_shift_scale":
+		if len(ins) < 2 || len(ins) > 4 {
+			return nil, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(ins))
+		}
+		return one(Dequantize(ins, 0, el))
+	case "lut_to_dense":
+		if err := need(ins, 2); err != nil {
+			return nil, err
+		}
+		axis := int64(0)
+		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
+			axis = a[0]
+		}
+		return one(LutToDense(ins[0], ins[1], axis, el))
 	case "broadcast_to", "expand":
 		shape, err := resultShape(op, 0)
 		if err != nil {
@@ -551,7 +613,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	case "conv":
 		return in.conv(op, ins, el, acc16)
 	}
-	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv, shape ops, gather/scatter, cast, constant, invoke", op.Name)
+	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
 }
 
 // concatArgs accepts the axis as an attribute, or as a rank-0/1 integer
@@ -629,6 +691,11 @@ func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
 		t, err = denseTensor(a)
 	case *graph.DenseResourceAttr:
 		t, err = in.resourceTensor(a)
+	case *graph.RawAttr:
+		var ok bool
+		if t, ok = f8Dense(a.Text); !ok {
+			return nil, fmt.Errorf("constant value %s is not supported (want dense<…> or dense_resource<…>)", a.Text)
+		}
 	case nil:
 		return nil, fmt.Errorf("constant without a value attribute")
 	default:
@@ -654,6 +721,13 @@ func denseTensor(a *graph.DenseElementsAttr) (*Tensor, error) {
 		shape[i] = int(d)
 	}
 	n := int(a.NumElements())
+	if el == F8E4M3FN { // graph does not decode f8 values; f8.go does
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = f8Decode(a.Element(int64(i))[0])
+		}
+		return NewFloat(el, shape, d), nil
+	}
 	if el.IsFloat() {
 		d := make([]float32, n)
 		for i := range d {
@@ -693,6 +767,13 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
 	}
+	if el == F8E4M3FN {
+		d := make([]float32, numel(shape))
+		for i := range d {
+			d[i] = f8Decode(data[i])
+		}
+		return NewFloat(el, shape, d), nil
+	}
 	if el.IsFloat() {
 		return &Tensor{Elem: el, Shape: shape, raw: data, rawEl: el}, nil
 	}
@@ -709,6 +790,8 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 
 func signExtend(v uint64, nb int, el Elem) int64 {
 	switch el {
+	case SI4:
+		return int64(int8(uint8(v)<<4) >> 4)
 	case SI8, SI16, SI32, SI64:
 		shift := uint(64 - 8*nb)
 		return int64(v<<shift) >> shift
@@ -821,13 +904,12 @@ func tensorsString(ts []*Tensor) string {
 	return strings.Join(parts, ", ")
 }
 
-// stateTypeHint says what to do about a state held as a Core AI handle or
-// token, which the interpreter does not run (README, Known limits).
+// stateTypeHint says what the interpreter does run of Core AI's handle and
+// token types, for an op that is not one of the state ops.
 func stateTypeHint(t graph.Type) string {
 	s := t.String()
 	if !strings.HasPrefix(s, "!coreai.handle") && !strings.HasPrefix(s, "!coreai.token") {
 		return ""
 	}
-	return "; the interpreter runs tensor values only, not states held as !coreai.handle/!coreai.token: " +
-		"run it on the graph with states as tensor inputs (as coreai-torch exports them, or anefix synth --state-form tensor)"
+	return "; the interpreter runs handles and tokens only through coreai.create_token, coreai.read_handle and coreai.write_handle"
 }

@@ -214,6 +214,26 @@ func TestOpsAgainstNumpy(t *testing.T) {
 			got, err = ScatterND(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "in2"), el)
 		case op == "broadcast_to":
 			got, err = BroadcastTo(vecIn(t, f, c, "in0"), want.Shape)
+		case op == "dequantize" || op == "quantize" || op == "blockwise_shift_scale":
+			// dt is "<data>_<result>"; quantized integers come as si32
+			// records and take the IR type the case name gives.
+			src, dst, _ := strings.Cut(dt, "_")
+			ins := []*Tensor{vecIn(t, f, c, "in0"), vecIn(t, f, c, "scale"), vecIn(t, f, c, "off1"), vecIn(t, f, c, "off2")}
+			axis := int64(0)
+			if op != "blockwise_shift_scale" {
+				axis = vecIn(t, f, c, "axis").Ints()[0]
+			}
+			if op == "quantize" {
+				el = quantElem(dst)
+				ins[2] = asElem(ins[2], el)
+				got, err = Quantize(ins, axis, el)
+				want = asElem(want, el)
+			} else {
+				ins[0], ins[2] = asElem(ins[0], quantElem(src)), asElem(ins[2], quantElem(src))
+				got, err = Dequantize(ins, axis, el)
+			}
+		case op == "lut_to_dense" || op == "lut_to_dense_vec":
+			got, err = LutToDense(asElem(vecIn(t, f, c, "in0"), UI4), vecIn(t, f, c, "in1"), vecIn(t, f, c, "axis").Ints()[0], el)
 		case strings.HasPrefix(op, "cast_"):
 			got = Cast(vecIn(t, f, c, "in0"), el)
 			_ = dt
@@ -244,6 +264,26 @@ func TestOpsAgainstNumpy(t *testing.T) {
 	if len(names) < 100 {
 		t.Errorf("only %d numpy cases found; the vector file looks truncated", len(names))
 	}
+}
+
+func quantElem(name string) Elem {
+	return map[string]Elem{"si8": SI8, "ui8": UI8, "si4": SI4, "ui4": UI4}[name]
+}
+
+// asElem gives an integer tensor another integer kind (values checked to
+// fit, so a wrong record cannot pass silently).
+func asElem(t *Tensor, e Elem) *Tensor {
+	if t.Elem == e {
+		return t
+	}
+	d := make([]int64, len(t.I))
+	for i, v := range t.I {
+		if e.wrap(v) != v {
+			panic("value does not fit " + e.String())
+		}
+		d[i] = v
+	}
+	return NewInt(e, append([]int(nil), t.Shape...), d)
 }
 
 func itoa(v int64) string {

@@ -350,6 +350,12 @@ func GatherND(t, indices *Tensor) (*Tensor, error) {
 // ScatterND returns a copy of t where each index row of indices (depth on
 // the last axis) is replaced by the matching slice of updates.
 func ScatterND(t, indices, updates *Tensor, out Elem) (*Tensor, error) {
+	return scatterND(t, indices, updates, out, false)
+}
+
+// scatterND replaces (add=false) or accumulates into (add=true) the
+// indexed slices.
+func scatterND(t, indices, updates *Tensor, out Elem, add bool) (*Tensor, error) {
 	if len(indices.Shape) == 0 {
 		return nil, fmt.Errorf("scatter_nd: scalar indices")
 	}
@@ -381,11 +387,18 @@ func ScatterND(t, indices, updates *Tensor, out Elem) (*Tensor, error) {
 		if out.IsFloat() {
 			u := updates.Floats()[k*inner : (k+1)*inner]
 			for i, v := range u {
+				if add {
+					v += c.F[off+i]
+				}
 				c.F[off+i] = out.round(v)
 			}
 		} else {
 			for i := 0; i < inner; i++ {
-				c.I[off+i] = out.wrap(updates.I[k*inner+i])
+				v := updates.I[k*inner+i]
+				if add {
+					v += c.I[off+i]
+				}
+				c.I[off+i] = out.wrap(v)
 			}
 		}
 	}

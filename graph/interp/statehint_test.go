@@ -19,12 +19,12 @@ func TestNonTensorResultHint(t *testing.T) {
 		{graph.Index, false},
 	}
 	for _, c := range cases {
-		op := graph.NewOp("coreai.create_token", nil, []graph.Type{c.typ}, nil, nil)
+		op := graph.NewOp("coreai.frob_token", nil, []graph.Type{c.typ}, nil, nil)
 		_, err := resultElem(op, 0)
 		if err == nil {
 			t.Fatalf("%s: no error", c.typ)
 		}
-		if got := strings.Contains(err.Error(), "--state-form tensor"); got != c.wantHint || !strings.Contains(err.Error(), c.typ.String()) {
+		if got := strings.Contains(err.Error(), "coreai.read_handle"); got != c.wantHint || !strings.Contains(err.Error(), c.typ.String()) {
 			t.Errorf("%s: %v (hint %v, want %v)", c.typ, err, got, c.wantHint)
 		}
 	}

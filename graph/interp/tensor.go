@@ -27,9 +27,12 @@ const (
 	UI32
 	SI64
 	UI64
+	SI4 // 4-bit weights (linear INT4, palette indices), one per byte as MLIR stores them
+	UI4
+	F8E4M3FN // 8-bit float weights (f8.go), held as float32 values
 )
 
-var elemNames = [...]string{"invalid", "f16", "bf16", "f32", "i1", "si8", "ui8", "si16", "ui16", "si32", "ui32", "si64", "ui64"}
+var elemNames = [...]string{"invalid", "f16", "bf16", "f32", "i1", "si8", "ui8", "si16", "ui16", "si32", "ui32", "si64", "ui64", "si4", "ui4", "f8E4M3FN"}
 
 func (e Elem) String() string {
 	if int(e) < len(elemNames) {
@@ -39,7 +42,7 @@ func (e Elem) String() string {
 }
 
 // IsFloat reports whether e is a floating-point kind.
-func (e Elem) IsFloat() bool { return e == F16 || e == BF16 || e == F32 }
+func (e Elem) IsFloat() bool { return e == F16 || e == BF16 || e == F32 || e == F8E4M3FN }
 
 // ElemOf maps an IR element type to an Elem. Signless integers other than
 // i1 count as signed (MLIR's usual reading).
@@ -53,12 +56,16 @@ func ElemOf(t graph.Type) (Elem, error) {
 			return BF16, nil
 		case "f32":
 			return F32, nil
+		case "f8E4M3FN":
+			return F8E4M3FN, nil
 		}
 	case *graph.IntegerType:
 		uns := x.Signedness == graph.Unsigned
 		switch x.Width {
 		case 1:
 			return Bool, nil
+		case 4:
+			return pick(uns, UI4, SI4), nil
 		case 8:
 			return pick(uns, UI8, SI8), nil
 		case 16:
@@ -70,6 +77,12 @@ func ElemOf(t graph.Type) (Elem, error) {
 		}
 	case *graph.IndexType:
 		return SI64, nil
+	case *graph.OpaqueType:
+		// coreai's boolean element type, held like i1 (a guess: no public
+		// source gives its storage).
+		if x.Text == "!coreai.bool" {
+			return Bool, nil
+		}
 	}
 	return ElemInvalid, fmt.Errorf("element type %s is not supported by the interpreter", t)
 }
@@ -108,6 +121,12 @@ func (e Elem) IRType() graph.Type {
 		return graph.SI64
 	case UI64:
 		return &graph.IntegerType{Width: 64, Signedness: graph.Unsigned}
+	case F8E4M3FN:
+		return &graph.FloatType{Name: "f8E4M3FN"}
+	case SI4:
+		return &graph.IntegerType{Width: 4, Signedness: graph.Signed}
+	case UI4:
+		return &graph.IntegerType{Width: 4, Signedness: graph.Unsigned}
 	}
 	return graph.None
 }
@@ -119,6 +138,8 @@ func (e Elem) round(x float32) float32 {
 		return f16.Round32(x)
 	case BF16:
 		return f16.BF16ToFloat32(f16.BF16FromFloat32(x))
+	case F8E4M3FN:
+		return f8Round(float64(x))
 	}
 	return x
 }
@@ -130,6 +151,8 @@ func (e Elem) round64(x float64) float32 {
 		return f16.ToFloat32(f16.FromFloat64(x))
 	case BF16:
 		return f16.BF16ToFloat32(f16.BF16FromFloat64(x))
+	case F8E4M3FN:
+		return f8Round(x)
 	}
 	return float32(x)
 }
@@ -155,6 +178,10 @@ func (e Elem) wrap(v int64) int64 {
 		return int64(int32(v))
 	case UI32:
 		return int64(uint32(v))
+	case SI4:
+		return int64(int8(v<<4) >> 4)
+	case UI4:
+		return v & 15
 	}
 	return v
 }

@@ -38,6 +38,12 @@ func TestParseErrors(t *testing.T) {
 		{"custom op of other dialect", "%0 = arith.addf %a, %b : f32", 1, 6, "custom syntax of op 'arith.addf' is not supported"},
 		{"pretty wrong result count", "module {\n  coreai.graph @g(%a: tensor<2xf16>) -> tensor<2xf16> {\n    %0 = coreai.exp %a : tensor<2xf16> -> (tensor<2xf16>, tensor<2xf16>)\n  }\n}", 3, 24, "has 2 result types but binds 1"},
 		{"pretty operand count", "module {\n  coreai.graph @g(%a: tensor<2xf16>) {\n    %0 = coreai.exp %a, %a : tensor<2xf16> -> tensor<2xf16>\n  }\n}", 3, 28, "2 operands present, but expected 1"},
+		// The caret sits after what is there, not on the next line's token.
+		{"pretty missing arrow", "module {\n  coreai.graph @g(%a: tensor<2xf16>) {\n    %0 = coreai.exp %a : tensor<2xf16>\n    coreai.output %0 : tensor<2xf16>\n  }\n}", 3, 39, "expected '->' or 'to'"},
+		{"pretty missing signature", "module {\n  coreai.graph @g(%a: tensor<2xf16>) {\n    %0 = coreai.exp %a\n    coreai.output %0 : tensor<2xf16>\n  }\n}", 3, 23, "expected ':' and the op's type signature"},
+		{"missing keyword operand", "module {\n  coreai.graph @g(%a: tensor<2xf16>, %i: tensor<1x1xsi32>) {\n    %0 = coreai.gather_nd %a with %i : (tensor<2xf16>, tensor<1x1xsi32>) to tensor<1xf16>\n  }\n}", 3, 30, "expected 'at' in coreai.gather_nd"},
+		{"enum without value", "module {\n  coreai.graph @g(%a: tensor<2xf16>) {\n    %0 = coreai.gelu %a approximate = tanh : tensor<2xf16> -> tensor<2xf16>\n  }\n}", 3, 39, "expected '<' and an enum value"},
+		{"bad dialect loc", "\"x.a\"() : () -> () loc(#debuginfo.location<src = [>)", 1, 51, "unbalanced"},
 		{"graph without name", "module {\n  coreai.graph (%a: f32) {\n  }\n}", 2, 16, "expected symbol name"},
 		{"unterminated string", "\"x.a\"() {s = \"abc} : () -> ()", 1, 14, "unterminated string"},
 		{"deep nesting", strings.Repeat("[", 5000), 1, 1000, "nesting deeper"},
@@ -75,10 +81,11 @@ func TestDenseShapes(t *testing.T) {
 	tests := []struct {
 		lit, typ, want string // want: printed attribute or "error"
 	}{
-		{"[[1.0, 2.0, 3.0, 4.0]]", "tensor<1x4xf16>", "dense<[[1.0e+00, 2.0e+00, 3.0e+00, 4.0e+00]]> : tensor<1x4xf16>"},
+		{"[[1.0, 2.0, 3.0, 4.0]]", "tensor<1x4xf16>", "dense<[[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]> : tensor<1x4xf16>"},
 		{"[[1], [2], [3]]", "tensor<3x1xsi32>", "dense<[[1], [2], [3]]> : tensor<3x1xsi32>"},
 		{"[[[1, 2, 3]], [[4, 5, 6]]]", "tensor<2x1x3xi8>", "dense<[[[1, 2, 3]], [[4, 5, 6]]]> : tensor<2x1x3xi8>"},
-		{"[]", "tensor<0xf32>", "dense<[]> : tensor<0xf32>"},
+		{"[]", "tensor<0xf32>", "dense<> : tensor<0xf32>"}, // as mlir-opt prints it
+		{"", "tensor<0x3xui32>", "dense<> : tensor<0x3xui32>"},
 		{"7", "tensor<2x3xui8>", "dense<7> : tensor<2x3xui8>"},
 		{"[[1, 2], [3]]", "tensor<2x2xi8>", "error"},
 		{"[[1, 2, 3]]", "tensor<3x1xi8>", "error"},

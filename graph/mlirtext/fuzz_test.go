@@ -12,7 +12,7 @@ import (
 // crashers found by `go test -fuzz FuzzParse` land in testdata/fuzz and run
 // as regression cases with every `go test`.
 func FuzzParse(f *testing.F) {
-	for _, dir := range []string{"generic", "pretty"} {
+	for _, dir := range []string{"generic", "pretty", "coreai", "coreai/aliased"} {
 		files, _ := filepath.Glob(filepath.Join(testdataDir, dir, "*.mlir"))
 		for _, p := range files {
 			b, err := os.ReadFile(p)
@@ -24,6 +24,12 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(`"x.a"() ({^bb0(%a: i32): "x.b"(%a)[^bb0] : (i32) -> ()}) : () -> ()`)
 	f.Add("module {\n  coreai.graph @g(%a: tensor<2xf16>) -> tensor<2xf16> {\n    %0 = coreai.exp %a : tensor<2xf16> -> tensor<2xf16>\n    coreai.output %0 : tensor<2xf16>\n  }\n}")
+	// Small cases of coreai-torch's forms, so mutations reach each branch.
+	f.Add("%0 = coreai.create_token : !coreai.token\n%1, %2 = coreai.read_handle %h, %0 : (<tensor<1x4xf32>>, !coreai.token) -> (tensor<1x4xf32>, !coreai.token)")
+	f.Add("%1 = coreai.pad %x, %p, %v mode = <constant> : (tensor<2xf32>, tensor<2xui32>, tensor<f32>) -> tensor<4xf32> loc(#debuginfo.location<src = loc(\"m.py\":1:0)>)")
+	f.Add("%0 = coreai.if %c {\n  coreai.yield %a : tensor<f32>\n} else {\n  coreai.yield %b : tensor<f32>\n} : tensor<i1> -> tensor<f32>")
+	f.Add("%0 = coreai.scatter_nd %x with %u at %i {\n^bb0(%a: tensor<f32>, %b: tensor<f32>):\n  coreai.yield %b : tensor<f32>\n} : (tensor<5xf32>, tensor<2xf32>, tensor<2x1xsi32>) to tensor<5xf32>")
+	f.Add("%0 = coreai.gather_along_axis %x at %i along %a : (tensor<5xf32>, tensor<2xsi32>, tensor<si32>) to tensor<2xf32>")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, _, err := Parse("fuzz.mlir", text)
 		if err != nil {

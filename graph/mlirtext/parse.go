@@ -133,7 +133,7 @@ func (p *parser) parseFile() *graph.Module {
 		m.Op = op
 		p.checkModuleShape(op)
 	} else {
-		m.Op.Loc = &graph.FileLoc{File: p.src.Name, Line: 0, Col: 0}
+		m.Op.Loc = &graph.FileLoc{File: p.src.Name, Line: 0, Col: 0, Implicit: true}
 		m.Implicit = true
 	}
 	if !p.ok() {
@@ -468,7 +468,7 @@ func (p *parser) parseOperation() *graph.Operation {
 		op.Loc = p.parseLoc(&op.Loc)
 	} else {
 		line, col := p.src.LineCol(namePos)
-		op.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col}
+		op.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
 	}
 	k := 0
 	for _, g := range groups {
@@ -581,7 +581,7 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 			v := b.AddArgument(a.typ, a.loc)
 			if !a.hasL {
 				line, col := p.src.LineCol(a.pos)
-				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col}
+				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
 			}
 			vals = append(vals, v)
 			p.defineValues(a.name, a.pos, []*graph.Value{v})
@@ -666,7 +666,7 @@ func (p *parser) parseLabeledBlock(s *scope) {
 				v.Loc = p.parseLoc(&v.Loc)
 			} else {
 				line, col := p.src.LineCol(apos)
-				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col}
+				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
 			}
 			p.defineValues(an, apos, []*graph.Value{v})
 		})

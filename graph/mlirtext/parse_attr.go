@@ -19,6 +19,9 @@ type parser struct {
 	lex *Lexer
 	tok Token
 	err *Error
+	// prevEnd is where the previous token ended: errors about something
+	// missing after it point there, not at the next line's first token.
+	prevEnd int
 
 	attrAliases map[string]graph.Attr
 	typeAliases map[string]graph.Type
@@ -26,7 +29,9 @@ type parser struct {
 	// Location alias uses in op/block-argument position may precede the
 	// alias definition (mlir-opt prints them at the end of the file).
 	deferred []deferredLoc
-	depth    int // nesting guard against stack exhaustion on hostile input
+	// aliasBodies are verbatim dialect attributes that may name aliases.
+	aliasBodies []*graph.OpaqueAttr
+	depth       int // nesting guard against stack exhaustion on hostile input
 
 	module *graph.Module
 	scopes []*scope
@@ -61,6 +66,7 @@ func newParser(name, text string) *parser {
 }
 
 func (p *parser) next() {
+	p.prevEnd = p.lex.Pos() // after p.tok, or where a verbatim body ended
 	p.tok = p.lex.Next()
 	if p.tok.Kind == EOF && p.lex.Err() != nil && p.err == nil {
 		p.err = p.lex.Err()
@@ -491,7 +497,70 @@ func (p *parser) parseHashAttr() graph.Attr {
 	}
 	p.lex.Reset(end)
 	p.next()
-	return &graph.OpaqueAttr{Text: p.src.Text[tok.Pos:end]}
+	a := &graph.OpaqueAttr{Text: p.src.Text[tok.Pos:end]}
+	if hasBody && strings.IndexByte(a.Text[1:], '#') >= 0 {
+		// MLIR's printer may refer to aliases inside a dialect body
+		// (`scope = #di_subprogram`, `src = loc(#loc3)`); the body is
+		// kept verbatim, so they are spelled out once every alias of the
+		// file is known (resolveDeferred).
+		p.aliasBodies = append(p.aliasBodies, a)
+	}
+	return a
+}
+
+// expandAliases replaces, in a verbatim dialect attribute, each `#name`
+// outside string literals that names an attribute or location alias of the
+// file with what the alias stands for. Anything else stays as written: the
+// body's syntax belongs to its dialect.
+func (p *parser) expandAliases(text string) string {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '"' {
+			j := i + 1
+			for j < len(text) && text[j] != '"' {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(text) {
+				j = len(text) - 1
+			}
+			b.WriteString(text[i : j+1])
+			i = j
+			continue
+		}
+		if c != '#' || i == 0 {
+			b.WriteByte(c)
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (isBareIdentChar(text[j]) || text[j] == '-') {
+			j++
+		}
+		name := text[i+1 : j]
+		if name == "" || strings.Contains(name, ".") || j < len(text) && text[j] == '<' {
+			b.WriteByte(c)
+			continue
+		}
+		if a, ok := p.attrAliases[name]; ok {
+			b.WriteString(a.String())
+		} else if l, ok := p.locAliases[name]; ok {
+			// `loc(#loc3)` → `loc(<location>)`
+			b.WriteString(l.String())
+		} else {
+			b.WriteByte(c)
+			continue
+		}
+		changed = true
+		i = j - 1
+	}
+	if !changed {
+		return text
+	}
+	return b.String()
 }
 
 func (p *parser) parseDict() *graph.DictAttr {
@@ -1078,7 +1147,7 @@ func (p *parser) parseLoc(slot *graph.Loc) graph.Loc {
 		return nil
 	}
 	var l graph.Loc
-	if slot != nil && p.is(HashIdent) && !strings.Contains(p.tok.Text, ".") {
+	if slot != nil && p.is(HashIdent) && !p.isDialectAttrStart() {
 		name := p.tok.Text[1:]
 		if a, ok := p.locAliases[name]; ok {
 			l = a
@@ -1104,6 +1173,15 @@ func (p *parser) parseLocInstance() graph.Loc {
 	tok := p.tok
 	switch tok.Kind {
 	case HashIdent:
+		if p.isDialectAttrStart() {
+			// `loc(#debuginfo.location<…>)`: a dialect attribute used as a
+			// location (coreai-torch), kept verbatim with its balanced body.
+			a := p.parseHashAttr()
+			if a == nil {
+				return nil
+			}
+			return &graph.DialectLoc{Attr: a}
+		}
 		name := tok.Text[1:]
 		p.next()
 		if l, ok := p.locAliases[name]; ok {
@@ -1186,6 +1264,13 @@ func (p *parser) parseLocInstance() graph.Loc {
 	return nil
 }
 
+// isDialectAttrStart reports whether the current #-token starts a dialect
+// attribute (`#d.name…`, `#d<…>`) rather than naming an alias (`#loc3`).
+func (p *parser) isDialectAttrStart() bool {
+	t := p.tok
+	return t.Kind == HashIdent && (strings.Contains(t.Text, ".") || t.End < len(p.src.Text) && p.src.Text[t.End] == '<')
+}
+
 func (p *parser) parseUint(what string) (int, bool) {
 	if !p.is(Integer) || strings.HasPrefix(p.tok.Text, "0x") {
 		p.fail("expected %s", what)
@@ -1218,4 +1303,8 @@ func (p *parser) resolveDeferred() {
 		*d.slot = l
 	}
 	p.deferred = nil
+	for _, a := range p.aliasBodies {
+		a.Text = p.expandAliases(a.Text)
+	}
+	p.aliasBodies = nil
 }

@@ -84,7 +84,14 @@ func (pr *printer) nameOp(op *graph.Operation, top bool) {
 	for _, r := range op.Results() {
 		pr.names[r] = "" // assigned below
 	}
-	if n := op.NumResults(); n > 0 {
+	if n := op.NumResults(); n > 1 && pr.pretty && strings.HasPrefix(op.Name, "coreai.") {
+		// coreai ops name their results one by one (`%1, %2 =
+		// coreai.read_handle …`, coreai-torch's tests).
+		for _, r := range op.Results() {
+			pr.names[r] = "%" + strconv.Itoa(pr.nextV)
+			pr.nextV++
+		}
+	} else if n > 0 {
 		base := "%" + strconv.Itoa(pr.nextV)
 		pr.nextV++
 		for i, r := range op.Results() {
@@ -160,6 +167,10 @@ func (pr *printer) loc(l graph.Loc) {
 	if l == nil {
 		l = graph.Unknown
 	}
+	// The custom form shows the locations the text carried, nothing more.
+	if f, ok := l.(*graph.FileLoc); ok && f.Implicit && pr.pretty {
+		return
+	}
 	pr.str(" loc(")
 	pr.str(l.String())
 	pr.str(")")
@@ -172,7 +183,13 @@ func (pr *printer) resultsPrefix(op *graph.Operation) {
 	}
 	base := pr.name(op.Result(0))
 	if n > 1 {
-		base = base[:strings.IndexByte(base, '#')] + ":" + strconv.Itoa(n)
+		if k := strings.IndexByte(base, '#'); k >= 0 {
+			base = base[:k] + ":" + strconv.Itoa(n)
+		} else {
+			for _, r := range op.Results()[1:] {
+				base += ", " + pr.name(r)
+			}
+		}
 	}
 	pr.str(base)
 	pr.str(" = ")
@@ -322,19 +339,16 @@ func (pr *printer) prettyOp(op *graph.Operation, ind int) bool {
 		return pr.prettyModule(op, ind)
 	case "coreai.graph", "func.func":
 		return pr.prettyFunc(op, ind)
-	case "coreai.output", "func.return":
-		return pr.prettyReturn(op)
 	case "coreai.invoke", "func.call":
 		return pr.prettyCall(op)
 	case "coreai.constant":
 		return pr.prettyConstant(op)
-	case "coreai.slice_update":
-		if op.NumOperands() != 5 {
-			return false
-		}
+	}
+	if returnOps[op.Name] {
+		return pr.prettyReturn(op)
 	}
 	if strings.HasPrefix(op.Name, "coreai.") {
-		return pr.prettyUniform(op)
+		return pr.prettyUniform(op, ind)
 	}
 	return false
 }
@@ -646,34 +660,126 @@ func typeList(ts []graph.Type) string {
 	return b.String()
 }
 
-func (pr *printer) prettyUniform(op *graph.Operation) bool {
-	if op.Props != nil || len(op.Regions) > 0 {
+// sigTypeList prints the types of a custom op signature: a state handle
+// stripped to `<tensor<…>>` as coreai-torch prints it, one type bare unless
+// parens is set.
+func sigTypeList(ts []graph.Type, parens bool) string {
+	if len(ts) == 1 {
+		if _, isFn := ts[0].(*graph.FunctionType); isFn {
+			parens = true // `((T) -> U) -> V`, else the arrow is ambiguous
+		}
+	}
+	var b strings.Builder
+	if len(ts) != 1 || parens {
+		b.WriteByte('(')
+	}
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		s := t.String()
+		if isHandle(t) {
+			s = strings.TrimPrefix(s, "!coreai.handle")
+		}
+		b.WriteString(s)
+	}
+	if len(ts) != 1 || parens {
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+func isHandle(t graph.Type) bool {
+	o, ok := t.(*graph.OpaqueType)
+	return ok && strings.HasPrefix(o.Text, "!coreai.handle<")
+}
+
+func (pr *printer) prettyUniform(op *graph.Operation, ind int) bool {
+	// Properties print only as stripped enum attributes (`mode = <constant>`).
+	var enums []string
+	if op.Props != nil {
+		d, ok := op.Props.(*graph.DictAttr)
+		if !ok {
+			return false
+		}
+		for _, e := range d.Entries {
+			body, ok := enumAttrBody(e.Name, e.Value)
+			if !ok || !graph.IsBareIdent(e.Name) {
+				return false
+			}
+			enums = append(enums, e.Name+" = "+body)
+		}
+	}
+	kws := regionOps[op.Name]
+	if len(op.Regions) > len(kws) || len(op.Regions) > 0 && len(kws) == 0 {
 		return false
+	}
+	ops := op.Operands()
+	kwOps, hasKw := keywordOperands[op.Name]
+	if hasKw {
+		paren := strings.HasSuffix(kwOps[len(kwOps)-1], "(")
+		if n := len(kwOps) + 1; len(ops) != n && !(paren && op.Name == "coreai.slice_update" && len(ops) == 5) {
+			return false
+		}
+	}
+	for _, t := range types(op.Results()) {
+		if isHandle(t) {
+			return false // a stripped handle is read back only among operand types
+		}
+	}
+	if len(ops) == 0 {
+		if len(op.Results()) != 1 {
+			return false // `: T` alone names one result type
+		}
+		if _, isFn := op.Result(0).Type().(*graph.FunctionType); isFn {
+			return false // `: ((T) -> U)` would read as operand types
+		}
+	}
+	if len(kws) > 0 && len(op.Regions) == 0 && op.Attrs.Len() > 0 {
+		return false // the attribute dictionary would read as the first region
 	}
 	pr.resultsPrefix(op)
 	pr.str(op.Name)
-	ops := op.Operands()
 	switch {
-	case op.Name == "coreai.slice_update":
-		pr.str(" " + pr.name(ops[0]) + " with " + pr.name(ops[1]) + " at (")
-		pr.operands(ops[2:])
-		pr.str(")")
-	case op.Name == "coreai.gather_nd" && len(ops) == 2:
-		pr.str(" " + pr.name(ops[0]) + " at " + pr.name(ops[1]))
+	case hasKw:
+		pr.str(" " + pr.name(ops[0]))
+		rest := ops[1:]
+		for _, kw := range kwOps {
+			if strings.HasSuffix(kw, "(") {
+				pr.str(" " + kw[:len(kw)-1] + " (")
+				pr.operands(rest)
+				pr.str(")")
+				break
+			}
+			pr.str(" " + kw + " " + pr.name(rest[0]))
+			rest = rest[1:]
+		}
 	case len(ops) > 0:
 		pr.str(" ")
 		pr.operands(ops)
+	}
+	for _, e := range enums {
+		pr.str(" " + e)
+	}
+	for i, r := range op.Regions {
+		if kws[i] != "" {
+			pr.str(" " + kws[i])
+		}
+		pr.str(" ")
+		pr.region(r, ind, true)
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
 		pr.str(op.Attrs.String())
 	}
 	pr.str(" : ")
-	pr.str(typeList(types(ops)))
-	if toOps[op.Name] {
-		pr.str(" to ")
-	} else {
-		pr.str(" -> ")
+	if len(ops) > 0 {
+		pr.str(sigTypeList(types(ops), parenSingleInput[op.Name]))
+		if toOps[op.Name] {
+			pr.str(" to ")
+		} else {
+			pr.str(" -> ")
+		}
 	}
 	pr.str(typeList(types(op.Results())))
 	pr.loc(op.Loc)

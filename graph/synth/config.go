@@ -82,6 +82,10 @@ type Options struct {
 	// a private `gated_delta_update` composite graph, as the current
 	// coreai-models macOS builder exports it).
 	Recurrence string
+	// Locations is how op locations are written: LocBuiltin (default,
+	// MLIR fused locations) or LocDebugInfo (coreai-torch's
+	// #debuginfo.location dialect attributes; see dialectlocs.go).
+	Locations string
 }
 
 // Recurrence forms.
@@ -206,6 +210,13 @@ func (o Options) normalize() (Options, error) {
 		}
 	default:
 		return o, fmt.Errorf("synth: unknown recurrence form %q: want inline or composite", o.Recurrence)
+	}
+	switch o.Locations {
+	case "":
+		o.Locations = LocBuiltin
+	case LocBuiltin, LocDebugInfo:
+	default:
+		return o, fmt.Errorf("synth: unknown location form %q: want builtin or debuginfo", o.Locations)
 	}
 	if o.Layers < 0 || o.Layers > 512 {
 		return o, fmt.Errorf("synth: --layers %d out of range 1..512", o.Layers)

@@ -17,6 +17,7 @@ func FuzzOptions(f *testing.F) {
 	f.Add(byte('A'), uint8(1), uint16(2), uint64(1), true, true)
 	f.Add(byte('E'), uint8(1), uint16(256), uint64(7), true, false)
 	f.Add(byte('D'), uint8(5), uint16(17), uint64(3), false, true)
+	f.Add(byte('B'), uint8(2), uint16(16), uint64(1)<<63|5, true, false)
 	f.Fuzz(func(t *testing.T, arm byte, layers uint8, ctx uint16, seed uint64, handle, composite bool) {
 		o := Options{Arm: Arm(arm), Layers: int(layers % 9), Ctx: int(ctx % 2049), Seed: seed}
 		if handle {
@@ -24,6 +25,9 @@ func FuzzOptions(f *testing.F) {
 		}
 		if composite {
 			o.Recurrence = RecurrenceComposite
+		}
+		if seed>>63 != 0 { // the top seed bit picks coreai-torch's dialect locations
+			o.Locations = LocDebugInfo
 		}
 		m, err := Generate(o)
 		if err != nil {

@@ -38,6 +38,9 @@ func Generate(o Options) (m *graph.Module, err error) {
 	if err == nil && o.Arm == ArmD {
 		err = armD(m)
 	}
+	if err == nil && o.Locations == LocDebugInfo {
+		toDialectLocs(m)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +69,10 @@ func Metadata(o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	locNote := "" // absent for the default, so shipped arms stay as they were
+	if o.Locations != LocBuiltin {
+		locNote = fmt.Sprintf("\n  \"locations\": %q,", o.Locations)
+	}
 	layers := o.hybridDims().Layers
 	if o.Arm == ArmE {
 		layers = o.denseDims().Layers
@@ -78,8 +85,8 @@ func Metadata(o Options) ([]byte, error) {
   "ctx": %d,
   "seed": %d,
   "stateForm": %q,
-  "recurrence": %q,
+  "recurrence": %q,%s
   "note": "stand-in graph with pseudo-random weights, not a trained model"
 }
-`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed, o.StateForm, o.Recurrence)), nil
+`, o.Arm.String(), o.Scale, layers, o.Ctx, o.Seed, o.StateForm, o.Recurrence, locNote)), nil
 }

@@ -29,6 +29,9 @@ var shipped = []struct {
 	{"armC.aimodel", Options{Arm: ArmC}},
 	{"armD.aimodel", Options{Arm: ArmD}},
 	{"armE.aimodel", Options{Arm: ArmE}},
+	// Arm B with its four states in the handle form (make_stateful; Apple's
+	// iOS export): a new arm, so A-E and the figures built on them stay.
+	{"armB-handle.aimodel", Options{Arm: ArmB, StateForm: StateHandle}},
 }
 
 // writeAIModel writes o's module the way the CLI does.

@@ -210,6 +210,7 @@ type checker struct {
 	ops       []*graph.Operation
 	index     map[*graph.Operation]int
 	paramOnly map[*graph.Value]bool  // skipped by element-type and rank
+	storage   map[*graph.Value]bool  // compressed weights in their storage type (storageSlots)
 	indexOnly map[*graph.Value]bool  // feeds parameter operands only
 	isInput   map[*graph.Value]int   // block arg → input index
 	isOutput  map[*graph.Value][]int // terminator operand → output indices
@@ -224,7 +225,7 @@ type checker struct {
 }
 
 func newChecker(g *graph.Graph) *checker {
-	c := &checker{g: g, index: map[*graph.Operation]int{}, paramOnly: map[*graph.Value]bool{}, indexOnly: map[*graph.Value]bool{},
+	c := &checker{g: g, index: map[*graph.Operation]int{}, paramOnly: map[*graph.Value]bool{}, indexOnly: map[*graph.Value]bool{}, storage: map[*graph.Value]bool{},
 		isInput: map[*graph.Value]int{}, isOutput: map[*graph.Value][]int{}, alsoIllegal: map[*graph.Operation]string{}}
 	if g.Body() == nil {
 		return c
@@ -256,6 +257,7 @@ func (c *checker) run() {
 		return
 	}
 	c.computeParamOnly()
+	c.computeStorage()
 	c.elementTypes()
 	c.ioOps()
 	c.shapesAndOps()
@@ -332,7 +334,17 @@ func sortFindings(fs []Finding) {
 
 // paramSlots lists, per op (without the "decomposable." prefix), the
 // operand positions that carry axes, shapes, permutations, begin/end/stride,
-// indices or scalar settings rather than tensor data (coreai-ir-notes §1).
+// indices, conditions or scalar settings rather than tensor data. Operand
+// orders are those coreai-torch emits (its lowering in
+// coreai_torch/_aten_to_core.py and _custom_to_core.py, its printed forms in
+// tests/ops/test_ops_ir.py): concat(axis, xs…); conv2d(x, w, strides,
+// dilations, groups); gather_nd(x, indices) "x at i"; gather_along_axis(x,
+// indices, axis) "x at i along a"; scatter_nd(x, updates, indices) "x with u
+// at i"; slice_update(x, update, begin, end, stride); quantize/dequantize(x,
+// scale, offset1, offset2, axis), whose axis is the last operand also in the
+// four-operand (x, scale, offset, axis) form of an older, xfail-marked test
+// in tests/compression/test_compression.py; lut_to_dense(indices, lut,
+// axis); if(cond).
 var paramSlots = map[string][]int{
 	"coreai.expand_dims":        {1},
 	"coreai.shrink_dims":        {1},
@@ -344,9 +356,8 @@ var paramSlots = map[string][]int{
 	"coreai.slice_update":       {2, 3, 4},
 	"coreai.gather_nd":          {1},
 	"coreai.gather_along_axis":  {1, 2},
-	"coreai.scatter_nd":         {1},
+	"coreai.scatter_nd":         {2},
 	"coreai.conv2d":             {2, 3, 4},
-	"coreai.conv":               {2, 3, 4},
 	"coreai.pad":                {1, 2},
 	"coreai.softmax":            {1},
 	"coreai.reduce_sum":         {1},
@@ -355,6 +366,30 @@ var paramSlots = map[string][]int{
 	"coreai.reduce_min":         {1},
 	"coreai.reduce_product":     {1},
 	"coreai.broadcasting_where": {0},
+	"coreai.lut_to_dense":       {2},
+	"coreai.if":                 {0},
+}
+
+// storageSlots are operands that hold compressed weights in their storage
+// type (palette indices such as ui4, quantized si8/si4 data, their scales
+// and offsets): the op turns them into a compute type, so the element-type
+// rule looks at its result, not at them. Linear INT4 is its own rule
+// (RuleLinearInt4). Guess, unconfirmed: that the compiler checks these
+// operands' types only through that rule (palettized and si8 programs
+// compile, apple/coreai-models #55, #205; coreai-facts §0).
+var storageSlots = map[string][]int{
+	"coreai.lut_to_dense":          {0, 1},
+	"coreai.blockwise_shift_scale": {0, 1, 2, 3},
+	"coreai.dequantize":            {0, 1, 2, 3},
+}
+
+func inSlots(slots map[string][]int, op *graph.Operation, i int) bool {
+	for _, s := range slots[baseOpName(op.Name)] {
+		if s == i {
+			return true
+		}
+	}
+	return false
 }
 
 func baseOpName(name string) string {
@@ -362,12 +397,11 @@ func baseOpName(name string) string {
 }
 
 func isParamSlot(op *graph.Operation, i int) bool {
-	for _, s := range paramSlots[baseOpName(op.Name)] {
-		if s == i {
-			return true
-		}
+	switch baseOpName(op.Name) {
+	case "coreai.quantize", "coreai.dequantize":
+		return op.NumOperands() >= 4 && i == op.NumOperands()-1
 	}
-	return false
+	return inSlots(paramSlots, op, i)
 }
 
 func isIntegerType(t graph.Type) bool {
@@ -422,6 +456,66 @@ func (c *checker) markParams(into map[*graph.Value]bool, castsToo bool) {
 	}
 }
 
+// computeStorage marks the values that only reach storage slots, directly
+// or through data-movement ops (coreai-torch reshapes a scalar scale to the
+// input's rank before blockwise_shift_scale).
+func (c *checker) computeStorage() {
+	for i := len(c.ops) - 1; i >= 0; i-- {
+		for _, r := range c.ops[i].Results() {
+			uses := r.Uses()
+			ok := len(uses) > 0
+			for _, u := range uses {
+				if inSlots(storageSlots, u.Op, u.Index) {
+					continue
+				}
+				if !moveOps[baseOpName(u.Op.Name)] || u.Index != 0 || u.Op.NumResults() == 0 {
+					ok = false
+					break
+				}
+				for _, x := range u.Op.Results() {
+					ok = ok && c.storage[x]
+				}
+			}
+			if ok {
+				c.storage[r] = true
+			}
+		}
+	}
+}
+
+// linearInt4 reports whether a blockwise_shift_scale dequantizes linear
+// 4-bit integer weights (its data operand is si4/ui4/i4 and does not come
+// from a lut_to_dense): the case apple/coreai-models #55 and #205 report.
+// si8, f8E4M3FN and palettized (lut_to_dense) inputs are not.
+func linearInt4(op *graph.Operation) (string, bool) {
+	if op.NumOperands() == 0 {
+		return "", false
+	}
+	v := op.Operand(0)
+	t := dataTensor(v.Type())
+	if t == nil {
+		return "", false
+	}
+	it, ok := t.Elem.(*graph.IntegerType)
+	if !ok || it.Width != 4 {
+		return "", false
+	}
+	for hops := 0; hops < 64; hops++ {
+		d := v.DefiningOp()
+		if d == nil || d.NumOperands() == 0 {
+			break
+		}
+		if baseOpName(d.Name) == "coreai.lut_to_dense" {
+			return "", false
+		}
+		if !moveOps[baseOpName(d.Name)] {
+			break
+		}
+		v = d.Operand(0)
+	}
+	return "linear " + t.Elem.String() + " weights " + t.String(), true
+}
+
 func isStructural(op *graph.Operation) bool {
 	switch op.Name {
 	case "coreai.invoke", "func.call", "coreai.output", "func.return":
@@ -471,7 +565,7 @@ func dataTensor(t graph.Type) *graph.TensorType {
 
 // badElem reports whether v is a data value with a non-ANE element type.
 func (c *checker) badElem(v *graph.Value) bool {
-	if c.paramOnly[v] {
+	if c.paramOnly[v] || c.storage[v] {
 		return false
 	}
 	t := dataTensor(v.Type())
@@ -521,7 +615,7 @@ func (c *checker) elementTypes() {
 		}
 		var bad []*graph.Value
 		for i, v := range op.Operands() {
-			if !isParamSlot(op, i) && c.badElem(v) {
+			if !isParamSlot(op, i) && !inSlots(storageSlots, op, i) && c.badElem(v) {
 				bad = append(bad, v)
 			}
 		}
@@ -823,7 +917,9 @@ func (c *checker) shapesAndOps() {
 		case d != "coreai":
 			c.add(RuleNoLowering, op, "", "dialect "+d)
 		case baseOpName(op.Name) == "coreai.blockwise_shift_scale":
-			c.add(RuleLinearInt4, op, "", "")
+			if detail, ok := linearInt4(op); ok {
+				c.add(RuleLinearInt4, op, "", detail)
+			}
 		case !isKnownCoreAIOp(op.Name):
 			c.add(RuleUnverifiedOp, op, "", "")
 		}
@@ -839,7 +935,7 @@ var shapeOnly = map[string]bool{
 
 func isMatmulLike(name string) bool {
 	b := baseOpName(name)
-	return b == "coreai.broadcasting_batch_matmul" || b == "coreai.conv2d" || b == "coreai.conv" ||
+	return b == "coreai.broadcasting_batch_matmul" || b == "coreai.conv2d" ||
 		strings.HasSuffix(b, "matmul")
 }
 
@@ -879,17 +975,24 @@ func (c *checker) suspectTiedHead() {
 	}
 }
 
-// suspectStateWrites flags slice_updates that write into a buffer the graph
-// is given (a state or a plain input returned as an output), except the
-// form Apple's dense control compiles with 19/19 regions: a rank-5 KV-cache
-// state ([layers, B, H·D, 1, S], coreai-facts §4).
+// suspectStateWrites flags slice_updates that update a buffer the graph is
+// given and whose result is stored back into it: through write_handle on
+// the state's handle (the handle form) or as the output holding the
+// state's new value (a state, or a plain input returned under a matching
+// output), except the form Apple's dense control compiles with 19/19
+// regions: a rank-5 KV-cache state ([layers, B, H·D, 1, S], coreai-facts
+// §4).
 func (c *checker) suspectStateWrites() {
 	for _, op := range c.ops {
-		if baseOpName(op.Name) != "coreai.slice_update" || !c.entry || op.NumOperands() == 0 {
+		if baseOpName(op.Name) != "coreai.slice_update" || !c.entry || op.NumOperands() == 0 || op.NumResults() == 0 {
 			continue
 		}
 		in := c.sourceInput(op.Operand(0))
 		if in < 0 || in >= len(c.inputs) {
+			continue
+		}
+		how := c.storedBack(op.Result(0), in)
+		if how == "" {
 			continue
 		}
 		p := c.inputs[in]
@@ -901,8 +1004,55 @@ func (c *checker) suspectStateWrites() {
 		if p.IsState {
 			kind = "state"
 		}
-		c.add(SuspectStateWrite, op, "", fmt.Sprintf("writes %s %s %s", kind, portName(c.inputs, in), op.Operand(0).Type()))
+		c.add(SuspectStateWrite, op, "", fmt.Sprintf("slice_update writes %s %s %s, then %s", kind, portName(c.inputs, in), op.Operand(0).Type(), how))
 	}
+}
+
+// storedBack follows v forwards through data-movement ops and says how it
+// is stored into input in's buffer: "coreai.write_handle stores it" or
+// "the graph returns it as output …"; "" when it is not.
+func (c *checker) storedBack(v *graph.Value, in int) string {
+	seen := map[*graph.Value]bool{}
+	work := []*graph.Value{v}
+	for len(work) > 0 && len(seen) < 4096 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		for _, u := range x.Uses() {
+			base := baseOpName(u.Op.Name)
+			switch {
+			case base == "coreai.write_handle" && u.Index == 1:
+				if c.sourceInput(u.Op.Operand(0)) == in {
+					return "coreai.write_handle stores it"
+				}
+			case u.Op == c.term:
+				if u.Index < len(c.outputs) && c.outputFor(in, u.Index) {
+					return "the graph returns it as output " + portName(c.outputs, u.Index)
+				}
+			case (moveOps[base] || base == "coreai.slice_update") && u.Index == 0 && base != "coreai.slice":
+				work = append(work, u.Op.Results()...)
+			}
+		}
+	}
+	return ""
+}
+
+// outputFor reports whether output k carries input in's new value: the
+// state contract, or the names promote-states would pair.
+func (c *checker) outputFor(in, k int) bool {
+	p, o := c.inputs[in], c.outputs[k]
+	if p.StateOutput != "" {
+		return o.Name == p.StateOutput
+	}
+	if o.Name == "" || p.Name == "" {
+		return false
+	}
+	n := strings.ToLower(o.Name)
+	q := strings.ToLower(p.Name)
+	return n == q || strings.Contains(n, q)
 }
 
 // ---- regions ----

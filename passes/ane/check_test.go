@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -52,6 +53,24 @@ func summary(fs []Finding) []string {
 
 func TestRules(t *testing.T) {
 	f16, f32, si32 := graph.F16, graph.F32, graph.SI32
+	si4 := &graph.IntegerType{Width: 4, Signedness: graph.Signed}
+	ui4 := &graph.IntegerType{Width: 4, Signedness: graph.Unsigned}
+	f8 := &graph.FloatType{Name: "f8E4M3FN"}
+	// weights dequantizes data of type elem with blockwise_shift_scale and
+	// feeds the result to a matmul with input x.
+	weights := func(data *graph.TensorType, palettized bool) func() *graph.Module {
+		return func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""})
+			w := g.constant(data)
+			if palettized {
+				w = g.op("coreai.lut_to_dense", "lut", 1, []*graph.Value{g.constant(tensor(ui4, 4, 4)), g.constant(tensor(si32, 1, 1, 16, 1)), g.constant(tensor(graph.SI16))}, tensor(data.Elem, 4, 4))
+			}
+			scale := g.op("coreai.reshape", "", 0, []*graph.Value{g.constant(tensor(f16)), g.constant(tensor(graph.UI32, 2))}, tensor(f16, 1, 1))
+			d := g.op("coreai.blockwise_shift_scale", "bss", 2, []*graph.Value{w, scale, g.constant(tensor(data.Elem, 1, 1)), g.constant(tensor(f16, 1, 1))}, tensor(f16, 4, 4))
+			g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "mm", 3, []*graph.Value{g.arg(0), d}, tensor(f16, 1, 4)), "y")
+			return g.m
+		}
+	}
 	cases := []struct {
 		name     string
 		build    func() *graph.Module
@@ -130,12 +149,50 @@ func TestRules(t *testing.T) {
 			a := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 4))
 			b := g.op("arith.negf", "neg", 2, []*graph.Value{a}, tensor(f16, 4))
 			c := g.op("coreai.exp", "exp_1", 3, []*graph.Value{b}, tensor(f16, 4))
-			d := g.op("coreai.blockwise_shift_scale", "bss", 4, []*graph.Value{c}, tensor(f16, 4))
+			_ = c
+			w := g.constant(tensor(si4, 4))
+			d := g.op("coreai.blockwise_shift_scale", "bss", 4, []*graph.Value{w, g.constant(tensor(f16, 1)), g.constant(tensor(si4, 1)), g.constant(tensor(f16, 1))}, tensor(f16, 4))
 			e := g.op("coreai.exp", "exp_2", 5, []*graph.Value{d}, tensor(f16, 4))
 			f := g.op("coreai.frobnicate", "frob", 6, []*graph.Value{e}, tensor(f16, 4))
 			g.out(f, "y")
 			return g.m
 		}, []string{"linear-int4 coreai.blockwise_shift_scale ", "no-lowering arith.negf ", "unverified-op coreai.frobnicate "}, nil, 0, 3},
+		{"linear int4 weights", weights(tensor(si4, 4, 4), false), []string{"linear-int4 coreai.blockwise_shift_scale "}, nil, 0, 2},
+		{"linear ui4 weights", weights(tensor(ui4, 4, 4), false), []string{"linear-int4 coreai.blockwise_shift_scale "}, nil, 0, 2},
+		{"si8 weights compile", weights(tensor(graph.SI8, 4, 4), false), nil, nil, 1, 1},
+		{"f8E4M3FN weights compile", weights(tensor(f8, 4, 4), false), nil, nil, 1, 1},
+		{"palettized (ui4 indices, lut_to_dense) weights compile", weights(tensor(graph.SI8, 4, 4), true), nil, nil, 1, 1},
+		{"quantize/dequantize axis operands are parameters", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 2, 4), ""})
+			sc, o1, o2 := g.constant(tensor(f16, 2)), g.constant(tensor(graph.SI8, 2)), g.constant(tensor(f16, 2))
+			axis := g.constant(tensor(si32))
+			q := g.op("coreai.quantize", "q", 1, []*graph.Value{g.arg(0), sc, o1, o2, axis}, tensor(graph.SI8, 2, 4))
+			dq := g.op("coreai.dequantize", "dq", 2, []*graph.Value{q, sc, o1, o2, axis}, tensor(f16, 2, 4))
+			g.out(g.op("coreai.exp", "exp", 3, []*graph.Value{dq}, tensor(f16, 2, 4)), "y")
+			return g.m
+		}, nil, nil, 1, 1},
+		{"scatter_nd (x, updates, indices): si32 indices exempt, f32 updates not", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 5, 3), ""}, port{"idx", tensor(si32, 2, 1), ""}, port{"vals", tensor(f16, 2, 3), ""})
+			r := g.op("coreai.scatter_nd", "index_put", 1, []*graph.Value{g.arg(0), g.arg(2), g.arg(1)}, tensor(f16, 5, 3))
+			g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{r}, tensor(f16, 5, 3)), "y")
+			return g.m
+		}, nil, nil, 1, 1},
+		{"scatter_nd with f32 updates", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 5, 3), ""}, port{"idx", tensor(si32, 2, 1), ""}, port{"vals", tensor(f16, 2, 3), ""})
+			v := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(2)}, tensor(f32, 2, 3))
+			x := g.op("coreai.cast", "_to_copy_1", 1, []*graph.Value{g.arg(0)}, tensor(f32, 5, 3))
+			r := g.op("coreai.scatter_nd", "index_put", 2, []*graph.Value{x, v, g.arg(1)}, tensor(f32, 5, 3))
+			g.out(g.op("coreai.cast", "_to_copy_2", 3, []*graph.Value{r}, tensor(f16, 5, 3)), "y")
+			return g.m
+		}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts", "suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
+		{"slice_update of a state that is not stored back is no state write", func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 8), ""}, port{"cache", tensor(f16, 1, 8), "cache"})
+			b := g.constant(tensor(si32, 2))
+			u := g.op("coreai.slice_update", "peek", 1, []*graph.Value{g.arg(1), g.arg(0), b, b, b}, tensor(f16, 1, 8))
+			g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{u}, tensor(f16, 1, 8)), "y")
+			g.out(g.arg(0), "cache")
+			return g.m
+		}, nil, nil, 1, 1},
 		{"tied head constant", func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"ids", tensor(si32, 1, 1, 1), ""})
 			table := g.constant(tensor(f16, 16, 4))
@@ -236,5 +293,39 @@ func TestCheckEmptyModule(t *testing.T) {
 	rep, err := Check(graph.NewModule())
 	if err != nil || !rep.Legal() {
 		t.Errorf("empty module: %v %v", rep, err)
+	}
+}
+
+// coreai-torch's #debuginfo.location op locations give the same findings,
+// op ids, sources and caller frames as the builtin fused locations.
+func TestDialectLocationsSameFindings(t *testing.T) {
+	for _, o := range []synth.Options{{Arm: synth.ArmA}, {Arm: synth.ArmB, StateForm: synth.StateHandle}} {
+		plain, err := synth.Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Locations = synth.LocDebugInfo
+		dl, err := synth.Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := func(m *graph.Module) []string {
+			rep, err := Check(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, f := range append(rep.AllFindings(), rep.AllSuspects()...) {
+				out = append(out, f.Rule.ID+" "+f.OpID+" "+f.Source+" via "+f.Via+" "+f.Detail)
+			}
+			return out
+		}
+		a, b := key(plain), key(dl)
+		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Errorf("%+v: findings differ:\nbuiltin:\n%s\ndebuginfo:\n%s", o, strings.Join(a, "\n"), strings.Join(b, "\n"))
+		}
+		if len(a) == 0 || !strings.Contains(strings.Join(b, "\n"), "/ios/qwen3_5_ios.py:290 opens") {
+			t.Errorf("%+v: want findings with caller frames, got %d findings", o, len(b))
+		}
 	}
 }

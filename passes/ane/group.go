@@ -1,6 +1,7 @@
 package ane
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,6 +222,24 @@ func fileLocs(l graph.Loc, out []*graph.FileLoc) []*graph.FileLoc {
 	case *graph.CallSiteLoc:
 		out = fileLocs(x.Callee, out)
 		out = fileLocs(x.Caller, out)
+	case *graph.DialectLoc:
+		// coreai-torch's #debuginfo.location: its src and the fused_with
+		// frames, in the order written (innermost first).
+		if x.Attr != nil {
+			for _, m := range dialectFileRE.FindAllStringSubmatch(x.Attr.String(), -1) {
+				file, err := strconv.Unquote(`"` + m[1] + `"`)
+				if err != nil {
+					file = m[1]
+				}
+				line, _ := strconv.Atoi(m[2])
+				col, _ := strconv.Atoi(m[3])
+				out = append(out, &graph.FileLoc{File: file, Line: line, Col: col})
+			}
+		}
 	}
 	return out
 }
+
+// dialectFileRE matches a builtin file location inside a dialect
+// location's text: loc("file":line:col).
+var dialectFileRE = regexp.MustCompile(`loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)`)

@@ -13,7 +13,7 @@ package ane
 
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
-const RuleSetVersion = "ane-rules-1 (calibrated to coreai-build 3600.83.1)"
+const RuleSetVersion = "ane-rules-2 (calibrated to coreai-build 3600.83.1)"
 
 // CompilerVersion is the coreai-build whose observed behaviour the region
 // prediction follows.
@@ -156,9 +156,12 @@ var (
 	SuspectStateWrite = &Rule{
 		ID:    "suspect.state-write",
 		Title: "slice_update writes into a state",
-		Message: "UNCONFIRMED: slice_update (mutable_slice_update) writes a buffer the graph is given, " +
+		Message: "UNCONFIRMED: a slice_update (`slice_update %x with %u at (…)`) updates a buffer the graph is given and " +
+			"the result is stored back (write_handle on the state's handle, or returned as the state's new value), " +
 			"other than the rank-5 KV-cache states Apple's dense control writes and compiles",
-		Evidence: "seed arm D: untested candidate for the second blocker (mutable_slice_update state writes); " +
+		Evidence: "seed arm D: untested candidate for the second blocker (the seed's note calls these " +
+			"mutable_slice_update state writes; no such op is in the IR, where a state write is slice_update " +
+			"then write_handle, or slice_update returned as a state output, coreai-facts §0); " +
 			"arm E's KV-cache writes compile 19/19, so those are not listed",
 		Severity: Suspect,
 		Experiment: "on a Mac, export a variant that returns the update as a plain output instead of writing the state, " +
@@ -218,7 +221,7 @@ var knownOps = map[string]bool{}
 func init() {
 	for _, n := range []string{
 		"constant", "cast", "reshape", "transpose", "expand_dims", "shrink_dims", "concat", "split",
-		"slice", "slice_update", "gather_nd", "gather_along_axis", "scatter_nd", "conv", "conv2d", "pad",
+		"slice", "slice_update", "gather_nd", "gather_along_axis", "scatter_nd", "conv2d", "pad",
 		"softmax", "exp", "log", "rsqrt", "sqrt", "sigmoid", "silu", "tanh", "gelu", "relu", "abs", "not",
 		"round", "sin", "cos", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product",
 		"lut_to_dense", "quantize", "dequantize", "blockwise_shift_scale", "invoke", "output",

@@ -421,6 +421,69 @@ def gated_delta(w, rng, dt, tn, T=64, H=2, Dk=8, Dv=6):
         w.add("gated_delta/%s/%s" % (tn, name), a)
 
 
+def quant(w, rng):
+    """The compression ops (graph/interp/quant.go states the formulas): each
+    computed in float64 from its operand values and rounded once to the
+    result type. Quantized integers are stored as si32 records; the case name
+    says their IR type (si8, ui8, si4, ui4)."""
+    qrange = {"si8": (-128, 127), "ui8": (0, 255), "si4": (-8, 7), "ui4": (0, 15)}
+    for qt in ("si8", "ui8", "si4"):
+        lo, hi = qrange[qt]
+        for dt, tn in ((F32, "f32"), (F16, "f16")):
+            # dequantize: per channel along axis 1, zero point in offset1.
+            c = "dequantize/%s_%s" % (qt, tn)
+            q = rng.integers(lo, hi + 1, size=(3, 4, 5)).astype(I32)
+            scale = (rng.random(4) * 0.1 + 0.01).astype(dt)
+            off1 = rng.integers(lo, hi + 1, size=4).astype(I32)
+            off2 = rand(rng, (4,), dt, 0.5)
+            sh = (1, 4, 1)
+            out = scale.astype(F64).reshape(sh) * (q.astype(F64) - off1.reshape(sh)) + off2.astype(F64).reshape(sh)
+            for k, v in (("in0", q), ("scale", scale), ("off1", off1), ("off2", off2), ("axis", np.array([1], I32)), ("out", out.astype(dt))):
+                w.add("%s/%s" % (c, k), v)
+            # quantize: per tensor scale, minval in offset2, q_min in offset1,
+            # values beyond the range clip.
+            c = "quantize/%s_%s" % (tn, qt)
+            x = rand(rng, (6, 7), dt, 2.0)
+            x[0, 0], x[0, 1] = 1e4, -1e4
+            scale = np.array([0.05], dt)
+            off1 = np.array([lo], I32)
+            off2 = np.array([-1.5], dt)
+            out = np.clip(np.rint((x.astype(F64) - off2.astype(F64)) / scale.astype(F64)) + off1, lo, hi)
+            for k, v in (("in0", x), ("scale", scale), ("off1", off1), ("off2", off2), ("axis", np.array([0], I32)), ("out", out.astype(I32))):
+                w.add("%s/%s" % (c, k), v)
+            # blockwise_shift_scale: [4, 8] data, [2, 2] scales (blocks 2x4).
+            c = "blockwise_shift_scale/%s_%s" % (qt, tn)
+            q = rng.integers(lo, hi + 1, size=(4, 8)).astype(I32)
+            scale = (rng.random((2, 2)) * 0.1 + 0.01).astype(dt)
+            off1 = rng.integers(lo, hi + 1, size=(2, 2)).astype(I32)
+            off2 = rand(rng, (2, 2), dt, 0.5)
+            rep = lambda a: np.repeat(np.repeat(a, 2, axis=0), 4, axis=1)
+            out = rep(scale.astype(F64)) * (q.astype(F64) - rep(off1)) + rep(off2.astype(F64))
+            for k, v in (("in0", q), ("scale", scale), ("off1", off1), ("off2", off2), ("out", out.astype(dt))):
+                w.add("%s/%s" % (c, k), v)
+    # lut_to_dense: ui4 indices [4, 6]; two scalar palettes along axis 0
+    # (lut [2, 1, 16, 1]); one vector palette of 2 entries filled along
+    # axis 1 (lut [1, 1, 16, 2], output [4, 12]).
+    for dt, tn in ((F32, "f32"), (F16, "f16")):
+        ind = rng.integers(0, 16, size=(4, 6)).astype(I32)
+        lut = rand(rng, (2, 1, 16, 1), dt)
+        out = np.empty((4, 6), dt)
+        for i in range(4):
+            for j in range(6):
+                out[i, j] = lut[i // 2, 0, ind[i, j], 0]
+        c = "lut_to_dense/%s" % tn
+        for k, v in (("in0", ind), ("in1", lut), ("axis", np.array([0], I32)), ("out", out)):
+            w.add("%s/%s" % (c, k), v)
+        lut = rand(rng, (1, 1, 16, 2), dt)
+        out = np.empty((4, 12), dt)
+        for i in range(4):
+            for j in range(6):
+                out[i, 2 * j:2 * j + 2] = lut[0, 0, ind[i, j], :]
+        c = "lut_to_dense_vec/%s" % tn
+        for k, v in (("in0", ind), ("in1", lut), ("axis", np.array([1], I32)), ("out", out)):
+            w.add("%s/%s" % (c, k), v)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: gen.py OUTDIR")
@@ -432,6 +495,7 @@ def main():
         w.write(os.path.join(out, "f16_round.vec.gz"))
         w = Writer()
         ops(w, np.random.default_rng(2))
+        quant(w, np.random.default_rng(4))
         w.write(os.path.join(out, "ops.vec.gz"))
         w = Writer()
         gated_delta(w, np.random.default_rng(3), F32, "f32")

@@ -102,7 +102,9 @@ func statePartner(p graph.Port, outs []graph.Port) int {
 			continue
 		}
 		for i, o := range outs {
-			if o.Name == w && graph.TypeEqual(o.Type, p.Type) {
+			// A handle-form state returns a token; the interpreter gives
+			// back the handle's last written tensor in its place.
+			if o.Name == w && (graph.TypeEqual(o.Type, p.Type) || graph.IsHandle(p.Type) && graph.IsToken(o.Type)) {
 				return i
 			}
 		}

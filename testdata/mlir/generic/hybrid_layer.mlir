@@ -2,7 +2,7 @@
 "builtin.module"() ({
   "coreai.graph"() <{arg_attrs = [{coreai.name = "hidden"}, {MutableBuffers.buffer_mutation = "conv_state", coreai.name = "conv_state"}, {MutableBuffers.buffer_mutation = "rec_state", coreai.name = "rec_state"}], function_type = (tensor<1x8xf16>, tensor<1x12x3xf16>, tensor<1x2x2x2xf16>) -> (tensor<1x8xf16>, tensor<1x12x3xf16>, tensor<1x2x2x2xf16>), res_attrs = [{coreai.name = "out"}, {coreai.name = "conv_state"}, {coreai.name = "rec_state"}], sym_name = "main"}> ({
   ^bb0(%arg0: tensor<1x8xf16> loc("hidden"), %arg1: tensor<1x12x3xf16> loc("conv_state"), %arg2: tensor<1x2x2x2xf16> loc("rec_state")):
-    %0 = "coreai.constant"() <{value = dense<[1]> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant0"("/src/qwen3_5_ios.py":250:0))
+    %0 = "coreai.constant"() <{value = dense<1> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant0"("/src/qwen3_5_ios.py":250:0))
     %1 = "coreai.expand_dims"(%arg0, %0) : (tensor<1x8xf16>, tensor<1xsi32>) -> tensor<1x1x8xf16> loc("unsqueeze_3"("/src/qwen3_5_ios.py":250:0))
     %2 = "coreai.constant"() <{value = dense_resource<layer0_input_norm> : tensor<8xf16>}> : () -> tensor<8xf16> loc("p_layers_0_input_norm_weight")
     %3 = "coreai.invoke"(%1, %2) <{callee = @rms_norm_0}> : (tensor<1x1x8xf16>, tensor<8xf16>) -> tensor<1x1x8xf16> loc("rms_norm_default"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
@@ -18,7 +18,7 @@
     %13 = "coreai.slice"(%9, %10, %11, %12) : (tensor<1x12x4xf16>, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>) -> tensor<1x12x3xf16> loc("slice_4"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %14 = "coreai.constant"() <{value = dense_resource<layer0_conv1d> : tensor<1x12x4xf16>}> : () -> tensor<1x12x4xf16> loc("p_layers_0_conv1d_weight")
     %15 = "coreai.decomposable.broadcasting_mul"(%9, %14) : (tensor<1x12x4xf16>, tensor<1x12x4xf16>) -> tensor<1x12x4xf16> loc("mul_10"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
-    %16 = "coreai.constant"() <{value = dense<[2]> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant6")
+    %16 = "coreai.constant"() <{value = dense<2> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant6")
     %17 = "coreai.reduce_sum"(%15, %16) : (tensor<1x12x4xf16>, tensor<1xsi32>) -> tensor<1x12x1xf16> loc("sum_0"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %18 = "coreai.silu"(%17) : (tensor<1x12x1xf16>) -> tensor<1x12x1xf16> loc("silu_0"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %19 = "coreai.constant"() <{value = dense<[1, 6, 2]> : tensor<3xui32>}> : () -> tensor<3xui32> loc("_tensor_constant7")
@@ -32,7 +32,7 @@
     %27 = "coreai.constant"() <{value = dense_resource<layer0_in_proj_a> : tensor<8x2xf16>}> : () -> tensor<8x2xf16> loc("p_layers_0_in_proj_a_weight")
     %28 = "coreai.decomposable.broadcasting_batch_matmul"(%3, %27) : (tensor<1x1x8xf16>, tensor<8x2xf16>) -> tensor<1x1x2xf16> loc("matmul_2"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %29 = "coreai.exp"(%28) : (tensor<1x1x2xf16>) -> tensor<1x1x2xf16> loc("exp_0"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
-    %30 = "coreai.constant"() <{value = dense<[-5.0e-01, -1.0e+00]> : tensor<2xf16>}> : () -> tensor<2xf16> loc("p_layers_0_A_log")
+    %30 = "coreai.constant"() <{value = dense<[-5.000000e-01, -1.000000e+00]> : tensor<2xf16>}> : () -> tensor<2xf16> loc("p_layers_0_A_log")
     %31 = "coreai.decomposable.broadcasting_mul"(%29, %30) : (tensor<1x1x2xf16>, tensor<2xf16>) -> tensor<1x1x2xf16> loc("mul_11"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %32 = "coreai.constant"() <{value = dense<[1, 2]> : tensor<2xui32>}> : () -> tensor<2xui32> loc("_tensor_constant10")
     %33 = "coreai.reshape"(%26, %32) : (tensor<1x1x2xf16>, tensor<2xui32>) -> tensor<1x2xf16> loc("view_1"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
@@ -47,7 +47,7 @@
     %42 = "coreai.exp"(%39) : (tensor<1x2xf32>) -> tensor<1x2xf32> loc("exp_1"("/src/coreai_models/models/macos/qwen3_5.py":199:0))
     %43 = "coreai.expand_dims"(%42, %41) : (tensor<1x2xf32>, tensor<2xsi32>) -> tensor<1x2x1x1xf32> loc("unsqueeze_20"("/src/coreai_models/models/macos/qwen3_5.py":199:0))
     %44 = "coreai.decomposable.broadcasting_mul"(%40, %43) : (tensor<1x2x2x2xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x2x2xf32> loc("mul_30"("/src/coreai_models/models/macos/qwen3_5.py":199:0))
-    %45 = "coreai.constant"() <{value = dense<[3]> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant12")
+    %45 = "coreai.constant"() <{value = dense<3> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant12")
     %46 = "coreai.expand_dims"(%36, %45) : (tensor<1x2x2xf32>, tensor<1xsi32>) -> tensor<1x2x2x1xf32> loc("unsqueeze_21"("/src/coreai_models/models/macos/qwen3_5.py":199:0))
     %47 = "coreai.decomposable.broadcasting_mul"(%44, %46) : (tensor<1x2x2x2xf32>, tensor<1x2x2x1xf32>) -> tensor<1x2x2x2xf32> loc("mul_31"("/src/coreai_models/models/macos/qwen3_5.py":199:0))
     %48 = "coreai.reduce_sum"(%47, %16) : (tensor<1x2x2x2xf32>, tensor<1xsi32>) -> tensor<1x2x1x2xf32> loc("sum_1"("/src/coreai_models/models/macos/qwen3_5.py":199:0))
@@ -77,9 +77,9 @@
   ^bb0(%arg0: tensor<1x1x8xf16> loc("hybrid_layer.mlir":88:45), %arg1: tensor<8xf16> loc("hybrid_layer.mlir":88:95)):
     %0 = "coreai.cast"(%arg0) : (tensor<1x1x8xf16>) -> tensor<1x1x8xf32> loc("_to_copy_1"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %1 = "coreai.decomposable.broadcasting_mul"(%0, %0) : (tensor<1x1x8xf32>, tensor<1x1x8xf32>) -> tensor<1x1x8xf32> loc("mul_1"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
-    %2 = "coreai.constant"() <{value = dense<[2]> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant0")
+    %2 = "coreai.constant"() <{value = dense<2> : tensor<1xsi32>}> : () -> tensor<1xsi32> loc("_tensor_constant0")
     %3 = "coreai.reduce_mean"(%1, %2) : (tensor<1x1x8xf32>, tensor<1xsi32>) -> tensor<1x1x1xf32> loc("mean_0"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
-    %4 = "coreai.constant"() <{value = dense<1.0e-06> : tensor<f32>}> : () -> tensor<f32> loc("_tensor_constant1")
+    %4 = "coreai.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32> loc("_tensor_constant1")
     %5 = "coreai.decomposable.broadcasting_add"(%3, %4) : (tensor<1x1x1xf32>, tensor<f32>) -> tensor<1x1x1xf32> loc("add_1"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %6 = "coreai.rsqrt"(%5) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32> loc("rsqrt_0"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
     %7 = "coreai.decomposable.broadcasting_mul"(%0, %6) : (tensor<1x1x8xf32>, tensor<1x1x1xf32>) -> tensor<1x1x8xf32> loc("mul_2"("/src/coreai_models/models/macos/qwen3_5.py":160:0))
