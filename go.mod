@@ -6,3 +6,5 @@ require (
 	github.com/spf13/pflag v1.1.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require howett.net/plist v1.0.1
