@@ -551,10 +551,12 @@ func (b *Block) IsBefore(a, c *Operation) bool {
 	return a.order < c.order
 }
 
-// Module is an MLIR module: the top-level builtin.module op plus the
-// file-level data that travels with it (resources).
+// Module is an MLIR module: the top-level op plus the file-level data that
+// travels with it (resources).
 type Module struct {
-	// Op is the builtin.module operation; its one region has one block.
+	// Op is the top-level operation, with one region holding one block:
+	// builtin.module, or another module-like op (Apple's compiled files
+	// have mps.module and aicode.serialization.asset there).
 	Op *Operation
 	// Resources are the dialect resources (`{-# dialect_resources … #-}` in
 	// text, the resource section in bytecode), in file order.

@@ -115,6 +115,12 @@ func OpID(l Loc) string {
 			return id
 		}
 		return OpID(x.Caller)
+	case *DialectLoc:
+		// Readable only in its textual form (#debuginfo.location<…>); an
+		// attribute kept in a bytecode encoding has no text to search.
+		if _, encoded := x.Attr.(BytecodeOnly); !encoded {
+			return metadataIdentifier(x.Attr)
+		}
 	}
 	return ""
 }

@@ -152,6 +152,10 @@ func opaqueLoc(l Loc) string {
 			return w
 		}
 		return opaqueLoc(x.Caller)
+	case *DialectLoc:
+		if w := opaqueAttr(x.Attr); w != "" {
+			return "location " + w
+		}
 	}
 	return ""
 }

@@ -32,6 +32,11 @@ func (e *VerifyError) Error() string {
 // consistency, graph terminators and signatures, coreai.invoke callee types,
 // symbol references and dense_resource handles. It returns *VerifyError.
 func Verify(m *Module) error {
+	// Any module-like op is a module: builtin.module, or the mps.module and
+	// aicode.serialization.asset of Apple's compiled files.
+	if m.Op == nil || len(m.Op.Regions) != 1 || len(m.Op.Regions[0].Blocks) != 1 {
+		return &VerifyError{Problems: []string{"top-level op must have one region with one block (like builtin.module)"}}
+	}
 	v := &verifier{m: m, syms: m.Symbols(), doms: map[*Region]map[*Block]map[*Block]bool{}}
 	for o := m.Body().first; o != nil; o = o.next {
 		if HasOpaqueProps(o) {
@@ -39,9 +44,6 @@ func Verify(m *Module) error {
 			// judged unresolved.
 			v.unknownSyms = true
 		}
-	}
-	if m.Op == nil || m.Op.Name != "builtin.module" || len(m.Op.Regions) != 1 || len(m.Op.Regions[0].Blocks) != 1 {
-		return &VerifyError{Problems: []string{"top-level op must be a builtin.module with one block"}}
 	}
 	m.Walk(func(op *Operation) bool { v.op(op); return true })
 	for _, g := range m.Graphs() {

@@ -99,8 +99,10 @@ type NativeProps struct {
 	*graph.OpaqueAttr
 	Op   string
 	Blob []byte
-	src  *rawFile
-	st   *decodeState
+	// Why is set when anefix knows layouts for Op but none fits the blob.
+	Why string
+	src *rawFile
+	st  *decodeState
 }
 
 // BytecodeOnly marks values that exist only as bytecode encodings: a text
@@ -121,6 +123,9 @@ func (l *EncodedLoc) BytecodeOnly() string {
 
 // BytecodeOnly implements the marker described on EncodedAttr.
 func (p *NativeProps) BytecodeOnly() string {
+	if p.Why != "" {
+		return "the native properties of " + p.Op + " are kept in their bytecode layout: " + p.Why
+	}
 	return "the native properties of " + p.Op + " are kept in their bytecode layout, which anefix does not know"
 }
 
@@ -183,13 +188,25 @@ func (s *decodeState) loc(at int64, i uint64) (graph.Loc, error) {
 	if l := s.locs[i]; l != nil {
 		return l, nil
 	}
-	if ea, ok := a.(*EncodedAttr); ok && ea.Dialect == "builtin" {
-		// A location kind anefix does not model (from a newer MLIR).
-		l := &EncodedLoc{Attr: ea}
-		s.locs[i] = l
-		return l, nil
+	var l graph.Loc
+	switch x := a.(type) {
+	case *EncodedAttr:
+		if x.Dialect == "builtin" {
+			// A builtin location kind anefix does not model (from a newer MLIR).
+			l = &EncodedLoc{Attr: x}
+		} else {
+			// A dialect attribute that is a LocationAttr in its dialect.
+			l = &graph.DialectLoc{Attr: x}
+		}
+	case *graph.OpaqueAttr:
+		// A dialect attribute in its textual fallback form (the writer did
+		// not know the dialect, e.g. coreai-torch's #debuginfo.location).
+		l = &graph.DialectLoc{Attr: x}
+	default:
+		return nil, s.f.errAt(at, "attribute %d (%s) is used as a location but is not one", i, a.String())
 	}
-	return nil, s.f.errAt(at, "attribute %d (%s) is used as a location but is not one", i, a.String())
+	s.locs[i] = l
+	return l, nil
 }
 
 func (s *decodeState) stringAttrRef(d *decoder) (string, error) {

@@ -79,8 +79,15 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 	if i, ok := w.locMemo[l]; ok {
 		return i, nil
 	}
-	if el, ok := l.(*EncodedLoc); ok {
-		return w.attrIndex(el.Attr)
+	switch x := l.(type) {
+	case *EncodedLoc:
+		return w.attrIndex(x.Attr)
+	case *graph.DialectLoc:
+		// A dialect location is its attribute: the same table entry.
+		if x.Attr == nil {
+			return 0, fmt.Errorf("dialect location without an attribute")
+		}
+		return w.attrIndex(x.Attr)
 	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("location nests deeper than %d", maxNesting)

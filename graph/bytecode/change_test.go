@@ -144,9 +144,13 @@ func TestUseListOrders(t *testing.T) {
 // call is re-encoded and mlir-opt, which verifies func.call, prints it.
 func TestRegisterNativeLayout(t *testing.T) {
 	data := emitBytecode(t, filepath.Join("testdata", "func.mlir"), 6)
-	known := nativeLayout("func.call")
+	known := layoutsOf("func.call")
 	RegisterNativeLayout("func.call", nil)
-	defer RegisterNativeLayout("func.call", known)
+	defer func() {
+		layoutMu.Lock()
+		nativeLayouts["func.call"] = known
+		layoutMu.Unlock()
+	}()
 	m, _ := read(t, data)
 	np, ok := findOp(m, "func.call").Props.(*NativeProps)
 	if !ok {

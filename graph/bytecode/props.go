@@ -2,43 +2,152 @@ package bytecode
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/anefix/anefix/graph"
 )
 
+// PropKind is the attribute kind a native properties field must hold. The
+// reader checks every decoded field against it, so that a layout is only
+// accepted for a blob it really describes.
+type PropKind int
+
+// Attribute kinds of native properties fields.
+const (
+	AnyProp          PropKind = iota // any attribute
+	StringProp                       // a string (sym_name, sym_visibility)
+	FunctionTypeProp                 // a type attribute holding a function type
+	DictArrayProp                    // an array of dictionaries (arg_attrs, res_attrs)
+	UnitProp                         // the unit attribute (no_inline)
+	SymbolRefProp                    // a symbol reference (callee)
+)
+
+func (k PropKind) String() string {
+	return [...]string{"any attribute", "a string", "a function type", "an array of dictionaries", "unit", "a symbol reference"}[k]
+}
+
+func (k PropKind) matches(a graph.Attr) bool {
+	switch k {
+	case StringProp:
+		_, ok := a.(*graph.StringAttr)
+		return ok
+	case FunctionTypeProp:
+		ta, ok := a.(*graph.TypeAttr)
+		if !ok {
+			return false
+		}
+		_, ok = ta.Type.(*graph.FunctionType)
+		return ok
+	case DictArrayProp:
+		arr, ok := a.(*graph.ArrayAttr)
+		if !ok {
+			return false
+		}
+		for _, e := range arr.Elems {
+			if _, ok := e.(*graph.DictAttr); !ok {
+				return false
+			}
+		}
+		return true
+	case UnitProp:
+		_, ok := a.(*graph.UnitAttr)
+		return ok
+	case SymbolRefProp:
+		_, ok := a.(*graph.SymbolRefAttr)
+		return ok
+	}
+	return true
+}
+
 // PropField is one entry of an op's native properties layout: an attribute
-// reference, written as a plain index or, when Optional, as a flagged one.
+// reference, written as a plain index or, when Optional, as a flagged one
+// (0 = absent), holding an attribute of the given Kind.
 type PropField struct {
 	Name     string
 	Optional bool
+	Kind     PropKind
 }
 
-// nativeLayouts are the native properties layouts anefix knows, checked
-// against mlir-opt 19's output (ODS writes the properties in name order,
-// optional ones as a flagged index). Registered ops not listed here keep
-// their blob opaque.
-var nativeLayouts = map[string][]PropField{
-	"builtin.module": {{"sym_name", true}, {"sym_visibility", true}},
+// NativeLayout is the native properties layout ODS generates for one op in
+// the MLIR releases listed in MLIR (major versions whose output was checked;
+// empty for a layout registered without that knowledge). ODS writes an op's
+// attributes sorted by name, the required ones with writeAttribute (a plain
+// index) and the optional, default-valued and unit ones with
+// writeOptionalAttribute (a flagged index); see OpDefinitionsGen's
+// genPropertiesSupportForBytecode in llvm-project's mlir-tblgen.
+type NativeLayout struct {
+	MLIR   []int
+	Fields []PropField
+}
+
+func (l *NativeLayout) forMLIR(major int) bool {
+	for _, m := range l.MLIR {
+		if m == major {
+			return true
+		}
+	}
+	return false
+}
+
+// describe is "MLIR 19" or "MLIR 22" for messages.
+func (l *NativeLayout) describe() string {
+	if len(l.MLIR) == 0 {
+		return "a registered layout"
+	}
+	parts := make([]string, len(l.MLIR))
+	for i, m := range l.MLIR {
+		parts[i] = strconv.Itoa(m)
+	}
+	return "the MLIR " + strings.Join(parts, "/") + " layout"
+}
+
+var (
+	optStr       = func(n string) PropField { return PropField{n, true, StringProp} }
+	optDictArray = func(n string) PropField { return PropField{n, true, DictArrayProp} }
+	optUnit      = func(n string) PropField { return PropField{n, true, UnitProp} }
+)
+
+// nativeLayouts are the layouts anefix knows, each confirmed by reading
+// what that mlir-opt writes (tests in layout_test.go run mlir-opt 19.1.7
+// and 22.1.8). The ODS definitions are llvm-project's
+// mlir/include/mlir/Dialect/Func/IR/FuncOps.td and BuiltinOps.td: MLIR 22
+// added `no_inline` (a UnitAttr) to func.func and `arg_attrs`, `res_attrs`,
+// `no_inline` to func.call. The release that first carried each addition
+// (20 or 21) was not checked, so for other producers the layout is inferred
+// from the blob (see decodeNative). Registered ops not listed keep their
+// blob opaque.
+var nativeLayouts = map[string][]*NativeLayout{
+	"builtin.module": {{MLIR: []int{19, 22}, Fields: []PropField{optStr("sym_name"), optStr("sym_visibility")}}},
 	"func.func": {
-		{"arg_attrs", true}, {"function_type", false}, {"res_attrs", true},
-		{"sym_name", false}, {"sym_visibility", true},
+		{MLIR: []int{19}, Fields: []PropField{
+			optDictArray("arg_attrs"), {"function_type", false, FunctionTypeProp}, optDictArray("res_attrs"),
+			{"sym_name", false, StringProp}, optStr("sym_visibility"),
+		}},
+		{MLIR: []int{22}, Fields: []PropField{
+			optDictArray("arg_attrs"), {"function_type", false, FunctionTypeProp}, optUnit("no_inline"),
+			optDictArray("res_attrs"), {"sym_name", false, StringProp}, optStr("sym_visibility"),
+		}},
 	},
-	// One required attribute (a one-byte blob naming the callee); mlir-opt
-	// reads the re-encoded form back (TestRegisterNativeLayout).
-	"func.call": {{"callee", false}},
+	"func.call": {
+		{MLIR: []int{19}, Fields: []PropField{{"callee", false, SymbolRefProp}}},
+		{MLIR: []int{22}, Fields: []PropField{
+			optDictArray("arg_attrs"), {"callee", false, SymbolRefProp}, optUnit("no_inline"), optDictArray("res_attrs"),
+		}},
+	},
 }
 
 var layoutMu sync.RWMutex
 
 // RegisterNativeLayout declares the native properties layout of a
 // registered op whose ODS properties are all attributes, in the order its
-// writeProperties emits them (ODS sorts them by name). Once declared, the op's
-// properties are read into a dictionary and re-encoded after changes
-// instead of being carried opaquely. Use it only for a layout confirmed
-// against real files, e.g. with NativeProps.Describe. Nil fields remove the
-// declaration.
+// writeProperties emits them (ODS sorts them by name), replacing every
+// layout anefix had for the op. Once declared, the op's properties are read
+// into a dictionary and re-encoded after changes instead of being carried
+// opaquely. Use it only for a layout confirmed against real files, e.g. with
+// NativeProps.Describe. Nil fields remove the declaration.
 func RegisterNativeLayout(op string, fields []PropField) {
 	layoutMu.Lock()
 	defer layoutMu.Unlock()
@@ -46,13 +155,51 @@ func RegisterNativeLayout(op string, fields []PropField) {
 		delete(nativeLayouts, op)
 		return
 	}
-	nativeLayouts[op] = append([]PropField(nil), fields...)
+	nativeLayouts[op] = []*NativeLayout{{Fields: append([]PropField(nil), fields...)}}
 }
 
-func nativeLayout(op string) []PropField {
+// NativeLayouts returns the layouts anefix knows for op (nil: none).
+func NativeLayouts(op string) []NativeLayout {
+	layoutMu.RLock()
+	defer layoutMu.RUnlock()
+	var out []NativeLayout
+	for _, l := range nativeLayouts[op] {
+		out = append(out, NativeLayout{MLIR: append([]int(nil), l.MLIR...), Fields: append([]PropField(nil), l.Fields...)})
+	}
+	return out
+}
+
+func layoutsOf(op string) []*NativeLayout {
 	layoutMu.RLock()
 	defer layoutMu.RUnlock()
 	return nativeLayouts[op]
+}
+
+var producerRe = regexp.MustCompile(`^MLIR(\d+)\.`)
+
+// ProducerMLIRMajor is the MLIR major version named by a bytecode producer
+// string ("MLIR22.0.0git" → 22), or 0 when it names none (anefix's own
+// "anefix", other writers).
+func ProducerMLIRMajor(producer string) int {
+	m := producerRe.FindStringSubmatch(producer)
+	if m == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n > 1000 {
+		return 0
+	}
+	return n
+}
+
+// layoutForMLIR is the layout confirmed for an MLIR major version, or nil.
+func layoutForMLIR(op string, major int) *NativeLayout {
+	for _, l := range layoutsOf(op) {
+		if l.forMLIR(major) {
+			return l
+		}
+	}
+	return nil
 }
 
 // registeredOps are op names anefix marks as registered when it adds them
@@ -69,56 +216,116 @@ var upstreamDialects = map[string]bool{
 	"quant": true, "ub": true, "emitc": true, "async": true, "pdl": true, "transform": true,
 }
 
-func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.Attr, bool, error) {
+// decodeProps decodes one op's properties blob. For a registered op it
+// returns the layout used, nil when the blob is kept opaque.
+func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.Attr, *NativeLayout, error) {
 	d := newDecoder(p.data, p.off, ir.f.name)
 	if !registered {
 		a, err := ir.st.attrRef(d)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if !d.empty() {
-			return nil, false, d.errorf("trailing bytes in the properties of unregistered op %s", name)
+			return nil, nil, d.errorf("trailing bytes in the properties of unregistered op %s", name)
 		}
-		return a, false, nil
+		return a, nil, nil
 	}
-	layoutMu.RLock()
-	layout, ok := nativeLayouts[name]
-	layoutMu.RUnlock()
-	if !ok {
+	opaque := func(why string) *NativeProps {
 		return &NativeProps{
 			OpaqueAttr: &graph.OpaqueAttr{Text: fmt.Sprintf("#anefix.native_properties<%q, %d bytes>", name, len(p.data))},
-			Op:         name, Blob: p.data, src: ir.f, st: ir.st,
-		}, true, nil
+			Op:         name, Blob: p.data, Why: why, src: ir.f, st: ir.st,
+		}
+	}
+	layouts := layoutsOf(name)
+	if len(layouts) == 0 {
+		return opaque(""), nil, nil
+	}
+	// The layout confirmed for the producer's MLIR version first, then the
+	// others: a blob is accepted by the first layout it fits completely with
+	// every field of the right kind. The known layouts of one op differ in
+	// their number of fields, so at most one of them can fit.
+	major := ProducerMLIRMajor(ir.f.producer)
+	order := make([]*NativeLayout, 0, len(layouts))
+	for _, l := range layouts {
+		if l.forMLIR(major) {
+			order = append(order, l)
+		}
+	}
+	for _, l := range layouts {
+		if !l.forMLIR(major) {
+			order = append(order, l)
+		}
+	}
+	var firstErr error
+	for _, l := range order {
+		a, err := ir.decodeNative(name, p, l)
+		if err == nil {
+			return a, l, nil
+		}
+		if _, ok := err.(*layoutMismatch); !ok {
+			return nil, nil, err
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	// No known layout describes the blob: carry it unchanged and say so.
+	return opaque(fmt.Sprintf("they match no layout anefix knows for %s (producer %q; %v)", name, ir.f.producer, firstErr)), nil, nil
+}
+
+// layoutMismatch says why a blob does not fit a layout.
+type layoutMismatch struct {
+	off int64
+	msg string
+}
+
+func (e *layoutMismatch) Error() string { return fmt.Sprintf("at byte offset %d: %s", e.off, e.msg) }
+
+func (ir *irReader) decodeNative(name string, p rawProp, l *NativeLayout) (graph.Attr, error) {
+	d := newDecoder(p.data, p.off, ir.f.name)
+	mismatch := func(at int64, format string, args ...any) error {
+		return &layoutMismatch{at, l.describe() + ": " + fmt.Sprintf(format, args...)}
 	}
 	var entries []graph.NamedAttr
-	for _, fld := range layout {
+	for _, fld := range l.Fields {
 		at := d.offset()
+		if d.empty() {
+			return nil, mismatch(at, "the blob ends before field %s", fld.Name)
+		}
 		idx, err := d.varint()
 		if err != nil {
-			return nil, false, err
+			return nil, mismatch(at, "field %s: %v", fld.Name, err)
 		}
 		if fld.Optional {
 			if idx&1 == 0 {
 				if idx != 0 {
-					return nil, false, ir.f.errAt(at, "%s properties: absent optional %s has a non-zero index", name, fld.Name)
+					return nil, mismatch(at, "absent optional %s has a non-zero index", fld.Name)
 				}
 				continue
 			}
 			idx >>= 1
 		}
+		if idx >= uint64(len(ir.st.attrs)) {
+			return nil, mismatch(at, "field %s names attribute %d of %d", fld.Name, idx, len(ir.st.attrs))
+		}
 		a, err := ir.st.attr(at, idx)
 		if err != nil {
-			return nil, false, err
+			// Malformed, or not meant as an attribute reference: either way
+			// this layout does not describe the blob.
+			return nil, mismatch(at, "field %s: %v", fld.Name, err)
+		}
+		if !fld.Kind.matches(a) {
+			return nil, mismatch(at, "field %s must be %s, found %s", fld.Name, fld.Kind, a.String())
 		}
 		entries = append(entries, graph.NamedAttr{Name: fld.Name, Value: a})
 	}
 	if !d.empty() {
-		return nil, false, d.errorf("%s properties are longer than the layout anefix knows (mlir-opt 19)", name)
+		return nil, mismatch(d.offset(), "%d bytes left after the %d fields", d.remaining(), len(l.Fields))
 	}
 	if len(entries) == 0 {
-		return nil, true, nil
+		return nil, nil
 	}
-	return &graph.DictAttr{Entries: entries}, true, nil
+	return &graph.DictAttr{Entries: entries}, nil
 }
 
 // Describe lists the blob's varints with the attributes they would name if

@@ -24,7 +24,17 @@ type Source struct {
 	types map[graph.Type]int
 	locs  map[graph.Loc]int
 	ops   map[*graph.Operation]*opRecord
-	uses  map[*graph.Value]*useListRecord
+	// layouts is the native layout the input's ops of each name were
+	// decoded with (one per name: a file comes from one MLIR version).
+	layouts map[string]*NativeLayout
+	// argUseFlags holds the byte announcing block-argument use-list orders
+	// where it is not 1: MLIR reads any non-zero value as "present", and
+	// Apple's writer (MLIR22.0.0git) emits 0x20 there.
+	argUseFlags map[*graph.Block]byte
+	// bareTop is the implicit module holding the top-level ops when the
+	// file does not have exactly one top-level op of module shape.
+	bareTop *graph.Operation
+	uses    map[*graph.Value]*useListRecord
 }
 
 // opRecord is what the reader saw of one op, to reuse its encoding.
@@ -32,8 +42,8 @@ type opRecord struct {
 	isolated   bool
 	hasProps   bool
 	propIdx    int
-	props      graph.Attr // Op.Props as read; a different value means changed
-	native     bool       // props used the op's native layout
+	props      graph.Attr    // Op.Props as read; a different value means changed
+	layout     *NativeLayout // the native layout the props were decoded with; nil when opaque or unregistered
 	nOperands  int
 	nResults   int
 	nRegions   int
@@ -61,6 +71,7 @@ func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error
 		Name: name, Size: size, Version: int(f.version), Producer: f.producer, f: f,
 		attrs: map[graph.Attr]int{}, types: map[graph.Type]int{}, locs: map[graph.Loc]int{},
 		ops: map[*graph.Operation]*opRecord{}, uses: map[*graph.Value]*useListRecord{},
+		layouts: map[string]*NativeLayout{}, argUseFlags: map[*graph.Block]byte{},
 	}
 	ir := &irReader{f: f, st: newDecodeState(f), src: src}
 	m, err := ir.read()
@@ -186,13 +197,20 @@ func (ir *irReader) read() (*graph.Module, error) {
 		u.rec.uses = slices.Clone(u.v.Uses())
 		ir.src.uses[u.v] = u.rec
 	}
+	// The top-level op is the module whatever its name (Apple's files have
+	// aicode.serialization.asset or mps.module there), as long as it has the
+	// one-region, one-block shape graph.Module needs. MLIR's own writer
+	// always writes one top-level op; the format allows any number. Other
+	// shapes are kept in an implicit builtin.module, as MLIR's parser does,
+	// and written back bare (Source.bareTop).
 	ops := blk.Ops()
-	if len(ops) != 1 || ops[0].Name != "builtin.module" {
-		return nil, ir.f.errAt(sec.base, "expected one top-level builtin.module, found %d top-level ops", len(ops))
+	if len(ops) == 1 && len(ops[0].Regions) == 1 && len(ops[0].Regions[0].Blocks) == 1 {
+		mod := ops[0]
+		mod.Remove()
+		return &graph.Module{Op: mod}, nil
 	}
-	mod := ops[0]
-	mod.Remove()
-	return &graph.Module{Op: mod}, nil
+	ir.src.bareTop = holder
+	return &graph.Module{Op: holder, Implicit: true}, nil
 }
 
 func (ir *irReader) cur() *valueScope { return ir.scope[len(ir.scope)-1] }
@@ -286,6 +304,9 @@ func (ir *irReader) parseBlockHeader(d *decoder, b *graph.Block) (uint64, error)
 		return 0, err
 	}
 	if has != 0 {
+		if has != 1 {
+			ir.src.argUseFlags[b] = has
+		}
 		if err := ir.parseUseLists(d, b.Args()); err != nil {
 			return 0, err
 		}
@@ -397,11 +418,17 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 			return wrap(ir.f.errAt(at, "properties index %d out of range (%d entries)", pi, len(ir.f.props)))
 		}
 		rec.hasProps, rec.propIdx = true, int(pi)
-		props, rec.native, err = ir.decodeProps(name, ir.f.opNames[ni].registered, ir.f.props[pi])
+		props, rec.layout, err = ir.decodeProps(name, ir.f.opNames[ni].registered, ir.f.props[pi])
 		if err != nil {
 			return wrap(err)
 		}
 		rec.props = props
+		if rec.layout != nil {
+			if prev := ir.src.layouts[name]; prev != nil && prev != rec.layout {
+				return wrap(ir.f.errAt(at, "%s properties use %s here but %s elsewhere in the file", name, rec.layout.describe(), prev.describe()))
+			}
+			ir.src.layouts[name] = rec.layout
+		}
 	}
 	var resultTypes []graph.Type
 	if mask&maskResults != 0 {

@@ -52,6 +52,7 @@ type outResource struct {
 
 type writer struct {
 	version uint64
+	major   int // MLIR major version the output's producer names (0: none)
 	src     *Source
 	f       *rawFile // nil without a source
 
@@ -109,6 +110,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	if strings.IndexByte(producer, 0) >= 0 {
 		return fmt.Errorf("bytecode: producer string contains a NUL byte")
 	}
+	wr.major = ProducerMLIRMajor(producer)
 	wr.seed()
 	if err := wr.planResources(m); err != nil {
 		return err
@@ -301,6 +303,19 @@ type valueID struct {
 func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
 	iw := &irWriter{writer: w, ids: map[*graph.Value]valueID{}}
 	e := &encoder{}
+	if w.src != nil && w.src.bareTop != nil && w.src.bareTop == m.Op && m.Implicit {
+		// The input's top-level ops, written bare as they were read (the
+		// top level defines no values, so each op numbers its regions'
+		// values from 0, as for a single top-level op).
+		b := m.Body()
+		e.varintFlag(uint64(b.Len()), false)
+		for o := b.First(); o != nil; o = o.Next() {
+			if err := iw.op(e, o, nil, 0); err != nil {
+				return nil, err
+			}
+		}
+		return e.buf, nil
+	}
 	e.varintFlag(1, false)
 	if err := iw.op(e, m.Op, nil, 0); err != nil {
 		return nil, err
@@ -508,6 +523,9 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 				e.byte(0)
 				if w.useLists(e, args) {
 					e.buf[at] = 1
+					if f, ok := w.src.argUseFlags[b]; ok {
+						e.buf[at] = f
+					}
 				}
 			}
 		}
@@ -582,11 +600,11 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 		blob = p.Blob
 	default:
 		if registered {
-			layout := nativeLayout(op.Name)
+			layout := w.layoutFor(op, rec)
 			if layout == nil {
 				return -1, true, nil
 			}
-			b, err := w.encodeNative(op, layout)
+			b, err := w.encodeNative(op, layout.Fields)
 			if err != nil {
 				return 0, false, err
 			}
@@ -605,6 +623,31 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 	w.props = append(w.props, blob)
 	w.propKey[string(blob)] = len(w.props) - 1
 	return len(w.props) - 1, false, nil
+}
+
+// layoutFor picks the native layout to encode op's properties with: the
+// one they were read with; else the one confirmed for the MLIR version the
+// output's producer names; else the one the input used for ops of the same
+// name; else a layout registered without version knowledge. Nil means none
+// is known to fit the reader, and the properties go into the attribute
+// dictionary, which every MLIR version moves into the properties of a
+// registered op when reading (checked with mlir-opt 19 and 22).
+func (w *irWriter) layoutFor(op *graph.Operation, rec *opRecord) *NativeLayout {
+	if rec != nil && rec.layout != nil {
+		return rec.layout
+	}
+	if l := layoutForMLIR(op.Name, w.major); l != nil {
+		return l
+	}
+	if w.src != nil {
+		if l := w.src.layouts[op.Name]; l != nil {
+			return l
+		}
+	}
+	if ls := layoutsOf(op.Name); len(ls) == 1 && len(ls[0].MLIR) == 0 {
+		return ls[0]
+	}
+	return nil
 }
 
 // checkNative refuses to carry an opaque native blob when the op changed in
