@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -24,7 +25,10 @@ func init() {
   xcrun coreai-build compile <IN>.aimodel --platform iOS \
     --preferred-compute neural-engine --architecture h18p --output <tmp>/<IN>.aimodelc
 (IN that is not an .aimodel is written into a temporary one first), times
-it, counts the *ANE_region* entries it wrote, and parses its stderr: the
+it, reads the .aimodelc it wrote the way 'anefix inspect' does (each ANE
+region counted once: the specialized graph's region_type<ANE> entries,
+checked against the <fn>_ANE_region_<i>_<j>.bc directories; a count the
+package cannot settle is an error, never a guess), and parses its stderr: the
 "warning:" lines with ane_validation_message, the "ANE I/O op" failures, the
 "ANECCompileOffline() failed ... aneCompileStatus=N" blocks with their
 ErrorList and region file, and the maxReorderingDistance notes. Each
@@ -85,6 +89,9 @@ Examples:
 				if res.ExitCode != 0 {
 					return fmt.Errorf("%s exited with status %d; its log is summarized above", res.Command[0], res.ExitCode)
 				}
+				if err := regionsSettled(res); err != nil {
+					return err
+				}
 				if rep.Requirement != "" && !rep.RequirementMet {
 					return withCode(exitGate, fmt.Errorf("requirement not met: %s (measured %d ANE region(s))", rep.Requirement, rep.Regions))
 				}
@@ -131,7 +138,7 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	mapped := ane.MapLog(ci.module(), res.Log)
 	rep := &pb.CompileReport{
 		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
-		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles,
+		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles, RegionsKnown: res.RegionsKnown,
 		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(),
 		Groups:              pbGroups(ane.GroupFindings(mapped)),
 		ElementTypeWarnings: int32(res.Log.Count(compilerlog.KindElementType)),
@@ -139,7 +146,10 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
 		LogLines:            int64(res.Log.Lines), UnclassifiedLines: int64(res.Log.Unclassified),
 	}
-	rep.PerFunction = perFunctionRegions(pred, res.RegionFiles)
+	if res.Package != nil {
+		rep.Compiled = compiledReport(res.Package)
+	}
+	rep.PerFunction = perFunctionRegions(pred, res.Package)
 	rep.CitedNotPredicted, rep.PredictedNotCited = calibration(pred.AllFindings(), mapped)
 	for _, f := range res.Log.Failures {
 		cf := &pb.CompileFailure{LogLine: int32(f.Line), OsStatus: f.OSStatus, AneCompileStatus: f.Status,
@@ -155,10 +165,28 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	return rep, res, nil
 }
 
-// perFunctionRegions attributes region files to entry functions by name:
-// a file "<function>_…ANE_region_i_j…" belongs to the entry graph with the
-// longest name that prefixes its base name followed by "_".
-func perFunctionRegions(pred *ane.Report, files []string) []*pb.FunctionRegions {
+// regionsSettled is the error of a compile whose ANE regions the .aimodelc
+// does not settle (or that wrote none although the compiler exited 0).
+func regionsSettled(res *compileResult) error {
+	switch {
+	case res.Package == nil:
+		return fmt.Errorf("%s exited 0 but wrote no .aimodelc, so there are no regions to count", res.Command[0])
+	case !res.RegionsKnown:
+		why := append([]string(nil), res.Package.Problems...)
+		for _, f := range res.Package.Functions {
+			why = append(why, f.Disagreements...)
+		}
+		return fmt.Errorf("the ANE regions of the .aimodelc cannot be counted (%s); no count is reported rather than a guess", strings.Join(why, "; "))
+	}
+	return nil
+}
+
+// perFunctionRegions attributes the compiled entry functions' ANE regions
+// to the input's entry graphs by name: coreai-build names an entry function
+// after its graph plus "_<suffix>" (the corpus's main -> main_9wemocz…), so
+// a function belongs to the entry graph whose name it equals or starts
+// with followed by "_", the longest such name winning.
+func perFunctionRegions(pred *ane.Report, pkg *aimodelc.Package) []*pb.FunctionRegions {
 	var out []*pb.FunctionRegions
 	idx := map[string]*pb.FunctionRegions{}
 	for i := range pred.Graphs {
@@ -169,16 +197,18 @@ func perFunctionRegions(pred *ane.Report, files []string) []*pb.FunctionRegions 
 			out = append(out, fr)
 		}
 	}
-	for _, f := range files {
-		base := f[strings.LastIndexByte(f, '/')+1:]
+	if pkg == nil {
+		return out
+	}
+	for _, f := range pkg.Functions {
 		best := ""
 		for name := range idx {
-			if strings.HasPrefix(base, name+"_") && len(name) > len(best) {
+			if (f.Name == name || strings.HasPrefix(f.Name, name+"_")) && len(name) > len(best) {
 				best = name
 			}
 		}
 		if best != "" {
-			idx[best].Regions++
+			idx[best].Regions += int32(f.ANE.N)
 		}
 	}
 	return out
@@ -244,9 +274,14 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 		fmt.Fprintf(&b, "  (a compiler given by --compiler or $%s, not xcrun coreai-build)\n", compilerEnv)
 	}
 	fmt.Fprintf(&b, "exit status %d after %s\n", r.ExitCode, time.Duration(r.Seconds*float64(time.Second)).Round(10*time.Millisecond))
-	fmt.Fprintf(&b, "\nANE regions: %d measured (*ANE_region* entries); anefix check predicted %d for %d function(s)\n",
-		r.Regions, r.RegionsPredicted, r.Functions)
+	measured := fmt.Sprintf("%d measured", r.Regions)
+	if !r.RegionsKnown {
+		measured = "UNKNOWN (the .aimodelc does not settle them; see its problems below)"
+	}
+	fmt.Fprintf(&b, "\nANE regions: %s (read from the .aimodelc, each region once); anefix check predicted %d for %d function(s)\n",
+		measured, r.RegionsPredicted, r.Functions)
 	switch {
+	case !r.RegionsKnown:
 	case r.Regions == 0 && r.ExitCode == 0:
 		fmt.Fprintf(&b, "  no ANE region: the .aimodelc runs on the GPU only, although the compiler exited 0\n")
 	case r.Regions > 0 && int(r.Regions) < int(r.Functions):
@@ -255,6 +290,21 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	if len(r.RegionFiles) > 0 && len(r.RegionFiles) <= 8 {
 		for _, f := range r.RegionFiles {
 			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
+	if c := r.Compiled; c != nil {
+		for _, f := range c.GetFunctions() {
+			req := f.GetRequestedDevice()
+			if req == "" {
+				req = "unknown"
+			}
+			fmt.Fprintf(&b, "  %s: requested %s, %s ANE / %s GPU region(s)\n", f.GetName(), req, optCount(f.AneRegions), optCount(f.GpuRegions))
+			for _, d := range f.GetDisagreements() {
+				fmt.Fprintf(&b, "    DISAGREE: %s\n", d)
+			}
+		}
+		for _, p := range c.GetProblems() {
+			fmt.Fprintf(&b, "  problem: %s\n", p)
 		}
 	}
 	var differ []string

@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
 )
 
@@ -95,7 +97,8 @@ func TestCompileANE(t *testing.T) {
 	if !strings.Contains(out, "1 measured") || !strings.Contains(out, "requirement --require-ane") || !strings.Contains(out, ": met") {
 		t.Errorf("output:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(keep, "armA.aimodelc", "fn0_ANE_region_0_0.bc")); err != nil {
+	if _, err := os.Stat(filepath.Join(keep, "armA.aimodelc", "main-h18p-delegates", "MPSGraph", "mpsExecutable.mpsgraphpackage",
+		"binary_0.llir.bundle", "fn0_0_ANE_region_0_0.bc")); err != nil {
 		t.Errorf("--keep did not keep the .aimodelc: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(keep, "armA.coreai-build.log")); err != nil {
@@ -183,15 +186,67 @@ func TestCompilePerFunction(t *testing.T) {
 
 func TestPerFunctionLongestPrefix(t *testing.T) {
 	pred := &ane.Report{Graphs: []ane.GraphResult{{Name: "f", Entry: true}, {Name: "f_2", Entry: true}, {Name: "g", Entry: true, Blocked: true}}}
-	got := perFunctionRegions(pred, []string{"x.aimodelc/f_2_ANE_region_0_0.bc", "x.aimodelc/f_ANE_region_0_0.bc",
-		"x.aimodelc/f_ANE_region_1_0.bc", "x.aimodelc/other_ANE_region_0_0.bc"})
-	want := "f:2:true f_2:1:true g:0:false"
+	pkg := &aimodelc.Package{Functions: []*aimodelc.Function{
+		{Name: "f_2_abc", ANE: aimodelc.Count{N: 1, Known: true}},
+		{Name: "f_xyz", ANE: aimodelc.Count{N: 2, Known: true}},
+		{Name: "f", ANE: aimodelc.Count{N: 1, Known: true}},
+		{Name: "other_q", ANE: aimodelc.Count{N: 5, Known: true}},
+	}}
+	got := perFunctionRegions(pred, pkg)
+	want := "f:3:true f_2:1:true g:0:false"
 	var parts []string
 	for _, f := range got {
 		parts = append(parts, fmt.Sprintf("%s:%d:%v", f.Name, f.Regions, f.PredictedLegal))
 	}
 	if strings.Join(parts, " ") != want {
 		t.Errorf("got %v, want %s", parts, want)
+	}
+}
+
+// The count the issue asked for: a stand-in compiled tree with two ANE region
+// directories (each holding a binary and a weights file) counts two, where
+// counting every entry named *ANE_region* (the old way, and the seed note's
+// find | wc -l) gives six.
+func TestCompileCountsEachRegionOnce(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "ane")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_REGIONS", "2")
+	keep := filepath.Join(t.TempDir(), "build")
+	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--keep", keep, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	var rep struct {
+		Regions      int
+		RegionsKnown bool
+		RegionFiles  []string
+		Compiled     struct {
+			Functions []struct {
+				AneRegions *int
+				GpuRegions *int
+				FullyOnAne *bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Regions != 2 || !rep.RegionsKnown || len(rep.RegionFiles) != 2 || len(rep.Compiled.Functions) != 1 {
+		t.Fatalf("want 2 known regions in 2 directories, got %+v", rep)
+	}
+	f := rep.Compiled.Functions[0]
+	if f.AneRegions == nil || *f.AneRegions != 2 || f.GpuRegions == nil || *f.GpuRegions != 0 || f.FullyOnAne == nil || !*f.FullyOnAne {
+		t.Errorf("function: %+v", f)
+	}
+	naive := 0
+	filepath.WalkDir(filepath.Join(keep, "armA.aimodelc"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), "ANE_region") {
+			naive++
+		}
+		return nil
+	})
+	if naive != 6 {
+		t.Errorf("entries named *ANE_region*: %d, want 6 (2 directories, 2 binaries, 2 weights files)", naive)
 	}
 }
 

@@ -1,9 +1,9 @@
 package main
 
 // The compiler wrapper shared by `anefix compile` and `anefix rewrite
-// --compile`: it runs coreai-build on an .aimodel, times it, counts the
-// *ANE_region* entries it wrote and parses its stderr. See
-// /work/brief/compile-api.md for the contract.
+// --compile`: it runs coreai-build on an .aimodel, times it, reads the
+// .aimodelc it wrote with graph/aimodelc (which counts each ANE region once)
+// and parses its stderr.
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
@@ -52,8 +52,13 @@ type compileResult struct {
 	Command     []string
 	ExitCode    int
 	Duration    time.Duration
-	Regions     int      // *ANE_region* entries under the output
-	RegionFiles []string // their paths relative to the output, sorted
+	// Package is the .aimodelc as graph/aimodelc read it (nil when the
+	// compiler wrote none); Regions its ANE regions, meaningful only when
+	// RegionsKnown, and RegionFiles its ANE region directories.
+	Package      *aimodelc.Package
+	Regions      int
+	RegionsKnown bool
+	RegionFiles  []string
 	Log         *compilerlog.Log
 	Stderr      []byte
 	Kept        string // where the output was kept, "" when removed
@@ -86,7 +91,8 @@ func compilerCommand(opts compileOptions) ([]string, error) {
 
 // compileRegions compiles the .aimodel directory aimodel with the real
 // compiler (or opts.Compiler) and measures the result: exit code, wall
-// time, *ANE_region* entries written, and the parsed stderr. A compiler
+// time, the .aimodelc as read (ANE regions counted once each), and the
+// parsed stderr. A compiler
 // that exits non-zero is not an error here (the result says so); errors are
 // for a missing compiler (errNoCompiler), an unreadable output or log, or a
 // timeout.
@@ -145,9 +151,15 @@ func compileRegions(ctx context.Context, opts compileOptions, aimodel string) (*
 	}
 	// Only this compile's output: a --keep directory may hold the
 	// .aimodelc of earlier compiles, whose regions are not this one's.
-	res.Regions, res.RegionFiles, err = countRegions(out)
-	if err != nil {
+	if res.Package, err = readCompiled(out); err != nil {
 		return nil, err
+	}
+	if res.Package != nil {
+		c := res.Package.ANERegions()
+		res.Regions, res.RegionsKnown = c.N, c.Known
+		for _, rd := range res.Package.RegionDirs {
+			res.RegionFiles = append(res.RegionFiles, rd.Rel)
+		}
 	}
 	if opts.Keep != "" {
 		res.Kept = out
@@ -158,29 +170,18 @@ func compileRegions(ctx context.Context, opts compileOptions, aimodel string) (*
 	return res, nil
 }
 
-// countRegions counts entries whose name contains "ANE_region" (what
-// `find <x>.aimodelc -name '*ANE_region*' | wc -l` counts).
-// A root that does not exist (the compiler wrote nothing) has none.
-func countRegions(root string) (int, []string, error) {
+// readCompiled reads the .aimodelc the compiler wrote with graph/aimodelc.
+// A root that does not exist (the compiler wrote nothing) gives nil; the
+// caller decides what that means from the exit status.
+func readCompiled(root string) (*aimodelc.Package, error) {
 	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
-		return 0, nil, nil
+		return nil, nil
 	}
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.Contains(d.Name(), "ANE_region") {
-			rel, _ := filepath.Rel(root, p)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	p, err := aimodelc.Open(root, aimodelc.Options{})
 	if err != nil {
-		return 0, nil, fmt.Errorf("reading the compiler's output: %w", err)
+		return nil, fmt.Errorf("reading the compiler's output: %w", err)
 	}
-	sort.Strings(files)
-	return len(files), files, nil
+	return p, nil
 }
 
 // compileInput is a loaded input made ready for the compiler: the .aimodel

@@ -38,6 +38,9 @@ type GraphPlacement struct {
 	Symbols []RegionSymbol
 	// FuncAttrs maps a function symbol to its discardable attributes.
 	FuncAttrs map[string]*graph.DictAttr
+	// ModuleAttrs are the top-level op's attributes; the corpus's carry the
+	// compilation descriptor again (mps.preferredDevice = 1 : ui64, …).
+	ModuleAttrs *graph.DictAttr
 	// Problems are region_type values or property blobs this reader cannot
 	// read; they make the counts they touch unknown.
 	Problems []string
@@ -52,7 +55,7 @@ type RegionSymbol struct {
 // ReadPlacement walks a specialized graph for region_type attributes and
 // region symbols. It only reads the IR.
 func ReadPlacement(m *graph.Module) *GraphPlacement {
-	gp := &GraphPlacement{FuncAttrs: map[string]*graph.DictAttr{}}
+	gp := &GraphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, ModuleAttrs: m.Op.Attrs}
 	m.Walk(func(op *graph.Operation) bool {
 		if s, ok := op.Inherent("sym_name").(*graph.StringAttr); ok && len(op.Regions) > 0 {
 			gp.FuncAttrs[s.Value] = op.Attrs
@@ -142,14 +145,12 @@ func (gp *GraphPlacement) symbolsOf(sym string) typeCounts {
 	return tc
 }
 
-// attrText finds a discardable attribute of function sym, printed.
-func (gp *GraphPlacement) attrText(sym, name string) string {
-	if d := gp.FuncAttrs[sym]; d != nil {
-		if v := d.Get(name); v != nil {
-			return v.String()
-		}
+// moduleInt reads an integer attribute of the top-level op.
+func (gp *GraphPlacement) moduleInt(name string) (int64, bool) {
+	if v, ok := gp.ModuleAttrs.Get(name).(*graph.IntegerAttr); ok && v.Big == nil {
+		return v.Value, true
 	}
-	return ""
+	return 0, false
 }
 
 // stringsWithPrefix collects every string attribute value (anywhere in the

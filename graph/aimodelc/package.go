@@ -451,9 +451,15 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 	dirEv := fmt.Sprintf("%d ANE region director(ies) <fn>_ANE_region_<i>_<j>.bc named after the function (one region each; layout from public build scripts)", len(dirs))
 
 	// The device requested, as the specialized graph and main file say.
-	if gp != nil && fn.Symbol != "" {
-		if v := gp.attrText(fn.Symbol, "mps.preferredDevice"); v != "" {
-			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: @%s {mps.preferredDevice = %s}", fn.GraphFile, fn.Symbol, v))
+	if gp != nil {
+		if v, ok := gp.moduleInt("mps.preferredDevice"); ok {
+			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: module attribute mps.preferredDevice = %d (%s)", fn.GraphFile, v, DeviceName(v)))
+			switch {
+			case fn.Requested == "":
+				fn.Requested = DeviceName(v)
+			case fn.Requested != DeviceName(v):
+				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, fn.GraphFile, DeviceName(v)))
+			}
 		}
 	}
 	if p.RequestedDevice != "" {

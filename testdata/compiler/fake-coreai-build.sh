@@ -122,7 +122,7 @@ spec="$pkg/specialized_model_1.mpsgraph"
 			echo "    \"placement.region_call\"() {callee = @${f}_0_GPU_region_0, region_type = #placement.region_type<GPU>} : () -> ()"
 		fi
 		echo '    "func.return"() : () -> ()'
-		echo "  }) {mps.preferredDevice = $pref : i64} : () -> ()"
+		echo '  }) : () -> ()'
 		if [ "$scenario" = ane ]; then
 			i=0
 			while [ "$i" -lt "$nane" ]; do
@@ -137,7 +137,7 @@ spec="$pkg/specialized_model_1.mpsgraph"
 			echo '  }) : () -> ()'
 		fi
 	done
-	echo '}) : () -> ()'
+	echo "}) {mps.allowedComputeDevices = $pref : ui64, mps.preferredDevice = $pref : ui64} : () -> ()"
 } > "$spec.mlir"
 if [ -n "${FAKE_COREAI_BUILD_MLIR_OPT:-}" ]; then
 	"$FAKE_COREAI_BUILD_MLIR_OPT" --allow-unregistered-dialect --emit-bytecode "$spec.mlir" -o "$spec"
