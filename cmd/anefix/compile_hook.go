@@ -49,9 +49,9 @@ func defaultCompileOptions() compileOptions {
 
 // compileResult is one measured compiler run.
 type compileResult struct {
-	Command     []string
-	ExitCode    int
-	Duration    time.Duration
+	Command  []string
+	ExitCode int
+	Duration time.Duration
 	// Package is the .aimodelc as graph/aimodelc read it (nil when the
 	// compiler wrote none); Regions its ANE regions, meaningful only when
 	// RegionsKnown, and RegionFiles its ANE region directories.
@@ -59,9 +59,9 @@ type compileResult struct {
 	Regions      int
 	RegionsKnown bool
 	RegionFiles  []string
-	Log         *compilerlog.Log
-	Stderr      []byte
-	Kept        string // where the output was kept, "" when removed
+	Log          *compilerlog.Log
+	Stderr       []byte
+	Kept         string // where the output was kept, "" when removed
 }
 
 // errNoCompiler is returned when neither --compiler, $ANEFIX_COMPILER nor
