@@ -134,6 +134,23 @@ func (gp *GraphPlacement) callsOf(sym string) (typeCounts, int) {
 	return tc, nested
 }
 
+// hasSymbol reports whether the graph defines a function named sym.
+func (gp *GraphPlacement) hasSymbol(sym string) bool {
+	_, ok := gp.FuncAttrs[sym]
+	return ok
+}
+
+// totalCalls is the number of region_type entries directly in sym.
+func (gp *GraphPlacement) totalCalls(sym string) int {
+	n := 0
+	for _, c := range gp.Calls {
+		if c.Caller == sym {
+			n++
+		}
+	}
+	return n
+}
+
 // symbolsOf counts the top-level region symbols named after sym.
 func (gp *GraphPlacement) symbolsOf(sym string) typeCounts {
 	tc := typeCounts{}

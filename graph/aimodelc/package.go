@@ -488,6 +488,18 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 			// The directories alone are a count of what the tree holds.
 			fn.ANE = Count{N: len(dirs), Known: true, Evidence: []string{dirEv + "; the specialized graph could not be read to confirm it"}}
 		}
+	case !gp.hasSymbol(fn.Symbol):
+		why := fmt.Sprintf("%s has no function @%s, the symbol the manifest names", fn.GraphFile, fn.Symbol)
+		fn.Disagreements = append(fn.Disagreements, why)
+		fn.ANE.Evidence = []string{why, dirEv}
+		fn.GPU.Evidence = []string{why}
+	case gp.totalCalls(fn.Symbol) == 0:
+		// A compiled entry function runs somewhere: no region at all means
+		// the graph is not what this reader understands, not "0 and 0".
+		why := fmt.Sprintf("%s: @%s holds no #placement.region_type entry, so where it runs is unknown", fn.GraphFile, fn.Symbol)
+		fn.ANE.Evidence = []string{why, dirEv}
+		fn.GPU.Evidence = []string{why}
+		p.problem("%s", why)
 	default:
 		calls, nested := gp.callsOf(fn.Symbol)
 		syms := gp.symbolsOf(fn.Symbol)
