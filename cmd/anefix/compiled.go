@@ -244,11 +244,6 @@ func convertCompiled(env *Env, in, out, emit string, version int, force, ignoreH
 	if err != nil {
 		return err
 	}
-	if force {
-		if err := bundle.CheckReplace(out, bundle.KindAIModel); err != nil {
-			return err
-		}
-	}
 	res, err := bundle.WriteTree(out, p.Root, in, bundle.TreeOptions{Force: force, Progress: progressFile(env)})
 	if err != nil {
 		return err

@@ -236,7 +236,9 @@ func TestBadInput(t *testing.T) {
 			if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(region))); err != nil {
 				t.Fatal(err)
 			}
-		}, func(t *testing.T, r result) { wantDisagreement(t, r.p, r.err, "1 region_type<ANE> entr(ies), the package 0 region director(ies)") }},
+		}, func(t *testing.T, r result) {
+			wantDisagreement(t, r.p, r.err, "1 region_type<ANE> entr(ies), the package 0 region director(ies)")
+		}},
 		{"region directory without binaries", "ane", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(region), "h18p", "fn0_0_ANE_region_0_0.mlir.bc")); err != nil {
 				t.Fatal(err)

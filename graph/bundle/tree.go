@@ -1,13 +1,16 @@
 package bundle
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 )
 
 // TreeOptions tune WriteTree.
 type TreeOptions struct {
-	// Force replaces an existing output (the caller applies CheckReplace).
+	// Force replaces an existing output, but only a directory holding
+	// nothing the input does not also hold (a previous copy of the same
+	// tree): anything else is refused, as CheckReplace does for bundles.
 	Force bool
 	// Progress, when set, is where a progress bar is drawn (terminals only).
 	Progress *os.File
@@ -37,6 +40,11 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 	entries, err := walk(srcRoot)
 	if err != nil {
 		return nil, err
+	}
+	if exists {
+		if err := checkTreeReplace(dst, abs, entries); err != nil {
+			return nil, err
+		}
 	}
 	src.Entries = entries
 	w := &writer{src: src, kind: KindAIModel}
@@ -68,4 +76,30 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 	untrackTemp(tmp)
 	w.tmp = ""
 	return res, nil
+}
+
+// checkTreeReplace refuses to replace anything but a directory whose every
+// path the input also has.
+func checkTreeReplace(dst, abs string, src []Entry) error {
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("output %s is not a directory; --force does not replace it with a directory: remove it yourself or choose another path", dst)
+	}
+	have := map[string]bool{}
+	for _, e := range src {
+		have[e.Rel] = true
+	}
+	old, err := walk(abs)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", dst, err)
+	}
+	for _, e := range old {
+		if !have[e.Rel] {
+			return fmt.Errorf("output %s holds %s, which the input does not; --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, e.Rel)
+		}
+	}
+	return nil
 }
