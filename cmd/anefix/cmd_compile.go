@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
@@ -52,7 +53,7 @@ Examples:
   anefix compile model.aimodel --min-regions 19 --keep build/ --json > compile.json
   anefix compile armA.aimodel --compiler testdata/compiler/fake-coreai-build.sh   # stand-in, for tests`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := defaultCompileOptions()
+			o := coreaibuild.DefaultOptions()
 			fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
 			fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
 			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
@@ -105,9 +106,9 @@ Examples:
 // compileAndReport loads path, predicts with the rule model, runs the
 // compiler and builds the report. A missing compiler is exit 4 before any
 // work is done.
-func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) (*pb.CompileReport, *compileResult, error) {
-	if _, err := compilerCommand(o); err != nil {
-		if errors.Is(err, errNoCompiler) {
+func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash bool) (*pb.CompileReport, *coreaibuild.Result, error) {
+	if _, err := coreaibuild.Command(o); err != nil {
+		if errors.Is(err, coreaibuild.ErrNoCompiler) {
 			return nil, nil, withCode(exitNoCompiler, err)
 		}
 		return nil, nil, err
@@ -127,9 +128,9 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	if o.Keep != "" && ci.Loaded.Input.Kind.IsDir() && pathWithin(ci.Loaded.Input.Root, o.Keep) {
 		return nil, nil, fmt.Errorf("--keep %s lies inside the input %s; anefix never modifies its input, choose a directory outside it", o.Keep, path)
 	}
-	res, err := compileRegions(context.Background(), o, ci.AIModel)
+	res, err := coreaibuild.Run(context.Background(), o, ci.AIModel)
 	if err != nil {
-		if errors.Is(err, errNoCompiler) {
+		if errors.Is(err, coreaibuild.ErrNoCompiler) {
 			return nil, nil, withCode(exitNoCompiler, err)
 		}
 		return nil, nil, err
@@ -167,7 +168,7 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 
 // regionsSettled is the error of a compile whose ANE regions the .aimodelc
 // does not settle (or that wrote none although the compiler exited 0).
-func regionsSettled(res *compileResult) error {
+func regionsSettled(res *coreaibuild.Result) error {
 	switch {
 	case res.Package == nil:
 		return fmt.Errorf("%s exited 0 but wrote no .aimodelc, so there are no regions to count", res.Command[0])
@@ -373,7 +374,7 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 // the written output with the default settings (and $ANEFIX_COMPILER) and
 // prints the regions before → after next to the predictions.
 func rewriteCompile(env *Env, in, out string) error {
-	o := defaultCompileOptions()
+	o := coreaibuild.DefaultOptions()
 	before, resB, err := compileAndReport(env, in, o, false)
 	if err != nil {
 		return err
@@ -386,7 +387,7 @@ func rewriteCompile(env *Env, in, out string) error {
 		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
 		before.Regions, after.Regions, before.RegionsPredicted, after.RegionsPredicted, after.Functions,
 		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
-	for _, r := range []*compileResult{resB, resA} {
+	for _, r := range []*coreaibuild.Result{resB, resA} {
 		if r.ExitCode != 0 {
 			return fmt.Errorf("%s exited with status %d", r.Command[0], r.ExitCode)
 		}
