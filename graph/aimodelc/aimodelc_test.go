@@ -301,6 +301,16 @@ func TestBadInput(t *testing.T) {
 			t.Error("an .aimodel is not a compiled package")
 		}
 		wantErr(t, func() error { _, err := Open(t.TempDir(), Options{}); return err }(), "has no main-<arch>.mlirb")
+		// A damaged package named *.aimodelc is still recognised, so its
+		// error names what is missing.
+		dir := standIn(t, "FAKE_COREAI_BUILD_SCENARIO=ane")
+		if err := os.Remove(filepath.Join(dir, "main-h18p.mlirb")); err != nil {
+			t.Fatal(err)
+		}
+		if !IsPackage(dir) {
+			t.Error("a *.aimodelc without its main file is not recognised")
+		}
+		wantErr(t, func() error { _, err := Open(dir, Options{}); return err }(), "has no main-<arch>.mlirb")
 	})
 	t.Run("ignore-hash", func(t *testing.T) {
 		dir := standIn(t, "FAKE_COREAI_BUILD_SCENARIO=ane")

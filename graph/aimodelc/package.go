@@ -129,7 +129,9 @@ type SourceCheck struct {
 }
 
 // IsPackage reports whether dir looks like a compiled package: a directory
-// with a main-<arch>.mlirb file and no main.mlirb (which an .aimodel has).
+// without main.mlirb (which an .aimodel has) that holds a main-<arch>.mlirb
+// file or is named *.aimodelc (so that a damaged one gets Open's error
+// naming what is missing, not the .aimodel reader's).
 func IsPackage(dir string) bool {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
@@ -138,14 +140,18 @@ func IsPackage(dir string) bool {
 	if _, err := os.Lstat(filepath.Join(dir, "main.mlirb")); err == nil {
 		return false
 	}
-	_, err = findMain(dir)
+	if strings.HasSuffix(strings.TrimRight(filepath.ToSlash(dir), "/"), ".aimodelc") {
+		return true
+	}
+	_, err = findMain(dir, dir)
 	return err == nil
 }
 
-func findMain(root string) (string, error) {
+// findMain finds main-<arch>.mlirb in root; display names root in errors.
+func findMain(root, display string) (string, error) {
 	des, err := os.ReadDir(root)
 	if err != nil {
-		return "", err
+		return "", relErr(display, err)
 	}
 	var found []string
 	for _, de := range des {
@@ -155,11 +161,11 @@ func findMain(root string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%s has no main-<arch>.mlirb, so it is not a compiled package (.aimodelc)", root)
+		return "", fmt.Errorf("%s has no main-<arch>.mlirb, so it is not a readable compiled package (.aimodelc)", display)
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("%s has %d main-<arch>.mlirb files (%s); a compiled package has one", root, len(found), strings.Join(found, ", "))
+	return "", fmt.Errorf("%s has %d main-<arch>.mlirb files (%s); a compiled package has one", display, len(found), strings.Join(found, ", "))
 }
 
 // Open reads the compiled package at path. It returns an error when path
@@ -175,9 +181,9 @@ func Open(path string, opts Options) (*Package, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", path, err)
 	}
-	mainName, err := findMain(root)
+	mainName, err := findMain(root, path)
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", path, err)
+		return nil, fmt.Errorf("input %w", err)
 	}
 	p := &Package{Path: path, Root: root, MainFile: mainName, Arch: mainFileRe.FindStringSubmatch(mainName)[1]}
 	if err := p.walk(); err != nil {
