@@ -31,9 +31,10 @@ func inspectCompiled(path, source string, ignoreHash bool) (*pb.InspectReport, e
 	if err != nil {
 		return nil, err
 	}
+	// Input.kind stays unspecified: the schema's kinds are editable inputs;
+	// compiled says what this one is.
 	in := &pb.Input{Path: path, MainPath: strings.TrimRight(path, "/") + "/" + p.MainFile, HashChecked: p.Hash.Present, HashMatches: p.Hash.Matches}
 	if p.Main != nil {
-		in.Kind = pb.InputKind_MLIR_BYTECODE
 		in.BytecodeVersion, in.BytecodeProducer = int32(p.Main.Version), p.Main.Producer
 	}
 	return &pb.InspectReport{Input: in, Compiled: compiledReport(p)}, nil
@@ -46,7 +47,12 @@ func compiledReport(p *aimodelc.Package) *pb.CompiledPackage {
 		RequestedDevice: p.RequestedDevice, RegionDirs: nil, UnattributedRegionDirs: p.Unattributed,
 		Problems: p.Problems, Files: int32(p.Files), Bytes: p.Bytes,
 	}
-	if p.Main != nil {
+	switch {
+	case p.Main == nil:
+	case p.Main.Text:
+		c.MainForm = "text"
+	default:
+		c.MainForm = "bytecode"
 		c.MainBytecodeVersion, c.MainBytecodeProducer = int32(p.Main.Version), p.Main.Producer
 	}
 	if m := p.Metadata; m != nil {
@@ -111,8 +117,11 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (compiled package, architecture %s): %d entry function(s)\n", in.GetPath(), c.GetArch(), len(c.GetFunctions()))
 	mainDesc := "not readable (see below)"
-	if c.GetMainBytecodeProducer() != "" {
+	switch c.GetMainForm() {
+	case "bytecode":
 		mainDesc = fmt.Sprintf("MLIR bytecode v%d from %s", c.GetMainBytecodeVersion(), c.GetMainBytecodeProducer())
+	case "text":
+		mainDesc = "MLIR text (a stand-in: real packages hold bytecode)"
 	}
 	hash := "no main.hash"
 	if c.GetHashPresent() {
@@ -122,8 +131,16 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 		}
 	}
 	fmt.Fprintf(&b, "  %s: %s; %s\n", c.GetMainFile(), mainDesc, hash)
-	if c.GetProducer() != "" || c.GetSourceHash() != "" {
-		fmt.Fprintf(&b, "  metadata.json: producer %q, assetVersion %q, creationDate %q\n", c.GetProducer(), c.GetAssetVersion(), c.GetCreationDate())
+	if len(c.GetMetadataKeys()) > 0 {
+		var kv []string
+		for _, f := range []struct{ k, v string }{{"producer", c.GetProducer()}, {"assetVersion", c.GetAssetVersion()}, {"creationDate", c.GetCreationDate()}} {
+			if f.v != "" {
+				kv = append(kv, fmt.Sprintf("%s %q", f.k, f.v))
+			}
+		}
+		fmt.Fprintf(&b, "  metadata.json: %s (keys: %s)\n", strings.Join(kv, ", "), strings.Join(c.GetMetadataKeys(), ", "))
+	}
+	if c.GetSourceHash() != "" {
 		switch {
 		case !c.GetSourceChecked():
 			fmt.Fprintf(&b, "  sourceHash %s (not compared: --source X.aimodel compares it)\n", c.GetSourceHash())

@@ -210,8 +210,9 @@ func parseStats(b []byte, name string) (*Stats, error) {
 // GraphFile is one MLIR file of a package, as read.
 type GraphFile struct {
 	Module   *graph.Module
+	Text     bool   // MLIR text (stand-ins only), not bytecode
 	Version  int    // bytecode version; 0 for text
-	Producer string // bytecode producer; "text" for MLIR text
+	Producer string // bytecode producer; "" for text
 }
 
 // ReadGraph reads an MLIR bytecode file (a real package's main file and
@@ -255,7 +256,7 @@ func ReadGraph(p, name string) (*GraphFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &GraphFile{Module: m, Producer: "text"}, nil
+	return &GraphFile{Module: m, Text: true}, nil
 }
 
 // rel is p relative to root, slash-separated.

@@ -134,9 +134,12 @@ type CompiledPackage struct {
 	// Package total of ANE regions; unset when any function's is unknown.
 	AneRegions *int32 `protobuf:"varint,25,opt,name=ane_regions,json=aneRegions,proto3,oneof" json:"ane_regions,omitempty"`
 	// Unknowns and inconsistencies, each naming its file.
-	Problems      []string `protobuf:"bytes,26,rep,name=problems,proto3" json:"problems,omitempty"`
-	Files         int32    `protobuf:"varint,27,opt,name=files,proto3" json:"files,omitempty"`
-	Bytes         int64    `protobuf:"varint,28,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	Problems []string `protobuf:"bytes,26,rep,name=problems,proto3" json:"problems,omitempty"`
+	Files    int32    `protobuf:"varint,27,opt,name=files,proto3" json:"files,omitempty"`
+	Bytes    int64    `protobuf:"varint,28,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// How the main file was read: "bytecode", "text" (only stand-ins hold
+	// text) or "" when it could not be read.
+	MainForm      string `protobuf:"bytes,29,opt,name=main_form,json=mainForm,proto3" json:"main_form,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -365,6 +368,13 @@ func (x *CompiledPackage) GetBytes() int64 {
 		return x.Bytes
 	}
 	return 0
+}
+
+func (x *CompiledPackage) GetMainForm() string {
+	if x != nil {
+		return x.MainForm
+	}
+	return ""
 }
 
 // GraphInspection is everything inspect says about one coreai.graph or
@@ -1017,7 +1027,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\rInspectReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x122\n" +
 	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\x126\n" +
-	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xe1\x0f\n" +
+	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xfe\x0f\n" +
 	"\x0fCompiledPackage\x12\x12\n" +
 	"\x04arch\x18\x01 \x01(\tR\x04arch\x12\x1b\n" +
 	"\tmain_file\x18\x02 \x01(\tR\bmainFile\x122\n" +
@@ -1051,7 +1061,8 @@ const file_inspect_proto_rawDesc = "" +
 	"aneRegions\x88\x01\x01\x12\x1a\n" +
 	"\bproblems\x18\x1a \x03(\tR\bproblems\x12\x14\n" +
 	"\x05files\x18\x1b \x01(\x05R\x05files\x12\x14\n" +
-	"\x05bytes\x18\x1c \x01(\x03R\x05bytes\x1a\x8d\x01\n" +
+	"\x05bytes\x18\x1c \x01(\x03R\x05bytes\x12\x1b\n" +
+	"\tmain_form\x18\x1d \x01(\tR\bmainForm\x1a\x8d\x01\n" +
 	"\bDelegate\x12\x10\n" +
 	"\x03dir\x18\x01 \x01(\tR\x03dir\x12)\n" +
 	"\x10package_versions\x18\x02 \x03(\tR\x0fpackageVersions\x12(\n" +
