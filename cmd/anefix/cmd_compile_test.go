@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
+	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
 // The compiler in these tests is testdata/compiler/fake-coreai-build.sh, a
@@ -312,4 +314,33 @@ func treeListing(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return sb.String()
+}
+
+// A compile whose .aimodelc does not settle its regions is a failure, not
+// a number; one that exited 0 without writing a package too.
+func TestRegionsSettled(t *testing.T) {
+	unsettled := &coreaibuild.Result{Command: []string{"cc"}, Package: &aimodelc.Package{
+		Problems:  []string{"manifest.plist is not a property list"},
+		Functions: []*aimodelc.Function{{Name: "f", Disagreements: []string{"2 entries but 1 directory"}}},
+	}}
+	for _, c := range []struct {
+		res  *coreaibuild.Result
+		want string
+	}{
+		{unsettled, "cannot be counted (manifest.plist is not a property list; 2 entries but 1 directory)"},
+		{&coreaibuild.Result{Command: []string{"cc"}}, "exited 0 but wrote no .aimodelc"},
+		{&coreaibuild.Result{Command: []string{"cc"}, Package: &aimodelc.Package{}, RegionsKnown: true}, ""},
+	} {
+		err := regionsSettled(c.res)
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want %q, got %v", c.want, err)
+		}
+	}
+	var b strings.Builder
+	if err := writeCompileText(&b, &pb.CompileReport{Command: []string{"cc"}, Input: &pb.Input{Path: "m"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "ANE regions: UNKNOWN") {
+		t.Errorf("an unknown count is not shown as unknown:\n%s", b.String())
+	}
 }
