@@ -350,3 +350,37 @@ func TestDescribeInGraph(t *testing.T) {
 		t.Errorf("nil: %q", got)
 	}
 }
+
+// A dialect location's op id is read from its textual form; one kept in a
+// bytecode encoding has no text, so no id, and marks the module
+// bytecode-only (text printers refuse it, naming the location).
+func TestDialectLoc(t *testing.T) {
+	readable := &DialectLoc{Attr: &OpaqueAttr{Text: `#debuginfo.location<sources = [{identifiers = ["_to_copy_3"]}]>`}}
+	if got := OpID(readable); got != "_to_copy_3" {
+		t.Errorf("OpID = %q", got)
+	}
+	encoded := &DialectLoc{Attr: fakeEncoded{}}
+	if got := OpID(encoded); got != "" {
+		t.Errorf("OpID of an encoded location = %q", got)
+	}
+	for _, c := range []struct {
+		loc  Loc
+		want string
+	}{{readable, ""}, {encoded, "location attribute #aicode<4> is kept in its bytecode encoding"}, {&FusedLoc{Locs: []Loc{encoded}}, "location attribute"}} {
+		m, g := buildGraph(t)
+		g.Body().First().Loc = c.loc
+		_, why := FindBytecodeOnly(m)
+		if c.want == "" && why != "" || !strings.Contains(why, c.want) {
+			t.Errorf("FindBytecodeOnly(%s) = %q, want %q", c.loc, why, c.want)
+		}
+	}
+}
+
+// fakeEncoded stands in for a codec's dialect attribute kept encoded.
+type fakeEncoded struct{}
+
+func (fakeEncoded) String() string { return "#aicode<4>" }
+func (fakeEncoded) isAttr()        {}
+func (fakeEncoded) BytecodeOnly() string {
+	return "attribute #aicode<4> is kept in its bytecode encoding"
+}

@@ -20,6 +20,8 @@ func init() {
 		Summary: "show graphs, I/O and states, op and type census, fp32 islands",
 		Help: `IN is an .aimodel directory, an LLM bundle, an MLIR bytecode file, an MLIR
 text file (generic or coreai printed form), or "-" for stdin.
+It first prints the module: its top-level op, its dialects (for bytecode
+with their version entries) and the ops whose properties anefix keeps unread.
 For every graph it prints the inputs and outputs (marking states), the op
 count by op name, the element types of all values, the fp32 islands (f32
 values and the casts that create them, with FX op ids and source lines),
@@ -90,6 +92,9 @@ func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, er
 		fmt.Fprintf(env.Stderr, "anefix inspect: warning: the module does not verify: %v\n", err)
 	}
 	rep := inspect.Report(ld.Module)
+	if ld.Bytecode != nil {
+		inspect.AddDialectTable(rep, ld.Bytecode.Dialects())
+	}
 	// The hash is checked in the background while the module decodes.
 	if err := ld.Input.CheckHash(); err != nil {
 		return nil, err
@@ -108,6 +113,7 @@ func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
 		}
 		fmt.Fprintf(&b, "%s (%s): %d graph(s)\n", in.GetPath(), kind, len(rep.GetGraphs()))
 	}
+	writeModuleSummary(&b, rep)
 	for _, g := range rep.GetGraphs() {
 		b.WriteString("\n")
 		head := "graph @" + g.GetName()
@@ -168,6 +174,47 @@ func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeModuleSummary prints the top-level op, the dialects and, when no
+// graph could be read, every op by name; and the ops whose properties stay
+// unread.
+func writeModuleSummary(b *strings.Builder, rep *pb.InspectReport) {
+	total := int64(0)
+	for _, c := range rep.GetModuleOpCounts() {
+		total += c.GetCount()
+	}
+	fmt.Fprintf(b, "module %s  (%d ops)", rep.GetTopLevelOp(), total)
+	if p := rep.GetInput().GetBytecodeProducer(); p != "" {
+		fmt.Fprintf(b, "  bytecode version %d, producer %s", rep.GetInput().GetBytecodeVersion(), p)
+	}
+	b.WriteString("\n")
+	var parts []string
+	for _, d := range rep.GetDialects() {
+		s := fmt.Sprintf("%s %d", d.GetName(), d.GetOps())
+		if d.GetHasVersion() {
+			s += " (version entry " + d.GetVersionHex() + ")"
+		}
+		parts = append(parts, s)
+	}
+	writeWrapped(b, "  dialects:      ", parts)
+	if len(rep.GetGraphs()) == 0 {
+		parts = nil
+		for _, c := range rep.GetModuleOpCounts() {
+			parts = append(parts, fmt.Sprintf("%s %d", c.GetOpName(), c.GetCount()))
+		}
+		if len(parts) > 0 {
+			writeWrapped(b, "  ops:           ", parts)
+		}
+	}
+	if u := rep.GetOpaquePropertyOps(); len(u) > 0 {
+		parts = nil
+		for _, c := range u {
+			parts = append(parts, fmt.Sprintf("%s %d", c.GetOpName(), c.GetCount()))
+		}
+		b.WriteString("  properties kept unread (native layout unknown to anefix; carried unchanged):\n")
+		writeWrapped(b, "                 ", parts)
+	}
 }
 
 func writePorts(b *strings.Builder, title string, ports []*pb.Port, partner string) {

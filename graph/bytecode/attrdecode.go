@@ -188,6 +188,15 @@ func (s *decodeState) loc(at int64, i uint64) (graph.Loc, error) {
 	if l := s.locs[i]; l != nil {
 		return l, nil
 	}
+	// What real files hold (../shared/corpus, Apple's MLIR22.0.0git
+	// output): nearly every location is builtin, fused locations with a
+	// builtin dictionary as metadata (call_stack, identifiers = FX node
+	// names, output_maps) over file locations and "coreai"/"torch"("op_id":N:0)
+	// name locations, or unknown. Only main-<arch>.mlirb has dialect
+	// locations: two ops (aicode.execution.delegate_v2 and the
+	// aicode.dataflow.yield_v1 after it) share one custom-encoded aicode
+	// attribute, which is kept encoded. No corpus file has a textual
+	// (#dialect<…>) location; coreai-torch's #debuginfo.location would be one.
 	var l graph.Loc
 	switch x := a.(type) {
 	case *EncodedAttr:

@@ -34,9 +34,21 @@ var textInputs = []struct {
 	{"encoded.mlir", 0, nil},
 }
 
-func mlirOpt(t testing.TB, args ...string) []byte {
+// mlirOpts are the mlir-opt releases every oracle test runs against: 19
+// writes MLIR 19's native properties layouts, 22 writes MLIR 22's (those of
+// Apple's files).
+var mlirOpts = oracle.MlirOpts
+
+// eachMlirOpt runs f as one subtest per mlir-opt release.
+func eachMlirOpt(t *testing.T, f func(t *testing.T, tl oracle.MlirOptTool)) {
+	for _, tl := range mlirOpts {
+		t.Run(tl.Name, func(t *testing.T) { f(t, tl) })
+	}
+}
+
+func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {
 	t.Helper()
-	m := oracle.MlirOpt(t)
+	m := tl.Require(t)
 	cmd := exec.Command(m, append([]string{"--allow-unregistered-dialect"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -55,16 +67,16 @@ var (
 )
 
 // emitBytecode converts a text file to bytecode of the given version.
-func emitBytecode(t testing.TB, in string, version int, args ...string) []byte {
+func emitBytecode(t testing.TB, tl oracle.MlirOptTool, in string, version int, args ...string) []byte {
 	t.Helper()
-	key := fmt.Sprintf("%s@%d%q", in, version, args)
+	key := fmt.Sprintf("%s:%s@%d%q", tl.Name, in, version, args)
 	cacheMu.Lock()
 	out, ok := emitCache[key]
 	cacheMu.Unlock()
 	if ok {
 		return out
 	}
-	out = mlirOpt(t, append([]string{in, "--emit-bytecode", fmt.Sprintf("--emit-bytecode-version=%d", version)}, args...)...)
+	out = mlirOpt(t, tl, append([]string{in, "--emit-bytecode", fmt.Sprintf("--emit-bytecode-version=%d", version)}, args...)...)
 	cacheMu.Lock()
 	emitCache[key] = out
 	cacheMu.Unlock()
@@ -72,10 +84,11 @@ func emitBytecode(t testing.TB, in string, version int, args ...string) []byte {
 }
 
 // canonical is mlir-opt's generic printout with every location.
-func canonical(t testing.TB, data []byte) string {
+func canonical(t testing.TB, tl oracle.MlirOptTool, data []byte) string {
 	t.Helper()
+	key := tl.Name + ":" + string(data)
 	cacheMu.Lock()
-	s, ok := canCache[string(data)]
+	s, ok := canCache[key]
 	cacheMu.Unlock()
 	if ok {
 		return s
@@ -84,9 +97,9 @@ func canonical(t testing.TB, data []byte) string {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s = string(mlirOpt(t, "--mlir-print-op-generic", "--mlir-print-debuginfo", p))
+	s = string(mlirOpt(t, tl, "--mlir-print-op-generic", "--mlir-print-debuginfo", p))
 	cacheMu.Lock()
-	canCache[string(data)] = s
+	canCache[key] = s
 	cacheMu.Unlock()
 	return s
 }
@@ -114,52 +127,58 @@ func write(t testing.TB, m *graph.Module, opts WriteOptions) []byte {
 // same bytes, (2) writing it with fresh tables and (3) at every other
 // version gives a file mlir-opt prints exactly as it prints the input.
 func TestRoundTripMlirOpt(t *testing.T) {
-	for _, in := range textInputs {
-		for v := in.minVersion; v <= MaxVersion; v++ {
-			t.Run(fmt.Sprintf("%s/v%d", in.file, v), func(t *testing.T) {
-				t.Parallel()
-				data := emitBytecode(t, filepath.Join("testdata", in.file), v, in.args...)
-				m, src := read(t, data)
-				if src.Version != v || src.Producer != "MLIR19.1.7" {
-					t.Errorf("version %d producer %q, want %d MLIR19.1.7", src.Version, src.Producer, v)
-				}
-				same := write(t, m, WriteOptions{Source: src})
-				if !bytes.Equal(same, data) {
-					t.Errorf("unchanged rewrite is not byte-identical (%d vs %d bytes)", len(same), len(data))
-				}
-				again := write(t, m, WriteOptions{Source: src})
-				if !bytes.Equal(same, again) {
-					t.Errorf("writer is not deterministic")
-				}
-				nativeOps := nativePropsOps(m)
-				native := len(nativeOps) > 0
-				want := canonical(t, data)
-				if native || hasEncoded(m) {
-					// Opaque encodings only stay valid in their own file's
-					// tables (native blobs also only at versions with the
-					// same layout rules).
-					if err := Write(&bytes.Buffer{}, m, WriteOptions{}); !errors.Is(err, ErrNeedsGeneric) {
-						t.Errorf("fresh tables with opaque encodings: got %v, want ErrNeedsGeneric", err)
-					}
-				} else if got := canonical(t, write(t, m, WriteOptions{})); got != want {
-					t.Errorf("fresh tables: mlir-opt printout differs\n%s", diffLines(want, got))
-				}
-				for ov := max(in.minVersion, 1); ov <= MaxVersion; ov++ {
-					if ov == v {
-						continue
-					}
-					if native && (ov < vNativeProperties || v >= vNativeProperties) {
-						if err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src, Version: ov}); !errors.Is(err, ErrNeedsGeneric) || !containsAny(err.Error(), nativeOps) {
-							t.Errorf("v%d→v%d with native properties: got %v, want ErrNeedsGeneric naming one of %v", v, ov, err, nativeOps)
-						}
-						continue
-					}
-					out := write(t, m, WriteOptions{Source: src, Version: ov})
-					if got, wantV := canonical(t, out), canonical(t, emitBytecode(t, filepath.Join("testdata", in.file), ov, in.args...)); got != wantV {
-						t.Errorf("v%d→v%d: mlir-opt printout differs from mlir-opt's own v%d\n%s", v, ov, ov, diffLines(wantV, got))
-					}
-				}
-			})
+	for _, tl := range mlirOpts {
+		for _, in := range textInputs {
+			for v := in.minVersion; v <= MaxVersion; v++ {
+				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {
+					t.Parallel()
+					roundTripMlirOpt(t, tl, in.file, in.minVersion, v, in.args)
+				})
+			}
+		}
+	}
+}
+
+func roundTripMlirOpt(t *testing.T, tl oracle.MlirOptTool, file string, minVersion, v int, args []string) {
+	data := emitBytecode(t, tl, filepath.Join("testdata", file), v, args...)
+	m, src := read(t, data)
+	if src.Version != v || src.Producer != tl.Producer {
+		t.Errorf("version %d producer %q, want %d %s", src.Version, src.Producer, v, tl.Producer)
+	}
+	same := write(t, m, WriteOptions{Source: src})
+	if !bytes.Equal(same, data) {
+		t.Errorf("unchanged rewrite is not byte-identical (%d vs %d bytes)", len(same), len(data))
+	}
+	again := write(t, m, WriteOptions{Source: src})
+	if !bytes.Equal(same, again) {
+		t.Errorf("writer is not deterministic")
+	}
+	nativeOps := nativePropsOps(m)
+	native := len(nativeOps) > 0
+	want := canonical(t, tl, data)
+	if native || hasEncoded(m) {
+		// Opaque encodings only stay valid in their own file's
+		// tables (native blobs also only at versions with the
+		// same layout rules).
+		if err := Write(&bytes.Buffer{}, m, WriteOptions{}); !errors.Is(err, ErrNeedsGeneric) {
+			t.Errorf("fresh tables with opaque encodings: got %v, want ErrNeedsGeneric", err)
+		}
+	} else if got := canonical(t, tl, write(t, m, WriteOptions{})); got != want {
+		t.Errorf("fresh tables: mlir-opt printout differs\n%s", diffLines(want, got))
+	}
+	for ov := max(minVersion, 1); ov <= MaxVersion; ov++ {
+		if ov == v {
+			continue
+		}
+		if native && (ov < vNativeProperties || v >= vNativeProperties) {
+			if err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src, Version: ov}); !errors.Is(err, ErrNeedsGeneric) || !containsAny(err.Error(), nativeOps) {
+				t.Errorf("v%d→v%d with native properties: got %v, want ErrNeedsGeneric naming one of %v", v, ov, err, nativeOps)
+			}
+			continue
+		}
+		out := write(t, m, WriteOptions{Source: src, Version: ov})
+		if got, wantV := canonical(t, tl, out), canonical(t, tl, emitBytecode(t, tl, filepath.Join("testdata", file), ov, args...)); got != wantV {
+			t.Errorf("v%d→v%d: mlir-opt printout differs from mlir-opt's own v%d\n%s", v, ov, ov, diffLines(wantV, got))
 		}
 	}
 }
@@ -213,6 +232,9 @@ func hasEncoded(m *graph.Module) bool {
 		}
 		if _, ok := op.Loc.(*EncodedLoc); ok {
 			found = true
+		}
+		if dl, ok := op.Loc.(*graph.DialectLoc); ok {
+			visitAttr(dl.Attr)
 		}
 		return true
 	})

@@ -12,10 +12,15 @@
 // graph.OpaqueType, custom-encoded ones (and builtin kinds without a graph
 // form) become EncodedAttr / EncodedType, and op properties in a registered
 // op's own layout become NativeProps — except func.func, func.call and
-// builtin.module, whose mlir-opt 19 layouts are decoded into a properties
-// dictionary (RegisterNativeLayout adds others once confirmed). Properties
-// a pass gives a registered op of unknown layout are written as attributes,
-// which MLIR moves into the properties when it reads them.
+// builtin.module, whose MLIR 19 and MLIR 22 layouts are decoded into a
+// properties dictionary (the layout named by the producer's MLIR release,
+// else the one the blob fits; see props.go; RegisterNativeLayout adds others
+// once confirmed). Properties a pass gives a registered op of unknown layout
+// are written as attributes, which MLIR moves into the properties when it
+// reads them. Dialect attributes used as locations become graph.DialectLoc.
+// The top-level op is the module whatever its name (Apple's files have
+// mps.module, aicode.serialization.asset); dialect version entries are
+// carried unchanged.
 //
 // Writing with the Source keeps the input's string, dialect, op-name,
 // attribute, type, property and resource tables in their order and only

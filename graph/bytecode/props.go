@@ -76,8 +76,8 @@ type PropField struct {
 // empty for a layout registered without that knowledge). ODS writes an op's
 // attributes sorted by name, the required ones with writeAttribute (a plain
 // index) and the optional, default-valued and unit ones with
-// writeOptionalAttribute (a flagged index); see OpDefinitionsGen's
-// genPropertiesSupportForBytecode in llvm-project's mlir-tblgen.
+// writeOptionalAttribute (a flagged index), as MLIR's op definition
+// generator does (read in its source, and seen in mlir-opt's output).
 type NativeLayout struct {
 	MLIR   []int
 	Fields []PropField
@@ -112,10 +112,9 @@ var (
 
 // nativeLayouts are the layouts anefix knows, each confirmed by reading
 // what that mlir-opt writes (tests in layout_test.go run mlir-opt 19.1.7
-// and 22.1.8). The ODS definitions are llvm-project's
-// mlir/include/mlir/Dialect/Func/IR/FuncOps.td and BuiltinOps.td: MLIR 22
-// added `no_inline` (a UnitAttr) to func.func and `arg_attrs`, `res_attrs`,
-// `no_inline` to func.call. The release that first carried each addition
+// and 22.1.8). In the func dialect's op definitions MLIR 22 has `no_inline`
+// (a UnitAttr) on func.func and `arg_attrs`, `res_attrs`, `no_inline` on
+// func.call, which MLIR 19 lacks. The release that first carried each addition
 // (20 or 21) was not checked, so for other producers the layout is inferred
 // from the blob (see decodeNative). Registered ops not listed keep their
 // blob opaque.
@@ -156,17 +155,6 @@ func RegisterNativeLayout(op string, fields []PropField) {
 		return
 	}
 	nativeLayouts[op] = []*NativeLayout{{Fields: append([]PropField(nil), fields...)}}
-}
-
-// NativeLayouts returns the layouts anefix knows for op (nil: none).
-func NativeLayouts(op string) []NativeLayout {
-	layoutMu.RLock()
-	defer layoutMu.RUnlock()
-	var out []NativeLayout
-	for _, l := range nativeLayouts[op] {
-		out = append(out, NativeLayout{MLIR: append([]int(nil), l.MLIR...), Fields: append([]PropField(nil), l.Fields...)})
-	}
-	return out
 }
 
 func layoutsOf(op string) []*NativeLayout {

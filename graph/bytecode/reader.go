@@ -581,3 +581,23 @@ func (ir *irReader) parseRegion(d *decoder, r *graph.Region) error {
 	}
 	return ir.pop(int(nv), d)
 }
+
+// Dialect is one entry of a bytecode file's dialect table.
+type Dialect struct {
+	Name string
+	// Version is the dialect's version entry as written (nil when absent).
+	// anefix interprets none of them and writes each back unchanged; MLIR
+	// tools refuse a version entry of a dialect they do not have (mlir-opt
+	// does for Apple's aicode and mps), so such files have no mlir-opt
+	// oracle.
+	Version []byte
+}
+
+// Dialects lists the input's dialect table in file order.
+func (s *Source) Dialects() []Dialect {
+	out := make([]Dialect, len(s.f.dialects))
+	for i, d := range s.f.dialects {
+		out[i] = Dialect{Name: d.name, Version: slices.Clone(d.version)}
+	}
+	return out
+}

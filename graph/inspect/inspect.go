@@ -5,11 +5,14 @@
 package inspect
 
 import (
+	"encoding/hex"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bytecode"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -17,6 +20,7 @@ import (
 // order. The caller fills Input.
 func Report(m *graph.Module) *pb.InspectReport {
 	rep := &pb.InspectReport{}
+	moduleSummary(rep, m)
 	composites := map[string]string{}
 	for _, g := range m.Graphs() {
 		composites[g.Name()] = compositeName(g)
@@ -390,4 +394,56 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// moduleSummary fills the module-level fields: the top-level op, every op
+// by name, the dialects of the ops and the ops whose properties are kept
+// unread. For bytecode, AddDialectTable replaces the dialects by the file's
+// table.
+func moduleSummary(rep *pb.InspectReport, m *graph.Module) {
+	rep.TopLevelOp = m.Op.Name
+	ops, opaque, dialects := map[string]int64{}, map[string]int64{}, map[string]int64{}
+	m.Walk(func(op *graph.Operation) bool {
+		dialects[dialectOf(op.Name)]++
+		if op != m.Op {
+			ops[op.Name]++
+		}
+		if graph.HasOpaqueProps(op) {
+			opaque[op.Name]++
+		}
+		return true
+	})
+	for _, k := range sortedKeys(ops) {
+		rep.ModuleOpCounts = append(rep.ModuleOpCounts, &pb.OpCount{OpName: k, Count: ops[k]})
+	}
+	for _, k := range sortedKeys(opaque) {
+		rep.OpaquePropertyOps = append(rep.OpaquePropertyOps, &pb.OpCount{OpName: k, Count: opaque[k]})
+	}
+	for _, k := range sortedKeys(dialects) {
+		rep.Dialects = append(rep.Dialects, &pb.DialectUse{Name: k, Ops: dialects[k]})
+	}
+}
+
+// dialectOf is the op name's dialect prefix ("" for a name without one).
+func dialectOf(name string) string {
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return ""
+}
+
+// AddDialectTable replaces rep's dialects by a bytecode file's dialect
+// table, in file order, with each dialect's version entry: the table also
+// names dialects that only attributes and types use.
+func AddDialectTable(rep *pb.InspectReport, table []bytecode.Dialect) {
+	ops := map[string]int64{}
+	for _, d := range rep.Dialects {
+		ops[d.Name] = d.Ops
+	}
+	rep.Dialects = nil
+	for _, d := range table {
+		rep.Dialects = append(rep.Dialects, &pb.DialectUse{
+			Name: d.Name, Ops: ops[d.Name], HasVersion: d.Version != nil, VersionHex: hex.EncodeToString(d.Version),
+		})
+	}
 }

@@ -17,15 +17,22 @@ import (
 
 const hybrid = "../../testdata/mlir/generic/hybrid_layer.mlir"
 
-// canon is mlir-opt's canonical generic printout with debug info.
+// canon is the canonical generic printout with debug info of mlir-opt 19
+// and of mlir-opt 22, one after the other, so that comparing two files'
+// canon compares them under both releases.
 func canon(t *testing.T, path string) string {
 	t.Helper()
-	out, err := exec.Command(oracle.MlirOpt(t), "--allow-unregistered-dialect",
-		"--mlir-print-op-generic", "--mlir-print-debuginfo", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("mlir-opt %s: %v\n%s", path, err, out)
+	var b strings.Builder
+	for _, tl := range oracle.MlirOpts {
+		out, err := exec.Command(tl.Require(t), "--allow-unregistered-dialect",
+			"--mlir-print-op-generic", "--mlir-print-debuginfo", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", tl.Name, path, err, out)
+		}
+		b.WriteString("// " + tl.Name + "\n")
+		b.Write(out)
 	}
-	return string(out)
+	return b.String()
 }
 
 func load(t *testing.T, path string) *Loaded {

@@ -32,14 +32,40 @@ func Required() bool {
 	return v != "" && v != "0" && v != "false"
 }
 
+// MlirOpt22Path is where Debian's mlir-22-tools installs mlir-opt 22, which
+// writes MLIR 22's native properties layouts (func.func with no_inline), as
+// Apple's toolchain (producer MLIR22.0.0git) does.
+const MlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
+
+// MlirOptTool is one installed mlir-opt release the tests compare against.
+type MlirOptTool struct {
+	Name     string // "mlir-opt-19", for subtest names
+	Path     string
+	Package  string // the Debian package that installs it
+	Producer string // the producer string its bytecode carries
+}
+
+// MlirOpts are the mlir-opt releases the bytecode oracle tests run against.
+var MlirOpts = []MlirOptTool{
+	{Name: "mlir-opt-19", Path: MlirOptPath, Package: "mlir-19-tools", Producer: "MLIR19.1.7"},
+	{Name: "mlir-opt-22", Path: MlirOpt22Path, Package: "mlir-22-tools", Producer: "MLIR22.1.8"},
+}
+
 // MlirOpt returns the path of mlir-opt 19. When it is missing it skips the
 // test, or fails it when ANEFIX_REQUIRE_ORACLES is set.
 func MlirOpt(t testing.TB) string {
 	t.Helper()
-	if err := checkExec(MlirOptPath); err != nil {
-		missing(t, "mlir-opt (Debian package mlir-19-tools)", err)
+	return MlirOpts[0].Require(t)
+}
+
+// Require returns the tool's path. When it is missing it skips the test, or
+// fails it when ANEFIX_REQUIRE_ORACLES is set.
+func (m MlirOptTool) Require(t testing.TB) string {
+	t.Helper()
+	if err := checkExec(m.Path); err != nil {
+		missing(t, "mlir-opt (Debian package "+m.Package+")", err)
 	}
-	return MlirOptPath
+	return m.Path
 }
 
 var numpy struct {

@@ -59,14 +59,30 @@ func TestCheckExec(t *testing.T) {
 	}
 }
 
+// TestMlirOptRuns: each listed mlir-opt runs, is the release it is listed
+// as, and writes that producer string into its bytecode.
 func TestMlirOptRuns(t *testing.T) {
-	p := MlirOpt(t)
-	out, err := exec.Command(p, "--version").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s --version: %v\n%s", p, err, out)
-	}
-	if !strings.Contains(string(out), "19.") {
-		t.Errorf("%s --version does not say version 19:\n%s", p, out)
+	for _, tool := range MlirOpts {
+		t.Run(tool.Name, func(t *testing.T) {
+			p := tool.Require(t)
+			out, err := exec.Command(p, "--version").CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s --version: %v\n%s", p, err, out)
+			}
+			// "MLIR19.1.7" → "version 19.1.7"
+			if want := "version " + strings.TrimPrefix(tool.Producer, "MLIR"); !strings.Contains(string(out), want) {
+				t.Errorf("%s --version does not say %q:\n%s", p, want, out)
+			}
+			cmd := exec.Command(p, "--emit-bytecode", "-")
+			cmd.Stdin = strings.NewReader("module {}")
+			bc, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s --emit-bytecode: %v", p, err)
+			}
+			if !strings.Contains(string(bc), tool.Producer+"\x00") {
+				t.Errorf("%s bytecode lacks producer %q: %q", p, tool.Producer, bc)
+			}
+		})
 	}
 }
 

@@ -27,6 +27,19 @@ const (
 type InspectReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Input *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// What the module is made of, for every input (fields 3-6). The
+	// top-level op: builtin.module, or in Apple's compiled files mps.module
+	// or aicode.serialization.asset.
+	TopLevelOp string `protobuf:"bytes,3,opt,name=top_level_op,json=topLevelOp,proto3" json:"top_level_op,omitempty"`
+	// Every op of the module at any depth, the top-level op excluded, by
+	// name, sorted by op_name.
+	ModuleOpCounts []*OpCount `protobuf:"bytes,4,rep,name=module_op_counts,json=moduleOpCounts,proto3" json:"module_op_counts,omitempty"`
+	// For bytecode the file's dialect table in file order, else the dialects
+	// of the module's ops, sorted.
+	Dialects []*DialectUse `protobuf:"bytes,5,rep,name=dialects,proto3" json:"dialects,omitempty"`
+	// Registered ops whose native properties anefix keeps unread (their
+	// layout is not known, e.g. every mps and aicode op), by name, sorted.
+	OpaquePropertyOps []*OpCount `protobuf:"bytes,6,rep,name=opaque_property_ops,json=opaquePropertyOps,proto3" json:"opaque_property_ops,omitempty"`
 	// Graphs in module order.
 	Graphs []*GraphInspection `protobuf:"bytes,2,rep,name=graphs,proto3" json:"graphs,omitempty"`
 	// Set when the input is a compiled package (.aimodelc); graphs is then
@@ -69,6 +82,34 @@ func (*InspectReport) Descriptor() ([]byte, []int) {
 func (x *InspectReport) GetInput() *Input {
 	if x != nil {
 		return x.Input
+	}
+	return nil
+}
+
+func (x *InspectReport) GetTopLevelOp() string {
+	if x != nil {
+		return x.TopLevelOp
+	}
+	return ""
+}
+
+func (x *InspectReport) GetModuleOpCounts() []*OpCount {
+	if x != nil {
+		return x.ModuleOpCounts
+	}
+	return nil
+}
+
+func (x *InspectReport) GetDialects() []*DialectUse {
+	if x != nil {
+		return x.Dialects
+	}
+	return nil
+}
+
+func (x *InspectReport) GetOpaquePropertyOps() []*OpCount {
+	if x != nil {
+		return x.OpaquePropertyOps
 	}
 	return nil
 }
@@ -762,6 +803,78 @@ func (x *Invocation) GetComposite() string {
 	return ""
 }
 
+// DialectUse is one dialect of the module.
+type DialectUse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Ops of this dialect in the module (the top-level op included).
+	Ops int64 `protobuf:"varint,2,opt,name=ops,proto3" json:"ops,omitempty"`
+	// The bytecode dialect version entry in hex, when the file has one
+	// (anefix carries it unchanged without interpreting it).
+	HasVersion    bool   `protobuf:"varint,3,opt,name=has_version,json=hasVersion,proto3" json:"has_version,omitempty"`
+	VersionHex    string `protobuf:"bytes,4,opt,name=version_hex,json=versionHex,proto3" json:"version_hex,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DialectUse) Reset() {
+	*x = DialectUse{}
+	mi := &file_inspect_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DialectUse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DialectUse) ProtoMessage() {}
+
+func (x *DialectUse) ProtoReflect() protoreflect.Message {
+	mi := &file_inspect_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DialectUse.ProtoReflect.Descriptor instead.
+func (*DialectUse) Descriptor() ([]byte, []int) {
+	return file_inspect_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DialectUse) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DialectUse) GetOps() int64 {
+	if x != nil {
+		return x.Ops
+	}
+	return 0
+}
+
+func (x *DialectUse) GetHasVersion() bool {
+	if x != nil {
+		return x.HasVersion
+	}
+	return false
+}
+
+func (x *DialectUse) GetVersionHex() string {
+	if x != nil {
+		return x.VersionHex
+	}
+	return ""
+}
+
 type CompiledPackage_Delegate struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Dir             string                 `protobuf:"bytes,1,opt,name=dir,proto3" json:"dir,omitempty"`
@@ -775,7 +888,7 @@ type CompiledPackage_Delegate struct {
 
 func (x *CompiledPackage_Delegate) Reset() {
 	*x = CompiledPackage_Delegate{}
-	mi := &file_inspect_proto_msgTypes[6]
+	mi := &file_inspect_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -787,7 +900,7 @@ func (x *CompiledPackage_Delegate) String() string {
 func (*CompiledPackage_Delegate) ProtoMessage() {}
 
 func (x *CompiledPackage_Delegate) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[6]
+	mi := &file_inspect_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -865,7 +978,7 @@ type CompiledPackage_Function struct {
 
 func (x *CompiledPackage_Function) Reset() {
 	*x = CompiledPackage_Function{}
-	mi := &file_inspect_proto_msgTypes[7]
+	mi := &file_inspect_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -877,7 +990,7 @@ func (x *CompiledPackage_Function) String() string {
 func (*CompiledPackage_Function) ProtoMessage() {}
 
 func (x *CompiledPackage_Function) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[7]
+	mi := &file_inspect_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1023,9 +1136,14 @@ var File_inspect_proto protoreflect.FileDescriptor
 
 const file_inspect_proto_rawDesc = "" +
 	"\n" +
-	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xa3\x01\n" +
+	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xfa\x02\n" +
 	"\rInspectReport\x12&\n" +
-	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x122\n" +
+	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12 \n" +
+	"\ftop_level_op\x18\x03 \x01(\tR\n" +
+	"topLevelOp\x12<\n" +
+	"\x10module_op_counts\x18\x04 \x03(\v2\x12.anefix.v1.OpCountR\x0emoduleOpCounts\x121\n" +
+	"\bdialects\x18\x05 \x03(\v2\x15.anefix.v1.DialectUseR\bdialects\x12B\n" +
+	"\x13opaque_property_ops\x18\x06 \x03(\v2\x12.anefix.v1.OpCountR\x11opaquePropertyOps\x122\n" +
 	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\x126\n" +
 	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xfe\x0f\n" +
 	"\x0fCompiledPackage\x12\x12\n" +
@@ -1139,7 +1257,15 @@ const file_inspect_proto_rawDesc = "" +
 	"Invocation\x12\x16\n" +
 	"\x06callee\x18\x01 \x01(\tR\x06callee\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1c\n" +
-	"\tcomposite\x18\x03 \x01(\tR\tcompositeB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
+	"\tcomposite\x18\x03 \x01(\tR\tcomposite\"t\n" +
+	"\n" +
+	"DialectUse\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03ops\x18\x02 \x01(\x03R\x03ops\x12\x1f\n" +
+	"\vhas_version\x18\x03 \x01(\bR\n" +
+	"hasVersion\x12\x1f\n" +
+	"\vversion_hex\x18\x04 \x01(\tR\n" +
+	"versionHexB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
 
 var (
 	file_inspect_proto_rawDescOnce sync.Once
@@ -1153,7 +1279,7 @@ func file_inspect_proto_rawDescGZIP() []byte {
 	return file_inspect_proto_rawDescData
 }
 
-var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_inspect_proto_goTypes = []any{
 	(*InspectReport)(nil),            // 0: anefix.v1.InspectReport
 	(*CompiledPackage)(nil),          // 1: anefix.v1.CompiledPackage
@@ -1161,40 +1287,44 @@ var file_inspect_proto_goTypes = []any{
 	(*Fp32Island)(nil),               // 3: anefix.v1.Fp32Island
 	(*IOReshape)(nil),                // 4: anefix.v1.IOReshape
 	(*Invocation)(nil),               // 5: anefix.v1.Invocation
-	(*CompiledPackage_Delegate)(nil), // 6: anefix.v1.CompiledPackage.Delegate
-	(*CompiledPackage_Function)(nil), // 7: anefix.v1.CompiledPackage.Function
-	(*Input)(nil),                    // 8: anefix.v1.Input
-	(*OpCount)(nil),                  // 9: anefix.v1.OpCount
-	(*TypeCount)(nil),                // 10: anefix.v1.TypeCount
-	(*Port)(nil),                     // 11: anefix.v1.Port
-	(*Value)(nil),                    // 12: anefix.v1.Value
-	(*OpRef)(nil),                    // 13: anefix.v1.OpRef
+	(*DialectUse)(nil),               // 6: anefix.v1.DialectUse
+	(*CompiledPackage_Delegate)(nil), // 7: anefix.v1.CompiledPackage.Delegate
+	(*CompiledPackage_Function)(nil), // 8: anefix.v1.CompiledPackage.Function
+	(*Input)(nil),                    // 9: anefix.v1.Input
+	(*OpCount)(nil),                  // 10: anefix.v1.OpCount
+	(*TypeCount)(nil),                // 11: anefix.v1.TypeCount
+	(*Port)(nil),                     // 12: anefix.v1.Port
+	(*Value)(nil),                    // 13: anefix.v1.Value
+	(*OpRef)(nil),                    // 14: anefix.v1.OpRef
 }
 var file_inspect_proto_depIdxs = []int32{
-	8,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
-	2,  // 1: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
-	1,  // 2: anefix.v1.InspectReport.compiled:type_name -> anefix.v1.CompiledPackage
-	9,  // 3: anefix.v1.CompiledPackage.operation_distribution:type_name -> anefix.v1.OpCount
-	10, // 4: anefix.v1.CompiledPackage.storage_types:type_name -> anefix.v1.TypeCount
-	6,  // 5: anefix.v1.CompiledPackage.delegates:type_name -> anefix.v1.CompiledPackage.Delegate
-	7,  // 6: anefix.v1.CompiledPackage.functions:type_name -> anefix.v1.CompiledPackage.Function
-	11, // 7: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
-	11, // 8: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
-	9,  // 9: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
-	10, // 10: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
-	3,  // 11: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
-	4,  // 12: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
-	5,  // 13: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
-	12, // 14: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
-	13, // 15: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
-	13, // 16: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
-	13, // 17: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
-	13, // 18: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	9,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
+	10, // 1: anefix.v1.InspectReport.module_op_counts:type_name -> anefix.v1.OpCount
+	6,  // 2: anefix.v1.InspectReport.dialects:type_name -> anefix.v1.DialectUse
+	10, // 3: anefix.v1.InspectReport.opaque_property_ops:type_name -> anefix.v1.OpCount
+	2,  // 4: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
+	1,  // 5: anefix.v1.InspectReport.compiled:type_name -> anefix.v1.CompiledPackage
+	10, // 6: anefix.v1.CompiledPackage.operation_distribution:type_name -> anefix.v1.OpCount
+	11, // 7: anefix.v1.CompiledPackage.storage_types:type_name -> anefix.v1.TypeCount
+	7,  // 8: anefix.v1.CompiledPackage.delegates:type_name -> anefix.v1.CompiledPackage.Delegate
+	8,  // 9: anefix.v1.CompiledPackage.functions:type_name -> anefix.v1.CompiledPackage.Function
+	12, // 10: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
+	12, // 11: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
+	10, // 12: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
+	11, // 13: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
+	3,  // 14: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
+	4,  // 15: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
+	5,  // 16: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
+	13, // 17: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
+	14, // 18: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
+	14, // 19: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
+	14, // 20: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
+	14, // 21: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_inspect_proto_init() }
@@ -1204,14 +1334,14 @@ func file_inspect_proto_init() {
 	}
 	file_common_proto_init()
 	file_inspect_proto_msgTypes[1].OneofWrappers = []any{}
-	file_inspect_proto_msgTypes[7].OneofWrappers = []any{}
+	file_inspect_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_inspect_proto_rawDesc), len(file_inspect_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
