@@ -44,8 +44,8 @@ func inspectCompiled(path, source string, ignoreHash bool) (*pb.InspectReport, e
 func compiledReport(p *aimodelc.Package) *pb.CompiledPackage {
 	c := &pb.CompiledPackage{
 		Arch: p.Arch, MainFile: p.MainFile, HashPresent: p.Hash.Present, HashForm: p.Hash.Form, HashMatches: p.Hash.Matches,
-		RequestedDevice: p.RequestedDevice, RegionDirs: nil, UnattributedRegionDirs: p.Unattributed,
-		Problems: p.Problems, Files: int32(p.Files), Bytes: p.Bytes,
+		UnattributedRegionDirs: p.Unattributed,
+		Problems:               p.Problems, Files: int32(p.Files), Bytes: p.Bytes,
 	}
 	switch {
 	case p.Main == nil:
@@ -150,9 +150,6 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 			fmt.Fprintf(&b, "  sourceHash %s differs from the SHA-256 of %s's main.mlirb (%s); what else coreai-build might hash is not known\n",
 				c.GetSourceHash(), c.GetSourcePath(), c.GetSourceDigest())
 		}
-	}
-	if c.GetRequestedDevice() != "" {
-		fmt.Fprintf(&b, "  %s asks for: %s\n", c.GetMainFile(), c.GetRequestedDevice())
 	}
 	if ops := c.GetOperationDistribution(); len(ops) > 0 || len(c.GetStorageTypes()) > 0 {
 		var total int64

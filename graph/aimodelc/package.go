@@ -42,10 +42,6 @@ type Package struct {
 	// Metadata and Stats are nil when the file is absent or unreadable.
 	Metadata *Metadata
 	Stats    *Stats
-	// RequestedDevice is what the main file's execution target asks for
-	// ("GPU" from "preferredDevice=GPU"), "" when it says nothing readable.
-	RequestedDevice   string
-	RequestedEvidence string
 	// Delegates are the .mpsgraphpackage directories, relative to Root.
 	Delegates []Delegate
 	Functions []*Function
@@ -203,18 +199,14 @@ func Open(path string, opts Options) (*Package, error) {
 		p.problem("%s: %s does not match %s (ignored with --ignore-hash)", path, HashFile, mainName)
 	}
 	p.readSmallFiles()
+	// The main file's execution target also names the device
+	// ("preferredDevice=GPU" is in the corpus's string tables), but inside
+	// aicode attributes whose custom encoding anefix cannot decode, so it is
+	// not read as evidence; the main file is read for its format only.
 	if g, err := ReadGraph(mainPath, mainName); err != nil {
 		p.problem("cannot read %v", err)
 	} else {
 		p.Main = g
-		if devs := stringsWithPrefix(g.Module, "preferredDevice="); len(devs) > 0 {
-			var names []string
-			for _, d := range devs {
-				names = append(names, strings.TrimPrefix(d, "preferredDevice="))
-			}
-			p.RequestedDevice = strings.Join(names, ",")
-			p.RequestedEvidence = fmt.Sprintf("%s: %q", mainName, devs)
-		}
 	}
 	p.readDelegates()
 	if opts.Source != "" {
@@ -466,15 +458,6 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 			case fn.Requested != DeviceName(v):
 				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, fn.GraphFile, DeviceName(v)))
 			}
-		}
-	}
-	if p.RequestedDevice != "" {
-		fn.RequestedEvidence = append(fn.RequestedEvidence, p.RequestedEvidence)
-		switch {
-		case fn.Requested == "":
-			fn.Requested = p.RequestedDevice
-		case fn.Requested != p.RequestedDevice:
-			fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s says %s", fn.Requested, p.MainFile, p.RequestedDevice))
 		}
 	}
 

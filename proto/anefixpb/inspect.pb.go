@@ -158,9 +158,6 @@ type CompiledPackage struct {
 	SourceDigest  string `protobuf:"bytes,14,opt,name=source_digest,json=sourceDigest,proto3" json:"source_digest,omitempty"`
 	SourceChecked bool   `protobuf:"varint,15,opt,name=source_checked,json=sourceChecked,proto3" json:"source_checked,omitempty"`
 	SourceMatches bool   `protobuf:"varint,16,opt,name=source_matches,json=sourceMatches,proto3" json:"source_matches,omitempty"`
-	// The device the main file's execution target names
-	// ("preferredDevice=GPU" gives "GPU"), "" when it names none.
-	RequestedDevice string `protobuf:"bytes,17,opt,name=requested_device,json=requestedDevice,proto3" json:"requested_device,omitempty"`
 	// stats.json, in file order.
 	OperationDistribution []*OpCount   `protobuf:"bytes,18,rep,name=operation_distribution,json=operationDistribution,proto3" json:"operation_distribution,omitempty"`
 	StorageTypes          []*TypeCount `protobuf:"bytes,19,rep,name=storage_types,json=storageTypes,proto3" json:"storage_types,omitempty"`
@@ -325,13 +322,6 @@ func (x *CompiledPackage) GetSourceMatches() bool {
 		return x.SourceMatches
 	}
 	return false
-}
-
-func (x *CompiledPackage) GetRequestedDevice() string {
-	if x != nil {
-		return x.RequestedDevice
-	}
-	return ""
 }
 
 func (x *CompiledPackage) GetOperationDistribution() []*OpCount {
@@ -1145,7 +1135,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\bdialects\x18\x05 \x03(\v2\x15.anefix.v1.DialectUseR\bdialects\x12B\n" +
 	"\x13opaque_property_ops\x18\x06 \x03(\v2\x12.anefix.v1.OpCountR\x11opaquePropertyOps\x122\n" +
 	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\x126\n" +
-	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xfe\x0f\n" +
+	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xd9\x0f\n" +
 	"\x0fCompiledPackage\x12\x12\n" +
 	"\x04arch\x18\x01 \x01(\tR\x04arch\x12\x1b\n" +
 	"\tmain_file\x18\x02 \x01(\tR\bmainFile\x122\n" +
@@ -1165,8 +1155,7 @@ const file_inspect_proto_rawDesc = "" +
 	"sourcePath\x12#\n" +
 	"\rsource_digest\x18\x0e \x01(\tR\fsourceDigest\x12%\n" +
 	"\x0esource_checked\x18\x0f \x01(\bR\rsourceChecked\x12%\n" +
-	"\x0esource_matches\x18\x10 \x01(\bR\rsourceMatches\x12)\n" +
-	"\x10requested_device\x18\x11 \x01(\tR\x0frequestedDevice\x12I\n" +
+	"\x0esource_matches\x18\x10 \x01(\bR\rsourceMatches\x12I\n" +
 	"\x16operation_distribution\x18\x12 \x03(\v2\x12.anefix.v1.OpCountR\x15operationDistribution\x129\n" +
 	"\rstorage_types\x18\x13 \x03(\v2\x14.anefix.v1.TypeCountR\fstorageTypes\x12#\n" +
 	"\rcompute_types\x18\x14 \x03(\tR\fcomputeTypes\x12A\n" +
@@ -1217,7 +1206,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\f_ane_regionsB\x0e\n" +
 	"\f_gpu_regionsB\x0f\n" +
 	"\r_fully_on_aneB\x0e\n" +
-	"\f_ane_regions\"\x8d\x04\n" +
+	"\f_ane_regionsJ\x04\b\x11\x10\x12\"\x8d\x04\n" +
 	"\x0fGraphInspection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
