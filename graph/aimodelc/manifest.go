@@ -99,7 +99,8 @@ func ParseManifest(data []byte, name string) (*Manifest, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s/ANERegionsHash is a %s, want a dictionary", where, kindOf(h))
 			}
-			for arch, s := range hd {
+			for _, arch := range sortedKeys(hd) {
+				s := hd[arch]
 				str, ok := s.(string)
 				if !ok {
 					return nil, fmt.Errorf("%s/ANERegionsHash/%q is a %s, want a string", where, arch, kindOf(s))
@@ -118,12 +119,7 @@ func ParseManifest(data []byte, name string) (*Manifest, error) {
 		if !ok {
 			return nil, fmt.Errorf(`%s/"Optimized Modules" is a %s, want a dictionary`, where, kindOf(mods))
 		}
-		keys := make([]string, 0, len(md))
-		for k := range md {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for i, k := range keys {
+		for i, k := range sortedKeys(md) {
 			fns, err := parseModule(k, md[k], fmt.Sprintf(`%s/"Optimized Modules" entry %d`, where, i+1))
 			if err != nil {
 				return nil, err
@@ -163,7 +159,8 @@ func parseModule(key string, val any, where string) ([]ManifestFunction, error) 
 		if !ok {
 			return nil, fmt.Errorf(`%s: "Key to Symbol Name" is a %s, want a dictionary`, where, kindOf(ks))
 		}
-		for dk, sv := range kd {
+		for _, dk := range sortedKeys(kd) {
+			sv := kd[dk]
 			sym, ok := sv.(string)
 			if !ok {
 				return nil, fmt.Errorf(`%s: a "Key to Symbol Name" value is a %s, want a string`, where, kindOf(sv))
@@ -184,7 +181,8 @@ func parseModule(key string, val any, where string) ([]ManifestFunction, error) 
 		if !ok {
 			return nil, fmt.Errorf(`%s: "Entry Function Attributes" is a %s, want a dictionary`, where, kindOf(ea))
 		}
-		for sym, list := range ed {
+		for _, sym := range sortedKeys(ed) {
+			list := ed[sym]
 			arr, ok := list.([]any)
 			if !ok {
 				return nil, fmt.Errorf(`%s: "Entry Function Attributes"/%q is a %s, want an array`, where, sym, kindOf(list))
@@ -267,4 +265,15 @@ func kindOf(v any) string {
 		return "data"
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
+}
+
+// sortedKeys lists a dictionary's keys in order, so that which error is
+// reported first does not depend on map iteration.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
