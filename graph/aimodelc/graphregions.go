@@ -120,15 +120,15 @@ func (t typeCounts) add(typ, sym string) {
 
 // callsOf counts the region_type entries directly in the entry function
 // sym (calls made from inside another region are that region's parts).
-func (gp *GraphPlacement) callsOf(sym string) (typeCounts, int) {
+func (gp *GraphPlacement) callsOf(sym string) (typeCounts, map[string]int) {
 	tc := typeCounts{}
-	nested := 0
+	nested := map[string]int{}
 	for _, c := range gp.Calls {
 		switch {
 		case c.Caller == sym:
 			tc.add(c.Type, c.Callee)
 		case strings.HasPrefix(c.Caller, sym+"_"):
-			nested++
+			nested[c.Type]++
 		}
 	}
 	return tc, nested

@@ -500,8 +500,8 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		sort.Strings(fn.RegionSymbols)
 		callEv := func(typ string) string {
 			e := fmt.Sprintf("%s: %d #placement.region_type<%s> entr(ies) in @%s", fn.GraphFile, len(calls[typ]), typ, fn.Symbol)
-			if nested > 0 {
-				e += fmt.Sprintf(" (%d more inside its regions, counted as parts of them)", nested)
+			if n := nested[typ]; n > 0 {
+				e += fmt.Sprintf(" (and %d inside those regions, counted as parts of them)", n)
 			}
 			return e
 		}
