@@ -391,6 +391,9 @@ func rewriteCompile(env *Env, in, out string) error {
 		if r.ExitCode != 0 {
 			return fmt.Errorf("%s exited with status %d", r.Command[0], r.ExitCode)
 		}
+		if err := regionsSettled(r); err != nil {
+			return err
+		}
 	}
 	return nil
 }
