@@ -383,9 +383,15 @@ func rewriteCompile(env *Env, in, out string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "ANE regions before -> after: %d -> %d measured (predicted %d -> %d, %d function(s)); "+
+	measured := func(r *pb.CompileReport) string {
+		if !r.RegionsKnown {
+			return "unknown"
+		}
+		return fmt.Sprint(r.Regions)
+	}
+	fmt.Fprintf(env.Stderr, "ANE regions before -> after: %s -> %s measured (predicted %d -> %d, %d function(s)); "+
 		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
-		before.Regions, after.Regions, before.RegionsPredicted, after.RegionsPredicted, after.Functions,
+		measured(before), measured(after), before.RegionsPredicted, after.RegionsPredicted, after.Functions,
 		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
 	for _, r := range []*coreaibuild.Result{resB, resA} {
 		if r.ExitCode != 0 {
