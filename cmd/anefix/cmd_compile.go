@@ -208,7 +208,7 @@ func perFunctionRegions(pred *ane.Report, pkg *aimodelc.Package) []*pb.FunctionR
 				best = name
 			}
 		}
-		if best != "" {
+		if best != "" && f.ANE.Known { // an unknown count is not added (regions_known says so)
 			idx[best].Regions += int32(f.ANE.N)
 		}
 	}
