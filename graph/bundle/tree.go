@@ -29,7 +29,9 @@ type TreeResult struct {
 // hidden temporary sibling and renamed into place when complete, an output
 // that is the input, lies inside it or contains it is refused, symbolic
 // links must stay inside the tree (and are recreated as relative links),
-// and special files are refused. It is how a compiled package (.aimodelc),
+// and special files are refused. Files keep their permissions; directories
+// gain owner write permission (the corpus's are read-only), as in Write, so
+// that a later --force can replace the copy. It is how a compiled package (.aimodelc),
 // which anefix reads but never re-encodes, is converted.
 func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, error) {
 	src := &Input{Path: srcPath, Root: srcRoot, Kind: KindAIModel}
