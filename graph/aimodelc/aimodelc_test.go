@@ -2,11 +2,14 @@ package aimodelc
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"howett.net/plist"
 )
 
 // corpus is the directory of real compiled packages (read-only, never
@@ -396,5 +399,35 @@ func wantDisagreement(t *testing.T, p *Package, err error, sub string) {
 	}
 	if strings.Contains(sub, "region") && f.ANE.Known {
 		t.Errorf("ANE count %d presented as known despite %q", f.ANE.N, sub)
+	}
+}
+
+// The same manifest in XML (as the corpus has it), binary and OpenStep
+// form (re-encoded by howett.net/plist in memory) reads the same.
+func TestManifestForms(t *testing.T) {
+	xml, err := os.ReadFile(filepath.Join(corpus(t)[0], filepath.FromSlash(pkgDir), ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ParseManifest(xml, "xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if _, err := plist.Unmarshal(xml, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range []int{plist.BinaryFormat, plist.OpenStepFormat, plist.GNUStepFormat} {
+		b, err := plist.Marshal(v, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseManifest(b, "other form")
+		if err != nil {
+			t.Fatalf("form %d: %v", form, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("form %d reads differently:\n%v\nwant\n%v", form, got, want)
+		}
 	}
 }
