@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -14,9 +15,23 @@ import (
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
-// isCompiledPackage reports whether a command-line input is an .aimodelc.
+// isCompiledPackage reports whether a command-line input is an .aimodelc,
+// or an LLM bundle whose assets.main is one.
 func isCompiledPackage(path string) bool {
-	return path != "-" && aimodelc.IsPackage(path)
+	_, ok := compiledPackagePath(path)
+	return ok
+}
+
+// compiledPackagePath is the compiled package a command-line input is or
+// holds.
+func compiledPackagePath(path string) (string, bool) {
+	if path == "-" {
+		return "", false
+	}
+	if aimodelc.IsPackage(path) {
+		return path, true
+	}
+	return aimodelc.InBundle(path)
 }
 
 // compiledRefusal is the error of a command that needs an editable graph.
@@ -27,13 +42,14 @@ func compiledRefusal(path string) error {
 
 // inspectCompiled reads a compiled package for inspect.
 func inspectCompiled(path, source string, ignoreHash bool) (*pb.InspectReport, error) {
-	p, err := aimodelc.Open(path, aimodelc.Options{IgnoreHash: ignoreHash, Source: source})
+	pkg, _ := compiledPackagePath(path)
+	p, err := aimodelc.Open(pkg, aimodelc.Options{IgnoreHash: ignoreHash, Source: source})
 	if err != nil {
 		return nil, err
 	}
 	// Input.kind stays unspecified: the schema's kinds are editable inputs;
 	// compiled says what this one is.
-	in := &pb.Input{Path: path, MainPath: strings.TrimRight(path, "/") + "/" + p.MainFile, HashChecked: p.Hash.Present, HashMatches: p.Hash.Matches}
+	in := &pb.Input{Path: path, MainPath: filepath.Join(pkg, p.MainFile), HashChecked: p.Hash.Present, HashMatches: p.Hash.Matches}
 	if p.Main != nil {
 		in.BytecodeVersion, in.BytecodeProducer = int32(p.Main.Version), p.Main.Producer
 	}
@@ -116,6 +132,9 @@ func int32Ptr(n int) *int32 { v := int32(n); return &v }
 func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (compiled package, architecture %s): %d entry function(s)\n", in.GetPath(), c.GetArch(), len(c.GetFunctions()))
+	if dir := filepath.Dir(in.GetMainPath()); dir != filepath.Clean(in.GetPath()) {
+		fmt.Fprintf(&b, "  the LLM bundle's assets.main: %s (paths below are relative to it)\n", dir)
+	}
 	mainDesc := "not readable (see below)"
 	switch c.GetMainForm() {
 	case "bytecode":
@@ -253,6 +272,9 @@ func convertCompiled(env *Env, in, out, emit string, version int, force, ignoreH
 	}
 	if !strings.HasSuffix(strings.TrimRight(out, "/"), ".aimodelc") {
 		return usagef("output %s: a compiled package is copied to another .aimodelc directory; name the output *.aimodelc", out)
+	}
+	if !aimodelc.IsPackage(in) {
+		return fmt.Errorf("%s is an LLM bundle holding a compiled package; convert copies a compiled package itself: give its .aimodelc directory", in)
 	}
 	p, err := aimodelc.Open(in, aimodelc.Options{IgnoreHash: ignoreHash})
 	if err != nil {

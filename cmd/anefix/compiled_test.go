@@ -194,3 +194,24 @@ func TestCompiledPackageRefused(t *testing.T) {
 		t.Errorf("--source of another model: exit %d\n%s", code, out)
 	}
 }
+
+// An LLM bundle whose assets.main is a compiled package (as public build
+// scripts ship one, beside tokenizer/): inspect reads the package, the
+// editing commands refuse it.
+func TestCompiledPackageInBundle(t *testing.T) {
+	bundleDir := filepath.Join(t.TempDir(), "llm")
+	compileStandIn(t, filepath.Join(bundleDir, "m.h18p.aimodelc"))
+	if err := os.WriteFile(filepath.Join(bundleDir, "metadata.json"), []byte(`{"metadata_version": "0.2", "assets": {"main": "m.h18p.aimodelc"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "inspect", bundleDir)
+	if code != exitOK || !strings.Contains(out, "assets.main: "+filepath.Join(bundleDir, "m.h18p.aimodelc")) || !strings.Contains(out, "ANE regions:   1") {
+		t.Errorf("inspect: exit %d %s\n%s", code, errs, out)
+	}
+	if code, _, errs := runCLI(t, "", "rewrite", bundleDir, "-o", filepath.Join(t.TempDir(), "o")); code != exitFailure || !strings.Contains(errs, "is a compiled package") {
+		t.Errorf("rewrite: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "convert", bundleDir, "-o", filepath.Join(t.TempDir(), "o.aimodelc")); code != exitFailure || !strings.Contains(errs, "give its .aimodelc directory") {
+		t.Errorf("convert: exit %d %s", code, errs)
+	}
+}

@@ -1,6 +1,7 @@
 package aimodelc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -144,6 +145,30 @@ func IsPackage(dir string) bool {
 }
 
 // findMain finds main-<arch>.mlirb in root; display names root in errors.
+// InBundle returns the compiled package an LLM bundle names: a directory
+// whose metadata.json has assets.main naming a compiled package inside it
+// (public build scripts ship an .aimodelc with tokenizer/ that way). ok is
+// false for anything else, including assets.main leaving the directory.
+func InBundle(dir string) (string, bool) {
+	b, err := readSmall(filepath.Join(dir, MetadataFile), MetadataFile, maxSmallFile)
+	if err != nil {
+		return "", false
+	}
+	var m struct {
+		Assets struct {
+			Main string `json:"main"`
+		} `json:"assets"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Assets.Main == "" || !filepath.IsLocal(filepath.FromSlash(m.Assets.Main)) {
+		return "", false
+	}
+	p := filepath.Join(dir, filepath.FromSlash(m.Assets.Main))
+	if !IsPackage(p) {
+		return "", false
+	}
+	return p, true
+}
+
 func findMain(root, display string) (string, error) {
 	des, err := os.ReadDir(root)
 	if err != nil {
