@@ -177,4 +177,3 @@ func (p *Package) ANERegions() Count {
 	}
 	return c
 }
-
