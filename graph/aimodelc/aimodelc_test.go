@@ -431,3 +431,11 @@ func TestManifestForms(t *testing.T) {
 		}
 	}
 }
+
+func TestDeviceName(t *testing.T) {
+	for v, want := range map[int64]string{1: "GPU", 2: "ANE", 3: "GPU+ANE", 4: "CPU", 7: "GPU+ANE+CPU", 0: "unknown(0)", 8: "unknown(8)", -1: "unknown(-1)"} {
+		if got := DeviceName(v); got != want {
+			t.Errorf("DeviceName(%d) = %s, want %s", v, got, want)
+		}
+	}
+}
