@@ -111,10 +111,18 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	} else if err := os.MkdirAll(outRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("--keep %s: %w", outRoot, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(strings.TrimRight(aimodel, "/")), ".aimodel") + ".aimodelc"
-	out := filepath.Join(outRoot, name)
+	// --output names a directory the compiler writes the .aimodelc into
+	// (public build scripts create it, pass it and then look for the one
+	// *.aimodelc inside: john-rocky/coreai-model-zoo
+	// conversion/laya/aot_laya.py). A fresh one per compile, so that a
+	// --keep directory's earlier outputs are never counted.
+	name := strings.TrimSuffix(filepath.Base(strings.TrimRight(aimodel, "/")), ".aimodel")
+	out := filepath.Join(outRoot, name+".coreai-build")
 	if _, err := os.Lstat(out); err == nil {
 		return nil, fmt.Errorf("%s already exists; remove it or choose another --keep directory", out)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return nil, err
 	}
 	argv = append(argv, "compile", aimodel, "--platform", opts.Platform, "--preferred-compute", opts.PreferredCompute,
 		"--architecture", opts.Architecture, "--output", out)
@@ -150,8 +158,14 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	}
 	// Only this compile's output: a --keep directory may hold the
 	// .aimodelc of earlier compiles, whose regions are not this one's.
-	if res.Package, err = readCompiled(out); err != nil {
+	pkg, err := locatePackage(out)
+	if err != nil {
 		return nil, err
+	}
+	if pkg != "" {
+		if res.Package, err = aimodelc.Open(pkg, aimodelc.Options{}); err != nil {
+			return nil, fmt.Errorf("reading the compiler's output: %w", err)
+		}
 	}
 	if res.Package != nil {
 		c := res.Package.ANERegions()
@@ -162,23 +176,42 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	}
 	if opts.Keep != "" {
 		res.Kept = out
-		if err := os.WriteFile(filepath.Join(outRoot, strings.TrimSuffix(name, ".aimodelc")+".coreai-build.log"), res.Stderr, 0o644); err != nil {
+		if pkg != "" {
+			res.Kept = pkg
+		}
+		if err := os.WriteFile(filepath.Join(outRoot, name+".coreai-build.log"), res.Stderr, 0o644); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
 }
 
-// readCompiled reads the .aimodelc the compiler wrote with graph/aimodelc.
-// A root that does not exist (the compiler wrote nothing) gives nil; the
-// caller decides what that means from the exit status.
-func readCompiled(root string) (*aimodelc.Package, error) {
-	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// locatePackage finds the compiled package in the --output directory: the
+// directory itself when the compiler wrote the package there, else the one
+// *.aimodelc inside it; "" when there is none (the compiler wrote nothing;
+// the caller decides from the exit status what that means).
+func locatePackage(out string) (string, error) {
+	if aimodelc.IsPackage(out) {
+		return out, nil
 	}
-	p, err := aimodelc.Open(root, aimodelc.Options{})
+	des, err := os.ReadDir(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the compiler's output: %w", err)
+		return "", fmt.Errorf("reading the compiler's output: %w", err)
 	}
-	return p, nil
+	var found []string
+	for _, de := range des {
+		if de.IsDir() && strings.HasSuffix(de.Name(), ".aimodelc") {
+			found = append(found, filepath.Join(out, de.Name()))
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("the compiler wrote %d .aimodelc packages into %s; one compile writes one", len(found), out)
 }

@@ -3,7 +3,9 @@ package coreaibuild
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +65,36 @@ func TestRunCounts(t *testing.T) {
 				t.Errorf("a crashed compile has no package")
 			}
 		})
+	}
+}
+
+// The package is found whether the compiler writes it into the --output
+// directory (what public build scripts expect) or makes --output itself the
+// package; two packages, or none, are not guessed between.
+func TestLocatePackage(t *testing.T) {
+	inside := t.TempDir()
+	mk := func(dir string) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "main-h18p.mlirb"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(filepath.Join(inside, "m.h18p.aimodelc"))
+	if p, err := locatePackage(inside); err != nil || p != filepath.Join(inside, "m.h18p.aimodelc") {
+		t.Errorf("inside: %q %v", p, err)
+	}
+	itself := t.TempDir()
+	mk(itself)
+	if p, err := locatePackage(itself); err != nil || p != itself {
+		t.Errorf("itself: %q %v", p, err)
+	}
+	mk(filepath.Join(inside, "other.h18p.aimodelc"))
+	if _, err := locatePackage(inside); err == nil || !strings.Contains(err.Error(), "2 .aimodelc packages") {
+		t.Errorf("two packages: %v", err)
+	}
+	if p, err := locatePackage(t.TempDir()); err != nil || p != "" {
+		t.Errorf("none: %q %v", p, err)
 	}
 }

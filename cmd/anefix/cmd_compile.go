@@ -24,12 +24,14 @@ func init() {
 		Summary: "run coreai-build for the Neural Engine and count the ANE regions it really wrote (Mac)",
 		Help: `Runs
   xcrun coreai-build compile <IN>.aimodel --platform iOS \
-    --preferred-compute neural-engine --architecture h18p --output <tmp>/<IN>.aimodelc
-(IN that is not an .aimodel is written into a temporary one first), times
-it, reads the .aimodelc it wrote the way 'anefix inspect' does (each ANE
-region counted once: the specialized graph's region_type<ANE> entries,
-checked against the <fn>_ANE_region_<i>_<j>.bc directories; a count the
-package cannot settle is an error, never a guess), and parses its stderr: the
+    --preferred-compute neural-engine --architecture h18p --output <dir>
+(IN that is not an .aimodel is written into a temporary one first; <dir>
+is a fresh directory, <IN>.coreai-build under --keep, into which the
+compiler writes the .aimodelc), times it, reads the .aimodelc the way
+'anefix inspect' does (each ANE region counted once: the specialized
+graph's region_type<ANE> entries, checked against the
+<fn>_ANE_region_<i>_<j>.bc directories; a count the package cannot settle
+is an error, never a guess), and parses its stderr: the
 "warning:" lines with ane_validation_message, the "ANE I/O op" failures, the
 "ANECCompileOffline() failed ... aneCompileStatus=N" blocks with their
 ErrorList and region file, and the maxReorderingDistance notes. Each

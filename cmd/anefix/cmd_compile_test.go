@@ -99,7 +99,7 @@ func TestCompileANE(t *testing.T) {
 	if !strings.Contains(out, "1 measured") || !strings.Contains(out, "requirement --require-ane") || !strings.Contains(out, ": met") {
 		t.Errorf("output:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(keep, "armA.aimodelc", "main-h18p-delegates", "MPSGraph", "mpsExecutable.mpsgraphpackage",
+	if _, err := os.Stat(filepath.Join(keep, "armA.coreai-build", "armA.h18p.aimodelc", "main-h18p-delegates", "MPSGraph", "mpsExecutable.mpsgraphpackage",
 		"binary_0.llir.bundle", "fn0_0_ANE_region_0_0.bc")); err != nil {
 		t.Errorf("--keep did not keep the .aimodelc: %v", err)
 	}
@@ -241,7 +241,7 @@ func TestCompileCountsEachRegionOnce(t *testing.T) {
 		t.Errorf("function: %+v", f)
 	}
 	naive := 0
-	filepath.WalkDir(filepath.Join(keep, "armA.aimodelc"), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(keep, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), "ANE_region") {
 			naive++
 		}

@@ -159,7 +159,7 @@ func compileStandIn(t *testing.T, out string) {
 	if code != exitOK {
 		t.Fatalf("stand-in compile: exit %d %s", code, errs)
 	}
-	if err := os.Rename(filepath.Join(filepath.Dir(out), "armA.aimodelc"), out); err != nil {
+	if err := os.Rename(filepath.Join(filepath.Dir(out), "armA.coreai-build", "armA.h18p.aimodelc"), out); err != nil {
 		t.Fatal(err)
 	}
 }

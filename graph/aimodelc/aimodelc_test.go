@@ -78,7 +78,7 @@ func TestCorpus(t *testing.T) {
 // NOT coreai-build) into a temporary directory and returns the .aimodelc.
 func standIn(t *testing.T, env ...string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "m.aimodelc")
+	out := t.TempDir()
 	cmd := exec.Command("sh", filepath.Join("..", "..", "testdata", "compiler", "fake-coreai-build.sh"), "compile",
 		filepath.Join("..", "..", "testdata", "synth", "armA.aimodel"), "--platform", "iOS", "--preferred-compute", "neural-engine",
 		"--architecture", "h18p", "--output", out)
@@ -86,7 +86,7 @@ func standIn(t *testing.T, env ...string) string {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("stand-in compiler: %v\n%s", err, b)
 	}
-	return out
+	return filepath.Join(out, "armA.h18p.aimodelc")
 }
 
 const pkgDir = "main-h18p-delegates/MPSGraph/mpsExecutable.mpsgraphpackage"

@@ -84,7 +84,7 @@ func FuzzOpenPackage(f *testing.F) {
 // coreai-build) for a fuzz target.
 func standInBase(f *testing.F) string {
 	f.Helper()
-	out := filepath.Join(f.TempDir(), "m.aimodelc")
+	out := f.TempDir()
 	cmd := exec.Command("sh", filepath.Join("..", "..", "testdata", "compiler", "fake-coreai-build.sh"), "compile",
 		filepath.Join("..", "..", "testdata", "synth", "armA.aimodel"), "--platform", "iOS", "--preferred-compute", "neural-engine",
 		"--architecture", "h18p", "--output", out)
@@ -92,5 +92,5 @@ func standInBase(f *testing.F) string {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		f.Fatalf("stand-in compiler: %v\n%s", err, b)
 	}
-	return out
+	return filepath.Join(out, "armA.h18p.aimodelc")
 }

@@ -26,7 +26,10 @@
 #
 # Usage (as anefix calls it):
 #   fake-coreai-build.sh compile IN.aimodel --platform P --preferred-compute C \
-#       --architecture A --output OUT.aimodelc
+#       --architecture A --output DIR
+# It writes DIR/<IN's name>.<A>.aimodelc: public build scripts pass --output a
+# directory and take the one *.aimodelc in it; the <name>.<arch> naming is
+# the corpus packages' (a guess for what coreai-build always does).
 # Behaviour, chosen by the environment:
 #   FAKE_COREAI_BUILD_ANE_IF=substr  IN containing substr -> "ane", else "fallback"
 #   FAKE_COREAI_BUILD_SCENARIO=ane|fallback|crash  (default fallback)
@@ -94,6 +97,8 @@ esac
 # sha256hex FILE: upper-case hex digest.
 sha256hex() { sha256sum "$1" | cut -c1-64 | tr a-f A-F; }
 
+name=$(basename "${in%/}")
+out="$out/${name%.aimodel}.$arch.aimodelc"
 mkdir -p "$out"
 main="$out/main-$arch.mlirb"
 printf '// STAND-IN written by testdata/compiler/fake-coreai-build.sh, not by coreai-build.\nmodule attributes {anefix.stand_in = "fake-coreai-build.sh"} {\n}\n' > "$main"
