@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/coreaibuild"
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -22,9 +24,14 @@ func init() {
 		Summary: "run coreai-build for the Neural Engine and count the ANE regions it really wrote (Mac)",
 		Help: `Runs
   xcrun coreai-build compile <IN>.aimodel --platform iOS \
-    --preferred-compute neural-engine --architecture h18p --output <tmp>/<IN>.aimodelc
-(IN that is not an .aimodel is written into a temporary one first), times
-it, counts the *ANE_region* entries it wrote, and parses its stderr: the
+    --preferred-compute neural-engine --architecture h18p --output <dir>
+(IN that is not an .aimodel is written into a temporary one first; <dir>
+is a fresh directory, <IN>.coreai-build under --keep, into which the
+compiler writes the .aimodelc), times it, reads the .aimodelc the way
+'anefix inspect' does (each ANE region counted once: the specialized
+graph's region_type<ANE> entries, checked against the
+<fn>_ANE_region_<i>_<j>.bc directories; a count the package cannot settle
+is an error, never a guess), and parses its stderr: the
 "warning:" lines with ane_validation_message, the "ANE I/O op" failures, the
 "ANECCompileOffline() failed ... aneCompileStatus=N" blocks with their
 ErrorList and region file, and the maxReorderingDistance notes. Each
@@ -48,7 +55,7 @@ Examples:
   anefix compile model.aimodel --min-regions 19 --keep build/ --json > compile.json
   anefix compile armA.aimodel --compiler testdata/compiler/fake-coreai-build.sh   # stand-in, for tests`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := defaultCompileOptions()
+			o := coreaibuild.DefaultOptions()
 			fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
 			fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
 			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
@@ -85,6 +92,9 @@ Examples:
 				if res.ExitCode != 0 {
 					return fmt.Errorf("%s exited with status %d; its log is summarized above", res.Command[0], res.ExitCode)
 				}
+				if err := regionsSettled(res); err != nil {
+					return err
+				}
 				if rep.Requirement != "" && !rep.RequirementMet {
 					return withCode(exitGate, fmt.Errorf("requirement not met: %s (measured %d ANE region(s))", rep.Requirement, rep.Regions))
 				}
@@ -98,9 +108,9 @@ Examples:
 // compileAndReport loads path, predicts with the rule model, runs the
 // compiler and builds the report. A missing compiler is exit 4 before any
 // work is done.
-func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) (*pb.CompileReport, *compileResult, error) {
-	if _, err := compilerCommand(o); err != nil {
-		if errors.Is(err, errNoCompiler) {
+func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash bool) (*pb.CompileReport, *coreaibuild.Result, error) {
+	if _, err := coreaibuild.Command(o); err != nil {
+		if errors.Is(err, coreaibuild.ErrNoCompiler) {
 			return nil, nil, withCode(exitNoCompiler, err)
 		}
 		return nil, nil, err
@@ -120,9 +130,9 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	if o.Keep != "" && ci.Loaded.Input.Kind.IsDir() && pathWithin(ci.Loaded.Input.Root, o.Keep) {
 		return nil, nil, fmt.Errorf("--keep %s lies inside the input %s; anefix never modifies its input, choose a directory outside it", o.Keep, path)
 	}
-	res, err := compileRegions(context.Background(), o, ci.AIModel)
+	res, err := coreaibuild.Run(context.Background(), o, ci.AIModel)
 	if err != nil {
-		if errors.Is(err, errNoCompiler) {
+		if errors.Is(err, coreaibuild.ErrNoCompiler) {
 			return nil, nil, withCode(exitNoCompiler, err)
 		}
 		return nil, nil, err
@@ -131,7 +141,7 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	mapped := ane.MapLog(ci.module(), res.Log)
 	rep := &pb.CompileReport{
 		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
-		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles,
+		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles, RegionsKnown: res.RegionsKnown,
 		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(),
 		Groups:              pbGroups(ane.GroupFindings(mapped)),
 		ElementTypeWarnings: int32(res.Log.Count(compilerlog.KindElementType)),
@@ -139,7 +149,10 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
 		LogLines:            int64(res.Log.Lines), UnclassifiedLines: int64(res.Log.Unclassified),
 	}
-	rep.PerFunction = perFunctionRegions(pred, res.RegionFiles)
+	if res.Package != nil {
+		rep.Compiled = compiledReport(res.Package)
+	}
+	rep.PerFunction = perFunctionRegions(pred, res.Package)
 	rep.CitedNotPredicted, rep.PredictedNotCited = calibration(pred.AllFindings(), mapped)
 	for _, f := range res.Log.Failures {
 		cf := &pb.CompileFailure{LogLine: int32(f.Line), OsStatus: f.OSStatus, AneCompileStatus: f.Status,
@@ -155,10 +168,28 @@ func compileAndReport(env *Env, path string, o compileOptions, ignoreHash bool) 
 	return rep, res, nil
 }
 
-// perFunctionRegions attributes region files to entry functions by name:
-// a file "<function>_…ANE_region_i_j…" belongs to the entry graph with the
-// longest name that prefixes its base name followed by "_".
-func perFunctionRegions(pred *ane.Report, files []string) []*pb.FunctionRegions {
+// regionsSettled is the error of a compile whose ANE regions the .aimodelc
+// does not settle (or that wrote none although the compiler exited 0).
+func regionsSettled(res *coreaibuild.Result) error {
+	switch {
+	case res.Package == nil:
+		return fmt.Errorf("%s exited 0 but wrote no .aimodelc, so there are no regions to count", res.Command[0])
+	case !res.RegionsKnown:
+		why := append([]string(nil), res.Package.Problems...)
+		for _, f := range res.Package.Functions {
+			why = append(why, f.Disagreements...)
+		}
+		return fmt.Errorf("the ANE regions of the .aimodelc cannot be counted (%s); no count is reported rather than a guess", strings.Join(why, "; "))
+	}
+	return nil
+}
+
+// perFunctionRegions attributes the compiled entry functions' ANE regions
+// to the input's entry graphs by name: coreai-build names an entry function
+// after its graph plus "_<suffix>" (the corpus's main -> main_9wemocz…), so
+// a function belongs to the entry graph whose name it equals or starts
+// with followed by "_", the longest such name winning.
+func perFunctionRegions(pred *ane.Report, pkg *aimodelc.Package) []*pb.FunctionRegions {
 	var out []*pb.FunctionRegions
 	idx := map[string]*pb.FunctionRegions{}
 	for i := range pred.Graphs {
@@ -169,16 +200,18 @@ func perFunctionRegions(pred *ane.Report, files []string) []*pb.FunctionRegions 
 			out = append(out, fr)
 		}
 	}
-	for _, f := range files {
-		base := f[strings.LastIndexByte(f, '/')+1:]
+	if pkg == nil {
+		return out
+	}
+	for _, f := range pkg.Functions {
 		best := ""
 		for name := range idx {
-			if strings.HasPrefix(base, name+"_") && len(name) > len(best) {
+			if (f.Name == name || strings.HasPrefix(f.Name, name+"_")) && len(name) > len(best) {
 				best = name
 			}
 		}
-		if best != "" {
-			idx[best].Regions++
+		if best != "" && f.ANE.Known { // an unknown count is not added (regions_known says so)
+			idx[best].Regions += int32(f.ANE.N)
 		}
 	}
 	return out
@@ -244,9 +277,14 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 		fmt.Fprintf(&b, "  (a compiler given by --compiler or $%s, not xcrun coreai-build)\n", compilerEnv)
 	}
 	fmt.Fprintf(&b, "exit status %d after %s\n", r.ExitCode, time.Duration(r.Seconds*float64(time.Second)).Round(10*time.Millisecond))
-	fmt.Fprintf(&b, "\nANE regions: %d measured (*ANE_region* entries); anefix check predicted %d for %d function(s)\n",
-		r.Regions, r.RegionsPredicted, r.Functions)
+	measured := fmt.Sprintf("%d measured", r.Regions)
+	if !r.RegionsKnown {
+		measured = "UNKNOWN (the .aimodelc does not settle them; see its problems below)"
+	}
+	fmt.Fprintf(&b, "\nANE regions: %s (read from the .aimodelc, each region once); anefix check predicted %d for %d function(s)\n",
+		measured, r.RegionsPredicted, r.Functions)
 	switch {
+	case !r.RegionsKnown:
 	case r.Regions == 0 && r.ExitCode == 0:
 		fmt.Fprintf(&b, "  no ANE region: the .aimodelc runs on the GPU only, although the compiler exited 0\n")
 	case r.Regions > 0 && int(r.Regions) < int(r.Functions):
@@ -255,6 +293,21 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	if len(r.RegionFiles) > 0 && len(r.RegionFiles) <= 8 {
 		for _, f := range r.RegionFiles {
 			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
+	if c := r.Compiled; c != nil {
+		for _, f := range c.GetFunctions() {
+			req := f.GetRequestedDevice()
+			if req == "" {
+				req = "unknown"
+			}
+			fmt.Fprintf(&b, "  %s: requested %s, %s ANE / %s GPU region(s)\n", f.GetName(), req, optCount(f.AneRegions), optCount(f.GpuRegions))
+			for _, d := range f.GetDisagreements() {
+				fmt.Fprintf(&b, "    DISAGREE: %s\n", d)
+			}
+		}
+		for _, p := range c.GetProblems() {
+			fmt.Fprintf(&b, "  problem: %s\n", p)
 		}
 	}
 	var differ []string
@@ -323,7 +376,7 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 // the written output with the default settings (and $ANEFIX_COMPILER) and
 // prints the regions before → after next to the predictions.
 func rewriteCompile(env *Env, in, out string) error {
-	o := defaultCompileOptions()
+	o := coreaibuild.DefaultOptions()
 	before, resB, err := compileAndReport(env, in, o, false)
 	if err != nil {
 		return err
@@ -332,13 +385,22 @@ func rewriteCompile(env *Env, in, out string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "ANE regions before -> after: %d -> %d measured (predicted %d -> %d, %d function(s)); "+
+	measured := func(r *pb.CompileReport) string {
+		if !r.RegionsKnown {
+			return "unknown"
+		}
+		return fmt.Sprint(r.Regions)
+	}
+	fmt.Fprintf(env.Stderr, "ANE regions before -> after: %s -> %s measured (predicted %d -> %d, %d function(s)); "+
 		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
-		before.Regions, after.Regions, before.RegionsPredicted, after.RegionsPredicted, after.Functions,
+		measured(before), measured(after), before.RegionsPredicted, after.RegionsPredicted, after.Functions,
 		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
-	for _, r := range []*compileResult{resB, resA} {
+	for _, r := range []*coreaibuild.Result{resB, resA} {
 		if r.ExitCode != 0 {
 			return fmt.Errorf("%s exited with status %d", r.Command[0], r.ExitCode)
+		}
+		if err := regionsSettled(r); err != nil {
+			return err
 		}
 	}
 	return nil

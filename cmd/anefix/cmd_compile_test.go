@@ -4,12 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/coreaibuild"
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
+	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
 // The compiler in these tests is testdata/compiler/fake-coreai-build.sh, a
@@ -95,7 +99,8 @@ func TestCompileANE(t *testing.T) {
 	if !strings.Contains(out, "1 measured") || !strings.Contains(out, "requirement --require-ane") || !strings.Contains(out, ": met") {
 		t.Errorf("output:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(keep, "armA.aimodelc", "fn0_ANE_region_0_0.bc")); err != nil {
+	if _, err := os.Stat(filepath.Join(keep, "armA.coreai-build", "armA.h18p.aimodelc", "main-h18p-delegates", "MPSGraph", "mpsExecutable.mpsgraphpackage",
+		"binary_0.llir.bundle", "fn0_0_ANE_region_0_0.bc")); err != nil {
 		t.Errorf("--keep did not keep the .aimodelc: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(keep, "armA.coreai-build.log")); err != nil {
@@ -183,15 +188,67 @@ func TestCompilePerFunction(t *testing.T) {
 
 func TestPerFunctionLongestPrefix(t *testing.T) {
 	pred := &ane.Report{Graphs: []ane.GraphResult{{Name: "f", Entry: true}, {Name: "f_2", Entry: true}, {Name: "g", Entry: true, Blocked: true}}}
-	got := perFunctionRegions(pred, []string{"x.aimodelc/f_2_ANE_region_0_0.bc", "x.aimodelc/f_ANE_region_0_0.bc",
-		"x.aimodelc/f_ANE_region_1_0.bc", "x.aimodelc/other_ANE_region_0_0.bc"})
-	want := "f:2:true f_2:1:true g:0:false"
+	pkg := &aimodelc.Package{Functions: []*aimodelc.Function{
+		{Name: "f_2_abc", ANE: aimodelc.Count{N: 1, Known: true}},
+		{Name: "f_xyz", ANE: aimodelc.Count{N: 2, Known: true}},
+		{Name: "f", ANE: aimodelc.Count{N: 1, Known: true}},
+		{Name: "other_q", ANE: aimodelc.Count{N: 5, Known: true}},
+	}}
+	got := perFunctionRegions(pred, pkg)
+	want := "f:3:true f_2:1:true g:0:false"
 	var parts []string
 	for _, f := range got {
 		parts = append(parts, fmt.Sprintf("%s:%d:%v", f.Name, f.Regions, f.PredictedLegal))
 	}
 	if strings.Join(parts, " ") != want {
 		t.Errorf("got %v, want %s", parts, want)
+	}
+}
+
+// The count the issue asked for: a stand-in compiled tree with two ANE region
+// directories (each holding a binary and a weights file) counts two, where
+// counting every entry named *ANE_region* (the old way, and the seed note's
+// find | wc -l) gives six.
+func TestCompileCountsEachRegionOnce(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "ane")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_REGIONS", "2")
+	keep := filepath.Join(t.TempDir(), "build")
+	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--keep", keep, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	var rep struct {
+		Regions      int
+		RegionsKnown bool
+		RegionFiles  []string
+		Compiled     struct {
+			Functions []struct {
+				AneRegions *int
+				GpuRegions *int
+				FullyOnAne *bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Regions != 2 || !rep.RegionsKnown || len(rep.RegionFiles) != 2 || len(rep.Compiled.Functions) != 1 {
+		t.Fatalf("want 2 known regions in 2 directories, got %+v", rep)
+	}
+	f := rep.Compiled.Functions[0]
+	if f.AneRegions == nil || *f.AneRegions != 2 || f.GpuRegions == nil || *f.GpuRegions != 0 || f.FullyOnAne == nil || !*f.FullyOnAne {
+		t.Errorf("function: %+v", f)
+	}
+	naive := 0
+	filepath.WalkDir(keep, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), "ANE_region") {
+			naive++
+		}
+		return nil
+	})
+	if naive != 6 {
+		t.Errorf("entries named *ANE_region*: %d, want 6 (2 directories, 2 binaries, 2 weights files)", naive)
 	}
 }
 
@@ -257,4 +314,33 @@ func treeListing(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return sb.String()
+}
+
+// A compile whose .aimodelc does not settle its regions is a failure, not
+// a number; one that exited 0 without writing a package too.
+func TestRegionsSettled(t *testing.T) {
+	unsettled := &coreaibuild.Result{Command: []string{"cc"}, Package: &aimodelc.Package{
+		Problems:  []string{"manifest.plist is not a property list"},
+		Functions: []*aimodelc.Function{{Name: "f", Disagreements: []string{"2 entries but 1 directory"}}},
+	}}
+	for _, c := range []struct {
+		res  *coreaibuild.Result
+		want string
+	}{
+		{unsettled, "cannot be counted (manifest.plist is not a property list; 2 entries but 1 directory)"},
+		{&coreaibuild.Result{Command: []string{"cc"}}, "exited 0 but wrote no .aimodelc"},
+		{&coreaibuild.Result{Command: []string{"cc"}, Package: &aimodelc.Package{}, RegionsKnown: true}, ""},
+	} {
+		err := regionsSettled(c.res)
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want %q, got %v", c.want, err)
+		}
+	}
+	var b strings.Builder
+	if err := writeCompileText(&b, &pb.CompileReport{Command: []string{"cc"}, Input: &pb.Input{Path: "m"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "ANE regions: UNKNOWN") {
+		t.Errorf("an unknown count is not shown as unknown:\n%s", b.String())
+	}
 }

@@ -23,7 +23,11 @@ Examples:
   anefix convert model.aimodel -o model.mlir              # read an export as text
   anefix convert model.mlir -o model.aimodel              # edited text back to a bundle
   anefix convert model.aimodel -o - --emit pretty | less  # coreai printed form on stdout
-  anefix convert - -o out.mlirb < in.mlir                 # a pipe`,
+  anefix convert - -o out.mlirb < in.mlir                 # a pipe
+  anefix convert model.h18p.aimodelc -o copy.h18p.aimodelc  # a compiled package, copied whole
+
+A compiled package (.aimodelc) is read (main.hash checked) and copied file
+by file, unchanged; it is never re-encoded.`,
 		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
 			out := fs.StringP("output", "o", "", "output path, or - for stdout (required)")
 			emit := fs.String("emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
@@ -36,6 +40,9 @@ Examples:
 				}
 				if *out == "" {
 					return usagef("-o OUT is required")
+				}
+				if isCompiledPackage(args[0]) {
+					return convertCompiled(env, args[0], *out, *emit, *version, *force, *ignoreHash)
 				}
 				if err := checkOutputFlags(*emit, *version); err != nil {
 					return err

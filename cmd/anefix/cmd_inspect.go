@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "inspect",
-		Usage:   "inspect IN [--json]",
+		Usage:   "inspect IN [--json] [--source X.aimodel]",
 		Summary: "show graphs, I/O and states, op and type census, fp32 islands",
 		Help: `IN is an .aimodel directory, an LLM bundle, an MLIR bytecode file, an MLIR
 text file (generic or coreai printed form), or "-" for stdin.
@@ -28,18 +28,39 @@ count by op name, the element types of all values, the fp32 islands (f32
 values and the casts that create them, with FX op ids and source lines),
 expand_dims/shrink_dims ops touching graph I/O, and the composites invoked.
 
+IN may also be a compiled package (<name>.<arch>.aimodelc, written by
+coreai-build): then it prints, per entry function, the device the
+compilation asked for, the ANE and GPU regions, whether it runs fully on
+the Neural Engine, and the file each of those facts came from (the
+delegate's manifest.plist, the specialized .mpsgraph, ANE region
+directories), saying where two sources disagree; plus metadata.json and
+stats.json. --source X.aimodel compares metadata.json's sourceHash with the
+SHA-256 of X's main.mlirb.
+
 Examples:
   anefix inspect testdata/mlir/pretty/hybrid_layer.mlir
   anefix inspect testdata/synth/armA.aimodel
-  anefix inspect model.mlir --json | jq '.graphs[0].fp32Islands'`,
+  anefix inspect model.mlir --json | jq '.graphs[0].fp32Islands'
+  anefix inspect model.h18p.aimodelc --source model.aimodel`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
 			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+			source := fs.String("source", "", "for a compiled package: the .aimodel it was compiled from, to compare with metadata.json's sourceHash")
 			return func(env *Env, args []string) error {
 				if len(args) != 1 {
 					return usagef("inspect takes exactly one input (a model path or -), got %d", len(args))
 				}
-				rep, err := inspectInput(env, args[0], *ignoreHash)
+				compiled := isCompiledPackage(args[0])
+				if *source != "" && !compiled {
+					return usagef("--source applies to a compiled package (.aimodelc); %s is not one", args[0])
+				}
+				var rep *pb.InspectReport
+				var err error
+				if compiled {
+					rep, err = inspectCompiled(args[0], *source, *ignoreHash)
+				} else {
+					rep, err = inspectInput(env, args[0], *ignoreHash)
+				}
 				if err != nil {
 					return err
 				}
@@ -50,6 +71,9 @@ Examples:
 					}
 					_, err = env.Stdout.Write(b)
 					return err
+				}
+				if compiled {
+					return writeCompiledText(env.Stdout, rep.GetInput(), rep.GetCompiled())
 				}
 				return writeInspectText(env.Stdout, rep)
 			}

@@ -1,187 +1,22 @@
 package main
 
-// The compiler wrapper shared by `anefix compile` and `anefix rewrite
-// --compile`: it runs coreai-build on an .aimodel, times it, counts the
-// *ANE_region* entries it wrote and parses its stderr. See
-// /work/brief/compile-api.md for the contract.
+// The input side of `anefix compile` and `anefix rewrite --compile`: the
+// model is made into an .aimodel for coreaibuild, which runs the compiler.
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
-	"github.com/anefix/anefix/passes/ane/compilerlog"
 )
 
-// compilerEnv names another compiler binary for every compile anefix runs
-// (the --compiler default; rewrite --compile has no flag of its own).
-const compilerEnv = "ANEFIX_COMPILER"
-
-// compileOptions are the settings of one compiler run.
-type compileOptions struct {
-	// Compiler is the binary to run in place of `xcrun coreai-build`;
-	// "" uses $ANEFIX_COMPILER, then xcrun from PATH.
-	Compiler         string
-	Platform         string // --platform (iOS)
-	PreferredCompute string // --preferred-compute (neural-engine)
-	Architecture     string // --architecture (h18p)
-	// Keep is a directory to keep the .aimodelc and the compiler's stderr
-	// in; "" compiles into a temporary directory removed afterwards.
-	Keep    string
-	Timeout time.Duration // 0 = none
-}
-
-func defaultCompileOptions() compileOptions {
-	return compileOptions{Platform: "iOS", PreferredCompute: "neural-engine", Architecture: "h18p", Timeout: time.Hour}
-}
-
-// compileResult is one measured compiler run.
-type compileResult struct {
-	Command     []string
-	ExitCode    int
-	Duration    time.Duration
-	Regions     int      // *ANE_region* entries under the output
-	RegionFiles []string // their paths relative to the output, sorted
-	Log         *compilerlog.Log
-	Stderr      []byte
-	Kept        string // where the output was kept, "" when removed
-}
-
-// errNoCompiler is returned when neither --compiler, $ANEFIX_COMPILER nor
-// xcrun is available (any machine but a Mac with Xcode).
-var errNoCompiler = errors.New("the Neural Engine compiler is not available here (no xcrun on PATH; coreai-build ships with Xcode on macOS): " +
-	"run 'anefix check IN' for a prediction, or give --compiler PATH")
-
-// compilerCommand returns the argv prefix that runs the compiler.
-func compilerCommand(opts compileOptions) ([]string, error) {
-	c := opts.Compiler
-	if c == "" {
-		c = os.Getenv(compilerEnv)
-	}
-	if c != "" {
-		p, err := exec.LookPath(c)
-		if err != nil {
-			return nil, fmt.Errorf("compiler %s: %w", c, err)
-		}
-		return []string{p}, nil
-	}
-	p, err := exec.LookPath("xcrun")
-	if err != nil {
-		return nil, errNoCompiler
-	}
-	return []string{p, "coreai-build"}, nil
-}
-
-// compileRegions compiles the .aimodel directory aimodel with the real
-// compiler (or opts.Compiler) and measures the result: exit code, wall
-// time, *ANE_region* entries written, and the parsed stderr. A compiler
-// that exits non-zero is not an error here (the result says so); errors are
-// for a missing compiler (errNoCompiler), an unreadable output or log, or a
-// timeout.
-func compileRegions(ctx context.Context, opts compileOptions, aimodel string) (*compileResult, error) {
-	argv, err := compilerCommand(opts)
-	if err != nil {
-		return nil, err
-	}
-	outRoot := opts.Keep
-	if outRoot == "" {
-		tmp, err := os.MkdirTemp("", "anefix-compile-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		outRoot = tmp
-	} else if err := os.MkdirAll(outRoot, 0o755); err != nil {
-		return nil, fmt.Errorf("--keep %s: %w", outRoot, err)
-	}
-	name := strings.TrimSuffix(filepath.Base(strings.TrimRight(aimodel, "/")), ".aimodel") + ".aimodelc"
-	out := filepath.Join(outRoot, name)
-	if _, err := os.Lstat(out); err == nil {
-		return nil, fmt.Errorf("%s already exists; remove it or choose another --keep directory", out)
-	}
-	argv = append(argv, "compile", aimodel, "--platform", opts.Platform, "--preferred-compute", opts.PreferredCompute,
-		"--architecture", opts.Architecture, "--output", out)
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr // coreai-build's stdout is progress text; keep it with the log
-	start := time.Now()
-	runErr := cmd.Run()
-	res := &compileResult{Command: argv, Duration: time.Since(start), Stderr: stderr.Bytes()}
-	if ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("%s did not finish within %s (--timeout)", argv[0], opts.Timeout)
-	}
-	var ee *exec.ExitError
-	switch {
-	case runErr == nil:
-	case errors.As(runErr, &ee):
-		res.ExitCode = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal()) // shell convention: SIGSEGV = 139
-		}
-	default:
-		return nil, fmt.Errorf("running %s: %w", argv[0], runErr)
-	}
-	res.Log, err = compilerlog.Parse(bytes.NewReader(res.Stderr))
-	if err != nil {
-		return nil, err
-	}
-	// Only this compile's output: a --keep directory may hold the
-	// .aimodelc of earlier compiles, whose regions are not this one's.
-	res.Regions, res.RegionFiles, err = countRegions(out)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Keep != "" {
-		res.Kept = out
-		if err := os.WriteFile(filepath.Join(outRoot, strings.TrimSuffix(name, ".aimodelc")+".coreai-build.log"), res.Stderr, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-// countRegions counts entries whose name contains "ANE_region" (what
-// `find <x>.aimodelc -name '*ANE_region*' | wc -l` counts).
-// A root that does not exist (the compiler wrote nothing) has none.
-func countRegions(root string) (int, []string, error) {
-	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
-		return 0, nil, nil
-	}
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.Contains(d.Name(), "ANE_region") {
-			rel, _ := filepath.Rel(root, p)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, nil, fmt.Errorf("reading the compiler's output: %w", err)
-	}
-	sort.Strings(files)
-	return len(files), files, nil
-}
+// compilerEnv names another compiler binary for every compile anefix runs.
+const compilerEnv = coreaibuild.EnvCompiler
 
 // compileInput is a loaded input made ready for the compiler: the .aimodel
 // directory to hand it, and the module for prediction and mapping.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -83,6 +84,19 @@ func TestDocumentedExamplesRun(t *testing.T) {
 				if _, err := os.Stat(in); err == nil {
 					continue
 				}
+				if strings.HasSuffix(in, ".aimodelc") {
+					// A compiled package: what the stand-in compiler writes.
+					tmp := t.TempDir()
+					cmd := exec.Command("sh", filepath.Join(repo, "testdata", "compiler", "fake-coreai-build.sh"), "compile", armA,
+						"--platform", "iOS", "--preferred-compute", "neural-engine", "--architecture", "h18p", "--output", tmp)
+					if b, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("making placeholder %s with the stand-in compiler: %v\n%s", in, err, b)
+					}
+					if err := os.Rename(filepath.Join(tmp, "armA.h18p.aimodelc"), in); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
 				if code, _, errs := runCLI(t, "", "convert", armA, "-o", in); code != exitOK {
 					t.Fatalf("making placeholder %s: exit %d %s", in, code, errs)
 				}
@@ -144,7 +158,7 @@ func exampleArgs(line string) (args []string, stdin string) {
 
 func modelExt(p string) bool {
 	switch filepath.Ext(strings.TrimRight(p, "/")) {
-	case ".aimodel", ".mlir", ".mlirb":
+	case ".aimodel", ".mlir", ".mlirb", ".aimodelc":
 		return true
 	}
 	return false

@@ -33,6 +33,9 @@ const minProcs = 4
 // loadInput opens any input kind for a command, printing warnings (such as
 // an ignored main.hash mismatch) to stderr.
 func loadInput(env *Env, path string, ignoreHash bool) (*modelio.Loaded, error) {
+	if isCompiledPackage(path) {
+		return nil, compiledRefusal(path)
+	}
 	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < minProcs {
 		runtime.GOMAXPROCS(minProcs)
 	}

@@ -732,8 +732,11 @@ type CompileReport struct {
 	Seconds  float64  `protobuf:"fixed64,4,opt,name=seconds,proto3" json:"seconds,omitempty"`
 	// Where the .aimodelc was kept (--keep); empty when it was discarded.
 	Kept string `protobuf:"bytes,5,opt,name=kept,proto3" json:"kept,omitempty"`
-	// Measured: *ANE_region* entries in the .aimodelc.
-	Regions     int32    `protobuf:"varint,6,opt,name=regions,proto3" json:"regions,omitempty"`
+	// Measured: ANE regions of the .aimodelc (graph/aimodelc: region_type<ANE>
+	// entries of the specialized graph, checked against the
+	// <fn>_ANE_region_<i>_<j>.bc directories, one region each).
+	Regions int32 `protobuf:"varint,6,opt,name=regions,proto3" json:"regions,omitempty"`
+	// The ANE region directories, relative to the .aimodelc.
 	RegionFiles []string `protobuf:"bytes,7,rep,name=region_files,json=regionFiles,proto3" json:"region_files,omitempty"`
 	// Predicted by the rule model for the same input.
 	RegionsPredicted int32             `protobuf:"varint,8,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
@@ -750,16 +753,24 @@ type CompileReport struct {
 	// --require-ane / --min-regions: what was asked and whether it was met.
 	Requirement    string `protobuf:"bytes,18,opt,name=requirement,proto3" json:"requirement,omitempty"`
 	RequirementMet bool   `protobuf:"varint,19,opt,name=requirement_met,json=requirementMet,proto3" json:"requirement_met,omitempty"`
-	// Per entry function, in module order: region files whose name starts
-	// with the function's name (longest match), next to the prediction.
+	// Per entry graph of the input, in module order: the ANE regions of the
+	// compiled entry functions named after it (the same name, or the name
+	// plus "_<suffix>" as coreai-build writes it; longest match), next to the
+	// prediction.
 	PerFunction []*FunctionRegions `protobuf:"bytes,20,rep,name=per_function,json=perFunction,proto3" json:"per_function,omitempty"`
 	// Calibration of the rule model against this compile: element-type and
 	// I/O-op diagnostics on ops check did not flag with that rule, and ops
 	// check flagged with those rules that the compiler did not cite.
 	CitedNotPredicted int32 `protobuf:"varint,21,opt,name=cited_not_predicted,json=citedNotPredicted,proto3" json:"cited_not_predicted,omitempty"`
 	PredictedNotCited int32 `protobuf:"varint,22,opt,name=predicted_not_cited,json=predictedNotCited,proto3" json:"predicted_not_cited,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The compiled package as graph/aimodelc read it (per entry function:
+	// requested device, ANE/GPU regions, evidence). regions counts its ANE
+	// regions only when regions_known; otherwise the package's problems and
+	// disagreements say why, and the command fails rather than guess.
+	Compiled      *CompiledPackage `protobuf:"bytes,23,opt,name=compiled,proto3" json:"compiled,omitempty"`
+	RegionsKnown  bool             `protobuf:"varint,24,opt,name=regions_known,json=regionsKnown,proto3" json:"regions_known,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -946,6 +957,20 @@ func (x *CompileReport) GetPredictedNotCited() int32 {
 	return 0
 }
 
+func (x *CompileReport) GetCompiled() *CompiledPackage {
+	if x != nil {
+		return x.Compiled
+	}
+	return nil
+}
+
+func (x *CompileReport) GetRegionsKnown() bool {
+	if x != nil {
+		return x.RegionsKnown
+	}
+	return false
+}
+
 type FunctionRegions struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1010,7 +1035,7 @@ var File_check_proto protoreflect.FileDescriptor
 
 const file_check_proto_rawDesc = "" +
 	"\n" +
-	"\vcheck.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xe2\x01\n" +
+	"\vcheck.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\rinspect.proto\"\xe2\x01\n" +
 	"\x04Rule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x18\n" +
@@ -1082,7 +1107,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\xea\x06\n" +
+	" \x01(\bR\ttruncated\"\xc7\a\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1106,7 +1131,9 @@ const file_check_proto_rawDesc = "" +
 	"\x0frequirement_met\x18\x13 \x01(\bR\x0erequirementMet\x12=\n" +
 	"\fper_function\x18\x14 \x03(\v2\x1a.anefix.v1.FunctionRegionsR\vperFunction\x12.\n" +
 	"\x13cited_not_predicted\x18\x15 \x01(\x05R\x11citedNotPredicted\x12.\n" +
-	"\x13predicted_not_cited\x18\x16 \x01(\x05R\x11predictedNotCited\"h\n" +
+	"\x13predicted_not_cited\x18\x16 \x01(\x05R\x11predictedNotCited\x126\n" +
+	"\bcompiled\x18\x17 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\x12#\n" +
+	"\rregions_known\x18\x18 \x01(\bR\fregionsKnown\"h\n" +
 	"\x0fFunctionRegions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aregions\x18\x02 \x01(\x05R\aregions\x12'\n" +
@@ -1136,6 +1163,7 @@ var file_check_proto_goTypes = []any{
 	(*FunctionRegions)(nil), // 7: anefix.v1.FunctionRegions
 	(*OpRef)(nil),           // 8: anefix.v1.OpRef
 	(*Input)(nil),           // 9: anefix.v1.Input
+	(*CompiledPackage)(nil), // 10: anefix.v1.CompiledPackage
 }
 var file_check_proto_depIdxs = []int32{
 	8,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
@@ -1150,11 +1178,12 @@ var file_check_proto_depIdxs = []int32{
 	5,  // 9: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
 	2,  // 10: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
 	7,  // 11: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	10, // 12: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1163,6 +1192,7 @@ func file_check_proto_init() {
 		return
 	}
 	file_common_proto_init()
+	file_inspect_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -41,7 +41,10 @@ type InspectReport struct {
 	// layout is not known, e.g. every mps and aicode op), by name, sorted.
 	OpaquePropertyOps []*OpCount `protobuf:"bytes,6,rep,name=opaque_property_ops,json=opaquePropertyOps,proto3" json:"opaque_property_ops,omitempty"`
 	// Graphs in module order.
-	Graphs        []*GraphInspection `protobuf:"bytes,2,rep,name=graphs,proto3" json:"graphs,omitempty"`
+	Graphs []*GraphInspection `protobuf:"bytes,2,rep,name=graphs,proto3" json:"graphs,omitempty"`
+	// Set when the input is a compiled package (.aimodelc); graphs is then
+	// empty. Field 20 leaves room for file-level fields in between.
+	Compiled      *CompiledPackage `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -118,6 +121,293 @@ func (x *InspectReport) GetGraphs() []*GraphInspection {
 	return nil
 }
 
+func (x *InspectReport) GetCompiled() *CompiledPackage {
+	if x != nil {
+		return x.Compiled
+	}
+	return nil
+}
+
+// CompiledPackage is what inspect reads from a compiled package
+// (<name>.<arch>.aimodelc, written by coreai-build): where each entry
+// function runs, where it was asked to run, and the evidence of each.
+// Paths are relative to the package. A count whose sources could not be
+// read or disagree is left unset (protojson omits it), never guessed.
+type CompiledPackage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// From main-<arch>.mlirb.
+	Arch     string `protobuf:"bytes,1,opt,name=arch,proto3" json:"arch,omitempty"`
+	MainFile string `protobuf:"bytes,2,opt,name=main_file,json=mainFile,proto3" json:"main_file,omitempty"`
+	// The main file's bytecode version and producer (0 / "" when unread).
+	MainBytecodeVersion  int32  `protobuf:"varint,3,opt,name=main_bytecode_version,json=mainBytecodeVersion,proto3" json:"main_bytecode_version,omitempty"`
+	MainBytecodeProducer string `protobuf:"bytes,4,opt,name=main_bytecode_producer,json=mainBytecodeProducer,proto3" json:"main_bytecode_producer,omitempty"`
+	// main.hash: present, its form ("raw" 32 bytes or "hex"), and whether it
+	// equals the SHA-256 of the main file.
+	HashPresent bool   `protobuf:"varint,5,opt,name=hash_present,json=hashPresent,proto3" json:"hash_present,omitempty"`
+	HashForm    string `protobuf:"bytes,6,opt,name=hash_form,json=hashForm,proto3" json:"hash_form,omitempty"`
+	HashMatches bool   `protobuf:"varint,7,opt,name=hash_matches,json=hashMatches,proto3" json:"hash_matches,omitempty"`
+	// metadata.json, as written.
+	Producer     string   `protobuf:"bytes,8,opt,name=producer,proto3" json:"producer,omitempty"`
+	SourceHash   string   `protobuf:"bytes,9,opt,name=source_hash,json=sourceHash,proto3" json:"source_hash,omitempty"`
+	AssetVersion string   `protobuf:"bytes,10,opt,name=asset_version,json=assetVersion,proto3" json:"asset_version,omitempty"`
+	CreationDate string   `protobuf:"bytes,11,opt,name=creation_date,json=creationDate,proto3" json:"creation_date,omitempty"`
+	MetadataKeys []string `protobuf:"bytes,12,rep,name=metadata_keys,json=metadataKeys,proto3" json:"metadata_keys,omitempty"`
+	// --source: the file whose SHA-256 was compared with source_hash, that
+	// digest (upper-case hex) and whether they are equal.
+	SourcePath    string `protobuf:"bytes,13,opt,name=source_path,json=sourcePath,proto3" json:"source_path,omitempty"`
+	SourceDigest  string `protobuf:"bytes,14,opt,name=source_digest,json=sourceDigest,proto3" json:"source_digest,omitempty"`
+	SourceChecked bool   `protobuf:"varint,15,opt,name=source_checked,json=sourceChecked,proto3" json:"source_checked,omitempty"`
+	SourceMatches bool   `protobuf:"varint,16,opt,name=source_matches,json=sourceMatches,proto3" json:"source_matches,omitempty"`
+	// stats.json, in file order.
+	OperationDistribution []*OpCount   `protobuf:"bytes,18,rep,name=operation_distribution,json=operationDistribution,proto3" json:"operation_distribution,omitempty"`
+	StorageTypes          []*TypeCount `protobuf:"bytes,19,rep,name=storage_types,json=storageTypes,proto3" json:"storage_types,omitempty"`
+	ComputeTypes          []string     `protobuf:"bytes,20,rep,name=compute_types,json=computeTypes,proto3" json:"compute_types,omitempty"`
+	// One per .mpsgraphpackage delegate, in path order.
+	Delegates []*CompiledPackage_Delegate `protobuf:"bytes,21,rep,name=delegates,proto3" json:"delegates,omitempty"`
+	// Entry functions, in manifest order (sorted by symbol).
+	Functions []*CompiledPackage_Function `protobuf:"bytes,22,rep,name=functions,proto3" json:"functions,omitempty"`
+	// Every ANE region directory found, and those no function claims.
+	RegionDirs             []string `protobuf:"bytes,23,rep,name=region_dirs,json=regionDirs,proto3" json:"region_dirs,omitempty"`
+	UnattributedRegionDirs []string `protobuf:"bytes,24,rep,name=unattributed_region_dirs,json=unattributedRegionDirs,proto3" json:"unattributed_region_dirs,omitempty"`
+	// Package total of ANE regions; unset when any function's is unknown.
+	AneRegions *int32 `protobuf:"varint,25,opt,name=ane_regions,json=aneRegions,proto3,oneof" json:"ane_regions,omitempty"`
+	// Unknowns and inconsistencies, each naming its file.
+	Problems []string `protobuf:"bytes,26,rep,name=problems,proto3" json:"problems,omitempty"`
+	Files    int32    `protobuf:"varint,27,opt,name=files,proto3" json:"files,omitempty"`
+	Bytes    int64    `protobuf:"varint,28,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// How the main file was read: "bytecode", "text" (only stand-ins hold
+	// text) or "" when it could not be read.
+	MainForm      string `protobuf:"bytes,29,opt,name=main_form,json=mainForm,proto3" json:"main_form,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompiledPackage) Reset() {
+	*x = CompiledPackage{}
+	mi := &file_inspect_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompiledPackage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompiledPackage) ProtoMessage() {}
+
+func (x *CompiledPackage) ProtoReflect() protoreflect.Message {
+	mi := &file_inspect_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompiledPackage.ProtoReflect.Descriptor instead.
+func (*CompiledPackage) Descriptor() ([]byte, []int) {
+	return file_inspect_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CompiledPackage) GetArch() string {
+	if x != nil {
+		return x.Arch
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetMainFile() string {
+	if x != nil {
+		return x.MainFile
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetMainBytecodeVersion() int32 {
+	if x != nil {
+		return x.MainBytecodeVersion
+	}
+	return 0
+}
+
+func (x *CompiledPackage) GetMainBytecodeProducer() string {
+	if x != nil {
+		return x.MainBytecodeProducer
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetHashPresent() bool {
+	if x != nil {
+		return x.HashPresent
+	}
+	return false
+}
+
+func (x *CompiledPackage) GetHashForm() string {
+	if x != nil {
+		return x.HashForm
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetHashMatches() bool {
+	if x != nil {
+		return x.HashMatches
+	}
+	return false
+}
+
+func (x *CompiledPackage) GetProducer() string {
+	if x != nil {
+		return x.Producer
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetSourceHash() string {
+	if x != nil {
+		return x.SourceHash
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetAssetVersion() string {
+	if x != nil {
+		return x.AssetVersion
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetCreationDate() string {
+	if x != nil {
+		return x.CreationDate
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetMetadataKeys() []string {
+	if x != nil {
+		return x.MetadataKeys
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetSourcePath() string {
+	if x != nil {
+		return x.SourcePath
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetSourceDigest() string {
+	if x != nil {
+		return x.SourceDigest
+	}
+	return ""
+}
+
+func (x *CompiledPackage) GetSourceChecked() bool {
+	if x != nil {
+		return x.SourceChecked
+	}
+	return false
+}
+
+func (x *CompiledPackage) GetSourceMatches() bool {
+	if x != nil {
+		return x.SourceMatches
+	}
+	return false
+}
+
+func (x *CompiledPackage) GetOperationDistribution() []*OpCount {
+	if x != nil {
+		return x.OperationDistribution
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetStorageTypes() []*TypeCount {
+	if x != nil {
+		return x.StorageTypes
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetComputeTypes() []string {
+	if x != nil {
+		return x.ComputeTypes
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetDelegates() []*CompiledPackage_Delegate {
+	if x != nil {
+		return x.Delegates
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetFunctions() []*CompiledPackage_Function {
+	if x != nil {
+		return x.Functions
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetRegionDirs() []string {
+	if x != nil {
+		return x.RegionDirs
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetUnattributedRegionDirs() []string {
+	if x != nil {
+		return x.UnattributedRegionDirs
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetAneRegions() int32 {
+	if x != nil && x.AneRegions != nil {
+		return *x.AneRegions
+	}
+	return 0
+}
+
+func (x *CompiledPackage) GetProblems() []string {
+	if x != nil {
+		return x.Problems
+	}
+	return nil
+}
+
+func (x *CompiledPackage) GetFiles() int32 {
+	if x != nil {
+		return x.Files
+	}
+	return 0
+}
+
+func (x *CompiledPackage) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *CompiledPackage) GetMainForm() string {
+	if x != nil {
+		return x.MainForm
+	}
+	return ""
+}
+
 // GraphInspection is everything inspect says about one coreai.graph or
 // func.func.
 type GraphInspection struct {
@@ -155,7 +445,7 @@ type GraphInspection struct {
 
 func (x *GraphInspection) Reset() {
 	*x = GraphInspection{}
-	mi := &file_inspect_proto_msgTypes[1]
+	mi := &file_inspect_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -167,7 +457,7 @@ func (x *GraphInspection) String() string {
 func (*GraphInspection) ProtoMessage() {}
 
 func (x *GraphInspection) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[1]
+	mi := &file_inspect_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -180,7 +470,7 @@ func (x *GraphInspection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphInspection.ProtoReflect.Descriptor instead.
 func (*GraphInspection) Descriptor() ([]byte, []int) {
-	return file_inspect_proto_rawDescGZIP(), []int{1}
+	return file_inspect_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GraphInspection) GetName() string {
@@ -289,7 +579,7 @@ type Fp32Island struct {
 
 func (x *Fp32Island) Reset() {
 	*x = Fp32Island{}
-	mi := &file_inspect_proto_msgTypes[2]
+	mi := &file_inspect_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -301,7 +591,7 @@ func (x *Fp32Island) String() string {
 func (*Fp32Island) ProtoMessage() {}
 
 func (x *Fp32Island) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[2]
+	mi := &file_inspect_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -314,7 +604,7 @@ func (x *Fp32Island) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fp32Island.ProtoReflect.Descriptor instead.
 func (*Fp32Island) Descriptor() ([]byte, []int) {
-	return file_inspect_proto_rawDescGZIP(), []int{2}
+	return file_inspect_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Fp32Island) GetValues() []*Value {
@@ -376,7 +666,7 @@ type IOReshape struct {
 
 func (x *IOReshape) Reset() {
 	*x = IOReshape{}
-	mi := &file_inspect_proto_msgTypes[3]
+	mi := &file_inspect_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -388,7 +678,7 @@ func (x *IOReshape) String() string {
 func (*IOReshape) ProtoMessage() {}
 
 func (x *IOReshape) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[3]
+	mi := &file_inspect_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -401,7 +691,7 @@ func (x *IOReshape) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IOReshape.ProtoReflect.Descriptor instead.
 func (*IOReshape) Descriptor() ([]byte, []int) {
-	return file_inspect_proto_rawDescGZIP(), []int{3}
+	return file_inspect_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *IOReshape) GetOp() *OpRef {
@@ -454,7 +744,7 @@ type Invocation struct {
 
 func (x *Invocation) Reset() {
 	*x = Invocation{}
-	mi := &file_inspect_proto_msgTypes[4]
+	mi := &file_inspect_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +756,7 @@ func (x *Invocation) String() string {
 func (*Invocation) ProtoMessage() {}
 
 func (x *Invocation) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[4]
+	mi := &file_inspect_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +769,7 @@ func (x *Invocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invocation.ProtoReflect.Descriptor instead.
 func (*Invocation) Descriptor() ([]byte, []int) {
-	return file_inspect_proto_rawDescGZIP(), []int{4}
+	return file_inspect_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Invocation) GetCallee() string {
@@ -519,7 +809,7 @@ type DialectUse struct {
 
 func (x *DialectUse) Reset() {
 	*x = DialectUse{}
-	mi := &file_inspect_proto_msgTypes[5]
+	mi := &file_inspect_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -531,7 +821,7 @@ func (x *DialectUse) String() string {
 func (*DialectUse) ProtoMessage() {}
 
 func (x *DialectUse) ProtoReflect() protoreflect.Message {
-	mi := &file_inspect_proto_msgTypes[5]
+	mi := &file_inspect_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -544,7 +834,7 @@ func (x *DialectUse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DialectUse.ProtoReflect.Descriptor instead.
 func (*DialectUse) Descriptor() ([]byte, []int) {
-	return file_inspect_proto_rawDescGZIP(), []int{5}
+	return file_inspect_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DialectUse) GetName() string {
@@ -575,11 +865,268 @@ func (x *DialectUse) GetVersionHex() string {
 	return ""
 }
 
+type CompiledPackage_Delegate struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Dir             string                 `protobuf:"bytes,1,opt,name=dir,proto3" json:"dir,omitempty"`
+	PackageVersions []string               `protobuf:"bytes,2,rep,name=package_versions,json=packageVersions,proto3" json:"package_versions,omitempty"`
+	// "arch: hash" per ANERegionsHash entry, sorted.
+	AneRegionsHash []string `protobuf:"bytes,3,rep,name=ane_regions_hash,json=aneRegionsHash,proto3" json:"ane_regions_hash,omitempty"`
+	Original       string   `protobuf:"bytes,4,opt,name=original,proto3" json:"original,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *CompiledPackage_Delegate) Reset() {
+	*x = CompiledPackage_Delegate{}
+	mi := &file_inspect_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompiledPackage_Delegate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompiledPackage_Delegate) ProtoMessage() {}
+
+func (x *CompiledPackage_Delegate) ProtoReflect() protoreflect.Message {
+	mi := &file_inspect_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompiledPackage_Delegate.ProtoReflect.Descriptor instead.
+func (*CompiledPackage_Delegate) Descriptor() ([]byte, []int) {
+	return file_inspect_proto_rawDescGZIP(), []int{1, 0}
+}
+
+func (x *CompiledPackage_Delegate) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Delegate) GetPackageVersions() []string {
+	if x != nil {
+		return x.PackageVersions
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Delegate) GetAneRegionsHash() []string {
+	if x != nil {
+		return x.AneRegionsHash
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Delegate) GetOriginal() string {
+	if x != nil {
+		return x.Original
+	}
+	return ""
+}
+
+type CompiledPackage_Function struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entryFunctionName and its symbol in the specialized graph.
+	Name      string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Symbol    string `protobuf:"bytes,2,opt,name=symbol,proto3" json:"symbol,omitempty"`
+	Delegate  string `protobuf:"bytes,3,opt,name=delegate,proto3" json:"delegate,omitempty"`
+	GraphFile string `protobuf:"bytes,4,opt,name=graph_file,json=graphFile,proto3" json:"graph_file,omitempty"`
+	// Entry Function Attributes (mps.aneAlignedIO, mps.fullyPlacedOnANE, …).
+	Attributes []string `protobuf:"bytes,5,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	// Requested device ("GPU", "ANE", "GPU+ANE", … ; "" unknown) and the
+	// sources read for it.
+	RequestedDevice         string   `protobuf:"bytes,6,opt,name=requested_device,json=requestedDevice,proto3" json:"requested_device,omitempty"`
+	RequestedDeviceEvidence []string `protobuf:"bytes,7,rep,name=requested_device_evidence,json=requestedDeviceEvidence,proto3" json:"requested_device_evidence,omitempty"`
+	// compilationDescriptor.useANELLIR: "true", "false" or "".
+	UseAneLlir         string   `protobuf:"bytes,8,opt,name=use_ane_llir,json=useAneLlir,proto3" json:"use_ane_llir,omitempty"`
+	AneRegions         *int32   `protobuf:"varint,9,opt,name=ane_regions,json=aneRegions,proto3,oneof" json:"ane_regions,omitempty"`
+	GpuRegions         *int32   `protobuf:"varint,10,opt,name=gpu_regions,json=gpuRegions,proto3,oneof" json:"gpu_regions,omitempty"`
+	FullyOnAne         *bool    `protobuf:"varint,11,opt,name=fully_on_ane,json=fullyOnAne,proto3,oneof" json:"fully_on_ane,omitempty"`
+	AneEvidence        []string `protobuf:"bytes,12,rep,name=ane_evidence,json=aneEvidence,proto3" json:"ane_evidence,omitempty"`
+	GpuEvidence        []string `protobuf:"bytes,13,rep,name=gpu_evidence,json=gpuEvidence,proto3" json:"gpu_evidence,omitempty"`
+	FullyOnAneEvidence []string `protobuf:"bytes,14,rep,name=fully_on_ane_evidence,json=fullyOnAneEvidence,proto3" json:"fully_on_ane_evidence,omitempty"`
+	// Regions of other types ("CPU 1"), sorted.
+	OtherRegions []string `protobuf:"bytes,15,rep,name=other_regions,json=otherRegions,proto3" json:"other_regions,omitempty"`
+	// Where two sources say different things.
+	Disagreements []string `protobuf:"bytes,16,rep,name=disagreements,proto3" json:"disagreements,omitempty"`
+	// What the counts were made from.
+	RegionDirs    []string `protobuf:"bytes,17,rep,name=region_dirs,json=regionDirs,proto3" json:"region_dirs,omitempty"`
+	RegionSymbols []string `protobuf:"bytes,18,rep,name=region_symbols,json=regionSymbols,proto3" json:"region_symbols,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompiledPackage_Function) Reset() {
+	*x = CompiledPackage_Function{}
+	mi := &file_inspect_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompiledPackage_Function) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompiledPackage_Function) ProtoMessage() {}
+
+func (x *CompiledPackage_Function) ProtoReflect() protoreflect.Message {
+	mi := &file_inspect_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompiledPackage_Function.ProtoReflect.Descriptor instead.
+func (*CompiledPackage_Function) Descriptor() ([]byte, []int) {
+	return file_inspect_proto_rawDescGZIP(), []int{1, 1}
+}
+
+func (x *CompiledPackage_Function) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Function) GetSymbol() string {
+	if x != nil {
+		return x.Symbol
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Function) GetDelegate() string {
+	if x != nil {
+		return x.Delegate
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Function) GetGraphFile() string {
+	if x != nil {
+		return x.GraphFile
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Function) GetAttributes() []string {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetRequestedDevice() string {
+	if x != nil {
+		return x.RequestedDevice
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Function) GetRequestedDeviceEvidence() []string {
+	if x != nil {
+		return x.RequestedDeviceEvidence
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetUseAneLlir() string {
+	if x != nil {
+		return x.UseAneLlir
+	}
+	return ""
+}
+
+func (x *CompiledPackage_Function) GetAneRegions() int32 {
+	if x != nil && x.AneRegions != nil {
+		return *x.AneRegions
+	}
+	return 0
+}
+
+func (x *CompiledPackage_Function) GetGpuRegions() int32 {
+	if x != nil && x.GpuRegions != nil {
+		return *x.GpuRegions
+	}
+	return 0
+}
+
+func (x *CompiledPackage_Function) GetFullyOnAne() bool {
+	if x != nil && x.FullyOnAne != nil {
+		return *x.FullyOnAne
+	}
+	return false
+}
+
+func (x *CompiledPackage_Function) GetAneEvidence() []string {
+	if x != nil {
+		return x.AneEvidence
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetGpuEvidence() []string {
+	if x != nil {
+		return x.GpuEvidence
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetFullyOnAneEvidence() []string {
+	if x != nil {
+		return x.FullyOnAneEvidence
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetOtherRegions() []string {
+	if x != nil {
+		return x.OtherRegions
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetDisagreements() []string {
+	if x != nil {
+		return x.Disagreements
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetRegionDirs() []string {
+	if x != nil {
+		return x.RegionDirs
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetRegionSymbols() []string {
+	if x != nil {
+		return x.RegionSymbols
+	}
+	return nil
+}
+
 var File_inspect_proto protoreflect.FileDescriptor
 
 const file_inspect_proto_rawDesc = "" +
 	"\n" +
-	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xc2\x02\n" +
+	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xfa\x02\n" +
 	"\rInspectReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12 \n" +
 	"\ftop_level_op\x18\x03 \x01(\tR\n" +
@@ -587,7 +1134,79 @@ const file_inspect_proto_rawDesc = "" +
 	"\x10module_op_counts\x18\x04 \x03(\v2\x12.anefix.v1.OpCountR\x0emoduleOpCounts\x121\n" +
 	"\bdialects\x18\x05 \x03(\v2\x15.anefix.v1.DialectUseR\bdialects\x12B\n" +
 	"\x13opaque_property_ops\x18\x06 \x03(\v2\x12.anefix.v1.OpCountR\x11opaquePropertyOps\x122\n" +
-	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\"\x8d\x04\n" +
+	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\x126\n" +
+	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xd9\x0f\n" +
+	"\x0fCompiledPackage\x12\x12\n" +
+	"\x04arch\x18\x01 \x01(\tR\x04arch\x12\x1b\n" +
+	"\tmain_file\x18\x02 \x01(\tR\bmainFile\x122\n" +
+	"\x15main_bytecode_version\x18\x03 \x01(\x05R\x13mainBytecodeVersion\x124\n" +
+	"\x16main_bytecode_producer\x18\x04 \x01(\tR\x14mainBytecodeProducer\x12!\n" +
+	"\fhash_present\x18\x05 \x01(\bR\vhashPresent\x12\x1b\n" +
+	"\thash_form\x18\x06 \x01(\tR\bhashForm\x12!\n" +
+	"\fhash_matches\x18\a \x01(\bR\vhashMatches\x12\x1a\n" +
+	"\bproducer\x18\b \x01(\tR\bproducer\x12\x1f\n" +
+	"\vsource_hash\x18\t \x01(\tR\n" +
+	"sourceHash\x12#\n" +
+	"\rasset_version\x18\n" +
+	" \x01(\tR\fassetVersion\x12#\n" +
+	"\rcreation_date\x18\v \x01(\tR\fcreationDate\x12#\n" +
+	"\rmetadata_keys\x18\f \x03(\tR\fmetadataKeys\x12\x1f\n" +
+	"\vsource_path\x18\r \x01(\tR\n" +
+	"sourcePath\x12#\n" +
+	"\rsource_digest\x18\x0e \x01(\tR\fsourceDigest\x12%\n" +
+	"\x0esource_checked\x18\x0f \x01(\bR\rsourceChecked\x12%\n" +
+	"\x0esource_matches\x18\x10 \x01(\bR\rsourceMatches\x12I\n" +
+	"\x16operation_distribution\x18\x12 \x03(\v2\x12.anefix.v1.OpCountR\x15operationDistribution\x129\n" +
+	"\rstorage_types\x18\x13 \x03(\v2\x14.anefix.v1.TypeCountR\fstorageTypes\x12#\n" +
+	"\rcompute_types\x18\x14 \x03(\tR\fcomputeTypes\x12A\n" +
+	"\tdelegates\x18\x15 \x03(\v2#.anefix.v1.CompiledPackage.DelegateR\tdelegates\x12A\n" +
+	"\tfunctions\x18\x16 \x03(\v2#.anefix.v1.CompiledPackage.FunctionR\tfunctions\x12\x1f\n" +
+	"\vregion_dirs\x18\x17 \x03(\tR\n" +
+	"regionDirs\x128\n" +
+	"\x18unattributed_region_dirs\x18\x18 \x03(\tR\x16unattributedRegionDirs\x12$\n" +
+	"\vane_regions\x18\x19 \x01(\x05H\x00R\n" +
+	"aneRegions\x88\x01\x01\x12\x1a\n" +
+	"\bproblems\x18\x1a \x03(\tR\bproblems\x12\x14\n" +
+	"\x05files\x18\x1b \x01(\x05R\x05files\x12\x14\n" +
+	"\x05bytes\x18\x1c \x01(\x03R\x05bytes\x12\x1b\n" +
+	"\tmain_form\x18\x1d \x01(\tR\bmainForm\x1a\x8d\x01\n" +
+	"\bDelegate\x12\x10\n" +
+	"\x03dir\x18\x01 \x01(\tR\x03dir\x12)\n" +
+	"\x10package_versions\x18\x02 \x03(\tR\x0fpackageVersions\x12(\n" +
+	"\x10ane_regions_hash\x18\x03 \x03(\tR\x0eaneRegionsHash\x12\x1a\n" +
+	"\boriginal\x18\x04 \x01(\tR\boriginal\x1a\xca\x05\n" +
+	"\bFunction\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06symbol\x18\x02 \x01(\tR\x06symbol\x12\x1a\n" +
+	"\bdelegate\x18\x03 \x01(\tR\bdelegate\x12\x1d\n" +
+	"\n" +
+	"graph_file\x18\x04 \x01(\tR\tgraphFile\x12\x1e\n" +
+	"\n" +
+	"attributes\x18\x05 \x03(\tR\n" +
+	"attributes\x12)\n" +
+	"\x10requested_device\x18\x06 \x01(\tR\x0frequestedDevice\x12:\n" +
+	"\x19requested_device_evidence\x18\a \x03(\tR\x17requestedDeviceEvidence\x12 \n" +
+	"\fuse_ane_llir\x18\b \x01(\tR\n" +
+	"useAneLlir\x12$\n" +
+	"\vane_regions\x18\t \x01(\x05H\x00R\n" +
+	"aneRegions\x88\x01\x01\x12$\n" +
+	"\vgpu_regions\x18\n" +
+	" \x01(\x05H\x01R\n" +
+	"gpuRegions\x88\x01\x01\x12%\n" +
+	"\ffully_on_ane\x18\v \x01(\bH\x02R\n" +
+	"fullyOnAne\x88\x01\x01\x12!\n" +
+	"\fane_evidence\x18\f \x03(\tR\vaneEvidence\x12!\n" +
+	"\fgpu_evidence\x18\r \x03(\tR\vgpuEvidence\x121\n" +
+	"\x15fully_on_ane_evidence\x18\x0e \x03(\tR\x12fullyOnAneEvidence\x12#\n" +
+	"\rother_regions\x18\x0f \x03(\tR\fotherRegions\x12$\n" +
+	"\rdisagreements\x18\x10 \x03(\tR\rdisagreements\x12\x1f\n" +
+	"\vregion_dirs\x18\x11 \x03(\tR\n" +
+	"regionDirs\x12%\n" +
+	"\x0eregion_symbols\x18\x12 \x03(\tR\rregionSymbolsB\x0e\n" +
+	"\f_ane_regionsB\x0e\n" +
+	"\f_gpu_regionsB\x0f\n" +
+	"\r_fully_on_aneB\x0e\n" +
+	"\f_ane_regionsJ\x04\b\x11\x10\x12\"\x8d\x04\n" +
 	"\x0fGraphInspection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
@@ -649,44 +1268,52 @@ func file_inspect_proto_rawDescGZIP() []byte {
 	return file_inspect_proto_rawDescData
 }
 
-var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_inspect_proto_goTypes = []any{
-	(*InspectReport)(nil),   // 0: anefix.v1.InspectReport
-	(*GraphInspection)(nil), // 1: anefix.v1.GraphInspection
-	(*Fp32Island)(nil),      // 2: anefix.v1.Fp32Island
-	(*IOReshape)(nil),       // 3: anefix.v1.IOReshape
-	(*Invocation)(nil),      // 4: anefix.v1.Invocation
-	(*DialectUse)(nil),      // 5: anefix.v1.DialectUse
-	(*Input)(nil),           // 6: anefix.v1.Input
-	(*OpCount)(nil),         // 7: anefix.v1.OpCount
-	(*Port)(nil),            // 8: anefix.v1.Port
-	(*TypeCount)(nil),       // 9: anefix.v1.TypeCount
-	(*Value)(nil),           // 10: anefix.v1.Value
-	(*OpRef)(nil),           // 11: anefix.v1.OpRef
+	(*InspectReport)(nil),            // 0: anefix.v1.InspectReport
+	(*CompiledPackage)(nil),          // 1: anefix.v1.CompiledPackage
+	(*GraphInspection)(nil),          // 2: anefix.v1.GraphInspection
+	(*Fp32Island)(nil),               // 3: anefix.v1.Fp32Island
+	(*IOReshape)(nil),                // 4: anefix.v1.IOReshape
+	(*Invocation)(nil),               // 5: anefix.v1.Invocation
+	(*DialectUse)(nil),               // 6: anefix.v1.DialectUse
+	(*CompiledPackage_Delegate)(nil), // 7: anefix.v1.CompiledPackage.Delegate
+	(*CompiledPackage_Function)(nil), // 8: anefix.v1.CompiledPackage.Function
+	(*Input)(nil),                    // 9: anefix.v1.Input
+	(*OpCount)(nil),                  // 10: anefix.v1.OpCount
+	(*TypeCount)(nil),                // 11: anefix.v1.TypeCount
+	(*Port)(nil),                     // 12: anefix.v1.Port
+	(*Value)(nil),                    // 13: anefix.v1.Value
+	(*OpRef)(nil),                    // 14: anefix.v1.OpRef
 }
 var file_inspect_proto_depIdxs = []int32{
-	6,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
-	7,  // 1: anefix.v1.InspectReport.module_op_counts:type_name -> anefix.v1.OpCount
-	5,  // 2: anefix.v1.InspectReport.dialects:type_name -> anefix.v1.DialectUse
-	7,  // 3: anefix.v1.InspectReport.opaque_property_ops:type_name -> anefix.v1.OpCount
-	1,  // 4: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
-	8,  // 5: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
-	8,  // 6: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
-	7,  // 7: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
-	9,  // 8: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
-	2,  // 9: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
-	3,  // 10: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
-	4,  // 11: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
-	10, // 12: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
-	11, // 13: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
-	11, // 14: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
-	11, // 15: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
-	11, // 16: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	9,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
+	10, // 1: anefix.v1.InspectReport.module_op_counts:type_name -> anefix.v1.OpCount
+	6,  // 2: anefix.v1.InspectReport.dialects:type_name -> anefix.v1.DialectUse
+	10, // 3: anefix.v1.InspectReport.opaque_property_ops:type_name -> anefix.v1.OpCount
+	2,  // 4: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
+	1,  // 5: anefix.v1.InspectReport.compiled:type_name -> anefix.v1.CompiledPackage
+	10, // 6: anefix.v1.CompiledPackage.operation_distribution:type_name -> anefix.v1.OpCount
+	11, // 7: anefix.v1.CompiledPackage.storage_types:type_name -> anefix.v1.TypeCount
+	7,  // 8: anefix.v1.CompiledPackage.delegates:type_name -> anefix.v1.CompiledPackage.Delegate
+	8,  // 9: anefix.v1.CompiledPackage.functions:type_name -> anefix.v1.CompiledPackage.Function
+	12, // 10: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
+	12, // 11: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
+	10, // 12: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
+	11, // 13: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
+	3,  // 14: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
+	4,  // 15: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
+	5,  // 16: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
+	13, // 17: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
+	14, // 18: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
+	14, // 19: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
+	14, // 20: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
+	14, // 21: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_inspect_proto_init() }
@@ -695,13 +1322,15 @@ func file_inspect_proto_init() {
 		return
 	}
 	file_common_proto_init()
+	file_inspect_proto_msgTypes[1].OneofWrappers = []any{}
+	file_inspect_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_inspect_proto_rawDesc), len(file_inspect_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

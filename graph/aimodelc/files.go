@@ -1,0 +1,269 @@
+package aimodelc
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bytecode"
+	"github.com/anefix/anefix/graph/mlirtext"
+)
+
+// Names of the files at the top of a compiled package.
+const (
+	HashFile     = "main.hash"
+	MetadataFile = "metadata.json"
+	StatsFile    = "stats.json"
+)
+
+// Limits on files read whole, so a hostile package cannot make anefix
+// allocate without bound.
+const (
+	maxSmallFile = 64 << 20
+	maxHashFile  = 4 << 10
+	// maxTextGraph bounds a specialized graph in MLIR text (stand-ins only).
+	maxTextGraph = 256 << 20
+)
+
+var bytecodeMagic = []byte{0x4D, 0x4C, 0xEF, 0x52}
+
+// relErr renames the path in a *fs.PathError to name (the path relative to
+// the package), so that reports carry no machine-specific paths.
+func relErr(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
+}
+
+// readSmall reads a regular file of at most max bytes; name is p for
+// errors.
+func readSmall(p, name string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, relErr(name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
+}
+
+// sha256File is the upper-case hex SHA-256 of a file's bytes.
+func sha256File(p, name string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", relErr(name, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", name, relErr(name, err))
+	}
+	return strings.ToUpper(hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// HashCheck compares main.hash with the SHA-256 of main-<arch>.mlirb.
+type HashCheck struct {
+	Present bool
+	// Form is "raw" (32 bytes, as Apple writes it) or "hex" (64 hex digits).
+	Form    string
+	Want    string // main.hash as upper-case hex
+	Got     string // SHA-256 of the main file, upper-case hex
+	Matches bool
+}
+
+// checkHash reads main.hash (32 raw bytes, or the 64 hex digits earlier
+// anefix versions wrote) and compares it with the main file's digest.
+func checkHash(root, mainName string) (HashCheck, error) {
+	var hc HashCheck
+	b, err := readSmall(filepath.Join(root, HashFile), HashFile, maxHashFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return hc, nil
+	}
+	if err != nil {
+		return hc, err
+	}
+	hc.Present = true
+	switch t := bytes.TrimSpace(b); {
+	case len(b) == sha256.Size:
+		hc.Form, hc.Want = "raw", strings.ToUpper(hex.EncodeToString(b))
+	case len(t) == 2*sha256.Size && isHex(t):
+		hc.Form, hc.Want = "hex", strings.ToUpper(string(t))
+	default:
+		return hc, fmt.Errorf("%s is %d bytes: neither a raw SHA-256 digest (32 bytes) nor 64 hex digits", HashFile, len(b))
+	}
+	if hc.Got, err = sha256File(filepath.Join(root, mainName), mainName); err != nil {
+		return hc, err
+	}
+	hc.Matches = hc.Got == hc.Want
+	return hc, nil
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// Metadata is a compiled package's metadata.json. Apple's keys are read,
+// never rewritten; Keys lists every top-level key in file order.
+type Metadata struct {
+	Producer, SourceHash, AssetVersion, CreationDate string
+	Keys                                             []string
+}
+
+func parseMetadata(b []byte, name string) (*Metadata, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON object: %v", name, err)
+	}
+	md := &Metadata{Keys: jsonKeys(b)}
+	for key, dst := range map[string]*string{"producer": &md.Producer, "sourceHash": &md.SourceHash, "assetVersion": &md.AssetVersion, "creationDate": &md.CreationDate} {
+		if v, ok := raw[key]; ok {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return nil, fmt.Errorf("%s: %q is not a string: %v", name, key, err)
+			}
+		}
+	}
+	return md, nil
+}
+
+// jsonKeys lists an object's top-level keys in file order ("" on error).
+func jsonKeys(b []byte) []string {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// Stats is a compiled package's stats.json, in file order.
+type Stats struct {
+	Operations   []NameCount
+	StorageTypes []NameCount
+	ComputeTypes []string
+}
+
+// NameCount is one row of stats.json.
+type NameCount struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+}
+
+func parseStats(b []byte, name string) (*Stats, error) {
+	var s struct {
+		Operations   *[]NameCount `json:"operationDistribution"`
+		StorageTypes *[]NameCount `json:"storageTypes"`
+		ComputeTypes *[]string    `json:"computeTypes"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s does not hold operationDistribution/storageTypes/computeTypes as the real packages do: %v", name, err)
+	}
+	st := &Stats{}
+	if s.Operations != nil {
+		st.Operations = *s.Operations
+	}
+	if s.StorageTypes != nil {
+		st.StorageTypes = *s.StorageTypes
+	}
+	if s.ComputeTypes != nil {
+		st.ComputeTypes = *s.ComputeTypes
+	}
+	return st, nil
+}
+
+// GraphFile is one MLIR file of a package, as read.
+type GraphFile struct {
+	Module   *graph.Module
+	Text     bool   // MLIR text (stand-ins only), not bytecode
+	Version  int    // bytecode version; 0 for text
+	Producer string // bytecode producer; "" for text
+}
+
+// ReadGraph reads an MLIR bytecode file (a real package's main file and
+// .mpsgraph files), or MLIR text, which only stand-ins hold: the stand-in
+// compiler in testdata/compiler writes its specialized graph as text.
+// Blobs are not needed here, so the file is closed before returning. name
+// is used in errors.
+func ReadGraph(p, name string) (*GraphFile, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, relErr(name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, relErr(name, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	head := make([]byte, 4)
+	n, _ := f.ReadAt(head, 0)
+	if n == 4 && bytes.Equal(head, bytecodeMagic) {
+		m, src, err := bytecode.Read(f, fi.Size(), name)
+		if err != nil {
+			return nil, err
+		}
+		return &GraphFile{Module: m, Version: src.Version, Producer: src.Producer}, nil
+	}
+	if fi.Size() > maxTextGraph {
+		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text of a sensible size (%d bytes)", name, fi.Size())
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text (byte %d is NUL)", name, i)
+	}
+	m, _, err := mlirtext.Parse(name, string(b))
+	if err != nil {
+		return nil, err
+	}
+	return &GraphFile{Module: m, Text: true}, nil
+}
+
+// rel is p relative to root, slash-separated.
+func rel(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}

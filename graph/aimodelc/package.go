@@ -1,0 +1,482 @@
+package aimodelc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// mainFileRe is the main file of a compiled package: main-<arch>.mlirb.
+var mainFileRe = regexp.MustCompile(`^main-([A-Za-z0-9_]+)\.mlirb$`)
+
+// regionDirRe is an ANE region directory, <fn>_ANE_region_<i>_<j>.bc (from
+// public build scripts; see the package comment).
+var regionDirRe = regexp.MustCompile(`^(.+)_ANE_region_([0-9]+)_([0-9]+)\.bc$`)
+
+// Options tune Open.
+type Options struct {
+	// IgnoreHash turns a main.hash mismatch into a problem instead of an
+	// error.
+	IgnoreHash bool
+	// Source, when set, is the .aimodel directory (or a bytecode file)
+	// metadata.json's sourceHash is compared with.
+	Source string
+}
+
+// Package is a compiled package as read.
+type Package struct {
+	Path string // as given
+	Root string // resolved absolute path
+	Arch string // from main-<arch>.mlirb
+	// MainFile is main-<arch>.mlirb, relative to Root.
+	MainFile string
+	// Main is the main file's bytecode version and producer (nil when it
+	// could not be read; Problems says why).
+	Main *GraphFile
+	Hash HashCheck
+	// Metadata and Stats are nil when the file is absent or unreadable.
+	Metadata *Metadata
+	Stats    *Stats
+	// Delegates are the .mpsgraphpackage directories, relative to Root.
+	Delegates []Delegate
+	Functions []*Function
+	// RegionDirs are every ANE region directory found, relative to Root,
+	// sorted; Unattributed those no entry function claims.
+	RegionDirs   []RegionDir
+	Unattributed []string
+	// Problems are unknowns and inconsistencies, each naming its file.
+	Problems []string
+	Files    int
+	Bytes    int64
+	Source   *SourceCheck
+}
+
+// Delegate is one .mpsgraphpackage.
+type Delegate struct {
+	Dir            string // relative to Root
+	Versions       []string
+	ANERegionsHash map[string]string
+	Original       string
+}
+
+// RegionDir is one <fn>_ANE_region_<i>_<j>.bc directory.
+type RegionDir struct {
+	Rel    string // relative to Root
+	Prefix string // <fn>
+	I, J   string
+	// Binaries are its *.mlir.bc files and Weights its *.bc.weights files,
+	// relative to the directory.
+	Binaries, Weights []string
+}
+
+// Complete reports whether the directory holds a region binary.
+func (r *RegionDir) Complete() bool { return len(r.Binaries) > 0 }
+
+// Count is a number with the evidence it came from. Known is false when
+// no source could be read or two sources disagree; N is then meaningless.
+type Count struct {
+	N        int
+	Known    bool
+	Evidence []string
+}
+
+// Flag is a yes/no with evidence; Known as in Count.
+type Flag struct {
+	Value    bool
+	Known    bool
+	Evidence []string
+}
+
+// Function is one entry function of a delegate.
+type Function struct {
+	Name   string // entryFunctionName
+	Symbol string // its symbol in the specialized graph
+	// Delegate and GraphFile are relative to Root.
+	Delegate, GraphFile string
+	Attributes          []string
+	// Requested is the device the compilation asked for ("GPU", "ANE", …,
+	// "" when unknown), with the evidence of each source.
+	Requested         string
+	RequestedEvidence []string
+	UseANELLIR        string // "true", "false" or "" when absent
+	ANE, GPU          Count
+	// OtherRegions counts regions of any other type (CPU, …) by type.
+	OtherRegions map[string]int
+	FullyOnANE   Flag
+	// Disagreements are the places two sources say different things.
+	Disagreements []string
+	// RegionDirs and RegionSymbols list what the counts were made from.
+	RegionDirs    []string
+	RegionSymbols []string
+}
+
+// SourceCheck compares metadata.json's sourceHash with a given .aimodel.
+type SourceCheck struct {
+	Path string
+	// Hashed is the file whose SHA-256 was compared (the .aimodel's
+	// main.mlirb) and Digest that digest, upper-case hex.
+	Hashed, Digest string
+	Matches        bool
+}
+
+// IsPackage reports whether dir looks like a compiled package: a directory
+// without main.mlirb (which an .aimodel has) that holds a main-<arch>.mlirb
+// file or is named *.aimodelc (so that a damaged one gets Open's error
+// naming what is missing, not the .aimodel reader's).
+func IsPackage(dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "main.mlirb")); err == nil {
+		return false
+	}
+	if strings.HasSuffix(strings.TrimRight(filepath.ToSlash(dir), "/"), ".aimodelc") {
+		return true
+	}
+	_, err = findMain(dir, dir)
+	return err == nil
+}
+
+// findMain finds main-<arch>.mlirb in root; display names root in errors.
+// InBundle returns the compiled package an LLM bundle names: a directory
+// whose metadata.json has assets.main naming a compiled package inside it
+// (public build scripts ship an .aimodelc with tokenizer/ that way). ok is
+// false for anything else, including assets.main leaving the directory.
+func InBundle(dir string) (string, bool) {
+	b, err := readSmall(filepath.Join(dir, MetadataFile), MetadataFile, maxSmallFile)
+	if err != nil {
+		return "", false
+	}
+	var m struct {
+		Assets struct {
+			Main string `json:"main"`
+		} `json:"assets"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Assets.Main == "" || !filepath.IsLocal(filepath.FromSlash(m.Assets.Main)) {
+		return "", false
+	}
+	p := filepath.Join(dir, filepath.FromSlash(m.Assets.Main))
+	if !IsPackage(p) {
+		return "", false
+	}
+	return p, true
+}
+
+func findMain(root, display string) (string, error) {
+	des, err := os.ReadDir(root)
+	if err != nil {
+		return "", relErr(display, err)
+	}
+	var found []string
+	for _, de := range des {
+		if mainFileRe.MatchString(de.Name()) && de.Type().IsRegular() {
+			found = append(found, de.Name())
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%s has no main-<arch>.mlirb, so it is not a readable compiled package (.aimodelc)", display)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%s has %d main-<arch>.mlirb files (%s); a compiled package has one", display, len(found), strings.Join(found, ", "))
+}
+
+// Open reads the compiled package at path. It returns an error when path
+// is not a compiled package or its main.hash does not match; everything
+// else it cannot read becomes a Problem and makes the counts it touches
+// unknown.
+func Open(path string, opts Options) (*Package, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
+	mainName, err := findMain(root, path)
+	if err != nil {
+		return nil, fmt.Errorf("input %w", err)
+	}
+	p := &Package{Path: path, Root: root, MainFile: mainName, Arch: mainFileRe.FindStringSubmatch(mainName)[1]}
+	if err := p.walk(); err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
+	mainPath := filepath.Join(root, mainName)
+	if p.Hash, err = checkHash(root, mainName); err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
+	switch {
+	case !p.Hash.Present:
+		p.problem("%s: no %s", path, HashFile)
+	case !p.Hash.Matches && !opts.IgnoreHash:
+		return nil, fmt.Errorf("input %s: %s (%s) does not match the SHA-256 of %s (%s); the package is damaged or was edited (--ignore-hash proceeds)",
+			path, HashFile, p.Hash.Want, mainName, p.Hash.Got)
+	case !p.Hash.Matches:
+		p.problem("%s: %s does not match %s (ignored with --ignore-hash)", path, HashFile, mainName)
+	}
+	p.readSmallFiles()
+	// The main file's execution target also names the device
+	// ("preferredDevice=GPU" is in the corpus's string tables), but inside
+	// aicode attributes whose custom encoding anefix cannot decode, so it is
+	// not read as evidence; the main file is read for its format only.
+	if g, err := ReadGraph(mainPath, mainName); err != nil {
+		p.problem("cannot read %v", err)
+	} else {
+		p.Main = g
+	}
+	p.readDelegates()
+	if opts.Source != "" {
+		if err := p.checkSource(opts.Source); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *Package) problem(format string, args ...any) {
+	p.Problems = append(p.Problems, fmt.Sprintf(format, args...))
+}
+
+// walk lists the tree: file count and bytes, delegates, region directories.
+// Symbolic links are not followed (and noted); special files are refused.
+func (p *Package) walk() error {
+	return filepath.WalkDir(p.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r := rel(p.Root, path)
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			p.problem("%s is a symbolic link; not followed", r)
+			return nil
+		case d.IsDir():
+			if path == p.Root {
+				return nil
+			}
+			if strings.HasSuffix(d.Name(), ".mpsgraphpackage") {
+				p.Delegates = append(p.Delegates, Delegate{Dir: r})
+			}
+			if m := regionDirRe.FindStringSubmatch(d.Name()); m != nil {
+				rd, err := readRegionDir(path, r, m)
+				if err != nil {
+					return err
+				}
+				p.RegionDirs = append(p.RegionDirs, rd)
+			}
+		case t.IsRegular():
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			p.Files++
+			p.Bytes += fi.Size()
+			if strings.Contains(d.Name(), "ANE_region") && !underRegionDir(r) {
+				p.problem("%s names an ANE region but is a file, not a <fn>_ANE_region_<i>_<j>.bc directory; not counted", r)
+			}
+		default:
+			return fmt.Errorf("%s is a special file (%v), which a compiled package must not contain", r, t)
+		}
+		return nil
+	})
+}
+
+// underRegionDir reports whether a slash path lies inside a region dir.
+func underRegionDir(r string) bool {
+	parts := strings.Split(r, "/")
+	for _, s := range parts[:len(parts)-1] {
+		if regionDirRe.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func readRegionDir(path, r string, m []string) (RegionDir, error) {
+	rd := RegionDir{Rel: r, Prefix: m[1], I: m[2], J: m[3]}
+	err := filepath.WalkDir(path, func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		switch n := d.Name(); {
+		case strings.HasSuffix(n, ".mlir.bc"):
+			rd.Binaries = append(rd.Binaries, rel(path, q))
+		case strings.HasSuffix(n, ".bc.weights"):
+			rd.Weights = append(rd.Weights, rel(path, q))
+		}
+		return nil
+	})
+	return rd, err
+}
+
+func (p *Package) readSmallFiles() {
+	if b, err := readSmall(filepath.Join(p.Root, MetadataFile), MetadataFile, maxSmallFile); err == nil {
+		if p.Metadata, err = parseMetadata(b, MetadataFile); err != nil {
+			p.problem("%v", err)
+		}
+	} else if errors.Is(err, os.ErrNotExist) {
+		p.problem("no %s", MetadataFile)
+	} else {
+		p.problem("%v", err)
+	}
+	if b, err := readSmall(filepath.Join(p.Root, StatsFile), StatsFile, maxSmallFile); err == nil {
+		if p.Stats, err = parseStats(b, StatsFile); err != nil {
+			p.problem("%v", err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		p.problem("%v", err)
+	}
+}
+
+// readDelegates reads every delegate's manifest and, per entry function,
+// its specialized graph, then settles the counts.
+func (p *Package) readDelegates() {
+	if len(p.Delegates) == 0 {
+		p.problem("no .mpsgraphpackage delegate in the package, so no entry function and no region count can be read")
+	}
+	graphs := map[string]*GraphPlacement{} // by GraphFile
+	graphErr := map[string]string{}
+	placements := map[*Function]*GraphPlacement{}
+	for di := range p.Delegates {
+		d := &p.Delegates[di]
+		mpath := filepath.Join(p.Root, filepath.FromSlash(d.Dir), ManifestFile)
+		mname := d.Dir + "/" + ManifestFile
+		b, err := readSmall(mpath, mname, maxSmallFile)
+		if err != nil {
+			p.problem("%v; this delegate's functions and regions are unknown", err)
+			continue
+		}
+		man, err := ParseManifest(b, mname)
+		if err != nil {
+			p.problem("%v; this delegate's functions and regions are unknown", err)
+			continue
+		}
+		d.Versions, d.ANERegionsHash, d.Original = man.Versions, man.ANERegionsHash, man.Original
+		if len(man.Functions) == 0 {
+			p.problem("%s lists no optimized module, so no entry function", mname)
+		}
+		for _, mf := range man.Functions {
+			gf := d.Dir + "/" + mf.File
+			if !filepath.IsLocal(filepath.FromSlash(mf.File)) {
+				p.problem("%s: File Name %q leaves the delegate directory; not read", mname, mf.File)
+				gf = ""
+			}
+			fn := &Function{Name: mf.Name, Symbol: mf.Symbol, Delegate: d.Dir, GraphFile: gf, Attributes: mf.Attributes}
+			if mf.HasUseANELLIR {
+				fn.UseANELLIR = fmt.Sprint(mf.UseANELLIR)
+			}
+			if mf.HasPreferredDevice {
+				fn.Requested = DeviceName(mf.PreferredDevice)
+				fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: compilationDescriptor.preferredDevice = %d (%s; MPSGraphComputeDevice bit values, a guess from public bindings)",
+					mname, mf.PreferredDevice, fn.Requested))
+			}
+			if mf.HasAllowedComputeDevices {
+				fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: compilationDescriptor.allowedComputeDevices = %d (%s)",
+					mname, mf.AllowedComputeDevices, DeviceName(mf.AllowedComputeDevices)))
+			}
+			var gp *GraphPlacement
+			if gf != "" {
+				if g, ok := graphs[gf]; ok {
+					gp = g
+				} else if _, failed := graphErr[gf]; !failed {
+					if g, err := ReadGraph(filepath.Join(p.Root, filepath.FromSlash(gf)), gf); err != nil {
+						graphErr[gf] = err.Error()
+						p.problem("cannot read %v", err)
+					} else {
+						gp = ReadPlacement(g.Module)
+						graphs[gf] = gp
+						for _, pr := range gp.Problems {
+							p.problem("%s: %s", gf, pr)
+						}
+					}
+				}
+			}
+			placements[fn] = gp
+			p.Functions = append(p.Functions, fn)
+		}
+	}
+	// Directories are attributed once every function is known, so the
+	// longest name wins over all of them.
+	claimed := map[string]bool{}
+	for _, fn := range p.Functions {
+		fn.settle(placements[fn], graphErr[fn.GraphFile], p.dirsOf(fn, claimed), p)
+	}
+	for _, rd := range p.RegionDirs {
+		if !claimed[rd.Rel] {
+			p.Unattributed = append(p.Unattributed, rd.Rel)
+		}
+	}
+	if len(p.Unattributed) > 0 {
+		p.problem("%d ANE region director(ies) belong to no entry function of the manifest: %s", len(p.Unattributed), strings.Join(p.Unattributed, ", "))
+	}
+}
+
+// dirsOf attributes region directories to fn: the directory's <fn> part is
+// the function's symbol or name, or starts with either followed by "_"
+// (the longest such match over all functions wins; claimed records it).
+func (p *Package) dirsOf(fn *Function, claimed map[string]bool) []RegionDir {
+	var out []RegionDir
+	for _, rd := range p.RegionDirs {
+		if claimed[rd.Rel] {
+			continue
+		}
+		if matchLen(rd.Prefix, fn) > 0 && matchLen(rd.Prefix, fn) >= p.bestMatch(rd.Prefix) {
+			claimed[rd.Rel] = true
+			out = append(out, rd)
+		}
+	}
+	return out
+}
+
+func (p *Package) bestMatch(prefix string) int {
+	best := 0
+	for _, f := range p.Functions {
+		best = max(best, matchLen(prefix, f))
+	}
+	return best
+}
+
+func matchLen(prefix string, fn *Function) int {
+	best := 0
+	for _, n := range []string{fn.Symbol, fn.Name} {
+		if n != "" && (prefix == n || strings.HasPrefix(prefix, n+"_")) {
+			best = max(best, len(n))
+		}
+	}
+	return best
+}
+
+// checkSource compares metadata.json's sourceHash with the SHA-256 of the
+// given .aimodel's main.mlirb (or of the given file). GUESS: that this is
+// what coreai-build hashes; the corpus has no sources to confirm it, so a
+// mismatch says only that it is not that digest.
+func (p *Package) checkSource(src string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return fmt.Errorf("--source %s: %w", src, err)
+	}
+	target := src
+	if fi.IsDir() {
+		target = filepath.Join(src, "main.mlirb")
+	}
+	d, err := sha256File(target, target)
+	if err != nil {
+		return fmt.Errorf("--source %s: %w", src, err)
+	}
+	sc := &SourceCheck{Path: src, Hashed: target, Digest: d}
+	if p.Metadata != nil {
+		sc.Matches = strings.EqualFold(p.Metadata.SourceHash, d)
+	}
+	p.Source = sc
+	return nil
+}

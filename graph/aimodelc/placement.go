@@ -1,0 +1,179 @@
+package aimodelc
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// settle decides the counts of one function from the specialized graph
+// (gp; nil when it could not be read, graphErr says why) and the region
+// directories attributed to it.
+func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir, p *Package) {
+	for _, d := range dirs {
+		fn.RegionDirs = append(fn.RegionDirs, d.Rel)
+	}
+	sort.Strings(fn.RegionDirs)
+	var incomplete []string
+	for _, d := range dirs {
+		if !d.Complete() {
+			incomplete = append(incomplete, d.Rel)
+		}
+	}
+	dirEv := fmt.Sprintf("%d ANE region director(ies) <fn>_ANE_region_<i>_<j>.bc named after the function (one region each; layout from public build scripts)", len(dirs))
+
+	// The device requested, as the specialized graph and main file say.
+	if gp != nil {
+		if v, ok := gp.moduleInt("mps.preferredDevice"); ok {
+			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: module attribute mps.preferredDevice = %d (%s)", fn.GraphFile, v, DeviceName(v)))
+			switch {
+			case fn.Requested == "":
+				fn.Requested = DeviceName(v)
+			case fn.Requested != DeviceName(v):
+				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, fn.GraphFile, DeviceName(v)))
+			}
+		}
+	}
+
+	switch {
+	case fn.Symbol == "":
+		why := "the manifest maps no symbol to this entry function (no \"Key to Symbol Name\" entry)"
+		fn.ANE.Evidence = []string{why}
+		fn.GPU.Evidence = []string{why}
+	case gp == nil:
+		why := "the specialized graph could not be read"
+		if graphErr != "" {
+			why += ": " + graphErr
+		}
+		fn.GPU.Evidence = []string{why}
+		fn.ANE.Evidence = []string{why, dirEv}
+		if len(incomplete) == 0 {
+			// The directories alone are a count of what the tree holds.
+			fn.ANE = Count{N: len(dirs), Known: true, Evidence: []string{dirEv + "; the specialized graph could not be read to confirm it"}}
+		}
+	case !gp.hasSymbol(fn.Symbol):
+		why := fmt.Sprintf("%s has no function @%s, the symbol the manifest names", fn.GraphFile, fn.Symbol)
+		fn.Disagreements = append(fn.Disagreements, why)
+		fn.ANE.Evidence = []string{why, dirEv}
+		fn.GPU.Evidence = []string{why}
+	case gp.totalCalls(fn.Symbol) == 0:
+		// A compiled entry function runs somewhere: no region at all means
+		// the graph is not what this reader understands, not "0 and 0".
+		why := fmt.Sprintf("%s: @%s holds no #placement.region_type entry, so where it runs is unknown", fn.GraphFile, fn.Symbol)
+		fn.ANE.Evidence = []string{why, dirEv}
+		fn.GPU.Evidence = []string{why}
+		p.problem("%s", why)
+	default:
+		calls, nested := gp.callsOf(fn.Symbol)
+		syms := gp.symbolsOf(fn.Symbol)
+		for typ, ss := range calls {
+			for _, s := range ss {
+				fn.RegionSymbols = append(fn.RegionSymbols, typ+" @"+s)
+			}
+		}
+		sort.Strings(fn.RegionSymbols)
+		callEv := func(typ string) string {
+			e := fmt.Sprintf("%s: %d #placement.region_type<%s> entr(ies) in @%s", fn.GraphFile, len(calls[typ]), typ, fn.Symbol)
+			if n := nested[typ]; n > 0 {
+				e += fmt.Sprintf(" (and %d inside those regions, counted as parts of them)", n)
+			}
+			return e
+		}
+		// Region symbols must tell the same story as the calls.
+		for _, typ := range unionKeys(calls, syms) {
+			if len(calls[typ]) != len(syms[typ]) {
+				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%s: %d region_type<%s> entr(ies) in @%s but %d symbol(s) named %s_%s_region_<i>",
+					fn.GraphFile, len(calls[typ]), typ, fn.Symbol, len(syms[typ]), fn.Symbol, typ))
+			}
+		}
+		fn.GPU = Count{N: len(calls["GPU"]), Known: true, Evidence: []string{callEv("GPU")}}
+		fn.ANE = Count{N: len(calls["ANE"]), Known: true, Evidence: []string{callEv("ANE"), dirEv}}
+		if len(dirs) != len(calls["ANE"]) {
+			fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("ANE regions: the specialized graph has %d region_type<ANE> entr(ies), the package %d region director(ies)", len(calls["ANE"]), len(dirs)))
+			fn.ANE.Known = false
+		}
+		for typ, ss := range calls {
+			if typ != "GPU" && typ != "ANE" {
+				if fn.OtherRegions == nil {
+					fn.OtherRegions = map[string]int{}
+				}
+				fn.OtherRegions[typ] = len(ss)
+			}
+		}
+	}
+	if len(incomplete) > 0 {
+		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%d ANE region director(ies) hold no *.mlir.bc binary: %s", len(incomplete), strings.Join(incomplete, ", ")))
+		fn.ANE.Known = false
+	}
+
+	// Fully on the Neural Engine: the counts, checked against the manifest's
+	// own attributes.
+	claimsANE := hasString(fn.Attributes, "mps.fullyPlacedOnANE")
+	noGPU := hasString(fn.Attributes, "mps.noGPUActivity")
+	others := 0
+	for _, n := range fn.OtherRegions {
+		others += n
+	}
+	switch {
+	case fn.ANE.Known && fn.ANE.N == 0:
+		fn.FullyOnANE = Flag{Value: false, Known: true, Evidence: []string{"0 ANE regions"}}
+	case fn.ANE.Known && fn.GPU.Known:
+		fn.FullyOnANE = Flag{Value: fn.GPU.N == 0 && others == 0, Known: true,
+			Evidence: []string{fmt.Sprintf("%d ANE, %d GPU, %d other region(s)", fn.ANE.N, fn.GPU.N, others)}}
+	case claimsANE:
+		fn.FullyOnANE = Flag{Value: true, Known: true, Evidence: []string{"manifest attribute mps.fullyPlacedOnANE only (the region counts are unknown)"}}
+	default:
+		fn.FullyOnANE.Evidence = []string{"the region counts are unknown"}
+	}
+	if claimsANE {
+		fn.FullyOnANE.Evidence = append(fn.FullyOnANE.Evidence, "manifest: mps.fullyPlacedOnANE")
+		if fn.FullyOnANE.Known && !fn.FullyOnANE.Value {
+			fn.Disagreements = append(fn.Disagreements, "the manifest says mps.fullyPlacedOnANE, the regions say the function is not fully on the Neural Engine")
+		}
+	}
+	if noGPU && fn.GPU.Known && fn.GPU.N > 0 {
+		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("the manifest says mps.noGPUActivity, the specialized graph has %d GPU region(s)", fn.GPU.N))
+	}
+}
+
+func unionKeys(a, b typeCounts) []string {
+	seen := map[string]bool{}
+	for k := range a {
+		seen[k] = true
+	}
+	for k := range b {
+		seen[k] = true
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ANERegions is the package's total of ANE regions, known only when every
+// function's count is known and no region directory is unattributed.
+func (p *Package) ANERegions() Count {
+	c := Count{Known: len(p.Functions) > 0 && len(p.Unattributed) == 0}
+	for _, f := range p.Functions {
+		c.N += f.ANE.N
+		c.Known = c.Known && f.ANE.Known
+	}
+	switch {
+	case len(p.Functions) == 0:
+		c.Evidence = []string{"no entry function could be read"}
+	case len(p.Unattributed) > 0:
+		c.Evidence = []string{fmt.Sprintf("%d region director(ies) belong to no entry function", len(p.Unattributed))}
+	}
+	return c
+}

@@ -1,0 +1,107 @@
+package bundle
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TreeOptions tune WriteTree.
+type TreeOptions struct {
+	// Force replaces an existing output, but only a directory holding
+	// nothing the input does not also hold (a previous copy of the same
+	// tree): anything else is refused, as CheckReplace does for bundles.
+	Force bool
+	// Progress, when set, is where a progress bar is drawn (terminals only).
+	Progress *os.File
+}
+
+// TreeResult describes a tree WriteTree wrote.
+type TreeResult struct {
+	Path  string // absolute
+	Files int
+	Bytes int64
+}
+
+// WriteTree copies the directory srcRoot (resolved, absolute; srcPath is
+// how the user named it) to dst file by file, byte for byte, under the
+// same rules as Write: the input is never modified, the copy is built in a
+// hidden temporary sibling and renamed into place when complete, an output
+// that is the input, lies inside it or contains it is refused, symbolic
+// links must stay inside the tree (and are recreated as relative links),
+// and special files are refused. Files keep their permissions; directories
+// gain owner write permission (the corpus's are read-only), as in Write, so
+// that a later --force can replace the copy. It is how a compiled package (.aimodelc),
+// which anefix reads but never re-encodes, is converted.
+func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, error) {
+	src := &Input{Path: srcPath, Root: srcRoot, Kind: KindAIModel}
+	abs, exists, err := checkTarget(dst, src, opts.Force)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := walk(srcRoot)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		if err := checkTreeReplace(dst, abs, entries); err != nil {
+			return nil, err
+		}
+	}
+	src.Entries = entries
+	w := &writer{src: src, kind: KindAIModel}
+	defer w.cleanup()
+	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".anefix-tmp-")
+	if err != nil {
+		return nil, err
+	}
+	w.tmp = tmp
+	trackTemp(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	res := &TreeResult{Path: abs}
+	for _, e := range entries {
+		if e.Mode.IsRegular() {
+			res.Files++
+			res.Bytes += e.Size
+		}
+	}
+	w.prog = NewProgress(opts.Progress, "copying", res.Bytes)
+	if err := w.copyEntries(entries, nil); err != nil {
+		return nil, err
+	}
+	w.prog.Done()
+	if err := commit(tmp, abs, exists); err != nil {
+		return nil, err
+	}
+	untrackTemp(tmp)
+	w.tmp = ""
+	return res, nil
+}
+
+// checkTreeReplace refuses to replace anything but a directory whose every
+// path the input also has.
+func checkTreeReplace(dst, abs string, src []Entry) error {
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("output %s is not a directory; --force does not replace it with a directory: remove it yourself or choose another path", dst)
+	}
+	have := map[string]bool{}
+	for _, e := range src {
+		have[e.Rel] = true
+	}
+	old, err := walk(abs)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", dst, err)
+	}
+	for _, e := range old {
+		if !have[e.Rel] {
+			return fmt.Errorf("output %s holds %s, which the input does not; --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, e.Rel)
+		}
+	}
+	return nil
+}

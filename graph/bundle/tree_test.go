@@ -1,0 +1,81 @@
+package bundle
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestWriteTree(t *testing.T) {
+	mk := func(t *testing.T) string {
+		src := filepath.Join(t.TempDir(), "p.aimodelc")
+		for rel, body := range map[string]string{"main-h18p.mlirb": "m", "a/b/c.bin": "ccc", "a/w.bc.weights": "w"} {
+			p := filepath.Join(src, filepath.FromSlash(rel))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(body), 0o444); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink("b/c.bin", filepath.Join(src, "a", "link")); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(filepath.Join(src, "a", "b"), 0o555) // read-only directories, as in the corpus
+		t.Cleanup(func() { os.Chmod(filepath.Join(src, "a", "b"), 0o755) })
+		return src
+	}
+	t.Run("copies every file, mode and link", func(t *testing.T) {
+		src := mk(t)
+		dst := filepath.Join(t.TempDir(), "q.aimodelc")
+		res, err := WriteTree(dst, src, src, TreeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Files != 3 || res.Bytes != 5 {
+			t.Errorf("%+v", res)
+		}
+		b, err := os.ReadFile(filepath.Join(dst, "a", "link"))
+		if err != nil || string(b) != "ccc" {
+			t.Errorf("link: %q %v", b, err)
+		}
+		if l, _ := os.Readlink(filepath.Join(dst, "a", "link")); l != filepath.FromSlash("b/c.bin") {
+			t.Errorf("link target %q, want a relative link inside the copy", l)
+		}
+		fi, _ := os.Stat(filepath.Join(dst, "a", "b", "c.bin"))
+		if fi.Mode().Perm() != 0o444 {
+			t.Errorf("mode %v", fi.Mode())
+		}
+		if _, err := WriteTree(dst, src, src, TreeOptions{}); err == nil || !strings.Contains(err.Error(), "already exists") {
+			t.Errorf("existing output without Force: %v", err)
+		}
+		if _, err := WriteTree(dst, src, src, TreeOptions{Force: true}); err != nil {
+			t.Errorf("Force over a previous copy: %v", err)
+		}
+		os.WriteFile(filepath.Join(dst, "mine"), []byte("x"), 0o644)
+		if _, err := WriteTree(dst, src, src, TreeOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "mine") {
+			t.Errorf("Force over a directory with another file: %v", err)
+		}
+		leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dst), ".q.aimodelc.anefix-*"))
+		if len(leftovers) != 0 {
+			t.Errorf("temporaries left: %q", leftovers)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		src := mk(t)
+		if _, err := WriteTree(filepath.Join(src, "in"), src, src, TreeOptions{}); err == nil || !strings.Contains(err.Error(), "inside the input") {
+			t.Errorf("inside the input: %v", err)
+		}
+		os.Symlink(t.TempDir(), filepath.Join(src, "out"))
+		if _, err := WriteTree(filepath.Join(t.TempDir(), "x"), src, src, TreeOptions{}); err == nil || !strings.Contains(err.Error(), "outside") {
+			t.Errorf("link leaving the tree: %v", err)
+		}
+		os.Remove(filepath.Join(src, "out"))
+		if err := syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644); err != nil {
+			t.Skip(err)
+		}
+		if _, err := WriteTree(filepath.Join(t.TempDir(), "x"), src, src, TreeOptions{}); err == nil || !strings.Contains(err.Error(), "special file") {
+			t.Errorf("special file: %v", err)
+		}
+	})
+}
