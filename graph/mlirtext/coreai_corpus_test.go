@@ -236,15 +236,17 @@ func TestDebuginfoLocations(t *testing.T) {
 // printout always reads back to the same module.
 func TestPrettyEdgeCases(t *testing.T) {
 	cases := map[string]string{
-		"if without regions, with attributes": `"coreai.if"(%c) {a = 1 : i32} : (tensor<i1>) -> ()`,
-		"no operands, function result":        `%0 = "coreai.foo"() : () -> ((i32) -> i32)`,
-		"function-typed single operand":       `%f = "x.f"() : () -> ((i32) -> i32)` + "\n" + `%1 = "coreai.bar"(%f) : ((i32) -> i32) -> i32`,
-		"empty then region":                   `"coreai.if"(%c) ({` + "\n" + `}, {` + "\n" + `  "coreai.yield"() : () -> ()` + "\n" + `}) : (tensor<i1>) -> ()`,
-		"two enum properties":                 `%i = "x.i"() : () -> i32` + "\n" + `%3 = "coreai.pad"(%i) <{mode = #coreai.mode<constant>, zeta = #coreai.zeta<x>}> : (i32) -> i32`,
-		"non-enum property":                   `%i = "x.i"() : () -> i32` + "\n" + `%4 = "coreai.scan"(%i) <{mode = "str"}> : (i32) -> i32`,
-		"keyword op with wrong arity":         `%i = "x.i"() : () -> i32` + "\n" + `%5 = "coreai.gather_nd"(%i) : (i32) -> i32`,
-		"handle result":                       `%6 = "coreai.make"() : () -> !coreai.handle<tensor<2xf32>>`,
-		"multi-result without operands":       `%7:2 = "coreai.two"() : () -> (i32, i32)`,
+		"if without regions, with attributes":     `"coreai.if"(%c) {a = 1 : i32} : (tensor<i1>) -> ()`,
+		"no operands, function result":            `%0 = "coreai.foo"() : () -> ((i32) -> i32)`,
+		"function-typed single operand":           `%f = "x.f"() : () -> ((i32) -> i32)` + "\n" + `%1 = "coreai.bar"(%f) : ((i32) -> i32) -> i32`,
+		"empty then region":                       `"coreai.if"(%c) ({` + "\n" + `}, {` + "\n" + `  "coreai.yield"() : () -> ()` + "\n" + `}) : (tensor<i1>) -> ()`,
+		"two enum properties":                     `%i = "x.i"() : () -> i32` + "\n" + `%3 = "coreai.pad"(%i) <{mode = #coreai.mode<constant>, zeta = #coreai.zeta<x>}> : (i32) -> i32`,
+		"non-enum property":                       `%i = "x.i"() : () -> i32` + "\n" + `%4 = "coreai.scan"(%i) <{mode = "str"}> : (i32) -> i32`,
+		"keyword op with wrong arity":             `%i = "x.i"() : () -> i32` + "\n" + `%5 = "coreai.gather_nd"(%i) : (i32) -> i32`,
+		"handle result":                           `%6 = "coreai.make"() : () -> !coreai.handle<tensor<2xf32>>`,
+		"multi-result without operands":           `%7:2 = "coreai.two"() : () -> (i32, i32)`,
+		"metal kernel, single-operand group of 2": `%i = "x.i"() : () -> i32` + "\n" + `%8 = "coreai.metal4_kernel"(%i, %i, %i, %i) <{operandSegmentSizes = array<i32: 1, 2, 0, 1>}> : (i32, i32, i32, i32) -> i32`,
+		"metal kernel, empty lists":               `%i = "x.i"() : () -> i32` + "\n" + `%9 = "coreai.metal4_kernel"(%i, %i) <{operandSegmentSizes = array<i32: 0, 1, 1, 0>}> : (i32, i32) -> i32`,
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {

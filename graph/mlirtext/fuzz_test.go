@@ -30,6 +30,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("%0 = coreai.if %c {\n  coreai.yield %a : tensor<f32>\n} else {\n  coreai.yield %b : tensor<f32>\n} : tensor<i1> -> tensor<f32>")
 	f.Add("%0 = coreai.scatter_nd %x with %u at %i {\n^bb0(%a: tensor<f32>, %b: tensor<f32>):\n  coreai.yield %b : tensor<f32>\n} : (tensor<5xf32>, tensor<2xf32>, tensor<2x1xsi32>) to tensor<5xf32>")
 	f.Add("%0 = coreai.gather_along_axis %x at %i along %a : (tensor<5xf32>, tensor<2xsi32>, tensor<si32>) to tensor<2xf32>")
+	f.Add("%5 = coreai.metal4_kernel kernel_args(%a), threads_per_grid %g, threads_per_thread_group %t, result_shapes(%s) {kernel_name = \"k\"} : (tensor<2xf16>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> tensor<2xf16>")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, _, err := Parse("fuzz.mlir", text)
 		if err != nil {

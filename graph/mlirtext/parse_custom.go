@@ -104,6 +104,8 @@ func (p *parser) parseCustomOp(nResults int) *graph.Operation {
 		return p.parseCallOp(name)
 	case "coreai.constant":
 		return p.parseConstantOp()
+	case "coreai.metal4_kernel":
+		return p.parseMetalKernel(nResults)
 	}
 	if returnOps[name] {
 		return p.parseReturnOp(name)
@@ -541,4 +543,50 @@ func (p *parser) finishUniform(op *graph.Operation, uses []ssaUse, nResults int)
 		op.AddResult(t)
 	}
 	return op
+}
+
+// metalKernelGroups are coreai.metal4_kernel's operand groups, in order
+// (coreai-torch's tests/dsl/test_custom_kernels.py): `kernel_args(%a, %b),
+// threads_per_grid %g, threads_per_thread_group %t, result_shapes(%s)`; a
+// group marked "(" is a parenthesized list, the others one operand.
+var metalKernelGroups = []string{"kernel_args(", "threads_per_grid", "threads_per_thread_group", "result_shapes("}
+
+// attrSegmentSizes is MLIR's property for the sizes of an op's operand
+// groups, which the generic form needs to keep them apart. GUESS: that
+// metal4_kernel declares its groups as variadic segments (and so has this
+// property) is not public; the kernel_args and result_shapes lists vary in
+// length in coreai-torch's tests.
+const attrSegmentSizes = "operandSegmentSizes"
+
+func (p *parser) parseMetalKernel(nResults int) *graph.Operation {
+	var uses []ssaUse
+	add := func() {
+		if u, ok := p.parseSSAUse(); ok {
+			uses = append(uses, u)
+		}
+	}
+	sizes := make([]int64, len(metalKernelGroups))
+	for i, g := range metalKernelGroups {
+		if i > 0 && !p.expect(Comma, "',' before '"+strings.TrimSuffix(g, "(")+"'") {
+			return nil
+		}
+		kw := strings.TrimSuffix(g, "(")
+		if !p.acceptKeyword(kw) {
+			p.fail("expected '%s' in coreai.metal4_kernel", kw)
+			return nil
+		}
+		n := len(uses)
+		if kw != g {
+			p.parseCommaList(LParen, RParen, "'(' after '"+kw+"'", add)
+		} else {
+			add()
+		}
+		if !p.ok() {
+			return nil
+		}
+		sizes[i] = int64(len(uses) - n)
+	}
+	op := graph.NewOp("coreai.metal4_kernel", nil, nil, nil, nil)
+	op.Props = graph.Dict(graph.NamedAttr{Name: attrSegmentSizes, Value: &graph.DenseArrayAttr{Elem: graph.I32, Ints: sizes}})
+	return p.finishUniform(op, uses, nResults)
 }

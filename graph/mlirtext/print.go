@@ -347,6 +347,9 @@ func (pr *printer) prettyOp(op *graph.Operation, ind int) bool {
 	if returnOps[op.Name] {
 		return pr.prettyReturn(op)
 	}
+	if op.Name == "coreai.metal4_kernel" {
+		return pr.prettyMetalKernel(op)
+	}
 	if strings.HasPrefix(op.Name, "coreai.") {
 		return pr.prettyUniform(op, ind)
 	}
@@ -687,6 +690,69 @@ func sigTypeList(ts []graph.Type, parens bool) string {
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// prettyMetalKernel prints `coreai.metal4_kernel kernel_args(…),
+// threads_per_grid %g, threads_per_thread_group %t, result_shapes(…)
+// {attrs} : (…) -> T` when the segment sizes fit that form.
+func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
+	d, ok := propsDict(op)
+	if !ok || d == nil || d.Len() != 1 || len(op.Regions) > 0 {
+		return false
+	}
+	seg, ok := d.Get(attrSegmentSizes).(*graph.DenseArrayAttr)
+	if !ok || len(seg.Ints) != len(metalKernelGroups) || len(seg.Floats) > 0 {
+		return false
+	}
+	if it, ok := seg.Elem.(*graph.IntegerType); !ok || it.Width != 32 || it.Signedness != graph.Signless {
+		return false
+	}
+	total := int64(0)
+	for i, n := range seg.Ints {
+		if n < 0 || !strings.HasSuffix(metalKernelGroups[i], "(") && n != 1 {
+			return false
+		}
+		total += n
+	}
+	if total != int64(op.NumOperands()) {
+		return false
+	}
+	for _, t := range types(op.Results()) {
+		if isHandle(t) {
+			return false
+		}
+	}
+	pr.resultsPrefix(op)
+	pr.str(op.Name)
+	ops := op.Operands()
+	for i, g := range metalKernelGroups {
+		if i > 0 {
+			pr.str(",")
+		}
+		kw := strings.TrimSuffix(g, "(")
+		pr.str(" " + kw)
+		n := seg.Ints[i]
+		if kw != g {
+			pr.str("(")
+			pr.operands(ops[:n])
+			pr.str(")")
+		} else {
+			pr.str(" " + pr.name(ops[0]))
+		}
+		ops = ops[n:]
+	}
+	if op.Attrs.Len() > 0 {
+		pr.str(" ")
+		pr.str(op.Attrs.String())
+	}
+	pr.str(" : ")
+	if op.NumOperands() > 0 {
+		pr.str(sigTypeList(types(op.Operands()), false) + " -> ")
+	}
+	pr.str(typeList(types(op.Results())))
+	pr.loc(op.Loc)
+	pr.str("\n")
+	return true
 }
 
 func isHandle(t graph.Type) bool {

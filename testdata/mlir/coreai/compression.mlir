@@ -17,7 +17,7 @@ module {
     %11 = coreai.constant dense<5.000000e-01> : tensor<4x1xf32>
     %12 = coreai.constant dense<0> : tensor<4x1xsi8>
     %13 = coreai.blockwise_shift_scale %10, %11, %12 : (tensor<4x3xsi8>, tensor<4x1xf32>, tensor<4x1xsi8>) -> tensor<4x3xf32>
-    %14 = coreai.constant dense<[[0x38, 0x40, 0x44], [0xB8, 0x00, 0x3C], [0x48, 0x4C, 0x50], [0x30, 0x34, 0x38]]> : tensor<4x3xf8E4M3FN>
+    %14 = coreai.constant dense<[[1.000000e+00, 2.000000e+00, 3.000000e+00], [-1.000000e+00, 0.000000e+00, 1.500000e+00], [4.000000e+00, 6.000000e+00, 8.000000e+00], [5.000000e-01, 7.500000e-01, 1.000000e+00]]> : tensor<4x3xf8E4M3FN>
     %15 = coreai.blockwise_shift_scale %14, %11 : (tensor<4x3xf8E4M3FN>, tensor<4x1xf32>) -> tensor<4x3xf32>
     coreai.output %4, %9, %13, %15, %arg2 : tensor<4x3xf16>, tensor<2x32xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<3x!coreai.bool>
   }
