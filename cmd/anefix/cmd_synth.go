@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/graph/synth"
 )
@@ -69,9 +68,6 @@ Examples:
 				}
 				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
 					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
-				}
-				if *locations == synth.LocDebugInfo && modelio.OutputKind(*out, nil, *emit) != bundle.KindText {
-					return usagef("--locations debuginfo writes MLIR text only (an .mlir OUT, or --emit generic|pretty): anefix's bytecode reader does not read dialect locations yet")
 				}
 				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, Locations: *locations}
 				if err := o.Check(); err != nil {

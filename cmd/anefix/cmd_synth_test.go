@@ -82,19 +82,31 @@ func TestSynthStdoutText(t *testing.T) {
 	}
 }
 
-// --locations debuginfo writes coreai-torch's dialect locations as text;
-// bytecode, which anefix cannot read back with them yet, is refused.
+// --locations debuginfo writes coreai-torch's dialect locations, in text and
+// in bytecode (where they are textual dialect attributes the reader keeps as
+// graph.DialectLoc), and check reads the op ids from both.
 func TestSynthDebugInfoLocations(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errs := runCLI(t, "", "synth", "--arm", "B", "--locations", "debuginfo", "-o", filepath.Join(dir, "b.aimodel"))
-	if code != exitUsage || !strings.Contains(errs, "writes MLIR text only") {
+	bc := filepath.Join(dir, "b.aimodel")
+	if code, _, errs := runCLI(t, "", "synth", "--arm", "B", "--locations", "debuginfo", "-o", bc); code != 0 {
 		t.Fatalf("bytecode output: exit %d: %s", code, errs)
+	}
+	code, stdout, errs := runCLI(t, "", "check", bc)
+	if code != exitGate || !strings.Contains(stdout, "x18   coreai.cast at macos/qwen3_5.py:199 (via ios/qwen3_5_ios.py:290)") {
+		t.Errorf("check of the bytecode: exit %d\n%s%s", code, stdout, errs)
+	}
+	back := filepath.Join(dir, "back.mlir")
+	if code, _, errs := runCLI(t, "", "convert", bc, "--emit", "pretty", "-o", back); code != 0 {
+		t.Fatalf("convert back: exit %d: %s", code, errs)
+	}
+	if text, err := os.ReadFile(back); err != nil || !strings.Contains(string(text), "loc(#debuginfo.location<") {
+		t.Errorf("the bytecode's locations did not come back as #debuginfo.location (err %v)", err)
 	}
 	out := filepath.Join(dir, "b.mlir")
 	if code, _, errs := runCLI(t, "", "synth", "--arm", "B", "--locations", "debuginfo", "--emit", "pretty", "-o", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	code, stdout, errs := runCLI(t, "", "check", out)
+	code, stdout, errs = runCLI(t, "", "check", out)
 	if code != exitGate || !strings.Contains(stdout, "x18   coreai.cast at macos/qwen3_5.py:199 (via ios/qwen3_5_ios.py:290)") {
 		t.Errorf("check: exit %d\n%s%s", code, stdout, errs)
 	}
