@@ -240,7 +240,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, func(t *testing.T, r result) {
-			wantDisagreement(t, r.p, r.err, "1 region_type<ANE> entr(ies), the package 0 region director(ies)")
+			wantDisagreement(t, r.p, r.err, "1 region_type<ANE> entry, the package 0 region directories")
 		}},
 		{"region directory without binaries", "ane", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(region), "h18p", "fn0_0_ANE_region_0_0.mlir.bc")); err != nil {

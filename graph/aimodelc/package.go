@@ -417,7 +417,7 @@ func (p *Package) readDelegates() {
 		}
 	}
 	if len(p.Unattributed) > 0 {
-		p.problem("%d ANE region director(ies) belong to no entry function of the manifest: %s", len(p.Unattributed), strings.Join(p.Unattributed, ", "))
+		p.problem("%d ANE region %s belong to no entry function of the manifest: %s", len(p.Unattributed), plural(len(p.Unattributed), "directory", "directories"), strings.Join(p.Unattributed, ", "))
 	}
 }
 

@@ -20,7 +20,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 			incomplete = append(incomplete, d.Rel)
 		}
 	}
-	dirEv := fmt.Sprintf("%d ANE region director(ies) <fn>_ANE_region_<i>_<j>.bc named after the function (one region each; layout from public build scripts)", len(dirs))
+	dirEv := fmt.Sprintf("%d ANE region %s <fn>_ANE_region_<i>_<j>.bc named after the function (one region each; layout from public build scripts)", len(dirs), plural(len(dirs), "directory", "directories"))
 
 	// The device requested, as the specialized graph and main file say.
 	if gp != nil {
@@ -73,7 +73,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		}
 		sort.Strings(fn.RegionSymbols)
 		callEv := func(typ string) string {
-			e := fmt.Sprintf("%s: %d #placement.region_type<%s> entr(ies) in @%s", fn.GraphFile, len(calls[typ]), typ, fn.Symbol)
+			e := fmt.Sprintf("%s: %d #placement.region_type<%s> %s in @%s", fn.GraphFile, len(calls[typ]), typ, plural(len(calls[typ]), "entry", "entries"), fn.Symbol)
 			if n := nested[typ]; n > 0 {
 				e += fmt.Sprintf(" (and %d inside those regions, counted as parts of them)", n)
 			}
@@ -82,14 +82,14 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		// Region symbols must tell the same story as the calls.
 		for _, typ := range unionKeys(calls, syms) {
 			if len(calls[typ]) != len(syms[typ]) {
-				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%s: %d region_type<%s> entr(ies) in @%s but %d symbol(s) named %s_%s_region_<i>",
-					fn.GraphFile, len(calls[typ]), typ, fn.Symbol, len(syms[typ]), fn.Symbol, typ))
+				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%s: %d region_type<%s> %s in @%s but %d symbol(s) named %s_%s_region_<i>",
+					fn.GraphFile, len(calls[typ]), typ, plural(len(calls[typ]), "entry", "entries"), fn.Symbol, len(syms[typ]), fn.Symbol, typ))
 			}
 		}
 		fn.GPU = Count{N: len(calls["GPU"]), Known: true, Evidence: []string{callEv("GPU")}}
 		fn.ANE = Count{N: len(calls["ANE"]), Known: true, Evidence: []string{callEv("ANE"), dirEv}}
 		if len(dirs) != len(calls["ANE"]) {
-			fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("ANE regions: the specialized graph has %d region_type<ANE> entr(ies), the package %d region director(ies)", len(calls["ANE"]), len(dirs)))
+			fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("ANE regions: the specialized graph has %d region_type<ANE> %s, the package %d region %s", len(calls["ANE"]), plural(len(calls["ANE"]), "entry", "entries"), len(dirs), plural(len(dirs), "directory", "directories")))
 			fn.ANE.Known = false
 		}
 		for typ, ss := range calls {
@@ -102,7 +102,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		}
 	}
 	if len(incomplete) > 0 {
-		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%d ANE region director(ies) hold no *.mlir.bc binary: %s", len(incomplete), strings.Join(incomplete, ", ")))
+		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%d ANE region %s hold no *.mlir.bc binary: %s", len(incomplete), plural(len(incomplete), "directory", "directories"), strings.Join(incomplete, ", ")))
 		fn.ANE.Known = false
 	}
 
@@ -173,7 +173,15 @@ func (p *Package) ANERegions() Count {
 	case len(p.Functions) == 0:
 		c.Evidence = []string{"no entry function could be read"}
 	case len(p.Unattributed) > 0:
-		c.Evidence = []string{fmt.Sprintf("%d region director(ies) belong to no entry function", len(p.Unattributed))}
+		c.Evidence = []string{fmt.Sprintf("%d region %s belong to no entry function", len(p.Unattributed), plural(len(p.Unattributed), "directory", "directories"))}
 	}
 	return c
+}
+
+// plural picks the word form for a count in evidence lines.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
