@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 )
 
@@ -27,15 +26,16 @@ func (in *Input) startHash(aiRel string) error {
 	if err != nil {
 		return fmt.Errorf("input %s: %w", in.Path, err)
 	}
-	want := strings.ToLower(strings.TrimSpace(string(raw)))
-	if _, err := hex.DecodeString(want); err != nil || len(want) != 2*sha256.Size {
-		msg := fmt.Sprintf("%s does not hold a hex SHA-256 (got %q)", name, truncate(want, 80))
+	want, form, err := ParseHash(raw)
+	if err != nil {
+		msg := fmt.Sprintf("%s: %v", name, err)
 		if !in.opts.IgnoreHash {
-			return fmt.Errorf("%s; use --ignore-hash to proceed anyway", msg)
+			return fmt.Errorf("%s; use --ignore-hash to proceed anyway (an output then gets a new raw main.hash)", msg)
 		}
 		in.warn(msg + "; ignored because of --ignore-hash")
 		return nil
 	}
+	in.Hash.Form = form
 	in.Hash.Want = want
 	in.hasher = newFileHasher(in.File, in.Size)
 	prog := NewProgress(in.opts.Progress, "verifying "+HashFile, in.Size)
@@ -64,9 +64,10 @@ func (in *Input) CheckHash() error {
 	}
 	in.Hash.Checked = true
 	in.Hash.Got = r.sum
+	form := in.Hash.Form
 	in.Hash.Matches = r.sum == in.Hash.Want
 	if !in.Hash.Matches {
-		msg := fmt.Sprintf("%s says %s but the SHA-256 of %s is %s: the bundle is damaged or was edited by hand", name, in.Hash.Want, MainFile, r.sum)
+		msg := fmt.Sprintf("%s (%s) holds the digest %s but the SHA-256 of %s is %s: the bundle is damaged or was edited by hand", name, form, in.Hash.Want, displayJoin(in.Path, in.AssetMain, MainFile), r.sum)
 		if !in.opts.IgnoreHash {
 			in.hashErr = fmt.Errorf("%s; use --ignore-hash to proceed anyway", msg)
 			return in.hashErr

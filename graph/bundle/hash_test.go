@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -134,11 +135,16 @@ func TestWriteUnchangedMain(t *testing.T) {
 		hash       string
 		ignoreHash bool
 		wantErr    bool
+		// want is the output's main.hash: the input's form, raw without one.
+		want string
 	}{
-		{"hash matches", sha(data), false, false},
-		{"hash wrong", sha([]byte("x")), false, true},
-		{"hash wrong, ignored", sha([]byte("x")), true, false},
-		{"no hash file", "", false, false},
+		{"raw hash matches", rawSha(data), false, false, rawSha(data)},
+		{"hex hash matches", sha(data), false, false, sha(data)},
+		{"hex hash with newline matches", strings.ToUpper(sha(data)) + "\n", false, false, sha(data) + "\n"},
+		{"hash wrong", rawSha([]byte("x")), false, true, ""},
+		{"hash wrong, ignored", sha([]byte("x")), true, false, sha(data)},
+		{"hash unreadable, ignored", "x", true, false, rawSha(data)},
+		{"no hash file", "", false, false, rawSha(data)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -177,8 +183,8 @@ func TestWriteUnchangedMain(t *testing.T) {
 					t.Fatalf("%s: %v", mode, err)
 				}
 				got, _ := os.ReadFile(filepath.Join(out, HashFile))
-				if string(got) != sha(data) || res.Hash != sha(data) {
-					t.Errorf("%s: main.hash %s, want %s", mode, got, sha(data))
+				if string(got) != tc.want || res.Hash != sha(data) {
+					t.Errorf("%s: main.hash %q (result %s), want %q", mode, got, res.Hash, tc.want)
 				}
 				if main, _ := os.ReadFile(res.MainPath); !bytes.Equal(main, data) {
 					t.Errorf("%s: main.mlirb differs from the input", mode)

@@ -94,9 +94,12 @@ type Entry struct {
 // HashCheck is the outcome of comparing main.hash with main.mlirb.
 type HashCheck struct {
 	Checked bool   // main.hash existed and was compared
-	Matches bool   // the hex SHA-256 of main.mlirb equals main.hash
-	Want    string // main.hash contents, trimmed, lower case
+	Matches bool   // the SHA-256 of main.mlirb equals main.hash
+	Want    string // the digest main.hash holds, as lower-case hex
 	Got     string // hex SHA-256 of main.mlirb
+	// Form is how main.hash spelled the digest (HashNone when there was no
+	// usable main.hash); an output's main.hash is written in the same form.
+	Form HashForm
 }
 
 // Input is an opened input. Close it when done.

@@ -42,8 +42,11 @@ type Result struct {
 	MainPath string
 	// MainSize is the size of the main file in bytes.
 	MainSize int64
-	// Hash is the hex SHA-256 written to main.hash (directory outputs only).
-	Hash string
+	// Hash is the SHA-256 of the main file as hex, written to main.hash in
+	// HashForm (directory outputs only): the input's form, raw when the
+	// input had no main.hash.
+	Hash     string
+	HashForm HashForm
 }
 
 // Write writes an output of the given kind at dst, with enc producing the
@@ -332,12 +335,20 @@ func (w *writer) build(abs string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), HashFile), []byte(sum), 0o644); err != nil {
+	form := HashRaw
+	if w.src != nil && w.src.Hash.Form != HashNone {
+		form = w.src.Hash.Form
+	}
+	hashBytes, err := FormatHash(sum, form)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), HashFile), hashBytes, 0o644); err != nil {
 		return nil, err
 	}
 	w.prog.Done()
 	res.MainPath = filepath.Join(abs, filepath.FromSlash(aiRel), MainFile)
-	res.MainSize, res.Hash = size, sum
+	res.MainSize, res.Hash, res.HashForm = size, sum, form
 	return res, nil
 }
 

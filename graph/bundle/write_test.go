@@ -47,7 +47,7 @@ func TestWriteOutputs(t *testing.T) {
 	}{
 		{
 			name: "aimodel to aimodel", tree: aimodel("m.aimodel/"), in: "m.aimodel", enc: bcNew,
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
 		},
 		{
 			name: "aimodel with inside symlink", tree: func() map[string]string {
@@ -55,11 +55,11 @@ func TestWriteOutputs(t *testing.T) {
 				m["m.aimodel/extra/alias"] = "->notes.txt"
 				return m
 			}(), in: "m.aimodel", enc: bcNew,
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over", "extra/alias": "-> notes.txt"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over", "extra/alias": "-> notes.txt"},
 		},
 		{
 			name: "aimodel metadata replaced", tree: aimodel("m.aimodel/"), in: "m.aimodel", enc: bcNew, opts: WriteOptions{Files: map[string][]byte{"metadata.json": []byte(`{"new":1}`)}},
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"new":1}`, "extra/": "", "extra/notes.txt": "carried over"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"new":1}`, "extra/": "", "extra/notes.txt": "carried over"},
 		},
 		{
 			name: "llm bundle to llm bundle", tree: llmBundle(), in: ".", enc: bcNew,
@@ -70,7 +70,7 @@ func TestWriteOutputs(t *testing.T) {
 				"tokenizer/link.json":       "-> tokenizer.json",
 				"m.aimodel/":                "",
 				"m.aimodel/main.mlirb":      string(bcNew),
-				"m.aimodel/main.hash":       sha(bcNew),
+				"m.aimodel/main.hash":       rawSha(bcNew),
 				"m.aimodel/metadata.json":   `{"author":"t"}`,
 				"m.aimodel/extra/":          "",
 				"m.aimodel/extra/notes.txt": "carried over",
@@ -78,12 +78,12 @@ func TestWriteOutputs(t *testing.T) {
 		},
 		{
 			name: "llm bundle to aimodel", tree: llmBundle(), in: ".", kind: KindAIModel, enc: bcNew,
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
 		},
 		{
 			name: "text to aimodel", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", kind: KindAIModel, enc: bcNew,
 			opts: WriteOptions{Files: map[string][]byte{"metadata.json": []byte(`{}`)}},
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{}`},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{}`},
 		},
 		{
 			name: "aimodel to text", tree: aimodel("m.aimodel/"), in: "m.aimodel", kind: KindText, enc: textMain,
