@@ -52,6 +52,16 @@ const (
 	MainFile     = "main.mlirb"
 	HashFile     = "main.hash"
 	MetadataFile = "metadata.json"
+	// RecordFile is anefix's own record of a rewrite (pipeline, I/O changes,
+	// promoted states), written beside main.mlirb in the .aimodel. It is a
+	// file of its own rather than a key in metadata.json because that file
+	// is Apple's (producer, assetVersion, creationDate, sourceHash, written
+	// by coreai-core and coreai-build) and whether Apple's runtime tolerates
+	// an extra key there is not known; so metadata.json is carried over
+	// byte for byte. Whether the runtime minds an extra file in the
+	// directory is not known either (a guess that it ignores it: a file is
+	// easier to delete than a key to strip).
+	RecordFile = "anefix.json"
 )
 
 // Limits on small files read whole, so a hostile bundle cannot make anefix

@@ -393,3 +393,66 @@ func TestProgressTotalCountsMainOnce(t *testing.T) {
 		t.Errorf("total %d, want %d (main %d + others %d)", got, want, in.Size, others)
 	}
 }
+
+// TestCheckReplace: --force replaces a directory only when it holds nothing
+// but what anefix writes into that output from this input.
+func TestCheckReplace(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string // input path inside the test tree; "" for none (synth)
+		out  string
+		kind Kind
+		want string // error substring; "" means allowed
+	}{
+		{"aimodel over own files", "m", "o1", KindAIModel, ""},
+		{"aimodel over own files and carried-over ones", "m", "o2", KindAIModel, ""},
+		{"carried-over file without an input", "", "o2", KindAIModel, "holds extra, which is neither"},
+		{"aimodel over a foreign file", "m", "o3", KindAIModel, "holds extra/mine.txt, which is neither"},
+		{"aimodel over a directory without main.mlirb", "m", "o4", KindAIModel, "no main.mlirb"},
+		{"llm bundle over a previous one", "b", "o5", KindLLMBundle, ""},
+		{"llm bundle over one with a foreign file", "b", "o6", KindLLMBundle, "holds m.aimodel/mine.txt"},
+		{"aimodel from an llm bundle over own files", "b", "o1", KindAIModel, ""},
+		{"file over a file", "m", "f", KindBytecode, ""},
+		{"file over a directory", "m", "o1", KindBytecode, "single file"},
+		{"missing output", "m", "nothing", KindAIModel, ""},
+	}
+	dir := t.TempDir()
+	own := map[string]string{"main.mlirb": "x", "main.hash": "x", "metadata.json": "{}", "anefix.json": "{}"}
+	tree := merge(aimodel("m/"), prefixed("b/", llmBundle()))
+	for k, v := range own {
+		tree["o1/"+k] = v
+		tree["o2/"+k] = v
+		tree["o3/"+k] = v
+		tree["o5/m.aimodel/"+k] = v
+		tree["o6/m.aimodel/"+k] = v
+	}
+	tree["o2/extra/notes.txt"] = "old"
+	tree["o3/extra/mine.txt"] = "mine"
+	tree["o4/thesis.txt"] = "mine"
+	tree["o5/metadata.json"] = "{}"
+	tree["o5/tokenizer/tokenizer.json"] = "{}"
+	tree["o6/metadata.json"] = "{}"
+	tree["o6/m.aimodel/mine.txt"] = "mine"
+	tree["f"] = "old"
+	files(t, dir, tree)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var src *Input
+			if tc.in != "" {
+				src = open(t, filepath.Join(dir, tc.in), OpenOptions{})
+			}
+			err := CheckReplace(filepath.Join(dir, tc.out), tc.kind, src)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckReplace = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func prefixed(p string, tree map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range tree {
+		out[p+k] = v
+	}
+	return out
+}
