@@ -214,6 +214,10 @@ func (h *fileHasher) readFrom(d hash.Hash, off int64, p *Progress) error {
 	}
 }
 
+// noMapping makes mapFile fail, so that tests cover the read paths that
+// platforms without mmap take.
+var noMapping bool
+
 // mapWindow is how much of a file is mapped at a time: a multiple of
 // ckptEvery and of the page size. Mapped pages count towards the process's
 // resident memory while mapped, so windows are unmapped as soon as they

@@ -224,3 +224,14 @@ func TestHashMappedShrunkFile(t *testing.T) {
 		t.Error("mapFile mapped a range past the end of the file")
 	}
 }
+
+// TestReadPathsWithoutMappings runs the hashing and copying tests with
+// mappings disabled: the read paths that platforms without mmap use.
+func TestReadPathsWithoutMappings(t *testing.T) {
+	noMapping = true
+	defer func() { noMapping = false }()
+	t.Run("TeeHasherResumes", TestTeeHasherResumes)
+	t.Run("WriteUnchangedMain", TestWriteUnchangedMain)
+	t.Run("CopyRange", TestCopyRange)
+	t.Run("CopyRangePastEnd", TestCopyRangePastEnd)
+}
