@@ -25,7 +25,18 @@ func mapFile(f *os.File, off, n int64) (whole, b []byte, err error) {
 	}
 	page := int64(os.Getpagesize())
 	start := off &^ (page - 1)
-	whole, err = syscall.Mmap(int(f.Fd()), start, int(off-start+n), syscall.PROT_READ, syscall.MAP_SHARED)
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return nil, nil, err
+	}
+	// Control keeps the descriptor from being closed (and its number
+	// reused) while it is mapped.
+	cerr := sc.Control(func(fd uintptr) {
+		whole, err = syscall.Mmap(int(fd), start, int(off-start+n), syscall.PROT_READ, syscall.MAP_SHARED)
+	})
+	if cerr != nil {
+		return nil, nil, cerr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
