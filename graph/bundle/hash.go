@@ -162,7 +162,7 @@ func (h *fileHasher) run(p *Progress) {
 				break
 			}
 			n := min(ckptEvery, w-q)
-			if err = hashMapped(d, b[q:q+n], h.f, off+q, h.size); err != nil {
+			if err = hashMapped(d, b[q:q+n], h.f, off+q); err != nil {
 				break
 			}
 			p.Add(n)
@@ -228,13 +228,13 @@ const mapWindow = 16 << 20
 // under anefix makes the next access fault (SIGBUS); the calling goroutine
 // has debug.SetPanicOnFault set, so the fault is a panic, turned here into
 // the same error a short read gives.
-func hashMapped(d hash.Hash, b []byte, f *os.File, off, size int64) (err error) {
+func hashMapped(d hash.Hash, b []byte, f *os.File, off int64) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(interface{ Addr() uintptr }); !ok {
 				panic(r)
 			}
-			err = fmt.Errorf("%s changed while anefix read it: reading %d bytes at offset %d faulted, but it had %d bytes when opened: %w", f.Name(), len(b), off, size, io.ErrUnexpectedEOF)
+			err = fmt.Errorf("%s changed while anefix read it: the %d bytes at offset %d are no longer there (was it truncated?): %w", f.Name(), len(b), off, io.ErrUnexpectedEOF)
 		}
 	}()
 	d.Write(b)
@@ -346,7 +346,7 @@ func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
 		if err != nil {
 			break
 		}
-		err = hashMapped(d, b, f, off, off+n)
+		err = hashMapped(d, b, f, off)
 		unmapFile(whole)
 		if err != nil {
 			return err
@@ -522,7 +522,7 @@ func copyOut(d hash.Hash, j hashJob, pw *pwriter) error {
 		for q := int64(0); q < w; q += teeChunk {
 			c := b[q:min(w, q+teeChunk)]
 			if d != nil {
-				if err := hashMapped(d, c, j.f, j.off+k+q, j.off+j.n); err != nil {
+				if err := hashMapped(d, c, j.f, j.off+k+q); err != nil {
 					pw.ch <- pwrite{unmap: whole}
 					return err
 				}
