@@ -229,7 +229,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 
 	if !o.dryRun {
 		t1 := time.Now()
-		files, err := rewriteMetadataFiles(o.out, ld, o.emit, rep)
+		files, err := rewriteRecordFiles(o.out, ld, o.emit, rep)
 		if err != nil {
 			return err
 		}
@@ -473,21 +473,22 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 	}
 }
 
-// rewriteMetadataFiles returns the .aimodel metadata.json of a directory
-// output with an "anefix" entry recording the pipeline, every I/O change and
-// every state promotion, so a caller can feed the new shapes and bind the
-// new states. The author's entries are kept in their order.
-func rewriteMetadataFiles(out string, ld *modelio.Loaded, emit string, rep *pb.RewriteReport) (map[string][]byte, error) {
+// rewriteRecordFiles returns anefix's record of a rewrite for a directory
+// output: the .aimodel's bundle.RecordFile, listing the pipeline, every I/O
+// change and every state promotion, so a caller can feed the new shapes and
+// bind the new states. It is a file of its own so that Apple's
+// metadata.json is carried over byte for byte (see bundle.RecordFile).
+func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.RewriteReport) (map[string][]byte, error) {
 	kind := modelio.OutputKind(out, ld, emit)
 	var rel string
 	switch kind {
 	case bundle.KindAIModel:
-		rel = bundle.MetadataFile
+		rel = bundle.RecordFile
 	case bundle.KindLLMBundle:
 		if ld.Input.AssetMain == "" {
 			return nil, nil
 		}
-		rel = strings.TrimSuffix(ld.Input.AssetMain, "/") + "/" + bundle.MetadataFile
+		rel = strings.TrimSuffix(ld.Input.AssetMain, "/") + "/" + bundle.RecordFile
 	default:
 		return nil, nil
 	}
@@ -522,72 +523,14 @@ func rewriteMetadataFiles(out string, ld *modelio.Loaded, emit string, rep *pb.R
 			r.States = append(r.States, stateEntry{Graph: st.Graph, Input: st.Input, Output: st.Output})
 		}
 	}
-	var eb bytes.Buffer
-	enc := json.NewEncoder(&eb)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // types read tensor<…>, not tensor\u003c…
+	enc.SetIndent("", "  ")
 	if err := enc.Encode(r); err != nil {
 		return nil, err
 	}
-	entry := json.RawMessage(bytes.TrimSpace(eb.Bytes()))
-	meta := ld.Input.Metadata
-	if len(bytes.TrimSpace(meta)) == 0 {
-		meta = []byte(modelio.DefaultMetadata)
-	}
-	merged, err := setJSONKey(meta, "anefix", entry)
-	if err != nil {
-		return nil, fmt.Errorf("%s of the input is not a JSON object, so the I/O changes cannot be recorded in it (%v); fix that file, or write the IR alone with -o OUT.mlirb; nothing written", bundle.MetadataFile, err)
-	}
-	return map[string][]byte{rel: merged}, nil
-}
-
-// setJSONKey sets key in a JSON object to value, keeping the other keys in
-// their order (encoding/json maps would sort them), indented by two spaces.
-func setJSONKey(obj []byte, key string, value json.RawMessage) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("want a JSON object")
-	}
-	type kv struct {
-		k string
-		v json.RawMessage
-	}
-	var entries []kv
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if k != key {
-			entries = append(entries, kv{k, v})
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	entries = append(entries, kv{key, value})
-	var b bytes.Buffer
-	b.WriteString("{")
-	for i, e := range entries {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		k, _ := json.Marshal(e.k)
-		b.WriteString("\n  ")
-		b.Write(k)
-		b.WriteString(": ")
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, e.v, "  ", "  "); err != nil {
-			return nil, err
-		}
-		b.Write(ind.Bytes())
-	}
-	b.WriteString("\n}\n")
-	return b.Bytes(), nil
+	return map[string][]byte{rel: b.Bytes()}, nil
 }
 
 // armDPipeline is arm-d followed by the extra passes, in default order.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -18,6 +21,16 @@ import (
 )
 
 const rwArmA = "../../testdata/synth/armA.aimodel"
+
+// rwRead returns a file's bytes as a string.
+func rwRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func TestRewriteUsageErrors(t *testing.T) {
 	in := "../../testdata/passes/strip-fp32-casts.mlir"
@@ -196,19 +209,19 @@ func TestRewriteArmA(t *testing.T) {
 			t.Errorf("output .aimodel: %v", err)
 		}
 	}
-	var meta struct {
-		GeneratedBy string `json:"generatedBy"`
-		Anefix      struct {
-			Passes    []string `json:"passes"`
-			IOChanges []struct {
-				Port, Before, After string
-			} `json:"ioChanges"`
-			States []struct{ Input, Output string } `json:"states"`
-		} `json:"anefix"`
+	var rec struct {
+		Passes    []string `json:"passes"`
+		IOChanges []struct {
+			Port, Before, After string
+		} `json:"ioChanges"`
+		States []struct{ Input, Output string } `json:"states"`
 	}
-	rwReadJSON(t, filepath.Join(out, "metadata.json"), &meta)
-	if meta.GeneratedBy == "" || len(meta.Anefix.Passes) != 5 || len(meta.Anefix.States) != 2 || len(meta.Anefix.IOChanges) == 0 {
-		t.Errorf("metadata.json: %+v", meta)
+	rwReadJSON(t, filepath.Join(out, bundle.RecordFile), &rec)
+	if len(rec.Passes) != 5 || len(rec.States) != 2 || len(rec.IOChanges) == 0 {
+		t.Errorf("%s: %+v", bundle.RecordFile, rec)
+	}
+	if a, b := rwRead(t, filepath.Join(rwArmA, "metadata.json")), rwRead(t, filepath.Join(out, "metadata.json")); a != b {
+		t.Errorf("metadata.json changed:\n%s\nwas\n%s", b, a)
 	}
 	m := rwLoad(t, out)
 	if c := passes.TakeCensus(m); c["f32"] != 0 {
@@ -360,25 +373,6 @@ func TestPassesCommand(t *testing.T) {
 	}
 }
 
-func TestSetJSONKey(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{`{"b": 1, "a": [1, 2]}`, "{\n  \"b\": 1,\n  \"a\": [\n    1,\n    2\n  ],\n  \"k\": {\n    \"x\": 1\n  }\n}\n"},
-		{`{"k": 5, "z": true}`, "{\n  \"z\": true,\n  \"k\": {\n    \"x\": 1\n  }\n}\n"},
-		{`{}`, "{\n  \"k\": {\n    \"x\": 1\n  }\n}\n"},
-	}
-	for _, c := range cases {
-		got, err := setJSONKey([]byte(c.in), "k", []byte(`{"x":1}`))
-		if err != nil || string(got) != c.want {
-			t.Errorf("setJSONKey(%s) = %q, %v; want %q", c.in, got, err, c.want)
-		}
-	}
-	for _, bad := range []string{`[1]`, `{"a": }`, ``, `"s"`} {
-		if _, err := setJSONKey([]byte(bad), "k", []byte(`1`)); err == nil {
-			t.Errorf("setJSONKey(%q) accepted", bad)
-		}
-	}
-}
-
 // TestRewriteConvertsBlobIntoBytecode follows an f32 weight blob from MLIR
 // text through strip-fp32-casts into a written .aimodel (the converting blob
 // view is read by the bytecode writer).
@@ -462,7 +456,8 @@ func TestRewriteArmDMatchesSynth(t *testing.T) {
 }
 
 // TestRewriteLLMBundle: an LLM bundle stays a bundle; the tokenizer is
-// carried over and the asset's metadata.json records the changes.
+// carried over, the asset's anefix.json records the changes and both
+// metadata.json files are carried over byte for byte.
 func TestRewriteLLMBundle(t *testing.T) {
 	if _, err := os.Stat(rwArmA); err != nil {
 		t.Skipf("no synth arm A: %v", err)
@@ -484,7 +479,7 @@ func TestRewriteLLMBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"metadata.json":            `{"schema":"0.2","kind":"llm","assets":{"main":"m.aimodel"}}`,
+		"metadata.json":            "{\n  \"metadata_version\" : \"0.2\",\n  \"kind\": \"llm\", \"assets\":{\"main\":\"m.aimodel\"}}",
 		"tokenizer/tokenizer.json": `{"tok":1}`,
 	}
 	for f, s := range files {
@@ -501,15 +496,15 @@ func TestRewriteLLMBundle(t *testing.T) {
 			t.Errorf("%s not carried over: %q %v", f, b, err)
 		}
 	}
-	var meta struct {
-		GeneratedBy string `json:"generatedBy"`
-		Anefix      struct {
-			States []any `json:"states"`
-		} `json:"anefix"`
+	var rec struct {
+		States []any `json:"states"`
 	}
-	rwReadJSON(t, filepath.Join(out, "m.aimodel", "metadata.json"), &meta)
-	if meta.GeneratedBy == "" || len(meta.Anefix.States) != 2 {
-		t.Errorf("asset metadata: %+v", meta)
+	rwReadJSON(t, filepath.Join(out, "m.aimodel", bundle.RecordFile), &rec)
+	if len(rec.States) != 2 {
+		t.Errorf("asset %s: %+v", bundle.RecordFile, rec)
+	}
+	if a, b := rwRead(t, filepath.Join(rwArmA, "metadata.json")), rwRead(t, filepath.Join(out, "m.aimodel", "metadata.json")); a != b {
+		t.Errorf("asset metadata.json changed:\n%s\nwas\n%s", b, a)
 	}
 	rwLoad(t, out)
 }
@@ -733,28 +728,76 @@ func TestRewriteFailureCensus(t *testing.T) {
 	}
 }
 
-// A bundle whose metadata.json is not a JSON object cannot carry the I/O
-// changes: the error says what to do and nothing is written; the IR alone
-// can still be written.
-func TestRewriteBrokenMetadata(t *testing.T) {
-	for _, meta := range []string{"{broken", "[1, 2]"} {
-		dir := t.TempDir()
-		in := filepath.Join(dir, "m.aimodel")
-		copyDir(t, rwArmA, in)
-		if err := os.WriteFile(filepath.Join(in, "metadata.json"), []byte(meta), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(dir, "o.aimodel")
-		code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out)
-		if code != exitFailure || !strings.Contains(stderr, "fix that file, or write the IR alone with -o OUT.mlirb") {
-			t.Errorf("metadata %q: exit %d, stderr %q", meta, code, stderr)
-		}
-		if _, err := os.Lstat(out); !os.IsNotExist(err) {
-			t.Errorf("metadata %q: output written", meta)
-		}
-		if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", filepath.Join(dir, "o.mlirb")); code != exitOK {
-			t.Errorf("metadata %q: the IR alone: exit %d %s", meta, code, stderr)
-		}
+// appleMetadata is an .aimodel metadata.json as Apple's coreai-core writes
+// it: `"key" : "value"` spacing, no final newline (the compiled packages in
+// ../shared/corpus are spelled this way; this one is typed after them).
+const appleMetadata = "{\n  \"producer\" : \"coreai-core 1.0.0b2\",\n  \"assetVersion\" : \"2.0\",\n  \"creationDate\" : \"20260706T220735Z\"\n}"
+
+// TestRewriteAppleAIModel: an .aimodel with a raw main.hash and Apple's
+// metadata.json (synth arm A with Apple-style metadata bytes) rewrites into
+// one whose main.hash is the raw SHA-256 of the new main.mlirb and whose
+// metadata.json is byte-identical; a hex main.hash stays hex. A metadata.json
+// anefix cannot parse is not anefix's to judge: it is carried over too.
+func TestRewriteAppleAIModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, meta string
+		hex        bool
+	}{
+		{"apple metadata, raw hash", appleMetadata, false},
+		{"apple metadata, hex hash", appleMetadata, true},
+		{"metadata not JSON", "{broken", false},
+		{"metadata an array", "[1, 2]", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "m.aimodel")
+			copyDir(t, rwArmA, in)
+			if err := os.WriteFile(filepath.Join(in, "metadata.json"), []byte(tc.meta), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			inMain := rwRead(t, filepath.Join(in, "main.mlirb"))
+			inSum := sha256.Sum256([]byte(inMain))
+			if h := rwRead(t, filepath.Join(in, "main.hash")); h != string(inSum[:]) {
+				t.Fatalf("shipped arm A's main.hash is not the raw digest: %x", h)
+			}
+			if tc.hex {
+				if err := os.WriteFile(filepath.Join(in, "main.hash"), []byte(hex.EncodeToString(inSum[:])), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(dir, "o.aimodel")
+			if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out); code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			main := rwRead(t, filepath.Join(out, "main.mlirb"))
+			if main == inMain {
+				t.Fatal("the rewrite changed nothing: the test proves nothing")
+			}
+			sum := sha256.Sum256([]byte(main))
+			want := string(sum[:])
+			if tc.hex {
+				want = hex.EncodeToString(sum[:])
+			}
+			if h := rwRead(t, filepath.Join(out, "main.hash")); h != want {
+				t.Errorf("main.hash %q, want %q", h, want)
+			}
+			if m := rwRead(t, filepath.Join(out, "metadata.json")); m != tc.meta {
+				t.Errorf("metadata.json %q, want Apple's bytes %q", m, tc.meta)
+			}
+			var rec struct{ Passes []string }
+			rwReadJSON(t, filepath.Join(out, bundle.RecordFile), &rec)
+			if len(rec.Passes) == 0 {
+				t.Errorf("%s records no passes", bundle.RecordFile)
+			}
+			// The output reads back (its own hash verifies) and rewrites
+			// again over itself with --force.
+			if code, _, stderr := runCLI(t, "", "inspect", out); code != exitOK {
+				t.Errorf("inspect of the output: exit %d: %s", code, stderr)
+			}
+			if code, _, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--force"); code != exitOK {
+				t.Errorf("rewrite --force over the previous output: exit %d: %s", code, stderr)
+			}
+		})
 	}
 }
 

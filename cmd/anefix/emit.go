@@ -52,7 +52,11 @@ func checkOutput(out string, src *modelio.Loaded, emit string, version int, forc
 		return usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", version, out)
 	}
 	if force {
-		return bundle.CheckReplace(out, kind)
+		var in *bundle.Input
+		if src != nil {
+			in = src.Input
+		}
+		return bundle.CheckReplace(out, kind, in)
 	}
 	return nil
 }

@@ -24,9 +24,15 @@ func TestForceReplacesOnlyOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mkBundle := func(t *testing.T, p string) { // a previous output (its stale file goes)
+	mkBundle := func(t *testing.T, p string) { // a previous output, with anefix's record
 		copyDir(t, rwArmA, p)
-		if err := os.WriteFile(filepath.Join(p, "stale.txt"), []byte("old"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(p, "anefix.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkEdited := func(t *testing.T, p string) { // a previous output with a file added by hand
+		mkBundle(t, p)
+		if err := os.WriteFile(filepath.Join(p, "notes.txt"), []byte("mine"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,9 +44,11 @@ func TestForceReplacesOnlyOutputs(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"convert into a user directory", []string{"convert", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "not an .aimodel or LLM bundle"},
-		{"rewrite into a user directory", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "not an .aimodel or LLM bundle"},
-		{"synth into a user directory", []string{"synth", "--arm", "A", "-o", "OUT", "--force"}, "docs.aimodel", mkUserDir, exitFailure, "not an .aimodel or LLM bundle"},
+		{"convert into a user directory", []string{"convert", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "not a previous aimodel output (no main.mlirb)"},
+		{"rewrite into a user directory", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "not a previous aimodel output (no main.mlirb)"},
+		{"synth into a user directory", []string{"synth", "--arm", "A", "-o", "OUT", "--force"}, "docs.aimodel", mkUserDir, exitFailure, "not a previous aimodel output (no main.mlirb)"},
+		{"rewrite over an edited output", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "x.aimodel", mkEdited, exitFailure, "holds notes.txt, which is neither a file anefix writes (main.mlirb, main.hash, metadata.json, anefix.json) nor one carried over from the input"},
+		{"rewrite over a previous output", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "x.aimodel", mkBundle, exitOK, ""},
 		{"text over a directory", []string{"convert", text, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "single file"},
 		{"bundle over a file", []string{"convert", rwArmA, "-o", "OUT", "--force"}, "x.aimodel", mkFile, exitFailure, "is a file"},
 		{"bundle over a bundle", []string{"convert", rwArmA, "-o", "OUT", "--force"}, "x.aimodel", mkBundle, exitOK, ""},

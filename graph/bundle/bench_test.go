@@ -48,7 +48,11 @@ func benchAIModel(b *testing.B, size int64) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, HashFile), []byte(sum), 0o644)
+	raw, err := FormatHash(sum, HashRaw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, HashFile), raw, 0o644)
 	os.WriteFile(filepath.Join(dir, MetadataFile), []byte(`{}`), 0o644)
 	return dir
 }

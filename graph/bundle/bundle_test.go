@@ -27,6 +27,12 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// rawSha is the digest as Apple's toolchain writes main.hash: 32 raw bytes.
+func rawSha(b []byte) string {
+	s := sha256.Sum256(b)
+	return string(s[:])
+}
+
 // files writes a tree: keys are slash paths, values are contents; a value
 // starting with "->" makes a symbolic link to the rest.
 func files(t *testing.T, root string, tree map[string]string) {
@@ -64,7 +70,7 @@ func files(t *testing.T, root string, tree map[string]string) {
 func aimodel(prefix string) map[string]string {
 	return map[string]string{
 		prefix + "main.mlirb":      string(bcMain),
-		prefix + "main.hash":       sha(bcMain),
+		prefix + "main.hash":       rawSha(bcMain),
 		prefix + "metadata.json":   `{"author":"t"}`,
 		prefix + "extra/notes.txt": "carried over",
 	}
@@ -243,13 +249,18 @@ func TestOpenRefuses(t *testing.T) {
 	}{
 		{name: "missing", path: "nope", want: "no such file"},
 		{name: "plain dir", tree: map[string]string{"d/x": "1"}, path: "d", want: "neither an .aimodel"},
-		{name: "hash mismatch", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = sha([]byte("other")); return m }(), path: ".", want: "--ignore-hash"},
+		{name: "hash mismatch", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = rawSha([]byte("other")); return m }(), path: ".", want: "main.hash (raw) holds the digest " + sha([]byte("other")) + " but the SHA-256 of "},
+		{name: "hex hash mismatch", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = sha([]byte("other")); return m }(), path: ".", want: "main.hash (hex) holds the digest"},
 		{name: "hash mismatch upper-case right hash is fine", tree: func() map[string]string {
 			m := aimodel("")
 			m["main.hash"] = strings.ToUpper(sha(bcMain)) + "\n"
 			return m
 		}(), path: "."},
-		{name: "hash not hex", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = "hello"; return m }(), path: ".", want: "does not hold a hex SHA-256"},
+		{name: "hash not hex", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = "hello"; return m }(), path: ".", want: `main.hash: want the 32-byte SHA-256 digest Apple's toolchain writes (or the 64 hex digits earlier anefix versions wrote), but it holds 5 bytes (text "hello"); use --ignore-hash`},
+		{name: "hash 31 raw bytes", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = rawSha(bcMain)[:31]; return m }(), path: ".", want: "holds 31 bytes (hex "},
+		{name: "hash hex with two newlines", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = sha(bcMain) + "\n\n"; return m }(), path: ".", want: "holds 66 bytes"},
+		{name: "hash hex with CRLF", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = sha(bcMain) + "\r\n"; return m }(), path: ".", want: "holds 66 bytes"},
+		{name: "sha256sum line", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = sha(bcMain) + "  main.mlirb\n"; return m }(), path: ".", want: "holds 77 bytes"},
 		{name: "hash file too big", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = strings.Repeat("a", 5000); return m }(), path: ".", want: "more than"},
 		{name: "assets.main dotdot", tree: map[string]string{"b/metadata.json": `{"assets":{"main":"../evil.aimodel"}}`}, path: "b", want: "escapes the bundle"},
 		{name: "assets.main nested dotdot", tree: map[string]string{"b/metadata.json": `{"assets":{"main":"x/../../evil.aimodel"}}`}, path: "b", want: "escapes the bundle"},

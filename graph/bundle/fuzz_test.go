@@ -15,6 +15,8 @@ func FuzzOpenDir(f *testing.F) {
 	f.Add([]byte(`{"assets":{"main":"m.aimodel/.."}}`), []byte(sha(textMain)), textMain, true)
 	f.Add([]byte(`{}`), []byte(sha(bcMain)), bcMain, false)
 	f.Add([]byte(`{"assets":{"main":["x"]}}`), []byte(""), []byte{}, false)
+	f.Add([]byte(`{"producer" : "coreai-core 1.0.0b2"}`), []byte(rawSha(bcMain)), bcMain, false)
+	f.Add([]byte(`{}`), []byte(sha(bcMain)+"\n"), bcMain, false)
 	f.Fuzz(func(t *testing.T, meta, hash, main []byte, nested bool) {
 		root := t.TempDir()
 		ai := root

@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime/debug"
 	"sync"
 )
 
@@ -27,15 +27,16 @@ func (in *Input) startHash(aiRel string) error {
 	if err != nil {
 		return fmt.Errorf("input %s: %w", in.Path, err)
 	}
-	want := strings.ToLower(strings.TrimSpace(string(raw)))
-	if _, err := hex.DecodeString(want); err != nil || len(want) != 2*sha256.Size {
-		msg := fmt.Sprintf("%s does not hold a hex SHA-256 (got %q)", name, truncate(want, 80))
+	want, form, err := ParseHash(raw)
+	if err != nil {
+		msg := fmt.Sprintf("%s: %v", name, err)
 		if !in.opts.IgnoreHash {
-			return fmt.Errorf("%s; use --ignore-hash to proceed anyway", msg)
+			return fmt.Errorf("%s; use --ignore-hash to proceed anyway (an output then gets a new raw main.hash)", msg)
 		}
 		in.warn(msg + "; ignored because of --ignore-hash")
 		return nil
 	}
+	in.Hash.Form = form
 	in.Hash.Want = want
 	in.hasher = newFileHasher(in.File, in.Size)
 	prog := NewProgress(in.opts.Progress, "verifying "+HashFile, in.Size)
@@ -64,9 +65,10 @@ func (in *Input) CheckHash() error {
 	}
 	in.Hash.Checked = true
 	in.Hash.Got = r.sum
+	form := in.Hash.Form
 	in.Hash.Matches = r.sum == in.Hash.Want
 	if !in.Hash.Matches {
-		msg := fmt.Sprintf("%s says %s but the SHA-256 of %s is %s: the bundle is damaged or was edited by hand", name, in.Hash.Want, MainFile, r.sum)
+		msg := fmt.Sprintf("%s (%s) holds the digest %s but the SHA-256 of %s is %s: the bundle is damaged or was edited by hand", name, form, in.Hash.Want, displayJoin(in.Path, in.AssetMain, MainFile), r.sum)
 		if !in.opts.IgnoreHash {
 			in.hashErr = fmt.Errorf("%s; use --ignore-hash to proceed anyway", msg)
 			return in.hashErr
@@ -119,37 +121,58 @@ func newFileHasher(f *os.File, size int64) *fileHasher {
 }
 
 // run hashes the file; call it once (in a goroutine to overlap with other
-// work). The state is checkpointed before each chunk is read, so the first
+// work). The state is checkpointed before each chunk is hashed, so the first
 // checkpoint (offset 0) exists as soon as run starts.
+//
+// The file is hashed where the page cache holds it, through read-only
+// mappings of mapWindow bytes (pread would first copy every byte: ~0.15 s
+// of system time per 1.5 GB pass on the build VM), falling back to reads
+// when it cannot be mapped.
 func (h *fileHasher) run(p *Progress) {
 	defer p.Done()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // see hashMapped
 	d := sha256.New()
-	ra := readAhead(h.f, h.size)
-	defer ra.close()
 	var err error
-	for off := int64(0); ; {
+	off := int64(0)
+	checkpoint := func() bool {
 		state, merr := d.(encoding.BinaryMarshaler).MarshalBinary()
 		if merr != nil {
 			err = merr
-			break
+			return false
 		}
 		h.mu.Lock()
 		h.ckpts = append(h.ckpts, state)
 		h.cond.Broadcast()
 		h.mu.Unlock()
-		if off >= h.size {
+		return true
+	}
+	mapped := true
+	for mapped && err == nil {
+		if !checkpoint() || off >= h.size {
 			break
 		}
-		n := min(ckptEvery, h.size-off)
-		c := <-ra.ch
-		d.Write(c.b)
-		ra.free <- c.b
-		if int64(len(c.b)) < n {
-			err = fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(len(c.b)), h.size, orEOF(c.err))
+		w := min(mapWindow, h.size-off)
+		whole, b, merr := mapFile(h.f, off, w)
+		if merr != nil {
+			mapped = false
 			break
 		}
-		off += n
-		p.Add(n)
+		for q := int64(0); q < w; q += ckptEvery {
+			if q > 0 && !checkpoint() {
+				break
+			}
+			n := min(ckptEvery, w-q)
+			if err = hashMapped(d, b[q:q+n], h.f, off+q); err != nil {
+				break
+			}
+			p.Add(n)
+		}
+		unmapFile(whole)
+		off += w
+	}
+	if !mapped {
+		// Read the rest; the checkpoint at off is already taken.
+		err = h.readFrom(d, off, p)
 	}
 	h.mu.Lock()
 	h.end, h.err = true, err
@@ -158,6 +181,64 @@ func (h *fileHasher) run(p *Progress) {
 	}
 	h.cond.Broadcast()
 	h.mu.Unlock()
+}
+
+// readFrom hashes the file from off (a multiple of ckptEvery, whose
+// checkpoint is taken) with reads, checkpointing as run does.
+func (h *fileHasher) readFrom(d hash.Hash, off int64, p *Progress) error {
+	ra := readAhead(h.f, off, h.size)
+	defer ra.close()
+	for first := true; ; first = false {
+		if !first {
+			state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
+			if err != nil {
+				return err
+			}
+			h.mu.Lock()
+			h.ckpts = append(h.ckpts, state)
+			h.cond.Broadcast()
+			h.mu.Unlock()
+		}
+		if off >= h.size {
+			return nil
+		}
+		n := min(ckptEvery, h.size-off)
+		c := <-ra.ch
+		d.Write(c.b)
+		ra.free <- c.b
+		if int64(len(c.b)) < n {
+			return fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(len(c.b)), h.size, orEOF(c.err))
+		}
+		off += n
+		p.Add(n)
+	}
+}
+
+// noMapping makes mapFile fail, so that tests cover the read paths that
+// platforms without mmap take.
+var noMapping bool
+
+// mapWindow is how much of a file is mapped at a time: a multiple of
+// ckptEvery and of the page size. Mapped pages count towards the process's
+// resident memory while mapped, so windows are unmapped as soon as they
+// are done.
+const mapWindow = 16 << 20
+
+// hashMapped adds b, mapped from f at off, to d. A mapped file that shrinks
+// under anefix makes the next access fault (SIGBUS); the calling goroutine
+// has debug.SetPanicOnFault set, so the fault is a panic, turned here into
+// the same error a short read gives.
+func hashMapped(d hash.Hash, b []byte, f *os.File, off int64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("%s changed while anefix read it: the %d bytes at offset %d are no longer there (was it truncated?): %w", f.Name(), len(b), off, io.ErrUnexpectedEOF)
+		}
+	}()
+	d.Write(b)
+	return nil
 }
 
 // reader reads a file in ckptEvery chunks one goroutine ahead of its
@@ -176,17 +257,17 @@ type chunk struct {
 
 const readAheadBufs = 4
 
-// readAhead starts reading the first size bytes of f. The consumer receives
+// readAhead starts reading f from start to size. The consumer receives
 // chunks from ch in order, returns each buffer on free, and calls close when
 // done (also early); a short chunk is the last one.
-func readAhead(f *os.File, size int64) *reader {
+func readAhead(f *os.File, start, size int64) *reader {
 	r := &reader{ch: make(chan chunk, readAheadBufs), free: make(chan []byte, readAheadBufs), stop: make(chan struct{})}
 	for range readAheadBufs {
 		r.free <- make([]byte, ckptEvery)
 	}
 	go func() {
 		// At most readAheadBufs chunks are out, so sends on ch never block.
-		for off := int64(0); off < size; {
+		for off := start; off < size; {
 			var b []byte
 			select {
 			case b = <-r.free:
@@ -256,8 +337,22 @@ func (h *fileHasher) equalAt(b []byte, off int64, buf []byte) bool {
 	return k == len(b) && bytes.Equal(buf[:k], b)
 }
 
-// hashRange adds n bytes of f at off to d.
+// hashRange adds n bytes of f at off to d, through mappings where it can
+// (see fileHasher.run), else with reads into buf.
 func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
+	for n > 0 {
+		w := min(mapWindow, n)
+		whole, b, err := mapFile(f, off, w)
+		if err != nil {
+			break
+		}
+		err = hashMapped(d, b, f, off)
+		unmapFile(whole)
+		if err != nil {
+			return err
+		}
+		off, n = off+w, n-w
+	}
 	k, err := io.CopyBuffer(d, io.NewSectionReader(f, off, n), buf)
 	if err == nil && k != n {
 		err = fmt.Errorf("hashing %s: %d bytes at offset %d, but the file ends after %d: %w", f.Name(), n, off, k, io.ErrUnexpectedEOF)
@@ -317,6 +412,7 @@ func newTeeHasher(w io.Writer, src *fileHasher) *teeHasher {
 }
 
 func (t *teeHasher) run(src *fileHasher) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // see hashMapped
 	var (
 		d    hash.Hash // nil while the output equals the start of src's file
 		pos  int64     // output bytes seen
@@ -393,6 +489,11 @@ func (t *teeHasher) run(src *fileHasher) {
 	if d == nil {
 		diverge()
 	}
+	if err != nil {
+		// d may be half-updated (a fault inside Write, see hashMapped).
+		t.sum <- hashResult{"", err, own}
+		return
+	}
 	t.sum <- hashResult{hex.EncodeToString(d.Sum(nil)), err, own}
 }
 
@@ -404,10 +505,41 @@ func (t *teeHasher) addCopy(f *os.File, off, n int64, out *os.File, dst int64) {
 	t.ch <- hashJob{f: f, off: off, n: n, out: out, dst: dst}
 }
 
-// copyOut reads j's range in chunks (in another goroutine, one chunk
-// ahead), hashes each into d (when not nil) and hands it to pw to write.
-// Buffers circulate through pw.free: reader, hasher, writer, pool.
+// copyOut hashes j's range into d (when not nil) and hands it to pw to
+// write, through read-only mappings of the input (see fileHasher.run): the
+// bytes are copied once, by the kernel, from the input's page cache into
+// the output's. It falls back to copyOutRead where the input cannot be
+// mapped. At most pwMapped windows are mapped at a time.
 func copyOut(d hash.Hash, j hashJob, pw *pwriter) error {
+	for k := int64(0); k < j.n; {
+		w := min(mapWindow, j.n-k)
+		pw.mapped <- struct{}{}
+		whole, b, err := mapFile(j.f, j.off+k, w)
+		if err != nil {
+			<-pw.mapped
+			return copyOutRead(d, hashJob{f: j.f, off: j.off + k, n: j.n - k, out: j.out, dst: j.dst + k}, pw)
+		}
+		for q := int64(0); q < w; q += teeChunk {
+			c := b[q:min(w, q+teeChunk)]
+			if d != nil {
+				if err := hashMapped(d, c, j.f, j.off+k+q); err != nil {
+					pw.ch <- pwrite{unmap: whole}
+					return err
+				}
+			}
+			pw.ch <- pwrite{out: j.out, b: c, off: j.dst + k + q, mapped: true}
+		}
+		pw.ch <- pwrite{unmap: whole}
+		k += w
+	}
+	return nil
+}
+
+// copyOutRead is copyOut with reads: it reads j's range in chunks (in
+// another goroutine, one chunk ahead), hashes each into d (when not nil)
+// and hands it to pw to write. Buffers circulate through pw.free: reader,
+// hasher, writer, pool.
+func copyOutRead(d hash.Hash, j hashJob, pw *pwriter) error {
 	type read struct {
 		b   []byte
 		k   int64
@@ -443,40 +575,60 @@ func copyOut(d hash.Hash, j hashJob, pw *pwriter) error {
 		if d != nil {
 			d.Write(c.b)
 		}
-		pw.ch <- pwrite{j.out, c.b, j.dst + c.k}
+		pw.ch <- pwrite{out: j.out, b: c.b, off: j.dst + c.k}
 	}
 	return nil
 }
 
 // pwriter writes buffers at given offsets in its own goroutine, so that
 // writing copied ranges overlaps with hashing them.
-const pwBuffers = 8
+const (
+	pwBuffers = 8
+	// pwMapped bounds the input windows copyOut keeps mapped (being
+	// hashed or waiting to be written): 3 × mapWindow of resident memory.
+	pwMapped = 3
+)
 
 type pwriter struct {
-	ch   chan pwrite
-	free chan []byte
-	done chan error
+	ch     chan pwrite
+	free   chan []byte
+	mapped chan struct{} // one token per mapped window
+	done   chan error
 }
 
 type pwrite struct {
 	out *os.File
 	b   []byte
 	off int64
+	// mapped: b lies in a mapping (not a buffer of free).
+	mapped bool
+	// unmap, when set, is a mapping to release once the writes before it
+	// are done.
+	unmap []byte
 }
 
 func newPwriter(prog *Progress) *pwriter {
-	w := &pwriter{ch: make(chan pwrite, pwBuffers), free: make(chan []byte, pwBuffers), done: make(chan error, 1)}
+	w := &pwriter{ch: make(chan pwrite, 2*pwBuffers), free: make(chan []byte, pwBuffers), mapped: make(chan struct{}, pwMapped), done: make(chan error, 1)}
 	for range pwBuffers {
 		w.free <- make([]byte, teeChunk)
 	}
 	go func() {
 		var err error
 		for p := range w.ch {
+			if p.unmap != nil {
+				unmapFile(p.unmap)
+				<-w.mapped
+				continue
+			}
 			if err == nil {
+				// A mapped input that shrank makes this write fail (EFAULT),
+				// not fault.
 				_, err = p.out.WriteAt(p.b, p.off)
 				prog.Add(int64(len(p.b)))
 			}
-			w.free <- p.b[:cap(p.b)]
+			if !p.mapped {
+				w.free <- p.b[:cap(p.b)]
+			}
 		}
 		w.done <- err
 	}()

@@ -2,9 +2,12 @@ package bundle
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -134,11 +137,16 @@ func TestWriteUnchangedMain(t *testing.T) {
 		hash       string
 		ignoreHash bool
 		wantErr    bool
+		// want is the output's main.hash: the input's form, raw without one.
+		want string
 	}{
-		{"hash matches", sha(data), false, false},
-		{"hash wrong", sha([]byte("x")), false, true},
-		{"hash wrong, ignored", sha([]byte("x")), true, false},
-		{"no hash file", "", false, false},
+		{"raw hash matches", rawSha(data), false, false, rawSha(data)},
+		{"hex hash matches", sha(data), false, false, sha(data)},
+		{"hex hash with newline matches", strings.ToUpper(sha(data)) + "\n", false, false, sha(data) + "\n"},
+		{"hash wrong", rawSha([]byte("x")), false, true, ""},
+		{"hash wrong, ignored", sha([]byte("x")), true, false, sha(data)},
+		{"hash unreadable, ignored", "x", true, false, rawSha(data)},
+		{"no hash file", "", false, false, rawSha(data)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -177,8 +185,8 @@ func TestWriteUnchangedMain(t *testing.T) {
 					t.Fatalf("%s: %v", mode, err)
 				}
 				got, _ := os.ReadFile(filepath.Join(out, HashFile))
-				if string(got) != sha(data) || res.Hash != sha(data) {
-					t.Errorf("%s: main.hash %s, want %s", mode, got, sha(data))
+				if string(got) != tc.want || res.Hash != sha(data) {
+					t.Errorf("%s: main.hash %q (result %s), want %q", mode, got, res.Hash, tc.want)
 				}
 				if main, _ := os.ReadFile(res.MainPath); !bytes.Equal(main, data) {
 					t.Errorf("%s: main.mlirb differs from the input", mode)
@@ -186,4 +194,44 @@ func TestWriteUnchangedMain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHashMappedShrunkFile: a mapped input that shrinks under anefix faults
+// on access; hashMapped turns the fault into an error instead of a crash.
+func TestHashMappedShrunkFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	data := testData(4 * 4096)
+	os.WriteFile(p, data, 0o644)
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	whole, b, err := mapFile(f, 0, int64(len(data)))
+	if err != nil {
+		t.Skipf("cannot map here: %v", err)
+	}
+	defer unmapFile(whole)
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	err = hashMapped(sha256.New(), b, f, 0)
+	if err == nil || !strings.Contains(err.Error(), "changed while anefix read it") {
+		t.Fatalf("err %v, want the file-changed error", err)
+	}
+	if _, _, err := mapFile(f, 0, 1); err == nil {
+		t.Error("mapFile mapped a range past the end of the file")
+	}
+}
+
+// TestReadPathsWithoutMappings runs the hashing and copying tests with
+// mappings disabled: the read paths that platforms without mmap use.
+func TestReadPathsWithoutMappings(t *testing.T) {
+	noMapping = true
+	defer func() { noMapping = false }()
+	t.Run("TeeHasherResumes", TestTeeHasherResumes)
+	t.Run("WriteUnchangedMain", TestWriteUnchangedMain)
+	t.Run("CopyRange", TestCopyRange)
+	t.Run("CopyRangePastEnd", TestCopyRangePastEnd)
 }

@@ -52,6 +52,16 @@ const (
 	MainFile     = "main.mlirb"
 	HashFile     = "main.hash"
 	MetadataFile = "metadata.json"
+	// RecordFile is anefix's own record of a rewrite (pipeline, I/O changes,
+	// promoted states), written beside main.mlirb in the .aimodel. It is a
+	// file of its own rather than a key in metadata.json because that file
+	// is Apple's (producer, assetVersion, creationDate, sourceHash, written
+	// by coreai-core and coreai-build) and whether Apple's runtime tolerates
+	// an extra key there is not known; so metadata.json is carried over
+	// byte for byte. Whether the runtime minds an extra file in the
+	// directory is not known either (a guess that it ignores it: a file is
+	// easier to delete than a key to strip).
+	RecordFile = "anefix.json"
 )
 
 // Limits on small files read whole, so a hostile bundle cannot make anefix
@@ -94,9 +104,12 @@ type Entry struct {
 // HashCheck is the outcome of comparing main.hash with main.mlirb.
 type HashCheck struct {
 	Checked bool   // main.hash existed and was compared
-	Matches bool   // the hex SHA-256 of main.mlirb equals main.hash
-	Want    string // main.hash contents, trimmed, lower case
+	Matches bool   // the SHA-256 of main.mlirb equals main.hash
+	Want    string // the digest main.hash holds, as lower-case hex
 	Got     string // hex SHA-256 of main.mlirb
+	// Form is how main.hash spelled the digest (HashNone when there was no
+	// usable main.hash); an output's main.hash is written in the same form.
+	Form HashForm
 }
 
 // Input is an opened input. Close it when done.

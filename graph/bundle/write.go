@@ -42,8 +42,11 @@ type Result struct {
 	MainPath string
 	// MainSize is the size of the main file in bytes.
 	MainSize int64
-	// Hash is the hex SHA-256 written to main.hash (directory outputs only).
-	Hash string
+	// Hash is the SHA-256 of the main file as hex, written to main.hash in
+	// HashForm (directory outputs only): the input's form, raw when the
+	// input had no main.hash.
+	Hash     string
+	HashForm HashForm
 }
 
 // Write writes an output of the given kind at dst, with enc producing the
@@ -177,11 +180,15 @@ func checkTarget(dst string, src *Input, force bool) (string, bool, error) {
 // CheckReplace is the commands' rule for what --force may replace at out,
 // checked before any work (Write itself replaces any previous output):
 // only an output of the same shape, a file for a file and, for a directory
-// output, a directory that is an .aimodel or LLM bundle (it holds main.mlirb
-// or metadata.json). Anything else (a directory of the user's files, a file
-// where a bundle goes) is refused even with --force, since replacing it
-// deletes what is there.
-func CheckReplace(out string, kind Kind) error {
+// output, a directory holding nothing but what anefix writes into an output
+// of this kind from src (nil for synth): main.mlirb, main.hash,
+// metadata.json and RecordFile in the .aimodel (an LLM bundle's own
+// metadata.json at its root), and paths the input also has (the files
+// carried over). It must hold main.mlirb (an .aimodel) or metadata.json (an
+// LLM bundle). Anything else (a directory of the user's files, a previous
+// output with a file added by hand, a file where a bundle goes) is refused
+// even with --force, since replacing it deletes what is there.
+func CheckReplace(out string, kind Kind, src *Input) error {
 	if out == "" || out == "-" {
 		return nil
 	}
@@ -191,12 +198,7 @@ func CheckReplace(out string, kind Kind) error {
 	}
 	switch {
 	case kind.IsDir() && fi.IsDir():
-		for _, name := range []string{MainFile, MetadataFile} {
-			if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("output %s is a directory but not an .aimodel or LLM bundle (no main.mlirb or metadata.json); --force replaces only a previous output, so remove it yourself or choose another path", out)
+		return checkReplaceDir(out, kind, src)
 	case !kind.IsDir() && fi.Mode().IsRegular():
 		return nil
 	case fi.IsDir():
@@ -205,6 +207,74 @@ func CheckReplace(out string, kind Kind) error {
 		return fmt.Errorf("output %s is a file, but this output (%s) is a directory; --force does not replace a file with a directory: remove it yourself or choose another path", out, kind)
 	}
 	return fmt.Errorf("output %s exists and is not a regular file or directory; choose another path", out)
+}
+
+// ownFiles are the names anefix writes into an .aimodel output.
+var ownFiles = []string{MainFile, HashFile, MetadataFile, RecordFile}
+
+func checkReplaceDir(out string, kind Kind, src *Input) error {
+	allowed := map[string]bool{}
+	aiRel := "."
+	var entries []Entry
+	if src != nil && src.Kind.IsDir() {
+		srcAI, err := filepath.Rel(src.Root, src.AIModelDir)
+		if err != nil {
+			return err
+		}
+		srcAI = filepath.ToSlash(srcAI)
+		switch kind {
+		case KindAIModel:
+			if entries, err = reroot(src.Entries, srcAI); err != nil {
+				entries = nil // Write will refuse the input with this error
+			}
+		case KindLLMBundle:
+			entries, aiRel = src.Entries, srcAI
+		}
+	}
+	for _, e := range entries {
+		allowed[e.Rel] = true
+	}
+	for _, n := range ownFiles {
+		allowed[path.Join(aiRel, n)] = true
+	}
+	marker := MainFile
+	if kind == KindLLMBundle {
+		allowed[MetadataFile] = true
+		allowed[aiRel] = true
+		marker = MetadataFile
+	}
+	what := "a previous " + kind.String() + " output"
+	if _, err := os.Lstat(filepath.Join(out, marker)); err != nil {
+		return fmt.Errorf("output %s is a directory but not %s (no %s); --force replaces only a previous output, so remove it yourself or choose another path", out, what, marker)
+	}
+	var foreign string
+	var rec func(dir, rel string) error
+	rec = func(dir, rel string) error {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			r := path.Join(rel, de.Name())
+			if !allowed[r] {
+				foreign = r
+				return nil
+			}
+			if de.IsDir() { // not followed through symbolic links
+				if err := rec(filepath.Join(dir, de.Name()), r); err != nil || foreign != "" {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := rec(out, "."); err != nil {
+		return fmt.Errorf("output %s: %w", out, err)
+	}
+	if foreign != "" {
+		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
+	}
+	return nil
 }
 
 // commit renames the finished temporary output into place. A file replaces a
@@ -332,12 +402,20 @@ func (w *writer) build(abs string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), HashFile), []byte(sum), 0o644); err != nil {
+	form := HashRaw
+	if w.src != nil && w.src.Hash.Form != HashNone {
+		form = w.src.Hash.Form
+	}
+	hashBytes, err := FormatHash(sum, form)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), HashFile), hashBytes, 0o644); err != nil {
 		return nil, err
 	}
 	w.prog.Done()
 	res.MainPath = filepath.Join(abs, filepath.FromSlash(aiRel), MainFile)
-	res.MainSize, res.Hash = size, sum
+	res.MainSize, res.Hash, res.HashForm = size, sum, form
 	return res, nil
 }
 

@@ -47,7 +47,7 @@ func TestWriteOutputs(t *testing.T) {
 	}{
 		{
 			name: "aimodel to aimodel", tree: aimodel("m.aimodel/"), in: "m.aimodel", enc: bcNew,
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
 		},
 		{
 			name: "aimodel with inside symlink", tree: func() map[string]string {
@@ -55,11 +55,11 @@ func TestWriteOutputs(t *testing.T) {
 				m["m.aimodel/extra/alias"] = "->notes.txt"
 				return m
 			}(), in: "m.aimodel", enc: bcNew,
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over", "extra/alias": "-> notes.txt"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over", "extra/alias": "-> notes.txt"},
 		},
 		{
 			name: "aimodel metadata replaced", tree: aimodel("m.aimodel/"), in: "m.aimodel", enc: bcNew, opts: WriteOptions{Files: map[string][]byte{"metadata.json": []byte(`{"new":1}`)}},
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"new":1}`, "extra/": "", "extra/notes.txt": "carried over"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"new":1}`, "extra/": "", "extra/notes.txt": "carried over"},
 		},
 		{
 			name: "llm bundle to llm bundle", tree: llmBundle(), in: ".", enc: bcNew,
@@ -70,7 +70,7 @@ func TestWriteOutputs(t *testing.T) {
 				"tokenizer/link.json":       "-> tokenizer.json",
 				"m.aimodel/":                "",
 				"m.aimodel/main.mlirb":      string(bcNew),
-				"m.aimodel/main.hash":       sha(bcNew),
+				"m.aimodel/main.hash":       rawSha(bcNew),
 				"m.aimodel/metadata.json":   `{"author":"t"}`,
 				"m.aimodel/extra/":          "",
 				"m.aimodel/extra/notes.txt": "carried over",
@@ -78,12 +78,12 @@ func TestWriteOutputs(t *testing.T) {
 		},
 		{
 			name: "llm bundle to aimodel", tree: llmBundle(), in: ".", kind: KindAIModel, enc: bcNew,
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{"author":"t"}`, "extra/": "", "extra/notes.txt": "carried over"},
 		},
 		{
 			name: "text to aimodel", tree: map[string]string{"a.mlir": string(textMain)}, in: "a.mlir", kind: KindAIModel, enc: bcNew,
 			opts: WriteOptions{Files: map[string][]byte{"metadata.json": []byte(`{}`)}},
-			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": sha(bcNew), "metadata.json": `{}`},
+			want: map[string]string{"main.mlirb": string(bcNew), "main.hash": rawSha(bcNew), "metadata.json": `{}`},
 		},
 		{
 			name: "aimodel to text", tree: aimodel("m.aimodel/"), in: "m.aimodel", kind: KindText, enc: textMain,
@@ -392,4 +392,67 @@ func TestProgressTotalCountsMainOnce(t *testing.T) {
 	if got, want := w.progressTotal(in.Entries), in.Size+others; got != want {
 		t.Errorf("total %d, want %d (main %d + others %d)", got, want, in.Size, others)
 	}
+}
+
+// TestCheckReplace: --force replaces a directory only when it holds nothing
+// but what anefix writes into that output from this input.
+func TestCheckReplace(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string // input path inside the test tree; "" for none (synth)
+		out  string
+		kind Kind
+		want string // error substring; "" means allowed
+	}{
+		{"aimodel over own files", "m", "o1", KindAIModel, ""},
+		{"aimodel over own files and carried-over ones", "m", "o2", KindAIModel, ""},
+		{"carried-over file without an input", "", "o2", KindAIModel, "holds extra, which is neither"},
+		{"aimodel over a foreign file", "m", "o3", KindAIModel, "holds extra/mine.txt, which is neither"},
+		{"aimodel over a directory without main.mlirb", "m", "o4", KindAIModel, "no main.mlirb"},
+		{"llm bundle over a previous one", "b", "o5", KindLLMBundle, ""},
+		{"llm bundle over one with a foreign file", "b", "o6", KindLLMBundle, "holds m.aimodel/mine.txt"},
+		{"aimodel from an llm bundle over own files", "b", "o1", KindAIModel, ""},
+		{"file over a file", "m", "f", KindBytecode, ""},
+		{"file over a directory", "m", "o1", KindBytecode, "single file"},
+		{"missing output", "m", "nothing", KindAIModel, ""},
+	}
+	dir := t.TempDir()
+	own := map[string]string{"main.mlirb": "x", "main.hash": "x", "metadata.json": "{}", "anefix.json": "{}"}
+	tree := merge(aimodel("m/"), prefixed("b/", llmBundle()))
+	for k, v := range own {
+		tree["o1/"+k] = v
+		tree["o2/"+k] = v
+		tree["o3/"+k] = v
+		tree["o5/m.aimodel/"+k] = v
+		tree["o6/m.aimodel/"+k] = v
+	}
+	tree["o2/extra/notes.txt"] = "old"
+	tree["o3/extra/mine.txt"] = "mine"
+	tree["o4/thesis.txt"] = "mine"
+	tree["o5/metadata.json"] = "{}"
+	tree["o5/tokenizer/tokenizer.json"] = "{}"
+	tree["o6/metadata.json"] = "{}"
+	tree["o6/m.aimodel/mine.txt"] = "mine"
+	tree["f"] = "old"
+	files(t, dir, tree)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var src *Input
+			if tc.in != "" {
+				src = open(t, filepath.Join(dir, tc.in), OpenOptions{})
+			}
+			err := CheckReplace(filepath.Join(dir, tc.out), tc.kind, src)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckReplace = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func prefixed(p string, tree map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range tree {
+		out[p+k] = v
+	}
+	return out
 }

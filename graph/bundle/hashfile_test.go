@@ -1,0 +1,188 @@
+package bundle
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph/oracle"
+)
+
+// FuzzParseHash: ParseHash never panics, and what it accepts writes back
+// (FormatHash) to bytes it parses to the same digest and form.
+func FuzzParseHash(f *testing.F) {
+	d := sha256.Sum256(nil)
+	for _, s := range []string{string(d[:]), hex.EncodeToString(d[:]), hex.EncodeToString(d[:]) + "\n", "", "zz"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sum, form, err := ParseHash(b)
+		if err != nil {
+			return
+		}
+		out, err := FormatHash(sum, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum2, form2, err := ParseHash(out)
+		if err != nil || sum2 != sum || form2 != form {
+			t.Fatalf("%q -> %s %v -> %q -> %s %v %v", b, sum, form, out, sum2, form2, err)
+		}
+	})
+}
+
+func TestParseHash(t *testing.T) {
+	d := sha256.Sum256([]byte("x"))
+	h := hex.EncodeToString(d[:])
+	tests := []struct {
+		name string
+		in   string
+		form HashForm
+		err  string // substring; empty means success
+	}{
+		{"raw", string(d[:]), HashRaw, ""},
+		{"hex", h, HashHex, ""},
+		{"hex upper case", strings.ToUpper(h), HashHex, ""},
+		{"hex newline", h + "\n", HashHexLine, ""},
+		{"empty", "", HashNone, "holds 0 bytes"},
+		{"31 raw bytes", string(d[:31]), HashNone, "holds 31 bytes (hex "},
+		{"33 raw bytes", string(d[:]) + "\n", HashNone, "holds 33 bytes"},
+		{"hex CRLF", h + "\r\n", HashNone, "holds 66 bytes"},
+		{"hex two newlines", h + "\n\n", HashNone, "holds 66 bytes"},
+		{"hex leading space", " " + h, HashNone, "holds 65 bytes"},
+		{"hex not hex", strings.Repeat("g", 64), HashNone, `holds 64 bytes (text "gggg`},
+		{"hex 63 digits and newline", h[:63] + "\n", HashNone, "holds 64 bytes"},
+		{"sha256sum line", h + "  main.mlirb\n", HashNone, "holds 77 bytes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sum, form, err := ParseHash([]byte(tc.in))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || sum != h || form != tc.form {
+				t.Fatalf("got %s %v %v, want %s %v", sum, form, err, h, tc.form)
+			}
+			// Writing back in the same form gives the same bytes (lower case).
+			want := tc.in
+			if form != HashRaw {
+				want = strings.ToLower(want)
+			}
+			out, err := FormatHash(sum, form)
+			if err != nil || string(out) != want {
+				t.Errorf("FormatHash(%v) = %q, %v; want %q", form, out, err, want)
+			}
+		})
+	}
+	if out, _ := FormatHash(h, HashNone); !bytes.Equal(out, d[:]) {
+		t.Errorf("FormatHash(HashNone) = %x, want the raw digest", out)
+	}
+}
+
+// corpusPackages returns the compiled packages Apple's toolchain wrote
+// (../shared/corpus beside the repository; see README "Tests"). Without the
+// corpus the test skips, or fails under ANEFIX_REQUIRE_ORACLES=1.
+func corpusPackages(t *testing.T) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob("../../../shared/corpus/apple-compiled/*.aimodelc")
+	if len(dirs) == 0 {
+		if oracle.Required() {
+			t.Fatalf("no compiled packages under ../shared/corpus/apple-compiled, and %s is set", oracle.RequireEnv)
+		}
+		t.Skip("no ../shared/corpus/apple-compiled beside the repository")
+	}
+	return dirs
+}
+
+// TestCorpusHashIsRaw: in every real package main.hash is the raw SHA-256
+// digest of the main bytecode file, and anefix reads it as such.
+func TestCorpusHashIsRaw(t *testing.T) {
+	for _, dir := range corpusPackages(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			mains, _ := filepath.Glob(filepath.Join(dir, "main-*.mlirb"))
+			if len(mains) != 1 {
+				t.Fatalf("want one main-<arch>.mlirb, found %v", mains)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, HashFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(mains[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := sha256.Sum256(data)
+			if !bytes.Equal(raw, d[:]) {
+				t.Fatalf("main.hash %x is not sha256(%s) %x", raw, filepath.Base(mains[0]), d)
+			}
+			c, err := CheckHashFile(filepath.Join(dir, HashFile), mains[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Form != HashRaw || !c.Checked || !c.Matches || c.Want != hex.EncodeToString(d[:]) {
+				t.Errorf("CheckHashFile = %+v, want a matching raw digest %x", c, d)
+			}
+		})
+	}
+}
+
+// TestCorpusAsAIModel lays a real package's main bytecode, main.hash and
+// metadata.json out as an .aimodel (in a temporary directory) and writes it
+// back unchanged: the input's raw hash verifies, and the output's main.hash
+// and metadata.json are byte-identical to Apple's.
+func TestCorpusAsAIModel(t *testing.T) {
+	for _, dir := range corpusPackages(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			mains, _ := filepath.Glob(filepath.Join(dir, "main-*.mlirb"))
+			if len(mains) != 1 {
+				t.Fatalf("want one main-<arch>.mlirb, found %v", mains)
+			}
+			tmp := t.TempDir()
+			ai := filepath.Join(tmp, "m.aimodel")
+			os.Mkdir(ai, 0o755)
+			want := map[string][]byte{}
+			for name, src := range map[string]string{MainFile: mains[0], HashFile: filepath.Join(dir, HashFile), MetadataFile: filepath.Join(dir, MetadataFile)} {
+				b, err := os.ReadFile(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[name] = b
+				if err := os.WriteFile(filepath.Join(ai, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in, err := Open(ai, OpenOptions{DeferHash: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			enc := func(w io.Writer) error {
+				if _, err := w.Write(want[MainFile][:4]); err != nil {
+					return err
+				}
+				return w.(RangeCopier).CopyRange(in.File, 4, in.Size-4)
+			}
+			out := filepath.Join(tmp, "o.aimodel")
+			if _, err := Write(out, KindAIModel, in, enc, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if in.Hash.Form != HashRaw || !in.Hash.Matches {
+				t.Errorf("input hash check %+v, want a matching raw digest", in.Hash)
+			}
+			for name, b := range want {
+				got, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil || !bytes.Equal(got, b) {
+					t.Errorf("%s differs from Apple's (err %v):\n got %q\nwant %q", name, err, got, b)
+				}
+			}
+		})
+	}
+}
