@@ -275,7 +275,7 @@ func TestBadInput(t *testing.T) {
 				}
 			}},
 		{"main.hash of the wrong length", "ane", edit(HashFile, func(b []byte) []byte { return b[:31] }),
-			func(t *testing.T, r result) { wantErr(t, r.err, "neither a raw SHA-256 digest") }},
+			func(t *testing.T, r result) { wantErr(t, r.err, "want the 32-byte SHA-256 digest") }},
 		{"main.hash mismatch", "ane", edit("main-h18p.mlirb", func(b []byte) []byte { return append(b, ' ') }),
 			func(t *testing.T, r result) { wantErr(t, r.err, "does not match the SHA-256 of main-h18p.mlirb") }},
 		{"metadata.json is not JSON", "ane", edit(MetadataFile, func([]byte) []byte { return []byte("[") }),

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/bytecode"
 	"github.com/anefix/anefix/graph/mlirtext"
 )
@@ -103,28 +104,20 @@ func checkHash(root, mainName string) (HashCheck, error) {
 		return hc, err
 	}
 	hc.Present = true
-	switch t := bytes.TrimSpace(b); {
-	case len(b) == sha256.Size:
-		hc.Form, hc.Want = "raw", strings.ToUpper(hex.EncodeToString(b))
-	case len(t) == 2*sha256.Size && isHex(t):
-		hc.Form, hc.Want = "hex", strings.ToUpper(string(t))
-	default:
-		return hc, fmt.Errorf("%s is %d bytes: neither a raw SHA-256 digest (32 bytes) nor 64 hex digits", HashFile, len(b))
+	// One reading of main.hash for the whole tool: graph/bundle's.
+	want, form, err := bundle.ParseHash(b)
+	if err != nil {
+		return hc, fmt.Errorf("%s: %w", HashFile, err)
+	}
+	hc.Form, hc.Want = "raw", strings.ToUpper(want)
+	if form != bundle.HashRaw {
+		hc.Form = "hex"
 	}
 	if hc.Got, err = sha256File(filepath.Join(root, mainName), mainName); err != nil {
 		return hc, err
 	}
 	hc.Matches = hc.Got == hc.Want
 	return hc, nil
-}
-
-func isHex(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // Metadata is a compiled package's metadata.json. Apple's keys are read,
