@@ -34,7 +34,7 @@ same-rank reshape that moves a unit dim is left alone. Such an op moves no
 element, so the rewrite changes no computed value; it changes only the shape
 the caller must feed or read, e.g. input_ids tensor<1x1xsi32> becomes
 tensor<1x1x1xsi32>. Every such change is listed in the report (and written
-into the bundle's metadata by the CLI) so the caller can feed the new
+into the bundle's anefix.json by the CLI) so the caller can feed the new
 shapes.
 
 When a folded input has other users that need its old shape, the pass gives
