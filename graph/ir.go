@@ -282,10 +282,12 @@ func (op *Operation) OpID() string { return OpID(op.Loc) }
 // Source is op's "file:line", or "".
 func (op *Operation) Source() string { return Source(op.Loc) }
 
-// Describe names op for messages: `coreai.cast (_to_copy_12 at f.py:199)`.
+// Describe names op for messages: `coreai.cast (_to_copy_12 at f.py:199)`,
+// with coreai-torch's numeric op id beside the FX name where the location
+// carries one (`add_1 (op_id 7) at …`, see OpLabel).
 func (op *Operation) Describe() string {
 	s := op.Name
-	id, src := op.OpID(), ShortSource(op.Loc)
+	id, src := OpLabel(op.Loc), ShortSource(op.Loc)
 	switch {
 	case id != "" && src != "":
 		s += " (" + id + " at " + src + ")"

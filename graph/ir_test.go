@@ -345,6 +345,11 @@ func TestDescribeInGraph(t *testing.T) {
 	if got := g.Op.DescribeInGraph(); got != "coreai.graph" {
 		t.Errorf("graph op: %q", got)
 	}
+	// A coreai-torch dialect location: the FX name with the numeric op id.
+	c.Loc = &DialectLoc{Attr: &OpaqueAttr{Text: `#debuginfo.location<src = loc("/w/macos/qwen3_5.py":199:0), scope = unit, metadata = [#debuginfo.metadata<name = "sources", data = [{id = 1 : ui64, identifiers = ["_to_copy_1"], name = "torch"}]>, #debuginfo.metadata<name = "op_id", data = {type = "coreai", value = 7 : ui64}>]>`}}
+	if got := c.DescribeInGraph(); got != "@main: coreai.cast (_to_copy_1 (op_id 7) at macos/qwen3_5.py:199)" {
+		t.Errorf("op with a dialect location: %q", got)
+	}
 	var none *Operation
 	if got := none.DescribeInGraph(); got != "(no op)" {
 		t.Errorf("nil: %q", got)
