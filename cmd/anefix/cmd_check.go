@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/inspect"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -142,7 +143,7 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 
 func pbFinding(f ane.Finding) *pb.Finding {
 	return &pb.Finding{Rule: f.Rule.ID, FixPass: f.FixPass(), Detail: f.Detail, Log: f.Log,
-		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: int64(f.Index)}}
+		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: int64(f.Index), OpNumber: inspect.OpNumber(f.Op)}}
 }
 
 func pbGroups(gs []ane.Group) []*pb.FindingGroup {

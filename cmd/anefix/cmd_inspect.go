@@ -246,8 +246,13 @@ func writePorts(b *strings.Builder, title string, ports []*pb.Port, partner stri
 // opLabel names an op by FX id and short source, falling back to its index.
 func opLabel(r *pb.OpRef) string {
 	id := r.GetOpId()
-	if id == "" {
+	switch {
+	case id == "" && r.OpNumber != nil:
+		id = fmt.Sprintf("op_id %d", r.GetOpNumber())
+	case id == "":
 		id = fmt.Sprintf("op#%d", r.GetIndex())
+	case r.OpNumber != nil:
+		id += fmt.Sprintf(" (op_id %d)", r.GetOpNumber())
 	}
 	if src := r.GetSource(); src != "" {
 		return id + " (" + graph.ShortFile(src[:strings.LastIndexByte(src, ':')]) + src[strings.LastIndexByte(src, ':'):] + ")"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,13 @@ func TestSynthDebugInfoLocations(t *testing.T) {
 	code, stdout, errs := runCLI(t, "", "check", bc)
 	if code != exitGate || !strings.Contains(stdout, "x18   coreai.cast at macos/qwen3_5.py:199 (via ios/qwen3_5_ios.py:290)") {
 		t.Errorf("check of the bytecode: exit %d\n%s%s", code, stdout, errs)
+	}
+	// The numeric op id stands beside the FX name (text) and in OpRef.op_number (JSON).
+	if code, stdout, errs := runCLI(t, "", "inspect", bc); code != 0 || !regexp.MustCompile(`unsqueeze_1 \(op_id \d+\)`).MatchString(stdout) {
+		t.Errorf("inspect: exit %d, no 'unsqueeze_1 (op_id N)':\n%s%s", code, stdout, errs)
+	}
+	if code, stdout, errs := runCLI(t, "", "check", "--json", bc); code != exitGate || !regexp.MustCompile(`"opNumber": \d+`).MatchString(stdout) {
+		t.Errorf("check --json: exit %d, no opNumber:\n%s", code, errs)
 	}
 	back := filepath.Join(dir, "back.mlir")
 	if code, _, errs := runCLI(t, "", "convert", bc, "--emit", "pretty", "-o", back); code != 0 {

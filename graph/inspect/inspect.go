@@ -6,6 +6,7 @@ package inspect
 
 import (
 	"encoding/hex"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -90,12 +91,27 @@ func newGraphState(g *graph.Graph) *graphState {
 
 func (s *graphState) ref(op *graph.Operation) *pb.OpRef {
 	return &pb.OpRef{
-		OpId:   op.OpID(),
-		OpName: op.Name,
-		Source: op.Source(),
-		Graph:  s.name,
-		Index:  int64(s.index[op]),
+		OpId:     op.OpID(),
+		OpName:   op.Name,
+		Source:   op.Source(),
+		Graph:    s.name,
+		Index:    int64(s.index[op]),
+		OpNumber: OpNumber(op),
 	}
+}
+
+// OpNumber is op's numeric op id for OpRef.op_number (see graph.OpNumber),
+// or nil when its location carries none or it does not fit the field.
+func OpNumber(op *graph.Operation) *uint32 {
+	if op == nil {
+		return nil
+	}
+	n, ok := graph.OpNumber(op.Loc)
+	if !ok || n > math.MaxUint32 {
+		return nil
+	}
+	v := uint32(n)
+	return &v
 }
 
 func portName(p graph.Port, output bool) string {

@@ -209,7 +209,11 @@ type OpRef struct {
 	Graph string `protobuf:"bytes,4,opt,name=graph,proto3" json:"graph,omitempty"`
 	// 0-based position of the op in a pre-order walk of its graph, so ops
 	// without an op_id remain distinguishable.
-	Index         int64 `protobuf:"varint,5,opt,name=index,proto3" json:"index,omitempty"`
+	Index int64 `protobuf:"varint,5,opt,name=index,proto3" json:"index,omitempty"`
+	// coreai-torch's numeric op id (IR order) from a #debuginfo.location
+	// (the "coreai" op_id entry, else the first one); absent when the location
+	// carries none. Shown beside op_id: "add_1 (op_id 7)".
+	OpNumber      *uint32 `protobuf:"varint,6,opt,name=op_number,json=opNumber,proto3,oneof" json:"op_number,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -275,6 +279,13 @@ func (x *OpRef) GetGraph() string {
 func (x *OpRef) GetIndex() int64 {
 	if x != nil {
 		return x.Index
+	}
+	return 0
+}
+
+func (x *OpRef) GetOpNumber() uint32 {
+	if x != nil && x.OpNumber != nil {
+		return *x.OpNumber
 	}
 	return 0
 }
@@ -824,13 +835,16 @@ var File_common_proto protoreflect.FileDescriptor
 
 const file_common_proto_rawDesc = "" +
 	"\n" +
-	"\fcommon.proto\x12\tanefix.v1\"y\n" +
+	"\fcommon.proto\x12\tanefix.v1\"\xa9\x01\n" +
 	"\x05OpRef\x12\x13\n" +
 	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x17\n" +
 	"\aop_name\x18\x02 \x01(\tR\x06opName\x12\x16\n" +
 	"\x06source\x18\x03 \x01(\tR\x06source\x12\x14\n" +
 	"\x05graph\x18\x04 \x01(\tR\x05graph\x12\x14\n" +
-	"\x05index\x18\x05 \x01(\x03R\x05index\"\x7f\n" +
+	"\x05index\x18\x05 \x01(\x03R\x05index\x12 \n" +
+	"\top_number\x18\x06 \x01(\rH\x00R\bopNumber\x88\x01\x01B\f\n" +
+	"\n" +
+	"_op_number\"\x7f\n" +
 	"\x05Value\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12/\n" +
@@ -941,6 +955,7 @@ func file_common_proto_init() {
 	if File_common_proto != nil {
 		return
 	}
+	file_common_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
