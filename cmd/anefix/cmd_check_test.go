@@ -45,7 +45,7 @@ func TestCheckCommand(t *testing.T) {
 		Functions        int
 		Groups           []struct {
 			Rule, FixPass string
-			Count         string // int64 is a JSON string in protojson
+			Count         int // int32 in the schema: a JSON number
 		}
 		Rules []struct{ Id string }
 	}
@@ -53,7 +53,7 @@ func TestCheckCommand(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
 	if rep.Legal || rep.Functions != 1 || len(rep.Groups) == 0 || rep.Groups[0].Rule != "element-type" ||
-		rep.Groups[0].Count != "18" || len(rep.Rules) == 0 {
+		rep.Groups[0].Count != 18 || len(rep.Rules) == 0 {
 		t.Errorf("--json report: %+v", rep)
 	}
 }
