@@ -37,9 +37,10 @@ var (
 
 func init() {
 	register(&command{
-		Name:    "rewrite",
-		Usage:   "rewrite IN -o OUT [--passes a,b | --enable X --disable Y] [--set pass.opt=v] [--arm-d] [--dry-run]",
-		Summary: "run the pass pipeline that makes an export ANE-legal and write the result",
+		Name:        "rewrite",
+		StdoutModel: true,
+		Usage:       "rewrite IN -o OUT [--passes a,b | --enable X --disable Y] [--set pass.opt=v] [--arm-d] [--dry-run]",
+		Summary:     "run the pass pipeline that makes an export ANE-legal and write the result",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file or .mlir text),
 runs the pass pipeline, verifies the IR after every pass, and writes OUT in
 IN's kind (an .aimodel stays an .aimodel) unless OUT's extension or --emit

@@ -281,6 +281,26 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 			return fmt.Errorf("%s: the input does not verify, so it is not run: %w", []string{refPath, candPath}[i], err)
 		}
 	}
+	// Flag values that this model cannot honour are usage errors, found
+	// before the run rather than when it gets there.
+	for i, ld := range []*modelio.Loaded{ref, cand} {
+		path := []string{refPath, candPath}[i]
+		if vr.Function != "" && ld.Module.Graph(vr.Function) == nil {
+			_, err := verify.ContextOf(ld.Module, vr.Function) // lists the graphs there are
+			return usagef("--function %s: %s: %v", vr.Function, quotePath(path), err)
+		}
+		c, err := verify.ContextOf(ld.Module, vr.Function)
+		if err != nil {
+			return fmt.Errorf("%s: %w", quotePath(path), err)
+		}
+		if most := c.MaxSteps(len(vr.Prompt)); most >= 0 && vr.Steps > most {
+			if most < 1 {
+				return usagef("--prompt-ids: %d prompt tokens do not fit the context of %s, %s", len(vr.Prompt), quotePath(path), c)
+			}
+			return usagef("--steps %d: with %d prompt token(s) the run needs %d positions, past the context of %s, %s; use --steps %d or less",
+				vr.Steps, len(vr.Prompt), (len(vr.Prompt)+vr.Steps-1)*c.PerStep, quotePath(path), c, most)
+		}
+	}
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
