@@ -22,6 +22,11 @@ func TestCheckCommand(t *testing.T) {
 			t.Errorf("arm A output lacks %q:\n%s", want, out)
 		}
 	}
+	// The README describes the layout: the command on the first line, the
+	// verdict on the second.
+	if lines := strings.SplitN(out, "\n", 3); len(lines) < 3 || lines[0] != "anefix check "+armA || !strings.HasPrefix(lines[1], "Prediction: NOT LEGAL for the Neural Engine: ") {
+		t.Errorf("arm A: first lines are not the command and then the verdict:\n%s", out)
+	}
 	if n := strings.Count(out, "\n"); n > 60 {
 		t.Errorf("arm A report is %d lines; it should fit a screen", n)
 	}
