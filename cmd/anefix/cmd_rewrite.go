@@ -51,7 +51,8 @@ and --disable (repeatable, comma lists), or exactly the list given with
 --passes. --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
 pass alone (plus passes named with --enable), so the recurrence, per-head
 SDPA and RoPE become pass-throughs and the graph is otherwise as exported;
-on synth arm A it gives exactly 'anefix synth --arm D'. --set pass.option=value sets
+on synth arm A it gives the IR of 'anefix synth --arm D' (not the same bytes:
+the encoding and metadata.json differ). --set pass.option=value sets
 an option (repeatable). A pipeline that breaks an ordering constraint, an
 unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
@@ -59,7 +60,8 @@ source and what to do (exit 1); nothing is written.
 
 A summary of what each pass changed goes to stderr; --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
-stdout (not with -o -). --print-ir-after PASS|all prints the IR after that
+stdout (not with -o -); both are the same bytes on every run unless --timings
+adds wall times (to them and to the summary). --print-ir-after PASS|all prints the IR after that
 pass to stderr.
 
 Examples:

@@ -42,7 +42,8 @@ first non-state output.
 Prints, per position: REF token, CAND token, equal?, logits cosine, max |Δ|;
 then "top-1 agreement: k/N", the first divergence, the logits PSNR and the
 drift of every state. Exit 0 when all N steps agree (or --min-agree K is met),
-3 when not.
+3 when not. A prompt plus --steps that needs more positions than the context
+(the longest axis of the causal-mask input) is refused before the run (exit 2).
 
 Numerics: f16 values are rounded to half after every op; reductions and
 matmuls accumulate in f32 unless --accumulate f16.
