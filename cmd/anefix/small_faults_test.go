@@ -69,6 +69,11 @@ func TestSmallFaults(t *testing.T) {
 			args: func(*testing.T, string) []string {
 				return []string{"verify", armD, armD, "--steps", "257", "--prompt-ids", "1,2"}
 			}},
+		// q = 8 positions per step (position_ids is 1x8): 256/8 = 32 steps.
+		{name: "verify --steps past the context, 8 positions per step", code: exitUsage, want: `256 positions (input "causal_mask"), 8 per step; use --steps 32 or less`,
+			args: func(*testing.T, string) []string {
+				return []string{"verify", "../../testdata/synth/armE.aimodel", "../../testdata/synth/armE.aimodel", "--function", "extend_256_8", "--steps", "33"}
+			}},
 	}
 	for n := 1; n <= 3; n++ {
 		cases = append(cases, tc{name: "bytecode magic prefix " + string(rune('0'+n)), code: exitFailure, want: "the start of the MLIR bytecode magic", notWant: "custom syntax",
