@@ -112,7 +112,7 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 	}
 	for i := range r.Graphs {
 		g := &r.Graphs[i]
-		gc := &pb.GraphCheck{Name: g.Name, Entry: g.Entry, Ops: int64(g.Ops), Legal: !g.Blocked,
+		gc := &pb.GraphCheck{Name: g.Name, Entry: g.Entry, Ops: count32(g.Ops), Legal: !g.Blocked,
 			RegionsObserved: int32(g.RegionsObserved), Segments: int32(g.Segments)}
 		for _, v := range g.Verdicts {
 			switch v.Verdict {
@@ -143,14 +143,14 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 
 func pbFinding(f ane.Finding) *pb.Finding {
 	return &pb.Finding{Rule: f.Rule.ID, FixPass: f.FixPass(), Detail: f.Detail, Log: f.Log,
-		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: int64(f.Index), OpNumber: inspect.OpNumber(f.Op)}}
+		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: count32(f.Index), OpNumber: inspect.OpNumber(f.Op)}}
 }
 
 func pbGroups(gs []ane.Group) []*pb.FindingGroup {
 	var out []*pb.FindingGroup
 	for _, g := range gs {
 		out = append(out, &pb.FindingGroup{Rule: g.Rule.ID, Severity: g.Rule.Severity.String(), OpName: g.OpName,
-			Source: g.Source, FixPass: g.Fix, Count: int64(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,
+			Source: g.Source, FixPass: g.Fix, Count: count32(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,
 			Detail: g.Detail, Message: g.Rule.Message, Via: g.Via})
 	}
 	return out

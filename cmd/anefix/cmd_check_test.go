@@ -22,6 +22,11 @@ func TestCheckCommand(t *testing.T) {
 			t.Errorf("arm A output lacks %q:\n%s", want, out)
 		}
 	}
+	// The README describes the layout: the command on the first line, the
+	// verdict on the second.
+	if lines := strings.SplitN(out, "\n", 3); len(lines) < 3 || lines[0] != "anefix check "+armA || !strings.HasPrefix(lines[1], "Prediction: NOT LEGAL for the Neural Engine: ") {
+		t.Errorf("arm A: first lines are not the command and then the verdict:\n%s", out)
+	}
 	if n := strings.Count(out, "\n"); n > 60 {
 		t.Errorf("arm A report is %d lines; it should fit a screen", n)
 	}
@@ -45,7 +50,7 @@ func TestCheckCommand(t *testing.T) {
 		Functions        int
 		Groups           []struct {
 			Rule, FixPass string
-			Count         string // int64 is a JSON string in protojson
+			Count         int // int32 in the schema: a JSON number
 		}
 		Rules []struct{ Id string }
 	}
@@ -53,7 +58,7 @@ func TestCheckCommand(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
 	if rep.Legal || rep.Functions != 1 || len(rep.Groups) == 0 || rep.Groups[0].Rule != "element-type" ||
-		rep.Groups[0].Count != "18" || len(rep.Rules) == 0 {
+		rep.Groups[0].Count != 18 || len(rep.Rules) == 0 {
 		t.Errorf("--json report: %+v", rep)
 	}
 }

@@ -147,7 +147,7 @@ func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash b
 		ElementTypeWarnings: int32(res.Log.Count(compilerlog.KindElementType)),
 		IoOpFailures:        int32(res.Log.Count(compilerlog.KindIOOp)),
 		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
-		LogLines:            int64(res.Log.Lines), UnclassifiedLines: int64(res.Log.Unclassified),
+		LogLines:            count32(res.Log.Lines), UnclassifiedLines: count32(res.Log.Unclassified),
 	}
 	if res.Package != nil {
 		rep.Compiled = compiledReport(res.Package)

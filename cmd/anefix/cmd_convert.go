@@ -10,9 +10,10 @@ import (
 
 func init() {
 	register(&command{
-		Name:    "convert",
-		Usage:   "convert IN -o OUT [--emit generic|pretty|bytecode] [--force]",
-		Summary: "convert between .aimodel, MLIR bytecode and MLIR text without running passes",
+		Name:        "convert",
+		StdoutModel: true,
+		Usage:       "convert IN -o OUT [--emit generic|pretty|bytecode] [--force]",
+		Summary:     "convert between .aimodel, MLIR bytecode and MLIR text without running passes",
 		Help: `IN and OUT may be an .aimodel directory, an LLM bundle, a .mlirb bytecode file,
 a .mlir text file, or - for stdin/stdout. The output kind follows OUT's extension
 (.aimodel, .mlirb, .mlir), else mirrors IN; --emit picks the encoding. The input

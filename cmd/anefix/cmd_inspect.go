@@ -186,7 +186,7 @@ func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
 func writeModuleSummary(b *strings.Builder, rep *pb.InspectReport) {
 	total := int64(0)
 	for _, c := range rep.GetModuleOpCounts() {
-		total += c.GetCount()
+		total += int64(c.GetCount())
 	}
 	fmt.Fprintf(b, "module %s  (%d ops)", rep.GetTopLevelOp(), total)
 	if p := rep.GetInput().GetBytecodeProducer(); p != "" {

@@ -37,9 +37,10 @@ var (
 
 func init() {
 	register(&command{
-		Name:    "rewrite",
-		Usage:   "rewrite IN -o OUT [--passes a,b | --enable X --disable Y] [--set pass.opt=v] [--arm-d] [--dry-run]",
-		Summary: "run the pass pipeline that makes an export ANE-legal and write the result",
+		Name:        "rewrite",
+		StdoutModel: true,
+		Usage:       "rewrite IN -o OUT [--passes a,b | --enable X --disable Y] [--set pass.opt=v] [--arm-d] [--dry-run]",
+		Summary:     "run the pass pipeline that makes an export ANE-legal and write the result",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file or .mlir text),
 runs the pass pipeline, verifies the IR after every pass, and writes OUT in
 IN's kind (an .aimodel stays an .aimodel) unless OUT's extension or --emit
@@ -50,7 +51,8 @@ and --disable (repeatable, comma lists), or exactly the list given with
 --passes. --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
 pass alone (plus passes named with --enable), so the recurrence, per-head
 SDPA and RoPE become pass-throughs and the graph is otherwise as exported;
-on synth arm A it gives exactly 'anefix synth --arm D'. --set pass.option=value sets
+on synth arm A it gives the IR of 'anefix synth --arm D' (not the same bytes:
+the encoding and metadata.json differ). --set pass.option=value sets
 an option (repeatable). A pipeline that breaks an ordering constraint, an
 unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
@@ -58,7 +60,8 @@ source and what to do (exit 1); nothing is written.
 
 A summary of what each pass changed goes to stderr; --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
-stdout (not with -o -). --print-ir-after PASS|all prints the IR after that
+stdout (not with -o -); both are the same bytes on every run unless --timings
+adds wall times (to them and to the summary). --print-ir-after PASS|all prints the IR after that
 pass to stderr.
 
 Examples:
@@ -79,6 +82,7 @@ Examples:
 			fs.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
 			fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
 			fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
+			fs.BoolVar(&o.timings, "timings", false, "add wall times to the summary and the report (which are otherwise the same bytes on every run)")
 			fs.BoolVar(&o.force, "force", false, "replace an existing output (and --report FILE)")
 			fs.StringVar(&o.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
 			fs.IntVar(&o.bytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
@@ -97,6 +101,7 @@ type rewriteFlags struct {
 	printAfter               []string
 	report                   string
 	json, force, ignoreHash  bool
+	timings                  bool
 	emit                     string
 	bytecodeVersion          int
 	compile, verify          bool
@@ -189,7 +194,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)
 	}
-	rep.ReadNs = time.Since(t0).Nanoseconds()
+	readTime := time.Since(t0)
 
 	res, runErr := pl.Run(ld.Module, passes.RunOptions{
 		VerifyEach: o.verifyEach,
@@ -207,6 +212,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		},
 	})
 	rwFillReport(rep, pl, res)
+	if o.timings {
+		rwFillTimings(rep, readTime, res)
+	}
 	if runErr == nil && !o.verifyEach {
 		// Never write unverified IR: without --verify-each, check once at
 		// the end.
@@ -220,7 +228,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		if errors.As(runErr, &pe) {
 			rep.FailedPass = pe.Pass
 		}
-		writeRewriteSummary(env.Stderr, rep)
+		writeRewriteSummary(env.Stderr, rep, o.timings)
 		if err := writeRewriteReport(env, o, rep); err != nil {
 			fmt.Fprintf(env.Stderr, "anefix rewrite: %v\n", err)
 		}
@@ -240,7 +248,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep.WriteNs = time.Since(t1).Nanoseconds()
+		if o.timings {
+			rep.WriteNs = time.Since(t1).Nanoseconds()
+		}
 		// main.hash is checked in the background and settled by Save.
 		rep.Input.HashChecked, rep.Input.HashMatches = ld.Input.Hash.Checked, ld.Input.Hash.Matches
 		rep.Written = true
@@ -248,7 +258,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		rep.OutputHash = wr.Hash
 		rep.OutputSize = wr.MainSize
 	}
-	writeRewriteSummary(env.Stderr, rep)
+	writeRewriteSummary(env.Stderr, rep, o.timings)
 	if err := writeRewriteReport(env, o, rep); err != nil {
 		return err
 	}
@@ -277,7 +287,7 @@ func rwContains(xs []string, x string) bool {
 func rwCensus(c passes.Census) []*pb.TypeCount {
 	var out []*pb.TypeCount
 	for _, k := range c.Sorted() {
-		out = append(out, &pb.TypeCount{Type: k, Count: c[k]})
+		out = append(out, &pb.TypeCount{Type: k, Count: count32(c[k])})
 	}
 	return out
 }
@@ -293,9 +303,8 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 	}
 	rep.CensusBefore = rwCensus(res.CensusBefore)
 	rep.CensusAfter = rwCensus(res.CensusAfter)
-	rep.PipelineNs = res.Duration.Nanoseconds()
 	for _, s := range res.Steps {
-		pr := &pb.PassRun{Name: s.Pass, DurationNs: s.Duration.Nanoseconds(), VerifyNs: s.Verify.Nanoseconds()}
+		pr := &pb.PassRun{Name: s.Pass}
 		names := make([]string, 0, len(s.Options))
 		for k := range s.Options {
 			names = append(names, k)
@@ -305,7 +314,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			pr.Options = append(pr.Options, &pb.PassOption{Name: k, Value: passes.FormatOption(s.Options[k]), Set: rwContains(s.Set, k)})
 		}
 		if ch := s.Change; ch != nil {
-			pr.OpsRemoved, pr.OpsAdded, pr.OpsRetyped = int64(ch.OpsRemoved), int64(ch.OpsAdded), int64(ch.OpsRetyped)
+			pr.OpsRemoved, pr.OpsAdded, pr.OpsRetyped = count32(ch.OpsRemoved), count32(ch.OpsAdded), count32(ch.OpsRetyped)
 			for _, io := range ch.IOChanges {
 				kind := pb.IOChange_RETYPED
 				if io.Before == io.After {
@@ -318,7 +327,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			}
 			for _, c := range ch.Constants {
 				pr.Constants = append(pr.Constants, &pb.ConstantConversion{Op: rwOpRef(c.Op), Resource: c.Resource, From: c.From, To: c.To,
-					Elements: c.Elements, Overflow: c.Overflow, Underflow: c.Underflow})
+					Elements: count32(c.Elements), Overflow: count32(c.Overflow), Underflow: count32(c.Underflow)})
 			}
 			for _, st := range ch.States {
 				pr.States = append(pr.States, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
@@ -329,6 +338,21 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
 		rep.Passes = append(rep.Passes, pr)
+	}
+}
+
+// rwFillTimings adds the wall times (--timings only: they differ from run
+// to run, and the report without them is the same bytes on every run).
+func rwFillTimings(rep *pb.RewriteReport, read time.Duration, res *passes.Result) {
+	rep.ReadNs = read.Nanoseconds()
+	if res == nil {
+		return
+	}
+	rep.PipelineNs = res.Duration.Nanoseconds()
+	for i, s := range res.Steps {
+		if i < len(rep.Passes) {
+			rep.Passes[i].DurationNs, rep.Passes[i].VerifyNs = s.Duration.Nanoseconds(), s.Verify.Nanoseconds()
+		}
 	}
 }
 
@@ -389,10 +413,10 @@ func rwWriteFile(path string, data []byte) error {
 }
 
 // writeRewriteSummary prints what each pass did, for people.
-func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
+func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 	for _, p := range rep.Passes {
 		var parts []string
-		add := func(n int64, what string) {
+		add := func(n int32, what string) {
 			if n != 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", n, what))
 			}
@@ -400,17 +424,17 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 		add(p.OpsRemoved, "ops removed")
 		add(p.OpsAdded, "ops added")
 		add(p.OpsRetyped, "ops retyped")
-		add(int64(len(p.IoChanges)), "I/O changes")
+		add(count32(len(p.IoChanges)), "I/O changes")
 		if n := len(p.Constants); n > 0 {
 			var ov, un int64
 			for _, c := range p.Constants {
-				ov += c.Overflow
-				un += c.Underflow
+				ov += int64(c.Overflow)
+				un += int64(c.Underflow)
 			}
 			parts = append(parts, fmt.Sprintf("%d constants converted (%d overflow, %d underflow)", n, ov, un))
 		}
-		add(int64(len(p.States)), "states promoted")
-		add(int64(len(p.Replaced)), "ops replaced")
+		add(count32(len(p.States)), "states promoted")
+		add(count32(len(p.Replaced)), "ops replaced")
 		if len(parts) == 0 {
 			parts = []string{"no change"}
 		}
@@ -418,7 +442,11 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 		if p.Name == rep.FailedPass {
 			status = "FAILED: "
 		}
-		fmt.Fprintf(w, "%-18s %s%s (%s)\n", p.Name, status, strings.Join(parts, ", "), time.Duration(p.DurationNs).Round(time.Microsecond))
+		timing := ""
+		if timings {
+			timing = fmt.Sprintf(" (%s)", time.Duration(p.DurationNs).Round(time.Microsecond))
+		}
+		fmt.Fprintf(w, "%-18s %s%s%s\n", p.Name, status, strings.Join(parts, ", "), timing)
 		for _, io := range p.IoChanges {
 			dir := "input"
 			if io.IsOutput {
@@ -446,7 +474,7 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport) {
 		}
 		fmt.Fprintf(w, "values by element type in the input (the pipeline stopped): %s\n", strings.Join(parts, ", "))
 	} else if len(rep.CensusBefore)+len(rep.CensusAfter) > 0 {
-		before, after := map[string]int64{}, map[string]int64{}
+		before, after := map[string]int32{}, map[string]int32{}
 		var keys []string
 		for _, c := range rep.CensusBefore {
 			before[c.Type] = c.Count

@@ -134,11 +134,11 @@ type rewriteReport struct {
 	VerifyEach   bool   `json:"verifyEach"`
 	CensusBefore []struct {
 		Type  string `json:"type"`
-		Count string `json:"count"`
+		Count int    `json:"count"`
 	} `json:"censusBefore"`
 	CensusAfter []struct {
 		Type  string `json:"type"`
-		Count string `json:"count"`
+		Count int    `json:"count"`
 	} `json:"censusAfter"`
 	Passes []struct {
 		Name      string `json:"name"`
@@ -198,7 +198,7 @@ func TestRewriteArmA(t *testing.T) {
 	}
 	for _, c := range rep.CensusAfter {
 		if c.Type == "f32" {
-			t.Errorf("census after still has %s f32 values", c.Count)
+			t.Errorf("census after still has %d f32 values", c.Count)
 		}
 	}
 	if !f32Before {
@@ -540,14 +540,16 @@ func TestStripNumericsClaim(t *testing.T) {
 	}
 }
 
-// TestRewriteReportDeterministic: apart from the *Ns timings, the report
-// and the output are the same bytes on every run.
+// TestRewriteReportDeterministic: without --timings the report, the
+// summary on stderr and the output are the same bytes on every run (the
+// report used to carry wall times); with --timings the times are there, in
+// the report and the summary.
 func TestRewriteReportDeterministic(t *testing.T) {
-	ns := regexp.MustCompile(`"[a-zA-Z]*Ns": "[0-9]+"`)
-	var reports, outputs []string
-	for i := 0; i < 2; i++ {
+	run := func(extra ...string) (report, summary, output string) {
+		t.Helper()
 		out := filepath.Join(t.TempDir(), "o.mlir")
-		code, stdout, stderr := runCLI(t, "", "rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out, "--json")
+		args := append([]string{"rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out, "--json"}, extra...)
+		code, stdout, stderr := runCLI(t, "", args...)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -556,17 +558,82 @@ func TestRewriteReportDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The output path differs between runs; everything else must not.
-		reports = append(reports, strings.ReplaceAll(ns.ReplaceAllString(stdout, `"Ns": "0"`), out, "OUT"))
-		outputs = append(outputs, string(b))
+		return strings.ReplaceAll(stdout, out, "OUT"), strings.ReplaceAll(stderr, out, "OUT"), string(b)
 	}
-	if reports[0] != reports[1] {
-		t.Errorf("reports differ:\n%s\n---\n%s", reports[0], reports[1])
+	r0, s0, o0 := run()
+	r1, s1, o1 := run()
+	if r0 != r1 {
+		t.Errorf("reports differ:\n%s\n---\n%s", r0, r1)
 	}
-	if outputs[0] != outputs[1] {
+	if s0 != s1 {
+		t.Errorf("summaries differ:\n%s\n---\n%s", s0, s1)
+	}
+	if o0 != o1 {
 		t.Error("outputs differ")
 	}
-	if !strings.Contains(reports[0], `"durationNs"`) && !strings.Contains(reports[0], `"Ns": "0"`) {
-		t.Error("no timings in the report")
+	if strings.Contains(r0, `Ns"`) {
+		t.Errorf("timings in the report without --timings:\n%s", r0)
+	}
+	rt, st, _ := run("--timings")
+	for _, k := range []string{`"readNs"`, `"pipelineNs"`, `"writeNs"`, `"durationNs"`} {
+		if !strings.Contains(rt, k) {
+			t.Errorf("--timings: no %s in the report:\n%s", k, rt)
+		}
+	}
+	if !regexp.MustCompile(`(?m) \([0-9.]+(ns|µs|ms|s)\)$`).MatchString(st) {
+		t.Errorf("--timings: no wall time in the summary:\n%s", st)
+	}
+}
+
+// TestReportCountsAreNumbers: counts are int32 in the schema, so protojson
+// prints them as JSON numbers (as int64 they were strings, "count": "18");
+// sizes stay int64, which protojson prints as strings.
+func TestReportCountsAreNumbers(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o.aimodel")
+	code, stdout, stderr := runCLI(t, "", "rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out, "--emit", "bytecode", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, istdout, istderr := runCLI(t, "", "inspect", "../../testdata/passes/strip-fp32-casts.mlir", "--json")
+	_, cstdout, cstderr := runCLI(t, "", "check", "../../testdata/passes/strip-fp32-casts.mlir", "--json")
+	counts := map[string]bool{"count": true, "opsRemoved": true, "opsAdded": true, "opsRetyped": true, "opTotal": true,
+		"ops": true, "opsIllegal": true, "opsExempt": true, "index": true, "elements": true, "overflow": true, "underflow": true}
+	sizes := map[string]bool{"outputSize": true, "bytes": true, "size": true}
+	for name, js := range map[string]string{"rewrite": stdout, "inspect": istdout + istderr, "check": cstdout + cstderr} {
+		var v any
+		if err := json.Unmarshal([]byte(js), &v); err != nil {
+			t.Fatalf("%s --json: %v\n%s", name, err, js)
+		}
+		seen := 0
+		var walk func(any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, e := range x {
+					// "ops" is also a list of op refs elsewhere: scalars only.
+					if _, list := e.([]any); counts[k] && !list {
+						seen++
+						if _, ok := e.(float64); !ok {
+							t.Errorf("%s: %q is %T (%v), want a JSON number", name, k, e, e)
+						}
+					}
+					if sizes[k] {
+						if _, ok := e.(string); !ok {
+							t.Errorf("%s: size %q is %T, want the int64 string form", name, k, e)
+						}
+					}
+					walk(e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+		if seen == 0 {
+			t.Errorf("%s: no count field in the report, so the test checks nothing:\n%s", name, js)
+		}
 	}
 }
 

@@ -12,9 +12,11 @@ import (
 
 func init() {
 	register(&command{
-		Name:    "synth",
-		Usage:   "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--locations builtin|debuginfo] -o OUT",
-		Summary: "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
+		Name:        "synth",
+		StdoutModel: true,
+		NoInput:     true,
+		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--locations builtin|debuginfo] -o OUT",
+		Summary:     "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
   A  the community iOS builder's hybrid main, conv/rec state as plain I/O

@@ -42,7 +42,8 @@ first non-state output.
 Prints, per position: REF token, CAND token, equal?, logits cosine, max |Δ|;
 then "top-1 agreement: k/N", the first divergence, the logits PSNR and the
 drift of every state. Exit 0 when all N steps agree (or --min-agree K is met),
-3 when not.
+3 when not. A prompt plus --steps that needs more positions than the context
+(the longest axis of the causal-mask input) is refused before the run (exit 2).
 
 Numerics: f16 values are rounded to half after every op; reductions and
 matmuls accumulate in f32 unless --accumulate f16.
@@ -94,20 +95,23 @@ Examples:
 }
 
 func parseIDs(s string) ([]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("no token ids in %q", s)
+	}
 	var out []int64
-	for _, f := range strings.Split(s, ",") {
+	for i, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
-			continue
+			// "1,,2" is a typo, not the prompt 1,2: refuse rather than guess.
+			return nil, fmt.Errorf("entry %d of %q is empty; give token ids separated by single commas, e.g. 1,2,3", i+1, s)
 		}
-		v, err := strconv.ParseInt(f, 10, 64)
+		// 32 bits: the report holds token ids as int32 (proto/verify.proto),
+		// and no vocabulary comes near 2^31.
+		v, err := strconv.ParseInt(f, 10, 32)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%q is not a token id (non-negative integer)", f)
+			return nil, fmt.Errorf("%q is not a token id (an integer from 0 to 2147483647)", f)
 		}
 		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no token ids in %q", s)
 	}
 	return out, nil
 }
@@ -136,15 +140,19 @@ func accName(r, c interp.Options) string {
 }
 
 func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc string, need int, r *verify.Result) *pb.VerifyReport {
+	ids32 := make([]int32, len(ids))
+	for i, id := range ids {
+		ids32[i] = int32(id) // parseIDs allows only 31-bit ids
+	}
 	rep := &pb.VerifyReport{
-		Reference: refPath, Candidate: candPath, Function: r.Function, PromptIds: ids, Seed: seed,
+		Reference: refPath, Candidate: candPath, Function: r.Function, PromptIds: ids32, Seed: seed,
 		Accumulate: acc, Steps: int32(r.N), Agree: int32(r.Agree), FirstDivergence: int32(r.FirstDivergence),
 		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, MinAgree: int32(need), Passed: r.Agree >= need,
 		Notes: r.Notes,
 	}
 	for _, s := range r.Steps {
 		rep.Positions = append(rep.Positions, &pb.VerifyStep{Index: int32(s.Index), Prompt: s.Prompt,
-			RefToken: s.RefToken, CandToken: s.CandToken, Equal: s.Equal, Cosine: s.Cosine, MaxAbsDiff: s.MaxAbs})
+			RefToken: count32(s.RefToken), CandToken: count32(s.CandToken), Equal: s.Equal, Cosine: s.Cosine, MaxAbsDiff: s.MaxAbs})
 	}
 	for _, d := range r.States {
 		rep.States = append(rep.States, &pb.VerifyStateDrift{Name: d.Name, MaxAbsDiff: d.MaxAbs, RelativeRms: d.RelRMS, BitIdentical: d.Identical})
@@ -272,6 +280,26 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 				return fmt.Errorf("%s: %s; verify runs the graph, so it needs them", []string{refPath, candPath}[i], passes.AbsentWeightsNote(absent))
 			}
 			return fmt.Errorf("%s: the input does not verify, so it is not run: %w", []string{refPath, candPath}[i], err)
+		}
+	}
+	// Flag values that this model cannot honour are usage errors, found
+	// before the run rather than when it gets there.
+	for i, ld := range []*modelio.Loaded{ref, cand} {
+		path := []string{refPath, candPath}[i]
+		if vr.Function != "" && ld.Module.Graph(vr.Function) == nil {
+			_, err := verify.ContextOf(ld.Module, vr.Function) // lists the graphs there are
+			return usagef("--function %s: %s: %v", vr.Function, quotePath(path), err)
+		}
+		c, err := verify.ContextOf(ld.Module, vr.Function)
+		if err != nil {
+			return fmt.Errorf("%s: %w", quotePath(path), err)
+		}
+		if most := c.MaxSteps(len(vr.Prompt)); most >= 0 && vr.Steps > most {
+			if most < 1 {
+				return usagef("--prompt-ids: %d prompt tokens do not fit the context of %s, %s", len(vr.Prompt), quotePath(path), c)
+			}
+			return usagef("--steps %d: with %d prompt token(s) the run needs %d positions, past the context of %s, %s; use --steps %d or less",
+				vr.Steps, len(vr.Prompt), (len(vr.Prompt)+vr.Steps-1)*c.PerStep, quotePath(path), c, most)
 		}
 	}
 	start := time.Now()

@@ -81,7 +81,7 @@ func TestVerifyUsage(t *testing.T) {
 		{[]string{"verify", a, a, "--accumulate", "f8"}, exitUsage, "--accumulate"},
 		{[]string{"verify", a, a, "--steps", "2", "--min-agree", "3"}, exitUsage, "--min-agree"},
 		{[]string{"verify", a, filepath.Join(dir, "missing.mlir")}, exitFailure, "missing.mlir"},
-		{[]string{"verify", a, a, "--function", "nope"}, exitFailure, "@nope"},
+		{[]string{"verify", a, a, "--function", "nope"}, exitUsage, "@nope"},
 	} {
 		code, _, errs := runCLI(t, "", c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {

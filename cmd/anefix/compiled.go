@@ -79,10 +79,10 @@ func compiledReport(p *aimodelc.Package) *pb.CompiledPackage {
 	}
 	if s := p.Stats; s != nil {
 		for _, o := range s.Operations {
-			c.OperationDistribution = append(c.OperationDistribution, &pb.OpCount{OpName: o.Name, Count: o.Count})
+			c.OperationDistribution = append(c.OperationDistribution, &pb.OpCount{OpName: o.Name, Count: count32(o.Count)})
 		}
 		for _, o := range s.StorageTypes {
-			c.StorageTypes = append(c.StorageTypes, &pb.TypeCount{Type: o.Name, Count: o.Count})
+			c.StorageTypes = append(c.StorageTypes, &pb.TypeCount{Type: o.Name, Count: count32(o.Count)})
 		}
 		c.ComputeTypes = s.ComputeTypes
 	}
@@ -173,7 +173,7 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 	if ops := c.GetOperationDistribution(); len(ops) > 0 || len(c.GetStorageTypes()) > 0 {
 		var total int64
 		for _, o := range ops {
-			total += o.GetCount()
+			total += int64(o.GetCount())
 		}
 		var st []string
 		for _, s := range c.GetStorageTypes() {

@@ -89,7 +89,7 @@ func TestCorpusConvertInspect(t *testing.T) {
 				}
 			}
 			for _, c := range rep.GetModuleOpCounts() {
-				ops += c.GetCount()
+				ops += int64(c.GetCount())
 			}
 			if versioned == 0 || ops == 0 || len(rep.GetOpaquePropertyOps()) == 0 {
 				t.Errorf("%d versioned dialects, %d ops, %d opaque-property op names", versioned, ops, len(rep.GetOpaquePropertyOps()))

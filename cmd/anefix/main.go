@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/anefix/anefix/graph/bundle"
@@ -48,6 +49,12 @@ type command struct {
 	// Setup declares the command's flags and returns the function that runs
 	// it with the remaining positional arguments.
 	Setup func(fs *pflag.FlagSet) func(env *Env, args []string) error
+	// StdoutModel: `-o -` writes the model's bytes to stdout, which must
+	// pass through untouched (so stdout is not a safeWriter).
+	StdoutModel bool
+	// NoInput: the command reads no input (synth), so a stop by signal
+	// does not say the input was kept.
+	NoInput bool
 }
 
 var commands = map[string]*command{}
@@ -95,16 +102,34 @@ func removeTempsOnSignal(stderr io.Writer) {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	sig := <-ch
 	removed := bundle.RemovePending()
-	fmt.Fprintf(stderr, "\nanefix: %v: stopped", sig)
-	if len(removed) > 0 {
-		fmt.Fprintf(stderr, "; removed the unfinished output %s", strings.Join(removed, ", "))
-	}
-	fmt.Fprintln(stderr, "; the input was not modified")
+	fmt.Fprint(stderr, stopMessage(sig, removed, commandReadsInput.Load()))
 	code := 128 + int(syscall.SIGINT)
 	if sig == syscall.SIGTERM {
 		code = 128 + int(syscall.SIGTERM)
 	}
 	os.Exit(code)
+}
+
+// commandReadsInput is false while a command without an input (synth) runs.
+var commandReadsInput atomic.Bool
+
+// stopMessage is what a stop by signal prints: what was removed and, when
+// the command has an input, that it was kept.
+func stopMessage(sig os.Signal, removed []string, readsInput bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nanefix: %v: stopped", sig)
+	if len(removed) > 0 {
+		q := make([]string, len(removed))
+		for i, r := range removed {
+			q[i] = quotePath(r)
+		}
+		fmt.Fprintf(&b, "; removed the unfinished output %s", strings.Join(q, ", "))
+	}
+	if readsInput {
+		b.WriteString("; the input was not modified")
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 func isTerminal(f *os.File) bool {
@@ -144,6 +169,14 @@ func run(args []string, env *Env) int {
 		printMainHelp(env.Stderr)
 		return exitUsage
 	}
+	// Paths with control characters are printed quoted in everything
+	// meant for people (escape.go).
+	var paths []string
+	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths}, StderrIsTTY: env.StderrIsTTY}
+	if !c.StdoutModel {
+		env.Stdout = safeWriter{w: env.Stdout, paths: &paths}
+	}
+	commandReadsInput.Store(!c.NoInput)
 	fs := newFlagSet(c, env)
 	runFn := c.Setup(fs)
 	if err := fs.Parse(args[1:]); err != nil {
@@ -154,6 +187,14 @@ func run(args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "anefix %s: %v\nRun 'anefix %s --help' for usage.\n", c.Name, err, c.Name)
 		return exitUsage
 	}
+	paths = append(paths, fs.Args()...)
+	fs.Visit(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			paths = append(paths, sv.GetSlice()...)
+		} else {
+			paths = append(paths, f.Value.String())
+		}
+	})
 	err := runFn(env, fs.Args())
 	if err == nil {
 		return exitOK

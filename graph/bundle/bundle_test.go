@@ -154,7 +154,8 @@ func TestOpenKinds(t *testing.T) {
 		{name: "text", tree: map[string]string{"a.mlir": string(textMain)}, path: "a.mlir", kind: KindText, text: string(textMain)},
 		{name: "text named mlirb", tree: map[string]string{"a.mlirb": string(textMain)}, path: "a.mlirb", kind: KindText, text: string(textMain)},
 		{name: "bytecode named mlir", tree: map[string]string{"a.mlir": string(bcMain)}, path: "a.mlir", kind: KindBytecode, bytecode: true},
-		{name: "short file", tree: map[string]string{"a": "ML"}, path: "a", kind: KindText, text: "ML"},
+		{name: "short file", tree: map[string]string{"a": "M<"}, path: "a", kind: KindText, text: "M<"},
+		{name: "empty text file", tree: map[string]string{"a.mlir": ""}, path: "a.mlir", kind: KindText, text: ""},
 		{name: "aimodel", tree: aimodel("m.aimodel/"), path: "m.aimodel", kind: KindAIModel, bytecode: true},
 		{name: "aimodel via symlink", tree: func() map[string]string { m := aimodel("m.aimodel/"); m["l"] = "->m.aimodel"; return m }(), path: "l", kind: KindAIModel, bytecode: true},
 		{name: "aimodel without hash", tree: map[string]string{"m/main.mlirb": string(bcMain)}, path: "m", kind: KindAIModel, bytecode: true, warn: "main.hash is missing"},
@@ -251,6 +252,12 @@ func TestOpenRefuses(t *testing.T) {
 		{name: "plain dir", tree: map[string]string{"d/x": "1"}, path: "d", want: "neither an .aimodel"},
 		{name: "hash mismatch", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = rawSha([]byte("other")); return m }(), path: ".", want: "main.hash (raw) holds the digest " + sha([]byte("other")) + " but the SHA-256 of "},
 		{name: "hex hash mismatch", tree: func() map[string]string { m := aimodel(""); m["main.hash"] = sha([]byte("other")); return m }(), path: ".", want: "main.hash (hex) holds the digest"},
+		// Issue 12 items 10 and 11: these used to open (an empty module) or
+		// fail with a text parser's message.
+		{name: "empty main.mlirb", tree: map[string]string{"m/main.mlirb": "", "m/main.hash": rawSha(nil)}, path: "m", want: "m/main.mlirb is empty (0 bytes)"},
+		{name: "empty .mlirb file", tree: map[string]string{"a.mlirb": ""}, path: "a.mlirb", want: "is empty (0 bytes)"},
+		{name: "magic prefix", tree: map[string]string{"a": "ML"}, path: "a", want: "a is 2 byte(s), the start of the MLIR bytecode magic"},
+		{name: "no main.mlirb, metadata without assets", tree: map[string]string{"d/metadata.json": "{}"}, path: "d", want: "has no main.mlirb, so it is not an .aimodel"},
 		{name: "hash mismatch upper-case right hash is fine", tree: func() map[string]string {
 			m := aimodel("")
 			m["main.hash"] = strings.ToUpper(sha(bcMain)) + "\n"

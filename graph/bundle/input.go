@@ -279,6 +279,9 @@ func (in *Input) openDir(root string) error {
 			return fmt.Errorf("input %s: %w", in.Path, err)
 		}
 		asset, err := assetsMain(meta)
+		if errors.Is(err, errNoAssetsMain) {
+			return fmt.Errorf("input %s has no %s, so it is not an .aimodel, and its %s has no \"assets\": {\"main\": ...} entry, so it is not an LLM bundle either; an .aimodel needs its %s", in.Path, MainFile, MetadataFile, MainFile)
+		}
 		if err != nil {
 			return fmt.Errorf("input %s: %s: %w", in.Path, MetadataFile, err)
 		}
@@ -346,6 +349,13 @@ func (in *Input) loadMain(display string) error {
 		return fmt.Errorf("reading %s: %w", display, err)
 	}
 	in.Bytecode = n == len(Magic) && bytes.Equal(head, Magic)
+	switch {
+	case in.Size == 0 && (in.Kind.IsDir() || filepath.Ext(display) == ".mlirb"):
+		// MLIR text may be empty (an empty module), but no model is.
+		return fmt.Errorf("%s is empty (0 bytes), so it holds no model; export or copy it again", display)
+	case n > 0 && int64(n) == in.Size && n < len(Magic) && bytes.Equal(head[:n], Magic[:n]):
+		return fmt.Errorf("%s is %d byte(s), the start of the MLIR bytecode magic 4D 4C EF 52 and nothing more: a truncated file; export or copy it again", display, n)
+	}
 	if in.Kind == KindUnknown {
 		in.Kind = KindText
 		if in.Bytecode {
@@ -364,6 +374,8 @@ func (in *Input) loadMain(display string) error {
 	return nil
 }
 
+var errNoAssetsMain = errors.New(`no "assets": {"main": "<name>.aimodel"} entry, so this is not an LLM bundle`)
+
 // assetsMain extracts assets.main from an LLM bundle's metadata.json.
 func assetsMain(meta []byte) (string, error) {
 	var m struct {
@@ -374,7 +386,7 @@ func assetsMain(meta []byte) (string, error) {
 	}
 	raw, ok := m.Assets["main"]
 	if !ok {
-		return "", errors.New(`no "assets": {"main": "<name>.aimodel"} entry, so this is not an LLM bundle`)
+		return "", errNoAssetsMain
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {

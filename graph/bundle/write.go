@@ -197,6 +197,11 @@ func CheckReplace(out string, kind Kind, src *Input) error {
 		return nil // nothing to replace
 	}
 	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		// Lstat: a link is neither the file nor the directory it points to,
+		// and replacing it would not write where it points.
+		target, _ := os.Readlink(out)
+		return fmt.Errorf("output %s is a symbolic link (to %s); --force does not replace a link: remove it yourself or give the path it points to", out, target)
 	case kind.IsDir() && fi.IsDir():
 		return checkReplaceDir(out, kind, src)
 	case !kind.IsDir() && fi.Mode().IsRegular():

@@ -95,7 +95,7 @@ func (s *graphState) ref(op *graph.Operation) *pb.OpRef {
 		OpName:   op.Name,
 		Source:   op.Source(),
 		Graph:    s.name,
-		Index:    int64(s.index[op]),
+		Index:    int32(s.index[op]),
 		OpNumber: OpNumber(op),
 	}
 }
@@ -191,8 +191,8 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 		}
 		return true
 	})
-	gi.OpTotal = int64(len(ops))
-	opCount := map[string]int64{}
+	gi.OpTotal = int32(len(ops))
+	opCount := map[string]int32{}
 	for _, o := range ops {
 		opCount[o.Name]++
 	}
@@ -201,7 +201,10 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 		gi.OpCounts = append(gi.OpCounts, &pb.OpCount{OpName: k, Count: opCount[k]})
 	}
 	for _, k := range sortedKeys(typeCount) {
-		gi.ElementTypes = append(gi.ElementTypes, &pb.TypeCount{Type: k, Count: typeCount[k]})
+		// Counts of in-memory values fit in int32 (2^31 values would need
+		// hundreds of gigabytes); the schema's counts are int32 so that
+		// protojson prints numbers.
+		gi.ElementTypes = append(gi.ElementTypes, &pb.TypeCount{Type: k, Count: int32(typeCount[k])})
 	}
 
 	inputName := map[*graph.Value]string{}
@@ -215,7 +218,7 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 	gi.IoReshapes = ioReshapes(st, ops, term, inputName, outs)
 
 	// Invocations.
-	calls := map[string]int64{}
+	calls := map[string]int32{}
 	for _, o := range ops {
 		if o.Name != "coreai.invoke" && o.Name != "func.call" {
 			continue
@@ -403,7 +406,7 @@ func ioReshapes(st *graphState, ops []*graph.Operation, term *graph.Operation, i
 	return res
 }
 
-func sortedKeys(m map[string]int64) []string {
+func sortedKeys[V int32 | int64](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -418,7 +421,7 @@ func sortedKeys(m map[string]int64) []string {
 // table.
 func moduleSummary(rep *pb.InspectReport, m *graph.Module) {
 	rep.TopLevelOp = m.Op.Name
-	ops, opaque, dialects := map[string]int64{}, map[string]int64{}, map[string]int64{}
+	ops, opaque, dialects := map[string]int32{}, map[string]int32{}, map[string]int32{}
 	m.Walk(func(op *graph.Operation) bool {
 		dialects[dialectOf(op.Name)]++
 		if op != m.Op {
@@ -452,7 +455,7 @@ func dialectOf(name string) string {
 // table, in file order, with each dialect's version entry: the table also
 // names dialects that only attributes and types use.
 func AddDialectTable(rep *pb.InspectReport, table []bytecode.Dialect) {
-	ops := map[string]int64{}
+	ops := map[string]int32{}
 	for _, d := range rep.Dialects {
 		ops[d.Name] = d.Ops
 	}

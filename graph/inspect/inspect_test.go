@@ -72,7 +72,7 @@ func TestHybridLayer(t *testing.T) {
 	if len(g.Invocations) != 1 || g.Invocations[0].Callee != "rms_norm_0" || g.Invocations[0].Composite != "rms_norm" {
 		t.Errorf("invocations: %v", g.Invocations)
 	}
-	census := map[string]int64{}
+	census := map[string]int32{}
 	for _, c := range g.ElementTypes {
 		census[c.Type] = c.Count
 	}

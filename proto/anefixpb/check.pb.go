@@ -222,7 +222,7 @@ type FindingGroup struct {
 	OpName   string                 `protobuf:"bytes,3,opt,name=op_name,json=opName,proto3" json:"op_name,omitempty"`
 	Source   string                 `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
 	FixPass  string                 `protobuf:"bytes,5,opt,name=fix_pass,json=fixPass,proto3" json:"fix_pass,omitempty"`
-	Count    int64                  `protobuf:"varint,6,opt,name=count,proto3" json:"count,omitempty"`
+	Count    int32                  `protobuf:"varint,6,opt,name=count,proto3" json:"count,omitempty"`
 	// Graphs involved, in first-seen order.
 	Graphs []string `protobuf:"bytes,7,rep,name=graphs,proto3" json:"graphs,omitempty"`
 	// Op ids involved, in order, without repeats.
@@ -303,7 +303,7 @@ func (x *FindingGroup) GetFixPass() string {
 	return ""
 }
 
-func (x *FindingGroup) GetCount() int64 {
+func (x *FindingGroup) GetCount() int32 {
 	if x != nil {
 		return x.Count
 	}
@@ -351,10 +351,10 @@ type GraphCheck struct {
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Compiled as a function (public and not invoked by another graph).
 	Entry      bool  `protobuf:"varint,2,opt,name=entry,proto3" json:"entry,omitempty"`
-	Ops        int64 `protobuf:"varint,3,opt,name=ops,proto3" json:"ops,omitempty"`
-	OpsIllegal int64 `protobuf:"varint,4,opt,name=ops_illegal,json=opsIllegal,proto3" json:"ops_illegal,omitempty"`
+	Ops        int32 `protobuf:"varint,3,opt,name=ops,proto3" json:"ops,omitempty"`
+	OpsIllegal int32 `protobuf:"varint,4,opt,name=ops_illegal,json=opsIllegal,proto3" json:"ops_illegal,omitempty"`
 	// Index computations the element-type and rank rules skip.
-	OpsExempt int64 `protobuf:"varint,5,opt,name=ops_exempt,json=opsExempt,proto3" json:"ops_exempt,omitempty"`
+	OpsExempt int32 `protobuf:"varint,5,opt,name=ops_exempt,json=opsExempt,proto3" json:"ops_exempt,omitempty"`
 	// No blocker in the graph or the composites it invokes.
 	Legal bool `protobuf:"varint,6,opt,name=legal,proto3" json:"legal,omitempty"`
 	// Under coreai-build 3600.83.1's observed behaviour: 1 when legal, else 0.
@@ -413,21 +413,21 @@ func (x *GraphCheck) GetEntry() bool {
 	return false
 }
 
-func (x *GraphCheck) GetOps() int64 {
+func (x *GraphCheck) GetOps() int32 {
 	if x != nil {
 		return x.Ops
 	}
 	return 0
 }
 
-func (x *GraphCheck) GetOpsIllegal() int64 {
+func (x *GraphCheck) GetOpsIllegal() int32 {
 	if x != nil {
 		return x.OpsIllegal
 	}
 	return 0
 }
 
-func (x *GraphCheck) GetOpsExempt() int64 {
+func (x *GraphCheck) GetOpsExempt() int32 {
 	if x != nil {
 		return x.OpsExempt
 	}
@@ -748,8 +748,8 @@ type CompileReport struct {
 	ElementTypeWarnings int32           `protobuf:"varint,13,opt,name=element_type_warnings,json=elementTypeWarnings,proto3" json:"element_type_warnings,omitempty"`
 	IoOpFailures        int32           `protobuf:"varint,14,opt,name=io_op_failures,json=ioOpFailures,proto3" json:"io_op_failures,omitempty"`
 	ReorderNotes        int32           `protobuf:"varint,15,opt,name=reorder_notes,json=reorderNotes,proto3" json:"reorder_notes,omitempty"`
-	LogLines            int64           `protobuf:"varint,16,opt,name=log_lines,json=logLines,proto3" json:"log_lines,omitempty"`
-	UnclassifiedLines   int64           `protobuf:"varint,17,opt,name=unclassified_lines,json=unclassifiedLines,proto3" json:"unclassified_lines,omitempty"`
+	LogLines            int32           `protobuf:"varint,16,opt,name=log_lines,json=logLines,proto3" json:"log_lines,omitempty"`
+	UnclassifiedLines   int32           `protobuf:"varint,17,opt,name=unclassified_lines,json=unclassifiedLines,proto3" json:"unclassified_lines,omitempty"`
 	// --require-ane / --min-regions: what was asked and whether it was met.
 	Requirement    string `protobuf:"bytes,18,opt,name=requirement,proto3" json:"requirement,omitempty"`
 	RequirementMet bool   `protobuf:"varint,19,opt,name=requirement_met,json=requirementMet,proto3" json:"requirement_met,omitempty"`
@@ -908,14 +908,14 @@ func (x *CompileReport) GetReorderNotes() int32 {
 	return 0
 }
 
-func (x *CompileReport) GetLogLines() int64 {
+func (x *CompileReport) GetLogLines() int32 {
 	if x != nil {
 		return x.LogLines
 	}
 	return 0
 }
 
-func (x *CompileReport) GetUnclassifiedLines() int64 {
+func (x *CompileReport) GetUnclassifiedLines() int32 {
 	if x != nil {
 		return x.UnclassifiedLines
 	}
@@ -1059,7 +1059,7 @@ const file_check_proto_rawDesc = "" +
 	"\aop_name\x18\x03 \x01(\tR\x06opName\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12\x19\n" +
 	"\bfix_pass\x18\x05 \x01(\tR\afixPass\x12\x14\n" +
-	"\x05count\x18\x06 \x01(\x03R\x05count\x12\x16\n" +
+	"\x05count\x18\x06 \x01(\x05R\x05count\x12\x16\n" +
 	"\x06graphs\x18\a \x03(\tR\x06graphs\x12\x15\n" +
 	"\x06op_ids\x18\b \x03(\tR\x05opIds\x12\x16\n" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
@@ -1070,11 +1070,11 @@ const file_check_proto_rawDesc = "" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05entry\x18\x02 \x01(\bR\x05entry\x12\x10\n" +
-	"\x03ops\x18\x03 \x01(\x03R\x03ops\x12\x1f\n" +
-	"\vops_illegal\x18\x04 \x01(\x03R\n" +
+	"\x03ops\x18\x03 \x01(\x05R\x03ops\x12\x1f\n" +
+	"\vops_illegal\x18\x04 \x01(\x05R\n" +
 	"opsIllegal\x12\x1d\n" +
 	"\n" +
-	"ops_exempt\x18\x05 \x01(\x03R\topsExempt\x12\x14\n" +
+	"ops_exempt\x18\x05 \x01(\x05R\topsExempt\x12\x14\n" +
 	"\x05legal\x18\x06 \x01(\bR\x05legal\x12)\n" +
 	"\x10regions_observed\x18\a \x01(\x05R\x0fregionsObserved\x12\x1a\n" +
 	"\bsegments\x18\b \x01(\x05R\bsegments\x12.\n" +
@@ -1125,8 +1125,8 @@ const file_check_proto_rawDesc = "" +
 	"\x15element_type_warnings\x18\r \x01(\x05R\x13elementTypeWarnings\x12$\n" +
 	"\x0eio_op_failures\x18\x0e \x01(\x05R\fioOpFailures\x12#\n" +
 	"\rreorder_notes\x18\x0f \x01(\x05R\freorderNotes\x12\x1b\n" +
-	"\tlog_lines\x18\x10 \x01(\x03R\blogLines\x12-\n" +
-	"\x12unclassified_lines\x18\x11 \x01(\x03R\x11unclassifiedLines\x12 \n" +
+	"\tlog_lines\x18\x10 \x01(\x05R\blogLines\x12-\n" +
+	"\x12unclassified_lines\x18\x11 \x01(\x05R\x11unclassifiedLines\x12 \n" +
 	"\vrequirement\x18\x12 \x01(\tR\vrequirement\x12'\n" +
 	"\x0frequirement_met\x18\x13 \x01(\bR\x0erequirementMet\x12=\n" +
 	"\fper_function\x18\x14 \x03(\v2\x1a.anefix.v1.FunctionRegionsR\vperFunction\x12.\n" +

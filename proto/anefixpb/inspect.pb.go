@@ -425,7 +425,7 @@ type GraphInspection struct {
 	Outputs []*Port `protobuf:"bytes,6,rep,name=outputs,proto3" json:"outputs,omitempty"`
 	// Number of ops in the graph body, nested regions included, terminator
 	// included.
-	OpTotal int64 `protobuf:"varint,7,opt,name=op_total,json=opTotal,proto3" json:"op_total,omitempty"`
+	OpTotal int32 `protobuf:"varint,7,opt,name=op_total,json=opTotal,proto3" json:"op_total,omitempty"`
 	// Op counts by op name, sorted by op_name.
 	OpCounts []*OpCount `protobuf:"bytes,8,rep,name=op_counts,json=opCounts,proto3" json:"op_counts,omitempty"`
 	// Element-type census of all values (inputs and op results), sorted by
@@ -515,7 +515,7 @@ func (x *GraphInspection) GetOutputs() []*Port {
 	return nil
 }
 
-func (x *GraphInspection) GetOpTotal() int64 {
+func (x *GraphInspection) GetOpTotal() int32 {
 	if x != nil {
 		return x.OpTotal
 	}
@@ -735,7 +735,7 @@ type Invocation struct {
 	// Callee symbol without "@".
 	Callee string `protobuf:"bytes,1,opt,name=callee,proto3" json:"callee,omitempty"`
 	// Number of call sites in the graph.
-	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	Count int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
 	// The callee's composite_decl name, when it is an externalized composite.
 	Composite     string `protobuf:"bytes,3,opt,name=composite,proto3" json:"composite,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -779,7 +779,7 @@ func (x *Invocation) GetCallee() string {
 	return ""
 }
 
-func (x *Invocation) GetCount() int64 {
+func (x *Invocation) GetCount() int32 {
 	if x != nil {
 		return x.Count
 	}
@@ -798,7 +798,7 @@ type DialectUse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Ops of this dialect in the module (the top-level op included).
-	Ops int64 `protobuf:"varint,2,opt,name=ops,proto3" json:"ops,omitempty"`
+	Ops int32 `protobuf:"varint,2,opt,name=ops,proto3" json:"ops,omitempty"`
 	// The bytecode dialect version entry in hex, when the file has one
 	// (anefix carries it unchanged without interpreting it).
 	HasVersion    bool   `protobuf:"varint,3,opt,name=has_version,json=hasVersion,proto3" json:"has_version,omitempty"`
@@ -844,7 +844,7 @@ func (x *DialectUse) GetName() string {
 	return ""
 }
 
-func (x *DialectUse) GetOps() int64 {
+func (x *DialectUse) GetOps() int32 {
 	if x != nil {
 		return x.Ops
 	}
@@ -1216,7 +1216,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\x0ecomposite_decl\x18\x04 \x01(\tR\rcompositeDecl\x12'\n" +
 	"\x06inputs\x18\x05 \x03(\v2\x0f.anefix.v1.PortR\x06inputs\x12)\n" +
 	"\aoutputs\x18\x06 \x03(\v2\x0f.anefix.v1.PortR\aoutputs\x12\x19\n" +
-	"\bop_total\x18\a \x01(\x03R\aopTotal\x12/\n" +
+	"\bop_total\x18\a \x01(\x05R\aopTotal\x12/\n" +
 	"\top_counts\x18\b \x03(\v2\x12.anefix.v1.OpCountR\bopCounts\x129\n" +
 	"\relement_types\x18\t \x03(\v2\x14.anefix.v1.TypeCountR\felementTypes\x128\n" +
 	"\ffp32_islands\x18\n" +
@@ -1245,12 +1245,12 @@ const file_inspect_proto_rawDesc = "" +
 	"\n" +
 	"Invocation\x12\x16\n" +
 	"\x06callee\x18\x01 \x01(\tR\x06callee\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1c\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\x12\x1c\n" +
 	"\tcomposite\x18\x03 \x01(\tR\tcomposite\"t\n" +
 	"\n" +
 	"DialectUse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
-	"\x03ops\x18\x02 \x01(\x03R\x03ops\x12\x1f\n" +
+	"\x03ops\x18\x02 \x01(\x05R\x03ops\x12\x1f\n" +
 	"\vhas_version\x18\x03 \x01(\bR\n" +
 	"hasVersion\x12\x1f\n" +
 	"\vversion_hex\x18\x04 \x01(\tR\n" +

@@ -42,8 +42,9 @@ type RewriteReport struct {
 	CensusBefore []*TypeCount `protobuf:"bytes,8,rep,name=census_before,json=censusBefore,proto3" json:"census_before,omitempty"`
 	CensusAfter  []*TypeCount `protobuf:"bytes,9,rep,name=census_after,json=censusAfter,proto3" json:"census_after,omitempty"`
 	// Wall time in nanoseconds: reading the input, the whole pipeline,
-	// writing the output. Timings vary from run to run; everything else in
-	// the report is deterministic.
+	// writing the output. Set only with --timings (0, so left out of the
+	// JSON, otherwise): timings vary from run to run, and without them the
+	// report is the same bytes on every run.
 	ReadNs     int64 `protobuf:"varint,10,opt,name=read_ns,json=readNs,proto3" json:"read_ns,omitempty"`
 	PipelineNs int64 `protobuf:"varint,11,opt,name=pipeline_ns,json=pipelineNs,proto3" json:"pipeline_ns,omitempty"`
 	WriteNs    int64 `protobuf:"varint,12,opt,name=write_ns,json=writeNs,proto3" json:"write_ns,omitempty"`
@@ -207,10 +208,10 @@ type PassRun struct {
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Every option with its value as --set reads it, sorted by name.
 	Options    []*PassOption `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
-	OpsRemoved int64         `protobuf:"varint,3,opt,name=ops_removed,json=opsRemoved,proto3" json:"ops_removed,omitempty"`
-	OpsAdded   int64         `protobuf:"varint,4,opt,name=ops_added,json=opsAdded,proto3" json:"ops_added,omitempty"`
+	OpsRemoved int32         `protobuf:"varint,3,opt,name=ops_removed,json=opsRemoved,proto3" json:"ops_removed,omitempty"`
+	OpsAdded   int32         `protobuf:"varint,4,opt,name=ops_added,json=opsAdded,proto3" json:"ops_added,omitempty"`
 	// Ops with at least one result whose type changed.
-	OpsRetyped int64 `protobuf:"varint,5,opt,name=ops_retyped,json=opsRetyped,proto3" json:"ops_retyped,omitempty"`
+	OpsRetyped int32 `protobuf:"varint,5,opt,name=ops_retyped,json=opsRetyped,proto3" json:"ops_retyped,omitempty"`
 	// Graph inputs/outputs whose type or role changed, in the pass's order.
 	IoChanges []*IOChange `protobuf:"bytes,6,rep,name=io_changes,json=ioChanges,proto3" json:"io_changes,omitempty"`
 	// Constants converted to another element type, in op order.
@@ -220,9 +221,11 @@ type PassRun struct {
 	// Ops replaced (arm-d), by op id.
 	Replaced []*OpRef `protobuf:"bytes,9,rep,name=replaced,proto3" json:"replaced,omitempty"`
 	// Free-form remarks, one sentence each.
-	Notes      []string `protobuf:"bytes,10,rep,name=notes,proto3" json:"notes,omitempty"`
-	DurationNs int64    `protobuf:"varint,11,opt,name=duration_ns,json=durationNs,proto3" json:"duration_ns,omitempty"`
-	// Time spent verifying the IR after the pass (0 when --verify-each is off).
+	Notes []string `protobuf:"bytes,10,rep,name=notes,proto3" json:"notes,omitempty"`
+	// Wall time of the pass; only with --timings, as read_ns.
+	DurationNs int64 `protobuf:"varint,11,opt,name=duration_ns,json=durationNs,proto3" json:"duration_ns,omitempty"`
+	// Time spent verifying the IR after the pass (0 when --verify-each is off);
+	// only with --timings, as read_ns.
 	VerifyNs      int64 `protobuf:"varint,12,opt,name=verify_ns,json=verifyNs,proto3" json:"verify_ns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -272,21 +275,21 @@ func (x *PassRun) GetOptions() []*PassOption {
 	return nil
 }
 
-func (x *PassRun) GetOpsRemoved() int64 {
+func (x *PassRun) GetOpsRemoved() int32 {
 	if x != nil {
 		return x.OpsRemoved
 	}
 	return 0
 }
 
-func (x *PassRun) GetOpsAdded() int64 {
+func (x *PassRun) GetOpsAdded() int32 {
 	if x != nil {
 		return x.OpsAdded
 	}
 	return 0
 }
 
-func (x *PassRun) GetOpsRetyped() int64 {
+func (x *PassRun) GetOpsRetyped() int32 {
 	if x != nil {
 		return x.OpsRetyped
 	}
@@ -411,12 +414,12 @@ type ConstantConversion struct {
 	Resource string `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
 	From     string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
 	To       string `protobuf:"bytes,4,opt,name=to,proto3" json:"to,omitempty"`
-	Elements int64  `protobuf:"varint,5,opt,name=elements,proto3" json:"elements,omitempty"`
+	Elements int32  `protobuf:"varint,5,opt,name=elements,proto3" json:"elements,omitempty"`
 	// Finite values whose magnitude exceeds the target range (±inf, or
 	// saturated when the pass clamps).
-	Overflow int64 `protobuf:"varint,6,opt,name=overflow,proto3" json:"overflow,omitempty"`
+	Overflow int32 `protobuf:"varint,6,opt,name=overflow,proto3" json:"overflow,omitempty"`
 	// Nonzero values that became zero.
-	Underflow     int64 `protobuf:"varint,7,opt,name=underflow,proto3" json:"underflow,omitempty"`
+	Underflow     int32 `protobuf:"varint,7,opt,name=underflow,proto3" json:"underflow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -479,21 +482,21 @@ func (x *ConstantConversion) GetTo() string {
 	return ""
 }
 
-func (x *ConstantConversion) GetElements() int64 {
+func (x *ConstantConversion) GetElements() int32 {
 	if x != nil {
 		return x.Elements
 	}
 	return 0
 }
 
-func (x *ConstantConversion) GetOverflow() int64 {
+func (x *ConstantConversion) GetOverflow() int32 {
 	if x != nil {
 		return x.Overflow
 	}
 	return 0
 }
 
-func (x *ConstantConversion) GetUnderflow() int64 {
+func (x *ConstantConversion) GetUnderflow() int32 {
 	if x != nil {
 		return x.Underflow
 	}
@@ -592,10 +595,10 @@ const file_rewrite_proto_rawDesc = "" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
-	"\vops_removed\x18\x03 \x01(\x03R\n" +
+	"\vops_removed\x18\x03 \x01(\x05R\n" +
 	"opsRemoved\x12\x1b\n" +
-	"\tops_added\x18\x04 \x01(\x03R\bopsAdded\x12\x1f\n" +
-	"\vops_retyped\x18\x05 \x01(\x03R\n" +
+	"\tops_added\x18\x04 \x01(\x05R\bopsAdded\x12\x1f\n" +
+	"\vops_retyped\x18\x05 \x01(\x05R\n" +
 	"opsRetyped\x122\n" +
 	"\n" +
 	"io_changes\x18\x06 \x03(\v2\x13.anefix.v1.IOChangeR\tioChanges\x12;\n" +
@@ -617,9 +620,9 @@ const file_rewrite_proto_rawDesc = "" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x12\n" +
 	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1a\n" +
-	"\belements\x18\x05 \x01(\x03R\belements\x12\x1a\n" +
-	"\boverflow\x18\x06 \x01(\x03R\boverflow\x12\x1c\n" +
-	"\tunderflow\x18\a \x01(\x03R\tunderflow\"T\n" +
+	"\belements\x18\x05 \x01(\x05R\belements\x12\x1a\n" +
+	"\boverflow\x18\x06 \x01(\x05R\boverflow\x12\x1c\n" +
+	"\tunderflow\x18\a \x01(\x05R\tunderflow\"T\n" +
 	"\x0eStatePromotion\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x16\n" +

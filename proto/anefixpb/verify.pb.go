@@ -36,7 +36,7 @@ type VerifyReport struct {
 	// Symbol name of the graph run in both modules.
 	Function string `protobuf:"bytes,3,opt,name=function,proto3" json:"function,omitempty"`
 	// Prompt token ids fed before generation.
-	PromptIds []int64 `protobuf:"varint,4,rep,packed,name=prompt_ids,json=promptIds,proto3" json:"prompt_ids,omitempty"`
+	PromptIds []int32 `protobuf:"varint,4,rep,packed,name=prompt_ids,json=promptIds,proto3" json:"prompt_ids,omitempty"`
 	// Seed of the pseudo-random inputs (graphs taking embeddings or hidden
 	// states); both graphs get the same values.
 	Seed uint64 `protobuf:"varint,5,opt,name=seed,proto3" json:"seed,omitempty"`
@@ -122,7 +122,7 @@ func (x *VerifyReport) GetFunction() string {
 	return ""
 }
 
-func (x *VerifyReport) GetPromptIds() []int64 {
+func (x *VerifyReport) GetPromptIds() []int32 {
 	if x != nil {
 		return x.PromptIds
 	}
@@ -226,8 +226,8 @@ type VerifyStep struct {
 	// A prompt position: fed a prompt token, not counted in the agreement.
 	Prompt bool `protobuf:"varint,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
 	// Argmax of each graph's first output (its last row).
-	RefToken  int64 `protobuf:"varint,3,opt,name=ref_token,json=refToken,proto3" json:"ref_token,omitempty"`
-	CandToken int64 `protobuf:"varint,4,opt,name=cand_token,json=candToken,proto3" json:"cand_token,omitempty"`
+	RefToken  int32 `protobuf:"varint,3,opt,name=ref_token,json=refToken,proto3" json:"ref_token,omitempty"`
+	CandToken int32 `protobuf:"varint,4,opt,name=cand_token,json=candToken,proto3" json:"cand_token,omitempty"`
 	Equal     bool  `protobuf:"varint,5,opt,name=equal,proto3" json:"equal,omitempty"`
 	// Cosine similarity and max |ref − cand| of the first outputs.
 	Cosine        float64 `protobuf:"fixed64,6,opt,name=cosine,proto3" json:"cosine,omitempty"`
@@ -280,14 +280,14 @@ func (x *VerifyStep) GetPrompt() bool {
 	return false
 }
 
-func (x *VerifyStep) GetRefToken() int64 {
+func (x *VerifyStep) GetRefToken() int32 {
 	if x != nil {
 		return x.RefToken
 	}
 	return 0
 }
 
-func (x *VerifyStep) GetCandToken() int64 {
+func (x *VerifyStep) GetCandToken() int32 {
 	if x != nil {
 		return x.CandToken
 	}
@@ -447,7 +447,7 @@ const file_verify_proto_rawDesc = "" +
 	"\tcandidate\x18\x02 \x01(\tR\tcandidate\x12\x1a\n" +
 	"\bfunction\x18\x03 \x01(\tR\bfunction\x12\x1d\n" +
 	"\n" +
-	"prompt_ids\x18\x04 \x03(\x03R\tpromptIds\x12\x12\n" +
+	"prompt_ids\x18\x04 \x03(\x05R\tpromptIds\x12\x12\n" +
 	"\x04seed\x18\x05 \x01(\x04R\x04seed\x12\x1e\n" +
 	"\n" +
 	"accumulate\x18\x06 \x01(\tR\n" +
@@ -468,9 +468,9 @@ const file_verify_proto_rawDesc = "" +
 	"VerifyStep\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\bR\x06prompt\x12\x1b\n" +
-	"\tref_token\x18\x03 \x01(\x03R\brefToken\x12\x1d\n" +
+	"\tref_token\x18\x03 \x01(\x05R\brefToken\x12\x1d\n" +
 	"\n" +
-	"cand_token\x18\x04 \x01(\x03R\tcandToken\x12\x14\n" +
+	"cand_token\x18\x04 \x01(\x05R\tcandToken\x12\x14\n" +
 	"\x05equal\x18\x05 \x01(\bR\x05equal\x12\x16\n" +
 	"\x06cosine\x18\x06 \x01(\x01R\x06cosine\x12 \n" +
 	"\fmax_abs_diff\x18\a \x01(\x01R\n" +
