@@ -2,6 +2,7 @@ package bytecode
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -127,8 +128,18 @@ func entryKey(dialect int, custom bool, data []byte) string {
 	if custom {
 		c = 1
 	}
-	return string(appendVarint(nil, uint64(dialect))) + string(c) + string(data)
+	k := appendVarint(nil, uint64(dialect))
+	if len(data) <= largeEntry {
+		return string(append(append(k, c), data...))
+	}
+	// A large entry (a big array attribute) is keyed by its digest, so the
+	// key does not copy the encoding; addEntry compares the bytes on a hit.
+	sum := sha256.Sum256(data)
+	return string(append(append(k, c|2), sum[:]...))
 }
+
+// largeEntry is the encoding size above which entryKey keys by digest.
+const largeEntry = 256
 
 // seed copies the input's tables so every index inside unchanged encodings
 // keeps its meaning; new entries are only ever appended.
