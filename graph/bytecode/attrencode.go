@@ -34,7 +34,14 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 		return 0, err
 	}
 	i := w.addEntry(&w.attrs, w.attrKey, dialect, custom, data)
-	w.attrMemo[a] = i
+	switch a.(type) {
+	case *graph.IntegerAttr, *graph.FloatAttr, *graph.BoolAttr:
+		// Not memoized: a scalar re-encodes cheaply to the same entry (found
+		// by its encoding in addEntry), and an array of millions of them
+		// would hold a memo entry each.
+	default:
+		w.attrMemo[a] = i
+	}
 	return i, nil
 }
 
