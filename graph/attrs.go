@@ -303,20 +303,97 @@ func (a *IntegerAttr) String() string {
 	return a.valueString() + " : " + a.Type.String()
 }
 
-func (a *IntegerAttr) valueString() string {
+// AttrWriter is where WriteAttr prints: a *strings.Builder or *bufio.Writer.
+type AttrWriter interface {
+	Write(p []byte) (int, error)
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// WriteAttr prints a's String form to w. Arrays, dictionaries and dense
+// attributes are written element by element, so printing a large attribute
+// does not build its spelling as strings nested in strings (each level a
+// full copy); errors are left to w (a bufio.Writer keeps the first).
+func WriteAttr(w AttrWriter, a Attr) {
+	var ap attrPrinter
+	ap.w = w
+	ap.attr(a)
+}
+
+// attrPrinter holds one scratch buffer for a WriteAttr call: numbers are
+// formatted into it and written in chunks, not as a string each.
+type attrPrinter struct {
+	w       AttrWriter
+	scratch []byte
+}
+
+// flush writes the scratch buffer once it holds at least n bytes.
+func (ap *attrPrinter) flush(n int) {
+	if len(ap.scratch) >= n {
+		ap.w.Write(ap.scratch)
+		ap.scratch = ap.scratch[:0]
+	}
+}
+
+func (ap *attrPrinter) attr(a Attr) {
+	w := ap.w
+	switch a := a.(type) {
+	case *ArrayAttr:
+		w.WriteByte('[')
+		for i, e := range a.Elems {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			ap.attr(e)
+		}
+		w.WriteByte(']')
+	case *DictAttr:
+		w.WriteByte('{')
+		for i, e := range a.Entries {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(QuoteIdent(e.Name))
+			if _, unit := e.Value.(*UnitAttr); !unit {
+				w.WriteString(" = ")
+				ap.attr(e.Value)
+			}
+		}
+		w.WriteByte('}')
+	case *IntegerAttr:
+		if it, ok := a.Type.(*IntegerType); ok && it.Width == 1 && a.Big == nil {
+			w.WriteString(a.String())
+			return
+		}
+		ap.scratch = a.appendValue(ap.scratch)
+		ap.flush(0)
+		w.WriteString(" : ")
+		w.WriteString(a.Type.String())
+	case *DenseElementsAttr:
+		a.write(ap)
+	case *DenseArrayAttr:
+		a.write(ap)
+	default:
+		w.WriteString(a.String())
+	}
+}
+
+func (a *IntegerAttr) valueString() string { return string(a.appendValue(nil)) }
+
+func (a *IntegerAttr) appendValue(dst []byte) []byte {
 	if a.Big != nil {
-		return a.Big.String()
+		return a.Big.Append(dst, 10)
 	}
 	if it, ok := a.Type.(*IntegerType); ok {
 		if it.Signedness == Unsigned && it.Width <= 64 {
 			if it.Width == 64 {
-				return strconv.FormatUint(uint64(a.Value), 10)
+				return strconv.AppendUint(dst, uint64(a.Value), 10)
 			}
-			return strconv.FormatUint(uint64(a.Value)&(uint64(1)<<uint(it.Width)-1), 10)
+			return strconv.AppendUint(dst, uint64(a.Value)&(uint64(1)<<uint(it.Width)-1), 10)
 		}
-		return strconv.FormatInt(intFromBits(uint64(a.Value), it), 10)
+		return strconv.AppendInt(dst, intFromBits(uint64(a.Value), it), 10)
 	}
-	return strconv.FormatInt(a.Value, 10)
+	return strconv.AppendInt(dst, a.Value, 10)
 }
 
 func (a *FloatAttr) String() string { return formatFloatBits(a.Bits, a.Type) + " : " + a.Type.String() }
@@ -413,33 +490,13 @@ func (a *BoolAttr) String() string {
 
 func (*UnitAttr) String() string { return "unit" }
 
-func (a *ArrayAttr) String() string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, e := range a.Elems {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(e.String())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func (a *ArrayAttr) String() string { return attrString(a) }
 
-func (d *DictAttr) String() string {
+func (d *DictAttr) String() string { return attrString(d) }
+
+func attrString(a Attr) string {
 	var b strings.Builder
-	b.WriteByte('{')
-	for i, e := range d.Entries {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(QuoteIdent(e.Name))
-		if _, unit := e.Value.(*UnitAttr); !unit {
-			b.WriteString(" = ")
-			b.WriteString(e.Value.String())
-		}
-	}
-	b.WriteByte('}')
+	WriteAttr(&b, a)
 	return b.String()
 }
 
@@ -465,8 +522,10 @@ func (a *LocAttr) String() string    { return "loc(" + a.Loc.String() + ")" }
 // (as MLIR does), which is exact and compact.
 const denseHexThreshold = 100
 
-func (a *DenseElementsAttr) String() string {
-	var b strings.Builder
+func (a *DenseElementsAttr) String() string { return attrString(a) }
+
+func (a *DenseElementsAttr) write(ap *attrPrinter) {
+	b := ap.w
 	b.WriteString("dense<")
 	n := a.Type.NumElements()
 	_, isBool := a.Type.Elem.(*IntegerType)
@@ -477,18 +536,27 @@ func (a *DenseElementsAttr) String() string {
 		b.WriteString(a.elemString(0))
 	case n > denseHexThreshold && !isBool:
 		b.WriteString("\"0x")
-		b.WriteString(strings.ToUpper(hex.EncodeToString(a.Raw)))
+		ap.hexUpper(a.Raw)
 		b.WriteByte('"')
 	default:
 		var idx int64
-		a.writeNested(&b, a.Type.Shape, &idx)
+		a.writeNested(b, a.Type.Shape, &idx)
 	}
 	b.WriteString("> : ")
 	b.WriteString(a.Type.String())
-	return b.String()
 }
 
-func (a *DenseElementsAttr) writeNested(b *strings.Builder, shape []int64, idx *int64) {
+// hexUpper writes data as upper-case hex in chunks.
+func (ap *attrPrinter) hexUpper(data []byte) {
+	const digits = "0123456789ABCDEF"
+	for _, c := range data {
+		ap.scratch = append(ap.scratch, digits[c>>4], digits[c&15])
+		ap.flush(4096)
+	}
+	ap.flush(0)
+}
+
+func (a *DenseElementsAttr) writeNested(b AttrWriter, shape []int64, idx *int64) {
 	if len(shape) == 0 {
 		b.WriteString(a.elemString(*idx))
 		*idx++
@@ -527,8 +595,10 @@ func (a *DenseElementsAttr) elemString(i int64) string {
 	return strconv.FormatInt(int64(bits), 10)
 }
 
-func (a *DenseArrayAttr) String() string {
-	var b strings.Builder
+func (a *DenseArrayAttr) String() string { return attrString(a) }
+
+func (a *DenseArrayAttr) write(ap *attrPrinter) {
+	b := ap.w
 	b.WriteString("array<")
 	b.WriteString(a.Elem.String())
 	n := len(a.Ints)
@@ -540,20 +610,19 @@ func (a *DenseArrayAttr) String() string {
 	}
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			b.WriteString(", ")
+			ap.scratch = append(ap.scratch, ", "...)
 		}
 		if ft, isF := a.Elem.(*FloatType); isF {
-			b.WriteString(formatFloatBits(FloatBits(a.Floats[i], ft.Name), ft))
-			continue
+			ap.scratch = append(ap.scratch, formatFloatBits(FloatBits(a.Floats[i], ft.Name), ft)...)
+		} else if BitWidth(a.Elem) == 1 {
+			ap.scratch = strconv.AppendBool(ap.scratch, a.Ints[i] != 0)
+		} else {
+			ap.scratch = strconv.AppendInt(ap.scratch, a.Ints[i], 10)
 		}
-		if BitWidth(a.Elem) == 1 {
-			b.WriteString(strconv.FormatBool(a.Ints[i] != 0))
-			continue
-		}
-		b.WriteString(strconv.FormatInt(a.Ints[i], 10))
+		ap.flush(4096)
 	}
+	ap.flush(0)
 	b.WriteByte('>')
-	return b.String()
 }
 
 // AttrEqual reports whether two attributes are the same MLIR attribute.

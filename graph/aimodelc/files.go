@@ -65,7 +65,16 @@ func readSmall(p, name string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)
 	}
-	return io.ReadAll(io.LimitReader(f, max+1))
+	// One buffer of the size Stat reported: io.ReadAll grows its buffer by
+	// appending, which allocated about twice a large file's size.
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", name, err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", name)
+	}
+	return b, nil
 }
 
 // sha256File is the upper-case hex SHA-256 of a file's bytes.

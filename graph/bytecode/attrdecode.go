@@ -801,10 +801,17 @@ func (s *decodeState) blob(d *decoder) ([]byte, error) {
 
 func (s *decodeState) denseArray(at int64, t graph.Type, n uint64, blob []byte, keep func(string) (graph.Attr, graph.Loc, error)) (graph.Attr, graph.Loc, error) {
 	w := graph.ElemBytes(t)
-	if w == 0 || uint64(len(blob)) != n*uint64(w) {
+	if w == 0 || n > uint64(len(blob)) || uint64(len(blob)) != n*uint64(w) {
 		return keep("array<" + t.String() + ": …>")
 	}
 	a := &graph.DenseArrayAttr{Elem: t}
+	// Sized once (n is bounded by the blob's length just checked): growing
+	// by append allocated about five times the final size.
+	if _, ok := t.(*graph.FloatType); ok {
+		a.Floats = make([]float64, 0, n)
+	} else {
+		a.Ints = make([]int64, 0, n)
+	}
 	for k := 0; k < int(n); k++ {
 		var buf [8]byte
 		copy(buf[:], blob[k*w:(k+1)*w])

@@ -1,6 +1,7 @@
 package bytecode
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/big"
@@ -33,15 +34,26 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 		return 0, err
 	}
 	i := w.addEntry(&w.attrs, w.attrKey, dialect, custom, data)
-	w.attrMemo[a] = i
+	switch a.(type) {
+	case *graph.IntegerAttr, *graph.FloatAttr, *graph.BoolAttr:
+		// Not memoized: a scalar re-encodes cheaply to the same entry (found
+		// by its encoding in addEntry), and an array of millions of them
+		// would hold a memo entry each.
+	default:
+		w.attrMemo[a] = i
+	}
 	return i, nil
 }
 
 func (w *writer) addEntry(table *[]tableEntry, keys map[string]int, dialect string, custom bool, data []byte) int {
 	di := w.dialect(dialect)
 	k := entryKey(di, custom, data)
-	if i, ok := keys[k]; ok {
+	if i, ok := keys[k]; ok && bytes.Equal((*table)[i].data, data) {
 		return i
+	} else if ok {
+		// A digest collision (see entryKey): keep both, unshared.
+		*table = append(*table, tableEntry{di, custom, data})
+		return len(*table) - 1
 	}
 	*table = append(*table, tableEntry{di, custom, data})
 	keys[k] = len(*table) - 1
@@ -356,8 +368,8 @@ func denseArrayRaw(a *graph.DenseArrayAttr) ([]byte, int, error) {
 	if w == 0 || w > 8 {
 		return nil, 0, fmt.Errorf("dense array of %s", a.Elem)
 	}
-	var out []byte
 	var buf [8]byte
+	out := make([]byte, 0, w*max(len(a.Floats), len(a.Ints)))
 	if ft, ok := a.Elem.(*graph.FloatType); ok {
 		for _, f := range a.Floats {
 			binary.LittleEndian.PutUint64(buf[:], graph.FloatBits(f, ft.Name))

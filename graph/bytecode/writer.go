@@ -2,6 +2,7 @@ package bytecode
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -127,8 +128,18 @@ func entryKey(dialect int, custom bool, data []byte) string {
 	if custom {
 		c = 1
 	}
-	return string(appendVarint(nil, uint64(dialect))) + string(c) + string(data)
+	k := appendVarint(nil, uint64(dialect))
+	if len(data) <= largeEntry {
+		return string(append(append(k, c), data...))
+	}
+	// A large entry (a big array attribute) is keyed by its digest, so the
+	// key does not copy the encoding; addEntry compares the bytes on a hit.
+	sum := sha256.Sum256(data)
+	return string(append(append(k, c|2), sum[:]...))
 }
+
+// largeEntry is the encoding size above which entryKey keys by digest.
+const largeEntry = 256
 
 // seed copies the input's tables so every index inside unchanged encodings
 // keeps its meaning; new entries are only ever appended.
@@ -730,12 +741,27 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 	if err := section(secDialect, w.dialectSection(), 1); err != nil {
 		return err
 	}
-	offs, data := w.attrTypeSections()
+	offs := w.attrTypeOffsets()
 	if err := section(secAttrTypeOffset, offs, 1); err != nil {
 		return err
 	}
-	if err := section(secAttrType, data, 1); err != nil {
+	// The entries are written where they are, not gathered into one buffer
+	// first: a large array attribute's encoding is as large as the input.
+	dataLen := 0
+	for _, t := range [][]tableEntry{w.attrs, w.types} {
+		for _, en := range t {
+			dataLen += len(en.data)
+		}
+	}
+	if err := write(appendSectionHeader(nil, off, secAttrType, uint64(dataLen), 1)); err != nil {
 		return err
+	}
+	for _, t := range [][]tableEntry{w.attrs, w.types} {
+		for _, en := range t {
+			if err := write(en.data); err != nil {
+				return err
+			}
+		}
 	}
 	if err := section(secIR, ir, 1); err != nil {
 		return err
@@ -822,8 +848,10 @@ func (w *writer) dialectSection() []byte {
 	return e.buf
 }
 
-func (w *writer) attrTypeSections() (offs, data []byte) {
-	var o, d encoder
+// attrTypeOffsets is the attribute/type offset section; the data section is
+// the entries' encodings in table order (see emit).
+func (w *writer) attrTypeOffsets() []byte {
+	var o encoder
 	o.varint(uint64(len(w.attrs)))
 	o.varint(uint64(len(w.types)))
 	group := func(entries []tableEntry) {
@@ -836,14 +864,13 @@ func (w *writer) attrTypeSections() (offs, data []byte) {
 			o.varint(uint64(j - i))
 			for _, en := range entries[i:j] {
 				o.varintFlag(uint64(len(en.data)), en.custom)
-				d.raw(en.data)
 			}
 			i = j
 		}
 	}
 	group(w.attrs)
 	group(w.types)
-	return o.buf, d.buf
+	return o.buf
 }
 
 func (w *writer) stringSection() []byte {

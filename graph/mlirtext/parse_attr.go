@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"math"
 	"math/big"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -709,6 +710,24 @@ func (p *parser) parseNumberAttr() graph.Attr {
 		}
 		return &graph.FloatAttr{Type: t, Bits: bits}
 	case *graph.IntegerType, *graph.IndexType:
+		width := 64
+		unsigned := false
+		if it, ok := t.(*graph.IntegerType); ok {
+			width, unsigned = it.Width, it.Signedness == graph.Unsigned
+		}
+		// Most literals fit 64 bits: decode them without a big.Int, which
+		// cost three allocations per element of a large array.
+		if u, ok := parseUint64(tok.Text); ok && width <= 64 {
+			if !fits64(u, neg, width, unsigned, t) {
+				p.failAt(start, "integer constant out of range for type %s", typ)
+				return nil
+			}
+			v := int64(u)
+			if neg {
+				v = -v
+			}
+			return &graph.IntegerAttr{Type: typ, Value: v}
+		}
 		b, ok := parseBigInt(tok.Text)
 		if !ok {
 			p.failAt(tok.Pos, "invalid integer literal")
@@ -716,11 +735,6 @@ func (p *parser) parseNumberAttr() graph.Attr {
 		}
 		if neg {
 			b.Neg(b)
-		}
-		width := 64
-		unsigned := false
-		if it, ok := t.(*graph.IntegerType); ok {
-			width, unsigned = it.Width, it.Signedness == graph.Unsigned
 		}
 		if !intFits(b, width, unsigned, t) {
 			p.failAt(start, "integer constant out of range for type %s", typ)
@@ -755,6 +769,58 @@ func parseBigInt(s string) (*big.Int, bool) {
 	}
 	_, ok := b.SetString(s, 10)
 	return b, ok
+}
+
+// parseUint64 decodes a decimal or 0x-hex integer token that fits 64 bits;
+// ok is false otherwise (the caller then falls back to parseBigInt, which
+// also reports malformed literals).
+func parseUint64(s string) (uint64, bool) {
+	base := uint64(10)
+	if len(s) > 2 && s[0] == '0' && s[1] == 'x' {
+		base, s = 16, s[2:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if u > (math.MaxUint64-d)/base {
+			return 0, false // overflow
+		}
+		u = u*base + d
+	}
+	return u, true
+}
+
+// fits64 is intFits for a magnitude u that fits 64 bits, negated when neg.
+func fits64(u uint64, neg bool, width int, unsigned bool, t graph.Type) bool {
+	if width == 0 {
+		return false
+	}
+	if neg && u != 0 {
+		if unsigned {
+			return false
+		}
+		// -2^(w-1) .. -1
+		return width > 64 || u <= uint64(1)<<uint(width-1)
+	}
+	bl := bits.Len64(u)
+	if it, ok := t.(*graph.IntegerType); ok && it.Signedness == graph.Signed {
+		return bl <= width-1
+	}
+	return bl <= width
 }
 
 func mask64(width int) uint64 {
@@ -794,12 +860,11 @@ func (p *parser) parseDense() graph.Attr {
 		return nil
 	}
 	bodyStart := p.tok.Pos
-	type lit struct {
-		tok Token
-		neg bool
-	}
 	var (
-		elems  []lit
+		// Elements are only counted here: their type is known after the
+		// '>', so they are decoded by lexing the body a second time (see
+		// below) instead of keeping a token per element.
+		nElems int64
 		shape  []int64
 		splat  bool
 		hexStr string
@@ -842,7 +907,7 @@ func (p *parser) parseDense() graph.Attr {
 			p.fail("expected element literal of primitive type")
 			return false
 		}
-		elems = append(elems, lit{p.tok, neg})
+		nElems++
 		p.next()
 		return true
 	}
@@ -933,13 +998,26 @@ func (p *parser) parseDense() graph.Attr {
 			}
 		}
 	}
-	out := make([]byte, 0, len(elems)*elemBytes)
+	out := make([]byte, 0, nElems*int64(elemBytes))
 	var buf [8]byte
-	for _, e := range elems {
-		bits, ok := p.elemBits(e.tok, e.neg, tt.Elem)
+	// The first pass accepted the body, so its tokens are brackets, commas,
+	// '-' and element literals.
+	lx := NewLexer(p.src)
+	lx.Reset(bodyStart)
+	neg := false
+	for tok := lx.Next(); tok.Kind != EOF && tok.Pos < bodyEnd; tok = lx.Next() {
+		switch tok.Kind {
+		case LSquare, RSquare, Comma:
+			continue
+		case Minus:
+			neg = true
+			continue
+		}
+		bits, ok := p.elemBits(tok, neg, tt.Elem)
 		if !ok {
 			return nil
 		}
+		neg = false
 		binary.LittleEndian.PutUint64(buf[:], bits)
 		out = append(out, buf[:elemBytes]...)
 	}
@@ -987,6 +1065,21 @@ func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
 			p.failAt(tok.Pos, "expected integer elements, but parsed floating-point")
 			return 0, false
 		}
+		width, unsigned := 64, false
+		if it, ok := t.(*graph.IntegerType); ok {
+			width, unsigned = it.Width, it.Signedness == graph.Unsigned
+		}
+		if u, ok := parseUint64(tok.Text); ok {
+			// The common case, without a big.Int (see parseNumberAttr).
+			if isBool && (neg && u != 0 || u > 1) || !isBool && !fits64(u, neg, width, unsigned, t) {
+				p.failAt(tok.Pos, "integer constant out of range for type %s", elem)
+				return 0, false
+			}
+			if neg {
+				u = -u
+			}
+			return u & mask64(width), true
+		}
 		b, ok := parseBigInt(tok.Text)
 		if !ok {
 			p.failAt(tok.Pos, "invalid integer literal")
@@ -994,10 +1087,6 @@ func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
 		}
 		if neg {
 			b.Neg(b)
-		}
-		width, unsigned := 64, false
-		if it, ok := t.(*graph.IntegerType); ok {
-			width, unsigned = it.Width, it.Signedness == graph.Unsigned
 		}
 		if isBool && (b.Sign() < 0 || b.BitLen() > 1) || !isBool && !intFits(b, width, unsigned, t) {
 			p.failAt(tok.Pos, "integer constant out of range for type %s", elem)
@@ -1093,6 +1182,18 @@ func (p *parser) parseDenseArray() graph.Attr {
 		return nil
 	}
 	if p.accept(Colon) {
+		// Size the slice once: growing it by append allocated about five
+		// times its final size. The commas before the next '>' bound the
+		// count (a comment holding '>' only makes the hint smaller).
+		n := 1
+		if end := strings.IndexByte(p.src.Text[p.tok.Pos:], '>'); end > 0 {
+			n += strings.Count(p.src.Text[p.tok.Pos:p.tok.Pos+end], ",")
+		}
+		if isF {
+			a.Floats = make([]float64, 0, n)
+		} else {
+			a.Ints = make([]int64, 0, n)
+		}
 		for p.ok() {
 			neg := p.accept(Minus)
 			tok := p.tok

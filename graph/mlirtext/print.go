@@ -238,7 +238,7 @@ func (pr *printer) genericOp(op *graph.Operation, ind int) {
 	}
 	if op.Props != nil {
 		pr.str(" <")
-		pr.str(op.Props.String())
+		graph.WriteAttr(pr.w, op.Props)
 		pr.str(">")
 	}
 	if len(op.Regions) > 0 {
@@ -253,7 +253,7 @@ func (pr *printer) genericOp(op *graph.Operation, ind int) {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		pr.str(op.Attrs.String())
+		graph.WriteAttr(pr.w, op.Attrs)
 	}
 	pr.str(" : ")
 	pr.fnType(op)
@@ -384,7 +384,7 @@ func (pr *printer) prettyModule(op *graph.Operation, ind int) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" attributes ")
-		pr.str(op.Attrs.String())
+		graph.WriteAttr(pr.w, op.Attrs)
 	}
 	pr.str(" ")
 	pr.region(op.Regions[0], ind, false)
@@ -475,7 +475,7 @@ func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
 		pr.str(t.String())
 		if argAttrs[i].Len() > 0 {
 			pr.str(" ")
-			pr.str(argAttrs[i].String())
+			graph.WriteAttr(pr.w, argAttrs[i])
 		}
 		if !decl {
 			pr.loc(r.Blocks[0].Arg(i).Loc)
@@ -496,7 +496,7 @@ func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
 				pr.str(t.String())
 				if resAttrs[i].Len() > 0 {
 					pr.str(" ")
-					pr.str(resAttrs[i].String())
+					graph.WriteAttr(pr.w, resAttrs[i])
 				}
 			}
 			pr.str(")")
@@ -504,7 +504,7 @@ func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" attributes ")
-		pr.str(op.Attrs.String())
+		graph.WriteAttr(pr.w, op.Attrs)
 	}
 	if !decl {
 		pr.str(" ")
@@ -589,7 +589,7 @@ func (pr *printer) prettyCall(op *graph.Operation) bool {
 	pr.str(")")
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		pr.str(op.Attrs.String())
+		graph.WriteAttr(pr.w, op.Attrs)
 	}
 	pr.str(" : ")
 	pr.str(graph.FormatFunctionType(types(op.Operands()), types(op.Results())))
@@ -639,7 +639,7 @@ func (pr *printer) prettyConstant(op *graph.Operation) bool {
 	}
 	pr.resultsPrefix(op)
 	pr.str("coreai.constant ")
-	pr.str(v.String())
+	graph.WriteAttr(pr.w, v)
 	pr.loc(op.Loc)
 	pr.str("\n")
 	return true
@@ -743,7 +743,7 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		pr.str(op.Attrs.String())
+		graph.WriteAttr(pr.w, op.Attrs)
 	}
 	pr.str(" : ")
 	if op.NumOperands() > 0 {
@@ -836,7 +836,7 @@ func (pr *printer) prettyUniform(op *graph.Operation, ind int) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		pr.str(op.Attrs.String())
+		graph.WriteAttr(pr.w, op.Attrs)
 	}
 	pr.str(" : ")
 	if len(ops) > 0 {

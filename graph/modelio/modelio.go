@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
@@ -77,7 +78,11 @@ func Load(path string, opts LoadOptions) (*Loaded, error) {
 		ld.Module, ld.Bytecode, ld.Form = m, src, FormBytecode
 		return ld, nil
 	}
-	m, form, err := mlirtext.Parse(name, string(in.Text))
+	// The parser reads a string; converting in.Text would copy the whole
+	// file. bundle.Open does not write in.Text after reading it, and nothing
+	// here does, so the string may share its bytes.
+	text := unsafe.String(unsafe.SliceData(in.Text), len(in.Text))
+	m, form, err := mlirtext.Parse(name, text)
 	if err != nil {
 		in.Close()
 		return nil, err
