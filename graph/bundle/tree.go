@@ -14,6 +14,8 @@ type TreeOptions struct {
 	Force bool
 	// Progress, when set, is where a progress bar is drawn (terminals only).
 	Progress *os.File
+	// Warn is as in WriteOptions.
+	Warn func(msg string)
 }
 
 // TreeResult describes a tree WriteTree wrote.
@@ -35,7 +37,7 @@ type TreeResult struct {
 // which anefix reads but never re-encodes, is converted.
 func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, error) {
 	src := &Input{Path: srcPath, Root: srcRoot, Kind: KindAIModel}
-	abs, exists, err := checkTarget(dst, src, opts.Force)
+	abs, exists, err := checkTarget(dst, src, opts.Force, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +53,11 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 	src.Entries = entries
 	w := &writer{src: src, kind: KindAIModel}
 	defer w.cleanup()
-	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".anefix-tmp-")
+	tmp, err := makeTemp(func() (string, error) { return os.MkdirTemp(filepath.Dir(abs), tempPattern(abs, "tmp")) })
 	if err != nil {
 		return nil, err
 	}
 	w.tmp = tmp
-	trackTemp(tmp)
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
@@ -75,7 +76,6 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 	if err := commit(tmp, abs, exists); err != nil {
 		return nil, err
 	}
-	untrackTemp(tmp)
 	w.tmp = ""
 	return res, nil
 }
