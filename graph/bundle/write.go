@@ -220,7 +220,8 @@ func CheckReplace(out string, kind Kind, src *Input) error {
 var ownFiles = []string{MainFile, HashFile, MetadataFile, RecordFile}
 
 func checkReplaceDir(out string, kind Kind, src *Input) error {
-	allowed := map[string]bool{}
+	// allowed maps each path anefix may have written to its type.
+	allowed := map[string]os.FileMode{}
 	aiRel := "."
 	var entries []Entry
 	if src != nil && src.Kind.IsDir() {
@@ -239,49 +240,59 @@ func checkReplaceDir(out string, kind Kind, src *Input) error {
 		}
 	}
 	for _, e := range entries {
-		allowed[e.Rel] = true
+		allowed[e.Rel] = e.Mode.Type()
 	}
 	for _, n := range ownFiles {
-		allowed[path.Join(aiRel, n)] = true
+		allowed[path.Join(aiRel, n)] = 0 // a regular file
 	}
 	marker := MainFile
 	if kind == KindLLMBundle {
-		allowed[MetadataFile] = true
-		allowed[aiRel] = true
+		allowed[MetadataFile] = 0
+		allowed[aiRel] = os.ModeDir
 		marker = MetadataFile
 	}
 	what := "a previous " + kind.String() + " output"
-	if _, err := os.Lstat(filepath.Join(out, marker)); err != nil {
+	if foreign, err := foreignEntry(out, allowed); err != nil {
+		return fmt.Errorf("output %s: %w", out, err)
+	} else if foreign != "" {
+		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
+	}
+	if fi, err := os.Lstat(filepath.Join(out, marker)); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("output %s is a directory but not %s (no %s); --force replaces only a previous output, so remove it yourself or choose another path", out, what, marker)
 	}
+	return nil
+}
+
+// foreignEntry returns the first entry below dir (in sorted order, a
+// directory before what it holds) that allowed does not list with the same
+// type (a regular file, a directory or a symbolic link, which is not
+// followed), or "" when there is none. A path the input has as a file but
+// the output as a directory is foreign, and so is everything in it.
+func foreignEntry(dir string, allowed map[string]os.FileMode) (string, error) {
 	var foreign string
-	var rec func(dir, rel string) error
-	rec = func(dir, rel string) error {
-		des, err := os.ReadDir(dir)
+	var rec func(d, rel string) error
+	rec = func(d, rel string) error {
+		des, err := os.ReadDir(d)
 		if err != nil {
 			return err
 		}
 		for _, de := range des {
 			r := path.Join(rel, de.Name())
-			if !allowed[r] {
+			typ, ok := allowed[r]
+			if !ok || typ != de.Type() {
 				foreign = r
 				return nil
 			}
-			if de.IsDir() { // not followed through symbolic links
-				if err := rec(filepath.Join(dir, de.Name()), r); err != nil || foreign != "" {
+			if de.IsDir() {
+				if err := rec(filepath.Join(d, de.Name()), r); err != nil || foreign != "" {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := rec(out, "."); err != nil {
-		return fmt.Errorf("output %s: %w", out, err)
-	}
-	if foreign != "" {
-		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
-	}
-	return nil
+	err := rec(dir, ".")
+	return foreign, err
 }
 
 // commit renames the finished temporary output into place and stops
