@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -76,10 +77,11 @@ func signalRuns(t *testing.T, def int) int {
 	return def
 }
 
-// SIGINT or SIGTERM at a random moment of `convert --force` over a previous
-// directory output leaves a complete output (the old one or the new one)
-// and no hidden temporary. The delays are spread over a run's whole length
-// (measured first), so some land in the commit's swap.
+// SIGINT or SIGTERM at a random moment of `convert --force` (or `rewrite
+// --force --report`) over a previous directory output leaves a complete
+// output (the old one or the new one), a whole report, and no hidden
+// temporary. The delays are spread over a run's whole length (measured
+// first), so some land in the commit's swap.
 func TestSignalDuringForcedReplace(t *testing.T) {
 	bin := buildAnefix(t)
 	dir := t.TempDir()
@@ -87,49 +89,64 @@ func TestSignalDuringForcedReplace(t *testing.T) {
 	if out, err := exec.Command(bin, "synth", "--arm", "D", "-o", in).CombinedOutput(); err != nil {
 		t.Fatalf("synth: %v\n%s", err, out)
 	}
-	out := filepath.Join(dir, "out.aimodel")
-	args := []string{"convert", in, "-o", out, "--force"}
-	start := time.Now()
-	for range 5 {
-		if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("convert: %v\n%s", err, b)
-		}
+	for _, tc := range []struct {
+		name string
+		args []string // after the input; the output is dir/out.aimodel
+	}{
+		{"convert", []string{"convert", in, "--force"}},
+		{"rewrite", []string{"rewrite", in, "--force", "--report", filepath.Join(dir, "rep.json")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out.aimodel")
+			args := append(append([]string{}, tc.args...), "-o", out)
+			start := time.Now()
+			for range 5 {
+				if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", tc.name, err, b)
+				}
+			}
+			run := time.Since(start) / 5
+			runs := signalRuns(t, 300)
+			codes := map[string]int{}
+			for i := range runs {
+				sig := syscall.SIGINT
+				if i%2 == 1 {
+					sig = syscall.SIGTERM
+				}
+				cmd := exec.Command(bin, args...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(rand.Int64N(int64(run) * 12 / 10)))
+				cmd.Process.Signal(sig)
+				err := cmd.Wait()
+				var ee *exec.ExitError
+				switch {
+				case err == nil:
+					codes["0"]++
+				case errors.As(err, &ee) && ee.ExitCode() == 130 && sig == syscall.SIGINT,
+					errors.As(err, &ee) && ee.ExitCode() == 143 && sig == syscall.SIGTERM:
+					codes[strconv.Itoa(ee.ExitCode())]++
+				case errors.As(err, &ee) && ee.ExitCode() == -1:
+					codes["killed before the handler"]++ // the runtime was not up yet
+				default:
+					t.Fatalf("run %d (%v): %v\n%s", i, sig, err, stderr.Bytes())
+				}
+				completeAIModel(t, out, in)
+				if rep := filepath.Join(dir, "rep.json"); tc.name == "rewrite" {
+					if b, err := os.ReadFile(rep); err != nil || !json.Valid(b) {
+						t.Fatalf("run %d: report %s not whole: %v", i, rep, err)
+					}
+				}
+				if left := hiddenTemps(t, dir); len(left) > 0 {
+					t.Fatalf("run %d (%v after a random delay, %v): left %q\n%s", i, sig, err, left, stderr.Bytes())
+				}
+			}
+			t.Logf("%d runs of about %v each: exits %v", runs, run, codes)
+		})
 	}
-	run := time.Since(start) / 5
-	runs := signalRuns(t, 300)
-	codes := map[string]int{}
-	for i := range runs {
-		sig := syscall.SIGINT
-		if i%2 == 1 {
-			sig = syscall.SIGTERM
-		}
-		cmd := exec.Command(bin, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rand.Int64N(int64(run) * 12 / 10)))
-		cmd.Process.Signal(sig)
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			codes["0"]++
-		case errors.As(err, &ee) && ee.ExitCode() == 130 && sig == syscall.SIGINT,
-			errors.As(err, &ee) && ee.ExitCode() == 143 && sig == syscall.SIGTERM:
-			codes[strconv.Itoa(ee.ExitCode())]++
-		case errors.As(err, &ee) && ee.ExitCode() == -1:
-			codes["killed before the handler"]++ // the runtime was not up yet
-		default:
-			t.Fatalf("run %d (%v): %v\n%s", i, sig, err, stderr.Bytes())
-		}
-		completeAIModel(t, out, in)
-		if left := hiddenTemps(t, dir); len(left) > 0 {
-			t.Fatalf("run %d (%v after a random delay, %v): left %q\n%s", i, sig, err, left, stderr.Bytes())
-		}
-	}
-	t.Logf("%d runs of about %v each: exits %v", runs, run, codes)
 }
 
 // SIGKILL at a random moment may leave a hidden temporary (nothing can

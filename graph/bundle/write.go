@@ -528,11 +528,11 @@ func (w *writer) progressTotal(entries []Entry) int64 {
 // still running must fail instead of recreating it (os.MkdirAll would).
 func mkdirIn(root, dir string, perm os.FileMode) error {
 	rel, err := filepath.Rel(root, dir)
+	if err == nil && rel == "." {
+		_, err := os.Lstat(root)
+		return err
+	}
 	if err != nil || !filepath.IsLocal(rel) {
-		if filepath.Clean(dir) == filepath.Clean(root) {
-			_, err := os.Lstat(root)
-			return err
-		}
 		return fmt.Errorf("%s is not inside %s", dir, root)
 	}
 	p := root
