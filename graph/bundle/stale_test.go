@@ -131,3 +131,28 @@ func TestRemovePendingDuringFallbackCommit(t *testing.T) {
 		}
 	}
 }
+
+// staleTemp accepts exactly the names tempPattern and MkdirTemp/CreateTemp
+// give: whatever it accepts is rebuilt from its parts.
+func FuzzStaleTemp(f *testing.F) {
+	f.Add("o.aimodel", ".o.aimodel.anefix-tmp-123-456")
+	f.Add("o", ".o.anefix-old-1-2")
+	f.Add("o", ".o.anefix-tmp-12")
+	f.Add("o", ".o.anefix-tmp--1-2")
+	f.Add("a-b", ".a-b.anefix-tmp-0-0")
+	f.Fuzz(func(t *testing.T, base, name string) {
+		role, pid, ok := staleTemp(base, name)
+		if !ok {
+			return
+		}
+		if pid <= 0 || (role != "tmp" && role != "old") {
+			t.Fatalf("%q: role %q pid %d", name, role, pid)
+		}
+		prefix := "." + base + ".anefix-" + role + "-"
+		rest, found := strings.CutPrefix(name, prefix)
+		p, rnd, _ := strings.Cut(rest, "-")
+		if !found || !allDigits(p) || !allDigits(rnd) || strings.TrimLeft(p, "0") != strconv.Itoa(pid) {
+			t.Fatalf("%q accepted as role %q pid %d", name, role, pid)
+		}
+	})
+}
