@@ -43,6 +43,18 @@ func staleTemp(base, name string) (role string, pid int, ok bool) {
 	return role, pid, true
 }
 
+// legacyTemp reports a name earlier versions gave their temporaries
+// (.<output>.anefix-tmp-<random digits>, no pid), which cannot be proved
+// abandoned.
+func legacyTemp(base, name string) bool {
+	for _, role := range []string{"tmp", "old"} {
+		if rest, ok := strings.CutPrefix(name, "."+base+".anefix-"+role+"-"); ok && allDigits(rest) {
+			return true
+		}
+	}
+	return false
+}
+
 func allDigits(s string) bool {
 	if s == "" {
 		return false
@@ -70,10 +82,13 @@ func cleanStale(abs string, warn func(string)) {
 	}
 	for _, de := range des { // sorted: "old" before "tmp"
 		role, pid, ok := staleTemp(base, de.Name())
+		p := filepath.Join(parent, de.Name())
 		if !ok {
+			if legacyTemp(base, de.Name()) {
+				warn(fmt.Sprintf("%s looks like a temporary of an earlier anefix, whose names carry no process id, so it is not provably abandoned; left alone (remove it yourself if no anefix is writing %s)", p, abs))
+			}
 			continue
 		}
-		p := filepath.Join(parent, de.Name())
 		fi, err := os.Lstat(p)
 		if err != nil {
 			continue

@@ -41,7 +41,7 @@ func TestStaleTemporaries(t *testing.T) {
 		{"dead old, output present", true, ".o.anefix-old-" + dead + "-77", true, "already replaced previous output"},
 		{"dead old, output gone", false, ".o.anefix-old-" + dead + "-77", true, "put back the previous output"},
 		{"live tmp", true, ".o.anefix-tmp-" + live + "-5", false, "still running"},
-		{"no pid", true, ".o.anefix-tmp-123456", false, ""},
+		{"no pid (an earlier version's)", true, ".o.anefix-tmp-123456", false, "not provably abandoned; left alone"},
 		{"not digits", true, ".o.anefix-tmp-" + dead + "-notes", false, ""},
 		{"other output", true, ".p.anefix-tmp-" + dead + "-1", false, ""},
 		{"other role", true, ".o.anefix-mine-" + dead + "-1", false, ""},
