@@ -98,3 +98,28 @@ func TestConvertBytecodeVersionUsage(t *testing.T) {
 		})
 	}
 }
+
+// --force over a project directory (sources, .git and a metadata.json) is
+// refused, naming the first entry that is not anefix's, and nothing in it
+// is touched: the output kind mirrors the input (an .aimodel; an LLM
+// bundle would look for metadata.json).
+func TestConvertForceRefusesProjectDirectory(t *testing.T) {
+	proj := filepath.Join(t.TempDir(), "proj")
+	tree := map[string]string{".git/HEAD": "ref: refs/heads/main\n", "src/main.go": "package main\n", "metadata.json": "{}\n"}
+	for rel, body := range tree {
+		p := filepath.Join(proj, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errs := runCLI(t, "", "convert", "../../testdata/synth/armD.aimodel", "-o", proj, "--force")
+	if code != exitFailure || !strings.Contains(errs, "holds .git, which is neither") {
+		t.Errorf("exit %d, stderr %q; want %d naming .git", code, errs, exitFailure)
+	}
+	for rel, body := range tree {
+		if b, err := os.ReadFile(filepath.Join(proj, filepath.FromSlash(rel))); err != nil || string(b) != body {
+			t.Errorf("%s: %q %v", rel, b, err)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -390,26 +389,10 @@ func protoJSON(m proto.Message) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// rwWriteFile writes a small file through a temporary sibling.
+// rwWriteFile writes a small file through a temporary sibling (see
+// bundle.WriteFile: a signal leaves no temporary).
 func rwWriteFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return bundle.WriteFile(path, data, nil)
 }
 
 // writeRewriteSummary prints what each pass did, for people.

@@ -280,7 +280,7 @@ func convertCompiled(env *Env, in, out, emit string, version int, force, ignoreH
 	if err != nil {
 		return err
 	}
-	res, err := bundle.WriteTree(out, p.Root, in, bundle.TreeOptions{Force: force, Progress: progressFile(env)})
+	res, err := bundle.WriteTree(out, p.Root, in, bundle.TreeOptions{Force: force, Marker: p.MainFile, Progress: progressFile(env)})
 	if err != nil {
 		return err
 	}

@@ -90,16 +90,22 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 
 func main() {
 	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr)}
-	go removeTempsOnSignal(env.Stderr)
-	os.Exit(run(os.Args[1:], env))
+	// Notify before any work: a signal arriving before the handler is
+	// registered would kill the process with its temporaries in place.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go removeTempsOnSignal(sigs, env.Stderr)
+	code := run(os.Args[1:], env)
+	if bundle.Stopped() {
+		select {} // the signal handler is cleaning up; it exits 128+signal
+	}
+	os.Exit(code)
 }
 
 // removeTempsOnSignal makes Ctrl-C or SIGTERM during a write remove the
 // half-built output (which can be as large as the model) before exiting
 // with 128+signal; a previous output is never touched.
-func removeTempsOnSignal(stderr io.Writer) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+func removeTempsOnSignal(ch <-chan os.Signal, stderr io.Writer) {
 	sig := <-ch
 	removed := bundle.RemovePending()
 	fmt.Fprint(stderr, stopMessage(sig, removed, commandReadsInput.Load()))

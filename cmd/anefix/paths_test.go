@@ -44,9 +44,9 @@ func TestForceReplacesOnlyOutputs(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"convert into a user directory", []string{"convert", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "not a previous aimodel output (no main.mlirb)"},
-		{"rewrite into a user directory", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "not a previous aimodel output (no main.mlirb)"},
-		{"synth into a user directory", []string{"synth", "--arm", "A", "-o", "OUT", "--force"}, "docs.aimodel", mkUserDir, exitFailure, "not a previous aimodel output (no main.mlirb)"},
+		{"convert into a user directory", []string{"convert", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "holds thesis.txt, which is neither"},
+		{"rewrite into a user directory", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "holds thesis.txt, which is neither"},
+		{"synth into a user directory", []string{"synth", "--arm", "A", "-o", "OUT", "--force"}, "docs.aimodel", mkUserDir, exitFailure, "holds thesis.txt, which is neither"},
 		{"rewrite over an edited output", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "x.aimodel", mkEdited, exitFailure, "holds notes.txt, which is neither a file anefix writes (main.mlirb, main.hash, metadata.json, anefix.json) nor one carried over from the input"},
 		{"rewrite over a previous output", []string{"rewrite", rwArmA, "-o", "OUT", "--force"}, "x.aimodel", mkBundle, exitOK, ""},
 		{"text over a directory", []string{"convert", text, "-o", "OUT", "--force"}, "docs", mkUserDir, exitFailure, "single file"},

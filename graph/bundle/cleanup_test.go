@@ -63,6 +63,9 @@ func TestRemovePending(t *testing.T) {
 		}
 		pending.Unlock()
 		removed := RemovePending()
+		pending.Lock()
+		pending.stopped = false // the process would exit now; this test goes on
+		pending.Unlock()
 		if len(removed) != 1 {
 			t.Errorf("RemovePending removed %v", removed)
 		}

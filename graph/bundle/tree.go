@@ -8,12 +8,20 @@ import (
 
 // TreeOptions tune WriteTree.
 type TreeOptions struct {
-	// Force replaces an existing output, but only a directory holding
-	// nothing the input does not also hold (a previous copy of the same
-	// tree): anything else is refused, as CheckReplace does for bundles.
+	// Force replaces an existing output, but only a previous copy of the
+	// same tree: a directory holding Marker and nothing the input does not
+	// also hold as the same type (file, directory, link); anything else is
+	// refused, naming the first entry that does not belong, as CheckReplace
+	// does for bundles.
 	Force bool
+	// Marker is a path (slash-separated, relative to the tree) a previous
+	// copy must hold as a regular file, such as a compiled package's
+	// main-<arch>.mlirb; "" requires none.
+	Marker string
 	// Progress, when set, is where a progress bar is drawn (terminals only).
 	Progress *os.File
+	// Warn is as in WriteOptions.
+	Warn func(msg string)
 }
 
 // TreeResult describes a tree WriteTree wrote.
@@ -35,7 +43,7 @@ type TreeResult struct {
 // which anefix reads but never re-encodes, is converted.
 func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, error) {
 	src := &Input{Path: srcPath, Root: srcRoot, Kind: KindAIModel}
-	abs, exists, err := checkTarget(dst, src, opts.Force)
+	abs, exists, err := checkTarget(dst, src, opts.Force, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -44,19 +52,18 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 		return nil, err
 	}
 	if exists {
-		if err := checkTreeReplace(dst, abs, entries); err != nil {
+		if err := checkTreeReplace(dst, abs, entries, opts.Marker); err != nil {
 			return nil, err
 		}
 	}
 	src.Entries = entries
 	w := &writer{src: src, kind: KindAIModel}
 	defer w.cleanup()
-	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".anefix-tmp-")
+	tmp, err := makeTemp(func() (string, error) { return os.MkdirTemp(filepath.Dir(abs), tempPattern(abs, "tmp")) })
 	if err != nil {
 		return nil, err
 	}
 	w.tmp = tmp
-	trackTemp(tmp)
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
@@ -75,14 +82,13 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 	if err := commit(tmp, abs, exists); err != nil {
 		return nil, err
 	}
-	untrackTemp(tmp)
 	w.tmp = ""
 	return res, nil
 }
 
 // checkTreeReplace refuses to replace anything but a directory whose every
-// path the input also has.
-func checkTreeReplace(dst, abs string, src []Entry) error {
+// path the input also has, as the same type, and that holds marker.
+func checkTreeReplace(dst, abs string, src []Entry, marker string) error {
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		return err
@@ -90,17 +96,20 @@ func checkTreeReplace(dst, abs string, src []Entry) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("output %s is not a directory; --force does not replace it with a directory: remove it yourself or choose another path", dst)
 	}
-	have := map[string]bool{}
+	have := map[string]os.FileMode{}
 	for _, e := range src {
-		have[e.Rel] = true
+		have[e.Rel] = e.Mode.Type()
 	}
-	old, err := walk(abs)
+	foreign, err := foreignEntry(abs, have)
 	if err != nil {
 		return fmt.Errorf("output %s: %w", dst, err)
 	}
-	for _, e := range old {
-		if !have[e.Rel] {
-			return fmt.Errorf("output %s holds %s, which the input does not; --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, e.Rel)
+	if foreign != "" {
+		return fmt.Errorf("output %s holds %s, which the input does not (or not as this type); --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, foreign)
+	}
+	if marker != "" {
+		if fi, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(marker))); err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("output %s is a directory but not a previous copy of the input (no %s); --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, marker)
 		}
 	}
 	return nil

@@ -61,6 +61,47 @@ func TestWriteTree(t *testing.T) {
 			t.Errorf("temporaries left: %q", leftovers)
 		}
 	})
+	t.Run("force replaces only a previous copy", func(t *testing.T) {
+		src := mk(t)
+		cases := []struct {
+			name  string
+			setup func(dst string)
+			want  string // error substring; "" means replaced
+		}{
+			{"previous copy", func(dst string) {
+				if _, err := WriteTree(dst, src, src, TreeOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}, ""},
+			{"project directory", func(dst string) {
+				os.MkdirAll(filepath.Join(dst, ".git"), 0o755)
+				os.MkdirAll(filepath.Join(dst, "src"), 0o755)
+				os.WriteFile(filepath.Join(dst, ".git", "HEAD"), []byte("ref"), 0o644)
+				os.WriteFile(filepath.Join(dst, "src", "main.go"), []byte("package main"), 0o644)
+				os.WriteFile(filepath.Join(dst, "main-h18p.mlirb"), []byte("mine"), 0o644)
+			}, "holds .git, which the input does not"},
+			{"user's file where the input has a link", func(dst string) {
+				WriteTree(dst, src, src, TreeOptions{})
+				os.Remove(filepath.Join(dst, "a", "link"))
+				os.WriteFile(filepath.Join(dst, "a", "link"), []byte("my notes"), 0o644)
+			}, "holds a/link, which the input does not (or not as this type)"},
+			{"only a file the input has, no marker", func(dst string) {
+				os.MkdirAll(filepath.Join(dst, "a"), 0o755)
+				os.WriteFile(filepath.Join(dst, "a", "w.bc.weights"), []byte("mine"), 0o644)
+			}, "no main-h18p.mlirb"},
+			{"empty directory", func(dst string) { os.Mkdir(dst, 0o755) }, "no main-h18p.mlirb"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				dst := filepath.Join(t.TempDir(), "q.aimodelc")
+				c.setup(dst)
+				_, err := WriteTree(dst, src, src, TreeOptions{Force: true, Marker: "main-h18p.mlirb"})
+				if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+					t.Errorf("WriteTree = %v, want %q", err, c.want)
+				}
+			})
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
 		src := mk(t)
 		if _, err := WriteTree(filepath.Join(src, "in"), src, src, TreeOptions{}); err == nil || !strings.Contains(err.Error(), "inside the input") {

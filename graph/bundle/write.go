@@ -30,6 +30,9 @@ type WriteOptions struct {
 	// Use it for files the IR change makes wrong, and to give an .aimodel
 	// made from a single file its metadata.json.
 	Files map[string][]byte
+	// Warn receives what the write found and did beside the output (stale
+	// temporaries of killed runs, see cleanStale); nil prints to stderr.
+	Warn func(msg string)
 }
 
 // Result describes a written output.
@@ -82,7 +85,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 	if kind == KindLLMBundle && (src == nil || src.Kind != KindLLMBundle) {
 		return nil, fmt.Errorf("output %s: an LLM bundle can only be written from an LLM bundle input", dst)
 	}
-	abs, exists, err := checkTarget(dst, src, opts.Force)
+	abs, exists, err := checkTarget(dst, src, opts.Force, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +105,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 		w.cleanup()
 		return nil, fmt.Errorf("writing %s: %w", dst, err)
 	}
-	untrackTemp(w.tmp)
+	w.tmp = ""
 	return res, nil
 }
 
@@ -134,11 +137,15 @@ func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result
 
 // checkTarget applies the output safety rules and returns dst's absolute
 // path and whether it exists.
-func checkTarget(dst string, src *Input, force bool) (string, bool, error) {
+func checkTarget(dst string, src *Input, force bool, warn func(string)) (string, bool, error) {
 	abs, err := filepath.Abs(dst)
 	if err != nil {
 		return "", false, err
 	}
+	if warn == nil {
+		warn = stderrWarn
+	}
+	cleanStale(abs, warn)
 	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
 	if err != nil {
 		return "", false, fmt.Errorf("output %s: its directory %s does not exist: %w", dst, filepath.Dir(abs), err)
@@ -218,7 +225,8 @@ func CheckReplace(out string, kind Kind, src *Input) error {
 var ownFiles = []string{MainFile, HashFile, MetadataFile, RecordFile}
 
 func checkReplaceDir(out string, kind Kind, src *Input) error {
-	allowed := map[string]bool{}
+	// allowed maps each path anefix may have written to its type.
+	allowed := map[string]os.FileMode{}
 	aiRel := "."
 	var entries []Entry
 	if src != nil && src.Kind.IsDir() {
@@ -237,55 +245,88 @@ func checkReplaceDir(out string, kind Kind, src *Input) error {
 		}
 	}
 	for _, e := range entries {
-		allowed[e.Rel] = true
+		allowed[e.Rel] = e.Mode.Type()
 	}
 	for _, n := range ownFiles {
-		allowed[path.Join(aiRel, n)] = true
+		allowed[path.Join(aiRel, n)] = 0 // a regular file
 	}
 	marker := MainFile
 	if kind == KindLLMBundle {
-		allowed[MetadataFile] = true
-		allowed[aiRel] = true
+		allowed[MetadataFile] = 0
+		allowed[aiRel] = os.ModeDir
 		marker = MetadataFile
 	}
 	what := "a previous " + kind.String() + " output"
-	if _, err := os.Lstat(filepath.Join(out, marker)); err != nil {
+	if foreign, err := foreignEntry(out, allowed); err != nil {
+		return fmt.Errorf("output %s: %w", out, err)
+	} else if foreign != "" {
+		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
+	}
+	if fi, err := os.Lstat(filepath.Join(out, marker)); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("output %s is a directory but not %s (no %s); --force replaces only a previous output, so remove it yourself or choose another path", out, what, marker)
 	}
+	return nil
+}
+
+// foreignEntry returns the first entry below dir (in sorted order, a
+// directory before what it holds) that allowed does not list with the same
+// type (a regular file, a directory or a symbolic link, which is not
+// followed), or "" when there is none. A path the input has as a file but
+// the output as a directory is foreign, and so is everything in it.
+func foreignEntry(dir string, allowed map[string]os.FileMode) (string, error) {
 	var foreign string
-	var rec func(dir, rel string) error
-	rec = func(dir, rel string) error {
-		des, err := os.ReadDir(dir)
+	var rec func(d, rel string) error
+	rec = func(d, rel string) error {
+		des, err := os.ReadDir(d)
 		if err != nil {
 			return err
 		}
 		for _, de := range des {
 			r := path.Join(rel, de.Name())
-			if !allowed[r] {
+			typ, ok := allowed[r]
+			if !ok || typ != de.Type() {
 				foreign = r
 				return nil
 			}
-			if de.IsDir() { // not followed through symbolic links
-				if err := rec(filepath.Join(dir, de.Name()), r); err != nil || foreign != "" {
+			if de.IsDir() {
+				if err := rec(filepath.Join(d, de.Name()), r); err != nil || foreign != "" {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := rec(out, "."); err != nil {
-		return fmt.Errorf("output %s: %w", out, err)
-	}
-	if foreign != "" {
-		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
-	}
-	return nil
+	err := rec(dir, ".")
+	return foreign, err
 }
 
-// commit renames the finished temporary output into place. A file replaces a
-// file atomically; a directory (or a change between file and directory)
-// moves the old output aside first and restores it if the rename fails.
+// commit renames the finished temporary output into place and stops
+// tracking it. A file replaces a file by one rename; a directory (or a
+// change between file and directory) is swapped in by renameat2
+// RENAME_EXCHANGE where the kernel has it, so that the output path always
+// names a complete output, and the previous output, now at tmp, is removed.
+// Without it the previous output is moved aside (to a ".anefix-old-"
+// sibling that cleanStale puts back if the process dies before the second
+// rename) and restored if the second rename fails. The whole commit holds
+// the signal lock (see pending), so Ctrl-C or SIGTERM cannot fall between
+// its steps.
 func commit(tmp, abs string, exists bool) error {
+	pending.Lock()
+	defer pending.Unlock()
+	if pending.stopped {
+		return errStopped
+	}
+	err := commitLocked(tmp, abs, exists)
+	if err == nil {
+		delete(pending.paths, tmp)
+	}
+	return err
+}
+
+// noExchange makes commit take the fallback path (tests of it only).
+var noExchange bool
+
+func commitLocked(tmp, abs string, exists bool) error {
 	if !exists {
 		return os.Rename(tmp, abs)
 	}
@@ -300,7 +341,18 @@ func commit(tmp, abs string, exists bool) error {
 	if !old.IsDir() && !nw.IsDir() {
 		return os.Rename(tmp, abs)
 	}
-	backup, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".anefix-old-")
+	if !noExchange {
+		if ok, err := renameExchange(tmp, abs); ok {
+			if err != nil {
+				return err
+			}
+			// tmp now holds the previous output; it stays tracked until
+			// removed, so a failure here leaves nothing a signal would not
+			// remove.
+			return os.RemoveAll(tmp)
+		}
+	}
+	backup, err := os.MkdirTemp(filepath.Dir(abs), tempPattern(abs, "old"))
 	if err != nil {
 		return err
 	}
@@ -339,17 +391,21 @@ func (w *writer) cleanup() {
 }
 
 func (w *writer) build(abs string) (*Result, error) {
-	parent, base := filepath.Dir(abs), filepath.Base(abs)
-	prefix := "." + base + ".anefix-tmp-"
+	parent := filepath.Dir(abs)
+	prefix := tempPattern(abs, "tmp")
 	res := &Result{Path: abs, Kind: w.kind}
 	if !w.kind.IsDir() {
-		f, err := os.CreateTemp(parent, prefix)
+		tmp, err := makeTemp(func() (string, error) {
+			f, err := os.CreateTemp(parent, prefix)
+			if err != nil {
+				return "", err
+			}
+			return f.Name(), f.Close()
+		})
 		if err != nil {
 			return nil, err
 		}
-		w.tmp = f.Name()
-		trackTemp(w.tmp)
-		f.Close()
+		w.tmp = tmp
 		w.startProgress(nil)
 		size, _, err := w.writeMain(w.tmp, false)
 		if err != nil {
@@ -359,12 +415,11 @@ func (w *writer) build(abs string) (*Result, error) {
 		res.MainPath, res.MainSize = abs, size
 		return res, nil
 	}
-	tmp, err := os.MkdirTemp(parent, prefix)
+	tmp, err := makeTemp(func() (string, error) { return os.MkdirTemp(parent, prefix) })
 	if err != nil {
 		return nil, err
 	}
 	w.tmp = tmp
-	trackTemp(tmp)
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
@@ -400,7 +455,7 @@ func (w *writer) build(abs string) (*Result, error) {
 		return nil, err
 	}
 	mainPath := filepath.Join(tmp, filepath.FromSlash(aiRel), MainFile)
-	if err := os.MkdirAll(filepath.Dir(mainPath), 0o755); err != nil {
+	if err := mkdirIn(tmp, filepath.Dir(mainPath), 0o755); err != nil {
 		return nil, err
 	}
 	size, sum, err := w.writeMain(mainPath, true)
@@ -473,6 +528,28 @@ func (w *writer) progressTotal(entries []Entry) int64 {
 	return total
 }
 
+// mkdirIn creates dir and its missing parents below root, but never root
+// itself: once a signal handler has removed the temporary root, a write
+// still running must fail instead of recreating it (os.MkdirAll would).
+func mkdirIn(root, dir string, perm os.FileMode) error {
+	rel, err := filepath.Rel(root, dir)
+	if err == nil && rel == "." {
+		_, err := os.Lstat(root)
+		return err
+	}
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s is not inside %s", dir, root)
+	}
+	p := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		if err := os.Mkdir(p, perm); err != nil && !os.IsExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
 // copyEntries recreates the input's other files in the temporary output.
 func (w *writer) copyEntries(entries []Entry, skip map[string]bool) error {
 	for _, e := range entries {
@@ -482,7 +559,7 @@ func (w *writer) copyEntries(entries []Entry, skip map[string]bool) error {
 		dst := filepath.Join(w.tmp, filepath.FromSlash(e.Rel))
 		switch {
 		case e.Mode.IsDir():
-			if err := os.MkdirAll(dst, e.Mode.Perm()|0o700); err != nil {
+			if err := mkdirIn(w.tmp, dst, e.Mode.Perm()|0o700); err != nil {
 				return err
 			}
 		case e.Mode&os.ModeSymlink != 0:
@@ -526,7 +603,7 @@ func (w *writer) writeExtraFiles() error {
 			return fmt.Errorf("extra output file %q must be a relative path inside the output", rel)
 		}
 		p := filepath.Join(w.tmp, local)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := mkdirIn(w.tmp, filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
 		// Remove first: it may have been carried over as a symbolic link.

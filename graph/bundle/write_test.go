@@ -408,7 +408,12 @@ func TestCheckReplace(t *testing.T) {
 		{"aimodel over own files and carried-over ones", "m", "o2", KindAIModel, ""},
 		{"carried-over file without an input", "", "o2", KindAIModel, "holds extra, which is neither"},
 		{"aimodel over a foreign file", "m", "o3", KindAIModel, "holds extra/mine.txt, which is neither"},
-		{"aimodel over a directory without main.mlirb", "m", "o4", KindAIModel, "no main.mlirb"},
+		{"aimodel over a directory of the user's files", "m", "o4", KindAIModel, "holds thesis.txt, which is neither"},
+		{"aimodel over a project directory", "m", "o7", KindAIModel, "holds .git, which is neither"},
+		{"llm bundle over a project directory", "b", "o7", KindLLMBundle, "holds .git, which is neither"},
+		{"aimodel over a directory with only metadata.json", "m", "o8", KindAIModel, "no main.mlirb"},
+		{"a carried-over directory's path as a file", "m", "o9", KindAIModel, "holds extra, which is neither"},
+		{"an own file's name as a link", "m", "o10", KindAIModel, "holds main.hash, which is neither"},
 		{"llm bundle over a previous one", "b", "o5", KindLLMBundle, ""},
 		{"llm bundle over one with a foreign file", "b", "o6", KindLLMBundle, "holds m.aimodel/mine.txt"},
 		{"aimodel from an llm bundle over own files", "b", "o1", KindAIModel, ""},
@@ -434,6 +439,16 @@ func TestCheckReplace(t *testing.T) {
 	tree["o6/metadata.json"] = "{}"
 	tree["o6/m.aimodel/mine.txt"] = "mine"
 	tree["f"] = "old"
+	tree["o7/.git/HEAD"] = "ref: refs/heads/main\n"
+	tree["o7/src/main.go"] = "package main\n"
+	tree["o7/metadata.json"] = "{}"
+	tree["o8/metadata.json"] = "{}"
+	for k, v := range own {
+		tree["o9/"+k] = v
+		tree["o10/"+k] = v
+	}
+	tree["o9/extra"] = "a file where the input has a directory"
+	tree["o10/main.hash"] = "->../f"
 	files(t, dir, tree)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
