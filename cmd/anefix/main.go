@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/spf13/pflag"
 )
@@ -94,7 +95,9 @@ func removeTempsOnSignal(stderr io.Writer) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	sig := <-ch
-	removed := bundle.RemovePending()
+	// The compiler's process groups and compile's temporaries first: a
+	// compiler in its own group does not get the terminal's Ctrl-C.
+	removed := append(coreaibuild.Stop(), bundle.RemovePending()...)
 	fmt.Fprintf(stderr, "\nanefix: %v: stopped", sig)
 	if len(removed) > 0 {
 		fmt.Fprintf(stderr, "; removed the unfinished output %s", strings.Join(removed, ", "))
