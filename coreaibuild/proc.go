@@ -53,17 +53,25 @@ func RemoveTemp(d string) {
 	os.RemoveAll(d)
 }
 
-// Stop kills every running compiler's process group, removes every
-// temporary directory made by TempDir, and makes later Runs and TempDirs
-// fail. It returns the directories removed, sorted. The signal handler of
-// cmd/anefix calls it before exiting.
-func Stop() []string {
+// Interrupt kills every running compiler's process group and makes later
+// Runs and TempDirs fail (a Run in progress returns an error at once). The
+// signal handler of cmd/anefix calls it first, then lets the command
+// unwind, then calls Stop.
+func Interrupt() {
 	reg.Lock()
 	defer reg.Unlock()
 	reg.stopping = true
 	for pg := range reg.groups {
 		killGroup(pg)
 	}
+}
+
+// Stop does what Interrupt does and removes every temporary directory made
+// by TempDir that is still there, returning those removed, sorted.
+func Stop() []string {
+	Interrupt()
+	reg.Lock()
+	defer reg.Unlock()
 	var removed []string
 	for d := range reg.temps {
 		os.RemoveAll(d)

@@ -16,7 +16,9 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/bundle"
@@ -84,19 +86,42 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 
 func main() {
 	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr)}
-	go removeTempsOnSignal(env.Stderr)
-	os.Exit(run(os.Args[1:], env))
+	// Notify before any work: a signal that arrived before the handler
+	// goroutine ran would otherwise kill the process with its temporaries.
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go removeTempsOnSignal(env.Stderr, ch)
+	code := run(os.Args[1:], env)
+	close(runDone)
+	if signalled.Load() {
+		select {} // the handler exits with 128+signal
+	}
+	os.Exit(code)
 }
+
+var (
+	signalled atomic.Bool
+	runDone   = make(chan struct{})
+)
+
+// stopGrace is how long the signal handler lets the command unwind (its
+// deferred clean-ups remove its temporaries in program order, with no
+// race against its own writes) before removing what is left itself.
+const stopGrace = time.Second
 
 // removeTempsOnSignal makes Ctrl-C or SIGTERM during a write remove the
 // half-built output (which can be as large as the model) before exiting
 // with 128+signal; a previous output is never touched.
-func removeTempsOnSignal(stderr io.Writer) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+func removeTempsOnSignal(stderr io.Writer, ch <-chan os.Signal) {
 	sig := <-ch
-	// The compiler's process groups and compile's temporaries first: a
-	// compiler in its own group does not get the terminal's Ctrl-C.
+	signalled.Store(true)
+	// A compiler runs in its own process group, so it does not get the
+	// terminal's Ctrl-C: kill it, which makes compile return at once.
+	coreaibuild.Interrupt()
+	select {
+	case <-runDone:
+	case <-time.After(stopGrace):
+	}
 	removed := append(coreaibuild.Stop(), bundle.RemovePending()...)
 	fmt.Fprintf(stderr, "\nanefix: %v: stopped", sig)
 	if len(removed) > 0 {
