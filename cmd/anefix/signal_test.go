@@ -170,3 +170,110 @@ func compileSignalRun(t *testing.T, i int, compiler, input string) (string, bool
 	}
 	return fmt.Sprintf("run %d (%v): %s", i, sig, strings.Join(msgs, "; ")), started
 }
+
+// TestVerifyTruncatedUnderIt truncates the candidate's main.mlirb at a
+// random moment of `anefix verify` (while it is read, hashed or run), a
+// few hundred times: every run must end with exit 0 (finished first) or 1
+// (an error naming the file), never a runtime crash. Before
+// graph/interp/fault.go a truncation during the run died with SIGBUS
+// ("fatal error: fault", exit 2).
+func TestVerifyTruncatedUnderIt(t *testing.T) {
+	runs := 200
+	if testing.Short() {
+		runs = 40
+	}
+	if s := os.Getenv("ANEFIX_SIGNAL_RUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	repo, _ := filepath.Abs(filepath.Join("..", ".."))
+	src := filepath.Join(repo, "testdata", "synth", "armA.aimodel")
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var fails []string
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				code, msg := truncateRun(t, src)
+				mu.Lock()
+				codes[code]++
+				if msg != "" {
+					fails = append(fails, fmt.Sprintf("run %d: %s", i, msg))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < runs; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for i, f := range fails {
+		if i == 10 {
+			t.Errorf("... %d failures in all", len(fails))
+			break
+		}
+		t.Error(f)
+	}
+	t.Logf("%d runs, exit codes %v", runs, codes)
+}
+
+func truncateRun(t *testing.T, src string) (int, string) {
+	dir := filepath.Join(t.TempDir(), "cand.aimodel")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return -1, err.Error()
+	}
+	for _, n := range []string{"main.mlirb", "main.hash", "metadata.json"} {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			return -1, err.Error()
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			return -1, err.Error()
+		}
+	}
+	mlirb := filepath.Join(dir, "main.mlirb")
+	st, _ := os.Stat(mlirb)
+	var stderr strings.Builder
+	cmd := exec.Command(os.Args[0], "verify", src, dir, "--steps", "2")
+	cmd.Env = append(os.Environ(), envRunMain+"=1")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return -1, err.Error()
+	}
+	time.Sleep(time.Duration(rand.IntN(150_000)) * time.Microsecond)
+	os.Truncate(mlirb, rand.Int64N(st.Size()))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		return -1, "verify still running 20 s after the truncation"
+	}
+	code := cmd.ProcessState.ExitCode()
+	e := stderr.String()
+	switch {
+	case strings.Contains(e, "fatal error") || strings.Contains(e, "panic:") || strings.Contains(e, "goroutine "):
+		return code, "runtime crash: " + firstLine(e)
+	case code == 1 && !strings.Contains(e, "cand.aimodel"):
+		return code, "error does not name the input: " + firstLine(e)
+	case code != 0 && code != 1:
+		return code, fmt.Sprintf("exit %d: %s", code, firstLine(e))
+	}
+	return code, ""
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
 	"sync"
 	"unsafe"
@@ -15,17 +16,40 @@ import (
 
 // mapping is one mapped weight range, for naming the file of a fault.
 type mapping struct {
+	f         *os.File
 	file      string
 	off       int64 // file offset of data[0]
 	base, end uintptr
 }
 
-func (in *Interp) addMapping(file string, off int64, data []byte) {
+func (in *Interp) addMapping(f *os.File, off int64, data []byte) {
 	if len(data) == 0 {
 		return
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	in.maps = append(in.maps, mapping{file, off, p, p + uintptr(len(data))})
+	in.maps = append(in.maps, mapping{f, f.Name(), off, p, p + uintptr(len(data))})
+}
+
+// checkMapped fails when a mapped file no longer holds its mapped ranges:
+// truncated within a page, the tail of that page reads as zeros instead of
+// faulting, so a run could finish on weights that are not the file's.
+func (in *Interp) checkMapped() error {
+	sizes := map[*os.File]int64{}
+	for _, m := range in.maps {
+		sz, ok := sizes[m.f]
+		if !ok {
+			st, err := m.f.Stat()
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.file, err)
+			}
+			sz = st.Size()
+			sizes[m.f] = sz
+		}
+		if end := m.off + int64(m.end-m.base); sz < end {
+			return fmt.Errorf("%s changed while anefix read it: it now ends after %d bytes, but a weight mapped from it ends at byte %d (the file was truncated under anefix); run again on a file nothing is writing", m.file, sz, end)
+		}
+	}
+	return nil
 }
 
 // faultAddr is the runtime error a fault becomes under SetPanicOnFault.

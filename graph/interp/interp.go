@@ -114,6 +114,9 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := in.checkMapped(); err != nil {
+		return nil, err
+	}
 	for i, t := range outs {
 		if t.raw != nil {
 			outs[i] = t.Clone()
@@ -815,7 +818,7 @@ func (in *Interp) blobBytes(r *graph.Resource) ([]byte, error) {
 		if f, ok := b.R.(*os.File); ok {
 			if data, unmap, err := mapSection(f, b.Offset, b.N); err == nil {
 				in.unmaps = append(in.unmaps, unmap)
-				in.addMapping(f.Name(), b.Offset, data)
+				in.addMapping(f, b.Offset, data)
 				return data, nil
 			}
 		}
