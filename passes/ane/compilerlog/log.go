@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,8 +153,10 @@ func (l *Log) Count(k Kind) int { return l.Counts[k] }
 
 // The retention bounds. With lines cut at MaxLineBytes and the kept text
 // of each record cut at MaxKeptText, what a Log keeps is at most about
-// MaxKept*(2*MaxKeptText+overhead) + MaxKeptFailures*MaxBlockBytes, about
-// 40 MiB, whatever the log's size (the README's safety section states it).
+// MaxKept*(5*MaxKeptText + maxKeptIDs*maxKeptID) + 2*MaxKeptFailures*MaxBlockBytes
+// + MaxLineBytes, under 96 MiB, whatever the log's size (the README's
+// safety section states it). Every kept string is a copy, so no record
+// pins the (up to 1 MiB) line it came from.
 const (
 	// MaxLineBytes bounds the part of one log line that is parsed.
 	MaxLineBytes = 1 << 20
@@ -166,6 +169,12 @@ const (
 	MaxKeptFailures = 64
 	// MaxBlockBytes bounds the text of one failure block.
 	MaxBlockBytes = 256 << 10
+)
+
+// maxKeptIDs and maxKeptID bound the op ids kept per diagnostic.
+const (
+	maxKeptIDs = 16
+	maxKeptID  = 256
 )
 
 // maxBlockLines bounds one statusdict block.
@@ -304,15 +313,30 @@ func (p *Parser) lineText(line string) {
 	}
 	if d, ok := parseDiagnostic(line, log.Lines); ok {
 		log.Counts[d.Kind]++
+		if len(log.Diagnostics) >= MaxKept {
+			log.DroppedDiagnostics++
+			return
+		}
+		// Keys are cut copies, so the map (at most MaxKept keys) pins no line.
+		d.OpName = keepText(d.OpName)
+		d.Validation = keepText(d.Validation)
 		k := groupKey{d.Kind, d.OpName, d.Validation}
-		if len(log.Diagnostics) >= MaxKept || p.groups[k] >= MaxKeptPerGroup {
+		if p.groups[k] >= MaxKeptPerGroup {
 			log.DroppedDiagnostics++
 			return
 		}
 		p.groups[k]++
 		d.Raw = keepText(d.Raw)
 		d.Message = keepText(d.Message)
-		d.Validation = keepText(d.Validation)
+		d.File = keepText(d.File)
+		d.Severity = strings.Clone(d.Severity)
+		if len(d.OpIDs) > maxKeptIDs {
+			d.OpIDs = d.OpIDs[:maxKeptIDs]
+		}
+		for i, id := range d.OpIDs {
+			d.OpIDs[i] = strings.Clone(id[:min(len(id), maxKeptID)])
+		}
+		d.OpIDs = slices.Clip(d.OpIDs)
 		log.Diagnostics = append(log.Diagnostics, d)
 		return
 	}

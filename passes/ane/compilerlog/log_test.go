@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -274,4 +275,34 @@ func FuzzParse(f *testing.F) {
 			_ = ParseRegion(fl.SourceFile)
 		}
 	})
+}
+
+func TestKeptRecordsDoNotPinLines(t *testing.T) {
+	// Op ids and file names were substrings of their line: 100 kept
+	// diagnostics of 1 MiB lines pinned 100 MiB. Kept strings are copies now.
+	const n = 100
+	pr, pw := io.Pipe()
+	go func() {
+		bw := bufio.NewWriter(pw)
+		pad := strings.Repeat("x", MaxLineBytes-200)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op %s %s \"add_%d\"\n", i, i, PhraseElementType, pad, i)
+		}
+		bw.Flush()
+		pw.Close()
+	}()
+	l, err := Parse(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if len(l.Diagnostics) != n {
+		t.Fatalf("kept %d", len(l.Diagnostics))
+	}
+	if ms.HeapAlloc > 32<<20 {
+		t.Errorf("%d MiB of heap in use with the log parsed (%d diagnostics kept)", ms.HeapAlloc>>20, len(l.Diagnostics))
+	}
+	runtime.KeepAlive(l)
 }
