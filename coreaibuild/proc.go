@@ -56,14 +56,16 @@ func RemoveTemp(d string) {
 // Interrupt kills every running compiler's process group and makes later
 // Runs and TempDirs fail (a Run in progress returns an error at once). The
 // signal handler of cmd/anefix calls it first, then lets the command
-// unwind, then calls Stop.
-func Interrupt() {
+// unwind, then calls Stop. It reports whether a compile was under way
+// (a compiler running or a temporary directory present).
+func Interrupt() bool {
 	reg.Lock()
 	defer reg.Unlock()
 	reg.stopping = true
 	for pg := range reg.groups {
 		killGroup(pg)
 	}
+	return len(reg.groups)+len(reg.temps) > 0
 }
 
 // Stop does what Interrupt does and removes every temporary directory made

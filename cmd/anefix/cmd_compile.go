@@ -61,7 +61,7 @@ Examples:
 			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
 			fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compilerEnv+")")
 			fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
-			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "stop the compiler after this long")
+			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "kill the compiler (its whole process group) after this long")
 			requireANE := fs.Bool("require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
 			minRegions := fs.Int("min-regions", 0, "exit 3 unless at least N ANE regions were written")
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CompileReport)")

@@ -104,10 +104,13 @@ var (
 	runDone   = make(chan struct{})
 )
 
-// stopGrace is how long the signal handler lets the command unwind (its
-// deferred clean-ups remove its temporaries in program order, with no
-// race against its own writes) before removing what is left itself.
-const stopGrace = time.Second
+// compileGrace is how long the signal handler lets a compile unwind (its
+// deferred clean-ups remove its temporaries in program order, with no race
+// against its own writes) before removing what is left itself. Killing the
+// compiler makes compile return at once; what can take long is writing the
+// temporary .aimodel of a large model. A second signal skips the wait.
+// Other commands do not wait: their unfinished outputs are removed at once.
+const compileGrace = 10 * time.Second
 
 // removeTempsOnSignal makes Ctrl-C or SIGTERM during a write remove the
 // half-built output (which can be as large as the model) before exiting
@@ -117,10 +120,12 @@ func removeTempsOnSignal(stderr io.Writer, ch <-chan os.Signal) {
 	signalled.Store(true)
 	// A compiler runs in its own process group, so it does not get the
 	// terminal's Ctrl-C: kill it, which makes compile return at once.
-	coreaibuild.Interrupt()
-	select {
-	case <-runDone:
-	case <-time.After(stopGrace):
+	if coreaibuild.Interrupt() {
+		select {
+		case <-runDone:
+		case <-time.After(compileGrace):
+		case <-ch:
+		}
 	}
 	removed := append(coreaibuild.Stop(), bundle.RemovePending()...)
 	fmt.Fprintf(stderr, "\nanefix: %v: stopped", sig)
