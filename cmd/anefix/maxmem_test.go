@@ -68,3 +68,15 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("--max-memory 8GB: code %d, %q", code, errs)
 	}
 }
+
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"512MiB", "8GiB", "1", "0", "1.5GiB", "99999999999999999999B", "TiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err == nil && n <= 0 {
+			t.Errorf("parseSize(%q) = %d without an error", s, n)
+		}
+	})
+}
