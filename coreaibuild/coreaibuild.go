@@ -7,10 +7,10 @@
 package coreaibuild
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -59,8 +59,12 @@ type Result struct {
 	RegionsKnown bool
 	RegionFiles  []string
 	Log          *compilerlog.Log
-	Stderr       []byte
-	Kept         string // where the output was kept, "" when removed
+	// Stderr is the first MaxStderrKept bytes of the compiler's output
+	// (the whole log is parsed into Log and, under Keep, written beside
+	// the package); StderrTruncated says there was more.
+	Stderr          []byte
+	StderrTruncated bool
+	Kept            string // where the output was kept, "" when removed
 }
 
 // ErrNoCompiler is returned when neither --compiler, $ANEFIX_COMPILER nor
@@ -102,11 +106,11 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	}
 	outRoot := opts.Keep
 	if outRoot == "" {
-		tmp, err := os.MkdirTemp("", "anefix-compile-")
+		tmp, err := TempDir("anefix-compile-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(tmp)
+		defer RemoveTemp(tmp)
 		outRoot = tmp
 	} else if err := os.MkdirAll(outRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("--keep %s: %w", outRoot, err)
@@ -131,15 +135,30 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
+	// The log is parsed as it arrives, never held whole (compilerlog's
+	// bounds); under --keep it also streams to a file.
+	parser := compilerlog.NewParser()
+	head := &headWriter{max: MaxStderrKept}
+	sinks := []io.Writer{parser, head}
+	if opts.Keep != "" {
+		f, err := os.Create(filepath.Join(outRoot, name+".coreai-build.log"))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		sinks = append(sinks, f)
+	}
+	sink := io.MultiWriter(sinks...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr // coreai-build's stdout is progress text; keep it with the log
 	start := time.Now()
-	runErr := cmd.Run()
-	res := &Result{Command: argv, Duration: time.Since(start), Stderr: stderr.Bytes()}
+	// coreai-build's stdout is progress text; it goes with the log.
+	runErr := runTracked(cmd, sink)
+	res := &Result{Command: argv, Duration: time.Since(start), Stderr: head.buf, StderrTruncated: head.cut}
 	if ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("%s did not finish within %s (--timeout)", argv[0], opts.Timeout)
+		return nil, fmt.Errorf("%s did not finish within %s (--timeout); its process group was killed", argv[0], opts.Timeout)
+	}
+	if errors.Is(runErr, errStopping) {
+		return nil, runErr
 	}
 	var ee *exec.ExitError
 	switch {
@@ -152,10 +171,7 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("running %s: %w", argv[0], runErr)
 	}
-	res.Log, err = compilerlog.Parse(bytes.NewReader(res.Stderr))
-	if err != nil {
-		return nil, err
-	}
+	res.Log = parser.Finish()
 	// Only this compile's output: a --keep directory may hold the
 	// .aimodelc of earlier compiles, whose regions are not this one's.
 	pkg, err := locatePackage(out)
@@ -178,9 +194,6 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 		res.Kept = out
 		if pkg != "" {
 			res.Kept = pkg
-		}
-		if err := os.WriteFile(filepath.Join(outRoot, name+".coreai-build.log"), res.Stderr, 0o644); err != nil {
-			return nil, err
 		}
 	}
 	return res, nil
@@ -214,4 +227,24 @@ func locatePackage(out string) (string, error) {
 		return found[0], nil
 	}
 	return "", fmt.Errorf("the compiler wrote %d .aimodelc packages into %s; one compile writes one", len(found), out)
+}
+
+// MaxStderrKept bounds Result.Stderr.
+const MaxStderrKept = 64 << 10
+
+// headWriter keeps the first max bytes written to it.
+type headWriter struct {
+	buf []byte
+	max int
+	cut bool
+}
+
+func (h *headWriter) Write(b []byte) (int, error) {
+	if room := h.max - len(h.buf); room < len(b) {
+		h.buf = append(h.buf, b[:max(room, 0)]...)
+		h.cut = true
+	} else {
+		h.buf = append(h.buf, b...)
+	}
+	return len(b), nil
 }

@@ -61,7 +61,7 @@ Examples:
 			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
 			fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compilerEnv+")")
 			fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
-			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "stop the compiler after this long")
+			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "kill the compiler (its whole process group) after this long")
 			requireANE := fs.Bool("require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
 			minRegions := fs.Int("min-regions", 0, "exit 3 unless at least N ANE regions were written")
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CompileReport)")
@@ -148,6 +148,7 @@ func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash b
 		IoOpFailures:        int32(res.Log.Count(compilerlog.KindIOOp)),
 		ReorderNotes:        int32(res.Log.Count(compilerlog.KindReorder)),
 		LogLines:            count32(res.Log.Lines), UnclassifiedLines: count32(res.Log.Unclassified),
+		DiagnosticsNotKept: count32(res.Log.DroppedDiagnostics), FailuresNotKept: count32(res.Log.DroppedFailures),
 	}
 	if res.Package != nil {
 		rep.Compiled = compiledReport(res.Package)
@@ -353,6 +354,11 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 		fmt.Fprintf(&b, "\nCompiler diagnostics mapped to ops (%d element-type, %d I/O op, %d reordering notes):\n",
 			r.ElementTypeWarnings, r.IoOpFailures, r.ReorderNotes)
 		writeGroups(&b, r.Groups, false)
+	}
+	if r.DiagnosticsNotKept+r.FailuresNotKept > 0 {
+		fmt.Fprintf(&b, "\n%d diagnostic(s) and %d failure block(s) of the log are counted in the totals but not listed, grouped or calibrated "+
+			"(anefix keeps the first %d per kind, op and message, %d diagnostics and %d failure blocks in all, so memory stays bounded)\n",
+			r.DiagnosticsNotKept, r.FailuresNotKept, compilerlog.MaxKeptPerGroup, compilerlog.MaxKept, compilerlog.MaxKeptFailures)
 	}
 	if r.CitedNotPredicted+r.PredictedNotCited > 0 {
 		fmt.Fprintf(&b, "\nRule model vs this compile (element-type and I/O op): %d op(s) cited but not predicted, "+

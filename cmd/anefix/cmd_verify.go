@@ -61,6 +61,8 @@ Examples:
 			acc := fs.String("accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
 			candAcc := fs.String("cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
 			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
+			maxMem := sizeFlag(8 << 30)
+			fs.Var(&maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
 			return func(env *Env, args []string) error {
 				if len(args) != 2 {
 					return usagef("verify needs two inputs, REF and CAND (got %d)", len(args))
@@ -87,7 +89,7 @@ Examples:
 				}
 				return runVerify(env, args[0], args[1], verifyRun{
 					Steps: *steps, Prompt: ids, Seed: *seed, MinAgree: *minAgree, JSON: *asJSON,
-					Function: *function, Ref: refOpts, Cand: candOpts, IgnoreHash: *ignoreHash,
+					Function: *function, Ref: refOpts, Cand: candOpts, IgnoreHash: *ignoreHash, MaxMemory: int64(maxMem),
 				})
 			}
 		},
@@ -236,6 +238,7 @@ type verifyRun struct {
 	Function   string
 	Ref, Cand  interp.Options
 	IgnoreHash bool
+	MaxMemory  int64
 }
 
 // defaultVerifyRun is the gate: 24 greedy tokens, all must agree.
@@ -305,6 +308,7 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
+		MaxMemory: vr.MaxMemory,
 	})
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -47,7 +46,7 @@ func prepareCompileInput(env *Env, path string, ignoreHash bool) (*compileInput,
 		ci.AIModel = ld.Input.AIModelDir
 		return ci, nil
 	}
-	tmp, err := os.MkdirTemp("", "anefix-aimodel-")
+	tmp, err := coreaibuild.TempDir("anefix-aimodel-") // removed on a signal too
 	if err != nil {
 		ld.Close()
 		return nil, err
@@ -57,7 +56,7 @@ func prepareCompileInput(env *Env, path string, ignoreHash bool) (*compileInput,
 		base = "model"
 	}
 	ci.AIModel = filepath.Join(tmp, base+".aimodel")
-	ci.cleanup = func() { os.RemoveAll(tmp) }
+	ci.cleanup = func() { coreaibuild.RemoveTemp(tmp) }
 	if _, err := modelio.Save(ci.AIModel, ld.Module, ld, modelio.SaveOptions{}); err != nil {
 		ci.Close()
 		return nil, fmt.Errorf("preparing %s for the compiler: %w", path, err)

@@ -18,7 +18,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
+	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/spf13/pflag"
 )
@@ -96,18 +98,42 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go removeTempsOnSignal(sigs, env.Stderr)
 	code := run(os.Args[1:], env)
-	if bundle.Stopped() {
+	close(runDone)
+	if bundle.Stopped() || signalled.Load() {
 		select {} // the signal handler is cleaning up; it exits 128+signal
 	}
 	os.Exit(code)
 }
+
+var (
+	signalled atomic.Bool
+	runDone   = make(chan struct{})
+)
+
+// compileGrace is how long the signal handler lets a compile unwind (its
+// deferred clean-ups remove its temporaries in program order, with no race
+// against its own writes) before removing what is left itself. Killing the
+// compiler makes compile return at once; what can take long is writing the
+// temporary .aimodel of a large model. A second signal skips the wait.
+// Other commands do not wait: their unfinished outputs are removed at once.
+const compileGrace = 10 * time.Second
 
 // removeTempsOnSignal makes Ctrl-C or SIGTERM during a write remove the
 // half-built output (which can be as large as the model) before exiting
 // with 128+signal; a previous output is never touched.
 func removeTempsOnSignal(ch <-chan os.Signal, stderr io.Writer) {
 	sig := <-ch
-	removed := bundle.RemovePending()
+	signalled.Store(true)
+	// A compiler runs in its own process group, so it does not get the
+	// terminal's Ctrl-C: kill it, which makes compile return at once.
+	if coreaibuild.Interrupt() {
+		select {
+		case <-runDone:
+		case <-time.After(compileGrace):
+		case <-ch:
+		}
+	}
+	removed := append(coreaibuild.Stop(), bundle.RemovePending()...)
 	fmt.Fprint(stderr, stopMessage(sig, removed, commandReadsInput.Load()))
 	code := 128 + int(syscall.SIGINT)
 	if sig == syscall.SIGTERM {

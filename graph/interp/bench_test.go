@@ -33,7 +33,7 @@ func fullModel(b *testing.B) (*graph.Module, func()) {
 	return ld.Module, func() { ld.Close() }
 }
 
-func zeroInputs(b *testing.B, g *graph.Graph) []*interp.Tensor {
+func zeroInputs(b testing.TB, g *graph.Graph) []*interp.Tensor {
 	var args []*interp.Tensor
 	for _, p := range g.Inputs() {
 		tt, _ := graph.AsTensor(p.Type)

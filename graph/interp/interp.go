@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"unsafe"
 
@@ -32,6 +33,7 @@ type Interp struct {
 	consts map[*graph.Operation]*Tensor
 	plans  map[*graph.Operation]*plan
 	unmaps []func() error
+	maps   []mapping // the mapped weights, for naming a fault's file
 }
 
 // New prepares an interpreter for m. Nothing is read until Run.
@@ -51,7 +53,7 @@ func (in *Interp) Close() error {
 	for _, u := range in.unmaps {
 		errs = append(errs, u())
 	}
-	in.unmaps = nil
+	in.unmaps, in.maps = nil, nil
 	in.consts = map[*graph.Operation]*Tensor{}
 	return errors.Join(errs...)
 }
@@ -90,7 +92,11 @@ func (in *Interp) planFor(g *graph.Graph) *plan {
 
 // Run executes graph name with inputs in the graph's input order and
 // returns its outputs in order.
-func (in *Interp) Run(name string, inputs []*Tensor) ([]*Tensor, error) {
+// A fault in a mapped weight (its file truncated under anefix) is an error
+// naming the file, not a crash (fault.go).
+func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
+	defer debug.SetPanicOnFault(panicOnFault())
+	defer in.catchFault(&err)
 	g := in.graphs[name]
 	if g == nil {
 		return nil, fmt.Errorf("interp: no graph @%s in the module", name)
@@ -106,6 +112,9 @@ func (in *Interp) Run(name string, inputs []*Tensor) ([]*Tensor, error) {
 	}
 	outs, err := in.runGraph(g, inputs, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.checkMapped(); err != nil {
 		return nil, err
 	}
 	for i, t := range outs {
@@ -809,6 +818,7 @@ func (in *Interp) blobBytes(r *graph.Resource) ([]byte, error) {
 		if f, ok := b.R.(*os.File); ok {
 			if data, unmap, err := mapSection(f, b.Offset, b.N); err == nil {
 				in.unmaps = append(in.unmaps, unmap)
+				in.addMapping(f, b.Offset, data)
 				return data, nil
 			}
 		}
@@ -890,6 +900,10 @@ func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Ten
 func (in *Interp) safeExec(op *graph.Operation, ins []*Tensor, depth int) (res []*Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if f, ok := r.(faultAddr); ok && in.inMapping(f.Addr()) {
+				res, err = nil, in.faultError(f) // the file, not the op, is at fault
+				return
+			}
 			res, err = nil, fmt.Errorf("cannot execute with operands %v: %v (malformed op?)", tensorsString(ins), r)
 		}
 	}()

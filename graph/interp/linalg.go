@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -182,10 +183,13 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var wp workerPanic // a fault in a mapped weight reaches Run (fault.go)
 	for w := 0; w < min(workers, len(items)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer wp.guard()
+			defer debug.SetPanicOnFault(panicOnFault())
 			a, b, c := bufs()
 			for {
 				k := int(next.Add(1)) - 1
@@ -197,6 +201,7 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		}()
 	}
 	wg.Wait()
+	wp.rethrow()
 }
 
 // split cuts the M×N output of one batch into work items so that each

@@ -767,10 +767,16 @@ type CompileReport struct {
 	// requested device, ANE/GPU regions, evidence). regions counts its ANE
 	// regions only when regions_known; otherwise the package's problems and
 	// disagreements say why, and the command fails rather than guess.
-	Compiled      *CompiledPackage `protobuf:"bytes,23,opt,name=compiled,proto3" json:"compiled,omitempty"`
-	RegionsKnown  bool             `protobuf:"varint,24,opt,name=regions_known,json=regionsKnown,proto3" json:"regions_known,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Compiled     *CompiledPackage `protobuf:"bytes,23,opt,name=compiled,proto3" json:"compiled,omitempty"`
+	RegionsKnown bool             `protobuf:"varint,24,opt,name=regions_known,json=regionsKnown,proto3" json:"regions_known,omitempty"`
+	// The log's records beyond what passes/ane/compilerlog keeps (the first
+	// 64 diagnostics per kind, op name and message; 4096 diagnostics and 64
+	// failure blocks in all): counted in the totals above, not in groups,
+	// failures or the calibration counts.
+	DiagnosticsNotKept int32 `protobuf:"varint,25,opt,name=diagnostics_not_kept,json=diagnosticsNotKept,proto3" json:"diagnostics_not_kept,omitempty"`
+	FailuresNotKept    int32 `protobuf:"varint,26,opt,name=failures_not_kept,json=failuresNotKept,proto3" json:"failures_not_kept,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -971,6 +977,20 @@ func (x *CompileReport) GetRegionsKnown() bool {
 	return false
 }
 
+func (x *CompileReport) GetDiagnosticsNotKept() int32 {
+	if x != nil {
+		return x.DiagnosticsNotKept
+	}
+	return 0
+}
+
+func (x *CompileReport) GetFailuresNotKept() int32 {
+	if x != nil {
+		return x.FailuresNotKept
+	}
+	return 0
+}
+
 type FunctionRegions struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1107,7 +1127,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\xc7\a\n" +
+	" \x01(\bR\ttruncated\"\xa5\b\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1133,7 +1153,9 @@ const file_check_proto_rawDesc = "" +
 	"\x13cited_not_predicted\x18\x15 \x01(\x05R\x11citedNotPredicted\x12.\n" +
 	"\x13predicted_not_cited\x18\x16 \x01(\x05R\x11predictedNotCited\x126\n" +
 	"\bcompiled\x18\x17 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\x12#\n" +
-	"\rregions_known\x18\x18 \x01(\bR\fregionsKnown\"h\n" +
+	"\rregions_known\x18\x18 \x01(\bR\fregionsKnown\x120\n" +
+	"\x14diagnostics_not_kept\x18\x19 \x01(\x05R\x12diagnosticsNotKept\x12*\n" +
+	"\x11failures_not_kept\x18\x1a \x01(\x05R\x0ffailuresNotKept\"h\n" +
 	"\x0fFunctionRegions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aregions\x18\x02 \x01(\x05R\aregions\x12'\n" +

@@ -5,6 +5,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -32,6 +33,47 @@ type Options struct {
 	Function string
 	// Ref and Cand are the interpreter options of each side.
 	Ref, Cand interp.Options
+	// MaxMemory, when > 0, refuses a comparison whose two graphs need more
+	// anonymous memory than this many bytes by interp.EstimateMemory
+	// (mapped weights do not count), before anything is allocated.
+	MaxMemory int64
+}
+
+// ErrMemory is the error (wrapped) of a comparison past Options.MaxMemory.
+var ErrMemory = errors.New("needs more memory than allowed")
+
+// FormatBytes prints n in the largest binary unit that keeps it >= 1.
+func FormatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(units)-1 {
+		f /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[u])
+}
+
+// checkMemory estimates both sides before newSide allocates their inputs.
+func checkMemory(ref, cand *graph.Module, o Options) error {
+	if o.MaxMemory <= 0 {
+		return nil
+	}
+	var need int64
+	for _, m := range []*graph.Module{ref, cand} {
+		g, err := pickFunction(m, o.Function)
+		if err != nil {
+			return nil // newSide reports it
+		}
+		need = min(need+interp.EstimateMemory(m, g.Name()), math.MaxInt64/2)
+	}
+	if need > o.MaxMemory {
+		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
+			ErrMemory, FormatBytes(need), FormatBytes(o.MaxMemory))
+	}
+	return nil
 }
 
 // Step is one decoded position.
@@ -355,6 +397,9 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	}
 	if len(o.Prompt) == 0 {
 		o.Prompt = []int64{1}
+	}
+	if err := checkMemory(ref, cand, o); err != nil {
+		return nil, err
 	}
 	rs, err := newSide(ref, o.Function, o.Ref)
 	if err != nil {

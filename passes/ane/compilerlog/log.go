@@ -17,10 +17,11 @@
 package compilerlog
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,29 +125,57 @@ type Region struct {
 	Valid    bool
 }
 
-// Log is everything parsed from one compiler run.
+// Log is everything parsed from one compiler run. Counts cover the whole
+// log; the records kept are bounded (see MaxKept), so a log of any size
+// takes memory in proportion to the bounds, not to the log.
 type Log struct {
+	// Diagnostics are the diagnostics kept: the first MaxKeptPerGroup of
+	// each group (kind, op name, validation message), at most MaxKept in
+	// all, in log order.
 	Diagnostics []Diagnostic
-	Failures    []Failure
-	Lines       int
+	// Failures are the first MaxKeptFailures failure blocks.
+	Failures []Failure
+	Lines    int
 	// Unclassified counts non-empty lines that are neither diagnostics nor
 	// part of a failure block.
 	Unclassified int
+	// Counts are the diagnostics of each kind in the whole log, kept or not.
+	Counts map[Kind]int
+	// DroppedDiagnostics and DroppedFailures count the records not kept.
+	DroppedDiagnostics, DroppedFailures int
+	// LongLines counts lines longer than MaxLineBytes: only their first
+	// MaxLineBytes are parsed.
+	LongLines int
 }
 
-// Count returns how many diagnostics have kind k.
-func (l *Log) Count(k Kind) int {
-	n := 0
-	for i := range l.Diagnostics {
-		if l.Diagnostics[i].Kind == k {
-			n++
-		}
-	}
-	return n
-}
+// Count returns how many diagnostics of kind k the whole log holds.
+func (l *Log) Count(k Kind) int { return l.Counts[k] }
 
-// MaxLineBytes bounds one log line so hostile input cannot exhaust memory.
-const MaxLineBytes = 1 << 20
+// The retention bounds. With lines cut at MaxLineBytes and the kept text
+// of each record cut at MaxKeptText, what a Log keeps is at most about
+// MaxKept*(5*MaxKeptText + maxKeptIDs*maxKeptID) + 2*MaxKeptFailures*MaxBlockBytes
+// + MaxLineBytes, under 96 MiB, whatever the log's size (the README's
+// safety section states it). Every kept string is a copy, so no record
+// pins the (up to 1 MiB) line it came from.
+const (
+	// MaxLineBytes bounds the part of one log line that is parsed.
+	MaxLineBytes = 1 << 20
+	// MaxKept bounds the diagnostics kept; MaxKeptPerGroup those of one group.
+	MaxKept         = 4096
+	MaxKeptPerGroup = 64
+	// MaxKeptText bounds each kept diagnostic's Raw and Message.
+	MaxKeptText = 2048
+	// MaxKeptFailures bounds the failure blocks kept.
+	MaxKeptFailures = 64
+	// MaxBlockBytes bounds the text of one failure block.
+	MaxBlockBytes = 256 << 10
+)
+
+// maxKeptIDs and maxKeptID bound the op ids kept per diagnostic.
+const (
+	maxKeptIDs = 16
+	maxKeptID  = 256
+)
 
 // maxBlockLines bounds one statusdict block.
 const maxBlockLines = 100000
@@ -163,61 +192,176 @@ var (
 // ignoredIDs are quoted identifiers that are keys, not op ids.
 var ignoredIDs = map[string]bool{"ane_validation_message": true, "torch": true}
 
-// Parse reads a coreai-build stderr log. It fails only on read errors and
-// over-long lines; unknown text is counted, never rejected.
+// Parse reads a coreai-build stderr log. It fails only on read errors;
+// unknown text is counted, never rejected.
 func Parse(r io.Reader) (*Log, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	log := &Log{}
-	var fail *Failure
-	var block []string
-	depth := 0
-	for sc.Scan() {
-		log.Lines++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if fail != nil {
-			block = append(block, line)
-			depth += braceDelta(line)
-			if depth <= 0 || len(block) >= maxBlockLines {
-				fail.Truncated = depth > 0
-				finishFailure(fail, block)
-				log.Failures = append(log.Failures, *fail)
-				fail, block, depth = nil, nil, 0
-			}
-			continue
-		}
-		if i := strings.Index(line, PhraseANECFailed); i >= 0 {
-			fail = &Failure{Line: log.Lines}
-			rest := line[i:]
-			block = []string{rest}
-			depth = braceDelta(rest)
-			if depth <= 0 {
-				finishFailure(fail, block)
-				log.Failures = append(log.Failures, *fail)
-				fail, block, depth = nil, nil, 0
-			}
-			continue
-		}
-		if d, ok := parseDiagnostic(line, log.Lines); ok {
-			log.Diagnostics = append(log.Diagnostics, d)
-			continue
-		}
-		if strings.TrimSpace(line) != "" {
-			log.Unclassified++
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return nil, fmt.Errorf("compiler log line %d is longer than %d bytes", log.Lines+1, MaxLineBytes)
-		}
+	p := NewParser()
+	if _, err := io.Copy(p, r); err != nil {
 		return nil, fmt.Errorf("reading compiler log: %w", err)
 	}
-	if fail != nil {
-		fail.Truncated = true
-		finishFailure(fail, block)
-		log.Failures = append(log.Failures, *fail)
+	return p.Finish(), nil
+}
+
+type groupKey struct {
+	kind              Kind
+	opName, validated string
+}
+
+// Parser parses a log as it is written (an io.Writer, so a running
+// compiler's stderr can feed it directly), keeping at most one line
+// (MaxLineBytes) of unparsed text and the bounded records of Log.
+type Parser struct {
+	log    Log
+	line   []byte
+	long   bool // the current line passed MaxLineBytes
+	fail   *Failure
+	block  []string
+	blockN int // bytes in block
+	depth  int
+	groups map[groupKey]int
+	done   bool
+}
+
+// NewParser returns a Parser with an empty Log.
+func NewParser() *Parser {
+	return &Parser{log: Log{Counts: map[Kind]int{}}, groups: map[groupKey]int{}}
+}
+
+// Write feeds log bytes; it never fails.
+func (p *Parser) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if room := MaxLineBytes - len(p.line); len(chunk) > room {
+			p.line = append(p.line, chunk[:room]...)
+			p.long = true
+		} else {
+			p.line = append(p.line, chunk...)
+		}
+		if i < 0 {
+			break
+		}
+		p.endLine()
+		b = b[i+1:]
 	}
-	return log, nil
+	return n, nil
+}
+
+// Finish ends the log (a last line without a newline counts) and returns it.
+func (p *Parser) Finish() *Log {
+	if p.done {
+		return &p.log
+	}
+	p.done = true
+	if len(p.line) > 0 || p.long {
+		p.endLine()
+	}
+	if p.fail != nil {
+		p.fail.Truncated = true
+		p.finishBlock()
+	}
+	return &p.log
+}
+
+func (p *Parser) endLine() {
+	if p.long {
+		p.log.LongLines++
+	}
+	line := strings.TrimRight(string(p.line), "\r")
+	p.line, p.long = p.line[:0], false
+	if cap(p.line) > 64<<10 { // do not hold a long line's buffer for the rest of the log
+		p.line = nil
+	}
+	p.lineText(line)
+}
+
+func (p *Parser) lineText(line string) {
+	log := &p.log
+	log.Lines++
+	if p.fail != nil {
+		if p.blockN < MaxBlockBytes {
+			if len(line) > MaxBlockBytes-p.blockN {
+				line = line[:MaxBlockBytes-p.blockN]
+			}
+			p.block = append(p.block, line)
+			p.blockN += len(line) + 1
+		}
+		p.depth += braceDelta(line)
+		if p.depth <= 0 || len(p.block) >= maxBlockLines || p.blockN >= MaxBlockBytes {
+			p.fail.Truncated = p.depth > 0
+			p.finishBlock()
+		}
+		return
+	}
+	if i := strings.Index(line, PhraseANECFailed); i >= 0 {
+		p.fail = &Failure{Line: log.Lines}
+		rest := line[i:]
+		if len(rest) > MaxBlockBytes {
+			rest = rest[:MaxBlockBytes]
+		}
+		p.block = []string{rest}
+		p.blockN = len(rest) + 1
+		p.depth = braceDelta(rest)
+		if p.depth <= 0 {
+			p.finishBlock()
+		}
+		return
+	}
+	if d, ok := parseDiagnostic(line, log.Lines); ok {
+		log.Counts[d.Kind]++
+		if len(log.Diagnostics) >= MaxKept {
+			log.DroppedDiagnostics++
+			return
+		}
+		// Keys are cut copies, so the map (at most MaxKept keys) pins no line.
+		d.OpName = keepText(d.OpName)
+		d.Validation = keepText(d.Validation)
+		k := groupKey{d.Kind, d.OpName, d.Validation}
+		if p.groups[k] >= MaxKeptPerGroup {
+			log.DroppedDiagnostics++
+			return
+		}
+		p.groups[k]++
+		d.Raw = keepText(d.Raw)
+		d.Message = keepText(d.Message)
+		d.File = keepText(d.File)
+		d.Severity = strings.Clone(d.Severity)
+		if len(d.OpIDs) > maxKeptIDs {
+			d.OpIDs = d.OpIDs[:maxKeptIDs]
+		}
+		for i, id := range d.OpIDs {
+			d.OpIDs[i] = strings.Clone(id[:min(len(id), maxKeptID)])
+		}
+		d.OpIDs = slices.Clip(d.OpIDs)
+		log.Diagnostics = append(log.Diagnostics, d)
+		return
+	}
+	if strings.TrimSpace(line) != "" {
+		log.Unclassified++
+	}
+}
+
+// keepText copies s, cut to MaxKeptText bytes, so a kept record does not
+// pin the line it came from.
+func keepText(s string) string {
+	if len(s) > MaxKeptText {
+		s = s[:MaxKeptText]
+	}
+	return strings.Clone(s)
+}
+
+func (p *Parser) finishBlock() {
+	if len(p.log.Failures) < MaxKeptFailures {
+		finishFailure(p.fail, p.block)
+		p.log.Failures = append(p.log.Failures, *p.fail)
+	} else {
+		p.log.DroppedFailures++
+	}
+	p.fail, p.block, p.blockN, p.depth = nil, nil, 0, 0
 }
 
 // braceDelta counts { ( against } ) outside double-quoted strings.

@@ -1,9 +1,14 @@
 package compilerlog
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -155,9 +160,97 @@ func TestTruncatedBlock(t *testing.T) {
 }
 
 func TestLongLine(t *testing.T) {
-	_, err := Parse(strings.NewReader(strings.Repeat("x", MaxLineBytes+10)))
-	if err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("err = %v", err)
+	// An over-long line is cut, counted and parsed, never an error: the
+	// compiler's log must not end a compile that already ran.
+	in := "warning: " + PhraseElementType + strings.Repeat("x", MaxLineBytes+10) + "\nwarning: " + PhraseIOOp + "\n"
+	l, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.LongLines != 1 || l.Lines != 2 || l.Count(KindElementType) != 1 || l.Count(KindIOOp) != 1 {
+		t.Errorf("long %d, lines %d, counts %v", l.LongLines, l.Lines, l.Counts)
+	}
+	if len(l.Diagnostics[0].Raw) > MaxKeptText {
+		t.Errorf("kept %d bytes of the long line", len(l.Diagnostics[0].Raw))
+	}
+}
+
+// hugeLog writes n diagnostic lines over groups op names, plus a failure
+// block every 1000 lines (a generated log, not a compiler's).
+func hugeLog(w io.Writer, n, groups int) {
+	bw := bufio.NewWriter(w)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op \"add_%d\" %s: expected f16, got f32\n", i, i%groups, i, PhraseElementType)
+		if i%1000 == 999 {
+			fmt.Fprintf(bw, "%s: OSStatus=-1 aneCompileStatus=2 statusdict={\n  ErrorList = ();\n}\n", PhraseANECFailed)
+		}
+	}
+	bw.Flush()
+}
+
+func TestRetentionBounded(t *testing.T) {
+	// Before the streaming parser every diagnostic was kept (a 300 MB log
+	// took 4.6 GB): the kept records must stay within the bounds while the
+	// counts cover the whole log.
+	const n, groups = 200000, 300
+	pr, pw := io.Pipe()
+	go func() { hugeLog(pw, n, groups); pw.Close() }()
+	l, err := Parse(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Count(KindElementType) != n || l.Lines != n+3*(n/1000) {
+		t.Errorf("count %d, lines %d", l.Count(KindElementType), l.Lines)
+	}
+	if len(l.Diagnostics) > MaxKept || len(l.Failures) > MaxKeptFailures {
+		t.Errorf("kept %d diagnostics, %d failures", len(l.Diagnostics), len(l.Failures))
+	}
+	if len(l.Diagnostics)+l.DroppedDiagnostics != n || len(l.Failures)+l.DroppedFailures != n/1000 {
+		t.Errorf("kept+dropped: %d+%d, %d+%d", len(l.Diagnostics), l.DroppedDiagnostics, len(l.Failures), l.DroppedFailures)
+	}
+	perGroup := map[string]int{}
+	for _, d := range l.Diagnostics {
+		perGroup[d.OpName]++
+	}
+	if len(perGroup) != groups {
+		t.Errorf("%d groups kept, want every one of %d (first occurrences)", len(perGroup), groups)
+	}
+	for g, c := range perGroup {
+		if c > MaxKeptPerGroup {
+			t.Errorf("group %s kept %d", g, c)
+		}
+	}
+}
+
+func TestWriteChunking(t *testing.T) {
+	// The parser sees a compiler's stderr in arbitrary pieces; the result
+	// must not depend on where they split.
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "compilerlogs", "seed-arm-a.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Parse(bytes.NewReader(b))
+	for _, size := range []int{1, 2, 7, 4096} {
+		p := NewParser()
+		for i := 0; i < len(b); i += size {
+			p.Write(b[i:min(i+size, len(b))])
+		}
+		if got := p.Finish(); !reflect.DeepEqual(got, want) {
+			t.Errorf("chunks of %d: logs differ", size)
+		}
+	}
+}
+
+// BenchmarkParseHuge parses a generated log of about 100 MB; its
+// allocations per op are the figure to watch (b.ReportAllocs).
+func BenchmarkParseHuge(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		pr, pw := io.Pipe()
+		go func() { hugeLog(pw, 1000000, 300); pw.Close() }()
+		if _, err := Parse(pr); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -182,4 +275,34 @@ func FuzzParse(f *testing.F) {
 			_ = ParseRegion(fl.SourceFile)
 		}
 	})
+}
+
+func TestKeptRecordsDoNotPinLines(t *testing.T) {
+	// Op ids and file names were substrings of their line: 100 kept
+	// diagnostics of 1 MiB lines pinned 100 MiB. Kept strings are copies now.
+	const n = 100
+	pr, pw := io.Pipe()
+	go func() {
+		bw := bufio.NewWriter(pw)
+		pad := strings.Repeat("x", MaxLineBytes-200)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op %s %s \"add_%d\"\n", i, i, PhraseElementType, pad, i)
+		}
+		bw.Flush()
+		pw.Close()
+	}()
+	l, err := Parse(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if len(l.Diagnostics) != n {
+		t.Fatalf("kept %d", len(l.Diagnostics))
+	}
+	if ms.HeapAlloc > 32<<20 {
+		t.Errorf("%d MiB of heap in use with the log parsed (%d diagnostics kept)", ms.HeapAlloc>>20, len(l.Diagnostics))
+	}
+	runtime.KeepAlive(l)
 }

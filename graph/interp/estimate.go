@@ -1,0 +1,159 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// EstimateMemory returns the anonymous memory (heap) one Run of graph name
+// needs, in bytes, computed from the declared types before anything runs,
+// so that a tiny file declaring a huge shape is refused instead of ending
+// in Go's out-of-memory crash:
+//   - constants the interpreter materializes: dense<…> and integer or f8
+//     dense_resource<…> at 4 bytes per float element and 8 per integer
+//     (Tensor.F is float32, Tensor.I int64), cached for the Interp's life;
+//     float dense_resource blobs cost nothing: they are read in place,
+//     from a file mapping (page cache, not counted) or the loaded blob;
+//   - the live set of values over the graph's op order (a value lives from
+//     its op to its last reader, as planFor frees them), its inputs
+//     included; an op with regions or a call adds the peak of its
+//     regions or callee while it runs.
+//
+// It over-counts views (a reshape shares its operand's buffer but is
+// counted again) and dynamic dimensions count as 1 (a guess: the
+// interpreter runs only static shapes). The result saturates at MaxInt64.
+func EstimateMemory(m *graph.Module, name string) int64 {
+	e := &estimator{m: m, peaks: map[*graph.Operation]int64{}, busy: map[*graph.Operation]bool{}}
+	g := m.Graph(name)
+	if g == nil {
+		return 0
+	}
+	for _, gg := range m.Graphs() {
+		gg.Op.Walk(func(o *graph.Operation) bool {
+			e.consts = sat(e.consts, e.constBytes(o))
+			return true
+		})
+	}
+	return sat(e.consts, e.graphPeak(g))
+}
+
+type estimator struct {
+	m      *graph.Module
+	consts int64
+	peaks  map[*graph.Operation]int64
+	busy   map[*graph.Operation]bool // graphs being estimated (recursion)
+}
+
+// sat adds without overflow.
+func sat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// valueBytes is the heap a value of type t takes in the interpreter.
+func valueBytes(t graph.Type) int64 {
+	tt, ok := graph.AsTensor(t)
+	if !ok {
+		return 0
+	}
+	per := int64(8)
+	if el, err := ElemOf(tt.Elem); err == nil && el.IsFloat() {
+		per = 4
+	}
+	n := per
+	for _, d := range tt.Shape {
+		if d <= 0 {
+			d = 1
+		}
+		if n > math.MaxInt64/d {
+			return math.MaxInt64
+		}
+		n *= d
+	}
+	return n
+}
+
+func (e *estimator) constBytes(o *graph.Operation) int64 {
+	if o.Name != "coreai.constant" && o.Name != "arith.constant" || len(o.Results()) != 1 {
+		return 0
+	}
+	if a, ok := o.Inherent("value").(*graph.DenseResourceAttr); ok {
+		if el, err := ElemOf(a.Type.Elem); err == nil && el.IsFloat() && el != F8E4M3FN {
+			return 0 // read in place (resourceTensor)
+		}
+	}
+	return valueBytes(o.Result(0).Type())
+}
+
+// graphPeak is the peak live set of one run of g's body (constants apart).
+func (e *estimator) graphPeak(g *graph.Graph) int64 {
+	if p, ok := e.peaks[g.Op]; ok {
+		return p
+	}
+	if e.busy[g.Op] {
+		return 0 // recursion: the interpreter bounds its depth
+	}
+	e.busy[g.Op] = true
+	p := e.blockPeak(g.Body())
+	delete(e.busy, g.Op)
+	e.peaks[g.Op] = p
+	return p
+}
+
+func (e *estimator) blockPeak(b *graph.Block) int64 {
+	ops := b.Ops()
+	last := map[*graph.Value]int{}
+	for i, op := range ops {
+		op.Walk(func(o *graph.Operation) bool {
+			for _, v := range o.Operands() {
+				last[v] = i
+			}
+			return true
+		})
+	}
+	frees := make([]int64, len(ops))
+	var live int64
+	for _, a := range b.Args() {
+		live = sat(live, valueBytes(a.Type()))
+		if i, ok := last[a]; ok {
+			frees[i] = sat(frees[i], valueBytes(a.Type()))
+		}
+	}
+	peak := live
+	for i, op := range ops {
+		var inner int64
+		for _, r := range op.Regions {
+			for _, rb := range r.Blocks {
+				inner = max(inner, e.blockPeak(rb))
+			}
+		}
+		if op.Name == "coreai.invoke" || op.Name == "func.call" {
+			if ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr); ok {
+				if cg := e.m.Graph(ref.Root); cg != nil {
+					inner = max(inner, e.graphPeak(cg))
+				}
+			}
+		}
+		var res int64
+		constant := op.Name == "coreai.constant" || op.Name == "arith.constant"
+		for _, v := range op.Results() {
+			if constant {
+				continue // counted once in consts
+			}
+			s := valueBytes(v.Type())
+			res = sat(res, s)
+			if j, ok := last[v]; ok {
+				frees[j] = sat(frees[j], s)
+			} else {
+				frees[i] = sat(frees[i], s) // unused: dropped after its op
+			}
+		}
+		live = sat(live, res)
+		peak = max(peak, sat(live, inner))
+		live -= frees[i]
+	}
+	return peak
+}
