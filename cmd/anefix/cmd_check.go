@@ -109,6 +109,7 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 		RegionsPredicted: int32(reg), Functions: int32(fns),
 		Groups:   pbGroups(ane.GroupFindings(r.AllFindings())),
 		Suspects: pbGroups(ane.GroupFindings(r.AllSuspects())),
+		Hazards:  pbGroups(ane.GroupFindings(r.AllHazards())), HazardNotes: r.HazardNotes,
 	}
 	for i := range r.Graphs {
 		g := &r.Graphs[i]
@@ -127,6 +128,9 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 		}
 		for _, f := range g.Suspects {
 			gc.Suspects = append(gc.Suspects, pbFinding(f))
+		}
+		for _, f := range g.Hazards {
+			gc.Hazards = append(gc.Hazards, pbFinding(f))
 		}
 		if g.Entry {
 			msg.Segments += int32(g.Segments)
@@ -195,6 +199,13 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 	if len(infos) > 0 {
 		fmt.Fprintf(&b, "\nInfo:\n")
 		writeGroups(&b, infos, false)
+	}
+	if len(r.Hazards) > 0 || len(r.HazardNotes) > 0 {
+		fmt.Fprintf(&b, "\nfp16 hazards (advisory; never change the verdict or the exit code):\n")
+		writeGroups(&b, r.Hazards, false)
+		for _, n := range r.HazardNotes {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
 	}
 	fmt.Fprintf(&b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck

@@ -1,0 +1,432 @@
+package ane
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/f16"
+)
+
+// fp16 hazards: constants and bounded inputs whose values do not survive
+// IEEE binary16 arithmetic. They are advisory (severity Hazard): they never
+// change a verdict, a region count or the exit code, because the compiler
+// accepts such graphs; what they threaten is the numbers, not placement.
+//
+// The facts they rest on are those of the binary16 format itself (graph/f16
+// implements the rounding): the largest finite value is 65504; values of
+// magnitude 65520 and above round to ±inf; nonzero values below 2^-25 in
+// magnitude round to ±0; exp(x) exceeds 65504 for x > ln(65504) ≈ 11.0898.
+
+// expLimit is ln(65504): exp of anything larger is not finite in fp16.
+var expLimit = math.Log(f16.MaxHalf)
+
+// maxHazardScanBytes bounds how many bytes of dense_resource blobs one check
+// reads for the constant hazards (full-scale weights are about 1.5 GB, read
+// in 1 MiB pieces). Blobs past the budget are skipped with a note.
+const maxHazardScanBytes = 4 << 30
+
+const hazardChunk = 1 << 20
+
+// constStats summarises one float constant's elements.
+type constStats struct {
+	n                int64   // elements examined
+	posInf, negInf   int64   // ±inf as stored
+	overflow         int64   // finite, |x| > 65504 (rounds to ±65504 or ±inf in fp16)
+	toInf            int64   // finite but rounds to ±inf in fp16 (|x| >= 65520)
+	flush            int64   // nonzero but rounds to ±0 in fp16
+	min, max         float64 // over finite and infinite elements (NaN skipped)
+	firstOver        float64 // first finite |x| > 65504
+	firstFlush       float64 // first value that flushes to zero
+	haveMin, sawNaN  bool
+	resource, reason string // resource key; reason when skipped
+}
+
+func (s *constStats) addValue(v float64, checkNarrow bool) {
+	s.n++
+	if math.IsNaN(v) {
+		s.sawNaN = true
+		return
+	}
+	if !s.haveMin || v < s.min {
+		s.min = v
+	}
+	if !s.haveMin || v > s.max {
+		s.max = v
+	}
+	s.haveMin = true
+	switch {
+	case math.IsInf(v, 1):
+		s.posInf++
+		return
+	case math.IsInf(v, -1):
+		s.negInf++
+		return
+	}
+	if !checkNarrow {
+		return
+	}
+	a := math.Abs(v)
+	if a > f16.MaxHalf {
+		if s.overflow == 0 {
+			s.firstOver = v
+		}
+		s.overflow++
+		if f16.IsInf(f16.FromFloat64(v)) {
+			s.toInf++
+		}
+	}
+	if v != 0 && f16.FromFloat64(v)&0x7fff == 0 {
+		if s.flush == 0 {
+			s.firstFlush = v
+		}
+		s.flush++
+	}
+}
+
+// hazardScan holds what the hazard rules read, shared by the graphs of a
+// module (a resource is scanned once).
+type hazardScan struct {
+	m       *graph.Module
+	budget  int64
+	byKey   map[string]*constStats
+	notes   []string
+	noteSet map[string]bool
+}
+
+func newHazardScan(m *graph.Module) *hazardScan {
+	return &hazardScan{m: m, budget: maxHazardScanBytes, byKey: map[string]*constStats{}, noteSet: map[string]bool{}}
+}
+
+func (h *hazardScan) note(s string) {
+	if !h.noteSet[s] {
+		h.noteSet[s] = true
+		h.notes = append(h.notes, s)
+	}
+}
+
+// floatConstStats reads a coreai.constant's float value: inline dense
+// elements or a dense_resource blob through graph.Resource's BlobSource, in
+// bounded pieces. It returns nil for non-float constants and for values it
+// cannot read (noted, never an error: the rules look at types, not bytes).
+func (h *hazardScan) floatConstStats(op *graph.Operation) *constStats {
+	switch a := op.Inherent("value").(type) {
+	case *graph.DenseElementsAttr:
+		ft, ok := a.Type.Elem.(*graph.FloatType)
+		if !ok || graph.ElemBytes(ft) == 0 || strings.HasPrefix(ft.Name, "f8") {
+			return nil
+		}
+		n := a.NumElements()
+		if a.Splat {
+			n = 1
+		}
+		if n < 0 || int64(len(a.Raw)) < n*int64(graph.ElemBytes(ft)) {
+			return nil
+		}
+		s := &constStats{}
+		narrow := ft.Name != "f16"
+		for i := int64(0); i < n; i++ {
+			s.addValue(a.Float64At(i), narrow)
+		}
+		return s
+	case *graph.DenseResourceAttr:
+		ft, ok := a.Type.Elem.(*graph.FloatType)
+		if !ok || a.Type == nil {
+			return nil
+		}
+		if s, done := h.byKey[a.Key]; done {
+			return s
+		}
+		s := h.scanResource(a.Key, ft, a.Type)
+		h.byKey[a.Key] = s
+		if s.reason != "" {
+			h.note(fmt.Sprintf("dense_resource<%s> (%s) skipped: %s", a.Key, op.DescribeInGraph(), s.reason))
+			return nil
+		}
+		return s
+	}
+	return nil
+}
+
+func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.TensorType) *constStats {
+	s := &constStats{resource: key}
+	eb := int64(graph.ElemBytes(ft))
+	switch ft.Name {
+	case "f16", "bf16", "f32", "f64":
+	default:
+		s.reason = "element type " + ft.Name + " is not read by the hazard rules"
+		return s
+	}
+	r := h.m.Resource(key)
+	if r == nil || r.Blob == nil {
+		s.reason = "its bytes are not in the file"
+		return s
+	}
+	n := t.NumElements()
+	size := r.Blob.Size()
+	if n < 0 || size != n*eb {
+		s.reason = fmt.Sprintf("the blob holds %d bytes, %s needs %d", size, t, n*eb)
+		return s
+	}
+	if size > h.budget {
+		s.reason = fmt.Sprintf("the scan budget of %d bytes per check is spent", int64(maxHazardScanBytes))
+		return s
+	}
+	h.budget -= size
+	narrow := ft.Name != "f16"
+	buf := make([]byte, min(int64(hazardChunk), size))
+	for off := int64(0); off < size; {
+		k := min(int64(len(buf)), size-off)
+		if _, err := r.Blob.ReadAt(buf[:k], off); err != nil && err != io.EOF {
+			s.reason = fmt.Sprintf("reading it failed at byte %d: %v", off, err)
+			return s
+		}
+		for i := int64(0); i+eb <= k; i += eb {
+			b := buf[i : i+eb]
+			var v float64
+			switch ft.Name {
+			case "f16":
+				v = f16.ToFloat64(uint16(b[0]) | uint16(b[1])<<8)
+			case "bf16":
+				v = float64(f16.BF16ToFloat32(uint16(b[0]) | uint16(b[1])<<8))
+			case "f32":
+				v = float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
+			case "f64":
+				var u uint64
+				for j := 7; j >= 0; j-- {
+					u = u<<8 | uint64(b[j])
+				}
+				v = math.Float64frombits(u)
+			}
+			s.addValue(v, narrow)
+		}
+		off += k
+	}
+	return s
+}
+
+// hazards runs the fp16 hazard rules over the graph's ops.
+func (c *checker) checkHazards() {
+	if c.scan == nil {
+		return
+	}
+	for _, op := range c.ops {
+		switch baseOpName(op.Name) {
+		case "coreai.constant":
+			c.constantHazards(op)
+		case "coreai.exp":
+			c.expHazard(op)
+		}
+	}
+}
+
+func fmtVal(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// numLabel is "op_id N: " when op's location carries a numeric op id (the
+// FX name is the group's op id already), else "".
+func numLabel(op *graph.Operation) string {
+	if n, ok := graph.OpNumber(op.Loc); ok {
+		return "op_id " + strconv.FormatUint(n, 10) + ": "
+	}
+	return ""
+}
+
+// userLabel names the first op that reads op's result, for the finding's
+// detail ("used by add_3 (op_id 9)").
+func userLabel(op *graph.Operation) string {
+	if op.NumResults() == 0 {
+		return ""
+	}
+	for _, u := range op.Result(0).Uses() {
+		if l := graph.OpLabel(u.Op.Loc); l != "" {
+			return "; used by " + l
+		}
+		return "; used by " + u.Op.Name
+	}
+	return ""
+}
+
+func hazardWhat(op *graph.Operation, s *constStats) string {
+	what := numLabel(op)
+	if s.resource != "" {
+		what += "dense_resource<" + s.resource + ">, "
+	}
+	return what
+}
+
+func (c *checker) constantHazards(op *graph.Operation) {
+	s := c.scan.floatConstStats(op)
+	if s == nil || s.n == 0 {
+		return
+	}
+	what := hazardWhat(op, s)
+	rng := fmt.Sprintf("range [%s, %s] over %d element(s)", fmtVal(s.min), fmtVal(s.max), s.n)
+	if inf := s.posInf + s.negInf; inf > 0 || s.overflow > 0 {
+		var parts []string
+		if s.negInf > 0 {
+			parts = append(parts, fmt.Sprintf("%d × -inf", s.negInf))
+		}
+		if s.posInf > 0 {
+			parts = append(parts, fmt.Sprintf("%d × +inf", s.posInf))
+		}
+		if s.overflow > 0 {
+			parts = append(parts, fmt.Sprintf("%d finite beyond ±65504 (first %s; %d of them round to ±inf in fp16)",
+				s.overflow, fmtVal(s.firstOver), s.toInf))
+		}
+		c.add(HazardRange, op, "", what+strings.Join(parts, ", ")+"; "+rng+userLabel(op))
+	}
+	if s.flush > 0 {
+		c.add(HazardFlush, op, "", fmt.Sprintf("%s%d nonzero value(s) round to 0 in fp16 (first %s; fp16's smallest subnormal is 2^-24 ≈ 5.96e-08); %s%s",
+			what, s.flush, fmtVal(s.firstFlush), rng, userLabel(op)))
+	}
+}
+
+// interval bounds every element of a value: lo ≤ x ≤ hi. A side marked
+// open is not proven (it stands at ∓inf); only closed sides are evidence.
+type interval struct {
+	lo, hi         float64
+	loOpen, hiOpen bool
+	how            string
+}
+
+func unbounded() interval {
+	return interval{lo: math.Inf(-1), hi: math.Inf(1), loOpen: true, hiOpen: true}
+}
+
+func (iv interval) String() string {
+	lo, hi := fmtVal(iv.lo), fmtVal(iv.hi)
+	if iv.loOpen {
+		lo = "?"
+	}
+	if iv.hiOpen {
+		hi = "?"
+	}
+	return "[" + lo + ", " + hi + "]"
+}
+
+// bound proves a range for v from what the graph states: constants, data
+// movement (reshape, transpose, expand/shrink dims, slice, cast), clamps
+// (broadcasting_maximum then broadcasting_minimum, as coreai-torch lowers
+// torch.clamp), and add, sub and mul by interval arithmetic. Anything else
+// (graph inputs, states, matmuls) is unbounded: the rule never guesses.
+func (c *checker) bound(v *graph.Value, depth int) interval {
+	if v == nil || depth > 32 {
+		return unbounded()
+	}
+	d := v.DefiningOp()
+	if d == nil {
+		return unbounded()
+	}
+	name := baseOpName(d.Name)
+	switch name {
+	case "coreai.constant":
+		s := c.scan.floatConstStats(d)
+		if s == nil || s.n == 0 || s.sawNaN || !s.haveMin {
+			return unbounded()
+		}
+		return interval{lo: s.min, hi: s.max, how: "constant " + graph.OpLabel(d.Loc)}
+	case "coreai.reshape", "coreai.transpose", "coreai.expand_dims", "coreai.shrink_dims", "coreai.slice", "coreai.cast":
+		if d.NumOperands() == 0 || !isFloatValue(v) {
+			return unbounded()
+		}
+		iv := c.bound(d.Operand(0), depth+1)
+		if name == "coreai.cast" && isF16Value(v) { // rounding is monotonic
+			iv.lo, iv.hi = f16.ToFloat64(f16.FromFloat64(iv.lo)), f16.ToFloat64(f16.FromFloat64(iv.hi))
+		}
+		return iv
+	}
+	if d.NumOperands() != 2 {
+		return unbounded()
+	}
+	a, b := c.bound(d.Operand(0), depth+1), c.bound(d.Operand(1), depth+1)
+	how := func(op string) string {
+		var parts []string
+		for _, x := range []interval{a, b} {
+			if x.how != "" {
+				parts = append(parts, x.how+" "+x.String())
+			}
+		}
+		return op + " of " + strings.Join(parts, " and ")
+	}
+	var r interval
+	switch name {
+	case "coreai.broadcasting_minimum":
+		// min(x, y) ≤ y.hi whatever x is.
+		r = interval{lo: math.Min(a.lo, b.lo), hi: math.Min(a.hi, b.hi),
+			loOpen: a.loOpen || b.loOpen, hiOpen: a.hiOpen && b.hiOpen, how: how("minimum")}
+	case "coreai.broadcasting_maximum":
+		r = interval{lo: math.Max(a.lo, b.lo), hi: math.Max(a.hi, b.hi),
+			loOpen: a.loOpen && b.loOpen, hiOpen: a.hiOpen || b.hiOpen, how: how("maximum")}
+	case "coreai.broadcasting_add":
+		r = interval{lo: a.lo + b.lo, hi: a.hi + b.hi, loOpen: a.loOpen || b.loOpen, hiOpen: a.hiOpen || b.hiOpen, how: how("sum")}
+	case "coreai.broadcasting_sub":
+		r = interval{lo: a.lo - b.hi, hi: a.hi - b.lo, loOpen: a.loOpen || b.hiOpen, hiOpen: a.hiOpen || b.loOpen, how: how("difference")}
+	case "coreai.broadcasting_mul":
+		if a.loOpen || a.hiOpen || b.loOpen || b.hiOpen {
+			return unbounded()
+		}
+		p := []float64{a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi}
+		r = interval{lo: p[0], hi: p[0], how: how("product")}
+		for _, x := range p {
+			r.lo, r.hi = math.Min(r.lo, x), math.Max(r.hi, x)
+		}
+	default:
+		return unbounded()
+	}
+	if math.IsNaN(r.lo) || math.IsNaN(r.hi) { // inf - inf, 0 × inf
+		return unbounded()
+	}
+	if r.loOpen && r.hiOpen {
+		return unbounded()
+	}
+	return r
+}
+
+func isFloatValue(v *graph.Value) bool {
+	_, ok := graph.ElementType(v.Type()).(*graph.FloatType)
+	return ok
+}
+
+func isF16Value(v *graph.Value) bool { return graph.IsFloat(graph.ElementType(v.Type()), "f16") }
+
+// expHazard flags an exp whose input is proven able to exceed ln(65504):
+// its proven upper bound is above it (the bound is reached by a constant, or
+// by a clamp's limit when the clamped value gets there), or its proven lower
+// bound is, so that every element overflows.
+func (c *checker) expHazard(op *graph.Operation) {
+	if op.NumOperands() == 0 {
+		return
+	}
+	iv := c.bound(op.Operand(0), 0)
+	hiOver := !iv.hiOpen && iv.hi > expLimit
+	loOver := !iv.loOpen && iv.lo > expLimit
+	if !hiOver && !loOver {
+		return
+	}
+	var reach string
+	switch {
+	case hiOver && math.IsInf(iv.hi, 1):
+		reach = "it can be +inf"
+	case hiOver:
+		reach = "exp(" + fmtVal(iv.hi) + ") = " + fmtVal(math.Exp(iv.hi))
+	default:
+		reach = "exp(" + fmtVal(iv.lo) + ") = " + fmtVal(math.Exp(iv.lo))
+	}
+	always := ""
+	if loOver {
+		always = "; every element overflows (lower bound " + fmtVal(iv.lo) + ")"
+	}
+	c.add(HazardExp, op, "", fmt.Sprintf("%sinput range %s from %s: %s, above ln(65504) ≈ %.4f, so the result is +inf in fp16%s",
+		numLabel(op), iv, iv.how, reach, expLimit, always))
+}
