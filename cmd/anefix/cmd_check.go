@@ -25,13 +25,19 @@ func init() {
 lowering, linear INT4). It prints the findings grouped by rule, op and
 source line with the pass that fixes each, the predicted ANE regions per
 function, and the seed's unconfirmed suspects for the blocker the compiler
-does not name, each with the experiment that would settle it.
+does not name, each with the experiment that would settle it. A separate
+"fp16 hazards (advisory)" section lists constants that are not safe in fp16
+(-inf or magnitudes past 65504, such as masks written as -inf or -1e9;
+nonzero values that round to 0) and exp ops whose input is proven (from
+constants and clamps) able to exceed ln(65504) ~ 11.09; dense_resource
+weights are read from the file in bounded pieces, absent ones skipped with
+a note.
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
 
 Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
-1 bad input. Suspects never change the exit code.
+1 bad input. Suspects and fp16 hazards never change the exit code.
 
 Examples:
   anefix check testdata/synth/armA.aimodel

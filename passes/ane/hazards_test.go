@@ -71,6 +71,7 @@ func TestHazards(t *testing.T) {
 			{"fp16.out-of-range", "mask", []string{"dense_resource<mask_f32>", "first -1e+09"}},
 			{"fp16.flush-to-zero", "mask", []string{"dense_resource<mask_f32>", "first 1e-09"}},
 		}, []string{"dense_resource<absent_weights>", "its bytes are not in the file"}},
+		{"blocked_neg_inf.mlir", []want{{"fp16.out-of-range", "causal_mask", []string{"1 × -inf", "used by add_mask"}}}, nil},
 		{"safe.mlir", nil, nil},
 	}
 	for _, tc := range cases {
