@@ -1,6 +1,7 @@
 package ane
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -87,18 +88,92 @@ func (s *constStats) addValue(v float64, checkNarrow bool) {
 	}
 }
 
+// f32 bit patterns (sign cleared) the fast path compares against: 65504,
+// 65520 (the tie between 65504 and 2^16, which rounds to even: inf), 2^-25
+// (the tie between 0 and 2^-24, which rounds to even: 0), +inf.
+const (
+	f32MaxHalf  = 0x477fe000
+	f32HalfInf  = 0x477ff000
+	f32HalfZero = 0x33000000
+	f32Inf      = 0x7f800000
+)
+
+// addF32 is addValue for one f32 by its bits, without a float conversion
+// for the common, safe case (TestAddF32 checks it against addValue).
+func (s *constStats) addF32(bits uint32) {
+	a := bits & 0x7fffffff
+	if a >= f32Inf || a > f32MaxHalf || (a != 0 && a <= f32HalfZero) {
+		s.addValue(float64(math.Float32frombits(bits)), true)
+		return
+	}
+	s.n++
+	v := float64(math.Float32frombits(bits))
+	if !s.haveMin {
+		s.min, s.max, s.haveMin = v, v, true
+	} else if v < s.min {
+		s.min = v
+	} else if v > s.max {
+		s.max = v
+	}
+}
+
+// addF16Counts folds a histogram of f16 bit patterns into s: the same
+// result as addValue on each element (f16 narrows to nothing, so only
+// counts, min and max matter, none of which depends on the order), at the
+// cost of one increment per element.
+func (s *constStats) addF16Counts(hist *[1 << 16]uint32) {
+	for h, c := range hist {
+		if c == 0 {
+			continue
+		}
+		s.addValue(f16.ToFloat64(uint16(h)), false)
+		s.n += int64(c) - 1
+		switch {
+		case f16.IsInf(uint16(h)) && h&0x8000 != 0:
+			s.negInf += int64(c) - 1
+		case f16.IsInf(uint16(h)):
+			s.posInf += int64(c) - 1
+		}
+	}
+}
+
+// addChunk classifies whole elements of p, little-endian, of element type
+// name (f16, bf16, f32 or f64); the type is switched on once per chunk.
+// f16 elements are counted into hist, which addF16Counts folds in.
+func (s *constStats) addChunk(name string, p []byte, narrow bool, hist *[1 << 16]uint32) {
+	switch name {
+	case "f16":
+		for i := 0; i+2 <= len(p); i += 2 {
+			hist[binary.LittleEndian.Uint16(p[i:])]++
+		}
+	case "bf16":
+		for i := 0; i+2 <= len(p); i += 2 {
+			s.addValue(float64(f16.BF16ToFloat32(binary.LittleEndian.Uint16(p[i:]))), narrow)
+		}
+	case "f32":
+		for i := 0; i+4 <= len(p); i += 4 {
+			s.addF32(binary.LittleEndian.Uint32(p[i:]))
+		}
+	case "f64":
+		for i := 0; i+8 <= len(p); i += 8 {
+			s.addValue(math.Float64frombits(binary.LittleEndian.Uint64(p[i:])), narrow)
+		}
+	}
+}
+
 // hazardScan holds what the hazard rules read, shared by the graphs of a
 // module (a resource is scanned once).
 type hazardScan struct {
 	m       *graph.Module
 	budget  int64
 	byKey   map[string]*constStats
+	byOp    map[*graph.Operation]*constStats // inline constants, read once
 	notes   []string
 	noteSet map[string]bool
 }
 
 func newHazardScan(m *graph.Module) *hazardScan {
-	return &hazardScan{m: m, budget: maxHazardScanBytes, byKey: map[string]*constStats{}, noteSet: map[string]bool{}}
+	return &hazardScan{m: m, budget: maxHazardScanBytes, byKey: map[string]*constStats{}, byOp: map[*graph.Operation]*constStats{}, noteSet: map[string]bool{}}
 }
 
 func (h *hazardScan) note(s string) {
@@ -126,7 +201,11 @@ func (h *hazardScan) floatConstStats(op *graph.Operation) *constStats {
 		if n < 0 || int64(len(a.Raw)) < n*int64(graph.ElemBytes(ft)) {
 			return nil
 		}
+		if s, done := h.byOp[op]; done {
+			return s
+		}
 		s := &constStats{}
+		h.byOp[op] = s
 		narrow := ft.Name != "f16"
 		for i := int64(0); i < n; i++ {
 			s.addValue(a.Float64At(i), narrow)
@@ -178,32 +257,22 @@ func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.Tens
 	h.budget -= size
 	narrow := ft.Name != "f16"
 	buf := make([]byte, min(int64(hazardChunk), size))
+	// The budget keeps a blob under 2^32 f16 elements, so counts fit.
+	var hist *[1 << 16]uint32
+	if ft.Name == "f16" {
+		hist = new([1 << 16]uint32)
+	}
 	for off := int64(0); off < size; {
 		k := min(int64(len(buf)), size-off)
 		if _, err := r.Blob.ReadAt(buf[:k], off); err != nil && err != io.EOF {
 			s.reason = fmt.Sprintf("reading it failed at byte %d: %v", off, err)
 			return s
 		}
-		for i := int64(0); i+eb <= k; i += eb {
-			b := buf[i : i+eb]
-			var v float64
-			switch ft.Name {
-			case "f16":
-				v = f16.ToFloat64(uint16(b[0]) | uint16(b[1])<<8)
-			case "bf16":
-				v = float64(f16.BF16ToFloat32(uint16(b[0]) | uint16(b[1])<<8))
-			case "f32":
-				v = float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
-			case "f64":
-				var u uint64
-				for j := 7; j >= 0; j-- {
-					u = u<<8 | uint64(b[j])
-				}
-				v = math.Float64frombits(u)
-			}
-			s.addValue(v, narrow)
-		}
+		s.addChunk(ft.Name, buf[:k], narrow, hist)
 		off += k
+	}
+	if hist != nil {
+		s.addF16Counts(hist)
 	}
 	return s
 }
