@@ -225,7 +225,7 @@ func checkModule(m *graph.Module, withHazards bool) (*Report, error) {
 		}
 	}
 	if scan != nil {
-		rep.HazardNotes = scan.notes
+		rep.HazardNotes = scan.notes()
 	}
 	return rep, nil
 }

@@ -43,7 +43,8 @@ type constStats struct {
 	firstOver        float64 // first finite |x| > 65504
 	firstFlush       float64 // first value that flushes to zero
 	haveMin, sawNaN  bool
-	resource, reason string // resource key; reason when skipped
+	resource, reason string // resource key; why it was skipped (a category)
+	why              string // the skip's specifics (sizes, the read error)
 }
 
 func (s *constStats) addValue(v float64, checkNarrow bool) {
@@ -164,23 +165,51 @@ func (s *constStats) addChunk(name string, p []byte, narrow bool, hist *[1 << 16
 // hazardScan holds what the hazard rules read, shared by the graphs of a
 // module (a resource is scanned once).
 type hazardScan struct {
-	m       *graph.Module
-	budget  int64
-	byKey   map[string]*constStats
-	byOp    map[*graph.Operation]*constStats // inline constants, read once
-	notes   []string
-	noteSet map[string]bool
+	m      *graph.Module
+	budget int64
+	byKey  map[string]*constStats
+	byOp   map[*graph.Operation]*constStats // inline constants, read once
+	// skips groups the blobs skipped by reason, in first-seen order, so
+	// an export whose weights are all absent gets one note, not hundreds.
+	skips     map[string]*skipNote
+	skipOrder []string
+}
+
+type skipNote struct {
+	count      int
+	first, why string // the first blob and op; its specifics
 }
 
 func newHazardScan(m *graph.Module) *hazardScan {
-	return &hazardScan{m: m, budget: maxHazardScanBytes, byKey: map[string]*constStats{}, byOp: map[*graph.Operation]*constStats{}, noteSet: map[string]bool{}}
+	return &hazardScan{m: m, budget: maxHazardScanBytes, byKey: map[string]*constStats{}, byOp: map[*graph.Operation]*constStats{}, skips: map[string]*skipNote{}}
 }
 
-func (h *hazardScan) note(s string) {
-	if !h.noteSet[s] {
-		h.noteSet[s] = true
-		h.notes = append(h.notes, s)
+func (h *hazardScan) skip(reason, first, why string) {
+	n := h.skips[reason]
+	if n == nil {
+		n = &skipNote{first: first, why: why}
+		h.skips[reason] = n
+		h.skipOrder = append(h.skipOrder, reason)
 	}
+	n.count++
+}
+
+// notes says what was skipped, one line per reason.
+func (h *hazardScan) notes() []string {
+	var out []string
+	for _, r := range h.skipOrder {
+		n := h.skips[r]
+		why := ""
+		if n.why != "" {
+			why = "; " + n.why
+		}
+		if n.count == 1 {
+			out = append(out, fmt.Sprintf("%s skipped: %s%s", n.first, r, why))
+		} else {
+			out = append(out, fmt.Sprintf("%d dense_resource blobs skipped: %s (the first: %s%s)", n.count, r, n.first, why))
+		}
+	}
+	return out
 }
 
 // floatConstStats reads a coreai.constant's float value: inline dense
@@ -216,13 +245,15 @@ func (h *hazardScan) floatConstStats(op *graph.Operation) *constStats {
 		if !ok || a.Type == nil {
 			return nil
 		}
-		if s, done := h.byKey[a.Key]; done {
-			return s
+		s, done := h.byKey[a.Key]
+		if !done {
+			s = h.scanResource(a.Key, ft, a.Type)
+			h.byKey[a.Key] = s
+			if s.reason != "" {
+				h.skip(s.reason, fmt.Sprintf("dense_resource<%s> (%s)", a.Key, op.DescribeInGraph()), s.why)
+			}
 		}
-		s := h.scanResource(a.Key, ft, a.Type)
-		h.byKey[a.Key] = s
 		if s.reason != "" {
-			h.note(fmt.Sprintf("dense_resource<%s> (%s) skipped: %s", a.Key, op.DescribeInGraph(), s.reason))
 			return nil
 		}
 		return s
@@ -247,7 +278,8 @@ func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.Tens
 	n := t.NumElements()
 	size := r.Blob.Size()
 	if n < 0 || size != n*eb {
-		s.reason = fmt.Sprintf("the blob holds %d bytes, %s needs %d", size, t, n*eb)
+		s.reason = "the blob's size does not match its type"
+		s.why = fmt.Sprintf("the blob holds %d bytes, %s needs %d", size, t, n*eb)
 		return s
 	}
 	if size > h.budget {
@@ -265,7 +297,8 @@ func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.Tens
 	for off := int64(0); off < size; {
 		k := min(int64(len(buf)), size-off)
 		if _, err := r.Blob.ReadAt(buf[:k], off); err != nil && err != io.EOF {
-			s.reason = fmt.Sprintf("reading it failed at byte %d: %v", off, err)
+			s.reason = "reading the blob failed"
+			s.why = fmt.Sprintf("at byte %d: %v", off, err)
 			return s
 		}
 		s.addChunk(ft.Name, buf[:k], narrow, hist)

@@ -1,6 +1,7 @@
 package ane
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -275,5 +276,76 @@ func TestAddF32(t *testing.T) {
 	fh.resource = ""
 	if *fh != sh {
 		t.Fatalf("f16 histogram %+v, element by element %+v", *fh, sh)
+	}
+}
+
+// failingBlob reports a size but fails every read, as a truncated or
+// unreadable weights file would.
+type failingBlob int64
+
+func (b failingBlob) Size() int64 { return int64(b) }
+func (b failingBlob) ReadAt(p []byte, off int64) (int, error) {
+	return 0, errors.New("input/output error")
+}
+
+// TestHazardSkips: blobs the scan cannot read are notes, one per reason,
+// never errors and never findings.
+func TestHazardSkips(t *testing.T) {
+	text := `module {
+  coreai.graph @main(%arg0: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) {
+    %0 = coreai.constant dense_resource<w0> : tensor<4xf16>
+    %1 = coreai.constant dense_resource<w1> : tensor<4xf16>
+    %2 = coreai.constant dense_resource<w2> : tensor<4xf16>
+    %3 = coreai.constant dense_resource<bad> : tensor<4xf32>
+    %4 = coreai.constant dense_resource<short> : tensor<4xf32>
+    %5 = coreai.decomposable.broadcasting_add %0, %1 : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+    %6 = coreai.decomposable.broadcasting_add %5, %2 : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+    coreai.output %6 : tensor<4xf16>
+  }
+}
+`
+	m, _, err := mlirtext.Parse("skips.mlir", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.AddResource("bad", 4, failingBlob(16))
+	m.AddResource("short", 4, graph.MemBlob{0, 0, 0x80, 0xff}) // one -inf, 12 bytes short
+	passes.MarkAbsentWeights(m)
+	rep, err := Check(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hz := rep.AllHazards(); len(hz) != 0 {
+		t.Errorf("findings from unreadable blobs: %v", hz)
+	}
+	want := []string{
+		"3 dense_resource blobs skipped: its bytes are not in the file (the first: dense_resource<w0>",
+		"dense_resource<bad> (@main: coreai.constant (at skips.mlir:6)) skipped: reading the blob failed; at byte 0: input/output error",
+		"dense_resource<short> (@main: coreai.constant (at skips.mlir:7)) skipped: the blob's size does not match its type; the blob holds 4 bytes, tensor<4xf32> needs 16",
+	}
+	if len(rep.HazardNotes) != len(want) {
+		t.Fatalf("notes %q, want %d", rep.HazardNotes, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(rep.HazardNotes[i], w) {
+			t.Errorf("note %d = %q, want prefix %q", i, rep.HazardNotes[i], w)
+		}
+	}
+}
+
+// TestHazardBudget: a blob past what is left of the scan budget is skipped,
+// and the budget is not spent on it.
+func TestHazardBudget(t *testing.T) {
+	m := graph.NewModule()
+	m.AddResource("w", 4, make(graph.MemBlob, 16))
+	h := newHazardScan(m)
+	h.budget = 15
+	tt := &graph.TensorType{Shape: []int64{4}, Elem: graph.F32}
+	if s := h.scanResource("w", graph.F32, tt); !strings.Contains(s.reason, "scan budget") || s.n != 0 || h.budget != 15 {
+		t.Errorf("over budget: reason %q, %d elements read, budget left %d", s.reason, s.n, h.budget)
+	}
+	h.budget = 16
+	if s := h.scanResource("w", graph.F32, tt); s.reason != "" || s.n != 4 || h.budget != 0 {
+		t.Errorf("within budget: reason %q, %d elements read, budget left %d", s.reason, s.n, h.budget)
 	}
 }
