@@ -78,7 +78,11 @@ func TestCheckHazards(t *testing.T) {
 			}
 		})
 	}
-	_, out, _ := runCLI(t, "", "check", "--rules")
+	code, out, _ := runCLI(t, "", "check", "--hazard-weights=false", "../../testdata/hazards/resource_blob.mlir")
+	if code != exitOK || strings.Contains(out, "dense_resource<mask_f32>,") || !strings.Contains(out, "not read (--hazard-weights=false)") {
+		t.Errorf("--hazard-weights=false: exit %d\n%s", code, out)
+	}
+	_, out, _ = runCLI(t, "", "check", "--rules")
 	for _, id := range []string{"fp16.out-of-range [hazard]", "fp16.flush-to-zero [hazard]", "fp16.exp-overflow [hazard]"} {
 		if !strings.Contains(out, id) {
 			t.Errorf("check --rules lacks %q", id)

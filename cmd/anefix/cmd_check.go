@@ -30,8 +30,8 @@ does not name, each with the experiment that would settle it. A separate
 (-inf or magnitudes past 65504, such as masks written as -inf or -1e9;
 nonzero values that round to 0) and exp ops whose input is proven (from
 constants and clamps) able to exceed ln(65504) ~ 11.09; dense_resource
-weights are read from the file in bounded pieces, absent ones skipped with
-a note.
+weights are read from the file in bounded pieces (--hazard-weights=false
+skips them), absent ones skipped with a note.
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
@@ -47,6 +47,7 @@ Examples:
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
 			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
 			rules := fs.Bool("rules", false, "print the rule table with each rule's evidence and exit (no input)")
+			hazardWeights := fs.Bool("hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 			return func(env *Env, args []string) error {
 				if *rules {
 					if len(args) != 0 {
@@ -72,7 +73,7 @@ Examples:
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", args[0], err)
 				}
-				rep, err := ane.Check(ld.Module)
+				rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazardBlobs: !*hazardWeights})
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}

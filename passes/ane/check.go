@@ -154,11 +154,22 @@ func (r *Report) AllHazards() []Finding {
 }
 
 // Check runs the rule model over every graph of m. It does not modify m.
-func Check(m *graph.Module) (*Report, error) { return checkModule(m, true) }
+func Check(m *graph.Module) (*Report, error) { return CheckWith(m, Options{}) }
 
-// checkModule is Check with the fp16 hazard rules on or off (tests compare the
-// two to show the hazards change no verdict).
-func checkModule(m *graph.Module, withHazards bool) (*Report, error) {
+// Options choose what Check runs beyond the legality rules; neither changes
+// a verdict (tests compare the reports with and without the hazard rules).
+type Options struct {
+	// NoHazards turns the fp16 hazard rules off (compile, which does not
+	// report them).
+	NoHazards bool
+	// NoHazardBlobs keeps the hazard rules off dense_resource blobs, which
+	// they otherwise read in full (1.5 GB for full-scale weights); inline
+	// dense constants are still read.
+	NoHazardBlobs bool
+}
+
+// CheckWith is Check with options.
+func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	if m == nil || len(m.Op.Regions) == 0 || len(m.Op.Regions[0].Blocks) == 0 {
 		return nil, fmt.Errorf("ane check: empty module")
 	}
@@ -172,8 +183,9 @@ func checkModule(m *graph.Module, withHazards bool) (*Report, error) {
 	}
 	byName := map[string]int{}
 	var scan *hazardScan
-	if withHazards {
+	if !o.NoHazards {
 		scan = newHazardScan(m)
+		scan.noBlobs = o.NoHazardBlobs
 	}
 	for _, g := range graphs {
 		c := newChecker(g)

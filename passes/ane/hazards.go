@@ -165,10 +165,11 @@ func (s *constStats) addChunk(name string, p []byte, narrow bool, hist *[1 << 16
 // hazardScan holds what the hazard rules read, shared by the graphs of a
 // module (a resource is scanned once).
 type hazardScan struct {
-	m      *graph.Module
-	budget int64
-	byKey  map[string]*constStats
-	byOp   map[*graph.Operation]*constStats // inline constants, read once
+	m       *graph.Module
+	budget  int64
+	noBlobs bool // Options.NoHazardBlobs
+	byKey   map[string]*constStats
+	byOp    map[*graph.Operation]*constStats // inline constants, read once
 	// skips groups the blobs skipped by reason, in first-seen order, so
 	// an export whose weights are all absent gets one note, not hundreds.
 	skips     map[string]*skipNote
@@ -268,6 +269,10 @@ func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.Tens
 	case "f16", "bf16", "f32", "f64":
 	default:
 		s.reason = "element type " + ft.Name + " is not read by the hazard rules"
+		return s
+	}
+	if h.noBlobs {
+		s.reason = "dense_resource blobs are not read (--hazard-weights=false)"
 		return s
 	}
 	r := h.m.Resource(key)

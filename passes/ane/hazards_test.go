@@ -116,7 +116,7 @@ func TestHazards(t *testing.T) {
 					t.Errorf("hazard %s among the legality findings", f.Rule.ID)
 				}
 			}
-			off, err := checkModule(m, false)
+			off, err := CheckWith(m, Options{NoHazards: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,6 +125,18 @@ func TestHazards(t *testing.T) {
 			}
 			if a, b := verdictOf(rep), verdictOf(off); !reflect.DeepEqual(a, b) {
 				t.Errorf("hazard rules changed the verdict:\n with: %q\n without: %q", a, b)
+			}
+			nb, err := CheckWith(m, Options{NoHazardBlobs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range nb.AllHazards() {
+				if strings.Contains(f.Detail, "dense_resource<") {
+					t.Errorf("NoHazardBlobs read a blob: %s", f.Detail)
+				}
+			}
+			if a, b := verdictOf(nb), verdictOf(off); !reflect.DeepEqual(a, b) {
+				t.Errorf("NoHazardBlobs changed the verdict")
 			}
 		})
 	}
