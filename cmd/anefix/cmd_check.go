@@ -25,13 +25,19 @@ func init() {
 lowering, linear INT4). It prints the findings grouped by rule, op and
 source line with the pass that fixes each, the predicted ANE regions per
 function, and the seed's unconfirmed suspects for the blocker the compiler
-does not name, each with the experiment that would settle it.
+does not name, each with the experiment that would settle it. A separate
+"fp16 hazards (advisory)" section lists constants that are not safe in fp16
+(-inf or magnitudes past 65504, such as masks written as -inf or -1e9;
+nonzero values that round to 0) and exp ops whose input is proven (from
+constants and clamps) able to exceed ln(65504) ~ 11.09; dense_resource
+weights are read from the file in bounded pieces (--hazard-weights=false
+skips them), absent ones skipped with a note.
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
 
 Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
-1 bad input. Suspects never change the exit code.
+1 bad input. Suspects and fp16 hazards never change the exit code.
 
 Examples:
   anefix check testdata/synth/armA.aimodel
@@ -41,6 +47,7 @@ Examples:
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
 			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
 			rules := fs.Bool("rules", false, "print the rule table with each rule's evidence and exit (no input)")
+			hazardWeights := fs.Bool("hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 			return func(env *Env, args []string) error {
 				if *rules {
 					if len(args) != 0 {
@@ -66,7 +73,7 @@ Examples:
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", args[0], err)
 				}
-				rep, err := ane.Check(ld.Module)
+				rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazardBlobs: !*hazardWeights})
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
@@ -109,6 +116,7 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 		RegionsPredicted: int32(reg), Functions: int32(fns),
 		Groups:   pbGroups(ane.GroupFindings(r.AllFindings())),
 		Suspects: pbGroups(ane.GroupFindings(r.AllSuspects())),
+		Hazards:  pbGroups(ane.GroupFindings(r.AllHazards())), HazardNotes: r.HazardNotes,
 	}
 	for i := range r.Graphs {
 		g := &r.Graphs[i]
@@ -127,6 +135,9 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 		}
 		for _, f := range g.Suspects {
 			gc.Suspects = append(gc.Suspects, pbFinding(f))
+		}
+		for _, f := range g.Hazards {
+			gc.Hazards = append(gc.Hazards, pbFinding(f))
 		}
 		if g.Entry {
 			msg.Segments += int32(g.Segments)
@@ -195,6 +206,13 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 	if len(infos) > 0 {
 		fmt.Fprintf(&b, "\nInfo:\n")
 		writeGroups(&b, infos, false)
+	}
+	if len(r.Hazards) > 0 || len(r.HazardNotes) > 0 {
+		fmt.Fprintf(&b, "\nfp16 hazards (advisory; never change the verdict or the exit code):\n")
+		writeGroups(&b, r.Hazards, false)
+		for _, n := range r.HazardNotes {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
 	}
 	fmt.Fprintf(&b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck

@@ -77,6 +77,9 @@ type GraphResult struct {
 	Verdicts []OpVerdict
 	Findings []Finding // blockers and infos, op order
 	Suspects []Finding // op order
+	// Hazards are the advisory fp16 findings (hazards.go), op order; they
+	// never set Blocked.
+	Hazards []Finding
 	// Blocked is true when a blocker applies to this graph or a graph it
 	// invokes.
 	Blocked bool
@@ -96,6 +99,9 @@ type Report struct {
 	RuleSet  string
 	Compiler string
 	Graphs   []GraphResult
+	// HazardNotes says what the fp16 hazard rules could not read (a blob
+	// whose bytes are absent, the scan budget), in first-seen order.
+	HazardNotes []string
 }
 
 // Legal reports whether every entry graph is predicted fully legal.
@@ -138,8 +144,32 @@ func (r *Report) AllSuspects() []Finding {
 	return out
 }
 
+// AllHazards returns every fp16 hazard finding across graphs.
+func (r *Report) AllHazards() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Hazards...)
+	}
+	return out
+}
+
 // Check runs the rule model over every graph of m. It does not modify m.
-func Check(m *graph.Module) (*Report, error) {
+func Check(m *graph.Module) (*Report, error) { return CheckWith(m, Options{}) }
+
+// Options choose what Check runs beyond the legality rules; neither changes
+// a verdict (tests compare the reports with and without the hazard rules).
+type Options struct {
+	// NoHazards turns the fp16 hazard rules off (compile, which does not
+	// report them).
+	NoHazards bool
+	// NoHazardBlobs keeps the hazard rules off dense_resource blobs, which
+	// they otherwise read in full (1.5 GB for full-scale weights); inline
+	// dense constants are still read.
+	NoHazardBlobs bool
+}
+
+// CheckWith is Check with options.
+func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	if m == nil || len(m.Op.Regions) == 0 || len(m.Op.Regions[0].Blocks) == 0 {
 		return nil, fmt.Errorf("ane check: empty module")
 	}
@@ -152,8 +182,14 @@ func Check(m *graph.Module) (*Report, error) {
 		}
 	}
 	byName := map[string]int{}
+	var scan *hazardScan
+	if !o.NoHazards {
+		scan = newHazardScan(m)
+		scan.noBlobs = o.NoHazardBlobs
+	}
 	for _, g := range graphs {
 		c := newChecker(g)
+		c.scan = scan
 		c.entry = g.Visibility() == "" || g.Visibility() == "public"
 		c.entry = c.entry && !called[g.Name()] && g.Body() != nil
 		c.run()
@@ -200,6 +236,9 @@ func Check(m *graph.Module) (*Report, error) {
 			gr.Segments = segments(g, gr, func(callee string) bool { return blocked(callee, map[string]bool{}) })
 		}
 	}
+	if scan != nil {
+		rep.HazardNotes = scan.notes()
+	}
 	return rep, nil
 }
 
@@ -219,6 +258,8 @@ type checker struct {
 	term      *graph.Operation
 	findings  []Finding
 	suspects  []Finding
+	hazards   []Finding
+	scan      *hazardScan // nil: no hazard rules
 	// alsoIllegal holds ops illegal under a rule whose finding sits on
 	// another op (the inside of a reported fp32 island).
 	alsoIllegal map[*graph.Operation]string
@@ -263,6 +304,7 @@ func (c *checker) run() {
 	c.shapesAndOps()
 	c.suspectTiedHead()
 	c.suspectStateWrites()
+	c.checkHazards()
 }
 
 func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
@@ -274,9 +316,12 @@ func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
 		f.Source = op.Source()
 		f.Via = viaFrame(op.Loc)
 	}
-	if r.Severity == Suspect {
+	switch r.Severity {
+	case Suspect:
 		c.suspects = append(c.suspects, f)
-	} else {
+	case Hazard:
+		c.hazards = append(c.hazards, f)
+	default:
 		c.findings = append(c.findings, f)
 	}
 }
@@ -285,7 +330,8 @@ func (c *checker) result() GraphResult {
 	gr := GraphResult{Name: c.g.Name(), Entry: c.entry, Ops: len(c.ops)}
 	sortFindings(c.findings)
 	sortFindings(c.suspects)
-	gr.Findings, gr.Suspects = c.findings, c.suspects
+	sortFindings(c.hazards)
+	gr.Findings, gr.Suspects, gr.Hazards = c.findings, c.suspects, c.hazards
 	rules := map[*graph.Operation][]string{}
 	for _, f := range c.findings {
 		if f.Rule.Severity == Blocker {

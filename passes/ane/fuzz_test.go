@@ -11,6 +11,13 @@ import (
 // FuzzCheck runs the rule model on whatever the text parser accepts: no
 // input may make it panic or loop.
 func FuzzCheck(f *testing.F) {
+	if ents, _ := os.ReadDir(filepath.Join("..", "..", "testdata", "hazards")); ents != nil {
+		for _, e := range ents {
+			if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hazards", e.Name())); err == nil {
+				f.Add(string(b))
+			}
+		}
+	}
 	for _, dir := range []string{"generic", "pretty"} {
 		ents, _ := os.ReadDir(filepath.Join("..", "..", "testdata", "mlir", dir))
 		for _, e := range ents {
@@ -30,5 +37,6 @@ func FuzzCheck(f *testing.F) {
 		}
 		_ = GroupFindings(r.AllFindings())
 		_ = GroupFindings(r.AllSuspects())
+		_ = GroupFindings(r.AllHazards())
 	})
 }

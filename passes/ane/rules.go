@@ -30,6 +30,10 @@ const (
 	Suspect
 	// Info: worth knowing, no effect on the prediction.
 	Info
+	// Hazard: the fp16 numbers may go wrong (hazards.go); advisory, kept
+	// apart from the legality findings, never changes a verdict or the
+	// exit code.
+	Hazard
 )
 
 func (s Severity) String() string {
@@ -38,6 +42,8 @@ func (s Severity) String() string {
 		return "blocker"
 	case Suspect:
 		return "suspect"
+	case Hazard:
+		return "hazard"
 	}
 	return "info"
 }
@@ -167,6 +173,32 @@ var (
 		Experiment: "on a Mac, export a variant that returns the update as a plain output instead of writing the state, " +
 			"`anefix compile --require-ane` it and compare regions",
 	}
+	// fp16 hazards (hazards.go): advisory, about the numbers, not placement.
+	HazardRange = &Rule{
+		ID:    "fp16.out-of-range",
+		Title: "constant that is ±inf or beyond the fp16 range (|x| > 65504)",
+		Message: "constant holds -inf/+inf or a magnitude past 65504, fp16's largest finite value (e.g. an attention " +
+			"mask written as -inf or -1e9): in fp16 it is ±inf (or saturates to ±65504), and inf - inf = NaN, as in a " +
+			"softmax's max subtraction over a row that is masked throughout",
+		Evidence: "IEEE 754 binary16 (graph/f16): largest finite value 65504; |x| >= 65520 rounds to ±inf. f16 " +
+			"constants are checked for ±inf, wider ones also for finite values past 65504",
+		Severity: Hazard,
+	}
+	HazardFlush = &Rule{
+		ID:       "fp16.flush-to-zero",
+		Title:    "nonzero constant that rounds to zero in fp16",
+		Message:  "constant holds nonzero values whose fp16 rounding is ±0 (|x| < 2^-25): converted to fp16 they vanish",
+		Evidence: "IEEE 754 binary16 (graph/f16): smallest subnormal 2^-24 ≈ 5.96e-08, so nonzero |x| < 2^-25 rounds to ±0; checked on constants wider than f16",
+		Severity: Hazard,
+	}
+	HazardExp = &Rule{
+		ID:    "fp16.exp-overflow",
+		Title: "exp of an input proven able to exceed ln(65504) ≈ 11.09",
+		Message: "exp whose input can exceed ln(65504) ≈ 11.09 overflows fp16 to +inf; the bound is proven from the graph " +
+			"(constants, clamps as broadcasting_maximum/minimum, data movement, add/sub/mul of bounded values), never guessed",
+		Evidence: "IEEE 754 binary16: exp(x) > 65504 for x > ln(65504) ≈ 11.0898; inputs without a provable bound are not reported",
+		Severity: Hazard,
+	}
 	// Rows for compiler diagnostics the model does not predict.
 	RuleReorder = &Rule{
 		ID:             "reorder-distance",
@@ -192,6 +224,7 @@ var Rules = []*Rule{
 	RuleElementType, RuleIOOp, RuleRank, RuleStatic, RuleNoLowering, RuleLinearInt4,
 	SuspectTiedHead, SuspectFp32Chain, SuspectStateWrite,
 	RuleUnverifiedOp, RuleReorder, RuleCompilerOther,
+	HazardRange, HazardFlush, HazardExp,
 }
 
 // RuleByID finds a rule.

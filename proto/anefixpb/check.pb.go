@@ -38,7 +38,8 @@ type Rule struct {
 	Evidence string `protobuf:"bytes,5,opt,name=evidence,proto3" json:"evidence,omitempty"`
 	// The anefix pass that removes the finding; empty when none.
 	FixPass string `protobuf:"bytes,6,opt,name=fix_pass,json=fixPass,proto3" json:"fix_pass,omitempty"`
-	// "blocker", "suspect" or "info". Suspects never change a verdict.
+	// "blocker", "suspect", "info" or "hazard". Suspects and hazards never
+	// change a verdict or the exit code.
 	Severity string `protobuf:"bytes,7,opt,name=severity,proto3" json:"severity,omitempty"`
 	// For suspects: what to run on a Mac to settle it.
 	Experiment    string `protobuf:"bytes,8,opt,name=experiment,proto3" json:"experiment,omitempty"`
@@ -363,8 +364,10 @@ type GraphCheck struct {
 	// compiler could place).
 	Segments int32 `protobuf:"varint,8,opt,name=segments,proto3" json:"segments,omitempty"`
 	// Findings (blockers and infos) and suspects in op order.
-	Findings      []*Finding `protobuf:"bytes,9,rep,name=findings,proto3" json:"findings,omitempty"`
-	Suspects      []*Finding `protobuf:"bytes,10,rep,name=suspects,proto3" json:"suspects,omitempty"`
+	Findings []*Finding `protobuf:"bytes,9,rep,name=findings,proto3" json:"findings,omitempty"`
+	Suspects []*Finding `protobuf:"bytes,10,rep,name=suspects,proto3" json:"suspects,omitempty"`
+	// fp16 hazards (advisory; never change legal or the exit code), op order.
+	Hazards       []*Finding `protobuf:"bytes,11,rep,name=hazards,proto3" json:"hazards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -469,6 +472,13 @@ func (x *GraphCheck) GetSuspects() []*Finding {
 	return nil
 }
 
+func (x *GraphCheck) GetHazards() []*Finding {
+	if x != nil {
+		return x.Hazards
+	}
+	return nil
+}
+
 type CheckReport struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Input   *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
@@ -489,7 +499,14 @@ type CheckReport struct {
 	// Per graph, in module order.
 	Graphs []*GraphCheck `protobuf:"bytes,10,rep,name=graphs,proto3" json:"graphs,omitempty"`
 	// The rule table used.
-	Rules         []*Rule `protobuf:"bytes,11,rep,name=rules,proto3" json:"rules,omitempty"`
+	Rules []*Rule `protobuf:"bytes,11,rep,name=rules,proto3" json:"rules,omitempty"`
+	// fp16 hazards grouped (advisory: constants that are -inf or past 65504,
+	// nonzero values that round to 0 in fp16, exp of an input proven able to
+	// exceed ln(65504)); they never change legal or the exit code.
+	Hazards []*FindingGroup `protobuf:"bytes,12,rep,name=hazards,proto3" json:"hazards,omitempty"`
+	// What the hazard rules could not read (e.g. a dense_resource blob whose
+	// bytes are absent), in first-seen order.
+	HazardNotes   []string `protobuf:"bytes,13,rep,name=hazard_notes,json=hazardNotes,proto3" json:"hazard_notes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,6 +614,20 @@ func (x *CheckReport) GetGraphs() []*GraphCheck {
 func (x *CheckReport) GetRules() []*Rule {
 	if x != nil {
 		return x.Rules
+	}
+	return nil
+}
+
+func (x *CheckReport) GetHazards() []*FindingGroup {
+	if x != nil {
+		return x.Hazards
+	}
+	return nil
+}
+
+func (x *CheckReport) GetHazardNotes() []string {
+	if x != nil {
+		return x.HazardNotes
 	}
 	return nil
 }
@@ -1085,7 +1116,7 @@ const file_check_proto_rawDesc = "" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
 	"\amessage\x18\n" +
 	" \x01(\tR\amessage\x12\x10\n" +
-	"\x03via\x18\v \x01(\tR\x03via\"\xc5\x02\n" +
+	"\x03via\x18\v \x01(\tR\x03via\"\xf3\x02\n" +
 	"\n" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -1100,7 +1131,8 @@ const file_check_proto_rawDesc = "" +
 	"\bsegments\x18\b \x01(\x05R\bsegments\x12.\n" +
 	"\bfindings\x18\t \x03(\v2\x12.anefix.v1.FindingR\bfindings\x12.\n" +
 	"\bsuspects\x18\n" +
-	" \x03(\v2\x12.anefix.v1.FindingR\bsuspects\"\xb4\x03\n" +
+	" \x03(\v2\x12.anefix.v1.FindingR\bsuspects\x12,\n" +
+	"\ahazards\x18\v \x03(\v2\x12.anefix.v1.FindingR\ahazards\"\x8a\x04\n" +
 	"\vCheckReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
 	"\brule_set\x18\x02 \x01(\tR\aruleSet\x12)\n" +
@@ -1113,7 +1145,9 @@ const file_check_proto_rawDesc = "" +
 	"\bsuspects\x18\t \x03(\v2\x17.anefix.v1.FindingGroupR\bsuspects\x12-\n" +
 	"\x06graphs\x18\n" +
 	" \x03(\v2\x15.anefix.v1.GraphCheckR\x06graphs\x12%\n" +
-	"\x05rules\x18\v \x03(\v2\x0f.anefix.v1.RuleR\x05rules\"\xcb\x02\n" +
+	"\x05rules\x18\v \x03(\v2\x0f.anefix.v1.RuleR\x05rules\x121\n" +
+	"\ahazards\x18\f \x03(\v2\x17.anefix.v1.FindingGroupR\ahazards\x12!\n" +
+	"\fhazard_notes\x18\r \x03(\tR\vhazardNotes\"\xcb\x02\n" +
 	"\x0eCompileFailure\x12\x19\n" +
 	"\blog_line\x18\x01 \x01(\x05R\alogLine\x12\x1b\n" +
 	"\tos_status\x18\x02 \x01(\x03R\bosStatus\x12,\n" +
@@ -1191,21 +1225,23 @@ var file_check_proto_depIdxs = []int32{
 	8,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
 	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
 	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
-	9,  // 3: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
-	2,  // 4: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
-	2,  // 5: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
-	3,  // 6: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
-	0,  // 7: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
-	9,  // 8: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
-	5,  // 9: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
-	2,  // 10: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	7,  // 11: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	10, // 12: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
+	9,  // 4: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	2,  // 5: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
+	2,  // 6: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
+	3,  // 7: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
+	0,  // 8: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
+	2,  // 9: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
+	9,  // 10: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	5,  // 11: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
+	2,  // 12: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
+	7,  // 13: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	10, // 14: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
