@@ -76,9 +76,9 @@ signal, not a verdict on a trained model. Check every result with anefix
 verify; restrict the pass with islands=<pattern> or exclude=<pattern>.`,
 		Options: []OptionSpec{
 			{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
-			{Name: "islands", Kind: OptStringList, Default: "", Doc: "only islands with an op whose op id or source (file:line) matches one of these glob patterns (* matches anything); empty = all"},
+			{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything)"},
 			{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands)"},
-			{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the islands that compute a normalization (a reduce_mean whose result reaches an rsqrt or sqrt in the same island), whatever their source"},
+			{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"},
 			{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
 		},
 		Run: stripFP32Casts,
@@ -223,9 +223,21 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	clamp := opts.Bool("clamp")
 	convertIO := opts.Bool("io")
 	keepNorms := opts.Bool("keep-norms")
-	patterns, err := compileGlobs(opts.Strings("islands"))
+	sel := parseIslandSelectors(opts.Strings("islands"))
+	if keepNorms && sel.norms {
+		return nil, fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
+	}
+	patterns, err := compileGlobs(sel.globs)
 	if err != nil {
 		return nil, err
+	}
+	var blockers map[*graph.Operation]bool
+	if sel.blockers && !sel.all {
+		// Asked before anything changes: the islands check reports on
+		// the module as this pass receives it.
+		if blockers, err = ElementTypeBlockers(m); err != nil {
+			return nil, err
+		}
 	}
 	excludes, err := compileGlobs(opts.Strings("exclude"))
 	if err != nil {
@@ -399,7 +411,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		name string
 		raw  []string
 		re   []*regexp.Regexp
-	}{{"islands", opts.Strings("islands"), patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
+	}{{"islands", sel.globs, patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
 		for i, re := range opt.re {
 			matched := false
 			for _, is := range list {
@@ -424,7 +436,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		if is.casts == 0 && !(convertIO && len(is.io) > 0) {
 			continue
 		}
-		if len(patterns) > 0 && !islandMatches(is, patterns) || islandMatches(is, excludes) {
+		if !sel.selects(is, patterns, blockers) || islandMatches(is, excludes) {
 			continue
 		}
 		if keepNorms && islandIsNorm(is) {
@@ -739,42 +751,6 @@ func denseAttrOf(op *graph.Operation) (string, graph.Attr) {
 func sfDict(a graph.Attr) *graph.DictAttr {
 	d, _ := a.(*graph.DictAttr)
 	return d
-}
-
-// islandIsNorm reports whether an island computes a normalization: a
-// reduce_mean whose result reaches an rsqrt or sqrt through ops of the
-// island (RMSNorm: mean(x·x) + eps → rsqrt; LayerNorm's variance likewise).
-func islandIsNorm(is *island) bool {
-	in := map[*graph.Operation]bool{}
-	for _, op := range is.ops {
-		in[op] = true
-	}
-	for _, op := range is.ops {
-		if !strings.HasSuffix(op.Name, "reduce_mean") {
-			continue
-		}
-		seen := map[*graph.Operation]bool{}
-		work := []*graph.Operation{op}
-		for len(work) > 0 {
-			o := work[len(work)-1]
-			work = work[:len(work)-1]
-			if seen[o] {
-				continue
-			}
-			seen[o] = true
-			if strings.HasSuffix(o.Name, ".rsqrt") || strings.HasSuffix(o.Name, ".sqrt") {
-				return true
-			}
-			for _, r := range o.Results() {
-				for _, u := range r.Uses() {
-					if in[u.Op] {
-						work = append(work, u.Op)
-					}
-				}
-			}
-		}
-	}
-	return false
 }
 
 func islandMatches(is *island, pats []*regexp.Regexp) bool {
