@@ -35,7 +35,7 @@ that reach a graph input or output), islands= picks a union of
   norms     normalization chains, by structure: a reduce_mean or
             reduce_sum of a square (square, or x·x) whose result reaches an
             rsqrt that feeds a multiply, or a sqrt that feeds a divide;
-  all       every island (the default before issue 13);
+  all       every island (the default of earlier versions);
   <glob>    islands with an op whose op id or source (file:line) matches.
 keep-norms=true then leaves in f32 the norm islands that were picked (with
 islands=all: every island but the norms); it contradicts islands=norms.

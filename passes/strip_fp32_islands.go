@@ -40,7 +40,7 @@ func parseIslandSelectors(vals []string) islandSelectors {
 	return s
 }
 
-// checkIslandSelectors rejects an empty selection (before issue 13 an empty
+// checkIslandSelectors rejects an empty selection (in earlier versions an empty
 // islands meant every island; now that is spelled all).
 func checkIslandSelectors(v any) error {
 	if xs, _ := v.([]string); len(xs) == 0 {
