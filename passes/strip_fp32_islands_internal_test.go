@@ -94,3 +94,20 @@ func TestIslandSelectorUsage(t *testing.T) {
 		t.Errorf("norms with keep-norms: err = %v", err)
 	}
 }
+
+// TestDefaultLeavesUnflaggedIslands: an island between casts that neither
+// holds a graph port nor round-trips a buffer is no element-type blocker,
+// so the default leaves it in f32 and says so.
+func TestDefaultLeavesUnflaggedIslands(t *testing.T) {
+	m := ptParse(t, normModule(`    %r = coreai.exp %0 : tensor<1x4xf32> -> tensor<1x4xf32>`))
+	res, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ptPrint(t, m), "coreai.cast") {
+		t.Error("the default retyped an island check does not flag")
+	}
+	if notes := strings.Join(res.Steps[0].Change.Notes, "\n"); !strings.Contains(notes, "1 fp32 island(s) left in f32: not selected by islands=blockers") {
+		t.Errorf("notes: %s", notes)
+	}
+}
