@@ -25,9 +25,22 @@ with the callee's arguments and returned values, and a state input joins the
 output that holds its new value. Casts are the island's shores: a cast
 f16→f32 opens it, a cast f32→f16 closes it.
 
-The pass selects every island that has at least one such cast (or, with
-io=true, that reaches a graph input or output), retypes all its values to
-f16 — op results, block arguments of composites, coreai.invoke callee
+Which islands: among those with at least one such cast (or, with io=true,
+that reach a graph input or output), islands= picks a union of
+  blockers  (default) the islands anefix check reports under its
+            element-type rule: the rule's own analysis (passes/ane) is
+            asked, on the module as this pass receives it, so the default
+            changes only what the compiler is modelled to refuse (on the
+            seed: the gated-delta recurrence);
+  norms     normalization chains, by structure: a reduce_mean or
+            reduce_sum of a square (square, or x·x) whose result reaches an
+            rsqrt that feeds a multiply, or a sqrt that feeds a divide;
+  all       every island (the default of earlier versions);
+  <glob>    islands with an op whose op id or source (file:line) matches.
+keep-norms=true then leaves in f32 the norm islands that were picked (with
+islands=all: every island but the norms); it contradicts islands=norms.
+
+The pass retypes all values of the picked islands to f16 — op results, block arguments of composites, coreai.invoke callee
 signatures, graph inputs and outputs (io=true) — converts its f32 constants
 (inline dense and dense_resource blobs) to f16 with round-to-nearest-even,
 and removes the f16→f32 and f32→f16 casts that became identities. Casts to
@@ -52,8 +65,8 @@ coreai.write_handle, and the coreai ops
 (with or without the "decomposable." prefix):
 ` + wrapWords(strings.Join(safeOpList(), ", ")+",", 72) + `
 and every broadcasting_* and reduce_* op. An island holding any other op
-stops the pass with the op id and source: exclude that island with
-islands=..., or disable the pass.
+stops the pass with the op id and source: leave that island out with
+exclude=..., or disable the pass.
 
 Numerics: this pass changes precision, nothing else. Values and
 intermediate results are rounded to f16 (11 significant bits, max 65504).
@@ -64,21 +77,21 @@ below 2^-24 flush to zero (counted in the report, not an error).
 When not to use it: when the fp32 island is there for accuracy that f16
 cannot keep (long reductions, recurrences with large dynamic range; in an
 RMSNorm, x·x overflows f16 for |x| > 256 and goes subnormal for
-|x| < 2^-7). Measured on synth arm A (random weights, anefix rewrite
---verify, 24 greedy steps): stripping every island gives top-1 agreement
-2/24 (per-op values differ by f16 rounding, about 1e-3 relative, but the
-logits error grows through the recurrent state: max |Δ| 0.0005, 0.013,
-0.064 at steps 0-2, and the token flips at step 2); keeping the
-decoder-layer RMSNorm islands in f32 (exclude=*ios/qwen3_5_ios.py:58) gives
-24/24, and so does keep-norms=true (every normalization island kept in f32,
-RoPE and the recurrence stripped). Random weights make near-tied logits, so read this as a sensitivity
+|x| < 2^-7). Measured on tiny synth arm A (random weights; anefix rewrite,
+then anefix verify, prompt 1, 24 greedy steps): the default (blockers: the
+3 recurrence islands) gives top-1 agreement 24/24, logits PSNR 52.1 dB;
+islands=all gives 2/24 (per-op values differ by f16 rounding, about 1e-3
+relative, but the logits error grows through the recurrent state and the
+token flips at step 2); islands=norms alone gives 2/24, 9.5 dB;
+islands=all with keep-norms=true (RoPE and the recurrence stripped) gives
+24/24. Random weights make near-tied logits, so read this as a sensitivity
 signal, not a verdict on a trained model. Check every result with anefix
-verify; restrict the pass with islands=<pattern> or exclude=<pattern>.`,
+verify; restrict the pass further with exclude=<pattern>.`,
 		Options: []OptionSpec{
 			{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
-			{Name: "islands", Kind: OptStringList, Default: "", Doc: "only islands with an op whose op id or source (file:line) matches one of these glob patterns (* matches anything); empty = all"},
+			{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything)"},
 			{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands)"},
-			{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the islands that compute a normalization (a reduce_mean whose result reaches an rsqrt or sqrt in the same island), whatever their source"},
+			{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"},
 			{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
 		},
 		Run: stripFP32Casts,
@@ -223,9 +236,21 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	clamp := opts.Bool("clamp")
 	convertIO := opts.Bool("io")
 	keepNorms := opts.Bool("keep-norms")
-	patterns, err := compileGlobs(opts.Strings("islands"))
+	sel := parseIslandSelectors(opts.Strings("islands"))
+	if keepNorms && sel.norms {
+		return nil, fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
+	}
+	patterns, err := compileGlobs(sel.globs)
 	if err != nil {
 		return nil, err
+	}
+	var blockers map[*graph.Operation]bool
+	if sel.blockers && !sel.all {
+		// Asked before anything changes: the islands check reports on
+		// the module as this pass receives it.
+		if blockers, err = ElementTypeBlockers(m); err != nil {
+			return nil, err
+		}
 	}
 	excludes, err := compileGlobs(opts.Strings("exclude"))
 	if err != nil {
@@ -399,7 +424,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		name string
 		raw  []string
 		re   []*regexp.Regexp
-	}{{"islands", opts.Strings("islands"), patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
+	}{{"islands", sel.globs, patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
 		for i, re := range opt.re {
 			matched := false
 			for _, is := range list {
@@ -414,6 +439,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		}
 	}
 	// 3. Choose islands and check that every op in them can be retyped.
+	unselected := 0
 	for _, is := range list {
 		if len(is.ops) == 0 && len(is.io) == 0 {
 			continue
@@ -424,7 +450,11 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		if is.casts == 0 && !(convertIO && len(is.io) > 0) {
 			continue
 		}
-		if len(patterns) > 0 && !islandMatches(is, patterns) || islandMatches(is, excludes) {
+		if !sel.selects(is, patterns, blockers) {
+			unselected++
+			continue
+		}
+		if islandMatches(is, excludes) {
 			continue
 		}
 		if keepNorms && islandIsNorm(is) {
@@ -437,10 +467,10 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		}
 		for _, op := range is.ops {
 			if !isSafeOp(op.Name) {
-				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.islands=<pattern matching other islands>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
+				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.exclude=<pattern matching it>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
 			}
 			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, graphs) == nil {
-				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.islands=…, or disable the pass", op.DescribeInGraph())
+				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.exclude=…, or disable the pass", op.DescribeInGraph())
 			}
 		}
 		is.chosen = true
@@ -456,6 +486,12 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 				}
 			}
 		}
+	}
+
+	// The default leaves islands the rule does not flag: say how many, so
+	// that nobody takes them for a miss.
+	if unselected > 0 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Strings("islands"), ",")))
 	}
 
 	// A signature is edited through the graph's properties dictionary; one
@@ -540,11 +576,11 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 				cc.Elements = r.Blob.Size() / 4
 				na = &graph.DenseResourceAttr{Key: x.Key, Type: x.Type.WithElem(graph.F16)} // key set on apply
 			default:
-				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.islands=…", op.DescribeInGraph())
+				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph())
 			}
 			cc.Overflow, cc.Underflow = int64(st.Overflow), int64(st.Underflow)
 			if st.Overflow > 0 && !clamp {
-				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.islands=…", op.DescribeInGraph(), st.Overflow)
+				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph(), st.Overflow)
 			}
 			plans = append(plans, constPlan{op: op, name: name, attr: na, cc: cc})
 		}
@@ -739,42 +775,6 @@ func denseAttrOf(op *graph.Operation) (string, graph.Attr) {
 func sfDict(a graph.Attr) *graph.DictAttr {
 	d, _ := a.(*graph.DictAttr)
 	return d
-}
-
-// islandIsNorm reports whether an island computes a normalization: a
-// reduce_mean whose result reaches an rsqrt or sqrt through ops of the
-// island (RMSNorm: mean(x·x) + eps → rsqrt; LayerNorm's variance likewise).
-func islandIsNorm(is *island) bool {
-	in := map[*graph.Operation]bool{}
-	for _, op := range is.ops {
-		in[op] = true
-	}
-	for _, op := range is.ops {
-		if !strings.HasSuffix(op.Name, "reduce_mean") {
-			continue
-		}
-		seen := map[*graph.Operation]bool{}
-		work := []*graph.Operation{op}
-		for len(work) > 0 {
-			o := work[len(work)-1]
-			work = work[:len(work)-1]
-			if seen[o] {
-				continue
-			}
-			seen[o] = true
-			if strings.HasSuffix(o.Name, ".rsqrt") || strings.HasSuffix(o.Name, ".sqrt") {
-				return true
-			}
-			for _, r := range o.Results() {
-				for _, u := range r.Uses() {
-					if in[u.Op] {
-						work = append(work, u.Op)
-					}
-				}
-			}
-		}
-	}
-	return false
 }
 
 func islandMatches(is *island, pats []*regexp.Regexp) bool {

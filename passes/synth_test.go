@@ -8,6 +8,8 @@ import (
 	"github.com/anefix/anefix/passes"
 )
 
+var all = []string{"strip-fp32-casts.islands=all"}
+
 // TestPassesOnSynth runs single passes on the synth arms (tiny scale), the
 // closest stand-ins for real exports the repository has.
 func TestPassesOnSynth(t *testing.T) {
@@ -18,17 +20,20 @@ func TestPassesOnSynth(t *testing.T) {
 		// wantChange: whether the pass must change something (a pass that
 		// should find nothing must change nothing).
 		wantChange bool
+		set        []string
 	}{
-		{synth.ArmA, "strip-fp32-casts", 0, true},
-		{synth.ArmB, "strip-fp32-casts", 0, true},
-		{synth.ArmC, "strip-fp32-casts", 0, true},
-		{synth.ArmE, "strip-fp32-casts", -1, false},
-		{synth.ArmA, "fold-casts", -1, false},
-		{synth.ArmE, "fold-casts", -1, false},
+		// islands=all: every island goes (the default takes the
+		// element-type blockers only; TestStripBlockersOnSynth).
+		{synth.ArmA, "strip-fp32-casts", 0, true, all},
+		{synth.ArmB, "strip-fp32-casts", 0, true, all},
+		{synth.ArmC, "strip-fp32-casts", 0, true, all},
+		{synth.ArmE, "strip-fp32-casts", -1, false, nil},
+		{synth.ArmA, "fold-casts", -1, false, nil},
+		{synth.ArmE, "fold-casts", -1, false, nil},
 		// synth's prompt_opt_* graphs return the caches, so the code after
 		// the last cache write that feeds no output is dead.
-		{synth.ArmE, "dce", -1, true},
-		{synth.ArmA, "dce", -1, false},
+		{synth.ArmE, "dce", -1, true, nil},
+		{synth.ArmA, "dce", -1, false, nil},
 	}
 	for _, tc := range cases {
 		t.Run(string(rune(tc.arm))+"/"+tc.pass, func(t *testing.T) {
@@ -37,7 +42,7 @@ func TestPassesOnSynth(t *testing.T) {
 				t.Fatal(err)
 			}
 			nOps, nRes := m.NumOps(), len(m.Resources)
-			p, err := passes.Build(passes.Spec{Passes: []string{tc.pass}})
+			p, err := passes.Build(passes.Spec{Passes: []string{tc.pass}, Set: tc.set})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -93,7 +93,7 @@ func TestRewritePassFailureWritesNothing(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.mlir")
 	report := filepath.Join(dir, "report.json")
-	code, stdout, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--report", report)
+	code, stdout, stderr := runCLI(t, "", "rewrite", in, "-o", out, "--report", report, "--set", "strip-fp32-casts.islands=all")
 	if code != exitFailure {
 		t.Fatalf("exit %d, want 1; stderr %q", code, stderr)
 	}
@@ -192,17 +192,27 @@ func TestRewriteArmA(t *testing.T) {
 	if got, want := strings.Join(rep.passNames(), ","), "strip-fp32-casts,fold-io-unsqueeze,promote-states,fold-casts,dce"; got != want {
 		t.Errorf("passes %s, want %s", got, want)
 	}
-	f32Before := false
+	// The default retypes only the islands check flags (the recurrence):
+	// fewer f32 values after, but not none (norms and RoPE stay).
+	var f32Before, f32After int
 	for _, c := range rep.CensusBefore {
-		f32Before = f32Before || c.Type == "f32"
+		if c.Type == "f32" {
+			f32Before = c.Count
+		}
 	}
 	for _, c := range rep.CensusAfter {
 		if c.Type == "f32" {
-			t.Errorf("census after still has %d f32 values", c.Count)
+			f32After = c.Count
 		}
 	}
-	if !f32Before {
+	if f32Before == 0 {
 		t.Error("arm A has no f32 before the rewrite: the test proves nothing")
+	}
+	if f32After == 0 || f32After >= f32Before {
+		t.Errorf("f32 values %d → %d, want fewer but some (norms and RoPE kept)", f32Before, f32After)
+	}
+	if code, stdout, _ := runCLI(t, "", "check", out); code != exitOK || !strings.Contains(stdout, "Prediction: LEGAL") {
+		t.Errorf("check of the rewrite: exit %d:\n%s", code, stdout)
 	}
 	for _, f := range []string{"main.mlirb", "main.hash", "metadata.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -224,8 +234,8 @@ func TestRewriteArmA(t *testing.T) {
 		t.Errorf("metadata.json changed:\n%s\nwas\n%s", b, a)
 	}
 	m := rwLoad(t, out)
-	if c := passes.TakeCensus(m); c["f32"] != 0 {
-		t.Errorf("output has %d f32 values", c["f32"])
+	if c := passes.TakeCensus(m); c["f32"] != int64(f32After) {
+		t.Errorf("output has %d f32 values, the report says %d", c["f32"], f32After)
 	}
 	g := m.Graph("main")
 	states := map[string]bool{}
@@ -351,7 +361,7 @@ func TestPassesCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, "", "passes", "strip-fp32-casts")
-	for _, w := range []string{"strip-fp32-casts (on by default)", "Incompatible element type for ANE", "clamp (bool, default false)", "islands (list, default \"\")", "Ordering:"} {
+	for _, w := range []string{"strip-fp32-casts (on by default)", "Incompatible element type for ANE", "clamp (bool, default false)", "islands (list, default blockers)", "Ordering:"} {
 		if code != exitOK || !strings.Contains(out, w) {
 			t.Errorf("passes strip-fp32-casts lacks %q:\n%s", w, out)
 		}
@@ -378,7 +388,7 @@ func TestPassesCommand(t *testing.T) {
 // view is read by the bytecode writer).
 func TestRewriteConvertsBlobIntoBytecode(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "s.aimodel")
-	code, _, stderr := runCLI(t, "", "rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out)
+	code, _, stderr := runCLI(t, "", "rewrite", "../../testdata/passes/strip-fp32-casts.mlir", "-o", out, "--set", "strip-fp32-casts.islands=all")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -510,8 +520,9 @@ func TestRewriteLLMBundle(t *testing.T) {
 }
 
 // TestStripNumericsClaim keeps the measurement quoted in strip-fp32-casts'
-// documentation true: on synth arm A, stripping every island breaks top-1
-// agreement; keeping the decoder-layer RMSNorm islands in f32 does not.
+// documentation true: on synth arm A the default (the blocker islands: the
+// recurrence) keeps top-1 agreement; stripping every island, or the norms,
+// breaks it; every island but the norms keeps it.
 func TestStripNumericsClaim(t *testing.T) {
 	if rewriteVerifyHook == nil {
 		t.Skip("no verify command in this build")
@@ -521,16 +532,22 @@ func TestStripNumericsClaim(t *testing.T) {
 	}
 	p, _ := passes.Lookup("strip-fp32-casts")
 	cases := []struct {
-		set, want string
-		code      int
+		set  []string
+		want string
+		code int
 	}{
-		{"strip-fp32-casts.io=true", "top-1 agreement: 2/24", exitGate},
-		{"strip-fp32-casts.exclude=*ios/qwen3_5_ios.py:58", "top-1 agreement: 24/24", exitOK},
-		{"strip-fp32-casts.keep-norms=true", "top-1 agreement: 24/24", exitOK},
+		{nil, "top-1 agreement: 24/24", exitOK},
+		{[]string{"strip-fp32-casts.islands=all"}, "top-1 agreement: 2/24", exitGate},
+		{[]string{"strip-fp32-casts.islands=norms"}, "top-1 agreement: 2/24", exitGate},
+		{[]string{"strip-fp32-casts.islands=all", "strip-fp32-casts.keep-norms=true"}, "top-1 agreement: 24/24", exitOK},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "v.aimodel")
-		code, stdout, stderr := runCLI(t, "", "rewrite", rwArmA, "-o", out, "--set", c.set, "--verify")
+		args := []string{"rewrite", rwArmA, "-o", out, "--verify"}
+		for _, s := range c.set {
+			args = append(args, "--set", s)
+		}
+		code, stdout, stderr := runCLI(t, "", args...)
 		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
 			t.Errorf("--set %s --verify: exit %d, want %d and %q:\n%s", c.set, code, c.code, c.want, stdout+stderr)
 		}
@@ -784,7 +801,7 @@ func TestRewriteFailureCensus(t *testing.T) {
 			if err := os.WriteFile(in, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run")
+			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--set", "strip-fp32-casts.islands=all")
 			if code != exitFailure || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}

@@ -64,7 +64,7 @@ func TestHandleStatesEndToEnd(t *testing.T) {
 				"read_handle 4", "write_handle 4",
 			},
 			check:     []string{"x18   coreai.cast at macos/qwen3_5.py:199"},
-			rewrite:   []string{"18 fp32 island(s) retyped to f16"},
+			rewrite:   []string{"3 fp32 island(s) retyped to f16", "x3 island(s) from coreai.cast at macos/qwen3_5.py:199"},
 			verifyArg: []string{"--steps", "4", "--prompt-ids", "1,2,3"},
 			minAgree:  "top-1 agreement: 4/4",
 		},

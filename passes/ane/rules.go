@@ -156,8 +156,8 @@ var (
 		Evidence: "seed arm D: untested candidate for the second blocker (inline fp32 norm chains)",
 		Fix:      "strip-fp32-casts",
 		Severity: Suspect,
-		Experiment: "on a Mac: `anefix rewrite IN -o OUT --passes strip-fp32-casts,fold-casts,dce --compile` " +
-			"(converts exactly these chains to fp16) and compare regions before → after",
+		Experiment: "on a Mac: `anefix rewrite IN -o OUT --set strip-fp32-casts.islands=all --compile` " +
+			"(converts these chains to fp16 too) and compare regions with the default rewrite's",
 	}
 	SuspectStateWrite = &Rule{
 		ID:    "suspect.state-write",

@@ -1,0 +1,33 @@
+package passes
+
+import (
+	"errors"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// The Neural Engine rule model (package passes/ane) is the one home of the
+// element-type rule; strip-fp32-casts asks it which ops the rule flags.
+// passes/ane's tests build pipelines with this package, so this package
+// cannot import passes/ane (an import cycle in its tests): passes/ane hands
+// its analysis in with SetElementTypeBlockers from its init, the way a
+// pass registers itself.
+var elementTypeBlockers func(m *graph.Module) (map[*graph.Operation]bool, error)
+
+// SetElementTypeBlockers installs the analysis that returns the ops a
+// Neural Engine element-type rule makes illegal. passes/ane calls it.
+func SetElementTypeBlockers(f func(m *graph.Module) (map[*graph.Operation]bool, error)) {
+	elementTypeBlockers = f
+}
+
+// errNoBlockerAnalysis is returned when no rule model was linked in.
+var errNoBlockerAnalysis = errors.New("islands=blockers needs the Neural Engine rule model (package passes/ane), which this program does not link; what to do: import it, or set strip-fp32-casts.islands=all")
+
+// ElementTypeBlockers returns the ops the installed rule model flags under
+// its element-type rule.
+func ElementTypeBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
+	if elementTypeBlockers == nil {
+		return nil, errNoBlockerAnalysis
+	}
+	return elementTypeBlockers(m)
+}
