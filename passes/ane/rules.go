@@ -13,7 +13,7 @@ package ane
 
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
-const RuleSetVersion = "ane-rules-2 (calibrated to coreai-build 3600.83.1)"
+const RuleSetVersion = "ane-rules-3 (calibrated to coreai-build 3600.83.1)"
 
 // CompilerVersion is the coreai-build whose observed behaviour the region
 // prediction follows.
