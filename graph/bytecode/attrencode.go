@@ -1,10 +1,10 @@
 package bytecode
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -33,7 +33,7 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := w.addEntry(&w.attrs, w.attrKey, dialect, custom, data)
+	i := w.addEntry(&w.attrs, &w.attrKey, dialect, custom, data)
 	switch a.(type) {
 	case *graph.IntegerAttr, *graph.FloatAttr, *graph.BoolAttr:
 		// Not memoized: a scalar re-encodes cheaply to the same entry (found
@@ -45,18 +45,13 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	return i, nil
 }
 
-func (w *writer) addEntry(table *[]tableEntry, keys map[string]int, dialect string, custom bool, data []byte) int {
-	di := w.dialect(dialect)
-	k := entryKey(di, custom, data)
-	if i, ok := keys[k]; ok && bytes.Equal((*table)[i].data, data) {
+func (w *writer) addEntry(table *[]tableEntry, keys *entrySet, dialect string, custom bool, data []byte) int {
+	en := tableEntry{data: data, dialect: int32(w.dialect(dialect)), custom: custom}
+	if i, ok := keys.find(*table, en); ok {
 		return i
-	} else if ok {
-		// A digest collision (see entryKey): keep both, unshared.
-		*table = append(*table, tableEntry{di, custom, data})
-		return len(*table) - 1
 	}
-	*table = append(*table, tableEntry{di, custom, data})
-	keys[k] = len(*table) - 1
+	*table = append(*table, en)
+	keys.insert(*table, len(*table)-1)
 	return len(*table) - 1
 }
 
@@ -79,7 +74,7 @@ func (w *writer) typeIndex(t graph.Type) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := w.addEntry(&w.types, w.typeKey, dialect, custom, data)
+	i := w.addEntry(&w.types, &w.typeKey, dialect, custom, data)
 	w.typeMemo[t] = i
 	return i, nil
 }
@@ -116,7 +111,7 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := w.addEntry(&w.attrs, w.attrKey, "builtin", true, data)
+	i := w.addEntry(&w.attrs, &w.attrKey, "builtin", true, data)
 	w.locMemo[l] = i
 	return i, nil
 }
@@ -229,6 +224,9 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 	case *graph.ArrayAttr:
 		e.varint(atArray)
 		e.varint(uint64(len(x.Elems)))
+		// Room for an entry per element at once, rather than the table
+		// growing by a quarter many times over a large array.
+		w.attrs = slices.Grow(w.attrs, len(x.Elems))
 		for _, el := range x.Elems {
 			ref(el)
 		}

@@ -2,7 +2,6 @@ package bytecode
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -39,10 +38,13 @@ type rangeCopier interface {
 	CopyRange(f *os.File, off, n int64) error
 }
 
+// tableEntry is one attribute or type table entry. Fields are ordered and
+// sized so an entry is 32 bytes: an ArrayAttr of millions of integers has an
+// entry per integer.
 type tableEntry struct {
-	dialect int
-	custom  bool
 	data    []byte
+	dialect int32
+	custom  bool
 }
 
 type outResource struct {
@@ -64,9 +66,9 @@ type writer struct {
 	opNames   []rawOpName
 	opNameIdx map[string]int
 	attrs     []tableEntry
-	attrKey   map[string]int
+	attrKey   entrySet
 	types     []tableEntry
-	typeKey   map[string]int
+	typeKey   entrySet
 	props     [][]byte
 	propKey   map[string]int
 
@@ -89,7 +91,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	}
 	wr := &writer{
 		src: opts.Source, strIdx: map[string]int{}, dialIdx: map[string]int{}, opNameIdx: map[string]int{},
-		attrKey: map[string]int{}, typeKey: map[string]int{}, propKey: map[string]int{},
+		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},
 		attrMemo: map[graph.Attr]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
 	}
 	wr.version = MaxVersion
@@ -123,24 +125,6 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	return wr.emit(w, producer, ir)
 }
 
-func entryKey(dialect int, custom bool, data []byte) string {
-	c := byte(0)
-	if custom {
-		c = 1
-	}
-	k := appendVarint(nil, uint64(dialect))
-	if len(data) <= largeEntry {
-		return string(append(append(k, c), data...))
-	}
-	// A large entry (a big array attribute) is keyed by its digest, so the
-	// key does not copy the encoding; addEntry compares the bytes on a hit.
-	sum := sha256.Sum256(data)
-	return string(append(append(k, c|2), sum[:]...))
-}
-
-// largeEntry is the encoding size above which entryKey keys by digest.
-const largeEntry = 256
-
 // seed copies the input's tables so every index inside unchanged encodings
 // keeps its meaning; new entries are only ever appended.
 func (w *writer) seed() {
@@ -150,8 +134,8 @@ func (w *writer) seed() {
 	f := w.f
 	// Sized up front: these tables can hold hundreds of thousands of entries.
 	w.strIdx = make(map[string]int, len(f.strings))
-	w.attrKey = make(map[string]int, len(f.attrs))
-	w.typeKey = make(map[string]int, len(f.types))
+	w.attrKey = newEntrySet(len(f.attrs))
+	w.typeKey = newEntrySet(len(f.types))
 	w.propKey = make(map[string]int, len(f.props))
 	w.attrMemo = make(map[graph.Attr]int, len(w.src.attrs))
 	w.locMemo = make(map[graph.Loc]int, len(w.src.locs))
@@ -181,17 +165,17 @@ func (w *writer) seed() {
 		}
 	}
 	for i, e := range f.attrs {
-		w.attrs = append(w.attrs, tableEntry{e.dialect, e.custom, e.data})
-		k := entryKey(e.dialect, e.custom, e.data)
-		if _, ok := w.attrKey[k]; !ok {
-			w.attrKey[k] = i
+		en := tableEntry{data: e.data, dialect: int32(e.dialect), custom: e.custom}
+		w.attrs = append(w.attrs, en)
+		if _, ok := w.attrKey.find(w.attrs, en); !ok {
+			w.attrKey.insert(w.attrs, i)
 		}
 	}
 	for i, e := range f.types {
-		w.types = append(w.types, tableEntry{e.dialect, e.custom, e.data})
-		k := entryKey(e.dialect, e.custom, e.data)
-		if _, ok := w.typeKey[k]; !ok {
-			w.typeKey[k] = i
+		en := tableEntry{data: e.data, dialect: int32(e.dialect), custom: e.custom}
+		w.types = append(w.types, en)
+		if _, ok := w.typeKey.find(w.types, en); !ok {
+			w.typeKey.insert(w.types, i)
 		}
 	}
 	for i, p := range f.props {
