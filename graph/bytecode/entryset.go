@@ -36,10 +36,10 @@ func slotsFor(n int) int {
 	return c
 }
 
-func (s *entrySet) hash(en tableEntry) uint64 {
-	h := maphash.Bytes(s.seed, en.data)
-	k := uint64(en.dialect) << 1
-	if en.custom {
+func (s *entrySet) hash(dialect int, custom bool, data []byte) uint64 {
+	h := maphash.Bytes(s.seed, data)
+	k := uint64(dialect) << 1
+	if custom {
 		k |= 1
 	}
 	// Mix the dialect and kind in (a multiplicative step, then a shift so
@@ -48,19 +48,17 @@ func (s *entrySet) hash(en tableEntry) uint64 {
 	return h ^ h>>29
 }
 
-func sameEntry(a, b tableEntry) bool {
-	return a.dialect == b.dialect && a.custom == b.custom && bytes.Equal(a.data, b.data)
-}
-
-// find returns the index in table of an entry equal to en.
-func (s *entrySet) find(table []tableEntry, en tableEntry) (int, bool) {
+// find returns the index in table of an entry with this dialect, kind and
+// encoding.
+func (s *entrySet) find(st *entryStore, table []tableEntry, dialect int, custom bool, data []byte) (int, bool) {
 	mask := uint64(len(s.slots) - 1)
-	for p := s.hash(en) & mask; ; p = (p + 1) & mask {
+	for p := s.hash(dialect, custom, data) & mask; ; p = (p + 1) & mask {
 		v := s.slots[p]
 		if v == 0 {
 			return 0, false
 		}
-		if sameEntry(table[v-1], en) {
+		en := table[v-1]
+		if int(en.dialect) == dialect && en.custom == custom && bytes.Equal(st.bytes(en), data) {
 			return int(v - 1), true
 		}
 	}
@@ -68,23 +66,35 @@ func (s *entrySet) find(table []tableEntry, en tableEntry) (int, bool) {
 
 // insert records table[i]; the caller has checked that no equal entry is
 // recorded.
-func (s *entrySet) insert(table []tableEntry, i int) {
+func (s *entrySet) insert(st *entryStore, table []tableEntry, i int) {
 	if 2*(s.n+1) > len(s.slots) {
-		old := s.slots
-		s.slots = make([]int32, 2*len(old))
-		s.n = 0
-		for _, v := range old {
-			if v != 0 {
-				s.place(table, int(v-1))
-			}
-		}
+		s.rehash(st, table, 2*len(s.slots))
 	}
-	s.place(table, i)
+	s.place(st, table, i)
 }
 
-func (s *entrySet) place(table []tableEntry, i int) {
+// reserve makes room for n more entries without growing again.
+func (s *entrySet) reserve(st *entryStore, table []tableEntry, n int) {
+	if c := slotsFor(s.n + n); c > len(s.slots) {
+		s.rehash(st, table, c)
+	}
+}
+
+func (s *entrySet) rehash(st *entryStore, table []tableEntry, size int) {
+	old := s.slots
+	s.slots = make([]int32, size)
+	s.n = 0
+	for _, v := range old {
+		if v != 0 {
+			s.place(st, table, int(v-1))
+		}
+	}
+}
+
+func (s *entrySet) place(st *entryStore, table []tableEntry, i int) {
 	mask := uint64(len(s.slots) - 1)
-	p := s.hash(table[i]) & mask
+	en := table[i]
+	p := s.hash(int(en.dialect), en.custom, st.bytes(en)) & mask
 	for s.slots[p] != 0 {
 		p = (p + 1) & mask
 	}

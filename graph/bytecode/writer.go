@@ -38,14 +38,47 @@ type rangeCopier interface {
 	CopyRange(f *os.File, off, n int64) error
 }
 
-// tableEntry is one attribute or type table entry. Fields are ordered and
-// sized so an entry is 32 bytes: an ArrayAttr of millions of integers has an
-// entry per integer.
+// tableEntry is one attribute or type table entry. Its bytes are not a
+// slice of their own but a range of the writer's entryStore, so an entry is
+// 16 bytes: an ArrayAttr of millions of integers has an entry per integer.
 type tableEntry struct {
-	data    []byte
-	dialect int32
+	off     uint32 // low 32 bits of the offset in the store's part, or the index in own
+	offHi   uint8  // high bits: offsets reach 1 TiB
+	where   uint8  // inSource, inArena or inOwn
 	custom  bool
+	n       uint32 // length in bytes
+	dialect int32
 }
+
+const (
+	inSource = iota // the source's attribute/type section
+	inArena         // the arena shared by small new encodings
+	inOwn           // an encoding larger than maxScratch, kept as it is
+)
+
+// entryStore holds the bytes of the table entries: the source's
+// attribute/type section, which seeded entries point into, one arena for
+// the encodings of small new entries, and large new encodings as they are
+// (copying a large array attribute's encoding into the arena would double it).
+type entryStore struct {
+	src   []byte
+	arena []byte
+	own   [][]byte
+}
+
+func (s *entryStore) bytes(en tableEntry) []byte {
+	off := int(en.off) | int(en.offHi)<<32
+	switch en.where {
+	case inArena:
+		return s.arena[off : off+int(en.n)]
+	case inOwn:
+		return s.own[off]
+	}
+	return s.src[off : off+int(en.n)]
+}
+
+// maxEntryStore bounds offsets and lengths to what a tableEntry holds.
+const maxEntryStore = 1 << 40
 
 type outResource struct {
 	dialect string
@@ -65,6 +98,7 @@ type writer struct {
 	dialIdx   map[string]int
 	opNames   []rawOpName
 	opNameIdx map[string]int
+	store     entryStore
 	attrs     []tableEntry
 	attrKey   entrySet
 	types     []tableEntry
@@ -76,6 +110,7 @@ type writer struct {
 	locMemo  map[graph.Loc]int
 	typeMemo map[graph.Type]int
 	depth    int
+	scratch  [][]byte // encodeAttr's buffer for each depth
 
 	resources []outResource // dialect resources in handle order
 	resIdx    map[[2]string]int
@@ -164,20 +199,20 @@ func (w *writer) seed() {
 			w.opNameIdx[full] = i
 		}
 	}
-	for i, e := range f.attrs {
-		en := tableEntry{data: e.data, dialect: int32(e.dialect), custom: e.custom}
-		w.attrs = append(w.attrs, en)
-		if _, ok := w.attrKey.find(w.attrs, en); !ok {
-			w.attrKey.insert(w.attrs, i)
+	// Seeded entries are ranges of the source's attribute/type section.
+	sec := f.sections[secAttrType]
+	w.store.src = sec.buf
+	seedTable := func(raw []rawEntry, table *[]tableEntry, keys *entrySet) {
+		for i, e := range raw {
+			off := e.off - sec.base
+			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: uint32(len(e.data)), dialect: int32(e.dialect), custom: e.custom})
+			if _, ok := keys.find(&w.store, *table, e.dialect, e.custom, e.data); !ok {
+				keys.insert(&w.store, *table, i)
+			}
 		}
 	}
-	for i, e := range f.types {
-		en := tableEntry{data: e.data, dialect: int32(e.dialect), custom: e.custom}
-		w.types = append(w.types, en)
-		if _, ok := w.typeKey.find(w.types, en); !ok {
-			w.typeKey.insert(w.types, i)
-		}
-	}
+	seedTable(f.attrs, &w.attrs, &w.attrKey)
+	seedTable(f.types, &w.types, &w.typeKey)
 	for i, p := range f.props {
 		w.props = append(w.props, p.data)
 		if _, ok := w.propKey[string(p.data)]; !ok {
@@ -734,7 +769,7 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 	dataLen := 0
 	for _, t := range [][]tableEntry{w.attrs, w.types} {
 		for _, en := range t {
-			dataLen += len(en.data)
+			dataLen += int(en.n)
 		}
 	}
 	if err := write(appendSectionHeader(nil, off, secAttrType, uint64(dataLen), 1)); err != nil {
@@ -742,7 +777,7 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 	}
 	for _, t := range [][]tableEntry{w.attrs, w.types} {
 		for _, en := range t {
-			if err := write(en.data); err != nil {
+			if err := write(w.store.bytes(en)); err != nil {
 				return err
 			}
 		}
@@ -847,7 +882,7 @@ func (w *writer) attrTypeOffsets() []byte {
 			o.varint(uint64(entries[i].dialect))
 			o.varint(uint64(j - i))
 			for _, en := range entries[i:j] {
-				o.varintFlag(uint64(len(en.data)), en.custom)
+				o.varintFlag(uint64(en.n), en.custom)
 			}
 			i = j
 		}
