@@ -57,6 +57,9 @@ func (w *writer) addEntry(table *[]tableEntry, keys *entrySet, dialect string, c
 	if i, ok := keys.find(&w.store, *table, di, custom, data); ok {
 		return i, nil
 	}
+	if len(*table) >= maxTableEntries {
+		return 0, fmt.Errorf("more than %d attribute or type table entries", maxTableEntries)
+	}
 	if len(data) > math.MaxUint32 {
 		return 0, fmt.Errorf("an attribute or type encoding of %d bytes is larger than the %d bytes the writer handles", len(data), uint64(math.MaxUint32))
 	}

@@ -21,6 +21,9 @@ type entrySet struct {
 	seed  maphash.Seed
 }
 
+// maxTableEntries bounds a table so its indices fit the set's int32 slots.
+const maxTableEntries = 1<<31 - 2
+
 func newEntrySet(size int) entrySet {
 	s := entrySet{seed: maphash.MakeSeed()}
 	s.slots = make([]int32, slotsFor(size))

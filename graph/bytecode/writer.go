@@ -149,7 +149,9 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 		return fmt.Errorf("bytecode: producer string contains a NUL byte")
 	}
 	wr.major = ProducerMLIRMajor(producer)
-	wr.seed()
+	if err := wr.seed(); err != nil {
+		return err
+	}
 	if err := wr.planResources(m); err != nil {
 		return err
 	}
@@ -162,11 +164,14 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 
 // seed copies the input's tables so every index inside unchanged encodings
 // keeps its meaning; new entries are only ever appended.
-func (w *writer) seed() {
+func (w *writer) seed() error {
 	if w.f == nil {
-		return
+		return nil
 	}
 	f := w.f
+	if len(f.attrs) >= maxTableEntries || len(f.types) >= maxTableEntries {
+		return fmt.Errorf("bytecode: %d attributes and %d types are more than the writer's %d table entries", len(f.attrs), len(f.types), maxTableEntries)
+	}
 	// Sized up front: these tables can hold hundreds of thousands of entries.
 	w.strIdx = make(map[string]int, len(f.strings))
 	w.attrKey = newEntrySet(len(f.attrs))
@@ -228,6 +233,7 @@ func (w *writer) seed() {
 	for t, i := range w.src.types {
 		w.typeMemo[t] = i
 	}
+	return nil
 }
 
 func (w *writer) addString(s string) int {
