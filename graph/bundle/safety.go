@@ -68,7 +68,16 @@ func readInside(root, rel string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", rel, fi.Size(), max)
 	}
-	return io.ReadAll(io.LimitReader(f, max+1))
+	// One buffer of the size Stat reported: io.ReadAll grows its buffer by
+	// appending, which allocated about twice a large metadata.json's size.
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", rel, err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", rel)
+	}
+	return b, nil
 }
 
 // walk lists everything below root in sorted order. Symbolic links are

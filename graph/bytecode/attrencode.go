@@ -1,10 +1,11 @@
 package bytecode
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -33,7 +34,10 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := w.addEntry(&w.attrs, w.attrKey, dialect, custom, data)
+	i, err := w.addEntry(&w.attrs, &w.attrKey, dialect, custom, data)
+	if err != nil {
+		return 0, err
+	}
 	switch a.(type) {
 	case *graph.IntegerAttr, *graph.FloatAttr, *graph.BoolAttr:
 		// Not memoized: a scalar re-encodes cheaply to the same entry (found
@@ -45,19 +49,44 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	return i, nil
 }
 
-func (w *writer) addEntry(table *[]tableEntry, keys map[string]int, dialect string, custom bool, data []byte) int {
+// maxScratch is the largest encoder buffer encodeAttr keeps for reuse.
+const maxScratch = 4096
+
+func (w *writer) addEntry(table *[]tableEntry, keys *entrySet, dialect string, custom bool, data []byte) (int, error) {
 	di := w.dialect(dialect)
-	k := entryKey(di, custom, data)
-	if i, ok := keys[k]; ok && bytes.Equal((*table)[i].data, data) {
-		return i
-	} else if ok {
-		// A digest collision (see entryKey): keep both, unshared.
-		*table = append(*table, tableEntry{di, custom, data})
-		return len(*table) - 1
+	if i, ok := keys.find(&w.store, *table, di, custom, data); ok {
+		return i, nil
 	}
-	*table = append(*table, tableEntry{di, custom, data})
-	keys[k] = len(*table) - 1
-	return len(*table) - 1
+	if len(*table) >= maxTableEntries {
+		return 0, fmt.Errorf("more than %d attribute or type table entries", maxTableEntries)
+	}
+	if len(data) > math.MaxUint32 {
+		return 0, fmt.Errorf("an attribute or type encoding of %d bytes is larger than the %d bytes the writer handles", len(data), uint64(math.MaxUint32))
+	}
+	en := tableEntry{n: uint32(len(data)), dialect: int32(di), custom: custom}
+	if len(data) > maxScratch {
+		en.where, en.off = inOwn, uint32(len(w.store.own))
+		w.store.own = append(w.store.own, data)
+	} else {
+		off := len(w.store.arena)
+		if off+len(data) > maxEntryStore {
+			return 0, fmt.Errorf("attribute and type encodings exceed %d bytes", maxEntryStore)
+		}
+		if need := off + len(data); need > cap(w.store.arena) {
+			// Doubled, not append's quarter growth for large slices, which
+			// allocated about five times the arena's final size.
+			grown := make([]byte, off, max(2*cap(w.store.arena), need, 4096))
+			copy(grown, w.store.arena)
+			w.store.arena = grown
+		}
+		// Copied: one allocation shared by all small entries instead of
+		// an encoder's buffer each (encodeAttr reuses its buffer).
+		w.store.arena = append(w.store.arena, data...)
+		en.where, en.off, en.offHi = inArena, uint32(off), uint8(off>>32)
+	}
+	*table = append(*table, en)
+	keys.insert(&w.store, *table, len(*table)-1)
+	return len(*table) - 1, nil
 }
 
 func (w *writer) typeIndex(t graph.Type) (int, error) {
@@ -79,7 +108,10 @@ func (w *writer) typeIndex(t graph.Type) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := w.addEntry(&w.types, w.typeKey, dialect, custom, data)
+	i, err := w.addEntry(&w.types, &w.typeKey, dialect, custom, data)
+	if err != nil {
+		return 0, err
+	}
 	w.typeMemo[t] = i
 	return i, nil
 }
@@ -116,7 +148,10 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := w.addEntry(&w.attrs, w.attrKey, "builtin", true, data)
+	i, err := w.addEntry(&w.attrs, &w.attrKey, "builtin", true, data)
+	if err != nil {
+		return 0, err
+	}
 	w.locMemo[l] = i
 	return i, nil
 }
@@ -207,7 +242,19 @@ func textDialect(text string) string {
 func textual(text string) []byte { return append([]byte(text), 0) }
 
 func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
-	var e encoder
+	// The encoder starts from this depth's scratch buffer: addEntry copies
+	// the encoding into the store, so the buffer is free again once
+	// attrIndex returns, and nested attributes (one depth deeper) use their
+	// own. Without it each element of a large ArrayAttr allocated one.
+	for len(w.scratch) <= w.depth {
+		w.scratch = append(w.scratch, nil)
+	}
+	e := encoder{buf: w.scratch[w.depth][:0]}
+	defer func() {
+		if cap(e.buf) <= maxScratch {
+			w.scratch[w.depth] = e.buf[:0]
+		}
+	}()
 	var err error
 	ref := func(x graph.Attr) {
 		if err != nil {
@@ -229,6 +276,13 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 	case *graph.ArrayAttr:
 		e.varint(atArray)
 		e.varint(uint64(len(x.Elems)))
+		// Room for an entry per element at once (table, set and this
+		// encoding, whose indices are at most the table's length after the
+		// elements), rather than each growing many times over a large array.
+		n := len(x.Elems)
+		w.attrs = slices.Grow(w.attrs, n)
+		w.attrKey.reserve(&w.store, w.attrs, n)
+		e.buf = slices.Grow(e.buf, n*varintLen(uint64(len(w.attrs)+n)))
 		for _, el := range x.Elems {
 			ref(el)
 		}

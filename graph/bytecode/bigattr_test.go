@@ -92,25 +92,34 @@ func bigAttrSteps(t testing.TB, text string) (steps []string, alloc []uint64, ou
 // only at its peak), as a multiple of the text's size. Measured with 200,000
 // elements before the fix (commit 65a1c23): array<i64> parse 17.1×, write
 // 9.0×, read 6.0×, print 7.1×; dense<[…]> parse 46.5×, print 9.7×; [i64]
-// parse 15.5×, write 30.8×, read 14.6×, print 8.8×. After: array<i64> and
-// dense<[…]> at most 2.0×, [i64] parse 8.5×, write 23.0×, read 14.6×.
+// parse 15.5×, write 30.8×, read 14.6×, print 8.8×. After (commit c539225):
+// array<i64> and dense<[…]> at most 2.0×, [i64] parse 8.5×, write 23.0×,
+// read 14.6×. Now [i64] parse 4.8×, write 3.2× (table entries found by
+// entrySet, 16-byte entries, encodings in one arena, elements gathered in
+// blocks), read still 14.6×.
 func TestBigAttrAllocations(t *testing.T) {
 	const n = 200_000
 	// Each step may allocate at most this multiple of the input text. The
 	// scalars of an ArrayAttr are an attribute each (a 32-byte IntegerAttr
-	// and a 16-byte interface per ~10 bytes of text) and a table entry, a
-	// map key and an encoding each in bytecode, so that kind has its own,
-	// larger bound.
-	limits := map[string]float64{"array<i64>": 3, "dense<[]>": 3, "[i64]": 25}
+	// and a 16-byte interface per ~14 bytes of text) and a 16-byte table
+	// entry in bytecode, so that kind has its own, larger bounds; reading
+	// one from bytecode (a raw entry, a decoded attribute and a slot each)
+	// was not reduced and keeps the old bound.
+	limits := map[string]float64{"array<i64>": 3, "dense<[]>": 3, "[i64]": 6}
+	readLimits := map[string]float64{"array<i64>": 3, "dense<[]>": 3, "[i64]": 16}
 	for _, kind := range bigAttrKinds {
 		t.Run(kind, func(t *testing.T) {
 			text := bigAttrText(kind, n)
 			steps, alloc, _ := bigAttrSteps(t, text)
 			for i, s := range steps {
 				ratio := float64(alloc[i]) / float64(len(text))
+				limit := limits[kind]
+				if s == "read bytecode" {
+					limit = readLimits[kind]
+				}
 				t.Logf("%s: %d bytes allocated for %d bytes of text (%.2f×)", s, alloc[i], len(text), ratio)
-				if ratio > limits[kind] {
-					t.Errorf("%s allocated %.2f× the text's %d bytes; the bound is %v×", s, ratio, len(text), limits[kind])
+				if ratio > limit {
+					t.Errorf("%s allocated %.2f× the text's %d bytes; the bound is %v×", s, ratio, len(text), limit)
 				}
 			}
 		})

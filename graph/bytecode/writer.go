@@ -2,7 +2,6 @@ package bytecode
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -39,11 +38,47 @@ type rangeCopier interface {
 	CopyRange(f *os.File, off, n int64) error
 }
 
+// tableEntry is one attribute or type table entry. Its bytes are not a
+// slice of their own but a range of the writer's entryStore, so an entry is
+// 16 bytes: an ArrayAttr of millions of integers has an entry per integer.
 type tableEntry struct {
-	dialect int
+	off     uint32 // low 32 bits of the offset in the store's part, or the index in own
+	offHi   uint8  // high bits: offsets reach 1 TiB
+	where   uint8  // inSource, inArena or inOwn
 	custom  bool
-	data    []byte
+	n       uint32 // length in bytes
+	dialect int32
 }
+
+const (
+	inSource = iota // the source's attribute/type section
+	inArena         // the arena shared by small new encodings
+	inOwn           // an encoding larger than maxScratch, kept as it is
+)
+
+// entryStore holds the bytes of the table entries: the source's
+// attribute/type section, which seeded entries point into, one arena for
+// the encodings of small new entries, and large new encodings as they are
+// (copying a large array attribute's encoding into the arena would double it).
+type entryStore struct {
+	src   []byte
+	arena []byte
+	own   [][]byte
+}
+
+func (s *entryStore) bytes(en tableEntry) []byte {
+	off := int(en.off) | int(en.offHi)<<32
+	switch en.where {
+	case inArena:
+		return s.arena[off : off+int(en.n)]
+	case inOwn:
+		return s.own[off]
+	}
+	return s.src[off : off+int(en.n)]
+}
+
+// maxEntryStore bounds offsets and lengths to what a tableEntry holds.
+const maxEntryStore = 1 << 40
 
 type outResource struct {
 	dialect string
@@ -63,10 +98,11 @@ type writer struct {
 	dialIdx   map[string]int
 	opNames   []rawOpName
 	opNameIdx map[string]int
+	store     entryStore
 	attrs     []tableEntry
-	attrKey   map[string]int
+	attrKey   entrySet
 	types     []tableEntry
-	typeKey   map[string]int
+	typeKey   entrySet
 	props     [][]byte
 	propKey   map[string]int
 
@@ -74,6 +110,7 @@ type writer struct {
 	locMemo  map[graph.Loc]int
 	typeMemo map[graph.Type]int
 	depth    int
+	scratch  [][]byte // encodeAttr's buffer for each depth
 
 	resources []outResource // dialect resources in handle order
 	resIdx    map[[2]string]int
@@ -89,7 +126,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	}
 	wr := &writer{
 		src: opts.Source, strIdx: map[string]int{}, dialIdx: map[string]int{}, opNameIdx: map[string]int{},
-		attrKey: map[string]int{}, typeKey: map[string]int{}, propKey: map[string]int{},
+		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},
 		attrMemo: map[graph.Attr]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
 	}
 	wr.version = MaxVersion
@@ -112,7 +149,9 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 		return fmt.Errorf("bytecode: producer string contains a NUL byte")
 	}
 	wr.major = ProducerMLIRMajor(producer)
-	wr.seed()
+	if err := wr.seed(); err != nil {
+		return err
+	}
 	if err := wr.planResources(m); err != nil {
 		return err
 	}
@@ -123,35 +162,20 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	return wr.emit(w, producer, ir)
 }
 
-func entryKey(dialect int, custom bool, data []byte) string {
-	c := byte(0)
-	if custom {
-		c = 1
-	}
-	k := appendVarint(nil, uint64(dialect))
-	if len(data) <= largeEntry {
-		return string(append(append(k, c), data...))
-	}
-	// A large entry (a big array attribute) is keyed by its digest, so the
-	// key does not copy the encoding; addEntry compares the bytes on a hit.
-	sum := sha256.Sum256(data)
-	return string(append(append(k, c|2), sum[:]...))
-}
-
-// largeEntry is the encoding size above which entryKey keys by digest.
-const largeEntry = 256
-
 // seed copies the input's tables so every index inside unchanged encodings
 // keeps its meaning; new entries are only ever appended.
-func (w *writer) seed() {
+func (w *writer) seed() error {
 	if w.f == nil {
-		return
+		return nil
 	}
 	f := w.f
+	if len(f.attrs) >= maxTableEntries || len(f.types) >= maxTableEntries {
+		return fmt.Errorf("bytecode: %d attributes and %d types are more than the writer's %d table entries", len(f.attrs), len(f.types), maxTableEntries)
+	}
 	// Sized up front: these tables can hold hundreds of thousands of entries.
 	w.strIdx = make(map[string]int, len(f.strings))
-	w.attrKey = make(map[string]int, len(f.attrs))
-	w.typeKey = make(map[string]int, len(f.types))
+	w.attrKey = newEntrySet(len(f.attrs))
+	w.typeKey = newEntrySet(len(f.types))
 	w.propKey = make(map[string]int, len(f.props))
 	w.attrMemo = make(map[graph.Attr]int, len(w.src.attrs))
 	w.locMemo = make(map[graph.Loc]int, len(w.src.locs))
@@ -180,20 +204,20 @@ func (w *writer) seed() {
 			w.opNameIdx[full] = i
 		}
 	}
-	for i, e := range f.attrs {
-		w.attrs = append(w.attrs, tableEntry{e.dialect, e.custom, e.data})
-		k := entryKey(e.dialect, e.custom, e.data)
-		if _, ok := w.attrKey[k]; !ok {
-			w.attrKey[k] = i
+	// Seeded entries are ranges of the source's attribute/type section.
+	sec := f.sections[secAttrType]
+	w.store.src = sec.buf
+	seedTable := func(raw []rawEntry, table *[]tableEntry, keys *entrySet) {
+		for i, e := range raw {
+			off := e.off - sec.base
+			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: uint32(len(e.data)), dialect: int32(e.dialect), custom: e.custom})
+			if _, ok := keys.find(&w.store, *table, e.dialect, e.custom, e.data); !ok {
+				keys.insert(&w.store, *table, i)
+			}
 		}
 	}
-	for i, e := range f.types {
-		w.types = append(w.types, tableEntry{e.dialect, e.custom, e.data})
-		k := entryKey(e.dialect, e.custom, e.data)
-		if _, ok := w.typeKey[k]; !ok {
-			w.typeKey[k] = i
-		}
-	}
+	seedTable(f.attrs, &w.attrs, &w.attrKey)
+	seedTable(f.types, &w.types, &w.typeKey)
 	for i, p := range f.props {
 		w.props = append(w.props, p.data)
 		if _, ok := w.propKey[string(p.data)]; !ok {
@@ -209,6 +233,7 @@ func (w *writer) seed() {
 	for t, i := range w.src.types {
 		w.typeMemo[t] = i
 	}
+	return nil
 }
 
 func (w *writer) addString(s string) int {
@@ -750,7 +775,7 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 	dataLen := 0
 	for _, t := range [][]tableEntry{w.attrs, w.types} {
 		for _, en := range t {
-			dataLen += len(en.data)
+			dataLen += int(en.n)
 		}
 	}
 	if err := write(appendSectionHeader(nil, off, secAttrType, uint64(dataLen), 1)); err != nil {
@@ -758,7 +783,7 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 	}
 	for _, t := range [][]tableEntry{w.attrs, w.types} {
 		for _, en := range t {
-			if err := write(en.data); err != nil {
+			if err := write(w.store.bytes(en)); err != nil {
 				return err
 			}
 		}
@@ -863,7 +888,7 @@ func (w *writer) attrTypeOffsets() []byte {
 			o.varint(uint64(entries[i].dialect))
 			o.varint(uint64(j - i))
 			for _, en := range entries[i:j] {
-				o.varintFlag(uint64(len(en.data)), en.custom)
+				o.varintFlag(uint64(en.n), en.custom)
 			}
 			i = j
 		}
