@@ -820,6 +820,38 @@ func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
 	if !c.entry {
 		return
 	}
+	walkForward(v, func(u graph.Use) (follow, stop bool) {
+		base := baseOpName(u.Op.Name)
+		switch {
+		case u.Op == c.term:
+			if u.Index < len(c.outputs) && c.outputs[u.Index].IsState {
+				for i, in := range c.inputs {
+					if in.StateOutput != "" && in.StateOutput == c.outputs[u.Index].Name {
+						into[i] = true
+					}
+				}
+			}
+		case base == "coreai.write_handle" && u.Index == 1:
+			if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
+				into[in] = true
+			}
+		case base == "coreai.slice_update" && u.Index == 1:
+			if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
+				into[in] = true
+			}
+			return true, false
+		case (moveOps[base] || base == "coreai.concat") && !isParamSlot(u.Op, u.Index) && base != "coreai.slice":
+			return true, false
+		}
+		return false, false
+	})
+}
+
+// walkForward calls visit for every use of v and of each op result visit
+// asks to follow, visiting each value once and at most 4096 values, and
+// stops when visit says so. writtenInputs and storedBack differ only in
+// which uses they follow and what they record.
+func walkForward(v *graph.Value, visit func(u graph.Use) (follow, stop bool)) {
 	seen := map[*graph.Value]bool{}
 	work := []*graph.Value{v}
 	for len(work) > 0 && len(seen) < 4096 {
@@ -830,26 +862,11 @@ func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
 		}
 		seen[x] = true
 		for _, u := range x.Uses() {
-			base := baseOpName(u.Op.Name)
-			switch {
-			case u.Op == c.term:
-				if u.Index < len(c.outputs) && c.outputs[u.Index].IsState {
-					for i, in := range c.inputs {
-						if in.StateOutput != "" && in.StateOutput == c.outputs[u.Index].Name {
-							into[i] = true
-						}
-					}
-				}
-			case base == "coreai.write_handle" && u.Index == 1:
-				if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
-					into[in] = true
-				}
-			case base == "coreai.slice_update" && u.Index == 1:
-				if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
-					into[in] = true
-				}
-				work = append(work, u.Op.Results()...)
-			case (moveOps[base] || base == "coreai.concat") && !isParamSlot(u.Op, u.Index) && base != "coreai.slice":
+			follow, stop := visit(u)
+			if stop {
+				return
+			}
+			if follow {
 				work = append(work, u.Op.Results()...)
 			}
 		}
@@ -1058,32 +1075,26 @@ func (c *checker) suspectStateWrites() {
 // is stored into input in's buffer: "coreai.write_handle stores it" or
 // "the graph returns it as output …"; "" when it is not.
 func (c *checker) storedBack(v *graph.Value, in int) string {
-	seen := map[*graph.Value]bool{}
-	work := []*graph.Value{v}
-	for len(work) > 0 && len(seen) < 4096 {
-		x := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		for _, u := range x.Uses() {
-			base := baseOpName(u.Op.Name)
-			switch {
-			case base == "coreai.write_handle" && u.Index == 1:
-				if c.sourceInput(u.Op.Operand(0)) == in {
-					return "coreai.write_handle stores it"
-				}
-			case u.Op == c.term:
-				if u.Index < len(c.outputs) && c.outputFor(in, u.Index) {
-					return "the graph returns it as output " + portName(c.outputs, u.Index)
-				}
-			case (moveOps[base] || base == "coreai.slice_update") && u.Index == 0 && base != "coreai.slice":
-				work = append(work, u.Op.Results()...)
+	how := ""
+	walkForward(v, func(u graph.Use) (follow, stop bool) {
+		base := baseOpName(u.Op.Name)
+		switch {
+		case base == "coreai.write_handle" && u.Index == 1:
+			if c.sourceInput(u.Op.Operand(0)) == in {
+				how = "coreai.write_handle stores it"
+				return false, true
 			}
+		case u.Op == c.term:
+			if u.Index < len(c.outputs) && c.outputFor(in, u.Index) {
+				how = "the graph returns it as output " + portName(c.outputs, u.Index)
+				return false, true
+			}
+		case (moveOps[base] || base == "coreai.slice_update") && u.Index == 0 && base != "coreai.slice":
+			return true, false
 		}
-	}
-	return ""
+		return false, false
+	})
+	return how
 }
 
 // outputFor reports whether output k carries input in's new value: the
