@@ -47,34 +47,11 @@ func relErr(name string, err error) error {
 	return err
 }
 
-// readSmall reads a regular file of at most max bytes; name is p for
-// errors.
+// readSmall reads a regular file of at most max bytes (bundle.ReadSmallFile);
+// name stands for p in errors.
 func readSmall(p, name string, max int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, relErr(name, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)
-	}
-	// One buffer of the size Stat reported: io.ReadAll grows its buffer by
-	// appending, which allocated about twice a large file's size.
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", name, err)
-	}
-	if n, _ := f.Read(make([]byte, 1)); n > 0 {
-		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", name)
-	}
-	return b, nil
+	b, err := bundle.ReadSmallFile(p, name, max)
+	return b, relErr(name, err)
 }
 
 // sha256File is the upper-case hex SHA-256 of a file's bytes.

@@ -53,6 +53,15 @@ func readInside(root, rel string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
+	return ReadSmallFile(p, rel, max)
+}
+
+// ReadSmallFile reads the regular file p, of at most max bytes, into one
+// buffer of the size Stat reported (io.ReadAll grows its buffer by
+// appending, which allocated about twice a large metadata.json's size). A
+// file that shrinks or grows while being read is an error. name stands for
+// p in errors other than os.Open's.
+func ReadSmallFile(p, name string, max int64) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -63,19 +72,17 @@ func readInside(root, rel string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
+		return nil, fmt.Errorf("%s is not a regular file", name)
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", rel, fi.Size(), max)
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)
 	}
-	// One buffer of the size Stat reported: io.ReadAll grows its buffer by
-	// appending, which allocated about twice a large metadata.json's size.
 	b := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", rel, err)
+		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", name, err)
 	}
 	if n, _ := f.Read(make([]byte, 1)); n > 0 {
-		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", rel)
+		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", name)
 	}
 	return b, nil
 }
