@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/inspect"
@@ -17,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "check",
-		Usage:   "check IN [--json]",
+		Usage:   "check IN [--json] [--architecture h18p|h16g|…]",
 		Summary: "predict where the Neural Engine compiler will refuse (rule model, any machine)",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir text or
 "-") and checks every op against anefix's model of the Neural Engine's rules
@@ -33,6 +34,16 @@ constants and clamps) able to exceed ln(65504) ~ 11.09; dense_resource
 weights are read from the file in bounded pieces (--hazard-weights=false
 skips them), absent ones skipped with a note.
 
+--architecture (default h18p, the seed's target) picks the region model:
+h18p is all-or-nothing (a function with any blocker gets 0 regions, as
+every published h18p compile shows); h16g partitions around fp32 islands
+(one region per run of Neural Engine ops, as Granite-Embedding-97M's
+compiles on macOS h16g show); any other architecture has no published
+compile, so no count is predicted (predictedRegions is absent). It never
+changes the verdict or the exit code. A "Performance advice" section lists
+Apple's layout guidance (64-byte last axis on I/O, singleton last axes,
+softmax axis, linear vs 1x1 conv); it never changes the verdict either.
+
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
 
@@ -42,11 +53,13 @@ Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
 Examples:
   anefix check testdata/synth/armA.aimodel
   anefix check --rules
+  anefix check model.aimodel --architecture h16g
   anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
 			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
 			rules := fs.Bool("rules", false, "print the rule table with each rule's evidence and exit (no input)")
+			archFlag := fs.String("architecture", ane.DefaultArchitecture, "target of the region prediction: h18p (all-or-nothing), h16g (partitions around fp32 islands), other names: unknown")
 			hazardWeights := fs.Bool("hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 			return func(env *Env, args []string) error {
 				if *rules {
@@ -57,6 +70,9 @@ Examples:
 				}
 				if len(args) != 1 {
 					return usagef("check takes exactly one input, got %d", len(args))
+				}
+				if _, err := ane.ParseArchitecture(*archFlag); err != nil {
+					return usagef("--architecture: %v", err)
 				}
 				ld, err := loadInput(env, args[0], *ignoreHash)
 				if err != nil {
@@ -73,7 +89,7 @@ Examples:
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", args[0], err)
 				}
-				rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazardBlobs: !*hazardWeights})
+				rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazardBlobs: !*hazardWeights, Architecture: *archFlag})
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
@@ -117,11 +133,22 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 		Groups:   pbGroups(ane.GroupFindings(r.AllFindings())),
 		Suspects: pbGroups(ane.GroupFindings(r.AllSuspects())),
 		Hazards:  pbGroups(ane.GroupFindings(r.AllHazards())), HazardNotes: r.HazardNotes,
+		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),
+		Advice: pbGroups(ane.GroupFindings(r.AllAdvice())),
+	}
+	if n, ok := r.PredictedRegions(); ok {
+		msg.PredictedRegions = proto.Int32(int32(n))
 	}
 	for i := range r.Graphs {
 		g := &r.Graphs[i]
 		gc := &pb.GraphCheck{Name: g.Name, Entry: g.Entry, Ops: count32(g.Ops), Legal: !g.Blocked,
-			RegionsObserved: int32(g.RegionsObserved), Segments: int32(g.Segments)}
+			RegionsObserved: int32(g.RegionsObserved), Segments: int32(g.Segments), RegionModel: g.RegionModel}
+		if g.Entry && g.RegionsKnown {
+			gc.PredictedRegions = proto.Int32(int32(g.PredictedRegions))
+		}
+		for _, f := range g.Advice {
+			gc.Advice = append(gc.Advice, pbFinding(f))
+		}
 		for _, v := range g.Verdicts {
 			switch v.Verdict {
 			case ane.Illegal:
@@ -187,11 +214,20 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		fmt.Fprintf(&b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
 		fmt.Fprintf(&b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
 	}
-	var blockers, infos []*pb.FindingGroup
+	if r.PredictedRegions != nil {
+		fmt.Fprintf(&b, "Architecture %s (%s): %d ANE region(s) predicted over %d function(s)\n",
+			r.Architecture, behaviourName(r.RegionModel), r.GetPredictedRegions(), r.Functions)
+	} else {
+		fmt.Fprintf(&b, "Architecture %s: no region count predicted (%s)\n", r.Architecture, r.RegionModel)
+	}
+	var blockers, infos, apple []*pb.FindingGroup
 	for _, g := range r.Groups {
-		if g.Severity == "blocker" {
+		switch {
+		case g.Severity == "blocker":
 			blockers = append(blockers, g)
-		} else {
+		case strings.HasPrefix(g.Rule, "apple."):
+			apple = append(apple, g)
+		default:
 			infos = append(infos, g)
 		}
 	}
@@ -213,6 +249,14 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		for _, n := range r.HazardNotes {
 			fmt.Fprintf(&b, "  note: %s\n", n)
 		}
+	}
+	if len(apple) > 0 {
+		fmt.Fprintf(&b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n")
+		writeAdvice(&b, apple)
+	}
+	if len(r.Advice) > 0 {
+		fmt.Fprintf(&b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n")
+		writeAdvice(&b, r.Advice)
 	}
 	fmt.Fprintf(&b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck
@@ -238,8 +282,15 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		if !g.Legal {
 			state = "blocked, 0 regions"
 		}
-		fmt.Fprintf(&b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s)\n",
-			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments)
+		arch := "unknown"
+		if g.PredictedRegions != nil {
+			arch = fmt.Sprint(g.GetPredictedRegions())
+		}
+		fmt.Fprintf(&b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s region(s)\n",
+			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, arch)
+		if g.PredictedRegions == nil || g.RegionModel != r.RegionModel {
+			fmt.Fprintf(&b, "      (%s)\n", g.RegionModel)
+		}
 	}
 	fmt.Fprintf(&b, "\nRules: %s. This is a prediction; on a Mac run 'anefix compile %s' to measure.\n",
 		r.RuleSet, r.Input.GetPath())
@@ -292,6 +343,44 @@ func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, experiments bool) {
 	}
 }
 
+// behaviourName is the part of a region model before its evidence.
+func behaviourName(model string) string {
+	if i := strings.IndexByte(model, ':'); i > 0 {
+		return model[:i]
+	}
+	return model
+}
+
+// writeAdvice prints one line per advice rule: the count and the first
+// places it applies.
+func writeAdvice(b *strings.Builder, gs []*pb.FindingGroup) {
+	var order []string
+	where := map[string][]string{}
+	count := map[string]int32{}
+	for _, g := range gs {
+		if _, ok := where[g.Rule]; !ok {
+			order = append(order, g.Rule)
+		}
+		w := g.OpName
+		if g.Source != "" {
+			w += " at " + graph.ShortFile(sourceFile(g.Source)) + sourceLine(g.Source)
+		}
+		where[g.Rule] = append(where[g.Rule], w)
+		count[g.Rule] += g.Count
+	}
+	for _, id := range order {
+		ws, more := where[id], ""
+		if len(ws) > 3 {
+			ws, more = ws[:3], fmt.Sprintf(" (+%d)", len(ws)-3)
+		}
+		title := id
+		if r := ane.RuleByID(id); r != nil {
+			title = r.Title
+		}
+		fmt.Fprintf(b, "  %s x%d: %s: %s%s\n", id, count[id], title, strings.Join(ws, ", "), more)
+	}
+}
+
 // sourceFile / sourceLine split "file:line".
 func sourceFile(s string) string {
 	if i := strings.LastIndexByte(s, ':'); i > 0 {
@@ -326,6 +415,11 @@ func writeRuleTable(w io.Writer) error {
 		if r.Experiment != "" {
 			fmt.Fprintf(&b, "  to settle: %s\n", r.Experiment)
 		}
+	}
+	fmt.Fprintf(&b, "\nRegion models (check --architecture; default %s; other names: no count predicted):\n", ane.DefaultArchitecture)
+	for _, name := range ane.KnownArchitectures() {
+		a, _ := ane.ParseArchitecture(name)
+		fmt.Fprintf(&b, "  %s: %s\n", name, a.Describe())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

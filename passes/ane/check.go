@@ -92,6 +92,16 @@ type GraphResult struct {
 	Segments int
 	// Ops counts the ops examined (constants and the terminator included).
 	Ops int
+	// Advice are the performance findings (calib.go), op order; they never
+	// change a verdict, a prediction or the exit code.
+	Advice []Finding
+	// PredictedRegions is the region count for Report.Architecture's
+	// behaviour (calib.go), meaningful only when RegionsKnown; RegionModel
+	// says what the prediction assumed, or why there is none.
+	PredictedRegions int
+	RegionsKnown     bool
+	RegionModel      string
+	offANE           map[*graph.Operation]bool
 }
 
 // Report is the result of Check.
@@ -102,6 +112,30 @@ type Report struct {
 	// HazardNotes says what the fp16 hazard rules could not read (a blob
 	// whose bytes are absent, the scan budget), in first-seen order.
 	HazardNotes []string
+	// Architecture is the target of GraphResult.PredictedRegions.
+	Architecture Architecture
+}
+
+// AllAdvice returns every performance finding across graphs.
+func (r *Report) AllAdvice() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Advice...)
+	}
+	return out
+}
+
+// PredictedRegions sums the architecture prediction over entry graphs; ok
+// is false when any entry graph's count is unknown.
+func (r *Report) PredictedRegions() (regions int, ok bool) {
+	ok = true
+	for i := range r.Graphs {
+		if g := &r.Graphs[i]; g.Entry {
+			regions += g.PredictedRegions
+			ok = ok && g.RegionsKnown
+		}
+	}
+	return regions, ok
 }
 
 // Legal reports whether every entry graph is predicted fully legal.
@@ -166,6 +200,9 @@ type Options struct {
 	// they otherwise read in full (1.5 GB for full-scale weights); inline
 	// dense constants are still read.
 	NoHazardBlobs bool
+	// Architecture names the target of the region prediction (calib.go;
+	// "" is DefaultArchitecture). It changes no verdict.
+	Architecture string
 }
 
 // CheckWith is Check with options.
@@ -173,7 +210,11 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	if m == nil || len(m.Op.Regions) == 0 || len(m.Op.Regions[0].Blocks) == 0 {
 		return nil, fmt.Errorf("ane check: empty module")
 	}
-	rep := &Report{RuleSet: RuleSetVersion, Compiler: CompilerVersion}
+	arch, err := ParseArchitecture(o.Architecture)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{RuleSet: RuleSetVersion, Compiler: CompilerVersion, Architecture: arch}
 	graphs := m.Graphs()
 	called := map[string]bool{}
 	for _, g := range graphs {
@@ -194,7 +235,9 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 		c.entry = c.entry && !called[g.Name()] && g.Body() != nil
 		c.run()
 		byName[g.Name()] = len(rep.Graphs)
-		rep.Graphs = append(rep.Graphs, c.result())
+		res := c.result()
+		res.offANE = c.offANEOps()
+		rep.Graphs = append(rep.Graphs, res)
 	}
 	// A blocker inside an invoked composite blocks its callers (the
 	// compiler inlines composites into the function it compiles).
@@ -236,6 +279,35 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 			gr.Segments = segments(g, gr, func(callee string) bool { return blocked(callee, map[string]bool{}) })
 		}
 	}
+	var hasRule func(name string, rules map[*Rule]bool, seen map[string]bool) *Rule
+	hasRule = func(name string, rules map[*Rule]bool, seen map[string]bool) *Rule {
+		i, ok := byName[name]
+		if !ok || seen[name] {
+			return nil
+		}
+		seen[name] = true
+		for _, f := range rep.Graphs[i].Findings {
+			if rules[f.Rule] {
+				return f.Rule
+			}
+		}
+		for _, c := range callees[name] {
+			if r := hasRule(c, rules, seen); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	calleeOff := func(name string) bool {
+		i, ok := byName[name]
+		return ok && (len(rep.Graphs[i].offANE) > 0 || blocked(name, map[string]bool{}))
+	}
+	for i, g := range graphs {
+		if gr := &rep.Graphs[i]; gr.Entry {
+			predictRegions(arch, g, gr, gr.offANE,
+				func(n string, rules map[*Rule]bool) *Rule { return hasRule(n, rules, map[string]bool{}) }, calleeOff)
+		}
+	}
 	if scan != nil {
 		rep.HazardNotes = scan.notes()
 	}
@@ -259,6 +331,7 @@ type checker struct {
 	findings  []Finding
 	suspects  []Finding
 	hazards   []Finding
+	advice    []Finding
 	scan      *hazardScan // nil: no hazard rules
 	// alsoIllegal holds ops illegal under a rule whose finding sits on
 	// another op (the inside of a reported fp32 island).
@@ -305,6 +378,7 @@ func (c *checker) run() {
 	c.suspectTiedHead()
 	c.suspectStateWrites()
 	c.checkHazards()
+	c.calibratedRules()
 }
 
 func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
@@ -321,6 +395,8 @@ func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
 		c.suspects = append(c.suspects, f)
 	case Hazard:
 		c.hazards = append(c.hazards, f)
+	case Advice:
+		c.advice = append(c.advice, f)
 	default:
 		c.findings = append(c.findings, f)
 	}
@@ -332,6 +408,8 @@ func (c *checker) result() GraphResult {
 	sortFindings(c.suspects)
 	sortFindings(c.hazards)
 	gr.Findings, gr.Suspects, gr.Hazards = c.findings, c.suspects, c.hazards
+	sortFindings(c.advice)
+	gr.Advice = c.advice
 	rules := map[*graph.Operation][]string{}
 	for _, f := range c.findings {
 		if f.Rule.Severity == Blocker {

@@ -13,7 +13,7 @@ package ane
 
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
-const RuleSetVersion = "ane-rules-3 (calibrated to coreai-build 3600.83.1)"
+const RuleSetVersion = "ane-rules-4 (calibrated to coreai-build 3600.83.1, per architecture)"
 
 // CompilerVersion is the coreai-build whose observed behaviour the region
 // prediction follows.
@@ -34,6 +34,9 @@ const (
 	// apart from the legality findings, never changes a verdict or the
 	// exit code.
 	Hazard
+	// Advice: performance guidance (calib.go); kept apart like hazards,
+	// never changes a verdict, a region prediction or the exit code.
+	Advice
 )
 
 func (s Severity) String() string {
@@ -44,6 +47,8 @@ func (s Severity) String() string {
 		return "suspect"
 	case Hazard:
 		return "hazard"
+	case Advice:
+		return "advice"
 	}
 	return "info"
 }
@@ -97,7 +102,10 @@ var (
 			"and add_* ops on the graph boundary. Modelled as: an op that reads a graph input or produces a graph " +
 			"output must not be coreai.expand_dims / coreai.shrink_dims (fold-io-unsqueeze folds them into the " +
 			"port), and must not read or write the port in a non-ANE element type, as a boundary cast or add on " +
-			"an fp32 port does (strip-fp32-casts); integer inputs that only feed indices are not ports in this sense",
+			"an fp32 port does (strip-fp32-casts); integer inputs that only feed indices are not ports in this sense. " +
+			"Per architecture (calib.go): a blocker under h18p's all-or-nothing model; under h16g a GPU island, since " +
+			"Granite-Embedding-97M with an fp32 pooled output still got 1 region (4rg0naut/silicon-ledger-public " +
+			"results/EXP-005-ane-residency/README.md, v1/v2)",
 		Fix:      "fold-io-unsqueeze",
 		Severity: Blocker,
 	}
@@ -225,6 +233,8 @@ var Rules = []*Rule{
 	SuspectTiedHead, SuspectFp32Chain, SuspectStateWrite,
 	RuleUnverifiedOp, RuleReorder, RuleCompilerOther,
 	HazardRange, HazardFlush, HazardExp,
+	RuleLUT4SmallGroup, RuleMetalKernel, RuleFp32GatherTable, AppleSilu, AppleGatherRoPE,
+	AdviceAlignment, AdviceSingletonLast, AdviceSoftmaxAxis, AdviceLinear,
 }
 
 // RuleByID finds a rule.
@@ -285,3 +295,99 @@ func isKnownCoreAIOp(name string) bool {
 	const b = "broadcasting_"
 	return len(rest) > len(b) && rest[:len(b)] == b
 }
+
+// Rules added by the calibration against published compiles (calib.go
+// implements them; testdata/calibration holds the cases they were checked
+// on). Sources are named by repository and path; the figures are the
+// sources', not anefix's.
+var (
+	RuleLUT4SmallGroup = &Rule{
+		ID:    "lut4-small-group",
+		Title: "4-bit palettized weights with fewer than 32 channels per palette",
+		Message: "4-bit lut_to_dense whose palettes each cover fewer than 32 channels: published compiles of such " +
+			"weights wrote no Neural Engine region at all (ANECCompileOffline() failed … CompilationFailure; coreai-build exits 0)",
+		Evidence: "4rg0naut/coreai-model-zoo knowledge/ane-vs-gpu-iphone-2026-09.md §9 (MiniCPM5-2B, coreai-build 3600.83.1, " +
+			"iOS h18p): 4-bit group 8 and mixed 4-bit g8 + 8-bit → 0 regions; 4-bit g32, mixed 4-bit g32 + 8-bit, 6-bit g8 and " +
+			"8-bit g32 → 31/31. 4rg0naut/silicon-ledger-public results/EXP-005-ane-residency/README.md step 7 (Granite-Embedding-97M, " +
+			"3600.83.1, macOS h16g): 4-bit group 16 → 0, 6-bit 14, 8-bit 13. The group is read from lut_to_dense's operand shapes " +
+			"(indices [d…], lut [g…, P, V]: indices dim / lut dim channels share a palette, apple/coreai-torch " +
+			"coreai_torch/_compression/custom_layers.py); P = 16 is 4-bit. Guess: a per-tensor palette (no dimension split) is " +
+			"not reported, no record covers it; the g32 boundary is measured on h18p only",
+		Fix:      "",
+		Severity: Blocker,
+		Experiment: "re-export with 32 or more channels per 4-bit palette (coreai.llm.export --compression " +
+			"4bit_weight_palettized_group32) or 6/8 bits, then `anefix compile --require-ane`",
+	}
+	RuleMetalKernel = &Rule{
+		ID:       "metal4-kernel",
+		Title:    "custom Metal kernel (metal4_kernel)",
+		Message:  "coreai.metal4_kernel runs Metal shader code, which only the GPU executes: the function is predicted GPU-only (0 regions)",
+		Evidence: "john-rocky/coreai-model-zoo cli/DOCTOR_RULES.md GRAPH-CUSTOM-METAL-KERNEL (custom MSL is GPU-only by construction; no build or region count given). Guess: that the whole function, not only the kernel, leaves the Neural Engine; no compile of a function mixing both is on record",
+		Severity: Blocker,
+	}
+	RuleFp32GatherTable = &Rule{
+		ID:    "fp32-gather-table",
+		Title: "fp32 embedding/gather table",
+		Message: "gather from a table held in fp32: with the embedding table kept in float32 the published compile " +
+			"wrote 0 Neural Engine regions and ran the whole graph on the GPU",
+		Evidence: "4rg0naut/coreai-model-zoo knowledge/ane-vs-gpu-iphone-2026-09.md §5 and §7 (Qwen3-1.7B, coreai-build 3600.83.1, " +
+			"iOS h18p, --disable-embedding-quantization-ios): 0 regions; the same export with the table quantized (int8) 31/31. " +
+			"Under h16g's partitioning model the gather is one more fp32 island",
+		Severity:   Blocker,
+		Experiment: "keep the table quantized (the iOS export's int8 default) or fp16; no anefix pass rewrites a constant table's type",
+	}
+	AppleSilu = &Rule{
+		ID:    "apple.silu",
+		Title: "silu (Apple's guidance: write x·sigmoid(x))",
+		Message: "Apple's authoring guide says silu lowers to ops the Neural Engine refuses and to write x·sigmoid(x); " +
+			"CONTRADICTED on h18p: Apple's own iOS MLP uses silu and that model compiled 19/19 regions",
+		Evidence: "apple/coreai-models skills/skills/model-authoring/references/common_issues.md (silu → mps.cast + mps.swish f32 + " +
+			"mps.cast). Contradicting measurement: apple/coreai-models python/src/coreai_models/primitives/ios/mlp.py calls " +
+			"nn.functional.silu, and the seed note's arm E (Apple's stock Qwen3-0.6B iOS, coreai-build 3600.83.1, h18p) got 19/19 " +
+			"regions. Kept as info: no verdict rests on it",
+		Severity: Info,
+	}
+	AppleGatherRoPE = &Rule{
+		ID:    "apple.gather-rope",
+		Title: "in-graph gather_nd of a 2-D table giving a rank-3 result (Apple's RoPE guidance)",
+		Message: "Apple's authoring guide says indexing a 2-D cos/sin table with position ids (gather_nd, rank-3 result) is " +
+			"rejected; CONTRADICTED on h18p: Apple's own iOS RoPE gathers exactly so and that model compiled 19/19 regions",
+		Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (RoPE) and common_issues.md. " +
+			"Contradicting measurement: apple/coreai-models python/src/coreai_models/export/mlir_ops.py lowers " +
+			"rope_gather_cached_cos_sin to gather_nd of the 2-D cache with [B, S, 1] indices, and the seed note's arm E " +
+			"(coreai-build 3600.83.1, h18p) got 19/19. Kept as info: no verdict rests on it",
+		Severity: Info,
+	}
+	// Performance advice (Apple's guidance; no measurement of its effect on
+	// regions): never changes a verdict, a prediction or the exit code.
+	AdviceAlignment = &Rule{
+		ID:       "perf.io-alignment",
+		Title:    "graph input/output whose last axis is not a multiple of 64 bytes",
+		Message:  "the Neural Engine pads the last axis of inputs and outputs to 64 bytes; a last axis that is not a multiple of 64 bytes costs padding",
+		Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (tensor memory alignment); performance only",
+		Severity: Advice,
+	}
+	AdviceSingletonLast = &Rule{
+		ID:       "perf.singleton-last-axis",
+		Title:    "graph input/output whose last axis is 1",
+		Message:  "a last axis of size 1 is padded to 64 bytes (32× the memory at fp16); move a larger dimension last",
+		Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (tensor memory alignment); checked on graph inputs and outputs of rank ≥ 2 only (the guide lets intermediates that stay in L2 be narrower); performance only",
+		Severity: Advice,
+	}
+	AdviceSoftmaxAxis = &Rule{
+		ID:    "perf.softmax-axis",
+		Title: "softmax over a spatial axis of a rank-4 tensor",
+		Message: "softmax over a spatial axis (not axis 1, the channel axis of B,C,H,W) limits how the compiler splits " +
+			"large tensors; Apple advises the channel axis",
+		Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (softmax placement); the same " +
+			"guide's per-head attention example applies softmax on the last axis, so this is advice for large tensors only",
+		Severity: Advice,
+	}
+	AdviceLinear = &Rule{
+		ID:       "perf.linear-not-conv",
+		Title:    "matmul against a constant weight (a linear layer) instead of a 1×1 conv2d",
+		Message:  "a linear layer is decomposed into less efficient ops; a 1×1 conv2d maps to the Neural Engine's convolution engine",
+		Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (Conv2d instead of Linear); performance only",
+		Severity: Advice,
+	}
+)

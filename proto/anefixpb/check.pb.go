@@ -367,7 +367,15 @@ type GraphCheck struct {
 	Findings []*Finding `protobuf:"bytes,9,rep,name=findings,proto3" json:"findings,omitempty"`
 	Suspects []*Finding `protobuf:"bytes,10,rep,name=suspects,proto3" json:"suspects,omitempty"`
 	// fp16 hazards (advisory; never change legal or the exit code), op order.
-	Hazards       []*Finding `protobuf:"bytes,11,rep,name=hazards,proto3" json:"hazards,omitempty"`
+	Hazards []*Finding `protobuf:"bytes,11,rep,name=hazards,proto3" json:"hazards,omitempty"`
+	// Region count for CheckReport.architecture's behaviour; absent when
+	// unknown (no published compile for the architecture, or a blocker whose
+	// placement there is not on record).
+	PredictedRegions *int32 `protobuf:"varint,12,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
+	// What the prediction assumed, or why there is none.
+	RegionModel string `protobuf:"bytes,13,opt,name=region_model,json=regionModel,proto3" json:"region_model,omitempty"`
+	// Performance advice; never changes legal, a prediction or the exit code.
+	Advice        []*Finding `protobuf:"bytes,14,rep,name=advice,proto3" json:"advice,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -479,6 +487,27 @@ func (x *GraphCheck) GetHazards() []*Finding {
 	return nil
 }
 
+func (x *GraphCheck) GetPredictedRegions() int32 {
+	if x != nil && x.PredictedRegions != nil {
+		return *x.PredictedRegions
+	}
+	return 0
+}
+
+func (x *GraphCheck) GetRegionModel() string {
+	if x != nil {
+		return x.RegionModel
+	}
+	return ""
+}
+
+func (x *GraphCheck) GetAdvice() []*Finding {
+	if x != nil {
+		return x.Advice
+	}
+	return nil
+}
+
 type CheckReport struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Input   *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
@@ -506,7 +535,15 @@ type CheckReport struct {
 	Hazards []*FindingGroup `protobuf:"bytes,12,rep,name=hazards,proto3" json:"hazards,omitempty"`
 	// What the hazard rules could not read (e.g. a dense_resource blob whose
 	// bytes are absent), in first-seen order.
-	HazardNotes   []string `protobuf:"bytes,13,rep,name=hazard_notes,json=hazardNotes,proto3" json:"hazard_notes,omitempty"`
+	HazardNotes []string `protobuf:"bytes,13,rep,name=hazard_notes,json=hazardNotes,proto3" json:"hazard_notes,omitempty"`
+	// Target of the per-function predicted_regions (check --architecture).
+	Architecture string `protobuf:"bytes,14,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	// The architecture's behaviour and the compiles it rests on.
+	RegionModel string `protobuf:"bytes,15,opt,name=region_model,json=regionModel,proto3" json:"region_model,omitempty"`
+	// Sum of the functions' predicted_regions; absent when any is unknown.
+	PredictedRegions *int32 `protobuf:"varint,16,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
+	// Performance advice, grouped; never changes legal or the exit code.
+	Advice        []*FindingGroup `protobuf:"bytes,17,rep,name=advice,proto3" json:"advice,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -628,6 +665,34 @@ func (x *CheckReport) GetHazards() []*FindingGroup {
 func (x *CheckReport) GetHazardNotes() []string {
 	if x != nil {
 		return x.HazardNotes
+	}
+	return nil
+}
+
+func (x *CheckReport) GetArchitecture() string {
+	if x != nil {
+		return x.Architecture
+	}
+	return ""
+}
+
+func (x *CheckReport) GetRegionModel() string {
+	if x != nil {
+		return x.RegionModel
+	}
+	return ""
+}
+
+func (x *CheckReport) GetPredictedRegions() int32 {
+	if x != nil && x.PredictedRegions != nil {
+		return *x.PredictedRegions
+	}
+	return 0
+}
+
+func (x *CheckReport) GetAdvice() []*FindingGroup {
+	if x != nil {
+		return x.Advice
 	}
 	return nil
 }
@@ -1116,7 +1181,7 @@ const file_check_proto_rawDesc = "" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
 	"\amessage\x18\n" +
 	" \x01(\tR\amessage\x12\x10\n" +
-	"\x03via\x18\v \x01(\tR\x03via\"\xf3\x02\n" +
+	"\x03via\x18\v \x01(\tR\x03via\"\x8a\x04\n" +
 	"\n" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -1132,7 +1197,11 @@ const file_check_proto_rawDesc = "" +
 	"\bfindings\x18\t \x03(\v2\x12.anefix.v1.FindingR\bfindings\x12.\n" +
 	"\bsuspects\x18\n" +
 	" \x03(\v2\x12.anefix.v1.FindingR\bsuspects\x12,\n" +
-	"\ahazards\x18\v \x03(\v2\x12.anefix.v1.FindingR\ahazards\"\x8a\x04\n" +
+	"\ahazards\x18\v \x03(\v2\x12.anefix.v1.FindingR\ahazards\x120\n" +
+	"\x11predicted_regions\x18\f \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01\x12!\n" +
+	"\fregion_model\x18\r \x01(\tR\vregionModel\x12*\n" +
+	"\x06advice\x18\x0e \x03(\v2\x12.anefix.v1.FindingR\x06adviceB\x14\n" +
+	"\x12_predicted_regions\"\xca\x05\n" +
 	"\vCheckReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
 	"\brule_set\x18\x02 \x01(\tR\aruleSet\x12)\n" +
@@ -1147,7 +1216,12 @@ const file_check_proto_rawDesc = "" +
 	" \x03(\v2\x15.anefix.v1.GraphCheckR\x06graphs\x12%\n" +
 	"\x05rules\x18\v \x03(\v2\x0f.anefix.v1.RuleR\x05rules\x121\n" +
 	"\ahazards\x18\f \x03(\v2\x17.anefix.v1.FindingGroupR\ahazards\x12!\n" +
-	"\fhazard_notes\x18\r \x03(\tR\vhazardNotes\"\xcb\x02\n" +
+	"\fhazard_notes\x18\r \x03(\tR\vhazardNotes\x12\"\n" +
+	"\farchitecture\x18\x0e \x01(\tR\farchitecture\x12!\n" +
+	"\fregion_model\x18\x0f \x01(\tR\vregionModel\x120\n" +
+	"\x11predicted_regions\x18\x10 \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01\x12/\n" +
+	"\x06advice\x18\x11 \x03(\v2\x17.anefix.v1.FindingGroupR\x06adviceB\x14\n" +
+	"\x12_predicted_regions\"\xcb\x02\n" +
 	"\x0eCompileFailure\x12\x19\n" +
 	"\blog_line\x18\x01 \x01(\x05R\alogLine\x12\x1b\n" +
 	"\tos_status\x18\x02 \x01(\x03R\bosStatus\x12,\n" +
@@ -1226,22 +1300,24 @@ var file_check_proto_depIdxs = []int32{
 	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
 	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
 	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
-	9,  // 4: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
-	2,  // 5: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
-	2,  // 6: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
-	3,  // 7: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
-	0,  // 8: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
-	2,  // 9: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
-	9,  // 10: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
-	5,  // 11: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
-	2,  // 12: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	7,  // 13: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	10, // 14: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	1,  // 4: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
+	9,  // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	2,  // 6: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
+	2,  // 7: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
+	3,  // 8: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
+	0,  // 9: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
+	2,  // 10: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
+	2,  // 11: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
+	9,  // 12: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	5,  // 13: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
+	2,  // 14: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
+	7,  // 15: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	10, // 16: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1251,6 +1327,8 @@ func file_check_proto_init() {
 	}
 	file_common_proto_init()
 	file_inspect_proto_init()
+	file_check_proto_msgTypes[3].OneofWrappers = []any{}
+	file_check_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

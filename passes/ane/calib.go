@@ -1,0 +1,361 @@
+package ane
+
+// Rules and region models calibrated on published compiles (the rows
+// RuleLUT4SmallGroup … AdviceLinear in rules.go, the cases in
+// testdata/calibration): per-architecture region prediction, and the rule
+// conditions those records support.
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// Behaviour is how a compiler for one architecture is modelled to place a
+// function that holds ops the Neural Engine cannot run.
+type Behaviour int
+
+const (
+	// AllOrNothing: any blocker fails the function's Neural Engine compile;
+	// a fully legal function gets one region.
+	AllOrNothing Behaviour = iota
+	// PartitionFp32: ops on non-ANE element types (fp32 islands) run on the
+	// GPU and split the function; each maximal run of the other ops gets
+	// one region. Whole-function rules (RuleLUT4SmallGroup, RuleMetalKernel)
+	// still give 0; other blockers leave the count unknown.
+	PartitionFp32
+	// UnknownBehaviour: no published compile for the architecture.
+	UnknownBehaviour
+)
+
+// Architecture is a target the region prediction is made for.
+type Architecture struct {
+	Name      string
+	Behaviour Behaviour
+	// Evidence names the compiles the behaviour rests on ("" when unknown).
+	Evidence string
+}
+
+// DefaultArchitecture is the seed's target.
+const DefaultArchitecture = "h18p"
+
+// archs are the architectures with published compiles. Names follow
+// coreai-build --architecture (h18p: iPhone 17 Pro; h16g: the M4 Mac of
+// 4rg0naut/silicon-ledger-public EXP-005).
+var archs = map[string]Architecture{
+	"h18p": {Name: "h18p", Behaviour: AllOrNothing, Evidence: "all-or-nothing: the seed note's arms A–E " +
+		"(coreai-build 3600.83.1, iOS h18p: 0 regions with a blocker, 19/19 without) and MiniCPM5-2B / Qwen3-1.7B " +
+		"(4rg0naut/coreai-model-zoo knowledge/ane-vs-gpu-iphone-2026-09.md: 0 or 31/31, never a partial count)"},
+	"h16g": {Name: "h16g", Behaviour: PartitionFp32, Evidence: "partitioning around fp32 islands: Granite-Embedding-97M " +
+		"(4rg0naut/silicon-ledger-public results/EXP-005-ane-residency/README.md, coreai-build 3600.83.1, macOS h16g): " +
+		"fp16 with 12 inline fp32 softmax chains 13 regions, without them 1, fp32 throughout 0"},
+}
+
+var archName = regexp.MustCompile(`^h[0-9]{2}[a-z]{1,2}$`)
+
+// ParseArchitecture resolves a --architecture value ("" is the default).
+// A well-formed name without published compiles is accepted with
+// UnknownBehaviour: no region count is predicted for it.
+func ParseArchitecture(s string) (Architecture, error) {
+	if s == "" {
+		s = DefaultArchitecture
+	}
+	if a, ok := archs[s]; ok {
+		return a, nil
+	}
+	if !archName.MatchString(s) {
+		return Architecture{}, fmt.Errorf("architecture %q is not a coreai-build architecture name (such as h18p or h16g)", s)
+	}
+	return Architecture{Name: s, Behaviour: UnknownBehaviour}, nil
+}
+
+// KnownArchitectures lists the architectures with a region model, sorted.
+func KnownArchitectures() []string { return []string{"h16g", "h18p"} }
+
+// Describe says, in one line, what the prediction for a assumes.
+func (a Architecture) Describe() string {
+	if a.Behaviour == UnknownBehaviour {
+		return "unknown: no published compile for " + a.Name + ", so no region count is predicted (known: " +
+			strings.Join(KnownArchitectures(), ", ") + ")"
+	}
+	return a.Evidence
+}
+
+// wholeFunction are the blockers that keep a whole function off the
+// Neural Engine under every known behaviour.
+var wholeFunction = map[*Rule]bool{RuleLUT4SmallGroup: true, RuleMetalKernel: true}
+
+// splitting are the blockers PartitionFp32 treats as GPU islands.
+var splitting = map[*Rule]bool{RuleElementType: true, RuleIOOp: true, RuleFp32GatherTable: true}
+
+// predictRegions fills gr's architecture prediction. offANE holds the ops
+// of g on non-ANE element types; hasRule reports whether g or a graph it
+// invokes has a blocker finding of one of the given rules.
+func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE map[*graph.Operation]bool,
+	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) {
+	gr.RegionModel = a.Describe()
+	switch a.Behaviour {
+	case UnknownBehaviour:
+		return
+	case AllOrNothing:
+		gr.PredictedRegions, gr.RegionsKnown = gr.RegionsObserved, true
+		return
+	}
+	if r := hasRule(gr.Name, wholeFunction); r != nil {
+		gr.PredictedRegions, gr.RegionsKnown = 0, true
+		gr.RegionModel = a.Describe() + "; " + r.ID + " keeps the whole function off the Neural Engine"
+		return
+	}
+	other := map[*Rule]bool{}
+	for _, r := range Rules {
+		if r.Severity == Blocker && !splitting[r] && !wholeFunction[r] {
+			other[r] = true
+		}
+	}
+	if r := hasRule(gr.Name, other); r != nil {
+		gr.RegionModel = "unknown: no " + a.Name + " compile on record shows how a function with " + r.ID + " is placed"
+		return
+	}
+	illegal := map[*graph.Operation]bool{}
+	for _, v := range gr.Verdicts {
+		if v.Verdict == Illegal {
+			illegal[v.Op] = true
+		}
+	}
+	gr.PredictedRegions = runs(g, func(o *graph.Operation) bool {
+		if illegal[o] || offANE[o] {
+			return true
+		}
+		// Guess: an invoked composite with any GPU op counts as GPU as a
+		// whole (the compiler inlines composites; no record says more).
+		if o.Name == "coreai.invoke" || o.Name == "func.call" {
+			if ref, ok := o.Inherent("callee").(*graph.SymbolRefAttr); ok && calleeOff(ref.Root) {
+				return true
+			}
+		}
+		return false
+	})
+	gr.RegionsKnown = true
+}
+
+// runs counts the maximal runs of top-level ops (constants and the
+// terminator skipped) for which off, applied to the op and everything
+// nested in it, is false. Guess: one region per run in program order, as
+// Granite's 12 fp32 softmax chains gave 13 regions.
+func runs(g *graph.Graph, off func(*graph.Operation) bool) int {
+	n, in := 0, false
+	for _, op := range g.Body().Ops() {
+		if op.Name == "coreai.constant" || op == g.Terminator() {
+			continue
+		}
+		bad := false
+		op.Walk(func(o *graph.Operation) bool {
+			bad = bad || off(o)
+			return true
+		})
+		if bad {
+			in = false
+			continue
+		}
+		if !in {
+			n++
+			in = true
+		}
+	}
+	return n
+}
+
+// offANEOps returns the ops that read or write a data value of a non-ANE
+// element type (the fp32 islands, reported or not): what PartitionFp32
+// places on the GPU.
+func (c *checker) offANEOps() map[*graph.Operation]bool {
+	out := map[*graph.Operation]bool{}
+	if c.g.Body() == nil {
+		return out
+	}
+	for _, op := range c.ops {
+		if op == c.term || op.Name == "coreai.constant" {
+			continue
+		}
+		for i, v := range op.Operands() {
+			if !isParamSlot(op, i) && !inSlots(storageSlots, op, i) && c.badElem(v) {
+				out[op] = true
+			}
+		}
+		for _, r := range op.Results() {
+			if c.badElem(r) {
+				out[op] = true
+			}
+		}
+	}
+	return out
+}
+
+// calibratedRules implements RuleLUT4SmallGroup, RuleMetalKernel,
+// RuleFp32GatherTable, AppleSilu, AppleGatherRoPE and the Advice rows.
+func (c *checker) calibratedRules() {
+	for _, op := range c.ops {
+		if op == c.term {
+			continue
+		}
+		switch baseOpName(op.Name) {
+		case "coreai.lut_to_dense":
+			if d, ok := lut4SmallGroup(op); ok {
+				c.add(RuleLUT4SmallGroup, op, "", d)
+			}
+		case "coreai.metal4_kernel":
+			c.add(RuleMetalKernel, op, "", "")
+		case "coreai.silu":
+			c.add(AppleSilu, op, "", "")
+		case "coreai.gather_nd", "coreai.gather_along_axis":
+			if op.NumOperands() == 0 || op.NumResults() == 0 {
+				break
+			}
+			t := dataTensor(op.Operand(0).Type())
+			if t == nil {
+				break
+			}
+			if f, ok := t.Elem.(*graph.FloatType); ok && !aneElem(f) {
+				c.add(RuleFp32GatherTable, op, "", "table "+t.String())
+			}
+			r := dataTensor(op.Result(0).Type())
+			if baseOpName(op.Name) == "coreai.gather_nd" && t.Rank() == 2 && r != nil && r.Rank() == 3 {
+				c.add(AppleGatherRoPE, op, "", t.String()+" → "+r.String())
+			}
+		case "coreai.softmax":
+			if d, ok := softmaxSpatial(op); ok {
+				c.add(AdviceSoftmaxAxis, op, "", d)
+			}
+		default:
+			if strings.HasSuffix(baseOpName(op.Name), "matmul") && c.constWeightOperand(op) {
+				c.add(AdviceLinear, op, "", "")
+			}
+		}
+	}
+	if !c.entry {
+		return
+	}
+	port := func(v *graph.Value, what string) {
+		t := dataTensor(v.Type())
+		if t == nil || !t.IsStatic() || t.Rank() == 0 || c.paramOnly[v] || c.indexOnly[v] {
+			return
+		}
+		last := t.Shape[t.Rank()-1]
+		// Port findings have no op; the port names the group.
+		if last == 1 && t.Rank() >= 2 {
+			c.advice = append(c.advice, Finding{Rule: AdviceSingletonLast, Graph: c.g.Name(), OpName: what, Detail: t.String()})
+			return
+		}
+		if b := int64(graph.ElemBytes(t.Elem)); b > 0 && last*b%64 != 0 {
+			c.advice = append(c.advice, Finding{Rule: AdviceAlignment, Graph: c.g.Name(), OpName: what,
+				Detail: fmt.Sprintf("%s: last axis %d bytes", t.String(), last*b)})
+		}
+	}
+	for i, a := range c.g.Body().Args() {
+		port(a, fmt.Sprintf("input %q", c.inputs[i].Name))
+	}
+	if c.term != nil {
+		for i, v := range c.term.Operands() {
+			if i < len(c.outputs) {
+				port(v, fmt.Sprintf("output %q", c.outputs[i].Name))
+			}
+		}
+	}
+}
+
+// lut4SmallGroup reads a lut_to_dense's operand shapes: indices [d_0…d_K-1],
+// lut [g_0…g_K-1, P, V] (apple/coreai-torch custom_layers.py: each lut
+// dimension divides the indices' one; d_i/g_i entries share a palette). It
+// reports a 4-bit palette (P = 16) whose smallest split dimension groups
+// fewer than 32 entries. A palette over the whole tensor (every g_i = 1) is
+// not reported (no record; see RuleLUT4SmallGroup).
+func lut4SmallGroup(op *graph.Operation) (string, bool) {
+	if op.NumOperands() < 2 {
+		return "", false
+	}
+	it, lt := dataTensor(op.Operand(0).Type()), dataTensor(op.Operand(1).Type())
+	if it == nil || lt == nil || !it.IsStatic() || !lt.IsStatic() {
+		return "", false
+	}
+	k := it.Rank()
+	if lt.Rank() != k+2 || lt.Shape[k] != 16 {
+		return "", false
+	}
+	group := int64(-1)
+	for d := 0; d < k; d++ {
+		if lt.Shape[d] <= 1 || it.Shape[d]%lt.Shape[d] != 0 {
+			continue
+		}
+		if g := it.Shape[d] / lt.Shape[d]; group < 0 || g < group {
+			group = g
+		}
+	}
+	if group < 0 || group >= 32 {
+		return "", false
+	}
+	return fmt.Sprintf("4-bit palettes of %d channels (indices %s, lut %s)", group, it.String(), lt.String()), true
+}
+
+// softmaxSpatial reports a softmax over a rank-4 input whose constant axis
+// is not 1 (the channel axis of B,C,H,W).
+func softmaxSpatial(op *graph.Operation) (string, bool) {
+	if op.NumOperands() < 2 {
+		return "", false
+	}
+	t := dataTensor(op.Operand(0).Type())
+	if t == nil || t.Rank() != 4 {
+		return "", false
+	}
+	ax, ok := constInt(op.Operand(1))
+	if !ok {
+		return "", false
+	}
+	if ax < 0 {
+		ax += 4
+	}
+	if ax == 1 {
+		return "", false
+	}
+	return fmt.Sprintf("axis %d of %s", ax, t.String()), true
+}
+
+// constInt reads a scalar (or one-element) integer constant.
+func constInt(v *graph.Value) (int64, bool) {
+	d := v.DefiningOp()
+	if d == nil || d.Name != "coreai.constant" {
+		return 0, false
+	}
+	a, ok := d.Attr("value").(*graph.DenseElementsAttr)
+	if !ok || a.NumElements() != 1 {
+		return 0, false
+	}
+	if _, isInt := a.Type.Elem.(*graph.IntegerType); !isInt {
+		return 0, false
+	}
+	return a.Int64At(0), true
+}
+
+// constWeightOperand reports whether a matmul operand is a weight: a
+// constant, or a decompressed constant, through data-movement ops.
+func (c *checker) constWeightOperand(op *graph.Operation) bool {
+	for i := 0; i < op.NumOperands(); i++ {
+		v := op.Operand(i)
+		for hops := 0; v != nil && hops < 64; hops++ {
+			d := v.DefiningOp()
+			if d == nil {
+				break
+			}
+			switch b := baseOpName(d.Name); {
+			case b == "coreai.constant" || b == "coreai.lut_to_dense" || b == "coreai.dequantize" || b == "coreai.blockwise_shift_scale":
+				return true
+			case moveOps[b] && d.NumOperands() > 0:
+				v = d.Operand(0)
+				continue
+			}
+			break
+		}
+	}
+	return false
+}
