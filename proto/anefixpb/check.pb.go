@@ -368,9 +368,9 @@ type GraphCheck struct {
 	Suspects []*Finding `protobuf:"bytes,10,rep,name=suspects,proto3" json:"suspects,omitempty"`
 	// fp16 hazards (advisory; never change legal or the exit code), op order.
 	Hazards []*Finding `protobuf:"bytes,11,rep,name=hazards,proto3" json:"hazards,omitempty"`
-	// Region count for CheckReport.architecture's behaviour; absent when
-	// unknown (no published compile for the architecture, or a blocker whose
-	// placement there is not on record).
+	// Region count for CheckReport.architecture's behaviour (entry graphs
+	// only); absent when unknown (no published compile for the architecture,
+	// or a blocker whose placement there is not on record) and for composites.
 	PredictedRegions *int32 `protobuf:"varint,12,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
 	// What the prediction assumed, or why there is none.
 	RegionModel string `protobuf:"bytes,13,opt,name=region_model,json=regionModel,proto3" json:"region_model,omitempty"`
