@@ -254,7 +254,9 @@ func (c *checker) calibratedRules() {
 		}
 	}
 	for i, a := range c.g.Body().Args() {
-		port(a, fmt.Sprintf("input %q", c.inputs[i].Name))
+		if i < len(c.inputs) {
+			port(a, fmt.Sprintf("input %q", c.inputs[i].Name))
+		}
 	}
 	if c.term != nil {
 		for i, v := range c.term.Operands() {

@@ -18,6 +18,16 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	}
+	if ents, _ := os.ReadDir(filepath.Join("..", "..", "testdata", "calibration")); ents != nil {
+		for _, e := range ents {
+			if filepath.Ext(e.Name()) != ".mlir" {
+				continue
+			}
+			if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "calibration", e.Name())); err == nil {
+				f.Add(string(b))
+			}
+		}
+	}
 	for _, dir := range []string{"generic", "pretty"} {
 		ents, _ := os.ReadDir(filepath.Join("..", "..", "testdata", "mlir", dir))
 		for _, e := range ents {
@@ -38,5 +48,10 @@ func FuzzCheck(f *testing.F) {
 		_ = GroupFindings(r.AllFindings())
 		_ = GroupFindings(r.AllSuspects())
 		_ = GroupFindings(r.AllHazards())
+		// The partitioning region model walks every op too.
+		if r, err := CheckWith(m, Options{Architecture: "h16g", NoHazards: true}); err == nil {
+			_, _ = r.PredictedRegions()
+			_ = GroupFindings(r.AllAdvice())
+		}
 	})
 }
