@@ -204,7 +204,7 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 	if !r.Legal {
 		verdict = "NOT LEGAL for the Neural Engine"
 	}
-	fmt.Fprintf(&b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed behaviour\n",
+	fmt.Fprintf(&b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed all-or-nothing behaviour (h18p)\n",
 		verdict, r.RegionsPredicted, r.Functions, r.CompilerVersion)
 	if !r.Legal {
 		fmt.Fprintf(&b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
@@ -272,15 +272,15 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 				legal++
 			}
 		}
-		fmt.Fprintf(&b, "  %d functions: %d predicted legal (1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
+		fmt.Fprintf(&b, "  %d functions: %d predicted legal (h18p: 1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
 	}
 	for _, g := range entries {
 		if len(entries) > 6 && g.Legal {
 			continue
 		}
-		state := "legal, 1 region"
+		state := "legal (h18p: 1 region)"
 		if !g.Legal {
-			state = "blocked, 0 regions"
+			state = "blocked (h18p: 0 regions)"
 		}
 		arch := "unknown"
 		if g.PredictedRegions != nil {
