@@ -334,6 +334,13 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			for _, r := range ch.Replaced {
 				pr.Replaced = append(pr.Replaced, rwOpRef(r))
 			}
+			for _, st := range ch.PlainStates {
+				pr.PlainStates = append(pr.PlainStates, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
+			}
+			for _, e := range ch.Externalized {
+				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
+					Op: rwOpRef(e.Op), Resource: e.Resource, Type: e.Type, Bytes: e.Bytes})
+			}
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
 		rep.Passes = append(rep.Passes, pr)
@@ -503,45 +510,29 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 	default:
 		return nil, nil
 	}
-	type ioEntry struct {
-		Pass     string `json:"pass"`
-		Graph    string `json:"graph"`
-		Port     string `json:"port"`
-		IsOutput bool   `json:"isOutput"`
-		Before   string `json:"before"`
-		After    string `json:"after"`
-		Why      string `json:"why"`
-	}
-	type stateEntry struct {
-		Graph  string `json:"graph"`
-		Input  string `json:"input"`
-		Output string `json:"output"`
-	}
-	type record struct {
-		Tool      string       `json:"tool"`
-		Passes    []string     `json:"passes"`
-		IOChanges []ioEntry    `json:"ioChanges"`
-		States    []stateEntry `json:"states"`
-	}
-	r := record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []ioEntry{}, States: []stateEntry{}}
+	r := bundle.Record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []bundle.RecordIO{}, States: []bundle.RecordState{}}
 	for _, p := range rep.Passes {
 		r.Passes = append(r.Passes, p.Name)
 		for _, c := range p.IoChanges {
-			r.IOChanges = append(r.IOChanges, ioEntry{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
+			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
 				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
 		}
 		for _, st := range p.States {
-			r.States = append(r.States, stateEntry{Graph: st.Graph, Input: st.Input, Output: st.Output})
+			r.States = append(r.States, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
+		}
+		for _, st := range p.PlainStates {
+			r.PlainStates = append(r.PlainStates, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
+		}
+		for _, e := range p.Externalized {
+			r.ConstantInputs = append(r.ConstantInputs, bundle.RecordConstant{Graph: e.Graph, Input: e.Input, OpID: e.Op.GetOpId(),
+				Source: e.Op.GetSource(), Resource: e.Resource, Type: e.Type, Bytes: e.Bytes})
 		}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // types read tensor<…>, not tensor\u003c…
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
+	b, err := r.Encode()
+	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{rel: b.Bytes()}, nil
+	return map[string][]byte{rel: b}, nil
 }
 
 // armDPipeline is arm-d followed by the extra passes, in default order.
