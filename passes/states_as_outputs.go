@@ -214,6 +214,15 @@ func saoHandle(g *graph.Graph, in, out graph.Port, has bool, newName string, ch 
 			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s output %s is %s, not the state's token; left as it is, and the new value of %s added as output %s", g.Name(), out.Name, out.Type, in.Name, newName))
 		}
 	}
+	// A token chain left with nothing on it is dead (dce keeps
+	// create_token, which it cannot prove pure).
+	for _, op := range body.Ops() {
+		if op.Name == "coreai.create_token" && op.NumResults() == 1 && !op.Result(0).HasUses() {
+			if err := op.Erase(); err == nil {
+				ch.OpsRemoved++
+			}
+		}
+	}
 	saoRecord(g, in.Name, newName, inBefore, tt.String(), outBefore, cur.Type().String(), "handle", ch)
 	return nil
 }
