@@ -91,8 +91,7 @@ func ReadRecord(dir string) (*Record, error) {
 // ParseRecord decodes a record; name stands for the file in errors.
 func ParseRecord(b []byte, name string) (*Record, error) {
 	var r Record
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("%s: not anefix's record: %v at byte offset %d; delete the file or rewrite the model again", name, err, se.Offset)
