@@ -27,11 +27,17 @@ func suspectExperiment(rule *ane.Rule, in string) string {
 		return fmt.Sprintf("    to settle: %s\n", rule.Experiment)
 	}
 	var b strings.Builder
-	if in == "-" {
+	switch {
+	case in == "-":
 		// stdin cannot be read twice; the command needs a file.
 		fmt.Fprintf(&b, "%s%s\n      (save the model to a file first and put its path for MODEL)\n",
 			settlePrefix, rule.RewriteCommand("MODEL", experimentOut("model", rule), quoteShellWord))
-	} else {
+	case quotePath(in) != in:
+		// A control character would break the line (or drive the
+		// terminal); the path is printed Go-quoted elsewhere.
+		fmt.Fprintf(&b, "%s%s\n      (the input's path holds control characters: put it for MODEL)\n",
+			settlePrefix, rule.RewriteCommand("MODEL", experimentOut("model", rule), quoteShellWord))
+	default:
 		if strings.HasPrefix(in, "-") {
 			in = "./" + in // a relative path that would read as a flag
 		}

@@ -319,9 +319,13 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 				if io.Before == io.After {
 					kind = pb.IOChange_KIND_UNSPECIFIED // a role or attribute change (promote-states)
 				}
+				before := &pb.Port{Name: io.Port, Type: io.Before}
+				if io.Before == "" { // a new port (externalize-constant)
+					kind, before = pb.IOChange_ADDED, nil
+				}
 				pr.IoChanges = append(pr.IoChanges, &pb.IOChange{
 					Graph: io.Graph, Kind: kind, IsOutput: io.IsOutput, Reason: io.Why,
-					Before: &pb.Port{Name: io.Port, Type: io.Before}, After: &pb.Port{Name: io.Port, Type: io.After},
+					Before: before, After: &pb.Port{Name: io.Port, Type: io.After},
 				})
 			}
 			for _, c := range ch.Constants {
@@ -442,6 +446,10 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 			if io.IsOutput {
 				dir = "output"
 			}
+			if io.Kind == pb.IOChange_ADDED {
+				fmt.Fprintf(w, "  @%s new %s %s: %s: %s\n", io.Graph, dir, io.After.GetName(), io.After.GetType(), io.Reason)
+				continue
+			}
 			if io.Before.GetType() == io.After.GetType() {
 				fmt.Fprintf(w, "  @%s %s %s: %s\n", io.Graph, dir, io.Before.GetName(), io.Reason)
 				continue
@@ -514,7 +522,7 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 	for _, p := range rep.Passes {
 		r.Passes = append(r.Passes, p.Name)
 		for _, c := range p.IoChanges {
-			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
+			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: c.After.GetName(), IsOutput: c.IsOutput,
 				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
 		}
 		for _, st := range p.States {
