@@ -428,6 +428,8 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 			parts = append(parts, fmt.Sprintf("%d constants converted (%d overflow, %d underflow)", n, ov, un))
 		}
 		add(count32(len(p.States)), "states promoted")
+		add(count32(len(p.PlainStates)), "states made plain I/O")
+		add(count32(len(p.Externalized)), "constants made inputs")
 		add(count32(len(p.Replaced)), "ops replaced")
 		if len(parts) == 0 {
 			parts = []string{"no change"}
