@@ -80,6 +80,8 @@ type ExternalizedConstant struct {
 	Op       OpRef  // the removed constant op
 	Resource string // its dense_resource key; "" for inline dense
 	Type     string // the input's type (= the constant's)
+	Shape    []int64
+	DType    string // element type ("f16")
 	Bytes    int64
 }
 
@@ -210,14 +212,17 @@ func runExternalizeConstant(m *graph.Module, opts Options) (*Change, error) {
 			found = append(found, op)
 			return true
 		})
+		// Refuse before changing anything: a failed pass leaves no half-rewritten graph.
 		for _, op := range found {
 			if op.Block() != g.Body() {
 				return nil, fmt.Errorf("constant %s sits in a nested region of @%s; only constants of the graph's body can become inputs", op.DescribeInGraph(), g.Name())
 			}
-			tt, ok := graph.AsTensor(op.Result(0).Type())
-			if !ok || !tt.IsStatic() {
+			if tt, ok := graph.AsTensor(op.Result(0).Type()); !ok || !tt.IsStatic() {
 				return nil, fmt.Errorf("constant %s has type %s; only a static tensor can become a graph input", op.DescribeInGraph(), op.Result(0).Type())
 			}
+		}
+		for _, op := range found {
+			tt, _ := graph.AsTensor(op.Result(0).Type())
 			in := ecInputName(op, name, used)
 			used[in] = true
 			ref := Ref(g, op)
@@ -230,7 +235,7 @@ func runExternalizeConstant(m *graph.Module, opts Options) (*Change, error) {
 			}
 			ch.OpsRemoved++
 			ch.Externalized = append(ch.Externalized, ExternalizedConstant{Graph: g.Name(), Input: in, Index: len(g.Inputs()) - 1,
-				Op: ref, Resource: res, Type: typ.String(), Bytes: tt.NumElements() * int64(graph.ElemBytes(tt.Elem))})
+				Op: ref, Resource: res, Type: typ.String(), Shape: append([]int64(nil), tt.Shape...), DType: tt.Elem.String(), Bytes: tt.NumElements() * int64(graph.ElemBytes(tt.Elem))})
 			what := "constant " + ref.OpID
 			if res != "" {
 				what = "dense_resource " + res

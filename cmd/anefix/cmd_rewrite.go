@@ -343,7 +343,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			}
 			for _, e := range ch.Externalized {
 				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
-					Op: rwOpRef(e.Op), Resource: e.Resource, Type: e.Type, Bytes: e.Bytes})
+					Op: rwOpRef(e.Op), Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
@@ -535,7 +535,7 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 		}
 		for _, e := range p.Externalized {
 			r.ConstantInputs = append(r.ConstantInputs, bundle.RecordConstant{Graph: e.Graph, Input: e.Input, OpID: e.Op.GetOpId(),
-				Source: e.Op.GetSource(), Resource: e.Resource, Type: e.Type, Bytes: e.Bytes})
+				Source: e.Op.GetSource(), Resource: e.Resource, Type: e.Type, Shape: e.Shape, DType: e.Dtype, Bytes: e.Bytes})
 		}
 	}
 	b, err := r.Encode()

@@ -47,15 +47,17 @@ type RecordState struct {
 
 // RecordConstant says that graph input Input of Graph carries the constant
 // that was op OpID, holding dense_resource Resource ("" for an inline
-// constant), of type Type (shape and element type).
+// constant), of type Type (Shape and DType spell it apart).
 type RecordConstant struct {
-	Graph    string `json:"graph"`
-	Input    string `json:"input"`
-	OpID     string `json:"opId"`
-	Source   string `json:"source,omitempty"`
-	Resource string `json:"resource"`
-	Type     string `json:"type"`
-	Bytes    int64  `json:"bytes"`
+	Graph    string  `json:"graph"`
+	Input    string  `json:"input"`
+	OpID     string  `json:"opId"`
+	Source   string  `json:"source,omitempty"`
+	Resource string  `json:"resource"`
+	Type     string  `json:"type"`
+	Shape    []int64 `json:"shape"`
+	DType    string  `json:"dtype"`
+	Bytes    int64   `json:"bytes"`
 }
 
 // Encode is the record as written: indented JSON, '<' and '>' unescaped

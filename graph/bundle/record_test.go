@@ -3,13 +3,14 @@ package bundle
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
 	r := &Record{Tool: "anefix test", Passes: []string{"externalize-constant"}, IOChanges: []RecordIO{}, States: []RecordState{},
-		ConstantInputs: []RecordConstant{{Graph: "main", Input: "model.embed_tokens.weight", OpID: "embedding", Resource: "model.embed_tokens.weight", Type: "tensor<256x32xf16>", Bytes: 16384}}}
+		ConstantInputs: []RecordConstant{{Graph: "main", Input: "model.embed_tokens.weight", OpID: "embedding", Resource: "model.embed_tokens.weight", Type: "tensor<256x32xf16>", Shape: []int64{256, 32}, DType: "f16", Bytes: 16384}}}
 	b, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := ReadRecord(dir)
-	if err != nil || len(got.ConstantInputs) != 1 || got.ConstantInputs[0] != r.ConstantInputs[0] {
+	if err != nil || len(got.ConstantInputs) != 1 || !reflect.DeepEqual(got.ConstantInputs[0], r.ConstantInputs[0]) {
 		t.Errorf("read back %+v, %v", got, err)
 	}
 }

@@ -378,8 +378,11 @@ type ExternalizedConstant struct {
 	// Its dense_resource key; empty for an inline dense constant.
 	Resource string `protobuf:"bytes,5,opt,name=resource,proto3" json:"resource,omitempty"`
 	// The input's type, which is the constant's (shape and element type).
-	Type          string `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
-	Bytes         int64  `protobuf:"varint,7,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	Type  string `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
+	Bytes int64  `protobuf:"varint,7,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// The type's shape and element type, spelled apart for callers.
+	Shape         []int64 `protobuf:"varint,8,rep,packed,name=shape,proto3" json:"shape,omitempty"`
+	Dtype         string  `protobuf:"bytes,9,opt,name=dtype,proto3" json:"dtype,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -461,6 +464,20 @@ func (x *ExternalizedConstant) GetBytes() int64 {
 		return x.Bytes
 	}
 	return 0
+}
+
+func (x *ExternalizedConstant) GetShape() []int64 {
+	if x != nil {
+		return x.Shape
+	}
+	return nil
+}
+
+func (x *ExternalizedConstant) GetDtype() string {
+	if x != nil {
+		return x.Dtype
+	}
+	return ""
 }
 
 type PassOption struct {
@@ -729,7 +746,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"durationNs\x12\x1b\n" +
 	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\x12C\n" +
 	"\fexternalized\x18\r \x03(\v2\x1f.anefix.v1.ExternalizedConstantR\fexternalized\x12<\n" +
-	"\fplain_states\x18\x0e \x03(\v2\x19.anefix.v1.StatePromotionR\vplainStates\"\xc0\x01\n" +
+	"\fplain_states\x18\x0e \x03(\v2\x19.anefix.v1.StatePromotionR\vplainStates\"\xec\x01\n" +
 	"\x14ExternalizedConstant\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x14\n" +
@@ -737,7 +754,9 @@ const file_rewrite_proto_rawDesc = "" +
 	"\x02op\x18\x04 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
 	"\bresource\x18\x05 \x01(\tR\bresource\x12\x12\n" +
 	"\x04type\x18\x06 \x01(\tR\x04type\x12\x14\n" +
-	"\x05bytes\x18\a \x01(\x03R\x05bytes\"H\n" +
+	"\x05bytes\x18\a \x01(\x03R\x05bytes\x12\x14\n" +
+	"\x05shape\x18\b \x03(\x03R\x05shape\x12\x14\n" +
+	"\x05dtype\x18\t \x01(\tR\x05dtype\"H\n" +
 	"\n" +
 	"PassOption\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
