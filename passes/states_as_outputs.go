@@ -98,7 +98,10 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 			}
 		}
 	}
-	for n := range explicit {
+	if len(found) == 0 && len(explicit) == 0 {
+		ch.Notes = append(ch.Notes, "no conv/recurrent state in an entry graph (include-kv=true adds the KV caches, names= any state); nothing changed")
+	}
+	for _, n := range opts.Strings("names") { // in the order given: a stable message
 		if !found[n] {
 			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, psPortList(ioEntryGraphs(m)))
 		}
