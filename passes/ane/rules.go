@@ -163,7 +163,7 @@ var (
 		Evidence: "seed arm D: untested candidate for the second blocker (inline fp32 norm chains)",
 		Fix:      "strip-fp32-casts",
 		Severity: Suspect,
-		Experiment: "converts these chains to fp16 too (islands=norms takes the RMSNorm chains only); " +
+		Experiment: "converts these chains to fp16 too (islands=norms takes the normalization chains only); " +
 			"compare the regions with the default rewrite's",
 		ExperimentRewrite: []string{"--set", "strip-fp32-casts.islands=all"},
 	}
