@@ -109,7 +109,7 @@ var ANERules = []Rule{
 	{
 		Name:   "narrow-reduce",
 		Ops:    []string{"reduce_sum", "reduce_mean", "reduce_product"},
-		Models: "reduce_sum accumulates in fp16: the running sum is rounded to half after every addition; reduce_mean is that sum divided by the count (anefix's guess: the source measures reduce_sum only, and a mean is lowered as sum and scale); reduce_product rounds every product to fp16 (the operands-and-products rule); reduce_max/min are exact either way",
+		Models: "reduce_sum accumulates in fp16: the running sum is rounded to half after every addition; reduce_mean is that sum divided by the count (anefix's guess: the source measures reduce_sum only, and a mean is lowered as sum and scale); reduce_product rounds every product to fp16 (the operands-and-products rule); reduce_max/min are exact either way; ties round to even, so an 8-term row summing to 2049 gives 2048 where ANEForge's bench read 2050 on the device: how the engine breaks ties is not known",
 		Source: "ANEForge docs/developer/numerics.md (the reduce_sum trap: matmul wide, reduce_sum narrow) and docs/numeric-cliffs.md (integer row sums exact only through 2048), M2 Pro and M5",
 	},
 	{
