@@ -247,15 +247,27 @@ func (in *Interp) saturate(op *graph.Operation, t *Tensor, rule string, limit fl
 	}
 }
 
-// roundProd rounds a float32 product to fp16 (ties to even). Products of
-// halves in the normal half range take the bit path; the rest (subnormal
-// halves, overflow, inf, NaN) go through f16.Round32.
+// roundProd rounds a float32 product to fp16 (ties to even). Values in the
+// normal half range take the bit path, small enough to be inlined into the
+// kernels; the rest go to roundProdSlow.
 func roundProd(p float32) float32 {
 	b := math.Float32bits(p)
-	if e := (b >> 23) & 0xff; e >= 113 && e <= 141 {
+	if (b>>23)&0xff-113 <= 141-113 { // biased exponents 113…141, unsigned
 		// float32 has 13 more mantissa bits than half: round them off.
-		b += 0xfff + (b>>13)&1
-		return math.Float32frombits(b &^ 0x1fff)
+		return math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+	}
+	return roundProdSlow(p)
+}
+
+// roundProdSlow rounds values outside the bit path: magnitudes below 2^-14
+// (half subnormals and zero, common in products) by adding and removing
+// 0.75, whose float32 spacing is the half subnormal step 2^-24, keeping the
+// sign of zero; the rest (|p| ≥ 2^15, inf, NaN) through f16.Round32.
+func roundProdSlow(p float32) float32 {
+	b := math.Float32bits(p)
+	if b&0x7fffffff < 113<<23 {
+		r := (p + 0.75) - 0.75
+		return math.Float32frombits(math.Float32bits(r) | b&0x80000000)
 	}
 	return f16.Round32(p)
 }

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -21,10 +22,7 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 				clear(acc)
 				for k := 0; k < K; k++ {
 					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
-					brow := B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0, n, 1)
-					for t, bv := range brow {
-						acc[t] += roundProd(av * bv)
-					}
+					axpyRounded(acc, B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0, n, 1), av)
 				}
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
 				for t, v := range acc {
@@ -43,23 +41,13 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 				c1 := B.load(bufB[1], it.boff+B.off+(j+1)*B.sc, K, B.sr)
 				c2 := B.load(bufB[2], it.boff+B.off+(j+2)*B.sc, K, B.sr)
 				c3 := B.load(bufB[3], it.boff+B.off+(j+3)*B.sc, K, B.sr)
-				c0, c1, c2, c3 = c0[:len(arow)], c1[:len(arow)], c2[:len(arow)], c3[:len(arow)]
-				var s0, s1, s2, s3 float32
-				for k, av := range arow {
-					s0 += roundProd(av * c0[k])
-					s1 += roundProd(av * c1[k])
-					s2 += roundProd(av * c2[k])
-					s3 += roundProd(av * c3[k])
-				}
+				s0, s1, s2, s3 := dot4Rounded(arow, c0, c1, c2, c3)
 				o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
 				o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
 			}
 			for ; j < it.j1; j++ {
 				col := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
-				var s float32
-				for k, av := range arow {
-					s += roundProd(av * col[k])
-				}
+				s, _, _, _ := dot4Rounded(arow, col, col, col, col)
 				out[it.ooff+i*N+j] = outEl.round(s)
 			}
 		}
@@ -99,4 +87,56 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 	}
 	wg.Wait()
 	wp.rethrow()
+}
+
+// The loops below spell roundProd's bit path out: roundProd itself is over
+// the compiler's inlining budget, and a call per product would dominate.
+
+// axpyRounded adds roundProd(a·x[t]) to acc[t].
+func axpyRounded(acc, x []float32, a float32) {
+	acc = acc[:len(x)]
+	for t, v := range x {
+		p := a * v
+		if b := math.Float32bits(p); (b>>23)&0xff-113 <= 141-113 {
+			p = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+		} else {
+			p = roundProdSlow(p)
+		}
+		acc[t] += p
+	}
+}
+
+// dot4Rounded is Σ_k roundProd(x[k]·c[k]) for four columns, each summed
+// sequentially in k.
+func dot4Rounded(x, c0, c1, c2, c3 []float32) (s0, s1, s2, s3 float32) {
+	n := len(x)
+	c0, c1, c2, c3 = c0[:n], c1[:n], c2[:n], c3[:n]
+	for k, v := range x {
+		p0, p1, p2, p3 := v*c0[k], v*c1[k], v*c2[k], v*c3[k]
+		if b := math.Float32bits(p0); (b>>23)&0xff-113 <= 141-113 {
+			p0 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+		} else {
+			p0 = roundProdSlow(p0)
+		}
+		if b := math.Float32bits(p1); (b>>23)&0xff-113 <= 141-113 {
+			p1 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+		} else {
+			p1 = roundProdSlow(p1)
+		}
+		if b := math.Float32bits(p2); (b>>23)&0xff-113 <= 141-113 {
+			p2 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+		} else {
+			p2 = roundProdSlow(p2)
+		}
+		if b := math.Float32bits(p3); (b>>23)&0xff-113 <= 141-113 {
+			p3 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+		} else {
+			p3 = roundProdSlow(p3)
+		}
+		s0 += p0
+		s1 += p1
+		s2 += p2
+		s3 += p3
+	}
+	return
 }

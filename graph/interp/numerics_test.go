@@ -178,3 +178,76 @@ func TestRoundProd(t *testing.T) {
 		check(math.Float32frombits(r.Uint32()))
 	}
 }
+
+// Every path of matmulRounded (rows streamed, four columns at once, the
+// remainder, raw f16 weights, transposed operands) must equal the plain
+// definition: Σ_k roundProd(a·b) in k order, rounded to half.
+func TestMatmulRoundedPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	halves := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = f16.Round32(float32(r.NormFloat64() * 3))
+		}
+		return v
+	}
+	for _, c := range []struct {
+		M, K, N int
+		ta, tb  bool
+		rawB    bool
+	}{
+		{1, 64, 32, false, false, false}, // rows streamed (N ≥ 16)
+		{3, 40, 7, false, true, false},   // four columns and a remainder
+		{2, 33, 20, true, true, false},
+		{1, 64, 32, false, false, true}, // raw weight, rows streamed
+		{2, 48, 9, false, true, true},   // raw transposed weight
+	} {
+		a := halves(c.M * c.K)
+		b := halves(c.K * c.N)
+		aShape := []int{c.M, c.K}
+		if c.ta {
+			aShape = []int{c.K, c.M}
+		}
+		bShape := []int{c.K, c.N}
+		if c.tb {
+			bShape = []int{c.N, c.K}
+		}
+		A := NewFloat(F16, aShape, a)
+		B := NewFloat(F16, bShape, b)
+		if c.rawB {
+			raw := make([]byte, 2*len(b))
+			for i, v := range b {
+				h := f16.FromFloat32(v)
+				raw[2*i], raw[2*i+1] = byte(h), byte(h>>8)
+			}
+			B = &Tensor{Elem: F16, Shape: bShape, raw: raw, rawEl: F16}
+		}
+		got, err := matMul(A, B, c.ta, c.tb, F16, false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(i, k int) float32 {
+			if c.ta {
+				return a[k*c.M+i]
+			}
+			return a[i*c.K+k]
+		}
+		bt := func(k, j int) float32 {
+			if c.tb {
+				return b[j*c.K+k]
+			}
+			return b[k*c.N+j]
+		}
+		for i := 0; i < c.M; i++ {
+			for j := 0; j < c.N; j++ {
+				var s float32
+				for k := 0; k < c.K; k++ {
+					s += roundProd(at(i, k) * bt(k, j))
+				}
+				if w, g := f16.Round32(s), got.F[i*c.N+j]; w != g {
+					t.Fatalf("%+v: out[%d,%d] = %g, want %g", c, i, j, g, w)
+				}
+			}
+		}
+	}
+}
