@@ -247,16 +247,18 @@ func (in *Interp) saturate(op *graph.Operation, t *Tensor, rule string, limit fl
 	}
 }
 
-// roundProd rounds a float32 product to fp16 (ties to even). Values in the
-// normal half range take the bit path, small enough to be inlined into the
-// kernels; the rest go to roundProdSlow.
+// roundProd rounds a float32 product to fp16 (ties to even). In the normal
+// half range it uses Veltkamp's split (c = 8193·p, c − (c − p) keeps the
+// top 11 significand bits, round to nearest even: TestRoundProd checks it
+// against f16.Round32, also on arbitrary float32 bit patterns); the
+// explicit float32 conversions forbid fusing the operations. The kernels
+// spell this out (numerics_linalg.go): a call per product would dominate.
 func roundProd(p float32) float32 {
-	b := math.Float32bits(p)
-	if (b>>23)&0xff-113 <= 141-113 { // biased exponents 113…141, unsigned
-		// float32 has 13 more mantissa bits than half: round them off.
-		return math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
+	if p < 0x1p-14 && p > -0x1p-14 && p != 0 || p >= 32768 || p <= -32768 {
+		return roundProdSlow(p)
 	}
-	return roundProdSlow(p)
+	c := float32(p * 8193)
+	return c - float32(c-p)
 }
 
 // roundProdSlow rounds values outside the bit path: magnitudes below 2^-14

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -89,18 +88,19 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 	wp.rethrow()
 }
 
-// The loops below spell roundProd's bit path out: roundProd itself is over
-// the compiler's inlining budget, and a call per product would dominate.
+// The loops below spell roundProd out: it is over the compiler's inlining
+// budget, and a call per product would dominate.
 
 // axpyRounded adds roundProd(a·x[t]) to acc[t].
 func axpyRounded(acc, x []float32, a float32) {
 	acc = acc[:len(x)]
 	for t, v := range x {
-		p := a * v
-		if b := math.Float32bits(p); (b>>23)&0xff-113 <= 141-113 {
-			p = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
-		} else {
+		p := float32(a * v)
+		if p < 0x1p-14 && p > -0x1p-14 && p != 0 || p >= 32768 || p <= -32768 {
 			p = roundProdSlow(p)
+		} else {
+			c := float32(p * 8193)
+			p = c - float32(c-p)
 		}
 		acc[t] += p
 	}
@@ -112,26 +112,33 @@ func dot4Rounded(x, c0, c1, c2, c3 []float32) (s0, s1, s2, s3 float32) {
 	n := len(x)
 	c0, c1, c2, c3 = c0[:n], c1[:n], c2[:n], c3[:n]
 	for k, v := range x {
-		p0, p1, p2, p3 := v*c0[k], v*c1[k], v*c2[k], v*c3[k]
-		if b := math.Float32bits(p0); (b>>23)&0xff-113 <= 141-113 {
-			p0 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
-		} else {
+		p0 := float32(v * c0[k])
+		if p0 < 0x1p-14 && p0 > -0x1p-14 && p0 != 0 || p0 >= 32768 || p0 <= -32768 {
 			p0 = roundProdSlow(p0)
-		}
-		if b := math.Float32bits(p1); (b>>23)&0xff-113 <= 141-113 {
-			p1 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
 		} else {
+			c := float32(p0 * 8193)
+			p0 = c - float32(c-p0)
+		}
+		p1 := float32(v * c1[k])
+		if p1 < 0x1p-14 && p1 > -0x1p-14 && p1 != 0 || p1 >= 32768 || p1 <= -32768 {
 			p1 = roundProdSlow(p1)
-		}
-		if b := math.Float32bits(p2); (b>>23)&0xff-113 <= 141-113 {
-			p2 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
 		} else {
+			c := float32(p1 * 8193)
+			p1 = c - float32(c-p1)
+		}
+		p2 := float32(v * c2[k])
+		if p2 < 0x1p-14 && p2 > -0x1p-14 && p2 != 0 || p2 >= 32768 || p2 <= -32768 {
 			p2 = roundProdSlow(p2)
-		}
-		if b := math.Float32bits(p3); (b>>23)&0xff-113 <= 141-113 {
-			p3 = math.Float32frombits((b + 0xfff + (b>>13)&1) &^ 0x1fff)
 		} else {
+			c := float32(p2 * 8193)
+			p2 = c - float32(c-p2)
+		}
+		p3 := float32(v * c3[k])
+		if p3 < 0x1p-14 && p3 > -0x1p-14 && p3 != 0 || p3 >= 32768 || p3 <= -32768 {
 			p3 = roundProdSlow(p3)
+		} else {
+			c := float32(p3 * 8193)
+			p3 = c - float32(c-p3)
 		}
 		s0 += p0
 		s1 += p1
