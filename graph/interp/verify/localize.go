@@ -46,6 +46,24 @@ func matchKey(op *graph.Operation) (string, bool) {
 	return id + "\x00" + src + "\x00" + op.Name, true
 }
 
+// localizeBytes bounds what --localize keeps of one position: the float
+// results of the reference's matchable ops by their declared shapes (each
+// op once), at most localizeBudget elements.
+func localizeBytes(m *graph.Module) int64 {
+	var n int64
+	m.Op.Walk(func(op *graph.Operation) bool {
+		if _, ok := matchKey(op); ok {
+			for _, r := range op.Results() {
+				if tt, ok := graph.AsTensor(r.Type()); ok && tt.IsStatic() && tt.Elem.String() != "i1" {
+					n = min(n+tt.NumElements(), localizeBudget)
+				}
+			}
+		}
+		return true
+	})
+	return 4 * n
+}
+
 type resKey struct{ pair, exec, result int }
 
 // localizer pairs the ops of the two modules and compares their results
@@ -171,18 +189,24 @@ func (l *localizer) observeRef(op *graph.Operation, res []*interp.Tensor) {
 }
 
 func (l *localizer) observeCand(op *graph.Operation, res []*interp.Tensor) {
-	p, ok := l.candPair[op]
-	if !ok {
-		return
-	}
-	e := l.candExec[p]
-	l.candExec[p]++
 	in := 0.0
 	for _, v := range op.Operands() {
 		if x, ok := l.candErr[v]; ok {
 			in = math.Max(in, x)
 		}
 	}
+	p, ok := l.candPair[op]
+	if !ok {
+		// An op REF lacks (a cast a rewrite added, or one whose REF twin is
+		// ambiguous) passes on the worst error it read, so that the next
+		// matched op is not charged with it.
+		for _, r := range op.Results() {
+			l.candErr[r] = in
+		}
+		return
+	}
+	e := l.candExec[p]
+	l.candExec[p]++
 	for i, t := range res {
 		ref, ok := l.kept[resKey{p, e, i}]
 		if !ok || t == nil || !t.Elem.IsFloat() || t.Len() != len(ref) {

@@ -77,6 +77,9 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 		}
 		need = min(need+interp.EstimateMemory(m, g.Name()), math.MaxInt64/2)
 	}
+	if o.Localize {
+		need += localizeBytes(ref)
+	}
 	if need > o.MaxMemory {
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
 			ErrMemory, FormatBytes(need), FormatBytes(o.MaxMemory))
