@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/anefix/anefix/graph/f16"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,48 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
 				for t, v := range acc {
 					o[t] = outEl.round(v)
+				}
+			}
+			return
+		}
+		if A.h != nil && A.sc == 1 && B.h == nil {
+			// Weight rows (raw f16, contiguous) times an activation column.
+			for j := it.j0; j < it.j1; j++ {
+				x := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
+				i := it.i0
+				for ; i+4 <= it.i1; i += 4 {
+					base := it.aoff + A.off + i*A.sr
+					s0, s1, s2, s3 := dot4RoundedH(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
+					out[it.ooff+i*N+j] = outEl.round(s0)
+					out[it.ooff+(i+1)*N+j] = outEl.round(s1)
+					out[it.ooff+(i+2)*N+j] = outEl.round(s2)
+					out[it.ooff+(i+3)*N+j] = outEl.round(s3)
+				}
+				for ; i < it.i1; i++ {
+					base := it.aoff + A.off + i*A.sr
+					h := A.h[base : base+K]
+					s, _, _, _ := dot4RoundedH(x, h, h, h, h)
+					out[it.ooff+i*N+j] = outEl.round(s)
+				}
+			}
+			return
+		}
+		if B.h != nil && B.sr == 1 && A.h == nil {
+			// An activation row times weight columns stored contiguously.
+			for i := it.i0; i < it.i1; i++ {
+				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+				j := it.j0
+				for ; j+4 <= it.j1; j += 4 {
+					base := it.boff + B.off + j*B.sc
+					s0, s1, s2, s3 := dot4RoundedH(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
+					o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
+				}
+				for ; j < it.j1; j++ {
+					base := it.boff + B.off + j*B.sc
+					h := B.h[base : base+K]
+					s, _, _, _ := dot4RoundedH(x, h, h, h, h)
+					out[it.ooff+i*N+j] = outEl.round(s)
 				}
 			}
 			return
@@ -134,6 +177,48 @@ func dot4Rounded(x, c0, c1, c2, c3 []float32) (s0, s1, s2, s3 float32) {
 			p2 = c - float32(c-p2)
 		}
 		p3 := float32(v * c3[k])
+		if p3 < 0x1p-14 && p3 > -0x1p-14 && p3 != 0 || p3 >= 32768 || p3 <= -32768 {
+			p3 = roundProdSlow(p3)
+		} else {
+			c := float32(p3 * 8193)
+			p3 = c - float32(c-p3)
+		}
+		s0 += p0
+		s1 += p1
+		s2 += p2
+		s3 += p3
+	}
+	return
+}
+
+// dot4RoundedH is dot4Rounded with the columns as raw f16 weights, widened
+// as they are read.
+func dot4RoundedH(x []float32, h0, h1, h2, h3 []uint16) (s0, s1, s2, s3 float32) {
+	n := len(x)
+	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
+	for k, v := range x {
+		p0 := float32(v * f16.ToFloat32(h0[k]))
+		if p0 < 0x1p-14 && p0 > -0x1p-14 && p0 != 0 || p0 >= 32768 || p0 <= -32768 {
+			p0 = roundProdSlow(p0)
+		} else {
+			c := float32(p0 * 8193)
+			p0 = c - float32(c-p0)
+		}
+		p1 := float32(v * f16.ToFloat32(h1[k]))
+		if p1 < 0x1p-14 && p1 > -0x1p-14 && p1 != 0 || p1 >= 32768 || p1 <= -32768 {
+			p1 = roundProdSlow(p1)
+		} else {
+			c := float32(p1 * 8193)
+			p1 = c - float32(c-p1)
+		}
+		p2 := float32(v * f16.ToFloat32(h2[k]))
+		if p2 < 0x1p-14 && p2 > -0x1p-14 && p2 != 0 || p2 >= 32768 || p2 <= -32768 {
+			p2 = roundProdSlow(p2)
+		} else {
+			c := float32(p2 * 8193)
+			p2 = c - float32(c-p2)
+		}
+		p3 := float32(v * f16.ToFloat32(h3[k]))
 		if p3 < 0x1p-14 && p3 > -0x1p-14 && p3 != 0 || p3 >= 32768 || p3 <= -32768 {
 			p3 = roundProdSlow(p3)
 		} else {

@@ -192,15 +192,16 @@ func TestMatmulRoundedPaths(t *testing.T) {
 		return v
 	}
 	for _, c := range []struct {
-		M, K, N int
-		ta, tb  bool
-		rawB    bool
+		M, K, N    int
+		ta, tb     bool
+		rawB, rawA bool
 	}{
-		{1, 64, 32, false, false, false}, // rows streamed (N ≥ 16)
-		{3, 40, 7, false, true, false},   // four columns and a remainder
-		{2, 33, 20, true, true, false},
-		{1, 64, 32, false, false, true}, // raw weight, rows streamed
-		{2, 48, 9, false, true, true},   // raw transposed weight
+		{1, 64, 32, false, false, false, false}, // rows streamed (N ≥ 16)
+		{3, 40, 7, false, true, false, false},   // four columns and a remainder
+		{2, 33, 20, true, true, false, false},
+		{1, 64, 32, false, false, true, false}, // raw weight, rows streamed
+		{2, 48, 9, false, true, true, false},   // raw transposed weight
+		{7, 36, 3, false, false, false, true},  // raw weight rows times columns
 	} {
 		a := halves(c.M * c.K)
 		b := halves(c.K * c.N)
@@ -214,13 +215,19 @@ func TestMatmulRoundedPaths(t *testing.T) {
 		}
 		A := NewFloat(F16, aShape, a)
 		B := NewFloat(F16, bShape, b)
-		if c.rawB {
-			raw := make([]byte, 2*len(b))
-			for i, v := range b {
-				h := f16.FromFloat32(v)
-				raw[2*i], raw[2*i+1] = byte(h), byte(h>>8)
+		raw := func(v []float32, shape []int) *Tensor {
+			r := make([]byte, 2*len(v))
+			for i, x := range v {
+				h := f16.FromFloat32(x)
+				r[2*i], r[2*i+1] = byte(h), byte(h>>8)
 			}
-			B = &Tensor{Elem: F16, Shape: bShape, raw: raw, rawEl: F16}
+			return &Tensor{Elem: F16, Shape: shape, raw: r, rawEl: F16}
+		}
+		if c.rawB {
+			B = raw(b, bShape)
+		}
+		if c.rawA {
+			A = raw(a, aShape)
 		}
 		got, err := matMul(A, B, c.ta, c.tb, F16, false, true)
 		if err != nil {
