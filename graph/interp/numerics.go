@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/graph/f16"
 )
 
 // The Neural Engine profile (`verify --numerics ane`): how anefix models the
@@ -247,29 +246,37 @@ func (in *Interp) saturate(op *graph.Operation, t *Tensor, rule string, limit fl
 	}
 }
 
-// roundProd rounds a float32 product to fp16 (ties to even). In the normal
-// half range it uses Veltkamp's split (c = 8193·p, c − (c − p) keeps the
-// top 11 significand bits, round to nearest even: TestRoundProd checks it
-// against f16.Round32, also on arbitrary float32 bit patterns); the
-// explicit float32 conversions forbid fusing the operations. The kernels
-// spell this out (numerics_linalg.go): a call per product would dominate.
+// roundProd rounds a float32 product to fp16 (ties to even) without a
+// call or a table, so that the compiler inlines it into the kernels
+// (numerics_linalg.go). In the normal half range it is Veltkamp's split:
+// c = 8193·p, then c − (c − p) keeps the top 11 significand bits, rounded
+// to nearest even (the explicit float32 conversions forbid fusing the
+// operations). Below 2^-14 the half grid is the fixed subnormal step 2^-24,
+// which adding and removing 0.75 (whose float32 spacing is 2^-24) rounds
+// to; magnitudes past 65504 become ±inf. TestRoundProd checks it against
+// f16.Round32, also on arbitrary float32 bit patterns.
 func roundProd(p float32) float32 {
-	if p < 0x1p-14 && p > -0x1p-14 && p != 0 || p >= 32768 || p <= -32768 {
-		return roundProdSlow(p)
-	}
 	c := float32(p * 8193)
-	return c - float32(c-p)
+	q := c - float32(c-p)
+	switch {
+	case math.Float32bits(p)&0x7fffffff < 0x38800000: // |p| < 2^-14 in one test: a test of p's sign would mispredict
+		q = roundSubnormal(p)
+	case !(q <= FP16Max && q >= -FP16Max):
+		// Past the half range, ±inf, NaN, or so large that 8193·p
+		// overflowed (Veltkamp gives NaN then): p·inf is ±inf or NaN.
+		q = p * posInf
+	}
+	return q
 }
 
-// roundProdSlow rounds values outside the bit path: magnitudes below 2^-14
-// (half subnormals and zero, common in products) by adding and removing
-// 0.75, whose float32 spacing is the half subnormal step 2^-24, keeping the
-// sign of zero; the rest (|p| ≥ 2^15, inf, NaN) through f16.Round32.
-func roundProdSlow(p float32) float32 {
-	b := math.Float32bits(p)
-	if b&0x7fffffff < 113<<23 {
-		r := (p + 0.75) - 0.75
-		return math.Float32frombits(math.Float32bits(r) | b&0x80000000)
+var posInf = float32(math.Inf(1))
+
+// roundSubnormal rounds |p| < 2^-14 to the half subnormal grid, keeping
+// the sign of zero.
+func roundSubnormal(p float32) float32 {
+	r := float32(p+0.75) - 0.75
+	if r == 0 {
+		r = p * 0 // zero with p's sign
 	}
-	return f16.Round32(p)
+	return r
 }

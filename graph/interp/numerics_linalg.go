@@ -131,20 +131,14 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 	wp.rethrow()
 }
 
-// The loops below spell roundProd out: it is over the compiler's inlining
-// budget, and a call per product would dominate.
+// The loops below rely on roundProd being inlined (it has no calls): a
+// call per product would spill the sums and dominate.
 
 // axpyRounded adds roundProd(a·x[t]) to acc[t].
 func axpyRounded(acc, x []float32, a float32) {
 	acc = acc[:len(x)]
 	for t, v := range x {
-		p := float32(a * v)
-		if p < 0x1p-14 && p > -0x1p-14 && p != 0 || p >= 32768 || p <= -32768 {
-			p = roundProdSlow(p)
-		} else {
-			c := float32(p * 8193)
-			p = c - float32(c-p)
-		}
+		p := roundProd(float32(a * v))
 		acc[t] += p
 	}
 }
@@ -155,34 +149,10 @@ func dot4Rounded(x, c0, c1, c2, c3 []float32) (s0, s1, s2, s3 float32) {
 	n := len(x)
 	c0, c1, c2, c3 = c0[:n], c1[:n], c2[:n], c3[:n]
 	for k, v := range x {
-		p0 := float32(v * c0[k])
-		if p0 < 0x1p-14 && p0 > -0x1p-14 && p0 != 0 || p0 >= 32768 || p0 <= -32768 {
-			p0 = roundProdSlow(p0)
-		} else {
-			c := float32(p0 * 8193)
-			p0 = c - float32(c-p0)
-		}
-		p1 := float32(v * c1[k])
-		if p1 < 0x1p-14 && p1 > -0x1p-14 && p1 != 0 || p1 >= 32768 || p1 <= -32768 {
-			p1 = roundProdSlow(p1)
-		} else {
-			c := float32(p1 * 8193)
-			p1 = c - float32(c-p1)
-		}
-		p2 := float32(v * c2[k])
-		if p2 < 0x1p-14 && p2 > -0x1p-14 && p2 != 0 || p2 >= 32768 || p2 <= -32768 {
-			p2 = roundProdSlow(p2)
-		} else {
-			c := float32(p2 * 8193)
-			p2 = c - float32(c-p2)
-		}
-		p3 := float32(v * c3[k])
-		if p3 < 0x1p-14 && p3 > -0x1p-14 && p3 != 0 || p3 >= 32768 || p3 <= -32768 {
-			p3 = roundProdSlow(p3)
-		} else {
-			c := float32(p3 * 8193)
-			p3 = c - float32(c-p3)
-		}
+		p0 := roundProd(float32(v * c0[k]))
+		p1 := roundProd(float32(v * c1[k]))
+		p2 := roundProd(float32(v * c2[k]))
+		p3 := roundProd(float32(v * c3[k]))
 		s0 += p0
 		s1 += p1
 		s2 += p2
@@ -197,34 +167,10 @@ func dot4RoundedH(x []float32, h0, h1, h2, h3 []uint16) (s0, s1, s2, s3 float32)
 	n := len(x)
 	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
 	for k, v := range x {
-		p0 := float32(v * f16.ToFloat32(h0[k]))
-		if p0 < 0x1p-14 && p0 > -0x1p-14 && p0 != 0 || p0 >= 32768 || p0 <= -32768 {
-			p0 = roundProdSlow(p0)
-		} else {
-			c := float32(p0 * 8193)
-			p0 = c - float32(c-p0)
-		}
-		p1 := float32(v * f16.ToFloat32(h1[k]))
-		if p1 < 0x1p-14 && p1 > -0x1p-14 && p1 != 0 || p1 >= 32768 || p1 <= -32768 {
-			p1 = roundProdSlow(p1)
-		} else {
-			c := float32(p1 * 8193)
-			p1 = c - float32(c-p1)
-		}
-		p2 := float32(v * f16.ToFloat32(h2[k]))
-		if p2 < 0x1p-14 && p2 > -0x1p-14 && p2 != 0 || p2 >= 32768 || p2 <= -32768 {
-			p2 = roundProdSlow(p2)
-		} else {
-			c := float32(p2 * 8193)
-			p2 = c - float32(c-p2)
-		}
-		p3 := float32(v * f16.ToFloat32(h3[k]))
-		if p3 < 0x1p-14 && p3 > -0x1p-14 && p3 != 0 || p3 >= 32768 || p3 <= -32768 {
-			p3 = roundProdSlow(p3)
-		} else {
-			c := float32(p3 * 8193)
-			p3 = c - float32(c-p3)
-		}
+		p0 := roundProd(float32(v * f16.ToFloat32(h0[k])))
+		p1 := roundProd(float32(v * f16.ToFloat32(h1[k])))
+		p2 := roundProd(float32(v * f16.ToFloat32(h2[k])))
+		p3 := roundProd(float32(v * f16.ToFloat32(h3[k])))
 		s0 += p0
 		s1 += p1
 		s2 += p2

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -257,4 +258,57 @@ func TestMatmulRoundedPaths(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkMatVec is one decode-shaped product, x[1,1024] times a raw f16
+// weight of 4096 outputs (stored [K,N], or [N,K] and transposed as a tied
+// lm_head is), under IEEE and under the ane profile: the kernel ratio
+// without the page cache in it (BenchmarkDecodeStep{,ANE} measure the step).
+func BenchmarkMatVec(b *testing.B) {
+	const K, N = 1024, 4096
+	r := rand.New(rand.NewPCG(5, 6))
+	x := make([]float32, K)
+	for i := range x {
+		x[i] = f16.Round32(float32(r.NormFloat64()))
+	}
+	w := make([]byte, 2*K*N)
+	for i := 0; i < K*N; i++ {
+		h := f16.FromFloat32(float32(r.NormFloat64() * 0.02))
+		w[2*i], w[2*i+1] = byte(h), byte(h>>8)
+	}
+	X := NewFloat(F16, []int{1, K}, x)
+	for _, layout := range []struct {
+		name  string
+		shape []int
+		tb    bool
+	}{{"KxN", []int{K, N}, false}, {"NxK-transposed", []int{N, K}, true}} {
+		W := &Tensor{Elem: F16, Shape: layout.shape, raw: w, rawEl: F16}
+		for _, ane := range []bool{false, true} {
+			name := layout.name + "/ieee"
+			if ane {
+				name = layout.name + "/ane"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				cpu0 := processCPU()
+				for b.Loop() {
+					if _, err := matMul(X, W, false, layout.tb, F16, false, ane); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// CPU time per product: comparable while other processes
+				// share the cores and wall time is not.
+				b.ReportMetric((processCPU()-cpu0)/float64(b.N)*1e3, "cpu-ms/op")
+			})
+		}
+	}
+}
+
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
 }
