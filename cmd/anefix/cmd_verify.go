@@ -66,7 +66,8 @@ results of a position in memory (at most 512 MiB).
 
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
-  anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json`,
+  anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json
+  anefix verify model.aimodel fixed.aimodel --numerics ane --ranges --localize`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			steps := fs.Int("steps", 24, "generated tokens to compare (N)")
 			prompt := fs.String("prompt-ids", "1", "comma-separated prompt token ids fed before generation")
