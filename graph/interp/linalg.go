@@ -114,11 +114,21 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		}
 		if !acc16 && A.h != nil && A.sc == 1 && B.h == nil {
 			// Weight rows (raw f16, contiguous) times an activation column:
-			// four output rows at once for instruction-level parallelism,
-			// each still summed sequentially over k.
+			// eight output rows at once with the vector kernel (dot8h,
+			// gemv_amd64.s) where the CPU has one, else four for
+			// instruction-level parallelism; each row still summed
+			// sequentially over k.
+			var o8 [8]float32
 			for j := it.j0; j < it.j1; j++ {
 				x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
 				i := it.i0
+				for ; useDot8 && i+8 <= it.i1; i += 8 {
+					base := it.aoff + A.off + i*A.sr
+					dot8h(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
+					for r, v := range o8 {
+						out[it.ooff+(i+r)*N+j] = outEl.round(v)
+					}
+				}
 				for ; i+4 <= it.i1; i += 4 {
 					base := it.aoff + A.off + i*A.sr
 					s0, s1, s2, s3 := dot4h(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
@@ -137,9 +147,18 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		if !acc16 && B.h != nil && B.sr == 1 && A.h == nil {
 			// An activation row times weight columns stored contiguously
 			// (a transposed weight such as a tied lm_head).
+			var o8 [8]float32
 			for i := it.i0; i < it.i1; i++ {
 				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 				j := it.j0
+				for ; useDot8 && j+8 <= it.j1; j += 8 {
+					base := it.boff + B.off + j*B.sc
+					dot8h(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
+					for r, v := range o8 {
+						o[r] = outEl.round(v)
+					}
+				}
 				for ; j+4 <= it.j1; j += 4 {
 					base := it.boff + B.off + j*B.sc
 					s0, s1, s2, s3 := dot4h(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])

@@ -1,0 +1,182 @@
+package interp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/anefix/anefix/graph/f16"
+)
+
+// randHalfBits draws weight bits: mostly ordinary weights, some arbitrary
+// bit patterns (subnormals, ±inf, ±0) and NaNs with payloads, so that
+// NaN meets NaN in products and sums (x86 keeps the first operand's).
+func randHalfBits(r *rand.Rand) uint16 {
+	switch r.IntN(8) {
+	case 0, 1:
+		return uint16(r.Uint32())
+	case 2: // a NaN with a random payload, sign and quiet bit
+		return 0x7c01 | uint16(r.Uint32())&0x83ff
+	}
+	return f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+}
+
+// randAct draws activations: f16 values, float32 values, arbitrary float32
+// bits, huge values that overflow a product, and zeros of both signs.
+func randAct(r *rand.Rand) float32 {
+	switch r.IntN(9) {
+	case 0:
+		return math.Float32frombits(r.Uint32())
+	case 8: // a NaN with a random payload, sign and quiet bit
+		return math.Float32frombits(0x7f800001 | r.Uint32()&0x807fffff)
+	case 1:
+		return float32(r.NormFloat64() * 1e30)
+	case 2:
+		return float32(math.Copysign(0, r.NormFloat64()))
+	case 3:
+		return f16.ToFloat32(f16.FromFloat32(float32(r.NormFloat64())))
+	}
+	return float32(r.NormFloat64() * 3)
+}
+
+// The vector kernel gives dot4h's bits (the kernel it replaces for these
+// rows), NaN payloads and signed zeros included, for every length (whole
+// blocks of 8 and tails) and stride.
+func TestDot8hMatchesDot4h(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, K := range []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1024, 1029} {
+		for _, pad := range []int{0, 1, 13} {
+			for trial := range 20 {
+				stride := K + pad
+				x := make([]float32, K)
+				h := make([]uint16, 7*stride+K)
+				special := trial%2 == 0 // half the trials: plain values only
+				for i := range x {
+					if special {
+						x[i] = randAct(r)
+					} else {
+						x[i] = float32(r.NormFloat64())
+					}
+				}
+				for i := range h {
+					if special {
+						h[i] = randHalfBits(r)
+					} else {
+						h[i] = f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+					}
+				}
+				var got [8]float32
+				dot8h(x, h, stride, &got)
+				row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+				var want [8]float32
+				want[0], want[1], want[2], want[3] = dot4h(x, row(0), row(1), row(2), row(3))
+				want[4], want[5], want[6], want[7] = dot4h(x, row(4), row(5), row(6), row(7))
+				for row := range 8 {
+					want := want[row]
+					if math.Float32bits(got[row]) != math.Float32bits(want) {
+						t.Fatalf("K=%d stride=%d trial %d row %d: vector %#08x (%g), scalar %#08x (%g)", K, stride, trial, row,
+							math.Float32bits(got[row]), got[row], math.Float32bits(want), want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Sums that are long enough to depend on their order (many terms of mixed
+// magnitude) come out the same: the vector kernel does not reassociate.
+func TestDot8hKeepsOrder(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	K := 4096
+	x := make([]float32, K)
+	h := make([]uint16, 8*K)
+	for k := range x {
+		x[k] = float32(math.Pow(-1, float64(k))) * float32(1+k%7) * 1e3
+	}
+	for i := range h {
+		h[i] = f16.FromFloat32(1 / float32(1+i%11))
+	}
+	var got [8]float32
+	dot8h(x, h, K, &got)
+	differs := false
+	for row := range 8 {
+		want := dot1h(x, h[row*K:(row+1)*K])
+		// the pairwise (reordered) sum differs, so this case can tell
+		var pair float32
+		var p [8]float32
+		for k, v := range x {
+			p[k%8] += float32(v * f16.ToFloat32(h[row*K+k]))
+		}
+		for _, v := range p {
+			pair += v
+		}
+		if math.Float32bits(got[row]) != math.Float32bits(want) {
+			t.Fatalf("row %d: vector %g, sequential %g (reordered would be %g)", row, got[row], want, pair)
+		}
+		differs = differs || pair != want
+	}
+	if !differs {
+		t.Fatal("the inputs do not tell a reordered sum from the sequential one")
+	}
+}
+
+// MatMul and a 1×1 Conv with raw f16 weights give the same bits with the
+// vector kernel as without it, in both weight orientations and with row
+// counts that leave 4- and 1-row remainders.
+func TestMatMulVectorKernelSameBits(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	raw := func(n int) []byte {
+		b := make([]byte, 2*n)
+		for i := 0; i < n; i++ {
+			h := randHalfBits(r)
+			b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+		}
+		return b
+	}
+	act := func(shape ...int) *Tensor {
+		v := make([]float32, numel(shape))
+		for i := range v {
+			v[i] = randAct(r)
+		}
+		return NewFloat(F32, shape, v)
+	}
+	run := func(f func() (*Tensor, error)) []float32 {
+		got, err := f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Floats()
+	}
+	for _, tc := range []struct{ M, K, N int }{{1, 67, 29}, {1, 1024, 77}, {3, 40, 13}, {2, 9, 8}} {
+		for _, outEl := range []Elem{F16, F32} {
+			// x [M,K] · W^T where W [N,K] is a raw weight transposed lazily
+			w := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K}, raw: raw(tc.N * tc.K), rawEl: F16}
+			x := act(tc.M, tc.K)
+			mm := func() (*Tensor, error) { return MatMul(x, w, false, true, outEl, false) }
+			// conv1x1: W [N,K,1,1] rows times x [1,K,1,M]
+			cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
+			cx := act(1, tc.K, 1, tc.M)
+			cv := func() (*Tensor, error) { return Conv(cx, cw, nil, ConvParams{}, outEl, false) }
+			for name, f := range map[string]func() (*Tensor, error){"matmul": mm, "conv1x1": cv} {
+				useDot8 = true
+				vec := run(f)
+				useDot8 = false
+				sc := run(f)
+				useDot8 = true
+				for i := range vec {
+					if math.Float32bits(vec[i]) != math.Float32bits(sc[i]) {
+						t.Fatalf("%s %v out %s: element %d: vector %g, scalar %g", name, tc, outEl, i, vec[i], sc[i])
+					}
+				}
+			}
+		}
+	}
+}
