@@ -5,6 +5,9 @@ import "github.com/anefix/anefix/graph/f16"
 //go:noescape
 func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 
+//go:noescape
+func round16AVX(s *float32, blocks int)
+
 func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
 
 func xgetbv0() (lo uint32)
@@ -60,4 +63,17 @@ func tail4h(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
 		s3 += float32(v * f16.ToFloat32(h3[k]))
 	}
 	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// round16 is f16.Round32 over a slice, eight values per instruction pair
+// where the CPU has F16C (TestRound16MatchesRound32 checks the bits).
+func round16(s []float32) {
+	k0 := 0
+	if useDot8 && len(s) >= 8 {
+		k0 = len(s) / 8 * 8
+		round16AVX(&s[0], len(s)/8)
+	}
+	for i := k0; i < len(s); i++ {
+		s[i] = f16.Round32(s[i])
+	}
 }

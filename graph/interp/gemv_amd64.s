@@ -105,3 +105,27 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-4
 	XGETBV
 	MOVL AX, lo+0(FP)
 	RET
+
+// func round16AVX(s *float32, blocks int)
+//
+// Rounds blocks*8 float32 values in place to the nearest half and back
+// (F16C, immediate rounding mode 0: to nearest, ties to even, whatever
+// MXCSR says), as f16.Round32 does one value at a time.
+TEXT ·round16AVX(SB), NOSPLIT, $0-16
+	MOVQ s+0(FP), DI
+	MOVQ blocks+8(FP), CX
+	TESTQ CX, CX
+	JZ rdone
+
+rloop:
+	VMOVUPS (DI), Y0
+	VCVTPS2PH $0, Y0, X1
+	VCVTPH2PS X1, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	DECQ CX
+	JNZ rloop
+
+rdone:
+	VZEROUPPER
+	RET

@@ -2,6 +2,8 @@
 
 package interp
 
+import "github.com/anefix/anefix/graph/f16"
+
 var useDot8 = false
 
 // dot8h computes dot4h for rows 0-3 and 4-7 of h (row r at r*stride), the
@@ -15,4 +17,11 @@ func dot8h(x []float32, h []uint16, stride int, out *[8]float32) {
 	row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
 	out[0], out[1], out[2], out[3] = dot4h(x, row(0), row(1), row(2), row(3))
 	out[4], out[5], out[6], out[7] = dot4h(x, row(4), row(5), row(6), row(7))
+}
+
+// round16 is f16.Round32 over a slice.
+func round16(s []float32) {
+	for i, v := range s {
+		s[i] = f16.Round32(v)
+	}
 }

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -178,5 +179,51 @@ func TestMatMulVectorKernelSameBits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// round16 (F16C on amd64) gives f16.Round32's bits around every half: each
+// half value, its float32 neighbours, the midpoints to the next half and
+// theirs (ties to even), both signs, NaNs with payloads, float32 subnormals,
+// the overflow threshold, plus random bit patterns. With
+// ANEFIX_EXHAUSTIVE=1 it checks all 2^32 float32 bit patterns.
+func TestRound16MatchesRound32(t *testing.T) {
+	var in []float32
+	add := func(b uint32) { in = append(in, math.Float32frombits(b)) }
+	for h := 0; h < 1<<16; h++ {
+		v := math.Float32bits(f16.ToFloat32(uint16(h)))
+		next := math.Float32bits(f16.ToFloat32(uint16(h + 1)))
+		mid := v + (next-v)/2
+		for _, b := range []uint32{v, v - 1, v + 1, mid, mid - 1, mid + 1} {
+			add(b)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1 << 20 {
+		add(r.Uint32())
+	}
+	for _, b := range []uint32{0x477fefff, 0x477ff000, 0x477ff001, 0x7f800001, 0xffbfffff, 0x00000001, 0x807fffff} {
+		add(b)
+	}
+	check := func(in []float32) {
+		got := append([]float32(nil), in...)
+		round16(got)
+		for i, v := range in {
+			if w := f16.Round32(v); math.Float32bits(got[i]) != math.Float32bits(w) {
+				t.Fatalf("%#08x: round16 %#08x, Round32 %#08x", math.Float32bits(v), math.Float32bits(got[i]), math.Float32bits(w))
+			}
+		}
+	}
+	check(in)
+	check(in[:13]) // a tail shorter than a block
+	if os.Getenv("ANEFIX_EXHAUSTIVE") != "1" {
+		return
+	}
+	buf := make([]float32, 1<<20)
+	for hi := uint64(0); hi < 1<<32; hi += uint64(len(buf)) {
+		for i := range buf {
+			buf[i] = math.Float32frombits(uint32(hi) + uint32(i))
+		}
+		check(buf)
 	}
 }
