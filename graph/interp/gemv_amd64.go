@@ -6,6 +6,9 @@ import "github.com/anefix/anefix/graph/f16"
 func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 
 //go:noescape
+func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+
+//go:noescape
 func round16AVX(s *float32, blocks int)
 
 func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
@@ -76,4 +79,20 @@ func round16(s []float32) {
 	for i := k0; i < len(s); i++ {
 		s[i] = f16.Round32(s[i])
 	}
+}
+
+// axpyRows sets acc[t] = Σ_k b[k*sr+t]·a[k] (k ascending, each product
+// rounded to float32) for len(acc) a multiple of 8: matmulCore's row form
+// eight columns per instruction.
+func axpyRows(a, b []float32, sr int, acc []float32) {
+	chunks := len(acc) / 8
+	if chunks == 0 {
+		return
+	}
+	if len(a) == 0 {
+		clear(acc)
+		return
+	}
+	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
+	axpyRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 }

@@ -129,3 +129,50 @@ rloop:
 rdone:
 	VZEROUPPER
 	RET
+
+// func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+//
+// The row form of matmul for eight output columns at a time: for chunk c,
+// acc[8c+t] = Σ_k float32(b[k*sr+8c+t]·a[k]), k ascending, one lane per
+// column. Operand order as the scalar loop in matmulCore compiles: the B
+// element first in the product, the product first in the add (which NaN
+// payload survives); the sum starts from 0 as there.
+TEXT ·axpyRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ sr+16(FP), DX
+	MOVQ k+24(FP), R9
+	MOVQ chunks+32(FP), CX
+	MOVQ acc+40(FP), AX
+	SHLQ $2, DX
+	TESTQ CX, CX
+	JZ adone
+
+chunk:
+	VXORPS Y2, Y2, Y2
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R9, R12
+	TESTQ R12, R12
+	JZ astore
+
+kloop:
+	VBROADCASTSS (R10), Y0
+	VMOVUPS (R11), Y1
+	VMULPS Y0, Y1, Y1
+	VADDPS Y2, Y1, Y2
+	ADDQ $4, R10
+	ADDQ DX, R11
+	DECQ R12
+	JNZ kloop
+
+astore:
+	VMOVUPS Y2, (AX)
+	ADDQ $32, AX
+	ADDQ $32, SI
+	DECQ CX
+	JNZ chunk
+
+adone:
+	VZEROUPPER
+	RET

@@ -25,3 +25,9 @@ func round16(s []float32) {
 		s[i] = f16.Round32(v)
 	}
 }
+
+// axpyRows is never reached without the vector kernel (useDot8 is false);
+// it is here so that matmulCore compiles everywhere.
+func axpyRows(a, b []float32, sr int, acc []float32) {
+	panic("interp: axpyRows without a vector kernel")
+}

@@ -126,9 +126,10 @@ func TestDot8hKeepsOrder(t *testing.T) {
 	}
 }
 
-// MatMul and a 1×1 Conv with raw f16 weights give the same bits with the
-// vector kernel as without it, in both weight orientations and with row
-// counts that leave 4- and 1-row remainders.
+// MatMul and a 1×1 Conv give the same bits with the vector kernels as
+// without them: raw f16 weights in both orientations (row counts that leave
+// 4- and 1-row remainders) and the row form over a float B (column counts
+// that leave a tail of fewer than eight).
 func TestMatMulVectorKernelSameBits(t *testing.T) {
 	if !useDot8 {
 		t.Skip("no vector kernel on this CPU")
@@ -166,7 +167,13 @@ func TestMatMulVectorKernelSameBits(t *testing.T) {
 			cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
 			cx := act(1, tc.K, 1, tc.M)
 			cv := func() (*Tensor, error) { return Conv(cx, cw, nil, ConvParams{}, outEl, false) }
-			for name, f := range map[string]func() (*Tensor, error){"matmul": mm, "conv1x1": cv} {
+			// row form: x [M,K] · B [K,N] with B float (activations, a
+			// KV cache), and the same with x a raw f16 weight
+			rb := act(tc.K, tc.N+16)
+			rx := &Tensor{Elem: F16, Shape: []int{tc.M, tc.K}, raw: raw(tc.M * tc.K), rawEl: F16}
+			rf := func() (*Tensor, error) { return MatMul(x, rb, false, false, outEl, false) }
+			rr := func() (*Tensor, error) { return MatMul(rx, rb, false, false, outEl, false) }
+			for name, f := range map[string]func() (*Tensor, error){"matmul": mm, "conv1x1": cv, "row form": rf, "row form, raw A": rr} {
 				useDot8 = true
 				vec := run(f)
 				useDot8 = false

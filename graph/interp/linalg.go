@@ -88,13 +88,27 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		if rowForm {
 			n := it.j1 - it.j0
 			acc = acc[:n]
+			// With the vector kernel, whole groups of eight columns of a
+			// float B run in axpyRows (gemv_amd64.s); the rest, below.
+			v := 0
+			if useDot8 && !acc16 && B.h == nil {
+				v = n / 8 * 8
+			}
 			for i := it.i0; i < it.i1; i++ {
 				for t := range acc {
 					acc[t] = 0
 				}
+				if v > 0 {
+					arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+					axpyRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+				}
+				if v == n {
+					goto rowDone
+				}
 				for k := 0; k < K; k++ {
 					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
-					brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0, n, 1)
+					brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0+v, n-v, 1)
+					acc := acc[v:]
 					if acc16 {
 						for t, bv := range brow {
 							acc[t] = f16.Round32(acc[t] + float32(av*bv))
@@ -105,6 +119,7 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 						}
 					}
 				}
+			rowDone:
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
 				for t, v := range acc {
 					o[t] = outEl.round(v)
