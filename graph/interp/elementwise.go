@@ -212,11 +212,17 @@ func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
 				switch {
 				case sa == 1 && sb == 1:
 					x, y := af[ia:ia+len(row)], bf[ib:ib+len(row)]
+					if binRowDirect(op, row, x, y, false) {
+						break
+					}
 					for t := range row {
 						row[t] = fn(x[t], y[t])
 					}
 				case sa == 1 && sb == 0:
 					x, y := af[ia:ia+len(row)], bf[ib]
+					if binRowDirect(op, row, x, bf[ib:ib+1], true) {
+						break
+					}
 					for t := range row {
 						row[t] = fn(x[t], y)
 					}

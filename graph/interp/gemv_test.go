@@ -234,3 +234,49 @@ func TestRound16MatchesRound32(t *testing.T) {
 		check(buf)
 	}
 }
+
+// Binary's direct loops (binRowDirect) give the bits of binaryFloat's
+// functions, NaN payloads included, same-shape and with a scalar operand.
+func TestBinRowDirectSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	n := 4096
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = randAct(r), randAct(r)
+	}
+	for _, op := range []string{"add", "sub", "mul"} {
+		fn := binaryFloat[op]
+		for _, scalar := range []bool{false, true} {
+			got := make([]float32, n)
+			if !binRowDirect(op, got, x, y, scalar) {
+				t.Fatalf("%s: no direct loop", op)
+			}
+			for i := range got {
+				yv := y[i]
+				if scalar {
+					yv = y[0]
+				}
+				if w := fn(x[i], yv); math.Float32bits(got[i]) != math.Float32bits(w) {
+					t.Fatalf("%s scalar=%v: %#08x op %#08x: direct %#08x, function %#08x", op, scalar,
+						math.Float32bits(x[i]), math.Float32bits(yv), math.Float32bits(got[i]), math.Float32bits(w))
+				}
+			}
+		}
+	}
+	// and through Binary, broadcasting a [n] row against [1] and [n]
+	a := NewFloat(F32, []int{n}, x)
+	for _, b := range []*Tensor{NewFloat(F32, []int{n}, y), NewFloat(F32, []int{1}, y[:1])} {
+		for _, op := range []string{"add", "sub", "mul"} {
+			got, err := Binary(op, a, b, F32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range got.F {
+				w := binaryFloat[op](x[i], b.F[i%len(b.F)])
+				if math.Float32bits(v) != math.Float32bits(w) {
+					t.Fatalf("Binary %s %v: element %d: %#08x, want %#08x", op, b.Shape, i, math.Float32bits(v), math.Float32bits(w))
+				}
+			}
+		}
+	}
+}

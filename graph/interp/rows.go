@@ -154,3 +154,51 @@ func regionRows(dims, begin, stride, size []int, fn func(o, i, n, step int)) err
 	}
 	return nil
 }
+
+// binRowDirect runs the commonest float binary ops without calling their
+// function value per element, for a contiguous x and a contiguous y (or a
+// scalar y[0] when scalar is set). It
+// reports false for other ops. The expressions are binaryFloat's; which
+// NaN payload survives when two meet depends on the operand order the
+// compiler emits, so TestBinRowDirectSameBits compares every op with its
+// function value on NaN-rich inputs.
+func binRowDirect(op string, row, x, y []float32, scalar bool) bool {
+	switch op {
+	case "add":
+		if scalar {
+			s := y[0]
+			for t := range row {
+				row[t] = x[t] + s
+			}
+		} else {
+			for t := range row {
+				row[t] = x[t] + y[t]
+			}
+		}
+	case "sub":
+		if scalar {
+			s := y[0]
+			for t := range row {
+				row[t] = x[t] - s
+			}
+		} else {
+			for t := range row {
+				row[t] = x[t] - y[t]
+			}
+		}
+	case "mul":
+		if scalar {
+			s := y[0]
+			for t := range row {
+				row[t] = x[t] * s
+			}
+		} else {
+			for t := range row {
+				row[t] = x[t] * y[t]
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
