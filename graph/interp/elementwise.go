@@ -416,9 +416,11 @@ func Unary(op string, a *Tensor, out Elem) (*Tensor, error) {
 	}
 	src := a.Floats()
 	res := make([]float32, len(src))
-	for i, v := range src {
-		res[i] = out.round64(fn(float64(v)))
-	}
+	parallelRows(len(src), len(src), func(lo, hi int) { // per element: rows.go
+		for i, v := range src[lo:hi] {
+			res[lo+i] = out.round64(fn(float64(v)))
+		}
+	})
 	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
 }
 
