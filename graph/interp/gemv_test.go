@@ -280,3 +280,43 @@ func TestBinRowDirectSameBits(t *testing.T) {
 		}
 	}
 }
+
+// Transpose by rows visits the elements gather does (the element-wise walk
+// it replaced for floats): every permutation of a rank-4 tensor, checked
+// against the integer path, which still walks element by element.
+func TestTransposeRowsMatchesElementWalk(t *testing.T) {
+	shape := []int{2, 3, 4, 5}
+	f := make([]float32, numel(shape))
+	iv := make([]int64, len(f))
+	for i := range f {
+		f[i], iv[i] = float32(i), int64(i)
+	}
+	ft, it := NewFloat(F32, shape, f), NewInt(SI64, shape, iv)
+	var perm func(p []int64, used int)
+	count := 0
+	perm = func(p []int64, used int) {
+		if len(p) == 4 {
+			a, err := Transpose(ft, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := Transpose(it, p)
+			for k := range a.F {
+				if int64(a.F[k]) != b.I[k] {
+					t.Fatalf("perm %v: element %d: rows %v, element walk %v", p, k, a.F[k], b.I[k])
+				}
+			}
+			count++
+			return
+		}
+		for d := int64(0); d < 4; d++ {
+			if used&(1<<d) == 0 {
+				perm(append(append([]int64(nil), p...), d), used|1<<d)
+			}
+		}
+	}
+	perm(nil, 0)
+	if count != 24 {
+		t.Fatalf("checked %d permutations, want 24", count)
+	}
+}

@@ -69,7 +69,33 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	if t.Elem.IsFloat() {
 		src := t.Floats()
 		res := make([]float32, n)
-		gather(func(o, i int) { res[o] = src[i] })
+		if r == 0 || n == 0 {
+			gather(func(o, i int) { res[o] = src[i] })
+			return NewFloat(t.Elem, oshape, res), nil
+		}
+		// By output rows (the last output axis), as gather visits them.
+		inner, step := oshape[r-1], st[r-1]
+		ctr := make([]int, r-1)
+		idx := 0
+		for o := 0; o < n; o += inner {
+			row := res[o : o+inner]
+			if step == 1 {
+				copy(row, src[idx:idx+inner])
+			} else {
+				for k := range row {
+					row[k] = src[idx+k*step]
+				}
+			}
+			for d := r - 2; d >= 0; d-- {
+				ctr[d]++
+				idx += st[d]
+				if ctr[d] < oshape[d] {
+					break
+				}
+				idx -= st[d] * oshape[d]
+				ctr[d] = 0
+			}
+		}
 		return NewFloat(t.Elem, oshape, res), nil
 	}
 	res := make([]int64, n)
