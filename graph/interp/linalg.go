@@ -95,9 +95,7 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 				v = n / 8 * 8
 			}
 			for i := it.i0; i < it.i1; i++ {
-				for t := range acc {
-					acc[t] = 0
-				}
+				clear(acc)
 				if v > 0 {
 					arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 					axpyRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
@@ -121,9 +119,8 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 				}
 			rowDone:
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
-				for t, v := range acc {
-					o[t] = outEl.round(v)
-				}
+				copy(o, acc)
+				roundInPlace(outEl, o) // outEl.round per element (rows.go)
 			}
 			return
 		}
