@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // broadcastShape is numpy's rule: align right, 1 stretches.
@@ -201,26 +200,44 @@ func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
 		}
 		af, bf := a.Floats(), b.Floats()
 		res := make([]float32, numel(shape))
-		switch {
-		case slices.Equal(a.Shape, b.Shape):
-			for i := range res {
-				res[i] = out.round(fn(af[i], bf[i]))
+		// Row by row (rows.go): fn on the same operands, then the rounding.
+		p := planRows(shape, [][]int{a.Shape, b.Shape})
+		sa, sb := p.inner(0), p.inner(1)
+		parallelRows(p.rows(), len(res), func(lo, hi int) {
+			idx := make([]int, 2)
+			for r := lo; r < hi; r++ {
+				p.offsets(r, idx)
+				row := res[r*p.n : (r+1)*p.n]
+				ia, ib := idx[0], idx[1]
+				switch {
+				case sa == 1 && sb == 1:
+					x, y := af[ia:ia+len(row)], bf[ib:ib+len(row)]
+					if binRowDirect(op, row, x, y, false) {
+						break
+					}
+					for t := range row {
+						row[t] = fn(x[t], y[t])
+					}
+				case sa == 1 && sb == 0:
+					x, y := af[ia:ia+len(row)], bf[ib]
+					if binRowDirect(op, row, x, bf[ib:ib+1], true) {
+						break
+					}
+					for t := range row {
+						row[t] = fn(x[t], y)
+					}
+				case sa == 0 && sb == 1:
+					x, y := af[ia], bf[ib:ib+len(row)]
+					for t := range row {
+						row[t] = fn(x, y[t])
+					}
+				default:
+					for t := range row {
+						row[t] = fn(af[ia+t*sa], bf[ib+t*sb])
+					}
+				}
+				roundInPlace(out, row)
 			}
-		case len(bf) == 1:
-			s := bf[0]
-			for i := range res {
-				res[i] = out.round(fn(af[i%len(af)], s))
-			}
-			if len(af) != len(res) {
-				goto general
-			}
-		default:
-			goto general
-		}
-		return NewFloat(out, shape, res), nil
-	general:
-		forEachBroadcast(shape, [][]int{a.Shape, b.Shape}, func(o int, idx []int) {
-			res[o] = out.round(fn(af[idx[0]], bf[idx[1]]))
 		})
 		return NewFloat(out, shape, res), nil
 	}
@@ -399,9 +416,11 @@ func Unary(op string, a *Tensor, out Elem) (*Tensor, error) {
 	}
 	src := a.Floats()
 	res := make([]float32, len(src))
-	for i, v := range src {
-		res[i] = out.round64(fn(float64(v)))
-	}
+	parallelRows(len(src), len(src), func(lo, hi int) { // per element: rows.go
+		for i, v := range src[lo:hi] {
+			res[lo+i] = out.round64(fn(float64(v)))
+		}
+	})
 	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
 }
 
@@ -417,9 +436,10 @@ func Cast(a *Tensor, out Elem) *Tensor {
 		if out == F32 || out == a.Elem {
 			copy(res, src)
 		} else {
-			for i, v := range src {
-				res[i] = out.round(v)
-			}
+			parallelRows(len(src), len(src), func(lo, hi int) {
+				copy(res[lo:hi], src[lo:hi])
+				roundInPlace(out, res[lo:hi])
+			})
 		}
 		return NewFloat(out, shape, res)
 	case a.Elem.IsFloat():

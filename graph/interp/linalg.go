@@ -88,13 +88,25 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		if rowForm {
 			n := it.j1 - it.j0
 			acc = acc[:n]
+			// With the vector kernel, whole groups of eight columns of a
+			// float B run in axpyRows (gemv_amd64.s); the rest, below.
+			v := 0
+			if useDot8 && !acc16 && B.h == nil {
+				v = n / 8 * 8
+			}
 			for i := it.i0; i < it.i1; i++ {
-				for t := range acc {
-					acc[t] = 0
+				clear(acc)
+				if v > 0 {
+					arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+					axpyRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+				}
+				if v == n {
+					goto rowDone
 				}
 				for k := 0; k < K; k++ {
 					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
-					brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0, n, 1)
+					brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0+v, n-v, 1)
+					acc := acc[v:]
 					if acc16 {
 						for t, bv := range brow {
 							acc[t] = f16.Round32(acc[t] + float32(av*bv))
@@ -105,20 +117,30 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 						}
 					}
 				}
+			rowDone:
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
-				for t, v := range acc {
-					o[t] = outEl.round(v)
-				}
+				copy(o, acc)
+				roundInPlace(outEl, o) // outEl.round per element (rows.go)
 			}
 			return
 		}
 		if !acc16 && A.h != nil && A.sc == 1 && B.h == nil {
 			// Weight rows (raw f16, contiguous) times an activation column:
-			// four output rows at once for instruction-level parallelism,
-			// each still summed sequentially over k.
+			// eight output rows at once with the vector kernel (dot8h,
+			// gemv_amd64.s) where the CPU has one, else four for
+			// instruction-level parallelism; each row still summed
+			// sequentially over k.
+			var o8 [8]float32
 			for j := it.j0; j < it.j1; j++ {
 				x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
 				i := it.i0
+				for ; useDot8 && i+8 <= it.i1; i += 8 {
+					base := it.aoff + A.off + i*A.sr
+					dot8h(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
+					for r, v := range o8 {
+						out[it.ooff+(i+r)*N+j] = outEl.round(v)
+					}
+				}
 				for ; i+4 <= it.i1; i += 4 {
 					base := it.aoff + A.off + i*A.sr
 					s0, s1, s2, s3 := dot4h(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
@@ -137,9 +159,18 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		if !acc16 && B.h != nil && B.sr == 1 && A.h == nil {
 			// An activation row times weight columns stored contiguously
 			// (a transposed weight such as a tied lm_head).
+			var o8 [8]float32
 			for i := it.i0; i < it.i1; i++ {
 				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 				j := it.j0
+				for ; useDot8 && j+8 <= it.j1; j += 8 {
+					base := it.boff + B.off + j*B.sc
+					dot8h(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
+					for r, v := range o8 {
+						o[r] = outEl.round(v)
+					}
+				}
 				for ; j+4 <= it.j1; j += 4 {
 					base := it.boff + B.off + j*B.sc
 					s0, s1, s2, s3 := dot4h(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])

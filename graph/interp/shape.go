@@ -69,7 +69,33 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	if t.Elem.IsFloat() {
 		src := t.Floats()
 		res := make([]float32, n)
-		gather(func(o, i int) { res[o] = src[i] })
+		if r == 0 || n == 0 {
+			gather(func(o, i int) { res[o] = src[i] })
+			return NewFloat(t.Elem, oshape, res), nil
+		}
+		// By output rows (the last output axis), as gather visits them.
+		inner, step := oshape[r-1], st[r-1]
+		ctr := make([]int, r-1)
+		idx := 0
+		for o := 0; o < n; o += inner {
+			row := res[o : o+inner]
+			if step == 1 {
+				copy(row, src[idx:idx+inner])
+			} else {
+				for k := range row {
+					row[k] = src[idx+k*step]
+				}
+			}
+			for d := r - 2; d >= 0; d-- {
+				ctr[d]++
+				idx += st[d]
+				if ctr[d] < oshape[d] {
+					break
+				}
+				idx -= st[d] * oshape[d]
+				ctr[d] = 0
+			}
+		}
 		return NewFloat(t.Elem, oshape, res), nil
 	}
 	res := make([]int64, n)
@@ -135,19 +161,10 @@ func shapesOf(ts []*Tensor) [][]int {
 // tensor with shape dims, calling fn(flat index in the box, flat index in the
 // tensor).
 func region(dims, begin, stride, size []int, fn func(o, i int)) error {
+	if err := checkRegion(dims, begin, stride, size); err != nil || numel(size) == 0 {
+		return err
+	}
 	r := len(dims)
-	if len(begin) != r || len(size) != r || len(stride) != r {
-		return fmt.Errorf("slice bounds of rank %d/%d/%d for rank %d", len(begin), len(size), len(stride), r)
-	}
-	for d := 0; d < r; d++ {
-		if size[d] == 0 {
-			return nil
-		}
-		last := begin[d] + (size[d]-1)*stride[d]
-		if begin[d] < 0 || begin[d] >= dims[d] || last < 0 || last >= dims[d] {
-			return fmt.Errorf("slice on axis %d (begin %d, %d elements, stride %d) is out of bounds for size %d", d, begin[d], size[d], stride[d], dims[d])
-		}
-	}
 	st := stridesOf(dims)
 	idx := 0
 	for d := range begin {
@@ -170,6 +187,25 @@ func region(dims, begin, stride, size []int, fn func(o, i int)) error {
 	return nil
 }
 
+// checkRegion validates a box for region and regionRows (rows.go); an
+// empty box is valid wherever it starts.
+func checkRegion(dims, begin, stride, size []int) error {
+	r := len(dims)
+	if len(begin) != r || len(size) != r || len(stride) != r {
+		return fmt.Errorf("slice bounds of rank %d/%d/%d for rank %d", len(begin), len(size), len(stride), r)
+	}
+	for d := 0; d < r; d++ {
+		if size[d] == 0 {
+			return nil
+		}
+		last := begin[d] + (size[d]-1)*stride[d]
+		if begin[d] < 0 || begin[d] >= dims[d] || last < 0 || last >= dims[d] {
+			return fmt.Errorf("slice on axis %d (begin %d, %d elements, stride %d) is out of bounds for size %d", d, begin[d], size[d], stride[d], dims[d])
+		}
+	}
+	return nil
+}
+
 // Slice extracts the box begin + i*stride, i < size. Negative begins count
 // from the end.
 func Slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
@@ -180,7 +216,15 @@ func Slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
 	if t.Elem.IsFloat() {
 		src := t.Floats()
 		res := make([]float32, numel(size))
-		if err := region(t.Shape, b, s, size, func(o, i int) { res[o] = src[i] }); err != nil {
+		if err := regionRows(t.Shape, b, s, size, func(o, i, n, step int) {
+			if step == 1 {
+				copy(res[o:o+n], src[i:i+n])
+				return
+			}
+			for k := range res[o : o+n] {
+				res[o+k] = src[i+k*step]
+			}
+		}); err != nil {
 			return nil, fmt.Errorf("slice: %w", err)
 		}
 		return NewFloat(t.Elem, append([]int(nil), size...), res), nil
@@ -241,7 +285,17 @@ func sliceUpdateInto(t, update *Tensor, begin, stride []int64) (*Tensor, error) 
 	if out.IsFloat() {
 		u := update.Floats()
 		dst := t.Floats()
-		err = region(t.Shape, b, s, size, func(o, i int) { dst[i] = out.round(u[o]) })
+		err = regionRows(t.Shape, b, s, size, func(o, i, n, step int) {
+			if step == 1 {
+				d := dst[i : i+n]
+				copy(d, u[o:o+n])
+				roundInPlace(out, d)
+				return
+			}
+			for k, v := range u[o : o+n] {
+				dst[i+k*step] = out.round(v)
+			}
+		})
 	} else {
 		err = region(t.Shape, b, s, size, func(o, i int) { t.I[i] = out.wrap(update.I[o]) })
 	}

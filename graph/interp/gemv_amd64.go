@@ -1,0 +1,98 @@
+package interp
+
+import "github.com/anefix/anefix/graph/f16"
+
+//go:noescape
+func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
+
+//go:noescape
+func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+
+//go:noescape
+func round16AVX(s *float32, blocks int)
+
+func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
+
+func xgetbv0() (lo uint32)
+
+// hasAVXF16C: the CPU has AVX and F16C and the OS saves the YMM registers.
+var hasAVXF16C = func() bool {
+	_, _, c, _ := cpuidex(1, 0)
+	const osxsave, avx, f16c = 1 << 27, 1 << 28, 1 << 29
+	if c&(osxsave|avx|f16c) != osxsave|avx|f16c {
+		return false
+	}
+	return xgetbv0()&6 == 6 // XMM and YMM state enabled
+}()
+
+// useDot8 selects dot8h's vector path; tests turn it off to compare.
+var useDot8 = hasAVXF16C
+
+// dot8h computes dot4h for rows 0-3 and 4-7 of h (row r at r*stride): the
+// same products and the same sequential sums, eight rows per pass. Where
+// two NaNs meet, x86 keeps the first operand's payload; the vector kernel
+// and the tail take the weight first in a product and the sum first in an
+// add, as dot4h compiles (TestDot8hMatchesDot4h checks the bits).
+func dot8h(x []float32, h []uint16, stride int, out *[8]float32) {
+	K := len(x)
+	if K == 0 {
+		*out = [8]float32{}
+		return
+	}
+	_ = h[7*stride+K-1] // every row in range before the unchecked loads
+	row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+	if !useDot8 {
+		out[0], out[1], out[2], out[3] = dot4h(x, row(0), row(1), row(2), row(3))
+		out[4], out[5], out[6], out[7] = dot4h(x, row(4), row(5), row(6), row(7))
+		return
+	}
+	k0 := K / 8 * 8
+	dot8hAVX(&x[0], &h[0], stride, K/8, out)
+	for g := 0; g < 8; g += 4 {
+		tail4h(out[g:g+4], x[k0:], row(g)[k0:], row(g + 1)[k0:], row(g + 2)[k0:], row(g + 3)[k0:])
+	}
+}
+
+// tail4h continues four of dot4h's sums over the last elements; its loop is
+// dot4h's, so the compiled operand order is the same.
+func tail4h(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
+	n := len(x)
+	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	for k, v := range x {
+		s0 += float32(v * f16.ToFloat32(h0[k]))
+		s1 += float32(v * f16.ToFloat32(h1[k]))
+		s2 += float32(v * f16.ToFloat32(h2[k]))
+		s3 += float32(v * f16.ToFloat32(h3[k]))
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// round16 is f16.Round32 over a slice, eight values per instruction pair
+// where the CPU has F16C (TestRound16MatchesRound32 checks the bits).
+func round16(s []float32) {
+	k0 := 0
+	if useDot8 && len(s) >= 8 {
+		k0 = len(s) / 8 * 8
+		round16AVX(&s[0], len(s)/8)
+	}
+	for i := k0; i < len(s); i++ {
+		s[i] = f16.Round32(s[i])
+	}
+}
+
+// axpyRows sets acc[t] = Σ_k b[k*sr+t]·a[k] (k ascending, each product
+// rounded to float32) for len(acc) a multiple of 8: matmulCore's row form
+// eight columns per instruction.
+func axpyRows(a, b []float32, sr int, acc []float32) {
+	chunks := len(acc) / 8
+	if chunks == 0 {
+		return
+	}
+	if len(a) == 0 {
+		clear(acc)
+		return
+	}
+	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
+	axpyRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
+}

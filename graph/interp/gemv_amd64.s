@@ -1,0 +1,178 @@
+#include "textflag.h"
+
+// func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
+//
+// For eight weight rows r (raw f16, row r at h + r*stride elements) and
+// blocks*8 activations x, out[r] = Σ_k float32(w_r[k]·x[k]), k ascending.
+// Each block of eight k converts (F16C, exact) and multiplies (one rounding
+// to float32, as the scalar kernel) an 8×8 tile, transposes it so that a
+// lane holds one row, and adds its eight columns in k order: every lane is
+// the scalar kernel's sequential sum. No FMA: the product is rounded before
+// the add, as in dot4h (linalg.go).
+TEXT ·dot8hAVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	MOVQ out+32(FP), AX
+	SHLQ $1, DX
+	LEAQ (DX)(DX*2), BX
+	LEAQ (SI)(DX*4), R8
+	VXORPS Y9, Y9, Y9
+	TESTQ CX, CX
+	JZ done
+
+loop:
+	VMOVUPS (DI), Y8
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS (SI)(DX*1), Y1
+	VCVTPH2PS (SI)(DX*2), Y2
+	VCVTPH2PS (SI)(BX*1), Y3
+	VCVTPH2PS (R8), Y4
+	VCVTPH2PS (R8)(DX*1), Y5
+	VCVTPH2PS (R8)(DX*2), Y6
+	VCVTPH2PS (R8)(BX*1), Y7
+	// products w·x with the weight as the first source: the NaN operand
+	// order of dot4h (linalg.go), whose rows this kernel takes over
+	VMULPS Y8, Y0, Y0
+	VMULPS Y8, Y1, Y1
+	VMULPS Y8, Y2, Y2
+	VMULPS Y8, Y3, Y3
+	VMULPS Y8, Y4, Y4
+	VMULPS Y8, Y5, Y5
+	VMULPS Y8, Y6, Y6
+	VMULPS Y8, Y7, Y7
+	// transpose: t0..t7 = Y10, Y0, Y1, Y2, Y3, Y4, Y5, Y6
+	VUNPCKLPS Y1, Y0, Y10
+	VUNPCKHPS Y1, Y0, Y0
+	VUNPCKLPS Y3, Y2, Y1
+	VUNPCKHPS Y3, Y2, Y2
+	VUNPCKLPS Y5, Y4, Y3
+	VUNPCKHPS Y5, Y4, Y4
+	VUNPCKLPS Y7, Y6, Y5
+	VUNPCKHPS Y7, Y6, Y6
+	// s0..s3 = Y11..Y14 (rows 0-3), s4..s7 = Y10, Y0, Y1, Y2 (rows 4-7)
+	VSHUFPS $0x44, Y1, Y10, Y11
+	VSHUFPS $0xEE, Y1, Y10, Y12
+	VSHUFPS $0x44, Y2, Y0, Y13
+	VSHUFPS $0xEE, Y2, Y0, Y14
+	VSHUFPS $0x44, Y5, Y3, Y10
+	VSHUFPS $0xEE, Y5, Y3, Y0
+	VSHUFPS $0x44, Y6, Y4, Y1
+	VSHUFPS $0xEE, Y6, Y4, Y2
+	// columns k = 0..7, each added with the accumulator as first source
+	VPERM2F128 $0x20, Y10, Y11, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y0, Y12, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y1, Y13, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y2, Y14, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y10, Y11, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y0, Y12, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y1, Y13, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y2, Y14, Y3
+	VADDPS Y3, Y9, Y9
+	ADDQ $32, DI
+	ADDQ $16, SI
+	ADDQ $16, R8
+	DECQ CX
+	JNZ loop
+
+done:
+	VMOVUPS Y9, (AX)
+	VZEROUPPER
+	RET
+
+// func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuidex(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv0() (lo uint32)
+TEXT ·xgetbv0(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, lo+0(FP)
+	RET
+
+// func round16AVX(s *float32, blocks int)
+//
+// Rounds blocks*8 float32 values in place to the nearest half and back
+// (F16C, immediate rounding mode 0: to nearest, ties to even, whatever
+// MXCSR says), as f16.Round32 does one value at a time.
+TEXT ·round16AVX(SB), NOSPLIT, $0-16
+	MOVQ s+0(FP), DI
+	MOVQ blocks+8(FP), CX
+	TESTQ CX, CX
+	JZ rdone
+
+rloop:
+	VMOVUPS (DI), Y0
+	VCVTPS2PH $0, Y0, X1
+	VCVTPH2PS X1, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	DECQ CX
+	JNZ rloop
+
+rdone:
+	VZEROUPPER
+	RET
+
+// func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+//
+// The row form of matmul for eight output columns at a time: for chunk c,
+// acc[8c+t] = Σ_k float32(b[k*sr+8c+t]·a[k]), k ascending, one lane per
+// column. Operand order as the scalar loop in matmulCore compiles: the B
+// element first in the product, the product first in the add (which NaN
+// payload survives); the sum starts from 0 as there.
+TEXT ·axpyRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ sr+16(FP), DX
+	MOVQ k+24(FP), R9
+	MOVQ chunks+32(FP), CX
+	MOVQ acc+40(FP), AX
+	SHLQ $2, DX
+	TESTQ CX, CX
+	JZ adone
+
+chunk:
+	VXORPS Y2, Y2, Y2
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R9, R12
+	TESTQ R12, R12
+	JZ astore
+
+kloop:
+	VBROADCASTSS (R10), Y0
+	VMOVUPS (R11), Y1
+	VMULPS Y0, Y1, Y1
+	VADDPS Y2, Y1, Y2
+	ADDQ $4, R10
+	ADDQ DX, R11
+	DECQ R12
+	JNZ kloop
+
+astore:
+	VMOVUPS Y2, (AX)
+	ADDQ $32, AX
+	ADDQ $32, SI
+	DECQ CX
+	JNZ chunk
+
+adone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,322 @@
+package interp
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/anefix/anefix/graph/f16"
+)
+
+// randHalfBits draws weight bits: mostly ordinary weights, some arbitrary
+// bit patterns (subnormals, ±inf, ±0) and NaNs with payloads, so that
+// NaN meets NaN in products and sums (x86 keeps the first operand's).
+func randHalfBits(r *rand.Rand) uint16 {
+	switch r.IntN(8) {
+	case 0, 1:
+		return uint16(r.Uint32())
+	case 2: // a NaN with a random payload, sign and quiet bit
+		return 0x7c01 | uint16(r.Uint32())&0x83ff
+	}
+	return f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+}
+
+// randAct draws activations: f16 values, float32 values, arbitrary float32
+// bits, huge values that overflow a product, and zeros of both signs.
+func randAct(r *rand.Rand) float32 {
+	switch r.IntN(9) {
+	case 0:
+		return math.Float32frombits(r.Uint32())
+	case 8: // a NaN with a random payload, sign and quiet bit
+		return math.Float32frombits(0x7f800001 | r.Uint32()&0x807fffff)
+	case 1:
+		return float32(r.NormFloat64() * 1e30)
+	case 2:
+		return float32(math.Copysign(0, r.NormFloat64()))
+	case 3:
+		return f16.ToFloat32(f16.FromFloat32(float32(r.NormFloat64())))
+	}
+	return float32(r.NormFloat64() * 3)
+}
+
+// The vector kernel gives dot4h's bits (the kernel it replaces for these
+// rows), NaN payloads and signed zeros included, for every length (whole
+// blocks of 8 and tails) and stride.
+func TestDot8hMatchesDot4h(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, K := range []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1024, 1029} {
+		for _, pad := range []int{0, 1, 13} {
+			for trial := range 20 {
+				stride := K + pad
+				x := make([]float32, K)
+				h := make([]uint16, 7*stride+K)
+				special := trial%2 == 0 // half the trials: plain values only
+				for i := range x {
+					if special {
+						x[i] = randAct(r)
+					} else {
+						x[i] = float32(r.NormFloat64())
+					}
+				}
+				for i := range h {
+					if special {
+						h[i] = randHalfBits(r)
+					} else {
+						h[i] = f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+					}
+				}
+				var got [8]float32
+				dot8h(x, h, stride, &got)
+				row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+				var want [8]float32
+				want[0], want[1], want[2], want[3] = dot4h(x, row(0), row(1), row(2), row(3))
+				want[4], want[5], want[6], want[7] = dot4h(x, row(4), row(5), row(6), row(7))
+				for row := range 8 {
+					want := want[row]
+					if math.Float32bits(got[row]) != math.Float32bits(want) {
+						t.Fatalf("K=%d stride=%d trial %d row %d: vector %#08x (%g), scalar %#08x (%g)", K, stride, trial, row,
+							math.Float32bits(got[row]), got[row], math.Float32bits(want), want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Sums that are long enough to depend on their order (many terms of mixed
+// magnitude) come out the same: the vector kernel does not reassociate.
+func TestDot8hKeepsOrder(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	K := 4096
+	x := make([]float32, K)
+	h := make([]uint16, 8*K)
+	for k := range x {
+		x[k] = float32(math.Pow(-1, float64(k))) * float32(1+k%7) * 1e3
+	}
+	for i := range h {
+		h[i] = f16.FromFloat32(1 / float32(1+i%11))
+	}
+	var got [8]float32
+	dot8h(x, h, K, &got)
+	differs := false
+	for row := range 8 {
+		want := dot1h(x, h[row*K:(row+1)*K])
+		// the pairwise (reordered) sum differs, so this case can tell
+		var pair float32
+		var p [8]float32
+		for k, v := range x {
+			p[k%8] += float32(v * f16.ToFloat32(h[row*K+k]))
+		}
+		for _, v := range p {
+			pair += v
+		}
+		if math.Float32bits(got[row]) != math.Float32bits(want) {
+			t.Fatalf("row %d: vector %g, sequential %g (reordered would be %g)", row, got[row], want, pair)
+		}
+		differs = differs || pair != want
+	}
+	if !differs {
+		t.Fatal("the inputs do not tell a reordered sum from the sequential one")
+	}
+}
+
+// MatMul and a 1×1 Conv give the same bits with the vector kernels as
+// without them: raw f16 weights in both orientations (row counts that leave
+// 4- and 1-row remainders) and the row form over a float B (column counts
+// that leave a tail of fewer than eight).
+func TestMatMulVectorKernelSameBits(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	raw := func(n int) []byte {
+		b := make([]byte, 2*n)
+		for i := 0; i < n; i++ {
+			h := randHalfBits(r)
+			b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+		}
+		return b
+	}
+	act := func(shape ...int) *Tensor {
+		v := make([]float32, numel(shape))
+		for i := range v {
+			v[i] = randAct(r)
+		}
+		return NewFloat(F32, shape, v)
+	}
+	run := func(f func() (*Tensor, error)) []float32 {
+		got, err := f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Floats()
+	}
+	for _, tc := range []struct{ M, K, N int }{{1, 67, 29}, {1, 1024, 77}, {3, 40, 13}, {2, 9, 8}} {
+		for _, outEl := range []Elem{F16, F32} {
+			// x [M,K] · W^T where W [N,K] is a raw weight transposed lazily
+			w := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K}, raw: raw(tc.N * tc.K), rawEl: F16}
+			x := act(tc.M, tc.K)
+			mm := func() (*Tensor, error) { return MatMul(x, w, false, true, outEl, false) }
+			// conv1x1: W [N,K,1,1] rows times x [1,K,1,M]
+			cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
+			cx := act(1, tc.K, 1, tc.M)
+			cv := func() (*Tensor, error) { return Conv(cx, cw, nil, ConvParams{}, outEl, false) }
+			// row form: x [M,K] · B [K,N] with B float (activations, a
+			// KV cache), and the same with x a raw f16 weight
+			rb := act(tc.K, tc.N+16)
+			rx := &Tensor{Elem: F16, Shape: []int{tc.M, tc.K}, raw: raw(tc.M * tc.K), rawEl: F16}
+			rf := func() (*Tensor, error) { return MatMul(x, rb, false, false, outEl, false) }
+			rr := func() (*Tensor, error) { return MatMul(rx, rb, false, false, outEl, false) }
+			for name, f := range map[string]func() (*Tensor, error){"matmul": mm, "conv1x1": cv, "row form": rf, "row form, raw A": rr} {
+				useDot8 = true
+				vec := run(f)
+				useDot8 = false
+				sc := run(f)
+				useDot8 = true
+				for i := range vec {
+					if math.Float32bits(vec[i]) != math.Float32bits(sc[i]) {
+						t.Fatalf("%s %v out %s: element %d: vector %g, scalar %g", name, tc, outEl, i, vec[i], sc[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// round16 (F16C on amd64) gives f16.Round32's bits around every half: each
+// half value, its float32 neighbours, the midpoints to the next half and
+// theirs (ties to even), both signs, NaNs with payloads, float32 subnormals,
+// the overflow threshold, plus random bit patterns. With
+// ANEFIX_EXHAUSTIVE=1 it checks all 2^32 float32 bit patterns.
+func TestRound16MatchesRound32(t *testing.T) {
+	var in []float32
+	add := func(b uint32) { in = append(in, math.Float32frombits(b)) }
+	for h := 0; h < 1<<16; h++ {
+		v := math.Float32bits(f16.ToFloat32(uint16(h)))
+		next := math.Float32bits(f16.ToFloat32(uint16(h + 1)))
+		mid := v + (next-v)/2
+		for _, b := range []uint32{v, v - 1, v + 1, mid, mid - 1, mid + 1} {
+			add(b)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1 << 20 {
+		add(r.Uint32())
+	}
+	for _, b := range []uint32{0x477fefff, 0x477ff000, 0x477ff001, 0x7f800001, 0xffbfffff, 0x00000001, 0x807fffff} {
+		add(b)
+	}
+	check := func(in []float32) {
+		got := append([]float32(nil), in...)
+		round16(got)
+		for i, v := range in {
+			if w := f16.Round32(v); math.Float32bits(got[i]) != math.Float32bits(w) {
+				t.Fatalf("%#08x: round16 %#08x, Round32 %#08x", math.Float32bits(v), math.Float32bits(got[i]), math.Float32bits(w))
+			}
+		}
+	}
+	check(in)
+	check(in[:13]) // a tail shorter than a block
+	if os.Getenv("ANEFIX_EXHAUSTIVE") != "1" {
+		return
+	}
+	buf := make([]float32, 1<<20)
+	for hi := uint64(0); hi < 1<<32; hi += uint64(len(buf)) {
+		for i := range buf {
+			buf[i] = math.Float32frombits(uint32(hi) + uint32(i))
+		}
+		check(buf)
+	}
+}
+
+// Binary's direct loops (binRowDirect) give the bits of binaryFloat's
+// functions, NaN payloads included, same-shape and with a scalar operand.
+func TestBinRowDirectSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	n := 4096
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = randAct(r), randAct(r)
+	}
+	for _, op := range []string{"add", "sub", "mul"} {
+		fn := binaryFloat[op]
+		for _, scalar := range []bool{false, true} {
+			got := make([]float32, n)
+			if !binRowDirect(op, got, x, y, scalar) {
+				t.Fatalf("%s: no direct loop", op)
+			}
+			for i := range got {
+				yv := y[i]
+				if scalar {
+					yv = y[0]
+				}
+				if w := fn(x[i], yv); math.Float32bits(got[i]) != math.Float32bits(w) {
+					t.Fatalf("%s scalar=%v: %#08x op %#08x: direct %#08x, function %#08x", op, scalar,
+						math.Float32bits(x[i]), math.Float32bits(yv), math.Float32bits(got[i]), math.Float32bits(w))
+				}
+			}
+		}
+	}
+	// and through Binary, broadcasting a [n] row against [1] and [n]
+	a := NewFloat(F32, []int{n}, x)
+	for _, b := range []*Tensor{NewFloat(F32, []int{n}, y), NewFloat(F32, []int{1}, y[:1])} {
+		for _, op := range []string{"add", "sub", "mul"} {
+			got, err := Binary(op, a, b, F32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range got.F {
+				w := binaryFloat[op](x[i], b.F[i%len(b.F)])
+				if math.Float32bits(v) != math.Float32bits(w) {
+					t.Fatalf("Binary %s %v: element %d: %#08x, want %#08x", op, b.Shape, i, math.Float32bits(v), math.Float32bits(w))
+				}
+			}
+		}
+	}
+}
+
+// Transpose by rows visits the elements gather does (the element-wise walk
+// it replaced for floats): every permutation of a rank-4 tensor, checked
+// against the integer path, which still walks element by element.
+func TestTransposeRowsMatchesElementWalk(t *testing.T) {
+	shape := []int{2, 3, 4, 5}
+	f := make([]float32, numel(shape))
+	iv := make([]int64, len(f))
+	for i := range f {
+		f[i], iv[i] = float32(i), int64(i)
+	}
+	ft, it := NewFloat(F32, shape, f), NewInt(SI64, shape, iv)
+	var perm func(p []int64, used int)
+	count := 0
+	perm = func(p []int64, used int) {
+		if len(p) == 4 {
+			a, err := Transpose(ft, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := Transpose(it, p)
+			for k := range a.F {
+				if int64(a.F[k]) != b.I[k] {
+					t.Fatalf("perm %v: element %d: rows %v, element walk %v", p, k, a.F[k], b.I[k])
+				}
+			}
+			count++
+			return
+		}
+		for d := int64(0); d < 4; d++ {
+			if used&(1<<d) == 0 {
+				perm(append(append([]int64(nil), p...), d), used|1<<d)
+			}
+		}
+	}
+	perm(nil, 0)
+	if count != 24 {
+		t.Fatalf("checked %d permutations, want 24", count)
+	}
+}

@@ -1,0 +1,204 @@
+package interp
+
+import (
+	"runtime/debug"
+	"sync"
+)
+
+// Row-wise iteration for the elementwise and slicing kernels: the per
+// element work is unchanged (the same function on the same operands, the
+// same rounding), only the index bookkeeping moves from every element to
+// every innermost row, and large outputs are cut into row ranges run by
+// Workers goroutines. Each output element is computed independently, so
+// neither changes a result bit.
+
+// rowPlan walks an output shape row by row, with each input's offsets.
+type rowPlan struct {
+	outer []int   // output dims before the innermost (coalesced)
+	n     int     // innermost length
+	st    [][]int // per input: strides over outer dims, then the innermost
+}
+
+// planRows coalesces adjacent dims that every input walks contiguously (or
+// all broadcast alike), so same-shape suffixes become one long row.
+func planRows(out []int, ins [][]int) rowPlan {
+	strides := make([][]int, len(ins))
+	for k, s := range ins {
+		strides[k] = bstrides(s, out)
+	}
+	dims := append([]int(nil), out...)
+	if len(dims) == 0 {
+		dims = []int{1}
+		for k := range strides {
+			strides[k] = []int{0}
+		}
+	}
+	for d := len(dims) - 1; d > 0; d-- {
+		ok := true
+		for k := range strides {
+			if strides[k][d-1] != strides[k][d]*dims[d] {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		// merge d-1 into d
+		dims[d-1] *= dims[d]
+		dims = append(dims[:d], dims[d+1:]...)
+		for k := range strides {
+			s := strides[k]
+			s[d-1] = s[d]
+			strides[k] = append(s[:d], s[d+1:]...)
+		}
+	}
+	return rowPlan{outer: dims[:len(dims)-1], n: dims[len(dims)-1], st: strides}
+}
+
+func (p *rowPlan) rows() int { return numel(p.outer) }
+
+// inner is input k's stride along a row.
+func (p *rowPlan) inner(k int) int { return p.st[k][len(p.outer)] }
+
+// offsets sets idx[k] to input k's offset at the start of row r.
+func (p *rowPlan) offsets(r int, idx []int) {
+	for k := range idx {
+		idx[k] = 0
+	}
+	for d := len(p.outer) - 1; d >= 0 && r > 0; d-- {
+		c := r % p.outer[d]
+		r /= p.outer[d]
+		for k := range idx {
+			idx[k] += c * p.st[k][d]
+		}
+	}
+}
+
+// minParallel is the output size from which an elementwise kernel splits
+// its rows across Workers (below it, starting goroutines costs more).
+const minParallel = 1 << 16
+
+// parallelRows runs fn over [0, rows) in contiguous ranges, on Workers
+// goroutines when total (the element count) is large. A worker's panic
+// (a fault in a mapped file, a malformed op) reaches the caller (fault.go).
+func parallelRows(rows, total int, fn func(lo, hi int)) {
+	w := min(Workers, rows)
+	if total < minParallel || w <= 1 {
+		fn(0, rows)
+		return
+	}
+	var wg sync.WaitGroup
+	var wp workerPanic
+	step := (rows + w - 1) / w
+	for lo := 0; lo < rows; lo += step {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			defer wp.guard()
+			defer debug.SetPanicOnFault(panicOnFault())
+			fn(lo, hi)
+		}(lo, min(rows, lo+step))
+	}
+	wg.Wait()
+	wp.rethrow()
+}
+
+// roundInPlace applies e.round to every element, choosing the rounding
+// once per slice instead of once per element.
+func roundInPlace(e Elem, s []float32) {
+	switch e {
+	case F32:
+	case F16:
+		round16(s)
+	default:
+		for i, v := range s {
+			s[i] = e.round(v)
+		}
+	}
+}
+
+// regionRows is region (shape.go) by innermost rows: fn(o, i, n, step)
+// covers box elements o..o+n-1, at tensor indices i, i+step, ...
+func regionRows(dims, begin, stride, size []int, fn func(o, i, n, step int)) error {
+	if err := checkRegion(dims, begin, stride, size); err != nil {
+		return err
+	}
+	r := len(dims)
+	if r == 0 {
+		fn(0, 0, 1, 1)
+		return nil
+	}
+	if numel(size) == 0 {
+		return nil
+	}
+	st := stridesOf(dims)
+	idx := 0
+	for d := range begin {
+		idx += begin[d] * st[d]
+	}
+	n, step := size[r-1], st[r-1]*stride[r-1]
+	ctr := make([]int, r-1)
+	rows := numel(size[:r-1])
+	for o := 0; o < rows; o++ {
+		fn(o*n, idx, n, step)
+		for d := r - 2; d >= 0; d-- {
+			ctr[d]++
+			idx += st[d] * stride[d]
+			if ctr[d] < size[d] {
+				break
+			}
+			idx -= st[d] * stride[d] * size[d]
+			ctr[d] = 0
+		}
+	}
+	return nil
+}
+
+// binRowDirect runs the commonest float binary ops without calling their
+// function value per element, for a contiguous x and a contiguous y (or a
+// scalar y[0] when scalar is set). It
+// reports false for other ops. The expressions are binaryFloat's; which
+// NaN payload survives when two meet depends on the operand order the
+// compiler emits, so TestBinRowDirectSameBits compares every op with its
+// function value on NaN-rich inputs.
+func binRowDirect(op string, row, x, y []float32, scalar bool) bool {
+	switch op {
+	case "add":
+		if scalar {
+			s := y[0]
+			for t := range row {
+				row[t] = x[t] + s
+			}
+		} else {
+			for t := range row {
+				row[t] = x[t] + y[t]
+			}
+		}
+	case "sub":
+		if scalar {
+			s := y[0]
+			for t := range row {
+				row[t] = x[t] - s
+			}
+		} else {
+			for t := range row {
+				row[t] = x[t] - y[t]
+			}
+		}
+	case "mul":
+		if scalar {
+			s := y[0]
+			for t := range row {
+				row[t] = x[t] * s
+			}
+		} else {
+			for t := range row {
+				row[t] = x[t] * y[t]
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
