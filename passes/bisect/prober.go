@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/anefix/anefix/passes/probe"
@@ -13,6 +14,10 @@ type Candidate struct {
 	Step  string // reduce: what the step tries
 	Build func(path string) error
 }
+
+// ErrSkipCandidate, returned by a Candidate's Build, leaves it out of the
+// batch unprobed (it would change nothing or leave an invalid model).
+var ErrSkipCandidate = errors.New("candidate left out")
 
 // ProbeRecord is one answered probe, for the report.
 type ProbeRecord struct {
@@ -43,18 +48,34 @@ func (p *Prober) Test(cands []Candidate) ([]probe.Result, error) {
 			}
 		}
 	}()
+	var run []string
+	var at []int
 	for i, c := range cands {
 		paths[i] = p.Work.Next()
-		if err := c.Build(paths[i]); err != nil {
+		err := c.Build(paths[i])
+		if errors.Is(err, ErrSkipCandidate) {
+			p.Work.Remove(paths[i])
+			paths[i] = ""
+			continue
+		}
+		if err != nil {
 			return nil, err
 		}
+		run = append(run, paths[i])
+		at = append(at, i)
+	}
+	out := make([]probe.Result, len(cands))
+	if len(run) == 0 {
+		return out, nil
 	}
 	ctx := p.Ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := p.Runner.Run(ctx, paths)
-	for i, r := range res {
+	res, err := p.Runner.Run(ctx, run)
+	for j, r := range res {
+		i := at[j]
+		out[i] = r
 		if r.Outcome != 0 {
 			p.Probes = append(p.Probes, ProbeRecord{Set: cands[i].Set, Step: cands[i].Step, Result: r})
 		}
@@ -63,5 +84,5 @@ func (p *Prober) Test(cands []Candidate) ([]probe.Result, error) {
 		run, hit := p.Runner.Counts()
 		p.Progress(fmt.Sprintf("%d probes (%d run, %d cached)", len(p.Probes), run, hit))
 	}
-	return res, err
+	return out, err
 }

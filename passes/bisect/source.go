@@ -55,6 +55,16 @@ func (o *Opened) Save(path string) error {
 	return err
 }
 
+// SaveForce writes the module at path as the user's output: --force
+// replaces an existing one (bundle.Write's rules), else it must not exist.
+func (o *Opened) SaveForce(path string, force bool) error {
+	if err := graph.Verify(o.Module); err != nil {
+		return fmt.Errorf("the result is not a valid model (a bug in anefix; please report it with the input): %w", err)
+	}
+	_, err := modelio.Save(path, o.Module, o.ld, modelio.SaveOptions{Force: force})
+	return err
+}
+
 // Close releases the input file.
 func (o *Opened) Close() { o.ld.Close() }
 
@@ -82,6 +92,9 @@ func (w *Workdir) Next() string {
 	w.n++
 	return filepath.Join(w.dir, fmt.Sprintf("c%d-%s", w.n, w.base))
 }
+
+// Dir is the directory.
+func (w *Workdir) Dir() string { return w.dir }
 
 // Remove deletes one candidate.
 func (w *Workdir) Remove(path string) { os.RemoveAll(path) }
