@@ -40,18 +40,18 @@ const (
 
 // Step is one accepted shrinking step.
 type Step struct {
-	Kind               string
-	Targets            []string // op ids (or "#n op-name" without one), graph names
+	Kind                string
+	Targets             []string // op ids (or "#n op-name" without one), graph names
 	OpsBefore, OpsAfter int
 }
 
 // Report is what Reduce did.
 type Report struct {
-	Steps             []Step
+	Steps               []Step
 	OpsBefore, OpsAfter int
-	Remaining         map[string]int // op name → count in the result
-	Result, Message   string
-	Probes            []bisect.ProbeRecord
+	Remaining           map[string]int // op name → count in the result
+	Result, Message     string
+	Probes              []bisect.ProbeRecord
 }
 
 // Reduce shrinks the model at src.Path and leaves the smallest passing
