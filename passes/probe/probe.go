@@ -358,6 +358,17 @@ func (r *Runner) lookup(key string) (Result, bool) {
 	if err != nil {
 		return Result{}, false
 	}
+	res, ok := parseEntry(b)
+	res.Key = key
+	return res, ok
+}
+
+// parseEntry reads a cache file; anything but "outcome exit seconds" with an
+// outcome matching its exit status (never no-compiler) is a miss.
+func parseEntry(b []byte) (Result, bool) {
+	if len(b) > 128 {
+		return Result{}, false
+	}
 	f := strings.Fields(string(b))
 	if len(f) != 3 {
 		return Result{}, false
@@ -365,10 +376,10 @@ func (r *Runner) lookup(key string) (Result, bool) {
 	code, err1 := strconv.Atoi(f[1])
 	secs, err2 := strconv.ParseFloat(f[2], 64)
 	o := Classify(code)
-	if err1 != nil || err2 != nil || o.String() != f[0] || o == NoCompiler {
+	if err1 != nil || err2 != nil || o.String() != f[0] || o == NoCompiler || !(secs >= 0 && secs < 1e9) {
 		return Result{}, false
 	}
-	return Result{Outcome: o, ExitCode: code, Duration: time.Duration(secs * float64(time.Second)), Cached: true, Key: key}, true
+	return Result{Outcome: o, ExitCode: code, Duration: time.Duration(secs * float64(time.Second)), Cached: true}, true
 }
 
 // store writes the answer through a temporary and a rename, so a reader

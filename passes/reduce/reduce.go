@@ -83,6 +83,8 @@ func Reduce(src bisect.Source, p *bisect.Prober) (*Report, string, error) {
 			return rep, "", nil
 		case err != nil:
 			return rep, "", err
+		case rep.Result == ResultInputBad:
+			return rep, "", nil
 		}
 		return rep, cur.Path, nil
 	}
