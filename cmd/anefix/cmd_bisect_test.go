@@ -139,6 +139,8 @@ func TestBisectExits(t *testing.T) {
 		{"all skip", "exit 125 {}", nil, exitGate, "all-skip", 2, pb.ProbeOutcome_SKIP},
 		// Exit 4 stops at once: the second probe of the batch never runs.
 		{"no compiler", "exit 4 {}", nil, exitNoCompiler, "no-compiler", 1, pb.ProbeOutcome_NO_COMPILER},
+		// --max-probes 1: the unchanged input is answered, the full set never.
+		{"budget", "false {}", []string{"--max-probes", "1"}, exitGate, "budget", 1, pb.ProbeOutcome_BAD},
 		{"timeout", "sleep 30; : {}", []string{"--probe-timeout", "200ms"}, exitGate, "all-skip", 2, pb.ProbeOutcome_TIMEOUT},
 	}
 	for _, c := range cases {
@@ -282,4 +284,41 @@ func dirBytes(t *testing.T, dir string) string {
 		b.WriteString(e.Name() + "\x00" + string(data))
 	}
 	return b.String()
+}
+
+// reduce gives the same report (but for times) with -j 1 and -j 3, and a
+// rerun with the same cache starts no test command.
+func TestReduceJobsAndCache(t *testing.T) {
+	in := "../../testdata/mlir/coreai/binary.mlir"
+	test := standinEnv(t) + "../../testdata/search/standin-needs-op.sh {} coreai.decomposable.broadcasting_where"
+	cache := t.TempDir()
+	var reports []string
+	for _, j := range []string{"1", "3", "1"} {
+		c := cache
+		if j == "3" {
+			c = t.TempDir()
+		}
+		out := filepath.Join(t.TempDir(), "small.mlir")
+		code, stdout, errs := runCLI(t, "", "reduce", in, "--test", test, "-o", out, "--json", "--cache", c, "-j", j)
+		if code != 0 {
+			t.Fatalf("-j %s: exit %d %s", j, code, errs)
+		}
+		rep := &pb.ReduceReport{}
+		if err := protojson.Unmarshal([]byte(stdout), rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(reports) == 2 && (rep.ProbesRun != 0 || rep.ProbesCached == 0) {
+			t.Errorf("rerun: %d run, %d cached", rep.ProbesRun, rep.ProbesCached)
+		}
+		for _, p := range rep.Probes {
+			p.Seconds, p.Cached = 0, false
+		}
+		rep.ProbesRun, rep.ProbesCached, rep.Output = 0, 0, ""
+		b, _ := protojson.Marshal(rep)
+		reports = append(reports, string(b))
+		t.Logf("-j %s: ops %d -> %d, %d probes", j, rep.OpsBefore, rep.OpsAfter, len(rep.Probes))
+	}
+	if reports[0] != reports[1] || reports[0] != reports[2] {
+		t.Errorf("reports differ:\n%s\n%s\n%s", reports[0], reports[1], reports[2])
+	}
 }
