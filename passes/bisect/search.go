@@ -124,7 +124,7 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		rep.Minimal = union(fixed, sub)
 	}
 	rep.Result = ResultMinimal
-	rep.Message = "minimal set: " + names(plan, rep.Minimal)
+	rep.Message = "smallest set found: " + names(plan, rep.Minimal)
 	return finish(nil)
 }
 
