@@ -79,9 +79,13 @@ func minimalNames(rep *pb.BisectReport) []string {
 // cache starts no test command; -j 2 gives the same report but for times.
 func TestBisectArmA(t *testing.T) {
 	fixed := fixedArmA(t)
+	before := dirBytes(t, fixed)
 	test, want := twoExperiments(t)
 	cache := t.TempDir()
 	code, rep, errs := bisectJSON(t, fixed, "--test", test, "--cache", cache)
+	if dirBytes(t, fixed) != before {
+		t.Error("input modified")
+	}
 	if code != 0 || rep.Result != "minimal" {
 		t.Fatalf("exit %d, result %q: %s %s", code, rep.Result, rep.Message, errs)
 	}
