@@ -326,3 +326,20 @@ func TestReduceJobsAndCache(t *testing.T) {
 		t.Errorf("reports differ:\n%s\n%s\n%s", reports[0], reports[1], reports[2])
 	}
 }
+
+// After the coarse search bisect narrows an arm-d kind to one region: a
+// stand-in that needs one recurrence layer neutralized gets exactly one
+// arm-d groups=N change.
+func TestBisectNarrowsToRegion(t *testing.T) {
+	fixed := fixedArmA(t)
+	test := standinEnv(t) + "../../testdata/search/standin-at-most.sh {} coreai.log 2"
+	code, rep, errs := bisectJSON(t, fixed, "--test", test, "--cache", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d %s %s", code, rep.Message, errs)
+	}
+	got := minimalNames(rep)
+	if len(got) != 1 || got[0] != "arm-d groups=1 replace=recurrence" || rep.Minimal[0].Refines < 0 {
+		t.Errorf("minimal %q", got)
+	}
+	t.Logf("%d probes (%d run) over %d coarse / %d changes", len(rep.Probes), rep.ProbesRun, rep.CoarseChanges, rep.AllChanges)
+}
