@@ -316,13 +316,11 @@ func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
 	select {
 	case err = <-done:
 	case <-timer:
-		killGroup(cmd)
-		<-done
+		stop(cmd, done)
 		res.Outcome, res.ExitCode, res.Duration = Timeout, -1, time.Since(start)
 		return res, nil
 	case <-ctx.Done():
-		killGroup(cmd)
-		<-done
+		stop(cmd, done)
 		return Result{Key: key}, nil // not answered
 	}
 	res.Duration = time.Since(start)
@@ -342,6 +340,26 @@ func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
 		r.store(res)
 	}
 	return res, nil
+}
+
+// stopGrace is how long a test command's process group has after SIGTERM
+// before SIGKILL: `anefix compile` in a test runs its compiler in a group
+// of its own, which only anefix's SIGTERM handler kills (coreaibuild), so
+// killing the test outright could leave a compiler running.
+const stopGrace = 5 * time.Second
+
+// stop sends SIGTERM to the test command's group, then SIGKILL after
+// stopGrace, and waits for the command (done delivers cmd.Wait's result).
+func stop(cmd *exec.Cmd, done <-chan error) {
+	termGroup(cmd)
+	select {
+	case <-done:
+		killGroup(cmd) // what is left of the group
+		return
+	case <-time.After(stopGrace):
+	}
+	killGroup(cmd)
+	<-done
 }
 
 // Cache files hold "outcome exit seconds\n"; an unreadable or malformed one
@@ -427,13 +445,14 @@ func untrack(c *exec.Cmd) {
 	running.Unlock()
 }
 
-// KillAll kills every running test command's process group and reports
-// whether there was one.
+// KillAll sends SIGTERM to every running test command's process group
+// (so an anefix compile in it stops its compiler and removes its
+// temporaries) and reports whether there was one. The caller exits next.
 func KillAll() bool {
 	running.Lock()
 	defer running.Unlock()
 	for c := range running.cmds {
-		killGroup(c)
+		termGroup(c)
 	}
 	return len(running.cmds) > 0
 }

@@ -225,3 +225,37 @@ func TestNewRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A timed-out test gets SIGTERM first (so it can clean up, as anefix
+// compile stops its compiler), and SIGKILL when it ignores it.
+func TestTimeoutTermThenKill(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "c", "x")
+	cleaned := filepath.Join(dir, "cleaned")
+	pidFile := filepath.Join(dir, "pid")
+	for _, c := range []struct {
+		name, cmd string
+		clean     bool
+	}{
+		{"handles TERM", `trap 'touch ` + Quote(cleaned) + `; exit 1' TERM; sleep 60 & echo $! > ` + Quote(pidFile) + `; wait; : {}`, true},
+		{"ignores TERM", `trap '' TERM; sleep 60 & echo $! > ` + Quote(pidFile) + `; wait; : {}`, false},
+	} {
+		os.Remove(cleaned)
+		r := newRunner(t, Config{Command: c.cmd, Timeout: 300 * time.Millisecond})
+		res, err := r.Run(context.Background(), []string{p})
+		if err != nil || res[0].Outcome != Timeout {
+			t.Fatalf("%s: %v %+v", c.name, err, res)
+		}
+		if _, err := os.Stat(cleaned); (err == nil) != c.clean {
+			t.Errorf("%s: clean-up ran %v, want %v", c.name, err == nil, c.clean)
+		}
+		b, _ := os.ReadFile(pidFile)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		for i := 0; i < 100 && alive(pid); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if pid == 0 || alive(pid) {
+			t.Errorf("%s: child %d still runs", c.name, pid)
+		}
+	}
+}

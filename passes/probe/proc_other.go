@@ -7,6 +7,8 @@ import "os/exec"
 // Without process groups a timeout kills the shell only.
 func setGroup(cmd *exec.Cmd) {}
 
+func termGroup(cmd *exec.Cmd) { killGroup(cmd) }
+
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()
