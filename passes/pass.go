@@ -68,7 +68,13 @@ type Change struct {
 	Constants  []ConstantChange
 	States     []StatePromotion
 	Replaced   []OpRef // ops replaced (arm-d), by op id
-	Notes      []string
+	// PlainStates lists states turned back into a plain input and output
+	// (states-as-outputs): Input is fed Output of the previous step.
+	PlainStates []StatePromotion
+	// Externalized lists constants turned into graph inputs
+	// (externalize-constant), for the record verify reads.
+	Externalized []ExternalizedConstant
+	Notes        []string
 }
 
 // OpRef names an op for reports.
@@ -131,6 +137,8 @@ var Order = []string{
 	"strip-fp32-casts",
 	"fold-io-unsqueeze",
 	"promote-states",
+	"states-as-outputs",
+	"externalize-constant",
 	"fold-casts",
 	"dce",
 }
@@ -149,6 +157,10 @@ var Constraints = []Constraint{
 	{"strip-fp32-casts", "dce", "dce removes what the other passes leave dead"},
 	{"fold-io-unsqueeze", "dce", "dce removes what the other passes leave dead"},
 	{"arm-d", "dce", "dce removes what the other passes leave dead"},
+	{"promote-states", "states-as-outputs", "states-as-outputs undoes promote-states; in the other order promote-states would make the returned updates states again"},
+	{"strip-fp32-casts", "externalize-constant", "the new input takes the constant's type after stripping, so the caller feeds what the graph computes with"},
+	{"externalize-constant", "dce", "dce drops the blob the externalized constant leaves unreferenced"},
+	{"states-as-outputs", "dce", "dce removes the token ops the handle accesses leave dead"},
 }
 
 // Lookup returns a registered pass.

@@ -147,7 +147,7 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 	for _, rule := range ane.Rules {
 		msg.Rules = append(msg.Rules, &pb.Rule{Id: rule.ID, Title: rule.Title, Message: rule.Message,
 			CompilersWords: rule.CompilersWords, Evidence: rule.Evidence, FixPass: rule.Fix,
-			Severity: rule.Severity.String(), Experiment: rule.Experiment})
+			Severity: rule.Severity.String(), Experiment: rule.ExperimentText()})
 	}
 	return msg
 }
@@ -197,19 +197,19 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 	}
 	if len(blockers) > 0 {
 		fmt.Fprintf(&b, "\nBlockers (fix with the pass after ->):\n")
-		writeGroups(&b, blockers, false)
+		writeGroups(&b, blockers, "")
 	}
 	if len(r.Suspects) > 0 {
 		fmt.Fprintf(&b, "\nSuspects (UNCONFIRMED; never change the verdict or the exit code):\n")
-		writeGroups(&b, r.Suspects, true)
+		writeGroups(&b, r.Suspects, r.Input.GetPath())
 	}
 	if len(infos) > 0 {
 		fmt.Fprintf(&b, "\nInfo:\n")
-		writeGroups(&b, infos, false)
+		writeGroups(&b, infos, "")
 	}
 	if len(r.Hazards) > 0 || len(r.HazardNotes) > 0 {
 		fmt.Fprintf(&b, "\nfp16 hazards (advisory; never change the verdict or the exit code):\n")
-		writeGroups(&b, r.Hazards, false)
+		writeGroups(&b, r.Hazards, "")
 		for _, n := range r.HazardNotes {
 			fmt.Fprintf(&b, "  note: %s\n", n)
 		}
@@ -251,14 +251,16 @@ const maxIDsShown = 5
 
 // writeGroups prints groups under one heading per rule: the rule's message
 // (the compiler's words where it has them) once, then one line per group.
-func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, experiments bool) {
+// With settleIn (the checked input's path) each rule's experiment follows
+// its message, as a command for that input (suspectExperiment).
+func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, settleIn string) {
 	last := ""
 	for _, g := range gs {
 		if g.Rule != last {
 			last = g.Rule
 			fmt.Fprintf(b, "  %s: %s\n", g.Rule, g.Message)
-			if rule := ane.RuleByID(g.Rule); experiments && rule != nil && rule.Experiment != "" {
-				fmt.Fprintf(b, "    to settle: %s\n", rule.Experiment)
+			if rule := ane.RuleByID(g.Rule); settleIn != "" && rule != nil {
+				b.WriteString(suspectExperiment(rule, settleIn))
 			}
 		}
 		where := ""
@@ -323,8 +325,8 @@ func writeRuleTable(w io.Writer) error {
 		if r.Fix != "" {
 			fmt.Fprintf(&b, "  fix: %s\n", r.Fix)
 		}
-		if r.Experiment != "" {
-			fmt.Fprintf(&b, "  to settle: %s\n", r.Experiment)
+		if t := r.ExperimentText(); t != "" {
+			fmt.Fprintf(&b, "  to settle: %s\n", t)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -353,7 +353,7 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	if len(r.Groups) > 0 {
 		fmt.Fprintf(&b, "\nCompiler diagnostics mapped to ops (%d element-type, %d I/O op, %d reordering notes):\n",
 			r.ElementTypeWarnings, r.IoOpFailures, r.ReorderNotes)
-		writeGroups(&b, r.Groups, false)
+		writeGroups(&b, r.Groups, "")
 	}
 	if r.DiagnosticsNotKept+r.FailuresNotKept > 0 {
 		fmt.Fprintf(&b, "\n%d diagnostic(s) and %d failure block(s) of the log are counted in the totals but not listed, grouped or calibrated "+

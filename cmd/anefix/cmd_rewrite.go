@@ -319,9 +319,13 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 				if io.Before == io.After {
 					kind = pb.IOChange_KIND_UNSPECIFIED // a role or attribute change (promote-states)
 				}
+				before := &pb.Port{Name: io.Port, Type: io.Before}
+				if io.Before == "" { // a new port (externalize-constant)
+					kind, before = pb.IOChange_ADDED, nil
+				}
 				pr.IoChanges = append(pr.IoChanges, &pb.IOChange{
 					Graph: io.Graph, Kind: kind, IsOutput: io.IsOutput, Reason: io.Why,
-					Before: &pb.Port{Name: io.Port, Type: io.Before}, After: &pb.Port{Name: io.Port, Type: io.After},
+					Before: before, After: &pb.Port{Name: io.Port, Type: io.After},
 				})
 			}
 			for _, c := range ch.Constants {
@@ -333,6 +337,13 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			}
 			for _, r := range ch.Replaced {
 				pr.Replaced = append(pr.Replaced, rwOpRef(r))
+			}
+			for _, st := range ch.PlainStates {
+				pr.PlainStates = append(pr.PlainStates, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
+			}
+			for _, e := range ch.Externalized {
+				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
+					Op: rwOpRef(e.Op), Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
@@ -417,6 +428,8 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 			parts = append(parts, fmt.Sprintf("%d constants converted (%d overflow, %d underflow)", n, ov, un))
 		}
 		add(count32(len(p.States)), "states promoted")
+		add(count32(len(p.PlainStates)), "states made plain I/O")
+		add(count32(len(p.Externalized)), "constants made inputs")
 		add(count32(len(p.Replaced)), "ops replaced")
 		if len(parts) == 0 {
 			parts = []string{"no change"}
@@ -434,6 +447,10 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 			dir := "input"
 			if io.IsOutput {
 				dir = "output"
+			}
+			if io.Kind == pb.IOChange_ADDED {
+				fmt.Fprintf(w, "  @%s new %s %s: %s: %s\n", io.Graph, dir, io.After.GetName(), io.After.GetType(), io.Reason)
+				continue
 			}
 			if io.Before.GetType() == io.After.GetType() {
 				fmt.Fprintf(w, "  @%s %s %s: %s\n", io.Graph, dir, io.Before.GetName(), io.Reason)
@@ -503,45 +520,29 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 	default:
 		return nil, nil
 	}
-	type ioEntry struct {
-		Pass     string `json:"pass"`
-		Graph    string `json:"graph"`
-		Port     string `json:"port"`
-		IsOutput bool   `json:"isOutput"`
-		Before   string `json:"before"`
-		After    string `json:"after"`
-		Why      string `json:"why"`
-	}
-	type stateEntry struct {
-		Graph  string `json:"graph"`
-		Input  string `json:"input"`
-		Output string `json:"output"`
-	}
-	type record struct {
-		Tool      string       `json:"tool"`
-		Passes    []string     `json:"passes"`
-		IOChanges []ioEntry    `json:"ioChanges"`
-		States    []stateEntry `json:"states"`
-	}
-	r := record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []ioEntry{}, States: []stateEntry{}}
+	r := bundle.Record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []bundle.RecordIO{}, States: []bundle.RecordState{}}
 	for _, p := range rep.Passes {
 		r.Passes = append(r.Passes, p.Name)
 		for _, c := range p.IoChanges {
-			r.IOChanges = append(r.IOChanges, ioEntry{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
+			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: c.After.GetName(), IsOutput: c.IsOutput,
 				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
 		}
 		for _, st := range p.States {
-			r.States = append(r.States, stateEntry{Graph: st.Graph, Input: st.Input, Output: st.Output})
+			r.States = append(r.States, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
+		}
+		for _, st := range p.PlainStates {
+			r.PlainStates = append(r.PlainStates, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
+		}
+		for _, e := range p.Externalized {
+			r.ConstantInputs = append(r.ConstantInputs, bundle.RecordConstant{Graph: e.Graph, Input: e.Input, OpID: e.Op.GetOpId(),
+				Source: e.Op.GetSource(), Resource: e.Resource, Type: e.Type, Shape: e.Shape, DType: e.Dtype, Bytes: e.Bytes})
 		}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // types read tensor<…>, not tensor\u003c…
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
+	b, err := r.Encode()
+	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{rel: b.Bytes()}, nil
+	return map[string][]byte{rel: b}, nil
 }
 
 // armDPipeline is arm-d followed by the extra passes, in default order.

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/verify"
 	"github.com/anefix/anefix/passes"
@@ -305,10 +306,14 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 				vr.Steps, len(vr.Prompt), (len(vr.Prompt)+vr.Steps-1)*c.PerStep, quotePath(path), c, most)
 		}
 	}
+	consts, err := recordConstants(cand)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
-		MaxMemory: vr.MaxMemory,
+		MaxMemory: vr.MaxMemory, CandConstants: consts,
 	})
 	if err != nil {
 		return err
@@ -343,6 +348,25 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 		return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
 	}
 	return nil
+}
+
+// recordConstants reads the candidate's record (bundle.RecordFile, in an
+// .aimodel or an LLM bundle's asset) and returns the inputs that
+// carry an externalized constant (verify takes those of the graph it runs). A single file has no
+// record: an externalized input there is fed like any other input.
+func recordConstants(ld *modelio.Loaded) ([]verify.ConstantInput, error) {
+	if ld.Input.AIModelDir == "" {
+		return nil, nil
+	}
+	rec, err := bundle.ReadRecord(ld.Input.AIModelDir)
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	var out []verify.ConstantInput
+	for _, c := range rec.ConstantInputs {
+		out = append(out, verify.ConstantInput{Graph: c.Graph, Input: c.Input, Resource: c.Resource, OpID: c.OpID})
+	}
+	return out, nil
 }
 
 // rewriteVerify is `anefix rewrite IN -o OUT --verify`: the default gate on

@@ -20,7 +20,7 @@ func TestSuspectExperimentsRun(t *testing.T) {
 	cmdRe := regexp.MustCompile("`(anefix [^`]+)`")
 	n := 0
 	for _, r := range ane.Rules {
-		for _, m := range cmdRe.FindAllStringSubmatch(r.Experiment, -1) {
+		for _, m := range cmdRe.FindAllStringSubmatch(r.ExperimentText(), -1) {
 			n++
 			args := strings.Fields(m[1])[1:]
 			hasIn := false

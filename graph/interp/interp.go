@@ -689,6 +689,16 @@ func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16 bool) 
 }
 
 // constant decodes a dense or dense_resource value once and caches it.
+// Constant evaluates a coreai.constant (or arith.constant) op of the
+// interpreter's module. A float weight blob stays in the file's mapping,
+// so the tensor is valid until Close; treat it as read-only.
+func (in *Interp) Constant(op *graph.Operation) (*Tensor, error) {
+	if op.Name != "coreai.constant" && op.Name != "arith.constant" {
+		return nil, fmt.Errorf("%s is not a constant", op.Describe())
+	}
+	return in.constant(op)
+}
+
 func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
 	if t := in.consts[op]; t != nil {
 		return t, nil

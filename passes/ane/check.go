@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
 )
 
 // Verdict is one op's outcome.
@@ -991,48 +992,13 @@ func (c *checker) shapesAndOps() {
 
 // ---- suspects ----
 
-var shapeOnly = map[string]bool{
-	"coreai.reshape": true, "coreai.transpose": true, "coreai.expand_dims": true,
-	"coreai.shrink_dims": true, "coreai.cast": true, "coreai.lut_to_dense": true, "coreai.dequantize": true,
-}
-
-func isMatmulLike(name string) bool {
-	b := baseOpName(name)
-	return b == "coreai.broadcasting_batch_matmul" || b == "coreai.conv2d" ||
-		strings.HasSuffix(b, "matmul")
-}
-
 // suspectTiedHead flags constants that feed (through shape-only ops) both
 // an embedding gather_nd table and a matmul/conv: a tied embedding/head
-// held in the graph.
+// held in the graph. The test is passes.IsTiedHeadTable, which
+// externalize-constant's default selector uses too (one home).
 func (c *checker) suspectTiedHead() {
 	for _, op := range c.ops {
-		if op.Name != "coreai.constant" || op.NumResults() != 1 {
-			continue
-		}
-		gather, mm := false, false
-		seen := map[*graph.Value]bool{}
-		var walk func(v *graph.Value, depth int)
-		walk = func(v *graph.Value, depth int) {
-			if seen[v] || depth > 16 {
-				return
-			}
-			seen[v] = true
-			for _, u := range v.Uses() {
-				switch b := baseOpName(u.Op.Name); {
-				case b == "coreai.gather_nd" && u.Index == 0:
-					gather = true
-				case isMatmulLike(u.Op.Name):
-					mm = true
-				case shapeOnly[b]:
-					for _, r := range u.Op.Results() {
-						walk(r, depth+1)
-					}
-				}
-			}
-		}
-		walk(op.Result(0), 0)
-		if gather && mm {
+		if passes.IsTiedHeadTable(op) {
 			c.add(SuspectTiedHead, op, "", "table "+op.Result(0).Type().String())
 		}
 	}

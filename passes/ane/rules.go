@@ -11,6 +11,8 @@
 // Mac; the rule table records, for each rule, what it rests on.
 package ane
 
+import "strings"
+
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
 const RuleSetVersion = "ane-rules-3 (calibrated to coreai-build 3600.83.1)"
@@ -65,6 +67,10 @@ type Rule struct {
 	Severity Severity
 	// Experiment (suspects) is what to run on a Mac to settle the question.
 	Experiment string
+	// ExperimentRewrite, when set, makes the experiment one rewrite: the
+	// arguments after `anefix rewrite IN -o OUT` (before --compile). check
+	// prints the whole command with the input's path (RewriteCommand).
+	ExperimentRewrite []string
 	// FromCompiler marks rows that classify compiler diagnostics only (the
 	// rule model itself never emits them).
 	FromCompiler bool
@@ -145,8 +151,9 @@ var (
 			"Apple's extend passes the embedding table as an input instead",
 		Evidence: "seed arm D: untested candidate for the second blocker (248320×1024 head as an in-graph constant in a single main)",
 		Severity: Suspect,
-		Experiment: "on a Mac, export once with the table as a graph input (Apple's extend signature) and once as now; " +
-			"`anefix compile --require-ane` both and compare regions",
+		Experiment: "the table becomes a graph input (Apple's extend signature); compare the regions with the default " +
+			"rewrite's; anefix verify feeds the input the table's values",
+		ExperimentRewrite: []string{"--enable", "externalize-constant"},
 	}
 	SuspectFp32Chain = &Rule{
 		ID:    "suspect.fp32-chain",
@@ -156,8 +163,9 @@ var (
 		Evidence: "seed arm D: untested candidate for the second blocker (inline fp32 norm chains)",
 		Fix:      "strip-fp32-casts",
 		Severity: Suspect,
-		Experiment: "on a Mac: `anefix rewrite IN -o OUT --set strip-fp32-casts.islands=all --compile` " +
-			"(converts these chains to fp16 too) and compare regions with the default rewrite's",
+		Experiment: "converts these chains to fp16 too (islands=norms takes the normalization chains only); " +
+			"compare the regions with the default rewrite's",
+		ExperimentRewrite: []string{"--set", "strip-fp32-casts.islands=all"},
 	}
 	SuspectStateWrite = &Rule{
 		ID:    "suspect.state-write",
@@ -170,8 +178,9 @@ var (
 			"then write_handle, or slice_update returned as a state output, coreai-facts §0); " +
 			"arm E's KV-cache writes compile 19/19, so those are not listed",
 		Severity: Suspect,
-		Experiment: "on a Mac, export a variant that returns the update as a plain output instead of writing the state, " +
-			"`anefix compile --require-ane` it and compare regions",
+		Experiment: "the conv/recurrent states become a plain input and output, so the update is returned instead " +
+			"of written (handle states too); compare the regions with the default rewrite's",
+		ExperimentRewrite: []string{"--enable", "states-as-outputs"},
 	}
 	// fp16 hazards (hazards.go): advisory, about the numbers, not placement.
 	HazardRange = &Rule{
@@ -225,6 +234,33 @@ var Rules = []*Rule{
 	SuspectTiedHead, SuspectFp32Chain, SuspectStateWrite,
 	RuleUnverifiedOp, RuleReorder, RuleCompilerOther,
 	HazardRange, HazardFlush, HazardExp,
+}
+
+// RewriteCommand is the experiment as one shell command: anefix rewrite on
+// in, writing out, with ExperimentRewrite and --compile; quote makes a
+// path one shell word. "" when the rule has no rewrite experiment.
+func (r *Rule) RewriteCommand(in, out string, quote func(string) string) string {
+	if len(r.ExperimentRewrite) == 0 {
+		return ""
+	}
+	parts := []string{"anefix", "rewrite", quote(in), "-o", quote(out)}
+	for _, a := range r.ExperimentRewrite {
+		parts = append(parts, quote(a))
+	}
+	return strings.Join(append(parts, "--compile"), " ")
+}
+
+// ExperimentText is the experiment as the rule table states it: the
+// command with IN and OUT standing for the paths, then Experiment.
+func (r *Rule) ExperimentText() string {
+	cmd := r.RewriteCommand("IN", "OUT", func(s string) string { return s })
+	switch {
+	case cmd == "":
+		return r.Experiment
+	case r.Experiment == "":
+		return "on a Mac: `" + cmd + "`"
+	}
+	return "on a Mac: `" + cmd + "`: " + r.Experiment
 }
 
 // RuleByID finds a rule.

@@ -226,7 +226,13 @@ type PassRun struct {
 	DurationNs int64 `protobuf:"varint,11,opt,name=duration_ns,json=durationNs,proto3" json:"duration_ns,omitempty"`
 	// Time spent verifying the IR after the pass (0 when --verify-each is off);
 	// only with --timings, as read_ns.
-	VerifyNs      int64 `protobuf:"varint,12,opt,name=verify_ns,json=verifyNs,proto3" json:"verify_ns,omitempty"`
+	VerifyNs int64 `protobuf:"varint,12,opt,name=verify_ns,json=verifyNs,proto3" json:"verify_ns,omitempty"`
+	// Constants turned into graph inputs (externalize-constant); verify feeds
+	// each input the constant's values from the reference.
+	Externalized []*ExternalizedConstant `protobuf:"bytes,13,rep,name=externalized,proto3" json:"externalized,omitempty"`
+	// States turned back into a plain input and output (states-as-outputs):
+	// the caller feeds input the previous step's output.
+	PlainStates   []*StatePromotion `protobuf:"bytes,14,rep,name=plain_states,json=plainStates,proto3" json:"plain_states,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -345,6 +351,135 @@ func (x *PassRun) GetVerifyNs() int64 {
 	return 0
 }
 
+func (x *PassRun) GetExternalized() []*ExternalizedConstant {
+	if x != nil {
+		return x.Externalized
+	}
+	return nil
+}
+
+func (x *PassRun) GetPlainStates() []*StatePromotion {
+	if x != nil {
+		return x.PlainStates
+	}
+	return nil
+}
+
+// ExternalizedConstant is one in-graph constant that became a graph input.
+type ExternalizedConstant struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry graph that got the input.
+	Graph string `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
+	// The new input's coreai.name and position.
+	Input string `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
+	Index int32  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	// The constant op removed (its op id and source).
+	Op *OpRef `protobuf:"bytes,4,opt,name=op,proto3" json:"op,omitempty"`
+	// Its dense_resource key; empty for an inline dense constant.
+	Resource string `protobuf:"bytes,5,opt,name=resource,proto3" json:"resource,omitempty"`
+	// The input's type, which is the constant's (shape and element type).
+	Type  string `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
+	Bytes int64  `protobuf:"varint,7,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// The type's shape and element type, spelled apart for callers.
+	Shape         []int64 `protobuf:"varint,8,rep,packed,name=shape,proto3" json:"shape,omitempty"`
+	Dtype         string  `protobuf:"bytes,9,opt,name=dtype,proto3" json:"dtype,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExternalizedConstant) Reset() {
+	*x = ExternalizedConstant{}
+	mi := &file_rewrite_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExternalizedConstant) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExternalizedConstant) ProtoMessage() {}
+
+func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExternalizedConstant.ProtoReflect.Descriptor instead.
+func (*ExternalizedConstant) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ExternalizedConstant) GetGraph() string {
+	if x != nil {
+		return x.Graph
+	}
+	return ""
+}
+
+func (x *ExternalizedConstant) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *ExternalizedConstant) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ExternalizedConstant) GetOp() *OpRef {
+	if x != nil {
+		return x.Op
+	}
+	return nil
+}
+
+func (x *ExternalizedConstant) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *ExternalizedConstant) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ExternalizedConstant) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *ExternalizedConstant) GetShape() []int64 {
+	if x != nil {
+		return x.Shape
+	}
+	return nil
+}
+
+func (x *ExternalizedConstant) GetDtype() string {
+	if x != nil {
+		return x.Dtype
+	}
+	return ""
+}
+
 type PassOption struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -357,7 +492,7 @@ type PassOption struct {
 
 func (x *PassOption) Reset() {
 	*x = PassOption{}
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +504,7 @@ func (x *PassOption) String() string {
 func (*PassOption) ProtoMessage() {}
 
 func (x *PassOption) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +517,7 @@ func (x *PassOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassOption.ProtoReflect.Descriptor instead.
 func (*PassOption) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{2}
+	return file_rewrite_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PassOption) GetName() string {
@@ -426,7 +561,7 @@ type ConstantConversion struct {
 
 func (x *ConstantConversion) Reset() {
 	*x = ConstantConversion{}
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +573,7 @@ func (x *ConstantConversion) String() string {
 func (*ConstantConversion) ProtoMessage() {}
 
 func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +586,7 @@ func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConstantConversion.ProtoReflect.Descriptor instead.
 func (*ConstantConversion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{3}
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ConstantConversion) GetOp() *OpRef {
@@ -514,7 +649,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +661,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +674,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -591,7 +726,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"outputSize\x12\x14\n" +
 	"\x05error\x18\x0f \x01(\tR\x05error\x12\x1f\n" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
-	"failedPass\"\xd3\x03\n" +
+	"failedPass\"\xd6\x04\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -609,7 +744,19 @@ const file_rewrite_proto_rawDesc = "" +
 	" \x03(\tR\x05notes\x12\x1f\n" +
 	"\vduration_ns\x18\v \x01(\x03R\n" +
 	"durationNs\x12\x1b\n" +
-	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\"H\n" +
+	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\x12C\n" +
+	"\fexternalized\x18\r \x03(\v2\x1f.anefix.v1.ExternalizedConstantR\fexternalized\x12<\n" +
+	"\fplain_states\x18\x0e \x03(\v2\x19.anefix.v1.StatePromotionR\vplainStates\"\xec\x01\n" +
+	"\x14ExternalizedConstant\x12\x14\n" +
+	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
+	"\x05input\x18\x02 \x01(\tR\x05input\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x12 \n" +
+	"\x02op\x18\x04 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
+	"\bresource\x18\x05 \x01(\tR\bresource\x12\x12\n" +
+	"\x04type\x18\x06 \x01(\tR\x04type\x12\x14\n" +
+	"\x05bytes\x18\a \x01(\x03R\x05bytes\x12\x14\n" +
+	"\x05shape\x18\b \x03(\x03R\x05shape\x12\x14\n" +
+	"\x05dtype\x18\t \x01(\tR\x05dtype\"H\n" +
 	"\n" +
 	"PassOption\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -640,34 +787,38 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_rewrite_proto_goTypes = []any{
-	(*RewriteReport)(nil),      // 0: anefix.v1.RewriteReport
-	(*PassRun)(nil),            // 1: anefix.v1.PassRun
-	(*PassOption)(nil),         // 2: anefix.v1.PassOption
-	(*ConstantConversion)(nil), // 3: anefix.v1.ConstantConversion
-	(*StatePromotion)(nil),     // 4: anefix.v1.StatePromotion
-	(*Input)(nil),              // 5: anefix.v1.Input
-	(*TypeCount)(nil),          // 6: anefix.v1.TypeCount
-	(*IOChange)(nil),           // 7: anefix.v1.IOChange
-	(*OpRef)(nil),              // 8: anefix.v1.OpRef
+	(*RewriteReport)(nil),        // 0: anefix.v1.RewriteReport
+	(*PassRun)(nil),              // 1: anefix.v1.PassRun
+	(*ExternalizedConstant)(nil), // 2: anefix.v1.ExternalizedConstant
+	(*PassOption)(nil),           // 3: anefix.v1.PassOption
+	(*ConstantConversion)(nil),   // 4: anefix.v1.ConstantConversion
+	(*StatePromotion)(nil),       // 5: anefix.v1.StatePromotion
+	(*Input)(nil),                // 6: anefix.v1.Input
+	(*TypeCount)(nil),            // 7: anefix.v1.TypeCount
+	(*IOChange)(nil),             // 8: anefix.v1.IOChange
+	(*OpRef)(nil),                // 9: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	5,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	6,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
 	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	6,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	6,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	2,  // 4: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	7,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	3,  // 6: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	4,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	8,  // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	8,  // 9: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	7,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	7,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	3,  // 4: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	8,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	4,  // 6: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	5,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	9,  // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	2,  // 9: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	5,  // 10: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	9,  // 11: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	9,  // 12: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -682,7 +833,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

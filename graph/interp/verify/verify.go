@@ -33,10 +33,23 @@ type Options struct {
 	Function string
 	// Ref and Cand are the interpreter options of each side.
 	Ref, Cand interp.Options
+	// CandConstants are candidate inputs that carry a constant the
+	// reference holds in its graph (externalize-constant, listed in the
+	// candidate's record): each is fed that constant's values, evaluated
+	// in the reference, instead of being treated as a data input.
+	CandConstants []ConstantInput
 	// MaxMemory, when > 0, refuses a comparison whose two graphs need more
 	// anonymous memory than this many bytes by interp.EstimateMemory
 	// (mapped weights do not count), before anything is allocated.
 	MaxMemory int64
+}
+
+// ConstantInput names one externalized constant: candidate input Input
+// carries the reference's coreai.constant holding dense_resource Resource
+// (matched first) or, for an inline constant, the one with op id OpID.
+// Entries for another graph than the one run are ignored.
+type ConstantInput struct {
+	Graph, Input, Resource, OpID string
 }
 
 // ErrMemory is the error (wrapped) of a comparison past Options.MaxMemory.
@@ -123,8 +136,9 @@ type side struct {
 	ins    []graph.Port
 	outs   []graph.Port
 	args   []*interp.Tensor
-	state  map[int]int // input index -> output index carrying its new value
-	logits int         // output index of the first non-state output
+	state  map[int]int    // input index -> output index carrying its new value
+	consts map[int]string // input index -> what constant it carries (fed once)
+	logits int            // output index of the first non-state output
 }
 
 var (
@@ -243,6 +257,8 @@ func (s *side) role(i int) string {
 	p := s.ins[i]
 	isInt := !s.args[i].Elem.IsFloat()
 	switch {
+	case s.consts[i] != "":
+		return "constant"
 	case s.hasState(i):
 		return "state"
 	case isInt && tokenRe.MatchString(p.Name):
@@ -288,7 +304,7 @@ func (s *side) feed(tok int64, pos int, rnd func(name string, n int) []float64) 
 	for i, p := range s.ins {
 		t := s.args[i]
 		switch s.role(i) {
-		case "state":
+		case "state", "constant":
 			continue
 		case "token":
 			fill(t, float64(tok))
@@ -418,6 +434,9 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 			cs.logits = k
 		}
 	}
+	if err := feedConstants(rs, cs, ref, o.CandConstants); err != nil {
+		return nil, err
+	}
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
 	for i := range rs.ins {
 		res.Inputs = append(res.Inputs, Input{Name: rs.ins[i].Name, Role: rs.role(i)})
@@ -526,6 +545,9 @@ func matchInputs(rs, cs *side, res *Result) error {
 	for i, p := range cs.ins {
 		cByName[p.Name] = i
 	}
+	for k, what := range cs.consts {
+		res.Notes = append(res.Notes, fmt.Sprintf("candidate input %q is fed %s from the reference (externalized constant)", cs.ins[k].Name, what))
+	}
 	for i, p := range rs.ins {
 		k, ok := cByName[p.Name]
 		if !ok {
@@ -541,8 +563,8 @@ func matchInputs(rs, cs *side, res *Result) error {
 			return fmt.Errorf("input %q is a %s in the reference but a %s in the candidate", p.Name, rs.role(i), cs.role(k))
 		}
 	}
-	if len(cs.ins) != len(rs.ins) {
-		return fmt.Errorf("reference @%s has %d inputs, candidate %d", rs.g.Name(), len(rs.ins), len(cs.ins))
+	if len(cs.ins)-len(cs.consts) != len(rs.ins) {
+		return fmt.Errorf("reference @%s has %d inputs, candidate %d (besides %d externalized constant(s))", rs.g.Name(), len(rs.ins), len(cs.ins)-len(cs.consts), len(cs.consts))
 	}
 	return nil
 }
@@ -584,4 +606,82 @@ func stateDrift(rs, cs *side) []StateDrift {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// feedConstants sets each externalized constant input of the candidate to
+// the values of the constant the reference holds, converted to the
+// input's element type (rounded to nearest even, as strip-fp32-casts
+// converts a constant) when they differ.
+func feedConstants(rs, cs *side, ref *graph.Module, cis []ConstantInput) error {
+	cs.consts = map[int]string{}
+	for _, ci := range cis {
+		if ci.Graph != "" && ci.Graph != cs.g.Name() {
+			continue
+		}
+		k := -1
+		for i, p := range cs.ins {
+			if p.Name == ci.Input {
+				k = i
+			}
+		}
+		if k < 0 {
+			return fmt.Errorf("candidate: the record says input %q carries a constant, but @%s has no such input", ci.Input, cs.g.Name())
+		}
+		op, what, err := findConstant(ref, ci, cs.args[k].Len())
+		if err != nil {
+			return fmt.Errorf("reference: %w", err)
+		}
+		t, err := rs.in.Constant(op)
+		if err != nil {
+			return fmt.Errorf("reference: %s: %w", op.Describe(), err)
+		}
+		want := cs.args[k]
+		if t.Len() != want.Len() {
+			return fmt.Errorf("candidate input %q is %s but the reference's %s is %s", ci.Input, want, what, t)
+		}
+		if t.Elem != want.Elem {
+			if !t.Elem.IsFloat() || !want.Elem.IsFloat() {
+				return fmt.Errorf("candidate input %q is %s but the reference's %s is %s; only float element types are converted", ci.Input, want, what, t)
+			}
+			t = interp.FromF32(want.Elem, want.Shape, t.Floats())
+		}
+		if !slices.Equal(t.Shape, want.Shape) {
+			if t, err = interp.Reshape(t, want.Shape); err != nil {
+				return err
+			}
+		}
+		cs.args[k] = t
+		cs.consts[k] = what
+	}
+	return nil
+}
+
+// findConstant finds the reference's constant named by ci: by resource
+// key, else by op id (when several constants share the op id, the one
+// with n elements, which must be unique).
+func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, string, error) {
+	var byRes, byID []*graph.Operation
+	m.Walk(func(op *graph.Operation) bool {
+		if op.Name != "coreai.constant" || op.NumResults() != 1 {
+			return true
+		}
+		if a, ok := op.Inherent("value").(*graph.DenseResourceAttr); ok && ci.Resource != "" && a.Key == ci.Resource {
+			byRes = append(byRes, op)
+		}
+		if ci.OpID != "" && op.OpID() == ci.OpID {
+			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.NumElements() == int64(n) {
+				byID = append(byID, op)
+			}
+		}
+		return true
+	})
+	switch {
+	case len(byRes) > 0:
+		return byRes[0], "dense_resource " + ci.Resource, nil
+	case len(byID) == 1:
+		return byID[0], "constant " + byID[0].Describe(), nil
+	case len(byID) > 1:
+		return nil, "", fmt.Errorf("%d constants have op id %q and %d elements; cannot tell which input %q carries", len(byID), ci.OpID, n, ci.Input)
+	}
+	return nil, "", fmt.Errorf("no constant holds dense_resource %q or has op id %q, which the candidate's input %q carries; verify it against the model it was rewritten from", ci.Resource, ci.OpID, ci.Input)
 }

@@ -1,0 +1,109 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// Record is the content of RecordFile (anefix.json): what a rewrite did to
+// the model's interface, so that a caller (and anefix verify) can feed the
+// new inputs and bind the new states. This is its one definition: rewrite
+// writes it, verify reads it.
+type Record struct {
+	Tool      string        `json:"tool"`
+	Passes    []string      `json:"passes"`
+	IOChanges []RecordIO    `json:"ioChanges"`
+	States    []RecordState `json:"states"`
+	// PlainStates are states turned back into a plain input and output
+	// (states-as-outputs); omitted when there are none, so records of
+	// rewrites without it keep their bytes.
+	PlainStates []RecordState `json:"plainStates,omitempty"`
+	// ConstantInputs are in-graph constants turned into graph inputs
+	// (externalize-constant): which input carries which constant.
+	ConstantInputs []RecordConstant `json:"constantInputs,omitempty"`
+}
+
+// RecordIO is one I/O change.
+type RecordIO struct {
+	Pass     string `json:"pass"`
+	Graph    string `json:"graph"`
+	Port     string `json:"port"`
+	IsOutput bool   `json:"isOutput"`
+	Before   string `json:"before"`
+	After    string `json:"after"`
+	Why      string `json:"why"`
+}
+
+// RecordState is one state pair (input fed, output holding the new value).
+type RecordState struct {
+	Graph  string `json:"graph"`
+	Input  string `json:"input"`
+	Output string `json:"output"`
+}
+
+// RecordConstant says that graph input Input of Graph carries the constant
+// that was op OpID, holding dense_resource Resource ("" for an inline
+// constant), of type Type (Shape and DType spell it apart).
+type RecordConstant struct {
+	Graph    string  `json:"graph"`
+	Input    string  `json:"input"`
+	OpID     string  `json:"opId"`
+	Source   string  `json:"source,omitempty"`
+	Resource string  `json:"resource"`
+	Type     string  `json:"type"`
+	Shape    []int64 `json:"shape"`
+	DType    string  `json:"dtype"`
+	Bytes    int64   `json:"bytes"`
+}
+
+// Encode is the record as written: indented JSON, '<' and '>' unescaped
+// (types read tensor<…>), one trailing newline.
+func (r *Record) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// maxRecordSize bounds the record read whole (it lists ports, not weights).
+const maxRecordSize = 16 << 20
+
+// ReadRecord reads RecordFile from the .aimodel directory dir. It returns
+// nil and no error when the file is absent (a model anefix did not write).
+func ReadRecord(dir string) (*Record, error) {
+	p := filepath.Join(dir, RecordFile)
+	b, err := ReadSmallFile(p, p, maxRecordSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseRecord(b, p)
+}
+
+// ParseRecord decodes a record; name stands for the file in errors.
+func ParseRecord(b []byte, name string) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s: not anefix's record: %v at byte offset %d; delete the file or rewrite the model again", name, err, se.Offset)
+		}
+		return nil, fmt.Errorf("%s: not anefix's record: %v; delete the file or rewrite the model again", name, err)
+	}
+	for i, c := range r.ConstantInputs {
+		if c.Input == "" || c.Resource == "" && c.OpID == "" {
+			return nil, fmt.Errorf("%s: constantInputs[%d] names no input, or neither a resource nor an op id; delete the file or rewrite the model again", name, i)
+		}
+	}
+	return &r, nil
+}

@@ -1,0 +1,231 @@
+package passes
+
+import (
+	"fmt"
+
+	"github.com/anefix/anefix/graph"
+)
+
+var statesAsOutputsPass = &Pass{
+	Name:    "states-as-outputs",
+	Summary: "return state updates as plain outputs instead of writing the state (the inverse of promote-states)",
+	Doc: `An experiment for the blocker the compiler never names (seed arm D): the
+state writes (slice_update stored back into a state) are one of the seed's
+untested candidates. This pass turns states back into a plain input and a
+plain output, so the update is returned rather than written, for both
+state forms (coreai-facts §0):
+
+- attribute form: the input loses MutableBuffers.buffer_mutation and the
+  output holding the new value (named like the state) is renamed to the
+  state's name plus suffix (default "_out", a spelling promote-states pairs
+  again);
+- handle form: the !coreai.handle<T> input becomes a plain T input; every
+  coreai.read_handle of it is replaced by the value the handle holds at
+  that point (the input, or the last value written before it in block
+  order) and every coreai.write_handle is removed, its token replaced by
+  the token it was given; the output that returned the write's token now
+  returns the last written value under the new name (a handle written but
+  not returned gets a new output). A guess, as in promote-states: block
+  order is taken to be the token chain's order (it is in every module
+  anefix writes or has seen); a handle used by anything but read_handle and
+  write_handle in the graph's body (e.g. passed to a call) is refused.
+
+Which states: those whose name promote-states would pair (a state word and
+a kind word: conv_state, rec_state, ssm_state_3); key/value caches only with
+include-kv=true; names= lists the states explicitly instead. Only entry
+graphs (public, not invoked) are changed.
+
+Numerics: none; the computed values are unchanged. The caller must now feed
+each returned value back as the next step's input; the report and the record
+(anefix.json) list every pair under plainStates.`,
+	Addresses: "seed arm D: untested candidate for the second blocker (the state writes)",
+	DefaultOn: false,
+	Options: []OptionSpec{
+		{Name: "names", Kind: OptStringList, Default: "", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state promote-states would pair"},
+		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also turn key/value cache states into plain I/O"},
+		{Name: "suffix", Kind: OptString, Default: "_out", Doc: "appended to a state's name to name the output carrying its new value", Check: saoCheckSuffix},
+	},
+}
+
+func init() {
+	statesAsOutputsPass.Run = runStatesAsOutputs
+	Register(statesAsOutputsPass)
+}
+
+func saoCheckSuffix(v any) error {
+	if s, _ := v.(string); s == "" {
+		return fmt.Errorf("want a non-empty suffix (the output cannot share the input's name)")
+	}
+	return nil
+}
+
+func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
+	opts, err := ioOptions(statesAsOutputsPass, opts)
+	if err != nil {
+		return nil, err
+	}
+	suffix := opts.String("suffix")
+	if err := saoCheckSuffix(suffix); err != nil {
+		return nil, fmt.Errorf("option suffix: %v", err)
+	}
+	def, err := DefaultOptions(promoteStatesPass)
+	if err != nil {
+		return nil, err
+	}
+	pm := &psMatcher{kinds: psSet(def.Strings("kinds")), kv: opts.Bool("include-kv")}
+	explicit := map[string]bool{}
+	for _, n := range opts.Strings("names") {
+		explicit[n] = true
+	}
+	ch := &Change{}
+	found := map[string]bool{}
+	for _, g := range ioEntryGraphs(m) {
+		// Ports shift as outputs are added; take the names first.
+		var todo []string
+		for _, in := range g.Inputs() {
+			if !in.IsState || in.Name == "" {
+				continue
+			}
+			if len(explicit) > 0 && !explicit[in.Name] || len(explicit) == 0 && !pm.candidate(in.Name) {
+				continue
+			}
+			todo = append(todo, in.Name)
+		}
+		for _, name := range todo {
+			found[name] = true
+			if err := saoOne(g, name, suffix, ch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(found) == 0 && len(explicit) == 0 {
+		ch.Notes = append(ch.Notes, "no conv/recurrent state in an entry graph (include-kv=true adds the KV caches, names= any state); nothing changed")
+	}
+	for _, n := range opts.Strings("names") { // in the order given: a stable message
+		if !found[n] {
+			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, psPortList(ioEntryGraphs(m)))
+		}
+	}
+	return ch, nil
+}
+
+// saoOne turns state input name of g into a plain input and output.
+func saoOne(g *graph.Graph, name, suffix string, ch *Change) error {
+	in, n := psFind(g.Inputs(), name)
+	if n != 1 {
+		return fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which state to turn into plain I/O", g.Name(), n, name)
+	}
+	target := in.StateOutput
+	if target == "" {
+		target = in.Name
+	}
+	newName := in.Name + suffix
+	if _, k := psFind(g.Outputs(), newName); k > 0 {
+		return fmt.Errorf("graph @%s: cannot name the new value of state %s %q: an output already has that name (set states-as-outputs.suffix)", g.Name(), in.Name, newName)
+	}
+	out, nOut := psFind(g.Outputs(), target)
+	if nOut > 1 {
+		return fmt.Errorf("graph @%s has %d outputs named %q; cannot tell which holds state %s", g.Name(), nOut, target, in.Name)
+	}
+	inBefore := in.Type.String()
+	if graph.IsHandle(in.Type) {
+		return saoHandle(g, in, out, nOut == 1, newName, ch)
+	}
+	if nOut == 0 {
+		return fmt.Errorf("graph @%s: state %s has no output named %q holding its new value; nothing to return", g.Name(), in.Name, target)
+	}
+	g.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
+	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))
+	saoRecord(g, in.Name, newName, inBefore, in.Type.String(), out.Type.String(), out.Type.String(), "attribute", ch)
+	return nil
+}
+
+func saoRecord(g *graph.Graph, in, out, inBefore, inAfter, outBefore, outAfter, form string, ch *Change) {
+	ch.PlainStates = append(ch.PlainStates, StatePromotion{Graph: g.Name(), Input: in, Output: out})
+	ch.IOChanges = append(ch.IOChanges,
+		IOChange{Graph: g.Name(), Port: in, Before: inBefore, After: inAfter,
+			Why: fmt.Sprintf("no longer a state (was the %s form): a plain input; feed it output %s of the previous step", form, out)},
+		IOChange{Graph: g.Name(), Port: out, IsOutput: true, Before: outBefore, After: outAfter,
+			Why: fmt.Sprintf("the new value of %s, returned instead of written to the state", in)})
+}
+
+// saoHandle removes the handle accesses of input in and returns the last
+// written value as output newName (out, when has, is the output that
+// returned the write's token).
+func saoHandle(g *graph.Graph, in, out graph.Port, has bool, newName string, ch *Change) error {
+	body := g.Body()
+	term := g.Terminator()
+	if body == nil || term == nil {
+		return fmt.Errorf("graph @%s has no body ending in %s", g.Name(), graph.TerminatorName(g.Op.Name))
+	}
+	h := body.Arg(in.Index)
+	tt, ok := graph.AsTensor(in.Type)
+	if !ok {
+		return fmt.Errorf("graph @%s: state %s has type %s; want !coreai.handle<tensor<…>>", g.Name(), in.Name, in.Type)
+	}
+	for _, u := range h.Uses() {
+		ok := u.Op.Block() == body && u.Index == 0 &&
+			(u.Op.Name == "coreai.read_handle" && u.Op.NumOperands() == 2 && u.Op.NumResults() == 2 ||
+				u.Op.Name == "coreai.write_handle" && u.Op.NumOperands() == 3 && u.Op.NumResults() == 1)
+		if !ok {
+			return fmt.Errorf("graph @%s: state %s is used by %s, not only by read_handle/write_handle in the graph's body; states-as-outputs cannot rewrite that access (name the other states with --set states-as-outputs.names=…)",
+				g.Name(), in.Name, u.Op.DescribeInGraph())
+		}
+	}
+	inBefore, outBefore := in.Type.String(), ""
+	if has {
+		outBefore = out.Type.String()
+	}
+	// The handle's argument becomes the tensor itself: its value before any
+	// write.
+	g.SetInputType(in.Index, tt)
+	g.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
+	// The accesses, taken before any rewrite: once a read's value is the
+	// argument itself, other ops take h as operand 0 too.
+	access := map[*graph.Operation]bool{}
+	for _, u := range h.Uses() {
+		access[u.Op] = true
+	}
+	cur := h
+	for _, op := range body.Ops() {
+		if !access[op] {
+			continue
+		}
+		switch op.Name {
+		case "coreai.read_handle":
+			op.Result(0).ReplaceAllUsesWith(cur)
+			op.Result(1).ReplaceAllUsesWith(op.Operand(1))
+		case "coreai.write_handle":
+			cur = op.Operand(1)
+			op.Result(0).ReplaceAllUsesWith(op.Operand(2))
+		}
+		if err := op.Erase(); err != nil {
+			return fmt.Errorf("graph @%s: removing %s: %v", g.Name(), op.DescribeInGraph(), err)
+		}
+		ch.OpsRemoved++
+	}
+	if has && graph.IsToken(out.Type) {
+		term.SetOperand(out.Index, cur)
+		g.SetOutputType(out.Index, cur.Type())
+		g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))
+	} else {
+		if err := g.AddOutput(cur, graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(newName)})); err != nil {
+			return err
+		}
+		if has {
+			// The state's output was not its token (kept as it is).
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s output %s is %s, not the state's token; left as it is, and the new value of %s added as output %s", g.Name(), out.Name, out.Type, in.Name, newName))
+		}
+	}
+	// A token chain left with nothing on it is dead (dce keeps
+	// create_token, which it cannot prove pure).
+	for _, op := range body.Ops() {
+		if op.Name == "coreai.create_token" && op.NumResults() == 1 && !op.Result(0).HasUses() {
+			if err := op.Erase(); err == nil {
+				ch.OpsRemoved++
+			}
+		}
+	}
+	saoRecord(g, in.Name, newName, inBefore, tt.String(), outBefore, cur.Type().String(), "handle", ch)
+	return nil
+}
