@@ -74,6 +74,8 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 			Doc: "composite input names to derive from first, among inputs equally close to the output's type"},
 		{Name: "prune", Kind: OptBool, Default: "true", Doc: "delete ops that fed only the removed regions"},
 		{Name: "drop-unused-composites", Kind: OptBool, Default: "true", Doc: "delete private composite graphs left without callers"},
+		{Name: "groups", Kind: OptStringList, Default: "", Check: adCheckGroups,
+			Doc: "replace only these regions, by 1-based number counted per kind (composites first, then inline regions, in graph and op order); empty: all. The report notes how many regions of each kind there are (anefix bisect narrows by it)"},
 	},
 }
 
@@ -169,6 +171,7 @@ type adConfig struct {
 	prefer     map[string]int // composite input name → 1-based preference
 	prune      bool
 	dropUnused bool
+	groups     map[int]bool // nil: every region
 }
 
 // adCheckKindList rejects an entry that is not kind=a|b at --set time.
@@ -249,13 +252,47 @@ func adParseConfig(opts Options) (*adConfig, error) {
 	for _, n := range opts.Strings("keep-ops") {
 		c.keep[n] = true
 	}
+	for _, g := range opts.Strings("groups") {
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("option groups: %q is not a region number (1, 2, …)", g)
+		}
+		if c.groups == nil {
+			c.groups = map[int]bool{}
+		}
+		c.groups[n] = true
+	}
 	return c, nil
+}
+
+// adCheckGroups rejects a groups entry that is not a positive integer at
+// --set time.
+func adCheckGroups(v any) error {
+	list, _ := v.([]string)
+	for _, g := range list {
+		if n, err := strconv.Atoi(g); err != nil || n < 1 {
+			return fmt.Errorf("%q is not a region number (1, 2, …)", g)
+		}
+	}
+	return nil
+}
+
+// ArmDGroupsNote is the prefix of the note that counts regions per kind.
+const ArmDGroupsNote = "regions found per kind: "
+
+// selected counts a region of kind and reports whether option groups
+// selects it.
+func (a *armd) selected(kind string) bool {
+	a.seen[kind]++
+	return a.cfg.groups == nil || a.cfg.groups[a.seen[kind]]
 }
 
 type armd struct {
 	m   *graph.Module
 	cfg *adConfig
 	ch  *Change
+	// seen counts the regions found per kind (option groups).
+	seen map[string]int
 	// fed are values read by removed ops: their producers are pruning
 	// candidates.
 	fed []*graph.Value
@@ -270,7 +307,7 @@ func runArmD(m *graph.Module, opts Options) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &armd{m: m, cfg: cfg, ch: &Change{}}
+	a := &armd{m: m, cfg: cfg, ch: &Change{}, seen: map[string]int{}}
 	if err := a.composites(); err != nil {
 		return nil, err
 	}
@@ -283,6 +320,9 @@ func runArmD(m *graph.Module, opts Options) (*Change, error) {
 				continue
 			}
 			for _, r := range a.inlineRegions(g, kind) {
+				if !a.selected(kind) {
+					continue
+				}
 				if err := a.replace(r); err != nil {
 					return nil, err
 				}
@@ -291,6 +331,15 @@ func runArmD(m *graph.Module, opts Options) (*Change, error) {
 	}
 	if cfg.prune {
 		a.pruneFed()
+	}
+	var counts []string
+	found := 0
+	for _, k := range cfg.kinds {
+		counts = append(counts, fmt.Sprintf("%s=%d", k, a.seen[k]))
+		found += a.seen[k]
+	}
+	if found > 0 {
+		a.ch.Notes = append(a.ch.Notes, ArmDGroupsNote+strings.Join(counts, ","))
 	}
 	if len(a.ch.Replaced) == 0 {
 		a.ch.Notes = append(a.ch.Notes, "nothing matched (no composite or region of kinds "+strings.Join(cfg.kinds, ", ")+")")
@@ -364,6 +413,9 @@ func (a *armd) composites() error {
 		}
 		r := &adRegion{kind: kind, g: owners[i], ops: []*graph.Operation{op}, set: map[*graph.Operation]bool{op: true},
 			label: fmt.Sprintf("%s composite @%s", kind, ref.Root), names: map[*graph.Value]string{}}
+		if !a.selected(kind) {
+			continue
+		}
 		for j, p := range (&graph.Graph{Op: target}).Inputs() {
 			if j < op.NumOperands() && p.Name != "" {
 				if _, dup := r.names[op.Operand(j)]; !dup {

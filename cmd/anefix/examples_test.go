@@ -50,6 +50,9 @@ func TestDocumentedExamplesRun(t *testing.T) {
 	t.Setenv(compilerEnv, filepath.Join(repo, "testdata", "compiler", "fake-coreai-build.sh"))
 	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
 	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	// bisect and reduce examples cache their answers under the user cache
+	// directory: keep it out of the user's.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	armA := filepath.Join(repo, "testdata", "synth", "armA.aimodel")
 	ran := 0
 	for _, ex := range examples {
@@ -124,14 +127,7 @@ func TestDocumentedExamplesRun(t *testing.T) {
 // it is not an anefix command) and the file its stdin is redirected from.
 // The line is cut at a comment or pipe, and a stdout redirect is dropped.
 func exampleArgs(line string) (args []string, stdin string) {
-	line = strings.TrimSpace(line)
-	if i := strings.Index(line, " #"); i >= 0 {
-		line = line[:i]
-	}
-	if i := strings.Index(line, "|"); i >= 0 {
-		line = line[:i]
-	}
-	f := strings.Fields(line)
+	f := shellFields(line)
 	switch {
 	case len(f) > 3 && f[0] == "go" && f[1] == "run" && f[2] == "./cmd/anefix":
 		f = f[3:]
@@ -150,10 +146,48 @@ func exampleArgs(line string) (args []string, stdin string) {
 		case f[i] == "full" && i > 0 && f[i-1] == "--scale":
 			args = append(args, "tiny")
 		default:
-			args = append(args, strings.Trim(f[i], "'"))
+			args = append(args, f[i])
 		}
 	}
 	return args, stdin
+}
+
+// shellFields splits a shell line into words as sh would for the simple
+// lines documentation shows: single quotes group (and are removed), an
+// unquoted | or # word ends the command.
+func shellFields(line string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == ' ' || c == '\t':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '|' || c == '#' && !inWord:
+			if inWord {
+				out = append(out, cur.String())
+			}
+			return out
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 func modelExt(p string) bool {

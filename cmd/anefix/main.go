@@ -22,6 +22,7 @@ import (
 
 	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/passes/probe"
 	"github.com/spf13/pflag"
 )
 
@@ -124,6 +125,8 @@ const compileGrace = 10 * time.Second
 func removeTempsOnSignal(ch <-chan os.Signal, stderr io.Writer) {
 	sig := <-ch
 	signalled.Store(true)
+	// bisect's and reduce's test commands run in their own process groups.
+	probe.KillAll()
 	// A compiler runs in its own process group, so it does not get the
 	// terminal's Ctrl-C: kill it, which makes compile return at once.
 	if coreaibuild.Interrupt() {

@@ -134,3 +134,17 @@ func WriteFile(path string, data []byte, warn func(string)) error {
 	}
 	return err
 }
+
+// MkdirTemp makes a temporary directory (os.MkdirTemp) that RemovePending
+// deletes on a signal, for work files such as bisect's candidates. Remove
+// it with RemoveTemp.
+func MkdirTemp(dir, pattern string) (string, error) {
+	return makeTemp(func() (string, error) { return os.MkdirTemp(dir, pattern) })
+}
+
+// RemoveTemp deletes a directory made by MkdirTemp and stops tracking it.
+func RemoveTemp(path string) error {
+	err := os.RemoveAll(path)
+	untrackTemp(path)
+	return err
+}

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/passes/bisect"
+	"github.com/anefix/anefix/passes/probe"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+func init() {
+	register(&command{
+		Name:    "bisect",
+		Usage:   "bisect IN --test CMD [--json] [-j N] [--cache DIR] [--max-probes N] [--probe-timeout D]",
+		Summary: "find a smallest set of experiments and neutralizations that makes a test pass",
+		Help: `Runs the shell command CMD on candidates: IN with a subset of changes
+applied, written as a model of IN's kind. In CMD, {} is replaced by the
+shell-quoted path of a candidate. CMD's exit status: 0 good, 125 cannot tell
+(the probe is skipped), 4 compiler unavailable (bisect stops at once and
+exits 4), anything else bad.
+
+The changes: the experiments (strip-fp32-casts islands=norms and
+islands=all, externalize-constant and states-as-outputs when those passes
+exist, the fix pass of every suspect 'anefix check' lists), then arm-d per
+region kind (recurrence, sdpa, rope); a kind in the minimal set is then
+narrowed to its regions (arm-d groups=N). A change that alone does nothing
+to IN is left out (and listed). The search is delta debugging (ddmin);
+every candidate is IN plus its changes plus dce.
+
+Answers are cached by the candidate's bytes and CMD (--cache DIR, default
+<user cache dir>/anefix/probes), so a rerun repeats no compile.
+
+Exit: 0 a minimal set was found; 3 IN already passes, or every change
+together still fails, or the test could not tell, or --max-probes ran out
+(the message says which); 1 bad input; 2 usage; 4 compiler unavailable.
+
+Examples:
+  anefix bisect fixed.aimodel --test 'anefix compile {} --require-ane'
+  anefix bisect fixed.aimodel --test './my-test.sh {}' -j 2 --json`,
+		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
+			o := searchFlags(fs)
+			return func(env *Env, args []string) error {
+				if len(args) != 1 {
+					return usagef("bisect takes exactly one input, got %d", len(args))
+				}
+				return runBisect(env, args[0], o)
+			}
+		},
+	})
+}
+
+// searchOpts are the flags bisect and reduce share.
+type searchOpts struct {
+	test       string
+	cache      string
+	noCache    bool
+	jobs       int
+	maxProbes  int
+	timeout    time.Duration
+	json       bool
+	ignoreHash bool
+	showOutput bool
+}
+
+func searchFlags(fs *pflag.FlagSet) *searchOpts {
+	o := &searchOpts{}
+	fs.StringVar(&o.test, "test", "", "shell command run on each candidate; {} is its quoted path (required)")
+	fs.StringVar(&o.cache, "cache", "", "directory of cached answers (default <user cache dir>/anefix/probes)")
+	fs.BoolVar(&o.noCache, "no-cache", false, "neither read nor write cached answers")
+	fs.IntVarP(&o.jobs, "jobs", "j", 1, "test commands run at once")
+	fs.IntVar(&o.maxProbes, "max-probes", 0, "stop after starting this many test commands (0: no limit; cache hits are free)")
+	fs.DurationVar(&o.timeout, "probe-timeout", 0, "stop a test command (SIGTERM to its process group, SIGKILL 5 s later) after this long and count it as cannot tell (0: no limit)")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb")
+	fs.BoolVar(&o.showOutput, "show-output", false, "pass the test commands' output through to stderr")
+	return o
+}
+
+// runner checks the shared flags and builds the probe runner.
+func (o *searchOpts) runner(env *Env, in string) (*probe.Runner, error) {
+	if o.test == "" {
+		return nil, usagef("--test CMD is required")
+	}
+	if !strings.Contains(o.test, "{}") {
+		return nil, usagef("--test %q has no {} (where the candidate's path goes)", o.test)
+	}
+	if o.jobs < 1 || o.maxProbes < 0 || o.timeout < 0 {
+		return nil, usagef("-j wants at least 1, --max-probes and --probe-timeout at least 0")
+	}
+	if in == "-" {
+		return nil, usagef("the input must be a path (each candidate is re-read from it), not -")
+	}
+	if isCompiledPackage(in) {
+		return nil, compiledRefusal(in)
+	}
+	if _, err := os.Stat(in); err != nil {
+		return nil, err
+	}
+	dir := o.cache
+	if o.noCache {
+		if dir != "" {
+			return nil, usagef("--cache and --no-cache exclude each other")
+		}
+	} else if dir == "" {
+		d, err := probe.DefaultCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("no user cache directory (%v); give --cache DIR or --no-cache", err)
+		}
+		dir = d
+	}
+	var out io.Writer
+	if o.showOutput {
+		out = env.Stderr
+	}
+	return probe.New(probe.Config{Command: o.test, CacheDir: dir, Jobs: o.jobs, Timeout: o.timeout, MaxProbes: o.maxProbes, Output: out})
+}
+
+// progress prints one line per batch, only on a terminal.
+func progress(env *Env, what string) func(string) {
+	if !env.StderrIsTTY {
+		return nil
+	}
+	return func(s string) { fmt.Fprintf(env.Stderr, "\ranefix %s: %s\x1b[K", what, s) }
+}
+
+func runBisect(env *Env, in string, o *searchOpts) error {
+	r, err := o.runner(env, in)
+	if err != nil {
+		return err
+	}
+	src := bisect.Source{Path: in, IgnoreHash: o.ignoreHash}
+	first, err := src.Open()
+	if err != nil {
+		return err
+	}
+	input := reportInput(in, first.Loaded())
+	first.Close()
+	plan, err := bisect.BuildPlan(src.Loader())
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	work, err := bisect.NewWorkdir(in)
+	if err != nil {
+		return err
+	}
+	defer work.Close()
+	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: progress(env, "bisect")}
+	rep, err := bisect.Bisect(src, plan, p)
+	if env.StderrIsTTY && p.Progress != nil {
+		fmt.Fprintln(env.Stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	out := bisectReport(rep, r, o.test)
+	out.Input = input
+	if o.json {
+		b, err := protoJSON(out)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Stdout.Write(b); err != nil {
+			return err
+		}
+	} else {
+		writeBisectText(env.Stdout, out)
+	}
+	switch rep.Result {
+	case bisect.ResultMinimal:
+		return nil
+	case bisect.ResultNoCompiler:
+		return withCode(exitNoCompiler, fmt.Errorf("%s", rep.Message))
+	}
+	return withCode(exitGate, fmt.Errorf("%s", rep.Message))
+}
+
+func changePB(i int, c bisect.Change) *pb.SearchChange {
+	return &pb.SearchChange{Index: int32(i), Pass: c.Pass, Options: c.Options, Role: c.Role, Refines: int32(c.Refines), Flags: c.Flags()}
+}
+
+func probesPB(recs []bisect.ProbeRecord) []*pb.Probe {
+	var out []*pb.Probe
+	for _, q := range recs {
+		var set []int32
+		for _, i := range q.Set {
+			set = append(set, int32(i))
+		}
+		out = append(out, &pb.Probe{Changes: set, Step: q.Step, Outcome: outcomePB(q.Result.Outcome), ExitCode: int32(q.Result.ExitCode),
+			Seconds: q.Result.Duration.Seconds(), Cached: q.Result.Cached, Key: q.Result.Key})
+	}
+	return out
+}
+
+func outcomePB(o probe.Outcome) pb.ProbeOutcome {
+	switch o {
+	case probe.Good:
+		return pb.ProbeOutcome_GOOD
+	case probe.Bad:
+		return pb.ProbeOutcome_BAD
+	case probe.Skip:
+		return pb.ProbeOutcome_SKIP
+	case probe.NoCompiler:
+		return pb.ProbeOutcome_NO_COMPILER
+	case probe.Timeout:
+		return pb.ProbeOutcome_TIMEOUT
+	}
+	return pb.ProbeOutcome_PROBE_OUTCOME_UNSPECIFIED
+}
+
+func bisectReport(rep *bisect.Report, r *probe.Runner, test string) *pb.BisectReport {
+	out := &pb.BisectReport{TestCommand: test, Result: rep.Result, Message: rep.Message,
+		CoarseChanges: int32(rep.Plan.Coarse), AllChanges: int32(len(rep.Plan.Changes))}
+	for i, c := range rep.Plan.Changes {
+		out.Changes = append(out.Changes, changePB(i, c))
+	}
+	for _, c := range rep.Plan.Ineffective {
+		out.Ineffective = append(out.Ineffective, changePB(-1, c))
+	}
+	for _, i := range rep.Minimal {
+		if rep.Result == bisect.ResultMinimal {
+			out.Minimal = append(out.Minimal, changePB(i, rep.Plan.Changes[i]))
+		}
+	}
+	out.Probes = probesPB(rep.Probes)
+	for _, q := range rep.Probes {
+		if q.Result.Cached {
+			out.ProbesCached++
+		} else {
+			out.ProbesRun++
+		}
+	}
+	return out
+}
+
+func writeBisectText(w io.Writer, r *pb.BisectReport) {
+	fmt.Fprintf(w, "changes: %d coarse, %d in all (2^%d subsets of the coarse ones)\n", r.CoarseChanges, r.AllChanges, r.CoarseChanges)
+	for _, c := range r.Changes {
+		tag := ""
+		if c.Refines >= 0 {
+			tag = fmt.Sprintf(" (narrows #%d)", c.Refines)
+		}
+		fmt.Fprintf(w, "  #%-2d %-10s %s%s\n", c.Index, c.Role, changeName(c), tag)
+	}
+	for _, c := range r.Ineffective {
+		fmt.Fprintf(w, "  left out (changes nothing here): %s\n", changeName(c))
+	}
+	fmt.Fprintf(w, "probes: %d (%d run, %d cached)\n", len(r.Probes), r.ProbesRun, r.ProbesCached)
+	for _, q := range r.Probes {
+		cached := ""
+		if q.Cached {
+			cached = " cached"
+		}
+		fmt.Fprintf(w, "  %-11s exit %-3d %6.2fs%s  {%s}\n", strings.ToLower(q.Outcome.String()), q.ExitCode, q.Seconds, cached, int32List(q.Changes))
+	}
+	fmt.Fprintf(w, "result: %s: %s\n", r.Result, r.Message)
+	for _, c := range r.Minimal {
+		fmt.Fprintf(w, "  #%d %s   (anefix rewrite IN -o OUT %s)\n", c.Index, changeName(c), c.Flags)
+	}
+}
+
+func changeName(c *pb.SearchChange) string {
+	if len(c.Options) == 0 {
+		return c.Pass
+	}
+	return c.Pass + " " + strings.Join(c.Options, " ")
+}
+
+func int32List(xs []int32) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}

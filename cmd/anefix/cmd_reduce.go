@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/passes/bisect"
+	"github.com/anefix/anefix/passes/reduce"
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+func init() {
+	register(&command{
+		Name:    "reduce",
+		Usage:   "reduce IN --test CMD -o OUT [--force] [--json] [-j N] [--cache DIR] [--max-probes N] [--probe-timeout D]",
+		Summary: "shrink a model while a test still holds, for a bug report",
+		Help: `Shrinks IN while the shell command CMD still exits 0 ("still reproduces")
+on it; {} in CMD is replaced by the shell-quoted path of a candidate. Exit
+125 means cannot tell (the step is not taken), 4 compiler unavailable
+(reduce stops at once and exits 4), anything else "no longer reproduces".
+
+Steps, in order, each tried in chunks (halves, quarters, … down to single
+targets): drop-graph (an entry graph, while another is left),
+to-constant (an op's results become splat-zero constants), pass-through
+(an op's results become an operand of the same type), shrink-constant (a
+constant becomes a splat zero). dce runs after every step and every
+candidate passes graph.Verify before it is tested.
+
+OUT is the smallest model found, written atomically (an existing OUT only
+with --force). Answers are cached as for bisect (--cache DIR).
+
+Exit: 0 reduced; 3 the test does not hold on IN, or --max-probes ran out
+(OUT is then the smallest so far); 1 bad input; 2 usage; 4 compiler
+unavailable.
+
+Example:
+  anefix reduce crash.aimodel --test 'anefix compile {} 2>&1 | grep -q "internal error"' -o small.aimodel`,
+		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
+			o := searchFlags(fs)
+			out := fs.StringP("output", "o", "", "where to write the smallest model (required)")
+			force := fs.Bool("force", false, "replace an existing output")
+			return func(env *Env, args []string) error {
+				if len(args) != 1 {
+					return usagef("reduce takes exactly one input, got %d", len(args))
+				}
+				if *out == "" || *out == "-" {
+					return usagef("-o OUT is required (a path)")
+				}
+				return runReduce(env, args[0], *out, *force, o)
+			}
+		},
+	})
+}
+
+func runReduce(env *Env, in, out string, force bool, o *searchOpts) error {
+	r, err := o.runner(env, in)
+	if err != nil {
+		return err
+	}
+	if pathWithin(in, out) || pathWithin(out, in) {
+		return fmt.Errorf("-o %s would write into the input %s; anefix never modifies its input, choose another path", out, in)
+	}
+	if _, err := os.Lstat(out); err == nil && !force {
+		return fmt.Errorf("output %s already exists; use --force to replace it", out)
+	}
+	src := bisect.Source{Path: in, IgnoreHash: o.ignoreHash}
+	first, err := src.Open()
+	if err != nil {
+		return err
+	}
+	input := reportInput(in, first.Loaded())
+	err = checkOutput(out, first.Loaded(), "", 0, force)
+	first.Close()
+	if err != nil {
+		return err
+	}
+	work, err := bisect.NewWorkdir(in)
+	if err != nil {
+		return err
+	}
+	defer work.Close()
+	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: progress(env, "reduce")}
+	rep, best, err := reduce.Reduce(src, p)
+	if env.StderrIsTTY && p.Progress != nil {
+		fmt.Fprintln(env.Stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if best != "" {
+		if err := reduce.Save(best, out, force); err != nil {
+			return err
+		}
+	}
+	rp := reduceReport(rep, o.test)
+	rp.Input = input
+	if best != "" {
+		rp.Output = out
+	}
+	if o.json {
+		b, err := protoJSON(rp)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Stdout.Write(b); err != nil {
+			return err
+		}
+	} else {
+		writeReduceText(env.Stdout, rp)
+	}
+	switch rep.Result {
+	case reduce.ResultReduced:
+		return nil
+	case reduce.ResultNoCompiler:
+		return withCode(exitNoCompiler, fmt.Errorf("%s", rep.Message))
+	}
+	return withCode(exitGate, fmt.Errorf("%s", rep.Message))
+}
+
+func reduceReport(rep *reduce.Report, test string) *pb.ReduceReport {
+	out := &pb.ReduceReport{TestCommand: test, OpsBefore: int64(rep.OpsBefore), OpsAfter: int64(rep.OpsAfter),
+		Result: rep.Result, Message: rep.Message, Probes: probesPB(rep.Probes)}
+	for _, s := range rep.Steps {
+		out.Removed = append(out.Removed, &pb.ReduceStep{Kind: s.Kind, Targets: s.Targets, OpsBefore: int64(s.OpsBefore), OpsAfter: int64(s.OpsAfter)})
+	}
+	for _, n := range reduce.SortedCounts(rep.Remaining) {
+		out.Remaining = append(out.Remaining, &pb.OpCount{OpName: n, Count: int32(rep.Remaining[n])})
+	}
+	for _, q := range rep.Probes {
+		if q.Result.Cached {
+			out.ProbesCached++
+		} else {
+			out.ProbesRun++
+		}
+	}
+	return out
+}
+
+func writeReduceText(w io.Writer, r *pb.ReduceReport) {
+	fmt.Fprintf(w, "ops: %d -> %d\n", r.OpsBefore, r.OpsAfter)
+	for _, s := range r.Removed {
+		list := fmt.Sprint(s.Targets)
+		if len(s.Targets) > 6 {
+			list = fmt.Sprintf("%v … (%d in all)", s.Targets[:6], len(s.Targets))
+		}
+		fmt.Fprintf(w, "  %-15s %5d -> %-5d %s\n", s.Kind, s.OpsBefore, s.OpsAfter, list)
+	}
+	fmt.Fprintf(w, "probes: %d (%d run, %d cached)\n", len(r.Probes), r.ProbesRun, r.ProbesCached)
+	if len(r.Remaining) > 0 {
+		fmt.Fprint(w, "remaining:")
+		for _, c := range r.Remaining {
+			fmt.Fprintf(w, " %s %d,", c.OpName, c.Count)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "result: %s: %s\n", r.Result, r.Message)
+	if r.Output != "" {
+		fmt.Fprintf(w, "wrote %s\n", r.Output)
+	}
+}
