@@ -128,6 +128,7 @@ func Register(p *Pass) {
 // deletes the recurrence whose constants stripping would convert).
 var Order = []string{
 	"arm-d",
+	"finite-masks",
 	"strip-fp32-casts",
 	"fold-io-unsqueeze",
 	"promote-states",
@@ -149,6 +150,8 @@ var Constraints = []Constraint{
 	{"strip-fp32-casts", "dce", "dce removes what the other passes leave dead"},
 	{"fold-io-unsqueeze", "dce", "dce removes what the other passes leave dead"},
 	{"arm-d", "dce", "dce removes what the other passes leave dead"},
+	{"finite-masks", "strip-fp32-casts", "stripping refuses (or clamps) an f32 constant past the fp16 range; finite-masks makes a -1e9 mask finite first"},
+	{"finite-masks", "dce", "dce removes what the other passes leave dead"},
 }
 
 // Lookup returns a registered pass.
