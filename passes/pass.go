@@ -67,8 +67,11 @@ type Change struct {
 	IOChanges  []IOChange
 	Constants  []ConstantChange
 	States     []StatePromotion
-	Replaced   []OpRef // ops replaced (arm-d), by op id
-	Notes      []string
+	// StateScales lists the states scale-state rescaled; a host and
+	// verify must account for them (the bundle's anefix.json records them).
+	StateScales []StateScale
+	Replaced    []OpRef // ops replaced (arm-d), by op id
+	Notes       []string
 }
 
 // OpRef names an op for reports.
@@ -132,7 +135,9 @@ var Order = []string{
 	"strip-fp32-casts",
 	"fold-io-unsqueeze",
 	"promote-states",
+	"scale-state",
 	"fold-casts",
+	"fp16-safe-reductions",
 	"dce",
 }
 
@@ -152,6 +157,11 @@ var Constraints = []Constraint{
 	{"arm-d", "dce", "dce removes what the other passes leave dead"},
 	{"finite-masks", "strip-fp32-casts", "stripping refuses (or clamps) an f32 constant past the fp16 range; finite-masks makes a -1e9 mask finite first"},
 	{"finite-masks", "dce", "dce removes what the other passes leave dead"},
+	{"promote-states", "scale-state", "scale-state scales the states promote-states made (it finds plain pairs on its own too)"},
+	{"fold-io-unsqueeze", "scale-state", "fold-io-unsqueeze reshapes I/O ports; the scaling multiplies sit right next to them"},
+	{"scale-state", "dce", "dce removes what the other passes leave dead"},
+	{"strip-fp32-casts", "fp16-safe-reductions", "stripping turns fp32 reductions into f16 ones, the ones this pass rewrites"},
+	{"fp16-safe-reductions", "dce", "dce removes what the other passes leave dead (the reductions' axis constants)"},
 }
 
 // Lookup returns a registered pass.

@@ -328,6 +328,9 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 				pr.Constants = append(pr.Constants, &pb.ConstantConversion{Op: rwOpRef(c.Op), Resource: c.Resource, From: c.From, To: c.To,
 					Elements: count32(c.Elements), Overflow: count32(c.Overflow), Underflow: count32(c.Underflow)})
 			}
+			for _, sc := range ch.StateScales {
+				pr.StateScales = append(pr.StateScales, &pb.StateScale{Graph: sc.Graph, State: sc.State, Log2: int32(sc.Log2), Form: sc.Form})
+			}
 			for _, st := range ch.States {
 				pr.States = append(pr.States, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
 			}
@@ -503,45 +506,26 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 	default:
 		return nil, nil
 	}
-	type ioEntry struct {
-		Pass     string `json:"pass"`
-		Graph    string `json:"graph"`
-		Port     string `json:"port"`
-		IsOutput bool   `json:"isOutput"`
-		Before   string `json:"before"`
-		After    string `json:"after"`
-		Why      string `json:"why"`
-	}
-	type stateEntry struct {
-		Graph  string `json:"graph"`
-		Input  string `json:"input"`
-		Output string `json:"output"`
-	}
-	type record struct {
-		Tool      string       `json:"tool"`
-		Passes    []string     `json:"passes"`
-		IOChanges []ioEntry    `json:"ioChanges"`
-		States    []stateEntry `json:"states"`
-	}
-	r := record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []ioEntry{}, States: []stateEntry{}}
+	r := bundle.Record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []bundle.RecordIOChange{}, States: []bundle.RecordState{}}
 	for _, p := range rep.Passes {
 		r.Passes = append(r.Passes, p.Name)
 		for _, c := range p.IoChanges {
-			r.IOChanges = append(r.IOChanges, ioEntry{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
+			r.IOChanges = append(r.IOChanges, bundle.RecordIOChange{Pass: p.Name, Graph: c.Graph, Port: c.Before.GetName(), IsOutput: c.IsOutput,
 				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
 		}
 		for _, st := range p.States {
-			r.States = append(r.States, stateEntry{Graph: st.Graph, Input: st.Input, Output: st.Output})
+			r.States = append(r.States, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
+		}
+		for _, sc := range p.StateScales {
+			r.StateScales = append(r.StateScales, bundle.RecordStateScale{Graph: sc.Graph, State: sc.State, Log2: int(sc.Log2), Form: sc.Form,
+				Note: fmt.Sprintf("stored = value × 2^%d: multiply by 2^%d when setting the state, by 2^%d when reading it", -sc.Log2, -sc.Log2, sc.Log2)})
 		}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // types read tensor<…>, not tensor\u003c…
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
+	b, err := r.Encode()
+	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{rel: b.Bytes()}, nil
+	return map[string][]byte{rel: b}, nil
 }
 
 // armDPipeline is arm-d followed by the extra passes, in default order.

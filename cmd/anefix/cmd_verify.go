@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/verify"
 	"github.com/anefix/anefix/passes"
@@ -305,10 +306,25 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 				vr.Steps, len(vr.Prompt), (len(vr.Prompt)+vr.Steps-1)*c.PerStep, quotePath(path), c, most)
 		}
 	}
+	// States that scale-state rescaled are compared in REF's units: the
+	// scales come from each bundle's anefix.json (none for single files).
+	var log2 map[string]int
+	for i, ld := range []*modelio.Loaded{ref, cand} {
+		rec, err := bundle.ReadRecord(ld.Input.AIModelDir)
+		if err != nil {
+			return err
+		}
+		for name, k := range rec.StateLog2("") {
+			if log2 == nil {
+				log2 = map[string]int{}
+			}
+			log2[name] += []int{-1, 1}[i] * k
+		}
+	}
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
-		MaxMemory: vr.MaxMemory,
+		MaxMemory: vr.MaxMemory, CandStateLog2: log2,
 	})
 	if err != nil {
 		return err

@@ -226,7 +226,10 @@ type PassRun struct {
 	DurationNs int64 `protobuf:"varint,11,opt,name=duration_ns,json=durationNs,proto3" json:"duration_ns,omitempty"`
 	// Time spent verifying the IR after the pass (0 when --verify-each is off);
 	// only with --timings, as read_ns.
-	VerifyNs      int64 `protobuf:"varint,12,opt,name=verify_ns,json=verifyNs,proto3" json:"verify_ns,omitempty"`
+	VerifyNs int64 `protobuf:"varint,12,opt,name=verify_ns,json=verifyNs,proto3" json:"verify_ns,omitempty"`
+	// States rescaled by scale-state (also written to the bundle's
+	// anefix.json as "stateScales").
+	StateScales   []*StateScale `protobuf:"bytes,13,rep,name=state_scales,json=stateScales,proto3" json:"state_scales,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -343,6 +346,13 @@ func (x *PassRun) GetVerifyNs() int64 {
 		return x.VerifyNs
 	}
 	return 0
+}
+
+func (x *PassRun) GetStateScales() []*StateScale {
+	if x != nil {
+		return x.StateScales
+	}
+	return nil
 }
 
 type PassOption struct {
@@ -503,6 +513,78 @@ func (x *ConstantConversion) GetUnderflow() int32 {
 	return 0
 }
 
+// StateScale is a state scale-state rescaled: the stored state is the
+// value the graph computes times 2^-log2.
+type StateScale struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Graph string                 `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
+	// The state's input name.
+	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Log2  int32  `protobuf:"varint,3,opt,name=log2,proto3" json:"log2,omitempty"`
+	// attribute, handle or pair.
+	Form          string `protobuf:"bytes,4,opt,name=form,proto3" json:"form,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StateScale) Reset() {
+	*x = StateScale{}
+	mi := &file_rewrite_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateScale) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateScale) ProtoMessage() {}
+
+func (x *StateScale) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
+func (*StateScale) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *StateScale) GetGraph() string {
+	if x != nil {
+		return x.Graph
+	}
+	return ""
+}
+
+func (x *StateScale) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *StateScale) GetLog2() int32 {
+	if x != nil {
+		return x.Log2
+	}
+	return 0
+}
+
+func (x *StateScale) GetForm() string {
+	if x != nil {
+		return x.Form
+	}
+	return ""
+}
+
 type StatePromotion struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Graph         string                 `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
@@ -514,7 +596,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +608,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +621,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -591,7 +673,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"outputSize\x12\x14\n" +
 	"\x05error\x18\x0f \x01(\tR\x05error\x12\x1f\n" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
-	"failedPass\"\xd3\x03\n" +
+	"failedPass\"\x8d\x04\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -609,7 +691,8 @@ const file_rewrite_proto_rawDesc = "" +
 	" \x03(\tR\x05notes\x12\x1f\n" +
 	"\vduration_ns\x18\v \x01(\x03R\n" +
 	"durationNs\x12\x1b\n" +
-	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\"H\n" +
+	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\x128\n" +
+	"\fstate_scales\x18\r \x03(\v2\x15.anefix.v1.StateScaleR\vstateScales\"H\n" +
 	"\n" +
 	"PassOption\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -622,7 +705,13 @@ const file_rewrite_proto_rawDesc = "" +
 	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1a\n" +
 	"\belements\x18\x05 \x01(\x05R\belements\x12\x1a\n" +
 	"\boverflow\x18\x06 \x01(\x05R\boverflow\x12\x1c\n" +
-	"\tunderflow\x18\a \x01(\x05R\tunderflow\"T\n" +
+	"\tunderflow\x18\a \x01(\x05R\tunderflow\"`\n" +
+	"\n" +
+	"StateScale\x12\x14\n" +
+	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
+	"\x04log2\x18\x03 \x01(\x05R\x04log2\x12\x12\n" +
+	"\x04form\x18\x04 \x01(\tR\x04form\"T\n" +
 	"\x0eStatePromotion\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x16\n" +
@@ -640,34 +729,36 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_rewrite_proto_goTypes = []any{
 	(*RewriteReport)(nil),      // 0: anefix.v1.RewriteReport
 	(*PassRun)(nil),            // 1: anefix.v1.PassRun
 	(*PassOption)(nil),         // 2: anefix.v1.PassOption
 	(*ConstantConversion)(nil), // 3: anefix.v1.ConstantConversion
-	(*StatePromotion)(nil),     // 4: anefix.v1.StatePromotion
-	(*Input)(nil),              // 5: anefix.v1.Input
-	(*TypeCount)(nil),          // 6: anefix.v1.TypeCount
-	(*IOChange)(nil),           // 7: anefix.v1.IOChange
-	(*OpRef)(nil),              // 8: anefix.v1.OpRef
+	(*StateScale)(nil),         // 4: anefix.v1.StateScale
+	(*StatePromotion)(nil),     // 5: anefix.v1.StatePromotion
+	(*Input)(nil),              // 6: anefix.v1.Input
+	(*TypeCount)(nil),          // 7: anefix.v1.TypeCount
+	(*IOChange)(nil),           // 8: anefix.v1.IOChange
+	(*OpRef)(nil),              // 9: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	5,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	6,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
 	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	6,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	6,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	7,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	7,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
 	2,  // 4: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	7,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	8,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
 	3,  // 6: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	4,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	8,  // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	8,  // 9: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	5,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	9,  // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	4,  // 9: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	9,  // 10: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -682,7 +773,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

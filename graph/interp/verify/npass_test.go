@@ -55,3 +55,45 @@ func TestFiniteMasksVerify(t *testing.T) {
 		}
 	}
 }
+
+// fp16-safe-reductions under ieee numerics (f32 accumulation on both
+// sides): the contraction must give the reduction's answer up to the order
+// of the f32 additions and, for a mean over 3, one extra rounding of the
+// sum to f16 before the division.
+func TestFP16SafeReductionsVerify(t *testing.T) {
+	ref, cand := npLoad(t, "../../../testdata/passes/fp16-safe-reductions.mlir")
+	npApply(t, cand, []string{"fp16-safe-reductions", "dce"})
+	r, err := Compare(ref, cand, Options{Steps: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxAbs := 0.0
+	for _, s := range r.Steps {
+		maxAbs = max(maxAbs, s.MaxAbs)
+	}
+	t.Logf("fp16-safe-reductions on testdata/passes/fp16-safe-reductions.mlir: %d/%d, PSNR %.1f dB, max |Δ| %g", r.Agree, r.N, r.PSNR, maxAbs)
+	if r.Agree != r.N || r.PSNR < 60 {
+		t.Errorf("fp16-safe-reductions drifted: %d/%d, PSNR %.1f dB, max |Δ| %g", r.Agree, r.N, r.PSNR, maxAbs)
+	}
+}
+
+// The default pipeline plus fp16-safe-reductions on tiny arm A (synth
+// weights are random: this shows the rewrite keeps the decode, not that it
+// helps a real model).
+func TestFP16SafeReductionsArmA(t *testing.T) {
+	for _, extra := range [][]string{nil, {"fp16-safe-reductions"}} {
+		p, err := passes.Build(passes.Spec{Enable: extra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, cand := rewrite(t, p.Names()...)
+		r, err := Compare(ref, cand, Options{Steps: 24, Prompt: []int64{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("default pipeline + %v on tiny arm A, prompt 1: %d/%d, first divergence %d, PSNR %.1f dB", extra, r.Agree, r.N, r.FirstDivergence, r.PSNR)
+		if r.Agree < r.N/2 {
+			t.Errorf("default + %v: %d/%d", extra, r.Agree, r.N)
+		}
+	}
+}
