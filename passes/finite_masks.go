@@ -26,9 +26,10 @@ Why a finite value: -inf in fp16 turns a softmax over a row that is masked
 throughout into inf - inf = NaN, and -65504 plus any negative score rounds to
 -inf again. The default -40000 comes from Apple's
 apple/coreai-models skills/skills/model-authoring/references/common_issues.md
-("Neural Engine causal mask with float('-inf')": use -40000.0) and
-neural_engine_rules.md (the -40000.0 masked_fill and its "Why -40000.0" note),
-read at commit 86b363dc: the Neural Engine is said not to handle IEEE -inf in
+lines 102-105 (the section "Neural Engine causal mask with float('-inf')",
+whose fix is -40000.0) and neural_engine_rules.md lines 366-370 in the same
+directory (a masked_fill with -40000.0 and the note "Why -40000.0"), read at
+commit 86b363dc: the Neural Engine is said not to handle IEEE -inf in
 softmax. -40000 is exactly representable in fp16, -40000 + s stays finite for
 every score s > -25504, and exp(-40000 - max) is 0 in every float format.
 
