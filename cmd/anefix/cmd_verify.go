@@ -26,7 +26,7 @@ func init() {
 	rewriteVerifyHook = rewriteVerify
 	register(&command{
 		Name:    "verify",
-		Usage:   "verify REF CAND [--steps 24] [--prompt-ids 1,2,3] [--seed N] [--min-agree K] [--json]",
+		Usage:   "verify REF CAND [--steps 24] [--prompt-ids 1,2,3] [--seed N] [--min-agree K] [--numerics ieee|ane] [--ranges] [--localize] [--json]",
 		Summary: "decode two graphs side by side on the CPU and compare their tokens, logits and states",
 		Help: `Runs REF (e.g. the original export) and CAND (e.g. its rewrite) with
 anefix's reference interpreter: greedy decoding from the same prompt, each
@@ -46,12 +46,29 @@ drift of every state. Exit 0 when all N steps agree (or --min-agree K is met),
 3 when not. A prompt plus --steps that needs more positions than the context
 (the longest axis of the causal-mask input) is refused before the run (exit 2).
 
-Numerics: f16 values are rounded to half after every op; reductions and
-matmuls accumulate in f32 unless --accumulate f16.
+Numerics: REF always runs as written (IEEE; f16 values rounded to half
+after every op, f32 islands in f32). --numerics chooses CAND's arithmetic:
+ieee (the same; reductions and matmuls accumulate in f32 unless
+--accumulate f16) or ane, a Neural Engine profile: a model built from
+third-party measurements on M2 Pro and M5 (sbryngelson/ANEForge), not Apple
+documentation; its rules are the table in graph/interp/numerics.go
+(products rounded to fp16, matmul/conv accumulate wide, reduce_sum/mean
+narrow, matmul outputs past 32752 become inf, and on --ane-family pre-a16
+a slice with a nonzero last-axis begin turns values past 4094 into inf).
+--numerics ane decides the accumulators itself: --accumulate and
+--cand-accumulate with it are usage errors.
+
+--ranges lists every op (op id, source) whose results left the fp16
+range, met the profile's saturation points or became inf/NaN, with the
+largest magnitude they reached. --localize runs REF with its f16 ops
+computed in float32 and ranks CAND's ops (matched to REF's by op id,
+location and name) by how much relative error each adds; it keeps REF's
+results of a position in memory (at most 512 MiB).
 
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
-  anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json`,
+  anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json
+  anefix verify model.aimodel fixed.aimodel --numerics ane --ranges --localize`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			steps := fs.Int("steps", 24, "generated tokens to compare (N)")
 			prompt := fs.String("prompt-ids", "1", "comma-separated prompt token ids fed before generation")
@@ -61,6 +78,11 @@ Examples:
 			function := fs.String("function", "", "graph to run in both modules (default: main, else the first public graph)")
 			acc := fs.String("accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
 			candAcc := fs.String("cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
+			numerics := fs.String("numerics", "ieee", "CAND's arithmetic: ieee or ane (the Neural Engine profile, a model from third-party measurements)")
+			family := fs.String("ane-family", "pre-a16", "Neural Engine family for chip-dependent rules of the ane profile and --ranges: pre-a16 or a16")
+			ranges := fs.Bool("ranges", false, "report ops whose values leave the fp16 range, meet the profile's saturation points or become inf/NaN")
+			localize := fs.Bool("localize", false, "run REF with f16 computed in f32 and rank CAND's ops by the relative error they add")
+			locTop := fs.Int("localize-top", 10, "ops --localize lists")
 			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
 			maxMem := sizeFlag(8 << 30)
 			fs.Var(&maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
@@ -85,12 +107,32 @@ Examples:
 						return usagef("--cand-accumulate: %v", err)
 					}
 				}
+				fam, err := interp.ParseFamily(*family)
+				if err != nil {
+					return usagef("--ane-family: %v", err)
+				}
+				switch *numerics {
+				case "ieee":
+				case "ane":
+					for _, f := range []string{"accumulate", "cand-accumulate"} {
+						if fs.Changed(f) {
+							return usagef("--numerics ane sets CAND's accumulators itself (matmul/conv wide, reductions fp16); drop --%s", f)
+						}
+					}
+					candOpts = interp.Options{ANE: &interp.ANE{Family: fam}}
+				default:
+					return usagef("--numerics: want ieee or ane, got %q", *numerics)
+				}
+				if *locTop < 1 {
+					return usagef("--localize-top must be at least 1, got %d", *locTop)
+				}
 				if *minAgree > *steps {
 					return usagef("--min-agree %d exceeds --steps %d", *minAgree, *steps)
 				}
 				return runVerify(env, args[0], args[1], verifyRun{
 					Steps: *steps, Prompt: ids, Seed: *seed, MinAgree: *minAgree, JSON: *asJSON,
 					Function: *function, Ref: refOpts, Cand: candOpts, IgnoreHash: *ignoreHash, MaxMemory: int64(maxMem),
+					Family: fam, Ranges: *ranges, Localize: *localize, LocalizeTop: *locTop,
 				})
 			}
 		},
@@ -131,18 +173,21 @@ func accOption(s string) (interp.Options, error) {
 
 func accName(r, c interp.Options) string {
 	n := func(o interp.Options) string {
+		if o.ANE != nil {
+			return "per the ane profile"
+		}
 		if o.AccumulateF16 {
 			return "f16"
 		}
 		return "f32"
 	}
-	if r.AccumulateF16 == c.AccumulateF16 {
+	if n(r) == n(c) {
 		return n(r)
 	}
 	return "ref " + n(r) + ", cand " + n(c)
 }
 
-func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc string, need int, r *verify.Result) *pb.VerifyReport {
+func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc, numerics string, top, need int, r *verify.Result) *pb.VerifyReport {
 	ids32 := make([]int32, len(ids))
 	for i, id := range ids {
 		ids32[i] = int32(id) // parseIDs allows only 31-bit ids
@@ -151,7 +196,20 @@ func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc string
 		Reference: refPath, Candidate: candPath, Function: r.Function, PromptIds: ids32, Seed: seed,
 		Accumulate: acc, Steps: int32(r.N), Agree: int32(r.Agree), FirstDivergence: int32(r.FirstDivergence),
 		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, MinAgree: int32(need), Passed: r.Agree >= need,
-		Notes: r.Notes,
+		Notes: r.Notes, Numerics: numerics,
+	}
+	for _, e := range r.Ranges {
+		rep.Ranges = append(rep.Ranges, &pb.VerifyRange{Graph: e.Graph, OpId: e.OpID, Source: e.Source, Op: e.Op, MaxAbs: e.MaxAbs, Flags: e.Flags})
+	}
+	if l := r.Localize; l != nil {
+		rep.Localize = &pb.VerifyLocalize{ReferenceNumerics: "f16 ops computed in float32 (no rounding to half)",
+			Matched: count32(int64(l.Matched)), UnmatchedReference: count32(int64(l.UnmatchedRef)), UnmatchedCandidate: count32(int64(l.UnmatchedCand))}
+		for i, o := range l.Ops {
+			if i >= top {
+				break
+			}
+			rep.Localize.Ops = append(rep.Localize.Ops, &pb.VerifyLocalizeOp{OpId: o.OpID, Source: o.Source, Op: o.Op, RelError: o.RelError, Growth: o.Growth})
+		}
 	}
 	for _, s := range r.Steps {
 		rep.Positions = append(rep.Positions, &pb.VerifyStep{Index: int32(s.Index), Prompt: s.Prompt,
@@ -180,7 +238,7 @@ func fmtG(v float64) string {
 
 func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, prompt %v, %d steps, accumulate %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate)
+	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, prompt %v, %d steps, accumulate %s\nnumerics of CAND: %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate, r.Numerics)
 	fmt.Fprintf(&b, "%5s  %-6s  %8s  %8s  %-5s  %10s  %10s\n", "pos", "phase", "REF", "CAND", "equal", "cosine", "max|Δ|")
 	for _, s := range r.Positions {
 		phase := "gen"
@@ -214,6 +272,8 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
+	writeRangesText(&b, r)
+	writeLocalizeText(&b, r)
 	var roles []string
 	for _, in := range r.Inputs {
 		roles = append(roles, in.Name+"="+in.Role)
@@ -240,6 +300,11 @@ type verifyRun struct {
 	Ref, Cand  interp.Options
 	IgnoreHash bool
 	MaxMemory  int64
+	Family     interp.Family
+	Ranges     bool
+	Localize   bool
+	// LocalizeTop is how many ops --localize reports (default 10).
+	LocalizeTop int
 }
 
 // defaultVerifyRun is the issue's gate: 24 greedy tokens, all must agree.
@@ -324,7 +389,7 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
-		MaxMemory: vr.MaxMemory, CandStateLog2: log2,
+		MaxMemory: vr.MaxMemory, Ranges: vr.Ranges, Family: vr.Family, Localize: vr.Localize, CandStateLog2: log2,
 	})
 	if err != nil {
 		return err
@@ -334,7 +399,11 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	if need < 0 {
 		need = res.N
 	}
-	rep := verifyReport(refPath, candPath, vr.Prompt, vr.Seed, accName(vr.Ref, vr.Cand), need, res)
+	if vr.LocalizeTop < 1 {
+		vr.LocalizeTop = 10
+	}
+	rep := verifyReport(refPath, candPath, vr.Prompt, vr.Seed, accName(vr.Ref, vr.Cand), vr.Cand.ANE.Describe(), vr.LocalizeTop, need, res)
+	rep.RangesChecked = vr.Ranges
 	if vr.JSON {
 		raw, err := protojson.MarshalOptions{}.Marshal(rep)
 		if err != nil {
@@ -371,4 +440,31 @@ func rewriteVerify(env *Env, in, out string) error {
 	e := *env
 	e.Stdout = env.Stderr
 	return runVerify(&e, in, out, defaultVerifyRun())
+}
+
+func writeRangesText(b *strings.Builder, r *pb.VerifyReport) {
+	if !r.RangesChecked {
+		return
+	}
+	if len(r.Ranges) == 0 {
+		b.WriteString("ranges: no op left the fp16 range, met a saturation point or went inf/NaN\n")
+		return
+	}
+	fmt.Fprintf(b, "ranges: %d op(s) left the fp16 range, met a saturation point or went inf/NaN\n", len(r.Ranges))
+	fmt.Fprintf(b, "  %-9s  %-28s  %-24s  %10s  %s\n", "graph", "op id", "source", "max|x|", "flags")
+	for _, e := range r.Ranges {
+		fmt.Fprintf(b, "  %-9s  %-28s  %-24s  %10s  %s\n", e.Graph, e.OpId, shortSource(e.Source), fmtG(e.MaxAbs), strings.Join(e.Flags, ","))
+	}
+}
+
+func writeLocalizeText(b *strings.Builder, r *pb.VerifyReport) {
+	l := r.Localize
+	if l == nil {
+		return
+	}
+	fmt.Fprintf(b, "localize: reference with %s; %d ops matched, unmatched %d in REF and %d in CAND\n", l.ReferenceNumerics, l.Matched, l.UnmatchedReference, l.UnmatchedCandidate)
+	fmt.Fprintf(b, "  %-4s  %-28s  %-24s  %10s  %10s\n", "rank", "op id", "source", "rel.error", "growth")
+	for i, o := range l.Ops {
+		fmt.Fprintf(b, "  %-4d  %-28s  %-24s  %10s  %10s\n", i+1, o.OpId, shortSource(o.Source), fmtG(o.RelError), fmtG(o.Growth))
+	}
 }

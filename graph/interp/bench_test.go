@@ -53,11 +53,20 @@ func zeroInputs(b testing.TB, g *graph.Graph) []*interp.Tensor {
 // BenchmarkDecodeStep runs one decode step (one token) of @main; ns/op is
 // the time per token. Compare with BenchmarkReadWeights, the bound set by
 // touching every weight byte once.
-func BenchmarkDecodeStep(b *testing.B) {
+func BenchmarkDecodeStep(b *testing.B) { benchDecode(b, interp.Options{}) }
+
+// BenchmarkDecodeStepANE is BenchmarkDecodeStep under the Neural Engine
+// profile (`verify --numerics ane`); the issue asks for at most twice the
+// time of the IEEE step.
+func BenchmarkDecodeStepANE(b *testing.B) {
+	benchDecode(b, interp.Options{ANE: &interp.ANE{Family: interp.PreA16}})
+}
+
+func benchDecode(b *testing.B, opts interp.Options) {
 	m, done := fullModel(b)
 	defer done()
 	g := m.Graph("main")
-	in := interp.New(m, interp.Options{})
+	in := interp.New(m, opts)
 	defer in.Close()
 	args := zeroInputs(b, g)
 	if _, err := in.Run("main", args); err != nil { // map weights, warm caches

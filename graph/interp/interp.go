@@ -18,6 +18,16 @@ type Options struct {
 	// with f16 results to half after every addition (a narrow datapath);
 	// the default accumulates in float32.
 	AccumulateF16 bool
+	// ANE, when set, runs f16 ops under the Neural Engine profile
+	// (numerics.go) instead of IEEE; it excludes AccumulateF16.
+	ANE *ANE
+	// Wide computes f16 and bf16 ops in float32 without rounding to the
+	// declared type (a high-precision reference: `verify --localize`).
+	// Values keep float32 precision through casts to f16 as well.
+	Wide bool
+	// Saturated, when set, hears each time a profile rule turned finite
+	// values of an op's result into ±inf (rule is a Rule.Name).
+	Saturated func(op *graph.Operation, rule string, n int)
 	// Observe, when set, sees every op's results right after it runs (for
 	// tracing where values go non-finite); it must not modify them.
 	Observe func(op *graph.Operation, results []*Tensor)
@@ -106,7 +116,7 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 		return nil, fmt.Errorf("interp: @%s takes %d inputs, got %d", name, len(ports), len(inputs))
 	}
 	for i, p := range ports {
-		if err := checkPort(p.Type, inputs[i]); err != nil {
+		if err := checkPort(p.Type, in.widened(p.Type, inputs[i])); err != nil {
 			return nil, fmt.Errorf("interp: @%s input %d (%q): %w", name, i, p.Name, err)
 		}
 	}
@@ -232,7 +242,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 				env[r] = res[k]
 				continue
 			}
-			if err := fitResult(r.Type(), res[k]); err != nil {
+			if err := fitResult(r.Type(), in.widened(r.Type(), res[k])); err != nil {
 				return nil, fmt.Errorf("interp: @%s: %s: result %d: %w", g.Name(), op.Describe(), k, err)
 			}
 			res[k] = fitted(r.Type(), res[k])
@@ -248,6 +258,26 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		}
 	}
 	return nil, fmt.Errorf("interp: @%s does not end in %s", g.Name(), term)
+}
+
+// widened gives, under Options.Wide, a float32 tensor the f16 label its
+// graph declares (the values stay wide): the type checks then pass as for a
+// graph computed in f16.
+func (in *Interp) widened(declared graph.Type, t *Tensor) *Tensor {
+	if !in.opts.Wide || t == nil || t.Elem != F32 {
+		return t
+	}
+	tt, ok := graph.AsTensor(declared)
+	if !ok {
+		return t
+	}
+	el, err := ElemOf(tt.Elem)
+	if err != nil || el != F16 && el != BF16 {
+		return t
+	}
+	c := *t
+	c.Elem = el
+	return &c
 }
 
 // fitResult checks a computed tensor against the op's declared result type
@@ -462,6 +492,14 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return []*Tensor{t}, nil
 	}
+	if in.opts.ANE != nil && el == F16 {
+		if t, ok, err := in.aneExec(op, k, ins, el); ok {
+			return one(t, err)
+		}
+	}
+	if in.opts.Wide && (el == F16 || el == BF16) {
+		el = F32
+	}
 	switch {
 	case compareOps[k] != nil:
 		if err := need(ins, 2); err != nil {
@@ -620,7 +658,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		tb := boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
 		return one(MatMul(ins[0], ins[1], ta, tb, el, acc16))
 	case "conv":
-		return in.conv(op, ins, el, acc16)
+		return in.conv(op, ins, el, acc16, in.opts.ANE != nil && el == F16)
 	}
 	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
 }
@@ -647,7 +685,7 @@ func concatArgs(op *graph.Operation, ins []*Tensor) ([]*Tensor, int64, error) {
 	return nil, 0, fmt.Errorf("cannot find the concat axis (attribute axis or an integer constant operand)")
 }
 
-func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16 bool) ([]*Tensor, error) {
+func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16, ane bool) ([]*Tensor, error) {
 	if err := need(ins, 2); err != nil {
 		return nil, err
 	}
@@ -681,7 +719,7 @@ func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16 bool) 
 	if len(ins) > 6 {
 		bias = ins[6]
 	}
-	t, err := Conv(ins[0], ins[1], bias, p, el, acc16)
+	t, err := conv(ins[0], ins[1], bias, p, el, acc16, ane)
 	if err != nil {
 		return nil, err
 	}

@@ -235,6 +235,12 @@ func split(M, N, K, workers int, base mmItem) []mmItem {
 // broadcasting (transposeA/B swap the last two axes of an operand; a rank-1
 // operand is a row or column vector whose unit axis is dropped).
 func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*Tensor, error) {
+	return matMul(a, b, transposeA, transposeB, out, acc16, false)
+}
+
+// matMul is MatMul; ane rounds every product to fp16 before the float32
+// sum (the Neural Engine profile, numerics.go).
+func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool) (*Tensor, error) {
 	if !a.Elem.IsFloat() || !b.Elem.IsFloat() {
 		return nil, fmt.Errorf("matmul of %s and %s: only float operands are supported", a, b)
 	}
@@ -287,7 +293,11 @@ func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*T
 	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
 		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
 	})
-	matmulCore(A, B, M, N, K, items, res, out, acc16, Workers)
+	if ane {
+		matmulRounded(A, B, M, N, K, items, res, out, Workers)
+	} else {
+		matmulCore(A, B, M, N, K, items, res, out, acc16, Workers)
+	}
 	shape := append(append([]int(nil), batch...), M, N)
 	switch {
 	case vecA && vecB:
@@ -313,6 +323,12 @@ type ConvParams struct {
 // column in that order; a 1×1 stride-1 unpadded conv runs as a matmul with
 // the weight used in place.
 func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, error) {
+	return conv(x, w, bias, p, out, acc16, false)
+}
+
+// conv is Conv; ane rounds every product to fp16 before the float32 sum
+// (the Neural Engine profile, numerics.go).
+func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool) (*Tensor, error) {
 	xs, ws := x.Shape, w.Shape
 	conv1d := len(xs) == 3
 	if conv1d {
@@ -347,7 +363,11 @@ func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, erro
 		for n := 0; n < Nb; n++ {
 			items = append(items, split(O, H*W, C, Workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
 		}
-		matmulCore(A, B, O, H*W, C, items, res, out, acc16, Workers)
+		if ane {
+			matmulRounded(A, B, O, H*W, C, items, res, out, Workers)
+		} else {
+			matmulCore(A, B, O, H*W, C, items, res, out, acc16, Workers)
+		}
 	} else {
 		xf, wf := x.Floats(), w.Floats()
 		Og := O / g
@@ -370,6 +390,9 @@ func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, erro
 										continue
 									}
 									prod := float32(xf[((n*C+ic)*H+ih)*W+iw] * wf[((o*Cg+c)*KH+kh)*KW+kw])
+									if ane {
+										prod = roundProd(prod)
+									}
 									acc += prod
 									if acc16 {
 										acc = f16.Round32(acc)

@@ -66,7 +66,21 @@ type VerifyReport struct {
 	Inputs []*VerifyInput `protobuf:"bytes,16,rep,name=inputs,proto3" json:"inputs,omitempty"`
 	// Differences between the two graphs' inputs that were bridged (shapes,
 	// element types), in input order.
-	Notes         []string `protobuf:"bytes,17,rep,name=notes,proto3" json:"notes,omitempty"`
+	Notes []string `protobuf:"bytes,17,rep,name=notes,proto3" json:"notes,omitempty"`
+	// How CAND's arithmetic was modelled (--numerics): "ieee", or the Neural
+	// Engine profile with its chip family and the statement that it is a
+	// model built from third-party measurements (graph/interp/numerics.go).
+	Numerics string `protobuf:"bytes,18,opt,name=numerics,proto3" json:"numerics,omitempty"`
+	// With --ranges: one entry per op (of either graph) whose results left
+	// the fp16 range, met a saturation point of the Neural Engine profile,
+	// or became inf/NaN; reference first, each graph in op order.
+	Ranges []*VerifyRange `protobuf:"bytes,19,rep,name=ranges,proto3" json:"ranges,omitempty"`
+	// With --localize: where the candidate's error against a float32
+	// reference grows most.
+	Localize *VerifyLocalize `protobuf:"bytes,20,opt,name=localize,proto3" json:"localize,omitempty"`
+	// True when --ranges ran (ranges may then still be empty: nothing was
+	// flagged).
+	RangesChecked bool `protobuf:"varint,21,opt,name=ranges_checked,json=rangesChecked,proto3" json:"ranges_checked,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -220,6 +234,288 @@ func (x *VerifyReport) GetNotes() []string {
 	return nil
 }
 
+func (x *VerifyReport) GetNumerics() string {
+	if x != nil {
+		return x.Numerics
+	}
+	return ""
+}
+
+func (x *VerifyReport) GetRanges() []*VerifyRange {
+	if x != nil {
+		return x.Ranges
+	}
+	return nil
+}
+
+func (x *VerifyReport) GetLocalize() *VerifyLocalize {
+	if x != nil {
+		return x.Localize
+	}
+	return nil
+}
+
+func (x *VerifyReport) GetRangesChecked() bool {
+	if x != nil {
+		return x.RangesChecked
+	}
+	return false
+}
+
+type VerifyRange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "reference" or "candidate".
+	Graph string `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
+	// graph.OpLabel of the op's location (FX name, numeric op id), else
+	// "<op name> #<index in its graph>".
+	OpId string `protobuf:"bytes,2,opt,name=op_id,json=opId,proto3" json:"op_id,omitempty"`
+	// file:line of the op's location, "" when it has none.
+	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	// The op's name, e.g. coreai.reduce_sum.
+	Op string `protobuf:"bytes,4,opt,name=op,proto3" json:"op,omitempty"`
+	// Largest finite magnitude any of its results reached over the run.
+	MaxAbs float64 `protobuf:"fixed64,5,opt,name=max_abs,json=maxAbs,proto3" json:"max_abs,omitempty"`
+	// Sorted: "inf", "nan", "beyond-fp16" (a finite f32 value past 65504),
+	// "matmul-saturation", "slice-saturation" (the value met the profile's
+	// cliff, or the profile turned it into inf).
+	Flags         []string `protobuf:"bytes,6,rep,name=flags,proto3" json:"flags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyRange) Reset() {
+	*x = VerifyRange{}
+	mi := &file_verify_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyRange) ProtoMessage() {}
+
+func (x *VerifyRange) ProtoReflect() protoreflect.Message {
+	mi := &file_verify_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyRange.ProtoReflect.Descriptor instead.
+func (*VerifyRange) Descriptor() ([]byte, []int) {
+	return file_verify_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *VerifyRange) GetGraph() string {
+	if x != nil {
+		return x.Graph
+	}
+	return ""
+}
+
+func (x *VerifyRange) GetOpId() string {
+	if x != nil {
+		return x.OpId
+	}
+	return ""
+}
+
+func (x *VerifyRange) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *VerifyRange) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *VerifyRange) GetMaxAbs() float64 {
+	if x != nil {
+		return x.MaxAbs
+	}
+	return 0
+}
+
+func (x *VerifyRange) GetFlags() []string {
+	if x != nil {
+		return x.Flags
+	}
+	return nil
+}
+
+type VerifyLocalize struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How the reference ran: f16 ops computed in float32.
+	ReferenceNumerics string `protobuf:"bytes,1,opt,name=reference_numerics,json=referenceNumerics,proto3" json:"reference_numerics,omitempty"`
+	// Ops matched between the graphs by op id, location and op name (the
+	// k-th of each key in op order, only where both graphs have as many),
+	// and the ops of each graph left unmatched (constants not counted).
+	Matched            int32 `protobuf:"varint,2,opt,name=matched,proto3" json:"matched,omitempty"`
+	UnmatchedReference int32 `protobuf:"varint,3,opt,name=unmatched_reference,json=unmatchedReference,proto3" json:"unmatched_reference,omitempty"`
+	UnmatchedCandidate int32 `protobuf:"varint,4,opt,name=unmatched_candidate,json=unmatchedCandidate,proto3" json:"unmatched_candidate,omitempty"`
+	// The top entries (--localize-top), largest growth first.
+	Ops           []*VerifyLocalizeOp `protobuf:"bytes,5,rep,name=ops,proto3" json:"ops,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyLocalize) Reset() {
+	*x = VerifyLocalize{}
+	mi := &file_verify_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyLocalize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyLocalize) ProtoMessage() {}
+
+func (x *VerifyLocalize) ProtoReflect() protoreflect.Message {
+	mi := &file_verify_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyLocalize.ProtoReflect.Descriptor instead.
+func (*VerifyLocalize) Descriptor() ([]byte, []int) {
+	return file_verify_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *VerifyLocalize) GetReferenceNumerics() string {
+	if x != nil {
+		return x.ReferenceNumerics
+	}
+	return ""
+}
+
+func (x *VerifyLocalize) GetMatched() int32 {
+	if x != nil {
+		return x.Matched
+	}
+	return 0
+}
+
+func (x *VerifyLocalize) GetUnmatchedReference() int32 {
+	if x != nil {
+		return x.UnmatchedReference
+	}
+	return 0
+}
+
+func (x *VerifyLocalize) GetUnmatchedCandidate() int32 {
+	if x != nil {
+		return x.UnmatchedCandidate
+	}
+	return 0
+}
+
+func (x *VerifyLocalize) GetOps() []*VerifyLocalizeOp {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+type VerifyLocalizeOp struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	OpId   string                 `protobuf:"bytes,1,opt,name=op_id,json=opId,proto3" json:"op_id,omitempty"`
+	Source string                 `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	Op     string                 `protobuf:"bytes,3,opt,name=op,proto3" json:"op,omitempty"`
+	// Largest relative error ‖ref − cand‖/‖ref‖ of the op's results over the
+	// run (+inf when one side is non-finite where the other is not).
+	RelError float64 `protobuf:"fixed64,4,opt,name=rel_error,json=relError,proto3" json:"rel_error,omitempty"`
+	// Largest increase of that error over the worst error among its
+	// operands, in the same execution: how much error the op itself adds.
+	Growth        float64 `protobuf:"fixed64,5,opt,name=growth,proto3" json:"growth,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyLocalizeOp) Reset() {
+	*x = VerifyLocalizeOp{}
+	mi := &file_verify_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyLocalizeOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyLocalizeOp) ProtoMessage() {}
+
+func (x *VerifyLocalizeOp) ProtoReflect() protoreflect.Message {
+	mi := &file_verify_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyLocalizeOp.ProtoReflect.Descriptor instead.
+func (*VerifyLocalizeOp) Descriptor() ([]byte, []int) {
+	return file_verify_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *VerifyLocalizeOp) GetOpId() string {
+	if x != nil {
+		return x.OpId
+	}
+	return ""
+}
+
+func (x *VerifyLocalizeOp) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *VerifyLocalizeOp) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *VerifyLocalizeOp) GetRelError() float64 {
+	if x != nil {
+		return x.RelError
+	}
+	return 0
+}
+
+func (x *VerifyLocalizeOp) GetGrowth() float64 {
+	if x != nil {
+		return x.Growth
+	}
+	return 0
+}
+
 type VerifyStep struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Index int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
@@ -238,7 +534,7 @@ type VerifyStep struct {
 
 func (x *VerifyStep) Reset() {
 	*x = VerifyStep{}
-	mi := &file_verify_proto_msgTypes[1]
+	mi := &file_verify_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -250,7 +546,7 @@ func (x *VerifyStep) String() string {
 func (*VerifyStep) ProtoMessage() {}
 
 func (x *VerifyStep) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[1]
+	mi := &file_verify_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -263,7 +559,7 @@ func (x *VerifyStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyStep.ProtoReflect.Descriptor instead.
 func (*VerifyStep) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{1}
+	return file_verify_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *VerifyStep) GetIndex() int32 {
@@ -328,7 +624,7 @@ type VerifyStateDrift struct {
 
 func (x *VerifyStateDrift) Reset() {
 	*x = VerifyStateDrift{}
-	mi := &file_verify_proto_msgTypes[2]
+	mi := &file_verify_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -340,7 +636,7 @@ func (x *VerifyStateDrift) String() string {
 func (*VerifyStateDrift) ProtoMessage() {}
 
 func (x *VerifyStateDrift) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[2]
+	mi := &file_verify_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -353,7 +649,7 @@ func (x *VerifyStateDrift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyStateDrift.ProtoReflect.Descriptor instead.
 func (*VerifyStateDrift) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{2}
+	return file_verify_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *VerifyStateDrift) GetName() string {
@@ -395,7 +691,7 @@ type VerifyInput struct {
 
 func (x *VerifyInput) Reset() {
 	*x = VerifyInput{}
-	mi := &file_verify_proto_msgTypes[3]
+	mi := &file_verify_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -407,7 +703,7 @@ func (x *VerifyInput) String() string {
 func (*VerifyInput) ProtoMessage() {}
 
 func (x *VerifyInput) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[3]
+	mi := &file_verify_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -420,7 +716,7 @@ func (x *VerifyInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyInput.ProtoReflect.Descriptor instead.
 func (*VerifyInput) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{3}
+	return file_verify_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *VerifyInput) GetName() string {
@@ -441,7 +737,7 @@ var File_verify_proto protoreflect.FileDescriptor
 
 const file_verify_proto_rawDesc = "" +
 	"\n" +
-	"\fverify.proto\x12\tanefix.v1\"\xc0\x04\n" +
+	"\fverify.proto\x12\tanefix.v1\"\xea\x05\n" +
 	"\fVerifyReport\x12\x1c\n" +
 	"\treference\x18\x01 \x01(\tR\treference\x12\x1c\n" +
 	"\tcandidate\x18\x02 \x01(\tR\tcandidate\x12\x1a\n" +
@@ -463,7 +759,30 @@ const file_verify_proto_rawDesc = "" +
 	"\tpositions\x18\x0e \x03(\v2\x15.anefix.v1.VerifyStepR\tpositions\x123\n" +
 	"\x06states\x18\x0f \x03(\v2\x1b.anefix.v1.VerifyStateDriftR\x06states\x12.\n" +
 	"\x06inputs\x18\x10 \x03(\v2\x16.anefix.v1.VerifyInputR\x06inputs\x12\x14\n" +
-	"\x05notes\x18\x11 \x03(\tR\x05notes\"\xc6\x01\n" +
+	"\x05notes\x18\x11 \x03(\tR\x05notes\x12\x1a\n" +
+	"\bnumerics\x18\x12 \x01(\tR\bnumerics\x12.\n" +
+	"\x06ranges\x18\x13 \x03(\v2\x16.anefix.v1.VerifyRangeR\x06ranges\x125\n" +
+	"\blocalize\x18\x14 \x01(\v2\x19.anefix.v1.VerifyLocalizeR\blocalize\x12%\n" +
+	"\x0eranges_checked\x18\x15 \x01(\bR\rrangesChecked\"\x8f\x01\n" +
+	"\vVerifyRange\x12\x14\n" +
+	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x13\n" +
+	"\x05op_id\x18\x02 \x01(\tR\x04opId\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x12\x0e\n" +
+	"\x02op\x18\x04 \x01(\tR\x02op\x12\x17\n" +
+	"\amax_abs\x18\x05 \x01(\x01R\x06maxAbs\x12\x14\n" +
+	"\x05flags\x18\x06 \x03(\tR\x05flags\"\xea\x01\n" +
+	"\x0eVerifyLocalize\x12-\n" +
+	"\x12reference_numerics\x18\x01 \x01(\tR\x11referenceNumerics\x12\x18\n" +
+	"\amatched\x18\x02 \x01(\x05R\amatched\x12/\n" +
+	"\x13unmatched_reference\x18\x03 \x01(\x05R\x12unmatchedReference\x12/\n" +
+	"\x13unmatched_candidate\x18\x04 \x01(\x05R\x12unmatchedCandidate\x12-\n" +
+	"\x03ops\x18\x05 \x03(\v2\x1b.anefix.v1.VerifyLocalizeOpR\x03ops\"\x84\x01\n" +
+	"\x10VerifyLocalizeOp\x12\x13\n" +
+	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\x12\x0e\n" +
+	"\x02op\x18\x03 \x01(\tR\x02op\x12\x1b\n" +
+	"\trel_error\x18\x04 \x01(\x01R\brelError\x12\x16\n" +
+	"\x06growth\x18\x05 \x01(\x01R\x06growth\"\xc6\x01\n" +
 	"\n" +
 	"VerifyStep\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x16\n" +
@@ -497,22 +816,28 @@ func file_verify_proto_rawDescGZIP() []byte {
 	return file_verify_proto_rawDescData
 }
 
-var file_verify_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_verify_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_verify_proto_goTypes = []any{
 	(*VerifyReport)(nil),     // 0: anefix.v1.VerifyReport
-	(*VerifyStep)(nil),       // 1: anefix.v1.VerifyStep
-	(*VerifyStateDrift)(nil), // 2: anefix.v1.VerifyStateDrift
-	(*VerifyInput)(nil),      // 3: anefix.v1.VerifyInput
+	(*VerifyRange)(nil),      // 1: anefix.v1.VerifyRange
+	(*VerifyLocalize)(nil),   // 2: anefix.v1.VerifyLocalize
+	(*VerifyLocalizeOp)(nil), // 3: anefix.v1.VerifyLocalizeOp
+	(*VerifyStep)(nil),       // 4: anefix.v1.VerifyStep
+	(*VerifyStateDrift)(nil), // 5: anefix.v1.VerifyStateDrift
+	(*VerifyInput)(nil),      // 6: anefix.v1.VerifyInput
 }
 var file_verify_proto_depIdxs = []int32{
-	1, // 0: anefix.v1.VerifyReport.positions:type_name -> anefix.v1.VerifyStep
-	2, // 1: anefix.v1.VerifyReport.states:type_name -> anefix.v1.VerifyStateDrift
-	3, // 2: anefix.v1.VerifyReport.inputs:type_name -> anefix.v1.VerifyInput
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 0: anefix.v1.VerifyReport.positions:type_name -> anefix.v1.VerifyStep
+	5, // 1: anefix.v1.VerifyReport.states:type_name -> anefix.v1.VerifyStateDrift
+	6, // 2: anefix.v1.VerifyReport.inputs:type_name -> anefix.v1.VerifyInput
+	1, // 3: anefix.v1.VerifyReport.ranges:type_name -> anefix.v1.VerifyRange
+	2, // 4: anefix.v1.VerifyReport.localize:type_name -> anefix.v1.VerifyLocalize
+	3, // 5: anefix.v1.VerifyLocalize.ops:type_name -> anefix.v1.VerifyLocalizeOp
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_verify_proto_init() }
@@ -526,7 +851,7 @@ func file_verify_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_verify_proto_rawDesc), len(file_verify_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -43,6 +43,14 @@ type Options struct {
 	// anonymous memory than this many bytes by interp.EstimateMemory
 	// (mapped weights do not count), before anything is allocated.
 	MaxMemory int64
+	// Ranges records, per op of both graphs, the largest magnitude its
+	// results reach and flags fp16 overflow, inf/NaN and the Neural Engine
+	// profile's saturation points for Family (Result.Ranges).
+	Ranges bool
+	Family interp.Family
+	// Localize runs the reference with f16 computed in float32 and ranks
+	// the candidate's ops by the error they add (Result.Localize).
+	Localize bool
 }
 
 // ErrMemory is the error (wrapped) of a comparison past Options.MaxMemory.
@@ -74,6 +82,9 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 			return nil // newSide reports it
 		}
 		need = min(need+interp.EstimateMemory(m, g.Name()), math.MaxInt64/2)
+	}
+	if o.Localize {
+		need += localizeBytes(ref)
 	}
 	if need > o.MaxMemory {
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
@@ -120,6 +131,8 @@ type Result struct {
 	States    []StateDrift
 	Inputs    []Input
 	Notes     []string
+	Ranges    []Range   // with Options.Ranges
+	Localize  *Localize // with Options.Localize
 }
 
 // side is one module being decoded.
@@ -407,6 +420,18 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	if err := checkMemory(ref, cand, o); err != nil {
 		return nil, err
 	}
+	var recs []*rangeRec
+	var loc *localizer
+	if o.Ranges {
+		recs = []*rangeRec{newRangeRec("reference", o.Family, newOpNames(ref)), newRangeRec("candidate", o.Family, newOpNames(cand))}
+		recs[0].hook(&o.Ref)
+		recs[1].hook(&o.Cand)
+	}
+	if o.Localize {
+		o.Ref.Wide = true
+		loc = newLocalizer(ref, cand, newOpNames(cand))
+		loc.hook(&o.Ref, &o.Cand)
+	}
 	rs, err := newSide(ref, o.Function, o.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
@@ -458,6 +483,9 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		if err := cs.feed(candTok, pos, rnd(pos)); err != nil {
 			return nil, err
 		}
+		if loc != nil {
+			loc.inputErrors(rs, cs)
+		}
 		ro, err := rs.step()
 		if err != nil {
 			return nil, fmt.Errorf("reference, position %d: %w", pos, err)
@@ -465,6 +493,9 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		co, err := cs.step()
 		if err != nil {
 			return nil, fmt.Errorf("candidate, position %d: %w", pos, err)
+		}
+		if loc != nil {
+			loc.endStep()
 		}
 		rl, cl := ro[rs.logits], co[cs.logits]
 		if rl.Len() != cl.Len() {
@@ -515,6 +546,13 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		res.PSNR = math.Inf(-1)
 	default:
 		res.PSNR = 20*math.Log10(peak) - 10*math.Log10(mse)
+	}
+	for _, r := range recs {
+		res.Ranges = append(res.Ranges, r.result()...)
+	}
+	if loc != nil {
+		res.Localize = loc.result()
+		res.Notes = append(res.Notes, "--localize: the reference ran with its f16 ops computed in float32, so the agreement above is against that high-precision reference")
 	}
 	res.States = stateDrift(rs, cs, o.CandStateLog2)
 	for _, name := range sortedScaleNames(o.CandStateLog2) {

@@ -1,0 +1,282 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// The Neural Engine profile (`verify --numerics ane`): how anefix models the
+// arithmetic of Apple's Neural Engine when it runs a graph's f16 ops. It is
+// a MODEL built from third-party measurements, not from Apple
+// documentation: sbryngelson/ANEForge measured these behaviours on an
+// M2 Pro (which that project files under its A14 family) and an M5 (A16
+// family) and wrote them up in docs/developer/numerics.md and
+// docs/numeric-cliffs.md, with the sweep in bench/numeric_cliffs.py and its
+// output in bench/results/numeric_cliffs_results.json. Every rule below
+// names the file it rests on. Chips nobody measured may differ.
+//
+// Scope (anefix's choices, marked as such): the rules apply to ops whose
+// result is f16, the only type the sources say the engine computes in; f32
+// and bf16 ops keep IEEE arithmetic (on a device they are not placed on the
+// Neural Engine at all). Ops no rule names (elementwise arithmetic,
+// transcendentals, softmax, shape ops) run as under IEEE: for two f16
+// operands an f32 operation rounded once to f16 is the correctly rounded
+// fp16 result, which is what "operands and products rounded to fp16" gives
+// for them; the engine's own exp/log approximations are not modelled.
+
+// Family is the Neural Engine generation a chip-dependent rule is for.
+type Family uint8
+
+const (
+	// PreA16 is every family before A16 (M1…M4 class parts in ANEForge's
+	// naming). The default: a graph meant for older and newer chips must
+	// respect the older limits (docs/numeric-cliffs.md says so too).
+	PreA16 Family = iota
+	// A16 is the A16 family and later (measured on M5).
+	A16
+)
+
+func (f Family) String() string {
+	if f == A16 {
+		return "a16"
+	}
+	return "pre-a16"
+}
+
+// ParseFamily reads the spelling of --ane-family.
+func ParseFamily(s string) (Family, error) {
+	switch s {
+	case "pre-a16":
+		return PreA16, nil
+	case "a16":
+		return A16, nil
+	}
+	return PreA16, fmt.Errorf("want pre-a16 or a16, got %q", s)
+}
+
+// ANE selects the Neural Engine profile for one interpreter.
+type ANE struct {
+	Family Family
+}
+
+// The measured limits. Each is used by the rule table and by the code that
+// applies it, so the table is their one home for readers.
+const (
+	// MatmulCliff is the largest matmul output magnitude that stays finite.
+	// bench/results/numeric_cliffs_results.json records the bisected last
+	// finite output as 32758.8 (tolerance 2) for K = 4…128, "expected
+	// 32752"; the fp16 values around it are 32752 (= 65504/2) and 32768,
+	// so anefix reads the limit as: an output that rounds to more than
+	// 32752 in fp16 (true magnitude ≥ 32760, the rounding midpoint)
+	// becomes ±inf. That reading is anefix's; it fits the bisection.
+	MatmulCliff = 32752
+	// SliceCliff is the largest magnitude a slice with a nonzero last-axis
+	// begin passes on pre-A16 chips (65504/16: an implied ×16 fixed-point
+	// crop path, docs/numeric-cliffs.md); larger values become ±inf.
+	SliceCliff = 4094
+	// FP16Max is the largest finite half.
+	FP16Max = 65504
+)
+
+// Rule is one row of the profile: what it changes, for which ops and
+// chips, and where the measurement comes from.
+type Rule struct {
+	Name   string   // stable identifier, also the flag `verify --ranges` prints
+	Ops    []string // canonical op names it applies to; nil: every f16 op
+	Family string   // "" for every family, else the only family it holds on
+	Limit  float64  // the threshold it applies, 0 when none
+	Models string   // what the interpreter does
+	Source string   // the third-party document and chips behind it
+}
+
+// ANERules is the profile, in the order a reader should check it. Extending
+// it means adding a row here and the code it names in aneExec.
+var ANERules = []Rule{
+	{
+		Name:   "fp16-operands-products",
+		Models: "every operand and every product is rounded to fp16 (round to nearest even); matmul and conv round each product before adding it",
+		Source: "ANEForge docs/developer/numerics.md (fp16-only compute model; inputs and products round to fp16), M2 Pro and M5",
+	},
+	{
+		Name:   "wide-accumulator",
+		Ops:    []string{"matmul", "conv"},
+		Models: "matmul and conv sum their fp16-rounded products in float32, sequentially in index order (float32 stands in for the 'fp32-class' accumulator; its true width is not public)",
+		Source: "ANEForge docs/developer/numerics.md (wide accumulator; 16384 ones sum exactly), M2 Pro and M5",
+	},
+	{
+		Name:   "narrow-reduce",
+		Ops:    []string{"reduce_sum", "reduce_mean", "reduce_product"},
+		Models: "reduce_sum accumulates in fp16: the running sum is rounded to half after every addition; reduce_mean is that sum divided by the count (anefix's guess: the source measures reduce_sum only, and a mean is lowered as sum and scale); reduce_product rounds every product to fp16 (the operands-and-products rule); reduce_max/min are exact either way; ties round to even, so an 8-term row summing to 2049 gives 2048 where ANEForge's bench read 2050 on the device: how the engine breaks ties is not known",
+		Source: "ANEForge docs/developer/numerics.md (the reduce_sum trap: matmul wide, reduce_sum narrow) and docs/numeric-cliffs.md (integer row sums exact only through 2048), M2 Pro and M5",
+	},
+	{
+		Name:   "matmul-saturation",
+		Ops:    []string{"matmul"},
+		Limit:  MatmulCliff,
+		Models: "a matmul output whose fp16 value exceeds 32752 in magnitude becomes ±inf (the limit does not depend on K); not applied to conv, which the sources did not sweep",
+		Source: "ANEForge docs/numeric-cliffs.md and bench/results/numeric_cliffs_results.json (last finite 32758.8 for K = 4…128), M2 Pro and M5",
+	},
+	{
+		Name:   "slice-saturation",
+		Ops:    []string{"slice"},
+		Family: "pre-a16",
+		Limit:  SliceCliff,
+		Models: "a slice whose begin on the last axis is nonzero turns values above 4094 in magnitude into ±inf; absent on A16",
+		Source: "ANEForge docs/numeric-cliffs.md (measured on M2 Pro; M5 exact) and docs/developer/numerics.md (which names only A13 for the same path: the sources disagree on A14/A15, so pre-a16 follows the stricter one)",
+	},
+}
+
+// Describe names the profile for reports.
+func (a *ANE) Describe() string {
+	if a == nil {
+		return "ieee"
+	}
+	return "ane (Neural Engine profile, family " + a.Family.String() + "; a model built from third-party measurements on M2 Pro and M5 (sbryngelson/ANEForge), not Apple documentation)"
+}
+
+// Cliff is a saturation point of the profile that an op's result can hit.
+type Cliff struct {
+	Rule  string
+	Limit float64
+}
+
+// CliffOf returns the saturation point op's results meet on family fam, if
+// any: matmul outputs, and slices whose last-axis begin is nonzero (pre-A16
+// only). The slice's begin must be an attribute or a constant operand;
+// otherwise it is not known and no cliff is reported.
+func CliffOf(op *graph.Operation, fam Family) (Cliff, bool) {
+	switch canonical(op.Name) {
+	case "matmul":
+		return Cliff{"matmul-saturation", MatmulCliff}, true
+	case "slice":
+		if fam != PreA16 {
+			return Cliff{}, false
+		}
+		begin, ok := constInts(op, 1, "begin")
+		if ok && len(begin) > 0 && begin[len(begin)-1] != 0 {
+			return Cliff{"slice-saturation", SliceCliff}, true
+		}
+	}
+	return Cliff{}, false
+}
+
+// constInts reads integer parameters from an attribute, or from operand idx
+// when a constant defines it.
+func constInts(op *graph.Operation, idx int, attr string) ([]int64, bool) {
+	if a := op.Inherent(attr); a != nil {
+		return attrInts(a)
+	}
+	if idx >= op.NumOperands() {
+		return nil, false
+	}
+	d := op.Operand(idx).DefiningOp()
+	if d == nil || (d.Name != "coreai.constant" && d.Name != "arith.constant") {
+		return nil, false
+	}
+	if v := d.Inherent("value"); v != nil {
+		return attrInts(v)
+	}
+	return nil, false
+}
+
+// aneExec runs op under the profile when a rule names it; handled is false
+// for ops that run as under IEEE. el is the op's result type (f16).
+func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem) (res *Tensor, handled bool, err error) {
+	switch k {
+	case "reduce_sum", "reduce_mean", "reduce_product":
+		// narrow-reduce: the existing f16 accumulation of Reduce.
+		axes, _ := intArg(op, ins, 1, "axes")
+		keep := true
+		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {
+			keep = boolAttr(op, "keep_dims", "keepdims")
+		}
+		res, err = Reduce(k, ins[0], axes, keep, el, true)
+		return res, true, err
+	case "matmul":
+		if err := need(ins, 2); err != nil {
+			return nil, true, err
+		}
+		ta := boolAttr(op, "transpose_x", "transpose_a", "transpose_lhs")
+		tb := boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
+		res, err = matMul(ins[0], ins[1], ta, tb, el, false, true)
+		if err == nil {
+			in.saturate(op, res, "matmul-saturation", MatmulCliff)
+		}
+		return res, true, err
+	case "slice":
+		begin, ok := intArg(op, ins, 1, "begin")
+		if !ok || in.opts.ANE.Family != PreA16 || len(begin) == 0 || begin[len(begin)-1] == 0 {
+			return nil, false, nil
+		}
+		stride, _ := intArg(op, ins, 3, "stride")
+		if stride == nil {
+			stride, _ = intArg(op, nil, -1, "strides")
+		}
+		shape, err := resultShape(op, 0)
+		if err != nil {
+			return nil, true, err
+		}
+		// Slice copies, so saturating its result leaves the input alone.
+		res, err = Slice(ins[0], begin, stride, shape)
+		if err == nil {
+			in.saturate(op, res, "slice-saturation", SliceCliff)
+		}
+		return res, true, err
+	}
+	return nil, false, nil
+}
+
+// saturate turns finite values above limit in magnitude into ±inf and tells
+// Options.Saturated how many it changed.
+func (in *Interp) saturate(op *graph.Operation, t *Tensor, rule string, limit float32) {
+	n := 0
+	for i, v := range t.F {
+		if v > limit && v <= math.MaxFloat32 {
+			t.F[i] = float32(math.Inf(1))
+			n++
+		} else if v < -limit && v >= -math.MaxFloat32 {
+			t.F[i] = float32(math.Inf(-1))
+			n++
+		}
+	}
+	if n > 0 && in.opts.Saturated != nil {
+		in.opts.Saturated(op, rule, n)
+	}
+}
+
+// roundProd rounds a float32 product to fp16 (ties to even) without a
+// call or a table, so that the compiler inlines it into the kernels
+// (numerics_linalg.go). In the normal half range it is Veltkamp's split:
+// c = 8193·p, then c − (c − p) keeps the top 11 significand bits, rounded
+// to nearest even (the explicit float32 conversions forbid fusing the
+// operations). Below 2^-14 the half grid is the fixed subnormal step 2^-24,
+// which adding and removing 0.75 (whose float32 spacing is 2^-24) rounds
+// to; magnitudes past 65504 become ±inf. TestRoundProd checks it against
+// f16.Round32, also on arbitrary float32 bit patterns.
+func roundProd(p float32) float32 {
+	c := float32(p * 8193)
+	q := c - float32(c-p)
+	switch {
+	case math.Float32bits(p)&0x7fffffff < 0x38800000: // |p| < 2^-14 in one test: a test of p's sign would mispredict
+		q = roundSubnormal(p)
+	case !(q <= FP16Max && q >= -FP16Max):
+		// Past the half range, ±inf, NaN, or so large that 8193·p
+		// overflowed (Veltkamp gives NaN then): p·inf is ±inf or NaN.
+		q = p * posInf
+	}
+	return q
+}
+
+var posInf = float32(math.Inf(1))
+
+// roundSubnormal rounds |p| < 2^-14 to the half subnormal grid, keeping
+// the sign of zero.
+func roundSubnormal(p float32) float32 {
+	r := float32(p+0.75) - 0.75
+	if r == 0 {
+		r = p * 0 // zero with p's sign
+	}
+	return r
+}

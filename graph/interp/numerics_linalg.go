@@ -1,0 +1,180 @@
+package interp
+
+import (
+	"github.com/anefix/anefix/graph/f16"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// matmulRounded is matmulCore under the Neural Engine profile
+// (numerics.go, rules fp16-operands-products and wide-accumulator): each
+// product A(i,k)·B(k,j) is rounded to fp16, the rounded products are summed
+// in float32 sequentially over k, and the sum is rounded to outEl. It is a
+// kernel of its own so that the IEEE kernels stay as they are.
+func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, workers int) {
+	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
+	run := func(it mmItem, bufA []float32, bufB [4][]float32, acc []float32) {
+		if rowForm {
+			n := it.j1 - it.j0
+			acc = acc[:n]
+			for i := it.i0; i < it.i1; i++ {
+				clear(acc)
+				for k := 0; k < K; k++ {
+					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
+					axpyRounded(acc, B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0, n, 1), av)
+				}
+				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
+				for t, v := range acc {
+					o[t] = outEl.round(v)
+				}
+			}
+			return
+		}
+		if A.h != nil && A.sc == 1 && B.h == nil {
+			// Weight rows (raw f16, contiguous) times an activation column.
+			for j := it.j0; j < it.j1; j++ {
+				x := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
+				i := it.i0
+				for ; i+4 <= it.i1; i += 4 {
+					base := it.aoff + A.off + i*A.sr
+					s0, s1, s2, s3 := dot4RoundedH(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
+					out[it.ooff+i*N+j] = outEl.round(s0)
+					out[it.ooff+(i+1)*N+j] = outEl.round(s1)
+					out[it.ooff+(i+2)*N+j] = outEl.round(s2)
+					out[it.ooff+(i+3)*N+j] = outEl.round(s3)
+				}
+				for ; i < it.i1; i++ {
+					base := it.aoff + A.off + i*A.sr
+					h := A.h[base : base+K]
+					s, _, _, _ := dot4RoundedH(x, h, h, h, h)
+					out[it.ooff+i*N+j] = outEl.round(s)
+				}
+			}
+			return
+		}
+		if B.h != nil && B.sr == 1 && A.h == nil {
+			// An activation row times weight columns stored contiguously.
+			for i := it.i0; i < it.i1; i++ {
+				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+				j := it.j0
+				for ; j+4 <= it.j1; j += 4 {
+					base := it.boff + B.off + j*B.sc
+					s0, s1, s2, s3 := dot4RoundedH(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
+					o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
+				}
+				for ; j < it.j1; j++ {
+					base := it.boff + B.off + j*B.sc
+					h := B.h[base : base+K]
+					s, _, _, _ := dot4RoundedH(x, h, h, h, h)
+					out[it.ooff+i*N+j] = outEl.round(s)
+				}
+			}
+			return
+		}
+		for i := it.i0; i < it.i1; i++ {
+			arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+			j := it.j0
+			// Four columns at once: independent sums hide the add latency,
+			// each still sequential over k.
+			for ; j+4 <= it.j1; j += 4 {
+				c0 := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
+				c1 := B.load(bufB[1], it.boff+B.off+(j+1)*B.sc, K, B.sr)
+				c2 := B.load(bufB[2], it.boff+B.off+(j+2)*B.sc, K, B.sr)
+				c3 := B.load(bufB[3], it.boff+B.off+(j+3)*B.sc, K, B.sr)
+				s0, s1, s2, s3 := dot4Rounded(arow, c0, c1, c2, c3)
+				o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
+				o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
+			}
+			for ; j < it.j1; j++ {
+				col := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
+				s, _, _, _ := dot4Rounded(arow, col, col, col, col)
+				out[it.ooff+i*N+j] = outEl.round(s)
+			}
+		}
+	}
+	bufs := func() ([]float32, [4][]float32, []float32) {
+		var b [4][]float32
+		for i := range b {
+			b[i] = make([]float32, max(K, N))
+		}
+		return make([]float32, K), b, make([]float32, N)
+	}
+	if workers <= 1 || len(items) == 1 {
+		a, b, c := bufs()
+		for _, it := range items {
+			run(it, a, b, c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var wp workerPanic // a fault in a mapped weight reaches Run (fault.go)
+	for w := 0; w < min(workers, len(items)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer wp.guard()
+			defer debug.SetPanicOnFault(panicOnFault())
+			a, b, c := bufs()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(items) {
+					return
+				}
+				run(items[k], a, b, c)
+			}
+		}()
+	}
+	wg.Wait()
+	wp.rethrow()
+}
+
+// The loops below rely on roundProd being inlined (it has no calls): a
+// call per product would spill the sums and dominate.
+
+// axpyRounded adds roundProd(a·x[t]) to acc[t].
+func axpyRounded(acc, x []float32, a float32) {
+	acc = acc[:len(x)]
+	for t, v := range x {
+		p := roundProd(float32(a * v))
+		acc[t] += p
+	}
+}
+
+// dot4Rounded is Σ_k roundProd(x[k]·c[k]) for four columns, each summed
+// sequentially in k.
+func dot4Rounded(x, c0, c1, c2, c3 []float32) (s0, s1, s2, s3 float32) {
+	n := len(x)
+	c0, c1, c2, c3 = c0[:n], c1[:n], c2[:n], c3[:n]
+	for k, v := range x {
+		p0 := roundProd(float32(v * c0[k]))
+		p1 := roundProd(float32(v * c1[k]))
+		p2 := roundProd(float32(v * c2[k]))
+		p3 := roundProd(float32(v * c3[k]))
+		s0 += p0
+		s1 += p1
+		s2 += p2
+		s3 += p3
+	}
+	return
+}
+
+// dot4RoundedH is dot4Rounded with the columns as raw f16 weights, widened
+// as they are read.
+func dot4RoundedH(x []float32, h0, h1, h2, h3 []uint16) (s0, s1, s2, s3 float32) {
+	n := len(x)
+	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
+	for k, v := range x {
+		p0 := roundProd(float32(v * f16.ToFloat32(h0[k])))
+		p1 := roundProd(float32(v * f16.ToFloat32(h1[k])))
+		p2 := roundProd(float32(v * f16.ToFloat32(h2[k])))
+		p3 := roundProd(float32(v * f16.ToFloat32(h3[k])))
+		s0 += p0
+		s1 += p1
+		s2 += p2
+		s3 += p3
+	}
+	return
+}
