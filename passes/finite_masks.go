@@ -38,8 +38,8 @@ exp) after the add, as long as the unmasked scores stay above -25504 + the
 row's maximum: exp of the masked entries is 0 either way. Measured by
 anefix verify on testdata/hazards/finite_mask_softmax.mlir (a -inf causal
 mask added to scores before a softmax): every output bit-identical, 24/24,
-under ieee numerics and under --numerics ane (measured with h-num's profile
-at commit cd1f0df). The ane profile has no rule for -inf in softmax, so the
+under ieee numerics and under --numerics ane (the profile in
+graph/interp/numerics.go). The ane profile has no rule for -inf in softmax, so the
 second figure shows the rewrite is neutral there, not the Neural Engine
 problem Apple describes. Where a masked value is used otherwise (compared, printed,
 multiplied) the graph computes with -40000 instead of -inf.

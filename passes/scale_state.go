@@ -62,8 +62,8 @@ recurrent state, compared in the reference's units, bit-identical for -2
 and off by at most 6e-8 (default=1) and 4.8e-7 (default=4): its small
 entries are subnormal once scaled down, the loss the exactness caveat names.
 Against the input export, tiny arm A gives the same figures with and
-without scale-state: ieee 24/24, 48.9 dB; --numerics ane (h-num's profile
-at commit cd1f0df) 24/24, 47.7 dB (prompt 1). Synth's states stay far from
+without scale-state: ieee 24/24, 48.9 dB; --numerics ane 24/24,
+47.7 dB (prompt 1), 48.8 dB (prompt 1,2,3). Synth's states stay far from
 saturation, so this shows the pass is neutral, not that it helps.
 
 What a host sees changes: the stored state is the old one times 2^-k. The
