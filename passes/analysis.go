@@ -31,3 +31,26 @@ func ElementTypeBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
 	}
 	return elementTypeBlockers(m)
 }
+
+// rangeHazardConstants is check's fp16.out-of-range rule (passes/ane
+// hazards.go), installed the same way: finite-masks rewrites exactly the
+// constants that rule names, so the two never disagree about what a mask
+// hazard is.
+var rangeHazardConstants func(m *graph.Module) ([]*graph.Operation, error)
+
+// SetRangeHazardConstants installs the analysis that returns the constants
+// check's fp16.out-of-range rule flags. passes/ane calls it.
+func SetRangeHazardConstants(f func(m *graph.Module) ([]*graph.Operation, error)) {
+	rangeHazardConstants = f
+}
+
+var errNoHazardAnalysis = errors.New("finite-masks needs the Neural Engine rule model's fp16 hazard rules (package passes/ane), which this program does not link; what to do: import it")
+
+// RangeHazardConstants returns the constants, in module order, that the
+// installed rule model's fp16.out-of-range rule flags.
+func RangeHazardConstants(m *graph.Module) ([]*graph.Operation, error) {
+	if rangeHazardConstants == nil {
+		return nil, errNoHazardAnalysis
+	}
+	return rangeHazardConstants(m)
+}

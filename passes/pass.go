@@ -67,14 +67,17 @@ type Change struct {
 	IOChanges  []IOChange
 	Constants  []ConstantChange
 	States     []StatePromotion
-	Replaced   []OpRef // ops replaced (arm-d), by op id
+	Replaced []OpRef // ops replaced (arm-d), by op id
 	// PlainStates lists states turned back into a plain input and output
 	// (states-as-outputs): Input is fed Output of the previous step.
 	PlainStates []StatePromotion
 	// Externalized lists constants turned into graph inputs
 	// (externalize-constant), for the record verify reads.
 	Externalized []ExternalizedConstant
-	Notes        []string
+	// StateScales lists the states scale-state rescaled; a host and
+	// verify must account for them (the bundle's anefix.json records them).
+	StateScales []StateScale
+	Notes       []string
 }
 
 // OpRef names an op for reports.
@@ -134,12 +137,15 @@ func Register(p *Pass) {
 // deletes the recurrence whose constants stripping would convert).
 var Order = []string{
 	"arm-d",
+	"finite-masks",
 	"strip-fp32-casts",
 	"fold-io-unsqueeze",
 	"promote-states",
 	"states-as-outputs",
 	"externalize-constant",
+	"scale-state",
 	"fold-casts",
+	"fp16-safe-reductions",
 	"dce",
 }
 
@@ -161,6 +167,13 @@ var Constraints = []Constraint{
 	{"strip-fp32-casts", "externalize-constant", "the new input takes the constant's type after stripping, so the caller feeds what the graph computes with"},
 	{"externalize-constant", "dce", "dce drops the blob the externalized constant leaves unreferenced"},
 	{"states-as-outputs", "dce", "dce removes the token ops the handle accesses leave dead"},
+	{"finite-masks", "strip-fp32-casts", "stripping refuses (or clamps) an f32 constant past the fp16 range; finite-masks makes a -1e9 mask finite first"},
+	{"finite-masks", "dce", "dce removes what the other passes leave dead"},
+	{"promote-states", "scale-state", "scale-state scales the states promote-states made (it finds plain pairs on its own too)"},
+	{"fold-io-unsqueeze", "scale-state", "fold-io-unsqueeze reshapes I/O ports; the scaling multiplies sit right next to them"},
+	{"scale-state", "dce", "dce removes what the other passes leave dead"},
+	{"strip-fp32-casts", "fp16-safe-reductions", "stripping turns fp32 reductions into f16 ones, the ones this pass rewrites"},
+	{"fp16-safe-reductions", "dce", "dce removes what the other passes leave dead (the reductions' axis constants)"},
 }
 
 // Lookup returns a registered pass.

@@ -288,17 +288,7 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.candidate(in.Name) {
 			continue
 		}
-		inKey, _ := pm.key(in.Name)
-		var matches []graph.Port
-		for _, out := range g.Outputs() {
-			if out.IsState || out.Name == "" {
-				continue
-			}
-			k, affixed := pm.key(out.Name)
-			if out.Name == in.Name || (affixed && k == inKey) {
-				matches = append(matches, out)
-			}
-		}
+		matches := pm.outputsFor(g, in)
 		switch len(matches) {
 		case 0:
 			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, psNames(g.Outputs())))
@@ -318,6 +308,22 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 		}
 	}
 	return nil
+}
+
+// outputsFor lists the plain outputs of g whose names pair with input in.
+func (pm *psMatcher) outputsFor(g *graph.Graph, in graph.Port) []graph.Port {
+	inKey, _ := pm.key(in.Name)
+	var matches []graph.Port
+	for _, out := range g.Outputs() {
+		if out.IsState || out.Name == "" {
+			continue
+		}
+		k, affixed := pm.key(out.Name)
+		if out.Name == in.Name || (affixed && k == inKey) {
+			matches = append(matches, out)
+		}
+	}
+	return matches
 }
 
 // psPromote applies the state contract to one pair after checking it.

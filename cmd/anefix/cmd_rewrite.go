@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -332,6 +333,9 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 				pr.Constants = append(pr.Constants, &pb.ConstantConversion{Op: rwOpRef(c.Op), Resource: c.Resource, From: c.From, To: c.To,
 					Elements: count32(c.Elements), Overflow: count32(c.Overflow), Underflow: count32(c.Underflow)})
 			}
+			for _, sc := range ch.StateScales {
+				pr.StateScales = append(pr.StateScales, &pb.StateScale{Graph: sc.Graph, State: sc.State, Log2: int32(sc.Log2), Form: sc.Form})
+			}
 			for _, st := range ch.States {
 				pr.States = append(pr.States, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
 			}
@@ -524,7 +528,7 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 	for _, p := range rep.Passes {
 		r.Passes = append(r.Passes, p.Name)
 		for _, c := range p.IoChanges {
-			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: c.After.GetName(), IsOutput: c.IsOutput,
+			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: cmp.Or(c.After.GetName(), c.Before.GetName()), IsOutput: c.IsOutput,
 				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
 		}
 		for _, st := range p.States {
@@ -536,6 +540,10 @@ func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.Rew
 		for _, e := range p.Externalized {
 			r.ConstantInputs = append(r.ConstantInputs, bundle.RecordConstant{Graph: e.Graph, Input: e.Input, OpID: e.Op.GetOpId(),
 				Source: e.Op.GetSource(), Resource: e.Resource, Type: e.Type, Shape: e.Shape, DType: e.Dtype, Bytes: e.Bytes})
+		}
+		for _, sc := range p.StateScales {
+			r.StateScales = append(r.StateScales, bundle.RecordStateScale{Graph: sc.Graph, State: sc.State, Log2: int(sc.Log2), Form: sc.Form,
+				Note: fmt.Sprintf("stored = value × 2^%d: multiply by 2^%d when setting the state, by 2^%d when reading it", -sc.Log2, -sc.Log2, sc.Log2)})
 		}
 	}
 	b, err := r.Encode()

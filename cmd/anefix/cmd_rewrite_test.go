@@ -40,7 +40,7 @@ func TestRewriteUsageErrors(t *testing.T) {
 		want []string // substrings of stderr
 	}{
 		{[]string{in}, []string{"-o OUT is required"}},
-		{[]string{in, "-o", out, "--passes", "nope"}, []string{`unknown pass "nope"`, "valid: arm-d, strip-fp32-casts, fold-io-unsqueeze"}},
+		{[]string{in, "-o", out, "--passes", "nope"}, []string{`unknown pass "nope"`, "valid: arm-d, finite-masks, strip-fp32-casts, fold-io-unsqueeze"}},
 		{[]string{in, "-o", out, "--disable", "nope,dce"}, []string{`--disable: unknown pass "nope"`, "valid:"}},
 		{[]string{in, "-o", out, "--set", "strip-fp32-casts.nope=1"}, []string{`has no option "nope"`, "valid: clamp, islands, exclude, keep-norms, io"}},
 		{[]string{in, "-o", out, "--set", "strip-fp32-casts.clamp=maybe"}, []string{"wants true or false"}},
@@ -378,7 +378,7 @@ func TestPassesCommand(t *testing.T) {
 		t.Errorf("passes dce --json: %v %+v", err, one)
 	}
 	code, _, stderr := runCLI(t, "", "passes", "nope")
-	if code != exitUsage || !strings.Contains(stderr, "valid: arm-d, strip-fp32-casts") {
+	if code != exitUsage || !strings.Contains(stderr, "valid: arm-d, finite-masks, strip-fp32-casts") {
 		t.Errorf("passes nope: exit %d %q", code, stderr)
 	}
 }

@@ -15,7 +15,7 @@ func init() {
 		Name:        "synth",
 		StdoutModel: true,
 		NoInput:     true,
-		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--locations builtin|debuginfo] -o OUT",
+		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--state-read sum|matmul] [--locations builtin|debuginfo] -o OUT",
 		Summary:     "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
@@ -39,6 +39,7 @@ Examples:
 			ctx := fs.Int("ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
 			seed := fs.Uint64("seed", 0, "weight generator seed")
 			stateForm := fs.String("state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
+			stateRead := fs.String("state-read", "sum", "A-D: how the gated-delta step reads its state: elementwise multiply and a sum over dim -2 (sum, as coreai-torch's gated_delta_update composite does) or batch matmuls (matmul)")
 			recurrence := fs.String("recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
 			locations := fs.String("locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
 			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
@@ -71,7 +72,7 @@ Examples:
 				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
 					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
 				}
-				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, Locations: *locations}
+				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, StateRead: *stateRead, Locations: *locations}
 				if err := o.Check(); err != nil {
 					// run prefixes "anefix synth: " already.
 					return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))

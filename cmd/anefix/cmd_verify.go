@@ -375,10 +375,25 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	if err != nil {
 		return err
 	}
+	// States that scale-state rescaled are compared in REF's units: the
+	// scales come from each bundle's anefix.json (none for single files).
+	var log2 map[string]int
+	for i, ld := range []*modelio.Loaded{ref, cand} {
+		rec, err := bundle.ReadRecord(ld.Input.AIModelDir)
+		if err != nil {
+			return err
+		}
+		for name, k := range rec.StateLog2("") {
+			if log2 == nil {
+				log2 = map[string]int{}
+			}
+			log2[name] += []int{-1, 1}[i] * k
+		}
+	}
 	start := time.Now()
 	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
-		MaxMemory: vr.MaxMemory, CandConstants: consts, Ranges: vr.Ranges, Family: vr.Family, Localize: vr.Localize,
+		MaxMemory: vr.MaxMemory, CandConstants: consts, Ranges: vr.Ranges, Family: vr.Family, Localize: vr.Localize, CandStateLog2: log2,
 	})
 	if err != nil {
 		return err

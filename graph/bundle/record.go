@@ -25,6 +25,8 @@ type Record struct {
 	// ConstantInputs are in-graph constants turned into graph inputs
 	// (externalize-constant): which input carries which constant.
 	ConstantInputs []RecordConstant `json:"constantInputs,omitempty"`
+	// StateScales are states scale-state rescaled by a power of two.
+	StateScales []RecordStateScale `json:"stateScales,omitempty"`
 }
 
 // RecordIO is one I/O change.
@@ -60,6 +62,17 @@ type RecordConstant struct {
 	Bytes    int64   `json:"bytes"`
 }
 
+// RecordStateScale is one state scale-state rescaled: the stored state is
+// the value the graph computes times 2^-Log2 (a host that sets the state
+// multiplies by 2^-Log2, one that reads it multiplies by 2^Log2).
+type RecordStateScale struct {
+	Graph string `json:"graph"`
+	State string `json:"state"`
+	Log2  int    `json:"log2"`
+	Form  string `json:"form"`
+	Note  string `json:"note"`
+}
+
 // Encode is the record as written: indented JSON, '<' and '>' unescaped
 // (types read tensor<…>), one trailing newline.
 func (r *Record) Encode() ([]byte, error) {
@@ -79,6 +92,9 @@ const maxRecordSize = 16 << 20
 // ReadRecord reads RecordFile from the .aimodel directory dir. It returns
 // nil and no error when the file is absent (a model anefix did not write).
 func ReadRecord(dir string) (*Record, error) {
+	if dir == "" { // a single file has no record
+		return nil, nil
+	}
 	p := filepath.Join(dir, RecordFile)
 	b, err := ReadSmallFile(p, p, maxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -106,4 +122,19 @@ func ParseRecord(b []byte, name string) (*Record, error) {
 		}
 	}
 	return &r, nil
+}
+
+// StateLog2 returns the state scales of graph fn ("" = every graph) by
+// state name.
+func (r *Record) StateLog2(fn string) map[string]int {
+	if r == nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, s := range r.StateScales {
+		if fn == "" || s.Graph == fn {
+			out[s.State] += s.Log2
+		}
+	}
+	return out
 }

@@ -86,7 +86,19 @@ type Options struct {
 	// MLIR fused locations) or LocDebugInfo (coreai-torch's
 	// #debuginfo.location dialect attributes; see dialectlocs.go).
 	Locations string
+	// StateRead is how the gated-delta step reads its state (S·k and S·q):
+	// StateReadSum (default: elementwise multiply, then a sum over dim -2,
+	// as coreai-torch's gated_delta_update composite computes it, which
+	// exercises the narrow reductions of the Neural Engine profile) or
+	// StateReadMatmul (batch matmuls, synth's structure before issue 13).
+	StateRead string
 }
+
+// State-read forms.
+const (
+	StateReadSum    = "sum"
+	StateReadMatmul = "matmul"
+)
 
 // Recurrence forms.
 const (
@@ -210,6 +222,13 @@ func (o Options) normalize() (Options, error) {
 		}
 	default:
 		return o, fmt.Errorf("synth: unknown recurrence form %q: want inline or composite", o.Recurrence)
+	}
+	switch o.StateRead {
+	case "":
+		o.StateRead = StateReadSum
+	case StateReadSum, StateReadMatmul:
+	default:
+		return o, fmt.Errorf("synth: unknown state-read form %q: want sum or matmul", o.StateRead)
 	}
 	switch o.Locations {
 	case "":

@@ -13,7 +13,11 @@
 // models/macos/qwen3_5.py:199 under qwen3_5_ios.py:290 and the residual
 // adds at qwen3_5_ios.py:330–333 as in the seed's compiler log. Variants:
 // states as !coreai.handle/!coreai.token (StateHandle) and the recurrence
-// as a gated_delta_update composite (RecurrenceComposite).
+// as a gated_delta_update composite (RecurrenceComposite). The recurrence
+// reads its state as coreai-torch's gated_delta_update composite does,
+// with an elementwise multiply and a sum over dim -2 (StateReadSum, the
+// default), or with batch matmuls (StateReadMatmul, synth's structure
+// before issue 13).
 //
 // Weights are deterministic pseudo-random fp16 with realistic scales,
 // stored as dense_resource blobs backed by generators (Blob), so a

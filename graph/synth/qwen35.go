@@ -51,6 +51,7 @@ type hybrid struct {
 	ctx        int
 	states     bool // conv/rec as states (arm B)
 	composite  bool // recurrence as a gated_delta_update composite
+	matmulRead bool // read the state with matmuls (StateReadMatmul)
 	kc, vc     *graph.Value
 	conv, rec  *graph.Value
 	cos, sin   *graph.Value
@@ -66,7 +67,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 		return fmt.Errorf("synth: need at least one layer")
 	}
 	h := &hybrid{builder: newBuilder(m, o.Seed, map[string]*Blob{}), d: d, ctx: o.Ctx, states: o.Arm == ArmB,
-		composite: o.Recurrence == RecurrenceComposite}
+		composite: o.Recurrence == RecurrenceComposite, matmulRead: o.StateRead == StateReadMatmul}
 	nLin, nFull := d.Counts()
 	kvC := int64(d.KVHeads * d.HeadDim)
 	ctx := int64(o.Ctx)
@@ -657,6 +658,42 @@ func (h *hybrid) stepAt(src stepSrc, q, k, v, beta, g, s *graph.Value) (*graph.V
 	dec = h.reshape(dec, 1, hv, 1, 1)
 	h.at("mul", file, l+4)
 	s = h.mul(s, dec)
+	if h.matmulRead {
+		return h.stepMatmul(file, l, q, k, v, beta, s)
+	}
+	// coreai-torch's composite reads the state by broadcasting: k and q as
+	// columns [1, H, Dk, 1] against S [1, H, Dk, Dv], multiplied
+	// elementwise and summed over Dk (dim -2); the update is the outer
+	// product k ⊙ δ by broadcasting too.
+	h.at("permute", file, l+5)
+	kc := h.transpose(k, 0, 1, 3, 2) // [1, H, Dk, 1]
+	h.at("mul", file, l+5)
+	sk := h.mul(s, kc)
+	h.at("sum", file, l+5)
+	kv := h.reduce("sum", sk, -2) // [1, H, 1, Dv]
+	h.at("sub", file, l+6)
+	delta := h.sub(v, kv)
+	h.at("view", file, l+6)
+	b4 := h.reshape(beta, 1, hv, 1, 1)
+	h.at("mul", file, l+6)
+	delta = h.mul(delta, b4) // [1, H, 1, Dv]
+	h.at("mul", file, l+7)
+	upd := h.mul(kc, delta) // [1, H, Dk, Dv]
+	h.at("add", file, l+7)
+	s = h.add(s, upd)
+	h.at("permute", file, l+8)
+	qc := h.transpose(q, 0, 1, 3, 2)
+	h.at("mul", file, l+8)
+	sq := h.mul(s, qc)
+	h.at("sum", file, l+8)
+	o := h.reduce("sum", sq, -2) // [1, H, 1, Dv]
+	return h.stepEnd(file, l, o, s)
+}
+
+// stepMatmul is the rest of a step with the state read by batch matmuls
+// (StateReadMatmul): kS, kᵀδ and qS.
+func (h *hybrid) stepMatmul(file string, l int, q, k, v, beta, s *graph.Value) (*graph.Value, *graph.Value) {
+	hv := int64(h.d.LinVHeads)
 	h.at("matmul", file, l+5)
 	kv := h.matmul(k, s) // [1, H, 1, Dv]
 	h.at("sub", file, l+6)
@@ -673,6 +710,11 @@ func (h *hybrid) stepAt(src stepSrc, q, k, v, beta, g, s *graph.Value) (*graph.V
 	s = h.add(s, upd)
 	h.at("matmul", file, l+8)
 	o := h.matmul(q, s) // [1, H, 1, Dv]
+	return h.stepEnd(file, l, o, s)
+}
+
+// stepEnd casts a step's output and new state back to f16.
+func (h *hybrid) stepEnd(file string, l int, o, s *graph.Value) (*graph.Value, *graph.Value) {
 	h.at("_to_copy", file, l+9)
 	o = h.cast(o, graph.F16)
 	h.at("_to_copy", file, l+10)

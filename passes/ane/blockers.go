@@ -5,7 +5,10 @@ import (
 	"github.com/anefix/anefix/passes"
 )
 
-func init() { passes.SetElementTypeBlockers(ElementTypeBlockers) }
+func init() {
+	passes.SetElementTypeBlockers(ElementTypeBlockers)
+	passes.SetRangeHazardConstants(RangeHazardConstants)
+}
 
 // ElementTypeBlockers returns the ops whose verdict names RuleElementType:
 // the ops that open a reported island and, through alsoIllegal, every op
@@ -24,6 +27,25 @@ func ElementTypeBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
 					out[v.Op] = true
 				}
 			}
+		}
+	}
+	return out, nil
+}
+
+// RangeHazardConstants returns the constants check's fp16.out-of-range rule
+// (hazards.go) flags, in graph and op order, each once: the constants
+// finite-masks rewrites.
+func RangeHazardConstants(m *graph.Module) ([]*graph.Operation, error) {
+	rep, err := CheckWith(m, Options{})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[*graph.Operation]bool{}
+	var out []*graph.Operation
+	for _, f := range rep.AllHazards() {
+		if f.Rule == HazardRange && f.Op != nil && !seen[f.Op] {
+			seen[f.Op] = true
+			out = append(out, f.Op)
 		}
 	}
 	return out, nil

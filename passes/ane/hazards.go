@@ -391,7 +391,11 @@ func (c *checker) constantHazards(op *graph.Operation) {
 			parts = append(parts, fmt.Sprintf("%d finite beyond ±65504 (first %s; %d of them round to ±inf in fp16)",
 				s.overflow, fmtVal(s.firstOver), s.toInf))
 		}
-		c.add(HazardRange, op, "", what+strings.Join(parts, ", ")+"; "+rng+userLabel(op))
+		fix := ""
+		if s.haveMin && s.min < -f16.MaxHalf { // -inf or below -65504: a mask finite-masks rewrites
+			fix = "finite-masks"
+		}
+		c.add(HazardRange, op, fix, what+strings.Join(parts, ", ")+"; "+rng+userLabel(op))
 	}
 	if s.flush > 0 {
 		c.add(HazardFlush, op, "", fmt.Sprintf("%s%d nonzero value(s) round to 0 in fp16 (first %s; fp16's smallest subnormal is 2^-24 ≈ 5.96e-08); %s%s",

@@ -232,7 +232,10 @@ type PassRun struct {
 	Externalized []*ExternalizedConstant `protobuf:"bytes,13,rep,name=externalized,proto3" json:"externalized,omitempty"`
 	// States turned back into a plain input and output (states-as-outputs):
 	// the caller feeds input the previous step's output.
-	PlainStates   []*StatePromotion `protobuf:"bytes,14,rep,name=plain_states,json=plainStates,proto3" json:"plain_states,omitempty"`
+	PlainStates []*StatePromotion `protobuf:"bytes,14,rep,name=plain_states,json=plainStates,proto3" json:"plain_states,omitempty"`
+	// States rescaled by scale-state (also written to the bundle's
+	// anefix.json as "stateScales").
+	StateScales   []*StateScale `protobuf:"bytes,15,rep,name=state_scales,json=stateScales,proto3" json:"state_scales,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -361,6 +364,13 @@ func (x *PassRun) GetExternalized() []*ExternalizedConstant {
 func (x *PassRun) GetPlainStates() []*StatePromotion {
 	if x != nil {
 		return x.PlainStates
+	}
+	return nil
+}
+
+func (x *PassRun) GetStateScales() []*StateScale {
+	if x != nil {
+		return x.StateScales
 	}
 	return nil
 }
@@ -638,6 +648,78 @@ func (x *ConstantConversion) GetUnderflow() int32 {
 	return 0
 }
 
+// StateScale is a state scale-state rescaled: the stored state is the
+// value the graph computes times 2^-log2.
+type StateScale struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Graph string                 `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
+	// The state's input name.
+	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Log2  int32  `protobuf:"varint,3,opt,name=log2,proto3" json:"log2,omitempty"`
+	// attribute, handle or pair.
+	Form          string `protobuf:"bytes,4,opt,name=form,proto3" json:"form,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StateScale) Reset() {
+	*x = StateScale{}
+	mi := &file_rewrite_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateScale) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateScale) ProtoMessage() {}
+
+func (x *StateScale) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
+func (*StateScale) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StateScale) GetGraph() string {
+	if x != nil {
+		return x.Graph
+	}
+	return ""
+}
+
+func (x *StateScale) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *StateScale) GetLog2() int32 {
+	if x != nil {
+		return x.Log2
+	}
+	return 0
+}
+
+func (x *StateScale) GetForm() string {
+	if x != nil {
+		return x.Form
+	}
+	return ""
+}
+
 type StatePromotion struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Graph         string                 `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
@@ -649,7 +731,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +743,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +756,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{5}
+	return file_rewrite_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -726,7 +808,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"outputSize\x12\x14\n" +
 	"\x05error\x18\x0f \x01(\tR\x05error\x12\x1f\n" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
-	"failedPass\"\xd6\x04\n" +
+	"failedPass\"\x90\x05\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -746,7 +828,8 @@ const file_rewrite_proto_rawDesc = "" +
 	"durationNs\x12\x1b\n" +
 	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\x12C\n" +
 	"\fexternalized\x18\r \x03(\v2\x1f.anefix.v1.ExternalizedConstantR\fexternalized\x12<\n" +
-	"\fplain_states\x18\x0e \x03(\v2\x19.anefix.v1.StatePromotionR\vplainStates\"\xec\x01\n" +
+	"\fplain_states\x18\x0e \x03(\v2\x19.anefix.v1.StatePromotionR\vplainStates\x128\n" +
+	"\fstate_scales\x18\x0f \x03(\v2\x15.anefix.v1.StateScaleR\vstateScales\"\xec\x01\n" +
 	"\x14ExternalizedConstant\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x14\n" +
@@ -769,7 +852,13 @@ const file_rewrite_proto_rawDesc = "" +
 	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1a\n" +
 	"\belements\x18\x05 \x01(\x05R\belements\x12\x1a\n" +
 	"\boverflow\x18\x06 \x01(\x05R\boverflow\x12\x1c\n" +
-	"\tunderflow\x18\a \x01(\x05R\tunderflow\"T\n" +
+	"\tunderflow\x18\a \x01(\x05R\tunderflow\"`\n" +
+	"\n" +
+	"StateScale\x12\x14\n" +
+	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
+	"\x04log2\x18\x03 \x01(\x05R\x04log2\x12\x12\n" +
+	"\x04form\x18\x04 \x01(\tR\x04form\"T\n" +
 	"\x0eStatePromotion\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x16\n" +
@@ -787,38 +876,40 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_rewrite_proto_goTypes = []any{
 	(*RewriteReport)(nil),        // 0: anefix.v1.RewriteReport
 	(*PassRun)(nil),              // 1: anefix.v1.PassRun
 	(*ExternalizedConstant)(nil), // 2: anefix.v1.ExternalizedConstant
 	(*PassOption)(nil),           // 3: anefix.v1.PassOption
 	(*ConstantConversion)(nil),   // 4: anefix.v1.ConstantConversion
-	(*StatePromotion)(nil),       // 5: anefix.v1.StatePromotion
-	(*Input)(nil),                // 6: anefix.v1.Input
-	(*TypeCount)(nil),            // 7: anefix.v1.TypeCount
-	(*IOChange)(nil),             // 8: anefix.v1.IOChange
-	(*OpRef)(nil),                // 9: anefix.v1.OpRef
+	(*StateScale)(nil),           // 5: anefix.v1.StateScale
+	(*StatePromotion)(nil),       // 6: anefix.v1.StatePromotion
+	(*Input)(nil),                // 7: anefix.v1.Input
+	(*TypeCount)(nil),            // 8: anefix.v1.TypeCount
+	(*IOChange)(nil),             // 9: anefix.v1.IOChange
+	(*OpRef)(nil),                // 10: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	6,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	7,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
 	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	7,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	7,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	8,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	8,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
 	3,  // 4: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	8,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	9,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
 	4,  // 6: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	5,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	9,  // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	6,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	10, // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
 	2,  // 9: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	5,  // 10: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	9,  // 11: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	9,  // 12: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	6,  // 10: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	5,  // 11: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	10, // 12: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	10, // 13: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -833,7 +924,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -38,6 +38,12 @@ type Options struct {
 	// candidate's record): each is fed that constant's values, evaluated
 	// in the reference, instead of being treated as a data input.
 	CandConstants []ConstantInput
+	// CandStateLog2 holds, by state input name, the exponents scale-state
+	// recorded for the candidate (the bundle's anefix.json "stateScales"):
+	// the candidate stores value × 2^-k, so its state is multiplied by 2^k
+	// before it is compared with the reference's. Initial states are zeros,
+	// which every scale leaves zero, so feeding needs no conversion.
+	CandStateLog2 map[string]int
 	// MaxMemory, when > 0, refuses a comparison whose two graphs need more
 	// anonymous memory than this many bytes by interp.EstimateMemory
 	// (mapped weights do not count), before anything is allocated.
@@ -567,7 +573,10 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		res.Localize = loc.result()
 		res.Notes = append(res.Notes, "--localize: the reference ran with its f16 ops computed in float32, so the agreement above is against that high-precision reference")
 	}
-	res.States = stateDrift(rs, cs)
+	res.States = stateDrift(rs, cs, o.CandStateLog2)
+	for _, name := range sortedScaleNames(o.CandStateLog2) {
+		res.Notes = append(res.Notes, fmt.Sprintf("candidate state %s is stored × 2^%d (scale-state); compared in the reference's units", name, -o.CandStateLog2[name]))
+	}
 	for _, d := range res.States {
 		if !d.Identical {
 			res.Identical = false
@@ -607,7 +616,18 @@ func matchInputs(rs, cs *side, res *Result) error {
 	return nil
 }
 
-func stateDrift(rs, cs *side) []StateDrift {
+func sortedScaleNames(m map[string]int) []string {
+	var out []string
+	for k, v := range m {
+		if v != 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
 	cByName := map[string]int{}
 	for i, p := range cs.ins {
 		cByName[p.Name] = i
@@ -625,8 +645,9 @@ func stateDrift(rs, cs *side) []StateDrift {
 		a, b := rs.args[i], cs.args[k]
 		d := StateDrift{Name: name, Identical: true}
 		var num, den float64
+		scale := log2[name]
 		for e := 0; e < a.Len(); e++ {
-			x, y := a.Float64At(e), b.Float64At(e)
+			x, y := a.Float64At(e), math.Ldexp(b.Float64At(e), scale)
 			if math.Float64bits(x) != math.Float64bits(y) {
 				d.Identical = false
 			}

@@ -1,0 +1,279 @@
+package passes
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// StateScale records a state that scale-state rescaled: the stored state
+// is the value the graph computes times 2^-Log2, so a host that sets the
+// state multiplies its value by 2^-Log2 and one that reads it multiplies
+// by 2^Log2.
+type StateScale struct {
+	Graph, State string
+	Log2         int
+	Form         string // attribute, handle or pair (a plain input/output pair)
+}
+
+// ssMaxExp bounds the exponent: fp16's exponent range is 2^-24 … 2^15, so a
+// larger shift only moves every value into overflow or underflow.
+const ssMaxExp = 15
+
+func init() {
+	Register(&Pass{
+		Name:    "scale-state",
+		Summary: "store a recurrent state scaled by 2^-k (multiplied by 2^k after each read, 2^-k before each write)",
+		Doc: `Rescales recurrent states by a power of two: after every read of the
+state the graph multiplies by 2^k, before every write by 2^-k, so what is
+stored is the state's value times 2^-k while every op between the read and
+the write computes with the same values as before. The stored magnitude
+stays a factor 2^k away from the saturation points that verify --ranges
+reports (fp16's 65504; the Neural Engine's matmul output near 32752 in
+third-party measurements, sbryngelson/ANEForge, see
+/work/shared/docs/coreai-facts.md §0).
+
+All state forms: a tensor input marked MutableBuffers.buffer_mutation with
+its output (the multiply follows the argument, the other precedes
+coreai.output), a !coreai.handle input (after each coreai.read_handle,
+before each coreai.write_handle's value) and a plain input/output pair that
+promote-states would pair (the same name matching; so the pass also works
+with promote-states off). Which states: those named in exponents=, and
+with default=k every other recurrent state, recognised by promote-states'
+naming rule (a state word and a kind word: conv_state, rec_state, …; KV
+caches are never scaled by default).
+
+The default exponent is 1 (stored = value / 2): the Neural Engine's matmul
+output saturates near 32752, half of fp16's largest finite value, so a
+stored state halved stays inside what a matmul can produce for every state
+value fp16 can hold. A guess at a useful default, not a measurement on
+hardware: set the exponent from the magnitude verify --ranges reports.
+
+Numerics: exact, since multiplying by a power of two only changes the
+exponent, except where a stored value falls below 2^-14·2^k (it becomes
+subnormal or zero: precision is lost) or, with k < 0, above 65504·2^k (it
+overflows). Measured by anefix verify on tiny arm A (graph/interp/verify's
+TestScaleStateVerify, against the default pipeline without the pass, 24
+steps): logits bit-identical and 24/24 for default=1, 4 and -2; the
+recurrent state, compared in the reference's units, bit-identical for -2
+and off by at most 6e-8 (default=1) and 4.8e-7 (default=4): its small
+entries are subnormal once scaled down, the loss the exactness caveat names.
+Against the input export, tiny arm A gives the same figures with and
+without scale-state: ieee 24/24, 48.9 dB; --numerics ane 24/24,
+47.7 dB (prompt 1), 48.8 dB (prompt 1,2,3). Synth's states stay far from
+saturation, so this shows the pass is neutral, not that it helps.
+
+What a host sees changes: the stored state is the old one times 2^-k. The
+rewrite's report and the bundle's anefix.json record every scaled state
+("stateScales": graph, state, log2, form); anefix verify reads that record
+from the candidate bundle and compares (and would feed) states in the
+reference's units. Running the pass twice scales twice.`,
+		Options: []OptionSpec{
+			{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
+				Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
+			{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
+				Doc: "exponent for every other recurrent state (conv/rec/ssm state names, as promote-states matches them); 0 leaves them alone"},
+		},
+		Run: scaleState,
+	})
+}
+
+func ssCheckDefault(v any) error {
+	n, _ := v.(int)
+	if n < -ssMaxExp || n > ssMaxExp {
+		return fmt.Errorf("want an exponent between -%d and %d, got %d", ssMaxExp, ssMaxExp, n)
+	}
+	return nil
+}
+
+func ssCheckExponents(v any) error {
+	_, err := ssParseExponents(v.([]string))
+	return err
+}
+
+func ssParseExponents(list []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, s := range list {
+		name, val, ok := strings.Cut(s, "=")
+		name = strings.TrimSpace(name)
+		k, err := strconv.Atoi(strings.TrimSpace(val))
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("%q is not name=exponent (example: rec_state=4)", s)
+		}
+		if k < -ssMaxExp || k > ssMaxExp {
+			return nil, fmt.Errorf("%s: exponent %d is outside -%d…%d", name, k, ssMaxExp, ssMaxExp)
+		}
+		out[name] = k
+	}
+	return out, nil
+}
+
+func scaleState(m *graph.Module, opts Options) (*Change, error) {
+	exps, err := ssParseExponents(opts.Strings("exponents"))
+	if err != nil {
+		return nil, fmt.Errorf("option exponents: %v", err)
+	}
+	def := opts.Int("default")
+	psOpts, err := DefaultOptions(promoteStatesPass)
+	if err != nil {
+		return nil, err
+	}
+	pm := &psMatcher{kinds: psSet(psOpts.Strings("kinds")), affixes: psSet(psOpts.Strings("affixes"))}
+	ch := &Change{}
+	used := map[string]bool{}
+	for _, g := range ioEntryGraphs(m) {
+		outs := g.Outputs()
+		for _, in := range g.Inputs() {
+			k, named := exps[in.Name]
+			if !named {
+				if in.Name == "" || !pm.candidate(in.Name) {
+					continue
+				}
+				k = def
+			}
+			used[in.Name] = true
+			if k == 0 {
+				continue
+			}
+			arg := g.Body().Arg(in.Index)
+			var form string
+			var err error
+			switch {
+			case graph.IsHandleType(in.Type):
+				form = "handle"
+				var any bool
+				if any, err = ssHandle(g, arg, k, ch); err == nil && !any {
+					continue
+				}
+			default:
+				form = "attribute"
+				j := -1
+				if in.IsState {
+					for _, o := range outs {
+						if o.Name != "" && (o.Name == in.StateOutput || o.Name == in.Name) {
+							j = o.Index
+						}
+					}
+				} else {
+					form = "pair"
+					ms := pm.outputsFor(g, in)
+					if len(ms) != 1 {
+						ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s: %d matching outputs, not scaled (name the pair for promote-states first)", g.Name(), in.Name, len(ms)))
+						continue
+					}
+					j = ms[0].Index
+				}
+				if j < 0 {
+					return nil, fmt.Errorf("graph @%s: state input %s has no output holding its new value; what to do: check the export's state outputs", g.Name(), in.Name)
+				}
+				err = ssTensor(g, arg, j, k, ch)
+			}
+			if err != nil {
+				return nil, err
+			}
+			ch.StateScales = append(ch.StateScales, StateScale{Graph: g.Name(), State: in.Name, Log2: k, Form: form})
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s state %s (%s form) stored × 2^%d", g.Name(), in.Name, form, -k))
+		}
+	}
+	for name := range exps {
+		if !used[name] {
+			return nil, fmt.Errorf("option exponents: no entry graph has an input named %q", name)
+		}
+	}
+	return ch, nil
+}
+
+// ssMul builds c = 2^e (the element type of x's tensor type) and x·c,
+// inserted with ins, and returns the product.
+func ssMul(x *graph.Value, e int, loc graph.Loc, ins func(*graph.Operation), ch *Change) (*graph.Operation, error) {
+	tt, ok := graph.AsTensor(x.Type())
+	if !ok {
+		return nil, fmt.Errorf("a state of type %s is not a tensor", x.Type())
+	}
+	ft, ok := tt.Elem.(*graph.FloatType)
+	if !ok || graph.ElemBytes(ft) == 0 {
+		return nil, fmt.Errorf("a state of element type %s is not a float the pass can scale", tt.Elem)
+	}
+	n := graph.ElemBytes(ft)
+	bits := graph.FloatBits(math.Ldexp(1, e), ft.Name)
+	raw := make([]byte, n)
+	for i := 0; i < n; i++ {
+		raw[i] = byte(bits >> (8 * i))
+	}
+	c := frConstOp(&graph.DenseElementsAttr{Type: graph.Tensor(ft), Raw: raw, Splat: true}, loc)
+	mul := graph.NewOp("coreai.decomposable.broadcasting_mul", []*graph.Value{x, c.Result(0)}, []graph.Type{tt}, nil, loc)
+	ins(c)
+	ins(mul)
+	ch.OpsAdded += 2
+	return mul, nil
+}
+
+// ssTensor scales a tensor state: the argument after entry, output j
+// before coreai.output.
+func ssTensor(g *graph.Graph, arg *graph.Value, j, k int, ch *Change) error {
+	body := g.Body()
+	var last *graph.Operation
+	ins := func(op *graph.Operation) {
+		if last == nil {
+			body.Prepend(op)
+		} else {
+			op.InsertAfter(last)
+		}
+		last = op
+	}
+	rd, err := ssMul(arg, k, g.Op.Loc, ins, ch)
+	if err != nil {
+		return fmt.Errorf("graph @%s: %v", g.Name(), err)
+	}
+	arg.ReplaceAllUsesWith(rd.Result(0))
+	rd.SetOperand(0, arg)
+	term := g.Terminator()
+	if term == nil || j >= term.NumOperands() {
+		return fmt.Errorf("graph @%s has no output %d", g.Name(), j)
+	}
+	v := term.Operand(j)
+	wr, err := ssMul(v, -k, term.Loc, func(op *graph.Operation) { op.InsertBefore(term) }, ch)
+	if err != nil {
+		return fmt.Errorf("graph @%s: %v", g.Name(), err)
+	}
+	term.SetOperand(j, wr.Result(0))
+	return nil
+}
+
+// ssHandle scales a handle state at each read_handle and write_handle.
+func ssHandle(g *graph.Graph, h *graph.Value, k int, ch *Change) (bool, error) {
+	var reads, writes []*graph.Operation
+	for _, u := range h.Uses() {
+		switch {
+		case u.Op.Name == "coreai.read_handle" && u.Index == 0 && u.Op.NumResults() >= 1:
+			reads = append(reads, u.Op)
+		case u.Op.Name == "coreai.write_handle" && u.Index == 0 && u.Op.NumOperands() >= 2:
+			writes = append(writes, u.Op)
+		}
+	}
+	for _, rd := range reads {
+		v := rd.Result(0)
+		last := rd
+		mul, err := ssMul(v, k, rd.Loc, func(op *graph.Operation) { op.InsertAfter(last); last = op }, ch)
+		if err != nil {
+			return false, fmt.Errorf("%s: %v", rd.DescribeInGraph(), err)
+		}
+		v.ReplaceAllUsesWith(mul.Result(0))
+		mul.SetOperand(0, v)
+	}
+	for _, wr := range writes {
+		mul, err := ssMul(wr.Operand(1), -k, wr.Loc, func(op *graph.Operation) { op.InsertBefore(wr) }, ch)
+		if err != nil {
+			return false, fmt.Errorf("%s: %v", wr.DescribeInGraph(), err)
+		}
+		wr.SetOperand(1, mul.Result(0))
+	}
+	if len(reads)+len(writes) == 0 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("@%s: a handle state has no read_handle or write_handle; nothing scaled", g.Name()))
+		return false, nil
+	}
+	return true, nil
+}
