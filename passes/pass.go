@@ -67,7 +67,7 @@ type Change struct {
 	IOChanges  []IOChange
 	Constants  []ConstantChange
 	States     []StatePromotion
-	Replaced []OpRef // ops replaced (arm-d), by op id
+	Replaced   []OpRef // ops replaced (arm-d), by op id
 	// PlainStates lists states turned back into a plain input and output
 	// (states-as-outputs): Input is fed Output of the previous step.
 	PlainStates []StatePromotion

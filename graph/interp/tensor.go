@@ -237,6 +237,11 @@ func FromF32(e Elem, shape []int, vals []float32) *Tensor {
 // Len is the element count.
 func (t *Tensor) Len() int { return numel(t.Shape) }
 
+// FromWeight reports whether t still holds a weight blob's bytes (a
+// constant, or a shape-only view of one), not yet widened: an observer can
+// skip it without widening a weight per step.
+func (t *Tensor) FromWeight() bool { return t.F == nil && t.raw != nil }
+
 // Floats returns the float data, widening a raw weight on first use.
 func (t *Tensor) Floats() []float32 {
 	if t.F == nil && t.raw != nil {

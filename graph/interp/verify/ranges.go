@@ -75,28 +75,41 @@ func (r *rangeRec) observe(op *graph.Operation, res []*interp.Tensor) {
 	cliff, hasCliff := interp.CliffOf(op, r.fam)
 	var a *rangeAcc
 	for _, t := range res {
-		if t == nil || !t.Elem.IsFloat() {
+		// A weight passed through a shape-only op (a transposed tied head)
+		// is a constant too; widening it would cost a weight read per op.
+		if t == nil || !t.Elem.IsFloat() || t.FromWeight() {
 			continue
 		}
-		var peak float64
+		// |v| as bits: for non-negative floats the bit patterns order as
+		// the values do, so the scan is integer compares (it runs over
+		// every result, KV caches included, each step).
+		const absMask, infBits = 0x7fffffff, 0x7f800000
+		limit := math.Float32bits(float32(interp.FP16Max))
+		cliffBits := uint32(infBits)
+		if hasCliff && cliff.Limit < math.MaxFloat32 {
+			// the largest float32 at most Limit: x > Limit ⇔ x > it
+			f := float32(cliff.Limit)
+			if float64(f) > cliff.Limit {
+				f = math.Nextafter32(f, 0)
+			}
+			cliffBits = math.Float32bits(f)
+		}
+		var peakBits uint32
 		var inf, nan, beyond, past bool
 		for _, v := range t.Floats() {
-			x := math.Abs(float64(v))
+			x := math.Float32bits(v) & absMask
 			switch {
-			case x != x:
+			case x > infBits:
 				nan = true
-			case math.IsInf(x, 1):
+			case x == infBits:
 				inf = true
 			default:
-				peak = math.Max(peak, x)
-				if x > interp.FP16Max {
-					beyond = true
-				}
-				if hasCliff && x > cliff.Limit {
-					past = true
-				}
+				peakBits = max(peakBits, x)
 			}
 		}
+		beyond = peakBits > limit
+		past = hasCliff && peakBits > cliffBits
+		peak := float64(math.Float32frombits(peakBits))
 		if a == nil {
 			a = r.acc(op)
 		}
