@@ -1,10 +1,12 @@
 package interp
 
 import (
-	"github.com/anefix/anefix/graph/f16"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/anefix/anefix/graph/f16"
 )
 
 // matmulRounded is matmulCore under the Neural Engine profile
@@ -33,9 +35,20 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		}
 		if A.h != nil && A.sc == 1 && B.h == nil {
 			// Weight rows (raw f16, contiguous) times an activation column.
+			var o8 [8]float32
 			for j := it.j0; j < it.j1; j++ {
 				x := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
 				i := it.i0
+				// Eight rows at once with the vector kernel (dot8RoundedH,
+				// gemv_amd64.s) where the CPU has one and x holds no NaN it
+				// would round differently.
+				for vec := useDot8 && !wideNaN(x); vec && i+8 <= it.i1; i += 8 {
+					base := it.aoff + A.off + i*A.sr
+					dot8RoundedH(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
+					for r, v := range o8 {
+						out[it.ooff+(i+r)*N+j] = outEl.round(v)
+					}
+				}
 				for ; i+4 <= it.i1; i += 4 {
 					base := it.aoff + A.off + i*A.sr
 					s0, s1, s2, s3 := dot4RoundedH(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
@@ -55,9 +68,18 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		}
 		if B.h != nil && B.sr == 1 && A.h == nil {
 			// An activation row times weight columns stored contiguously.
+			var o8 [8]float32
 			for i := it.i0; i < it.i1; i++ {
 				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 				j := it.j0
+				for vec := useDot8 && !wideNaN(x); vec && j+8 <= it.j1; j += 8 {
+					base := it.boff + B.off + j*B.sc
+					dot8RoundedH(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
+					for r, v := range o8 {
+						o[r] = outEl.round(v)
+					}
+				}
 				for ; j+4 <= it.j1; j += 4 {
 					base := it.boff + B.off + j*B.sc
 					s0, s1, s2, s3 := dot4RoundedH(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
@@ -129,6 +151,21 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 	}
 	wg.Wait()
 	wp.rethrow()
+}
+
+// wideNaN reports whether v holds a NaN whose payload has bits below a
+// half's ten. roundProd returns a NaN product whole, while the vector
+// kernels' F16C round trip keeps only a half's payload bits; a product of
+// a weight (a half) and an activation can only be such a NaN when the
+// activation is one, so a column without one runs in the vector kernel
+// with the scalar kernel's bits.
+func wideNaN(v []float32) bool {
+	for _, f := range v {
+		if b := math.Float32bits(f); b&0x7f800000 == 0x7f800000 && b&0x1fff != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // The loops below rely on roundProd being inlined (it has no calls): a

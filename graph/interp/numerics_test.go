@@ -203,6 +203,8 @@ func TestMatmulRoundedPaths(t *testing.T) {
 		{1, 64, 32, false, false, true, false}, // raw weight, rows streamed
 		{2, 48, 9, false, true, true, false},   // raw transposed weight
 		{7, 36, 3, false, false, false, true},  // raw weight rows times columns
+		{19, 37, 3, false, false, false, true}, // eight rows at once (vector kernel), then 4 and 1
+		{2, 45, 19, false, true, true, false},  // raw transposed weight, eight columns at once
 	} {
 		a := halves(c.M * c.K)
 		b := halves(c.K * c.N)
