@@ -12,6 +12,9 @@ func dot8RoundedHAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
 
 //go:noescape
+func axpyRoundedRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+
+//go:noescape
 func round16AVX(s *float32, blocks int)
 
 func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
@@ -146,4 +149,21 @@ func tail4RoundedH(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
 		s3 += p3
 	}
 	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// axpyRoundedRows sets acc[t] = Σ_k half(b[k*sr+t]·a[k]) (k ascending, each
+// product rounded to fp16 as roundProd does) for len(acc) a multiple of 8:
+// matmulRounded's row form eight columns per instruction. As for
+// dot8RoundedH, a and b must hold no wide NaN (wideNaN).
+func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
+	chunks := len(acc) / 8
+	if chunks == 0 {
+		return
+	}
+	if len(a) == 0 {
+		clear(acc)
+		return
+	}
+	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
+	axpyRoundedRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 }

@@ -279,3 +279,52 @@ rhdone:
 	VMOVUPS Y9, (AX)
 	VZEROUPPER
 	RET
+
+// func axpyRoundedRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+//
+// axpyRowsAVX under the Neural Engine profile: acc[8c+t] = Σ_k
+// half(b[k*sr+8c+t]·a[k]), k ascending, each product rounded to fp16
+// (F16C, immediate 0: nearest, ties to even) before it is added. Operand
+// order as axpyRounded (numerics_linalg.go) compiles: the B element first
+// in the product, the product first in the add; the sum starts from 0.
+TEXT ·axpyRoundedRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ sr+16(FP), DX
+	MOVQ k+24(FP), R9
+	MOVQ chunks+32(FP), CX
+	MOVQ acc+40(FP), AX
+	SHLQ $2, DX
+	TESTQ CX, CX
+	JZ radone
+
+rachunk:
+	VXORPS Y2, Y2, Y2
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R9, R12
+	TESTQ R12, R12
+	JZ rastore
+
+rakloop:
+	VBROADCASTSS (R10), Y0
+	VMOVUPS (R11), Y1
+	VMULPS Y0, Y1, Y1
+	VCVTPS2PH $0, Y1, X1
+	VCVTPH2PS X1, Y1
+	VADDPS Y2, Y1, Y2
+	ADDQ $4, R10
+	ADDQ DX, R11
+	DECQ R12
+	JNZ rakloop
+
+rastore:
+	VMOVUPS Y2, (AX)
+	ADDQ $32, AX
+	ADDQ $32, SI
+	DECQ CX
+	JNZ rachunk
+
+radone:
+	VZEROUPPER
+	RET

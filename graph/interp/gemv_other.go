@@ -44,3 +44,9 @@ func round16(s []float32) {
 func axpyRows(a, b []float32, sr int, acc []float32) {
 	panic("interp: axpyRows without a vector kernel")
 }
+
+// axpyRoundedRows is never reached without the vector kernel (useDot8 is
+// false); it is here so that matmulRounded compiles everywhere.
+func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
+	panic("interp: axpyRoundedRows without a vector kernel")
+}

@@ -441,9 +441,10 @@ func TestDot8RoundedHWideNaN(t *testing.T) {
 
 // matMul under the ane profile gives the same bits with the vector kernels
 // as without them, wide NaNs included: raw f16 weight rows times
-// activation columns (matmul and 1×1 conv) and activation rows times a
-// lazily transposed weight, with row counts that leave 4- and 1-row
-// remainders and lengths that leave tails.
+// activation columns (matmul and 1×1 conv), activation rows times a
+// lazily transposed weight, and the row form over a float B, with row
+// counts that leave 4- and 1-row remainders, lengths that leave tails and
+// column counts that leave fewer than eight.
 func TestMatMulRoundedVectorSameBits(t *testing.T) {
 	if !useDot8 {
 		t.Skip("no vector kernel on this CPU")
@@ -472,10 +473,16 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 				xt := act(wide, tc.K, tc.M)
 				cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
 				cx := act(wide, 1, tc.K, 1, tc.M)
+				// row form: x [M,K] · B [K,N+16] with B float (activations,
+				// a KV cache), and the same with x a raw f16 weight
+				rb := act(wide, tc.K, tc.N+16)
+				rx := &Tensor{Elem: F16, Shape: []int{tc.M, tc.K}, raw: raw(tc.M * tc.K), rawEl: F16}
 				for name, f := range map[string]func() (*Tensor, error){
-					"x·Wᵀ":    func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true) },
-					"W·x":     func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true) },
-					"conv1x1": func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true) },
+					"x·Wᵀ":            func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true) },
+					"W·x":             func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true) },
+					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true) },
+					"row form":        func() (*Tensor, error) { return matMul(x, rb, false, false, outEl, false, true) },
+					"row form, raw A": func() (*Tensor, error) { return matMul(rx, rb, false, false, outEl, false, true) },
 				} {
 					run := func(vec bool) []float32 {
 						useDot8 = vec

@@ -20,11 +20,25 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		if rowForm {
 			n := it.j1 - it.j0
 			acc = acc[:n]
+			// With the vector kernel, whole groups of eight columns of a
+			// float B run in axpyRoundedRows (gemv_amd64.s) where neither
+			// operand holds a wide NaN; the rest, below.
+			v := 0
+			if useDot8 && B.h == nil && !wideNaNRows(B.f[it.boff+B.off+it.j0:], B.sr, K, n) {
+				v = n / 8 * 8
+			}
 			for i := it.i0; i < it.i1; i++ {
 				clear(acc)
-				for k := 0; k < K; k++ {
+				vi := 0
+				if v > 0 {
+					if arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc); !wideNaN(arow) {
+						axpyRoundedRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+						vi = v
+					}
+				}
+				for k := 0; k < K && vi < n; k++ {
 					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
-					axpyRounded(acc, B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0, n, 1), av)
+					axpyRounded(acc[vi:], B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0+vi, n-vi, 1), av)
 				}
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
 				for t, v := range acc {
@@ -162,6 +176,16 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 func wideNaN(v []float32) bool {
 	for _, f := range v {
 		if b := math.Float32bits(f); b&0x7f800000 == 0x7f800000 && b&0x1fff != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wideNaNRows is wideNaN over K rows of n elements, row k at k*sr.
+func wideNaNRows(f []float32, sr, K, n int) bool {
+	for k := 0; k < K; k++ {
+		if wideNaN(f[k*sr : k*sr+n]) {
 			return true
 		}
 	}

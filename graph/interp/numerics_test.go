@@ -198,6 +198,7 @@ func TestMatmulRoundedPaths(t *testing.T) {
 		rawB, rawA bool
 	}{
 		{1, 64, 32, false, false, false, false}, // rows streamed (N ≥ 16)
+		{3, 21, 21, false, false, false, false}, // rows streamed, eight columns at once and a tail of 5
 		{3, 40, 7, false, true, false, false},   // four columns and a remainder
 		{2, 33, 20, true, true, false, false},
 		{1, 64, 32, false, false, true, false}, // raw weight, rows streamed
