@@ -109,8 +109,9 @@ func axpyRows(a, b []float32, sr int, acc []float32) {
 // two halves is exact in float32, so F16C's round trip is roundProd's
 // rounding, and for any float32 but a NaN whose payload has bits below a
 // half's ten (the vector form drops them, roundProd keeps them): callers
-// keep such activations (wideNaN) on the scalar kernel. Operand order as
-// dot8h, which is dot4RoundedH's too (TestDot8RoundedHMatchesScalar).
+// recompute NaN sums with the scalar kernel (redoNaN, numerics_linalg.go).
+// Operand order as dot8h, which is dot4RoundedH's too
+// (TestDot8RoundedHMatchesScalar).
 func dot8RoundedH(x []float32, h []uint16, stride int, out *[8]float32) {
 	K := len(x)
 	if K == 0 {
@@ -154,7 +155,8 @@ func tail4RoundedH(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
 // axpyRoundedRows sets acc[t] = Σ_k half(b[k*sr+t]·a[k]) (k ascending, each
 // product rounded to fp16 as roundProd does) for len(acc) a multiple of 8:
 // matmulRounded's row form eight columns per instruction. As for
-// dot8RoundedH, a and b must hold no wide NaN (wideNaN).
+// dot8RoundedH, a row whose sums end NaN is for the scalar kernel (redoNaN,
+// numerics_linalg.go).
 func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
 	chunks := len(acc) / 8
 	if chunks == 0 {

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -21,19 +20,22 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 			n := it.j1 - it.j0
 			acc = acc[:n]
 			// With the vector kernel, whole groups of eight columns of a
-			// float B run in axpyRoundedRows (gemv_amd64.s) where neither
-			// operand holds a wide NaN; the rest, below.
+			// float B run in axpyRoundedRows (gemv_amd64.s); the rest, and
+			// a row in which the vector kernel met a NaN (see redoNaN),
+			// below.
 			v := 0
-			if useDot8 && B.h == nil && !wideNaNRows(B.f[it.boff+B.off+it.j0:], B.sr, K, n) {
+			if useDot8 && B.h == nil {
 				v = n / 8 * 8
 			}
 			for i := it.i0; i < it.i1; i++ {
 				clear(acc)
 				vi := 0
 				if v > 0 {
-					if arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc); !wideNaN(arow) {
-						axpyRoundedRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
-						vi = v
+					axpyRoundedRows(A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc), B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+					vi = v
+					if hasNaN(acc[:v]) {
+						clear(acc[:v])
+						vi = 0
 					}
 				}
 				for k := 0; k < K && vi < n; k++ {
@@ -54,11 +56,13 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 				x := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
 				i := it.i0
 				// Eight rows at once with the vector kernel (dot8RoundedH,
-				// gemv_amd64.s) where the CPU has one and x holds no NaN it
-				// would round differently.
-				for vec := useDot8 && !wideNaN(x); vec && i+8 <= it.i1; i += 8 {
+				// gemv_amd64.s) where the CPU has one; NaN sums again with
+				// the scalar kernel (redoNaN).
+				for ; useDot8 && i+8 <= it.i1; i += 8 {
 					base := it.aoff + A.off + i*A.sr
-					dot8RoundedH(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
+					h := A.h[base : base+7*A.sr+K]
+					dot8RoundedH(x, h, A.sr, &o8)
+					redoNaN(&o8, x, h, A.sr)
 					for r, v := range o8 {
 						out[it.ooff+(i+r)*N+j] = outEl.round(v)
 					}
@@ -86,9 +90,11 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 			for i := it.i0; i < it.i1; i++ {
 				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 				j := it.j0
-				for vec := useDot8 && !wideNaN(x); vec && j+8 <= it.j1; j += 8 {
+				for ; useDot8 && j+8 <= it.j1; j += 8 {
 					base := it.boff + B.off + j*B.sc
-					dot8RoundedH(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
+					h := B.h[base : base+7*B.sc+K]
+					dot8RoundedH(x, h, B.sc, &o8)
+					redoNaN(&o8, x, h, B.sc)
 					o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
 					for r, v := range o8 {
 						o[r] = outEl.round(v)
@@ -167,25 +173,26 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 	wp.rethrow()
 }
 
-// wideNaN reports whether v holds a NaN whose payload has bits below a
-// half's ten. roundProd returns a NaN product whole, while the vector
-// kernels' F16C round trip keeps only a half's payload bits; a product of
-// a weight (a half) and an activation can only be such a NaN when the
-// activation is one, so a column without one runs in the vector kernel
-// with the scalar kernel's bits.
-func wideNaN(v []float32) bool {
-	for _, f := range v {
-		if b := math.Float32bits(f); b&0x7f800000 == 0x7f800000 && b&0x1fff != 0 {
-			return true
+// redoNaN recomputes with the scalar kernel each of eight sums in o8 that
+// the vector kernel left NaN (rows r of h at r*stride). The F16C round
+// trip equals roundProd on every float32 but a NaN whose payload has bits
+// below a half's ten (roundProd returns a NaN product whole, F16C keeps a
+// half's payload bits), and a sum stays NaN once a product is: a sum that
+// ends finite or infinite met no NaN product, so only NaN sums need the
+// scalar kernel to carry its payload.
+func redoNaN(o8 *[8]float32, x []float32, h []uint16, stride int) {
+	K := len(x)
+	for r, v := range o8 {
+		if v != v {
+			row := h[r*stride : r*stride+K]
+			o8[r], _, _, _ = dot4RoundedH(x, row, row, row, row)
 		}
 	}
-	return false
 }
 
-// wideNaNRows is wideNaN over K rows of n elements, row k at k*sr.
-func wideNaNRows(f []float32, sr, K, n int) bool {
-	for k := 0; k < K; k++ {
-		if wideNaN(f[k*sr : k*sr+n]) {
+func hasNaN(v []float32) bool {
+	for _, f := range v {
+		if f != f {
 			return true
 		}
 	}
