@@ -15,6 +15,9 @@ func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
 func axpyRoundedRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
 
 //go:noescape
+func axpyRoundedRowsHAVX(a *float32, b *uint16, sr, k, chunks int, acc *float32)
+
+//go:noescape
 func round16AVX(s *float32, blocks int)
 
 func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
@@ -168,4 +171,18 @@ func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
 	}
 	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
 	axpyRoundedRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
+}
+
+// axpyRoundedRowsH is axpyRoundedRows with b raw f16 (a K×N weight).
+func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
+	chunks := len(acc) / 8
+	if chunks == 0 {
+		return
+	}
+	if len(a) == 0 {
+		clear(acc)
+		return
+	}
+	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
+	axpyRoundedRowsHAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 }

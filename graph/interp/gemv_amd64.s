@@ -328,3 +328,49 @@ rastore:
 radone:
 	VZEROUPPER
 	RET
+
+// func axpyRoundedRowsHAVX(a *float32, b *uint16, sr, k, chunks int, acc *float32)
+//
+// axpyRoundedRowsAVX with B raw f16 (a weight stored K×N, used in place):
+// each group of eight halves is widened (F16C, exact) as it is read.
+TEXT ·axpyRoundedRowsHAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ sr+16(FP), DX
+	MOVQ k+24(FP), R9
+	MOVQ chunks+32(FP), CX
+	MOVQ acc+40(FP), AX
+	SHLQ $1, DX
+	TESTQ CX, CX
+	JZ rhadone
+
+rhachunk:
+	VXORPS Y2, Y2, Y2
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R9, R12
+	TESTQ R12, R12
+	JZ rhastore
+
+rhakloop:
+	VBROADCASTSS (R10), Y0
+	VCVTPH2PS (R11), Y1
+	VMULPS Y0, Y1, Y1
+	VCVTPS2PH $0, Y1, X1
+	VCVTPH2PS X1, Y1
+	VADDPS Y2, Y1, Y2
+	ADDQ $4, R10
+	ADDQ DX, R11
+	DECQ R12
+	JNZ rhakloop
+
+rhastore:
+	VMOVUPS Y2, (AX)
+	ADDQ $32, AX
+	ADDQ $16, SI
+	DECQ CX
+	JNZ rhachunk
+
+rhadone:
+	VZEROUPPER
+	RET

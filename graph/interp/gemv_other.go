@@ -50,3 +50,8 @@ func axpyRows(a, b []float32, sr int, acc []float32) {
 func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
 	panic("interp: axpyRoundedRows without a vector kernel")
 }
+
+// axpyRoundedRowsH, like axpyRoundedRows, is never reached here.
+func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
+	panic("interp: axpyRoundedRowsH without a vector kernel")
+}

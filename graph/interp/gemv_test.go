@@ -441,7 +441,7 @@ func TestDot8RoundedHWideNaN(t *testing.T) {
 // matMul under the ane profile gives the same bits with the vector kernels
 // as without them, wide NaNs included: raw f16 weight rows times
 // activation columns (matmul and 1×1 conv), activation rows times a
-// lazily transposed weight, and the row form over a float B, with row
+// lazily transposed weight, and the row form over a float or raw f16 B, with row
 // counts that leave 4- and 1-row remainders, lengths that leave tails and
 // column counts that leave fewer than eight.
 func TestMatMulRoundedVectorSameBits(t *testing.T) {
@@ -476,7 +476,10 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 				// a KV cache), and the same with x a raw f16 weight
 				rb := act(wide, tc.K, tc.N+16)
 				rx := &Tensor{Elem: F16, Shape: []int{tc.M, tc.K}, raw: raw(tc.M * tc.K), rawEl: F16}
+				// and x [M,K] · W [K,N+16] with W a raw f16 weight stored K×N
+				rw := &Tensor{Elem: F16, Shape: []int{tc.K, tc.N + 16}, raw: raw(tc.K * (tc.N + 16)), rawEl: F16}
 				for name, f := range map[string]func() (*Tensor, error){
+					"row form, raw B": func() (*Tensor, error) { return matMul(x, rw, false, false, outEl, false, true) },
 					"x·Wᵀ":            func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true) },
 					"W·x":             func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true) },
 					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true) },

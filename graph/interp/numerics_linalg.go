@@ -19,19 +19,24 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		if rowForm {
 			n := it.j1 - it.j0
 			acc = acc[:n]
-			// With the vector kernel, whole groups of eight columns of a
-			// float B run in axpyRoundedRows (gemv_amd64.s); the rest, and
-			// a row in which the vector kernel met a NaN (see redoNaN),
-			// below.
+			// With the vector kernel, whole groups of eight columns of B
+			// (float, or raw f16 widened as read) run in axpyRoundedRows
+			// or axpyRoundedRowsH (gemv_amd64.s); the rest, and a row in
+			// which the vector kernel met a NaN (see redoNaN), below.
 			v := 0
-			if useDot8 && B.h == nil {
+			if useDot8 {
 				v = n / 8 * 8
 			}
 			for i := it.i0; i < it.i1; i++ {
 				clear(acc)
 				vi := 0
 				if v > 0 {
-					axpyRoundedRows(A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc), B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+					arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+					if B.h != nil {
+						axpyRoundedRowsH(arow, B.h[it.boff+B.off+it.j0:], B.sr, acc[:v])
+					} else {
+						axpyRoundedRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+					}
 					vi = v
 					if hasNaN(acc[:v]) {
 						clear(acc[:v])
