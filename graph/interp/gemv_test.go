@@ -449,32 +449,62 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 		t.Skip("no vector kernel on this CPU")
 	}
 	r := rand.New(rand.NewPCG(13, 14))
+	mode := 0
+	// Three input modes: finite (no NaN or inf in, so that most sums stay
+	// off the NaN recomputation and test the vector kernels: ±0, half
+	// subnormals whose products underflow, large values whose products pass
+	// 65504), specials (half NaNs with payloads, ±inf, arbitrary bits) and
+	// specials with wide NaNs.
+	const finite, specials, wideNaNs = 0, 1, 2
 	raw := func(n int) []byte {
 		b := make([]byte, 2*n)
 		for i := 0; i < n; i++ {
-			h := randHalfBits(r)
+			var h uint16
+			switch {
+			case mode != finite:
+				h = randHalfBits(r)
+			case r.IntN(10) == 0: // subnormal halves of either sign
+				h = uint16(r.IntN(0x400)) | uint16(r.IntN(2))<<15
+			case r.IntN(10) == 0:
+				h = f16.FromFloat32(float32(r.NormFloat64() * 2))
+			default:
+				h = f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+			}
 			b[2*i], b[2*i+1] = byte(h), byte(h>>8)
 		}
 		return b
 	}
-	act := func(wide bool, shape ...int) *Tensor {
+	act := func(shape ...int) *Tensor {
 		v := make([]float32, numel(shape))
 		for i := range v {
-			v[i] = randActANE(r, wide)
+			if mode != finite {
+				v[i] = randActANE(r, mode == wideNaNs)
+				continue
+			}
+			switch r.IntN(6) {
+			case 0:
+				v[i] = float32(math.Copysign(0, r.NormFloat64()))
+			case 1:
+				v[i] = f16.ToFloat32(uint16(r.IntN(0x800)) | uint16(r.IntN(2))<<15)
+			case 2:
+				v[i] = f16.Round32(float32(r.NormFloat64() * 2e4))
+			default:
+				v[i] = f16.Round32(float32(r.NormFloat64() * 3))
+			}
 		}
 		return NewFloat(F16, shape, v)
 	}
 	for _, tc := range []struct{ M, K, N int }{{1, 67, 29}, {1, 1024, 77}, {3, 40, 13}, {2, 9, 8}, {5, 128, 8}} {
-		for _, wide := range []bool{false, true} {
+		for mode = range 3 {
 			for _, outEl := range []Elem{F16, F32} {
 				w := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K}, raw: raw(tc.N * tc.K), rawEl: F16}
-				x := act(wide, tc.M, tc.K)
-				xt := act(wide, tc.K, tc.M)
+				x := act(tc.M, tc.K)
+				xt := act(tc.K, tc.M)
 				cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
-				cx := act(wide, 1, tc.K, 1, tc.M)
+				cx := act(1, tc.K, 1, tc.M)
 				// row form: x [M,K] · B [K,N+16] with B float (activations,
 				// a KV cache), and the same with x a raw f16 weight
-				rb := act(wide, tc.K, tc.N+16)
+				rb := act(tc.K, tc.N+16)
 				rx := &Tensor{Elem: F16, Shape: []int{tc.M, tc.K}, raw: raw(tc.M * tc.K), rawEl: F16}
 				// and x [M,K] · W [K,N+16] with W a raw f16 weight stored K×N
 				rw := &Tensor{Elem: F16, Shape: []int{tc.K, tc.N + 16}, raw: raw(tc.K * (tc.N + 16)), rawEl: F16}
@@ -498,7 +528,7 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 					vec, sc := run(true), run(false)
 					for i := range vec {
 						if math.Float32bits(vec[i]) != math.Float32bits(sc[i]) {
-							t.Fatalf("%s %v wide=%v out %s: element %d: vector %#08x (%g), scalar %#08x (%g)", name, tc, wide, outEl, i,
+							t.Fatalf("%s %v mode %d out %s: element %d: vector %#08x (%g), scalar %#08x (%g)", name, tc, mode, outEl, i,
 								math.Float32bits(vec[i]), vec[i], math.Float32bits(sc[i]), sc[i])
 						}
 					}
