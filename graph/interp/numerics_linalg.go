@@ -195,6 +195,7 @@ func redoNaN(o8 *[8]float32, x []float32, h []uint16, stride int) {
 	}
 }
 
+// hasNaN reports whether any of v is NaN.
 func hasNaN(v []float32) bool {
 	for _, f := range v {
 		if f != f {
