@@ -6,7 +6,16 @@ import "github.com/anefix/anefix/graph/f16"
 func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 
 //go:noescape
+func dot8RoundedHAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
+
+//go:noescape
 func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+
+//go:noescape
+func axpyRoundedRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+
+//go:noescape
+func axpyRoundedRowsHAVX(a *float32, b *uint16, sr, k, chunks int, acc *float32)
 
 //go:noescape
 func round16AVX(s *float32, blocks int)
@@ -95,4 +104,85 @@ func axpyRows(a, b []float32, sr int, acc []float32) {
 	}
 	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
 	axpyRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
+}
+
+// dot8RoundedH computes dot4RoundedH (numerics_linalg.go) for rows 0-3 and
+// 4-7 of h (row r at r*stride): every product rounded to fp16, the rounded
+// products summed in float32 in k order, eight rows per pass. A product of
+// two halves is exact in float32, so F16C's round trip is roundProd's
+// rounding, and for any float32 but a NaN whose payload has bits below a
+// half's ten (the vector form drops them, roundProd keeps them): callers
+// recompute NaN sums with the scalar kernel (redoNaN, numerics_linalg.go).
+// Operand order as dot8h, which is dot4RoundedH's too
+// (TestDot8RoundedHMatchesScalar).
+func dot8RoundedH(x []float32, h []uint16, stride int, out *[8]float32) {
+	K := len(x)
+	if K == 0 {
+		*out = [8]float32{}
+		return
+	}
+	_ = h[7*stride+K-1] // every row in range before the unchecked loads
+	row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+	if !useDot8 {
+		out[0], out[1], out[2], out[3] = dot4RoundedH(x, row(0), row(1), row(2), row(3))
+		out[4], out[5], out[6], out[7] = dot4RoundedH(x, row(4), row(5), row(6), row(7))
+		return
+	}
+	k0 := K / 8 * 8
+	dot8RoundedHAVX(&x[0], &h[0], stride, K/8, out)
+	for g := 0; g < 8; g += 4 {
+		tail4RoundedH(out[g:g+4], x[k0:], row(g)[k0:], row(g + 1)[k0:], row(g + 2)[k0:], row(g + 3)[k0:])
+	}
+}
+
+// tail4RoundedH continues four of dot4RoundedH's sums over the last
+// elements; its loop is dot4RoundedH's, so the compiled operand order is
+// the same.
+func tail4RoundedH(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
+	n := len(x)
+	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	for k, v := range x {
+		p0 := roundProd(float32(v * f16.ToFloat32(h0[k])))
+		p1 := roundProd(float32(v * f16.ToFloat32(h1[k])))
+		p2 := roundProd(float32(v * f16.ToFloat32(h2[k])))
+		p3 := roundProd(float32(v * f16.ToFloat32(h3[k])))
+		s0 += p0
+		s1 += p1
+		s2 += p2
+		s3 += p3
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// axpyRoundedRows sets acc[t] = Σ_k half(b[k*sr+t]·a[k]) (k ascending, each
+// product rounded to fp16 as roundProd does) for len(acc) a multiple of 8:
+// matmulRounded's row form eight columns per instruction. As for
+// dot8RoundedH, a row whose sums end NaN is for the scalar kernel (redoNaN,
+// numerics_linalg.go).
+func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
+	chunks := len(acc) / 8
+	if chunks == 0 {
+		return
+	}
+	if len(a) == 0 {
+		clear(acc)
+		return
+	}
+	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
+	axpyRoundedRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
+}
+
+// axpyRoundedRowsH is axpyRoundedRows with b raw f16 (a K×N weight).
+func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
+	chunks := len(acc) / 8
+	if chunks == 0 {
+		return
+	}
+	if len(a) == 0 {
+		clear(acc)
+		return
+	}
+	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
+	axpyRoundedRowsHAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 }

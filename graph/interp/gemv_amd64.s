@@ -176,3 +176,201 @@ astore:
 adone:
 	VZEROUPPER
 	RET
+
+// func dot8RoundedHAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
+//
+// dot8hAVX under the Neural Engine profile: every product is rounded to
+// fp16 before it is added (dot4RoundedH, numerics_linalg.go, one lane per
+// row). Same tile, transposition, operand order and k order as dot8hAVX.
+TEXT ·dot8RoundedHAVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	MOVQ out+32(FP), AX
+	SHLQ $1, DX
+	LEAQ (DX)(DX*2), BX
+	LEAQ (SI)(DX*4), R8
+	VXORPS Y9, Y9, Y9
+	TESTQ CX, CX
+	JZ rhdone
+
+rhloop:
+	VMOVUPS (DI), Y8
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS (SI)(DX*1), Y1
+	VCVTPH2PS (SI)(DX*2), Y2
+	VCVTPH2PS (SI)(BX*1), Y3
+	VCVTPH2PS (R8), Y4
+	VCVTPH2PS (R8)(DX*1), Y5
+	VCVTPH2PS (R8)(DX*2), Y6
+	VCVTPH2PS (R8)(BX*1), Y7
+	// products w·x with the weight as the first source: the NaN operand
+	// order of dot4h (linalg.go), whose rows this kernel takes over
+	VMULPS Y8, Y0, Y0
+	VMULPS Y8, Y1, Y1
+	VMULPS Y8, Y2, Y2
+	VMULPS Y8, Y3, Y3
+	VMULPS Y8, Y4, Y4
+	VMULPS Y8, Y5, Y5
+	VMULPS Y8, Y6, Y6
+	VMULPS Y8, Y7, Y7
+	// each product (exact in float32 for two halves) to the nearest half
+	// and back: F16C with immediate 0 rounds to nearest, ties to even,
+	// whatever MXCSR says, as roundProd (numerics.go) does
+	VCVTPS2PH $0, Y0, X0
+	VCVTPS2PH $0, Y1, X1
+	VCVTPS2PH $0, Y2, X2
+	VCVTPS2PH $0, Y3, X3
+	VCVTPS2PH $0, Y4, X4
+	VCVTPS2PH $0, Y5, X5
+	VCVTPS2PH $0, Y6, X6
+	VCVTPS2PH $0, Y7, X7
+	VCVTPH2PS X0, Y0
+	VCVTPH2PS X1, Y1
+	VCVTPH2PS X2, Y2
+	VCVTPH2PS X3, Y3
+	VCVTPH2PS X4, Y4
+	VCVTPH2PS X5, Y5
+	VCVTPH2PS X6, Y6
+	VCVTPH2PS X7, Y7
+	// transpose: t0..t7 = Y10, Y0, Y1, Y2, Y3, Y4, Y5, Y6
+	VUNPCKLPS Y1, Y0, Y10
+	VUNPCKHPS Y1, Y0, Y0
+	VUNPCKLPS Y3, Y2, Y1
+	VUNPCKHPS Y3, Y2, Y2
+	VUNPCKLPS Y5, Y4, Y3
+	VUNPCKHPS Y5, Y4, Y4
+	VUNPCKLPS Y7, Y6, Y5
+	VUNPCKHPS Y7, Y6, Y6
+	// s0..s3 = Y11..Y14 (rows 0-3), s4..s7 = Y10, Y0, Y1, Y2 (rows 4-7)
+	VSHUFPS $0x44, Y1, Y10, Y11
+	VSHUFPS $0xEE, Y1, Y10, Y12
+	VSHUFPS $0x44, Y2, Y0, Y13
+	VSHUFPS $0xEE, Y2, Y0, Y14
+	VSHUFPS $0x44, Y5, Y3, Y10
+	VSHUFPS $0xEE, Y5, Y3, Y0
+	VSHUFPS $0x44, Y6, Y4, Y1
+	VSHUFPS $0xEE, Y6, Y4, Y2
+	// columns k = 0..7, each added with the accumulator as first source
+	VPERM2F128 $0x20, Y10, Y11, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y0, Y12, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y1, Y13, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y2, Y14, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y10, Y11, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y0, Y12, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y1, Y13, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y2, Y14, Y3
+	VADDPS Y3, Y9, Y9
+	ADDQ $32, DI
+	ADDQ $16, SI
+	ADDQ $16, R8
+	DECQ CX
+	JNZ rhloop
+
+rhdone:
+	VMOVUPS Y9, (AX)
+	VZEROUPPER
+	RET
+
+// func axpyRoundedRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
+//
+// axpyRowsAVX under the Neural Engine profile: acc[8c+t] = Σ_k
+// half(b[k*sr+8c+t]·a[k]), k ascending, each product rounded to fp16
+// (F16C, immediate 0: nearest, ties to even) before it is added. Operand
+// order as axpyRounded (numerics_linalg.go) compiles: the B element first
+// in the product, the product first in the add; the sum starts from 0.
+TEXT ·axpyRoundedRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ sr+16(FP), DX
+	MOVQ k+24(FP), R9
+	MOVQ chunks+32(FP), CX
+	MOVQ acc+40(FP), AX
+	SHLQ $2, DX
+	TESTQ CX, CX
+	JZ radone
+
+rachunk:
+	VXORPS Y2, Y2, Y2
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R9, R12
+	TESTQ R12, R12
+	JZ rastore
+
+rakloop:
+	VBROADCASTSS (R10), Y0
+	VMOVUPS (R11), Y1
+	VMULPS Y0, Y1, Y1
+	VCVTPS2PH $0, Y1, X1
+	VCVTPH2PS X1, Y1
+	VADDPS Y2, Y1, Y2
+	ADDQ $4, R10
+	ADDQ DX, R11
+	DECQ R12
+	JNZ rakloop
+
+rastore:
+	VMOVUPS Y2, (AX)
+	ADDQ $32, AX
+	ADDQ $32, SI
+	DECQ CX
+	JNZ rachunk
+
+radone:
+	VZEROUPPER
+	RET
+
+// func axpyRoundedRowsHAVX(a *float32, b *uint16, sr, k, chunks int, acc *float32)
+//
+// axpyRoundedRowsAVX with B raw f16 (a weight stored K×N, used in place):
+// each group of eight halves is widened (F16C, exact) as it is read.
+TEXT ·axpyRoundedRowsHAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ sr+16(FP), DX
+	MOVQ k+24(FP), R9
+	MOVQ chunks+32(FP), CX
+	MOVQ acc+40(FP), AX
+	SHLQ $1, DX
+	TESTQ CX, CX
+	JZ rhadone
+
+rhachunk:
+	VXORPS Y2, Y2, Y2
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R9, R12
+	TESTQ R12, R12
+	JZ rhastore
+
+rhakloop:
+	VBROADCASTSS (R10), Y0
+	VCVTPH2PS (R11), Y1
+	VMULPS Y0, Y1, Y1
+	VCVTPS2PH $0, Y1, X1
+	VCVTPH2PS X1, Y1
+	VADDPS Y2, Y1, Y2
+	ADDQ $4, R10
+	ADDQ DX, R11
+	DECQ R12
+	JNZ rhakloop
+
+rhastore:
+	VMOVUPS Y2, (AX)
+	ADDQ $32, AX
+	ADDQ $16, SI
+	DECQ CX
+	JNZ rhachunk
+
+rhadone:
+	VZEROUPPER
+	RET

@@ -19,6 +19,19 @@ func dot8h(x []float32, h []uint16, stride int, out *[8]float32) {
 	out[4], out[5], out[6], out[7] = dot4h(x, row(4), row(5), row(6), row(7))
 }
 
+// dot8RoundedH computes dot4RoundedH for rows 0-3 and 4-7 of h, the
+// portable form of gemv_amd64.go's vector kernel.
+func dot8RoundedH(x []float32, h []uint16, stride int, out *[8]float32) {
+	K := len(x)
+	if K == 0 {
+		*out = [8]float32{}
+		return
+	}
+	row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+	out[0], out[1], out[2], out[3] = dot4RoundedH(x, row(0), row(1), row(2), row(3))
+	out[4], out[5], out[6], out[7] = dot4RoundedH(x, row(4), row(5), row(6), row(7))
+}
+
 // round16 is f16.Round32 over a slice.
 func round16(s []float32) {
 	for i, v := range s {
@@ -30,4 +43,15 @@ func round16(s []float32) {
 // it is here so that matmulCore compiles everywhere.
 func axpyRows(a, b []float32, sr int, acc []float32) {
 	panic("interp: axpyRows without a vector kernel")
+}
+
+// axpyRoundedRows is never reached without the vector kernel (useDot8 is
+// false); it is here so that matmulRounded compiles everywhere.
+func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
+	panic("interp: axpyRoundedRows without a vector kernel")
+}
+
+// axpyRoundedRowsH, like axpyRoundedRows, is never reached here.
+func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
+	panic("interp: axpyRoundedRowsH without a vector kernel")
 }

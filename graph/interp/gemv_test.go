@@ -320,3 +320,220 @@ func TestTransposeRowsMatchesElementWalk(t *testing.T) {
 		t.Fatalf("checked %d permutations, want 24", count)
 	}
 }
+
+// randActANE draws activations for the ane kernels: mostly halves (the
+// profile's operands), with ±0, ±inf, half NaNs with payloads, half
+// subnormals (products underflow the half range), values large enough
+// that products pass 65504 (overflow to inf) or land near it, values whose
+// products fall on rounding midpoints, and raw float32 bits. wide adds
+// NaNs whose payload has bits below a half's ten.
+func randActANE(r *rand.Rand, wide bool) float32 {
+	switch r.IntN(12) {
+	case 0:
+		return float32(math.Copysign(0, r.NormFloat64()))
+	case 1:
+		return float32(math.Inf(1 - 2*r.IntN(2)))
+	case 2: // a half NaN: payload in the top ten bits
+		return f16.ToFloat32(0x7c01 | uint16(r.Uint32())&0x83ff)
+	case 3: // half subnormals and the smallest normals
+		return f16.ToFloat32(uint16(r.IntN(0x800)) | uint16(r.IntN(2))<<15)
+	case 4: // with weights near 0.05-1, products past 65504 or near it
+		return f16.Round32(float32(r.NormFloat64() * 6e4))
+	case 5:
+		b := math.Float32frombits(r.Uint32())
+		if wide || b == b {
+			return b
+		}
+		return f16.Round32(b) // a NaN, its payload cut to a half's
+	case 6:
+		if wide {
+			return math.Float32frombits(0x7f800001 | r.Uint32()&0x807fffff)
+		}
+	}
+	return f16.Round32(float32(r.NormFloat64() * 3))
+}
+
+// dot8RoundedH gives dot4RoundedH's bits (the scalar ane kernel it stands
+// in for), NaN payloads, signed zeros, overflow and underflow included, for
+// every length and stride, on activations without wide NaNs (NaN sums are
+// recomputed by the scalar kernel; TestDot8RoundedHWideNaN shows why).
+func TestDot8RoundedHMatchesScalar(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, K := range []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1024, 1029} {
+		for _, pad := range []int{0, 1, 13} {
+			for trial := range 20 {
+				stride := K + pad
+				x := make([]float32, K)
+				h := make([]uint16, 7*stride+K)
+				special := trial%2 == 0
+				for i := range x {
+					if special {
+						x[i] = randActANE(r, false)
+					} else {
+						x[i] = f16.Round32(float32(r.NormFloat64()))
+					}
+				}
+				for i := range h {
+					if special {
+						h[i] = randHalfBits(r)
+					} else {
+						h[i] = f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+					}
+				}
+				for _, v := range x {
+					if b := math.Float32bits(v); v != v && b&0x1fff != 0 {
+						t.Fatalf("test input %#08x is a wide NaN", b)
+					}
+				}
+				var got [8]float32
+				dot8RoundedH(x, h, stride, &got)
+				row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+				var want [8]float32
+				want[0], want[1], want[2], want[3] = dot4RoundedH(x, row(0), row(1), row(2), row(3))
+				want[4], want[5], want[6], want[7] = dot4RoundedH(x, row(4), row(5), row(6), row(7))
+				for row := range 8 {
+					if math.Float32bits(got[row]) != math.Float32bits(want[row]) {
+						t.Fatalf("K=%d stride=%d trial %d row %d: vector %#08x (%g), scalar %#08x (%g)", K, stride, trial, row,
+							math.Float32bits(got[row]), got[row], math.Float32bits(want[row]), want[row])
+					}
+				}
+			}
+		}
+	}
+}
+
+// The one input the F16C round trip rounds differently from roundProd: a
+// NaN activation whose payload has bits below a half's ten. Through
+// matMul the NaN sum is recomputed by the scalar kernel (redoNaN).
+func TestDot8RoundedHWideNaN(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	const K = 8
+	x := make([]float32, K)
+	x[3] = math.Float32frombits(0x7fc00001)
+	h := make([]uint16, 8*K)
+	for i := range h {
+		h[i] = f16.FromFloat32(1)
+	}
+	var vec [8]float32
+	dot8RoundedH(x, h, K, &vec)
+	s, _, _, _ := dot4RoundedH(x, h[:K], h[:K], h[:K], h[:K])
+	if math.Float32bits(vec[0]) == math.Float32bits(s) {
+		t.Fatalf("vector and scalar agree (%#08x): redoNaN would not be needed", math.Float32bits(s))
+	}
+	W := &Tensor{Elem: F16, Shape: []int{8, K}, raw: make([]byte, 2*len(h)), rawEl: F16}
+	for i, v := range h {
+		W.raw[2*i], W.raw[2*i+1] = byte(v), byte(v>>8)
+	}
+	got, err := matMul(W, NewFloat(F32, []int{K, 1}, x), false, false, F32, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float32bits(got.F[0]) != math.Float32bits(s) {
+		t.Fatalf("matMul %#08x, scalar kernel %#08x", math.Float32bits(got.F[0]), math.Float32bits(s))
+	}
+}
+
+// matMul under the ane profile gives the same bits with the vector kernels
+// as without them, wide NaNs included: raw f16 weight rows times
+// activation columns (matmul and 1×1 conv), activation rows times a
+// lazily transposed weight, and the row form over a float or raw f16 B, with row
+// counts that leave 4- and 1-row remainders, lengths that leave tails and
+// column counts that leave fewer than eight.
+func TestMatMulRoundedVectorSameBits(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	mode := 0
+	// Three input modes: finite (no NaN or inf in, so that most sums stay
+	// off the NaN recomputation and test the vector kernels: ±0, half
+	// subnormals whose products underflow, large values whose products pass
+	// 65504), specials (half NaNs with payloads, ±inf, arbitrary bits) and
+	// specials with wide NaNs.
+	const finite, specials, wideNaNs = 0, 1, 2
+	raw := func(n int) []byte {
+		b := make([]byte, 2*n)
+		for i := 0; i < n; i++ {
+			var h uint16
+			switch {
+			case mode != finite:
+				h = randHalfBits(r)
+			case r.IntN(10) == 0: // subnormal halves of either sign
+				h = uint16(r.IntN(0x400)) | uint16(r.IntN(2))<<15
+			case r.IntN(10) == 0:
+				h = f16.FromFloat32(float32(r.NormFloat64() * 2))
+			default:
+				h = f16.FromFloat32(float32(r.NormFloat64() * 0.05))
+			}
+			b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+		}
+		return b
+	}
+	act := func(shape ...int) *Tensor {
+		v := make([]float32, numel(shape))
+		for i := range v {
+			if mode != finite {
+				v[i] = randActANE(r, mode == wideNaNs)
+				continue
+			}
+			switch r.IntN(6) {
+			case 0:
+				v[i] = float32(math.Copysign(0, r.NormFloat64()))
+			case 1:
+				v[i] = f16.ToFloat32(uint16(r.IntN(0x800)) | uint16(r.IntN(2))<<15)
+			case 2:
+				v[i] = f16.Round32(float32(r.NormFloat64() * 2e4))
+			default:
+				v[i] = f16.Round32(float32(r.NormFloat64() * 3))
+			}
+		}
+		return NewFloat(F16, shape, v)
+	}
+	for _, tc := range []struct{ M, K, N int }{{1, 67, 29}, {1, 1024, 77}, {3, 40, 13}, {2, 9, 8}, {5, 128, 8}} {
+		for mode = range 3 {
+			for _, outEl := range []Elem{F16, F32} {
+				w := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K}, raw: raw(tc.N * tc.K), rawEl: F16}
+				x := act(tc.M, tc.K)
+				xt := act(tc.K, tc.M)
+				cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
+				cx := act(1, tc.K, 1, tc.M)
+				// row form: x [M,K] · B [K,N+16] with B float (activations,
+				// a KV cache), and the same with x a raw f16 weight
+				rb := act(tc.K, tc.N+16)
+				rx := &Tensor{Elem: F16, Shape: []int{tc.M, tc.K}, raw: raw(tc.M * tc.K), rawEl: F16}
+				// and x [M,K] · W [K,N+16] with W a raw f16 weight stored K×N
+				rw := &Tensor{Elem: F16, Shape: []int{tc.K, tc.N + 16}, raw: raw(tc.K * (tc.N + 16)), rawEl: F16}
+				for name, f := range map[string]func() (*Tensor, error){
+					"row form, raw B": func() (*Tensor, error) { return matMul(x, rw, false, false, outEl, false, true) },
+					"x·Wᵀ":            func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true) },
+					"W·x":             func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true) },
+					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true) },
+					"row form":        func() (*Tensor, error) { return matMul(x, rb, false, false, outEl, false, true) },
+					"row form, raw A": func() (*Tensor, error) { return matMul(rx, rb, false, false, outEl, false, true) },
+				} {
+					run := func(vec bool) []float32 {
+						useDot8 = vec
+						defer func() { useDot8 = true }()
+						got, err := f()
+						if err != nil {
+							t.Fatal(err)
+						}
+						return got.Floats()
+					}
+					vec, sc := run(true), run(false)
+					for i := range vec {
+						if math.Float32bits(vec[i]) != math.Float32bits(sc[i]) {
+							t.Fatalf("%s %v mode %d out %s: element %d: vector %#08x (%g), scalar %#08x (%g)", name, tc, mode, outEl, i,
+								math.Float32bits(vec[i]), vec[i], math.Float32bits(sc[i]), sc[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

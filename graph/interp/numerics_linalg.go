@@ -1,10 +1,11 @@
 package interp
 
 import (
-	"github.com/anefix/anefix/graph/f16"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/anefix/anefix/graph/f16"
 )
 
 // matmulRounded is matmulCore under the Neural Engine profile
@@ -18,11 +19,33 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		if rowForm {
 			n := it.j1 - it.j0
 			acc = acc[:n]
+			// With the vector kernel, whole groups of eight columns of B
+			// (float, or raw f16 widened as read) run in axpyRoundedRows
+			// or axpyRoundedRowsH (gemv_amd64.s); the rest, and a row in
+			// which the vector kernel met a NaN (see redoNaN), below.
+			v := 0
+			if useDot8 {
+				v = n / 8 * 8
+			}
 			for i := it.i0; i < it.i1; i++ {
 				clear(acc)
-				for k := 0; k < K; k++ {
+				vi := 0
+				if v > 0 {
+					arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+					if B.h != nil {
+						axpyRoundedRowsH(arow, B.h[it.boff+B.off+it.j0:], B.sr, acc[:v])
+					} else {
+						axpyRoundedRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+					}
+					vi = v
+					if hasNaN(acc[:v]) {
+						clear(acc[:v])
+						vi = 0
+					}
+				}
+				for k := 0; k < K && vi < n; k++ {
 					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
-					axpyRounded(acc, B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0, n, 1), av)
+					axpyRounded(acc[vi:], B.load(bufB[0], it.boff+B.off+k*B.sr+it.j0+vi, n-vi, 1), av)
 				}
 				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
 				for t, v := range acc {
@@ -33,9 +56,22 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		}
 		if A.h != nil && A.sc == 1 && B.h == nil {
 			// Weight rows (raw f16, contiguous) times an activation column.
+			var o8 [8]float32
 			for j := it.j0; j < it.j1; j++ {
 				x := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
 				i := it.i0
+				// Eight rows at once with the vector kernel (dot8RoundedH,
+				// gemv_amd64.s) where the CPU has one; NaN sums again with
+				// the scalar kernel (redoNaN).
+				for ; useDot8 && i+8 <= it.i1; i += 8 {
+					base := it.aoff + A.off + i*A.sr
+					h := A.h[base : base+7*A.sr+K]
+					dot8RoundedH(x, h, A.sr, &o8)
+					redoNaN(&o8, x, h, A.sr)
+					for r, v := range o8 {
+						out[it.ooff+(i+r)*N+j] = outEl.round(v)
+					}
+				}
 				for ; i+4 <= it.i1; i += 4 {
 					base := it.aoff + A.off + i*A.sr
 					s0, s1, s2, s3 := dot4RoundedH(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
@@ -55,9 +91,20 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 		}
 		if B.h != nil && B.sr == 1 && A.h == nil {
 			// An activation row times weight columns stored contiguously.
+			var o8 [8]float32
 			for i := it.i0; i < it.i1; i++ {
 				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 				j := it.j0
+				for ; useDot8 && j+8 <= it.j1; j += 8 {
+					base := it.boff + B.off + j*B.sc
+					h := B.h[base : base+7*B.sc+K]
+					dot8RoundedH(x, h, B.sc, &o8)
+					redoNaN(&o8, x, h, B.sc)
+					o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
+					for r, v := range o8 {
+						o[r] = outEl.round(v)
+					}
+				}
 				for ; j+4 <= it.j1; j += 4 {
 					base := it.boff + B.off + j*B.sc
 					s0, s1, s2, s3 := dot4RoundedH(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
@@ -129,6 +176,33 @@ func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl E
 	}
 	wg.Wait()
 	wp.rethrow()
+}
+
+// redoNaN recomputes with the scalar kernel each of eight sums in o8 that
+// the vector kernel left NaN (rows r of h at r*stride). The F16C round
+// trip equals roundProd on every float32 but a NaN whose payload has bits
+// below a half's ten (roundProd returns a NaN product whole, F16C keeps a
+// half's payload bits), and a sum stays NaN once a product is: a sum that
+// ends finite or infinite met no NaN product, so only NaN sums need the
+// scalar kernel to carry its payload.
+func redoNaN(o8 *[8]float32, x []float32, h []uint16, stride int) {
+	K := len(x)
+	for r, v := range o8 {
+		if v != v {
+			row := h[r*stride : r*stride+K]
+			o8[r], _, _, _ = dot4RoundedH(x, row, row, row, row)
+		}
+	}
+}
+
+// hasNaN reports whether any of v is NaN.
+func hasNaN(v []float32) bool {
+	for _, f := range v {
+		if f != f {
+			return true
+		}
+	}
+	return false
 }
 
 // The loops below rely on roundProd being inlined (it has no calls): a

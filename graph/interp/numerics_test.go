@@ -198,11 +198,14 @@ func TestMatmulRoundedPaths(t *testing.T) {
 		rawB, rawA bool
 	}{
 		{1, 64, 32, false, false, false, false}, // rows streamed (N ≥ 16)
+		{3, 21, 21, false, false, false, false}, // rows streamed, eight columns at once and a tail of 5
 		{3, 40, 7, false, true, false, false},   // four columns and a remainder
 		{2, 33, 20, true, true, false, false},
 		{1, 64, 32, false, false, true, false}, // raw weight, rows streamed
 		{2, 48, 9, false, true, true, false},   // raw transposed weight
 		{7, 36, 3, false, false, false, true},  // raw weight rows times columns
+		{19, 37, 3, false, false, false, true}, // eight rows at once (vector kernel), then 4 and 1
+		{2, 45, 19, false, true, true, false},  // raw transposed weight, eight columns at once
 	} {
 		a := halves(c.M * c.K)
 		b := halves(c.K * c.N)
