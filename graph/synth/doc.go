@@ -3,7 +3,8 @@
 // Package synth generates faithful stand-ins for the Core AI exports the
 // seed note measured (coreai-facts.md §5), because nobody can run
 // coreai-torch here: the community iOS builder's Qwen3.5 hybrid `main`
-// (arms A, B, C; D is A after the rewrite's own arm-d pass, passes.ArmD)
+// (arms A, B, C; D is A after the rewrite's own arm-d pass, which passes/synthd
+// supplies: this package sits below passes)
 // and Apple's dense Qwen3 iOS control with 19 static functions (arm E).
 //
 // The graphs use the ops, operand conventions, state contract and
