@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -217,7 +218,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 		}
 		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
 			!f.indexInputs && ioIndexOnly(op.Result(0), 0) {
-			if !containsOp(f.indexLeft, op) {
+			if !slices.Contains(f.indexLeft, op) {
 				f.indexLeft = append(f.indexLeft, op)
 				f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: %s only feeds index operands; not folded (index-inputs=true folds it)",
 					g.Name(), ioPortName(g.Inputs()[i]), op.Describe()))
@@ -533,13 +534,4 @@ func ioIndexOnly(v *graph.Value, depth int) bool {
 		return false
 	}
 	return true
-}
-
-func containsOp(ops []*graph.Operation, op *graph.Operation) bool {
-	for _, o := range ops {
-		if o == op {
-			return true
-		}
-	}
-	return false
 }

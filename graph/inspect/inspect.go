@@ -6,9 +6,10 @@ package inspect
 
 import (
 	"encoding/hex"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,10 +198,10 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 		opCount[o.Name]++
 	}
 	typeCount := graph.ElementTypeCounts(g.Op)
-	for _, k := range sortedKeys(opCount) {
+	for _, k := range slices.Sorted(maps.Keys(opCount)) {
 		gi.OpCounts = append(gi.OpCounts, &pb.OpCount{OpName: k, Count: opCount[k]})
 	}
-	for _, k := range sortedKeys(typeCount) {
+	for _, k := range slices.Sorted(maps.Keys(typeCount)) {
 		// Counts of in-memory values fit in int32 (2^31 values would need
 		// hundreds of gigabytes); the schema's counts are int32 so that
 		// protojson prints numbers.
@@ -227,7 +228,7 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 			calls[ref.Root]++
 		}
 	}
-	for _, k := range sortedKeys(calls) {
+	for _, k := range slices.Sorted(maps.Keys(calls)) {
 		gi.Invocations = append(gi.Invocations, &pb.Invocation{Callee: k, Count: calls[k], Composite: composites[k]})
 	}
 	return gi
@@ -406,15 +407,6 @@ func ioReshapes(st *graphState, ops []*graph.Operation, term *graph.Operation, i
 	return res
 }
 
-func sortedKeys[V int32 | int64](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // moduleSummary fills the module-level fields: the top-level op, every op
 // by name, the dialects of the ops and the ops whose properties are kept
 // unread. For bytecode, AddDialectTable replaces the dialects by the file's
@@ -432,13 +424,13 @@ func moduleSummary(rep *pb.InspectReport, m *graph.Module) {
 		}
 		return true
 	})
-	for _, k := range sortedKeys(ops) {
+	for _, k := range slices.Sorted(maps.Keys(ops)) {
 		rep.ModuleOpCounts = append(rep.ModuleOpCounts, &pb.OpCount{OpName: k, Count: ops[k]})
 	}
-	for _, k := range sortedKeys(opaque) {
+	for _, k := range slices.Sorted(maps.Keys(opaque)) {
 		rep.OpaquePropertyOps = append(rep.OpaquePropertyOps, &pb.OpCount{OpName: k, Count: opaque[k]})
 	}
-	for _, k := range sortedKeys(dialects) {
+	for _, k := range slices.Sorted(maps.Keys(dialects)) {
 		rep.Dialects = append(rep.Dialects, &pb.DialectUse{Name: k, Ops: dialects[k]})
 	}
 }

@@ -2,6 +2,8 @@ package ane
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -415,14 +417,16 @@ func (c *checker) result() GraphResult {
 	for _, f := range c.findings {
 		if f.Rule.Severity == Blocker {
 			gr.Blocked = true
-			if f.Op != nil {
-				rules[f.Op] = appendUnique(rules[f.Op], f.Rule.ID)
+			if f.Op != nil && !slices.Contains(rules[f.Op], f.Rule.ID) {
+				rules[f.Op] = append(rules[f.Op], f.Rule.ID)
 			}
 		}
 	}
 	for op, id := range c.alsoIllegal {
 		gr.Blocked = true
-		rules[op] = appendUnique(rules[op], id)
+		if !slices.Contains(rules[op], id) {
+			rules[op] = append(rules[op], id)
+		}
 	}
 	for i, op := range c.ops {
 		v := OpVerdict{Op: op, Index: i}
@@ -435,15 +439,6 @@ func (c *checker) result() GraphResult {
 		gr.Verdicts = append(gr.Verdicts, v)
 	}
 	return gr
-}
-
-func appendUnique(s []string, x string) []string {
-	for _, y := range s {
-		if y == x {
-			return s
-		}
-	}
-	return append(s, x)
 }
 
 func sortFindings(fs []Finding) {
@@ -832,7 +827,7 @@ func (c *checker) elementTypes() {
 			roots = is.consts
 		}
 		if is.why == "" {
-			for _, in := range sortedKeys(is.reads) {
+			for _, in := range slices.Sorted(maps.Keys(is.reads)) {
 				if is.writes[in] {
 					is.why = "is a round trip through input " + portName(c.inputs, in) + " (read, updated in fp32, written back)"
 					break
@@ -950,15 +945,6 @@ func walkForward(v *graph.Value, visit func(u graph.Use) (follow, stop bool)) {
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[int]bool) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Ints(ks)
-	return ks
 }
 
 func dataTensorOrType(t graph.Type) graph.Type {
