@@ -325,7 +325,7 @@ func (f *ioFolder) output(g *graph.Graph, p graph.Port) {
 }
 
 // statePair folds a state's input and output together, only when both sides
-// reach the same type, because a state has one type (coreai-facts §2).
+// reach the same type, because a state has one type.
 func (f *ioFolder) statePair(g *graph.Graph, in, out graph.Port) {
 	if !graph.TypeEqual(in.Type, out.Type) {
 		return // not a well-formed state; promote-states/verifier report it
@@ -381,7 +381,7 @@ func (f *ioFolder) record(g *graph.Graph, p graph.Port, isOut bool, log *ioPortL
 }
 
 // handle folds rank ops on the reads and writes of a handle-typed state
-// (coreai-facts §2, form 2): read_handle results that feed a rank op and
+// (testdata/states/handle-f32.mlir): read_handle results that feed a rank op and
 // write_handle values produced by one. All reads and writes must agree on
 // one new tensor type, since the state has one type.
 func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
