@@ -3,7 +3,7 @@ package graph
 import "fmt"
 
 // Attribute names of the function-like ops anefix edits. For coreai.graph
-// these follow func.func (coreai-facts §2 marks that as unconfirmed); the
+// these follow func.func (unconfirmed: no public source spells them); the
 // view reads them from properties or from the attribute dictionary.
 const (
 	AttrSymName      = "sym_name"
@@ -444,7 +444,7 @@ func (g *Graph) Return(vals []*Value, names []string) *Operation {
 }
 
 // TokenType is `!coreai.token`, which orders handle reads and writes and is
-// what a handle-form graph returns for each state (coreai-facts §0).
+// what a handle-form graph returns for each state (testdata/states/handle-f32.mlir).
 var TokenType Type = &OpaqueType{Text: "!coreai.token"}
 
 // IsToken reports whether t is `!coreai.token`.

@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -217,7 +218,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 		}
 		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
 			!f.indexInputs && ioIndexOnly(op.Result(0), 0) {
-			if !containsOp(f.indexLeft, op) {
+			if !slices.Contains(f.indexLeft, op) {
 				f.indexLeft = append(f.indexLeft, op)
 				f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: %s only feeds index operands; not folded (index-inputs=true folds it)",
 					g.Name(), ioPortName(g.Inputs()[i]), op.Describe()))
@@ -324,7 +325,7 @@ func (f *ioFolder) output(g *graph.Graph, p graph.Port) {
 }
 
 // statePair folds a state's input and output together, only when both sides
-// reach the same type, because a state has one type (coreai-facts §2).
+// reach the same type, because a state has one type.
 func (f *ioFolder) statePair(g *graph.Graph, in, out graph.Port) {
 	if !graph.TypeEqual(in.Type, out.Type) {
 		return // not a well-formed state; promote-states/verifier report it
@@ -380,7 +381,7 @@ func (f *ioFolder) record(g *graph.Graph, p graph.Port, isOut bool, log *ioPortL
 }
 
 // handle folds rank ops on the reads and writes of a handle-typed state
-// (coreai-facts §2, form 2): read_handle results that feed a rank op and
+// (testdata/states/handle-f32.mlir): read_handle results that feed a rank op and
 // write_handle values produced by one. All reads and writes must agree on
 // one new tensor type, since the state has one type.
 func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
@@ -533,13 +534,4 @@ func ioIndexOnly(v *graph.Value, depth int) bool {
 		return false
 	}
 	return true
-}
-
-func containsOp(ops []*graph.Operation, op *graph.Operation) bool {
-	for _, o := range ops {
-		if o == op {
-			return true
-		}
-	}
-	return false
 }

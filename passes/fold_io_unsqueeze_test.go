@@ -262,7 +262,7 @@ func TestIORankOnly(t *testing.T) {
 }
 
 // Form-2 states: !coreai.handle inputs read with read_handle and written
-// with write_handle (coreai-facts §2).
+// with write_handle (testdata/states/handle-f32.mlir).
 func TestFoldIOUnsqueezeHandleState(t *testing.T) {
 	tok := &graph.OpaqueType{Text: "!coreai.token"}
 	build := func(foldWrite bool) (*tbGraph, *graph.Operation) {

@@ -1,6 +1,6 @@
 // Package passes holds anefix's rewrite passes and the registry that lists
 // them. A pass receives a module and its options and returns what it
-// changed; it never opens a file and never prints (architecture.md).
+// changed; it never opens a file and never prints (README "Layout").
 //
 // Each pass is one file (strip_fp32_casts.go, fold_io_unsqueeze.go, …) that
 // registers a *Pass in an init function; the pipeline order is the order of

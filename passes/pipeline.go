@@ -3,6 +3,7 @@ package passes
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,21 +109,14 @@ func Build(spec Spec) (*Pipeline, error) {
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
 		}
 		p.Steps[i].Options[opt] = v
-		p.Steps[i].Set = appendUnique(p.Steps[i].Set, opt)
+		if !slices.Contains(p.Steps[i].Set, opt) {
+			p.Steps[i].Set = append(p.Steps[i].Set, opt)
+		}
 	}
 	for i := range p.Steps {
 		sort.Strings(p.Steps[i].Set)
 	}
 	return p, nil
-}
-
-func appendUnique(xs []string, x string) []string {
-	for _, y := range xs {
-		if y == x {
-			return xs
-		}
-	}
-	return append(xs, x)
 }
 
 // selectPasses returns the pass names a Spec runs, in order.

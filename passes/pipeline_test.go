@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +93,7 @@ func TestBuild(t *testing.T) {
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want usage error with %q", err, tc.wantErr)
 				}
-				if tc.wantValid != "" && !contains(ue.Valid, tc.wantValid) {
+				if tc.wantValid != "" && !slices.Contains(ue.Valid, tc.wantValid) {
 					t.Errorf("valid list %v lacks %q", ue.Valid, tc.wantValid)
 				}
 				return
@@ -105,15 +106,6 @@ func TestBuild(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func TestBuildOptions(t *testing.T) {

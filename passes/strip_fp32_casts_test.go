@@ -344,7 +344,7 @@ func TestStripFP32Casts(t *testing.T) {
 			want: []string{"%arg0: tensor<4xf16> {MutableBuffers.buffer_mutation", "-> (tensor<4xf16> {coreai.name = \"s_out\"})"},
 		},
 		{
-			// coreai-torch's make_stateful form (coreai-facts §0): the f32
+			// coreai-torch's make_stateful form (testdata/states/handle-f32.mlir): the f32
 			// handle, its read and its write are retyped together; the
 			// tokens stay.
 			name: "handle state retyped with its reads and writes",

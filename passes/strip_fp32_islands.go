@@ -87,7 +87,7 @@ func islandIsNorm(is *island) bool {
 		}) {
 			want := []string{"mul", "broadcasting_mul"}
 			if hasOpSuffix(root.Name, "sqrt") {
-				want = []string{"broadcasting_divide"} // the name coreai-facts §2 lists
+				want = []string{"broadcasting_divide"} // the name in coreai-torch's op set
 			}
 			for _, r := range root.Results() {
 				for _, u := range r.Uses() {

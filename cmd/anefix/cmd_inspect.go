@@ -95,14 +95,15 @@ func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, er
 	if err := graph.Verify(ld.Module); err != nil {
 		fmt.Fprintf(env.Stderr, "anefix inspect: warning: the module does not verify: %v\n", err)
 	}
-	rep := inspect.Report(ld.Module)
+	ins := inspect.Report(ld.Module)
 	if ld.Bytecode != nil {
-		inspect.AddDialectTable(rep, ld.Bytecode.Dialects())
+		inspect.AddDialectTable(ins, ld.Bytecode.Dialects())
 	}
 	// The hash is checked in the background while the module decodes.
 	if err := ld.Input.CheckHash(); err != nil {
 		return nil, err
 	}
+	rep := inspectPB(ins)
 	rep.Input = reportInput(path, ld)
 	return rep, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/graph/synth"
+	"github.com/anefix/anefix/passes/synthd"
 )
 
 func init() {
@@ -77,7 +78,7 @@ Examples:
 					// run prefixes "anefix synth: " already.
 					return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 				}
-				m, err := synth.Generate(o)
+				m, err := synthd.Generate(o)
 				if err != nil {
 					return err
 				}

@@ -17,7 +17,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
-	"github.com/anefix/anefix/graph/interp/verify"
+	"github.com/anefix/anefix/graph/interp/compare"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
@@ -187,7 +187,7 @@ func accName(r, c interp.Options) string {
 	return "ref " + n(r) + ", cand " + n(c)
 }
 
-func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc, numerics string, top, need int, r *verify.Result) *pb.VerifyReport {
+func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc, numerics string, top, need int, r *compare.Result) *pb.VerifyReport {
 	ids32 := make([]int32, len(ids))
 	for i, id := range ids {
 		ids32[i] = int32(id) // parseIDs allows only 31-bit ids
@@ -356,10 +356,10 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	for i, ld := range []*modelio.Loaded{ref, cand} {
 		path := []string{refPath, candPath}[i]
 		if vr.Function != "" && ld.Module.Graph(vr.Function) == nil {
-			_, err := verify.ContextOf(ld.Module, vr.Function) // lists the graphs there are
+			_, err := compare.ContextOf(ld.Module, vr.Function) // lists the graphs there are
 			return usagef("--function %s: %s: %v", vr.Function, quotePath(path), err)
 		}
-		c, err := verify.ContextOf(ld.Module, vr.Function)
+		c, err := compare.ContextOf(ld.Module, vr.Function)
 		if err != nil {
 			return fmt.Errorf("%s: %w", quotePath(path), err)
 		}
@@ -391,7 +391,7 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 		}
 	}
 	start := time.Now()
-	res, err := verify.Compare(ref.Module, cand.Module, verify.Options{
+	res, err := compare.Compare(ref.Module, cand.Module, compare.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
 		MaxMemory: vr.MaxMemory, CandConstants: consts, Ranges: vr.Ranges, Family: vr.Family, Localize: vr.Localize, CandStateLog2: log2,
 	})
@@ -438,7 +438,7 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 // .aimodel or an LLM bundle's asset) and returns the inputs that
 // carry an externalized constant (verify takes those of the graph it runs). A single file has no
 // record: an externalized input there is fed like any other input.
-func recordConstants(ld *modelio.Loaded) ([]verify.ConstantInput, error) {
+func recordConstants(ld *modelio.Loaded) ([]compare.ConstantInput, error) {
 	if ld.Input.AIModelDir == "" {
 		return nil, nil
 	}
@@ -446,9 +446,9 @@ func recordConstants(ld *modelio.Loaded) ([]verify.ConstantInput, error) {
 	if err != nil || rec == nil {
 		return nil, err
 	}
-	var out []verify.ConstantInput
+	var out []compare.ConstantInput
 	for _, c := range rec.ConstantInputs {
-		out = append(out, verify.ConstantInput{Graph: c.Graph, Input: c.Input, Resource: c.Resource, OpID: c.OpID})
+		out = append(out, compare.ConstantInput{Graph: c.Graph, Input: c.Input, Resource: c.Resource, OpID: c.OpID})
 	}
 	return out, nil
 }

@@ -10,7 +10,7 @@ import (
 
 // rewrite --enable scale-state records the scales in anefix.json, and
 // verify reads them back: against the same rewrite without scale-state the
-// states compare in REF's units (tiny arm A; see graph/interp/verify's
+// states compare in REF's units (tiny arm A; see graph/interp/compare's
 // TestScaleStateVerify for the figures).
 func TestScaleStateRecordAndVerify(t *testing.T) {
 	dir := t.TempDir()

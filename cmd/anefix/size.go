@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/anefix/anefix/graph/interp/verify"
+	"github.com/anefix/anefix/graph/interp/compare"
 )
 
 // sizeFlag is a byte size given as an integer and a binary unit (B, KiB,
@@ -49,5 +49,5 @@ func (f *sizeFlag) Set(s string) error {
 	return nil
 }
 
-func (f *sizeFlag) String() string { return verify.FormatBytes(int64(*f)) }
+func (f *sizeFlag) String() string { return compare.FormatBytes(int64(*f)) }
 func (f *sizeFlag) Type() string   { return "size" }

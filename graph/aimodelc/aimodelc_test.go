@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("%d functions", len(p.Functions))
 			}
 			f := p.Functions[0]
-			if f.Symbol != f.Name+"_0" || f.Requested != "GPU" || f.UseANELLIR != "true" || !hasString(f.Attributes, "mps.aneAlignedIO") {
+			if f.Symbol != f.Name+"_0" || f.Requested != "GPU" || f.UseANELLIR != "true" || !slices.Contains(f.Attributes, "mps.aneAlignedIO") {
 				t.Errorf("function: %+v", f)
 			}
 			if !f.ANE.Known || f.ANE.N != 0 || !f.GPU.Known || f.GPU.N != 1 || !f.FullyOnANE.Known || f.FullyOnANE.Value {

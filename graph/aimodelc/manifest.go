@@ -3,6 +3,8 @@ package aimodelc
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,7 +101,7 @@ func ParseManifest(data []byte, name string) (*Manifest, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s/ANERegionsHash is a %s, want a dictionary", where, kindOf(h))
 			}
-			for _, arch := range sortedKeys(hd) {
+			for _, arch := range slices.Sorted(maps.Keys(hd)) {
 				s := hd[arch]
 				str, ok := s.(string)
 				if !ok {
@@ -119,7 +121,7 @@ func ParseManifest(data []byte, name string) (*Manifest, error) {
 		if !ok {
 			return nil, fmt.Errorf(`%s/"Optimized Modules" is a %s, want a dictionary`, where, kindOf(mods))
 		}
-		for i, k := range sortedKeys(md) {
+		for i, k := range slices.Sorted(maps.Keys(md)) {
 			fns, err := parseModule(k, md[k], fmt.Sprintf(`%s/"Optimized Modules" entry %d`, where, i+1))
 			if err != nil {
 				return nil, err
@@ -159,7 +161,7 @@ func parseModule(key string, val any, where string) ([]ManifestFunction, error) 
 		if !ok {
 			return nil, fmt.Errorf(`%s: "Key to Symbol Name" is a %s, want a dictionary`, where, kindOf(ks))
 		}
-		for _, dk := range sortedKeys(kd) {
+		for _, dk := range slices.Sorted(maps.Keys(kd)) {
 			sv := kd[dk]
 			sym, ok := sv.(string)
 			if !ok {
@@ -181,7 +183,7 @@ func parseModule(key string, val any, where string) ([]ManifestFunction, error) 
 		if !ok {
 			return nil, fmt.Errorf(`%s: "Entry Function Attributes" is a %s, want a dictionary`, where, kindOf(ea))
 		}
-		for _, sym := range sortedKeys(ed) {
+		for _, sym := range slices.Sorted(maps.Keys(ed)) {
 			list := ed[sym]
 			arr, ok := list.([]any)
 			if !ok {
@@ -265,15 +267,4 @@ func kindOf(v any) string {
 		return "data"
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
-}
-
-// sortedKeys lists a dictionary's keys in order, so that which error is
-// reported first does not depend on map iteration.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,8 +2,11 @@ package aimodelc
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/samber/lo"
 )
 
 // settle decides the counts of one function from the specialized graph
@@ -108,8 +111,8 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 
 	// Fully on the Neural Engine: the counts, checked against the manifest's
 	// own attributes.
-	claimsANE := hasString(fn.Attributes, "mps.fullyPlacedOnANE")
-	noGPU := hasString(fn.Attributes, "mps.noGPUActivity")
+	claimsANE := slices.Contains(fn.Attributes, "mps.fullyPlacedOnANE")
+	noGPU := slices.Contains(fn.Attributes, "mps.noGPUActivity")
 	others := 0
 	for _, n := range fn.OtherRegions {
 		others += n
@@ -137,28 +140,9 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 }
 
 func unionKeys(a, b typeCounts) []string {
-	seen := map[string]bool{}
-	for k := range a {
-		seen[k] = true
-	}
-	for k := range b {
-		seen[k] = true
-	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := lo.UniqKeys(a, b)
+	slices.Sort(out)
 	return out
-}
-
-func hasString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ANERegions is the package's total of ANE regions, known only when every

@@ -6,21 +6,22 @@ package inspect
 
 import (
 	"encoding/hex"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bytecode"
-	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
 // Report inspects every coreai.graph / func.func directly in m, in module
-// order. The caller fills Input.
-func Report(m *graph.Module) *pb.InspectReport {
-	rep := &pb.InspectReport{}
+// order. cmd/anefix converts the result to the report schema and adds the
+// input.
+func Report(m *graph.Module) *Inspection {
+	rep := &Inspection{}
 	moduleSummary(rep, m)
 	composites := map[string]string{}
 	for _, g := range m.Graphs() {
@@ -89,9 +90,9 @@ func newGraphState(g *graph.Graph) *graphState {
 	return s
 }
 
-func (s *graphState) ref(op *graph.Operation) *pb.OpRef {
-	return &pb.OpRef{
-		OpId:     op.OpID(),
+func (s *graphState) ref(op *graph.Operation) *OpRef {
+	return &OpRef{
+		OpID:     op.OpID(),
 		OpName:   op.Name,
 		Source:   op.Source(),
 		Graph:    s.name,
@@ -146,8 +147,8 @@ func typeString(t graph.Type) string {
 	return t.String()
 }
 
-func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspection {
-	gi := &pb.GraphInspection{
+func inspectGraph(g *graph.Graph, composites map[string]string) *GraphInspection {
+	gi := &GraphInspection{
 		Name:          g.Name(),
 		Visibility:    g.Visibility(),
 		CompositeDecl: compositeName(g),
@@ -166,13 +167,13 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 		}
 	}
 	for _, p := range ins {
-		gi.Inputs = append(gi.Inputs, &pb.Port{
+		gi.Inputs = append(gi.Inputs, &Port{
 			Name: portName(p, false), Index: int32(p.Index), Type: typeString(p.Type),
 			IsState: p.IsState, StatePartner: p.StateOutput, Attributes: portAttrs(p.Attrs),
 		})
 	}
 	for _, p := range outs {
-		gi.Outputs = append(gi.Outputs, &pb.Port{
+		gi.Outputs = append(gi.Outputs, &Port{
 			Name: portName(p, true), Index: int32(p.Index), Type: typeString(p.Type),
 			IsState: p.IsState, StatePartner: stateInputOf[p.Name], Attributes: portAttrs(p.Attrs),
 		})
@@ -197,14 +198,14 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 		opCount[o.Name]++
 	}
 	typeCount := graph.ElementTypeCounts(g.Op)
-	for _, k := range sortedKeys(opCount) {
-		gi.OpCounts = append(gi.OpCounts, &pb.OpCount{OpName: k, Count: opCount[k]})
+	for _, k := range slices.Sorted(maps.Keys(opCount)) {
+		gi.OpCounts = append(gi.OpCounts, &OpCount{OpName: k, Count: opCount[k]})
 	}
-	for _, k := range sortedKeys(typeCount) {
+	for _, k := range slices.Sorted(maps.Keys(typeCount)) {
 		// Counts of in-memory values fit in int32 (2^31 values would need
 		// hundreds of gigabytes); the schema's counts are int32 so that
 		// protojson prints numbers.
-		gi.ElementTypes = append(gi.ElementTypes, &pb.TypeCount{Type: k, Count: int32(typeCount[k])})
+		gi.ElementTypes = append(gi.ElementTypes, &TypeCount{Type: k, Count: int32(typeCount[k])})
 	}
 
 	inputName := map[*graph.Value]string{}
@@ -227,8 +228,8 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 			calls[ref.Root]++
 		}
 	}
-	for _, k := range sortedKeys(calls) {
-		gi.Invocations = append(gi.Invocations, &pb.Invocation{Callee: k, Count: calls[k], Composite: composites[k]})
+	for _, k := range slices.Sorted(maps.Keys(calls)) {
+		gi.Invocations = append(gi.Invocations, &Invocation{Callee: k, Count: calls[k], Composite: composites[k]})
 	}
 	return gi
 }
@@ -247,7 +248,7 @@ func isConstant(v *graph.Value) bool {
 // islands groups f32 values connected through the non-cast ops that read
 // or write them (union-find), then lists per island its values, the casts
 // into and out of it, the graph I/O it touches and its compute ops.
-func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.Fp32Island {
+func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*Fp32Island {
 	sets := graph.NewValueSets()
 	var order []*graph.Value
 	add := func(v *graph.Value) {
@@ -314,7 +315,7 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 		}
 	}
 	type acc struct {
-		isl   *pb.Fp32Island
+		isl   *Fp32Island
 		ops   map[*graph.Operation]bool
 		order int
 	}
@@ -324,7 +325,7 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 		r := find(v)
 		a := byRoot[r]
 		if a == nil {
-			a = &acc{isl: &pb.Fp32Island{}, ops: map[*graph.Operation]bool{}, order: len(list)}
+			a = &acc{isl: &Fp32Island{}, ops: map[*graph.Operation]bool{}, order: len(list)}
 			byRoot[r] = a
 			list = append(list, a)
 		}
@@ -332,7 +333,7 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 	}
 	for _, v := range order {
 		a := get(v)
-		pv := &pb.Value{Name: st.names[v], Type: typeString(v.Type())}
+		pv := &Value{Name: st.names[v], Type: typeString(v.Type())}
 		if d := v.DefiningOp(); d != nil {
 			pv.DefinedBy = st.ref(d)
 		} else if n, ok := inputName[v]; ok {
@@ -375,7 +376,7 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 			}
 		}
 	}
-	out := make([]*pb.Fp32Island, len(list))
+	out := make([]*Fp32Island, len(list))
 	for i, a := range list {
 		out[i] = a.isl
 	}
@@ -384,42 +385,33 @@ func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *gr
 
 // ioReshapes finds expand_dims / shrink_dims that read a graph input or
 // whose result is returned as a graph output.
-func ioReshapes(st *graphState, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.IOReshape {
-	var res []*pb.IOReshape
+func ioReshapes(st *graphState, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*IOReshape {
+	var res []*IOReshape
 	for _, o := range ops {
 		if o.Name != "coreai.expand_dims" && o.Name != "coreai.shrink_dims" || o.NumOperands() == 0 || o.NumResults() == 0 {
 			continue
 		}
 		from, to := typeString(o.Operand(0).Type()), typeString(o.Result(0).Type())
 		if n, ok := inputName[o.Operand(0)]; ok {
-			res = append(res, &pb.IOReshape{Op: st.ref(o), Port: n, FromType: from, ToType: to})
+			res = append(res, &IOReshape{Op: st.ref(o), Port: n, FromType: from, ToType: to})
 		}
 		if term == nil {
 			continue
 		}
 		for _, u := range o.Result(0).Uses() {
 			if u.Op == term && u.Index < len(outs) {
-				res = append(res, &pb.IOReshape{Op: st.ref(o), Port: portName(outs[u.Index], true), IsOutput: true, FromType: from, ToType: to})
+				res = append(res, &IOReshape{Op: st.ref(o), Port: portName(outs[u.Index], true), IsOutput: true, FromType: from, ToType: to})
 			}
 		}
 	}
 	return res
 }
 
-func sortedKeys[V int32 | int64](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // moduleSummary fills the module-level fields: the top-level op, every op
 // by name, the dialects of the ops and the ops whose properties are kept
 // unread. For bytecode, AddDialectTable replaces the dialects by the file's
 // table.
-func moduleSummary(rep *pb.InspectReport, m *graph.Module) {
+func moduleSummary(rep *Inspection, m *graph.Module) {
 	rep.TopLevelOp = m.Op.Name
 	ops, opaque, dialects := map[string]int32{}, map[string]int32{}, map[string]int32{}
 	m.Walk(func(op *graph.Operation) bool {
@@ -432,14 +424,14 @@ func moduleSummary(rep *pb.InspectReport, m *graph.Module) {
 		}
 		return true
 	})
-	for _, k := range sortedKeys(ops) {
-		rep.ModuleOpCounts = append(rep.ModuleOpCounts, &pb.OpCount{OpName: k, Count: ops[k]})
+	for _, k := range slices.Sorted(maps.Keys(ops)) {
+		rep.ModuleOpCounts = append(rep.ModuleOpCounts, &OpCount{OpName: k, Count: ops[k]})
 	}
-	for _, k := range sortedKeys(opaque) {
-		rep.OpaquePropertyOps = append(rep.OpaquePropertyOps, &pb.OpCount{OpName: k, Count: opaque[k]})
+	for _, k := range slices.Sorted(maps.Keys(opaque)) {
+		rep.OpaquePropertyOps = append(rep.OpaquePropertyOps, &OpCount{OpName: k, Count: opaque[k]})
 	}
-	for _, k := range sortedKeys(dialects) {
-		rep.Dialects = append(rep.Dialects, &pb.DialectUse{Name: k, Ops: dialects[k]})
+	for _, k := range slices.Sorted(maps.Keys(dialects)) {
+		rep.Dialects = append(rep.Dialects, &DialectUse{Name: k, Ops: dialects[k]})
 	}
 }
 
@@ -454,14 +446,14 @@ func dialectOf(name string) string {
 // AddDialectTable replaces rep's dialects by a bytecode file's dialect
 // table, in file order, with each dialect's version entry: the table also
 // names dialects that only attributes and types use.
-func AddDialectTable(rep *pb.InspectReport, table []bytecode.Dialect) {
+func AddDialectTable(rep *Inspection, table []bytecode.Dialect) {
 	ops := map[string]int32{}
 	for _, d := range rep.Dialects {
 		ops[d.Name] = d.Ops
 	}
 	rep.Dialects = nil
 	for _, d := range table {
-		rep.Dialects = append(rep.Dialects, &pb.DialectUse{
+		rep.Dialects = append(rep.Dialects, &DialectUse{
 			Name: d.Name, Ops: ops[d.Name], HasVersion: d.Version != nil, VersionHex: hex.EncodeToString(d.Version),
 		})
 	}

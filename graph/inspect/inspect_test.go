@@ -6,10 +6,9 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph/mlirtext"
-	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
-func reportFor(t *testing.T, name, text string) *pb.InspectReport {
+func reportFor(t *testing.T, name, text string) *Inspection {
 	t.Helper()
 	m, _, err := mlirtext.Parse(name, text)
 	if err != nil {
@@ -18,10 +17,10 @@ func reportFor(t *testing.T, name, text string) *pb.InspectReport {
 	return Report(m)
 }
 
-func ids(refs []*pb.OpRef) string {
+func ids(refs []*OpRef) string {
 	var s []string
 	for _, r := range refs {
-		s = append(s, r.GetOpId())
+		s = append(s, r.OpID)
 	}
 	return strings.Join(s, ",")
 }
@@ -60,7 +59,7 @@ func TestHybridLayer(t *testing.T) {
 	}
 	for _, c := range isl.EntryCasts {
 		if !strings.HasSuffix(c.Source, "qwen3_5.py:199") || c.Graph != "main" {
-			t.Errorf("cast %s source %q graph %q", c.OpId, c.Source, c.Graph)
+			t.Errorf("cast %s source %q graph %q", c.OpID, c.Source, c.Graph)
 		}
 	}
 	if len(isl.Values) != 23 || len(isl.FromInputs) != 0 || len(isl.ToOutputs) != 0 {

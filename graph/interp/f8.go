@@ -10,8 +10,8 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// f8E4M3FN (coreai-facts §0: real exports dequantize f8E4M3FN weights with
-// blockwise_shift_scale): 1 sign, 4 exponent (bias 7) and 3 mantissa bits,
+// f8E4M3FN (real exports dequantize f8E4M3FN weights with
+// blockwise_shift_scale; README "Known limits"): 1 sign, 4 exponent (bias 7) and 3 mantissa bits,
 // no infinities, S.1111.111 is NaN, largest finite 448.
 
 // f8Values are the non-negative finite values of codes 0x00…0x7E, which

@@ -10,12 +10,10 @@ import (
 // The Neural Engine profile (`verify --numerics ane`): how anefix models the
 // arithmetic of Apple's Neural Engine when it runs a graph's f16 ops. It is
 // a MODEL built from third-party measurements, not from Apple
-// documentation: sbryngelson/ANEForge measured these behaviours on an
-// M2 Pro (which that project files under its A14 family) and an M5 (A16
-// family) and wrote them up in docs/developer/numerics.md and
-// docs/numeric-cliffs.md, with the sweep in bench/numeric_cliffs.py and its
-// output in bench/results/numeric_cliffs_results.json. Every rule below
-// names the file it rests on. Chips nobody measured may differ.
+// documentation, taken on an M2 Pro (filed under the A14 family by the
+// project that measured it) and an M5 (A16 family). Every rule below names
+// its source in its Source field, and README "The Neural Engine profile"
+// says who measured what. Chips nobody measured may differ.
 //
 // Scope (anefix's choices, marked as such): the rules apply to ops whose
 // result is f16, the only type the sources say the engine computes in; f32

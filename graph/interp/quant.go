@@ -8,7 +8,7 @@ import (
 )
 
 // The compression ops coreai-torch emits (coreai_torch/_custom_to_core.py
-// lowers its custom ops to them; coreai-facts §0):
+// lowers its custom ops to them; testdata/mlir/coreai/compression.mlir):
 //
 //	quantize(x, scale, offset1, offset2, axis):
 //	    q = clip(round_half_even((x − offset2) / scale) + offset1, qmin, qmax)

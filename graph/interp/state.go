@@ -6,7 +6,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// States in the handle form (coreai-facts §0, after coreai-torch's
+// States in the handle form (testdata/states/handle-f32.mlir, after coreai-torch's
 // make_stateful): a `!coreai.handle<tensor<…>>` graph argument read with
 // `%v, %t1 = coreai.read_handle %h, %t0` and written with
 // `%t2 = coreai.write_handle %h, %v, %t1`, the accesses ordered by

@@ -7,7 +7,8 @@ import (
 )
 
 // Custom (printed) syntax of the ops coreai-torch prints, plus the builtin
-// and func ops plain MLIR modules use (coreai-facts §2, coreai-ir-notes §1).
+// and func ops plain MLIR modules use (testdata/mlir/coreai/README.md lists
+// the forms and where each spelling comes from).
 
 // opAliases maps names MLIR lets you write without their dialect.
 var opAliases = map[string]string{
@@ -273,7 +274,7 @@ func anyNonEmpty(ds []graph.Attr) bool {
 }
 
 // attrNoInline is the unit attribute the printed `noinline` keyword stands
-// for (coreai-ir-notes §1: name is a guess).
+// for (a guess: no public source names it).
 const attrNoInline = "no_inline"
 
 // parseOperandList reads `%a, %b#1, …` (possibly empty).

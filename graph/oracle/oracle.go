@@ -11,8 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"testing"
 )
+
+// T is the part of testing.TB the oracle uses (a *testing.T, *testing.B or
+// *testing.F is one), so this package needs no import of testing.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
 
 // RequireEnv is the environment variable that turns a missing oracle from a
 // skip into a failure.
@@ -53,14 +60,14 @@ var MlirOpts = []MlirOptTool{
 
 // MlirOpt returns the path of mlir-opt 19. When it is missing it skips the
 // test, or fails it when ANEFIX_REQUIRE_ORACLES is set.
-func MlirOpt(t testing.TB) string {
+func MlirOpt(t T) string {
 	t.Helper()
 	return MlirOpts[0].Require(t)
 }
 
 // Require returns the tool's path. When it is missing it skips the test, or
 // fails it when ANEFIX_REQUIRE_ORACLES is set.
-func (m MlirOptTool) Require(t testing.TB) string {
+func (m MlirOptTool) Require(t T) string {
 	t.Helper()
 	if err := checkExec(m.Path); err != nil {
 		missing(t, "mlir-opt (Debian package "+m.Package+")", err)
@@ -76,7 +83,7 @@ var numpy struct {
 // Python3Numpy returns the path of a python3 that can import numpy. When
 // there is none it skips the test, or fails it when ANEFIX_REQUIRE_ORACLES is
 // set.
-func Python3Numpy(t testing.TB) string {
+func Python3Numpy(t T) string {
 	t.Helper()
 	numpy.once.Do(func() {
 		if numpy.err = checkExec(Python3Path); numpy.err != nil {
@@ -111,7 +118,7 @@ func checkExec(path string) error {
 	return nil
 }
 
-func missing(t testing.TB, what string, err error) {
+func missing(t T, what string, err error) {
 	t.Helper()
 	if Required() {
 		t.Fatalf("oracle %s is required (%s is set) but unavailable: %v; run .ci/run or apt-get install it", what, RequireEnv, err)

@@ -35,7 +35,7 @@ func benchWrite(b *testing.B, o Options) {
 	dir := b.TempDir()
 	var size int64
 	for i := 0; i < b.N; i++ {
-		m, err := Generate(o)
+		m, err := GenerateWith(o, armDPass)
 		if err != nil {
 			b.Fatal(err)
 		}

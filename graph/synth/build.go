@@ -3,6 +3,7 @@ package synth
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -248,7 +249,7 @@ func (b *builder) expandDims(x *graph.Value, axes ...int64) *graph.Value {
 	out := make([]int64, 0, rank)
 	src := 0
 	for i := 0; i < rank; i++ {
-		if contains(axes, int64(i)) {
+		if slices.Contains(axes, int64(i)) {
 			out = append(out, 1)
 		} else {
 			out = append(out, s[src])
@@ -265,7 +266,7 @@ func (b *builder) shrinkDims(x *graph.Value, axes ...int64) *graph.Value {
 	axes = normAxes(len(s), axes)
 	var out []int64
 	for i, d := range s {
-		if contains(axes, int64(i)) {
+		if slices.Contains(axes, int64(i)) {
 			if d != 1 {
 				panic(fmt.Sprintf("synth: shrink_dims of non-unit axis %d of %v", i, s))
 			}
@@ -275,15 +276,6 @@ func (b *builder) shrinkDims(x *graph.Value, axes ...int64) *graph.Value {
 	}
 	a := b.si32(axes...)
 	return b.emit("coreai.shrink_dims", []*graph.Value{x, a}, tt(x).WithShape(out))
-}
-
-func contains(xs []int64, v int64) bool {
-	for _, x := range xs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func prod(s []int64) int64 {

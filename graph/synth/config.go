@@ -6,7 +6,7 @@ import (
 )
 
 // Arm selects which of the seed's experiment graphs to build
-// (coreai-facts.md §5).
+// (README "Test graphs: anefix synth").
 type Arm byte
 
 const (

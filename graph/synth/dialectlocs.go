@@ -10,8 +10,8 @@ import (
 // Location forms. coreai-torch writes every op location as a
 // `#debuginfo.location<…>` dialect attribute (coreai_torch/_debug_locations.py
 // builds it from file locations, a scope and metadata: sources with the FX
-// node names as identifiers, op_id, output_maps, call_stack; coreai-facts
-// §0). Its printed body is not public: LocDebugInfo writes the spelling
+// node names as identifiers, op_id, output_maps, call_stack, as the real
+// exports' builtin locations hold them). Its printed body is not public: LocDebugInfo writes the spelling
 // testdata/mlir/coreai/debuginfo_locs.mlir documents as anefix's guess, the
 // one graph/mlirtext reads. LocBuiltin (the default, what testdata/synth
 // ships) keeps MLIR's builtin fused locations.

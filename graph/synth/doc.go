@@ -1,13 +1,14 @@
 //go:generate go test -run TestShippedTestdata -update .
 
 // Package synth generates faithful stand-ins for the Core AI exports the
-// seed note measured (coreai-facts.md §5), because nobody can run
+// seed note measured (README "Calibration"), because nobody can run
 // coreai-torch here: the community iOS builder's Qwen3.5 hybrid `main`
-// (arms A, B, C; D is A after the rewrite's own arm-d pass, passes.ArmD)
+// (arms A, B, C; D is A after the rewrite's own arm-d pass, which passes/synthd
+// supplies: this package sits below passes)
 // and Apple's dense Qwen3 iOS control with 19 static functions (arm E).
 //
 // The graphs use the ops, operand conventions, state contract and
-// location shape coreai-torch emits (see /work/brief/coreai-ir-notes.md):
+// location shape coreai-torch emits (testdata/mlir/coreai/README.md):
 // each op's location names its torch FX node (`_to_copy_12`, `add_40`) and
 // its Python stack, so the recurrence's fp32 casts sit at
 // models/macos/qwen3_5.py:199 under qwen3_5_ios.py:290 and the residual

@@ -29,7 +29,7 @@ func FuzzOptions(f *testing.F) {
 		if seed>>63 != 0 { // the top seed bit picks coreai-torch's dialect locations
 			o.Locations = LocDebugInfo
 		}
-		m, err := Generate(o)
+		m, err := GenerateWith(o, armDPass)
 		if err != nil {
 			if m != nil {
 				t.Fatalf("%+v: error %v with a module", o, err)

@@ -6,7 +6,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// State forms (coreai-ir-notes §2). The converter emits tensor-typed states
+// State forms (testdata/mlir/coreai/README.md). The converter emits tensor-typed states
 // marked by MutableBuffers.buffer_mutation; AIProgram.optimize(), which
 // Apple's iOS export runs, turns each into a `!coreai.handle<tensor<…>>`
 // input read with coreai.read_handle and written with coreai.write_handle,

@@ -4,14 +4,25 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/passes"
 )
 
-// Generate builds the module for o. Weights are dense_resource blobs backed
-// by generators (*Blob), so nothing large is held in memory: a writer pulls
-// the bytes when it streams the resource section. The result passes
-// graph.Verify.
-func Generate(o Options) (m *graph.Module, err error) {
+// ArmDFunc turns arm A's module into arm D in place. Arm D is arm A after
+// the rewrite's own arm-d pass, and passes sit above graph/..., so the
+// caller supplies the pass (passes/synthd does, with the pass at its
+// default options).
+type ArmDFunc func(*graph.Module) error
+
+// Generate builds the module for o, for arms A, B, C and E. Weights are
+// dense_resource blobs backed by generators (*Blob), so nothing large is
+// held in memory: a writer pulls the bytes when it streams the resource
+// section. The result passes graph.Verify. Arm D needs the arm-d pass:
+// build it with GenerateWith, or passes/synthd.Generate for every arm.
+func Generate(o Options) (*graph.Module, error) { return GenerateWith(o, nil) }
+
+// GenerateWith is Generate with armD, the step that turns arm A into arm D;
+// it is called only for arm D, after the states take their form and before
+// locations take theirs, and may be nil for the other arms.
+func GenerateWith(o Options, armD ArmDFunc) (m *graph.Module, err error) {
 	o, err = o.normalize()
 	if err != nil {
 		return nil, err
@@ -23,6 +34,9 @@ func Generate(o Options) (m *graph.Module, err error) {
 			m, err = nil, fmt.Errorf("synth: internal error building arm %s: %v", o.Arm, r)
 		}
 	}()
+	if o.Arm == ArmD && armD == nil {
+		return nil, fmt.Errorf("synth: arm D is arm A after the arm-d pass, which graph/synth does not import; build it with passes/synthd")
+	}
 	m = graph.NewModule()
 	switch o.Arm {
 	case ArmA, ArmB, ArmC:
@@ -36,7 +50,9 @@ func Generate(o Options) (m *graph.Module, err error) {
 		err = toHandleStates(m)
 	}
 	if err == nil && o.Arm == ArmD {
-		err = armD(m)
+		if err = armD(m); err != nil {
+			err = fmt.Errorf("synth: arm D: %w", err)
+		}
 	}
 	if err == nil && o.Locations == LocDebugInfo {
 		toDialectLocs(m)
@@ -48,18 +64,6 @@ func Generate(o Options) (m *graph.Module, err error) {
 		return nil, fmt.Errorf("synth: arm %s does not verify: %w", o.Arm, err)
 	}
 	return m, nil
-}
-
-// armD turns arm A into arm D with the rewrite's own arm-d pass at its
-// default options (passes.ArmD, the code `anefix rewrite` runs; never a
-// second copy here). Blobs only the removed regions read (A_log, dt_bias)
-// stay in the resource table, unreferenced, as the pass leaves them; the
-// dce pass would drop them.
-func armD(m *graph.Module) error {
-	if _, err := passes.ArmD(m, nil); err != nil {
-		return fmt.Errorf("synth: arm D: %w", err)
-	}
-	return nil
 }
 
 // Metadata is the metadata.json written into an .aimodel made by synth: it

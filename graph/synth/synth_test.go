@@ -11,7 +11,7 @@ import (
 
 func gen(t testing.TB, o Options) *graph.Module {
 	t.Helper()
-	m, err := Generate(o)
+	m, err := GenerateWith(o, armDPass)
 	if err != nil {
 		t.Fatalf("Generate(%+v): %v", o, err)
 	}

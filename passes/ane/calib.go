@@ -268,7 +268,7 @@ func (c *checker) calibratedRules() {
 }
 
 // lut4SmallGroup reads a lut_to_dense's operand shapes: indices [d_0…d_K-1],
-// lut [g_0…g_K-1, P, V] (apple/coreai-torch custom_layers.py: each lut
+// lut [g_0…g_K-1, P, V] (coreai-torch's layout, testdata/mlir/coreai/compression.mlir: each lut
 // dimension divides the indices' one; d_i/g_i entries share a palette). It
 // reports a 4-bit palette (P = 16) whose smallest split dimension groups
 // fewer than 32 entries. A palette over the whole tensor (every g_i = 1) is

@@ -259,7 +259,8 @@ func (m *mlirB) constant(typ string, value string) string {
 type palette struct{ bits, group int }
 
 // weight64 returns a 64x64 weight of element type elem, palettized when p
-// says so (lut [64/group, 1, 2^bits, 1], apple/coreai-torch's layout).
+// says so (lut [64/group, 1, 2^bits, 1], coreai-torch's layout;
+// testdata/mlir/coreai/compression.mlir).
 func (m *mlirB) weight64(elem string, p palette) string {
 	typ := "tensor<64x64x" + elem + ">"
 	if p.bits == 0 {

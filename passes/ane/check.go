@@ -2,6 +2,8 @@ package ane
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -415,14 +417,16 @@ func (c *checker) result() GraphResult {
 	for _, f := range c.findings {
 		if f.Rule.Severity == Blocker {
 			gr.Blocked = true
-			if f.Op != nil {
-				rules[f.Op] = appendUnique(rules[f.Op], f.Rule.ID)
+			if f.Op != nil && !slices.Contains(rules[f.Op], f.Rule.ID) {
+				rules[f.Op] = append(rules[f.Op], f.Rule.ID)
 			}
 		}
 	}
 	for op, id := range c.alsoIllegal {
 		gr.Blocked = true
-		rules[op] = appendUnique(rules[op], id)
+		if !slices.Contains(rules[op], id) {
+			rules[op] = append(rules[op], id)
+		}
 	}
 	for i, op := range c.ops {
 		v := OpVerdict{Op: op, Index: i}
@@ -435,15 +439,6 @@ func (c *checker) result() GraphResult {
 		gr.Verdicts = append(gr.Verdicts, v)
 	}
 	return gr
-}
-
-func appendUnique(s []string, x string) []string {
-	for _, y := range s {
-		if y == x {
-			return s
-		}
-	}
-	return append(s, x)
 }
 
 func sortFindings(fs []Finding) {
@@ -501,7 +496,7 @@ var paramSlots = map[string][]int{
 // rule looks at its result, not at them. Linear INT4 is its own rule
 // (RuleLinearInt4). Guess, unconfirmed: that the compiler checks these
 // operands' types only through that rule (palettized and si8 programs
-// compile, apple/coreai-models #55, #205; coreai-facts §0).
+// compile; README "Checking on a Mac" cites the reports).
 var storageSlots = map[string][]int{
 	"coreai.lut_to_dense":          {0, 1},
 	"coreai.blockwise_shift_scale": {0, 1, 2, 3},
@@ -610,7 +605,7 @@ func (c *checker) computeStorage() {
 
 // linearInt4 reports whether a blockwise_shift_scale dequantizes linear
 // 4-bit integer weights (its data operand is si4/ui4/i4 and does not come
-// from a lut_to_dense): the case apple/coreai-models #55 and #205 report.
+// from a lut_to_dense): the case README "Checking on a Mac" cites.
 // si8, f8E4M3FN and palettized (lut_to_dense) inputs are not.
 func linearInt4(op *graph.Operation) (string, bool) {
 	if op.NumOperands() == 0 {
@@ -832,7 +827,7 @@ func (c *checker) elementTypes() {
 			roots = is.consts
 		}
 		if is.why == "" {
-			for _, in := range sortedKeys(is.reads) {
+			for _, in := range slices.Sorted(maps.Keys(is.reads)) {
 				if is.writes[in] {
 					is.why = "is a round trip through input " + portName(c.inputs, in) + " (read, updated in fp32, written back)"
 					break
@@ -950,15 +945,6 @@ func walkForward(v *graph.Value, visit func(u graph.Use) (follow, stop bool)) {
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[int]bool) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Ints(ks)
-	return ks
 }
 
 func dataTensorOrType(t graph.Type) graph.Type {
@@ -1087,8 +1073,8 @@ func (c *checker) suspectTiedHead() {
 // the state's handle (the handle form) or as the output holding the
 // state's new value (a state, or a plain input returned under a matching
 // output), except the form Apple's dense control compiles with 19/19
-// regions: a rank-5 KV-cache state ([layers, B, H·D, 1, S], coreai-facts
-// §4).
+// regions: a rank-5 KV-cache state ([layers, B, H·D, 1, S]; the rule
+// table's evidence for coreai.rank cites it).
 func (c *checker) suspectStateWrites() {
 	for _, op := range c.ops {
 		if baseOpName(op.Name) != "coreai.slice_update" || !c.entry || op.NumOperands() == 0 || op.NumResults() == 0 {

@@ -2,12 +2,14 @@ package ane
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
+	"github.com/samber/lo"
 )
 
 // Group is findings that share a rule, an op name, a source line and a fix:
@@ -50,7 +52,7 @@ func GroupFindings(fs []Finding) []Group {
 		}
 		g := &out[i]
 		g.Count++
-		if f.Graph != "" && !contains(g.Graphs, f.Graph) {
+		if f.Graph != "" && !slices.Contains(g.Graphs, f.Graph) {
 			g.Graphs = append(g.Graphs, f.Graph)
 		}
 		if f.OpID != "" && !seenID[k][f.OpID] {
@@ -68,22 +70,9 @@ func GroupFindings(fs []Finding) []Group {
 	return out
 }
 
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // CountByRule counts findings per rule ID.
 func CountByRule(fs []Finding) map[string]int {
-	m := map[string]int{}
-	for _, f := range fs {
-		m[f.Rule.ID]++
-	}
-	return m
+	return lo.CountValuesBy(fs, func(f Finding) string { return f.Rule.ID })
 }
 
 // ---- compiler diagnostics → ops ----

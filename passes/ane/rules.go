@@ -293,7 +293,7 @@ func ruleOrder(r *Rule) int {
 }
 
 // knownOps are coreai ops seen in the public exporters' output and Apple's
-// iOS builders (coreai-ir-notes §1, coreai-facts §2). Other coreai ops get an
+// iOS builders (testdata/mlir/coreai/README.md). Other coreai ops get an
 // unverified-op info finding, not a blocker.
 var knownOps = map[string]bool{}
 

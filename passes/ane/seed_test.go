@@ -1,6 +1,6 @@
 package ane
 
-// Agreement with the seed (coreai-facts §5) on graph/synth's stand-ins for
+// Agreement with the seed (README "Calibration") on graph/synth's stand-ins for
 // the measured arms. The observed numbers are the compiler's; these tests
 // check that the rule model predicts the same outcome for the same graphs.
 

@@ -709,7 +709,8 @@ type CompileFailure struct {
 	RegionFunction string `protobuf:"bytes,5,opt,name=region_function,json=regionFunction,proto3" json:"region_function,omitempty"`
 	RegionI        int32  `protobuf:"varint,6,opt,name=region_i,json=regionI,proto3" json:"region_i,omitempty"`
 	RegionJ        int32  `protobuf:"varint,7,opt,name=region_j,json=regionJ,proto3" json:"region_j,omitempty"`
-	// ErrorList entries; empty is the silent case (apple/coreai-models #205).
+	// ErrorList entries; empty is the silent case
+	// (testdata/compilerlogs/issue205-empty-errorlist.log).
 	ErrorList []string `protobuf:"bytes,8,rep,name=error_list,json=errorList,proto3" json:"error_list,omitempty"`
 	// Other statusdict entries as "key = value", sorted.
 	Fields []string `protobuf:"bytes,9,rep,name=fields,proto3" json:"fields,omitempty"`

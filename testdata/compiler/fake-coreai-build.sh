@@ -37,7 +37,7 @@
 #               1) ANE regions and no GPU region; exit 0
 #     fallback  every entry function gets one GPU region and no ANE region,
 #               seed-arm-a.log on stderr, exit 0 (the silent GPU fallback)
-#     crash     "Segmentation fault" and SIGSEGV (like apple/coreai-models #55)
+#     crash     "Segmentation fault" and SIGSEGV (a compiler crash as users report it)
 #   Entry functions: the names in FAKE_COREAI_BUILD_REGIONS (space-separated),
 #   else fn0..fn<N-1> for N = FAKE_COREAI_BUILD_FUNCTIONS (default 1).
 set -eu

@@ -10,8 +10,8 @@
 // both passes/ane (which maps records back to ops) and cmd/anefix (which
 // runs the compiler) can use it without a cycle.
 //
-// The line layout is modelled on the excerpts in coreai-facts.md §1 and
-// apple/coreai-models issue #205; since no public source shows a complete
+// The line layout is modelled on the excerpts testdata/compilerlogs/README.md
+// cites; since no public source shows a complete
 // warning line, the parser keys on the phrases the compiler is known to use
 // and takes locations, op names and op ids from wherever they appear.
 package compilerlog
@@ -52,7 +52,7 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// The compiler's phrases the parser keys on (coreai-facts §1, the seed).
+// The compiler's phrases the parser keys on (testdata/compilerlogs).
 const (
 	PhraseElementType = "Incompatible element type for ANE"
 	PhraseIOOp        = "ANE I/O op isn't a squeeze / expandDims"
@@ -109,7 +109,7 @@ type Failure struct {
 	// Region is the region parsed from SourceFile (zero when none).
 	Region Region
 	// ErrorList holds the ErrorList entries (empty list = the silent case of
-	// issue #205).
+	// testdata/compilerlogs/issue205-empty-errorlist.log).
 	ErrorList []string
 	// Fields are the other statusdict entries, sorted by key.
 	Fields []Field

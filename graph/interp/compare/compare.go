@@ -1,8 +1,8 @@
-// Package verify runs two modules (a reference and a candidate, typically
+// Package compare runs two modules (a reference and a candidate, typically
 // an export and its rewrite) side by side through the interpreter with
 // greedy decoding, and measures how far their outputs and states drift:
 // the numbers behind `anefix verify`.
-package verify
+package compare
 
 import (
 	"errors"
