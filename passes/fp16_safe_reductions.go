@@ -47,7 +47,7 @@ are dynamic are left as they are.
 
 Numerics, measured with anefix verify (REF the input, CAND the rewrite;
 ane = --numerics ane, the Neural Engine profile of graph/interp/numerics.go,
-family pre-a16; graph/interp/verify's TestFP16SafeReductionsANE checks the
+family pre-a16; graph/interp/compare's TestFP16SafeReductionsANE checks the
 module's gain):
 - testdata/passes/fp16-safe-reductions.mlir (sums and means over 3 and 8
   f16 elements), 24 steps: ieee 24/24, PSNR 97.2 dB, max |Δ| 0.00098 (the

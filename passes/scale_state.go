@@ -55,7 +55,7 @@ hardware: set the exponent from the magnitude verify --ranges reports.
 Numerics: exact, since multiplying by a power of two only changes the
 exponent, except where a stored value falls below 2^-14·2^k (it becomes
 subnormal or zero: precision is lost) or, with k < 0, above 65504·2^k (it
-overflows). Measured by anefix verify on tiny arm A (graph/interp/verify's
+overflows). Measured by anefix verify on tiny arm A (graph/interp/compare's
 TestScaleStateVerify, against the default pipeline without the pass, 24
 steps): logits bit-identical and 24/24 for default=1, 4 and -2; the
 recurrent state, compared in the reference's units, bit-identical for -2
