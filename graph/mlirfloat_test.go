@@ -61,12 +61,7 @@ func TestFloatSpelling(t *testing.T) {
 // format as anefix spells them and checks that mlir-opt prints them back
 // character for character.
 func TestFloatSpellingMatchesMlirOpt(t *testing.T) {
-	bins := []string{oracle.MlirOpt(t)}
-	if _, err := os.Stat("/usr/lib/llvm-22/bin/mlir-opt"); err == nil {
-		bins = append(bins, "/usr/lib/llvm-22/bin/mlir-opt")
-	} else if oracle.Required() {
-		t.Fatalf("mlir-opt 22 (Debian package mlir-22-tools) is required: %v", err)
-	}
+	bins := oracle.MlirOptPaths(t)
 	rng := rand.New(rand.NewSource(7))
 	var attrs []string
 	for _, name := range []string{"f16", "bf16", "f32", "f64"} {

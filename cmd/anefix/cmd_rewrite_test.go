@@ -18,6 +18,8 @@ import (
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 const rwArmA = "../../testdata/synth/armA.aimodel"
@@ -270,15 +272,7 @@ func TestRewriteArmA(t *testing.T) {
 	}
 
 	// mlir-opt reads the written bytecode.
-	mlirOpt := "/usr/lib/llvm-19/bin/mlir-opt"
-	if _, err := os.Stat(mlirOpt); err != nil {
-		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("mlir-opt missing: %v", err)
-		}
-		t.Logf("mlir-opt not installed; skipping the oracle check")
-		return
-	}
-	cmd := exec.Command(mlirOpt, "--allow-unregistered-dialect", filepath.Join(out, "main.mlirb"), "-o", os.DevNull)
+	cmd := exec.Command(oracle.MlirOpt(t), "--allow-unregistered-dialect", filepath.Join(out, "main.mlirb"), "-o", os.DevNull)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("mlir-opt rejects the output: %v\n%s", err, msg)
 	}
@@ -410,20 +404,6 @@ func TestRewriteConvertsBlobIntoBytecode(t *testing.T) {
 	}
 }
 
-// mlirOptOrSkip returns Debian's mlir-opt, skipping the test when it is not
-// installed (failing under ANEFIX_REQUIRE_ORACLES=1).
-func mlirOptOrSkip(t *testing.T) string {
-	t.Helper()
-	p := "/usr/lib/llvm-19/bin/mlir-opt"
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("mlir-opt missing: %v", err)
-		}
-		t.Skipf("mlir-opt not installed: %v", err)
-	}
-	return p
-}
-
 // canonical prints an MLIR file the way mlir-opt does, so two files are
 // compared as IR, not as one printer's spelling.
 func canonical(t *testing.T, mlirOpt, path string) []byte {
@@ -439,7 +419,7 @@ func canonical(t *testing.T, mlirOpt, path string) []byte {
 // arm D (synth D is arm A plus the arm-d pass alone), both from generated
 // text and from the shipped bundles.
 func TestRewriteArmDMatchesSynth(t *testing.T) {
-	mlirOpt := mlirOptOrSkip(t)
+	mlirOpt := oracle.MlirOpt(t)
 	dir := t.TempDir()
 	a, d, r := filepath.Join(dir, "a.mlir"), filepath.Join(dir, "d.mlir"), filepath.Join(dir, "r.mlir")
 	ra := filepath.Join(dir, "r.aimodel")
@@ -918,7 +898,7 @@ func TestRewriteSetHint(t *testing.T) {
 
 // rewrite writes the bytecode version asked for, and mlir-opt reads it.
 func TestRewriteBytecodeVersion(t *testing.T) {
-	mlirOpt := mlirOptOrSkip(t)
+	mlirOpt := oracle.MlirOpt(t)
 	dir := t.TempDir()
 	for _, v := range []string{"3", "6"} {
 		out := filepath.Join(dir, "v"+v+".mlirb")

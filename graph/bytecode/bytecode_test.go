@@ -34,18 +34,6 @@ var textInputs = []struct {
 	{"encoded.mlir", 0, nil},
 }
 
-// mlirOpts are the mlir-opt releases every oracle test runs against: 19
-// writes MLIR 19's native properties layouts, 22 writes MLIR 22's (those of
-// Apple's files).
-var mlirOpts = oracle.MlirOpts
-
-// eachMlirOpt runs f as one subtest per mlir-opt release.
-func eachMlirOpt(t *testing.T, f func(t *testing.T, tl oracle.MlirOptTool)) {
-	for _, tl := range mlirOpts {
-		t.Run(tl.Name, func(t *testing.T) { f(t, tl) })
-	}
-}
-
 func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {
 	t.Helper()
 	m := tl.Require(t)
@@ -127,7 +115,7 @@ func write(t testing.TB, m *graph.Module, opts WriteOptions) []byte {
 // same bytes, (2) writing it with fresh tables and (3) at every other
 // version gives a file mlir-opt prints exactly as it prints the input.
 func TestRoundTripMlirOpt(t *testing.T) {
-	for _, tl := range mlirOpts {
+	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
 			for v := in.minVersion; v <= MaxVersion; v++ {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {

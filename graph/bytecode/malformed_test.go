@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 // seedFiles are mlir-opt's bytecode of the text inputs, committed so the
@@ -32,9 +34,9 @@ func seedFiles(t testing.TB) []string {
 // the versions with native properties, where the two releases' layouts
 // differ.
 func TestSeedsCurrent(t *testing.T) {
-	for _, tl := range mlirOpts {
+	for _, tl := range oracle.MlirOpts {
 		dir, from := filepath.Join("testdata", "seed"), 0
-		if tl.Name != mlirOpts[0].Name {
+		if tl.Name != oracle.MlirOpts[0].Name {
 			dir, from = filepath.Join(dir, "mlir22"), vNativeProperties
 		}
 		for _, in := range textInputs {

@@ -11,12 +11,6 @@ import (
 	"github.com/anefix/anefix/graph/oracle"
 )
 
-// mlirOpt22Path is the second mlir-opt the corpus is checked with (Debian's
-// mlir-22-tools, the MLIR generation Apple's bytecode comes from). Locally a
-// missing one is logged and only 19 checks; with ANEFIX_REQUIRE_ORACLES set
-// (.ci/run installs both) it fails the test.
-const mlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
-
 // tokens lexes text into "kind text" strings, dropping whitespace and
 // comments: the comparison "printed back unchanged" uses, so that only the
 // layout may differ (MLIR's printer puts a signature on one line).
@@ -121,15 +115,9 @@ func (e *mlirOptError) Error() string { return e.err.Error() + ": " + e.out }
 // same module. It logs one line per file and stage, which is how the
 // before/after tallies in the commit messages were counted.
 func TestCoreaiCorpus(t *testing.T) {
-	bin19 := oracle.MlirOpt(t)
-	bin22 := ""
-	if _, err := os.Stat(mlirOpt22Path); err == nil {
-		bin22 = mlirOpt22Path
-	} else if oracle.Required() {
-		t.Fatalf("mlir-opt 22 (Debian package mlir-22-tools) is required: %v", err)
-	} else {
-		t.Logf("mlir-opt 22 not installed (%v): checking with mlir-opt 19 only", err)
-	}
+	// Every installed release checks (19, and 22: the MLIR generation
+	// Apple's bytecode comes from); under ANEFIX_REQUIRE_ORACLES both must be.
+	bins := oracle.MlirOptPaths(t)
 	files, _ := filepath.Glob(filepath.Join(testdataDir, "coreai", "*.mlir"))
 	if len(files) < 10 {
 		t.Fatalf("corpus missing: %d files in %s/coreai", len(files), testdataDir)
@@ -154,10 +142,7 @@ func TestCoreaiCorpus(t *testing.T) {
 				t.Errorf("STAGE print-back: custom form changed:\n%s", firstTokenDiff(a, b))
 			}
 			g := withoutDialectLocs(t, m)
-			for _, bin := range []string{bin19, bin22} {
-				if bin == "" {
-					continue
-				}
+			for _, bin := range bins {
 				if _, err := runMlirOpt(t, bin, g); err != nil {
 					t.Errorf("STAGE mlir-opt: %s refuses the generic form: %v", bin, err)
 				}

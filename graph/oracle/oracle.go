@@ -58,6 +58,42 @@ func MlirOpt(t testing.TB) string {
 	return MlirOpts[0].Require(t)
 }
 
+// EachMlirOpt runs f as one subtest per mlir-opt release; f calls
+// tl.Require before it runs the tool (a subtest may need only the release's
+// committed seeds).
+func EachMlirOpt(t *testing.T, f func(t *testing.T, tl MlirOptTool)) {
+	t.Helper()
+	for _, tl := range MlirOpts {
+		t.Run(tl.Name, func(t *testing.T) { f(t, tl) })
+	}
+}
+
+// MlirOptPaths returns the paths of the installed mlir-opt releases, for a
+// test that runs every release inside one subtest tree. A missing release is
+// logged, or fails the test when ANEFIX_REQUIRE_ORACLES is set; when none is
+// installed the test skips.
+func MlirOptPaths(t testing.TB) []string {
+	t.Helper()
+	var paths []string
+	for _, tl := range MlirOpts {
+		if err := checkExec(tl.Path); err != nil {
+			if Required() {
+				t.Fatalf("oracle %s (Debian package %s) is required (%s is set) but unavailable: %v", tl.Name, tl.Package, RequireEnv, err)
+			}
+			t.Logf("oracle %s unavailable (%v): checking with the other releases only", tl.Name, err)
+			continue
+		}
+		paths = append(paths, tl.Path)
+	}
+	if len(paths) == 0 {
+		t.Skipf("no mlir-opt installed (set %s=1 to make this a failure)", RequireEnv)
+	}
+	return paths
+}
+
+// Installed reports why the release cannot run, or nil when it can.
+func (m MlirOptTool) Installed() error { return checkExec(m.Path) }
+
 // Require returns the tool's path. When it is missing it skips the test, or
 // fails it when ANEFIX_REQUIRE_ORACLES is set.
 func (m MlirOptTool) Require(t testing.TB) string {
@@ -109,6 +145,14 @@ func checkExec(path string) error {
 		return &os.PathError{Op: "exec", Path: path, Err: os.ErrPermission}
 	}
 	return nil
+}
+
+// Unavailable skips the test because the oracle or input what is missing,
+// or fails it when ANEFIX_REQUIRE_ORACLES is set. Tests that need the real
+// corpus or protoc decide through it too.
+func Unavailable(t testing.TB, what string, err error) {
+	t.Helper()
+	missing(t, what, err)
 }
 
 func missing(t testing.TB, what string, err error) {
