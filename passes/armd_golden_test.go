@@ -1,7 +1,6 @@
 package passes_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,20 +9,9 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/internal/goldentest"
 	"github.com/anefix/anefix/passes"
 )
-
-// Another test file of this package may define -update first; share it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // TestIOAndArmDGolden runs one pass (named by a `// pass:` line, options by
 // `// set: pass.option=value` lines) on each testdata/ioarmd/*.mlir through
@@ -98,7 +86,7 @@ func TestIOAndArmDGolden(t *testing.T) {
 				out.Write(b)
 			}
 			golden := strings.TrimSuffix(path, ".mlir") + ".golden"
-			if updating() {
+			if goldentest.Update() {
 				if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -3,7 +3,6 @@ package bytecode
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,8 +15,6 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/oracle"
 )
-
-var update = flag.Bool("update", false, "regenerate testdata/seed/*.mlirb with mlir-opt")
 
 // textInputs are the hand-written MLIR files the bytecode tests start from,
 // with the lowest bytecode version that can hold each of them faithfully.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph/oracle"
+
+	"github.com/anefix/anefix/internal/goldentest"
 )
 
 // seedFiles are mlir-opt's bytecode of the text inputs, committed so the
@@ -43,7 +45,7 @@ func TestSeedsCurrent(t *testing.T) {
 			for v := max(in.minVersion, from); v <= MaxVersion; v++ {
 				name := filepath.Join(dir, fmt.Sprintf("%s.v%d.mlirb", strings.TrimSuffix(in.file, ".mlir"), v))
 				data := emitBytecode(t, tl, filepath.Join("testdata", in.file), v, in.args...)
-				if *update {
+				if goldentest.Update() {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						t.Fatal(err)
 					}
