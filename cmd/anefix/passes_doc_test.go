@@ -12,7 +12,9 @@ import (
 )
 
 // PASSES.md is generated from the pass registry and from what the tool
-// prints on testdata/passes/<pass>.mlir, so it cannot drift from either.
+// prints on testdata/passes/<pass>.mlir with the options of the pass golden
+// harness's example case (passes/testdata/<pass>/example.set), and checks
+// that output against that case's golden, so it cannot drift from either.
 
 func TestPassesDoc(t *testing.T) {
 	t.Chdir("../..") // paths in PASSES.md are relative to the repository root
@@ -106,14 +108,16 @@ documentation as this file.
 	return b.String()
 }
 
-func passesMDCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// passesMDExampleArgs are options an example needs to show the pass at
-// work: the strip-fp32-casts example's island is an fp32 chain that check
-// does not flag (a suspect), which the default selection leaves alone.
-var passesMDExampleArgs = map[string][]string{
-	"strip-fp32-casts": {"--set", "strip-fp32-casts.islands=all"},
+// goldenIR is a pass golden without its leading comment lines (the command
+// and the report): the IR the pass printed.
+func goldenIR(golden string) string {
+	for strings.HasPrefix(golden, "//") {
+		_, golden, _ = strings.Cut(golden, "\n")
+	}
+	return golden
 }
+
+func passesMDCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // passesMDExample runs the pass alone on its testdata file and records input,
 // output IR and summary.
@@ -125,10 +129,28 @@ func passesMDExample(t *testing.T, b *strings.Builder, name string) {
 		fmt.Fprintf(b, "\nNo example yet (add %s).\n", in)
 		return
 	}
-	args := append([]string{"rewrite", in, "-o", "-", "--emit", "pretty", "--passes", name}, passesMDExampleArgs[name]...)
+	// The example's options and its expected IR are the pass golden
+	// harness's (passes/golden_test.go): the strip-fp32-casts example needs
+	// islands=all, its island being an fp32 chain check does not flag.
+	harness := "passes/testdata/" + name + "/"
+	sets, err := goldentest.ReadSets(harness + "example.set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"rewrite", in, "-o", "-", "--emit", "pretty", "--passes", name}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
 	code, stdout, stderr := runCLI(t, "", args...)
 	if code != exitOK {
 		t.Fatalf("anefix %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+	}
+	golden, err := os.ReadFile(harness + "example.golden.mlir")
+	if err != nil {
+		t.Fatalf("%v (run go test ./passes -run TestPassGolden -update)", err)
+	}
+	if ir := goldenIR(string(golden)); ir != stdout {
+		t.Errorf("anefix %s prints other IR than %sexample.golden.mlir:\n%s", strings.Join(args, " "), harness, goldentest.FirstDiff(ir, stdout))
 	}
 	fmt.Fprintf(b, "\nExample: `%s`\n\n```mlir\n%s\n```\n", in, strings.TrimRight(string(src), "\n"))
 	fmt.Fprintf(b, "\n`anefix %s` prints:\n\n```mlir\n%s\n```\n", strings.Join(args, " "), strings.TrimRight(stdout, "\n"))

@@ -10,8 +10,10 @@ package goldentest
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -58,4 +60,24 @@ func line(ls []string, i int) string {
 		return "(end of file)"
 	}
 	return strconv.Quote(ls[i])
+}
+
+// ReadSets reads a .set file: one --set value (pass.option=value) per line,
+// blank lines and lines starting with # ignored. A missing file is no
+// options.
+func ReadSets(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var sets []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			sets = append(sets, l)
+		}
+	}
+	return sets, nil
 }
