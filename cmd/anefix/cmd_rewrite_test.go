@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -272,9 +271,8 @@ func TestRewriteArmA(t *testing.T) {
 	}
 
 	// mlir-opt reads the written bytecode.
-	cmd := exec.Command(oracle.MlirOpt(t), "--allow-unregistered-dialect", filepath.Join(out, "main.mlirb"), "-o", os.DevNull)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("mlir-opt rejects the output: %v\n%s", err, msg)
+	if _, err := oracle.RunMlirOpt(oracle.MlirOpt(t), "", filepath.Join(out, "main.mlirb"), "-o", os.DevNull); err != nil {
+		t.Errorf("mlir-opt rejects the output: %v", err)
 	}
 }
 
@@ -408,9 +406,9 @@ func TestRewriteConvertsBlobIntoBytecode(t *testing.T) {
 // compared as IR, not as one printer's spelling.
 func canonical(t *testing.T, mlirOpt, path string) []byte {
 	t.Helper()
-	out, err := exec.Command(mlirOpt, "--allow-unregistered-dialect", "--mlir-print-debuginfo", path).CombinedOutput()
+	out, err := oracle.RunMlirOpt(mlirOpt, "", "--mlir-print-debuginfo", path)
 	if err != nil {
-		t.Fatalf("mlir-opt %s: %v\n%.2000s", path, err, out)
+		t.Fatal(err)
 	}
 	return out
 }
@@ -910,8 +908,8 @@ func TestRewriteBytecodeVersion(t *testing.T) {
 		if err != nil || len(b) < 5 || b[4] != (v[0]-'0')<<1|1 {
 			t.Fatalf("v%s: version byte %v, err %v", v, b[:5], err)
 		}
-		if o, err := exec.Command(mlirOpt, "--allow-unregistered-dialect", out, "-o", os.DevNull).CombinedOutput(); err != nil {
-			t.Fatalf("mlir-opt cannot read v%s output: %v\n%s", v, err, o)
+		if _, err := oracle.RunMlirOpt(mlirOpt, "", out, "-o", os.DevNull); err != nil {
+			t.Fatalf("mlir-opt cannot read v%s output: %v", v, err)
 		}
 	}
 	for _, args := range [][]string{

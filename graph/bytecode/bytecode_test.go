@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,13 +32,9 @@ var textInputs = []struct {
 
 func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {
 	t.Helper()
-	m := tl.Require(t)
-	cmd := exec.Command(m, append([]string{"--allow-unregistered-dialect"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := oracle.RunMlirOpt(tl.Require(t), "", args...)
 	if err != nil {
-		t.Fatalf("mlir-opt %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatal(err)
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package mlirtext
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,21 +90,9 @@ func runMlirOpt(t *testing.T, bin, text string) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "in.mlir"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--allow-unregistered-dialect", "--mlir-print-op-generic", "--mlir-print-debuginfo", "in.mlir")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", &mlirOptError{err: err, out: string(out)}
-	}
-	return string(out), nil
+	out, err := oracle.RunMlirOpt(bin, dir, "--mlir-print-op-generic", "--mlir-print-debuginfo", "in.mlir")
+	return string(out), err
 }
-
-type mlirOptError struct {
-	err error
-	out string
-}
-
-func (e *mlirOptError) Error() string { return e.err.Error() + ": " + e.out }
 
 // TestCoreaiCorpus: every module of testdata/mlir/coreai (one per printed
 // form coreai-torch's tests pin) parses, prints back unchanged in the custom

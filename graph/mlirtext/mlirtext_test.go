@@ -3,7 +3,6 @@ package mlirtext
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,14 +53,11 @@ func mustFormat(t testing.TB, m *graph.Module, f Form) string {
 // mlirOpt returns mlir-opt's canonical generic printout of the file name in dir.
 func mlirOpt(t *testing.T, bin, dir, name string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "--allow-unregistered-dialect", "--mlir-print-op-generic", "--mlir-print-debuginfo", name)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("mlir-opt %s (in %s): %v\n%s", name, dir, err, errb.String())
+	out, err := oracle.RunMlirOpt(bin, dir, "--mlir-print-op-generic", "--mlir-print-debuginfo", name)
+	if err != nil {
+		t.Fatalf("in %s: %v", dir, err)
 	}
-	return out.String()
+	return string(out)
 }
 
 // TestMlirOptRoundTrip: for every generic-form test file, mlir-opt's

@@ -8,8 +8,12 @@
 package oracle
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -162,4 +166,23 @@ func missing(t testing.TB, what string, err error) {
 		return
 	}
 	t.Skipf("oracle %s unavailable: %v (set %s=1 to make this a failure)", what, err, RequireEnv)
+}
+
+// RunMlirOpt runs the mlir-opt at bin with --allow-unregistered-dialect and
+// args, in dir when dir is not empty, and returns what it wrote on stdout.
+// A failure returns an error that carries mlir-opt's stderr (truncated to
+// 4 KiB): the one way tests run the tool.
+func RunMlirOpt(bin, dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command(bin, append([]string{"--allow-unregistered-dialect"}, args...)...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := stderr.String()
+		if len(msg) > 4096 {
+			msg = msg[:4096] + "…"
+		}
+		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(filepath.Dir(filepath.Dir(bin)))+"/mlir-opt", strings.Join(args, " "), err, msg)
+	}
+	return stdout.Bytes(), nil
 }
