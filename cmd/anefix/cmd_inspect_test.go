@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/internal/goldentest"
 )
 
 func runInspect(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -74,10 +75,8 @@ func TestInspectHelp(t *testing.T) {
 	}
 }
 
-var updateInspect = flag.Bool("update-inspect", false, "rewrite testdata/mlir/inspect golden files")
-
 // TestInspectGolden pins the whole text and JSON output for the hybrid
-// layer (regenerate with: go test ./cmd/anefix -run InspectGolden -update-inspect).
+// layer (regenerate with: go test ./cmd/anefix -run InspectGolden -update).
 func TestInspectGolden(t *testing.T) {
 	for _, tc := range []struct {
 		args   []string
@@ -93,7 +92,7 @@ func TestInspectGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			path := filepath.Join("../../testdata/mlir/inspect", tc.golden)
-			if *updateInspect {
+			if goldentest.Update() {
 				os.MkdirAll(filepath.Dir(path), 0o755)
 				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 					t.Fatal(err)
@@ -101,10 +100,10 @@ func TestInspectGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run with -update-inspect)", err)
+				t.Fatalf("%v (run with -update)", err)
 			}
 			if out != string(want) {
-				t.Errorf("output differs from %s (rerun with -update-inspect if intended):\n%s", path, out)
+				t.Errorf("output differs from %s (rerun with -update if intended):\n%s", path, out)
 			}
 		})
 	}

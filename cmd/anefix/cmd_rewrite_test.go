@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 const rwArmA = "../../testdata/synth/armA.aimodel"
@@ -270,17 +271,8 @@ func TestRewriteArmA(t *testing.T) {
 	}
 
 	// mlir-opt reads the written bytecode.
-	mlirOpt := "/usr/lib/llvm-19/bin/mlir-opt"
-	if _, err := os.Stat(mlirOpt); err != nil {
-		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("mlir-opt missing: %v", err)
-		}
-		t.Logf("mlir-opt not installed; skipping the oracle check")
-		return
-	}
-	cmd := exec.Command(mlirOpt, "--allow-unregistered-dialect", filepath.Join(out, "main.mlirb"), "-o", os.DevNull)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("mlir-opt rejects the output: %v\n%s", err, msg)
+	if _, err := oracle.RunMlirOpt(oracle.MlirOpt(t), "", filepath.Join(out, "main.mlirb"), "-o", os.DevNull); err != nil {
+		t.Errorf("mlir-opt rejects the output: %v", err)
 	}
 }
 
@@ -410,27 +402,13 @@ func TestRewriteConvertsBlobIntoBytecode(t *testing.T) {
 	}
 }
 
-// mlirOptOrSkip returns Debian's mlir-opt, skipping the test when it is not
-// installed (failing under ANEFIX_REQUIRE_ORACLES=1).
-func mlirOptOrSkip(t *testing.T) string {
-	t.Helper()
-	p := "/usr/lib/llvm-19/bin/mlir-opt"
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("mlir-opt missing: %v", err)
-		}
-		t.Skipf("mlir-opt not installed: %v", err)
-	}
-	return p
-}
-
 // canonical prints an MLIR file the way mlir-opt does, so two files are
 // compared as IR, not as one printer's spelling.
 func canonical(t *testing.T, mlirOpt, path string) []byte {
 	t.Helper()
-	out, err := exec.Command(mlirOpt, "--allow-unregistered-dialect", "--mlir-print-debuginfo", path).CombinedOutput()
+	out, err := oracle.RunMlirOpt(mlirOpt, "", "--mlir-print-debuginfo", path)
 	if err != nil {
-		t.Fatalf("mlir-opt %s: %v\n%.2000s", path, err, out)
+		t.Fatal(err)
 	}
 	return out
 }
@@ -439,7 +417,7 @@ func canonical(t *testing.T, mlirOpt, path string) []byte {
 // arm D (synth D is arm A plus the arm-d pass alone), both from generated
 // text and from the shipped bundles.
 func TestRewriteArmDMatchesSynth(t *testing.T) {
-	mlirOpt := mlirOptOrSkip(t)
+	mlirOpt := oracle.MlirOpt(t)
 	dir := t.TempDir()
 	a, d, r := filepath.Join(dir, "a.mlir"), filepath.Join(dir, "d.mlir"), filepath.Join(dir, "r.mlir")
 	ra := filepath.Join(dir, "r.aimodel")
@@ -918,7 +896,7 @@ func TestRewriteSetHint(t *testing.T) {
 
 // rewrite writes the bytecode version asked for, and mlir-opt reads it.
 func TestRewriteBytecodeVersion(t *testing.T) {
-	mlirOpt := mlirOptOrSkip(t)
+	mlirOpt := oracle.MlirOpt(t)
 	dir := t.TempDir()
 	for _, v := range []string{"3", "6"} {
 		out := filepath.Join(dir, "v"+v+".mlirb")
@@ -930,8 +908,8 @@ func TestRewriteBytecodeVersion(t *testing.T) {
 		if err != nil || len(b) < 5 || b[4] != (v[0]-'0')<<1|1 {
 			t.Fatalf("v%s: version byte %v, err %v", v, b[:5], err)
 		}
-		if o, err := exec.Command(mlirOpt, "--allow-unregistered-dialect", out, "-o", os.DevNull).CombinedOutput(); err != nil {
-			t.Fatalf("mlir-opt cannot read v%s output: %v\n%s", v, err, o)
+		if _, err := oracle.RunMlirOpt(mlirOpt, "", out, "-o", os.DevNull); err != nil {
+			t.Fatalf("mlir-opt cannot read v%s output: %v", v, err)
 		}
 	}
 	for _, args := range [][]string{

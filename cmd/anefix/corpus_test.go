@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -125,9 +124,9 @@ func TestRewriteMlirOpt22FuncModule(t *testing.T) {
 	dir := t.TempDir()
 	opt := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command(mlirOpt, append([]string{"--allow-unregistered-dialect"}, args...)...).CombinedOutput()
+		out, err := oracle.RunMlirOpt(mlirOpt, "", args...)
 		if err != nil {
-			t.Fatalf("mlir-opt %v: %v\n%s", args, err, out)
+			t.Fatal(err)
 		}
 		return string(out)
 	}

@@ -2,6 +2,7 @@ package aimodelc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"howett.net/plist"
+
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 // corpus is the directory of real compiled packages (read-only, never
@@ -21,10 +24,7 @@ func corpus(t testing.TB) []string {
 	dir := filepath.Join("..", "..", "..", "shared", "corpus", "apple-compiled")
 	ds, _ := filepath.Glob(filepath.Join(dir, "*.aimodelc"))
 	if len(ds) == 0 {
-		if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("no compiled packages in %s", dir)
-		}
-		t.Skipf("no compiled packages in %s", dir)
+		oracle.Unavailable(t, "corpus "+dir, errors.New("no compiled packages"))
 	}
 	return ds
 }
@@ -95,10 +95,6 @@ const pkgDir = "main-h18p-delegates/MPSGraph/mpsExecutable.mpsgraphpackage"
 // Stand-in trees in the layout public build scripts describe (no public
 // package shows a real ANE region tree).
 func TestStandInLayout(t *testing.T) {
-	mlirOpt := "/usr/lib/llvm-22/bin/mlir-opt"
-	if _, err := os.Stat(mlirOpt); err != nil {
-		mlirOpt = ""
-	}
 	cases := []struct {
 		name             string
 		env              []string
@@ -110,15 +106,18 @@ func TestStandInLayout(t *testing.T) {
 		{"three functions, one region each", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_FUNCTIONS=3"}, 3, 1, 0, "yes", "ANE"},
 		{"prefix names", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_REGIONS=f f_2"}, 2, 1, 0, "yes", "ANE"},
 	}
-	if mlirOpt != "" {
+	// Installed, or required under ANEFIX_REQUIRE_ORACLES (a missing one is
+	// then a failure of this test, the other cases still run).
+	if err := oracle.MlirOpts[1].Installed(); err == nil {
+		mlirOpt := oracle.MlirOpts[1].Path
 		cases = append(cases, struct {
 			name             string
 			env              []string
 			fns, ane, gpu    int
 			fully, requested string
 		}{"specialized graph as mlir-opt 22 bytecode", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_ANE_REGIONS=2", "FAKE_COREAI_BUILD_MLIR_OPT=" + mlirOpt}, 1, 2, 0, "yes", "ANE"})
-	} else if os.Getenv("ANEFIX_REQUIRE_ORACLES") == "1" {
-		t.Errorf("%s is missing", "/usr/lib/llvm-22/bin/mlir-opt")
+	} else if oracle.Required() {
+		t.Errorf("mlir-opt 22 (Debian package %s) is missing: %v", oracle.MlirOpts[1].Package, err)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -33,13 +32,11 @@ func TestRealBytecodeBundle(t *testing.T) {
 	os.Mkdir(model, 0o755)
 	run := func(args ...string) []byte {
 		t.Helper()
-		var out, stderr bytes.Buffer
-		cmd := exec.Command(mlirOpt, append([]string{"--allow-unregistered-dialect"}, args...)...)
-		cmd.Stdout, cmd.Stderr = &out, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("mlir-opt %v: %v\n%s", args, err, stderr.String())
+		out, err := oracle.RunMlirOpt(mlirOpt, "", args...)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out.Bytes()
+		return out
 	}
 	run(src, "--emit-bytecode", "-o", filepath.Join(model, MainFile))
 	mainBytes, _ := os.ReadFile(filepath.Join(model, MainFile))

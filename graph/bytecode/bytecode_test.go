@@ -3,10 +3,8 @@ package bytecode
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,8 +14,6 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/oracle"
 )
-
-var update = flag.Bool("update", false, "regenerate testdata/seed/*.mlirb with mlir-opt")
 
 // textInputs are the hand-written MLIR files the bytecode tests start from,
 // with the lowest bytecode version that can hold each of them faithfully.
@@ -34,27 +30,11 @@ var textInputs = []struct {
 	{"encoded.mlir", 0, nil},
 }
 
-// mlirOpts are the mlir-opt releases every oracle test runs against: 19
-// writes MLIR 19's native properties layouts, 22 writes MLIR 22's (those of
-// Apple's files).
-var mlirOpts = oracle.MlirOpts
-
-// eachMlirOpt runs f as one subtest per mlir-opt release.
-func eachMlirOpt(t *testing.T, f func(t *testing.T, tl oracle.MlirOptTool)) {
-	for _, tl := range mlirOpts {
-		t.Run(tl.Name, func(t *testing.T) { f(t, tl) })
-	}
-}
-
 func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {
 	t.Helper()
-	m := tl.Require(t)
-	cmd := exec.Command(m, append([]string{"--allow-unregistered-dialect"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := oracle.RunMlirOpt(tl.Require(t), "", args...)
 	if err != nil {
-		t.Fatalf("mlir-opt %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatal(err)
 	}
 	return out
 }
@@ -127,7 +107,7 @@ func write(t testing.TB, m *graph.Module, opts WriteOptions) []byte {
 // same bytes, (2) writing it with fresh tables and (3) at every other
 // version gives a file mlir-opt prints exactly as it prints the input.
 func TestRoundTripMlirOpt(t *testing.T) {
-	for _, tl := range mlirOpts {
+	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
 			for v := in.minVersion; v <= MaxVersion; v++ {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {

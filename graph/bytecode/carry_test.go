@@ -73,7 +73,7 @@ func TestRemovedResource(t *testing.T) {
 	if r := m3.Resource("w0"); r == nil || r.Blob != nil {
 		t.Fatalf("w0 should remain as an empty declaration, got %+v", r)
 	}
-	eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 		got := canonical(t, tl, out)
 		if !bytes.Contains([]byte(got), []byte("dense_resource<w1>")) || !bytes.Contains([]byte(got), []byte("w2: \"0x10000000")) {
 			t.Errorf("unexpected printout:\n%s", got)

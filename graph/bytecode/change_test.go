@@ -47,7 +47,7 @@ func TestFuncSignatureChange(t *testing.T) {
 	if err := os.WriteFile(editedPath, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 		for _, v := range []int{1, 4, 5, 6} {
 			data := emitBytecode(t, tl, src, v)
 			m, source := read(t, data)
@@ -75,7 +75,7 @@ func TestFuncSignatureChange(t *testing.T) {
 // opaquely (arith.addi's, in mlir-opt 19 and 22) must not be written after a
 // pass changed it; the error names the op and says what to do.
 func TestNativePropsChangedOp(t *testing.T) {
-	eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 		data := emitBytecode(t, tl, filepath.Join("testdata", "uselist.mlir"), 6, "--cse")
 		m, src := read(t, data)
 		add := findOp(m, "arith.addi")
@@ -95,7 +95,7 @@ func TestNativePropsChangedOp(t *testing.T) {
 func TestBuiltModule(t *testing.T) {
 	m := synthModule(2, 64)
 	data := write(t, m, WriteOptions{})
-	eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 		got := canonical(t, tl, data)
 		for _, want := range []string{
 			`"coreai.graph"()`, `dense_resource<w1> : tensor<32xf16>`, `"coreai.matmul"`, `sym_name = "main"`,
@@ -117,7 +117,7 @@ func TestBuiltModule(t *testing.T) {
 // re-emitted unchanged; when a pass changes a value's uses its order is
 // dropped, and mlir-opt still reads the file (it rejects invalid orders).
 func TestUseListOrders(t *testing.T) {
-	eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 		data := emitBytecode(t, tl, filepath.Join("testdata", "uselist.mlir"), 6, "--cse")
 		m, src := read(t, data)
 		if len(src.uses) == 0 {
@@ -153,7 +153,7 @@ func TestUseListOrders(t *testing.T) {
 // call is re-encoded and mlir-opt, which verifies func.call, prints it.
 // mlir-opt 19 only: the one-field layout registered here is MLIR 19's.
 func TestRegisterNativeLayout(t *testing.T) {
-	tl := mlirOpts[0]
+	tl := oracle.MlirOpts[0]
 	data := emitBytecode(t, tl, filepath.Join("testdata", "func.mlir"), 6)
 	known := layoutsOf("func.call")
 	RegisterNativeLayout("func.call", nil)

@@ -31,7 +31,7 @@ func TestNativeLayoutsMlirOpt(t *testing.T) {
 	if err := os.WriteFile(editedPath, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 		major := ProducerMLIRMajor(tl.Producer)
 		data := emitBytecode(t, tl, layoutsFile, 6)
 		m, src := read(t, data)
@@ -96,7 +96,7 @@ func withProducer(t *testing.T, data []byte, from, to string) []byte {
 // the wrong release, the layout is inferred from the blob: the one known
 // layout that fits it completely with every field of the right kind.
 func TestNativeLayoutInferred(t *testing.T) {
-	tl := mlirOpts[1]
+	tl := oracle.MlirOpts[1]
 	data := emitBytecode(t, tl, layoutsFile, 6)
 	for _, producer := range []string{"MLIR20.0.0", "MLIR19.1.7", "NotMLIR123"} {
 		t.Run(producer, func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestNativeLayoutInferred(t *testing.T) {
 // reason; the file still round-trips, and the verifier and the text printer
 // say why they cannot go on.
 func TestNativeLayoutNoMatch(t *testing.T) {
-	tl := mlirOpts[1]
+	tl := oracle.MlirOpts[1]
 	data := bytes.Clone(emitBytecode(t, tl, layoutsFile, 6))
 	m, src := read(t, data)
 	fn := m.Graph("main").Op

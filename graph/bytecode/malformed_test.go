@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/graph/oracle"
+
+	"github.com/anefix/anefix/internal/goldentest"
 )
 
 // seedFiles are mlir-opt's bytecode of the text inputs, committed so the
@@ -32,16 +36,16 @@ func seedFiles(t testing.TB) []string {
 // the versions with native properties, where the two releases' layouts
 // differ.
 func TestSeedsCurrent(t *testing.T) {
-	for _, tl := range mlirOpts {
+	for _, tl := range oracle.MlirOpts {
 		dir, from := filepath.Join("testdata", "seed"), 0
-		if tl.Name != mlirOpts[0].Name {
+		if tl.Name != oracle.MlirOpts[0].Name {
 			dir, from = filepath.Join(dir, "mlir22"), vNativeProperties
 		}
 		for _, in := range textInputs {
 			for v := max(in.minVersion, from); v <= MaxVersion; v++ {
 				name := filepath.Join(dir, fmt.Sprintf("%s.v%d.mlirb", strings.TrimSuffix(in.file, ".mlir"), v))
 				data := emitBytecode(t, tl, filepath.Join("testdata", in.file), v, in.args...)
-				if *update {
+				if goldentest.Update() {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						t.Fatal(err)
 					}

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph/mlirtext"
+
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 // TestFromText: a module parsed from text by graph/mlirtext and written by
 // anefix reads in mlir-opt exactly as mlir-opt's own bytecode of that text.
 func TestFromText(t *testing.T) {
-	for _, tl := range mlirOpts {
+	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
 			if in.args != nil {
 				continue // mlir-opt runs a pass first; the text is not the module
@@ -44,7 +46,7 @@ func TestFromText(t *testing.T) {
 // read from mlir-opt's bytecode and printed as generic text by graph/mlirtext
 // reads in mlir-opt as the same IR.
 func TestDecodedAsText(t *testing.T) {
-	for _, tl := range mlirOpts {
+	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
 			for _, v := range []int{max(in.minVersion, 1), MaxVersion} {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {

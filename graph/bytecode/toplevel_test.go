@@ -69,7 +69,7 @@ func TestTopLevelOps(t *testing.T) {
 			if again := write(t, m2, WriteOptions{Source: src2}); !bytes.Equal(again, data) {
 				t.Errorf("rewrite is not byte-identical")
 			}
-			eachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
+			oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
 				got := canonical(t, tl, data)
 				for _, name := range c.top {
 					if !strings.Contains(got, `"`+name+`"()`) {

@@ -2,7 +2,6 @@ package mlirtext
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,12 +9,6 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/oracle"
 )
-
-// mlirOpt22Path is the second mlir-opt the corpus is checked with (Debian's
-// mlir-22-tools, the MLIR generation Apple's bytecode comes from). Locally a
-// missing one is logged and only 19 checks; with ANEFIX_REQUIRE_ORACLES set
-// (.ci/run installs both) it fails the test.
-const mlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
 
 // tokens lexes text into "kind text" strings, dropping whitespace and
 // comments: the comparison "printed back unchanged" uses, so that only the
@@ -97,21 +90,9 @@ func runMlirOpt(t *testing.T, bin, text string) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "in.mlir"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--allow-unregistered-dialect", "--mlir-print-op-generic", "--mlir-print-debuginfo", "in.mlir")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", &mlirOptError{err: err, out: string(out)}
-	}
-	return string(out), nil
+	out, err := oracle.RunMlirOpt(bin, dir, "--mlir-print-op-generic", "--mlir-print-debuginfo", "in.mlir")
+	return string(out), err
 }
-
-type mlirOptError struct {
-	err error
-	out string
-}
-
-func (e *mlirOptError) Error() string { return e.err.Error() + ": " + e.out }
 
 // TestCoreaiCorpus: every module of testdata/mlir/coreai (one per printed
 // form coreai-torch's tests pin) parses, prints back unchanged in the custom
@@ -121,15 +102,9 @@ func (e *mlirOptError) Error() string { return e.err.Error() + ": " + e.out }
 // same module. It logs one line per file and stage, which is how the
 // before/after tallies in the commit messages were counted.
 func TestCoreaiCorpus(t *testing.T) {
-	bin19 := oracle.MlirOpt(t)
-	bin22 := ""
-	if _, err := os.Stat(mlirOpt22Path); err == nil {
-		bin22 = mlirOpt22Path
-	} else if oracle.Required() {
-		t.Fatalf("mlir-opt 22 (Debian package mlir-22-tools) is required: %v", err)
-	} else {
-		t.Logf("mlir-opt 22 not installed (%v): checking with mlir-opt 19 only", err)
-	}
+	// Every installed release checks (19, and 22: the MLIR generation
+	// Apple's bytecode comes from); under ANEFIX_REQUIRE_ORACLES both must be.
+	bins := oracle.MlirOptPaths(t)
 	files, _ := filepath.Glob(filepath.Join(testdataDir, "coreai", "*.mlir"))
 	if len(files) < 10 {
 		t.Fatalf("corpus missing: %d files in %s/coreai", len(files), testdataDir)
@@ -154,10 +129,7 @@ func TestCoreaiCorpus(t *testing.T) {
 				t.Errorf("STAGE print-back: custom form changed:\n%s", firstTokenDiff(a, b))
 			}
 			g := withoutDialectLocs(t, m)
-			for _, bin := range []string{bin19, bin22} {
-				if bin == "" {
-					continue
-				}
+			for _, bin := range bins {
 				if _, err := runMlirOpt(t, bin, g); err != nil {
 					t.Errorf("STAGE mlir-opt: %s refuses the generic form: %v", bin, err)
 				}

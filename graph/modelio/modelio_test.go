@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,10 +23,9 @@ func canon(t *testing.T, path string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, tl := range oracle.MlirOpts {
-		out, err := exec.Command(tl.Require(t), "--allow-unregistered-dialect",
-			"--mlir-print-op-generic", "--mlir-print-debuginfo", path).CombinedOutput()
+		out, err := oracle.RunMlirOpt(tl.Require(t), "", "--mlir-print-op-generic", "--mlir-print-debuginfo", path)
 		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", tl.Name, path, err, out)
+			t.Fatal(err)
 		}
 		b.WriteString("// " + tl.Name + "\n")
 		b.Write(out)

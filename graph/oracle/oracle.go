@@ -8,8 +8,12 @@
 package oracle
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -19,6 +23,12 @@ type T interface {
 	Helper()
 	Fatalf(format string, args ...any)
 	Skipf(format string, args ...any)
+}
+
+// LogT is T that can also log (for a missing release that is not fatal).
+type LogT interface {
+	T
+	Logf(format string, args ...any)
 }
 
 // RequireEnv is the environment variable that turns a missing oracle from a
@@ -64,6 +74,47 @@ func MlirOpt(t T) string {
 	t.Helper()
 	return MlirOpts[0].Require(t)
 }
+
+// EachMlirOpt runs f as one subtest per mlir-opt release; f calls
+// tl.Require before it runs the tool (a subtest may need only the release's
+// committed seeds).
+// (TT is *testing.T in practice; the constraint keeps testing out of this
+// package.)
+func EachMlirOpt[TT interface {
+	T
+	Run(string, func(TT)) bool
+}](t TT, f func(t TT, tl MlirOptTool)) {
+	t.Helper()
+	for _, tl := range MlirOpts {
+		t.Run(tl.Name, func(t TT) { f(t, tl) })
+	}
+}
+
+// MlirOptPaths returns the paths of the installed mlir-opt releases, for a
+// test that runs every release inside one subtest tree. A missing release is
+// logged, or fails the test when ANEFIX_REQUIRE_ORACLES is set; when none is
+// installed the test skips.
+func MlirOptPaths(t LogT) []string {
+	t.Helper()
+	var paths []string
+	for _, tl := range MlirOpts {
+		if err := checkExec(tl.Path); err != nil {
+			if Required() {
+				t.Fatalf("oracle %s (Debian package %s) is required (%s is set) but unavailable: %v", tl.Name, tl.Package, RequireEnv, err)
+			}
+			t.Logf("oracle %s unavailable (%v): checking with the other releases only", tl.Name, err)
+			continue
+		}
+		paths = append(paths, tl.Path)
+	}
+	if len(paths) == 0 {
+		t.Skipf("no mlir-opt installed (set %s=1 to make this a failure)", RequireEnv)
+	}
+	return paths
+}
+
+// Installed reports why the release cannot run, or nil when it can.
+func (m MlirOptTool) Installed() error { return checkExec(m.Path) }
 
 // Require returns the tool's path. When it is missing it skips the test, or
 // fails it when ANEFIX_REQUIRE_ORACLES is set.
@@ -118,6 +169,14 @@ func checkExec(path string) error {
 	return nil
 }
 
+// Unavailable skips the test because the oracle or input what is missing,
+// or fails it when ANEFIX_REQUIRE_ORACLES is set. Tests that need the real
+// corpus or protoc decide through it too.
+func Unavailable(t T, what string, err error) {
+	t.Helper()
+	missing(t, what, err)
+}
+
 func missing(t T, what string, err error) {
 	t.Helper()
 	if Required() {
@@ -125,4 +184,23 @@ func missing(t T, what string, err error) {
 		return
 	}
 	t.Skipf("oracle %s unavailable: %v (set %s=1 to make this a failure)", what, err, RequireEnv)
+}
+
+// RunMlirOpt runs the mlir-opt at bin with --allow-unregistered-dialect and
+// args, in dir when dir is not empty, and returns what it wrote on stdout.
+// A failure returns an error that carries mlir-opt's stderr (truncated to
+// 4 KiB): the one way tests run the tool.
+func RunMlirOpt(bin, dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command(bin, append([]string{"--allow-unregistered-dialect"}, args...)...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := stderr.String()
+		if len(msg) > 4096 {
+			msg = msg[:4096] + "…"
+		}
+		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(filepath.Dir(filepath.Dir(bin)))+"/mlir-opt", strings.Join(args, " "), err, msg)
+	}
+	return stdout.Bytes(), nil
 }

@@ -1,7 +1,9 @@
 package oracle
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -92,4 +94,25 @@ func TestPython3NumpyRuns(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "3.0" {
 		t.Fatalf("%s numpy check: %v %q", p, err, out)
 	}
+}
+
+// TestRunMlirOpt: the runner returns stdout on success (run in dir), and on
+// failure an error naming the release, the arguments and mlir-opt's own
+// message.
+func TestRunMlirOpt(t *testing.T) {
+	EachMlirOpt(t, func(t *testing.T, tl MlirOptTool) {
+		p := tl.Require(t)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "in.mlir"), []byte("module {\n  \"x.y\"() : () -> ()\n}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := RunMlirOpt(p, dir, "--mlir-print-op-generic", "in.mlir")
+		if err != nil || !strings.Contains(string(out), `"x.y"() : () -> ()`) {
+			t.Errorf("RunMlirOpt: %v\n%s", err, out)
+		}
+		_, err = RunMlirOpt(p, dir, "missing.mlir")
+		if err == nil || !strings.Contains(err.Error(), "missing.mlir") || !strings.Contains(err.Error(), "mlir-opt") {
+			t.Errorf("RunMlirOpt on a missing file: %v", err)
+		}
+	})
 }

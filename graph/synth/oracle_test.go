@@ -3,7 +3,6 @@ package synth
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,19 +28,11 @@ func encode(t *testing.T, m *graph.Module) (text, bc []byte) {
 
 func mlirOpt(t *testing.T, bin, path string) string {
 	t.Helper()
-	out, err := exec.Command(bin, "--allow-unregistered-dialect", "--mlir-print-op-generic", "--mlir-print-debuginfo", path).CombinedOutput()
+	out, err := oracle.RunMlirOpt(bin, "", "--mlir-print-op-generic", "--mlir-print-debuginfo", path)
 	if err != nil {
-		t.Fatalf("mlir-opt %s: %v\n%s", filepath.Base(path), err, firstLines(string(out), 20))
+		t.Fatal(err)
 	}
 	return string(out)
-}
-
-func firstLines(s string, n int) string {
-	lines := strings.SplitN(s, "\n", n+1)
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // Every arm's generic form parses in Debian's mlir-opt, and mlir-opt reads

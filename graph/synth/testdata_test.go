@@ -2,16 +2,15 @@ package synth
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/anefix/anefix/graph/modelio"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/synth from the generator (go generate ./graph/synth)")
+	"github.com/anefix/anefix/internal/goldentest"
+)
 
 // testdataDir holds the shipped tiny graphs, exactly what
 // `anefix synth --arm X -o testdata/synth/armX.aimodel` writes.
@@ -73,7 +72,7 @@ func TestShippedTestdata(t *testing.T) {
 		writeAIModel(t, fresh, s.o)
 		want := listFiles(t, fresh)
 		dst := filepath.Join(testdataDir, s.name)
-		if *update {
+		if goldentest.Update() {
 			if err := os.RemoveAll(dst); err != nil {
 				t.Fatal(err)
 			}

@@ -3,14 +3,13 @@ package compilerlog
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/compilerlogs/golden")
+	"github.com/anefix/anefix/internal/goldentest"
+)
 
 // TestGolden parses every typed log and compares the records with a golden
 // JSON file (regenerate with go test ./passes/ane/compilerlog -update).
@@ -33,7 +32,7 @@ func TestGolden(t *testing.T) {
 		}
 		got = append(got, '\n')
 		golden := filepath.Join(dir, "golden", strings.TrimSuffix(e.Name(), ".log")+".json")
-		if *update {
+		if goldentest.Update() {
 			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,3 @@
-// pass: promote-states
 // rec_state's new value has another shape: refused, nothing written.
 module {
   coreai.graph @main(%r: tensor<1x4xf16> {coreai.name = "rec_state"}) -> (tensor<1x1x4xf16> {coreai.name = "rec_state_out"}) {

@@ -1,4 +1,3 @@
-// pass: fold-io-unsqueeze
 // A state read through unsqueeze and written through squeeze: both sides
 // fold to tensor<1x4xf16>, so the state keeps one type.
 module {

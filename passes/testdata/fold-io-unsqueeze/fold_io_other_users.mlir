@@ -1,4 +1,3 @@
-// pass: fold-io-unsqueeze
 // x is unsqueezed for one user and read as-is by another: the other user
 // gets a reshape back to x's old shape.
 module {

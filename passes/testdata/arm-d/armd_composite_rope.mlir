@@ -1,4 +1,3 @@
-// pass: arm-d
 // RoPE as an externalized composite, called once.
 module {
   coreai.graph @main(%x: tensor<1x4xf16> {coreai.name = "x"}, %cos: tensor<1x4xf16> {coreai.name = "cos"}) -> (tensor<1x4xf16> {coreai.name = "y"}) {

@@ -1,4 +1,3 @@
-// pass: promote-states
 // Per-layer conv states with two spellings of the new value; key_cache is
 // left alone (include-kv=false).
 module {

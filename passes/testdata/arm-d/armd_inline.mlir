@@ -1,4 +1,3 @@
-// pass: arm-d
 // An inline recurrence step (frames qwen3_5.py:199-209 called from
 // qwen3_5_ios.py:290): o becomes a reshape of v, the new state the old one.
 module {
