@@ -10,8 +10,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-var armDPass = &Pass{
-	Name:    "arm-d",
+var armDAbout = About{
 	Summary: "seed arm D experiment: replace the gated-delta recurrence, per-head SDPA and RoPE by shape-preserving pass-throughs",
 	Doc: `A diagnostic, not a fix: it reproduces the seed's arm D (ANE_DIAG_TRIVIAL)
 on any export, to see what the Neural Engine compiler says once the
@@ -58,7 +57,6 @@ The report lists every replaced op by op id and, per region, what each
 output was replaced with. New ops carry a location "anefix.arm-d"(<the
 region op's location>), which a second run skips: the pass is idempotent.`,
 	Addresses: "",
-	DefaultOn: false,
 	Options: []OptionSpec{
 		{Name: "replace", Kind: OptStringList, Default: "recurrence,sdpa,rope",
 			Doc: "region kinds to replace"},
@@ -77,11 +75,6 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 		{Name: "groups", Kind: OptStringList, Default: "", Check: adCheckGroups,
 			Doc: "replace only these regions, by 1-based number counted per kind (composites first, then inline regions, in graph and op order); empty: all. The report notes how many regions of each kind there are (anefix bisect narrows by it)"},
 	},
-}
-
-func init() {
-	armDPass.Run = runArmD
-	Register(armDPass)
 }
 
 // ArmD applies the arm-d pass to m (opts nil or partial: missing options
@@ -299,7 +292,7 @@ type armd struct {
 }
 
 func runArmD(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(armDPass, opts)
+	opts, err := ioOptions(lookup("arm-d"), opts)
 	if err != nil {
 		return nil, err
 	}

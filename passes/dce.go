@@ -7,12 +7,9 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-func init() {
-	Register(&Pass{
-		Name:      "dce",
-		Summary:   "remove dead ops, constants, unused private graphs and unreferenced weight blobs",
-		DefaultOn: true,
-		Doc: `Removes ops whose results nothing reads, repeatedly, so whole dead
+var dceAbout = About{
+	Summary: "remove dead ops, constants, unused private graphs and unreferenced weight blobs",
+	Doc: `Removes ops whose results nothing reads, repeatedly, so whole dead
 chains go (constants included); then private graphs no op refers to any
 more; then dense_resource blobs of the builtin dialect that no attribute
 refers to (weights of deleted constants).
@@ -35,12 +32,10 @@ Numerics: none; dead code computes nothing anyone reads.
 When not to use it: when you want to look at what the other passes left
 dead, or keep composite graphs no op calls (graphs=false) or weight blobs
 no op reads (resources=false) in the file.`,
-		Options: []OptionSpec{
-			{Name: "graphs", Kind: OptBool, Default: "true", Doc: "also remove private graphs no op refers to"},
-			{Name: "resources", Kind: OptBool, Default: "true", Doc: "also remove builtin blob resources no attribute refers to"},
-		},
-		Run: dce,
-	})
+	Options: []OptionSpec{
+		{Name: "graphs", Kind: OptBool, Default: "true", Doc: "also remove private graphs no op refers to"},
+		{Name: "resources", Kind: OptBool, Default: "true", Doc: "also remove builtin blob resources no attribute refers to"},
+	},
 }
 
 // mutatingName marks op names that may touch state even with results.

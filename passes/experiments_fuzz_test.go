@@ -31,9 +31,9 @@ func FuzzExperimentPasses(f *testing.F) {
 			pass *Pass
 			opts Options
 		}{
-			{promoteStatesPass, Options{"form": "handle"}},
-			{statesAsOutputsPass, Options{"include-kv": true}},
-			{externalizeConstantPass, Options{"min-bytes": 0}},
+			{lookup("promote-states"), Options{"form": "handle"}},
+			{lookup("states-as-outputs"), Options{"include-kv": true}},
+			{lookup("externalize-constant"), Options{"min-bytes": 0}},
 		}
 		for _, s := range steps {
 			if _, err := runPass(s.pass, m, s.opts); err != nil {

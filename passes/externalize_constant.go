@@ -8,8 +8,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-var externalizeConstantPass = &Pass{
-	Name:    "externalize-constant",
+var externalizeConstantAbout = About{
 	Summary: "turn a large in-graph constant (default: the tied embedding/head table) into a graph input",
 	Doc: `An experiment for the blocker the compiler never names (seed arm D): the
 seed's single main holds its 248320×1024 tied embedding/head table as an
@@ -45,17 +44,11 @@ read), so verify REF CAND compares like with like. A real caller must bind
 the table at run time; whether Apple's runtime and compiler accept that is
 what the experiment tests.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the tied head as an in-graph constant of a single main)",
-	DefaultOn: false,
 	Options: []OptionSpec{
 		{Name: "constant", Kind: OptString, Default: "tied-head", Doc: "tied-head, or a dense_resource key, or an op id (FX name) of the constant to externalize", Check: ecCheckConstant},
 		{Name: "min-bytes", Kind: OptInt, Default: "4096", Doc: "never externalize a constant smaller than this many bytes", Check: ecCheckMin},
 		{Name: "name", Kind: OptString, Default: "", Doc: "coreai.name of the new input (default: the resource key, or const_<op id>)"},
 	},
-}
-
-func init() {
-	externalizeConstantPass.Run = runExternalizeConstant
-	Register(externalizeConstantPass)
 }
 
 func ecCheckConstant(v any) error {
@@ -163,7 +156,7 @@ func ecMatches(op *graph.Operation, sel string) bool {
 }
 
 func runExternalizeConstant(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(externalizeConstantPass, opts)
+	opts, err := ioOptions(lookup("externalize-constant"), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -11,11 +11,9 @@ import (
 	"github.com/anefix/anefix/graph/f16"
 )
 
-func init() {
-	Register(&Pass{
-		Name:    "finite-masks",
-		Summary: "replace -inf and huge negative mask constants by a finite value that survives an add in fp16",
-		Doc: `Rewrites the float constants that check's fp16.out-of-range hazard rule
+var finiteMasksAbout = About{
+	Summary: "replace -inf and huge negative mask constants by a finite value that survives an add in fp16",
+	Doc: `Rewrites the float constants that check's fp16.out-of-range hazard rule
 names (passes/ane hazards.go is asked; the pass never decides on its own what
 a hazard is): each element that is -inf or a finite value below -65504
 (fp16's most negative finite value, e.g. a mask written as -1e9) becomes the
@@ -47,13 +45,11 @@ multiplied) the graph computes with -40000 instead of -inf.
 Dense_resource constants get a new blob (key <old>_finite); the old blob is
 dropped when nothing else reads it. A blob above 64 MiB is refused with an
 error naming the op: a mask is small, a weight that size is not a mask.`,
-		Addresses: "check's fp16.out-of-range hazard (a -inf or -1e9 mask constant)",
-		Options: []OptionSpec{
-			{Name: "value", Kind: OptString, Default: "-40000", Check: fmCheckValue,
-				Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16"},
-		},
-		Run: finiteMasks,
-	})
+	Addresses: "check's fp16.out-of-range hazard (a -inf or -1e9 mask constant)",
+	Options: []OptionSpec{
+		{Name: "value", Kind: OptString, Default: "-40000", Check: fmCheckValue,
+			Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16"},
+	},
 }
 
 // fmMaxBlob bounds the dense_resource constants finite-masks rewrites in

@@ -7,8 +7,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-var foldIOUnsqueezePass = &Pass{
-	Name:    "fold-io-unsqueeze",
+var foldIOUnsqueezeAbout = About{
 	Summary: "fold expand_dims/shrink_dims/rank-only reshapes on graph inputs and outputs into the port types",
 	Doc: `The Neural Engine compiler rejects a segment whose boundary op is a rank
 change ("ANE I/O op isn't a squeeze / expandDims", citing the exporter's
@@ -63,7 +62,6 @@ not every boundary expand_dims is fatal: Apple's dense control (seed arm E,
 compiler cites unsqueeze_* ops only in the hybrid export, so disable the
 pass when the I/O change is unwelcome and the compiler did not complain.`,
 	Addresses: "ANE I/O op isn't a squeeze / expandDims",
-	DefaultOn: true,
 	Options: []OptionSpec{
 		{Name: "ops", Kind: OptStringList, Default: "coreai.expand_dims,coreai.shrink_dims,coreai.reshape",
 			Doc:   "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only",
@@ -76,11 +74,6 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 		{Name: "index-inputs", Kind: OptBool, Default: "false",
 			Doc: "also fold a rank op whose result only feeds index operands (gather_nd / gather_along_axis / scatter_nd indices), such as input_ids' expand_dims before the embedding"},
 	},
-}
-
-func init() {
-	foldIOUnsqueezePass.Run = runFoldIOUnsqueeze
-	Register(foldIOUnsqueezePass)
 }
 
 // fiCheckOps and fiCheckOtherUsers reject bad values at --set time.
@@ -105,7 +98,7 @@ func fiCheckOtherUsers(v any) error {
 var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
 
 func runFoldIOUnsqueeze(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(foldIOUnsqueezePass, opts)
+	opts, err := ioOptions(lookup("fold-io-unsqueeze"), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,9 @@ import (
 	"github.com/anefix/anefix/graph/f16"
 )
 
-func init() {
-	Register(&Pass{
-		Name:    "fp16-safe-reductions",
-		Summary: "rewrite f16 reduce_sum/reduce_mean as a matmul against a ones vector (the Neural Engine's wide accumulator)",
-		Doc: `Rewrites each coreai.reduce_sum and coreai.reduce_mean whose operand and
+var fp16SafeReductionsAbout = About{
+	Summary: "rewrite f16 reduce_sum/reduce_mean as a matmul against a ones vector (the Neural Engine's wide accumulator)",
+	Doc: `Rewrites each coreai.reduce_sum and coreai.reduce_mean whose operand and
 result are f16 (static shapes, constant axes) as a contraction: a
 coreai.transpose that moves the reduced axes last (only when they are not
 last already), a coreai.reshape to [P, R] (P the kept elements, R the
@@ -60,13 +58,11 @@ module's gain):
   1 and 48.8 → 51.8 dB with prompt 1,2,3. Synth weights are random and
   the sums short (8 elements), so the logits show no consistent gain; the
   module above is where the effect is isolated.`,
-		Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
-		Options: []OptionSpec{
-			{Name: "min-elements", Kind: OptInt, Default: "2", Check: frCheckMin,
-				Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)"},
-		},
-		Run: fp16SafeReductions,
-	})
+	Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
+	Options: []OptionSpec{
+		{Name: "min-elements", Kind: OptInt, Default: "2", Check: frCheckMin,
+			Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)"},
+	},
 }
 
 func frCheckMin(v any) error {

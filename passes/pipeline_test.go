@@ -13,21 +13,30 @@ import (
 	"github.com/anefix/anefix/graph/mlirtext"
 )
 
-func TestDefaultOrderSatisfiesConstraints(t *testing.T) {
-	if err := CheckOrder(registeredInOrder()); err != nil {
+func TestCheckTable(t *testing.T) {
+	if err := checkTable(table, Constraints); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// registeredInOrder is Order restricted to registered passes.
-func registeredInOrder() []string {
-	var out []string
-	for _, n := range Order {
-		if _, ok := Lookup(n); ok {
-			out = append(out, n)
+	if err := CheckOrder(Names()); err != nil {
+		t.Fatal(err)
+	}
+	a, b := lookup("arm-d"), lookup("dce")
+	noRun := &Pass{Name: "x"}
+	for _, c := range []struct {
+		name        string
+		table       []*Pass
+		constraints []Constraint
+		want        string
+	}{
+		{"order broken", []*Pass{b, a}, []Constraint{{"arm-d", "dce", "why"}}, `"arm-d" must come before "dce"`},
+		{"unknown pass", []*Pass{a}, []Constraint{{"arm-d", "dce", "why"}}, "not in the table"},
+		{"repeated", []*Pass{a, a}, nil, "repeated"},
+		{"no function", []*Pass{noRun}, nil, "without a function"},
+	} {
+		if err := checkTable(c.table, c.constraints); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
 	}
-	return out
 }
 
 func defaultOn() []string {

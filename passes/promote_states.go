@@ -9,8 +9,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-var promoteStatesPass = &Pass{
-	Name:    "promote-states",
+var promoteStatesAbout = About{
 	Summary: "turn conv/recurrent state input/output pairs into runtime states (MutableBuffers.buffer_mutation)",
 	Doc: `A hybrid export that carries its conv and recurrent state as a plain
 input and a plain output leaves the runtime's state binding out: the runtime
@@ -60,7 +59,6 @@ Numerics: none; the computed values are unchanged. The caller must now bind
 the states instead of feeding/reading the pair; the report lists every
 promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
-	DefaultOn: true,
 	Options: []OptionSpec{
 		{Name: "names", Kind: OptStringList, Default: "", Doc: "explicit pairs in=out (comma-separated), promoted first", Check: psCheckNames},
 		{Name: "auto", Kind: OptBool, Default: "true", Doc: "match pairs by name (kinds, affixes)"},
@@ -69,11 +67,6 @@ promotion.`,
 		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also promote key/value cache pairs (key_cache ↔ new_k_cache, …)"},
 		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Check: psCheckForm},
 	},
-}
-
-func init() {
-	promoteStatesPass.Run = runPromoteStates
-	Register(promoteStatesPass)
 }
 
 // psWords splits a port name into lower-case words: separators, camelCase
@@ -188,7 +181,7 @@ func (pm *psMatcher) key(name string) (string, bool) {
 }
 
 func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(promoteStatesPass, opts)
+	opts, err := ioOptions(lookup("promote-states"), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -23,11 +23,9 @@ type StateScale struct {
 // larger shift only moves every value into overflow or underflow.
 const ssMaxExp = 15
 
-func init() {
-	Register(&Pass{
-		Name:    "scale-state",
-		Summary: "store a recurrent state scaled by 2^-k (multiplied by 2^k after each read, 2^-k before each write)",
-		Doc: `Rescales recurrent states by a power of two: after every read of the
+var scaleStateAbout = About{
+	Summary: "store a recurrent state scaled by 2^-k (multiplied by 2^k after each read, 2^-k before each write)",
+	Doc: `Rescales recurrent states by a power of two: after every read of the
 state the graph multiplies by 2^k, before every write by 2^-k, so what is
 stored is the state's value times 2^-k while every op between the read and
 the write computes with the same values as before. The stored magnitude
@@ -71,14 +69,12 @@ rewrite's report and the bundle's anefix.json record every scaled state
 ("stateScales": graph, state, log2, form); anefix verify reads that record
 from the candidate bundle and compares (and would feed) states in the
 reference's units. Running the pass twice scales twice.`,
-		Options: []OptionSpec{
-			{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
-				Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
-			{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
-				Doc: "exponent for every other recurrent state (conv/rec/ssm state names, as promote-states matches them); 0 leaves them alone"},
-		},
-		Run: scaleState,
-	})
+	Options: []OptionSpec{
+		{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
+			Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
+		{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
+			Doc: "exponent for every other recurrent state (conv/rec/ssm state names, as promote-states matches them); 0 leaves them alone"},
+	},
 }
 
 func ssCheckDefault(v any) error {
@@ -117,7 +113,7 @@ func scaleState(m *graph.Module, opts Options) (*Change, error) {
 		return nil, fmt.Errorf("option exponents: %v", err)
 	}
 	def := opts.Int("default")
-	psOpts, err := DefaultOptions(promoteStatesPass)
+	psOpts, err := DefaultOptions(lookup("promote-states"))
 	if err != nil {
 		return nil, err
 	}

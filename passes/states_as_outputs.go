@@ -6,8 +6,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-var statesAsOutputsPass = &Pass{
-	Name:    "states-as-outputs",
+var statesAsOutputsAbout = About{
 	Summary: "return state updates as plain outputs instead of writing the state (the inverse of promote-states)",
 	Doc: `An experiment for the blocker the compiler never names (seed arm D): the
 state writes (slice_update stored back into a state) are one of the seed's
@@ -39,17 +38,11 @@ Numerics: none; the computed values are unchanged. The caller must now feed
 each returned value back as the next step's input; the report and the record
 (anefix.json) list every pair under plainStates.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the state writes)",
-	DefaultOn: false,
 	Options: []OptionSpec{
 		{Name: "names", Kind: OptStringList, Default: "", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state promote-states would pair"},
 		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also turn key/value cache states into plain I/O"},
 		{Name: "suffix", Kind: OptString, Default: "_out", Doc: "appended to a state's name to name the output carrying its new value", Check: saoCheckSuffix},
 	},
-}
-
-func init() {
-	statesAsOutputsPass.Run = runStatesAsOutputs
-	Register(statesAsOutputsPass)
 }
 
 func saoCheckSuffix(v any) error {
@@ -60,7 +53,7 @@ func saoCheckSuffix(v any) error {
 }
 
 func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(statesAsOutputsPass, opts)
+	opts, err := ioOptions(lookup("states-as-outputs"), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +61,7 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 	if err := saoCheckSuffix(suffix); err != nil {
 		return nil, fmt.Errorf("option suffix: %v", err)
 	}
-	def, err := DefaultOptions(promoteStatesPass)
+	def, err := DefaultOptions(lookup("promote-states"))
 	if err != nil {
 		return nil, err
 	}

@@ -560,7 +560,7 @@ func armDPipeline(extra []string) []string {
 		want[n] = true
 	}
 	var out []string
-	for _, n := range passes.Order {
+	for _, n := range passes.Names() {
 		if want[n] {
 			out = append(out, n)
 			delete(want, n)

@@ -87,7 +87,7 @@ func armDKinds() []string {
 type Loader func() (*graph.Module, func(), error)
 
 // Apply runs the changes set (indices into all) on m in pipeline order
-// (passes.Order, then index), each as a one-pass pipeline with verification,
+// (passes.Names(), then index), each as a one-pass pipeline with verification,
 // then dce. It returns whether any change did anything.
 func Apply(m *graph.Module, all []Change, set []int) (bool, error) {
 	order := map[string]int{}
