@@ -77,11 +77,26 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 	},
 }
 
+// ArmDOptions are arm-d's options (declared in armDAbout).
+type ArmDOptions struct {
+	Replace              []string `opt:"replace"`
+	Composites           []string `opt:"composites"`
+	Regions              []string `opt:"regions"`
+	KeepOps              []string `opt:"keep-ops"`
+	Prefer               []string `opt:"prefer"`
+	Prune                bool     `opt:"prune"`
+	DropUnusedComposites bool     `opt:"drop-unused-composites"`
+	Groups               []string `opt:"groups"`
+}
+
 // ArmD applies the arm-d pass to m (opts nil or partial: missing options
 // take their defaults). graph/synth builds arm D as ArmD(arm A), so the
 // synthetic arm D and `anefix rewrite --arm-d` share this one
 // implementation.
-func ArmD(m *graph.Module, opts Options) (*Change, error) {
+func ArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
+	if opts == nil {
+		opts = Defaults[ArmDOptions]()
+	}
 	ch, err := runArmD(m, opts)
 	if err != nil {
 		return nil, fmt.Errorf("arm-d: %w", err)
@@ -197,14 +212,14 @@ func adKindList(opt string, vals []string) (map[string][]string, error) {
 	return out, nil
 }
 
-func adParseConfig(opts Options) (*adConfig, error) {
+func adParseConfig(opts *ArmDOptions) (*adConfig, error) {
 	c := &adConfig{composites: map[string]string{}, regions: map[string][]adFrame{}, keep: map[string]bool{},
-		prune: opts.Bool("prune"), dropUnused: opts.Bool("drop-unused-composites")}
-	comps, err := adKindList("composites", opts.Strings("composites"))
+		prune: opts.Prune, dropUnused: opts.DropUnusedComposites}
+	comps, err := adKindList("composites", opts.Composites)
 	if err != nil {
 		return nil, err
 	}
-	regs, err := adKindList("regions", opts.Strings("regions"))
+	regs, err := adKindList("regions", opts.Regions)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +230,7 @@ func adParseConfig(opts Options) (*adConfig, error) {
 	for k := range regs {
 		known[k] = true
 	}
-	for _, k := range opts.Strings("replace") {
+	for _, k := range opts.Replace {
 		if !known[k] {
 			var ks []string
 			for x := range known {
@@ -237,15 +252,15 @@ func adParseConfig(opts Options) (*adConfig, error) {
 		}
 	}
 	c.prefer = map[string]int{}
-	for i, n := range opts.Strings("prefer") {
+	for i, n := range opts.Prefer {
 		if _, dup := c.prefer[n]; !dup {
 			c.prefer[n] = i + 1
 		}
 	}
-	for _, n := range opts.Strings("keep-ops") {
+	for _, n := range opts.KeepOps {
 		c.keep[n] = true
 	}
-	for _, g := range opts.Strings("groups") {
+	for _, g := range opts.Groups {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("option groups: %q is not a region number (1, 2, …)", g)
@@ -291,11 +306,7 @@ type armd struct {
 	fed []*graph.Value
 }
 
-func runArmD(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(lookup("arm-d"), opts)
-	if err != nil {
-		return nil, err
-	}
+func runArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
 	cfg, err := adParseConfig(opts)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,12 @@ no op reads (resources=false) in the file.`,
 	},
 }
 
+// DCEOptions are dce's options (declared in dceAbout).
+type DCEOptions struct {
+	Graphs    bool `opt:"graphs"`
+	Resources bool `opt:"resources"`
+}
+
 // mutatingName marks op names that may touch state even with results.
 func mutatingName(name string) bool {
 	n := name[strings.LastIndexByte(name, '.')+1:]
@@ -78,13 +84,13 @@ func isDeadOp(op *graph.Operation) bool {
 	return true
 }
 
-func dce(m *graph.Module, opts Options) (*Change, error) {
+func dce(m *graph.Module, opts *DCEOptions) (*Change, error) {
 	ch := &Change{}
 	for {
 		n := removeDeadOps(m)
 		ch.OpsRemoved += n
 		g := 0
-		if opts.Bool("graphs") {
+		if opts.Graphs {
 			removed := removeDeadGraphs(m)
 			for _, name := range removed {
 				ch.Notes = append(ch.Notes, fmt.Sprintf("removed private graph @%s (no op calls it)", name))
@@ -95,7 +101,7 @@ func dce(m *graph.Module, opts Options) (*Change, error) {
 			break
 		}
 	}
-	if opts.Bool("resources") {
+	if opts.Resources {
 		refs, ok := resourceRefs(m)
 		if !ok {
 			ch.Notes = append(ch.Notes, "kept every resource: some op properties are in an opaque encoding, so references cannot be seen")

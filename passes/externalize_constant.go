@@ -51,6 +51,14 @@ what the experiment tests.`,
 	},
 }
 
+// ExternalizeConstantOptions are externalize-constant's options (declared
+// in externalizeConstantAbout).
+type ExternalizeConstantOptions struct {
+	Constant string `opt:"constant"`
+	MinBytes int    `opt:"min-bytes"`
+	Name     string `opt:"name"`
+}
+
 func ecCheckConstant(v any) error {
 	if s, _ := v.(string); strings.TrimSpace(s) == "" {
 		return fmt.Errorf("want tied-head, a resource key or an op id, got an empty value")
@@ -155,12 +163,8 @@ func ecMatches(op *graph.Operation, sel string) bool {
 	return ecResource(op) == sel || op.OpID() == sel
 }
 
-func runExternalizeConstant(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(lookup("externalize-constant"), opts)
-	if err != nil {
-		return nil, err
-	}
-	sel, minBytes, name := strings.TrimSpace(opts.String("constant")), int64(opts.Int("min-bytes")), opts.String("name")
+func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (*Change, error) {
+	sel, minBytes, name := strings.TrimSpace(opts.Constant), int64(opts.MinBytes), opts.Name
 	if err := ecCheckConstant(sel); err != nil {
 		return nil, fmt.Errorf("option constant: %v", err)
 	}

@@ -52,6 +52,12 @@ error naming the op: a mask is small, a weight that size is not a mask.`,
 	},
 }
 
+// FiniteMasksOptions are finite-masks' options (declared in
+// finiteMasksAbout).
+type FiniteMasksOptions struct {
+	Value string `opt:"value"`
+}
+
 // fmMaxBlob bounds the dense_resource constants finite-masks rewrites in
 // memory (a mask is a few MiB at most).
 const fmMaxBlob = 64 << 20
@@ -75,12 +81,12 @@ func fmCheckValue(v any) error {
 // below -65504, the negative side of the fp16.out-of-range rule.
 func fmMasked(x float64) bool { return x < -f16.MaxHalf }
 
-func finiteMasks(m *graph.Module, opts Options) (*Change, error) {
-	val, err := strconv.ParseFloat(opts.String("value"), 64)
+func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
+	val, err := strconv.ParseFloat(opts.Value, 64)
 	if err != nil {
-		return nil, fmt.Errorf("finite-masks: value %q: %v", opts.String("value"), err)
+		return nil, fmt.Errorf("finite-masks: value %q: %v", opts.Value, err)
 	}
-	if err := fmCheckValue(opts.String("value")); err != nil {
+	if err := fmCheckValue(opts.Value); err != nil {
 		return nil, fmt.Errorf("finite-masks: value: %v", err)
 	}
 	ops, err := RangeHazardConstants(m)
@@ -108,7 +114,7 @@ func finiteMasks(m *graph.Module, opts Options) (*Change, error) {
 				continue
 			}
 			op.SetInherent("value", &graph.DenseElementsAttr{Type: a.Type, Raw: raw, Splat: a.Splat})
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s", op.DescribeInGraph(), n, opts.String("value")))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s", op.DescribeInGraph(), n, opts.Value))
 		case *graph.DenseResourceAttr:
 			ft, _ := a.Type.Elem.(*graph.FloatType)
 			r := m.Resource(a.Key)
@@ -137,7 +143,7 @@ func finiteMasks(m *graph.Module, opts Options) (*Change, error) {
 			m.AddResource(nk, r.Alignment, graph.MemBlob(raw))
 			replacedKeys[a.Key] = nk
 			op.SetInherent("value", &graph.DenseResourceAttr{Key: nk, Type: a.Type})
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s (dense_resource<%s> → <%s>)", op.DescribeInGraph(), n, opts.String("value"), a.Key, nk))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s (dense_resource<%s> → <%s>)", op.DescribeInGraph(), n, opts.Value, a.Key, nk))
 		}
 	}
 	if len(replacedKeys) > 0 {

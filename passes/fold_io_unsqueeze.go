@@ -76,6 +76,15 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 	},
 }
 
+// FoldIOUnsqueezeOptions are fold-io-unsqueeze's options (declared in
+// foldIOUnsqueezeAbout).
+type FoldIOUnsqueezeOptions struct {
+	Ops         []string `opt:"ops"`
+	OtherUsers  string   `opt:"other-users"`
+	States      bool     `opt:"states"`
+	IndexInputs bool     `opt:"index-inputs"`
+}
+
 // fiCheckOps and fiCheckOtherUsers reject bad values at --set time.
 func fiCheckOps(v any) error {
 	list, _ := v.([]string)
@@ -97,17 +106,13 @@ func fiCheckOtherUsers(v any) error {
 // ioRankOps are the ops fold-io-unsqueeze may fold.
 var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
 
-func runFoldIOUnsqueeze(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(lookup("fold-io-unsqueeze"), opts)
-	if err != nil {
-		return nil, err
-	}
+func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
 	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
-		states: opts.Bool("states"), mode: opts.String("other-users"), indexInputs: opts.Bool("index-inputs")}
+		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
 	if f.mode != "reshape" && f.mode != "skip" {
 		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
 	}
-	for _, n := range opts.Strings("ops") {
+	for _, n := range opts.Ops {
 		if !ioRankOps[n] {
 			return nil, fmt.Errorf("option ops: %q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
 		}

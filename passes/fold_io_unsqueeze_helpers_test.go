@@ -148,12 +148,28 @@ func tbCount(m *graph.Module, name string) int {
 	return n
 }
 
-// tbRun runs a registered pass by name with options.
+// tbRun runs a pass of the table by name with options (nil: its defaults).
 func tbRun(t *testing.T, pass string, m *graph.Module, opts Options) (*Change, error) {
 	t.Helper()
 	p, ok := Lookup(pass)
 	if !ok {
-		t.Fatalf("pass %s not registered", pass)
+		t.Fatalf("pass %s not in the table", pass)
+	}
+	if opts == nil {
+		d, err := p.Defaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = d
 	}
 	return p.Run(m, opts)
+}
+
+// with returns the default options O changed by f. It sets fields
+// directly, bypassing the options' Check, so a test can reach a pass's own
+// guard against a bad value.
+func with[O any](f func(*O)) *O {
+	o := Defaults[O]()
+	f(o)
+	return o
 }

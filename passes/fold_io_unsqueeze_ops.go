@@ -11,20 +11,6 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// ioOptions returns opts with every option of p that is missing filled from
-// its declared default, so a pass works the same when called directly (tests,
-// ArmD from graph/synth) as through the pipeline, which fills them itself.
-func ioOptions(p *Pass, opts Options) (Options, error) {
-	out, err := DefaultOptions(p)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range opts {
-		out[k] = v
-	}
-	return out, nil
-}
-
 // ioStaticTensor returns t as a ranked static tensor type, or nil.
 func ioStaticTensor(t graph.Type) *graph.TensorType {
 	tt, ok := t.(*graph.TensorType)

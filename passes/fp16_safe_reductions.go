@@ -65,6 +65,12 @@ module's gain):
 	},
 }
 
+// FP16SafeReductionsOptions are fp16-safe-reductions' options (declared in
+// fp16SafeReductionsAbout).
+type FP16SafeReductionsOptions struct {
+	MinElements int `opt:"min-elements"`
+}
+
 func frCheckMin(v any) error {
 	if n, _ := v.(int); n < 1 {
 		return fmt.Errorf("want at least 1, got %d", n)
@@ -93,8 +99,8 @@ func frIntConst(v *graph.Value) ([]int64, bool) {
 	return out, true
 }
 
-func fp16SafeReductions(m *graph.Module, opts Options) (*Change, error) {
-	minN := int64(opts.Int("min-elements"))
+func fp16SafeReductions(m *graph.Module, opts *FP16SafeReductionsOptions) (*Change, error) {
+	minN := int64(opts.MinElements)
 	ch := &Change{}
 	var todo []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {

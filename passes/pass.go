@@ -14,9 +14,11 @@ import "github.com/anefix/anefix/graph"
 type Pass struct {
 	Name      string // "strip-fp32-casts"
 	DefaultOn bool
-	// Run applies the pass. It must leave the module verifiable or return an
-	// error that names the op (graph.Operation.Describe) and what to do.
-	Run func(m *graph.Module, opts Options) (*Change, error)
+	// Func applies the pass (made by bind from a function taking the pass's
+	// options struct; call it through Run). It must leave the module
+	// verifiable or return an error that names the op
+	// (graph.Operation.Describe) and what to do.
+	Func runner
 	About
 }
 
@@ -28,38 +30,6 @@ type About struct {
 	Addresses string // the compiler message it answers, verbatim ("" if none)
 	Options   []OptionSpec
 }
-
-// OptionKind is the type of an option value.
-type OptionKind int
-
-const (
-	OptBool OptionKind = iota
-	OptString
-	OptInt
-	OptStringList // comma-separated
-)
-
-// OptionSpec declares one typed option with its default.
-type OptionSpec struct {
-	Name    string
-	Kind    OptionKind
-	Default string // textual default, parsed like a --set value
-	Doc     string
-	// Check, when set, rejects a value of the right kind that is still
-	// malformed (such as a pair without "="), so that --set reports it as a
-	// usage error before any pass runs.
-	Check func(v any) error
-}
-
-// Options holds parsed option values for one pass run, keyed by option name.
-type Options map[string]any
-
-// Bool, String, Int and Strings read typed option values (defaults applied by
-// the pipeline before Run, so every declared option is present).
-func (o Options) Bool(name string) bool        { v, _ := o[name].(bool); return v }
-func (o Options) String(name string) string    { v, _ := o[name].(string); return v }
-func (o Options) Int(name string) int          { v, _ := o[name].(int); return v }
-func (o Options) Strings(name string) []string { v, _ := o[name].([]string); return v }
 
 // Change is what one pass run did, for the report.
 type Change struct {

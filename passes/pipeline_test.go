@@ -131,8 +131,9 @@ func TestBuildOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := p.Steps[0]
-	if !s.Options.Bool("clamp") || !s.Options.Bool("io") || !reflect.DeepEqual(s.Options.Strings("islands"), []string{"a*", "b"}) {
-		t.Errorf("options = %v", s.Options)
+	o := s.Options.(*StripFP32CastsOptions)
+	if !o.Clamp || !o.IO || !reflect.DeepEqual(o.Islands, []string{"a*", "b"}) {
+		t.Errorf("options = %+v", o)
 	}
 	if !reflect.DeepEqual(s.Set, []string{"clamp", "islands"}) {
 		t.Errorf("set = %v", s.Set)
@@ -149,12 +150,12 @@ func TestRunStopsOnInvalidIR(t *testing.T) {
   }
 }`)
 	ran := false
-	breaker := &Pass{Name: "breaker", Run: func(m *graph.Module, _ Options) (*Change, error) {
+	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *NoOptions) (*Change, error) {
 		m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
 		return &Change{}, nil
-	}}
-	after := &Pass{Name: "after", Run: func(*graph.Module, Options) (*Change, error) { ran = true; return nil, nil }}
-	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: Options{}}, {Pass: after, Options: Options{}}}}
+	})}
+	after := &Pass{Name: "after", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { ran = true; return nil, nil })}
+	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: &NoOptions{}}, {Pass: after, Options: &NoOptions{}}}}
 	var printed []string
 	res, err := p.Run(m, RunOptions{VerifyEach: true, AfterPass: func(n string, _ *graph.Module) error { printed = append(printed, n); return nil }})
 	var pe *PassError
@@ -173,7 +174,7 @@ func TestRunStopsOnInvalidIR(t *testing.T) {
 
 func TestRunPanicBecomesError(t *testing.T) {
 	m := graph.NewModule()
-	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Run: func(*graph.Module, Options) (*Change, error) { panic("kaboom") }}}}}
+	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { panic("kaboom") })}, Options: &NoOptions{}}}}
 	_, err := p.Run(m, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "pass boom: internal error") || !strings.Contains(err.Error(), "kaboom") {
 		t.Fatalf("err = %v", err)

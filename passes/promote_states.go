@@ -69,6 +69,17 @@ promotion.`,
 	},
 }
 
+// PromoteStatesOptions are promote-states' options (declared in
+// promoteStatesAbout).
+type PromoteStatesOptions struct {
+	Names     []string `opt:"names"`
+	Auto      bool     `opt:"auto"`
+	Kinds     []string `opt:"kinds"`
+	Affixes   []string `opt:"affixes"`
+	IncludeKV bool     `opt:"include-kv"`
+	Form      string   `opt:"form"`
+}
+
 // psWords splits a port name into lower-case words: separators, camelCase
 // humps and letter/digit boundaries all split. Synonyms are canonicalized
 // so that spellings of one state compare equal.
@@ -180,18 +191,14 @@ func (pm *psMatcher) key(name string) (string, bool) {
 	return strings.Join(out, "_"), affixed
 }
 
-func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(lookup("promote-states"), opts)
-	if err != nil {
-		return nil, err
-	}
-	pm := &psMatcher{kinds: psSet(opts.Strings("kinds")), affixes: psSet(opts.Strings("affixes")), kv: opts.Bool("include-kv"), form: opts.String("form")}
+func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
+	pm := &psMatcher{kinds: psSet(opts.Kinds), affixes: psSet(opts.Affixes), kv: opts.IncludeKV, form: opts.Form}
 	if err := psCheckForm(pm.form); err != nil {
 		return nil, fmt.Errorf("option form: %v", err)
 	}
 	type pair struct{ in, out string }
 	var explicit []pair
-	for _, s := range opts.Strings("names") {
+	for _, s := range opts.Names {
 		in, out, ok := strings.Cut(s, "=")
 		in, out = strings.TrimSpace(in), strings.TrimSpace(out)
 		if !ok || in == "" || out == "" {
@@ -214,7 +221,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, psPortList(graphs))
 		}
 	}
-	if opts.Bool("auto") {
+	if opts.Auto {
 		for _, g := range graphs {
 			if err := psAuto(g, pm, ch); err != nil {
 				return nil, err

@@ -80,11 +80,11 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			nil, 0, ""},
-		{"include-kv pairs Apple's names", Options{"include-kv": true},
+		{"include-kv pairs Apple's names", with(func(o *PromoteStatesOptions) { o.IncludeKV = true }),
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			[]string{"key_cache<-new_k_cache", "value_cache<-new_v_cache"}, 0, ""},
-		{"explicit names", Options{"names": []string{"hidden=hidden_next"}, "auto": false},
+		{"explicit names", with(func(o *PromoteStatesOptions) { o.Names, o.Auto = []string{"hidden=hidden_next"}, false }),
 			[]tbPort{p("hidden", f16), p("conv_state", f16b)},
 			[]tbPort{p("hidden_next", f16), p("conv_state_out", f16b)},
 			[]string{"hidden<-hidden_next"}, 0, ""},
@@ -104,11 +104,11 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16), p("new_conv_state", f16)},
 			nil, 0, "input conv_state matches 2 outputs (conv_state_out, new_conv_state)"},
-		{"explicit unknown name", Options{"names": []string{"nope=conv_state_out"}},
+		{"explicit unknown name", with(func(o *PromoteStatesOptions) { o.Names = []string{"nope=conv_state_out"} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16)},
 			nil, 0, `no entry graph has input "nope"`},
-		{"explicit bad syntax", Options{"names": []string{"conv_state"}},
+		{"explicit bad syntax", with(func(o *PromoteStatesOptions) { o.Names = []string{"conv_state"} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16)},
 			nil, 0, `"conv_state" is not in=out`},
@@ -181,7 +181,7 @@ func TestPromoteStatesAlreadyStateful(t *testing.T) {
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "conv_state")
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(1)}, tbT(graph.F16, 4)), "y")
 	before := tbDump(tg.m)
-	ch, err := tbRun(t, "promote-states", tg.m, Options{"names": []string{"conv_state=conv_state_out"}})
+	ch, err := tbRun(t, "promote-states", tg.m, with(func(o *PromoteStatesOptions) { o.Names = []string{"conv_state=conv_state_out"} }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,12 @@ reference's units. Running the pass twice scales twice.`,
 	},
 }
 
+// ScaleStateOptions are scale-state's options (declared in scaleStateAbout).
+type ScaleStateOptions struct {
+	Exponents []string `opt:"exponents"`
+	Default   int      `opt:"default"`
+}
+
 func ssCheckDefault(v any) error {
 	n, _ := v.(int)
 	if n < -ssMaxExp || n > ssMaxExp {
@@ -107,17 +113,14 @@ func ssParseExponents(list []string) (map[string]int, error) {
 	return out, nil
 }
 
-func scaleState(m *graph.Module, opts Options) (*Change, error) {
-	exps, err := ssParseExponents(opts.Strings("exponents"))
+func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
+	exps, err := ssParseExponents(opts.Exponents)
 	if err != nil {
 		return nil, fmt.Errorf("option exponents: %v", err)
 	}
-	def := opts.Int("default")
-	psOpts, err := DefaultOptions(lookup("promote-states"))
-	if err != nil {
-		return nil, err
-	}
-	pm := &psMatcher{kinds: psSet(psOpts.Strings("kinds")), affixes: psSet(psOpts.Strings("affixes"))}
+	def := opts.Default
+	psOpts := Defaults[PromoteStatesOptions]()
+	pm := &psMatcher{kinds: psSet(psOpts.Kinds), affixes: psSet(psOpts.Affixes)}
 	ch := &Change{}
 	used := map[string]bool{}
 	for _, g := range ioEntryGraphs(m) {

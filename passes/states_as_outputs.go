@@ -45,6 +45,14 @@ each returned value back as the next step's input; the report and the record
 	},
 }
 
+// StatesAsOutputsOptions are states-as-outputs' options (declared in
+// statesAsOutputsAbout).
+type StatesAsOutputsOptions struct {
+	Names     []string `opt:"names"`
+	IncludeKV bool     `opt:"include-kv"`
+	Suffix    string   `opt:"suffix"`
+}
+
 func saoCheckSuffix(v any) error {
 	if s, _ := v.(string); s == "" {
 		return fmt.Errorf("want a non-empty suffix (the output cannot share the input's name)")
@@ -52,22 +60,14 @@ func saoCheckSuffix(v any) error {
 	return nil
 }
 
-func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(lookup("states-as-outputs"), opts)
-	if err != nil {
-		return nil, err
-	}
-	suffix := opts.String("suffix")
+func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change, error) {
+	suffix := opts.Suffix
 	if err := saoCheckSuffix(suffix); err != nil {
 		return nil, fmt.Errorf("option suffix: %v", err)
 	}
-	def, err := DefaultOptions(lookup("promote-states"))
-	if err != nil {
-		return nil, err
-	}
-	pm := &psMatcher{kinds: psSet(def.Strings("kinds")), kv: opts.Bool("include-kv")}
+	pm := &psMatcher{kinds: psSet(Defaults[PromoteStatesOptions]().Kinds), kv: opts.IncludeKV}
 	explicit := map[string]bool{}
-	for _, n := range opts.Strings("names") {
+	for _, n := range opts.Names {
 		explicit[n] = true
 	}
 	ch := &Change{}
@@ -94,7 +94,7 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 	if len(found) == 0 && len(explicit) == 0 {
 		ch.Notes = append(ch.Notes, "no conv/recurrent state in an entry graph (include-kv=true adds the KV caches, names= any state); nothing changed")
 	}
-	for _, n := range opts.Strings("names") { // in the order given: a stable message
+	for _, n := range opts.Names { // in the order given: a stable message
 		if !found[n] {
 			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, psPortList(ioEntryGraphs(m)))
 		}

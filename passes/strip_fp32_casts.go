@@ -93,6 +93,16 @@ verify; restrict the pass further with exclude=<pattern>.`,
 	},
 }
 
+// StripFP32CastsOptions are strip-fp32-casts' options (declared in
+// stripFP32CastsAbout).
+type StripFP32CastsOptions struct {
+	Clamp     bool     `opt:"clamp"`
+	Islands   []string `opt:"islands"`
+	Exclude   []string `opt:"exclude"`
+	KeepNorms bool     `opt:"keep-norms"`
+	IO        bool     `opt:"io"`
+}
+
 // safeOps are the ops (name without "coreai." and "decomposable.") whose
 // element type follows their float operands, so retyping their f32 values
 // to f16 keeps them well typed. broadcasting_* and reduce_* are accepted by
@@ -226,12 +236,12 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 	return out
 }
 
-func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
+func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
 	ch := &Change{}
-	clamp := opts.Bool("clamp")
-	convertIO := opts.Bool("io")
-	keepNorms := opts.Bool("keep-norms")
-	sel := parseIslandSelectors(opts.Strings("islands"))
+	clamp := opts.Clamp
+	convertIO := opts.IO
+	keepNorms := opts.KeepNorms
+	sel := parseIslandSelectors(opts.Islands)
 	if keepNorms && sel.norms {
 		return nil, fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
 	}
@@ -247,7 +257,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			return nil, err
 		}
 	}
-	excludes, err := compileGlobs(opts.Strings("exclude"))
+	excludes, err := compileGlobs(opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +429,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		name string
 		raw  []string
 		re   []*regexp.Regexp
-	}{{"islands", sel.globs, patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
+	}{{"islands", sel.globs, patterns}, {"exclude", opts.Exclude, excludes}} {
 		for i, re := range opt.re {
 			matched := false
 			for _, is := range list {
@@ -486,7 +496,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	// The default leaves islands the rule does not flag: say how many, so
 	// that nobody takes them for a miss.
 	if unselected > 0 {
-		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Strings("islands"), ",")))
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Islands, ",")))
 	}
 
 	// A signature is edited through the graph's properties dictionary; one

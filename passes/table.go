@@ -3,8 +3,8 @@ package passes
 import "fmt"
 
 // table is every pass in default pipeline order: name, whether the default
-// pipeline runs it, its function and its description (in the pass's own
-// file). It is filled in init because the passes' functions refer back to it
+// pipeline runs it, its function with its options struct, and its
+// description (in the pass's own file). It is filled in init because the passes' functions refer back to it
 // (through Lookup); init also checks Constraints against it.
 //
 // arm-d comes first: Constraints require it before strip-fp32-casts (it
@@ -13,17 +13,17 @@ var table []*Pass
 
 func init() {
 	table = []*Pass{
-		{Name: "arm-d", DefaultOn: false, Run: runArmD, About: armDAbout},
-		{Name: "finite-masks", DefaultOn: false, Run: finiteMasks, About: finiteMasksAbout},
-		{Name: "strip-fp32-casts", DefaultOn: true, Run: stripFP32Casts, About: stripFP32CastsAbout},
-		{Name: "fold-io-unsqueeze", DefaultOn: true, Run: runFoldIOUnsqueeze, About: foldIOUnsqueezeAbout},
-		{Name: "promote-states", DefaultOn: true, Run: runPromoteStates, About: promoteStatesAbout},
-		{Name: "states-as-outputs", DefaultOn: false, Run: runStatesAsOutputs, About: statesAsOutputsAbout},
-		{Name: "externalize-constant", DefaultOn: false, Run: runExternalizeConstant, About: externalizeConstantAbout},
-		{Name: "scale-state", DefaultOn: false, Run: scaleState, About: scaleStateAbout},
-		{Name: "fold-casts", DefaultOn: true, Run: foldCasts, About: foldCastsAbout},
-		{Name: "fp16-safe-reductions", DefaultOn: false, Run: fp16SafeReductions, About: fp16SafeReductionsAbout},
-		{Name: "dce", DefaultOn: true, Run: dce, About: dceAbout},
+		{Name: "arm-d", DefaultOn: false, Func: bind[ArmDOptions](runArmD), About: armDAbout},
+		{Name: "finite-masks", DefaultOn: false, Func: bind[FiniteMasksOptions](finiteMasks), About: finiteMasksAbout},
+		{Name: "strip-fp32-casts", DefaultOn: true, Func: bind[StripFP32CastsOptions](stripFP32Casts), About: stripFP32CastsAbout},
+		{Name: "fold-io-unsqueeze", DefaultOn: true, Func: bind[FoldIOUnsqueezeOptions](runFoldIOUnsqueeze), About: foldIOUnsqueezeAbout},
+		{Name: "promote-states", DefaultOn: true, Func: bind[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout},
+		{Name: "states-as-outputs", DefaultOn: false, Func: bind[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout},
+		{Name: "externalize-constant", DefaultOn: false, Func: bind[ExternalizeConstantOptions](runExternalizeConstant), About: externalizeConstantAbout},
+		{Name: "scale-state", DefaultOn: false, Func: bind[ScaleStateOptions](scaleState), About: scaleStateAbout},
+		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout},
+		{Name: "fp16-safe-reductions", DefaultOn: false, Func: bind[FP16SafeReductionsOptions](fp16SafeReductions), About: fp16SafeReductionsAbout},
+		{Name: "dce", DefaultOn: true, Func: bind[DCEOptions](dce), About: dceAbout},
 	}
 	if err := checkTable(table, Constraints); err != nil {
 		panic("passes: " + err.Error())
@@ -65,8 +65,11 @@ func checkTable(table []*Pass, constraints []Constraint) error {
 	seen := map[string]bool{}
 	pos := map[string]int{}
 	for i, p := range table {
-		if seen[p.Name] || p.Run == nil {
+		if seen[p.Name] || p.Func.fn == nil {
 			return fmt.Errorf("table: pass %q repeated or without a function", p.Name)
+		}
+		if err := checkOptions(p); err != nil {
+			return fmt.Errorf("table: %w", err)
 		}
 		seen[p.Name] = true
 		pos[p.Name] = i

@@ -68,18 +68,7 @@ var Experiments = []Change{
 // armDKinds are the region kinds arm-d neutralizes one at a time, in order.
 // They are arm-d's default replace list.
 func armDKinds() []string {
-	p, ok := passes.Lookup("arm-d")
-	if !ok {
-		return nil
-	}
-	for _, o := range p.Options {
-		if o.Name == "replace" {
-			v, _ := passes.ParseOption(o, o.Default)
-			kinds, _ := v.([]string)
-			return kinds
-		}
-	}
-	return nil
+	return passes.Defaults[passes.ArmDOptions]().Replace
 }
 
 // Loader returns a fresh copy of the input module each call, and a
