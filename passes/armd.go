@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 var armDAbout = About{
@@ -604,7 +605,7 @@ func (a *armd) replace(r *adRegion) error {
 			if !external {
 				continue
 			}
-			t := ioStaticTensor(res.Type())
+			t := ops.StaticTensor(res.Type())
 			if t == nil {
 				return fmt.Errorf("%s: result %d of %s has type %s; arm-d can only pass through static tensors (narrow the region with --set arm-d.regions=…)",
 					r.label, ri, op.Describe(), res.Type())
@@ -624,7 +625,7 @@ func (a *armd) replace(r *adRegion) error {
 				return fmt.Errorf("%s: result %d of %s (%s) depends on no usable region input, so it has no pass-through; exclude it with --set arm-d.regions=… or arm-d.replace=…",
 					r.label, ri, op.Describe(), t)
 			}
-			b.before, b.loc = op, ioPassLoc("arm-d", op.Loc)
+			b.before, b.loc = op, ops.PassLoc("arm-d", op.Loc)
 			v, err := b.derive(c, t)
 			if err != nil {
 				return fmt.Errorf("%s: result %d of %s: %w", r.label, ri, op.Describe(), err)

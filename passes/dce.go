@@ -102,7 +102,7 @@ func dce(m *graph.Module, opts *DCEOptions) (*Change, error) {
 		}
 	}
 	if opts.Resources {
-		refs, ok := resourceRefs(m)
+		refs, ok := m.ResourceRefs()
 		if !ok {
 			ch.Notes = append(ch.Notes, "kept every resource: some op properties are in an opaque encoding, so references cannot be seen")
 			return ch, nil
@@ -202,58 +202,4 @@ func attrMentionsSymbol(a graph.Attr, name string) bool {
 		return false
 	}
 	return true
-}
-
-// ResourceRefs counts references to each resource key from attributes of
-// every op. Keys referred to only from inside opaque attribute text count
-// once per attribute.
-func ResourceRefs(m *graph.Module) map[string]int {
-	refs, _ := resourceRefs(m)
-	return refs
-}
-
-// resourceRefs is ResourceRefs; ok is false when some attribute's type is not
-// modeled, so references may be missing.
-func resourceRefs(m *graph.Module) (map[string]int, bool) {
-	refs := map[string]int{}
-	ok := true
-	var keys []string
-	for _, r := range m.Resources {
-		keys = append(keys, r.Key)
-	}
-	var visit func(a graph.Attr)
-	visit = func(a graph.Attr) {
-		switch x := a.(type) {
-		case nil:
-		case *graph.DenseResourceAttr:
-			refs[x.Key]++
-		case *graph.ArrayAttr:
-			for _, e := range x.Elems {
-				visit(e)
-			}
-		case *graph.DictAttr:
-			if x != nil {
-				for _, e := range x.Entries {
-					visit(e.Value)
-				}
-			}
-		case *graph.OpaqueAttr, *graph.RawAttr:
-			s := x.String()
-			for _, k := range keys {
-				if strings.Contains(s, k) {
-					refs[k]++
-				}
-			}
-		case *graph.IntegerAttr, *graph.FloatAttr, *graph.StringAttr, *graph.BoolAttr, *graph.UnitAttr,
-			*graph.TypeAttr, *graph.SymbolRefAttr, *graph.DenseElementsAttr, *graph.DenseArrayAttr, *graph.LocAttr:
-		default:
-			ok = false
-		}
-	}
-	m.Walk(func(op *graph.Operation) bool {
-		visit(op.Attrs)
-		visit(op.Props)
-		return true
-	})
-	return refs, ok
 }

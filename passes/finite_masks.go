@@ -147,7 +147,7 @@ func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
 		}
 	}
 	if len(replacedKeys) > 0 {
-		refs, known := resourceRefs(m)
+		refs, known := m.ResourceRefs()
 		keys := make([]string, 0, len(replacedKeys))
 		for k := range replacedKeys {
 			keys = append(keys, k)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 var foldIOUnsqueezeAbout = About{
@@ -213,7 +214,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 		if f.ours(op) {
 			continue // an inverse reshape reads any same-size shape; it stays valid
 		}
-		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
+		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ops.RankOnly(arg.Type(), op.Result(0).Type()) &&
 			!f.indexInputs && ioIndexOnly(op.Result(0), 0) {
 			if !containsOp(f.indexLeft, op) {
 				f.indexLeft = append(f.indexLeft, op)
@@ -223,7 +224,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 			others = append(others, u)
 			continue
 		}
-		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
+		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ops.RankOnly(arg.Type(), op.Result(0).Type()) &&
 			(r == nil || graph.TypeEqual(r, op.Result(0).Type())) {
 			r = op.Result(0).Type()
 			fold = append(fold, op)
@@ -252,7 +253,7 @@ func (f *ioFolder) applyInput(g *graph.Graph, i int, r graph.Type, fold []*graph
 	if len(others) == 0 {
 		return
 	}
-	ops := ioReshapeOps(f.m, arg, old, ioPassLoc("fold-io-unsqueeze", loc))
+	ops := ops.Reshape(f.m, arg, old, ops.PassLoc("fold-io-unsqueeze", loc))
 	body.Prepend(ops[1])
 	body.Prepend(ops[0])
 	for _, op := range ops {
@@ -290,7 +291,7 @@ func (f *ioFolder) outputFold(g *graph.Graph, j int) (*graph.Operation, *graph.V
 		return nil, nil
 	}
 	x := d.Operand(0)
-	if !ioRankOnly(x.Type(), v.Type()) {
+	if !ops.RankOnly(x.Type(), v.Type()) {
 		return nil, nil
 	}
 	return d, x
@@ -424,7 +425,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 					break
 				}
 				for _, ru := range rd.val.Uses() {
-					if !f.ours(ru.Op) && ru.Index == 0 && f.ops[ru.Op.Name] && ru.Op.NumResults() == 1 && ioRankOnly(inner, ru.Op.Result(0).Type()) &&
+					if !f.ours(ru.Op) && ru.Index == 0 && f.ops[ru.Op.Name] && ru.Op.NumResults() == 1 && ops.RankOnly(inner, ru.Op.Result(0).Type()) &&
 						(r == nil || graph.TypeEqual(r, ru.Op.Result(0).Type())) {
 						agree(ru.Op.Result(0).Type())
 						rd.fold = append(rd.fold, ru.Op)
@@ -445,7 +446,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 					break
 				}
 				d := u.Op.Operand(w.slot).DefiningOp()
-				if d != nil && !f.ours(d) && f.ops[d.Name] && d.NumResults() == 1 && d.NumOperands() > 0 && ioRankOnly(d.Operand(0).Type(), inner) {
+				if d != nil && !f.ours(d) && f.ops[d.Name] && d.NumResults() == 1 && d.NumOperands() > 0 && ops.RankOnly(d.Operand(0).Type(), inner) {
 					w.d = d
 					agree(d.Operand(0).Type())
 				}
@@ -482,7 +483,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 				}
 			}
 			if len(rd.others) > 0 {
-				ops := ioReshapeOps(f.m, rd.val, inner, ioPassLoc("fold-io-unsqueeze", rd.op.Loc))
+				ops := ops.Reshape(f.m, rd.val, inner, ops.PassLoc("fold-io-unsqueeze", rd.op.Loc))
 				ops[0].InsertAfter(rd.op)
 				ops[1].InsertAfter(ops[0])
 				f.ch.OpsAdded += 2

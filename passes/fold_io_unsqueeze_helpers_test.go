@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 type tbPort struct {
@@ -72,7 +73,7 @@ func (tg *tbGraph) op(name, id string, operands []*graph.Value, results ...graph
 // constI adds a 32-bit integer constant (rank 1, or rank 0 for one value
 // with scalar=true).
 func tbConstI(g *graph.Graph, m *graph.Module, elem *graph.IntegerType, vals ...int64) *graph.Value {
-	op := ioConstOp(m, ioIntDense(elem, []int64{int64(len(vals))}, vals), graph.Unknown)
+	op := ops.Const(m, ops.IntDense(elem, []int64{int64(len(vals))}, vals), graph.Unknown)
 	op.InsertBefore(g.Terminator())
 	return op.Result(0)
 }

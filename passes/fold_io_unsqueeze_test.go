@@ -238,29 +238,6 @@ func TestFoldIOUnsqueezeBadOptions(t *testing.T) {
 	}
 }
 
-func TestIORankOnly(t *testing.T) {
-	f16 := graph.F16
-	cases := []struct {
-		a, b graph.Type
-		want bool
-	}{
-		{tbT(f16, 4), tbT(f16, 1, 4), true},
-		{tbT(f16, 1, 4, 1), tbT(f16, 4), true},
-		{tbT(f16), tbT(f16, 1, 1), true},
-		{tbT(f16, 2, 6), tbT(f16, 6, 2), false},
-		{tbT(f16, 2, 6), tbT(f16, 12), false},
-		{tbT(f16, 256, 1, 32), tbT(f16, 1, 256, 32), false}, // same rank: not a rank change
-		{tbT(f16, 4), tbT(graph.F32, 1, 4), false},
-		{tbT(f16, graph.Dynamic), tbT(f16, 1, graph.Dynamic), false},
-		{&graph.OpaqueType{Text: "!coreai.token"}, tbT(f16, 1), false},
-	}
-	for _, c := range cases {
-		if got := ioRankOnly(c.a, c.b); got != c.want {
-			t.Errorf("ioRankOnly(%s, %s) = %v", c.a, c.b, got)
-		}
-	}
-}
-
 // Form-2 states: !coreai.handle inputs read with read_handle and written
 // with write_handle (coreai-facts §2).
 func TestFoldIOUnsqueezeHandleState(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 var fp16SafeReductionsAbout = About{
@@ -206,10 +207,10 @@ func frRewrite(op *graph.Operation, minN int64, ch *Change) (bool, error) {
 		for i, p := range perm {
 			pv[i], shape[i] = int64(p), xt.Shape[p]
 		}
-		pc := before(frConstOp(frUI32(pv), loc))
+		pc := before(ops.ConstInProps(frUI32(pv), loc))
 		cur = before(graph.NewOp("coreai.transpose", []*graph.Value{cur, pc.Result(0)}, []graph.Type{xt.WithShape(shape)}, nil, loc)).Result(0)
 	}
-	sc := before(frConstOp(frUI32([]int64{P, R}), loc))
+	sc := before(ops.ConstInProps(frUI32([]int64{P, R}), loc))
 	cur = before(graph.NewOp("coreai.reshape", []*graph.Value{cur, sc.Result(0)}, []graph.Type{xt.WithShape([]int64{P, R})}, nil, loc)).Result(0)
 	one, divide := 1.0, false
 	if mean {
@@ -219,22 +220,16 @@ func frRewrite(op *graph.Operation, minN int64, ch *Change) (bool, error) {
 			divide = true
 		}
 	}
-	ones := before(frConstOp(frF16Splat(one, []int64{R, 1}), loc))
+	ones := before(ops.ConstInProps(frF16Splat(one, []int64{R, 1}), loc))
 	cur = before(graph.NewOp("coreai.decomposable.broadcasting_batch_matmul", []*graph.Value{cur, ones.Result(0)}, []graph.Type{xt.WithShape([]int64{P, 1})}, nil, loc)).Result(0)
 	if divide {
-		nc := before(frConstOp(frF16Splat(float64(R), nil), loc))
+		nc := before(ops.ConstInProps(frF16Splat(float64(R), nil), loc))
 		cur = before(graph.NewOp("coreai.decomposable.broadcasting_divide", []*graph.Value{cur, nc.Result(0)}, []graph.Type{xt.WithShape([]int64{P, 1})}, nil, loc)).Result(0)
 	}
-	oc := before(frConstOp(frUI32(rt.Shape), loc))
+	oc := before(ops.ConstInProps(frUI32(rt.Shape), loc))
 	cur = before(graph.NewOp("coreai.reshape", []*graph.Value{cur, oc.Result(0)}, []graph.Type{rt}, nil, loc)).Result(0)
 	res.ReplaceAllUsesWith(cur)
 	return true, nil
-}
-
-func frConstOp(a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
-	op := graph.NewOp("coreai.constant", nil, []graph.Type{a.Type}, nil, loc)
-	op.Props = graph.Dict(graph.NamedAttr{Name: "value", Value: a})
-	return op
 }
 
 // frUI32 is a rank-1 ui32 constant, the form coreai's shape and

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 // StateScale records a state that scale-state rescaled: the stored state
@@ -202,7 +203,7 @@ func ssMul(x *graph.Value, e int, loc graph.Loc, ins func(*graph.Operation), ch 
 	for i := 0; i < n; i++ {
 		raw[i] = byte(bits >> (8 * i))
 	}
-	c := frConstOp(&graph.DenseElementsAttr{Type: graph.Tensor(ft), Raw: raw, Splat: true}, loc)
+	c := ops.ConstInProps(&graph.DenseElementsAttr{Type: graph.Tensor(ft), Raw: raw, Splat: true}, loc)
 	mul := graph.NewOp("coreai.decomposable.broadcasting_mul", []*graph.Value{x, c.Result(0)}, []graph.Type{tt}, nil, loc)
 	ins(c)
 	ins(mul)

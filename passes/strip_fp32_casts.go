@@ -672,7 +672,7 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 		}
 	}
 	ch.OpsRetyped = len(retyped)
-	refs, refsKnown := resourceRefs(m)
+	refs, refsKnown := m.ResourceRefs()
 	for _, k := range oldKeys {
 		if refs[k] == 0 && refsKnown {
 			m.RemoveResource(k)
