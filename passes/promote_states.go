@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 var promoteStatesAbout = About{
@@ -80,61 +80,10 @@ type PromoteStatesOptions struct {
 	Form      string   `opt:"form"`
 }
 
-// psWords splits a port name into lower-case words: separators, camelCase
-// humps and letter/digit boundaries all split. Synonyms are canonicalized
-// so that spellings of one state compare equal.
-func psWords(name string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(name)
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
-		}
-		if i > 0 && len(cur) > 0 {
-			p := rs[i-1]
-			switch {
-			case unicode.IsUpper(r) && unicode.IsLower(p),
-				unicode.IsDigit(r) != unicode.IsDigit(p):
-				flush()
-			case unicode.IsUpper(r) && unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-				flush() // "SSMState" → ssm, state
-			}
-		}
-		cur = append(cur, r)
-	}
-	flush()
-	for i, w := range words {
-		if c, ok := psSynonyms[w]; ok {
-			words[i] = c
-		}
-	}
-	return words
-}
-
-var psSynonyms = map[string]string{"states": "state", "caches": "cache"}
-
-// psKV canonicalizes key/value words for include-kv matching (Apple's
-// key_cache ↔ new_k_cache).
-var psKV = map[string]string{"key": "k", "value": "v", "keys": "k", "values": "v"}
-
-type psMatcher struct {
-	kinds, affixes map[string]bool
-	kv             bool
-	form           string // auto, attribute or handle
-}
-
-// formFor is the state form new states of g get.
-func (pm *psMatcher) formFor(g *graph.Graph) string {
-	if pm.form != "auto" {
-		return pm.form
+// psFormFor is the state form new states of g get under option form.
+func psFormFor(form string, g *graph.Graph) string {
+	if form != "auto" {
+		return form
 	}
 	for _, in := range g.Inputs() {
 		if in.IsState && graph.IsHandle(in.Type) {
@@ -144,56 +93,9 @@ func (pm *psMatcher) formFor(g *graph.Graph) string {
 	return "attribute"
 }
 
-func psSet(xs []string) map[string]bool {
-	out := map[string]bool{}
-	for _, x := range xs {
-		for _, w := range psWords(x) {
-			out[w] = true
-		}
-	}
-	return out
-}
-
-func (pm *psMatcher) has(words []string, set map[string]bool) bool {
-	for _, w := range words {
-		if set[w] {
-			return true
-		}
-	}
-	return false
-}
-
-// candidate reports whether an input name looks like a recurrent state (or,
-// with include-kv, a KV cache).
-func (pm *psMatcher) candidate(name string) bool {
-	ws := psWords(name)
-	if pm.has(ws, map[string]bool{"state": true}) && pm.has(ws, pm.kinds) {
-		return true
-	}
-	return pm.kv && pm.has(ws, map[string]bool{"cache": true}) && pm.has(ws, map[string]bool{"key": true, "value": true, "k": true, "v": true})
-}
-
-// key is the comparison form of a name without affix words, and whether it
-// had any affix word.
-func (pm *psMatcher) key(name string) (string, bool) {
-	var out []string
-	affixed := false
-	for _, w := range psWords(name) {
-		if pm.affixes[w] {
-			affixed = true
-			continue
-		}
-		if c, ok := psKV[w]; ok && pm.kv {
-			w = c
-		}
-		out = append(out, w)
-	}
-	return strings.Join(out, "_"), affixed
-}
-
 func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
-	pm := &psMatcher{kinds: psSet(opts.Kinds), affixes: psSet(opts.Affixes), kv: opts.IncludeKV, form: opts.Form}
-	if err := psCheckForm(pm.form); err != nil {
+	pm := statenames.New(opts.Kinds, opts.Affixes, opts.IncludeKV)
+	if err := psCheckForm(opts.Form); err != nil {
 		return nil, fmt.Errorf("option form: %v", err)
 	}
 	type pair struct{ in, out string }
@@ -211,7 +113,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 	for _, p := range explicit {
 		found := false
 		for _, g := range graphs {
-			ok, err := psExplicit(g, p.in, p.out, pm.formFor(g), ch)
+			ok, err := psExplicit(g, p.in, p.out, psFormFor(opts.Form, g), ch)
 			if err != nil {
 				return nil, err
 			}
@@ -223,7 +125,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 	}
 	if opts.Auto {
 		for _, g := range graphs {
-			if err := psAuto(g, pm, ch); err != nil {
+			if err := psAuto(g, pm, opts.Form, ch); err != nil {
 				return nil, err
 			}
 		}
@@ -283,12 +185,12 @@ func psPortList(gs []*graph.Graph) string {
 }
 
 // psAuto promotes every name-matched pair of g.
-func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
+func psAuto(g *graph.Graph, pm *statenames.Matcher, form string, ch *Change) error {
 	for _, in := range g.Inputs() {
-		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.candidate(in.Name) {
+		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.Candidate(in.Name) {
 			continue
 		}
-		matches := pm.outputsFor(g, in)
+		matches := pm.OutputsFor(g, in)
 		switch len(matches) {
 		case 0:
 			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, psNames(g.Outputs())))
@@ -303,27 +205,11 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 			return fmt.Errorf("graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
 				g.Name(), in.Name, len(matches), strings.Join(names, ", "), in.Name)
 		}
-		if err := psPromote(g, in, matches[0], pm.formFor(g), ch); err != nil {
+		if err := psPromote(g, in, matches[0], psFormFor(form, g), ch); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// outputsFor lists the plain outputs of g whose names pair with input in.
-func (pm *psMatcher) outputsFor(g *graph.Graph, in graph.Port) []graph.Port {
-	inKey, _ := pm.key(in.Name)
-	var matches []graph.Port
-	for _, out := range g.Outputs() {
-		if out.IsState || out.Name == "" {
-			continue
-		}
-		k, affixed := pm.key(out.Name)
-		if out.Name == in.Name || (affixed && k == inKey) {
-			matches = append(matches, out)
-		}
-	}
-	return matches
 }
 
 // psPromote applies the state contract to one pair after checking it.

@@ -7,24 +7,6 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-func TestPSWords(t *testing.T) {
-	cases := map[string]string{
-		"conv_state":       "conv state",
-		"convState":        "conv state",
-		"ConvState0":       "conv state 0",
-		"conv-state-12":    "conv state 12",
-		"SSMState":         "ssm state",
-		"recurrent_states": "recurrent state",
-		"new_k_cache":      "new k cache",
-		"conv_state_out_3": "conv state out 3",
-	}
-	for in, want := range cases {
-		if got := strings.Join(psWords(in), " "); got != want {
-			t.Errorf("psWords(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // psGraph builds @main with the given inputs (name:type pairs share type T
 // unless overridden) and outputs computed as exp(input) (or a fresh value
 // of another type), so every output is a distinct value.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/passes/internal/ops"
+	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 // StateScale records a state that scale-state rescaled: the stored state
@@ -121,7 +122,7 @@ func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
 	}
 	def := opts.Default
 	psOpts := Defaults[PromoteStatesOptions]()
-	pm := &psMatcher{kinds: psSet(psOpts.Kinds), affixes: psSet(psOpts.Affixes)}
+	pm := statenames.New(psOpts.Kinds, psOpts.Affixes, false)
 	ch := &Change{}
 	used := map[string]bool{}
 	for _, g := range ioEntryGraphs(m) {
@@ -129,7 +130,7 @@ func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
 		for _, in := range g.Inputs() {
 			k, named := exps[in.Name]
 			if !named {
-				if in.Name == "" || !pm.candidate(in.Name) {
+				if in.Name == "" || !pm.Candidate(in.Name) {
 					continue
 				}
 				k = def
@@ -159,7 +160,7 @@ func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
 					}
 				} else {
 					form = "pair"
-					ms := pm.outputsFor(g, in)
+					ms := pm.OutputsFor(g, in)
 					if len(ms) != 1 {
 						ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s: %d matching outputs, not scaled (name the pair for promote-states first)", g.Name(), in.Name, len(ms)))
 						continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 var statesAsOutputsAbout = About{
@@ -65,7 +66,7 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 	if err := saoCheckSuffix(suffix); err != nil {
 		return nil, fmt.Errorf("option suffix: %v", err)
 	}
-	pm := &psMatcher{kinds: psSet(Defaults[PromoteStatesOptions]().Kinds), kv: opts.IncludeKV}
+	pm := statenames.New(Defaults[PromoteStatesOptions]().Kinds, nil, opts.IncludeKV)
 	explicit := map[string]bool{}
 	for _, n := range opts.Names {
 		explicit[n] = true
@@ -79,7 +80,7 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 			if !in.IsState || in.Name == "" {
 				continue
 			}
-			if len(explicit) > 0 && !explicit[in.Name] || len(explicit) == 0 && !pm.candidate(in.Name) {
+			if len(explicit) > 0 && !explicit[in.Name] || len(explicit) == 0 && !pm.Candidate(in.Name) {
 				continue
 			}
 			todo = append(todo, in.Name)
