@@ -120,7 +120,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 			found = found || ok
 		}
 		if !found {
-			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, psPortList(graphs))
+			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, ioPortList(graphs))
 		}
 	}
 	if opts.Auto {
@@ -136,7 +136,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 // psExplicit promotes the named pair in g. It reports whether g has the
 // input (an input already promoted to that state counts: idempotence).
 func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool, error) {
-	in, nIn := psFind(g.Inputs(), inName)
+	in, nIn := ioFindPort(g.Inputs(), inName)
 	if nIn == 0 {
 		return false, nil
 	}
@@ -149,39 +149,11 @@ func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool,
 		}
 		return true, nil
 	}
-	out, nOut := psFind(g.Outputs(), outName)
+	out, nOut := ioFindPort(g.Outputs(), outName)
 	if nOut != 1 {
-		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, psNames(g.Outputs()))
+		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, ioPortNames(g.Outputs()))
 	}
 	return true, psPromote(g, in, out, form, ch)
-}
-
-func psFind(ports []graph.Port, name string) (graph.Port, int) {
-	var p graph.Port
-	n := 0
-	for _, x := range ports {
-		if x.Name == name {
-			p = x
-			n++
-		}
-	}
-	return p, n
-}
-
-func psNames(ports []graph.Port) string {
-	var ns []string
-	for _, p := range ports {
-		ns = append(ns, ioPortName(p))
-	}
-	return strings.Join(ns, ", ")
-}
-
-func psPortList(gs []*graph.Graph) string {
-	var parts []string
-	for _, g := range gs {
-		parts = append(parts, fmt.Sprintf("@%s(%s) -> (%s)", g.Name(), psNames(g.Inputs()), psNames(g.Outputs())))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // psAuto promotes every name-matched pair of g.
@@ -193,7 +165,7 @@ func psAuto(g *graph.Graph, pm *statenames.Matcher, form string, ch *Change) err
 		matches := pm.OutputsFor(g, in)
 		switch len(matches) {
 		case 0:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, psNames(g.Outputs())))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, ioPortNames(g.Outputs())))
 			continue
 		case 1:
 		default:
