@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ResourceKind says what a resource entry holds.
@@ -126,4 +127,53 @@ func (m *Module) UniqueResourceKey(base string) string {
 			return k
 		}
 	}
+}
+
+// ResourceRefs counts references to each resource key from the attributes
+// and properties of every op. Keys referred to only from inside opaque
+// attribute text count once per attribute; ok is false when some
+// attribute's type is not modeled, so references may be missing (a caller
+// that deletes blobs must then keep them).
+func (m *Module) ResourceRefs() (map[string]int, bool) {
+	refs := map[string]int{}
+	ok := true
+	var keys []string
+	for _, r := range m.Resources {
+		keys = append(keys, r.Key)
+	}
+	var visit func(a Attr)
+	visit = func(a Attr) {
+		switch x := a.(type) {
+		case nil:
+		case *DenseResourceAttr:
+			refs[x.Key]++
+		case *ArrayAttr:
+			for _, e := range x.Elems {
+				visit(e)
+			}
+		case *DictAttr:
+			if x != nil {
+				for _, e := range x.Entries {
+					visit(e.Value)
+				}
+			}
+		case *OpaqueAttr, *RawAttr:
+			s := x.String()
+			for _, k := range keys {
+				if strings.Contains(s, k) {
+					refs[k]++
+				}
+			}
+		case *IntegerAttr, *FloatAttr, *StringAttr, *BoolAttr, *UnitAttr,
+			*TypeAttr, *SymbolRefAttr, *DenseElementsAttr, *DenseArrayAttr, *LocAttr:
+		default:
+			ok = false
+		}
+	}
+	m.Walk(func(op *Operation) bool {
+		visit(op.Attrs)
+		visit(op.Props)
+		return true
+	})
+	return refs, ok
 }

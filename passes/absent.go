@@ -12,7 +12,7 @@ import (
 // that have no entry in its resources: published IR excerpts often leave
 // out the `{-# dialect_resources … #-}` block that holds the weights.
 func AbsentWeights(m *graph.Module) []string {
-	refs, _ := resourceRefs(m)
+	refs, _ := m.ResourceRefs()
 	var out []string
 	for k := range refs {
 		if m.Resource(k) == nil {

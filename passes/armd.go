@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
-var armDPass = &Pass{
-	Name:    "arm-d",
+var armDAbout = About{
 	Summary: "seed arm D experiment: replace the gated-delta recurrence, per-head SDPA and RoPE by shape-preserving pass-throughs",
 	Doc: `A diagnostic, not a fix: it reproduces the seed's arm D (ANE_DIAG_TRIVIAL)
 on any export, to see what the Neural Engine compiler says once the
@@ -58,7 +58,6 @@ The report lists every replaced op by op id and, per region, what each
 output was replaced with. New ops carry a location "anefix.arm-d"(<the
 region op's location>), which a second run skips: the pass is idempotent.`,
 	Addresses: "",
-	DefaultOn: false,
 	Options: []OptionSpec{
 		{Name: "replace", Kind: OptStringList, Default: "recurrence,sdpa,rope",
 			Doc: "region kinds to replace"},
@@ -79,16 +78,26 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 	},
 }
 
-func init() {
-	armDPass.Run = runArmD
-	Register(armDPass)
+// ArmDOptions are arm-d's options (declared in armDAbout).
+type ArmDOptions struct {
+	Replace              []string `opt:"replace"`
+	Composites           []string `opt:"composites"`
+	Regions              []string `opt:"regions"`
+	KeepOps              []string `opt:"keep-ops"`
+	Prefer               []string `opt:"prefer"`
+	Prune                bool     `opt:"prune"`
+	DropUnusedComposites bool     `opt:"drop-unused-composites"`
+	Groups               []string `opt:"groups"`
 }
 
 // ArmD applies the arm-d pass to m (opts nil or partial: missing options
 // take their defaults). graph/synth builds arm D as ArmD(arm A), so the
 // synthetic arm D and `anefix rewrite --arm-d` share this one
 // implementation.
-func ArmD(m *graph.Module, opts Options) (*Change, error) {
+func ArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
+	if opts == nil {
+		opts = Defaults[ArmDOptions]()
+	}
 	ch, err := runArmD(m, opts)
 	if err != nil {
 		return nil, fmt.Errorf("arm-d: %w", err)
@@ -204,14 +213,14 @@ func adKindList(opt string, vals []string) (map[string][]string, error) {
 	return out, nil
 }
 
-func adParseConfig(opts Options) (*adConfig, error) {
+func adParseConfig(opts *ArmDOptions) (*adConfig, error) {
 	c := &adConfig{composites: map[string]string{}, regions: map[string][]adFrame{}, keep: map[string]bool{},
-		prune: opts.Bool("prune"), dropUnused: opts.Bool("drop-unused-composites")}
-	comps, err := adKindList("composites", opts.Strings("composites"))
+		prune: opts.Prune, dropUnused: opts.DropUnusedComposites}
+	comps, err := adKindList("composites", opts.Composites)
 	if err != nil {
 		return nil, err
 	}
-	regs, err := adKindList("regions", opts.Strings("regions"))
+	regs, err := adKindList("regions", opts.Regions)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +231,7 @@ func adParseConfig(opts Options) (*adConfig, error) {
 	for k := range regs {
 		known[k] = true
 	}
-	for _, k := range opts.Strings("replace") {
+	for _, k := range opts.Replace {
 		if !known[k] {
 			var ks []string
 			for x := range known {
@@ -244,15 +253,15 @@ func adParseConfig(opts Options) (*adConfig, error) {
 		}
 	}
 	c.prefer = map[string]int{}
-	for i, n := range opts.Strings("prefer") {
+	for i, n := range opts.Prefer {
 		if _, dup := c.prefer[n]; !dup {
 			c.prefer[n] = i + 1
 		}
 	}
-	for _, n := range opts.Strings("keep-ops") {
+	for _, n := range opts.KeepOps {
 		c.keep[n] = true
 	}
-	for _, g := range opts.Strings("groups") {
+	for _, g := range opts.Groups {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("option groups: %q is not a region number (1, 2, …)", g)
@@ -298,11 +307,7 @@ type armd struct {
 	fed []*graph.Value
 }
 
-func runArmD(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(armDPass, opts)
-	if err != nil {
-		return nil, err
-	}
+func runArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
 	cfg, err := adParseConfig(opts)
 	if err != nil {
 		return nil, err
@@ -600,7 +605,7 @@ func (a *armd) replace(r *adRegion) error {
 			if !external {
 				continue
 			}
-			t := ioStaticTensor(res.Type())
+			t := ops.StaticTensor(res.Type())
 			if t == nil {
 				return fmt.Errorf("%s: result %d of %s has type %s; arm-d can only pass through static tensors (narrow the region with --set arm-d.regions=…)",
 					r.label, ri, op.Describe(), res.Type())
@@ -620,7 +625,7 @@ func (a *armd) replace(r *adRegion) error {
 				return fmt.Errorf("%s: result %d of %s (%s) depends on no usable region input, so it has no pass-through; exclude it with --set arm-d.regions=… or arm-d.replace=…",
 					r.label, ri, op.Describe(), t)
 			}
-			b.before, b.loc = op, ioPassLoc("arm-d", op.Loc)
+			b.before, b.loc = op, ops.PassLoc("arm-d", op.Loc)
 			v, err := b.derive(c, t)
 			if err != nil {
 				return fmt.Errorf("%s: result %d of %s: %w", r.label, ri, op.Describe(), err)

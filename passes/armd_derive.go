@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 // adTier ranks how directly input type c yields output type t (lower is
@@ -55,7 +56,7 @@ func adPick(cands []*graph.Value, t *graph.TensorType, pref func(*graph.Value) i
 	}
 	better := func(p int) bool { return p >= 0 && (bestPref < 0 || p < bestPref) }
 	for i := len(cands) - 1; i >= 0; i-- {
-		ct := ioStaticTensor(cands[i].Type())
+		ct := ops.StaticTensor(cands[i].Type())
 		if ct == nil {
 			continue
 		}
@@ -87,7 +88,7 @@ func (b *adBuilder) emit(name string, operands []*graph.Value, t graph.Type) *gr
 }
 
 func (b *adBuilder) constant(a *graph.DenseElementsAttr) *graph.Value {
-	op := ioConstOp(b.m, a, b.loc)
+	op := ops.Const(b.m, a, b.loc)
 	op.InsertBefore(b.before)
 	b.added++
 	return op.Result(0)
@@ -99,13 +100,13 @@ func (b *adBuilder) reshape(x *graph.Value, shape ...int64) *graph.Value {
 	if graph.TypeEqual(xt, to) {
 		return x
 	}
-	s := b.constant(ioIntDense(graph.UI32, []int64{int64(len(shape))}, shape))
+	s := b.constant(ops.IntDense(graph.UI32, []int64{int64(len(shape))}, shape))
 	return b.emit("coreai.reshape", []*graph.Value{x, s}, to)
 }
 
 // derive builds a value of type t from c (chosen by adPick).
 func (b *adBuilder) derive(c *graph.Value, t *graph.TensorType) (*graph.Value, error) {
-	ct := ioStaticTensor(c.Type())
+	ct := ops.StaticTensor(c.Type())
 	if ct == nil || !t.IsStatic() {
 		return nil, fmt.Errorf("needs static tensor types, have %s for %s", c.Type(), t)
 	}
@@ -118,7 +119,7 @@ func (b *adBuilder) derive(c *graph.Value, t *graph.TensorType) (*graph.Value, e
 		v = b.reshape(v, n)
 		if n < m {
 			k := (m + n - 1) / n
-			axis := b.constant(ioIntDense(graph.SI32, nil, []int64{0}))
+			axis := b.constant(ops.IntDense(graph.SI32, nil, []int64{0}))
 			parts := []*graph.Value{axis}
 			for i := int64(0); i < k; i++ {
 				parts = append(parts, v)
@@ -127,9 +128,9 @@ func (b *adBuilder) derive(c *graph.Value, t *graph.TensorType) (*graph.Value, e
 			n = k * n
 		}
 		if n > m {
-			begin := b.constant(ioIntDense(graph.SI32, []int64{1}, []int64{0}))
-			end := b.constant(ioIntDense(graph.SI32, []int64{1}, []int64{m}))
-			stride := b.constant(ioIntDense(graph.SI32, []int64{1}, []int64{1}))
+			begin := b.constant(ops.IntDense(graph.SI32, []int64{1}, []int64{0}))
+			end := b.constant(ops.IntDense(graph.SI32, []int64{1}, []int64{m}))
+			stride := b.constant(ops.IntDense(graph.SI32, []int64{1}, []int64{1}))
 			v = b.emit("coreai.slice", []*graph.Value{v, begin, end, stride}, graph.Tensor(t.Elem, m))
 		}
 	}

@@ -12,7 +12,9 @@ import (
 // what no groups does, and the count note names three regions.
 func TestArmDGroups(t *testing.T) {
 	opt := func(groups ...string) passes.Options {
-		return passes.Options{"replace": []string{"recurrence"}, "groups": groups}
+		o := passes.Defaults[passes.ArmDOptions]()
+		o.Replace, o.Groups = []string{"recurrence"}, groups
+		return o
 	}
 	all := run(t, "arm-d", armA(t, 0), opt())
 	if want := passes.ArmDGroupsNote + "recurrence=3"; !containsNote(all.Notes, want) {

@@ -29,6 +29,13 @@ func run(t *testing.T, name string, m *graph.Module, opts passes.Options) *passe
 	if !ok {
 		t.Fatalf("%s not registered", name)
 	}
+	if opts == nil {
+		d, err := p.Defaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = d
+	}
 	ch, err := p.Run(m, opts)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -161,8 +168,11 @@ func TestArmDOnSynthArmA(t *testing.T) {
 	}
 }
 
-// synth's arm D (passes/synthd) is arm-d applied to arm A: same printed IR
-// after dce.
+// synth's arm D (passes/synthd) is arm-d applied to arm A, then dead ops removed: same
+// printed IR. synth keeps the blobs only the removed regions read
+// (graph/synth/synth.go's armD), so dce runs with resources=false (and
+// graphs=false). Before options were typed, this test passed no options
+// and dce read both as false (a missing map entry); now it says so.
 func TestSynthArmDIsArmDPass(t *testing.T) {
 	d, err := synthd.Generate(synth.Options{Arm: synth.ArmD})
 	if err != nil {
@@ -172,7 +182,11 @@ func TestSynthArmDIsArmDPass(t *testing.T) {
 	if _, err := passes.ArmD(a, nil); err != nil {
 		t.Fatal(err)
 	}
-	run(t, "dce", a, nil)
+	dce, err := passes.ParseOptions[passes.DCEOptions]("graphs=false", "resources=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, "dce", a, dce)
 	if text(t, a) != text(t, d) {
 		t.Errorf("synth --arm D differs from arm-d on arm A")
 	}

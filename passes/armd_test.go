@@ -157,7 +157,7 @@ func TestArmDInlineRecurrence(t *testing.T) {
 // region (here the two casts back, each its own region).
 func TestArmDRegionsByOpID(t *testing.T) {
 	tg, ops := adRecurrence()
-	ch, err := ArmD(tg.m, Options{"regions": []string{"recurrence=id:_to_copy_[45]"}, "prune": false})
+	ch, err := ArmD(tg.m, with(func(o *ArmDOptions) { o.Regions, o.Prune = []string{"recurrence=id:_to_copy_[45]"}, false }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestArmDRegionsByOpID(t *testing.T) {
 
 func TestArmDPruneOff(t *testing.T) {
 	tg, ops := adRecurrence()
-	if _, err := ArmD(tg.m, Options{"prune": false}); err != nil {
+	if _, err := ArmD(tg.m, with(func(o *ArmDOptions) { o.Prune = false })); err != nil {
 		t.Fatal(err)
 	}
 	tbVerify(t, tg.m, "after")
@@ -188,7 +188,7 @@ func TestArmDPruneOff(t *testing.T) {
 
 func TestArmDReplaceSubset(t *testing.T) {
 	tg, _ := adRecurrence()
-	ch, err := ArmD(tg.m, Options{"replace": []string{"sdpa", "rope"}})
+	ch, err := ArmD(tg.m, with(func(o *ArmDOptions) { o.Replace = []string{"sdpa", "rope"} }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,12 +314,12 @@ func TestArmDDerive(t *testing.T) {
 func TestArmDErrors(t *testing.T) {
 	cases := []struct {
 		name string
-		opts Options
+		opts *ArmDOptions
 		want string
 	}{
-		{"unknown kind", Options{"replace": []string{"mlp"}}, `arm-d: option replace: unknown kind "mlp"`},
-		{"bad frame", Options{"regions": []string{"recurrence=x.py:abc"}}, `frame "x.py:abc"`},
-		{"bad kind list", Options{"composites": []string{"rope"}}, `"rope" is not kind=a|b`},
+		{"unknown kind", with(func(o *ArmDOptions) { o.Replace = []string{"mlp"} }), `arm-d: option replace: unknown kind "mlp"`},
+		{"bad frame", with(func(o *ArmDOptions) { o.Regions = []string{"recurrence=x.py:abc"} }), `frame "x.py:abc"`},
+		{"bad kind list", with(func(o *ArmDOptions) { o.Composites = []string{"rope"} }), `"rope" is not kind=a|b`},
 	}
 	for _, c := range cases {
 		tg, _ := adRecurrence()

@@ -7,12 +7,9 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-func init() {
-	Register(&Pass{
-		Name:      "dce",
-		Summary:   "remove dead ops, constants, unused private graphs and unreferenced weight blobs",
-		DefaultOn: true,
-		Doc: `Removes ops whose results nothing reads, repeatedly, so whole dead
+var dceAbout = About{
+	Summary: "remove dead ops, constants, unused private graphs and unreferenced weight blobs",
+	Doc: `Removes ops whose results nothing reads, repeatedly, so whole dead
 chains go (constants included); then private graphs no op refers to any
 more; then dense_resource blobs of the builtin dialect that no attribute
 refers to (weights of deleted constants).
@@ -35,12 +32,16 @@ Numerics: none; dead code computes nothing anyone reads.
 When not to use it: when you want to look at what the other passes left
 dead, or keep composite graphs no op calls (graphs=false) or weight blobs
 no op reads (resources=false) in the file.`,
-		Options: []OptionSpec{
-			{Name: "graphs", Kind: OptBool, Default: "true", Doc: "also remove private graphs no op refers to"},
-			{Name: "resources", Kind: OptBool, Default: "true", Doc: "also remove builtin blob resources no attribute refers to"},
-		},
-		Run: dce,
-	})
+	Options: []OptionSpec{
+		{Name: "graphs", Kind: OptBool, Default: "true", Doc: "also remove private graphs no op refers to"},
+		{Name: "resources", Kind: OptBool, Default: "true", Doc: "also remove builtin blob resources no attribute refers to"},
+	},
+}
+
+// DCEOptions are dce's options (declared in dceAbout).
+type DCEOptions struct {
+	Graphs    bool `opt:"graphs"`
+	Resources bool `opt:"resources"`
 }
 
 // mutatingName marks op names that may touch state even with results.
@@ -83,13 +84,13 @@ func isDeadOp(op *graph.Operation) bool {
 	return true
 }
 
-func dce(m *graph.Module, opts Options) (*Change, error) {
+func dce(m *graph.Module, opts *DCEOptions) (*Change, error) {
 	ch := &Change{}
 	for {
 		n := removeDeadOps(m)
 		ch.OpsRemoved += n
 		g := 0
-		if opts.Bool("graphs") {
+		if opts.Graphs {
 			removed := removeDeadGraphs(m)
 			for _, name := range removed {
 				ch.Notes = append(ch.Notes, fmt.Sprintf("removed private graph @%s (no op calls it)", name))
@@ -100,8 +101,8 @@ func dce(m *graph.Module, opts Options) (*Change, error) {
 			break
 		}
 	}
-	if opts.Bool("resources") {
-		refs, ok := resourceRefs(m)
+	if opts.Resources {
+		refs, ok := m.ResourceRefs()
 		if !ok {
 			ch.Notes = append(ch.Notes, "kept every resource: some op properties are in an opaque encoding, so references cannot be seen")
 			return ch, nil
@@ -201,58 +202,4 @@ func attrMentionsSymbol(a graph.Attr, name string) bool {
 		return false
 	}
 	return true
-}
-
-// ResourceRefs counts references to each resource key from attributes of
-// every op. Keys referred to only from inside opaque attribute text count
-// once per attribute.
-func ResourceRefs(m *graph.Module) map[string]int {
-	refs, _ := resourceRefs(m)
-	return refs
-}
-
-// resourceRefs is ResourceRefs; ok is false when some attribute's type is not
-// modeled, so references may be missing.
-func resourceRefs(m *graph.Module) (map[string]int, bool) {
-	refs := map[string]int{}
-	ok := true
-	var keys []string
-	for _, r := range m.Resources {
-		keys = append(keys, r.Key)
-	}
-	var visit func(a graph.Attr)
-	visit = func(a graph.Attr) {
-		switch x := a.(type) {
-		case nil:
-		case *graph.DenseResourceAttr:
-			refs[x.Key]++
-		case *graph.ArrayAttr:
-			for _, e := range x.Elems {
-				visit(e)
-			}
-		case *graph.DictAttr:
-			if x != nil {
-				for _, e := range x.Entries {
-					visit(e.Value)
-				}
-			}
-		case *graph.OpaqueAttr, *graph.RawAttr:
-			s := x.String()
-			for _, k := range keys {
-				if strings.Contains(s, k) {
-					refs[k]++
-				}
-			}
-		case *graph.IntegerAttr, *graph.FloatAttr, *graph.StringAttr, *graph.BoolAttr, *graph.UnitAttr,
-			*graph.TypeAttr, *graph.SymbolRefAttr, *graph.DenseElementsAttr, *graph.DenseArrayAttr, *graph.LocAttr:
-		default:
-			ok = false
-		}
-	}
-	m.Walk(func(op *graph.Operation) bool {
-		visit(op.Attrs)
-		visit(op.Props)
-		return true
-	})
-	return refs, ok
 }

@@ -31,9 +31,9 @@ func FuzzExperimentPasses(f *testing.F) {
 			pass *Pass
 			opts Options
 		}{
-			{promoteStatesPass, Options{"form": "handle"}},
-			{statesAsOutputsPass, Options{"include-kv": true}},
-			{externalizeConstantPass, Options{"min-bytes": 0}},
+			{lookup("promote-states"), with(func(o *PromoteStatesOptions) { o.Form = "handle" })},
+			{lookup("states-as-outputs"), with(func(o *StatesAsOutputsOptions) { o.IncludeKV = true })},
+			{lookup("externalize-constant"), with(func(o *ExternalizeConstantOptions) { o.MinBytes = 0 })},
 		}
 		for _, s := range steps {
 			if _, err := runPass(s.pass, m, s.opts); err != nil {

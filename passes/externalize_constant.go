@@ -8,8 +8,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-var externalizeConstantPass = &Pass{
-	Name:    "externalize-constant",
+var externalizeConstantAbout = About{
 	Summary: "turn a large in-graph constant (default: the tied embedding/head table) into a graph input",
 	Doc: `An experiment for the blocker the compiler never names (seed arm D): the
 seed's single main holds its 248320×1024 tied embedding/head table as an
@@ -45,7 +44,6 @@ read), so verify REF CAND compares like with like. A real caller must bind
 the table at run time; whether Apple's runtime and compiler accept that is
 what the experiment tests.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the tied head as an in-graph constant of a single main)",
-	DefaultOn: false,
 	Options: []OptionSpec{
 		{Name: "constant", Kind: OptString, Default: "tied-head", Doc: "tied-head, or a dense_resource key, or an op id (FX name) of the constant to externalize", Check: ecCheckConstant},
 		{Name: "min-bytes", Kind: OptInt, Default: "4096", Doc: "never externalize a constant smaller than this many bytes", Check: ecCheckMin},
@@ -53,9 +51,12 @@ what the experiment tests.`,
 	},
 }
 
-func init() {
-	externalizeConstantPass.Run = runExternalizeConstant
-	Register(externalizeConstantPass)
+// ExternalizeConstantOptions are externalize-constant's options (declared
+// in externalizeConstantAbout).
+type ExternalizeConstantOptions struct {
+	Constant string `opt:"constant"`
+	MinBytes int    `opt:"min-bytes"`
+	Name     string `opt:"name"`
 }
 
 func ecCheckConstant(v any) error {
@@ -162,12 +163,8 @@ func ecMatches(op *graph.Operation, sel string) bool {
 	return ecResource(op) == sel || op.OpID() == sel
 }
 
-func runExternalizeConstant(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(externalizeConstantPass, opts)
-	if err != nil {
-		return nil, err
-	}
-	sel, minBytes, name := strings.TrimSpace(opts.String("constant")), int64(opts.Int("min-bytes")), opts.String("name")
+func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (*Change, error) {
+	sel, minBytes, name := strings.TrimSpace(opts.Constant), int64(opts.MinBytes), opts.Name
 	if err := ecCheckConstant(sel); err != nil {
 		return nil, fmt.Errorf("option constant: %v", err)
 	}

@@ -11,11 +11,9 @@ import (
 	"github.com/anefix/anefix/graph/f16"
 )
 
-func init() {
-	Register(&Pass{
-		Name:    "finite-masks",
-		Summary: "replace -inf and huge negative mask constants by a finite value that survives an add in fp16",
-		Doc: `Rewrites the float constants that check's fp16.out-of-range hazard rule
+var finiteMasksAbout = About{
+	Summary: "replace -inf and huge negative mask constants by a finite value that survives an add in fp16",
+	Doc: `Rewrites the float constants that check's fp16.out-of-range hazard rule
 names (passes/ane hazards.go is asked; the pass never decides on its own what
 a hazard is): each element that is -inf or a finite value below -65504
 (fp16's most negative finite value, e.g. a mask written as -1e9) becomes the
@@ -47,13 +45,17 @@ multiplied) the graph computes with -40000 instead of -inf.
 Dense_resource constants get a new blob (key <old>_finite); the old blob is
 dropped when nothing else reads it. A blob above 64 MiB is refused with an
 error naming the op: a mask is small, a weight that size is not a mask.`,
-		Addresses: "check's fp16.out-of-range hazard (a -inf or -1e9 mask constant)",
-		Options: []OptionSpec{
-			{Name: "value", Kind: OptString, Default: "-40000", Check: fmCheckValue,
-				Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16"},
-		},
-		Run: finiteMasks,
-	})
+	Addresses: "check's fp16.out-of-range hazard (a -inf or -1e9 mask constant)",
+	Options: []OptionSpec{
+		{Name: "value", Kind: OptString, Default: "-40000", Check: fmCheckValue,
+			Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16"},
+	},
+}
+
+// FiniteMasksOptions are finite-masks' options (declared in
+// finiteMasksAbout).
+type FiniteMasksOptions struct {
+	Value string `opt:"value"`
 }
 
 // fmMaxBlob bounds the dense_resource constants finite-masks rewrites in
@@ -79,12 +81,12 @@ func fmCheckValue(v any) error {
 // below -65504, the negative side of the fp16.out-of-range rule.
 func fmMasked(x float64) bool { return x < -f16.MaxHalf }
 
-func finiteMasks(m *graph.Module, opts Options) (*Change, error) {
-	val, err := strconv.ParseFloat(opts.String("value"), 64)
+func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
+	val, err := strconv.ParseFloat(opts.Value, 64)
 	if err != nil {
-		return nil, fmt.Errorf("finite-masks: value %q: %v", opts.String("value"), err)
+		return nil, fmt.Errorf("finite-masks: value %q: %v", opts.Value, err)
 	}
-	if err := fmCheckValue(opts.String("value")); err != nil {
+	if err := fmCheckValue(opts.Value); err != nil {
 		return nil, fmt.Errorf("finite-masks: value: %v", err)
 	}
 	ops, err := RangeHazardConstants(m)
@@ -112,7 +114,7 @@ func finiteMasks(m *graph.Module, opts Options) (*Change, error) {
 				continue
 			}
 			op.SetInherent("value", &graph.DenseElementsAttr{Type: a.Type, Raw: raw, Splat: a.Splat})
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s", op.DescribeInGraph(), n, opts.String("value")))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s", op.DescribeInGraph(), n, opts.Value))
 		case *graph.DenseResourceAttr:
 			ft, _ := a.Type.Elem.(*graph.FloatType)
 			r := m.Resource(a.Key)
@@ -141,11 +143,11 @@ func finiteMasks(m *graph.Module, opts Options) (*Change, error) {
 			m.AddResource(nk, r.Alignment, graph.MemBlob(raw))
 			replacedKeys[a.Key] = nk
 			op.SetInherent("value", &graph.DenseResourceAttr{Key: nk, Type: a.Type})
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s (dense_resource<%s> → <%s>)", op.DescribeInGraph(), n, opts.String("value"), a.Key, nk))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s (dense_resource<%s> → <%s>)", op.DescribeInGraph(), n, opts.Value, a.Key, nk))
 		}
 	}
 	if len(replacedKeys) > 0 {
-		refs, known := resourceRefs(m)
+		refs, known := m.ResourceRefs()
 		keys := make([]string, 0, len(replacedKeys))
 		for k := range replacedKeys {
 			keys = append(keys, k)

@@ -4,12 +4,9 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-func init() {
-	Register(&Pass{
-		Name:      "fold-casts",
-		Summary:   "remove identity casts and cast pairs that cancel exactly",
-		DefaultOn: true,
-		Doc: `Removes a coreai.cast whose result type equals its operand type, and
+var foldCastsAbout = About{
+	Summary: "remove identity casts and cast pairs that cancel exactly",
+	Doc: `Removes a coreai.cast whose result type equals its operand type, and
 folds cast(cast(x : A → B) : B → A) to x when A → B is exact: every A value
 is a B value, so converting back returns x bit for bit. Exact widenings:
 f16 → f32, f16 → f64, bf16 → f32, bf16 → f64, f32 → f64, siN → siM and
@@ -25,8 +22,6 @@ Numerics: none; only exact round trips are removed.
 
 When not to use it: it is always safe; switch it off only to see the casts
 an exporter (or strip-fp32-casts with islands=...) left in place.`,
-		Run: foldCasts,
-	})
 }
 
 // exactWidening reports whether every value of element type a is exactly a
@@ -61,7 +56,7 @@ func fcIsCast(op *graph.Operation) bool {
 	return op.Name == "coreai.cast" && op.NumOperands() == 1 && op.NumResults() == 1 && op.Operand(0) != nil
 }
 
-func foldCasts(m *graph.Module, _ Options) (*Change, error) {
+func foldCasts(m *graph.Module, _ *NoOptions) (*Change, error) {
 	ch := &Change{}
 	var casts []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {

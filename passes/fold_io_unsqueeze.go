@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
-var foldIOUnsqueezePass = &Pass{
-	Name:    "fold-io-unsqueeze",
+var foldIOUnsqueezeAbout = About{
 	Summary: "fold expand_dims/shrink_dims/rank-only reshapes on graph inputs and outputs into the port types",
 	Doc: `The Neural Engine compiler rejects a segment whose boundary op is a rank
 change ("ANE I/O op isn't a squeeze / expandDims", citing the exporter's
@@ -64,7 +64,6 @@ not every boundary expand_dims is fatal: Apple's dense control (seed arm E,
 compiler cites unsqueeze_* ops only in the hybrid export, so disable the
 pass when the I/O change is unwelcome and the compiler did not complain.`,
 	Addresses: "ANE I/O op isn't a squeeze / expandDims",
-	DefaultOn: true,
 	Options: []OptionSpec{
 		{Name: "ops", Kind: OptStringList, Default: "coreai.expand_dims,coreai.shrink_dims,coreai.reshape",
 			Doc:   "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only",
@@ -79,9 +78,13 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 	},
 }
 
-func init() {
-	foldIOUnsqueezePass.Run = runFoldIOUnsqueeze
-	Register(foldIOUnsqueezePass)
+// FoldIOUnsqueezeOptions are fold-io-unsqueeze's options (declared in
+// foldIOUnsqueezeAbout).
+type FoldIOUnsqueezeOptions struct {
+	Ops         []string `opt:"ops"`
+	OtherUsers  string   `opt:"other-users"`
+	States      bool     `opt:"states"`
+	IndexInputs bool     `opt:"index-inputs"`
 }
 
 // fiCheckOps and fiCheckOtherUsers reject bad values at --set time.
@@ -105,17 +108,13 @@ func fiCheckOtherUsers(v any) error {
 // ioRankOps are the ops fold-io-unsqueeze may fold.
 var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
 
-func runFoldIOUnsqueeze(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(foldIOUnsqueezePass, opts)
-	if err != nil {
-		return nil, err
-	}
+func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
 	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
-		states: opts.Bool("states"), mode: opts.String("other-users"), indexInputs: opts.Bool("index-inputs")}
+		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
 	if f.mode != "reshape" && f.mode != "skip" {
 		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
 	}
-	for _, n := range opts.Strings("ops") {
+	for _, n := range opts.Ops {
 		if !ioRankOps[n] {
 			return nil, fmt.Errorf("option ops: %q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
 		}
@@ -216,7 +215,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 		if f.ours(op) {
 			continue // an inverse reshape reads any same-size shape; it stays valid
 		}
-		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
+		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ops.RankOnly(arg.Type(), op.Result(0).Type()) &&
 			!f.indexInputs && ioIndexOnly(op.Result(0), 0) {
 			if !slices.Contains(f.indexLeft, op) {
 				f.indexLeft = append(f.indexLeft, op)
@@ -226,7 +225,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 			others = append(others, u)
 			continue
 		}
-		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ioRankOnly(arg.Type(), op.Result(0).Type()) &&
+		if u.Index == 0 && f.ops[op.Name] && op.NumResults() == 1 && ops.RankOnly(arg.Type(), op.Result(0).Type()) &&
 			(r == nil || graph.TypeEqual(r, op.Result(0).Type())) {
 			r = op.Result(0).Type()
 			fold = append(fold, op)
@@ -255,7 +254,7 @@ func (f *ioFolder) applyInput(g *graph.Graph, i int, r graph.Type, fold []*graph
 	if len(others) == 0 {
 		return
 	}
-	ops := ioReshapeOps(f.m, arg, old, ioPassLoc("fold-io-unsqueeze", loc))
+	ops := ops.Reshape(f.m, arg, old, ops.PassLoc("fold-io-unsqueeze", loc))
 	body.Prepend(ops[1])
 	body.Prepend(ops[0])
 	for _, op := range ops {
@@ -293,7 +292,7 @@ func (f *ioFolder) outputFold(g *graph.Graph, j int) (*graph.Operation, *graph.V
 		return nil, nil
 	}
 	x := d.Operand(0)
-	if !ioRankOnly(x.Type(), v.Type()) {
+	if !ops.RankOnly(x.Type(), v.Type()) {
 		return nil, nil
 	}
 	return d, x
@@ -427,7 +426,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 					break
 				}
 				for _, ru := range rd.val.Uses() {
-					if !f.ours(ru.Op) && ru.Index == 0 && f.ops[ru.Op.Name] && ru.Op.NumResults() == 1 && ioRankOnly(inner, ru.Op.Result(0).Type()) &&
+					if !f.ours(ru.Op) && ru.Index == 0 && f.ops[ru.Op.Name] && ru.Op.NumResults() == 1 && ops.RankOnly(inner, ru.Op.Result(0).Type()) &&
 						(r == nil || graph.TypeEqual(r, ru.Op.Result(0).Type())) {
 						agree(ru.Op.Result(0).Type())
 						rd.fold = append(rd.fold, ru.Op)
@@ -448,7 +447,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 					break
 				}
 				d := u.Op.Operand(w.slot).DefiningOp()
-				if d != nil && !f.ours(d) && f.ops[d.Name] && d.NumResults() == 1 && d.NumOperands() > 0 && ioRankOnly(d.Operand(0).Type(), inner) {
+				if d != nil && !f.ours(d) && f.ops[d.Name] && d.NumResults() == 1 && d.NumOperands() > 0 && ops.RankOnly(d.Operand(0).Type(), inner) {
 					w.d = d
 					agree(d.Operand(0).Type())
 				}
@@ -485,7 +484,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 				}
 			}
 			if len(rd.others) > 0 {
-				ops := ioReshapeOps(f.m, rd.val, inner, ioPassLoc("fold-io-unsqueeze", rd.op.Loc))
+				ops := ops.Reshape(f.m, rd.val, inner, ops.PassLoc("fold-io-unsqueeze", rd.op.Loc))
 				ops[0].InsertAfter(rd.op)
 				ops[1].InsertAfter(ops[0])
 				f.ch.OpsAdded += 2

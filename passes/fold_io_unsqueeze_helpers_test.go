@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
 type tbPort struct {
@@ -72,7 +73,7 @@ func (tg *tbGraph) op(name, id string, operands []*graph.Value, results ...graph
 // constI adds a 32-bit integer constant (rank 1, or rank 0 for one value
 // with scalar=true).
 func tbConstI(g *graph.Graph, m *graph.Module, elem *graph.IntegerType, vals ...int64) *graph.Value {
-	op := ioConstOp(m, ioIntDense(elem, []int64{int64(len(vals))}, vals), graph.Unknown)
+	op := ops.Const(m, ops.IntDense(elem, []int64{int64(len(vals))}, vals), graph.Unknown)
 	op.InsertBefore(g.Terminator())
 	return op.Result(0)
 }
@@ -148,12 +149,28 @@ func tbCount(m *graph.Module, name string) int {
 	return n
 }
 
-// tbRun runs a registered pass by name with options.
+// tbRun runs a pass of the table by name with options (nil: its defaults).
 func tbRun(t *testing.T, pass string, m *graph.Module, opts Options) (*Change, error) {
 	t.Helper()
 	p, ok := Lookup(pass)
 	if !ok {
-		t.Fatalf("pass %s not registered", pass)
+		t.Fatalf("pass %s not in the table", pass)
+	}
+	if opts == nil {
+		d, err := p.Defaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = d
 	}
 	return p.Run(m, opts)
+}
+
+// with returns the default options O changed by f. It sets fields
+// directly, bypassing the options' Check, so a test can reach a pass's own
+// guard against a bad value.
+func with[O any](f func(*O)) *O {
+	o := Defaults[O]()
+	f(o)
+	return o
 }

@@ -1,139 +1,17 @@
 package passes
 
-// Small IR-building helpers shared by fold-io-unsqueeze, promote-states and
-// arm-d. Names carry an "io" prefix so they cannot collide with helpers of
-// the other passes in this package.
+// Which graphs are the model's entry graphs, finding a port by name, and
+// how ports are named in messages: shared by fold-io-unsqueeze,
+// promote-states, states-as-outputs, scale-state, externalize-constant and
+// arm-d. The IR-building helpers they share live in passes/internal/ops.
 
 import (
-	"encoding/binary"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/anefix/anefix/graph"
 )
-
-// ioOptions returns opts with every option of p that is missing filled from
-// its declared default, so a pass works the same when called directly (tests,
-// ArmD from graph/synth) as through the pipeline, which fills them itself.
-func ioOptions(p *Pass, opts Options) (Options, error) {
-	out, err := DefaultOptions(p)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range opts {
-		out[k] = v
-	}
-	return out, nil
-}
-
-// ioStaticTensor returns t as a ranked static tensor type, or nil.
-func ioStaticTensor(t graph.Type) *graph.TensorType {
-	tt, ok := t.(*graph.TensorType)
-	if !ok || !tt.IsStatic() {
-		return nil
-	}
-	return tt
-}
-
-// ioRankOnly reports whether going from type a to type b changes the rank
-// and only inserts or removes unit dimensions: same element type and
-// encoding, same non-unit dimensions in the same order. Such a change moves
-// no element (row-major order is unchanged), so folding it into a port type
-// changes no value. A same-rank reshape that only moves unit dims
-// ([256,1,32] → [1,256,32], as Apple's ANE-clean exports have at inputs)
-// is not a rank change and is left alone.
-func ioRankOnly(a, b graph.Type) bool {
-	ta, tb := ioStaticTensor(a), ioStaticTensor(b)
-	if ta == nil || tb == nil || !graph.TypeEqual(ta.Elem, tb.Elem) || len(ta.Shape) == len(tb.Shape) {
-		return false
-	}
-	if (ta.Encoding == nil) != (tb.Encoding == nil) || (ta.Encoding != nil && ta.Encoding.String() != tb.Encoding.String()) {
-		return false
-	}
-	sa, sb := ioSqueezed(ta.Shape), ioSqueezed(tb.Shape)
-	if len(sa) != len(sb) {
-		return false
-	}
-	for i := range sa {
-		if sa[i] != sb[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func ioSqueezed(s []int64) []int64 {
-	var out []int64
-	for _, d := range s {
-		if d != 1 {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// ioConstStyle finds how the module's coreai.constant ops hold their value
-// (attribute name, and whether in properties), so new constants look like
-// the exporter's. The default is a discardable "value" attribute, which is
-// what coreai-torch's generic form carries for the unregistered op.
-func ioConstStyle(m *graph.Module) (name string, inProps bool) {
-	name = "value"
-	found := false
-	m.Walk(func(op *graph.Operation) bool {
-		if found {
-			return false
-		}
-		if op.Name != "coreai.constant" {
-			return true
-		}
-		if d, ok := op.Props.(*graph.DictAttr); ok && d.Len() == 1 {
-			name, inProps, found = d.Entries[0].Name, true, true
-		} else if op.Attrs.Len() == 1 {
-			name, found = op.Attrs.Entries[0].Name, true
-		}
-		return false
-	})
-	return name, inProps
-}
-
-// ioConstOp builds a detached coreai.constant holding a.
-func ioConstOp(m *graph.Module, a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
-	name, inProps := ioConstStyle(m)
-	op := graph.NewOp("coreai.constant", nil, []graph.Type{a.Type}, nil, loc)
-	if inProps {
-		op.Props = graph.Dict(graph.NamedAttr{Name: name, Value: a})
-	} else {
-		op.Attrs = graph.Dict(graph.NamedAttr{Name: name, Value: a})
-	}
-	return op
-}
-
-// ioIntDense builds a dense integer attribute of 32-bit elements (si32 or
-// ui32, the types coreai uses for axes, shapes and slice bounds).
-func ioIntDense(elem *graph.IntegerType, shape []int64, vals []int64) *graph.DenseElementsAttr {
-	raw := make([]byte, 4*len(vals))
-	for i, v := range vals {
-		binary.LittleEndian.PutUint32(raw[4*i:], uint32(v))
-	}
-	return &graph.DenseElementsAttr{Type: graph.Tensor(elem, shape...), Raw: raw}
-}
-
-// ioReshapeOps builds (detached) the shape constant and the coreai.reshape
-// of x to type to: [const, reshape].
-func ioReshapeOps(m *graph.Module, x *graph.Value, to *graph.TensorType, loc graph.Loc) []*graph.Operation {
-	c := ioConstOp(m, ioIntDense(graph.UI32, []int64{int64(len(to.Shape))}, to.Shape), loc)
-	r := graph.NewOp("coreai.reshape", []*graph.Value{x, c.Result(0)}, []graph.Type{to}, nil, loc)
-	return []*graph.Operation{c, r}
-}
-
-// ioPassLoc is the location of an op a pass creates: a name location naming
-// the pass around the location of the op it stands in for, so reports and
-// compiler messages still lead back to the source line.
-func ioPassLoc(pass string, orig graph.Loc) graph.Loc {
-	if orig == nil {
-		orig = graph.Unknown
-	}
-	return &graph.NameLoc{Name: "anefix." + pass, Child: orig}
-}
 
 // ioCallees lists the symbols called by coreai.invoke / func.call anywhere
 // in the module: those graphs' signatures belong to their callers and the
@@ -171,4 +49,36 @@ func ioPortName(p graph.Port) string {
 		return p.Name
 	}
 	return "#" + strconv.Itoa(p.Index)
+}
+
+// ioFindPort returns the port of ports named name and how many have that
+// name.
+func ioFindPort(ports []graph.Port, name string) (graph.Port, int) {
+	var p graph.Port
+	n := 0
+	for _, x := range ports {
+		if x.Name == name {
+			p = x
+			n++
+		}
+	}
+	return p, n
+}
+
+// ioPortNames lists ports by name for messages.
+func ioPortNames(ports []graph.Port) string {
+	var ns []string
+	for _, p := range ports {
+		ns = append(ns, ioPortName(p))
+	}
+	return strings.Join(ns, ", ")
+}
+
+// ioPortList lists each graph's ports for messages.
+func ioPortList(gs []*graph.Graph) string {
+	var parts []string
+	for _, g := range gs {
+		parts = append(parts, fmt.Sprintf("@%s(%s) -> (%s)", g.Name(), ioPortNames(g.Inputs()), ioPortNames(g.Outputs())))
+	}
+	return strings.Join(parts, "; ")
 }

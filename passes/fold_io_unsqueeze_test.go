@@ -36,7 +36,7 @@ func TestFoldIOUnsqueeze(t *testing.T) {
 		// its expand_dims stays unless index-inputs=true.
 		{"input_ids expand before gather stays", nil, idsGather, want{ins: []string{"tensor<1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"},
 			notes: []string{"@main input input_ids: coreai.expand_dims (unsqueeze) only feeds index operands; not folded (index-inputs=true folds it)"}}},
-		{"input_ids expand before gather, index-inputs=true", Options{"index-inputs": true}, idsGather, want{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
+		{"input_ids expand before gather, index-inputs=true", with(func(o *FoldIOUnsqueezeOptions) { o.IndexInputs = true }), idsGather, want{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
 			io: []string{"input_ids tensor<1x1xsi32>->tensor<1x1x1xsi32>"}, absent: []string{"coreai.expand_dims"}}},
 		// x[idx] lowers to gather_nd(x, reshape(idx)); index_put to
 		// scatter_nd(x, vals, cast(reshape(idx))) (coreai-torch's printed
@@ -85,7 +85,7 @@ func TestFoldIOUnsqueeze(t *testing.T) {
 			return tg
 		}, want{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4xf16>", "tensor<4xf16>"},
 			removed: 1, added: 2, io: []string{"x tensor<4xf16>->tensor<1x4xf16>"}}},
-		{"other users with other-users=skip", Options{"other-users": "skip"}, func() *tbGraph {
+		{"other users with other-users=skip", with(func(o *FoldIOUnsqueezeOptions) { o.OtherUsers = "skip" }), func() *tbGraph {
 			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
 			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
 			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4)), "a")
@@ -119,14 +119,14 @@ func TestFoldIOUnsqueeze(t *testing.T) {
 			return tg
 		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<2x2xf16>", "tensor<4xf16>"},
 			notes: []string{"state s → s: not folded: only one side"}}},
-		{"states=false leaves states alone", Options{"states": false}, func() *tbGraph {
+		{"states=false leaves states alone", with(func(o *FoldIOUnsqueezeOptions) { o.States = false }), func() *tbGraph {
 			tg := tbModule("main", tbPort{"s", tbT(f16, 4), "s"})
 			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
 			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4))
 			tg.out(tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(si32, 0)}, tbT(f16, 4)), "s")
 			return tg
 		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<4xf16>"}}},
-		{"ops option restricts the fold", Options{"ops": []string{"coreai.shrink_dims"}}, func() *tbGraph {
+		{"ops option restricts the fold", with(func(o *FoldIOUnsqueezeOptions) { o.Ops = []string{"coreai.shrink_dims"} }), func() *tbGraph {
 			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
 			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
 			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4)), "a")
@@ -229,34 +229,11 @@ func TestFoldIOUnsqueezeInverseReshape(t *testing.T) {
 }
 
 func TestFoldIOUnsqueezeBadOptions(t *testing.T) {
-	for _, o := range []Options{{"other-users": "drop"}, {"ops": []string{"coreai.transpose"}}} {
+	for _, o := range []*FoldIOUnsqueezeOptions{with(func(o *FoldIOUnsqueezeOptions) { o.OtherUsers = "drop" }), with(func(o *FoldIOUnsqueezeOptions) { o.Ops = []string{"coreai.transpose"} })} {
 		tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
 		tg.out(tg.arg(0), "y")
 		if _, err := tbRun(t, "fold-io-unsqueeze", tg.m, o); err == nil || !strings.Contains(err.Error(), "option ") {
 			t.Errorf("options %v: err = %v", o, err)
-		}
-	}
-}
-
-func TestIORankOnly(t *testing.T) {
-	f16 := graph.F16
-	cases := []struct {
-		a, b graph.Type
-		want bool
-	}{
-		{tbT(f16, 4), tbT(f16, 1, 4), true},
-		{tbT(f16, 1, 4, 1), tbT(f16, 4), true},
-		{tbT(f16), tbT(f16, 1, 1), true},
-		{tbT(f16, 2, 6), tbT(f16, 6, 2), false},
-		{tbT(f16, 2, 6), tbT(f16, 12), false},
-		{tbT(f16, 256, 1, 32), tbT(f16, 1, 256, 32), false}, // same rank: not a rank change
-		{tbT(f16, 4), tbT(graph.F32, 1, 4), false},
-		{tbT(f16, graph.Dynamic), tbT(f16, 1, graph.Dynamic), false},
-		{&graph.OpaqueType{Text: "!coreai.token"}, tbT(f16, 1), false},
-	}
-	for _, c := range cases {
-		if got := ioRankOnly(c.a, c.b); got != c.want {
-			t.Errorf("ioRankOnly(%s, %s) = %v", c.a, c.b, got)
 		}
 	}
 }

@@ -8,13 +8,12 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/internal/ops"
 )
 
-func init() {
-	Register(&Pass{
-		Name:    "fp16-safe-reductions",
-		Summary: "rewrite f16 reduce_sum/reduce_mean as a matmul against a ones vector (the Neural Engine's wide accumulator)",
-		Doc: `Rewrites each coreai.reduce_sum and coreai.reduce_mean whose operand and
+var fp16SafeReductionsAbout = About{
+	Summary: "rewrite f16 reduce_sum/reduce_mean as a matmul against a ones vector (the Neural Engine's wide accumulator)",
+	Doc: `Rewrites each coreai.reduce_sum and coreai.reduce_mean whose operand and
 result are f16 (static shapes, constant axes) as a contraction: a
 coreai.transpose that moves the reduced axes last (only when they are not
 last already), a coreai.reshape to [P, R] (P the kept elements, R the
@@ -60,13 +59,17 @@ module's gain):
   1 and 48.8 → 51.8 dB with prompt 1,2,3. Synth weights are random and
   the sums short (8 elements), so the logits show no consistent gain; the
   module above is where the effect is isolated.`,
-		Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
-		Options: []OptionSpec{
-			{Name: "min-elements", Kind: OptInt, Default: "2", Check: frCheckMin,
-				Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)"},
-		},
-		Run: fp16SafeReductions,
-	})
+	Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
+	Options: []OptionSpec{
+		{Name: "min-elements", Kind: OptInt, Default: "2", Check: frCheckMin,
+			Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)"},
+	},
+}
+
+// FP16SafeReductionsOptions are fp16-safe-reductions' options (declared in
+// fp16SafeReductionsAbout).
+type FP16SafeReductionsOptions struct {
+	MinElements int `opt:"min-elements"`
 }
 
 func frCheckMin(v any) error {
@@ -97,8 +100,8 @@ func frIntConst(v *graph.Value) ([]int64, bool) {
 	return out, true
 }
 
-func fp16SafeReductions(m *graph.Module, opts Options) (*Change, error) {
-	minN := int64(opts.Int("min-elements"))
+func fp16SafeReductions(m *graph.Module, opts *FP16SafeReductionsOptions) (*Change, error) {
+	minN := int64(opts.MinElements)
 	ch := &Change{}
 	var todo []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {
@@ -204,10 +207,10 @@ func frRewrite(op *graph.Operation, minN int64, ch *Change) (bool, error) {
 		for i, p := range perm {
 			pv[i], shape[i] = int64(p), xt.Shape[p]
 		}
-		pc := before(frConstOp(frUI32(pv), loc))
+		pc := before(ops.ConstInProps(frUI32(pv), loc))
 		cur = before(graph.NewOp("coreai.transpose", []*graph.Value{cur, pc.Result(0)}, []graph.Type{xt.WithShape(shape)}, nil, loc)).Result(0)
 	}
-	sc := before(frConstOp(frUI32([]int64{P, R}), loc))
+	sc := before(ops.ConstInProps(frUI32([]int64{P, R}), loc))
 	cur = before(graph.NewOp("coreai.reshape", []*graph.Value{cur, sc.Result(0)}, []graph.Type{xt.WithShape([]int64{P, R})}, nil, loc)).Result(0)
 	one, divide := 1.0, false
 	if mean {
@@ -217,22 +220,16 @@ func frRewrite(op *graph.Operation, minN int64, ch *Change) (bool, error) {
 			divide = true
 		}
 	}
-	ones := before(frConstOp(frF16Splat(one, []int64{R, 1}), loc))
+	ones := before(ops.ConstInProps(frF16Splat(one, []int64{R, 1}), loc))
 	cur = before(graph.NewOp("coreai.decomposable.broadcasting_batch_matmul", []*graph.Value{cur, ones.Result(0)}, []graph.Type{xt.WithShape([]int64{P, 1})}, nil, loc)).Result(0)
 	if divide {
-		nc := before(frConstOp(frF16Splat(float64(R), nil), loc))
+		nc := before(ops.ConstInProps(frF16Splat(float64(R), nil), loc))
 		cur = before(graph.NewOp("coreai.decomposable.broadcasting_divide", []*graph.Value{cur, nc.Result(0)}, []graph.Type{xt.WithShape([]int64{P, 1})}, nil, loc)).Result(0)
 	}
-	oc := before(frConstOp(frUI32(rt.Shape), loc))
+	oc := before(ops.ConstInProps(frUI32(rt.Shape), loc))
 	cur = before(graph.NewOp("coreai.reshape", []*graph.Value{cur, oc.Result(0)}, []graph.Type{rt}, nil, loc)).Result(0)
 	res.ReplaceAllUsesWith(cur)
 	return true, nil
-}
-
-func frConstOp(a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
-	op := graph.NewOp("coreai.constant", nil, []graph.Type{a.Type}, nil, loc)
-	op.Props = graph.Dict(graph.NamedAttr{Name: "value", Value: a})
-	return op
 }
 
 // frUI32 is a rank-1 ui32 constant, the form coreai's shape and

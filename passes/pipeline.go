@@ -3,9 +3,9 @@ package passes
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,8 +41,8 @@ func (e *UsageError) Error() string {
 	return e.Msg + " (valid: " + strings.Join(e.Valid, ", ") + ")"
 }
 
-// Step is one pass of a resolved pipeline with its option values (every
-// declared option present, defaults applied).
+// Step is one pass of a resolved pipeline with its options struct
+// (defaults applied, then --set).
 type Step struct {
 	Pass    *Pass
 	Options Options
@@ -74,14 +74,16 @@ func Build(spec Spec) (*Pipeline, error) {
 	}
 	p := &Pipeline{}
 	index := map[string]int{}
-	for _, n := range names {
+	values := make([]reflect.Value, len(names))
+	for i, n := range names {
 		pass, _ := Lookup(n)
-		opts, err := DefaultOptions(pass)
+		v, err := pass.newOptions()
 		if err != nil {
 			return nil, err
 		}
 		index[n] = len(p.Steps)
-		p.Steps = append(p.Steps, Step{Pass: pass, Options: opts})
+		values[i] = v
+		p.Steps = append(p.Steps, Step{Pass: pass, Options: v.Interface()})
 	}
 	for _, a := range spec.Set {
 		passName, opt, val, err := splitSet(a)
@@ -104,11 +106,9 @@ func Build(spec Spec) (*Pipeline, error) {
 		if spec == nil {
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q has no option %q", a, passName, opt), Valid: optionNames(pass)}
 		}
-		v, err := ParseOption(*spec, val)
-		if err != nil {
+		if err := setOption(values[i], *spec, val); err != nil {
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
 		}
-		p.Steps[i].Options[opt] = v
 		if !slices.Contains(p.Steps[i].Set, opt) {
 			p.Steps[i].Set = append(p.Steps[i].Set, opt)
 		}
@@ -182,105 +182,6 @@ func splitSet(a string) (pass, opt, val string, err error) {
 	return key[:dot], key[dot+1:], val, nil
 }
 
-func findOption(p *Pass, name string) *OptionSpec {
-	for i := range p.Options {
-		if p.Options[i].Name == name {
-			return &p.Options[i]
-		}
-	}
-	return nil
-}
-
-func optionNames(p *Pass) []string {
-	out := make([]string, len(p.Options))
-	for i, o := range p.Options {
-		out[i] = o.Name
-	}
-	if len(out) == 0 {
-		out = []string{"(none)"}
-	}
-	return out
-}
-
-// DefaultOptions returns every declared option of p at its default value.
-func DefaultOptions(p *Pass) (Options, error) {
-	opts := Options{}
-	for _, o := range p.Options {
-		v, err := ParseOption(o, o.Default)
-		if err != nil {
-			return nil, fmt.Errorf("pass %s: default of option %s: %w", p.Name, o.Name, err)
-		}
-		opts[o.Name] = v
-	}
-	return opts, nil
-}
-
-// ParseOption parses a textual value for an option of the given kind and
-// applies the option's Check.
-func ParseOption(o OptionSpec, s string) (any, error) {
-	v, err := parseKind(o, s)
-	if err == nil && o.Check != nil {
-		if cerr := o.Check(v); cerr != nil {
-			return nil, fmt.Errorf("option %s: %w", o.Name, cerr)
-		}
-	}
-	return v, err
-}
-
-func parseKind(o OptionSpec, s string) (any, error) {
-	switch o.Kind {
-	case OptBool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return nil, fmt.Errorf("option %s wants true or false, got %q", o.Name, s)
-		}
-		return b, nil
-	case OptInt:
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("option %s wants an integer, got %q", o.Name, s)
-		}
-		return n, nil
-	case OptString:
-		return s, nil
-	case OptStringList:
-		var out []string
-		for _, x := range strings.Split(s, ",") {
-			if x = strings.TrimSpace(x); x != "" {
-				out = append(out, x)
-			}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("option %s has an unknown kind", o.Name)
-}
-
-// String is how docs and usage errors name an option kind.
-func (k OptionKind) String() string {
-	switch k {
-	case OptBool:
-		return "bool"
-	case OptString:
-		return "string"
-	case OptInt:
-		return "int"
-	case OptStringList:
-		return "list"
-	}
-	return "?"
-}
-
-// FormatOption prints an option value the way --set reads it.
-func FormatOption(v any) string {
-	switch x := v.(type) {
-	case []string:
-		return strings.Join(x, ",")
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
 // RunOptions tune Run.
 type RunOptions struct {
 	// VerifyEach runs graph.Verify after every pass.
@@ -295,8 +196,9 @@ type RunOptions struct {
 
 // StepResult is what one pass did.
 type StepResult struct {
-	Pass    string
-	Options Options
+	Pass string
+	// Options lists every option of the run as text, in declaration order.
+	Options []OptionValue
 	Set     []string
 	Change  *Change
 	// Duration of the pass; Verify of the verifier after it (0 if off).
@@ -343,7 +245,7 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 		t0 := now()
 		ch, err := runPass(s.Pass, m, s.Options)
 		t1 := now()
-		sr := StepResult{Pass: s.Pass.Name, Options: s.Options, Set: s.Set, Change: ch, Duration: t1.Sub(t0)}
+		sr := StepResult{Pass: s.Pass.Name, Options: s.Pass.Values(s.Options), Set: s.Set, Change: ch, Duration: t1.Sub(t0)}
 		if err != nil {
 			res.Steps = append(res.Steps, sr)
 			return res, &PassError{Pass: s.Pass.Name, Err: err}

@@ -14,21 +14,30 @@ import (
 	"github.com/anefix/anefix/graph/mlirtext"
 )
 
-func TestDefaultOrderSatisfiesConstraints(t *testing.T) {
-	if err := CheckOrder(registeredInOrder()); err != nil {
+func TestCheckTable(t *testing.T) {
+	if err := checkTable(table, Constraints); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// registeredInOrder is Order restricted to registered passes.
-func registeredInOrder() []string {
-	var out []string
-	for _, n := range Order {
-		if _, ok := Lookup(n); ok {
-			out = append(out, n)
+	if err := CheckOrder(Names()); err != nil {
+		t.Fatal(err)
+	}
+	a, b := lookup("arm-d"), lookup("dce")
+	noRun := &Pass{Name: "x"}
+	for _, c := range []struct {
+		name        string
+		table       []*Pass
+		constraints []Constraint
+		want        string
+	}{
+		{"order broken", []*Pass{b, a}, []Constraint{{"arm-d", "dce", "why"}}, `"arm-d" must come before "dce"`},
+		{"unknown pass", []*Pass{a}, []Constraint{{"arm-d", "dce", "why"}}, "not in the table"},
+		{"repeated", []*Pass{a, a}, nil, "repeated"},
+		{"no function", []*Pass{noRun}, nil, "without a function"},
+	} {
+		if err := checkTable(c.table, c.constraints); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
 	}
-	return out
 }
 
 func defaultOn() []string {
@@ -114,8 +123,9 @@ func TestBuildOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := p.Steps[0]
-	if !s.Options.Bool("clamp") || !s.Options.Bool("io") || !reflect.DeepEqual(s.Options.Strings("islands"), []string{"a*", "b"}) {
-		t.Errorf("options = %v", s.Options)
+	o := s.Options.(*StripFP32CastsOptions)
+	if !o.Clamp || !o.IO || !reflect.DeepEqual(o.Islands, []string{"a*", "b"}) {
+		t.Errorf("options = %+v", o)
 	}
 	if !reflect.DeepEqual(s.Set, []string{"clamp", "islands"}) {
 		t.Errorf("set = %v", s.Set)
@@ -132,12 +142,12 @@ func TestRunStopsOnInvalidIR(t *testing.T) {
   }
 }`)
 	ran := false
-	breaker := &Pass{Name: "breaker", Run: func(m *graph.Module, _ Options) (*Change, error) {
+	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *NoOptions) (*Change, error) {
 		m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
 		return &Change{}, nil
-	}}
-	after := &Pass{Name: "after", Run: func(*graph.Module, Options) (*Change, error) { ran = true; return nil, nil }}
-	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: Options{}}, {Pass: after, Options: Options{}}}}
+	})}
+	after := &Pass{Name: "after", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { ran = true; return nil, nil })}
+	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: &NoOptions{}}, {Pass: after, Options: &NoOptions{}}}}
 	var printed []string
 	res, err := p.Run(m, RunOptions{VerifyEach: true, AfterPass: func(n string, _ *graph.Module) error { printed = append(printed, n); return nil }})
 	var pe *PassError
@@ -156,7 +166,7 @@ func TestRunStopsOnInvalidIR(t *testing.T) {
 
 func TestRunPanicBecomesError(t *testing.T) {
 	m := graph.NewModule()
-	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Run: func(*graph.Module, Options) (*Change, error) { panic("kaboom") }}}}}
+	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { panic("kaboom") })}, Options: &NoOptions{}}}}
 	_, err := p.Run(m, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "pass boom: internal error") || !strings.Contains(err.Error(), "kaboom") {
 		t.Fatalf("err = %v", err)

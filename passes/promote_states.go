@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
-var promoteStatesPass = &Pass{
-	Name:    "promote-states",
+var promoteStatesAbout = About{
 	Summary: "turn conv/recurrent state input/output pairs into runtime states (MutableBuffers.buffer_mutation)",
 	Doc: `A hybrid export that carries its conv and recurrent state as a plain
 input and a plain output leaves the runtime's state binding out: the runtime
@@ -60,7 +59,6 @@ Numerics: none; the computed values are unchanged. The caller must now bind
 the states instead of feeding/reading the pair; the report lists every
 promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
-	DefaultOn: true,
 	Options: []OptionSpec{
 		{Name: "names", Kind: OptStringList, Default: "", Doc: "explicit pairs in=out (comma-separated), promoted first", Check: psCheckNames},
 		{Name: "auto", Kind: OptBool, Default: "true", Doc: "match pairs by name (kinds, affixes)"},
@@ -71,66 +69,21 @@ promotion.`,
 	},
 }
 
-func init() {
-	promoteStatesPass.Run = runPromoteStates
-	Register(promoteStatesPass)
+// PromoteStatesOptions are promote-states' options (declared in
+// promoteStatesAbout).
+type PromoteStatesOptions struct {
+	Names     []string `opt:"names"`
+	Auto      bool     `opt:"auto"`
+	Kinds     []string `opt:"kinds"`
+	Affixes   []string `opt:"affixes"`
+	IncludeKV bool     `opt:"include-kv"`
+	Form      string   `opt:"form"`
 }
 
-// psWords splits a port name into lower-case words: separators, camelCase
-// humps and letter/digit boundaries all split. Synonyms are canonicalized
-// so that spellings of one state compare equal.
-func psWords(name string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(name)
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
-		}
-		if i > 0 && len(cur) > 0 {
-			p := rs[i-1]
-			switch {
-			case unicode.IsUpper(r) && unicode.IsLower(p),
-				unicode.IsDigit(r) != unicode.IsDigit(p):
-				flush()
-			case unicode.IsUpper(r) && unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-				flush() // "SSMState" → ssm, state
-			}
-		}
-		cur = append(cur, r)
-	}
-	flush()
-	for i, w := range words {
-		if c, ok := psSynonyms[w]; ok {
-			words[i] = c
-		}
-	}
-	return words
-}
-
-var psSynonyms = map[string]string{"states": "state", "caches": "cache"}
-
-// psKV canonicalizes key/value words for include-kv matching (Apple's
-// key_cache ↔ new_k_cache).
-var psKV = map[string]string{"key": "k", "value": "v", "keys": "k", "values": "v"}
-
-type psMatcher struct {
-	kinds, affixes map[string]bool
-	kv             bool
-	form           string // auto, attribute or handle
-}
-
-// formFor is the state form new states of g get.
-func (pm *psMatcher) formFor(g *graph.Graph) string {
-	if pm.form != "auto" {
-		return pm.form
+// psFormFor is the state form new states of g get under option form.
+func psFormFor(form string, g *graph.Graph) string {
+	if form != "auto" {
+		return form
 	}
 	for _, in := range g.Inputs() {
 		if in.IsState && graph.IsHandle(in.Type) {
@@ -140,65 +93,14 @@ func (pm *psMatcher) formFor(g *graph.Graph) string {
 	return "attribute"
 }
 
-func psSet(xs []string) map[string]bool {
-	out := map[string]bool{}
-	for _, x := range xs {
-		for _, w := range psWords(x) {
-			out[w] = true
-		}
-	}
-	return out
-}
-
-func (pm *psMatcher) has(words []string, set map[string]bool) bool {
-	for _, w := range words {
-		if set[w] {
-			return true
-		}
-	}
-	return false
-}
-
-// candidate reports whether an input name looks like a recurrent state (or,
-// with include-kv, a KV cache).
-func (pm *psMatcher) candidate(name string) bool {
-	ws := psWords(name)
-	if pm.has(ws, map[string]bool{"state": true}) && pm.has(ws, pm.kinds) {
-		return true
-	}
-	return pm.kv && pm.has(ws, map[string]bool{"cache": true}) && pm.has(ws, map[string]bool{"key": true, "value": true, "k": true, "v": true})
-}
-
-// key is the comparison form of a name without affix words, and whether it
-// had any affix word.
-func (pm *psMatcher) key(name string) (string, bool) {
-	var out []string
-	affixed := false
-	for _, w := range psWords(name) {
-		if pm.affixes[w] {
-			affixed = true
-			continue
-		}
-		if c, ok := psKV[w]; ok && pm.kv {
-			w = c
-		}
-		out = append(out, w)
-	}
-	return strings.Join(out, "_"), affixed
-}
-
-func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(promoteStatesPass, opts)
-	if err != nil {
-		return nil, err
-	}
-	pm := &psMatcher{kinds: psSet(opts.Strings("kinds")), affixes: psSet(opts.Strings("affixes")), kv: opts.Bool("include-kv"), form: opts.String("form")}
-	if err := psCheckForm(pm.form); err != nil {
+func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
+	pm := statenames.New(opts.Kinds, opts.Affixes, opts.IncludeKV)
+	if err := psCheckForm(opts.Form); err != nil {
 		return nil, fmt.Errorf("option form: %v", err)
 	}
 	type pair struct{ in, out string }
 	var explicit []pair
-	for _, s := range opts.Strings("names") {
+	for _, s := range opts.Names {
 		in, out, ok := strings.Cut(s, "=")
 		in, out = strings.TrimSpace(in), strings.TrimSpace(out)
 		if !ok || in == "" || out == "" {
@@ -211,19 +113,19 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 	for _, p := range explicit {
 		found := false
 		for _, g := range graphs {
-			ok, err := psExplicit(g, p.in, p.out, pm.formFor(g), ch)
+			ok, err := psExplicit(g, p.in, p.out, psFormFor(opts.Form, g), ch)
 			if err != nil {
 				return nil, err
 			}
 			found = found || ok
 		}
 		if !found {
-			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, psPortList(graphs))
+			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, ioPortList(graphs))
 		}
 	}
-	if opts.Bool("auto") {
+	if opts.Auto {
 		for _, g := range graphs {
-			if err := psAuto(g, pm, ch); err != nil {
+			if err := psAuto(g, pm, opts.Form, ch); err != nil {
 				return nil, err
 			}
 		}
@@ -234,7 +136,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 // psExplicit promotes the named pair in g. It reports whether g has the
 // input (an input already promoted to that state counts: idempotence).
 func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool, error) {
-	in, nIn := psFind(g.Inputs(), inName)
+	in, nIn := ioFindPort(g.Inputs(), inName)
 	if nIn == 0 {
 		return false, nil
 	}
@@ -247,51 +149,23 @@ func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool,
 		}
 		return true, nil
 	}
-	out, nOut := psFind(g.Outputs(), outName)
+	out, nOut := ioFindPort(g.Outputs(), outName)
 	if nOut != 1 {
-		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, psNames(g.Outputs()))
+		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, ioPortNames(g.Outputs()))
 	}
 	return true, psPromote(g, in, out, form, ch)
 }
 
-func psFind(ports []graph.Port, name string) (graph.Port, int) {
-	var p graph.Port
-	n := 0
-	for _, x := range ports {
-		if x.Name == name {
-			p = x
-			n++
-		}
-	}
-	return p, n
-}
-
-func psNames(ports []graph.Port) string {
-	var ns []string
-	for _, p := range ports {
-		ns = append(ns, ioPortName(p))
-	}
-	return strings.Join(ns, ", ")
-}
-
-func psPortList(gs []*graph.Graph) string {
-	var parts []string
-	for _, g := range gs {
-		parts = append(parts, fmt.Sprintf("@%s(%s) -> (%s)", g.Name(), psNames(g.Inputs()), psNames(g.Outputs())))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // psAuto promotes every name-matched pair of g.
-func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
+func psAuto(g *graph.Graph, pm *statenames.Matcher, form string, ch *Change) error {
 	for _, in := range g.Inputs() {
-		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.candidate(in.Name) {
+		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.Candidate(in.Name) {
 			continue
 		}
-		matches := pm.outputsFor(g, in)
+		matches := pm.OutputsFor(g, in)
 		switch len(matches) {
 		case 0:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, psNames(g.Outputs())))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, ioPortNames(g.Outputs())))
 			continue
 		case 1:
 		default:
@@ -303,27 +177,11 @@ func psAuto(g *graph.Graph, pm *psMatcher, ch *Change) error {
 			return fmt.Errorf("graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
 				g.Name(), in.Name, len(matches), strings.Join(names, ", "), in.Name)
 		}
-		if err := psPromote(g, in, matches[0], pm.formFor(g), ch); err != nil {
+		if err := psPromote(g, in, matches[0], psFormFor(form, g), ch); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// outputsFor lists the plain outputs of g whose names pair with input in.
-func (pm *psMatcher) outputsFor(g *graph.Graph, in graph.Port) []graph.Port {
-	inKey, _ := pm.key(in.Name)
-	var matches []graph.Port
-	for _, out := range g.Outputs() {
-		if out.IsState || out.Name == "" {
-			continue
-		}
-		k, affixed := pm.key(out.Name)
-		if out.Name == in.Name || (affixed && k == inKey) {
-			matches = append(matches, out)
-		}
-	}
-	return matches
 }
 
 // psPromote applies the state contract to one pair after checking it.

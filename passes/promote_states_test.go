@@ -7,24 +7,6 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-func TestPSWords(t *testing.T) {
-	cases := map[string]string{
-		"conv_state":       "conv state",
-		"convState":        "conv state",
-		"ConvState0":       "conv state 0",
-		"conv-state-12":    "conv state 12",
-		"SSMState":         "ssm state",
-		"recurrent_states": "recurrent state",
-		"new_k_cache":      "new k cache",
-		"conv_state_out_3": "conv state out 3",
-	}
-	for in, want := range cases {
-		if got := strings.Join(psWords(in), " "); got != want {
-			t.Errorf("psWords(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // psGraph builds @main with the given inputs (name:type pairs share type T
 // unless overridden) and outputs computed as exp(input) (or a fresh value
 // of another type), so every output is a distinct value.
@@ -80,11 +62,11 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			nil, 0, ""},
-		{"include-kv pairs Apple's names", Options{"include-kv": true},
+		{"include-kv pairs Apple's names", with(func(o *PromoteStatesOptions) { o.IncludeKV = true }),
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			[]string{"key_cache<-new_k_cache", "value_cache<-new_v_cache"}, 0, ""},
-		{"explicit names", Options{"names": []string{"hidden=hidden_next"}, "auto": false},
+		{"explicit names", with(func(o *PromoteStatesOptions) { o.Names, o.Auto = []string{"hidden=hidden_next"}, false }),
 			[]tbPort{p("hidden", f16), p("conv_state", f16b)},
 			[]tbPort{p("hidden_next", f16), p("conv_state_out", f16b)},
 			[]string{"hidden<-hidden_next"}, 0, ""},
@@ -104,11 +86,11 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16), p("new_conv_state", f16)},
 			nil, 0, "input conv_state matches 2 outputs (conv_state_out, new_conv_state)"},
-		{"explicit unknown name", Options{"names": []string{"nope=conv_state_out"}},
+		{"explicit unknown name", with(func(o *PromoteStatesOptions) { o.Names = []string{"nope=conv_state_out"} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16)},
 			nil, 0, `no entry graph has input "nope"`},
-		{"explicit bad syntax", Options{"names": []string{"conv_state"}},
+		{"explicit bad syntax", with(func(o *PromoteStatesOptions) { o.Names = []string{"conv_state"} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16)},
 			nil, 0, `"conv_state" is not in=out`},
@@ -153,13 +135,13 @@ func TestPromoteStates(t *testing.T) {
 			g := tg.m.Graph("main")
 			outs := g.Outputs()
 			for _, s := range ch.States {
-				in, n := psFind(g.Inputs(), s.Input)
+				in, n := ioFindPort(g.Inputs(), s.Input)
 				if n != 1 || !in.IsState || in.StateOutput != s.Input {
 					t.Errorf("input %s: %+v", s.Input, in)
 				}
-				o, n := psFind(outs, s.Input)
+				o, n := ioFindPort(outs, s.Input)
 				if n != 1 || !o.IsState {
-					t.Errorf("output for state %s: %+v (outputs %s)", s.Input, o, psNames(outs))
+					t.Errorf("output for state %s: %+v (outputs %s)", s.Input, o, ioPortNames(outs))
 				}
 			}
 			// Idempotent.
@@ -181,7 +163,7 @@ func TestPromoteStatesAlreadyStateful(t *testing.T) {
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "conv_state")
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(1)}, tbT(graph.F16, 4)), "y")
 	before := tbDump(tg.m)
-	ch, err := tbRun(t, "promote-states", tg.m, Options{"names": []string{"conv_state=conv_state_out"}})
+	ch, err := tbRun(t, "promote-states", tg.m, with(func(o *PromoteStatesOptions) { o.Names = []string{"conv_state=conv_state_out"} }))
 	if err != nil {
 		t.Fatal(err)
 	}

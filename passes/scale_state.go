@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/ops"
+	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 // StateScale records a state that scale-state rescaled: the stored state
@@ -23,11 +25,9 @@ type StateScale struct {
 // larger shift only moves every value into overflow or underflow.
 const ssMaxExp = 15
 
-func init() {
-	Register(&Pass{
-		Name:    "scale-state",
-		Summary: "store a recurrent state scaled by 2^-k (multiplied by 2^k after each read, 2^-k before each write)",
-		Doc: `Rescales recurrent states by a power of two: after every read of the
+var scaleStateAbout = About{
+	Summary: "store a recurrent state scaled by 2^-k (multiplied by 2^k after each read, 2^-k before each write)",
+	Doc: `Rescales recurrent states by a power of two: after every read of the
 state the graph multiplies by 2^k, before every write by 2^-k, so what is
 stored is the state's value times 2^-k while every op between the read and
 the write computes with the same values as before. The stored magnitude
@@ -71,14 +71,18 @@ rewrite's report and the bundle's anefix.json record every scaled state
 ("stateScales": graph, state, log2, form); anefix verify reads that record
 from the candidate bundle and compares (and would feed) states in the
 reference's units. Running the pass twice scales twice.`,
-		Options: []OptionSpec{
-			{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
-				Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
-			{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
-				Doc: "exponent for every other recurrent state (conv/rec/ssm state names, as promote-states matches them); 0 leaves them alone"},
-		},
-		Run: scaleState,
-	})
+	Options: []OptionSpec{
+		{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
+			Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
+		{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
+			Doc: "exponent for every other recurrent state (conv/rec/ssm state names, as promote-states matches them); 0 leaves them alone"},
+	},
+}
+
+// ScaleStateOptions are scale-state's options (declared in scaleStateAbout).
+type ScaleStateOptions struct {
+	Exponents []string `opt:"exponents"`
+	Default   int      `opt:"default"`
 }
 
 func ssCheckDefault(v any) error {
@@ -111,17 +115,14 @@ func ssParseExponents(list []string) (map[string]int, error) {
 	return out, nil
 }
 
-func scaleState(m *graph.Module, opts Options) (*Change, error) {
-	exps, err := ssParseExponents(opts.Strings("exponents"))
+func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
+	exps, err := ssParseExponents(opts.Exponents)
 	if err != nil {
 		return nil, fmt.Errorf("option exponents: %v", err)
 	}
-	def := opts.Int("default")
-	psOpts, err := DefaultOptions(promoteStatesPass)
-	if err != nil {
-		return nil, err
-	}
-	pm := &psMatcher{kinds: psSet(psOpts.Strings("kinds")), affixes: psSet(psOpts.Strings("affixes"))}
+	def := opts.Default
+	psOpts := Defaults[PromoteStatesOptions]()
+	pm := statenames.New(psOpts.Kinds, psOpts.Affixes, false)
 	ch := &Change{}
 	used := map[string]bool{}
 	for _, g := range ioEntryGraphs(m) {
@@ -129,7 +130,7 @@ func scaleState(m *graph.Module, opts Options) (*Change, error) {
 		for _, in := range g.Inputs() {
 			k, named := exps[in.Name]
 			if !named {
-				if in.Name == "" || !pm.candidate(in.Name) {
+				if in.Name == "" || !pm.Candidate(in.Name) {
 					continue
 				}
 				k = def
@@ -159,7 +160,7 @@ func scaleState(m *graph.Module, opts Options) (*Change, error) {
 					}
 				} else {
 					form = "pair"
-					ms := pm.outputsFor(g, in)
+					ms := pm.OutputsFor(g, in)
 					if len(ms) != 1 {
 						ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s: %d matching outputs, not scaled (name the pair for promote-states first)", g.Name(), in.Name, len(ms)))
 						continue
@@ -203,7 +204,7 @@ func ssMul(x *graph.Value, e int, loc graph.Loc, ins func(*graph.Operation), ch 
 	for i := 0; i < n; i++ {
 		raw[i] = byte(bits >> (8 * i))
 	}
-	c := frConstOp(&graph.DenseElementsAttr{Type: graph.Tensor(ft), Raw: raw, Splat: true}, loc)
+	c := ops.ConstInProps(&graph.DenseElementsAttr{Type: graph.Tensor(ft), Raw: raw, Splat: true}, loc)
 	mul := graph.NewOp("coreai.decomposable.broadcasting_mul", []*graph.Value{x, c.Result(0)}, []graph.Type{tt}, nil, loc)
 	ins(c)
 	ins(mul)

@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
-var statesAsOutputsPass = &Pass{
-	Name:    "states-as-outputs",
+var statesAsOutputsAbout = About{
 	Summary: "return state updates as plain outputs instead of writing the state (the inverse of promote-states)",
 	Doc: `An experiment for the blocker the compiler never names (seed arm D): the
 state writes (slice_update stored back into a state) are one of the seed's
@@ -39,7 +39,6 @@ Numerics: none; the computed values are unchanged. The caller must now feed
 each returned value back as the next step's input; the report and the record
 (anefix.json) list every pair under plainStates.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the state writes)",
-	DefaultOn: false,
 	Options: []OptionSpec{
 		{Name: "names", Kind: OptStringList, Default: "", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state promote-states would pair"},
 		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also turn key/value cache states into plain I/O"},
@@ -47,9 +46,12 @@ each returned value back as the next step's input; the report and the record
 	},
 }
 
-func init() {
-	statesAsOutputsPass.Run = runStatesAsOutputs
-	Register(statesAsOutputsPass)
+// StatesAsOutputsOptions are states-as-outputs' options (declared in
+// statesAsOutputsAbout).
+type StatesAsOutputsOptions struct {
+	Names     []string `opt:"names"`
+	IncludeKV bool     `opt:"include-kv"`
+	Suffix    string   `opt:"suffix"`
 }
 
 func saoCheckSuffix(v any) error {
@@ -59,22 +61,14 @@ func saoCheckSuffix(v any) error {
 	return nil
 }
 
-func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
-	opts, err := ioOptions(statesAsOutputsPass, opts)
-	if err != nil {
-		return nil, err
-	}
-	suffix := opts.String("suffix")
+func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change, error) {
+	suffix := opts.Suffix
 	if err := saoCheckSuffix(suffix); err != nil {
 		return nil, fmt.Errorf("option suffix: %v", err)
 	}
-	def, err := DefaultOptions(promoteStatesPass)
-	if err != nil {
-		return nil, err
-	}
-	pm := &psMatcher{kinds: psSet(def.Strings("kinds")), kv: opts.Bool("include-kv")}
+	pm := statenames.New(Defaults[PromoteStatesOptions]().Kinds, nil, opts.IncludeKV)
 	explicit := map[string]bool{}
-	for _, n := range opts.Strings("names") {
+	for _, n := range opts.Names {
 		explicit[n] = true
 	}
 	ch := &Change{}
@@ -86,7 +80,7 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 			if !in.IsState || in.Name == "" {
 				continue
 			}
-			if len(explicit) > 0 && !explicit[in.Name] || len(explicit) == 0 && !pm.candidate(in.Name) {
+			if len(explicit) > 0 && !explicit[in.Name] || len(explicit) == 0 && !pm.Candidate(in.Name) {
 				continue
 			}
 			todo = append(todo, in.Name)
@@ -101,9 +95,9 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 	if len(found) == 0 && len(explicit) == 0 {
 		ch.Notes = append(ch.Notes, "no conv/recurrent state in an entry graph (include-kv=true adds the KV caches, names= any state); nothing changed")
 	}
-	for _, n := range opts.Strings("names") { // in the order given: a stable message
+	for _, n := range opts.Names { // in the order given: a stable message
 		if !found[n] {
-			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, psPortList(ioEntryGraphs(m)))
+			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, ioPortList(ioEntryGraphs(m)))
 		}
 	}
 	return ch, nil
@@ -111,7 +105,7 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 
 // saoOne turns state input name of g into a plain input and output.
 func saoOne(g *graph.Graph, name, suffix string, ch *Change) error {
-	in, n := psFind(g.Inputs(), name)
+	in, n := ioFindPort(g.Inputs(), name)
 	if n != 1 {
 		return fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which state to turn into plain I/O", g.Name(), n, name)
 	}
@@ -120,10 +114,10 @@ func saoOne(g *graph.Graph, name, suffix string, ch *Change) error {
 		target = in.Name
 	}
 	newName := in.Name + suffix
-	if _, k := psFind(g.Outputs(), newName); k > 0 {
+	if _, k := ioFindPort(g.Outputs(), newName); k > 0 {
 		return fmt.Errorf("graph @%s: cannot name the new value of state %s %q: an output already has that name (set states-as-outputs.suffix)", g.Name(), in.Name, newName)
 	}
-	out, nOut := psFind(g.Outputs(), target)
+	out, nOut := ioFindPort(g.Outputs(), target)
 	if nOut > 1 {
 		return fmt.Errorf("graph @%s has %d outputs named %q; cannot tell which holds state %s", g.Name(), nOut, target, in.Name)
 	}

@@ -13,13 +13,10 @@ import (
 	"github.com/anefix/anefix/graph/f16"
 )
 
-func init() {
-	Register(&Pass{
-		Name:      "strip-fp32-casts",
-		Summary:   "retype fp32 islands between f16→f32 and f32→f16 casts to f16 and drop the casts",
-		Addresses: `Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16`,
-		DefaultOn: true,
-		Doc: `An fp32 island is a connected set of f32 values: an op joins its f32
+var stripFP32CastsAbout = About{
+	Summary:   "retype fp32 islands between f16→f32 and f32→f16 casts to f16 and drop the casts",
+	Addresses: `Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16`,
+	Doc: `An fp32 island is a connected set of f32 values: an op joins its f32
 operands and f32 results, a coreai.invoke joins its operands and results
 with the callee's arguments and returned values, and a state input joins the
 output that holds its new value. Casts are the island's shores: a cast
@@ -87,15 +84,23 @@ islands=all with keep-norms=true (RoPE and the recurrence stripped) gives
 24/24. Random weights make near-tied logits, so read this as a sensitivity
 signal, not a verdict on a trained model. Check every result with anefix
 verify; restrict the pass further with exclude=<pattern>.`,
-		Options: []OptionSpec{
-			{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
-			{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything)"},
-			{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands)"},
-			{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"},
-			{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
-		},
-		Run: stripFP32Casts,
-	})
+	Options: []OptionSpec{
+		{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
+		{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything)"},
+		{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands)"},
+		{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"},
+		{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
+	},
+}
+
+// StripFP32CastsOptions are strip-fp32-casts' options (declared in
+// stripFP32CastsAbout).
+type StripFP32CastsOptions struct {
+	Clamp     bool     `opt:"clamp"`
+	Islands   []string `opt:"islands"`
+	Exclude   []string `opt:"exclude"`
+	KeepNorms bool     `opt:"keep-norms"`
+	IO        bool     `opt:"io"`
 }
 
 // safeOps are the ops (name without "coreai." and "decomposable.") whose
@@ -231,12 +236,12 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 	return out
 }
 
-func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
+func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
 	ch := &Change{}
-	clamp := opts.Bool("clamp")
-	convertIO := opts.Bool("io")
-	keepNorms := opts.Bool("keep-norms")
-	sel := parseIslandSelectors(opts.Strings("islands"))
+	clamp := opts.Clamp
+	convertIO := opts.IO
+	keepNorms := opts.KeepNorms
+	sel := parseIslandSelectors(opts.Islands)
 	if keepNorms && sel.norms {
 		return nil, fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
 	}
@@ -252,7 +257,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			return nil, err
 		}
 	}
-	excludes, err := compileGlobs(opts.Strings("exclude"))
+	excludes, err := compileGlobs(opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -424,7 +429,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		name string
 		raw  []string
 		re   []*regexp.Regexp
-	}{{"islands", sel.globs, patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
+	}{{"islands", sel.globs, patterns}, {"exclude", opts.Exclude, excludes}} {
 		for i, re := range opt.re {
 			matched := false
 			for _, is := range list {
@@ -491,7 +496,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	// The default leaves islands the rule does not flag: say how many, so
 	// that nobody takes them for a miss.
 	if unselected > 0 {
-		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Strings("islands"), ",")))
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Islands, ",")))
 	}
 
 	// A signature is edited through the graph's properties dictionary; one
@@ -667,7 +672,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		}
 	}
 	ch.OpsRetyped = len(retyped)
-	refs, refsKnown := resourceRefs(m)
+	refs, refsKnown := m.ResourceRefs()
 	for _, k := range oldKeys {
 		if refs[k] == 0 && refsKnown {
 			m.RemoveResource(k)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -305,13 +306,10 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 	rep.CensusAfter = rwCensus(res.CensusAfter)
 	for _, s := range res.Steps {
 		pr := &pb.PassRun{Name: s.Pass}
-		names := make([]string, 0, len(s.Options))
-		for k := range s.Options {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			pr.Options = append(pr.Options, &pb.PassOption{Name: k, Value: passes.FormatOption(s.Options[k]), Set: rwContains(s.Set, k)})
+		opts := slices.Clone(s.Options)
+		sort.Slice(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })
+		for _, o := range opts {
+			pr.Options = append(pr.Options, &pb.PassOption{Name: o.Name, Value: o.Value, Set: rwContains(s.Set, o.Name)})
 		}
 		if ch := s.Change; ch != nil {
 			pr.OpsRemoved, pr.OpsAdded, pr.OpsRetyped = count32(ch.OpsRemoved), count32(ch.OpsAdded), count32(ch.OpsRetyped)
@@ -560,7 +558,7 @@ func armDPipeline(extra []string) []string {
 		want[n] = true
 	}
 	var out []string
-	for _, n := range passes.Order {
+	for _, n := range passes.Names() {
 		if want[n] {
 			out = append(out, n)
 			delete(want, n)

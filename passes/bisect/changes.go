@@ -68,18 +68,7 @@ var Experiments = []Change{
 // armDKinds are the region kinds arm-d neutralizes one at a time, in order.
 // They are arm-d's default replace list.
 func armDKinds() []string {
-	p, ok := passes.Lookup("arm-d")
-	if !ok {
-		return nil
-	}
-	for _, o := range p.Options {
-		if o.Name == "replace" {
-			v, _ := passes.ParseOption(o, o.Default)
-			kinds, _ := v.([]string)
-			return kinds
-		}
-	}
-	return nil
+	return passes.Defaults[passes.ArmDOptions]().Replace
 }
 
 // Loader returns a fresh copy of the input module each call, and a
@@ -87,7 +76,7 @@ func armDKinds() []string {
 type Loader func() (*graph.Module, func(), error)
 
 // Apply runs the changes set (indices into all) on m in pipeline order
-// (passes.Order, then index), each as a one-pass pipeline with verification,
+// (passes.Names(), then index), each as a one-pass pipeline with verification,
 // then dce. It returns whether any change did anything.
 func Apply(m *graph.Module, all []Change, set []int) (bool, error) {
 	order := map[string]int{}
