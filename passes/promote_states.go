@@ -207,7 +207,7 @@ func runPromoteStates(m *graph.Module, opts Options) (*Change, error) {
 		explicit = append(explicit, pair{in, out})
 	}
 	ch := &Change{}
-	graphs := ioEntryGraphs(m)
+	graphs := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	for _, p := range explicit {
 		found := false
 		for _, g := range graphs {
@@ -269,7 +269,7 @@ func psFind(ports []graph.Port, name string) (graph.Port, int) {
 func psNames(ports []graph.Port) string {
 	var ns []string
 	for _, p := range ports {
-		ns = append(ns, ioPortName(p))
+		ns = append(ns, p.Label())
 	}
 	return strings.Join(ns, ", ")
 }

@@ -124,7 +124,7 @@ func scaleState(m *graph.Module, opts Options) (*Change, error) {
 	pm := &psMatcher{kinds: psSet(psOpts.Strings("kinds")), affixes: psSet(psOpts.Strings("affixes"))}
 	ch := &Change{}
 	used := map[string]bool{}
-	for _, g := range ioEntryGraphs(m) {
+	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
 		outs := g.Outputs()
 		for _, in := range g.Inputs() {
 			k, named := exps[in.Name]

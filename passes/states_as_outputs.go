@@ -79,7 +79,7 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 	}
 	ch := &Change{}
 	found := map[string]bool{}
-	for _, g := range ioEntryGraphs(m) {
+	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
 		// Ports shift as outputs are added; take the names first.
 		var todo []string
 		for _, in := range g.Inputs() {
@@ -103,7 +103,7 @@ func runStatesAsOutputs(m *graph.Module, opts Options) (*Change, error) {
 	}
 	for _, n := range opts.Strings("names") { // in the order given: a stable message
 		if !found[n] {
-			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, psPortList(ioEntryGraphs(m)))
+			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, psPortList(graph.EntryGraphs(m, graph.EntryNotPrivate)))
 		}
 	}
 	return ch, nil

@@ -262,7 +262,11 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		graphs[g.Name()] = g
 	}
 	called := calledGraphs(m, graphs)
-	isIOGraph := func(g *graph.Graph) bool { return g.Visibility() != "private" || !called[g.Op] }
+	ioGraphs := map[*graph.Operation]bool{}
+	for _, g := range graph.EntryGraphs(m, graph.EntryUnlessPrivateCallee) {
+		ioGraphs[g.Op] = true
+	}
+	isIOGraph := func(g *graph.Graph) bool { return ioGraphs[g.Op] }
 
 	// 1. Group f32 values into islands.
 	u := graph.NewValueSets()
@@ -369,14 +373,14 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			for _, in := range g.Inputs() {
 				if a := g.Body().Arg(in.Index); isF32(a) {
 					is := get(a)
-					is.io = append(is.io, fmt.Sprintf("@%s input %s", g.Name(), sfPortName(in)))
+					is.io = append(is.io, fmt.Sprintf("@%s input %s", g.Name(), in.Label()))
 				}
 			}
 			if t := g.Terminator(); t != nil {
 				for _, o := range g.Outputs() {
 					if o.Index < t.NumOperands() && isF32(t.Operand(o.Index)) {
 						is := get(t.Operand(o.Index))
-						is.io = append(is.io, fmt.Sprintf("@%s output %s", g.Name(), sfPortName(o)))
+						is.io = append(is.io, fmt.Sprintf("@%s output %s", g.Name(), o.Label()))
 					}
 				}
 			}
@@ -622,7 +626,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			before := v.Type().String()
 			g.SetInputType(i, toF16(v.Type()))
 			if isIOGraph(g) {
-				ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: sfPortName(g.Inputs()[i]), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
+				ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
 			}
 			continue
 		}
@@ -640,7 +644,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			if i < len(ft.Results) && !graph.TypeEqual(ft.Results[i], v.Type()) {
 				changed = true
 				if isIOGraph(g) {
-					ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: sfPortName(outs[i]), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
+					ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: outs[i].Label(), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
 				}
 			}
 		}
@@ -746,13 +750,6 @@ func idList(prefix string, ids []string, max int) string {
 		named = named[:max]
 	}
 	return prefix + strings.Join(named, " ") + more
-}
-
-func sfPortName(p graph.Port) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	return fmt.Sprintf("#%d", p.Index)
 }
 
 // denseAttrOf finds a constant's value attribute: a dense or dense_resource

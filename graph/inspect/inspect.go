@@ -7,7 +7,6 @@ package inspect
 import (
 	"encoding/hex"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,8 +31,6 @@ func Report(m *graph.Module) *pb.InspectReport {
 	return rep
 }
 
-var compositeRe = regexp.MustCompile(`^#coreai\.composite_declaration<\s*"((?:[^"\\]|\\.)*)"`)
-
 // compositeName is the name inside composite_decl
 // (`#coreai.composite_declaration<"rms_norm" = {…}>`), or "".
 func compositeName(g *graph.Graph) string {
@@ -41,8 +38,8 @@ func compositeName(g *graph.Graph) string {
 	if a == nil {
 		return ""
 	}
-	if m := compositeRe.FindStringSubmatch(a.String()); m != nil {
-		return m[1]
+	if n, ok := g.CompositeName(); ok {
+		return n
 	}
 	return a.String()
 }
@@ -114,12 +111,11 @@ func OpNumber(op *graph.Operation) *uint32 {
 	return &v
 }
 
+// portName is an output's Label, or an unnamed input's block argument
+// (%argN) as anefix's printer names it.
 func portName(p graph.Port, output bool) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	if output {
-		return "#" + strconv.Itoa(p.Index)
+	if p.Name != "" || output {
+		return p.Label()
 	}
 	return "%arg" + strconv.Itoa(p.Index)
 }
@@ -220,11 +216,8 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 	// Invocations.
 	calls := map[string]int32{}
 	for _, o := range ops {
-		if o.Name != "coreai.invoke" && o.Name != "func.call" {
-			continue
-		}
-		if ref, ok := o.Inherent("callee").(*graph.SymbolRefAttr); ok {
-			calls[ref.Root]++
+		if c, ok := graph.Callee(o); ok {
+			calls[c]++
 		}
 	}
 	for _, k := range sortedKeys(calls) {

@@ -217,11 +217,9 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	}
 	rep := &Report{RuleSet: RuleSetVersion, Compiler: CompilerVersion, Architecture: arch}
 	graphs := m.Graphs()
-	called := map[string]bool{}
-	for _, g := range graphs {
-		for _, c := range g.Composites() {
-			called[c] = true
-		}
+	entries := map[*graph.Operation]bool{}
+	for _, g := range graph.EntryGraphs(m, graph.EntryPublic) {
+		entries[g.Op] = true
 	}
 	byName := map[string]int{}
 	var scan *hazardScan
@@ -232,8 +230,7 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	for _, g := range graphs {
 		c := newChecker(g)
 		c.scan = scan
-		c.entry = g.Visibility() == "" || g.Visibility() == "public"
-		c.entry = c.entry && !called[g.Name()] && g.Body() != nil
+		c.entry = entries[g.Op]
 		c.run()
 		byName[g.Name()] = len(rep.Graphs)
 		res := c.result()
@@ -977,11 +974,12 @@ func joinKeys(m map[string]bool) string {
 	return strings.Join(ks, ", ")
 }
 
+// portName is port i's Label, a name quoted.
 func portName(ps []graph.Port, i int) string {
 	if i < len(ps) && ps[i].Name != "" {
-		return fmt.Sprintf("%q", ps[i].Name)
+		return strconv.Quote(ps[i].Name)
 	}
-	return fmt.Sprintf("#%d", i)
+	return graph.Port{Index: i}.Label()
 }
 
 // ---- graph boundary ----
@@ -1181,10 +1179,8 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 			}
 			return true
 		})
-		if op.Name == "coreai.invoke" || op.Name == "func.call" {
-			if ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr); ok && calleeBlocked(ref.Root) {
-				bad = true
-			}
+		if c, ok := graph.Callee(op); ok && calleeBlocked(c) {
+			bad = true
 		}
 		if bad {
 			in = false
@@ -1203,7 +1199,7 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 // viaFrame returns the first file location after the first one whose file
 // differs from it: the caller in the user's builder.
 func viaFrame(l graph.Loc) string {
-	fl := fileLocs(l, nil)
+	fl := graph.FileLocs(l)
 	for _, x := range fl[min(1, len(fl)):] {
 		if x.File != fl[0].File {
 			return x.File + ":" + strconv.Itoa(x.Line)
