@@ -268,95 +268,20 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	}
 	isIOGraph := func(g *graph.Graph) bool { return ioGraphs[g.Op] }
 
-	// 1. Group f32 values into islands.
-	u := graph.NewValueSets()
-	var order []*graph.Value // first-seen order of values, for determinism
-	note := func(v *graph.Value) {
-		if !u.Has(v) {
-			u.Add(v)
-			order = append(order, v)
-		}
-	}
-	for _, g := range gs {
-		g.Op.Walk(func(op *graph.Operation) bool {
-			for _, r := range op.Regions {
-				for _, b := range r.Blocks {
-					for _, a := range b.Args() {
-						if isF32(a) {
-							note(a)
-						}
-					}
-				}
-			}
-			if op == g.Op {
-				return true
-			}
-			var f32s []*graph.Value
-			for _, v := range op.Operands() {
-				if v != nil && isF32(v) {
-					note(v)
-					f32s = append(f32s, v)
-				}
-			}
-			for _, v := range op.Results() {
-				if isF32(v) {
-					note(v)
-					f32s = append(f32s, v)
-				}
-			}
-			switch {
-			case op.Name == "coreai.cast", op.Name == graph.TerminatorName(g.Op.Name) && op.ParentOp() == g.Op:
-				// Shores and graph outputs join nothing by themselves.
-			case callTarget(op, graphs) != nil:
-				callee := callTarget(op, graphs)
-				if b := callee.Body(); b != nil {
-					for i, v := range op.Operands() {
-						if i < len(b.Args()) && isF32(v) && isF32(b.Arg(i)) {
-							note(b.Arg(i))
-							u.Union(v, b.Arg(i))
-						}
-					}
-				}
-				if t := callee.Terminator(); t != nil {
-					for i, r := range op.Results() {
-						if i < t.NumOperands() && isF32(r) && isF32(t.Operand(i)) {
-							note(t.Operand(i))
-							u.Union(r, t.Operand(i))
-						}
-					}
-				}
-			default:
-				for _, v := range f32s[min(1, len(f32s)):] {
-					u.Union(f32s[0], v)
-				}
-			}
-			return true
-		})
-		// A state input and the output holding its new value must keep one
-		// type.
-		if t := g.Terminator(); t != nil && g.Body() != nil {
-			outs := g.Outputs()
-			for _, in := range g.Inputs() {
-				if in.StateOutput == "" {
-					continue
-				}
-				for _, o := range outs {
-					if o.Name == in.StateOutput && o.Index < t.NumOperands() {
-						a, r := g.Body().Arg(in.Index), t.Operand(o.Index)
-						if isF32(a) && isF32(r) {
-							u.Union(a, r)
-						}
-					}
-				}
-			}
-		}
-	}
+	// 1. Group f32 values into islands (graph.IslandOptions says why this
+	// pass follows calls and states).
+	fi := graph.FloatIslands(gs, graph.IslandOptions{
+		Member:     isF32,
+		Callee:     func(op *graph.Operation) *graph.Graph { return callTarget(op, graphs) },
+		StatePairs: true,
+	})
+	order := fi.Values // first-seen order of values, for determinism
 
 	// 2. Describe each island.
 	islands := map[*graph.Value]*island{}
 	var list []*island
 	get := func(v *graph.Value) *island {
-		r := u.Find(v)
+		r := fi.Root(v)
 		is := islands[r]
 		if is == nil {
 			is = &island{id: len(list)}
@@ -501,7 +426,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	// A signature is edited through the graph's properties dictionary; one
 	// kept in an encoding anefix carries opaquely cannot be edited.
 	for _, v := range order {
-		if !islands[u.Find(v)].chosen {
+		if !islands[fi.Root(v)].chosen {
 			continue
 		}
 		var gop *graph.Operation
@@ -610,7 +535,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	}
 	retyped := map[*graph.Operation]bool{}
 	for _, v := range order {
-		if is := islands[u.Find(v)]; !is.chosen {
+		if is := islands[fi.Root(v)]; !is.chosen {
 			continue
 		} else {
 			is.values++

@@ -210,7 +210,7 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *pb.GraphInspect
 		}
 	}
 	term := g.Terminator()
-	gi.Fp32Islands = islands(st, body, ops, term, inputName, outs)
+	gi.Fp32Islands = islands(st, g, body, ops, term, inputName, outs)
 	gi.IoReshapes = ioReshapes(st, ops, term, inputName, outs)
 
 	// Invocations.
@@ -230,82 +230,24 @@ func isF32(v *graph.Value) bool { return graph.IsFloat(graph.ElementType(v.Type(
 
 func isCast(op *graph.Operation) bool { return op.Name == "coreai.cast" }
 
-// isConstant reports values made from nothing (coreai.constant and the
-// like): no operands, no regions.
-func isConstant(v *graph.Value) bool {
-	d := v.DefiningOp()
-	return d != nil && d.NumOperands() == 0 && len(d.Regions) == 0
-}
-
 // islands groups f32 values connected through the non-cast ops that read
-// or write them (union-find), then lists per island its values, the casts
+// or write them (graph.FloatIslands, constants kept apart), then lists per island its values, the casts
 // into and out of it, the graph I/O it touches and its compute ops.
-func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.Fp32Island {
-	sets := graph.NewValueSets()
-	var order []*graph.Value
-	add := func(v *graph.Value) {
-		if !sets.Has(v) && isF32(v) {
-			sets.Add(v)
-			order = append(order, v)
-		}
-	}
-	find, union := sets.Find, sets.Union
-	for _, a := range body.Args() {
-		add(a)
-	}
+func islands(st *graphState, g *graph.Graph, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*pb.Fp32Island {
+	// Seeded in definition order (arguments, then each op's results before
+	// its regions' arguments), which numbers the islands in the report.
+	var seed []*graph.Value
+	seed = append(seed, body.Args()...)
 	for _, o := range ops {
-		for _, r := range o.Results() {
-			add(r)
-		}
+		seed = append(seed, o.Results()...)
 		for _, r := range o.Regions {
 			for _, b := range r.Blocks {
-				for _, a := range b.Args() {
-					add(a)
-				}
+				seed = append(seed, b.Args()...)
 			}
 		}
 	}
-	for _, o := range ops {
-		if isCast(o) || o == term {
-			continue
-		}
-		var first *graph.Value
-		for _, v := range append(append([]*graph.Value{}, o.Operands()...), o.Results()...) {
-			if v == nil || !isF32(v) || isConstant(v) {
-				continue
-			}
-			add(v) // values defined outside this graph's walk (should not happen)
-			if first == nil {
-				first = v
-			} else {
-				union(first, v)
-			}
-		}
-	}
-	// A constant (eps, a scale) shared by several islands must not weld
-	// them together: it joins the island of its first computing user.
-	for _, v := range order {
-		if !isConstant(v) {
-			continue
-		}
-		for _, u := range v.Uses() {
-			if isCast(u.Op) || u.Op == term {
-				continue
-			}
-			var other *graph.Value
-			for _, w := range append(append([]*graph.Value{}, u.Op.Operands()...), u.Op.Results()...) {
-				if w != nil && w != v && isF32(w) && !isConstant(w) {
-					other = w
-					break
-				}
-			}
-			if other != nil {
-				add(other)
-				union(other, v)
-				break
-			}
-		}
-	}
+	fi := graph.FloatIslands([]*graph.Graph{g}, graph.IslandOptions{Member: isF32, ConstantsApart: true, Seed: seed})
+	order, find := fi.Values, fi.Root
 	type acc struct {
 		isl   *pb.Fp32Island
 		ops   map[*graph.Operation]bool

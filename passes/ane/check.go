@@ -705,7 +705,8 @@ func (c *checker) badElem(v *graph.Value) bool {
 // elementTypes implements RuleElementType and SuspectFp32Chain.
 //
 // Non-ANE values are grouped into islands (an op joins its non-ANE operands
-// and results, as strip-fp32-casts does). The seed's compiler cited the
+// and results: graph.FloatIslands, whose doc says where this rule's islands
+// differ from strip-fp32-casts' and inspect's). The seed's compiler cited the
 // casts that open the gated-delta recurrence's fp32 island (six per layer:
 // q, k, v, β, g and the state; arm C: 5 layers, 30 warnings) and never the
 // builder's fp32 norms or RoPE, which are fp32 islands too; with the
@@ -722,22 +723,20 @@ func (c *checker) badElem(v *graph.Value) bool {
 // strip-fp32-casts removes; constants open an island only when nothing else
 // does.
 func (c *checker) elementTypes() {
-	sets := graph.NewValueSets()
-	find, union, touch := sets.Find, sets.Union, sets.Add
+	// Parameter and storage slots are not data (graph.IslandOptions says
+	// how this rule's islands differ from strip-fp32-casts').
+	notData := func(op *graph.Operation, i int) bool { return isParamSlot(op, i) || inSlots(storageSlots, op, i) }
+	fi := graph.FloatIslands([]*graph.Graph{c.g}, graph.IslandOptions{Member: c.badElem, SkipOperand: notData, CastsJoin: true})
+	find := fi.Root
 	opVals := map[*graph.Operation][]*graph.Value{}
 	var islandOps []*graph.Operation
-	for _, a := range c.g.Body().Args() {
-		if c.badElem(a) {
-			touch(a)
-		}
-	}
 	for _, op := range c.ops {
 		if op == c.term {
 			continue
 		}
 		var bad []*graph.Value
 		for i, v := range op.Operands() {
-			if !isParamSlot(op, i) && !inSlots(storageSlots, op, i) && c.badElem(v) {
+			if !notData(op, i) && c.badElem(v) {
 				bad = append(bad, v)
 			}
 		}
@@ -746,17 +745,10 @@ func (c *checker) elementTypes() {
 				bad = append(bad, r)
 			}
 		}
-		if len(bad) == 0 {
-			continue
+		if len(bad) > 0 {
+			opVals[op] = bad
+			islandOps = append(islandOps, op)
 		}
-		for _, v := range bad {
-			touch(v)
-		}
-		for _, v := range bad[1:] {
-			union(bad[0], v)
-		}
-		opVals[op] = bad
-		islandOps = append(islandOps, op)
 	}
 	if len(islandOps) == 0 {
 		return
