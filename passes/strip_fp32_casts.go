@@ -231,70 +231,126 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 	return out
 }
 
+// sfRun is one run of strip-fp32-casts: its options, read once, and what
+// each step hands the next.
+type sfRun struct {
+	m                           *graph.Module
+	opts                        Options
+	ch                          *Change
+	clamp, convertIO, keepNorms bool
+	sel                         islandSelectors
+	patterns, excludes          []*regexp.Regexp
+	blockers                    map[*graph.Operation]bool
+	gs                          []*graph.Graph
+	graphs                      map[string]*graph.Graph
+	called                      map[*graph.Operation]bool // graphs some op calls
+	ioGraphs                    map[*graph.Operation]bool // graphs whose ports count as model I/O
+	fi                          *graph.Islands
+	order                       []*graph.Value // island values, first-seen order
+	islands                     map[*graph.Value]*island
+	list                        []*island
+	plans                       []constPlan
+	newRes                      map[string]*graph.Resource // old key → converted resource
+}
+
+// constPlan is one constant conversion, prepared before anything changes.
+type constPlan struct {
+	op   *graph.Operation
+	name string
+	attr graph.Attr
+	cc   ConstantChange
+}
+
+func (sf *sfRun) isIOGraph(g *graph.Graph) bool { return sf.ioGraphs[g.Op] }
+
+// stripFP32Casts runs the five steps in order; each method is one step.
 func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
-	ch := &Change{}
-	clamp := opts.Bool("clamp")
-	convertIO := opts.Bool("io")
-	keepNorms := opts.Bool("keep-norms")
-	sel := parseIslandSelectors(opts.Strings("islands"))
-	if keepNorms && sel.norms {
-		return nil, fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
-	}
-	patterns, err := compileGlobs(sel.globs)
-	if err != nil {
+	sf := &sfRun{m: m, opts: opts, ch: &Change{}}
+	if err := sf.setup(); err != nil {
 		return nil, err
 	}
-	var blockers map[*graph.Operation]bool
-	if sel.blockers && !sel.all {
+	sf.group()
+	sf.describe()
+	if err := sf.choose(); err != nil {
+		return nil, err
+	}
+	if err := sf.planConstants(); err != nil {
+		return nil, err
+	}
+	if err := sf.apply(); err != nil {
+		return nil, err
+	}
+	sf.summarize()
+	return sf.ch, nil
+}
+
+// setup reads the options and the module's call structure.
+func (sf *sfRun) setup() error {
+	sf.clamp = sf.opts.Bool("clamp")
+	sf.convertIO = sf.opts.Bool("io")
+	sf.keepNorms = sf.opts.Bool("keep-norms")
+	sf.sel = parseIslandSelectors(sf.opts.Strings("islands"))
+	if sf.keepNorms && sf.sel.norms {
+		return fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
+	}
+	var err error
+	sf.patterns, err = compileGlobs(sf.sel.globs)
+	if err != nil {
+		return err
+	}
+	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if blockers, err = ElementTypeBlockers(m); err != nil {
-			return nil, err
+		if sf.blockers, err = ElementTypeBlockers(sf.m); err != nil {
+			return err
 		}
 	}
-	excludes, err := compileGlobs(opts.Strings("exclude"))
+	sf.excludes, err = compileGlobs(sf.opts.Strings("exclude"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	gs := m.Graphs()
-	graphs := map[string]*graph.Graph{}
-	for _, g := range gs {
-		graphs[g.Name()] = g
+	sf.gs = sf.m.Graphs()
+	sf.graphs = map[string]*graph.Graph{}
+	for _, g := range sf.gs {
+		sf.graphs[g.Name()] = g
 	}
-	called := calledGraphs(m, graphs)
-	ioGraphs := map[*graph.Operation]bool{}
-	for _, g := range graph.EntryGraphs(m, graph.EntryUnlessPrivateCallee) {
-		ioGraphs[g.Op] = true
+	sf.called = calledGraphs(sf.m, sf.graphs)
+	sf.ioGraphs = map[*graph.Operation]bool{}
+	for _, g := range graph.EntryGraphs(sf.m, graph.EntryUnlessPrivateCallee) {
+		sf.ioGraphs[g.Op] = true
 	}
-	isIOGraph := func(g *graph.Graph) bool { return ioGraphs[g.Op] }
+	return nil
+}
 
+func (sf *sfRun) group() {
 	// 1. Group f32 values into islands (graph.IslandOptions says why this
 	// pass follows calls and states).
-	fi := graph.FloatIslands(gs, graph.IslandOptions{
+	sf.fi = graph.FloatIslands(sf.gs, graph.IslandOptions{
 		Member:     isF32,
-		Callee:     func(op *graph.Operation) *graph.Graph { return callTarget(op, graphs) },
+		Callee:     func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
 		StatePairs: true,
 	})
-	order := fi.Values // first-seen order of values, for determinism
+	sf.order = sf.fi.Values // first-seen order of values, for determinism
+}
 
+func (sf *sfRun) describe() {
 	// 2. Describe each island.
-	islands := map[*graph.Value]*island{}
-	var list []*island
+	sf.islands = map[*graph.Value]*island{}
 	get := func(v *graph.Value) *island {
-		r := fi.Root(v)
-		is := islands[r]
+		r := sf.fi.Root(v)
+		is := sf.islands[r]
 		if is == nil {
-			is = &island{id: len(list)}
-			islands[r] = is
-			list = append(list, is)
+			is = &island{id: len(sf.list)}
+			sf.islands[r] = is
+			sf.list = append(sf.list, is)
 		}
 		return is
 	}
-	for _, v := range order {
+	for _, v := range sf.order {
 		get(v)
 	}
-	for _, g := range gs {
-		if isIOGraph(g) && g.Body() != nil {
+	for _, g := range sf.gs {
+		if sf.isIOGraph(g) && g.Body() != nil {
 			for _, in := range g.Inputs() {
 				if a := g.Body().Arg(in.Index); isF32(a) {
 					is := get(a)
@@ -345,7 +401,10 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			return true
 		})
 	}
+}
 
+// choose is step 3, after a note for each pattern that matches no island.
+func (sf *sfRun) choose() error {
 	// A pattern that matches no island is most likely a typo (patterns
 	// match a whole op id or source): say so rather than silently doing
 	// less than asked.
@@ -353,53 +412,53 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		name string
 		raw  []string
 		re   []*regexp.Regexp
-	}{{"islands", sel.globs, patterns}, {"exclude", opts.Strings("exclude"), excludes}} {
+	}{{"islands", sf.sel.globs, sf.patterns}, {"exclude", sf.opts.Strings("exclude"), sf.excludes}} {
 		for i, re := range opt.re {
 			matched := false
-			for _, is := range list {
+			for _, is := range sf.list {
 				if islandMatches(is, []*regexp.Regexp{re}) {
 					matched = true
 					break
 				}
 			}
 			if !matched {
-				ch.Notes = append(ch.Notes, fmt.Sprintf("%s pattern %q matches no fp32 island (a pattern must match a whole op id or source file:line; use * for the rest, e.g. *qwen3_5.py:199*)", opt.name, opt.raw[i]))
+				sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("%s pattern %q matches no fp32 island (a pattern must match a whole op id or source file:line; use * for the rest, e.g. *qwen3_5.py:199*)", opt.name, opt.raw[i]))
 			}
 		}
 	}
 	// 3. Choose islands and check that every op in them can be retyped.
 	unselected := 0
-	for _, is := range list {
+	for _, is := range sf.list {
 		if len(is.ops) == 0 && len(is.io) == 0 {
 			continue
 		}
 		if is.first == nil && len(is.ops) > 0 {
 			is.first = is.ops[0]
 		}
-		if is.casts == 0 && !(convertIO && len(is.io) > 0) {
+		if is.casts == 0 && !(sf.convertIO && len(is.io) > 0) {
 			continue
 		}
-		if !sel.selects(is, patterns, blockers) {
+		if !sf.sel.selects(is, sf.patterns, sf.blockers) {
 			unselected++
 			continue
 		}
-		if islandMatches(is, excludes) {
+		if islandMatches(is, sf.excludes) {
 			continue
 		}
-		if keepNorms && islandIsNorm(is) {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", is.first.DescribeInGraph()))
+		if sf.keepNorms && islandIsNorm(is) {
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", is.first.DescribeInGraph()))
 			continue
 		}
-		if len(is.io) > 0 && !convertIO {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", is.first.DescribeInGraph(), strings.Join(is.io, ", ")))
+		if len(is.io) > 0 && !sf.convertIO {
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", is.first.DescribeInGraph(), strings.Join(is.io, ", ")))
 			continue
 		}
 		for _, op := range is.ops {
 			if !isSafeOp(op.Name) {
-				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.exclude=<pattern matching it>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
+				return fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.exclude=<pattern matching it>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
 			}
-			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, graphs) == nil {
-				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.exclude=…, or disable the pass", op.DescribeInGraph())
+			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, sf.graphs) == nil {
+				return fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.exclude=…, or disable the pass", op.DescribeInGraph())
 			}
 		}
 		is.chosen = true
@@ -408,7 +467,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			is.where, is.firstID = is.first.Name+" at "+graph.ShortSource(is.first.Loc), is.first.OpID()
 			// A composite's interior is shared by every call: say so.
 			for _, op := range is.ops {
-				if g := graph.EnclosingGraph(op); g != nil && called[g.Op] {
+				if g := graph.EnclosingGraph(op); g != nil && sf.called[g.Op] {
 					is.where += fmt.Sprintf(", reaching into composite @%s (every call of it computes in f16 now)", g.Name())
 					is.composite = g.Name()
 					break
@@ -420,13 +479,13 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	// The default leaves islands the rule does not flag: say how many, so
 	// that nobody takes them for a miss.
 	if unselected > 0 {
-		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Strings("islands"), ",")))
+		sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(sf.opts.Strings("islands"), ",")))
 	}
 
 	// A signature is edited through the graph's properties dictionary; one
 	// kept in an encoding anefix carries opaquely cannot be edited.
-	for _, v := range order {
-		if !islands[fi.Root(v)].chosen {
+	for _, v := range sf.order {
+		if !sf.islands[sf.fi.Root(v)].chosen {
 			continue
 		}
 		var gop *graph.Operation
@@ -440,22 +499,18 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		}
 		if gop != nil && gop.Props != nil && sfDict(gop.Props) == nil {
 			g := &graph.Graph{Op: gop}
-			return nil, fmt.Errorf("@%s: its signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit; what to do: convert the model to MLIR text first (anefix convert IN -o x.mlir) and rewrite that, or exclude this island with --set strip-fp32-casts.exclude=…", g.Name())
+			return fmt.Errorf("@%s: its signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit; what to do: convert the model to MLIR text first (anefix convert IN -o x.mlir) and rewrite that, or exclude this island with --set strip-fp32-casts.exclude=…", g.Name())
 		}
 	}
+	return nil
+}
 
+func (sf *sfRun) planConstants() error {
 	// 4. Prepare constant conversions (nothing is changed yet, so an
 	// overflow error leaves the module untouched).
-	type constPlan struct {
-		op   *graph.Operation
-		name string
-		attr graph.Attr
-		cc   ConstantChange
-	}
-	var plans []constPlan
-	newRes := map[string]*graph.Resource{} // old key → converted resource
+	sf.newRes = map[string]*graph.Resource{} // old key → converted resource
 	resStats := map[string]f16.Stats{}
-	for _, is := range list {
+	for _, is := range sf.list {
 		if !is.chosen {
 			continue
 		}
@@ -470,72 +525,75 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			switch x := a.(type) {
 			case *graph.DenseElementsAttr:
 				if !graph.IsFloat(x.Type.Elem, "f32") {
-					return nil, fmt.Errorf("%s: constant value has element type %s, expected f32", op.DescribeInGraph(), x.Type.Elem)
+					return fmt.Errorf("%s: constant value has element type %s, expected f32", op.DescribeInGraph(), x.Type.Elem)
 				}
 				raw := make([]byte, len(x.Raw)/2)
 				var err error
 				st, err = f16.F32ToF16LE(raw, x.Raw)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %v", op.DescribeInGraph(), err)
+					return fmt.Errorf("%s: %v", op.DescribeInGraph(), err)
 				}
-				if clamp {
+				if sf.clamp {
 					clampHalves(raw, x.Raw)
 				}
 				na = &graph.DenseElementsAttr{Type: x.Type.WithElem(graph.F16), Raw: raw, Splat: x.Splat}
 				cc.Elements = x.NumElements()
 			case *graph.DenseResourceAttr:
-				r := m.Resource(x.Key)
+				r := sf.m.Resource(x.Key)
 				if r == nil || r.Blob == nil {
-					return nil, fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
+					return fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
 				}
 				n := x.Type.NumElements()
 				if n >= 0 && r.Blob.Size() != 4*n {
-					return nil, fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
+					return fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
 				}
-				if _, done := newRes[x.Key]; !done {
+				if _, done := sf.newRes[x.Key]; !done {
 					s, err := scanF32Blob(r.Blob)
 					if err != nil {
-						return nil, fmt.Errorf("%s: resource %q: %v", op.DescribeInGraph(), x.Key, err)
+						return fmt.Errorf("%s: resource %q: %v", op.DescribeInGraph(), x.Key, err)
 					}
 					resStats[x.Key] = s
-					newRes[x.Key] = &graph.Resource{Dialect: r.Dialect, Kind: graph.BlobResource, Alignment: max(r.Alignment, 2), Blob: &halfBlob{src: r.Blob, clamp: clamp}}
+					sf.newRes[x.Key] = &graph.Resource{Dialect: r.Dialect, Kind: graph.BlobResource, Alignment: max(r.Alignment, 2), Blob: &halfBlob{src: r.Blob, clamp: sf.clamp}}
 				}
 				st = resStats[x.Key]
 				cc.Resource = x.Key
 				cc.Elements = r.Blob.Size() / 4
 				na = &graph.DenseResourceAttr{Key: x.Key, Type: x.Type.WithElem(graph.F16)} // key set on apply
 			default:
-				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph())
+				return fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph())
 			}
 			cc.Overflow, cc.Underflow = int64(st.Overflow), int64(st.Underflow)
-			if st.Overflow > 0 && !clamp {
-				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph(), st.Overflow)
+			if st.Overflow > 0 && !sf.clamp {
+				return fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph(), st.Overflow)
 			}
-			plans = append(plans, constPlan{op: op, name: name, attr: na, cc: cc})
+			sf.plans = append(sf.plans, constPlan{op: op, name: name, attr: na, cc: cc})
 		}
 	}
+	return nil
+}
 
+func (sf *sfRun) apply() error {
 	// 5. Apply: resources, constants, value types, signatures, casts.
-	oldKeys := make([]string, 0, len(newRes))
-	for k := range newRes {
+	oldKeys := make([]string, 0, len(sf.newRes))
+	for k := range sf.newRes {
 		oldKeys = append(oldKeys, k)
 	}
 	sort.Strings(oldKeys)
 	for _, k := range oldKeys {
-		r := newRes[k]
-		r.Key = m.UniqueResourceKey(k + "_f16")
-		m.Resources = append(m.Resources, r)
+		r := sf.newRes[k]
+		r.Key = sf.m.UniqueResourceKey(k + "_f16")
+		sf.m.Resources = append(sf.m.Resources, r)
 	}
-	for _, p := range plans {
+	for _, p := range sf.plans {
 		if ra, ok := p.attr.(*graph.DenseResourceAttr); ok {
-			ra.Key = newRes[ra.Key].Key
+			ra.Key = sf.newRes[ra.Key].Key
 		}
 		p.op.SetInherent(p.name, p.attr)
-		ch.Constants = append(ch.Constants, p.cc)
+		sf.ch.Constants = append(sf.ch.Constants, p.cc)
 	}
 	retyped := map[*graph.Operation]bool{}
-	for _, v := range order {
-		if is := islands[fi.Root(v)]; !is.chosen {
+	for _, v := range sf.order {
+		if is := sf.islands[sf.fi.Root(v)]; !is.chosen {
 			continue
 		} else {
 			is.values++
@@ -550,14 +608,14 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			g := &graph.Graph{Op: pop}
 			before := v.Type().String()
 			g.SetInputType(i, toF16(v.Type()))
-			if isIOGraph(g) {
-				ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
+			if sf.isIOGraph(g) {
+				sf.ch.IOChanges = append(sf.ch.IOChanges, IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
 			}
 			continue
 		}
 		v.SetType(toF16(v.Type()))
 	}
-	for _, g := range gs {
+	for _, g := range sf.gs {
 		t := g.Terminator()
 		ft := g.FunctionType()
 		if t == nil || ft == nil {
@@ -568,8 +626,8 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		for i, v := range t.Operands() {
 			if i < len(ft.Results) && !graph.TypeEqual(ft.Results[i], v.Type()) {
 				changed = true
-				if isIOGraph(g) {
-					ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: outs[i].Label(), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
+				if sf.isIOGraph(g) {
+					sf.ch.IOChanges = append(sf.ch.IOChanges, IOChange{Graph: g.Name(), Port: outs[i].Label(), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
 				}
 			}
 		}
@@ -577,7 +635,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			g.SyncOutputTypes()
 		}
 	}
-	for _, is := range list {
+	for _, is := range sf.list {
 		if !is.chosen {
 			continue
 		}
@@ -588,23 +646,28 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			if graph.TypeEqual(op.Operand(0).Type(), op.Result(0).Type()) {
 				op.Result(0).ReplaceAllUsesWith(op.Operand(0))
 				if err := op.Erase(); err != nil {
-					return nil, err
+					return err
 				}
 				delete(retyped, op)
-				ch.OpsRemoved++
+				sf.ch.OpsRemoved++
 			}
 		}
 	}
-	ch.OpsRetyped = len(retyped)
-	refs, refsKnown := resourceRefs(m)
+	sf.ch.OpsRetyped = len(retyped)
+	refs, refsKnown := resourceRefs(sf.m)
 	for _, k := range oldKeys {
 		if refs[k] == 0 && refsKnown {
-			m.RemoveResource(k)
-			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q replaced by %q", k, newRes[k].Key))
+			sf.m.RemoveResource(k)
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("resource %q replaced by %q", k, sf.newRes[k].Key))
 		} else {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, newRes[k].Key))
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, sf.newRes[k].Key))
 		}
 	}
+	return nil
+}
+
+// summarize puts a summary of the retyped islands first in the notes.
+func (sf *sfRun) summarize() {
 	// Look-alike islands (same first op and source, same size: one per
 	// layer) read as one line with a count, not one line each.
 	type islandGroup struct {
@@ -615,7 +678,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 	var groups []*islandGroup
 	byKey := map[string]*islandGroup{}
 	n := 0
-	for _, is := range list {
+	for _, is := range sf.list {
 		if !is.chosen {
 			continue
 		}
@@ -634,7 +697,7 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 		var comps []string
 		seenComp := map[string]bool{}
 		inComp := 0
-		for _, is := range list {
+		for _, is := range sf.list {
 			if is.chosen && is.composite != "" {
 				inComp++
 				if !seenComp[is.composite] {
@@ -651,9 +714,8 @@ func stripFP32Casts(m *graph.Module, opts Options) (*Change, error) {
 			notes = append(notes, fmt.Sprintf("x%d island(s) from %s: %d value(s) retyped, %d f16↔f32 cast(s) each%s",
 				len(g.ids), g.where, g.values, g.casts, idList("; first ops ", g.ids, 4)))
 		}
-		ch.Notes = append(notes, ch.Notes...)
+		sf.ch.Notes = append(notes, sf.ch.Notes...)
 	}
-	return ch, nil
 }
 
 // idList is prefix and up to max op ids with a count of the rest, or ""
