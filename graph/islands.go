@@ -47,7 +47,8 @@ type IslandOptions struct {
 
 // Islands is FloatIslands' answer: connected sets of member values.
 type Islands struct {
-	sets *ValueSets
+	sets  *ValueSets
+	index map[*Value]int // root → island number, built by Index
 	// Values lists every member value once, in the order first seen: seeds,
 	// then per op in walk order its regions' block arguments, operands and
 	// results. Island order follows it.
@@ -60,6 +61,32 @@ func (is *Islands) Has(v *Value) bool { return is.sets.Has(v) }
 // Root is the representative of v's island: the same for every value of one
 // island. v must be an island value (Has).
 func (is *Islands) Root(v *Value) *Value { return is.sets.Find(v) }
+
+// Count is the number of islands.
+func (is *Islands) Count() int {
+	is.number()
+	return len(is.index)
+}
+
+// Index numbers v's island from 0, in the order of each island's first
+// value in Values; v must be an island value (Has).
+func (is *Islands) Index(v *Value) int {
+	is.number()
+	return is.index[is.sets.Find(v)]
+}
+
+func (is *Islands) number() {
+	if is.index != nil {
+		return
+	}
+	is.index = map[*Value]int{}
+	for _, v := range is.Values {
+		r := is.sets.Find(v)
+		if _, ok := is.index[r]; !ok {
+			is.index[r] = len(is.index)
+		}
+	}
+}
 
 // FloatIslands groups the member values of graphs (each walked with its
 // nested regions) into islands: values connected through the ops that read

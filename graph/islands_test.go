@@ -21,8 +21,14 @@ func islandGroups(is *Islands, label map[*Value]string) []string {
 		groups[r] = append(groups[r], label[v])
 	}
 	var out []string
-	for _, r := range order {
+	for i, r := range order {
+		if is.Index(r) != i {
+			return []string{"Index out of first-value order"}
+		}
 		out = append(out, strings.Join(groups[r], " "))
+	}
+	if is.Count() != len(order) {
+		return []string{"Count is not the number of islands"}
 	}
 	return out
 }

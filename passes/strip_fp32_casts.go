@@ -247,8 +247,7 @@ type sfRun struct {
 	ioGraphs                    map[*graph.Operation]bool // graphs whose ports count as model I/O
 	fi                          *graph.Islands
 	order                       []*graph.Value // island values, first-seen order
-	islands                     map[*graph.Value]*island
-	list                        []*island
+	list                        []*island      // by graph.Islands.Index
 	plans                       []constPlan
 	newRes                      map[string]*graph.Resource // old key → converted resource
 }
@@ -335,20 +334,11 @@ func (sf *sfRun) group() {
 
 func (sf *sfRun) describe() {
 	// 2. Describe each island.
-	sf.islands = map[*graph.Value]*island{}
-	get := func(v *graph.Value) *island {
-		r := sf.fi.Root(v)
-		is := sf.islands[r]
-		if is == nil {
-			is = &island{id: len(sf.list)}
-			sf.islands[r] = is
-			sf.list = append(sf.list, is)
-		}
-		return is
+	sf.list = make([]*island, sf.fi.Count())
+	for i := range sf.list {
+		sf.list[i] = &island{id: i}
 	}
-	for _, v := range sf.order {
-		get(v)
-	}
+	get := func(v *graph.Value) *island { return sf.list[sf.fi.Index(v)] }
 	for _, g := range sf.gs {
 		if sf.isIOGraph(g) && g.Body() != nil {
 			for _, in := range g.Inputs() {
@@ -485,7 +475,7 @@ func (sf *sfRun) choose() error {
 	// A signature is edited through the graph's properties dictionary; one
 	// kept in an encoding anefix carries opaquely cannot be edited.
 	for _, v := range sf.order {
-		if !sf.islands[sf.fi.Root(v)].chosen {
+		if !sf.list[sf.fi.Index(v)].chosen {
 			continue
 		}
 		var gop *graph.Operation
@@ -593,7 +583,7 @@ func (sf *sfRun) apply() error {
 	}
 	retyped := map[*graph.Operation]bool{}
 	for _, v := range sf.order {
-		if is := sf.islands[sf.fi.Root(v)]; !is.chosen {
+		if is := sf.list[sf.fi.Index(v)]; !is.chosen {
 			continue
 		} else {
 			is.values++

@@ -247,24 +247,17 @@ func islands(st *graphState, g *graph.Graph, body *graph.Block, ops []*graph.Ope
 		}
 	}
 	fi := graph.FloatIslands([]*graph.Graph{g}, graph.IslandOptions{Member: isF32, ConstantsApart: true, Seed: seed})
-	order, find := fi.Values, fi.Root
+	order := fi.Values
 	type acc struct {
 		isl   *pb.Fp32Island
 		ops   map[*graph.Operation]bool
 		order int
 	}
-	byRoot := map[*graph.Value]*acc{}
-	var list []*acc
-	get := func(v *graph.Value) *acc {
-		r := find(v)
-		a := byRoot[r]
-		if a == nil {
-			a = &acc{isl: &pb.Fp32Island{}, ops: map[*graph.Operation]bool{}, order: len(list)}
-			byRoot[r] = a
-			list = append(list, a)
-		}
-		return a
+	list := make([]*acc, fi.Count())
+	for i := range list {
+		list[i] = &acc{isl: &pb.Fp32Island{}, ops: map[*graph.Operation]bool{}, order: i}
 	}
+	get := func(v *graph.Value) *acc { return list[fi.Index(v)] }
 	for _, v := range order {
 		a := get(v)
 		pv := &pb.Value{Name: st.names[v], Type: typeString(v.Type())}
