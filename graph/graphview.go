@@ -262,12 +262,9 @@ func (g *Graph) Composites() []string {
 	var out []string
 	seen := map[string]bool{}
 	g.Op.Walk(func(o *Operation) bool {
-		if o.Name != "coreai.invoke" && o.Name != "func.call" {
-			return true
-		}
-		if ref, ok := o.Inherent("callee").(*SymbolRefAttr); ok && !seen[ref.Root] {
-			seen[ref.Root] = true
-			out = append(out, ref.Root)
+		if c, ok := Callee(o); ok && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 		return true
 	})

@@ -338,3 +338,51 @@ func ShortFile(p string) string {
 	}
 	return path.Base(dir) + "/" + file
 }
+
+// FileLocs lists every file location in l, innermost frame first: name and
+// fused locations are looked through, a call site gives its callee's frames
+// then its caller's, and a dialect location (coreai-torch's
+// #debuginfo.location) gives each loc("file":line:col) in its text, in the
+// order written.
+func FileLocs(l Loc) []*FileLoc { return fileLocs(l, true, nil) }
+
+// BuiltinFileLocs is FileLocs without the frames inside dialect locations.
+// arm-d matches its region frames on these only (passes/armd.go); whether
+// it should also look inside #debuginfo.location is untested, so it keeps
+// the narrower walk it was written with.
+func BuiltinFileLocs(l Loc) []*FileLoc { return fileLocs(l, false, nil) }
+
+func fileLocs(l Loc, dialect bool, out []*FileLoc) []*FileLoc {
+	switch x := l.(type) {
+	case *FileLoc:
+		out = append(out, x)
+	case *NameLoc:
+		if x.Child != nil {
+			out = fileLocs(x.Child, dialect, out)
+		}
+	case *FusedLoc:
+		for _, c := range x.Locs {
+			out = fileLocs(c, dialect, out)
+		}
+	case *CallSiteLoc:
+		out = fileLocs(x.Callee, dialect, out)
+		out = fileLocs(x.Caller, dialect, out)
+	case *DialectLoc:
+		if dialect && x.Attr != nil {
+			for _, m := range dialectFileRE.FindAllStringSubmatch(x.Attr.String(), -1) {
+				file, err := strconv.Unquote(`"` + m[1] + `"`)
+				if err != nil {
+					file = m[1]
+				}
+				line, _ := strconv.Atoi(m[2])
+				col, _ := strconv.Atoi(m[3])
+				out = append(out, &FileLoc{File: file, Line: line, Col: col})
+			}
+		}
+	}
+	return out
+}
+
+// dialectFileRE matches a builtin file location inside a dialect
+// location's text: loc("file":line:col).
+var dialectFileRE = regexp.MustCompile(`loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)`)

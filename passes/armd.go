@@ -152,26 +152,6 @@ func (f adFrame) match(l *graph.FileLoc) bool {
 	return f.lo == 0 || (l.Line >= f.lo && l.Line <= f.hi)
 }
 
-// adFrames lists every file location in l (innermost frame first).
-func adFrames(l graph.Loc, out []*graph.FileLoc) []*graph.FileLoc {
-	switch x := l.(type) {
-	case *graph.FileLoc:
-		out = append(out, x)
-	case *graph.NameLoc:
-		if x.Child != nil {
-			out = adFrames(x.Child, out)
-		}
-	case *graph.FusedLoc:
-		for _, c := range x.Locs {
-			out = adFrames(c, out)
-		}
-	case *graph.CallSiteLoc:
-		out = adFrames(x.Callee, out)
-		out = adFrames(x.Caller, out)
-	}
-	return out
-}
-
 type adConfig struct {
 	kinds      []string             // in replacement order
 	composites map[string]string    // composite name → kind
@@ -366,13 +346,8 @@ type adRegion struct {
 
 // compositeKind names the composite a callee graph implements.
 func adCompositeKind(g *graph.Graph) string {
-	if d := g.CompositeDecl(); d != nil {
-		s := d.String()
-		if i := strings.IndexByte(s, '"'); i >= 0 {
-			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
-				return s[i+1 : i+1+j]
-			}
-		}
+	if n, ok := g.CompositeName(); ok {
+		return n
 	}
 	n := g.Name()
 	if i := strings.LastIndexByte(n, '.'); i >= 0 {
@@ -436,7 +411,7 @@ func (a *armd) composites() error {
 	if !a.cfg.dropUnused || len(replacedCallee) == 0 {
 		return nil
 	}
-	still := ioCallees(a.m)
+	still := graph.Callees(a.m.Op)
 	var names []string
 	for n := range replacedCallee {
 		names = append(names, n)
@@ -480,7 +455,7 @@ func (a *armd) inlineRegions(g *graph.Graph, kind string) []*adRegion {
 				}
 				continue
 			}
-			for _, fl := range adFrames(op.Loc, nil) {
+			for _, fl := range graph.BuiltinFileLocs(op.Loc) {
 				if f.match(fl) {
 					hit = true
 				}

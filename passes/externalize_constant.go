@@ -168,7 +168,7 @@ func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (
 	if err := ecCheckConstant(sel); err != nil {
 		return nil, fmt.Errorf("option constant: %v", err)
 	}
-	entries := ioEntryGraphs(m)
+	entries := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	isEntry := map[string]bool{} // by name: Graphs() makes new views each call
 	for _, g := range entries {
 		isEntry[g.Name()] = true

@@ -120,7 +120,7 @@ func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change,
 		}
 		f.ops[n] = true
 	}
-	for _, g := range ioEntryGraphs(m) {
+	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
 		f.graph(g)
 	}
 	return f.ch, nil
@@ -220,7 +220,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 			if !slices.Contains(f.indexLeft, op) {
 				f.indexLeft = append(f.indexLeft, op)
 				f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: %s only feeds index operands; not folded (index-inputs=true folds it)",
-					g.Name(), ioPortName(g.Inputs()[i]), op.Describe()))
+					g.Name(), g.Inputs()[i].Label(), op.Describe()))
 			}
 			others = append(others, u)
 			continue
@@ -276,7 +276,7 @@ func (f *ioFolder) input(g *graph.Graph, p graph.Port) {
 		}
 		if len(others) > 0 && f.mode == "skip" {
 			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: not folded (%s): %d other users need its shape %s and other-users=skip",
-				g.Name(), ioPortName(p), fold[0].Describe(), len(others), g.Body().Arg(p.Index).Type()))
+				g.Name(), p.Label(), fold[0].Describe(), len(others), g.Body().Arg(p.Index).Type()))
 			break
 		}
 		f.applyInput(g, p.Index, r, fold, others, log)
@@ -353,7 +353,7 @@ func (f *ioFolder) statePair(g *graph.Graph, in, out graph.Port) {
 			}
 		}
 		if why != "" {
-			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s → %s: not folded: %s", g.Name(), ioPortName(in), ioPortName(out), why))
+			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s → %s: not folded: %s", g.Name(), in.Label(), out.Label(), why))
 			break
 		}
 		f.applyInput(g, in.Index, r, fold, others, inLog)
@@ -375,7 +375,7 @@ func (f *ioFolder) record(g *graph.Graph, p graph.Port, isOut bool, log *ioPortL
 	if log.added > 0 {
 		why += fmt.Sprintf("; %d other users read a coreai.reshape back to %s", log.added, log.before)
 	}
-	f.ch.IOChanges = append(f.ch.IOChanges, IOChange{Graph: g.Name(), Port: ioPortName(p), IsOutput: isOut,
+	f.ch.IOChanges = append(f.ch.IOChanges, IOChange{Graph: g.Name(), Port: p.Label(), IsOutput: isOut,
 		Before: log.before.String(), After: after.String(), Why: why})
 }
 
@@ -470,7 +470,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 			}
 		}
 		if why != "" {
-			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s (handle): not folded: %s", g.Name(), ioPortName(p), why))
+			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s (handle): not folded: %s", g.Name(), p.Label(), why))
 			break
 		}
 		g.SetInputType(p.Index, &graph.OpaqueType{Text: "!coreai.handle<" + r.String() + ">"})

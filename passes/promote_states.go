@@ -109,7 +109,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 		explicit = append(explicit, pair{in, out})
 	}
 	ch := &Change{}
-	graphs := ioEntryGraphs(m)
+	graphs := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	for _, p := range explicit {
 		found := false
 		for _, g := range graphs {

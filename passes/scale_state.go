@@ -125,7 +125,7 @@ func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
 	pm := statenames.New(psOpts.Kinds, psOpts.Affixes, false)
 	ch := &Change{}
 	used := map[string]bool{}
-	for _, g := range ioEntryGraphs(m) {
+	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
 		outs := g.Outputs()
 		for _, in := range g.Inputs() {
 			k, named := exps[in.Name]

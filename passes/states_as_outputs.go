@@ -73,7 +73,7 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 	}
 	ch := &Change{}
 	found := map[string]bool{}
-	for _, g := range ioEntryGraphs(m) {
+	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
 		// Ports shift as outputs are added; take the names first.
 		var todo []string
 		for _, in := range g.Inputs() {
@@ -97,7 +97,7 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 	}
 	for _, n := range opts.Names { // in the order given: a stable message
 		if !found[n] {
-			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, ioPortList(ioEntryGraphs(m)))
+			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, ioPortList(graph.EntryGraphs(m, graph.EntryNotPrivate)))
 		}
 	}
 	return ch, nil

@@ -236,152 +236,127 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 	return out
 }
 
+// sfRun is one run of strip-fp32-casts: its options, read once, and what
+// each step hands the next.
+type sfRun struct {
+	m                           *graph.Module
+	opts                        *StripFP32CastsOptions
+	ch                          *Change
+	clamp, convertIO, keepNorms bool
+	sel                         islandSelectors
+	patterns, excludes          []*regexp.Regexp
+	blockers                    map[*graph.Operation]bool
+	gs                          []*graph.Graph
+	graphs                      map[string]*graph.Graph
+	called                      map[*graph.Operation]bool // graphs some op calls
+	ioGraphs                    map[*graph.Operation]bool // graphs whose ports count as model I/O
+	fi                          *graph.Islands
+	order                       []*graph.Value // island values, first-seen order
+	list                        []*island      // by graph.Islands.Index
+	plans                       []constPlan
+	newRes                      map[string]*graph.Resource // old key → converted resource
+}
+
+// constPlan is one constant conversion, prepared before anything changes.
+type constPlan struct {
+	op   *graph.Operation
+	name string
+	attr graph.Attr
+	cc   ConstantChange
+}
+
+func (sf *sfRun) isIOGraph(g *graph.Graph) bool { return sf.ioGraphs[g.Op] }
+
+// stripFP32Casts runs the five steps in order; each method is one step.
 func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
-	ch := &Change{}
-	clamp := opts.Clamp
-	convertIO := opts.IO
-	keepNorms := opts.KeepNorms
-	sel := parseIslandSelectors(opts.Islands)
-	if keepNorms && sel.norms {
-		return nil, fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
-	}
-	patterns, err := compileGlobs(sel.globs)
-	if err != nil {
+	sf := &sfRun{m: m, opts: opts, ch: &Change{}}
+	if err := sf.setup(); err != nil {
 		return nil, err
 	}
-	var blockers map[*graph.Operation]bool
-	if sel.blockers && !sel.all {
+	sf.group()
+	sf.describe()
+	if err := sf.choose(); err != nil {
+		return nil, err
+	}
+	if err := sf.planConstants(); err != nil {
+		return nil, err
+	}
+	if err := sf.apply(); err != nil {
+		return nil, err
+	}
+	sf.summarize()
+	return sf.ch, nil
+}
+
+// setup reads the options and the module's call structure.
+func (sf *sfRun) setup() error {
+	sf.clamp = sf.opts.Clamp
+	sf.convertIO = sf.opts.IO
+	sf.keepNorms = sf.opts.KeepNorms
+	sf.sel = parseIslandSelectors(sf.opts.Islands)
+	if sf.keepNorms && sf.sel.norms {
+		return fmt.Errorf("islands=norms selects the normalization islands and keep-norms=true leaves them in f32: drop one of the two")
+	}
+	var err error
+	sf.patterns, err = compileGlobs(sf.sel.globs)
+	if err != nil {
+		return err
+	}
+	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if blockers, err = ElementTypeBlockers(m); err != nil {
-			return nil, err
+		if sf.blockers, err = ElementTypeBlockers(sf.m); err != nil {
+			return err
 		}
 	}
-	excludes, err := compileGlobs(opts.Exclude)
+	sf.excludes, err = compileGlobs(sf.opts.Exclude)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	gs := m.Graphs()
-	graphs := map[string]*graph.Graph{}
-	for _, g := range gs {
-		graphs[g.Name()] = g
+	sf.gs = sf.m.Graphs()
+	sf.graphs = map[string]*graph.Graph{}
+	for _, g := range sf.gs {
+		sf.graphs[g.Name()] = g
 	}
-	called := calledGraphs(m, graphs)
-	isIOGraph := func(g *graph.Graph) bool { return g.Visibility() != "private" || !called[g.Op] }
+	sf.called = calledGraphs(sf.m, sf.graphs)
+	sf.ioGraphs = map[*graph.Operation]bool{}
+	for _, g := range graph.EntryGraphs(sf.m, graph.EntryUnlessPrivateCallee) {
+		sf.ioGraphs[g.Op] = true
+	}
+	return nil
+}
 
-	// 1. Group f32 values into islands.
-	u := graph.NewValueSets()
-	var order []*graph.Value // first-seen order of values, for determinism
-	note := func(v *graph.Value) {
-		if !u.Has(v) {
-			u.Add(v)
-			order = append(order, v)
-		}
-	}
-	for _, g := range gs {
-		g.Op.Walk(func(op *graph.Operation) bool {
-			for _, r := range op.Regions {
-				for _, b := range r.Blocks {
-					for _, a := range b.Args() {
-						if isF32(a) {
-							note(a)
-						}
-					}
-				}
-			}
-			if op == g.Op {
-				return true
-			}
-			var f32s []*graph.Value
-			for _, v := range op.Operands() {
-				if v != nil && isF32(v) {
-					note(v)
-					f32s = append(f32s, v)
-				}
-			}
-			for _, v := range op.Results() {
-				if isF32(v) {
-					note(v)
-					f32s = append(f32s, v)
-				}
-			}
-			switch {
-			case op.Name == "coreai.cast", op.Name == graph.TerminatorName(g.Op.Name) && op.ParentOp() == g.Op:
-				// Shores and graph outputs join nothing by themselves.
-			case callTarget(op, graphs) != nil:
-				callee := callTarget(op, graphs)
-				if b := callee.Body(); b != nil {
-					for i, v := range op.Operands() {
-						if i < len(b.Args()) && isF32(v) && isF32(b.Arg(i)) {
-							note(b.Arg(i))
-							u.Union(v, b.Arg(i))
-						}
-					}
-				}
-				if t := callee.Terminator(); t != nil {
-					for i, r := range op.Results() {
-						if i < t.NumOperands() && isF32(r) && isF32(t.Operand(i)) {
-							note(t.Operand(i))
-							u.Union(r, t.Operand(i))
-						}
-					}
-				}
-			default:
-				for _, v := range f32s[min(1, len(f32s)):] {
-					u.Union(f32s[0], v)
-				}
-			}
-			return true
-		})
-		// A state input and the output holding its new value must keep one
-		// type.
-		if t := g.Terminator(); t != nil && g.Body() != nil {
-			outs := g.Outputs()
-			for _, in := range g.Inputs() {
-				if in.StateOutput == "" {
-					continue
-				}
-				for _, o := range outs {
-					if o.Name == in.StateOutput && o.Index < t.NumOperands() {
-						a, r := g.Body().Arg(in.Index), t.Operand(o.Index)
-						if isF32(a) && isF32(r) {
-							u.Union(a, r)
-						}
-					}
-				}
-			}
-		}
-	}
+func (sf *sfRun) group() {
+	// 1. Group f32 values into islands (graph.IslandOptions says why this
+	// pass follows calls and states).
+	sf.fi = graph.FloatIslands(sf.gs, graph.IslandOptions{
+		Member:     isF32,
+		Callee:     func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
+		StatePairs: true,
+	})
+	sf.order = sf.fi.Values // first-seen order of values, for determinism
+}
 
+func (sf *sfRun) describe() {
 	// 2. Describe each island.
-	islands := map[*graph.Value]*island{}
-	var list []*island
-	get := func(v *graph.Value) *island {
-		r := u.Find(v)
-		is := islands[r]
-		if is == nil {
-			is = &island{id: len(list)}
-			islands[r] = is
-			list = append(list, is)
-		}
-		return is
+	sf.list = make([]*island, sf.fi.Count())
+	for i := range sf.list {
+		sf.list[i] = &island{id: i}
 	}
-	for _, v := range order {
-		get(v)
-	}
-	for _, g := range gs {
-		if isIOGraph(g) && g.Body() != nil {
+	get := func(v *graph.Value) *island { return sf.list[sf.fi.Index(v)] }
+	for _, g := range sf.gs {
+		if sf.isIOGraph(g) && g.Body() != nil {
 			for _, in := range g.Inputs() {
 				if a := g.Body().Arg(in.Index); isF32(a) {
 					is := get(a)
-					is.io = append(is.io, fmt.Sprintf("@%s input %s", g.Name(), sfPortName(in)))
+					is.io = append(is.io, fmt.Sprintf("@%s input %s", g.Name(), in.Label()))
 				}
 			}
 			if t := g.Terminator(); t != nil {
 				for _, o := range g.Outputs() {
 					if o.Index < t.NumOperands() && isF32(t.Operand(o.Index)) {
 						is := get(t.Operand(o.Index))
-						is.io = append(is.io, fmt.Sprintf("@%s output %s", g.Name(), sfPortName(o)))
+						is.io = append(is.io, fmt.Sprintf("@%s output %s", g.Name(), o.Label()))
 					}
 				}
 			}
@@ -421,7 +396,10 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			return true
 		})
 	}
+}
 
+// choose is step 3, after a note for each pattern that matches no island.
+func (sf *sfRun) choose() error {
 	// A pattern that matches no island is most likely a typo (patterns
 	// match a whole op id or source): say so rather than silently doing
 	// less than asked.
@@ -429,53 +407,53 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 		name string
 		raw  []string
 		re   []*regexp.Regexp
-	}{{"islands", sel.globs, patterns}, {"exclude", opts.Exclude, excludes}} {
+	}{{"islands", sf.sel.globs, sf.patterns}, {"exclude", sf.opts.Exclude, sf.excludes}} {
 		for i, re := range opt.re {
 			matched := false
-			for _, is := range list {
+			for _, is := range sf.list {
 				if islandMatches(is, []*regexp.Regexp{re}) {
 					matched = true
 					break
 				}
 			}
 			if !matched {
-				ch.Notes = append(ch.Notes, fmt.Sprintf("%s pattern %q matches no fp32 island (a pattern must match a whole op id or source file:line; use * for the rest, e.g. *qwen3_5.py:199*)", opt.name, opt.raw[i]))
+				sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("%s pattern %q matches no fp32 island (a pattern must match a whole op id or source file:line; use * for the rest, e.g. *qwen3_5.py:199*)", opt.name, opt.raw[i]))
 			}
 		}
 	}
 	// 3. Choose islands and check that every op in them can be retyped.
 	unselected := 0
-	for _, is := range list {
+	for _, is := range sf.list {
 		if len(is.ops) == 0 && len(is.io) == 0 {
 			continue
 		}
 		if is.first == nil && len(is.ops) > 0 {
 			is.first = is.ops[0]
 		}
-		if is.casts == 0 && !(convertIO && len(is.io) > 0) {
+		if is.casts == 0 && !(sf.convertIO && len(is.io) > 0) {
 			continue
 		}
-		if !sel.selects(is, patterns, blockers) {
+		if !sf.sel.selects(is, sf.patterns, sf.blockers) {
 			unselected++
 			continue
 		}
-		if islandMatches(is, excludes) {
+		if islandMatches(is, sf.excludes) {
 			continue
 		}
-		if keepNorms && islandIsNorm(is) {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", is.first.DescribeInGraph()))
+		if sf.keepNorms && islandIsNorm(is) {
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", is.first.DescribeInGraph()))
 			continue
 		}
-		if len(is.io) > 0 && !convertIO {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", is.first.DescribeInGraph(), strings.Join(is.io, ", ")))
+		if len(is.io) > 0 && !sf.convertIO {
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", is.first.DescribeInGraph(), strings.Join(is.io, ", ")))
 			continue
 		}
 		for _, op := range is.ops {
 			if !isSafeOp(op.Name) {
-				return nil, fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.exclude=<pattern matching it>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
+				return fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.exclude=<pattern matching it>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
 			}
-			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, graphs) == nil {
-				return nil, fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.exclude=…, or disable the pass", op.DescribeInGraph())
+			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, sf.graphs) == nil {
+				return fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.exclude=…, or disable the pass", op.DescribeInGraph())
 			}
 		}
 		is.chosen = true
@@ -484,7 +462,7 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			is.where, is.firstID = is.first.Name+" at "+graph.ShortSource(is.first.Loc), is.first.OpID()
 			// A composite's interior is shared by every call: say so.
 			for _, op := range is.ops {
-				if g := graph.EnclosingGraph(op); g != nil && called[g.Op] {
+				if g := graph.EnclosingGraph(op); g != nil && sf.called[g.Op] {
 					is.where += fmt.Sprintf(", reaching into composite @%s (every call of it computes in f16 now)", g.Name())
 					is.composite = g.Name()
 					break
@@ -496,13 +474,13 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 	// The default leaves islands the rule does not flag: say how many, so
 	// that nobody takes them for a miss.
 	if unselected > 0 {
-		ch.Notes = append(ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(opts.Islands, ",")))
+		sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(sf.opts.Islands, ",")))
 	}
 
 	// A signature is edited through the graph's properties dictionary; one
 	// kept in an encoding anefix carries opaquely cannot be edited.
-	for _, v := range order {
-		if !islands[u.Find(v)].chosen {
+	for _, v := range sf.order {
+		if !sf.list[sf.fi.Index(v)].chosen {
 			continue
 		}
 		var gop *graph.Operation
@@ -516,22 +494,18 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 		}
 		if gop != nil && gop.Props != nil && sfDict(gop.Props) == nil {
 			g := &graph.Graph{Op: gop}
-			return nil, fmt.Errorf("@%s: its signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit; what to do: convert the model to MLIR text first (anefix convert IN -o x.mlir) and rewrite that, or exclude this island with --set strip-fp32-casts.exclude=…", g.Name())
+			return fmt.Errorf("@%s: its signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit; what to do: convert the model to MLIR text first (anefix convert IN -o x.mlir) and rewrite that, or exclude this island with --set strip-fp32-casts.exclude=…", g.Name())
 		}
 	}
+	return nil
+}
 
+func (sf *sfRun) planConstants() error {
 	// 4. Prepare constant conversions (nothing is changed yet, so an
 	// overflow error leaves the module untouched).
-	type constPlan struct {
-		op   *graph.Operation
-		name string
-		attr graph.Attr
-		cc   ConstantChange
-	}
-	var plans []constPlan
-	newRes := map[string]*graph.Resource{} // old key → converted resource
+	sf.newRes = map[string]*graph.Resource{} // old key → converted resource
 	resStats := map[string]f16.Stats{}
-	for _, is := range list {
+	for _, is := range sf.list {
 		if !is.chosen {
 			continue
 		}
@@ -546,72 +520,75 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			switch x := a.(type) {
 			case *graph.DenseElementsAttr:
 				if !graph.IsFloat(x.Type.Elem, "f32") {
-					return nil, fmt.Errorf("%s: constant value has element type %s, expected f32", op.DescribeInGraph(), x.Type.Elem)
+					return fmt.Errorf("%s: constant value has element type %s, expected f32", op.DescribeInGraph(), x.Type.Elem)
 				}
 				raw := make([]byte, len(x.Raw)/2)
 				var err error
 				st, err = f16.F32ToF16LE(raw, x.Raw)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %v", op.DescribeInGraph(), err)
+					return fmt.Errorf("%s: %v", op.DescribeInGraph(), err)
 				}
-				if clamp {
+				if sf.clamp {
 					clampHalves(raw, x.Raw)
 				}
 				na = &graph.DenseElementsAttr{Type: x.Type.WithElem(graph.F16), Raw: raw, Splat: x.Splat}
 				cc.Elements = x.NumElements()
 			case *graph.DenseResourceAttr:
-				r := m.Resource(x.Key)
+				r := sf.m.Resource(x.Key)
 				if r == nil || r.Blob == nil {
-					return nil, fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
+					return fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
 				}
 				n := x.Type.NumElements()
 				if n >= 0 && r.Blob.Size() != 4*n {
-					return nil, fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
+					return fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
 				}
-				if _, done := newRes[x.Key]; !done {
+				if _, done := sf.newRes[x.Key]; !done {
 					s, err := scanF32Blob(r.Blob)
 					if err != nil {
-						return nil, fmt.Errorf("%s: resource %q: %v", op.DescribeInGraph(), x.Key, err)
+						return fmt.Errorf("%s: resource %q: %v", op.DescribeInGraph(), x.Key, err)
 					}
 					resStats[x.Key] = s
-					newRes[x.Key] = &graph.Resource{Dialect: r.Dialect, Kind: graph.BlobResource, Alignment: max(r.Alignment, 2), Blob: &halfBlob{src: r.Blob, clamp: clamp}}
+					sf.newRes[x.Key] = &graph.Resource{Dialect: r.Dialect, Kind: graph.BlobResource, Alignment: max(r.Alignment, 2), Blob: &halfBlob{src: r.Blob, clamp: sf.clamp}}
 				}
 				st = resStats[x.Key]
 				cc.Resource = x.Key
 				cc.Elements = r.Blob.Size() / 4
 				na = &graph.DenseResourceAttr{Key: x.Key, Type: x.Type.WithElem(graph.F16)} // key set on apply
 			default:
-				return nil, fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph())
+				return fmt.Errorf("%s: cannot read its f32 value (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely); what to do: exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph())
 			}
 			cc.Overflow, cc.Underflow = int64(st.Overflow), int64(st.Underflow)
-			if st.Overflow > 0 && !clamp {
-				return nil, fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph(), st.Overflow)
+			if st.Overflow > 0 && !sf.clamp {
+				return fmt.Errorf("%s: %d value(s) of this f32 constant exceed the f16 range (±65504) and would become ±inf; what to do: --set strip-fp32-casts.clamp=true saturates them to ±65504, or exclude this island with --set strip-fp32-casts.exclude=…", op.DescribeInGraph(), st.Overflow)
 			}
-			plans = append(plans, constPlan{op: op, name: name, attr: na, cc: cc})
+			sf.plans = append(sf.plans, constPlan{op: op, name: name, attr: na, cc: cc})
 		}
 	}
+	return nil
+}
 
+func (sf *sfRun) apply() error {
 	// 5. Apply: resources, constants, value types, signatures, casts.
-	oldKeys := make([]string, 0, len(newRes))
-	for k := range newRes {
+	oldKeys := make([]string, 0, len(sf.newRes))
+	for k := range sf.newRes {
 		oldKeys = append(oldKeys, k)
 	}
 	sort.Strings(oldKeys)
 	for _, k := range oldKeys {
-		r := newRes[k]
-		r.Key = m.UniqueResourceKey(k + "_f16")
-		m.Resources = append(m.Resources, r)
+		r := sf.newRes[k]
+		r.Key = sf.m.UniqueResourceKey(k + "_f16")
+		sf.m.Resources = append(sf.m.Resources, r)
 	}
-	for _, p := range plans {
+	for _, p := range sf.plans {
 		if ra, ok := p.attr.(*graph.DenseResourceAttr); ok {
-			ra.Key = newRes[ra.Key].Key
+			ra.Key = sf.newRes[ra.Key].Key
 		}
 		p.op.SetInherent(p.name, p.attr)
-		ch.Constants = append(ch.Constants, p.cc)
+		sf.ch.Constants = append(sf.ch.Constants, p.cc)
 	}
 	retyped := map[*graph.Operation]bool{}
-	for _, v := range order {
-		if is := islands[u.Find(v)]; !is.chosen {
+	for _, v := range sf.order {
+		if is := sf.list[sf.fi.Index(v)]; !is.chosen {
 			continue
 		} else {
 			is.values++
@@ -626,14 +603,14 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			g := &graph.Graph{Op: pop}
 			before := v.Type().String()
 			g.SetInputType(i, toF16(v.Type()))
-			if isIOGraph(g) {
-				ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: sfPortName(g.Inputs()[i]), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
+			if sf.isIOGraph(g) {
+				sf.ch.IOChanges = append(sf.ch.IOChanges, IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
 			}
 			continue
 		}
 		v.SetType(toF16(v.Type()))
 	}
-	for _, g := range gs {
+	for _, g := range sf.gs {
 		t := g.Terminator()
 		ft := g.FunctionType()
 		if t == nil || ft == nil {
@@ -644,8 +621,8 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 		for i, v := range t.Operands() {
 			if i < len(ft.Results) && !graph.TypeEqual(ft.Results[i], v.Type()) {
 				changed = true
-				if isIOGraph(g) {
-					ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: sfPortName(outs[i]), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
+				if sf.isIOGraph(g) {
+					sf.ch.IOChanges = append(sf.ch.IOChanges, IOChange{Graph: g.Name(), Port: outs[i].Label(), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
 				}
 			}
 		}
@@ -653,7 +630,7 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			g.SyncOutputTypes()
 		}
 	}
-	for _, is := range list {
+	for _, is := range sf.list {
 		if !is.chosen {
 			continue
 		}
@@ -664,23 +641,28 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			if graph.TypeEqual(op.Operand(0).Type(), op.Result(0).Type()) {
 				op.Result(0).ReplaceAllUsesWith(op.Operand(0))
 				if err := op.Erase(); err != nil {
-					return nil, err
+					return err
 				}
 				delete(retyped, op)
-				ch.OpsRemoved++
+				sf.ch.OpsRemoved++
 			}
 		}
 	}
-	ch.OpsRetyped = len(retyped)
-	refs, refsKnown := m.ResourceRefs()
+	sf.ch.OpsRetyped = len(retyped)
+	refs, refsKnown := sf.m.ResourceRefs()
 	for _, k := range oldKeys {
 		if refs[k] == 0 && refsKnown {
-			m.RemoveResource(k)
-			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q replaced by %q", k, newRes[k].Key))
+			sf.m.RemoveResource(k)
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("resource %q replaced by %q", k, sf.newRes[k].Key))
 		} else {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, newRes[k].Key))
+			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, sf.newRes[k].Key))
 		}
 	}
+	return nil
+}
+
+// summarize puts a summary of the retyped islands first in the notes.
+func (sf *sfRun) summarize() {
 	// Look-alike islands (same first op and source, same size: one per
 	// layer) read as one line with a count, not one line each.
 	type islandGroup struct {
@@ -691,7 +673,7 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 	var groups []*islandGroup
 	byKey := map[string]*islandGroup{}
 	n := 0
-	for _, is := range list {
+	for _, is := range sf.list {
 		if !is.chosen {
 			continue
 		}
@@ -710,7 +692,7 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 		var comps []string
 		seenComp := map[string]bool{}
 		inComp := 0
-		for _, is := range list {
+		for _, is := range sf.list {
 			if is.chosen && is.composite != "" {
 				inComp++
 				if !seenComp[is.composite] {
@@ -727,9 +709,8 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 			notes = append(notes, fmt.Sprintf("x%d island(s) from %s: %d value(s) retyped, %d f16↔f32 cast(s) each%s",
 				len(g.ids), g.where, g.values, g.casts, idList("; first ops ", g.ids, 4)))
 		}
-		ch.Notes = append(notes, ch.Notes...)
+		sf.ch.Notes = append(notes, sf.ch.Notes...)
 	}
-	return ch, nil
 }
 
 // idList is prefix and up to max op ids with a count of the rest, or ""
@@ -751,13 +732,6 @@ func idList(prefix string, ids []string, max int) string {
 		named = named[:max]
 	}
 	return prefix + strings.Join(named, " ") + more
-}
-
-func sfPortName(p graph.Port) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	return fmt.Sprintf("#%d", p.Index)
 }
 
 // denseAttrOf finds a constant's value attribute: a dense or dense_resource

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,8 +32,6 @@ func Report(m *graph.Module) *Inspection {
 	return rep
 }
 
-var compositeRe = regexp.MustCompile(`^#coreai\.composite_declaration<\s*"((?:[^"\\]|\\.)*)"`)
-
 // compositeName is the name inside composite_decl
 // (`#coreai.composite_declaration<"rms_norm" = {…}>`), or "".
 func compositeName(g *graph.Graph) string {
@@ -42,8 +39,8 @@ func compositeName(g *graph.Graph) string {
 	if a == nil {
 		return ""
 	}
-	if m := compositeRe.FindStringSubmatch(a.String()); m != nil {
-		return m[1]
+	if n, ok := g.CompositeName(); ok {
+		return n
 	}
 	return a.String()
 }
@@ -115,12 +112,11 @@ func OpNumber(op *graph.Operation) *uint32 {
 	return &v
 }
 
+// portName is an output's Label, or an unnamed input's block argument
+// (%argN) as anefix's printer names it.
 func portName(p graph.Port, output bool) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	if output {
-		return "#" + strconv.Itoa(p.Index)
+	if p.Name != "" || output {
+		return p.Label()
 	}
 	return "%arg" + strconv.Itoa(p.Index)
 }
@@ -215,17 +211,14 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *GraphInspection
 		}
 	}
 	term := g.Terminator()
-	gi.Fp32Islands = islands(st, body, ops, term, inputName, outs)
+	gi.Fp32Islands = islands(st, g, body, ops, term, inputName, outs)
 	gi.IoReshapes = ioReshapes(st, ops, term, inputName, outs)
 
 	// Invocations.
 	calls := map[string]int32{}
 	for _, o := range ops {
-		if o.Name != "coreai.invoke" && o.Name != "func.call" {
-			continue
-		}
-		if ref, ok := o.Inherent("callee").(*graph.SymbolRefAttr); ok {
-			calls[ref.Root]++
+		if c, ok := graph.Callee(o); ok {
+			calls[c]++
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(calls)) {
@@ -238,99 +231,34 @@ func isF32(v *graph.Value) bool { return graph.IsFloat(graph.ElementType(v.Type(
 
 func isCast(op *graph.Operation) bool { return op.Name == "coreai.cast" }
 
-// isConstant reports values made from nothing (coreai.constant and the
-// like): no operands, no regions.
-func isConstant(v *graph.Value) bool {
-	d := v.DefiningOp()
-	return d != nil && d.NumOperands() == 0 && len(d.Regions) == 0
-}
-
 // islands groups f32 values connected through the non-cast ops that read
-// or write them (union-find), then lists per island its values, the casts
+// or write them (graph.FloatIslands, constants kept apart), then lists per island its values, the casts
 // into and out of it, the graph I/O it touches and its compute ops.
-func islands(st *graphState, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*Fp32Island {
-	sets := graph.NewValueSets()
-	var order []*graph.Value
-	add := func(v *graph.Value) {
-		if !sets.Has(v) && isF32(v) {
-			sets.Add(v)
-			order = append(order, v)
-		}
-	}
-	find, union := sets.Find, sets.Union
-	for _, a := range body.Args() {
-		add(a)
-	}
+func islands(st *graphState, g *graph.Graph, body *graph.Block, ops []*graph.Operation, term *graph.Operation, inputName map[*graph.Value]string, outs []graph.Port) []*Fp32Island {
+	// Seeded in definition order (arguments, then each op's results before
+	// its regions' arguments), which numbers the islands in the report.
+	var seed []*graph.Value
+	seed = append(seed, body.Args()...)
 	for _, o := range ops {
-		for _, r := range o.Results() {
-			add(r)
-		}
+		seed = append(seed, o.Results()...)
 		for _, r := range o.Regions {
 			for _, b := range r.Blocks {
-				for _, a := range b.Args() {
-					add(a)
-				}
+				seed = append(seed, b.Args()...)
 			}
 		}
 	}
-	for _, o := range ops {
-		if isCast(o) || o == term {
-			continue
-		}
-		var first *graph.Value
-		for _, v := range append(append([]*graph.Value{}, o.Operands()...), o.Results()...) {
-			if v == nil || !isF32(v) || isConstant(v) {
-				continue
-			}
-			add(v) // values defined outside this graph's walk (should not happen)
-			if first == nil {
-				first = v
-			} else {
-				union(first, v)
-			}
-		}
-	}
-	// A constant (eps, a scale) shared by several islands must not weld
-	// them together: it joins the island of its first computing user.
-	for _, v := range order {
-		if !isConstant(v) {
-			continue
-		}
-		for _, u := range v.Uses() {
-			if isCast(u.Op) || u.Op == term {
-				continue
-			}
-			var other *graph.Value
-			for _, w := range append(append([]*graph.Value{}, u.Op.Operands()...), u.Op.Results()...) {
-				if w != nil && w != v && isF32(w) && !isConstant(w) {
-					other = w
-					break
-				}
-			}
-			if other != nil {
-				add(other)
-				union(other, v)
-				break
-			}
-		}
-	}
+	fi := graph.FloatIslands([]*graph.Graph{g}, graph.IslandOptions{Member: isF32, ConstantsApart: true, Seed: seed})
+	order := fi.Values
 	type acc struct {
 		isl   *Fp32Island
 		ops   map[*graph.Operation]bool
 		order int
 	}
-	byRoot := map[*graph.Value]*acc{}
-	var list []*acc
-	get := func(v *graph.Value) *acc {
-		r := find(v)
-		a := byRoot[r]
-		if a == nil {
-			a = &acc{isl: &Fp32Island{}, ops: map[*graph.Operation]bool{}, order: len(list)}
-			byRoot[r] = a
-			list = append(list, a)
-		}
-		return a
+	list := make([]*acc, fi.Count())
+	for i := range list {
+		list[i] = &acc{isl: &Fp32Island{}, ops: map[*graph.Operation]bool{}, order: i}
 	}
+	get := func(v *graph.Value) *acc { return list[fi.Index(v)] }
 	for _, v := range order {
 		a := get(v)
 		pv := &Value{Name: st.names[v], Type: typeString(v.Type())}

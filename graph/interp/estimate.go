@@ -130,11 +130,9 @@ func (e *estimator) blockPeak(b *graph.Block) int64 {
 				inner = max(inner, e.blockPeak(rb))
 			}
 		}
-		if op.Name == "coreai.invoke" || op.Name == "func.call" {
-			if ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr); ok {
-				if cg := e.m.Graph(ref.Root); cg != nil {
-					inner = max(inner, e.graphPeak(cg))
-				}
+		if c, ok := graph.Callee(op); ok {
+			if cg := e.m.Graph(c); cg != nil {
+				inner = max(inner, e.graphPeak(cg))
 			}
 		}
 		var res int64

@@ -130,10 +130,8 @@ func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE map[
 		}
 		// Guess: an invoked composite with any GPU op counts as GPU as a
 		// whole (the compiler inlines composites; no record says more).
-		if o.Name == "coreai.invoke" || o.Name == "func.call" {
-			if ref, ok := o.Inherent("callee").(*graph.SymbolRefAttr); ok && calleeOff(ref.Root) {
-				return true
-			}
+		if c, ok := graph.Callee(o); ok && calleeOff(c) {
+			return true
 		}
 		return false
 	})

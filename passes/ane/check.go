@@ -219,11 +219,9 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	}
 	rep := &Report{RuleSet: RuleSetVersion, Compiler: CompilerVersion, Architecture: arch}
 	graphs := m.Graphs()
-	called := map[string]bool{}
-	for _, g := range graphs {
-		for _, c := range g.Composites() {
-			called[c] = true
-		}
+	entries := map[*graph.Operation]bool{}
+	for _, g := range graph.EntryGraphs(m, graph.EntryPublic) {
+		entries[g.Op] = true
 	}
 	byName := map[string]int{}
 	var scan *hazardScan
@@ -234,8 +232,7 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	for _, g := range graphs {
 		c := newChecker(g)
 		c.scan = scan
-		c.entry = g.Visibility() == "" || g.Visibility() == "public"
-		c.entry = c.entry && !called[g.Name()] && g.Body() != nil
+		c.entry = entries[g.Op]
 		c.run()
 		byName[g.Name()] = len(rep.Graphs)
 		res := c.result()
@@ -703,7 +700,8 @@ func (c *checker) badElem(v *graph.Value) bool {
 // elementTypes implements RuleElementType and SuspectFp32Chain.
 //
 // Non-ANE values are grouped into islands (an op joins its non-ANE operands
-// and results, as strip-fp32-casts does). The seed's compiler cited the
+// and results: graph.FloatIslands, whose doc says where this rule's islands
+// differ from strip-fp32-casts' and inspect's). The seed's compiler cited the
 // casts that open the gated-delta recurrence's fp32 island (six per layer:
 // q, k, v, β, g and the state; arm C: 5 layers, 30 warnings) and never the
 // builder's fp32 norms or RoPE, which are fp32 islands too; with the
@@ -720,22 +718,20 @@ func (c *checker) badElem(v *graph.Value) bool {
 // strip-fp32-casts removes; constants open an island only when nothing else
 // does.
 func (c *checker) elementTypes() {
-	sets := graph.NewValueSets()
-	find, union, touch := sets.Find, sets.Union, sets.Add
+	// Parameter and storage slots are not data (graph.IslandOptions says
+	// how this rule's islands differ from strip-fp32-casts').
+	notData := func(op *graph.Operation, i int) bool { return isParamSlot(op, i) || inSlots(storageSlots, op, i) }
+	fi := graph.FloatIslands([]*graph.Graph{c.g}, graph.IslandOptions{Member: c.badElem, SkipOperand: notData, CastsJoin: true})
+	find := fi.Root
 	opVals := map[*graph.Operation][]*graph.Value{}
 	var islandOps []*graph.Operation
-	for _, a := range c.g.Body().Args() {
-		if c.badElem(a) {
-			touch(a)
-		}
-	}
 	for _, op := range c.ops {
 		if op == c.term {
 			continue
 		}
 		var bad []*graph.Value
 		for i, v := range op.Operands() {
-			if !isParamSlot(op, i) && !inSlots(storageSlots, op, i) && c.badElem(v) {
+			if !notData(op, i) && c.badElem(v) {
 				bad = append(bad, v)
 			}
 		}
@@ -744,17 +740,10 @@ func (c *checker) elementTypes() {
 				bad = append(bad, r)
 			}
 		}
-		if len(bad) == 0 {
-			continue
+		if len(bad) > 0 {
+			opVals[op] = bad
+			islandOps = append(islandOps, op)
 		}
-		for _, v := range bad {
-			touch(v)
-		}
-		for _, v := range bad[1:] {
-			union(bad[0], v)
-		}
-		opVals[op] = bad
-		islandOps = append(islandOps, op)
 	}
 	if len(islandOps) == 0 {
 		return
@@ -963,11 +952,12 @@ func joinKeys(m map[string]bool) string {
 	return strings.Join(ks, ", ")
 }
 
+// portName is port i's Label, a name quoted.
 func portName(ps []graph.Port, i int) string {
 	if i < len(ps) && ps[i].Name != "" {
-		return fmt.Sprintf("%q", ps[i].Name)
+		return strconv.Quote(ps[i].Name)
 	}
-	return fmt.Sprintf("#%d", i)
+	return graph.Port{Index: i}.Label()
 }
 
 // ---- graph boundary ----
@@ -1167,10 +1157,8 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 			}
 			return true
 		})
-		if op.Name == "coreai.invoke" || op.Name == "func.call" {
-			if ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr); ok && calleeBlocked(ref.Root) {
-				bad = true
-			}
+		if c, ok := graph.Callee(op); ok && calleeBlocked(c) {
+			bad = true
 		}
 		if bad {
 			in = false
@@ -1189,7 +1177,7 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 // viaFrame returns the first file location after the first one whose file
 // differs from it: the caller in the user's builder.
 func viaFrame(l graph.Loc) string {
-	fl := fileLocs(l, nil)
+	fl := graph.FileLocs(l)
 	for _, x := range fl[min(1, len(fl)):] {
 		if x.File != fl[0].File {
 			return x.File + ":" + strconv.Itoa(x.Line)

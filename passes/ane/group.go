@@ -1,7 +1,6 @@
 package ane
 
 import (
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -117,7 +116,7 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 				if id := o.OpID(); id != "" {
 					byID[id] = append(byID[id], at)
 				}
-				for i, s := range fileLocs(o.Loc, nil) {
+				for i, s := range graph.FileLocs(o.Loc) {
 					k := srcKey(s.File, s.Line)
 					if i == 0 {
 						bySrc[k] = append(bySrc[k], at)
@@ -195,40 +194,3 @@ func preferOps(cands []opAt, opName string) []opAt {
 func srcKey(file string, line int) string {
 	return graph.ShortFile(strings.ReplaceAll(file, `\`, "/")) + ":" + strconv.Itoa(line)
 }
-
-func fileLocs(l graph.Loc, out []*graph.FileLoc) []*graph.FileLoc {
-	switch x := l.(type) {
-	case *graph.FileLoc:
-		out = append(out, x)
-	case *graph.NameLoc:
-		if x.Child != nil {
-			out = fileLocs(x.Child, out)
-		}
-	case *graph.FusedLoc:
-		for _, c := range x.Locs {
-			out = fileLocs(c, out)
-		}
-	case *graph.CallSiteLoc:
-		out = fileLocs(x.Callee, out)
-		out = fileLocs(x.Caller, out)
-	case *graph.DialectLoc:
-		// coreai-torch's #debuginfo.location: its src and the fused_with
-		// frames, in the order written (innermost first).
-		if x.Attr != nil {
-			for _, m := range dialectFileRE.FindAllStringSubmatch(x.Attr.String(), -1) {
-				file, err := strconv.Unquote(`"` + m[1] + `"`)
-				if err != nil {
-					file = m[1]
-				}
-				line, _ := strconv.Atoi(m[2])
-				col, _ := strconv.Atoi(m[3])
-				out = append(out, &graph.FileLoc{File: file, Line: line, Col: col})
-			}
-		}
-	}
-	return out
-}
-
-// dialectFileRE matches a builtin file location inside a dialect
-// location's text: loc("file":line:col).
-var dialectFileRE = regexp.MustCompile(`loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)`)
