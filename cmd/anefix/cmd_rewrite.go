@@ -379,7 +379,7 @@ func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error 
 		return err
 	}
 	if o.report != "" {
-		if err := rwWriteFile(o.report, b); err != nil {
+		if err := bundle.WriteFile(o.report, b, nil); err != nil {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}
@@ -402,12 +402,6 @@ func protoJSON(m proto.Message) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-// rwWriteFile writes a small file through a temporary sibling (see
-// bundle.WriteFile: a signal leaves no temporary).
-func rwWriteFile(path string, data []byte) error {
-	return bundle.WriteFile(path, data, nil)
 }
 
 // writeRewriteSummary prints what each pass did, for people.
