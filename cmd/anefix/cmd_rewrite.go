@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -161,12 +160,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		printAfter[n] = true
 	}
 
-	if o.out != "" && o.out != "-" && !o.force {
-		// Found now rather than after minutes of work on a large model
-		// (bundle.Write checks again when it commits).
-		if _, err := os.Lstat(o.out); err == nil {
-			return fmt.Errorf("output %s already exists; use --force to replace it", o.out)
-		}
+	if err := modelio.CheckAbsent(o.out, o.force); err != nil {
+		return err
 	}
 	if o.report != "" {
 		// Vetted before the work, like the output: a report path that is
@@ -183,8 +178,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	defer ld.Close()
 	rep.Input = reportInput(in, ld)
+	var plan *modelio.Plan
 	if !o.dryRun {
-		if err := checkOutput(o.out, ld, o.emit, o.bytecodeVersion, o.force); err != nil {
+		if plan, err = planOutput(o.out, ld, o.emit, o.bytecodeVersion, o.force); err != nil {
 			return err
 		}
 	}
@@ -237,14 +233,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 
 	if !o.dryRun {
 		t1 := time.Now()
-		files, err := rewriteRecordFiles(o.out, ld, o.emit, rep)
+		files, err := rewriteRecordFiles(plan.Kind, ld, rep)
 		if err != nil {
 			return err
 		}
-		wr, err := modelio.Save(o.out, ld.Module, ld, modelio.SaveOptions{
-			Emit: o.emit, Force: o.force, Stdout: env.Stdout, Progress: progressFile(env), Files: files,
-			BytecodeVersion: o.bytecodeVersion,
-		})
+		wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Files: files})
 		if err != nil {
 			return err
 		}
@@ -504,8 +497,7 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 // change and every state promotion, so a caller can feed the new shapes and
 // bind the new states. It is a file of its own so that Apple's
 // metadata.json is carried over byte for byte (see bundle.RecordFile).
-func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.RewriteReport) (map[string][]byte, error) {
-	kind := modelio.OutputKind(out, ld, emit)
+func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteReport) (map[string][]byte, error) {
 	var rel string
 	switch kind {
 	case bundle.KindAIModel:
