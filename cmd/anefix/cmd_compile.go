@@ -102,7 +102,6 @@ Examples:
 			}
 		},
 	})
-	rewriteCompileHook = rewriteCompile
 }
 
 // compileAndReport loads path, predicts with the rule model, runs the

@@ -23,17 +23,6 @@ import (
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
-// rewriteHook runs after rewrite has written OUT, for --compile and
-// --verify. in and out are the paths the user gave. The compile and verify
-// commands set these from their own files (cmd_compile.go, cmd_verify.go)
-// in an init function; while one is nil its flag says it is unavailable.
-type rewriteHook func(env *Env, in, out string) error
-
-var (
-	rewriteCompileHook rewriteHook
-	rewriteVerifyHook  rewriteHook
-)
-
 func init() {
 	register(&command{
 		Name:        "rewrite",
@@ -122,10 +111,6 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
 	case o.dryRun && (o.compile || o.verify):
 		return usagef("--compile and --verify need a written output; drop --dry-run")
-	case o.compile && rewriteCompileHook == nil:
-		return usagef("--compile is not available in this build (no compile command)")
-	case o.verify && rewriteVerifyHook == nil:
-		return usagef("--verify is not available in this build (no verify hook)")
 	}
 	if err := checkOutputFlags(o.emit, o.bytecodeVersion); err != nil {
 		return err
@@ -184,16 +169,16 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 			return err
 		}
 	}
-	if err := graph.Verify(ld.Module); err != nil {
-		if absent := passes.AbsentWeights(ld.Module); len(absent) > 0 {
-			return fmt.Errorf("%s: %s; rewrite writes a model, so it needs them: rewrite the complete export (inspect and check work without the weights)", in, passes.AbsentWeightsNote(absent))
-		}
-		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)
+	if err := passes.VerifyInput(ld.Module, in,
+		"rewrite writes a model, so it needs them: rewrite the complete export (inspect and check work without the weights)",
+		"no pass runs on it"); err != nil {
+		return err
 	}
 	readTime := time.Since(t0)
 
 	res, runErr := pl.Run(ld.Module, passes.RunOptions{
-		VerifyEach: o.verifyEach,
+		VerifyEach:  o.verifyEach,
+		VerifyAfter: true, // never write unverified IR
 		AfterPass: func(name string, m *graph.Module) error {
 			if !printAll && !printAfter[name] {
 				return nil
@@ -210,13 +195,6 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	rwFillReport(rep, pl, res)
 	if o.timings {
 		rwFillTimings(rep, readTime, res)
-	}
-	if runErr == nil && !o.verifyEach {
-		// Never write unverified IR: without --verify-each, check once at
-		// the end.
-		if err := graph.Verify(ld.Module); err != nil {
-			runErr = fmt.Errorf("the IR after the pipeline does not verify (rerun with --verify-each to find the pass): %w", err)
-		}
 	}
 	if runErr != nil {
 		rep.Error = runErr.Error()
@@ -255,13 +233,15 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err := writeRewriteReport(env, o, rep); err != nil {
 		return err
 	}
+	// After OUT is written: rewriteCompile (cmd_compile.go) and
+	// rewriteVerify (cmd_verify.go), on the paths the user gave.
 	if o.compile {
-		if err := rewriteCompileHook(env, in, o.out); err != nil {
+		if err := rewriteCompile(env, in, o.out); err != nil {
 			return err
 		}
 	}
 	if o.verify {
-		if err := rewriteVerifyHook(env, in, o.out); err != nil {
+		if err := rewriteVerify(env, in, o.out); err != nil {
 			return err
 		}
 	}
