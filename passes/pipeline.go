@@ -186,6 +186,9 @@ func splitSet(a string) (pass, opt, val string, err error) {
 type RunOptions struct {
 	// VerifyEach runs graph.Verify after every pass.
 	VerifyEach bool
+	// VerifyAfter runs graph.Verify once after the last pass (implied by
+	// VerifyEach), so that unverified IR is never written.
+	VerifyAfter bool
 	// AfterPass, when set, is called after each pass (and its verification)
 	// with the pass name; the CLI uses it to print the IR. An error stops
 	// the pipeline.
@@ -267,7 +270,28 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 	}
 	res.Duration = now().Sub(start)
 	res.CensusAfter = TakeCensus(m)
+	if ro.VerifyAfter && !ro.VerifyEach {
+		if err := graph.Verify(m); err != nil {
+			return res, fmt.Errorf("the IR after the pipeline does not verify (rerun with --verify-each to find the pass): %w", err)
+		}
+	}
 	return res, nil
+}
+
+// VerifyInput is the check every command that runs passes or the graph
+// makes before it starts: m, read from path, verifies. When it does not and
+// weights are absent (an excerpt without its dialect_resources), the error
+// says so first, with needs (why this command needs them); otherwise it
+// says the input does not verify, so otherwise (what is not done).
+func VerifyInput(m *graph.Module, path, needs, otherwise string) error {
+	err := graph.Verify(m)
+	if err == nil {
+		return nil
+	}
+	if absent := AbsentWeights(m); len(absent) > 0 {
+		return fmt.Errorf("%s: %s; %s", path, AbsentWeightsNote(absent), needs)
+	}
+	return fmt.Errorf("%s: the input does not verify, so %s: %w", path, otherwise, err)
 }
 
 // runPass calls a pass, turning a panic into an error so a bug in one pass

@@ -164,6 +164,36 @@ func TestRunStopsOnInvalidIR(t *testing.T) {
 	}
 }
 
+// VerifyAfter checks once at the end: both passes run, and the error is
+// not a PassError (no pass is named) but says how to find the pass.
+func TestRunVerifyAfter(t *testing.T) {
+	m := ptParse(t, `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    coreai.output %x : tensor<4xf16>
+  }
+}`)
+	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *NoOptions) (*Change, error) {
+		m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
+		return &Change{}, nil
+	})}
+	for _, c := range []struct {
+		steps []Step
+		want  string
+	}{
+		{nil, ""},
+		{[]Step{{Pass: breaker, Options: &NoOptions{}}}, "rerun with --verify-each to find the pass"},
+	} {
+		res, err := (&Pipeline{Steps: c.steps}).Run(m, RunOptions{VerifyAfter: true})
+		var pe *PassError
+		if (c.want == "") != (err == nil) || err != nil && (!strings.Contains(err.Error(), c.want) || errors.As(err, &pe)) {
+			t.Errorf("steps %d: err = %v, want %q", len(c.steps), err, c.want)
+		}
+		if res == nil || len(res.Steps) != len(c.steps) {
+			t.Errorf("steps %d: result %+v", len(c.steps), res)
+		}
+	}
+}
+
 func TestRunPanicBecomesError(t *testing.T) {
 	m := graph.NewModule()
 	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { panic("kaboom") })}, Options: &NoOptions{}}}}
@@ -261,4 +291,20 @@ func FuzzDefaultPipeline(f *testing.F) {
 			t.Fatalf("%v\ninput:\n%s", err, text)
 		}
 	})
+}
+
+func TestVerifyInput(t *testing.T) {
+	m := ptParse(t, `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    coreai.output %x : tensor<4xf16>
+  }
+}`)
+	if err := VerifyInput(m, "in.mlir", "needs", "nothing runs"); err != nil {
+		t.Fatalf("valid input: %v", err)
+	}
+	m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
+	err := VerifyInput(m, "in.mlir", "needs", "nothing runs")
+	if err == nil || !strings.HasPrefix(err.Error(), "in.mlir: the input does not verify, so nothing runs: ") {
+		t.Fatalf("invalid input: %v", err)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/passes/ane/compiler"
 )
 
 // shellWords splits a command line the way a POSIX shell splits words
@@ -70,7 +72,7 @@ func TestQuoteShellWord(t *testing.T) {
 // table and the plain states their previous outputs, so on an already
 // rewritten model those two experiments are bit-identical.
 func TestCheckSettleCommandsRun(t *testing.T) {
-	t.Setenv(compilerEnv, standIn(t))
+	t.Setenv(compiler.EnvCompiler, standIn(t))
 	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
 	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
 	synthDir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "synth"))

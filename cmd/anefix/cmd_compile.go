@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane"
+	"github.com/anefix/anefix/passes/ane/compiler"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
@@ -55,11 +55,11 @@ Examples:
   anefix compile model.aimodel --min-regions 19 --keep build/ --json > compile.json
   anefix compile armA.aimodel --compiler testdata/compiler/fake-coreai-build.sh   # stand-in, for tests`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := coreaibuild.DefaultOptions()
+			o := compiler.DefaultOptions()
 			fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
 			fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
 			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
-			fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compilerEnv+")")
+			fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compiler.EnvCompiler+")")
 			fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
 			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "kill the compiler (its whole process group) after this long")
 			requireANE := fs.Bool("require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
@@ -92,7 +92,7 @@ Examples:
 				if res.ExitCode != 0 {
 					return fmt.Errorf("%s exited with status %d; its log is summarized above", res.Command[0], res.ExitCode)
 				}
-				if err := regionsSettled(res); err != nil {
+				if err := res.Settled(); err != nil {
 					return err
 				}
 				if rep.Requirement != "" && !rep.RequirementMet {
@@ -102,25 +102,28 @@ Examples:
 			}
 		},
 	})
-	rewriteCompileHook = rewriteCompile
 }
 
 // compileAndReport loads path, predicts with the rule model, runs the
 // compiler and builds the report. A missing compiler is exit 4 before any
 // work is done.
-func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash bool) (*pb.CompileReport, *coreaibuild.Result, error) {
-	if _, err := coreaibuild.Command(o); err != nil {
-		if errors.Is(err, coreaibuild.ErrNoCompiler) {
+func compileAndReport(env *Env, path string, o compiler.Options, ignoreHash bool) (*pb.CompileReport, *compiler.Result, error) {
+	if _, err := compiler.Command(o); err != nil {
+		if errors.Is(err, compiler.ErrNoCompiler) {
 			return nil, nil, withCode(exitNoCompiler, err)
 		}
 		return nil, nil, err
 	}
-	ci, err := prepareCompileInput(env, path, ignoreHash)
+	ld, err := loadInput(env, path, ignoreHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	ci, err := compiler.PrepareInput(ld, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer ci.Close()
-	pred, err := ane.CheckWith(ci.module(), ane.Options{NoHazards: true}) // compile reports no hazards
+	pred, err := ane.CheckWith(ci.Loaded.Module, ane.Options{NoHazards: true}) // compile reports no hazards
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -130,15 +133,15 @@ func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash b
 	if o.Keep != "" && ci.Loaded.Input.Kind.IsDir() && pathWithin(ci.Loaded.Input.Root, o.Keep) {
 		return nil, nil, fmt.Errorf("--keep %s lies inside the input %s; anefix never modifies its input, choose a directory outside it", o.Keep, path)
 	}
-	res, err := coreaibuild.Run(context.Background(), o, ci.AIModel)
+	res, err := compiler.Run(context.Background(), o, ci.AIModel)
 	if err != nil {
-		if errors.Is(err, coreaibuild.ErrNoCompiler) {
+		if errors.Is(err, compiler.ErrNoCompiler) {
 			return nil, nil, withCode(exitNoCompiler, err)
 		}
 		return nil, nil, err
 	}
 	reg, fns := pred.Regions()
-	mapped := ane.MapLog(ci.module(), res.Log)
+	mapped := ane.MapLog(ci.Loaded.Module, res.Log)
 	rep := &pb.CompileReport{
 		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
 		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles, RegionsKnown: res.RegionsKnown,
@@ -154,7 +157,8 @@ func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash b
 		rep.Compiled = compiledReport(res.Package)
 	}
 	rep.PerFunction = perFunctionRegions(pred, res.Package)
-	rep.CitedNotPredicted, rep.PredictedNotCited = calibration(pred.AllFindings(), mapped)
+	citedOnly, predictedOnly := ane.Calibrate(pred.AllFindings(), mapped)
+	rep.CitedNotPredicted, rep.PredictedNotCited = int32(citedOnly), int32(predictedOnly)
 	for _, f := range res.Log.Failures {
 		cf := &pb.CompileFailure{LogLine: int32(f.Line), OsStatus: f.OSStatus, AneCompileStatus: f.Status,
 			SourceFile: f.SourceFile, ErrorList: f.ErrorList, Truncated: f.Truncated}
@@ -169,88 +173,22 @@ func compileAndReport(env *Env, path string, o coreaibuild.Options, ignoreHash b
 	return rep, res, nil
 }
 
-// regionsSettled is the error of a compile whose ANE regions the .aimodelc
-// does not settle (or that wrote none although the compiler exited 0).
-func regionsSettled(res *coreaibuild.Result) error {
-	switch {
-	case res.Package == nil:
-		return fmt.Errorf("%s exited 0 but wrote no .aimodelc, so there are no regions to count", res.Command[0])
-	case !res.RegionsKnown:
-		why := append([]string(nil), res.Package.Problems...)
-		for _, f := range res.Package.Functions {
-			why = append(why, f.Disagreements...)
-		}
-		return fmt.Errorf("the ANE regions of the .aimodelc cannot be counted (%s); no count is reported rather than a guess", strings.Join(why, "; "))
-	}
-	return nil
-}
-
-// perFunctionRegions attributes the compiled entry functions' ANE regions
-// to the input's entry graphs by name: coreai-build names an entry function
-// after its graph plus "_<suffix>" (the corpus's main -> main_9wemocz…), so
-// a function belongs to the entry graph whose name it equals or starts
-// with followed by "_", the longest such name winning.
+// perFunctionRegions puts the measured ANE regions of each entry graph
+// beside check's prediction for it.
 func perFunctionRegions(pred *ane.Report, pkg *aimodelc.Package) []*pb.FunctionRegions {
 	var out []*pb.FunctionRegions
-	idx := map[string]*pb.FunctionRegions{}
+	var names []string
 	for i := range pred.Graphs {
-		g := &pred.Graphs[i]
-		if g.Entry {
-			fr := &pb.FunctionRegions{Name: g.Name, PredictedLegal: !g.Blocked}
-			idx[g.Name] = fr
-			out = append(out, fr)
+		if g := &pred.Graphs[i]; g.Entry {
+			out = append(out, &pb.FunctionRegions{Name: g.Name, PredictedLegal: !g.Blocked})
+			names = append(names, g.Name)
 		}
 	}
-	if pkg == nil {
-		return out
-	}
-	for _, f := range pkg.Functions {
-		best := ""
-		for name := range idx {
-			if (f.Name == name || strings.HasPrefix(f.Name, name+"_")) && len(name) > len(best) {
-				best = name
-			}
-		}
-		if best != "" && f.ANE.Known { // an unknown count is not added (regions_known says so)
-			idx[best].Regions += int32(f.ANE.N)
-		}
+	regions := compiler.RegionsByGraph(pkg, names)
+	for _, fr := range out {
+		fr.Regions = int32(regions[fr.Name])
 	}
 	return out
-}
-
-// calibration compares the compiler's element-type and I/O-op diagnostics
-// (mapped to ops) with check's findings of the same rules, op by op.
-func calibration(predicted, cited []ane.Finding) (citedOnly, predictedOnly int32) {
-	type key struct {
-		rule string
-		op   any
-	}
-	p, c := map[key]bool{}, map[key]bool{}
-	for _, f := range predicted {
-		if (f.Rule == ane.RuleElementType || f.Rule == ane.RuleIOOp) && f.Op != nil {
-			p[key{f.Rule.ID, f.Op}] = true
-		}
-	}
-	for _, f := range cited {
-		if f.Rule == ane.RuleElementType || f.Rule == ane.RuleIOOp {
-			k := key{f.Rule.ID, any(f.Op)}
-			if f.Op == nil {
-				k.op = f.Log // unmatched: always "cited only"
-			}
-			c[k] = true
-		}
-	}
-	for k := range c {
-		if !p[k] {
-			citedOnly++
-		}
-	}
-	for k := range p {
-		if !c[k] {
-			predictedOnly++
-		}
-	}
-	return citedOnly, predictedOnly
 }
 
 // applyRequirement records --require-ane / --min-regions and whether the
@@ -275,7 +213,7 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	fmt.Fprintf(&b, "anefix compile %s\n", r.Input.GetPath())
 	fmt.Fprintf(&b, "ran: %s\n", strings.Join(r.Command, " "))
 	if len(r.Command) < 2 || r.Command[1] != "coreai-build" {
-		fmt.Fprintf(&b, "  (a compiler given by --compiler or $%s, not xcrun coreai-build)\n", compilerEnv)
+		fmt.Fprintf(&b, "  (a compiler given by --compiler or $%s, not xcrun coreai-build)\n", compiler.EnvCompiler)
 	}
 	fmt.Fprintf(&b, "exit status %d after %s\n", r.ExitCode, time.Duration(r.Seconds*float64(time.Second)).Round(10*time.Millisecond))
 	measured := fmt.Sprintf("%d measured", r.Regions)
@@ -382,7 +320,7 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 // the written output with the default settings (and $ANEFIX_COMPILER) and
 // prints the regions before → after next to the predictions.
 func rewriteCompile(env *Env, in, out string) error {
-	o := coreaibuild.DefaultOptions()
+	o := compiler.DefaultOptions()
 	before, resB, err := compileAndReport(env, in, o, false)
 	if err != nil {
 		return err
@@ -401,11 +339,11 @@ func rewriteCompile(env *Env, in, out string) error {
 		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
 		measured(before), measured(after), before.RegionsPredicted, after.RegionsPredicted, after.Functions,
 		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
-	for _, r := range []*coreaibuild.Result{resB, resA} {
+	for _, r := range []*compiler.Result{resB, resA} {
 		if r.ExitCode != 0 {
 			return fmt.Errorf("%s exited with status %d", r.Command[0], r.ExitCode)
 		}
-		if err := regionsSettled(r); err != nil {
+		if err := r.Settled(); err != nil {
 			return err
 		}
 	}

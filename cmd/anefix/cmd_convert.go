@@ -53,15 +53,14 @@ by file, unchanged; it is never re-encoded.`,
 					return err
 				}
 				defer ld.Close()
-				if err := checkOutput(*out, ld, *emit, *version, *force); err != nil {
+				plan, err := planOutput(*out, ld, *emit, *version, *force)
+				if err != nil {
 					return err
 				}
 				if err := graph.Verify(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
-				res, err := modelio.Save(*out, ld.Module, ld, modelio.SaveOptions{
-					Emit: *emit, Force: *force, Stdout: env.Stdout, BytecodeVersion: *version, Progress: progressFile(env),
-				})
+				res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})
 				if err != nil {
 					return err
 				}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes/bisect"
 	"github.com/anefix/anefix/passes/reduce"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -64,8 +64,8 @@ func runReduce(env *Env, in, out string, force bool, o *searchOpts) error {
 	if pathWithin(in, out) || pathWithin(out, in) {
 		return fmt.Errorf("-o %s would write into the input %s; anefix never modifies its input, choose another path", out, in)
 	}
-	if _, err := os.Lstat(out); err == nil && !force {
-		return fmt.Errorf("output %s already exists; use --force to replace it", out)
+	if err := modelio.CheckAbsent(out, force); err != nil {
+		return err
 	}
 	src := bisect.Source{Path: in, IgnoreHash: o.ignoreHash}
 	first, err := src.Open()
@@ -73,7 +73,7 @@ func runReduce(env *Env, in, out string, force bool, o *searchOpts) error {
 		return err
 	}
 	input := reportInput(in, first.Loaded())
-	err = checkOutput(out, first.Loaded(), "", 0, force)
+	_, err = planOutput(out, first.Loaded(), "", 0, force)
 	first.Close()
 	if err != nil {
 		return err

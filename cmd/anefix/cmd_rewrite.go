@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -23,17 +22,6 @@ import (
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
-)
-
-// rewriteHook runs after rewrite has written OUT, for --compile and
-// --verify. in and out are the paths the user gave. The compile and verify
-// commands set these from their own files (cmd_compile.go, cmd_verify.go)
-// in an init function; while one is nil its flag says it is unavailable.
-type rewriteHook func(env *Env, in, out string) error
-
-var (
-	rewriteCompileHook rewriteHook
-	rewriteVerifyHook  rewriteHook
 )
 
 func init() {
@@ -124,10 +112,6 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
 	case o.dryRun && (o.compile || o.verify):
 		return usagef("--compile and --verify need a written output; drop --dry-run")
-	case o.compile && rewriteCompileHook == nil:
-		return usagef("--compile is not available in this build (no compile command)")
-	case o.verify && rewriteVerifyHook == nil:
-		return usagef("--verify is not available in this build (no verify hook)")
 	}
 	if err := checkOutputFlags(o.emit, o.bytecodeVersion); err != nil {
 		return err
@@ -162,12 +146,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		printAfter[n] = true
 	}
 
-	if o.out != "" && o.out != "-" && !o.force {
-		// Found now rather than after minutes of work on a large model
-		// (bundle.Write checks again when it commits).
-		if _, err := os.Lstat(o.out); err == nil {
-			return fmt.Errorf("output %s already exists; use --force to replace it", o.out)
-		}
+	if err := modelio.CheckAbsent(o.out, o.force); err != nil {
+		return err
 	}
 	if o.report != "" {
 		// Vetted before the work, like the output: a report path that is
@@ -184,21 +164,22 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	defer ld.Close()
 	rep.Input = reportInput(in, ld)
+	var plan *modelio.Plan
 	if !o.dryRun {
-		if err := checkOutput(o.out, ld, o.emit, o.bytecodeVersion, o.force); err != nil {
+		if plan, err = planOutput(o.out, ld, o.emit, o.bytecodeVersion, o.force); err != nil {
 			return err
 		}
 	}
-	if err := graph.Verify(ld.Module); err != nil {
-		if absent := passes.AbsentWeights(ld.Module); len(absent) > 0 {
-			return fmt.Errorf("%s: %s; rewrite writes a model, so it needs them: rewrite the complete export (inspect and check work without the weights)", in, passes.AbsentWeightsNote(absent))
-		}
-		return fmt.Errorf("%s: the input does not verify, so no pass runs on it: %w", in, err)
+	if err := passes.VerifyInput(ld.Module, in,
+		"rewrite writes a model, so it needs them: rewrite the complete export (inspect and check work without the weights)",
+		"no pass runs on it"); err != nil {
+		return err
 	}
 	readTime := time.Since(t0)
 
 	res, runErr := pl.Run(ld.Module, passes.RunOptions{
-		VerifyEach: o.verifyEach,
+		VerifyEach:  o.verifyEach,
+		VerifyAfter: true, // never write unverified IR
 		AfterPass: func(name string, m *graph.Module) error {
 			if !printAll && !printAfter[name] {
 				return nil
@@ -216,13 +197,6 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if o.timings {
 		rwFillTimings(rep, readTime, res)
 	}
-	if runErr == nil && !o.verifyEach {
-		// Never write unverified IR: without --verify-each, check once at
-		// the end.
-		if err := graph.Verify(ld.Module); err != nil {
-			runErr = fmt.Errorf("the IR after the pipeline does not verify (rerun with --verify-each to find the pass): %w", err)
-		}
-	}
 	if runErr != nil {
 		rep.Error = runErr.Error()
 		var pe *passes.PassError
@@ -238,14 +212,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 
 	if !o.dryRun {
 		t1 := time.Now()
-		files, err := rewriteRecordFiles(o.out, ld, o.emit, rep)
+		files, err := rewriteRecordFiles(plan.Kind, ld, rep)
 		if err != nil {
 			return err
 		}
-		wr, err := modelio.Save(o.out, ld.Module, ld, modelio.SaveOptions{
-			Emit: o.emit, Force: o.force, Stdout: env.Stdout, Progress: progressFile(env), Files: files,
-			BytecodeVersion: o.bytecodeVersion,
-		})
+		wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Files: files})
 		if err != nil {
 			return err
 		}
@@ -263,13 +234,15 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err := writeRewriteReport(env, o, rep); err != nil {
 		return err
 	}
+	// After OUT is written: rewriteCompile (cmd_compile.go) and
+	// rewriteVerify (cmd_verify.go), on the paths the user gave.
 	if o.compile {
-		if err := rewriteCompileHook(env, in, o.out); err != nil {
+		if err := rewriteCompile(env, in, o.out); err != nil {
 			return err
 		}
 	}
 	if o.verify {
-		if err := rewriteVerifyHook(env, in, o.out); err != nil {
+		if err := rewriteVerify(env, in, o.out); err != nil {
 			return err
 		}
 	}
@@ -377,7 +350,7 @@ func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error 
 		return err
 	}
 	if o.report != "" {
-		if err := rwWriteFile(o.report, b); err != nil {
+		if err := bundle.WriteFile(o.report, b, nil); err != nil {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}
@@ -400,12 +373,6 @@ func protoJSON(m proto.Message) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-// rwWriteFile writes a small file through a temporary sibling (see
-// bundle.WriteFile: a signal leaves no temporary).
-func rwWriteFile(path string, data []byte) error {
-	return bundle.WriteFile(path, data, nil)
 }
 
 // writeRewriteSummary prints what each pass did, for people.
@@ -508,8 +475,7 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 // change and every state promotion, so a caller can feed the new shapes and
 // bind the new states. It is a file of its own so that Apple's
 // metadata.json is carried over byte for byte (see bundle.RecordFile).
-func rewriteRecordFiles(out string, ld *modelio.Loaded, emit string, rep *pb.RewriteReport) (map[string][]byte, error) {
-	kind := modelio.OutputKind(out, ld, emit)
+func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteReport) (map[string][]byte, error) {
 	var rel string
 	switch kind {
 	case bundle.KindAIModel:

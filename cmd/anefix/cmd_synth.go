@@ -53,7 +53,8 @@ Examples:
 				if *out == "" {
 					return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
 				}
-				if err := checkOutput(*out, nil, *emit, 0, *force); err != nil {
+				plan, err := planOutput(*out, nil, *emit, 0, *force)
+				if err != nil {
 					return err
 				}
 				a, err := synth.ParseArm(*arm)
@@ -90,8 +91,8 @@ Examples:
 				if err != nil {
 					return err
 				}
-				_, err = modelio.Save(*out, m, nil, modelio.SaveOptions{
-					Emit: *emit, Force: *force, Stdout: env.Stdout, Progress: prog,
+				_, err = plan.Save(m, nil, modelio.SaveOptions{
+					Stdout: env.Stdout, Progress: prog,
 					Files: map[string][]byte{"metadata.json": meta},
 				})
 				return err

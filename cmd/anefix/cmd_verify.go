@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/compare"
@@ -23,7 +22,6 @@ import (
 )
 
 func init() {
-	rewriteVerifyHook = rewriteVerify
 	register(&command{
 		Name:    "verify",
 		Usage:   "verify REF CAND [--steps 24] [--prompt-ids 1,2,3] [--seed N] [--min-agree K] [--numerics ieee|ane] [--ranges] [--localize] [--json]",
@@ -344,11 +342,8 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 	// Running IR that does not verify would compare numbers of a graph
 	// that is not what it declares.
 	for i, ld := range []*modelio.Loaded{ref, cand} {
-		if err := graph.Verify(ld.Module); err != nil {
-			if absent := passes.AbsentWeights(ld.Module); len(absent) > 0 {
-				return fmt.Errorf("%s: %s; verify runs the graph, so it needs them", []string{refPath, candPath}[i], passes.AbsentWeightsNote(absent))
-			}
-			return fmt.Errorf("%s: the input does not verify, so it is not run: %w", []string{refPath, candPath}[i], err)
+		if err := passes.VerifyInput(ld.Module, []string{refPath, candPath}[i], "verify runs the graph, so it needs them", "it is not run"); err != nil {
+			return err
 		}
 	}
 	// Flag values that this model cannot honour are usage errors, found

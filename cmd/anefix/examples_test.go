@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/passes/ane/compiler"
 )
 
 // Every anefix command line the README's sh blocks and the commands' --help
@@ -47,7 +49,7 @@ func TestDocumentedExamplesRun(t *testing.T) {
 		}
 	}
 
-	t.Setenv(compilerEnv, filepath.Join(repo, "testdata", "compiler", "fake-coreai-build.sh"))
+	t.Setenv(compiler.EnvCompiler, filepath.Join(repo, "testdata", "compiler", "fake-coreai-build.sh"))
 	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
 	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
 	// bisect and reduce examples cache their answers under the user cache

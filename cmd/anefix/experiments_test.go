@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/passes/ane"
+	"github.com/anefix/anefix/passes/ane/compiler"
 )
 
 // The "to settle" experiments check prints name anefix command lines; each
 // must run as written (with IN and OUT filled in, and the stand-in
 // compiler), not fail as a usage error.
 func TestSuspectExperimentsRun(t *testing.T) {
-	t.Setenv(compilerEnv, standIn(t))
+	t.Setenv(compiler.EnvCompiler, standIn(t))
 	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
 	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
 	armD := filepath.Join("..", "..", "testdata", "synth", "armD.aimodel")

@@ -20,8 +20,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/anefix/anefix/coreaibuild"
 	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/passes/ane/compiler"
 	"github.com/anefix/anefix/passes/probe"
 	"github.com/spf13/pflag"
 )
@@ -129,14 +129,14 @@ func removeTempsOnSignal(ch <-chan os.Signal, stderr io.Writer) {
 	probe.KillAll()
 	// A compiler runs in its own process group, so it does not get the
 	// terminal's Ctrl-C: kill it, which makes compile return at once.
-	if coreaibuild.Interrupt() {
+	if compiler.Interrupt() {
 		select {
 		case <-runDone:
 		case <-time.After(compileGrace):
 		case <-ch:
 		}
 	}
-	removed := append(coreaibuild.Stop(), bundle.RemovePending()...)
+	removed := append(compiler.Stop(), bundle.RemovePending()...)
 	fmt.Fprint(stderr, stopMessage(sig, removed, commandReadsInput.Load()))
 	code := 128 + int(syscall.SIGINT)
 	if sig == syscall.SIGTERM {

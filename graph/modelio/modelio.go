@@ -6,7 +6,6 @@
 package modelio
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -168,26 +167,15 @@ func OutputKind(dst string, src *Loaded, emit string) bundle.Kind {
 // Save writes m to dst. src (may be nil) is the input it came from: its
 // other bundle files are carried over and, for bytecode, its tables kept.
 func Save(dst string, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
-	switch opts.Emit {
-	case "", FormGeneric, FormPretty, FormBytecode:
-	default:
-		return nil, fmt.Errorf("unknown output form %q (want generic, pretty or bytecode)", opts.Emit)
+	p, err := plan(dst, src, opts.Emit)
+	if err != nil {
+		return nil, err
 	}
-	kind := OutputKind(dst, src, opts.Emit)
-	form := opts.Emit
-	if kind == bundle.KindText {
-		if form == "" || form == FormBytecode {
-			form = FormGeneric
-			if src != nil && src.Form == FormPretty {
-				form = FormPretty
-			}
-		}
-	} else {
-		if form == FormGeneric || form == FormPretty {
-			return nil, fmt.Errorf("output %s is a %s, which holds MLIR bytecode; write text to a .mlir path or '-' instead of --emit %s", dst, kind, form)
-		}
-		form = FormBytecode
-	}
+	return save(p, m, src, opts)
+}
+
+func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
+	dst, kind, form := p.Dst, p.Kind, p.Form
 	var enc bundle.Encoder
 	if form == FormBytecode {
 		wo := bytecode.WriteOptions{Version: opts.BytecodeVersion}

@@ -194,3 +194,41 @@ func preferOps(cands []opAt, opName string) []opAt {
 func srcKey(file string, line int) string {
 	return graph.ShortFile(strings.ReplaceAll(file, `\`, "/")) + ":" + strconv.Itoa(line)
 }
+
+// Calibrate compares the compiler's element-type and I/O-op diagnostics
+// (cited, mapped to ops by MapLog) with check's findings of the same rules
+// (predicted), op by op: how many ops were cited but not predicted, and
+// predicted but not cited. A diagnostic MapLog matched to no op is always
+// "cited only".
+func Calibrate(predicted, cited []Finding) (citedOnly, predictedOnly int) {
+	type key struct {
+		rule string
+		op   any
+	}
+	p, c := map[key]bool{}, map[key]bool{}
+	for _, f := range predicted {
+		if (f.Rule == RuleElementType || f.Rule == RuleIOOp) && f.Op != nil {
+			p[key{f.Rule.ID, f.Op}] = true
+		}
+	}
+	for _, f := range cited {
+		if f.Rule == RuleElementType || f.Rule == RuleIOOp {
+			k := key{f.Rule.ID, any(f.Op)}
+			if f.Op == nil {
+				k.op = f.Log
+			}
+			c[k] = true
+		}
+	}
+	for k := range c {
+		if !p[k] {
+			citedOnly++
+		}
+	}
+	for k := range p {
+		if !c[k] {
+			predictedOnly++
+		}
+	}
+	return citedOnly, predictedOnly
+}

@@ -344,7 +344,7 @@ func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
 
 // stopGrace is how long a test command's process group has after SIGTERM
 // before SIGKILL: `anefix compile` in a test runs its compiler in a group
-// of its own, which only anefix's SIGTERM handler kills (coreaibuild), so
+// of its own, which only anefix's SIGTERM handler kills (passes/ane/compiler), so
 // killing the test outright could leave a compiler running.
 const stopGrace = 5 * time.Second
 

@@ -1,4 +1,4 @@
-package coreaibuild
+package compiler
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 // nothing these tests see is a measurement of coreai-build.
 func standIn(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "testdata", "compiler", "fake-coreai-build.sh"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "compiler", "fake-coreai-build.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-var armA = filepath.Join("..", "testdata", "synth", "armA.aimodel")
+var armA = filepath.Join("..", "..", "..", "testdata", "synth", "armA.aimodel")
 
 func TestNoCompiler(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())

@@ -1,4 +1,4 @@
-package coreaibuild
+package compiler
 
 import (
 	"errors"

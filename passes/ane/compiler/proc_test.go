@@ -1,4 +1,4 @@
-package coreaibuild
+package compiler
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // whose child keeps stderr open.
 func hostile(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "testdata", "compiler", "hostile-stderr-child.sh"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "compiler", "hostile-stderr-child.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package coreaibuild
+package compiler
 
 import "os/exec"
 

@@ -1,10 +1,11 @@
-// Package coreaibuild drives Apple's compiler: it runs `xcrun coreai-build
+// Package compiler drives Apple's compiler: it runs `xcrun coreai-build
 // compile` (or a binary named by Options.Compiler / $ANEFIX_COMPILER) on an
-// .aimodel, times it, reads the .aimodelc it wrote with graph/aimodelc
-// (which counts each ANE region once) and parses its stderr with
-// passes/ane/compilerlog. It never predicts: callers put check's
-// prediction beside what it measured.
-package coreaibuild
+// .aimodel (writing a temporary one first for other inputs, input.go),
+// times it, reads the .aimodelc it wrote with graph/aimodelc (which counts
+// each ANE region once), attributes the regions to the input's graphs, and
+// parses its stderr with passes/ane/compilerlog. It never predicts: callers
+// put check's prediction and its calibration beside what it measured.
+package compiler
 
 import (
 	"context"

@@ -1,0 +1,134 @@
+package modelio
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/bundle"
+)
+
+// UsageError is a refusal that the flags alone cause (--emit,
+// --bytecode-version): the command line is wrong, not a file.
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// CheckFlags vets --emit and --bytecode-version before any input is read
+// (version 0 = the input's).
+func CheckFlags(emit string, version int) error {
+	if err := checkEmitValue(emit); err != nil {
+		return err
+	}
+	if version < 0 || version > 6 {
+		return usagef("--bytecode-version %d: want 1 to 6", version)
+	}
+	return nil
+}
+
+func checkEmitValue(emit string) error {
+	switch emit {
+	case "", FormGeneric, FormPretty, FormBytecode:
+		return nil
+	}
+	return usagef("--emit %q: want generic, pretty or bytecode", emit)
+}
+
+// CheckAbsent refuses an existing output unless force: found before the
+// work rather than after minutes of it on a large model (bundle.Write
+// checks again when it commits). "" and "-" are never present.
+func CheckAbsent(dst string, force bool) error {
+	if dst == "" || dst == "-" || force {
+		return nil
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return fmt.Errorf("output %s already exists; use --force to replace it", dst)
+	}
+	return nil
+}
+
+// Plan is what Save writes, decided once before the work: the output's
+// kind and encoding, with the flags that chose them.
+type Plan struct {
+	Dst             string
+	Kind            bundle.Kind
+	Form            string // FormGeneric, FormPretty or FormBytecode
+	Emit            string
+	BytecodeVersion int
+	Force           bool
+}
+
+// PlanOutput vets dst against its input src (nil for a model made from
+// nothing, such as synth's) and the flags, and decides what Save writes.
+// It refuses, as a UsageError, an --emit the output cannot hold (text into
+// an .aimodel or .mlirb, bytecode into a .mlir file, which would otherwise
+// silently get text) and --bytecode-version on a text output; with force,
+// an existing output of another shape (bundle.CheckReplace).
+func PlanOutput(dst string, src *Loaded, emit string, version int, force bool) (*Plan, error) {
+	if err := checkEmitValue(emit); err != nil {
+		return nil, err
+	}
+	kind := OutputKind(dst, src, emit)
+	if dst != "" && emit != "" {
+		switch {
+		case emit != FormBytecode && kind != bundle.KindText:
+			return nil, usagef("--emit %s: the output %s (%s) holds MLIR bytecode; write text to a .mlir path or - instead", emit, dst, kind)
+		case emit == FormBytecode && kind == bundle.KindText:
+			return nil, usagef("--emit bytecode: the output %s is a .mlir text file; write bytecode to a .mlirb or .aimodel path or - instead", dst)
+		}
+	}
+	if version != 0 && kind == bundle.KindText {
+		return nil, usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", version, dst)
+	}
+	if force {
+		var in *bundle.Input
+		if src != nil {
+			in = src.Input
+		}
+		if err := bundle.CheckReplace(dst, kind, in); err != nil {
+			return nil, err
+		}
+	}
+	p, err := plan(dst, src, emit)
+	if err != nil {
+		return nil, err
+	}
+	p.BytecodeVersion, p.Force = version, force
+	return p, nil
+}
+
+// plan decides the kind and the encoding of dst (the rules of OutputKind,
+// then the form: text keeps the input's text form, every other kind holds
+// bytecode).
+func plan(dst string, src *Loaded, emit string) (*Plan, error) {
+	if emit != "" && emit != FormGeneric && emit != FormPretty && emit != FormBytecode {
+		return nil, fmt.Errorf("unknown output form %q (want generic, pretty or bytecode)", emit)
+	}
+	kind := OutputKind(dst, src, emit)
+	form := emit
+	if kind == bundle.KindText {
+		if form == "" || form == FormBytecode {
+			form = FormGeneric
+			if src != nil && src.Form == FormPretty {
+				form = FormPretty
+			}
+		}
+	} else {
+		if form == FormGeneric || form == FormPretty {
+			return nil, fmt.Errorf("output %s is a %s, which holds MLIR bytecode; write text to a .mlir path or '-' instead of --emit %s", dst, kind, form)
+		}
+		form = FormBytecode
+	}
+	return &Plan{Dst: dst, Kind: kind, Form: form, Emit: emit}, nil
+}
+
+// Save writes m as the plan says; src is the input the plan was made for.
+// The plan's Emit, Force and BytecodeVersion replace opts'.
+func (p *Plan) Save(m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
+	opts.Emit, opts.Force, opts.BytecodeVersion = p.Emit, p.Force, p.BytecodeVersion
+	return save(p, m, src, opts)
+}
