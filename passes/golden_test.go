@@ -9,7 +9,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 	"github.com/anefix/anefix/passes"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 )
 
 func runInspect(t *testing.T, stdin string, args ...string) (int, string, string) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/anefix/anefix/passes"
 
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 )
 
 // PASSES.md is generated from the pass registry and from what the tool

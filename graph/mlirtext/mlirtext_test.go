@@ -11,7 +11,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/oracle"
 
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 )
 
 const testdataDir = "../../testdata/mlir"

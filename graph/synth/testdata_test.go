@@ -9,7 +9,7 @@ import (
 
 	"github.com/anefix/anefix/graph/modelio"
 
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 )
 
 // testdataDir holds the shipped tiny graphs, exactly what

@@ -20,7 +20,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
 
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 )
 
 const calibDir = "../../testdata/calibration"

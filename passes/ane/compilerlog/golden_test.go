@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anefix/anefix/internal/goldentest"
+	"github.com/anefix/anefix/graph/goldentest"
 )
 
 // TestGolden parses every typed log and compares the records with a golden
