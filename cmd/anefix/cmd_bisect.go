@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/passes/bisect"
 	"github.com/anefix/anefix/passes/probe"
@@ -161,24 +163,38 @@ func runBisect(env *Env, in string, o *searchOpts) error {
 	}
 	out := bisectReport(rep, r, o.test)
 	out.Input = input
-	if o.json {
-		b, err := protoJSON(out)
-		if err != nil {
-			return err
-		}
-		if _, err := env.Stdout.Write(b); err != nil {
-			return err
-		}
-	} else {
-		writeBisectText(env.Stdout, out)
+	if err := writeSearchReport(env, o.json, out, func() { writeBisectText(env.Stdout, out) }); err != nil {
+		return err
 	}
-	switch rep.Result {
-	case bisect.ResultMinimal:
+	return searchExit(rep.Result == bisect.ResultMinimal, rep.Result == bisect.ResultNoCompiler, rep.Message)
+}
+
+// writeSearchReport prints a bisect or reduce report: protojson with
+// --json, else the text text writes.
+func writeSearchReport(env *Env, asJSON bool, m proto.Message, text func()) error {
+	if !asJSON {
+		text()
 		return nil
-	case bisect.ResultNoCompiler:
-		return withCode(exitNoCompiler, fmt.Errorf("%s", rep.Message))
 	}
-	return withCode(exitGate, fmt.Errorf("%s", rep.Message))
+	b, err := protoJSON(m)
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(b)
+	return err
+}
+
+// searchExit maps a search's outcome to the exit code: 0 when it found
+// what it looked for, 4 when the compiler was unavailable, else 3 (the
+// message says which case).
+func searchExit(ok, noCompiler bool, msg string) error {
+	switch {
+	case ok:
+		return nil
+	case noCompiler:
+		return withCode(exitNoCompiler, errors.New(msg))
+	}
+	return withCode(exitGate, errors.New(msg))
 }
 
 func changePB(i int, c bisect.Change) *pb.SearchChange {

@@ -101,24 +101,10 @@ func runReduce(env *Env, in, out string, force bool, o *searchOpts) error {
 	if best != "" {
 		rp.Output = out
 	}
-	if o.json {
-		b, err := protoJSON(rp)
-		if err != nil {
-			return err
-		}
-		if _, err := env.Stdout.Write(b); err != nil {
-			return err
-		}
-	} else {
-		writeReduceText(env.Stdout, rp)
+	if err := writeSearchReport(env, o.json, rp, func() { writeReduceText(env.Stdout, rp) }); err != nil {
+		return err
 	}
-	switch rep.Result {
-	case reduce.ResultReduced:
-		return nil
-	case reduce.ResultNoCompiler:
-		return withCode(exitNoCompiler, fmt.Errorf("%s", rep.Message))
-	}
-	return withCode(exitGate, fmt.Errorf("%s", rep.Message))
+	return searchExit(rep.Result == reduce.ResultReduced, rep.Result == reduce.ResultNoCompiler, rep.Message)
 }
 
 func reduceReport(rep *reduce.Report, test string) *pb.ReduceReport {
