@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/goldentest"
+	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/passes"
 )
 

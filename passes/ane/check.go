@@ -1145,31 +1145,18 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 			illegal[v.Op] = true
 		}
 	}
-	n, in := 0, false
+	top := map[*graph.Operation]bool{}
 	for _, op := range g.Body().Ops() {
-		if op.Name == "coreai.constant" || op == g.Terminator() {
-			continue
-		}
-		bad := illegal[op]
-		op.Walk(func(o *graph.Operation) bool {
-			if illegal[o] {
-				bad = true
-			}
-			return true
-		})
-		if c, ok := graph.Callee(op); ok && calleeBlocked(c) {
-			bad = true
-		}
-		if bad {
-			in = false
-			continue
-		}
-		if !in {
-			n++
-			in = true
-		}
+		top[op] = true
 	}
-	return n
+	return runs(g, func(o *graph.Operation) bool {
+		if illegal[o] {
+			return true
+		}
+		// Only a top-level call of a blocked graph splits a run here.
+		c, ok := graph.Callee(o)
+		return top[o] && ok && calleeBlocked(c)
+	})
 }
 
 // ---- op ids ----
