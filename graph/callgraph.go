@@ -3,6 +3,7 @@ package graph
 import (
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Callee returns the symbol a coreai.invoke or func.call op calls (the root
@@ -86,6 +87,39 @@ func (p Port) Label() string {
 		return p.Name
 	}
 	return "#" + strconv.Itoa(p.Index)
+}
+
+// FindPort returns the port of ports named name and how many have that
+// name (a caller decides what 0 or 2 means).
+func FindPort(ports []Port, name string) (Port, int) {
+	var p Port
+	n := 0
+	for _, x := range ports {
+		if x.Name == name {
+			p = x
+			n++
+		}
+	}
+	return p, n
+}
+
+// PortLabels lists ports by Label, comma-separated, for messages.
+func PortLabels(ports []Port) string {
+	ns := make([]string, len(ports))
+	for i, p := range ports {
+		ns[i] = p.Label()
+	}
+	return strings.Join(ns, ", ")
+}
+
+// Signatures lists each graph's ports as @name(inputs) -> (outputs), for
+// messages that say what a graph offers.
+func Signatures(gs []*Graph) string {
+	parts := make([]string, len(gs))
+	for i, g := range gs {
+		parts[i] = "@" + g.Name() + "(" + PortLabels(g.Inputs()) + ") -> (" + PortLabels(g.Outputs()) + ")"
+	}
+	return strings.Join(parts, "; ")
 }
 
 var compositeNameRE = regexp.MustCompile(`^#coreai\.composite_declaration<\s*"((?:[^"\\]|\\.)*)"`)

@@ -163,3 +163,27 @@ func TestFileLocs(t *testing.T) {
 		t.Errorf("FileLocs(nil) = %v", got)
 	}
 }
+
+func TestFindPortAndLabels(t *testing.T) {
+	ports := []Port{{Index: 0, Name: "x"}, {Index: 1}, {Index: 2, Name: "s"}, {Index: 3, Name: "s"}}
+	for _, tc := range []struct {
+		name      string
+		wantIndex int
+		wantN     int
+	}{
+		{"x", 0, 1},
+		{"s", 3, 2}, // the last of two, and the count says it is ambiguous
+		{"nope", 0, 0},
+	} {
+		p, n := FindPort(ports, tc.name)
+		if n != tc.wantN || (n > 0 && p.Index != tc.wantIndex) {
+			t.Errorf("FindPort(%q) = port %d, %d; want port %d, %d", tc.name, p.Index, n, tc.wantIndex, tc.wantN)
+		}
+	}
+	if got, want := PortLabels(ports), "x, #1, s, s"; got != want {
+		t.Errorf("PortLabels = %q, want %q", got, want)
+	}
+	if got := PortLabels(nil); got != "" {
+		t.Errorf("PortLabels(nil) = %q, want empty", got)
+	}
+}

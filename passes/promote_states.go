@@ -120,7 +120,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 			found = found || ok
 		}
 		if !found {
-			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, ioPortList(graphs))
+			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, graph.Signatures(graphs))
 		}
 	}
 	if opts.Auto {
@@ -136,7 +136,7 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 // psExplicit promotes the named pair in g. It reports whether g has the
 // input (an input already promoted to that state counts: idempotence).
 func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool, error) {
-	in, nIn := ioFindPort(g.Inputs(), inName)
+	in, nIn := graph.FindPort(g.Inputs(), inName)
 	if nIn == 0 {
 		return false, nil
 	}
@@ -149,9 +149,9 @@ func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool,
 		}
 		return true, nil
 	}
-	out, nOut := ioFindPort(g.Outputs(), outName)
+	out, nOut := graph.FindPort(g.Outputs(), outName)
 	if nOut != 1 {
-		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, ioPortNames(g.Outputs()))
+		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, graph.PortLabels(g.Outputs()))
 	}
 	return true, psPromote(g, in, out, form, ch)
 }
@@ -165,7 +165,7 @@ func psAuto(g *graph.Graph, pm *statenames.Matcher, form string, ch *Change) err
 		matches := pm.OutputsFor(g, in)
 		switch len(matches) {
 		case 0:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, ioPortNames(g.Outputs())))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, graph.PortLabels(g.Outputs())))
 			continue
 		case 1:
 		default:

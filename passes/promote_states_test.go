@@ -135,13 +135,13 @@ func TestPromoteStates(t *testing.T) {
 			g := tg.m.Graph("main")
 			outs := g.Outputs()
 			for _, s := range ch.States {
-				in, n := ioFindPort(g.Inputs(), s.Input)
+				in, n := graph.FindPort(g.Inputs(), s.Input)
 				if n != 1 || !in.IsState || in.StateOutput != s.Input {
 					t.Errorf("input %s: %+v", s.Input, in)
 				}
-				o, n := ioFindPort(outs, s.Input)
+				o, n := graph.FindPort(outs, s.Input)
 				if n != 1 || !o.IsState {
-					t.Errorf("output for state %s: %+v (outputs %s)", s.Input, o, ioPortNames(outs))
+					t.Errorf("output for state %s: %+v (outputs %s)", s.Input, o, graph.PortLabels(outs))
 				}
 			}
 			// Idempotent.

@@ -97,7 +97,7 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 	}
 	for _, n := range opts.Names { // in the order given: a stable message
 		if !found[n] {
-			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, ioPortList(graph.EntryGraphs(m, graph.EntryNotPrivate)))
+			return nil, fmt.Errorf("option names: no entry graph has a state input %q (graphs: %s)", n, graph.Signatures(graph.EntryGraphs(m, graph.EntryNotPrivate)))
 		}
 	}
 	return ch, nil
@@ -105,7 +105,7 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 
 // saoOne turns state input name of g into a plain input and output.
 func saoOne(g *graph.Graph, name, suffix string, ch *Change) error {
-	in, n := ioFindPort(g.Inputs(), name)
+	in, n := graph.FindPort(g.Inputs(), name)
 	if n != 1 {
 		return fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which state to turn into plain I/O", g.Name(), n, name)
 	}
@@ -114,10 +114,10 @@ func saoOne(g *graph.Graph, name, suffix string, ch *Change) error {
 		target = in.Name
 	}
 	newName := in.Name + suffix
-	if _, k := ioFindPort(g.Outputs(), newName); k > 0 {
+	if _, k := graph.FindPort(g.Outputs(), newName); k > 0 {
 		return fmt.Errorf("graph @%s: cannot name the new value of state %s %q: an output already has that name (set states-as-outputs.suffix)", g.Name(), in.Name, newName)
 	}
-	out, nOut := ioFindPort(g.Outputs(), target)
+	out, nOut := graph.FindPort(g.Outputs(), target)
 	if nOut > 1 {
 		return fmt.Errorf("graph @%s has %d outputs named %q; cannot tell which holds state %s", g.Name(), nOut, target, in.Name)
 	}
