@@ -562,6 +562,10 @@ func signExtend(v uint64, t graph.Type) int64 {
 	return int64(v<<shift) >> shift
 }
 
+// builtinAttrKeep is how a builtin attribute the decoder does not model is
+// kept: as its bytecode entry, with the given text for display.
+type builtinAttrKeep = func(string) (graph.Attr, graph.Loc, error)
+
 func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, error) {
 	at := d.offset()
 	code, err := d.varint()
@@ -572,7 +576,12 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 		d.pos = len(d.buf)
 		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: text}, Dialect: "builtin", src: s.f, index: i}, nil, nil
 	}
-	locAttr := func(l graph.Loc) (graph.Attr, graph.Loc, error) { return &graph.LocAttr{Loc: l}, l, nil }
+	locAttr := func(l graph.Loc, err error) (graph.Attr, graph.Loc, error) {
+		if err != nil {
+			return nil, nil, err
+		}
+		return &graph.LocAttr{Loc: l}, l, nil
+	}
 	switch code {
 	case atArray:
 		elems, err := s.attrList(d)
@@ -581,52 +590,11 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 		}
 		return &graph.ArrayAttr{Elems: elems}, nil, nil
 	case atDict:
-		n, err := d.count("dictionary", 2)
-		if err != nil {
-			return nil, nil, err
-		}
-		entries := make([]graph.NamedAttr, n)
-		for k := range entries {
-			if entries[k].Name, err = s.stringAttrRef(d); err != nil {
-				return nil, nil, err
-			}
-			if entries[k].Value, err = s.attrRef(d); err != nil {
-				return nil, nil, err
-			}
-		}
-		return &graph.DictAttr{Entries: entries}, nil, nil
+		return s.dictAttr(d)
 	case atString, atStringTyped:
-		str, _, err := s.f.str(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		a := &graph.StringAttr{Value: str}
-		if code == atStringTyped {
-			if a.Type, err = s.typeRef(d); err != nil {
-				return nil, nil, err
-			}
-		}
-		return a, nil, nil
+		return s.stringAttr(d, code == atStringTyped)
 	case atFlatSymbolRef, atSymbolRef:
-		root, err := s.stringAttrRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		a := &graph.SymbolRefAttr{Root: root}
-		if code == atSymbolRef {
-			nested, err := s.attrList(d)
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, x := range nested {
-				sr, ok := x.(*graph.SymbolRefAttr)
-				if !ok || len(sr.Nested) > 0 {
-					return nil, nil, s.f.errAt(at, "nested symbol reference is not a flat symbol reference: %s", x.String())
-				}
-				a.Nested = append(a.Nested, sr.Root)
-			}
-		}
-		return a, nil, nil
+		return s.symbolRefAttr(d, at, code == atSymbolRef)
 	case atType:
 		t, err := s.typeRef(d)
 		if err != nil {
@@ -636,141 +604,25 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 	case atUnit:
 		return &graph.UnitAttr{}, nil, nil
 	case atInteger:
-		t, err := s.typeRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		w := intWidth(t)
-		if w < 0 {
-			return nil, nil, s.f.errAt(at, "integer attribute of non-integer type %s", t.String())
-		}
-		v, bigv, err := apInt(d, w)
-		if err != nil {
-			return nil, nil, err
-		}
-		if bigv != nil {
-			// The words are the two's complement bits; signed and signless
-			// values with the top bit set are negative.
-			if bigv.BitLen() > w {
-				return nil, nil, s.f.errAt(at, "integer value wider than its type %s", t.String())
-			}
-			if signednessOf(t) != graph.Unsigned && bigv.Bit(w-1) == 1 {
-				bigv.Sub(bigv, new(big.Int).Lsh(big.NewInt(1), uint(w)))
-			}
-			return &graph.IntegerAttr{Type: t, Big: bigv}, nil, nil
-		}
-		return &graph.IntegerAttr{Type: t, Value: signExtend(v, t)}, nil, nil
+		return s.integerAttr(d, at)
 	case atFloat:
-		t, err := s.typeRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		w := graph.BitWidth(t)
-		if _, ok := t.(*graph.FloatType); !ok || w <= 0 || w > 64 {
-			// f80/f128 and unknown float formats stay encoded.
-			return keep("<float attribute of type " + t.String() + ">")
-		}
-		v, _, err := apInt(d, w)
-		if err != nil {
-			return nil, nil, err
-		}
-		if w < 64 {
-			v &= 1<<uint(w) - 1
-		}
-		return &graph.FloatAttr{Type: t, Bits: v}, nil, nil
+		return s.floatAttr(d, keep)
 	case atCallSiteLoc:
-		callee, err := s.locRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		caller, err := s.locRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return locAttr(&graph.CallSiteLoc{Callee: callee, Caller: caller})
+		return locAttr(s.callSiteLoc(d))
 	case atFileLineColLoc:
-		file, err := s.stringAttrRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		line, err := d.varint()
-		if err != nil {
-			return nil, nil, err
-		}
-		col, err := d.varint()
-		if err != nil {
-			return nil, nil, err
-		}
-		return locAttr(&graph.FileLoc{File: file, Line: int(line), Col: int(col)})
+		return locAttr(s.fileLineColLoc(d))
 	case atFusedLoc, atFusedLocMeta:
-		locs, err := s.locList(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		l := &graph.FusedLoc{Locs: locs}
-		if code == atFusedLocMeta {
-			if l.Metadata, err = s.attrRef(d); err != nil {
-				return nil, nil, err
-			}
-		}
-		return locAttr(l)
+		return locAttr(s.fusedLoc(d, code == atFusedLocMeta))
 	case atNameLoc:
-		name, err := s.stringAttrRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		child, err := s.locRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return locAttr(&graph.NameLoc{Name: name, Child: child})
+		return locAttr(s.nameLoc(d))
 	case atUnknownLoc:
-		return locAttr(graph.Unknown)
+		return locAttr(graph.Unknown, nil)
 	case atDenseResource:
-		t, err := s.typeRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		hat := d.offset()
-		h, err := d.varint()
-		if err != nil {
-			return nil, nil, err
-		}
-		if h >= uint64(len(s.f.resHandles)) {
-			return nil, nil, s.f.errAt(hat, "resource handle %d out of range (%d dialect resources)", h, len(s.f.resHandles))
-		}
-		rh := s.f.resHandles[h]
-		g := s.f.dialectRes[rh.group]
-		key := g.entries[rh.entry].key
-		tt, ok := t.(*graph.TensorType)
-		if !ok || s.f.dialects[g.dialect].name != "builtin" {
-			return keep("dense_resource<" + key + "> : " + t.String())
-		}
-		return &graph.DenseResourceAttr{Key: key, Type: tt}, nil, nil
+		return s.denseResourceAttr(d, keep)
 	case atDenseArray:
-		t, err := s.typeRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		n, err := d.varint()
-		if err != nil {
-			return nil, nil, err
-		}
-		blob, err := s.blob(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s.denseArray(at, t, n, blob, keep)
+		return s.denseArrayAttr(d, at, keep)
 	case atDenseIntOrFP:
-		t, err := s.typeRef(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		blob, err := s.blob(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s.denseElements(at, t, blob, keep)
+		return s.denseIntOrFPAttr(d, at, keep)
 	case atDenseString:
 		t, err := s.typeRef(d)
 		if err != nil {
@@ -789,6 +641,223 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 	// A code newer than mlir-opt 19's list (a later MLIR may add kinds): keep
 	// the entry encoded; it is self-contained in this file's tables.
 	return keep(fmt.Sprintf("#builtin<bytecode-encoded attribute #%d, code %d>", i, code))
+}
+
+// dictAttr reads a dictionary attribute's body: a count, then name and value references.
+func (s *decodeState) dictAttr(d *decoder) (graph.Attr, graph.Loc, error) {
+	n, err := d.count("dictionary", 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := make([]graph.NamedAttr, n)
+	for k := range entries {
+		if entries[k].Name, err = s.stringAttrRef(d); err != nil {
+			return nil, nil, err
+		}
+		if entries[k].Value, err = s.attrRef(d); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &graph.DictAttr{Entries: entries}, nil, nil
+}
+
+// stringAttr reads a string attribute's body, followed by its type reference when typed.
+func (s *decodeState) stringAttr(d *decoder, typed bool) (graph.Attr, graph.Loc, error) {
+	str, _, err := s.f.str(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := &graph.StringAttr{Value: str}
+	if typed {
+		if a.Type, err = s.typeRef(d); err != nil {
+			return nil, nil, err
+		}
+	}
+	return a, nil, nil
+}
+
+// symbolRefAttr reads a symbol reference's root and, when withNested, its flat nested references.
+func (s *decodeState) symbolRefAttr(d *decoder, at int64, withNested bool) (graph.Attr, graph.Loc, error) {
+	root, err := s.stringAttrRef(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := &graph.SymbolRefAttr{Root: root}
+	if withNested {
+		nested, err := s.attrList(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, x := range nested {
+			sr, ok := x.(*graph.SymbolRefAttr)
+			if !ok || len(sr.Nested) > 0 {
+				return nil, nil, s.f.errAt(at, "nested symbol reference is not a flat symbol reference: %s", x.String())
+			}
+			a.Nested = append(a.Nested, sr.Root)
+		}
+	}
+	return a, nil, nil
+}
+
+// integerAttr reads an integer attribute's type and value, sign-extended per the type's signedness.
+func (s *decodeState) integerAttr(d *decoder, at int64) (graph.Attr, graph.Loc, error) {
+	t, err := s.typeRef(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := intWidth(t)
+	if w < 0 {
+		return nil, nil, s.f.errAt(at, "integer attribute of non-integer type %s", t.String())
+	}
+	v, bigv, err := apInt(d, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bigv != nil {
+		// The words are the two's complement bits; signed and signless
+		// values with the top bit set are negative.
+		if bigv.BitLen() > w {
+			return nil, nil, s.f.errAt(at, "integer value wider than its type %s", t.String())
+		}
+		if signednessOf(t) != graph.Unsigned && bigv.Bit(w-1) == 1 {
+			bigv.Sub(bigv, new(big.Int).Lsh(big.NewInt(1), uint(w)))
+		}
+		return &graph.IntegerAttr{Type: t, Big: bigv}, nil, nil
+	}
+	return &graph.IntegerAttr{Type: t, Value: signExtend(v, t)}, nil, nil
+}
+
+// floatAttr reads a float attribute's type and bits; formats wider than 64 bits are kept encoded.
+func (s *decodeState) floatAttr(d *decoder, keep builtinAttrKeep) (graph.Attr, graph.Loc, error) {
+	t, err := s.typeRef(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := graph.BitWidth(t)
+	if _, ok := t.(*graph.FloatType); !ok || w <= 0 || w > 64 {
+		// f80/f128 and unknown float formats stay encoded.
+		return keep("<float attribute of type " + t.String() + ">")
+	}
+	v, _, err := apInt(d, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w < 64 {
+		v &= 1<<uint(w) - 1
+	}
+	return &graph.FloatAttr{Type: t, Bits: v}, nil, nil
+}
+
+// callSiteLoc reads a call-site location's callee and caller references.
+func (s *decodeState) callSiteLoc(d *decoder) (graph.Loc, error) {
+	callee, err := s.locRef(d)
+	if err != nil {
+		return nil, err
+	}
+	caller, err := s.locRef(d)
+	if err != nil {
+		return nil, err
+	}
+	return &graph.CallSiteLoc{Callee: callee, Caller: caller}, nil
+}
+
+// fileLineColLoc reads a file location's file name reference, line and column.
+func (s *decodeState) fileLineColLoc(d *decoder) (graph.Loc, error) {
+	file, err := s.stringAttrRef(d)
+	if err != nil {
+		return nil, err
+	}
+	line, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	col, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	return &graph.FileLoc{File: file, Line: int(line), Col: int(col)}, nil
+}
+
+// fusedLoc reads a fused location's locations and, when withMeta, its metadata reference.
+func (s *decodeState) fusedLoc(d *decoder, withMeta bool) (graph.Loc, error) {
+	locs, err := s.locList(d)
+	if err != nil {
+		return nil, err
+	}
+	l := &graph.FusedLoc{Locs: locs}
+	if withMeta {
+		if l.Metadata, err = s.attrRef(d); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// nameLoc reads a name location's name reference and child location.
+func (s *decodeState) nameLoc(d *decoder) (graph.Loc, error) {
+	name, err := s.stringAttrRef(d)
+	if err != nil {
+		return nil, err
+	}
+	child, err := s.locRef(d)
+	if err != nil {
+		return nil, err
+	}
+	return &graph.NameLoc{Name: name, Child: child}, nil
+}
+
+// denseResourceAttr reads a dense resource's type and handle; non-builtin or non-tensor ones stay encoded.
+func (s *decodeState) denseResourceAttr(d *decoder, keep builtinAttrKeep) (graph.Attr, graph.Loc, error) {
+	t, err := s.typeRef(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	hat := d.offset()
+	h, err := d.varint()
+	if err != nil {
+		return nil, nil, err
+	}
+	if h >= uint64(len(s.f.resHandles)) {
+		return nil, nil, s.f.errAt(hat, "resource handle %d out of range (%d dialect resources)", h, len(s.f.resHandles))
+	}
+	rh := s.f.resHandles[h]
+	g := s.f.dialectRes[rh.group]
+	key := g.entries[rh.entry].key
+	tt, ok := t.(*graph.TensorType)
+	if !ok || s.f.dialects[g.dialect].name != "builtin" {
+		return keep("dense_resource<" + key + "> : " + t.String())
+	}
+	return &graph.DenseResourceAttr{Key: key, Type: tt}, nil, nil
+}
+
+// denseArrayAttr reads a dense array's element type, count and blob, then decodes them.
+func (s *decodeState) denseArrayAttr(d *decoder, at int64, keep builtinAttrKeep) (graph.Attr, graph.Loc, error) {
+	t, err := s.typeRef(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := d.varint()
+	if err != nil {
+		return nil, nil, err
+	}
+	blob, err := s.blob(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.denseArray(at, t, n, blob, keep)
+}
+
+// denseIntOrFPAttr reads a dense elements attribute's type and blob, then decodes them.
+func (s *decodeState) denseIntOrFPAttr(d *decoder, at int64, keep builtinAttrKeep) (graph.Attr, graph.Loc, error) {
+	t, err := s.typeRef(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	blob, err := s.blob(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.denseElements(at, t, blob, keep)
 }
 
 func (s *decodeState) blob(d *decoder) ([]byte, error) {

@@ -394,40 +394,14 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	rec := &opRecord{propIdx: -1, registered: ir.f.opNames[ni].registered}
 	var attrs *graph.DictAttr
 	if mask&maskAttrs != 0 {
-		at := d.offset()
-		a, err := ir.st.attrRef(d)
-		if err != nil {
+		if attrs, err = ir.opAttrs(d); err != nil {
 			return wrap(err)
-		}
-		var ok bool
-		if attrs, ok = a.(*graph.DictAttr); !ok {
-			return wrap(ir.f.errAt(at, "op attributes are not a dictionary: %s", a.String()))
 		}
 	}
 	var props graph.Attr
 	if mask&maskProperties != 0 {
-		if ir.f.version < vNativeProperties {
-			return wrap(ir.f.errAt(opAt, "op has properties, which version %d cannot hold", ir.f.version))
-		}
-		at := d.offset()
-		pi, err := d.varint()
-		if err != nil {
+		if props, err = ir.opProps(d, opAt, name, ni, rec); err != nil {
 			return wrap(err)
-		}
-		if pi >= uint64(len(ir.f.props)) {
-			return wrap(ir.f.errAt(at, "properties index %d out of range (%d entries)", pi, len(ir.f.props)))
-		}
-		rec.hasProps, rec.propIdx = true, int(pi)
-		props, rec.layout, err = ir.decodeProps(name, ir.f.opNames[ni].registered, ir.f.props[pi])
-		if err != nil {
-			return wrap(err)
-		}
-		rec.props = props
-		if rec.layout != nil {
-			if prev := ir.src.layouts[name]; prev != nil && prev != rec.layout {
-				return wrap(ir.f.errAt(at, "%s properties use %s here but %s elsewhere in the file", name, rec.layout.describe(), prev.describe()))
-			}
-			ir.src.layouts[name] = rec.layout
 		}
 	}
 	var resultTypes []graph.Type
@@ -438,44 +412,14 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	var operands []*graph.Value
 	if mask&maskOperands != 0 {
-		n, err := d.count("operand", 1)
-		if err != nil {
+		if operands, err = ir.opOperands(d); err != nil {
 			return wrap(err)
-		}
-		operands = make([]*graph.Value, n)
-		s := ir.cur()
-		for k := range operands {
-			at := d.offset()
-			vi, err := d.varint()
-			if err != nil {
-				return wrap(err)
-			}
-			if vi >= uint64(len(s.values)) {
-				return wrap(ir.f.errAt(at, "value index %d out of range (%d values in scope)", vi, len(s.values)))
-			}
-			if v := s.values[vi]; v != nil {
-				operands[k] = v
-			} else {
-				s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands, k})
-			}
 		}
 	}
 	var succs []*graph.Block
 	if mask&maskSuccessors != 0 {
-		n, err := d.count("successor", 1)
-		if err != nil {
+		if succs, err = ir.opSuccessors(d, regionBlocks); err != nil {
 			return wrap(err)
-		}
-		for k := 0; k < n; k++ {
-			at := d.offset()
-			bi, err := d.varint()
-			if err != nil {
-				return wrap(err)
-			}
-			if bi >= uint64(len(regionBlocks)) {
-				return wrap(ir.f.errAt(at, "successor block %d out of range (%d blocks)", bi, len(regionBlocks)))
-			}
-			succs = append(succs, regionBlocks[bi])
 		}
 	}
 	op := graph.NewOp(name, nil, resultTypes, attrs, loc)
@@ -491,14 +435,9 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	var nRegions uint64
 	if mask&maskRegions != 0 {
-		var isolated bool
-		if nRegions, isolated, err = d.varintFlag(); err != nil {
+		if nRegions, err = ir.opRegionCount(d, rec); err != nil {
 			return wrap(err)
 		}
-		if nRegions > uint64(d.remaining()) && !(isolated && ir.f.version >= vLazyLoading) {
-			return wrap(d.errorf("%d regions claimed but only %d bytes remain", nRegions, d.remaining()))
-		}
-		rec.isolated = isolated
 	}
 	if numValues > 0 && op.NumResults() > 0 {
 		if err := ir.define(d, op.Results()); err != nil {
@@ -510,19 +449,9 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	if nRegions == 0 {
 		return nil
 	}
-	rd := d
-	if rec.isolated && ir.f.version >= vLazyLoading {
-		id, sd, err := d.section()
-		if err != nil {
-			return wrap(err)
-		}
-		if id != secIR {
-			return wrap(ir.f.errAt(sd.base, "expected an IR section for the regions of %s, found %s", name, sectionName(id)))
-		}
-		rd = sd
-	}
-	if nRegions > uint64(rd.remaining()) {
-		return wrap(rd.errorf("%d regions claimed but only %d bytes remain", nRegions, rd.remaining()))
+	rd, err := ir.opRegionDecoder(d, name, rec, nRegions)
+	if err != nil {
+		return wrap(err)
 	}
 	ir.depth++
 	if ir.depth > maxNesting {
@@ -541,6 +470,128 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	ir.depth--
 	return nil
+}
+
+// opAttrs reads an op's attribute reference, which must be a dictionary.
+func (ir *irReader) opAttrs(d *decoder) (*graph.DictAttr, error) {
+	at := d.offset()
+	a, err := ir.st.attrRef(d)
+	if err != nil {
+		return nil, err
+	}
+	attrs, ok := a.(*graph.DictAttr)
+	if !ok {
+		return nil, ir.f.errAt(at, "op attributes are not a dictionary: %s", a.String())
+	}
+	return attrs, nil
+}
+
+// opProps reads an op's properties index, decodes the entry and records it (and its layout) in rec.
+func (ir *irReader) opProps(d *decoder, opAt int64, name string, ni int, rec *opRecord) (graph.Attr, error) {
+	if ir.f.version < vNativeProperties {
+		return nil, ir.f.errAt(opAt, "op has properties, which version %d cannot hold", ir.f.version)
+	}
+	at := d.offset()
+	pi, err := d.varint()
+	if err != nil {
+		return nil, err
+	}
+	if pi >= uint64(len(ir.f.props)) {
+		return nil, ir.f.errAt(at, "properties index %d out of range (%d entries)", pi, len(ir.f.props))
+	}
+	rec.hasProps, rec.propIdx = true, int(pi)
+	props, layout, err := ir.decodeProps(name, ir.f.opNames[ni].registered, ir.f.props[pi])
+	rec.layout = layout
+	if err != nil {
+		return nil, err
+	}
+	rec.props = props
+	if rec.layout != nil {
+		if prev := ir.src.layouts[name]; prev != nil && prev != rec.layout {
+			return nil, ir.f.errAt(at, "%s properties use %s here but %s elsewhere in the file", name, rec.layout.describe(), prev.describe())
+		}
+		ir.src.layouts[name] = rec.layout
+	}
+	return props, nil
+}
+
+// opOperands reads an op's operand value indices; operands defined later are left pending in the scope.
+func (ir *irReader) opOperands(d *decoder) ([]*graph.Value, error) {
+	n, err := d.count("operand", 1)
+	if err != nil {
+		return nil, err
+	}
+	operands := make([]*graph.Value, n)
+	s := ir.cur()
+	for k := range operands {
+		at := d.offset()
+		vi, err := d.varint()
+		if err != nil {
+			return nil, err
+		}
+		if vi >= uint64(len(s.values)) {
+			return nil, ir.f.errAt(at, "value index %d out of range (%d values in scope)", vi, len(s.values))
+		}
+		if v := s.values[vi]; v != nil {
+			operands[k] = v
+		} else {
+			s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands, k})
+		}
+	}
+	return operands, nil
+}
+
+// opSuccessors reads an op's successor block indices into regionBlocks.
+func (ir *irReader) opSuccessors(d *decoder, regionBlocks []*graph.Block) ([]*graph.Block, error) {
+	n, err := d.count("successor", 1)
+	if err != nil {
+		return nil, err
+	}
+	var succs []*graph.Block
+	for k := 0; k < n; k++ {
+		at := d.offset()
+		bi, err := d.varint()
+		if err != nil {
+			return nil, err
+		}
+		if bi >= uint64(len(regionBlocks)) {
+			return nil, ir.f.errAt(at, "successor block %d out of range (%d blocks)", bi, len(regionBlocks))
+		}
+		succs = append(succs, regionBlocks[bi])
+	}
+	return succs, nil
+}
+
+// opRegionCount reads an op's region count and isolation flag (stored in rec) and bounds the count.
+func (ir *irReader) opRegionCount(d *decoder, rec *opRecord) (uint64, error) {
+	nRegions, isolated, err := d.varintFlag()
+	if err != nil {
+		return 0, err
+	}
+	if nRegions > uint64(d.remaining()) && !(isolated && ir.f.version >= vLazyLoading) {
+		return 0, d.errorf("%d regions claimed but only %d bytes remain", nRegions, d.remaining())
+	}
+	rec.isolated = isolated
+	return nRegions, nil
+}
+
+// opRegionDecoder returns the decoder an op's regions are read from (a nested IR section when lazily loadable).
+func (ir *irReader) opRegionDecoder(d *decoder, name string, rec *opRecord, nRegions uint64) (*decoder, error) {
+	rd := d
+	if rec.isolated && ir.f.version >= vLazyLoading {
+		id, sd, err := d.section()
+		if err != nil {
+			return nil, err
+		}
+		if id != secIR {
+			return nil, ir.f.errAt(sd.base, "expected an IR section for the regions of %s, found %s", name, sectionName(id))
+		}
+		rd = sd
+	}
+	if nRegions > uint64(rd.remaining()) {
+		return nil, rd.errorf("%d regions claimed but only %d bytes remain", nRegions, rd.remaining())
+	}
+	return rd, nil
 }
 
 func (ir *irReader) parseRegion(d *decoder, r *graph.Region) error {

@@ -874,77 +874,27 @@ func intFits(b *big.Int, width int, unsigned bool, t graph.Type) bool {
 
 // --------------------------------------------------------------- dense
 
+// denseBody is what the first pass over a dense literal's body found.
+type denseBody struct {
+	// Elements are only counted here: their type is known after the
+	// '>', so they are decoded by lexing the body a second time (see
+	// denseFromElems) instead of keeping a token per element.
+	nElems             int64
+	shape              []int64
+	splat              bool
+	hexStr             string
+	opaque             bool // complex or string elements: keep verbatim
+	bodyStart, bodyEnd int
+}
+
 func (p *parser) parseDense() graph.Attr {
 	start := p.tok.Pos
 	p.next()
 	if !p.expect(Less, "'<' after 'dense'") {
 		return nil
 	}
-	bodyStart := p.tok.Pos
-	var (
-		// Elements are only counted here: their type is known after the
-		// '>', so they are decoded by lexing the body a second time (see
-		// below) instead of keeping a token per element.
-		nElems int64
-		shape  []int64
-		splat  bool
-		hexStr string
-		opaque bool // complex or string elements: keep verbatim
-	)
-	var parseElems func(level int) bool
-	parseElems = func(level int) bool {
-		if !p.enter() {
-			return false
-		}
-		defer p.leave()
-		if p.is(LSquare) {
-			if len(shape) <= level {
-				shape = append(shape, -1) // shape[level] is this level's length
-			}
-			n := int64(0)
-			p.parseCommaList(LSquare, RSquare, "'['", func() {
-				parseElems(level + 1)
-				n++
-			})
-			if shape[level] < 0 {
-				shape[level] = n
-			} else if shape[level] != n {
-				p.failAt(bodyStart, "tensor literal is invalid; ranks are not consistent between elements")
-				return false
-			}
-			return p.ok()
-		}
-		switch p.tok.Kind {
-		case LParen, String:
-			opaque = true
-			p.skipBalancedValue()
-			return p.ok()
-		}
-		neg := p.accept(Minus)
-		switch {
-		case p.is(Integer) || p.is(Float):
-		case !neg && (p.isKeyword("true") || p.isKeyword("false")):
-		default:
-			p.fail("expected element literal of primitive type")
-			return false
-		}
-		nElems++
-		p.next()
-		return true
-	}
-	switch {
-	case p.is(Greater):
-		// empty: dense<> : tensor<0xT>
-	case p.is(String):
-		hexStr = p.tok.Text
-		p.next()
-	case p.is(LSquare):
-		parseElems(0)
-	default:
-		splat = true
-		parseElems(0)
-	}
-	bodyEnd := p.tok.Pos
+	b := &denseBody{bodyStart: p.tok.Pos}
+	p.scanDenseBody(b)
 	if !p.ok() || !p.expect(Greater, "'>' to close dense literal") {
 		return nil
 	}
@@ -959,74 +909,158 @@ func (p *parser) parseDense() graph.Attr {
 	end := trimRightSpace(p.src.Text, p.tok.Pos)
 	raw := func() graph.Attr { return &graph.RawAttr{Text: p.src.Text[start:end]} }
 	tt, ok := typ.(*graph.TensorType)
-	if !ok || opaque || !tt.IsStatic() {
+	if !ok || b.opaque || !tt.IsStatic() || !denseDecodable(tt) {
 		return raw()
-	}
-	elemBytes := graph.ElemBytes(tt.Elem)
-	isBool := graph.BitWidth(tt.Elem) == 1
-	if ft, isF := tt.Elem.(*graph.FloatType); isF && !decodable(ft.Name) {
-		return raw()
-	}
-	switch tt.Elem.(type) {
-	case *graph.FloatType, *graph.IntegerType, *graph.IndexType:
-	default:
-		return raw()
-	}
-	if elemBytes == 0 || elemBytes > 8 {
-		return raw() // wide integers (i100) stay verbatim
 	}
 	n := tt.NumElements()
-	if hexStr != "" {
-		s, ok := Unquote(hexStr)
-		if !ok || !strings.HasPrefix(s, "0x") {
-			return raw() // dense string elements
-		}
-		if isBool {
-			return raw() // MLIR bit-packs i1 hex data
-		}
-		data, err := hex.DecodeString(s[2:])
-		if err != nil {
-			p.failAt(bodyStart, "invalid hex data in dense literal")
-			return nil
-		}
-		switch {
-		case int64(len(data)) == int64(elemBytes) && n != 1:
-			return &graph.DenseElementsAttr{Type: tt, Raw: data, Splat: true}
-		case int64(len(data)) == n*int64(elemBytes):
-			return &graph.DenseElementsAttr{Type: tt, Raw: data}
-		}
-		p.failAt(bodyStart, "elements hex data size is invalid for provided type: '%s'", tt)
-		return nil
+	if b.hexStr != "" {
+		return p.denseFromHex(b, tt, raw)
 	}
-	if p.src.Text[bodyStart:bodyEnd] == "" || bodyStart == bodyEnd {
+	if p.src.Text[b.bodyStart:b.bodyEnd] == "" || b.bodyStart == b.bodyEnd {
 		if n != 0 {
-			p.failAt(bodyStart, "parsed zero elements, but type (%s) expected at least 1", tt)
+			p.failAt(b.bodyStart, "parsed zero elements, but type (%s) expected at least 1", tt)
 			return nil
 		}
 		return &graph.DenseElementsAttr{Type: tt, Raw: []byte{}}
 	}
-	if splat {
-		shape = nil
-	} else {
-		if len(shape) != len(tt.Shape) {
-			p.failAt(bodyStart, "inferred shape of elements literal (%v) does not match type (%s)", shape, tt)
-			return nil
+	if b.splat {
+		b.shape = nil
+	} else if !p.checkDenseShape(b, tt) {
+		return nil
+	}
+	return p.denseFromElems(b, tt)
+}
+
+// scanDenseBody runs the first pass over a dense literal's body, up to its closing '>'.
+func (p *parser) scanDenseBody(b *denseBody) {
+	switch {
+	case p.is(Greater):
+		// empty: dense<> : tensor<0xT>
+	case p.is(String):
+		b.hexStr = p.tok.Text
+		p.next()
+	case p.is(LSquare):
+		p.scanDenseElems(b, 0)
+	default:
+		b.splat = true
+		p.scanDenseElems(b, 0)
+	}
+	b.bodyEnd = p.tok.Pos
+}
+
+// scanDenseElems counts the elements of one nesting level of a dense literal and records its length in b.shape.
+func (p *parser) scanDenseElems(b *denseBody, level int) bool {
+	if !p.enter() {
+		return false
+	}
+	defer p.leave()
+	if p.is(LSquare) {
+		if len(b.shape) <= level {
+			b.shape = append(b.shape, -1) // shape[level] is this level's length
 		}
-		for i := range shape {
-			if shape[i] != tt.Shape[i] {
-				p.failAt(bodyStart, "inferred shape of elements literal (%v) does not match type (%s)", shape, tt)
-				return nil
-			}
+		n := int64(0)
+		p.parseCommaList(LSquare, RSquare, "'['", func() {
+			p.scanDenseElems(b, level+1)
+			n++
+		})
+		if b.shape[level] < 0 {
+			b.shape[level] = n
+		} else if b.shape[level] != n {
+			p.failAt(b.bodyStart, "tensor literal is invalid; ranks are not consistent between elements")
+			return false
+		}
+		return p.ok()
+	}
+	switch p.tok.Kind {
+	case LParen, String:
+		b.opaque = true
+		p.skipBalancedValue()
+		return p.ok()
+	}
+	neg := p.accept(Minus)
+	switch {
+	case p.is(Integer) || p.is(Float):
+	case !neg && (p.isKeyword("true") || p.isKeyword("false")):
+	default:
+		p.fail("expected element literal of primitive type")
+		return false
+	}
+	b.nElems++
+	p.next()
+	return true
+}
+
+// denseDecodable reports whether tt's elements are a float, integer or index kind this package stores as bytes.
+func denseDecodable(tt *graph.TensorType) bool {
+	elemBytes := graph.ElemBytes(tt.Elem)
+	if ft, isF := tt.Elem.(*graph.FloatType); isF && !decodable(ft.Name) {
+		return false
+	}
+	switch tt.Elem.(type) {
+	case *graph.FloatType, *graph.IntegerType, *graph.IndexType:
+	default:
+		return false
+	}
+	if elemBytes == 0 || elemBytes > 8 {
+		return false // wide integers (i100) stay verbatim
+	}
+	return true
+}
+
+// denseFromHex decodes a dense literal's hex string body; string and i1 bodies stay raw.
+func (p *parser) denseFromHex(b *denseBody, tt *graph.TensorType, raw func() graph.Attr) graph.Attr {
+	elemBytes := graph.ElemBytes(tt.Elem)
+	isBool := graph.BitWidth(tt.Elem) == 1
+	n := tt.NumElements()
+	s, ok := Unquote(b.hexStr)
+	if !ok || !strings.HasPrefix(s, "0x") {
+		return raw() // dense string elements
+	}
+	if isBool {
+		return raw() // MLIR bit-packs i1 hex data
+	}
+	data, err := hex.DecodeString(s[2:])
+	if err != nil {
+		p.failAt(b.bodyStart, "invalid hex data in dense literal")
+		return nil
+	}
+	switch {
+	case int64(len(data)) == int64(elemBytes) && n != 1:
+		return &graph.DenseElementsAttr{Type: tt, Raw: data, Splat: true}
+	case int64(len(data)) == n*int64(elemBytes):
+		return &graph.DenseElementsAttr{Type: tt, Raw: data}
+	}
+	p.failAt(b.bodyStart, "elements hex data size is invalid for provided type: '%s'", tt)
+	return nil
+}
+
+// checkDenseShape reports whether the shape the first pass inferred matches tt, failing if not.
+func (p *parser) checkDenseShape(b *denseBody, tt *graph.TensorType) bool {
+	if len(b.shape) != len(tt.Shape) {
+		p.failAt(b.bodyStart, "inferred shape of elements literal (%v) does not match type (%s)", b.shape, tt)
+		return false
+	}
+	for i := range b.shape {
+		if b.shape[i] != tt.Shape[i] {
+			p.failAt(b.bodyStart, "inferred shape of elements literal (%v) does not match type (%s)", b.shape, tt)
+			return false
 		}
 	}
-	out := make([]byte, 0, nElems*int64(elemBytes))
+	return true
+}
+
+// denseFromElems lexes a dense literal's body a second time and encodes its elements as tt's storage bytes.
+func (p *parser) denseFromElems(b *denseBody, tt *graph.TensorType) graph.Attr {
+	elemBytes := graph.ElemBytes(tt.Elem)
+	n := tt.NumElements()
+	out := make([]byte, 0, b.nElems*int64(elemBytes))
 	var buf [8]byte
 	// The first pass accepted the body, so its tokens are brackets, commas,
 	// '-' and element literals.
 	lx := NewLexer(p.src)
-	lx.Reset(bodyStart)
+	lx.Reset(b.bodyStart)
 	neg := false
-	for tok := lx.Next(); tok.Kind != EOF && tok.Pos < bodyEnd; tok = lx.Next() {
+	for tok := lx.Next(); tok.Kind != EOF && tok.Pos < b.bodyEnd; tok = lx.Next() {
 		switch tok.Kind {
 		case LSquare, RSquare, Comma:
 			continue
@@ -1042,7 +1076,7 @@ func (p *parser) parseDense() graph.Attr {
 		binary.LittleEndian.PutUint64(buf[:], bits)
 		out = append(out, buf[:elemBytes]...)
 	}
-	return &graph.DenseElementsAttr{Type: tt, Raw: out, Splat: splat && n != 1}
+	return &graph.DenseElementsAttr{Type: tt, Raw: out, Splat: b.splat && n != 1}
 }
 
 // elemBits converts one dense element literal to its storage bits.
