@@ -51,7 +51,11 @@ func (r *Resource) Bytes() ([]byte, error) {
 		return nil, fmt.Errorf("resource %q has no blob data", r.Key)
 	}
 	buf := make([]byte, r.Blob.Size())
-	if _, err := r.Blob.ReadAt(buf, 0); err != nil && err != io.EOF {
+	n, err := r.Blob.ReadAt(buf, 0)
+	if err != nil && (err != io.EOF || n < len(buf)) {
+		if err == io.EOF { // a blob that runs past the end of its file
+			return nil, fmt.Errorf("reading resource %q: only %d of its %d bytes are there (the file is truncated); re-export the model", r.Key, n, len(buf))
+		}
 		return nil, fmt.Errorf("reading resource %q: %w", r.Key, err)
 	}
 	return buf, nil
