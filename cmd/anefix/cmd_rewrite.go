@@ -101,49 +101,12 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return usagef("want exactly one input, got %d", len(args))
 	}
 	in := args[0]
-	switch {
-	case o.out == "" && !o.dryRun:
-		return usagef("-o OUT is required (or --dry-run)")
-	case o.out != "" && o.dryRun:
-		return usagef("--dry-run writes nothing; drop -o")
-	case o.report == "-":
-		return usagef("--report takes a file; --json prints the report on stdout")
-	case o.json && o.out == "-":
-		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
-	case o.dryRun && (o.compile || o.verify):
-		return usagef("--compile and --verify need a written output; drop --dry-run")
-	}
-	if err := checkOutputFlags(o.emit, o.bytecodeVersion); err != nil {
+	if err := rwCheckFlags(o); err != nil {
 		return err
 	}
-	spec := o.spec
-	if o.armD {
-		// The seed's arm D is the builder's graph with only the recurrence,
-		// per-head SDPA and RoPE replaced: arm-d alone, plus whatever the
-		// user adds with --enable, in default order. This is exactly how
-		// synth builds arm D.
-		if len(spec.Passes) > 0 || len(spec.Disable) > 0 {
-			return usagef("--arm-d runs the seed's arm-D experiment (the arm-d pass alone); add passes with --enable, or list arm-d in --passes instead")
-		}
-		spec.Passes = armDPipeline(spec.Enable)
-		spec.Enable = nil
-		spec.PassesByEnable = true
-	}
-	pl, err := passes.Build(spec)
+	pl, printIR, err := rwBuildPipeline(o)
 	if err != nil {
-		return usagef("%v", err)
-	}
-	printAll := false
-	printAfter := map[string]bool{}
-	for _, n := range o.printAfter {
-		if n == "all" {
-			printAll = true
-			continue
-		}
-		if !rwContains(pl.Names(), n) {
-			return usagef("--print-ir-after %s: not a pass of this pipeline (valid: all, %s)", n, strings.Join(pl.Names(), ", "))
-		}
-		printAfter[n] = true
+		return err
 	}
 
 	if err := modelio.CheckAbsent(o.out, o.force); err != nil {
@@ -181,7 +144,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		VerifyEach:  o.verifyEach,
 		VerifyAfter: true, // never write unverified IR
 		AfterPass: func(name string, m *graph.Module) error {
-			if !printAll && !printAfter[name] {
+			if !printIR(name) {
 				return nil
 			}
 			// Weights would drown the IR (and can be gigabytes): the
@@ -211,24 +174,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 
 	if !o.dryRun {
-		t1 := time.Now()
-		files, err := rewriteRecordFiles(plan.Kind, ld, rep)
-		if err != nil {
+		if err := rwSave(env, o, plan, ld, rep); err != nil {
 			return err
 		}
-		wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Files: files})
-		if err != nil {
-			return err
-		}
-		if o.timings {
-			rep.WriteNs = time.Since(t1).Nanoseconds()
-		}
-		// main.hash is checked in the background and settled by Save.
-		rep.Input.HashChecked, rep.Input.HashMatches = ld.Input.Hash.Checked, ld.Input.Hash.Matches
-		rep.Written = true
-		rep.OutputKind = wr.Kind.String()
-		rep.OutputHash = wr.Hash
-		rep.OutputSize = wr.MainSize
 	}
 	writeRewriteSummary(env.Stderr, rep, o.timings)
 	if err := writeRewriteReport(env, o, rep); err != nil {
@@ -246,6 +194,83 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// rwCheckFlags rejects flag combinations rewrite cannot honour, before any work.
+func rwCheckFlags(o *rewriteFlags) error {
+	switch {
+	case o.out == "" && !o.dryRun:
+		return usagef("-o OUT is required (or --dry-run)")
+	case o.out != "" && o.dryRun:
+		return usagef("--dry-run writes nothing; drop -o")
+	case o.report == "-":
+		return usagef("--report takes a file; --json prints the report on stdout")
+	case o.json && o.out == "-":
+		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
+	case o.dryRun && (o.compile || o.verify):
+		return usagef("--compile and --verify need a written output; drop --dry-run")
+	}
+	if err := checkOutputFlags(o.emit, o.bytecodeVersion); err != nil {
+		return err
+	}
+	return nil
+}
+
+// rwBuildPipeline builds the pass pipeline from the flags and says after which passes to print the IR.
+func rwBuildPipeline(o *rewriteFlags) (*passes.Pipeline, func(string) bool, error) {
+	spec := o.spec
+	if o.armD {
+		// The seed's arm D is the builder's graph with only the recurrence,
+		// per-head SDPA and RoPE replaced: arm-d alone, plus whatever the
+		// user adds with --enable, in default order. This is exactly how
+		// synth builds arm D.
+		if len(spec.Passes) > 0 || len(spec.Disable) > 0 {
+			return nil, nil, usagef("--arm-d runs the seed's arm-D experiment (the arm-d pass alone); add passes with --enable, or list arm-d in --passes instead")
+		}
+		spec.Passes = armDPipeline(spec.Enable)
+		spec.Enable = nil
+		spec.PassesByEnable = true
+	}
+	pl, err := passes.Build(spec)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	printAll := false
+	printAfter := map[string]bool{}
+	for _, n := range o.printAfter {
+		if n == "all" {
+			printAll = true
+			continue
+		}
+		if !rwContains(pl.Names(), n) {
+			return nil, nil, usagef("--print-ir-after %s: not a pass of this pipeline (valid: all, %s)", n, strings.Join(pl.Names(), ", "))
+		}
+		printAfter[n] = true
+	}
+	return pl, func(name string) bool { return printAll || printAfter[name] }, nil
+}
+
+// rwSave writes the rewritten module as planned and records what was written in rep.
+func rwSave(env *Env, o *rewriteFlags, plan *modelio.Plan, ld *modelio.Loaded, rep *pb.RewriteReport) error {
+	t1 := time.Now()
+	files, err := rewriteRecordFiles(plan.Kind, ld, rep)
+	if err != nil {
+		return err
+	}
+	wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Files: files})
+	if err != nil {
+		return err
+	}
+	if o.timings {
+		rep.WriteNs = time.Since(t1).Nanoseconds()
+	}
+	// main.hash is checked in the background and settled by Save.
+	rep.Input.HashChecked, rep.Input.HashMatches = ld.Input.Hash.Checked, ld.Input.Hash.Matches
+	rep.Written = true
+	rep.OutputKind = wr.Kind.String()
+	rep.OutputHash = wr.Hash
+	rep.OutputSize = wr.MainSize
 	return nil
 }
 

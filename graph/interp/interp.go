@@ -500,64 +500,100 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if in.opts.Wide && (el == F16 || el == BF16) {
 		el = F32
 	}
+	if t, ok, err := execElementwise(op, k, ins, el); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execShape(op, k, ins, el); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execQuant(op, k, ins, el); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execReduce(op, k, ins, el, acc16); ok {
+		return one(t, err)
+	}
+	if k == "conv" {
+		return in.conv(op, ins, el, acc16, in.opts.ANE != nil && el == F16)
+	}
+	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
+}
+
+// execElementwise runs the elementwise ops (comparisons, arithmetic, unary
+// math, where, cast); ok is false for any other op.
+func execElementwise(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
 	switch {
 	case compareOps[k] != nil:
 		if err := need(ins, 2); err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Compare(k, ins[0], ins[1]))
+		t, err := Compare(k, ins[0], ins[1])
+		return t, true, err
 	case binaryFloat[k] != nil || binaryInt[k] != nil:
 		if err := need(ins, 2); err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Binary(k, ins[0], ins[1], el))
+		t, err := Binary(k, ins[0], ins[1], el)
+		return t, true, err
 	case unaryFloat[k] != nil || k == "logical_not":
 		if err := need(ins, 1); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		if k == "gelu" {
 			if s, ok := op.Inherent("mode").(*graph.StringAttr); ok && strings.Contains(strings.ToLower(s.Value), "tanh") {
 				k = "gelu_tanh"
 			}
 		}
-		return one(Unary(k, ins[0], el))
+		t, err := Unary(k, ins[0], el)
+		return t, true, err
 	}
 	switch k {
 	case "where":
 		if err := need(ins, 3); err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Where(ins[0], ins[1], ins[2], el))
+		t, err := Where(ins[0], ins[1], ins[2], el)
+		return t, true, err
 	case "cast":
 		if err := need(ins, 1); err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Cast(ins[0], el), nil)
+		return Cast(ins[0], el), true, nil
+	}
+	return nil, false, nil
+}
+
+// execShape runs the ops that move or pick elements (reshape, transpose,
+// concat, slice, gather, scatter, broadcast); ok is false for any other op.
+func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
+	switch k {
 	case "reshape", "expand_dims", "shrink_dims", "flatten":
 		if err := need(ins, 1); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		shape, err := resultShape(op, 0)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Reshape(ins[0], shape))
+		t, err := Reshape(ins[0], shape)
+		return t, true, err
 	case "transpose", "permute":
 		perm, ok := intArg(op, ins, 1, "perm")
 		if !ok {
-			return nil, fmt.Errorf("no permutation (operand 1 or attribute perm)")
+			return nil, true, fmt.Errorf("no permutation (operand 1 or attribute perm)")
 		}
-		return one(Transpose(ins[0], perm))
+		t, err := Transpose(ins[0], perm)
+		return t, true, err
 	case "concat":
 		ts, axis, err := concatArgs(op, ins)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Concat(ts, axis))
+		t, err := Concat(ts, axis)
+		return t, true, err
 	case "slice":
 		begin, ok := intArg(op, ins, 1, "begin")
 		if !ok {
-			return nil, fmt.Errorf("no begin indices")
+			return nil, true, fmt.Errorf("no begin indices")
 		}
 		stride, _ := intArg(op, ins, 3, "stride")
 		if stride == nil {
@@ -565,75 +601,101 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		shape, err := resultShape(op, 0)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(Slice(ins[0], begin, stride, shape))
+		t, err := Slice(ins[0], begin, stride, shape)
+		return t, true, err
 	case "slice_update":
 		if err := need(ins, 3); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		stride, _ := intArg(op, ins, 4, "stride")
-		return one(SliceUpdate(ins[0], ins[1], ins[2].Ints(), stride, el))
+		t, err := SliceUpdate(ins[0], ins[1], ins[2].Ints(), stride, el)
+		return t, true, err
 	case "gather":
 		if err := need(ins, 2); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		axis := int64(0)
 		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) > 0 {
 			axis = a[0]
 		}
-		return one(Gather(ins[0], ins[1], axis))
+		t, err := Gather(ins[0], ins[1], axis)
+		return t, true, err
 	case "gather_nd":
 		if err := need(ins, 2); err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(GatherND(ins[0], ins[1]))
+		t, err := GatherND(ins[0], ins[1])
+		return t, true, err
 	case "scatter_nd":
 		// coreai-torch prints `scatter_nd %x with %updates at %indices`:
 		// operands (x, updates, indices), and a combiner block.
 		if err := need(ins, 3); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		add, err := scatterCombiner(op)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return one(scatterND(ins[0], ins[2], ins[1], el, add))
+		t, err := scatterND(ins[0], ins[2], ins[1], el, add)
+		return t, true, err
+	case "broadcast_to", "expand":
+		shape, err := resultShape(op, 0)
+		if err != nil {
+			return nil, true, err
+		}
+		t, err := BroadcastTo(ins[0], shape)
+		return t, true, err
+	}
+	return nil, false, nil
+}
+
+// execQuant runs the quantization ops (quantize, dequantize,
+// blockwise_shift_scale, lut_to_dense); ok is false for any other op.
+func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
+	switch k {
 	case "quantize", "dequantize":
 		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
 		// today; (x, scale, offset, axis) in an older printed form. The
 		// axis is the last operand in both.
 		if len(ins) != 4 && len(ins) != 5 {
-			return nil, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", k, len(ins))
+			return nil, true, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", k, len(ins))
 		}
 		axis := int64(0)
 		if a := ins[len(ins)-1].Ints(); len(a) == 1 {
 			axis = a[0]
 		}
 		if k == "quantize" {
-			return one(Quantize(ins[:len(ins)-1], axis, el))
+			t, err := Quantize(ins[:len(ins)-1], axis, el)
+			return t, true, err
 		}
-		return one(Dequantize(ins[:len(ins)-1], axis, el))
+		t, err := Dequantize(ins[:len(ins)-1], axis, el)
+		return t, true, err
 	case "blockwise_shift_scale":
 		if len(ins) < 2 || len(ins) > 4 {
-			return nil, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(ins))
+			return nil, true, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(ins))
 		}
-		return one(Dequantize(ins, 0, el))
+		t, err := Dequantize(ins, 0, el)
+		return t, true, err
 	case "lut_to_dense":
 		if err := need(ins, 2); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		axis := int64(0)
 		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
 			axis = a[0]
 		}
-		return one(LutToDense(ins[0], ins[1], axis, el))
-	case "broadcast_to", "expand":
-		shape, err := resultShape(op, 0)
-		if err != nil {
-			return nil, err
-		}
-		return one(BroadcastTo(ins[0], shape))
+		t, err := LutToDense(ins[0], ins[1], axis, el)
+		return t, true, err
+	}
+	return nil, false, nil
+}
+
+// execReduce runs the accumulating ops (reductions, softmax, matmul);
+// ok is false for any other op.
+func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
+	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product", "reduce_prod":
 		if k == "reduce_prod" {
 			k = "reduce_product"
@@ -643,24 +705,25 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {
 			keep = boolAttr(op, "keep_dims", "keepdims")
 		}
-		return one(Reduce(k, ins[0], axes, keep, el, acc16))
+		t, err := Reduce(k, ins[0], axes, keep, el, acc16)
+		return t, true, err
 	case "softmax":
 		axis := int64(-1)
 		if a, ok := intArg(op, ins, 1, "axis"); ok && len(a) > 0 {
 			axis = a[0]
 		}
-		return one(Softmax(ins[0], axis, el))
+		t, err := Softmax(ins[0], axis, el)
+		return t, true, err
 	case "matmul":
 		if err := need(ins, 2); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		ta := boolAttr(op, "transpose_x", "transpose_a", "transpose_lhs")
 		tb := boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
-		return one(MatMul(ins[0], ins[1], ta, tb, el, acc16))
-	case "conv":
-		return in.conv(op, ins, el, acc16, in.opts.ANE != nil && el == F16)
+		t, err := MatMul(ins[0], ins[1], ta, tb, el, acc16)
+		return t, true, err
 	}
-	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
+	return nil, false, nil
 }
 
 // concatArgs accepts the axis as an attribute, or as a rank-0/1 integer

@@ -85,121 +85,15 @@ type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, acc16 bool, workers int) {
 	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
 	run := func(it mmItem, bufA, bufB, acc []float32) {
-		if rowForm {
-			n := it.j1 - it.j0
-			acc = acc[:n]
-			// With the vector kernel, whole groups of eight columns of a
-			// float B run in axpyRows (gemv_amd64.s); the rest, below.
-			v := 0
-			if useDot8 && !acc16 && B.h == nil {
-				v = n / 8 * 8
-			}
-			for i := it.i0; i < it.i1; i++ {
-				clear(acc)
-				if v > 0 {
-					arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
-					axpyRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
-				}
-				if v == n {
-					goto rowDone
-				}
-				for k := 0; k < K; k++ {
-					av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
-					brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0+v, n-v, 1)
-					acc := acc[v:]
-					if acc16 {
-						for t, bv := range brow {
-							acc[t] = f16.Round32(acc[t] + float32(av*bv))
-						}
-					} else {
-						for t, bv := range brow {
-							acc[t] += float32(av * bv)
-						}
-					}
-				}
-			rowDone:
-				o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
-				copy(o, acc)
-				roundInPlace(outEl, o) // outEl.round per element (rows.go)
-			}
-			return
-		}
-		if !acc16 && A.h != nil && A.sc == 1 && B.h == nil {
-			// Weight rows (raw f16, contiguous) times an activation column:
-			// eight output rows at once with the vector kernel (dot8h,
-			// gemv_amd64.s) where the CPU has one, else four for
-			// instruction-level parallelism; each row still summed
-			// sequentially over k.
-			var o8 [8]float32
-			for j := it.j0; j < it.j1; j++ {
-				x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
-				i := it.i0
-				for ; useDot8 && i+8 <= it.i1; i += 8 {
-					base := it.aoff + A.off + i*A.sr
-					dot8h(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
-					for r, v := range o8 {
-						out[it.ooff+(i+r)*N+j] = outEl.round(v)
-					}
-				}
-				for ; i+4 <= it.i1; i += 4 {
-					base := it.aoff + A.off + i*A.sr
-					s0, s1, s2, s3 := dot4h(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
-					out[it.ooff+i*N+j] = outEl.round(s0)
-					out[it.ooff+(i+1)*N+j] = outEl.round(s1)
-					out[it.ooff+(i+2)*N+j] = outEl.round(s2)
-					out[it.ooff+(i+3)*N+j] = outEl.round(s3)
-				}
-				for ; i < it.i1; i++ {
-					base := it.aoff + A.off + i*A.sr
-					out[it.ooff+i*N+j] = outEl.round(dot1h(x, A.h[base:base+K]))
-				}
-			}
-			return
-		}
-		if !acc16 && B.h != nil && B.sr == 1 && A.h == nil {
-			// An activation row times weight columns stored contiguously
-			// (a transposed weight such as a tied lm_head).
-			var o8 [8]float32
-			for i := it.i0; i < it.i1; i++ {
-				x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
-				j := it.j0
-				for ; useDot8 && j+8 <= it.j1; j += 8 {
-					base := it.boff + B.off + j*B.sc
-					dot8h(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
-					o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
-					for r, v := range o8 {
-						o[r] = outEl.round(v)
-					}
-				}
-				for ; j+4 <= it.j1; j += 4 {
-					base := it.boff + B.off + j*B.sc
-					s0, s1, s2, s3 := dot4h(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
-					o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
-					o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
-				}
-				for ; j < it.j1; j++ {
-					base := it.boff + B.off + j*B.sc
-					out[it.ooff+i*N+j] = outEl.round(dot1h(x, B.h[base:base+K]))
-				}
-			}
-			return
-		}
-		for i := it.i0; i < it.i1; i++ {
-			arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
-			for j := it.j0; j < it.j1; j++ {
-				bcol := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
-				var s float32
-				if acc16 {
-					for k, av := range arow {
-						s = f16.Round32(s + float32(av*bcol[k]))
-					}
-				} else {
-					for k, av := range arow {
-						s += float32(av * bcol[k])
-					}
-				}
-				out[it.ooff+i*N+j] = outEl.round(s)
-			}
+		switch {
+		case rowForm:
+			mmRowsStream(A, B, N, K, it, bufA, bufB, acc, out, outEl, acc16)
+		case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
+			mmWeightRows(A, B, N, K, it, bufB, out, outEl)
+		case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
+			mmWeightCols(A, B, N, K, it, bufA, out, outEl)
+		default:
+			mmDot(A, B, N, K, it, bufA, bufB, out, outEl, acc16)
 		}
 	}
 	bufs := func() ([]float32, []float32, []float32) {
@@ -233,6 +127,133 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 	}
 	wg.Wait()
 	wp.rethrow()
+}
+
+// mmRowsStream computes one work item with B contiguous along j: each
+// output row accumulates whole rows of B scaled by A(i,k), k in order.
+func mmRowsStream(A, B mat, N, K int, it mmItem, bufA, bufB, acc []float32, out []float32, outEl Elem, acc16 bool) {
+	n := it.j1 - it.j0
+	acc = acc[:n]
+	// With the vector kernel, whole groups of eight columns of a
+	// float B run in axpyRows (gemv_amd64.s); the rest, below.
+	v := 0
+	if useDot8 && !acc16 && B.h == nil {
+		v = n / 8 * 8
+	}
+	for i := it.i0; i < it.i1; i++ {
+		clear(acc)
+		if v > 0 {
+			arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+			axpyRows(arow, B.f[it.boff+B.off+it.j0:], B.sr, acc[:v])
+		}
+		if v == n {
+			goto rowDone
+		}
+		for k := 0; k < K; k++ {
+			av := A.at(it.aoff + A.off + i*A.sr + k*A.sc)
+			brow := B.load(bufB, it.boff+B.off+k*B.sr+it.j0+v, n-v, 1)
+			acc := acc[v:]
+			if acc16 {
+				for t, bv := range brow {
+					acc[t] = f16.Round32(acc[t] + float32(av*bv))
+				}
+			} else {
+				for t, bv := range brow {
+					acc[t] += float32(av * bv)
+				}
+			}
+		}
+	rowDone:
+		o := out[it.ooff+i*N+it.j0 : it.ooff+i*N+it.j1]
+		copy(o, acc)
+		roundInPlace(outEl, o) // outEl.round per element (rows.go)
+	}
+}
+
+// mmWeightRows computes one work item of raw-f16 contiguous weight rows
+// (A) times activation columns (B), several output rows per pass.
+func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, outEl Elem) {
+	// Weight rows (raw f16, contiguous) times an activation column:
+	// eight output rows at once with the vector kernel (dot8h,
+	// gemv_amd64.s) where the CPU has one, else four for
+	// instruction-level parallelism; each row still summed
+	// sequentially over k.
+	var o8 [8]float32
+	for j := it.j0; j < it.j1; j++ {
+		x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+		i := it.i0
+		for ; useDot8 && i+8 <= it.i1; i += 8 {
+			base := it.aoff + A.off + i*A.sr
+			dot8h(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
+			for r, v := range o8 {
+				out[it.ooff+(i+r)*N+j] = outEl.round(v)
+			}
+		}
+		for ; i+4 <= it.i1; i += 4 {
+			base := it.aoff + A.off + i*A.sr
+			s0, s1, s2, s3 := dot4h(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
+			out[it.ooff+i*N+j] = outEl.round(s0)
+			out[it.ooff+(i+1)*N+j] = outEl.round(s1)
+			out[it.ooff+(i+2)*N+j] = outEl.round(s2)
+			out[it.ooff+(i+3)*N+j] = outEl.round(s3)
+		}
+		for ; i < it.i1; i++ {
+			base := it.aoff + A.off + i*A.sr
+			out[it.ooff+i*N+j] = outEl.round(dot1h(x, A.h[base:base+K]))
+		}
+	}
+}
+
+// mmWeightCols computes one work item of activation rows (A) times raw-f16
+// weight columns stored contiguously (B), several output columns per pass.
+func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem) {
+	// An activation row times weight columns stored contiguously
+	// (a transposed weight such as a tied lm_head).
+	var o8 [8]float32
+	for i := it.i0; i < it.i1; i++ {
+		x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+		j := it.j0
+		for ; useDot8 && j+8 <= it.j1; j += 8 {
+			base := it.boff + B.off + j*B.sc
+			dot8h(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
+			o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
+			for r, v := range o8 {
+				o[r] = outEl.round(v)
+			}
+		}
+		for ; j+4 <= it.j1; j += 4 {
+			base := it.boff + B.off + j*B.sc
+			s0, s1, s2, s3 := dot4h(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
+			o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
+			o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
+		}
+		for ; j < it.j1; j++ {
+			base := it.boff + B.off + j*B.sc
+			out[it.ooff+i*N+j] = outEl.round(dot1h(x, B.h[base:base+K]))
+		}
+	}
+}
+
+// mmDot computes one work item by the general path: one sequential dot
+// product over k per output element.
+func mmDot(A, B mat, N, K int, it mmItem, bufA, bufB []float32, out []float32, outEl Elem, acc16 bool) {
+	for i := it.i0; i < it.i1; i++ {
+		arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+		for j := it.j0; j < it.j1; j++ {
+			bcol := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+			var s float32
+			if acc16 {
+				for k, av := range arow {
+					s = f16.Round32(s + float32(av*bcol[k]))
+				}
+			} else {
+				for k, av := range arow {
+					s += float32(av * bcol[k])
+				}
+			}
+			out[it.ooff+i*N+j] = outEl.round(s)
+		}
+	}
 }
 
 // split cuts the M×N output of one batch into work items so that each

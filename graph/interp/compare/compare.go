@@ -475,18 +475,6 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	if err := matchInputs(rs, cs, res); err != nil {
 		return nil, err
 	}
-	rnd := func(step int) func(string, int) []float64 {
-		return func(name string, n int) []float64 {
-			h := fnv.New64a()
-			h.Write([]byte(name))
-			r := rand.New(rand.NewPCG(o.Seed^h.Sum64(), uint64(step)))
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = r.NormFloat64()
-			}
-			return v
-		}
-	}
 	var sqErr, peak float64
 	var count int
 	refTok, candTok := o.Prompt[0], o.Prompt[0]
@@ -496,10 +484,10 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		if pos < len(o.Prompt) {
 			refTok, candTok = o.Prompt[pos], o.Prompt[pos]
 		}
-		if err := rs.feed(refTok, pos, rnd(pos)); err != nil {
+		if err := rs.feed(refTok, pos, stepNoise(o.Seed, pos)); err != nil {
 			return nil, err
 		}
-		if err := cs.feed(candTok, pos, rnd(pos)); err != nil {
+		if err := cs.feed(candTok, pos, stepNoise(o.Seed, pos)); err != nil {
 			return nil, err
 		}
 		if loc != nil {
@@ -522,30 +510,11 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		}
 		st := Step{Index: pos, Prompt: prompt, RefToken: argmax(rl), CandToken: argmax(cl)}
 		st.Equal = st.RefToken == st.CandToken
-		var dot, nr, nc float64
 		rf, cf := rl.Floats(), cl.Floats()
-		for i := range rf {
-			a, b := float64(rf[i]), float64(cf[i])
-			if math.Float64bits(a) != math.Float64bits(b) {
-				res.Identical = false
-			}
-			dot += a * b
-			nr += a * a
-			nc += b * b
-			d := math.Abs(a - b)
-			st.MaxAbs = math.Max(st.MaxAbs, d)
-			sqErr += d * d
-			peak = math.Max(peak, math.Abs(a))
+		if !compareLogits(rf, cf, &st, &sqErr, &peak) {
+			res.Identical = false
 		}
 		count += len(rf)
-		switch {
-		case nr == 0 && nc == 0:
-			st.Cosine = 1
-		case nr == 0 || nc == 0:
-			st.Cosine = 0
-		default:
-			st.Cosine = dot / math.Sqrt(nr*nc)
-		}
 		res.Steps = append(res.Steps, st)
 		if !prompt {
 			res.N++
@@ -557,15 +526,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		}
 		refTok, candTok = st.RefToken, st.CandToken
 	}
-	mse := sqErr / math.Max(float64(count), 1)
-	switch {
-	case mse == 0:
-		res.PSNR = math.Inf(1)
-	case peak == 0:
-		res.PSNR = math.Inf(-1)
-	default:
-		res.PSNR = 20*math.Log10(peak) - 10*math.Log10(mse)
-	}
+	res.PSNR = psnr(sqErr, peak, count)
 	for _, r := range recs {
 		res.Ranges = append(res.Ranges, r.result()...)
 	}
@@ -583,6 +544,67 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// stepNoise returns the deterministic N(0,1) filler for the inputs of one
+// decode step, seeded by seed, the input's name and the step.
+func stepNoise(seed uint64, step int) func(string, int) []float64 {
+	return func(name string, n int) []float64 {
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		r := rand.New(rand.NewPCG(seed^h.Sum64(), uint64(step)))
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = r.NormFloat64()
+		}
+		return v
+	}
+}
+
+// compareLogits fills st's MaxAbs and Cosine from one step's logits, adds
+// to the running squared error and peak (in element order), and reports
+// whether the two are bit-identical.
+func compareLogits(rf, cf []float32, st *Step, sqErrP, peakP *float64) bool {
+	identical := true
+	sqErr, peak, maxAbs := *sqErrP, *peakP, st.MaxAbs
+	var dot, nr, nc float64
+	for i := range rf {
+		a, b := float64(rf[i]), float64(cf[i])
+		if math.Float64bits(a) != math.Float64bits(b) {
+			identical = false
+		}
+		dot += a * b
+		nr += a * a
+		nc += b * b
+		d := math.Abs(a - b)
+		maxAbs = math.Max(maxAbs, d)
+		sqErr += d * d
+		peak = math.Max(peak, math.Abs(a))
+	}
+	*sqErrP, *peakP, st.MaxAbs = sqErr, peak, maxAbs
+	switch {
+	case nr == 0 && nc == 0:
+		st.Cosine = 1
+	case nr == 0 || nc == 0:
+		st.Cosine = 0
+	default:
+		st.Cosine = dot / math.Sqrt(nr*nc)
+	}
+	return identical
+}
+
+// psnr is the peak signal-to-noise ratio in dB of count logits with the
+// given squared-error sum and reference peak (+Inf when identical).
+func psnr(sqErr, peak float64, count int) float64 {
+	mse := sqErr / math.Max(float64(count), 1)
+	switch {
+	case mse == 0:
+		return math.Inf(1)
+	case peak == 0:
+		return math.Inf(-1)
+	default:
+		return 20*math.Log10(peak) - 10*math.Log10(mse)
+	}
 }
 
 // matchInputs checks that the candidate has the reference's inputs (by
