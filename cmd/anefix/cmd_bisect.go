@@ -245,14 +245,21 @@ func bisectReport(rep *bisect.Report, r *probe.Runner, test string) *pb.BisectRe
 		}
 	}
 	out.Probes = probesPB(rep.Probes)
-	for _, q := range rep.Probes {
+	out.ProbesRun, out.ProbesCached = probeCounts(rep.Probes)
+	return out
+}
+
+// probeCounts counts the probes that ran the test and those answered from
+// the cache.
+func probeCounts(ps []bisect.ProbeRecord) (run, cached int32) {
+	for _, q := range ps {
 		if q.Result.Cached {
-			out.ProbesCached++
+			cached++
 		} else {
-			out.ProbesRun++
+			run++
 		}
 	}
-	return out
+	return run, cached
 }
 
 func writeBisectText(w io.Writer, r *pb.BisectReport) {

@@ -116,13 +116,7 @@ func reduceReport(rep *reduce.Report, test string) *pb.ReduceReport {
 	for _, n := range reduce.SortedCounts(rep.Remaining) {
 		out.Remaining = append(out.Remaining, &pb.OpCount{OpName: n, Count: int32(rep.Remaining[n])})
 	}
-	for _, q := range rep.Probes {
-		if q.Result.Cached {
-			out.ProbesCached++
-		} else {
-			out.ProbesRun++
-		}
-	}
+	out.ProbesRun, out.ProbesCached = probeCounts(rep.Probes)
 	return out
 }
 

@@ -41,7 +41,7 @@ func DDMin(items, fixed []int, test Tester) ([]int, error) {
 	}
 	for len(c) >= 2 {
 		n = min(n, len(c))
-		parts := split(c, n)
+		parts := Split(c, n)
 		i, err := ask(parts)
 		if err != nil {
 			return c, err
@@ -72,8 +72,9 @@ func DDMin(items, fixed []int, test Tester) ([]int, error) {
 	return c, nil
 }
 
-// split cuts c into n contiguous parts whose sizes differ by at most one.
-func split(c []int, n int) [][]int {
+// Split cuts c into n contiguous parts whose sizes differ by at most one
+// (ddmin's partition; reduce partitions its targets the same way).
+func Split(c []int, n int) [][]int {
 	out := make([][]int, 0, n)
 	start := 0
 	for i := range n {

@@ -111,7 +111,7 @@ func TestDDMinDeterministic(t *testing.T) {
 
 func TestSplit(t *testing.T) {
 	for n := 1; n <= 7; n++ {
-		parts := split(seq(7), n)
+		parts := Split(seq(7), n)
 		var all []int
 		for _, p := range parts {
 			if len(p) == 0 {

@@ -77,7 +77,7 @@ func TestStepKinds(t *testing.T) {
 
 func TestSplitN(t *testing.T) {
 	for n := 1; n <= 5; n++ {
-		parts := splitN([]int{0, 1, 2, 3, 4}, n)
+		parts := bisect.Split([]int{0, 1, 2, 3, 4}, n)
 		total := 0
 		for _, p := range parts {
 			total += len(p)

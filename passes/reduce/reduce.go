@@ -144,7 +144,7 @@ func shrink(kind string, cur *bisect.Source, curOps *int, p *bisect.Prober, acce
 		accepted := false
 		for n := 2; len(targets) > 0; {
 			n = min(n, len(targets))
-			parts := splitN(targets, n)
+			parts := bisect.Split(targets, n)
 			good, err := tryParts(kind, *cur, *curOps, parts, p)
 			if err != nil {
 				return err
@@ -210,17 +210,6 @@ func tryParts(kind string, cur bisect.Source, curOps int, parts [][]int, p *bise
 		}
 	}
 	return good, nil
-}
-
-func splitN(c []int, n int) [][]int {
-	out := make([][]int, 0, n)
-	start := 0
-	for i := range n {
-		end := start + (len(c)-start)/(n-i)
-		out = append(out, c[start:end:end])
-		start = end
-	}
-	return out
 }
 
 // countOps is the module's op count (graph.Module.NumOps) of the model at
