@@ -718,8 +718,7 @@ func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 boo
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
 		}
-		ta := boolAttr(op, "transpose_x", "transpose_a", "transpose_lhs")
-		tb := boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
+		ta, tb := matmulTransposes(op)
 		t, err := MatMul(ins[0], ins[1], ta, tb, el, acc16)
 		return t, true, err
 	}
@@ -1037,4 +1036,10 @@ func stateTypeHint(t graph.Type) string {
 		return ""
 	}
 	return "; the interpreter runs handles and tokens only through coreai.create_token, coreai.read_handle and coreai.write_handle"
+}
+
+// matmulTransposes reads a matmul's transpose flags under each spelling the
+// exporters use (x/y, a/b, lhs/rhs).
+func matmulTransposes(op *graph.Operation) (ta, tb bool) {
+	return boolAttr(op, "transpose_x", "transpose_a", "transpose_lhs"), boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
 }

@@ -196,8 +196,7 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
 		}
-		ta := boolAttr(op, "transpose_x", "transpose_a", "transpose_lhs")
-		tb := boolAttr(op, "transpose_y", "transpose_b", "transpose_rhs")
+		ta, tb := matmulTransposes(op)
 		res, err = matMul(ins[0], ins[1], ta, tb, el, false, true)
 		if err == nil {
 			in.saturate(op, res, "matmul-saturation", MatmulCliff)
