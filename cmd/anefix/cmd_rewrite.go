@@ -300,6 +300,11 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 	if res == nil {
 		return
 	}
+	if pl != nil && pl.Context != nil {
+		for _, v := range pl.Context.Settings.Values() {
+			rep.Settings = append(rep.Settings, &pb.PassOption{Name: v.Name, Value: v.Value, Set: rwContains(pl.SettingsSet, v.Name)})
+		}
+	}
 	rep.CensusBefore = rwCensus(res.CensusBefore)
 	rep.CensusAfter = rwCensus(res.CensusAfter)
 	for _, s := range res.Steps {

@@ -745,7 +745,8 @@ func TestRewriteSummaryStates(t *testing.T) {
 // When a pass fails there is no census after the pipeline; the summary
 // shows the input's census instead of "f16 4→0".
 func TestRewriteFailureCensus(t *testing.T) {
-	cases := []struct{ name, src, want string }{
+	cases := []struct{ name, src, want, set string }{
+		// A pair the user names (the names alone would only note it).
 		{"state pair types differ", `module {
   coreai.graph @main(%x: tensor<2xf16> {coreai.name = "x"}, %s: tensor<2xf16> {coreai.name = "conv_state"}) -> (tensor<2xf16> {coreai.name = "y"}, tensor<3xf16> {coreai.name = "new_conv_state"}) {
     %0 = coreai.exp %x : tensor<2xf16> -> tensor<2xf16>
@@ -753,7 +754,7 @@ func TestRewriteFailureCensus(t *testing.T) {
     coreai.output %0, %c : tensor<2xf16>, tensor<3xf16>
   }
 }
-`, "pass promote-states"},
+`, "pass promote-states", "states.pairs=conv_state=new_conv_state"},
 		{"constant overflows fp16", `module {
   coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf16> {
     %c = coreai.constant dense<[1.0, 1.0e+06]> : tensor<2xf32>
@@ -763,7 +764,7 @@ func TestRewriteFailureCensus(t *testing.T) {
     coreai.output %2 : tensor<2xf16>
   }
 }
-`, "pass strip-fp32-casts"},
+`, "pass strip-fp32-casts", "states.auto=true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -771,7 +772,7 @@ func TestRewriteFailureCensus(t *testing.T) {
 			if err := os.WriteFile(in, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--set", "strip-fp32-casts.islands=all")
+			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--set", "strip-fp32-casts.islands=all", "--set", c.set)
 			if code != exitFailure || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}

@@ -55,7 +55,10 @@ type RewriteReport struct {
 	// The failure that stopped the run, empty on success.
 	Error string `protobuf:"bytes,15,opt,name=error,proto3" json:"error,omitempty"`
 	// Name of the pass that failed, when a pass failed.
-	FailedPass    string `protobuf:"bytes,16,opt,name=failed_pass,json=failedPass,proto3" json:"failed_pass,omitempty"`
+	FailedPass string `protobuf:"bytes,16,opt,name=failed_pass,json=failedPass,proto3" json:"failed_pass,omitempty"`
+	// The pipeline-wide settings every pass read ("states.pairs", ...), in
+	// declaration order, as --set reads them.
+	Settings      []*PassOption `protobuf:"bytes,17,rep,name=settings,proto3" json:"settings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -200,6 +203,13 @@ func (x *RewriteReport) GetFailedPass() string {
 		return x.FailedPass
 	}
 	return ""
+}
+
+func (x *RewriteReport) GetSettings() []*PassOption {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
 }
 
 // PassRun is one pass of the pipeline and what it changed.
@@ -784,7 +794,7 @@ var File_rewrite_proto protoreflect.FileDescriptor
 
 const file_rewrite_proto_rawDesc = "" +
 	"\n" +
-	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xb2\x04\n" +
+	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xe5\x04\n" +
 	"\rRewriteReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x1f\n" +
@@ -808,7 +818,8 @@ const file_rewrite_proto_rawDesc = "" +
 	"outputSize\x12\x14\n" +
 	"\x05error\x18\x0f \x01(\tR\x05error\x12\x1f\n" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
-	"failedPass\"\x90\x05\n" +
+	"failedPass\x121\n" +
+	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\"\x90\x05\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -895,21 +906,22 @@ var file_rewrite_proto_depIdxs = []int32{
 	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
 	8,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
 	8,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	3,  // 4: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	9,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	4,  // 6: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	6,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	10, // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	2,  // 9: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	6,  // 10: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	5,  // 11: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	10, // 12: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	10, // 13: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	3,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
+	3,  // 5: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	9,  // 6: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	4,  // 7: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	6,  // 8: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	10, // 9: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	2,  // 10: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	6,  // 11: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	5,  // 12: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	10, // 13: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	10, // 14: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
