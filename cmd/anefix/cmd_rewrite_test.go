@@ -33,6 +33,47 @@ func rwRead(t *testing.T, p string) string {
 	return string(b)
 }
 
+// rewrite ends with check's verdict on what it wrote: legal after the
+// default pipeline on arm A, and, with strip-fp32-casts off, the blockers
+// that remain with the pass that removes them (text and report).
+func TestRewriteCheckVerdict(t *testing.T) {
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Skipf("no synth arm A: %v", err)
+	}
+	for _, c := range []struct {
+		args  []string
+		legal bool
+		line  string
+	}{
+		{nil, true, "check: LEGAL for the Neural Engine: 1 of 1 function(s)"},
+		{[]string{"--disable", "strip-fp32-casts"}, false, "check: NOT LEGAL for the Neural Engine: 0 of 1 function(s)"},
+	} {
+		report := filepath.Join(t.TempDir(), "r.json")
+		code, _, stderr := runCLI(t, "", append([]string{"rewrite", rwArmA, "--dry-run", "--report", report, "--set", "states.auto=true"}, c.args...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stderr, c.line) {
+			t.Errorf("summary lacks %q:\n%s", c.line, stderr)
+		}
+		var rep rewriteReport
+		rwReadJSON(t, report, &rep)
+		if rep.Check == nil || rep.Check.Legal != c.legal {
+			t.Fatalf("report check = %+v, want legal %v", rep.Check, c.legal)
+		}
+		if !c.legal && (len(rep.Check.Blockers) == 0 || rep.Check.Blockers[0].Rule != "element-type" || rep.Check.Blockers[0].FixPass != "strip-fp32-casts") {
+			t.Errorf("blockers = %+v", rep.Check.Blockers)
+		}
+		set := map[string]bool{}
+		for _, s := range rep.Settings {
+			set[s.Name] = s.Set
+		}
+		if v, ok := set["states.auto"]; !ok || !v || len(rep.Settings) != 5 {
+			t.Errorf("settings = %+v", rep.Settings)
+		}
+	}
+}
+
 func TestRewriteUsageErrors(t *testing.T) {
 	in := "../../testdata/passes/strip-fp32-casts.mlir"
 	out := filepath.Join(t.TempDir(), "out.mlir")
@@ -142,6 +183,18 @@ type rewriteReport struct {
 		States    []any  `json:"states"`
 		Replaced  []any  `json:"replaced"`
 	} `json:"passes"`
+	Settings []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+		Set   bool   `json:"set"`
+	} `json:"settings"`
+	Check *struct {
+		Legal    bool `json:"legal"`
+		Blockers []struct {
+			Rule    string `json:"rule"`
+			FixPass string `json:"fixPass"`
+		} `json:"blockers"`
+	} `json:"check"`
 }
 
 func (r *rewriteReport) passNames() []string {
