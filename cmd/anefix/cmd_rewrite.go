@@ -591,6 +591,13 @@ func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteRep
 				Note: fmt.Sprintf("stored = value × 2^%d: multiply by 2^%d when setting the state, by 2^%d when reading it", -sc.Log2, -sc.Log2, sc.Log2)})
 		}
 	}
+	// A rewrite of a rewrite: the record carries every change since the
+	// export (Record.Then), so the host still learns the first run's.
+	prev, err := bundle.ReadRecord(ld.Input.AIModelDir)
+	if err != nil {
+		return nil, err
+	}
+	r = prev.Then(r)
 	b, err := r.Encode()
 	if err != nil {
 		return nil, err
