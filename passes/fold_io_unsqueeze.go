@@ -25,8 +25,10 @@ For every entry graph (public, not called by another graph) the pass:
   - folds a rank op that produces a graph output into the output's type: the
     output returns the op's operand and is retyped to its type.
   - does the same for states (an input with MutableBuffers.buffer_mutation
-    and its output), but only when both sides fold to the same type, so the
-    state keeps one type; otherwise it leaves the pair alone with a note.
+    and its output, and a plain pair the state analysis finds, which
+    promote-states will make a state: anefix passes lists the states
+    settings), but only when both sides fold to the same type, so the state
+    keeps one type; otherwise it leaves the pair alone with a note.
 
 A rank op here is coreai.expand_dims, coreai.shrink_dims or coreai.reshape
 whose result has another rank and only inserts or removes unit dimensions
@@ -108,8 +110,8 @@ func fiCheckOtherUsers(v any) error {
 // ioRankOps are the ops fold-io-unsqueeze may fold.
 var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
 
-func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
-	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
+func runFoldIOUnsqueeze(ctx *Context, m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
+	f := &ioFolder{ctx: ctx, m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
 		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
 	if f.mode != "reshape" && f.mode != "skip" {
 		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
@@ -127,6 +129,7 @@ func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change,
 }
 
 type ioFolder struct {
+	ctx     *Context
 	m       *graph.Module
 	ch      *Change
 	ops     map[string]bool
@@ -165,41 +168,21 @@ func (f *ioFolder) graph(g *graph.Graph) {
 		return
 	}
 	ins, outs := g.Inputs(), g.Outputs()
-	outByName := map[string]int{}
-	for _, o := range outs {
-		if o.Name == "" {
-			continue
-		}
-		if _, dup := outByName[o.Name]; dup {
-			outByName[o.Name] = -1
-		} else {
-			outByName[o.Name] = o.Index
-		}
-	}
-	stateOut := map[int]bool{}
+	sa := f.ctx.States(g)
 	for _, in := range ins {
-		if !in.IsState {
+		p, ok := sa.ForInput(in.Index)
+		switch {
+		case !ok:
 			f.input(g, in)
-			continue
+		case !f.states:
+		case p.Form == graph.StateHandle:
+			f.handle(g, in)
+		case p.Out >= 0:
+			f.statePair(g, in, outs[p.Out])
 		}
-		if graph.IsHandleType(in.Type) {
-			if f.states {
-				f.handle(g, in)
-			}
-			continue
-		}
-		j, ok := outByName[in.StateOutput]
-		if in.StateOutput == "" || !ok || j < 0 {
-			continue // handle-typed state, or a state without a unique output: not examined
-		}
-		stateOut[j] = true
-		if !f.states {
-			continue
-		}
-		f.statePair(g, in, outs[j])
 	}
 	for _, o := range outs {
-		if !o.IsState && !stateOut[o.Index] {
+		if _, paired := sa.ForOutput(o.Index); !paired && !o.IsState {
 			f.output(g, o)
 		}
 	}

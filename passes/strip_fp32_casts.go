@@ -53,7 +53,9 @@ coreai-torch's make_stateful) joins the island of what is read from it and
 written to it; retyping that island retypes the handle to
 !coreai.handle<tensor<…xf16>> (an I/O change, reported), the reads and the
 writes. The !coreai.token results do not change. A tensor-form state input
-(MutableBuffers.buffer_mutation) joins the output holding its new value.
+(MutableBuffers.buffer_mutation), and a plain state pair the state
+analysis finds (anefix passes: the states settings), joins the output
+holding its new value: both keep one type.
 
 Ops an island may contain (their result element type follows their
 operands, so f16 in gives f16 out): coreai.constant, coreai.cast,
@@ -239,6 +241,7 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 // sfRun is one run of strip-fp32-casts: its options, read once, and what
 // each step hands the next.
 type sfRun struct {
+	ctx                         *Context
 	m                           *graph.Module
 	opts                        *StripFP32CastsOptions
 	ch                          *Change
@@ -268,8 +271,8 @@ type constPlan struct {
 func (sf *sfRun) isIOGraph(g *graph.Graph) bool { return sf.ioGraphs[g.Op] }
 
 // stripFP32Casts runs the five steps in order; each method is one step.
-func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
-	sf := &sfRun{m: m, opts: opts, ch: &Change{}}
+func stripFP32Casts(ctx *Context, m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
+	sf := &sfRun{ctx: ctx, m: m, opts: opts, ch: &Change{}}
 	if err := sf.setup(); err != nil {
 		return nil, err
 	}
@@ -305,7 +308,7 @@ func (sf *sfRun) setup() error {
 	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if sf.blockers, err = ElementTypeBlockers(sf.m); err != nil {
+		if sf.blockers, err = ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
 			return err
 		}
 	}
@@ -329,10 +332,11 @@ func (sf *sfRun) setup() error {
 func (sf *sfRun) group() {
 	// 1. Group f32 values into islands (graph.IslandOptions says why this
 	// pass follows calls and states).
+	so := sf.ctx.StateOptions()
 	sf.fi = graph.FloatIslands(sf.gs, graph.IslandOptions{
-		Member:     isF32,
-		Callee:     func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
-		StatePairs: true,
+		Member: isF32,
+		Callee: func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
+		States: &so,
 	})
 	sf.order = sf.fi.Values // first-seen order of values, for determinism
 }

@@ -206,6 +206,10 @@ type Options struct {
 	// Architecture names the target of the region prediction (calib.go;
 	// "" is DefaultArchitecture). It changes no verdict.
 	Architecture string
+	// States pairs state inputs with their outputs (graph/states.go); the
+	// zero value is the default pairing, the one rewrite's default
+	// pipeline uses.
+	States graph.StateOptions
 }
 
 // CheckWith is Check with options.
@@ -230,7 +234,7 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 		scan.noBlobs = o.NoHazardBlobs
 	}
 	for _, g := range graphs {
-		c := newChecker(g)
+		c := newChecker(g, o.States)
 		c.scan = scan
 		c.entry = entries[g.Op]
 		c.run()
@@ -327,6 +331,7 @@ type checker struct {
 	isOutput  map[*graph.Value][]int // terminator operand → output indices
 	inputs    []graph.Port
 	outputs   []graph.Port
+	states    *graph.StateAnalysis // which output carries each state's new value
 	term      *graph.Operation
 	findings  []Finding
 	suspects  []Finding
@@ -338,7 +343,7 @@ type checker struct {
 	alsoIllegal map[*graph.Operation]string
 }
 
-func newChecker(g *graph.Graph) *checker {
+func newChecker(g *graph.Graph, so graph.StateOptions) *checker {
 	c := &checker{g: g, index: map[*graph.Operation]int{}, paramOnly: map[*graph.Value]bool{}, indexOnly: map[*graph.Value]bool{}, storage: map[*graph.Value]bool{},
 		isInput: map[*graph.Value]int{}, isOutput: map[*graph.Value][]int{}, alsoIllegal: map[*graph.Operation]string{}}
 	if g.Body() == nil {
@@ -354,6 +359,7 @@ func newChecker(g *graph.Graph) *checker {
 	})
 	c.inputs = g.Inputs()
 	c.outputs = g.Outputs()
+	c.states = graph.States(g, so)
 	for i, a := range g.Body().Args() {
 		c.isInput[a] = i
 	}
@@ -887,12 +893,8 @@ func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
 		base := baseOpName(u.Op.Name)
 		switch {
 		case u.Op == c.term:
-			if u.Index < len(c.outputs) && c.outputs[u.Index].IsState {
-				for i, in := range c.inputs {
-					if in.StateOutput != "" && in.StateOutput == c.outputs[u.Index].Name {
-						into[i] = true
-					}
-				}
+			if p, ok := c.states.ForOutput(u.Index); ok {
+				into[p.In] = true
 			}
 		case base == "coreai.write_handle" && u.Index == 1:
 			if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
@@ -1117,19 +1119,11 @@ func (c *checker) storedBack(v *graph.Value, in int) string {
 	return how
 }
 
-// outputFor reports whether output k carries input in's new value: the
-// state contract, or the names promote-states would pair.
+// outputFor reports whether output k carries input in's new value (the
+// state analysis, graph/states.go).
 func (c *checker) outputFor(in, k int) bool {
-	p, o := c.inputs[in], c.outputs[k]
-	if p.StateOutput != "" {
-		return o.Name == p.StateOutput
-	}
-	if o.Name == "" || p.Name == "" {
-		return false
-	}
-	n := strings.ToLower(o.Name)
-	q := strings.ToLower(p.Name)
-	return n == q || strings.Contains(n, q)
+	p, ok := c.states.ForInput(in)
+	return ok && p.Out == k
 }
 
 // ---- regions ----
