@@ -9,8 +9,11 @@ import (
 // CandidateEnv is the environment variable that holds the candidate's path
 // while a test command runs. {} in the command becomes a reference to it,
 // never the path itself, so no byte of a path (an input named
-// `$(rm -rf ~)`, a quote, a backquote) is ever read as shell syntax, at
-// any depth: a nested `sh -c` or `eval` sees the reference too.
+// `$(rm -rf ~)`, a quote, a backquote) is read as syntax by the shell that
+// runs the command. A command that hands the path on to a second parser
+// (`eval`, `sh -c "… {} …"`) gives that parser the path's bytes, as it
+// would give any argument; in a nested shell write "$ANEFIX_CANDIDATE"
+// inside single quotes, so the nested shell expands it itself.
 const CandidateEnv = "ANEFIX_CANDIDATE"
 
 // The references {} becomes: outside quotes one double-quoted word;
