@@ -309,7 +309,7 @@ func writeBisectText(w io.Writer, r *pb.BisectReport) {
 		fmt.Fprintf(w, "  #%-2d %-10s %s%s\n", c.Index, c.Role, changeName(c), tag)
 	}
 	for _, c := range r.Ineffective {
-		fmt.Fprintf(w, "  left out (changes nothing here): %s\n", changeName(c))
+		fmt.Fprintf(w, "  left out (changes nothing here, or its pass refuses this input): %s\n", changeName(c))
 	}
 	fmt.Fprintf(w, "probes: %d (%d run, %d cached)\n", len(r.Probes), r.ProbesRun, r.ProbesCached)
 	for _, q := range r.Probes {

@@ -395,3 +395,23 @@ func TestBisectNarrowsToRegion(t *testing.T) {
 	}
 	t.Logf("%d probes (%d run) over %d coarse / %d changes", len(rep.Probes), rep.ProbesRun, rep.CoarseChanges, rep.AllChanges)
 }
+
+// A change whose pass refuses the input alone (externalize-constant on a
+// model without a tied table) is left out like one that changes nothing;
+// before, it stopped bisect with exit 1 on every such model.
+func TestBisectRefusedChangeLeftOut(t *testing.T) {
+	if _, ok := passes.Lookup("externalize-constant"); !ok {
+		t.Skip("needs externalize-constant")
+	}
+	code, rep, errs := bisectJSON(t, "../../testdata/passes/strip-fp32-casts.mlir", "--test", "! grep -q f32 {}", "--cache", t.TempDir())
+	if code != 0 || rep.Result != "minimal" {
+		t.Fatalf("exit %d %q: %s %s", code, rep.Result, rep.Message, errs)
+	}
+	left := false
+	for _, c := range rep.Ineffective {
+		left = left || c.Pass == "externalize-constant"
+	}
+	if !left {
+		t.Errorf("externalize-constant not listed as left out: %v", rep.Ineffective)
+	}
+}

@@ -304,7 +304,7 @@ type Plan struct {
 	// Coarse is how many of Changes are coarse (the rest refine them).
 	Coarse int
 	// Ineffective lists changes left out because alone they changed
-	// nothing.
+	// nothing, or their pass refused the input.
 	Ineffective []Change
 }
 
@@ -323,7 +323,7 @@ func (p *Plan) Children(i int) []int {
 // the fix pass of every suspect passes/ane's check lists (when not already
 // there), then arm-d per region kind, and per region for a kind with more
 // than one. Each is tried alone once on a fresh copy; one that changes
-// nothing is dropped (into Ineffective).
+// nothing, or whose pass refuses the input, is dropped (into Ineffective).
 func BuildPlan(load Loader) (*Plan, error) {
 	var coarse []Change
 	seen := map[string]bool{}
@@ -370,10 +370,9 @@ func BuildPlan(load Loader) (*Plan, error) {
 		}
 		changed, notes, err := applyAlone(m, c)
 		done()
-		if err != nil {
-			return nil, err
-		}
-		if !changed {
+		// A pass that refuses this input alone (externalize-constant
+		// without a tied table) changes nothing here either.
+		if err != nil || !changed {
 			plan.Ineffective = append(plan.Ineffective, c)
 			continue
 		}
