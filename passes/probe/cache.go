@@ -105,7 +105,7 @@ func parseEntry(b []byte, key string) (Result, bool) {
 // store writes the answer through a temporary and a rename (a rename
 // replaces whatever name was there, a link or a FIFO, not what it points
 // to). It returns false when KillAll has run. A failure to cache is not an
-// error of the search.
+// error of the search; it is reported once.
 func (r *Runner) store(res Result) bool {
 	cacheWrites.RLock()
 	defer cacheWrites.RUnlock()
@@ -115,13 +115,20 @@ func (r *Runner) store(res Result) bool {
 	if r.cfg.CacheDir == "" || uncacheable(res.ExitCode, false) != "" || res.Outcome == Timeout {
 		return true
 	}
+	if err := r.write(res); err != nil {
+		r.warn("cache-write", fmt.Sprintf("answers are not cached: %v", err))
+	}
+	return true
+}
+
+func (r *Runner) write(res Result) error {
 	p := r.cachePath(res.Key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return true
+		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
-		return true
+		return err
 	}
 	_, err = f.WriteString(formatEntry(res))
 	if cerr := f.Close(); err == nil {
@@ -133,5 +140,5 @@ func (r *Runner) store(res Result) bool {
 	if err != nil {
 		os.Remove(f.Name())
 	}
-	return true
+	return err
 }
