@@ -26,9 +26,6 @@ type Report struct {
 	Minimal []int // indices into Plan.Changes, sorted
 	Result  string
 	Message string
-	// NotBuilt counts the sets ddmin asked about that held two values of
-	// one option (Conflict): answered "cannot tell" without a candidate.
-	NotBuilt int
 }
 
 // Bisect searches plan's changes for a smallest set that makes the test
@@ -58,7 +55,6 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 			if _, _, _, ok := Conflict(plan.Changes, s); ok {
 				out[i] = probe.Skip // never built: two values of one option
 				memo[setKey(s)] = probe.Skip
-				rep.NotBuilt++
 				continue
 			}
 			s := s
