@@ -136,4 +136,3 @@ func TestPassComposition(t *testing.T) {
 	}
 	ty.report(t, []string{"C1", "C4", "C5"})
 }
-

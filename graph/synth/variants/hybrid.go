@@ -546,7 +546,7 @@ func recBody(f *fn, arrivedF32 bool, q, k, v, g, beta, s val) (val, val) {
 	ge := f.unary("exp", "exp", g)
 	qt := f.transpose("transpose", q, 0, 1, 3, 2) // [1, H, dk, 1]
 	kt := f.transpose("transpose", k, 0, 1, 3, 2)
-	vt := f.shrink("squeeze", v, 2)   // [1, H, dv]
+	vt := f.shrink("squeeze", v, 2)    // [1, H, dv]
 	gt := f.expand("unsqueeze", ge, 3) // [1, H, 1, 1]
 	s = f.bin("mul", "mul", s, gt)
 	km := f.reduce("sum", "reduce_sum", f.bin("mul", "mul", s, kt), -2, false) // [1, H, dv]
