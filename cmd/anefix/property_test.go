@@ -18,6 +18,15 @@ package main
 //	P6  inspect, check and convert on IN never panic, never print a Go
 //	    runtime error, never exit 2 (their command lines are well formed)
 //
+// and, where a source knows what its case holds (propCase.Expect):
+//
+//	P7  every input the case declares a conv/recurrent state is a state in
+//	    every entry graph of OUT (the default rewrite promotes them)
+//	P8  OUT holds no fp32 value, when every fp32 value of IN is the
+//	    gated-delta recurrence (the islands the seed's compiler log cites,
+//	    README "Checking on a Mac"): check calling OUT legal while the
+//	    recurrence stays fp32 breaks the central promise in substance
+//
 // No command may panic or print a Go runtime error anywhere (each property
 // fails on it). ANEFIX_PROPERTY_DIR=DIR keeps every input and output under
 // DIR/<source>/<case>/ so that a failure's reproducer command runs as printed.
@@ -51,6 +60,17 @@ type propCase struct {
 	// input path; an input that already exists (a shipped model) may be
 	// returned as it is, it is never modified.
 	Write func(dir string) (string, error)
+	// Expect is what the source knows the default rewrite must achieve.
+	Expect expectations
+}
+
+// expectations are checked by P7 and P8 when set.
+type expectations struct {
+	// States must be state inputs of every entry graph of OUT.
+	States []string
+	// NoFP32: OUT must hold no fp32 value (every fp32 value of the case is
+	// the recurrence).
+	NoFP32 bool
 }
 
 // caseSource is a family of generated inputs: Sample is what CI runs, Full
@@ -344,8 +364,62 @@ func (c *checker) rewriteOK(prop, in, out string, extra ...string) bool {
 	return false
 }
 
-// properties runs P0–P6 on one input.
-func (c *checker) properties(dir, in string) {
+// expected runs P7 and P8 on OUT.
+func (c *checker) expected(out string, e expectations) {
+	if len(e.States) == 0 && !e.NoFP32 {
+		return
+	}
+	r := runGuarded("inspect", out, "--json")
+	if c.crashed("P7", r) {
+		return
+	}
+	var rep pb.InspectReport
+	if r.code != exitOK || protojson.Unmarshal([]byte(r.stdout), &rep) != nil {
+		c.fail("P7", fmt.Sprintf("inspect OUT exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
+		return
+	}
+	var notState []string
+	f32 := 0
+	where := map[string]bool{} // "entry graph", "private graph"
+	for _, g := range rep.GetGraphs() {
+		for _, tc := range g.GetElementTypes() {
+			if tc.GetType() == "f32" {
+				f32 += int(tc.GetCount())
+				if g.GetVisibility() == "public" {
+					where["an entry graph"] = true
+				} else {
+					where["a private graph"] = true
+				}
+			}
+		}
+		if g.GetVisibility() != "public" {
+			continue
+		}
+		state := map[string]bool{}
+		for _, p := range g.GetInputs() {
+			state[p.GetName()] = p.GetIsState()
+		}
+		for _, s := range e.States {
+			if !state[s] {
+				notState = append(notState, g.GetName()+":"+s)
+			}
+		}
+	}
+	if len(notState) > 0 {
+		c.fail("P7", "state pair not promoted: "+classOf(notState[0][strings.IndexByte(notState[0], ':')+1:]), strings.Join(notState, ", "), r)
+	}
+	if e.NoFP32 && f32 > 0 {
+		w := make([]string, 0, len(where))
+		for k := range where {
+			w = append(w, k)
+		}
+		sort.Strings(w)
+		c.fail("P8", "fp32 recurrence left in OUT, in "+strings.Join(w, " and "), fmt.Sprintf("%d f32 values", f32), r)
+	}
+}
+
+// properties runs P0–P8 on one input.
+func (c *checker) properties(dir, in string, e expectations) {
 	on := defaultOn()
 	// P6 (and P0): the input is read without a crash.
 	for _, args := range [][]string{
@@ -385,6 +459,8 @@ func (c *checker) properties(dir, in string) {
 			}
 		}
 	}
+	// P7, P8.
+	c.expected(out, e)
 	// P3.
 	out2 := outPath(dir, in, "out2")
 	before := len(c.failures)
@@ -554,7 +630,7 @@ func TestProperties(t *testing.T) {
 						t.Fatalf("writing the case: %v", err)
 					}
 					c := &checker{t: t, source: src.Name, name: pc.Name, size: sizeOf(in), mlirOpt: mlirOpt}
-					c.properties(dir, in)
+					c.properties(dir, in, pc.Expect)
 					ty.cases[src.Name]++
 					ty.add(c.failures)
 					for _, f := range c.failures {
@@ -564,5 +640,5 @@ func TestProperties(t *testing.T) {
 			}
 		})
 	}
-	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6"})
+	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"})
 }

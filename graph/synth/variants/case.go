@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/modelio"
@@ -84,14 +85,31 @@ type Case struct {
 	// Text is the module in the printed form coreai-torch prints, whatever
 	// the Form; Write converts it.
 	Text []byte
+	// States are the conv and recurrent state inputs of every entry graph
+	// (attribute, handle or plain; a plain pair by its input's name): what
+	// anefix's default rewrite must leave as states (README: it promotes
+	// conv/rec states).
+	States []string
 }
 
 // All returns every case, in a fixed order: the full product of State,
 // Naming, Recurrence and CastSites (320 cases), each with an encoding,
 // graph names, location style and conv shift picked by a fixed hash of its
 // index, so that every value of those axes meets every value of the others
-// (TestAxesCovered). Same call, same cases, same bytes.
+// (TestAxesCovered). Same call, same cases, same bytes. The cases are built
+// once; the slice is the caller's, the Text bytes are shared: do not modify
+// them.
 func All() []Case {
+	allOnce.Do(func() { allCases = buildAll() })
+	return append([]Case(nil), allCases...)
+}
+
+var (
+	allOnce  sync.Once
+	allCases []Case
+)
+
+func buildAll() []Case {
 	var out []Case
 	i := uint64(0)
 	for _, s := range States {
@@ -104,10 +122,27 @@ func All() []Case {
 						Locations: Locations[pick(i, 3, len(Locations))],
 						ConvShift: ConvShifts[pick(i, 4, len(ConvShifts))],
 					}
-					out = append(out, Case{Name: a.Name(), Axes: a, Form: a.Encoding, Text: build(a)})
+					out = append(out, Case{Name: a.Name(), Axes: a, Form: a.Encoding, Text: build(a), States: stateInputs(a)})
 					i++
 				}
 			}
+		}
+	}
+	return out
+}
+
+// stateInputs are the input names of the conv and recurrent states.
+func stateInputs(a Axes) []string {
+	var out []string
+	for _, k := range []string{"conv", "rec"} {
+		if a.State == "plain-update" {
+			in, _ := portName(a.Naming, k, -1)
+			out = append(out, in)
+			continue
+		}
+		for l := range linLayers {
+			in, _ := portName(a.Naming, k, l)
+			out = append(out, in)
 		}
 	}
 	return out
@@ -122,9 +157,8 @@ func pick(i, salt uint64, n int) int {
 
 // Sample returns n cases of All (all of them when n ≥ len(All)), chosen
 // deterministically so that every value of every axis appears at least once
-// when n allows (each pick takes the case that adds the most values not yet
-// seen; ties and the rest go by a fixed order). The result keeps All's
-// order.
+// when n is at least the largest axis's size (10, Namings); ties go by a
+// fixed order. The result keeps All's order.
 func Sample(n int) []Case {
 	all := All()
 	if n >= len(all) {
@@ -136,31 +170,48 @@ func Sample(n int) []Case {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return pick(uint64(order[a]), 9, 1<<30) < pick(uint64(order[b]), 9, 1<<30) })
 	seen := map[string]bool{}
-	taken := make([]bool, len(all))
-	var idx []int
-	gain := func(c Case) int {
-		k := 0
+	remaining := map[string]int{} // axis -> values not yet seen
+	for _, c := range all {
 		for ax, v := range c.Axes.Map() {
 			if !seen[ax+"="+v] {
-				k++
+				seen[ax+"="+v] = true
+				remaining[ax]++
 			}
 		}
-		return k
+	}
+	clear(seen)
+	taken := make([]bool, len(all))
+	var idx []int
+	// gain ranks a case first by the most values left of an axis it adds a
+	// value to (so that the widest axis is covered within as many picks as
+	// it has values), then by how many new values it adds.
+	gain := func(c Case) (int, int) {
+		first, total := 0, 0
+		for ax, v := range c.Axes.Map() {
+			if !seen[ax+"="+v] {
+				first = max(first, remaining[ax])
+				total++
+			}
+		}
+		return first, total
 	}
 	for len(idx) < n {
-		best, bestGain := -1, -1
+		best, bf, bt := -1, -1, -1
 		for _, i := range order {
 			if taken[i] {
 				continue
 			}
-			if g := gain(all[i]); g > bestGain {
-				best, bestGain = i, g
+			if f, tot := gain(all[i]); f > bf || f == bf && tot > bt {
+				best, bf, bt = i, f, tot
 			}
 		}
 		taken[best] = true
 		idx = append(idx, best)
 		for ax, v := range all[best].Axes.Map() {
-			seen[ax+"="+v] = true
+			if !seen[ax+"="+v] {
+				seen[ax+"="+v] = true
+				remaining[ax]--
+			}
 		}
 	}
 	sort.Ints(idx)
