@@ -16,7 +16,6 @@ import (
 	"github.com/anefix/anefix/graph/oracle"
 )
 
-
 // All is deterministic, large enough, and every name is unique and a file
 // name.
 func TestAll(t *testing.T) {
