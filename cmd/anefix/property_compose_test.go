@@ -113,8 +113,11 @@ func TestPassComposition(t *testing.T) {
 							t.Errorf("--enable %s gives a pipeline CheckOrder refuses: %v", strings.Join(extra, ","), err)
 							continue
 						}
-						name := pc.Name + "+" + strings.Join(extra, "+")
-						c := &checker{t: t, source: src.Name, name: name, size: sizeOf(in), mlirOpt: mlirOpt}
+						name := pc.Name + "+default"
+						if len(extra) > 0 {
+							name = pc.Name + "+" + strings.Join(extra, "+")
+						}
+						c := &checker{t: t, test: runPattern("TestPassComposition", src.Name, pc.Name), source: src.Name, name: name, size: sizeOf(in), mlirOpt: mlirOpt}
 						out := outPath(dir, in, fmt.Sprintf("out-%02d", mask))
 						var args []string
 						if len(extra) > 0 {

@@ -184,6 +184,7 @@ type failure struct {
 	Detail string
 	Repro  string // the command that shows it
 	Size   int64  // the input's size in bytes (the smallest reproduces a class)
+	Test   string // the go test -run pattern that regenerates the case
 }
 
 func commandLine(args []string) string {
@@ -269,6 +270,7 @@ func caseDir(t *testing.T, source, name string) string {
 // checker runs the properties of one input and collects what fails.
 type checker struct {
 	t        *testing.T
+	test     string // -run pattern of the case's subtest
 	source   string
 	name     string
 	size     int64
@@ -277,7 +279,7 @@ type checker struct {
 }
 
 func (c *checker) fail(prop, class, detail string, r cliResult) {
-	f := failure{Prop: prop, Source: c.source, Case: c.name, Class: class, Detail: detail, Size: c.size}
+	f := failure{Prop: prop, Source: c.source, Case: c.name, Class: class, Detail: detail, Size: c.size, Test: c.test}
 	if r.args != nil {
 		f.Repro = commandLine(r.args)
 	}
@@ -606,6 +608,13 @@ func (ty *tally) report(t *testing.T, props []string) {
 		if c.smallest.Repro != "" {
 			fmt.Fprintf(&b, "      %s\n", c.smallest.Repro)
 		}
+		if c.smallest.Test != "" {
+			env := ""
+			if fullSweep() {
+				env = FullSweepEnv + "=1 "
+			}
+			fmt.Fprintf(&b, "      (inputs kept by: %sANEFIX_PROPERTY_DIR=DIR go test ./cmd/anefix -run '%s')\n", env, c.smallest.Test)
+		}
 	}
 	t.Log("\n" + b.String())
 	if f := os.Getenv("ANEFIX_PROPERTY_REPORT"); f != "" {
@@ -615,7 +624,16 @@ func (ty *tally) report(t *testing.T, props []string) {
 	}
 }
 
-// TestProperties runs P0–P6 on every case of every source (the CI sample,
+// runPattern is the go test -run pattern of one subtest.
+func runPattern(parts ...string) string {
+	q := make([]string, len(parts))
+	for i, p := range parts {
+		q[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(q, "/")
+}
+
+// TestProperties runs P0–P8 on every case of every source (the CI sample,
 // or all with ANEFIX_FULL_SWEEP=1).
 func TestProperties(t *testing.T) {
 	mlirOpt := oracle.MlirOpts[1].Require(t)
@@ -629,7 +647,7 @@ func TestProperties(t *testing.T) {
 					if err != nil {
 						t.Fatalf("writing the case: %v", err)
 					}
-					c := &checker{t: t, source: src.Name, name: pc.Name, size: sizeOf(in), mlirOpt: mlirOpt}
+					c := &checker{t: t, test: runPattern("TestProperties", src.Name, pc.Name), source: src.Name, name: pc.Name, size: sizeOf(in), mlirOpt: mlirOpt}
 					c.properties(dir, in, pc.Expect)
 					ty.cases[src.Name]++
 					ty.add(c.failures)

@@ -72,11 +72,13 @@ func build(a Axes) []byte {
 	default:
 		h.entry(a.Graphs, 8)
 	}
+	// composite_decl as coreai-torch's gated_delta_update test pins it;
+	// template_op as its other composites carry it (a guess for this one).
 	for _, c := range h.composites {
 		attrs := fmt.Sprintf(`{composite_decl = #coreai.composite_declaration<"%s" = {input_names = ["query", "key", "value", "g", "beta", "initial_state"], op_attrs = {use_qk_l2_norm = true, version = 1 : si64}, output_names = ["output_0", "output_1"]}>, template_op = "%s"}`, compositeDef, compositeDef)
 		c.f.finish("private noinline @"+c.name, c.ins, c.out, false, attrs)
 	}
-	header := fmt.Sprintf("// anefix graph/synth/variants case %s\n", a.Name())
+	header := fmt.Sprintf("// A generated stand-in, not an export: anefix graph/synth/variants case %s\n", a.Name())
 	return h.m.text(header)
 }
 
