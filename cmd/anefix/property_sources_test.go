@@ -22,7 +22,7 @@ func init() {
 
 // variantsSample is how many variants CI runs (every axis value appears;
 // variants.Sample).
-const variantsSample = 16
+const variantsSample = 12
 
 func variantCases(cs []variants.Case) []propCase {
 	out := make([]propCase, len(cs))
