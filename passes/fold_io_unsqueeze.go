@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/passes/internal/ops"
 )
 
@@ -510,11 +511,6 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 	f.record(g, p, false, log, h.Type())
 }
 
-// ioIndexSlots are the index operands of the coreai ops that take indices
-// (coreai-torch's operand orders: gather_nd(x, indices),
-// gather_along_axis(x, indices, axis), scatter_nd(x, updates, indices)).
-var ioIndexSlots = map[string]int{"coreai.gather_nd": 1, "coreai.gather_along_axis": 1, "coreai.scatter_nd": 2}
-
 // ioIndexOnly reports whether every use of v is an index operand, directly
 // or through casts and rank ops.
 func ioIndexOnly(v *graph.Value, depth int) bool {
@@ -523,8 +519,11 @@ func ioIndexOnly(v *graph.Value, depth int) bool {
 		return false
 	}
 	for _, u := range uses {
-		name := strings.Replace(u.Op.Name, "coreai.decomposable.", "coreai.", 1)
-		if k, ok := ioIndexSlots[name]; ok && u.Index == k {
+		// Index operands: the op table's coreaiop.Index slots
+		// (gather_nd(x, indices), gather_along_axis(x, indices, axis),
+		// scatter_nd(x, updates, indices), scatter_along_axis(x, indices, …)).
+		name := coreaiop.Base(u.Op.Name)
+		if coreaiop.OperandRole(u.Op, u.Index) == coreaiop.Index {
 			continue
 		}
 		if (ioRankOps[name] || name == "coreai.cast") && u.Index == 0 && u.Op.NumResults() == 1 && ioIndexOnly(u.Op.Result(0), depth+1) {

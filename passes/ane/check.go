@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -449,77 +450,27 @@ func sortFindings(fs []Finding) {
 
 // ---- parameter operands ----
 
-// paramSlots lists, per op (without the "decomposable." prefix), the
-// operand positions that carry axes, shapes, permutations, begin/end/stride,
-// indices, conditions or scalar settings rather than tensor data. Operand
-// orders are those coreai-torch emits (its lowering in
-// coreai_torch/_aten_to_core.py and _custom_to_core.py, its printed forms in
-// tests/ops/test_ops_ir.py): concat(axis, xs…); conv2d(x, w, strides,
-// dilations, groups); gather_nd(x, indices) "x at i"; gather_along_axis(x,
-// indices, axis) "x at i along a"; scatter_nd(x, updates, indices) "x with u
-// at i"; slice_update(x, update, begin, end, stride); quantize/dequantize(x,
-// scale, offset1, offset2, axis), whose axis is the last operand also in the
-// four-operand (x, scale, offset, axis) form of an older, xfail-marked test
-// in tests/compression/test_compression.py; lut_to_dense(indices, lut,
-// axis); if(cond).
-var paramSlots = map[string][]int{
-	"coreai.expand_dims":        {1},
-	"coreai.shrink_dims":        {1},
-	"coreai.reshape":            {1},
-	"coreai.transpose":          {1},
-	"coreai.concat":             {0},
-	"coreai.split":              {1, 2},
-	"coreai.slice":              {1, 2, 3},
-	"coreai.slice_update":       {2, 3, 4},
-	"coreai.gather_nd":          {1},
-	"coreai.gather_along_axis":  {1, 2},
-	"coreai.scatter_nd":         {2},
-	"coreai.conv2d":             {2, 3, 4},
-	"coreai.pad":                {1, 2},
-	"coreai.softmax":            {1},
-	"coreai.reduce_sum":         {1},
-	"coreai.reduce_mean":        {1},
-	"coreai.reduce_max":         {1},
-	"coreai.reduce_min":         {1},
-	"coreai.reduce_product":     {1},
-	"coreai.broadcasting_where": {0},
-	"coreai.lut_to_dense":       {2},
-	"coreai.if":                 {0},
-}
-
-// storageSlots are operands that hold compressed weights in their storage
-// type (palette indices such as ui4, quantized si8/si4 data, their scales
-// and offsets): the op turns them into a compute type, so the element-type
-// rule looks at its result, not at them. Linear INT4 is its own rule
-// (RuleLinearInt4). Guess, unconfirmed: that the compiler checks these
-// operands' types only through that rule (palettized and si8 programs
-// compile; README "Checking on a Mac" cites the reports).
-var storageSlots = map[string][]int{
-	"coreai.lut_to_dense":          {0, 1},
-	"coreai.blockwise_shift_scale": {0, 1, 2, 3},
-	"coreai.dequantize":            {0, 1, 2, 3},
-}
-
-func inSlots(slots map[string][]int, op *graph.Operation, i int) bool {
-	for _, s := range slots[baseOpName(op.Name)] {
-		if s == i {
-			return true
-		}
-	}
-	return false
-}
-
-func baseOpName(name string) string {
-	return strings.Replace(name, "coreai.decomposable.", "coreai.", 1)
-}
-
+// isParamSlot reports whether operand i of op carries a setting rather than
+// tensor data: axes, shapes, permutations, begin/end/stride, indices,
+// conditions, scalar settings (coreaiop.Role.Setting; the roles and their
+// sources are in graph/coreaiop). The element-type and rank rules skip such
+// operands.
 func isParamSlot(op *graph.Operation, i int) bool {
-	switch baseOpName(op.Name) {
-	case "coreai.quantize", "coreai.dequantize":
-		return op.NumOperands() >= 4 && i == op.NumOperands()-1
-	}
-	return inSlots(paramSlots, op, i)
+	return coreaiop.OperandRole(op, i).Setting()
 }
+
+// isStorageSlot reports whether operand i of op holds compressed weights in
+// their storage type (palette indices such as ui4, quantized si8/si4 data,
+// their scales and offsets: coreaiop.Storage): the op turns them into a
+// compute type, so the element-type rule looks at its result, not at them.
+// Linear INT4 is its own rule (RuleLinearInt4). Guess, unconfirmed: that the
+// compiler checks these operands' types only through that rule (palettized
+// and si8 programs compile; README "Checking on a Mac" cites the reports).
+func isStorageSlot(op *graph.Operation, i int) bool {
+	return coreaiop.OperandRole(op, i) == coreaiop.Storage
+}
+
+func baseOpName(name string) string { return coreaiop.Base(name) }
 
 func isIntegerType(t graph.Type) bool {
 	_, ok := graph.ElementType(t).(*graph.IntegerType)
@@ -582,7 +533,7 @@ func (c *checker) computeStorage() {
 			uses := r.Uses()
 			ok := len(uses) > 0
 			for _, u := range uses {
-				if inSlots(storageSlots, u.Op, u.Index) {
+				if isStorageSlot(u.Op, u.Index) {
 					continue
 				}
 				if !moveOps[baseOpName(u.Op.Name)] || u.Index != 0 || u.Op.NumResults() == 0 {
@@ -720,8 +671,8 @@ func (c *checker) badElem(v *graph.Value) bool {
 func (c *checker) elementTypes() {
 	// Parameter and storage slots are not data (graph.IslandOptions says
 	// how this rule's islands differ from strip-fp32-casts').
-	notData := func(op *graph.Operation, i int) bool { return isParamSlot(op, i) || inSlots(storageSlots, op, i) }
-	fi := graph.FloatIslands([]*graph.Graph{c.g}, graph.IslandOptions{Member: c.badElem, SkipOperand: notData, CastsJoin: true})
+	notData := func(op *graph.Operation, i int) bool { return isParamSlot(op, i) || isStorageSlot(op, i) }
+	fi := graph.FloatIslands([]*graph.Graph{c.g}, graph.IslandOptions{Member: c.badElem, SkipOperand: notData, CastsJoin: true, Ties: coreaiop.Ties})
 	find := fi.Root
 	opVals := map[*graph.Operation][]*graph.Value{}
 	var islandOps []*graph.Operation
@@ -853,11 +804,9 @@ func (c *checker) portWhy(v *graph.Value) string {
 	return ""
 }
 
-// moveOps only move, cut or retype data (operand 0 is the data).
-var moveOps = map[string]bool{
-	"coreai.reshape": true, "coreai.transpose": true, "coreai.expand_dims": true, "coreai.shrink_dims": true,
-	"coreai.cast": true, "coreai.slice": true, "coreai.slice_update": true, "coreai.read_handle": true,
-}
+// moveOps only move, cut or retype data (operand 0 is the data): the op
+// table's Moves rows (graph/coreaiop).
+var moveOps = coreaiop.MoveOps()
 
 // sourceInput follows v backwards through data-movement ops (operand 0) and
 // returns the input index it comes from, or -1.
