@@ -299,12 +299,7 @@ func (sf *sfRun) isIOGraph(g *graph.Graph) bool { return sf.ioGraphs[g.Op] }
 // stripFP32Casts runs the five steps in order; each method is one step.
 func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
 	sf := &sfRun{m: m, opts: opts, ch: &Change{}}
-	if err := sf.setup(); err != nil {
-		return nil, err
-	}
-	sf.group()
-	sf.describe()
-	if err := sf.choose(); err != nil {
+	if err := sf.analyze(); err != nil {
 		return nil, err
 	}
 	if err := sf.planConstants(); err != nil {
@@ -315,6 +310,78 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 	}
 	sf.summarize()
 	return sf.ch, nil
+}
+
+// analyze is steps 1–3: islands found, described and chosen; nothing in the
+// module changes. PreviewStripFP32Casts stops here.
+func (sf *sfRun) analyze() error {
+	if err := sf.setup(); err != nil {
+		return err
+	}
+	sf.group()
+	sf.describe()
+	return sf.choose()
+}
+
+// StripFP32CastsPreview is what strip-fp32-casts would retype in a module,
+// found by the pass's own analysis without changing anything: ane check
+// names the pass for a finding only when the preview retypes the values
+// behind it (one home for that decision).
+type StripFP32CastsPreview struct {
+	sf *sfRun
+}
+
+// PreviewStripFP32Casts runs strip-fp32-casts' analysis on m with the
+// options set (assignments as printed: "strip-fp32-casts.islands=all"; none
+// for the defaults). The error is the pass's own (a bad option, a pattern
+// that picks an island the pass cannot retype).
+func PreviewStripFP32Casts(m *graph.Module, set ...string) (*StripFP32CastsPreview, error) {
+	p, err := Build(Spec{Passes: []string{"strip-fp32-casts"}, Set: set})
+	if err != nil {
+		return nil, err
+	}
+	sf := &sfRun{m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
+	if err := sf.analyze(); err != nil {
+		return nil, err
+	}
+	return &StripFP32CastsPreview{sf: sf}, nil
+}
+
+// Retypes reports whether the pass would make v f16 (v is an f32 value of
+// an island it chooses).
+func (p *StripFP32CastsPreview) Retypes(v *graph.Value) bool {
+	if !p.sf.fi.Has(v) {
+		return false
+	}
+	return p.sf.list[p.sf.fi.Index(v)].chosen
+}
+
+// WhyNot says why the pass leaves v as it is ("" when it retypes v).
+func (p *StripFP32CastsPreview) WhyNot(v *graph.Value) string {
+	if !isF32(v) {
+		return "it is " + graph.ElementType(dataType(v.Type())).String() + ", and strip-fp32-casts retypes f32 only"
+	}
+	if !p.sf.fi.Has(v) {
+		return "it is in no fp32 island the pass examines"
+	}
+	is := p.sf.list[p.sf.fi.Index(v)]
+	switch {
+	case is.chosen:
+		return ""
+	case is.left != "":
+		return "its fp32 island stays in f32: " + is.left
+	}
+	return "its fp32 island stays in f32"
+}
+
+// dataType is the tensor a state handle holds, else t.
+func dataType(t graph.Type) graph.Type {
+	if o, ok := t.(*graph.OpaqueType); ok {
+		if inner := graph.HandleInner(o); inner != nil {
+			return inner
+		}
+	}
+	return t
 }
 
 // setup reads the options and the module's call structure.

@@ -178,9 +178,11 @@ type Op struct {
 type Example struct {
 	Operands []Arg
 	Results  []string
-	// Attrs are attribute entries in generic form (`mode =
-	// #coreai.mode<constant>`), "" for none.
-	Attrs string
+	// Props are inherent attributes (properties) in generic form, the enums
+	// coreai-torch prints before the colon (`mode = <constant>` is `mode =
+	// #coreai.mode<constant>`, graph/mlirtext's spelling); Attrs are
+	// discardable attributes (`interpolation_mode = …`); "" for none.
+	Props, Attrs string
 }
 
 // Arg is one example operand: a graph input when Value is "", else a

@@ -76,7 +76,7 @@ var table = []*Op{
 		Guess:   "printed form: coreai-torch's tests show silu decomposed (sigmoid·x, TestSiluIR); the lowering table maps silu.default to coreai.silu, printed here like abs",
 		Example: ex("tensor<2x3xF>", in("tensor<2x3xF>"))},
 	{Name: "coreai.gelu", Operands: []Role{Data}, Result: FollowsData, Seen: true, Torch: true, Source: srcOpsIR,
-		Example: &Example{Operands: []Arg{in("tensor<2x3xF>")}, Results: []string{"tensor<2x3xF>"}, Attrs: "approximate = #coreai.approximate<tanh>"}},
+		Example: &Example{Operands: []Arg{in("tensor<2x3xF>")}, Results: []string{"tensor<2x3xF>"}, Props: "approximate = #coreai.approximate<tanh>"}},
 	{Name: "coreai.not", Operands: []Role{Data}, Result: Bool, Seen: true, Torch: true, Source: srcOpsIR,
 		Example: ex("tensor<2x3xi1>", in("tensor<2x3xi1>"))},
 
@@ -132,7 +132,7 @@ var table = []*Op{
 	{Name: "coreai.scan", Operands: []Role{Data, Param, Param}, Result: FollowsData, Torch: true, Source: srcOpsIR,
 		Guess: "the generic spelling of combiner = <sum> (#coreai.combiner<sum>, graph/mlirtext enumAttrText)",
 		Example: &Example{Operands: []Arg{in("tensor<2x5xF>"), k("tensor<ui32>", "1"), k("tensor<i1>", "false")},
-			Results: []string{"tensor<2x5xF>"}, Attrs: "combiner = #coreai.combiner<sum>"}},
+			Results: []string{"tensor<2x5xF>"}, Props: "combiner = #coreai.combiner<sum>"}},
 	{Name: "coreai.argmax", Operands: []Role{Data, Param}, Result: Integer, ResultElem: "ui32", Torch: true, Source: srcOpsIR,
 		Example: ex("tensor<2x1xui32>", in("tensor<2x5xF>"), k("tensor<si32>", "1"))},
 	{Name: "coreai.sort", Operands: []Role{Data, Param, Param, Param}, Result: FollowsData, Torch: true, Source: srcOpsIR,
@@ -178,7 +178,7 @@ var table = []*Op{
 	{Name: "coreai.pad", Operands: []Role{Data, Param, Scalar}, Result: FollowsData, Seen: true, Torch: true, Source: srcOpsIR,
 		Guess: "the generic spelling of mode = <constant> (#coreai.mode<constant>, graph/mlirtext enumAttrText)",
 		Example: &Example{Operands: []Arg{in("tensor<2x3xF>"), k("tensor<4xui32>", "[0, 0, 1, 2]"), k("tensor<F>", "0.0")},
-			Results: []string{"tensor<2x6xF>"}, Attrs: "mode = #coreai.mode<constant>"}},
+			Results: []string{"tensor<2x6xF>"}, Props: "mode = #coreai.mode<constant>"}},
 
 	// Gather and scatter.
 	{Name: "coreai.gather_nd", Operands: []Role{Data, Index}, Result: FollowsData, Seen: true, Torch: true, Source: srcOpsIR,
@@ -190,7 +190,7 @@ var table = []*Op{
 	{Name: "coreai.scatter_along_axis", Operands: []Role{Data, Index, Data, Param}, Result: FollowsData, Torch: true, Source: srcOpsIR,
 		Guess: "the generic spelling of scatter_mode = <add> (#coreai.scatter_mode<add>, graph/mlirtext enumAttrText)",
 		Example: &Example{Operands: []Arg{in("tensor<3x5xF>"), in("tensor<2x5xsi32>"), in("tensor<2x5xF>"), k("tensor<si32>", "0")},
-			Results: []string{"tensor<3x5xF>"}, Attrs: "scatter_mode = #coreai.scatter_mode<add>"}},
+			Results: []string{"tensor<3x5xF>"}, Props: "scatter_mode = #coreai.scatter_mode<add>"}},
 
 	// Convolution, pooling, resampling.
 	{Name: "coreai.conv2d", Operands: []Role{Data, Data, Param, Param, Param}, Result: FollowsData, Seen: true, Torch: true, Source: srcOpsIR,
@@ -212,7 +212,8 @@ var table = []*Op{
 
 	// Types, constants, complex numbers.
 	{Name: "coreai.constant", Result: SetByOp, Seen: true, Torch: true, Source: srcOpsIR},
-	{Name: "coreai.cast", Operands: []Role{Data}, Result: SetByOp, Moves: true, Seen: true, Torch: true, Source: srcOps},
+	{Name: "coreai.cast", Operands: []Role{Data}, Result: SetByOp, Moves: true, Seen: true, Torch: true, Source: srcOps,
+		Example: ex("tensor<2x3xsi32>", in("tensor<2x3xF>"))},
 	{Name: "coreai.create_complex", Operands: []Role{Data, Data}, Result: Complex, Torch: true, Source: srcOpsIR,
 		Fixed:   "its result is complex<f32>, and no complex<f16> is on record (coreai-torch prints complex<f32> only)",
 		Example: ex("tensor<2x3xcomplex<F>>", in("tensor<2x3xF>"), in("tensor<2x3xF>"))},

@@ -54,11 +54,22 @@ type Finding struct {
 	// Log names where a compiler diagnostic came from ("stderr:12"); empty
 	// for predictions.
 	Log string
+	// NoFix: the rule's fixing pass would not remove this finding (its
+	// preview leaves the values behind it); Detail then says what would.
+	NoFix bool
+	// vals are the values whose element type the finding is about (the
+	// island's or the port's), for fixes.go.
+	vals []*graph.Value
 }
 
-// FixPass is the pass that removes the finding ("" when none).
+// FixPass is the pass that removes the finding ("" when none): check names
+// one only where the pass, with the options the rule prints, removes it
+// (fixes.go asks the pass's own preview).
 func (f *Finding) FixPass() string {
-	if f.Fix != "" {
+	switch {
+	case f.NoFix:
+		return ""
+	case f.Fix != "":
 		return f.Fix
 	}
 	return f.Rule.Fix
@@ -207,6 +218,9 @@ type Options struct {
 	// Architecture names the target of the region prediction (calib.go;
 	// "" is DefaultArchitecture). It changes no verdict.
 	Architecture string
+	// noFixes skips asking the fixing passes' previews (fixes.go), as
+	// ElementTypeBlockers must: strip-fp32-casts' preview asks it.
+	noFixes bool
 }
 
 // CheckWith is Check with options.
@@ -312,6 +326,9 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	if scan != nil {
 		rep.HazardNotes = scan.notes()
 	}
+	if !o.noFixes {
+		resolveFixes(m, rep)
+	}
 	return rep, nil
 }
 
@@ -383,7 +400,12 @@ func (c *checker) run() {
 }
 
 func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
-	f := Finding{Rule: r, Graph: c.g.Name(), Op: op, Fix: fix, Detail: detail}
+	c.addVals(r, op, fix, detail, nil)
+}
+
+// addVals adds a finding about the element type of vals.
+func (c *checker) addVals(r *Rule, op *graph.Operation, fix, detail string, vals []*graph.Value) {
+	f := Finding{Rule: r, Graph: c.g.Name(), Op: op, Fix: fix, Detail: detail, vals: vals}
 	if op != nil {
 		f.Index = c.index[op]
 		f.OpID = op.OpID()
@@ -708,6 +730,8 @@ func (c *checker) elementTypes() {
 		all    []*graph.Operation
 		reads  map[int]bool // inputs whose data enters the island
 		writes map[int]bool // inputs whose buffer the island's results are written into
+		vals   []*graph.Value
+		seen   map[*graph.Value]bool
 	}
 	islands := map[*graph.Value]*island{}
 	var order []*graph.Value
@@ -715,7 +739,7 @@ func (c *checker) elementTypes() {
 		r := find(v)
 		is := islands[r]
 		if is == nil {
-			is = &island{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}}
+			is = &island{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}, seen: map[*graph.Value]bool{}}
 			islands[r] = is
 			order = append(order, r)
 		}
@@ -743,6 +767,10 @@ func (c *checker) elementTypes() {
 			}
 		}
 		for _, v := range opVals[op] {
+			if !is.seen[v] {
+				is.seen[v] = true
+				is.vals = append(is.vals, v)
+			}
 			is.types[graph.ElementType(dataTensorOrType(v.Type())).String()] = true
 			if why := c.portWhy(v); why != "" && is.why == "" {
 				is.why = why
@@ -782,9 +810,9 @@ func (c *checker) elementTypes() {
 		}
 		for _, op := range roots {
 			if is.why != "" {
-				c.add(RuleElementType, op, "", detail+" that "+is.why)
+				c.addVals(RuleElementType, op, "", detail+" that "+is.why, is.vals)
 			} else {
-				c.add(SuspectFp32Chain, op, "", detail+" that ends in casts inside the graph")
+				c.addVals(SuspectFp32Chain, op, "", detail+" that ends in casts inside the graph", is.vals)
 			}
 		}
 	}
@@ -921,19 +949,24 @@ func (c *checker) ioOps() {
 			continue
 		}
 		var ports []string
-		badPort := false
+		var bad []*graph.Value
 		for i, v := range op.Operands() {
 			if idx, ok := c.isInput[v]; ok && !isParamSlot(op, i) && !c.indexOnly[v] {
 				ports = append(ports, "input "+portName(c.inputs, idx))
-				badPort = badPort || c.badElem(v)
+				if c.badElem(v) {
+					bad = append(bad, v)
+				}
 			}
 		}
 		for _, r := range op.Results() {
 			for _, idx := range c.isOutput[r] {
 				ports = append(ports, "output "+portName(c.outputs, idx))
-				badPort = badPort || c.badElem(r)
+				if c.badElem(r) {
+					bad = append(bad, r)
+				}
 			}
 		}
+		badPort := len(bad) > 0
 		if len(ports) == 0 {
 			continue
 		}
@@ -942,7 +975,7 @@ func (c *checker) ioOps() {
 		case base == "coreai.expand_dims" || base == "coreai.shrink_dims":
 			c.add(RuleIOOp, op, "fold-io-unsqueeze", "rank change on "+where)
 		case badPort:
-			c.add(RuleIOOp, op, "strip-fp32-casts", "non-ANE element type on "+where)
+			c.addVals(RuleIOOp, op, "strip-fp32-casts", "non-ANE element type on "+where, bad)
 		}
 	}
 }
