@@ -116,7 +116,7 @@ type StripFP32CastsOptions struct {
 func retypableOpList() []string {
 	var out []string
 	for _, o := range coreaiop.All() {
-		if ok, _ := o.CanRetype(); ok && (o.Torch || o.Name == "coreai.matmul") {
+		if ok, _ := o.CanRetype(); ok {
 			out = append(out, strings.TrimPrefix(o.Name, "coreai."))
 		}
 	}

@@ -15,6 +15,7 @@
 package coreaiop
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -364,4 +365,77 @@ func init() {
 		}
 		byName[o.Name] = o
 	}
+}
+
+// Mismatch checks op's types against its row: Data (and Scalar) operands
+// and a FollowsData result share one element type, a Bool result is i1, an
+// Integer result has ResultElem, and the values Ties groups share one
+// element type. It returns what disagrees, or "" (also for ops the table
+// does not know). A pass that retypes values can run it on what it wrote.
+func Mismatch(op *graph.Operation) string {
+	o := Lookup(op.Name)
+	if o == nil {
+		return ""
+	}
+	elem := func(v *graph.Value) string {
+		if v == nil {
+			return ""
+		}
+		t := v.Type()
+		if _, ok := t.(*graph.TensorType); !ok {
+			return "" // handles, tokens: not data
+		}
+		return graph.ElementType(t).String()
+	}
+	var data string
+	for i, v := range op.Operands() {
+		r := o.RoleOf(i, op.NumOperands())
+		if r != Data && r != Scalar {
+			continue
+		}
+		e := elem(v)
+		if e == "" {
+			continue
+		}
+		if data == "" {
+			data = e
+		} else if e != data && o.Result != SetByOp && !o.Terminator && !o.Call && o.Regions != WhileLoop {
+			return fmt.Sprintf("%s: data operand %d is %s, an earlier one %s", op.Name, i, e, data)
+		}
+	}
+	for i, r := range op.Results() {
+		e := elem(r)
+		if e == "" {
+			continue
+		}
+		switch o.Result {
+		case FollowsData:
+			if data != "" && e != data {
+				return fmt.Sprintf("%s: result %d is %s, its data %s", op.Name, i, e, data)
+			}
+		case Bool:
+			if e != "i1" {
+				return fmt.Sprintf("%s: result %d is %s, not i1", op.Name, i, e)
+			}
+		case Integer:
+			if e != o.ResultElem {
+				return fmt.Sprintf("%s: result %d is %s, not %s", op.Name, i, e, o.ResultElem)
+			}
+		}
+	}
+	for _, g := range Ties(op) {
+		first := ""
+		for _, v := range g {
+			e := elem(v)
+			if e == "" {
+				continue
+			}
+			if first == "" {
+				first = e
+			} else if e != first {
+				return fmt.Sprintf("%s: values its regions tie have element types %s and %s", op.Name, first, e)
+			}
+		}
+	}
+	return ""
 }

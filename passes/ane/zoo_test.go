@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/oracle"
@@ -70,6 +71,20 @@ func rewriteZoo(t *testing.T, z zoo.Module) zooOutcome {
 	}
 	if out.generic, err = mlirtext.Format(back, mlirtext.FormGeneric); err != nil {
 		out.err = "output has no generic form: " + err.Error()
+		return out
+	}
+	// Every op's types still follow its row of the op table (a retyped
+	// if whose yields stayed f32 would verify, and mlir-opt does not know
+	// coreai's rules).
+	var bad []string
+	back.Walk(func(op *graph.Operation) bool {
+		if why := coreaiop.Mismatch(op); why != "" {
+			bad = append(bad, why)
+		}
+		return true
+	})
+	if len(bad) > 0 {
+		out.err = "rewritten types break the op table: " + strings.Join(bad, "; ")
 		return out
 	}
 	rep, err := Check(back)

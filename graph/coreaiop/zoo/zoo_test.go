@@ -73,6 +73,12 @@ func TestZooParses(t *testing.T) {
 		if err := graph.Verify(pm); err != nil {
 			t.Errorf("%s: does not verify: %v\n%s", m.Name, err, m.Text)
 		}
+		pm.Walk(func(op *graph.Operation) bool {
+			if why := coreaiop.Mismatch(op); why != "" {
+				t.Errorf("%s: the example breaks its own row: %s", m.Name, why)
+			}
+			return true
+		})
 		gm, _, err := mlirtext.Parse(m.Name, string(m.Generic))
 		if err != nil {
 			t.Errorf("%s: generic form: %v", m.Name, err)
