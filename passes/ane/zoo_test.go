@@ -236,3 +236,75 @@ func TestNamedFixesRemoveTheirFindings(t *testing.T) {
 	}
 	t.Logf("%d findings named a pass; each pass, run with the printed options, removed them", named)
 }
+
+// TestFindingsSayWhatWould: where no pass removes a finding, it names none
+// and says what would (an integer port, an f32 interface strip-fp32-casts
+// cannot retype, a rank change on a dynamic shape); where a pass does, it is
+// named.
+func TestFindingsSayWhatWould(t *testing.T) {
+	cases := []struct {
+		name, text string
+		rule       *Rule
+		fix        string // "" = no pass named
+		detail     string
+	}{
+		{"argmax result", `module {
+  coreai.graph @main(%x: tensor<2x5xf32> {coreai.name = "x"}) -> (tensor<2x1xui32> {coreai.name = "y"}) {
+    %0 = coreai.constant dense<1> : tensor<si32>
+    %1 = coreai.argmax %x, %0 : (tensor<2x5xf32>, tensor<si32>) -> tensor<2x1xui32>
+    coreai.output %1 : tensor<2x1xui32>
+  }
+}`, RuleElementType, "", "ui32 value (result of coreai.argmax (at t.mlir:4), read by @main output y) stays: no anefix pass changes an integer or bool element type"},
+		{"f32 interface through an op strip cannot retype", `module {
+  coreai.graph @main(%x: tensor<2x3xf32> {coreai.name = "x"}) -> (tensor<2x3xcomplex<f32>> {coreai.name = "y"}) {
+    %0 = coreai.create_complex %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xcomplex<f32>>
+    coreai.output %0 : tensor<2x3xcomplex<f32>>
+  }
+}`, RuleElementType, "", "the graph's own interface (@main input x) is f32 and strip-fp32-casts does not retype it"},
+		{"f32 interface strip retypes", `module {
+  coreai.graph @main(%x: tensor<2x3xf32> {coreai.name = "x"}) -> (tensor<2x3xf32> {coreai.name = "y"}) {
+    %0 = coreai.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+    coreai.output %0 : tensor<2x3xf32>
+  }
+}`, RuleElementType, "strip-fp32-casts", "holds graph input"},
+		{"dynamic expand_dims", `module {
+  coreai.graph @main(%x: tensor<?x3xf16> {coreai.name = "x"}) -> (tensor<?x1x3xf16> {coreai.name = "y"}) {
+    %0 = coreai.constant dense<1> : tensor<1xsi32>
+    %1 = coreai.expand_dims %x, %0 : (tensor<?x3xf16>, tensor<1xsi32>) to tensor<?x1x3xf16>
+    coreai.output %1 : tensor<?x1x3xf16>
+  }
+}`, RuleIOOp, "", "fold-io-unsqueeze leaves it: its shape tensor<?x3xf16> is dynamic"},
+		{"static expand_dims", `module {
+  coreai.graph @main(%x: tensor<2x3xf16> {coreai.name = "x"}) -> (tensor<2x1x3xf16> {coreai.name = "y"}) {
+    %0 = coreai.constant dense<1> : tensor<1xsi32>
+    %1 = coreai.expand_dims %x, %0 : (tensor<2x3xf16>, tensor<1xsi32>) to tensor<2x1x3xf16>
+    coreai.output %1 : tensor<2x1x3xf16>
+  }
+}`, RuleIOOp, "fold-io-unsqueeze", "rank change"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, _, err := mlirtext.Parse("t.mlir", c.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, f := range rep.AllFindings() {
+				if f.Rule != c.rule {
+					continue
+				}
+				found = true
+				if f.FixPass() != c.fix || !strings.Contains(f.Detail, c.detail) {
+					t.Errorf("%s: fix %q, detail %q; want fix %q and %q", f.Rule.ID, f.FixPass(), f.Detail, c.fix, c.detail)
+				}
+			}
+			if !found {
+				t.Errorf("no %s finding", c.rule.ID)
+			}
+		})
+	}
+}
