@@ -46,6 +46,12 @@ type IslandOptions struct {
 	// Seed values are noted first, in order (inspect numbers islands by
 	// value definition order, results before an op's region arguments).
 	Seed []*Value
+	// Ties, when set, returns groups of an op's values that must keep one
+	// element type although no op reads one to write the other: a region
+	// op's results and what its regions yield, a loop's carried values and
+	// its regions' arguments (graph/coreaiop.Ties knows the coreai region
+	// ops). The member values of each group join one island.
+	Ties func(op *Operation) [][]*Value
 }
 
 // Islands is FloatIslands' answer: connected sets of member values.
@@ -146,6 +152,22 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 					continue
 				}
 				vals = append(vals, v)
+			}
+			if o.Ties != nil {
+				for _, group := range o.Ties(op) {
+					var first *Value
+					for _, v := range group {
+						if v == nil || !o.Member(v) {
+							continue
+						}
+						note(v)
+						if first == nil {
+							first = v
+						} else {
+							is.sets.Union(first, v)
+						}
+					}
+				}
 			}
 			var callee *Graph
 			if o.Callee != nil {

@@ -2,6 +2,7 @@ package passes
 
 import (
 	"errors"
+	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -277,6 +278,10 @@ func FuzzDefaultPipeline(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(string(b))
+	}
+	// One module per coreai op, in three forms (graph/coreaiop/zoo).
+	for _, z := range zoo.Modules() {
+		f.Add(string(z.Text))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		m, _, err := mlirtext.Parse("fuzz.mlir", text)

@@ -349,11 +349,7 @@ func BuildPlan(load Loader) (*Plan, error) {
 		return nil, err
 	}
 	for _, f := range rep.AllSuspects() {
-		fix := f.Fix
-		if fix == "" && f.Rule != nil {
-			fix = f.Rule.Fix
-		}
-		if fix != "" {
+		if fix := f.FixPass(); fix != "" {
 			add(Change{Pass: fix, Role: RoleExperiment})
 		}
 	}
