@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -133,7 +134,43 @@ func (sn *stateNames) match(in, out string) (same, affixed bool) {
 	}
 	ik, ia := sn.key(in, false)
 	ok, oa := sn.key(out, true)
-	return false, ik != "" && ik == ok && (ia || oa)
+	return false, hasStem(ik) && ik == ok && (ia || oa)
+}
+
+// successor reports whether out's name is in's with one number word moved
+// on: h0 → h1, c_0 → c_1, state_t0 → state_t1, and PyTorch's h_0 → h_n.
+// Only a weak dataflow match asks it (weakOK), never the names alone:
+// layer-numbered ports (conv_state_0, conv_state_1) look the same.
+func successor(in, out string) bool {
+	a, b := NameWords(in), NameWords(out)
+	if len(a) != len(b) {
+		return false
+	}
+	moved := 0
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		x, errA := strconv.Atoi(a[i])
+		y, errB := strconv.Atoi(b[i])
+		if errA == nil && (errB == nil && y == x+1 || x == 0 && b[i] == "n") {
+			moved++
+			continue
+		}
+		return false
+	}
+	return moved == 1 && hasStem(strings.Join(a, "_"))
+}
+
+// hasStem: a key with a word that is not a number, so that in0 and out0
+// (plain ports numbered 0) do not pair as one state named "0".
+func hasStem(key string) bool {
+	for _, w := range strings.Split(key, "_") {
+		if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeState reports whether an input's name marks it as a state: a

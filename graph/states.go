@@ -23,8 +23,9 @@ import (
 //
 //   - an in-place write: slice_update whose destination is the input (KV
 //     caches, a stacked per-layer state written layer by layer);
-//   - a shift: concat of a slice of the input and something new (a conv
-//     window moving by one step);
+//   - a shift: concat of a slice of the input and something new, or a
+//     slice of the input concatenated with something new (a conv window
+//     moving by one step, in either order);
 //   - an update: ops that keep the state's element count all the way
 //     (S' = g·S + k⊗δ, the gated-delta recurrence), possibly through casts
 //     and a composite call.
@@ -377,12 +378,12 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 }
 
 // weakOK says whether the names back a weak dataflow match (an update, or
-// the input returned unchanged) of in and out: they pair by an affix, or
-// share a name that says state; or both names say state and neither pairs
-// by name with another port.
+// the input returned unchanged) of in and out: they pair by an affix, out
+// is in's successor (h0 → h1), or they share a name that says state; or
+// both names say state and neither pairs by name with another port.
 func weakOK(sn *stateNames, in, out Port, same, affixed bool, ins, outs []Port) bool {
 	switch {
-	case affixed:
+	case affixed, successor(in.Name, out.Name):
 		return true
 	case same:
 		return sn.looksLikeState(in.Name)
@@ -600,10 +601,19 @@ func (w *stateWalker) sources(v *Value) map[int]StateEvidence {
 				push(d.Operand(0), strongest(it.ev, EvidenceWrite))
 			}
 			continue
-		case "concat":
+		case "concat": // the kept part of the window, then the new data
 			for _, x := range d.Operands() {
 				if s := x.DefiningOp(); s != nil && baseOp(s.Name) == "slice" && s.NumOperands() > 0 {
 					push(s.Operand(0), strongest(it.ev, EvidenceShift))
+				}
+			}
+			continue
+		case "slice": // the window grown by the new data, then cut
+			if d.NumOperands() > 0 {
+				if c := d.Operand(0).DefiningOp(); c != nil && baseOp(c.Name) == "concat" {
+					for _, x := range c.Operands() {
+						push(x, strongest(it.ev, EvidenceShift))
+					}
 				}
 			}
 			continue

@@ -72,6 +72,14 @@ func TestStatesForms(t *testing.T) {
     %%ax = "coreai.constant"() <{value = dense<2> : tensor<si32>}> : () -> tensor<si32>
     %%new = "coreai.concat"(%%old, %s, %%ax) : (%s, %s, tensor<si32>) -> %s`, s, st, st2, x, st2, x1, st)
 	}
+	window := func(s, x string) string { // slice(concat(S, x))[…, 1:]
+		return fmt.Sprintf(`    %%ax = "coreai.constant"() <{value = dense<2> : tensor<si32>}> : () -> tensor<si32>
+    %%cat = "coreai.concat"(%%ax, %s, %s) : (tensor<si32>, %s, %s) -> %s
+    %%b = "coreai.constant"() <{value = dense<[0, 0, 1]> : tensor<3xsi32>}> : () -> tensor<3xsi32>
+    %%e = "coreai.constant"() <{value = dense<[1, 4, 8]> : tensor<3xsi32>}> : () -> tensor<3xsi32>
+    %%s1 = "coreai.constant"() <{value = dense<1> : tensor<3xsi32>}> : () -> tensor<3xsi32>
+    %%new = "coreai.slice"(%%cat, %%b, %%e, %%s1) : (%s, tensor<3xsi32>, tensor<3xsi32>, tensor<3xsi32>) -> %s`, s, x, st2, x1, st, st, st2)
+	}
 	update := func(s string) string { // S' = g·S + S·S (shape kept), through fp32 casts
 		return fmt.Sprintf(`    %%f = "coreai.cast"(%s) : (%s) -> tensor<1x4x8xf32>
     %%g = "coreai.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
@@ -103,6 +111,9 @@ func TestStatesForms(t *testing.T) {
 		{name: "shift/conv_cache", ins: []string{"conv_cache:" + st, "x:" + x1}, outs: []string{"updated_conv_cache:" + st},
 			body: shift("%arg0", "%arg1"), ret: []string{"%new"},
 			want: []want{{"conv_cache", "updated_conv_cache", graph.StatePlain, graph.EvidenceShift, graph.StateRecurrent}}},
+		{name: "shift/slice-of-concat", ins: []string{"w0:" + st2, "x:" + x1}, outs: []string{"w1:" + st2},
+			body: window("%arg0", "%arg1"), ret: []string{"%new"},
+			want: []want{{"w0", "w1", graph.StatePlain, graph.EvidenceShift, graph.StateRecurrent}}},
 		{name: "write/past-present", ins: []string{"past_key_values.0.key:" + st, "x:" + x1}, outs: []string{"present.0.key:" + st},
 			body: write("%arg0", "%arg1"), ret: []string{"%new"},
 			want: []want{{"past_key_values.0.key", "present.0.key", graph.StatePlain, graph.EvidenceWrite, graph.StateKV}}},
@@ -118,8 +129,19 @@ func TestStatesForms(t *testing.T) {
 		{name: "update/in-out", ins: []string{"s_in:" + st}, outs: []string{"s_out:" + st},
 			body: update("%arg0"), ret: []string{"%new"},
 			want: []want{{"s_in", "s_out", graph.StatePlain, graph.EvidenceUpdate, graph.StateRecurrent}}},
+		// A successor's name backs an update (h0 → h1, PyTorch's h_0 → h_n).
+		{name: "update/h0-h1", ins: []string{"h0.3:" + st}, outs: []string{"h1.3:" + st},
+			body: update("%arg0"), ret: []string{"%new"},
+			want: []want{{"h0.3", "h1.3", graph.StatePlain, graph.EvidenceUpdate, graph.StateRecurrent}}},
+		{name: "update/h_0-h_n", ins: []string{"h_0:" + st}, outs: []string{"h_n:" + st},
+			body: update("%arg0"), ret: []string{"%new"},
+			want: []want{{"h_0", "h_n", graph.StatePlain, graph.EvidenceUpdate, graph.StateRecurrent}}},
 		// Weak evidence without names: a residual stream looks the same.
-		{name: "update/h0-h1", ins: []string{"h0:" + st}, outs: []string{"h1:" + st},
+		{name: "update/x-y", ins: []string{"x:" + st}, outs: []string{"y:" + st},
+			body: update("%arg0"), ret: []string{"%new"}},
+		{name: "update/h0-h2", ins: []string{"h0:" + st}, outs: []string{"h2:" + st},
+			body: update("%arg0"), ret: []string{"%new"}},
+		{name: "update/in0-out0", ins: []string{"in0:" + st}, outs: []string{"out0:" + st},
 			body: update("%arg0"), ret: []string{"%new"}},
 		{name: "update/hidden_states", ins: []string{"hidden_states:" + st}, outs: []string{"hidden_states:" + st},
 			body: update("%arg0"), ret: []string{"%new"}},
@@ -225,11 +247,11 @@ func TestStatesHandleTracedByWrite(t *testing.T) {
 // Explicit pairs come first; NoAuto turns the rest off.
 func TestStatesOptions(t *testing.T) {
 	body := `    %f = "coreai.decomposable.broadcasting_mul"(%arg0, %arg0) : (tensor<1x4x8xf16>, tensor<1x4x8xf16>) -> tensor<1x4x8xf16>`
-	g := stateModule(t, []string{"h0:" + st}, []string{"h1:" + st}, body, []string{"%f"}, "")
+	g := stateModule(t, []string{"a:" + st}, []string{"b:" + st}, body, []string{"%f"}, "")
 	if sa := graph.States(g, graph.StateOptions{}); len(sa.Pairs) != 0 {
-		t.Fatalf("h0/h1 paired without names: %+v", sa.Pairs)
+		t.Fatalf("a/b paired without names: %+v", sa.Pairs)
 	}
-	sa := graph.States(g, graph.StateOptions{Pairs: []string{"h0=h1"}})
+	sa := graph.States(g, graph.StateOptions{Pairs: []string{"a=b"}})
 	if len(sa.Pairs) != 1 || sa.Pairs[0].Evidence != graph.EvidenceOption || len(sa.Named) != 1 {
 		t.Fatalf("explicit pair: %+v", sa)
 	}

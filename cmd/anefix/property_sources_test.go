@@ -1,10 +1,12 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"github.com/anefix/anefix/graph/synth/variants"
 )
 
@@ -18,6 +20,39 @@ func init() {
 		Full:    func() []propCase { return variantCases(variants.All()) },
 		Compose: func() []propCase { return variantCases(variants.Sample(compositionSample())) },
 	})
+	addCaseSource(caseSource{
+		Name:    "zoo",
+		Sample:  func() []propCase { return zooCases(zooSample) },
+		Full:    func() []propCase { return zooCases(1) },
+		Compose: func() []propCase { return zooCases(zooComposeStride) },
+	})
+}
+
+// zooSample and zooComposeStride pick every n-th op zoo module for CI (the
+// three forms of an op are consecutive, so a stride prime to 3 visits every
+// form); the full sweep takes them all.
+const (
+	zooSample        = 16
+	zooComposeStride = 61
+)
+
+// zooCases are the op zoo's modules (graph/coreaiop/zoo: one module per
+// coreai op in three forms), every stride-th, in the printed form.
+func zooCases(stride int) []propCase {
+	var out []propCase
+	for i, m := range zoo.Modules() {
+		if i%stride != 0 {
+			continue
+		}
+		text := m.Text
+		name := strings.NewReplacer("/", ".", ":", ".").Replace(m.Name)
+		out = append(out, propCase{Name: name, Axes: map[string]string{"op": m.Op, "form": m.Form},
+			Write: func(dir string) (string, error) {
+				p := filepath.Join(dir, name+".mlir")
+				return p, os.WriteFile(p, text, 0o644)
+			}})
+	}
+	return out
 }
 
 // variantsSample is how many variants CI runs (every axis value appears;

@@ -248,10 +248,16 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 		scan = newHazardScan(m)
 		scan.noBlobs = o.NoHazardBlobs
 	}
-	for _, g := range graphs {
-		c := newChecker(g, o.States)
+	checkers := make([]*checker, len(graphs))
+	for i, g := range graphs {
+		checkers[i] = newChecker(g, o.States)
+		checkers[i].entry = entries[g.Op]
+	}
+	roundTrips := calleeRoundTrips(checkers)
+	for i, g := range graphs {
+		c := checkers[i]
 		c.scan = scan
-		c.entry = entries[g.Op]
+		c.roundTrips = roundTrips[g.Name()]
 		c.run()
 		byName[g.Name()] = len(rep.Graphs)
 		res := c.result()
@@ -350,6 +356,10 @@ type checker struct {
 	inputs    []graph.Port
 	outputs   []graph.Port
 	states    *graph.StateAnalysis // which output carries each state's new value
+	// roundTrips, for a composite, maps each result to the arguments some
+	// call site feeds from the state that result is written back into
+	// (calleeRoundTrips).
+	roundTrips map[int][]int
 	term      *graph.Operation
 	findings  []Finding
 	suspects  []Finding
@@ -862,13 +872,22 @@ func (c *checker) sourceInput(v *graph.Value) int {
 // the inputs whose buffer it is stored into: a slice_update whose
 // destination comes from that input, a state output (mapped to its input),
 // or a write_handle on an input handle.
+//
+// In a composite the arguments stand for the inputs: result j is stored
+// into argument i when a call site feeds i from a state and writes j back
+// into it (roundTrips), since the compiler inlines the composite into the
+// function it compiles.
 func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
-	if !c.entry {
+	if !c.entry && len(c.roundTrips) == 0 {
 		return
 	}
 	walkForward(v, func(u graph.Use) (follow, stop bool) {
 		base := baseOpName(u.Op.Name)
 		switch {
+		case u.Op == c.term && !c.entry:
+			for _, i := range c.roundTrips[u.Index] {
+				into[i] = true
+			}
 		case u.Op == c.term:
 			if p, ok := c.states.ForOutput(u.Index); ok {
 				into[p.In] = true
@@ -887,6 +906,42 @@ func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
 		}
 		return false, false
 	})
+}
+
+// calleeRoundTrips finds, for each composite an entry graph calls, the
+// (result, argument) pairs that are a round trip through one of the
+// caller's states: the call's argument comes from the state input
+// (through data-movement ops) and its result is stored back into that
+// state. Guess, marked: one level of calls, the form coreai-torch's
+// composites take (a composite calling another is not followed).
+func calleeRoundTrips(cs []*checker) map[string]map[int][]int {
+	out := map[string]map[int][]int{}
+	for _, c := range cs {
+		if !c.entry || c.term == nil {
+			continue
+		}
+		for _, op := range c.ops {
+			callee, ok := graph.Callee(op)
+			if !ok {
+				continue
+			}
+			for j, r := range op.Results() {
+				writes := map[int]bool{}
+				c.writtenInputs(r, writes)
+				for i, a := range op.Operands() {
+					if in := c.sourceInput(a); in >= 0 && writes[in] {
+						if out[callee] == nil {
+							out[callee] = map[int][]int{}
+						}
+						if !slices.Contains(out[callee][j], i) {
+							out[callee][j] = append(out[callee][j], i)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // walkForward calls visit for every use of v and of each op result visit
