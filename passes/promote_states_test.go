@@ -100,8 +100,8 @@ func TestPromoteStates(t *testing.T) {
 			nil, 0, `no entry graph has input "nope"`},
 		// Residual-looking pairs: an update whose names do not agree.
 		{"update without names left alone", nil,
-			[]tbPort{p("h0", f16), p("hidden_states", f16b)},
-			[]tbPort{p("h1", f16), p("hidden_states", f16b)},
+			[]tbPort{p("x", f16), p("hidden_states", f16b)},
+			[]tbPort{p("y", f16), p("hidden_states", f16b)},
 			nil, 0, ""},
 	}
 	for _, c := range cases {

@@ -360,12 +360,12 @@ type checker struct {
 	// call site feeds from the state that result is written back into
 	// (calleeRoundTrips).
 	roundTrips map[int][]int
-	term      *graph.Operation
-	findings  []Finding
-	suspects  []Finding
-	hazards   []Finding
-	advice    []Finding
-	scan      *hazardScan // nil: no hazard rules
+	term       *graph.Operation
+	findings   []Finding
+	suspects   []Finding
+	hazards    []Finding
+	advice     []Finding
+	scan       *hazardScan // nil: no hazard rules
 	// alsoIllegal holds ops illegal under a rule whose finding sits on
 	// another op (the inside of a reported fp32 island).
 	alsoIllegal map[*graph.Operation]string
