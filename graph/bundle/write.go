@@ -260,7 +260,7 @@ func checkReplaceDir(out string, kind Kind, src *Input) error {
 	if foreign, err := foreignEntry(out, allowed); err != nil {
 		return fmt.Errorf("output %s: %w", out, err)
 	} else if foreign != "" {
-		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
+		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, DisplayName(foreign), strings.Join(ownFiles, ", "), what)
 	}
 	if fi, err := os.Lstat(filepath.Join(out, marker)); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("output %s is a directory but not %s (no %s); --force replaces only a previous output, so remove it yourself or choose another path", out, what, marker)

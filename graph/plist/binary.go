@@ -32,7 +32,7 @@ func (p *bplist) errf(off uint64, format string, args ...any) error {
 }
 
 func (p *bplist) limitErr(off uint64, msg string) error {
-	return &Error{Format: Binary, Pos: fmt.Sprintf("byte %d", off), Msg: msg, limit: true}
+	return &Error{Format: Binary, Pos: fmt.Sprintf("byte %d", off), Msg: msg, Limit: p.b.hit}
 }
 
 func decodeBinary(data []byte, b *budget) (any, error) {

@@ -82,7 +82,9 @@ type Error struct {
 	Format Format
 	Pos    string
 	Msg    string
-	limit  bool
+	// Limit is the limit that stopped the decode ("depth", "values" or
+	// "bytes"), "" for a malformed input.
+	Limit string
 }
 
 func (e *Error) Error() string {
@@ -94,7 +96,7 @@ func (e *Error) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLimit) true for limit errors.
 func (e *Error) Unwrap() error {
-	if e.limit {
+	if e.Limit != "" {
 		return ErrLimit
 	}
 	return nil
@@ -122,6 +124,7 @@ type budget struct {
 	values int
 	bytes  int64
 	depth  int
+	hit    string // the limit passed, for Error.Limit
 }
 
 func newBudget(l Limits) *budget {
@@ -144,8 +147,10 @@ func (b *budget) value(n int64) string {
 	b.bytes += costValue + n
 	switch {
 	case b.values > b.lim.MaxValues:
+		b.hit = "values"
 		return fmt.Sprintf("more than %d values (counting every place a shared object appears); %v", b.lim.MaxValues, ErrLimit)
 	case b.bytes > b.lim.MaxBytes:
+		b.hit = "bytes"
 		return fmt.Sprintf("the decoded values would take more than %d bytes; %v", b.lim.MaxBytes, ErrLimit)
 	}
 	return ""
@@ -155,6 +160,7 @@ func (b *budget) value(n int64) string {
 func (b *budget) enter() string {
 	b.depth++
 	if b.depth > b.lim.MaxDepth {
+		b.hit = "depth"
 		return fmt.Sprintf("arrays and dictionaries nested more than %d deep; %v", b.lim.MaxDepth, ErrLimit)
 	}
 	return ""

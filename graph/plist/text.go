@@ -36,7 +36,7 @@ func (t *textDecoder) errAt(pos int, format string, args ...any) error {
 }
 
 func (t *textDecoder) limitErr(msg string) error {
-	return &Error{Format: OpenStep, Pos: t.where(t.pos), Msg: msg, limit: true}
+	return &Error{Format: OpenStep, Pos: t.where(t.pos), Msg: msg, Limit: t.b.hit}
 }
 
 func decodeText(data []byte, b *budget) (any, error) {

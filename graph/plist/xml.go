@@ -29,7 +29,7 @@ func (x *xmlDecoder) errAt(format string, args ...any) error {
 }
 
 func (x *xmlDecoder) limitErr(msg string) error {
-	return &Error{Format: XML, Pos: fmt.Sprintf("byte %d", x.d.InputOffset()), Msg: msg, limit: true}
+	return &Error{Format: XML, Pos: fmt.Sprintf("byte %d", x.d.InputOffset()), Msg: msg, Limit: x.b.hit}
 }
 
 func decodeXML(data []byte, b *budget) (any, error) {
