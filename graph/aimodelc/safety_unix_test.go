@@ -130,7 +130,9 @@ func TestMembersNotFollowed(t *testing.T) {
 			relink(t, pkg, spec, filepath.Join(out, "delegates/MPSGraph/mpsExecutable.mpsgraphpackage/specialized_model_1.mpsgraph"))
 		}, "", "specialized_model_1.mpsgraph is a symbolic link"},
 		{"main.hash links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, HashFile, filepath.Join(out, "main.hash")) }, "main.hash is a symbolic link", ""},
-		{"the delegates directory links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, "main-h18p-delegates", filepath.Join(out, "delegates")) }, "", "main-h18p-delegates is a symbolic link"},
+		{"the delegates directory links outside", func(t *testing.T, pkg, out string) {
+			relink(t, pkg, "main-h18p-delegates", filepath.Join(out, "delegates"))
+		}, "", "main-h18p-delegates is a symbolic link"},
 		{"File Name goes through a linked directory", func(t *testing.T, pkg, out string) {
 			p := filepath.Join(pkg, filepath.FromSlash(man))
 			b, _ := os.ReadFile(p)
@@ -287,5 +289,3 @@ func canRead(p string) bool {
 	_, err = f.Read(make([]byte, 1))
 	return err == nil || err.Error() == "EOF"
 }
-
-
