@@ -42,7 +42,7 @@ var bytecodeMagic = []byte{0x4D, 0x4C, 0xEF, 0x52}
 func relErr(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: q(name), Err: pe.Err}
+		return &fs.PathError{Op: strings.TrimSuffix(pe.Op, "at"), Path: q(name), Err: pe.Err}
 	}
 	return err
 }
@@ -142,15 +142,26 @@ type Metadata struct {
 }
 
 func parseMetadata(b []byte, name string) (*Metadata, error) {
-	var raw map[string]json.RawMessage
+	// Into a struct, not a map of every key: a metadata.json of many keys
+	// then costs the key list below, not a copy of each value as well.
+	var raw struct {
+		Producer     json.RawMessage `json:"producer"`
+		SourceHash   json.RawMessage `json:"sourceHash"`
+		AssetVersion json.RawMessage `json:"assetVersion"`
+		CreationDate json.RawMessage `json:"creationDate"`
+	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%s is not a JSON object: %v", name, err)
 	}
 	md := &Metadata{Keys: jsonKeys(b)}
-	for key, dst := range map[string]*string{"producer": &md.Producer, "sourceHash": &md.SourceHash, "assetVersion": &md.AssetVersion, "creationDate": &md.CreationDate} {
-		if v, ok := raw[key]; ok {
-			if err := json.Unmarshal(v, dst); err != nil {
-				return nil, fmt.Errorf("%s: %q is not a string: %v", name, key, err)
+	for _, f := range []struct {
+		key string
+		v   json.RawMessage
+		dst *string
+	}{{"producer", raw.Producer, &md.Producer}, {"sourceHash", raw.SourceHash, &md.SourceHash}, {"assetVersion", raw.AssetVersion, &md.AssetVersion}, {"creationDate", raw.CreationDate, &md.CreationDate}} {
+		if f.v != nil {
+			if err := json.Unmarshal(f.v, f.dst); err != nil {
+				return nil, fmt.Errorf("%s: %q is not a string: %v", name, f.key, err)
 			}
 		}
 	}

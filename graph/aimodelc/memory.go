@@ -22,13 +22,16 @@ import (
 //     never loaded, so their bytes count here though they cost nothing:
 //     a graph file carrying large weights inline needs a higher limit).
 //     TestGraphHeapEstimate.
-//   - jsonHeapPerByte: metadata.json and stats.json as parsed here.
+//   - jsonHeapPerByte: metadata.json and stats.json as read and parsed
+//     here allocated up to 35× the file, for a metadata.json of many short
+//     keys (each key's place in file order is kept); 5.5× for a stats.json
+//     of many rows. Both files are read only up to 64 MiB.
 //     TestJSONHeapEstimate.
 //   - a manifest costs its size plus its decoded values, which
 //     graph/plist counts as it decodes and stops at the limit.
 const (
 	graphHeapPerByte = 48
-	jsonHeapPerByte  = 4
+	jsonHeapPerByte  = 48
 )
 
 func graphHeap(size int64) int64 { return satMul(size, graphHeapPerByte) }

@@ -17,8 +17,9 @@ import (
 var mainFileRe = regexp.MustCompile(`^main-([A-Za-z0-9_]+)\.mlirb$`)
 
 // regionDirRe is an ANE region directory, <fn>_ANE_region_<i>_<j>.bc (from
-// public build scripts; see the package comment).
-var regionDirRe = regexp.MustCompile(`^(.+)_ANE_region_([0-9]+)_([0-9]+)\.bc$`)
+// public build scripts; see the package comment). (?s): a hostile name
+// holding a newline is still one, and is reported quoted.
+var regionDirRe = regexp.MustCompile(`(?s)^(.+)_ANE_region_([0-9]+)_([0-9]+)\.bc$`)
 
 // Options tune Open.
 type Options struct {
@@ -285,6 +286,15 @@ func (p *Package) walk() error {
 	return filepath.WalkDir(p.Root, func(path string, d fs.DirEntry, err error) error {
 		r := rel(p.Root, path)
 		if err != nil {
+			if path != p.Root && errors.Is(err, fs.ErrPermission) {
+				// A directory this user may not read: what it holds is
+				// unknown, the rest of the package is still read.
+				p.problem("%v; what it holds is unknown", relErr(r, err))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
 			return relErr(r, err)
 		}
 		switch t := d.Type(); {

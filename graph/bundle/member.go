@@ -76,7 +76,8 @@ func OpenMember(root, rel string) (*os.File, fs.FileInfo, error) {
 func memberErr(rel string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: DisplayName(rel), Err: pe.Err}
+		op := strings.TrimSuffix(pe.Op, "at") // os.Root's openat, lstatat
+		return &fs.PathError{Op: op, Path: DisplayName(rel), Err: pe.Err}
 	}
 	return fmt.Errorf("%s: %w", DisplayName(rel), err)
 }

@@ -1172,7 +1172,8 @@ func (x *CompiledPackage_Function) GetTokenResults() []int32 {
 
 type CompiledPackage_StateInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Index int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// optional so that input 0 is printed in --json, like the counts.
+	Index *int32 `protobuf:"varint,1,opt,name=index,proto3,oneof" json:"index,omitempty"`
 	// The input's type in the specialized graph ("" when not read).
 	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1210,8 +1211,8 @@ func (*CompiledPackage_StateInput) Descriptor() ([]byte, []int) {
 }
 
 func (x *CompiledPackage_StateInput) GetIndex() int32 {
-	if x != nil {
-		return x.Index
+	if x != nil && x.Index != nil {
+		return *x.Index
 	}
 	return 0
 }
@@ -1236,7 +1237,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\bdialects\x18\x05 \x03(\v2\x15.anefix.v1.DialectUseR\bdialects\x12B\n" +
 	"\x13opaque_property_ops\x18\x06 \x03(\v2\x12.anefix.v1.OpCountR\x11opaquePropertyOps\x122\n" +
 	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\x126\n" +
-	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xd6\x11\n" +
+	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xe5\x11\n" +
 	"\x0fCompiledPackage\x12\x12\n" +
 	"\x04arch\x18\x01 \x01(\tR\x04arch\x12\x1b\n" +
 	"\tmain_file\x18\x02 \x01(\tR\bmainFile\x122\n" +
@@ -1310,11 +1311,12 @@ const file_inspect_proto_rawDesc = "" +
 	"\rtoken_results\x18\x16 \x03(\x05R\ftokenResultsB\x0e\n" +
 	"\f_ane_regionsB\x0e\n" +
 	"\f_gpu_regionsB\x0f\n" +
-	"\r_fully_on_ane\x1a6\n" +
+	"\r_fully_on_ane\x1aE\n" +
 	"\n" +
-	"StateInput\x12\x14\n" +
-	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04typeB\x0e\n" +
+	"StateInput\x12\x19\n" +
+	"\x05index\x18\x01 \x01(\x05H\x00R\x05index\x88\x01\x01\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04typeB\b\n" +
+	"\x06_indexB\x0e\n" +
 	"\f_ane_regionsJ\x04\b\x11\x10\x12\"\xae\x04\n" +
 	"\x0fGraphInspection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
@@ -1437,6 +1439,7 @@ func file_inspect_proto_init() {
 	file_common_proto_init()
 	file_inspect_proto_msgTypes[1].OneofWrappers = []any{}
 	file_inspect_proto_msgTypes[8].OneofWrappers = []any{}
+	file_inspect_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
