@@ -216,9 +216,12 @@ func findMain(root, display string) (string, error) {
 }
 
 // Open reads the compiled package at path. It returns an error when path
-// is not a compiled package or its main.hash does not match; everything
-// else it cannot read becomes a Problem and makes the counts it touches
-// unknown.
+// is not a compiled package, holds a special file, its main.hash or main
+// file cannot be read (a symbolic link, no permission) or main.hash does
+// not match, or a step passes Options.MaxMemory (a *MemoryError);
+// everything else it cannot read becomes a Problem and makes only what
+// depends on it unknown. Members are opened with bundle.OpenMember: no
+// symbolic link is followed, only regular files are read.
 func Open(path string, opts Options) (*Package, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
