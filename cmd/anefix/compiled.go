@@ -137,18 +137,18 @@ func compiledReport(p *aimodelc.Package) *pb.CompiledPackage {
 
 func int32Ptr(n int) *int32 { v := int32(n); return &v }
 
-// oneLine keeps an item of the report (a problem, an evidence line) on
+// itemLine keeps an item of the report (a problem, an evidence line) on
 // its line: the readers quote the names they put in one (graph/bundle's
 // DisplayName), and a line break that still came from the package's
 // content is shown escaped rather than starting a line of its own.
-func oneLine(s string) string {
+func itemLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
-func oneLines(ss []string) []string {
+func itemLines(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = oneLine(s)
+		out[i] = itemLine(s)
 	}
 	return out
 }
@@ -225,9 +225,9 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 	for _, f := range c.GetFunctions() {
 		fmt.Fprintf(&b, "\nentry function %s (@%s in %s)\n", quotePath(f.GetName()), quotePath(f.GetSymbol()), quotePath(f.GetGraphFile()))
 		line := func(label, value string, ev []string) {
-			fmt.Fprintf(&b, "  %-14s %s\n", label, oneLine(value))
+			fmt.Fprintf(&b, "  %-14s %s\n", label, itemLine(value))
 			for _, e := range ev {
-				fmt.Fprintf(&b, "  %-14s   <- %s\n", "", oneLine(e))
+				fmt.Fprintf(&b, "  %-14s   <- %s\n", "", itemLine(e))
 			}
 		}
 		req := f.GetRequestedDevice()
@@ -270,7 +270,7 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 			line("useANELLIR:", f.GetUseAneLlir(), nil)
 		}
 		for _, d := range f.GetDisagreements() {
-			fmt.Fprintf(&b, "  DISAGREE: %s\n", oneLine(d))
+			fmt.Fprintf(&b, "  DISAGREE: %s\n", itemLine(d))
 		}
 		fmt.Fprintf(&b, "  %s\n", placementVerdict(f))
 	}
@@ -279,7 +279,7 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 	}
 	if pr := c.GetProblems(); len(pr) > 0 {
 		fmt.Fprintf(&b, "\nunknowns and problems:\n")
-		for _, s := range oneLines(pr) {
+		for _, s := range itemLines(pr) {
 			fmt.Fprintf(&b, "  - %s\n", s)
 		}
 	}
