@@ -526,8 +526,7 @@ func passKnown(n string) bool { _, ok := passes.Lookup(n); return ok }
 // withoutDialectLocs reads generic text and prints it again with dialect
 // locations (#debuginfo.location) replaced by loc(unknown): mlir-opt
 // refuses dialect attributes as locations (README "Known limits"), so that
-// is the form it can check. The same replacement as
-// graph/mlirtext/coreai_corpus_test.go's, for text.
+// is the form it can check (graph.ForgetDialectLocs).
 func withoutDialectLocs(text string) (string, error) {
 	if !strings.Contains(text, "#debuginfo") {
 		return text, nil
@@ -536,24 +535,7 @@ func withoutDialectLocs(text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	unk := func(l graph.Loc) graph.Loc {
-		if _, ok := l.(*graph.DialectLoc); ok {
-			return graph.Unknown
-		}
-		return l
-	}
-	m.Op.Loc = unk(m.Op.Loc)
-	m.Walk(func(op *graph.Operation) bool {
-		op.Loc = unk(op.Loc)
-		for _, r := range op.Regions {
-			for _, b := range r.Blocks {
-				for _, a := range b.Args() {
-					a.Loc = unk(a.Loc)
-				}
-			}
-		}
-		return true
-	})
+	graph.ForgetDialectLocs(m)
 	b, err := mlirtext.Format(m, mlirtext.FormGeneric)
 	return string(b), err
 }
