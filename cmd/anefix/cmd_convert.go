@@ -57,7 +57,9 @@ by file, unchanged; it is never re-encoded.`,
 				if err != nil {
 					return err
 				}
-				if err := graph.Verify(ld.Module); err != nil {
+				// The writer's own whole-module check, made here to name the
+				// input: convert runs no pass, so what it would refuse is IN's.
+				if err := graph.VerifyWritable(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})

@@ -6,6 +6,7 @@
 package modelio
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -176,6 +177,15 @@ func Save(dst string, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.R
 
 func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
 	dst, kind, form := p.Dst, p.Kind, p.Form
+	// Checked whole before a byte is written, so what anefix writes it can
+	// read back; a module that fails leaves no output.
+	if err := graph.VerifyWritable(m); err != nil {
+		where := dst
+		if dst == "-" {
+			where = "stdout"
+		}
+		return nil, fmt.Errorf("the model to write is not complete, so nothing is written to %s: %w", where, err)
+	}
 	var enc bundle.Encoder
 	if form == FormBytecode {
 		wo := bytecode.WriteOptions{Version: opts.BytecodeVersion}
