@@ -107,7 +107,7 @@ func Build(spec Spec) (*Pipeline, error) {
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q has no option %q", a, passName, opt), Valid: optionNames(pass)}
 		}
 		if err := setOption(values[i], *spec, val); err != nil {
-			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
+			return nil, usageFor(fmt.Sprintf("--set %s", a), err)
 		}
 		if !slices.Contains(p.Steps[i].Set, opt) {
 			p.Steps[i].Set = append(p.Steps[i].Set, opt)
@@ -115,8 +115,19 @@ func Build(spec Spec) (*Pipeline, error) {
 	}
 	for i := range p.Steps {
 		sort.Strings(p.Steps[i].Set)
+		if c := p.Steps[i].Pass.CheckOptions; c != nil {
+			if err := c(p.Steps[i].Options); err != nil {
+				return nil, usageFor("pass "+p.Steps[i].Pass.Name, err)
+			}
+		}
 	}
 	return p, nil
+}
+
+// usageFor makes err, met at what, a UsageError (a ValueError's message
+// names the values the option takes).
+func usageFor(what string, err error) *UsageError {
+	return &UsageError{Msg: what + ": " + err.Error()}
 }
 
 // selectPasses returns the pass names a Spec runs, in order.

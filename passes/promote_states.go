@@ -65,7 +65,7 @@ promotion.`,
 		{Name: "kinds", Kind: OptStringList, Default: "conv,ssm,rec,recurrent", Doc: "name words that mark a recurrent state input (together with state/states)"},
 		{Name: "affixes", Kind: OptStringList, Default: "out,new,next,updated,output,upd", Doc: "words an output name adds to its state's name"},
 		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also promote key/value cache pairs (key_cache ↔ new_k_cache, …)"},
-		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Check: psCheckForm},
+		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Values: []string{"auto", "attribute", "handle"}},
 	},
 }
 
@@ -95,8 +95,8 @@ func psFormFor(form string, g *graph.Graph) string {
 
 func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
 	pm := statenames.New(opts.Kinds, opts.Affixes, opts.IncludeKV)
-	if err := psCheckForm(opts.Form); err != nil {
-		return nil, fmt.Errorf("option form: %v", err)
+	if err := promoteStatesAbout.CheckValue("form", opts.Form); err != nil {
+		return nil, err
 	}
 	type pair struct{ in, out string }
 	var explicit []pair
@@ -283,15 +283,6 @@ func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, err
 	g.SetInputType(in.Index, ht)
 	g.SetOutputType(out.Index, graph.TokenType)
 	return ht, graph.TokenType, nil
-}
-
-func psCheckForm(v any) error {
-	switch s, _ := v.(string); s {
-	case "auto", "attribute", "handle":
-		return nil
-	default:
-		return fmt.Errorf("%q is not auto, attribute or handle", s)
-	}
 }
 
 // psCheckNames rejects a names entry that is not in=out, at --set time.

@@ -100,7 +100,11 @@ documentation as this file.
 				if o.Default != "" {
 					def = "`" + passesMDCell(o.Default) + "`"
 				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, o.Kind, def, passesMDCell(o.Doc))
+				doc := o.Doc
+				if len(o.Values) > 0 {
+					doc += " (values: " + strings.Join(o.Values, ", ") + ")"
+				}
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, o.Kind, def, passesMDCell(doc))
 			}
 		}
 		passesMDExample(t, &b, n)
