@@ -266,3 +266,26 @@ func TestSaveRefusesIncompleteModule(t *testing.T) {
 		t.Errorf("left behind: %v", ents)
 	}
 }
+
+// finalNewlines keeps every newline inside the text, however the writes
+// split it, and replaces only the run that ends it.
+func TestFinalNewlinesWriter(t *testing.T) {
+	const text = "a\n\nb\nc\n\n"
+	for split := 0; split <= len(text); split++ {
+		for want := 0; want <= 3; want++ {
+			var out bytes.Buffer
+			f := &finalNewlines{w: &out}
+			for _, part := range []string{text[:split], text[split:]} {
+				if n, err := f.Write([]byte(part)); err != nil || n != len(part) {
+					t.Fatalf("Write: %d, %v", n, err)
+				}
+			}
+			if err := f.end(want); err != nil {
+				t.Fatal(err)
+			}
+			if got, w := out.String(), "a\n\nb\nc"+strings.Repeat("\n", want); got != w {
+				t.Errorf("split %d, %d newlines: %q, want %q", split, want, got, w)
+			}
+		}
+	}
+}
