@@ -134,6 +134,9 @@ func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
 		fmt.Fprintf(&b, "%s  (%d ops)\n", head, g.GetOpTotal())
 		writePorts(&b, "inputs", g.GetInputs(), "new value in output")
 		writePorts(&b, "outputs", g.GetOutputs(), "updates input")
+		for _, n := range g.GetStateNotes() {
+			fmt.Fprintf(&b, "  state: %s\n", n)
+		}
 		if len(g.GetOpCounts()) > 0 {
 			counts := append([]*pb.OpCount(nil), g.GetOpCounts()...)
 			sort.SliceStable(counts, func(i, j int) bool { return counts[i].GetCount() > counts[j].GetCount() })
@@ -234,11 +237,14 @@ func writePorts(b *strings.Builder, title string, ports []*pb.Port, partner stri
 	}
 	for _, p := range ports {
 		fmt.Fprintf(b, "    %2d %-*s  %s", p.GetIndex(), width, p.GetName(), p.GetType())
-		if p.GetIsState() {
+		switch {
+		case p.GetIsState():
 			b.WriteString("  STATE")
 			if p.GetStatePartner() != "" {
 				fmt.Fprintf(b, " (%s %q)", partner, p.GetStatePartner())
 			}
+		case p.GetState() != nil:
+			fmt.Fprintf(b, "  plain state pair (%s %q; %s)", partner, p.GetStatePartner(), p.GetState().GetEvidence())
 		}
 		b.WriteString("\n")
 	}

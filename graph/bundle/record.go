@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 )
 
 // Record is the content of RecordFile (anefix.json): what a rewrite did to
@@ -139,8 +140,11 @@ const (
 )
 
 // check refuses what no rewrite writes: lists past maxRecordEntries, a
-// constant input or state named twice for one graph (the readers would
-// do the work once per copy), a scale outside minStateLog2…maxStateLog2.
+// constant input named twice for one graph (verify would do the work once
+// per copy), a state scale whose exponent, or whose sum over the records
+// Then composed, lies outside minStateLog2…maxStateLog2. (A state may be
+// promoted or scaled again by a later rewrite, so those lists may name a
+// state twice.)
 func (r *Record) check() error {
 	for _, l := range []struct {
 		name string
@@ -169,25 +173,45 @@ func (r *Record) check() error {
 			return err
 		}
 	}
-	for _, l := range []struct {
-		name string
-		list []RecordState
-	}{{"states", r.States}, {"plainStates", r.PlainStates}} {
-		for i, st := range l.list {
-			if err := once(l.name, i, port{st.Graph, st.Input}); err != nil {
-				return err
-			}
-		}
-	}
+	sum := map[port]int{}
 	for i, sc := range r.StateScales {
+		k := port{sc.Graph, sc.State}
 		if sc.Log2 < minStateLog2 || sc.Log2 > maxStateLog2 {
 			return fmt.Errorf("stateScales[%d]: log2 %d of state %q is outside %d…%d, the powers of two a float state (f16 or f32) can be scaled by", i, sc.Log2, sc.State, minStateLog2, maxStateLog2)
 		}
-		if err := once("stateScales", i, port{sc.Graph, sc.State}); err != nil {
-			return err
+		// Both bounded, so the sum cannot wrap.
+		if sum[k] += sc.Log2; sum[k] < minStateLog2 || sum[k] > maxStateLog2 {
+			return fmt.Errorf("stateScales[%d]: the scales of state %q of graph %q add up to 2^%d, outside %d…%d, the powers of two a float state (f16 or f32) can be scaled by", i, sc.State, sc.Graph, sum[k], minStateLog2, maxStateLog2)
 		}
 	}
 	return nil
+}
+
+// Then is the record of a model rewritten as r says and then as next says:
+// what a host needs is every change since the export, so the entries of
+// both are kept in order, and the passes are r's followed by those of
+// next's not in r. A rewrite that changes nothing (rewriting a rewrite's
+// output with the same pipeline) thus leaves the record as it was, byte
+// for byte.
+func (r *Record) Then(next Record) Record {
+	if r == nil {
+		return next
+	}
+	out := Record{
+		Tool:           next.Tool,
+		Passes:         append([]string{}, r.Passes...),
+		IOChanges:      append(append([]RecordIO{}, r.IOChanges...), next.IOChanges...),
+		States:         append(append([]RecordState{}, r.States...), next.States...),
+		PlainStates:    append(append([]RecordState(nil), r.PlainStates...), next.PlainStates...),
+		ConstantInputs: append(append([]RecordConstant(nil), r.ConstantInputs...), next.ConstantInputs...),
+		StateScales:    append(append([]RecordStateScale(nil), r.StateScales...), next.StateScales...),
+	}
+	for _, p := range next.Passes {
+		if !slices.Contains(out.Passes, p) {
+			out.Passes = append(out.Passes, p)
+		}
+	}
+	return out
 }
 
 // StateLog2 returns the state scales of graph fn ("" = every graph) by

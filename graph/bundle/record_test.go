@@ -39,9 +39,8 @@ func TestParseRecordErrors(t *testing.T) {
 		{`{"constantInputs": [{"input": "w"}]}`, "neither a resource nor an op id"},
 		// What no rewrite writes (issue 21): repeats, and scales past f32.
 		{`{"constantInputs": [{"graph": "main", "input": "w", "opId": "e"}, {"graph": "main", "input": "w", "opId": "e"}]}`, `constantInputs[1] repeats "w" of graph "main" (first at constantInputs[0])`},
-		{`{"states": [{"graph": "g", "input": "s", "output": "s"}, {"graph": "g", "input": "s", "output": "t"}]}`, `states[1] repeats "s" of graph "g"`},
 		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 9223372036854775807}, {"graph": "g", "state": "s", "log2": 9223372036854775807}]}`, "log2 9223372036854775807 of state \"s\" is outside -149…127"},
-		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 2}, {"graph": "g", "state": "s", "log2": 3}]}`, `stateScales[1] repeats "s" of graph "g"`},
+		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 100}, {"graph": "g", "state": "s", "log2": 100}]}`, `the scales of state "s" of graph "g" add up to 2^200`},
 		{`{"stateScales": [{"graph": "g", "state": "s", "log2": -150}]}`, "log2 -150"},
 		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 128}]}`, "log2 128"},
 		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 9223372036854775808}]}`, "not anefix's record"},
@@ -54,10 +53,13 @@ func TestParseRecordErrors(t *testing.T) {
 	}
 }
 
-// The same port in two lists, or in two graphs, is no repeat; the bounds
-// of a scale are accepted.
+// The same port in two lists, or in two graphs, is no repeat; a state
+// promoted or scaled again by a later rewrite (Record.Then) is kept; the
+// bounds of a scale are accepted.
 func TestParseRecordAccepts(t *testing.T) {
 	for _, in := range []string{
+		`{"states": [{"graph": "g", "input": "s", "output": "s"}, {"graph": "g", "input": "s", "output": "s"}]}`,
+		`{"stateScales": [{"graph": "g", "state": "s", "log2": 2}, {"graph": "g", "state": "s", "log2": 3}]}`,
 		`{"states": [{"graph": "g", "input": "s", "output": "s"}], "plainStates": [{"graph": "g", "input": "s", "output": "s_out"}]}`,
 		`{"constantInputs": [{"graph": "a", "input": "w", "opId": "e"}, {"graph": "b", "input": "w", "opId": "e"}]}`,
 		`{"stateScales": [{"graph": "a", "state": "s", "log2": -149}, {"graph": "b", "state": "s", "log2": 127}]}`,
@@ -157,5 +159,27 @@ func TestReadRecordAbsent(t *testing.T) {
 	}
 	if _, err := ReadRecord(dir); err == nil || !strings.Contains(err.Error(), RecordFile) {
 		t.Fatalf("ReadRecord of a broken anefix.json: %v, want an error naming the file", err)
+	}
+}
+
+func TestRecordThen(t *testing.T) {
+	first := Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"},
+		IOChanges: []RecordIO{{Pass: "promote-states", Port: "s"}}, States: []RecordState{{Input: "s", Output: "s_out"}},
+		StateScales: []RecordStateScale{{State: "s", Log2: 1}}}
+	// A run that changed nothing keeps the record.
+	same := first.Then(Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"}, IOChanges: []RecordIO{}, States: []RecordState{}})
+	a, _ := first.Encode()
+	b, _ := same.Encode()
+	if string(a) != string(b) {
+		t.Errorf("no-op run changed the record:\n%s\n%s", a, b)
+	}
+	// A run that changed something adds its entries and new passes.
+	more := first.Then(Record{Tool: "anefix b", Passes: []string{"scale-state"}, StateScales: []RecordStateScale{{State: "s", Log2: 2}}})
+	if more.Tool != "anefix b" || len(more.Passes) != 3 || more.Passes[2] != "scale-state" || more.StateLog2("")["s"] != 3 || len(more.IOChanges) != 1 {
+		t.Errorf("composed record: %+v", more)
+	}
+	var none *Record
+	if got := none.Then(first); got.Tool != first.Tool || len(got.Passes) != 2 {
+		t.Errorf("nil.Then = %+v", got)
 	}
 }

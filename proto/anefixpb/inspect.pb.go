@@ -438,7 +438,10 @@ type GraphInspection struct {
 	IoReshapes []*IOReshape `protobuf:"bytes,11,rep,name=io_reshapes,json=ioReshapes,proto3" json:"io_reshapes,omitempty"`
 	// Graphs this graph calls with coreai.invoke (or func.call), sorted by
 	// callee.
-	Invocations   []*Invocation `protobuf:"bytes,12,rep,name=invocations,proto3" json:"invocations,omitempty"`
+	Invocations []*Invocation `protobuf:"bytes,12,rep,name=invocations,proto3" json:"invocations,omitempty"`
+	// What the state analysis left unpaired and why (an input that looks
+	// like a state with no output carrying it, ambiguous matches).
+	StateNotes    []string `protobuf:"bytes,13,rep,name=state_notes,json=stateNotes,proto3" json:"state_notes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -553,6 +556,13 @@ func (x *GraphInspection) GetIoReshapes() []*IOReshape {
 func (x *GraphInspection) GetInvocations() []*Invocation {
 	if x != nil {
 		return x.Invocations
+	}
+	return nil
+}
+
+func (x *GraphInspection) GetStateNotes() []string {
+	if x != nil {
+		return x.StateNotes
 	}
 	return nil
 }
@@ -1206,7 +1216,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\f_ane_regionsB\x0e\n" +
 	"\f_gpu_regionsB\x0f\n" +
 	"\r_fully_on_aneB\x0e\n" +
-	"\f_ane_regionsJ\x04\b\x11\x10\x12\"\x8d\x04\n" +
+	"\f_ane_regionsJ\x04\b\x11\x10\x12\"\xae\x04\n" +
 	"\x0fGraphInspection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
@@ -1223,7 +1233,9 @@ const file_inspect_proto_rawDesc = "" +
 	" \x03(\v2\x15.anefix.v1.Fp32IslandR\vfp32Islands\x125\n" +
 	"\vio_reshapes\x18\v \x03(\v2\x14.anefix.v1.IOReshapeR\n" +
 	"ioReshapes\x127\n" +
-	"\vinvocations\x18\f \x03(\v2\x15.anefix.v1.InvocationR\vinvocations\"\xfe\x01\n" +
+	"\vinvocations\x18\f \x03(\v2\x15.anefix.v1.InvocationR\vinvocations\x12\x1f\n" +
+	"\vstate_notes\x18\r \x03(\tR\n" +
+	"stateNotes\"\xfe\x01\n" +
 	"\n" +
 	"Fp32Island\x12(\n" +
 	"\x06values\x18\x01 \x03(\v2\x10.anefix.v1.ValueR\x06values\x121\n" +
