@@ -158,6 +158,9 @@ type side struct {
 	state  map[int]int    // input index -> output index carrying its new value
 	consts map[int]string // input index -> what constant it carries (fed once)
 	logits int            // output index of the first non-state output
+	// logitsIsState: the graph has no other output, so logits is a
+	// state's (the first output).
+	logitsIsState bool
 }
 
 var (
@@ -251,8 +254,13 @@ func newSide(m *graph.Module, fn string, opts interp.Options) (*side, error) {
 			break
 		}
 	}
+	if s.logits < 0 && len(s.outs) > 0 {
+		// Every output carries a state: compare the first one's new value
+		// (logitsNotes says so) rather than refuse the graph.
+		s.logits, s.logitsIsState = 0, true
+	}
 	if s.logits < 0 {
-		return nil, fmt.Errorf("@%s has no output besides its states; nothing to take the argmax of", g.Name())
+		return nil, fmt.Errorf("@%s has no output; nothing to compare", g.Name())
 	}
 	return s, nil
 }
@@ -469,7 +477,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	// Compare the same output: the candidate's output of the reference's
 	// logits name when it has one (passes may reorder outputs).
 	for k, o := range cs.outs {
-		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && !cs.isStateOutput(k) {
+		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && (rs.logitsIsState || !cs.isStateOutput(k)) {
 			cs.logits = k
 		}
 	}
@@ -577,13 +585,17 @@ func logitsNotes(s *side) []string {
 	if name == "" {
 		name = fmt.Sprintf("#%d", s.logits)
 	}
+	var notes []string
+	if s.logitsIsState {
+		notes = append(notes, fmt.Sprintf("@%s has no output besides its states: the compared output is %q, a state's new value (top-1 is its argmax)", s.g.Name(), name))
+	}
 	switch {
 	case tt.IsStatic() && tt.NumElements() == 0:
-		return []string{fmt.Sprintf("the compared output %q (%s) holds no elements: there is no top-1, so no step is counted and each step feeds the prompt's last token again; states are still compared", name, o.Type)}
+		notes = append(notes, fmt.Sprintf("the compared output %q (%s) holds no elements: there is no top-1, so no step is counted and each step feeds the prompt's last token again; states are still compared", name, o.Type))
 	case !isFloatType(tt.Elem):
-		return []string{fmt.Sprintf("the compared output %q is %s: top-1 is the argmax of its values as numbers (booleans as 0 and 1), and cosine, max |Δ| and PSNR compare those numbers", name, o.Type)}
+		notes = append(notes, fmt.Sprintf("the compared output %q is %s: top-1 is the argmax of its values as numbers (booleans as 0 and 1), and cosine, max |Δ| and PSNR compare those numbers", name, o.Type))
 	}
-	return nil
+	return notes
 }
 
 // stepNoise returns the deterministic N(0,1) filler for the inputs of one

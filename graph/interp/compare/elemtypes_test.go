@@ -139,3 +139,30 @@ func TestArgmaxValues(t *testing.T) {
 		}
 	}
 }
+
+// A graph whose only output is its state's new value (slice_update into
+// the input: a state by dataflow, graph/states.go) is compared on that
+// output, with a note, instead of refused.
+func TestEveryOutputAState(t *testing.T) {
+	text := `module {
+  coreai.graph @main(%arg0: tensor<2x3xf16> {coreai.name = "buf"}, %arg1: tensor<1x3xf16> {coreai.name = "x"}) -> (tensor<2x3xf16> {coreai.name = "buf_next"}) {
+    %b = coreai.constant dense<[1, 0]> : tensor<2xsi32>
+    %e = coreai.constant dense<[2, 3]> : tensor<2xsi32>
+    %s = coreai.constant dense<1> : tensor<2xsi32>
+    %0 = coreai.slice_update %arg0 with %arg1 at (%b, %e, %s) : (tensor<2x3xf16>, tensor<1x3xf16>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) to tensor<2x3xf16>
+    coreai.output %0 : tensor<2x3xf16>
+  }
+}
+`
+	m, _, err := mlirtext.Parse("t.mlir", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compare(m, m, Options{Steps: 3, Prompt: []int64{1}})
+	if err != nil {
+		t.Fatalf("Compare: %v", err)
+	}
+	if !res.Identical || len(res.States) != 1 || !strings.Contains(strings.Join(res.Notes, "\n"), "no output besides its states") {
+		t.Errorf("identical %v, states %+v, notes %q", res.Identical, res.States, res.Notes)
+	}
+}
