@@ -1,7 +1,6 @@
 package bytecode
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
@@ -419,23 +418,10 @@ func writeAPInt(e *encoder, width int, v uint64, b *big.Int) {
 
 func denseArrayRaw(a *graph.DenseArrayAttr) ([]byte, int, error) {
 	w := graph.ElemBytes(a.Elem)
-	if w == 0 || w > 8 {
-		return nil, 0, fmt.Errorf("dense array of %s", a.Elem)
+	if w == 0 || w > 8 || len(a.Raw)%w != 0 {
+		return nil, 0, fmt.Errorf("dense array of %s with %d bytes", a.Elem, len(a.Raw))
 	}
-	var buf [8]byte
-	out := make([]byte, 0, w*max(len(a.Floats), len(a.Ints)))
-	if ft, ok := a.Elem.(*graph.FloatType); ok {
-		for _, f := range a.Floats {
-			binary.LittleEndian.PutUint64(buf[:], graph.FloatBits(f, ft.Name))
-			out = append(out, buf[:w]...)
-		}
-		return out, len(a.Floats), nil
-	}
-	for _, v := range a.Ints {
-		binary.LittleEndian.PutUint64(buf[:], uint64(v))
-		out = append(out, buf[:w]...)
-	}
-	return out, len(a.Ints), nil
+	return a.Raw, len(a.Raw) / w, nil
 }
 
 // denseRaw converts the graph form back to MLIR's raw buffer (i1 packed

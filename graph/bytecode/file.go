@@ -208,8 +208,8 @@ func (f *rawFile) readSections(off int64) error {
 		} else {
 			off = d.offset()
 		}
-		if length > uint64(f.size-off) {
-			return f.errAt(hdrOff, "section %s claims %d bytes but the file has only %d bytes left", sectionName(id), length, f.size-off)
+		if off > f.size || length > uint64(f.size-off) {
+			return f.errAt(hdrOff, "section %s claims %d bytes but the file has only %d bytes left", sectionName(id), length, max(f.size-off, 0))
 		}
 		if f.sections[id] != nil || (id == secResource && f.resLen >= 0) {
 			return f.errAt(off, "duplicate section %s", sectionName(id))
@@ -550,8 +550,11 @@ func (f *rawFile) parseResEntry(e *resEntry) error {
 			}
 		}
 		e.dataOff = start + pad
-		e.dataLen = int64(n)
-		if n > uint64(e.off+e.size-e.dataOff) || e.dataOff+e.dataLen != e.off+e.size {
+		// The blob is the rest of the entry after the padding; padding that
+		// runs past the entry leaves a negative rest, which no n matches.
+		rest := e.off + e.size - e.dataOff
+		e.dataLen = rest
+		if rest < 0 || n != uint64(rest) {
 			return f.errAt(e.off, "resource %q: blob of %d bytes does not match its entry size %d", e.key, n, e.size)
 		}
 	case resBool:

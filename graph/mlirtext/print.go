@@ -701,14 +701,15 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 		return false
 	}
 	seg, ok := d.Get(attrSegmentSizes).(*graph.DenseArrayAttr)
-	if !ok || len(seg.Ints) != len(metalKernelGroups) || len(seg.Floats) > 0 {
+	if !ok || seg.Len() != len(metalKernelGroups) {
 		return false
 	}
 	if it, ok := seg.Elem.(*graph.IntegerType); !ok || it.Width != 32 || it.Signedness != graph.Signless {
 		return false
 	}
+	sizes := seg.Int64s()
 	total := int64(0)
-	for i, n := range seg.Ints {
+	for i, n := range sizes {
 		if n < 0 || !strings.HasSuffix(metalKernelGroups[i], "(") && n != 1 {
 			return false
 		}
@@ -731,7 +732,7 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 		}
 		kw := strings.TrimSuffix(g, "(")
 		pr.str(" " + kw)
-		n := seg.Ints[i]
+		n := sizes[i]
 		if kw != g {
 			pr.str("(")
 			pr.operands(ops[:n])

@@ -94,10 +94,13 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 		if err != nil {
 			return nil // newSide reports it
 		}
-		need = min(need+interp.EstimateMemory(m, g.Name()), math.MaxInt64/2)
+		if err := interp.CheckSizes(m); err != nil {
+			return err // a size past int64 has no estimate to compare
+		}
+		need = graph.SatAdd(need, interp.EstimateMemory(m, g.Name()))
 	}
 	if o.Localize {
-		need += localizeBytes(ref)
+		need = graph.SatAdd(need, localizeBytes(ref))
 	}
 	if need > o.MaxMemory {
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
@@ -228,9 +231,9 @@ func tensorFor(t graph.Type) (interp.Elem, []int, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	shape := make([]int, len(tt.Shape))
-	for i, d := range tt.Shape {
-		shape[i] = int(d)
+	shape, err := interp.ShapeOf(tt)
+	if err != nil {
+		return 0, nil, err
 	}
 	return el, shape, nil
 }
@@ -407,12 +410,15 @@ func (s *side) step() ([]*interp.Tensor, error) {
 	return outs, nil
 }
 
-func argmax(t *interp.Tensor) int64 {
+func argmax(t *interp.Tensor) (int64, error) {
 	f := t.Floats()
 	// The last row holds the newest position's logits.
 	n := 1
 	if len(t.Shape) > 0 {
 		n = t.Shape[len(t.Shape)-1]
+	}
+	if n <= 0 || n > len(f) {
+		return 0, fmt.Errorf("the logits output %v holds no row to pick a token from", t.Shape)
 	}
 	row := f[len(f)-n:]
 	best := 0
@@ -421,7 +427,7 @@ func argmax(t *interp.Tensor) int64 {
 			best = j
 		}
 	}
-	return int64(best)
+	return int64(best), nil
 }
 
 // Compare decodes both modules greedily from the same prompt, each feeding
@@ -508,7 +514,13 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		if rl.Len() != cl.Len() {
 			return nil, fmt.Errorf("first outputs differ in size: %v vs %v", rl.Shape, cl.Shape)
 		}
-		st := Step{Index: pos, Prompt: prompt, RefToken: argmax(rl), CandToken: argmax(cl)}
+		st := Step{Index: pos, Prompt: prompt}
+		if st.RefToken, err = argmax(rl); err != nil {
+			return nil, fmt.Errorf("reference, position %d: %w", pos, err)
+		}
+		if st.CandToken, err = argmax(cl); err != nil {
+			return nil, fmt.Errorf("candidate, position %d: %w", pos, err)
+		}
 		st.Equal = st.RefToken == st.CandToken
 		rf, cf := rl.Floats(), cl.Floats()
 		if !compareLogits(rf, cf, &st, &sqErr, &peak) {
@@ -750,7 +762,7 @@ func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, s
 			byRes = append(byRes, op)
 		}
 		if ci.OpID != "" && op.OpID() == ci.OpID {
-			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.NumElements() == int64(n) {
+			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.IsStatic() && tt.NumElements() == int64(n) {
 				byID = append(byID, op)
 			}
 		}
