@@ -2,7 +2,6 @@ package graph
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"math"
 	"math/big"
 	"sort"
@@ -441,18 +440,28 @@ func (a *StringAttr) String() string {
 func QuoteString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	b.WriteByte('"')
+	WriteQuoted(&b, s)
+	return b.String()
+}
+
+// WriteQuoted writes s as an MLIR string literal (QuoteString) to w.
+func WriteQuoted(w AttrWriter, s string) {
+	const digits = "0123456789ABCDEF"
+	w.WriteByte('"')
+	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b.WriteByte(c)
 			continue
 		}
-		b.WriteByte('\\')
-		b.WriteString(strings.ToUpper(hex.EncodeToString([]byte{c})))
+		w.WriteString(s[start:i])
+		w.WriteByte('\\')
+		w.WriteByte(digits[c>>4])
+		w.WriteByte(digits[c&15])
+		start = i + 1
 	}
-	b.WriteByte('"')
-	return b.String()
+	w.WriteString(s[start:])
+	w.WriteByte('"')
 }
 
 // IsBareIdent reports whether s can be printed without quotes as an MLIR

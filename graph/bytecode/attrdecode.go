@@ -275,7 +275,7 @@ func (s *decodeState) typ(at int64, i uint64) (graph.Type, error) {
 }
 
 func (s *decodeState) entryText(e rawEntry, what string) (string, error) {
-	d := newDecoder(e.data, e.off, s.f.name)
+	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	text, err := d.cstring()
 	if err != nil {
 		return "", err
@@ -305,7 +305,7 @@ func (s *decodeState) decodeType(i int) (graph.Type, error) {
 	if dialect != "builtin" {
 		return &EncodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!%s<bytecode-encoded type #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil
 	}
-	d := newDecoder(e.data, e.off, s.f.name)
+	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	t, err := s.builtinType(d, i)
 	if err != nil {
 		return nil, err
@@ -474,7 +474,7 @@ func (s *decodeState) decodeAttr(i int) (graph.Attr, graph.Loc, error) {
 	if dialect != "builtin" {
 		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: fmt.Sprintf("#%s<bytecode-encoded attribute #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil, nil
 	}
-	d := newDecoder(e.data, e.off, s.f.name)
+	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	a, l, err := s.builtinAttr(d, i)
 	if err != nil {
 		return nil, nil, err

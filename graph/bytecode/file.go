@@ -3,6 +3,7 @@ package bytecode
 import (
 	"fmt"
 	"io"
+	"math"
 )
 
 // rawFile is the bytecode file parsed down to its tables, before any
@@ -50,11 +51,21 @@ func (f *rawFile) opFullName(i int) string {
 	return d + "." + n.name
 }
 
+// rawEntry is one attribute or type table entry: n bytes at file offset
+// off of the attribute/type section (24 bytes, with no slice header: a
+// module read from text has an entry per op location).
 type rawEntry struct {
-	dialect int
-	custom  bool
-	data    []byte
 	off     int64
+	n       uint32
+	dialect int32
+	custom  bool
+}
+
+// entryData is the encoding of e (a slice of the attribute/type section).
+func (f *rawFile) entryData(e rawEntry) []byte {
+	sec := f.sections[secAttrType]
+	at := int(e.off - sec.base)
+	return sec.buf[at : at+int(e.n) : at+int(e.n)]
 }
 
 type rawProp struct {
@@ -426,7 +437,10 @@ func (f *rawFile) parseAttrTypeOffsets() error {
 				if size > uint64(len(data.buf)-cur) {
 					return d.errorf("attribute/type entry of %d bytes runs past the end of the attribute/type section", size)
 				}
-				entries[i] = rawEntry{dialect: di, custom: custom, data: data.buf[cur : cur+int(size)], off: data.base + int64(cur)}
+				if size > math.MaxUint32 {
+					return d.errorf("attribute/type entry of %d bytes is larger than the %d bytes anefix reads", size, uint64(math.MaxUint32))
+				}
+				entries[i] = rawEntry{dialect: int32(di), custom: custom, n: uint32(size), off: data.base + int64(cur)}
 				cur += int(size)
 				i++
 			}

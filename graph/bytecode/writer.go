@@ -107,6 +107,7 @@ type writer struct {
 	propKey   map[string]int
 
 	attrMemo map[graph.Attr]int
+	strAttrs map[string]int // strAttrIndex
 	locMemo  map[graph.Loc]int
 	typeMemo map[graph.Type]int
 	depth    int
@@ -127,7 +128,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	wr := &writer{
 		src: opts.Source, strIdx: map[string]int{}, dialIdx: map[string]int{}, opNameIdx: map[string]int{},
 		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},
-		attrMemo: map[graph.Attr]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
+		attrMemo: map[graph.Attr]int{}, strAttrs: map[string]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
 	}
 	wr.version = MaxVersion
 	producer := "anefix"
@@ -177,9 +178,7 @@ func (w *writer) seed() error {
 	w.attrKey = newEntrySet(len(f.attrs))
 	w.typeKey = newEntrySet(len(f.types))
 	w.propKey = make(map[string]int, len(f.props))
-	w.attrMemo = make(map[graph.Attr]int, len(w.src.attrs))
-	w.locMemo = make(map[graph.Loc]int, len(w.src.locs))
-	w.typeMemo = make(map[graph.Type]int, len(w.src.types))
+
 	w.strings = make([]string, 0, len(f.strings))
 	w.attrs = make([]tableEntry, 0, len(f.attrs))
 	w.types = make([]tableEntry, 0, len(f.types))
@@ -210,8 +209,8 @@ func (w *writer) seed() error {
 	seedTable := func(raw []rawEntry, table *[]tableEntry, keys *entrySet) {
 		for i, e := range raw {
 			off := e.off - sec.base
-			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: uint32(len(e.data)), dialect: int32(e.dialect), custom: e.custom})
-			if _, ok := keys.find(&w.store, *table, e.dialect, e.custom, e.data); !ok {
+			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: e.n, dialect: e.dialect, custom: e.custom})
+			if _, ok := keys.find(&w.store, *table, int(e.dialect), e.custom, f.entryData(e)); !ok {
 				keys.insert(&w.store, *table, i)
 			}
 		}
@@ -224,14 +223,42 @@ func (w *writer) seed() error {
 			w.propKey[string(p.data)] = i
 		}
 	}
-	for a, i := range w.src.attrs {
-		w.attrMemo[a] = i
+	// Every decoded entry keeps its index by identity (the first, where
+	// the input holds an entry twice), so what a pass did not replace is
+	// written as it was read. A location's entry is remembered as the
+	// location, not as the LocAttr the decoder also made of it (attrIndex
+	// sends a LocAttr to locIndex).
+	nAttrs, nLocs, nTypes := 0, 0, 0
+	for i, a := range w.src.attrs {
+		if w.src.locs[i] != nil {
+			nLocs++
+		} else if a != nil {
+			nAttrs++
+		}
 	}
-	for l, i := range w.src.locs {
-		w.locMemo[l] = i
+	for _, t := range w.src.types {
+		if t != nil {
+			nTypes++
+		}
 	}
-	for t, i := range w.src.types {
-		w.typeMemo[t] = i
+	w.attrMemo = make(map[graph.Attr]int, nAttrs)
+	w.locMemo = make(map[graph.Loc]int, nLocs)
+	w.typeMemo = make(map[graph.Type]int, nTypes)
+	for i, a := range w.src.attrs {
+		if l := w.src.locs[i]; l != nil {
+			if _, dup := w.locMemo[l]; !dup {
+				w.locMemo[l] = i
+			}
+		} else if a != nil {
+			if _, dup := w.attrMemo[a]; !dup {
+				w.attrMemo[a] = i
+			}
+		}
+	}
+	for i, t := range w.src.types {
+		if t != nil {
+			w.typeMemo[t] = i // the last, as before: shared scalar types (graph.F16) decode from any entry
+		}
 	}
 	return nil
 }

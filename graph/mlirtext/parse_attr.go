@@ -43,6 +43,29 @@ type parser struct {
 	// types interns builtin types by their exact spelling: a model has few
 	// distinct types but many uses (types are immutable, so sharing is safe).
 	types map[string]graph.Type
+	// typeStack gathers the types of function types being parsed (nested
+	// ones above their parent's).
+	typeStack []graph.Type
+	// useStack holds generic ops' operand names until their types are
+	// read; valScratch gathers resolved operands for SetOperands (which
+	// copies them).
+	useStack   []ssaUse
+	valScratch []*graph.Value
+	// locSlab hands out the implicit locations of ops and block arguments
+	// (one per op) from shared blocks instead of one allocation each.
+	locSlab []graph.FileLoc
+}
+
+// implicitLoc is the location MLIR gives an op or block argument written
+// without one: its position, line:col.
+func (p *parser) implicitLoc(line, col int) *graph.FileLoc {
+	if len(p.locSlab) == 0 {
+		p.locSlab = make([]graph.FileLoc, 256)
+	}
+	l := &p.locSlab[0]
+	p.locSlab = p.locSlab[1:]
+	*l = graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
+	return l
 }
 
 type deferredLoc struct {
@@ -177,17 +200,40 @@ func (p *parser) parseType() graph.Type {
 	return nil
 }
 
+// parseFunctionType reads `(T, …) -> R` or `-> (R, …)`. The types are
+// gathered on p.typeStack and the function type is interned by its
+// spelling: a generic op's signature repeats across a module, and was a
+// FunctionType and two slices per op, dropped right after.
 func (p *parser) parseFunctionType() graph.Type {
-	var in []graph.Type
-	p.parseCommaList(LParen, RParen, "'('", func() { in = append(in, p.parseType()) })
+	start := p.tok.Pos
+	mark := len(p.typeStack)
+	defer func() { p.typeStack = p.typeStack[:mark] }()
+	p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
+	nIn := len(p.typeStack) - mark
 	if !p.expect(Arrow, "'->' in function type") {
 		return nil
 	}
-	out := p.parseResultTypes()
+	if p.is(LParen) {
+		p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
+	} else if t := p.parseType(); t != nil {
+		p.typeStack = append(p.typeStack, t)
+	}
 	if !p.ok() {
 		return nil
 	}
-	return &graph.FunctionType{Inputs: in, Results: out}
+	key := p.src.Text[start:p.prevEnd]
+	if t, ok := p.types[key]; ok {
+		return t
+	}
+	own := func(ts []graph.Type) []graph.Type {
+		if len(ts) == 0 {
+			return nil
+		}
+		return append([]graph.Type(nil), ts...)
+	}
+	ft := &graph.FunctionType{Inputs: own(p.typeStack[mark : mark+nIn]), Results: own(p.typeStack[mark+nIn:])}
+	p.types[key] = ft
+	return ft
 }
 
 // parseResultTypes parses `T` or `(T, U)` after an arrow.
