@@ -180,7 +180,10 @@ func (s *decodeState) locRef(d *decoder) (graph.Loc, error) {
 }
 
 func (s *decodeState) loc(at int64, i uint64) (graph.Loc, error) {
-	a, err := s.attr(at, i)
+	if i < uint64(len(s.locs)) && s.locs[i] != nil {
+		return s.locs[i], nil
+	}
+	a, err := s.entry(at, i)
 	if err != nil {
 		return nil, err
 	}
@@ -230,11 +233,25 @@ func (s *decodeState) stringAttrRef(d *decoder) (string, error) {
 	return sa.Value, nil
 }
 
+// attr is attribute entry i; a location entry is returned as a LocAttr,
+// made when first asked for as an attribute (most locations never are).
 func (s *decodeState) attr(at int64, i uint64) (graph.Attr, error) {
+	a, err := s.entry(at, i)
+	if err != nil || a != nil {
+		return a, err
+	}
+	a = &graph.LocAttr{Loc: s.locs[i]}
+	s.attrs[i] = a
+	return a, nil
+}
+
+// entry decodes attribute entry i once: an attribute into s.attrs[i], a
+// location into s.locs[i] (with a nil attribute).
+func (s *decodeState) entry(at int64, i uint64) (graph.Attr, error) {
 	if i >= uint64(len(s.attrs)) {
 		return nil, s.f.errAt(at, "attribute index %d out of range (%d attributes)", i, len(s.attrs))
 	}
-	if a := s.attrs[i]; a != nil {
+	if a := s.attrs[i]; a != nil || s.locs[i] != nil {
 		return a, nil
 	}
 	if s.attrBusy[i] || s.depth > maxNesting {
@@ -579,7 +596,7 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 		if err != nil {
 			return nil, nil, err
 		}
-		return &graph.LocAttr{Loc: l}, l, nil
+		return nil, l, nil // attr makes the LocAttr if one is asked for
 	}
 	switch code {
 	case atArray:

@@ -31,6 +31,7 @@ var textInputs = []struct {
 	// Shapes whose element count does not fit int64 and dense arrays of
 	// every width (kept as their raw bytes).
 	{"sizes.mlir", 0, nil},
+	{"forward.mlir", 0, []string{"--cse"}},
 }
 
 func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {

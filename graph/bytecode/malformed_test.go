@@ -219,3 +219,41 @@ func TestDenseSizesPastInt64(t *testing.T) {
 		})
 	}
 }
+
+// TestUsesInOpOrder: every value's uses come out in op order (pre-order,
+// then operand index) for every seed, forward.mlir's included: the reader
+// sets operands as it reads until an operand refers to a value defined
+// later, and from there at the end.
+func TestUsesInOpOrder(t *testing.T) {
+	for _, f := range seedFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := Read(bytes.NewReader(data), int64(len(data)), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := map[*graph.Operation]int{}
+		var vals []*graph.Value
+		m.Walk(func(o *graph.Operation) bool {
+			pos[o] = len(pos)
+			vals = append(vals, o.Results()...)
+			for _, r := range o.Regions {
+				for _, b := range r.Blocks {
+					vals = append(vals, b.Args()...)
+				}
+			}
+			return true
+		})
+		for _, v := range vals {
+			us := v.Uses()
+			for i := 1; i < len(us); i++ {
+				a, b := us[i-1], us[i]
+				if pos[a.Op] > pos[b.Op] || pos[a.Op] == pos[b.Op] && a.Index > b.Index {
+					t.Errorf("%s: uses of a %s value out of op order: %s #%d before %s #%d", f, v.Type(), a.Op.Name, a.Index, b.Op.Name, b.Index)
+				}
+			}
+		}
+	}
+}

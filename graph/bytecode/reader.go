@@ -149,6 +149,9 @@ type irReader struct {
 	}
 	depth int
 	names []string // full op names by name index, made on first use
+	// deferring is set from the first op with an operand defined after it.
+	deferring bool
+	scratch   []*graph.Value // operands of ops set as they are read
 }
 
 func (ir *irReader) read() (*graph.Module, error) {
@@ -422,11 +425,22 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 			return wrap(err)
 		}
 	}
-	op := graph.NewOp(name, nil, resultTypes, attrs, loc)
+	// Operands are set as ops are read, in pre-order, until one refers to
+	// a value defined later; from then on every op's operands wait until
+	// the IR is read (read), so use lists come out in op order either way.
+	if !ir.deferring && slices.Contains(operands, nil) {
+		ir.deferring = true
+	}
+	var op *graph.Operation
+	if ir.deferring {
+		op = graph.NewOp(name, nil, resultTypes, attrs, loc)
+	} else {
+		op = graph.NewOp(name, operands, resultTypes, attrs, loc)
+	}
 	op.Props = props
 	op.SetSuccessors(succs)
 	blk.Append(op)
-	if len(operands) > 0 {
+	if ir.deferring && len(operands) > 0 {
 		if len(ir.pending) == cap(ir.pending) {
 			// Doubled: append's quarter growth for large slices allocated
 			// about five times the final size.
@@ -533,9 +547,14 @@ func (ir *irReader) opOperands(d *decoder) ([]*graph.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	operands := make([]*graph.Value, n)
+	// Read into a reused buffer while every operand is defined (NewOp
+	// copies them); an own slice once they wait for values defined later.
+	operands := ir.scratch[:0]
+	if ir.deferring {
+		operands = make([]*graph.Value, 0, n)
+	}
 	s := ir.cur()
-	for k := range operands {
+	for k := 0; k < n; k++ {
 		at := d.offset()
 		vi, err := d.varint()
 		if err != nil {
@@ -544,11 +563,19 @@ func (ir *irReader) opOperands(d *decoder) ([]*graph.Value, error) {
 		if vi >= uint64(len(s.values)) {
 			return nil, ir.f.errAt(at, "value index %d out of range (%d values in scope)", vi, len(s.values))
 		}
-		if v := s.values[vi]; v != nil {
-			operands[k] = v
-		} else {
-			s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands, k})
+		v := s.values[vi]
+		if v == nil && !ir.deferring {
+			// The first forward reference: from here on operands wait.
+			operands = append(make([]*graph.Value, 0, n), operands...)
+			ir.deferring = true
 		}
+		operands = append(operands, v)
+		if v == nil {
+			s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands[:n], k})
+		}
+	}
+	if !ir.deferring {
+		ir.scratch = operands[:0]
 	}
 	return operands, nil
 }

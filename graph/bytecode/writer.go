@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -359,12 +360,29 @@ type irWriter struct {
 	nextScope     int
 }
 
+// valueID is a value's number in its isolated scope. 32-bit halves keep
+// the writer's map at 8 bytes a value; encodeIR refuses a module with more
+// values.
 type valueID struct {
-	scope, id int
+	scope, id uint32
 }
 
 func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
-	iw := &irWriter{writer: w, ids: map[*graph.Value]valueID{}}
+	// The value map sized once: growing it allocated about twice its size.
+	nv := 0
+	m.Op.Walk(func(o *graph.Operation) bool {
+		nv += o.NumResults()
+		for _, r := range o.Regions {
+			for _, b := range r.Blocks {
+				nv += len(b.Args())
+			}
+		}
+		return true
+	})
+	if uint64(nv) > math.MaxUint32 {
+		return nil, fmt.Errorf("bytecode: %d values are more than the %d the writer numbers", nv, uint64(math.MaxUint32))
+	}
+	iw := &irWriter{writer: w, ids: make(map[*graph.Value]valueID, nv)}
 	e := &encoder{}
 	if w.src != nil && w.src.bareTop != nil && w.src.bareTop == m.Op && m.Implicit {
 		// The input's top-level ops, written bare as they were read (the
@@ -457,7 +475,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 				return opError(op, "operand %d is nil", k)
 			}
 			id, ok := w.ids[v]
-			if !ok || id.scope != w.scope {
+			if !ok || int(id.scope) != w.scope {
 				return opError(op, "operand %d uses a value that is not visible here (defined outside an isolated region or not in the module)", k)
 			}
 			e.varint(uint64(id.id))
@@ -537,12 +555,12 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 	next := base
 	for _, b := range r.Blocks {
 		for _, a := range b.Args() {
-			w.ids[a] = valueID{w.scope, next}
+			w.ids[a] = valueID{uint32(w.scope), uint32(next)}
 			next++
 		}
 		for o := b.First(); o != nil; o = o.Next() {
 			for _, res := range o.Results() {
-				w.ids[res] = valueID{w.scope, next}
+				w.ids[res] = valueID{uint32(w.scope), uint32(next)}
 				next++
 			}
 		}

@@ -82,6 +82,7 @@ type Source struct {
 	// keeping a table of every line start (8 bytes a line, and a module of
 	// a million ops has a million lines).
 	curOff, curLine, curStart int
+	scanned                   int // bytes LineCol scanned, for tests that count its work
 }
 
 // NewSource wraps text named name (a file path, or "<stdin>").
@@ -93,6 +94,7 @@ func (s *Source) LineCol(off int) (line, col int) {
 	if s.curLine == 0 || off < s.curOff { // a Source not from NewSource, or a step back
 		s.curOff, s.curLine, s.curStart = 0, 1, 0
 	}
+	s.scanned += off - s.curOff
 	for i := s.curOff; i < off; {
 		k := strings.IndexByte(s.Text[i:off], '\n')
 		if k < 0 {

@@ -18,6 +18,7 @@ import (
 // signs; the op kinds hold n ops.
 const (
 	DenseArray = "array<i64>" // {big = array<i64: v, …>}: a DenseArrayAttr
+	ShortArray = "array<i16>" // {big = array<i16: v, …>}: 2 bytes an element, as MLIR stores it
 	Dense      = "dense<[]>"  // {big = dense<[v, …]> : tensor<nxi64>}: a DenseElementsAttr literal
 	ArrayAttr  = "[i64]"      // {big = [v : i64, …]}: an ArrayAttr of IntegerAttrs
 	Ops        = "ops"        // n ops `"t.o"() : () -> ()`, about 20 bytes each
@@ -25,10 +26,10 @@ const (
 )
 
 // Kinds lists every kind, attributes first.
-var Kinds = []string{DenseArray, Dense, ArrayAttr, Ops, Chain}
+var Kinds = []string{DenseArray, ShortArray, Dense, ArrayAttr, Ops, Chain}
 
 // AttrKinds lists the attribute kinds.
-var AttrKinds = []string{DenseArray, Dense, ArrayAttr}
+var AttrKinds = []string{DenseArray, ShortArray, Dense, ArrayAttr}
 
 // value is element i of an attribute: mixed widths and signs, not sorted.
 func value(i int) int { return (i*7919)%1000003 - 500000 }
@@ -42,7 +43,11 @@ func Write(w io.Writer, kind string, n int) error {
 			if i > 0 {
 				bw.WriteString(sep)
 			}
-			num = strconv.AppendInt(num[:0], int64(value(i)), 10)
+			v := value(i)
+			if kind == ShortArray {
+				v %= 30000
+			}
+			num = strconv.AppendInt(num[:0], int64(v), 10)
 			bw.Write(num)
 			bw.WriteString(suffix)
 		}
@@ -51,6 +56,10 @@ func Write(w io.Writer, kind string, n int) error {
 	switch kind {
 	case DenseArray:
 		bw.WriteString("  \"t.op\"() {big = array<i64: ")
+		list(", ", "")
+		bw.WriteString(">} : () -> ()\n")
+	case ShortArray:
+		bw.WriteString("  \"t.op\"() {big = array<i16: ")
 		list(", ", "")
 		bw.WriteString(">} : () -> ()\n")
 	case Dense:
