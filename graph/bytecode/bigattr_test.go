@@ -158,9 +158,9 @@ func liveAfter(f func() any) uint64 {
 // module of many small ops, and the heap a parsed module keeps per op.
 // Measured with 100,000 ops before issue 21's fix (commit 52aba12), for
 // `"t.o"() : () -> ()` / a chain `%k = "t.o"(%k-1) : (i32) -> i32`: parse
-// 330 / 681, write 422 / 578, read 904 / 1054 bytes an op, and the parsed
-// module kept 240 / 351. Now parse 187 / 450, write 104 / 261, read 277 /
-// 502, kept 184 / 300.
+// 329 / 639, write 348 / 450, read 794 / 944, print 57 / 143 bytes an op,
+// and the parsed module kept 240 / 352. Now parse 187 / 409, write 103 /
+// 164, read 261 / 403, print 1 / 24, kept 187 / 299.
 func TestBigOpsAllocations(t *testing.T) {
 	const n = 100_000
 	limits := map[string]map[string]float64{
