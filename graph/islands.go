@@ -7,8 +7,10 @@ package graph
 //     an island must hold every value that has to change type together:
 //     Member is f32 including state handles of f32, Callee follows
 //     coreai.invoke / func.call into the callee's arguments and results (a
-//     private composite's signature changes with its caller), and StatePairs
-//     joins a state input with the output holding its new value.
+//     private composite's signature changes with its caller), and States
+//     joins a state input with the output holding its new value (every
+//     pair the state analysis finds, plain pairs included: promote-states
+//     later needs both sides of one type).
 //   - inspect (graph/inspect) describes each graph on its own: Member is an
 //     f32 element type, and ConstantsApart keeps a constant shared by two
 //     islands (an eps, a scale) from welding them into one report entry.
@@ -37,12 +39,19 @@ type IslandOptions struct {
 	// argument and each member result with the callee's returned value,
 	// instead of joining its own operands and results.
 	Callee func(op *Operation) *Graph
-	// StatePairs joins a state input with the output named by its
-	// buffer_mutation, which must keep its type.
-	StatePairs bool
+	// States, when set, joins each state input with the output carrying
+	// its new value, as the state analysis (states.go) pairs them under
+	// these options: the two must keep one type.
+	States *StateOptions
 	// Seed values are noted first, in order (inspect numbers islands by
 	// value definition order, results before an op's region arguments).
 	Seed []*Value
+	// Ties, when set, returns groups of an op's values that must keep one
+	// element type although no op reads one to write the other: a region
+	// op's results and what its regions yield, a loop's carried values and
+	// its regions' arguments (graph/coreaiop.Ties knows the coreai region
+	// ops). The member values of each group join one island.
+	Ties func(op *Operation) [][]*Value
 }
 
 // Islands is FloatIslands' answer: connected sets of member values.
@@ -144,6 +153,22 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 				}
 				vals = append(vals, v)
 			}
+			if o.Ties != nil {
+				for _, group := range o.Ties(op) {
+					var first *Value
+					for _, v := range group {
+						if v == nil || !o.Member(v) {
+							continue
+						}
+						note(v)
+						if first == nil {
+							first = v
+						} else {
+							is.sets.Union(first, v)
+						}
+					}
+				}
+			}
 			var callee *Graph
 			if o.Callee != nil {
 				callee = o.Callee(op)
@@ -160,8 +185,8 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 			}
 			return true
 		})
-		if o.StatePairs {
-			is.joinStates(g, o.Member)
+		if o.States != nil {
+			is.joinStates(g, *o.States, o.Member)
 		}
 	}
 	if o.ConstantsApart {
@@ -193,23 +218,18 @@ func (is *Islands) joinCall(op *Operation, callee *Graph, member func(*Value) bo
 	}
 }
 
-func (is *Islands) joinStates(g *Graph, member func(*Value) bool) {
+func (is *Islands) joinStates(g *Graph, so StateOptions, member func(*Value) bool) {
 	t := g.Terminator()
 	if t == nil || g.Body() == nil {
 		return
 	}
-	outs := g.Outputs()
-	for _, in := range g.Inputs() {
-		if in.StateOutput == "" {
+	for _, p := range States(g, so).Pairs {
+		if p.Out < 0 || p.Out >= t.NumOperands() {
 			continue
 		}
-		for _, o := range outs {
-			if o.Name == in.StateOutput && o.Index < t.NumOperands() {
-				a, r := g.Body().Arg(in.Index), t.Operand(o.Index)
-				if member(a) && member(r) {
-					is.sets.Union(a, r)
-				}
-			}
+		a, r := g.Body().Arg(p.In), t.Operand(p.Out)
+		if member(a) && member(r) {
+			is.sets.Union(a, r)
 		}
 	}
 }

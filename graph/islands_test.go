@@ -89,7 +89,7 @@ func TestFloatIslands(t *testing.T) {
 }
 
 // TestFloatIslandsCallsAndStates: Callee joins a call's values with the
-// callee's, StatePairs joins a state input with its output.
+// callee's, States joins a state input with its output.
 func TestFloatIslandsCallsAndStates(t *testing.T) {
 	m := NewModule()
 	f32 := Tensor(F32, 2)
@@ -116,7 +116,7 @@ func TestFloatIslandsCallsAndStates(t *testing.T) {
 	}{
 		{"a call joins its own values", IslandOptions{}, []string{"farg", "k", "s r"}},
 		{"Callee", IslandOptions{Callee: callee}, []string{"farg s", "k r"}},
-		{"Callee and StatePairs", IslandOptions{Callee: callee, StatePairs: true}, []string{"farg k s r"}},
+		{"Callee and States", IslandOptions{Callee: callee, States: &StateOptions{}}, []string{"farg k s r"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,11 +12,12 @@ import (
 // cannot import passes/ane (an import cycle in its tests): passes/ane hands
 // its analysis in with SetElementTypeBlockers from its init, the way a
 // pass registers itself.
-var elementTypeBlockers func(m *graph.Module) (map[*graph.Operation]bool, error)
+var elementTypeBlockers func(m *graph.Module, states graph.StateOptions) (map[*graph.Operation]bool, error)
 
 // SetElementTypeBlockers installs the analysis that returns the ops a
-// Neural Engine element-type rule makes illegal. passes/ane calls it.
-func SetElementTypeBlockers(f func(m *graph.Module) (map[*graph.Operation]bool, error)) {
+// Neural Engine element-type rule makes illegal, with states paired under
+// the given options. passes/ane calls it.
+func SetElementTypeBlockers(f func(m *graph.Module, states graph.StateOptions) (map[*graph.Operation]bool, error)) {
 	elementTypeBlockers = f
 }
 
@@ -24,12 +25,14 @@ func SetElementTypeBlockers(f func(m *graph.Module) (map[*graph.Operation]bool, 
 var errNoBlockerAnalysis = errors.New("islands=blockers needs the Neural Engine rule model (package passes/ane), which this program does not link; what to do: import it, or set strip-fp32-casts.islands=all")
 
 // ElementTypeBlockers returns the ops the installed rule model flags under
-// its element-type rule.
-func ElementTypeBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
+// its element-type rule, states paired under the given options (the
+// pipeline's, so that a pair the pipeline will promote counts as the round
+// trip it becomes).
+func ElementTypeBlockers(m *graph.Module, states graph.StateOptions) (map[*graph.Operation]bool, error) {
 	if elementTypeBlockers == nil {
 		return nil, errNoBlockerAnalysis
 	}
-	return elementTypeBlockers(m)
+	return elementTypeBlockers(m, states)
 }
 
 // rangeHazardConstants is check's fp16.out-of-range rule (passes/ane

@@ -32,11 +32,11 @@ func FuzzExperimentPasses(f *testing.F) {
 			opts Options
 		}{
 			{lookup("promote-states"), with(func(o *PromoteStatesOptions) { o.Form = "handle" })},
-			{lookup("states-as-outputs"), with(func(o *StatesAsOutputsOptions) { o.IncludeKV = true })},
+			{lookup("states-as-outputs"), Defaults[StatesAsOutputsOptions]()},
 			{lookup("externalize-constant"), with(func(o *ExternalizeConstantOptions) { o.MinBytes = 0 })},
 		}
 		for _, s := range steps {
-			if _, err := runPass(s.pass, m, s.opts); err != nil {
+			if _, err := runPass(withStates(func(o *StateSettings) { o.IncludeKV = true }), s.pass, m, s.opts); err != nil {
 				continue // a refusal is fine; it must name the problem (tested elsewhere)
 			}
 			if err := graph.Verify(m); err != nil {

@@ -244,7 +244,7 @@ func TestStatesAsOutputsAttributeAndErrors(t *testing.T) {
 	}{
 		{"conv state only by default", attr, nil, []string{"conv_state"},
 			[]string{`%arg0: tensor<4xf16> {coreai.name = "conv_state"}`, `{MutableBuffers.buffer_mutation = "key_cache", coreai.name = "key_cache"}`, `tensor<4xf16> {coreai.name = "conv_state_out"}, tensor<4xf16> {coreai.name = "key_cache"}`}, ""},
-		{"include-kv", attr, []string{"states-as-outputs.include-kv=true"}, []string{"conv_state", "key_cache"},
+		{"include-kv", attr, []string{"states.include-kv=true"}, []string{"conv_state", "key_cache"},
 			[]string{`{coreai.name = "key_cache_out"}`}, ""},
 		{"explicit names and suffix", attr, []string{"states-as-outputs.names=key_cache", "states-as-outputs.suffix=_next"}, []string{"key_cache"},
 			[]string{`{coreai.name = "key_cache_next"}`, `{MutableBuffers.buffer_mutation = "conv_state", coreai.name = "conv_state"}`}, ""},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/passes/internal/ops"
 )
 
@@ -25,8 +26,10 @@ For every entry graph (public, not called by another graph) the pass:
   - folds a rank op that produces a graph output into the output's type: the
     output returns the op's operand and is retyped to its type.
   - does the same for states (an input with MutableBuffers.buffer_mutation
-    and its output), but only when both sides fold to the same type, so the
-    state keeps one type; otherwise it leaves the pair alone with a note.
+    and its output, and a plain pair the state analysis finds, which
+    promote-states will make a state: anefix passes lists the states
+    settings), but only when both sides fold to the same type, so the state
+    keeps one type; otherwise it leaves the pair alone with a note.
 
 A rank op here is coreai.expand_dims, coreai.shrink_dims or coreai.reshape
 whose result has another rank and only inserts or removes unit dimensions
@@ -108,8 +111,8 @@ func fiCheckOtherUsers(v any) error {
 // ioRankOps are the ops fold-io-unsqueeze may fold.
 var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
 
-func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
-	f := &ioFolder{m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
+func runFoldIOUnsqueeze(ctx *Context, m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
+	f := &ioFolder{ctx: ctx, m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
 		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
 	if f.mode != "reshape" && f.mode != "skip" {
 		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
@@ -127,6 +130,7 @@ func runFoldIOUnsqueeze(m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change,
 }
 
 type ioFolder struct {
+	ctx     *Context
 	m       *graph.Module
 	ch      *Change
 	ops     map[string]bool
@@ -165,41 +169,21 @@ func (f *ioFolder) graph(g *graph.Graph) {
 		return
 	}
 	ins, outs := g.Inputs(), g.Outputs()
-	outByName := map[string]int{}
-	for _, o := range outs {
-		if o.Name == "" {
-			continue
-		}
-		if _, dup := outByName[o.Name]; dup {
-			outByName[o.Name] = -1
-		} else {
-			outByName[o.Name] = o.Index
-		}
-	}
-	stateOut := map[int]bool{}
+	sa := f.ctx.States(g)
 	for _, in := range ins {
-		if !in.IsState {
+		p, ok := sa.ForInput(in.Index)
+		switch {
+		case !ok:
 			f.input(g, in)
-			continue
+		case !f.states:
+		case p.Form == graph.StateHandle:
+			f.handle(g, in)
+		case p.Out >= 0:
+			f.statePair(g, in, outs[p.Out])
 		}
-		if graph.IsHandleType(in.Type) {
-			if f.states {
-				f.handle(g, in)
-			}
-			continue
-		}
-		j, ok := outByName[in.StateOutput]
-		if in.StateOutput == "" || !ok || j < 0 {
-			continue // handle-typed state, or a state without a unique output: not examined
-		}
-		stateOut[j] = true
-		if !f.states {
-			continue
-		}
-		f.statePair(g, in, outs[j])
 	}
 	for _, o := range outs {
-		if !o.IsState && !stateOut[o.Index] {
+		if _, paired := sa.ForOutput(o.Index); !paired && !o.IsState {
 			f.output(g, o)
 		}
 	}
@@ -510,11 +494,6 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 	f.record(g, p, false, log, h.Type())
 }
 
-// ioIndexSlots are the index operands of the coreai ops that take indices
-// (coreai-torch's operand orders: gather_nd(x, indices),
-// gather_along_axis(x, indices, axis), scatter_nd(x, updates, indices)).
-var ioIndexSlots = map[string]int{"coreai.gather_nd": 1, "coreai.gather_along_axis": 1, "coreai.scatter_nd": 2}
-
 // ioIndexOnly reports whether every use of v is an index operand, directly
 // or through casts and rank ops.
 func ioIndexOnly(v *graph.Value, depth int) bool {
@@ -523,8 +502,11 @@ func ioIndexOnly(v *graph.Value, depth int) bool {
 		return false
 	}
 	for _, u := range uses {
-		name := strings.Replace(u.Op.Name, "coreai.decomposable.", "coreai.", 1)
-		if k, ok := ioIndexSlots[name]; ok && u.Index == k {
+		// Index operands: the op table's coreaiop.Index slots
+		// (gather_nd(x, indices), gather_along_axis(x, indices, axis),
+		// scatter_nd(x, updates, indices), scatter_along_axis(x, indices, …)).
+		name := coreaiop.Base(u.Op.Name)
+		if coreaiop.OperandRole(u.Op, u.Index) == coreaiop.Index {
 			continue
 		}
 		if (ioRankOps[name] || name == "coreai.cast") && u.Index == 0 && u.Op.NumResults() == 1 && ioIndexOnly(u.Op.Result(0), depth+1) {
@@ -533,4 +515,62 @@ func ioIndexOnly(v *graph.Value, depth int) bool {
 		return false
 	}
 	return true
+}
+
+// FoldIOUnsqueezePreview says which boundary ops fold-io-unsqueeze would
+// fold away: ane check names the pass for a rank op on a graph port only
+// then (one home for that decision: the pass itself decides, run on a copy).
+type FoldIOUnsqueezePreview struct {
+	clone map[*graph.Value]*graph.Value // m's values → the copy's
+	ports map[*graph.Operation]bool     // the copy's ops still on a port after the run
+}
+
+// PreviewFoldIOUnsqueeze runs fold-io-unsqueeze with the options set
+// (assignments as printed; none for the defaults) on a copy of m; m is not
+// changed. The copy shares m's attributes and resources, which the pass
+// never edits in place.
+func PreviewFoldIOUnsqueeze(m *graph.Module, set ...string) (*FoldIOUnsqueezePreview, error) {
+	p, err := Build(Spec{Passes: []string{"fold-io-unsqueeze"}, Set: set})
+	if err != nil {
+		return nil, err
+	}
+	mapping := map[*graph.Value]*graph.Value{}
+	cm := &graph.Module{Op: m.Op.Clone(mapping), Resources: append([]*graph.Resource(nil), m.Resources...),
+		ExternalResources: m.ExternalResources, Implicit: m.Implicit}
+	if _, err := runFoldIOUnsqueeze(p.Context, cm, p.Steps[0].Options.(*FoldIOUnsqueezeOptions)); err != nil {
+		return nil, err
+	}
+	pv := &FoldIOUnsqueezePreview{clone: mapping, ports: map[*graph.Operation]bool{}}
+	for _, g := range graph.EntryGraphs(cm, graph.EntryNotPrivate) {
+		body, term := g.Body(), g.Terminator()
+		if body == nil || term == nil {
+			continue
+		}
+		for _, a := range body.Args() {
+			for _, u := range a.Uses() {
+				pv.ports[u.Op] = true
+			}
+		}
+		for _, v := range term.Operands() {
+			if d := v.DefiningOp(); d != nil {
+				pv.ports[d] = true
+			}
+		}
+	}
+	return pv, nil
+}
+
+// Folds reports whether, after the pass, op (of the module previewed) no
+// longer reads a graph input or produces a graph output: folded into the
+// port's type, or removed.
+func (p *FoldIOUnsqueezePreview) Folds(op *graph.Operation) bool {
+	if op.NumResults() == 0 {
+		return false
+	}
+	c := p.clone[op.Result(0)]
+	if c == nil {
+		return false
+	}
+	d := c.DefiningOp()
+	return d == nil || d.IsErased() || !p.ports[d]
 }

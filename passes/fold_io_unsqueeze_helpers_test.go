@@ -152,6 +152,20 @@ func tbCount(m *graph.Module, name string) int {
 // tbRun runs a pass of the table by name with options (nil: its defaults).
 func tbRun(t *testing.T, pass string, m *graph.Module, opts Options) (*Change, error) {
 	t.Helper()
+	return tbRunIn(t, nil, pass, m, opts)
+}
+
+// withStates returns a context whose state settings are the defaults
+// changed by f.
+func withStates(f func(*StateSettings)) *Context {
+	ctx := DefaultContext()
+	f(&ctx.Settings.States)
+	return ctx
+}
+
+// tbRunIn is tbRun under ctx's settings (nil: the defaults).
+func tbRunIn(t *testing.T, ctx *Context, pass string, m *graph.Module, opts Options) (*Change, error) {
+	t.Helper()
 	p, ok := Lookup(pass)
 	if !ok {
 		t.Fatalf("pass %s not in the table", pass)
@@ -163,7 +177,7 @@ func tbRun(t *testing.T, pass string, m *graph.Module, opts Options) (*Change, e
 		}
 		opts = d
 	}
-	return p.Run(m, opts)
+	return p.RunIn(ctx, m, opts)
 }
 
 // with returns the default options O changed by f. It sets fields

@@ -49,23 +49,38 @@ type OptionSpec struct {
 // can hold passes with different options structs.
 type runner struct {
 	typ reflect.Type // the options struct (not the pointer)
-	fn  func(m *graph.Module, opts any) (*Change, error)
+	fn  func(ctx *Context, m *graph.Module, opts any) (*Change, error)
 }
 
-// bind makes the table's runner for a pass whose options struct is O.
+// bind makes the table's runner for a pass whose options struct is O and
+// that reads no pipeline setting.
 func bind[O any](f func(m *graph.Module, opts *O) (*Change, error)) runner {
-	return runner{typ: reflect.TypeFor[O](), fn: func(m *graph.Module, opts any) (*Change, error) {
+	return bindCtx(func(_ *Context, m *graph.Module, o *O) (*Change, error) { return f(m, o) })
+}
+
+// bindCtx makes the runner of a pass that also reads the pipeline's
+// settings (settings.go).
+func bindCtx[O any](f func(ctx *Context, m *graph.Module, opts *O) (*Change, error)) runner {
+	return runner{typ: reflect.TypeFor[O](), fn: func(ctx *Context, m *graph.Module, opts any) (*Change, error) {
 		o, ok := opts.(*O)
 		if !ok || o == nil {
 			return nil, fmt.Errorf("options are %T, want *%s", opts, reflect.TypeFor[O]())
 		}
-		return f(m, o)
+		if ctx == nil {
+			ctx = DefaultContext()
+		}
+		return f(ctx, m, o)
 	}}
 }
 
 // Run applies the pass with opts, which must be its options struct (from
-// Defaults, ParseOptions or a pipeline Step).
-func (p *Pass) Run(m *graph.Module, opts Options) (*Change, error) { return p.Func.fn(m, opts) }
+// Defaults, ParseOptions or a pipeline Step), under the default settings.
+func (p *Pass) Run(m *graph.Module, opts Options) (*Change, error) { return p.RunIn(nil, m, opts) }
+
+// RunIn applies the pass under ctx's settings (nil: the defaults).
+func (p *Pass) RunIn(ctx *Context, m *graph.Module, opts Options) (*Change, error) {
+	return p.Func.fn(ctx, m, opts)
+}
 
 // Defaults returns p's options with every option at its default.
 func (p *Pass) Defaults() (Options, error) {

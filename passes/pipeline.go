@@ -50,8 +50,17 @@ type Step struct {
 	Set []string
 }
 
-// Pipeline is an ordered, checked list of passes.
-type Pipeline struct{ Steps []Step }
+// Pipeline is an ordered, checked list of passes and the settings they
+// share.
+type Pipeline struct {
+	Steps []Step
+	// Context carries the pipeline-level settings (settings.go) to every
+	// pass.
+	Context *Context
+	// SettingsSet lists the settings the user set explicitly
+	// ("states.pairs"), sorted.
+	SettingsSet []string
+}
 
 // Names lists the pipeline's pass names in run order.
 func (p *Pipeline) Names() []string {
@@ -72,7 +81,12 @@ func Build(spec Spec) (*Pipeline, error) {
 	if err := CheckOrder(names); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	p := &Pipeline{}
+	settings, err := newSettings()
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{Context: &Context{}}
+	settingFields := settings.fields()
 	index := map[string]int{}
 	values := make([]reflect.Value, len(names))
 	for i, n := range names {
@@ -90,9 +104,22 @@ func Build(spec Spec) (*Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
+		if grp := settingGroup(passName); grp != nil {
+			spec := findOption(grp, opt)
+			if spec == nil {
+				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: setting group %q has no option %q", a, passName, opt), Valid: optionNames(grp)}
+			}
+			if err := setOption(settingFields[passName], *spec, val); err != nil {
+				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
+			}
+			if k := passName + "." + opt; !slices.Contains(p.SettingsSet, k) {
+				p.SettingsSet = append(p.SettingsSet, k)
+			}
+			continue
+		}
 		pass, ok := Lookup(passName)
 		if !ok {
-			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: unknown pass %q", a, passName), Valid: Names()}
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: unknown pass %q", a, passName), Valid: append(Names(), settingGroupNames()...)}
 		}
 		i, ok := index[passName]
 		if !ok {
@@ -104,6 +131,9 @@ func Build(spec Spec) (*Pipeline, error) {
 		}
 		spec := findOption(pass, opt)
 		if spec == nil {
+			if to, ok := movedOptions[passName+"."+opt]; ok {
+				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %s.%s is a pipeline-wide setting now, which every pass reads: --set %s=%s", a, passName, opt, to, val)}
+			}
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q has no option %q", a, passName, opt), Valid: optionNames(pass)}
 		}
 		if err := setOption(values[i], *spec, val); err != nil {
@@ -116,7 +146,28 @@ func Build(spec Spec) (*Pipeline, error) {
 	for i := range p.Steps {
 		sort.Strings(p.Steps[i].Set)
 	}
+	sort.Strings(p.SettingsSet)
+	p.Context.Settings = *settings
 	return p, nil
+}
+
+// movedOptions are pass options that became pipeline-level settings, so
+// that --set with the old name says where the option went.
+var movedOptions = map[string]string{
+	"promote-states.names":         "states.pairs",
+	"promote-states.auto":          "states.auto",
+	"promote-states.kinds":         "states.kinds",
+	"promote-states.affixes":       "states.affixes",
+	"promote-states.include-kv":    "states.include-kv",
+	"states-as-outputs.include-kv": "states.include-kv",
+}
+
+func settingGroupNames() []string {
+	out := make([]string, len(settingGroups))
+	for i, g := range settingGroups {
+		out[i] = g.Name
+	}
+	return out
 }
 
 // selectPasses returns the pass names a Spec runs, in order.
@@ -246,7 +297,7 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 	start := now()
 	for _, s := range p.Steps {
 		t0 := now()
-		ch, err := runPass(s.Pass, m, s.Options)
+		ch, err := runPass(p.Context, s.Pass, m, s.Options)
 		t1 := now()
 		sr := StepResult{Pass: s.Pass.Name, Options: s.Pass.Values(s.Options), Set: s.Set, Change: ch, Duration: t1.Sub(t0)}
 		if err != nil {
@@ -296,13 +347,13 @@ func VerifyInput(m *graph.Module, path, needs, otherwise string) error {
 
 // runPass calls a pass, turning a panic into an error so a bug in one pass
 // becomes a message naming it instead of a crash.
-func runPass(p *Pass, m *graph.Module, opts Options) (ch *Change, err error) {
+func runPass(ctx *Context, p *Pass, m *graph.Module, opts Options) (ch *Change, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			ch, err = nil, fmt.Errorf("internal error (please report it with the input): %v", r)
 		}
 	}()
-	ch, err = p.Run(m, opts)
+	ch, err = p.RunIn(ctx, m, opts)
 	if err == nil && ch == nil {
 		ch = &Change{}
 	}

@@ -2,6 +2,7 @@ package passes
 
 import (
 	"errors"
+	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,8 +85,10 @@ func TestBuild(t *testing.T) {
 		{name: "set bad bool", spec: Spec{Set: []string{"strip-fp32-casts.clamp=yes please"}}, wantErr: "wants true or false"},
 		{name: "set pass outside --passes", spec: Spec{Passes: []string{"dce"}, Set: []string{"strip-fp32-casts.clamp=true"}}, wantErr: "not in the pipeline (add it to --passes)"},
 		{name: "set pass outside the default", spec: Spec{Set: []string{"arm-d.prune=false"}}, wantErr: "not in the pipeline (add it with --enable arm-d)"},
-		{name: "set malformed pair", spec: Spec{Set: []string{"promote-states.names=conv_state"}}, wantErr: `"conv_state" is not in=out`},
-		{name: "set pair without output", spec: Spec{Set: []string{"promote-states.names=a=b,c="}}, wantErr: `"c=" is not in=out`},
+		{name: "set malformed pair", spec: Spec{Set: []string{"states.pairs=conv_state"}}, wantErr: `"conv_state" is not input=output`},
+		{name: "set pair without output", spec: Spec{Set: []string{"states.pairs=a=b,c="}}, wantErr: `"c=" is not input=output`},
+		{name: "moved option says where", spec: Spec{Set: []string{"promote-states.kinds=conv"}}, wantErr: `--set states.kinds=conv`},
+		{name: "unknown setting", spec: Spec{Set: []string{"states.nope=1"}}, wantErr: `setting group "states" has no option "nope"`},
 		{name: "set unknown rank op", spec: Spec{Set: []string{"fold-io-unsqueeze.ops=coreai.nope"}}, wantErr: `"coreai.nope" is not a rank op`},
 		{name: "set bad other-users", spec: Spec{Set: []string{"fold-io-unsqueeze.other-users=bogus"}}, wantErr: "want reshape or skip"},
 		{name: "set bad composites", spec: Spec{Passes: []string{"arm-d"}, Set: []string{"arm-d.composites=garbage"}}, wantErr: `"garbage" is not kind=a|b`},
@@ -275,6 +278,10 @@ func FuzzDefaultPipeline(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(string(b))
+	}
+	// One module per coreai op, in three forms (graph/coreaiop/zoo).
+	for _, z := range zoo.Modules() {
+		f.Add(string(z.Text))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		m, _, err := mlirtext.Parse("fuzz.mlir", text)

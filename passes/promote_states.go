@@ -2,11 +2,7 @@ package passes
 
 import (
 	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 var promoteStatesAbout = About{
@@ -21,24 +17,21 @@ MutableBuffers.buffer_mutation = "<state name>" and the output that holds the
 new value is renamed (coreai.name) to the state's name, which is the input's
 name.
 
-Pairs are found by name. Names are split into words (snake_case, camelCase,
-digits: conv_state_0, convState0 and conv-state-0 are the same words; plural
-"states" counts as "state"). A candidate input has a state word and a kind
-word (option kinds: conv, ssm, rec, recurrent by default); its output is the
-one whose words are the input's words plus affixes (option affixes: out,
-new, next, updated, output, upd), e.g. conv_state → conv_state_out,
-new_conv_state, conv_state_new, convStateOut; rec_state_3 →
-new_rec_state_3. An output with exactly the input's name also pairs.
-key_cache/value_cache (often already states) are left alone unless
-include-kv=true, which also pairs key_cache with new_k_cache as Apple's iOS
-builders name them. names=in=out,… names pairs explicitly (used before and
-besides the automatic match; auto=false turns the latter off).
+Which pairs: the plain pairs of the state analysis, under the
+pipeline-wide states settings (anefix passes lists them; --set
+states.pairs=in=out names a pair, states.include-kv=true adds the key/value
+caches, states.auto=false keeps only the named pairs). The analysis pairs
+by dataflow first (the output is the input written in place, shifted, or
+updated, with the same type) and by the naming conventions second
+(conv_state → new_conv_state, conv_state_out, updated_conv_cache,
+recState → newRecState, past_key_values.0.key → present.0.key,
+layers.3.conv_state → layers.3.conv_state_out); what it cannot tell apart
+stays unpaired with a note. Inputs that are already states are left alone,
+so the pass is idempotent. Only entry graphs (public, not invoked) are
+examined.
 
-A pair whose input and output types differ is refused with an error naming
-the graph, the ports and both types: a state has one type. Several outputs
-matching one input is an error too (name the pair with names=). Inputs that
-are already states are skipped, so the pass is idempotent. Only entry graphs
-(public, not invoked) are examined.
+A named pair whose input and output types differ is refused with an error
+naming the graph, the ports and both types: a state has one type.
 
 form= chooses the state form (coreai-facts §0). attribute is the
 above. handle also types the input !coreai.handle<T>, reads it once at the
@@ -60,24 +53,15 @@ the states instead of feeding/reading the pair; the report lists every
 promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
 	Options: []OptionSpec{
-		{Name: "names", Kind: OptStringList, Default: "", Doc: "explicit pairs in=out (comma-separated), promoted first", Check: psCheckNames},
-		{Name: "auto", Kind: OptBool, Default: "true", Doc: "match pairs by name (kinds, affixes)"},
-		{Name: "kinds", Kind: OptStringList, Default: "conv,ssm,rec,recurrent", Doc: "name words that mark a recurrent state input (together with state/states)"},
-		{Name: "affixes", Kind: OptStringList, Default: "out,new,next,updated,output,upd", Doc: "words an output name adds to its state's name"},
-		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also promote key/value cache pairs (key_cache ↔ new_k_cache, …)"},
 		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Check: psCheckForm},
 	},
 }
 
 // PromoteStatesOptions are promote-states' options (declared in
-// promoteStatesAbout).
+// promoteStatesAbout). Which pairs it promotes is the pipeline's states
+// setting (settings.go).
 type PromoteStatesOptions struct {
-	Names     []string `opt:"names"`
-	Auto      bool     `opt:"auto"`
-	Kinds     []string `opt:"kinds"`
-	Affixes   []string `opt:"affixes"`
-	IncludeKV bool     `opt:"include-kv"`
-	Form      string   `opt:"form"`
+	Form string `opt:"form"`
 }
 
 // psFormFor is the state form new states of g get under option form.
@@ -93,39 +77,46 @@ func psFormFor(form string, g *graph.Graph) string {
 	return "attribute"
 }
 
-func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
-	pm := statenames.New(opts.Kinds, opts.Affixes, opts.IncludeKV)
+func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
 	if err := psCheckForm(opts.Form); err != nil {
 		return nil, fmt.Errorf("option form: %v", err)
 	}
-	type pair struct{ in, out string }
-	var explicit []pair
-	for _, s := range opts.Names {
-		in, out, ok := strings.Cut(s, "=")
-		in, out = strings.TrimSpace(in), strings.TrimSpace(out)
-		if !ok || in == "" || out == "" {
-			return nil, fmt.Errorf("option names: %q is not in=out (example: conv_state=conv_state_out)", s)
-		}
-		explicit = append(explicit, pair{in, out})
-	}
 	ch := &Change{}
 	graphs := graph.EntryGraphs(m, graph.EntryNotPrivate)
-	for _, p := range explicit {
-		found := false
-		for _, g := range graphs {
-			ok, err := psExplicit(g, p.in, p.out, psFormFor(opts.Form, g), ch)
-			if err != nil {
-				return nil, err
-			}
-			found = found || ok
-		}
-		if !found {
-			return nil, fmt.Errorf("option names: no entry graph has input %q and output %q (inputs/outputs: %s)", p.in, p.out, graph.Signatures(graphs))
+	// Analyzed before anything changes, so that a bad named pair stops
+	// the pass with the module as it was.
+	analyses := make([]*graph.StateAnalysis, len(graphs))
+	named := map[string]bool{}
+	for i, g := range graphs {
+		analyses[i] = ctx.States(g)
+		for _, n := range analyses[i].Named {
+			named[n] = true
 		}
 	}
-	if opts.Auto {
-		for _, g := range graphs {
-			if err := psAuto(g, pm, opts.Form, ch); err != nil {
+	for _, s := range ctx.Settings.States.Pairs { // in the order given: a stable message
+		if !named[s] {
+			in, out, _ := graph.ParseStatePair(s)
+			return nil, fmt.Errorf("setting states.pairs: no entry graph has input %q and output %q (inputs/outputs: %s)", in, out, graph.Signatures(graphs))
+		}
+	}
+	for i, g := range graphs {
+		sa := analyses[i]
+		ch.Notes = append(ch.Notes, sa.Notes...)
+		form := psFormFor(opts.Form, g)
+		ins, outs := g.Inputs(), g.Outputs()
+		for _, p := range sa.Pairs {
+			if !p.Plain() || p.Out < 0 || p.Evidence != graph.EvidenceOption && !p.Selected(ctx.IncludeKV()) {
+				continue
+			}
+			if err := psCheck(g, ins[p.In], outs[p.Out]); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range sa.Pairs {
+			if !p.Plain() || p.Out < 0 || p.Evidence != graph.EvidenceOption && !p.Selected(ctx.IncludeKV()) {
+				continue
+			}
+			if err := psPromote(g, ins[p.In], outs[p.Out], p, form, ch); err != nil {
 				return nil, err
 			}
 		}
@@ -133,70 +124,30 @@ func runPromoteStates(m *graph.Module, opts *PromoteStatesOptions) (*Change, err
 	return ch, nil
 }
 
-// psExplicit promotes the named pair in g. It reports whether g has the
-// input (an input already promoted to that state counts: idempotence).
-func psExplicit(g *graph.Graph, inName, outName, form string, ch *Change) (bool, error) {
-	in, nIn := graph.FindPort(g.Inputs(), inName)
-	if nIn == 0 {
-		return false, nil
+// psCheck refuses a pair that cannot become a state (only a named pair can
+// be one: the analysis pairs nothing else whose types differ), before the
+// graph changes.
+func psCheck(g *graph.Graph, in, out graph.Port) error {
+	if !graph.TypeEqual(in.Type, out.Type) {
+		return fmt.Errorf("graph @%s: input %s is %s but output %s is %s; a state keeps one type, so this pair cannot be a state (fix the export, or name the right pair with --set states.pairs=in=out, or --disable promote-states)",
+			g.Name(), in.Name, in.Type, out.Label(), out.Type)
 	}
-	if nIn > 1 {
-		return false, fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which to promote", g.Name(), nIn, inName)
+	for _, o := range g.Outputs() {
+		if o.Index != out.Index && o.Name == in.Name && in.Name != "" {
+			return fmt.Errorf("graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
+		}
 	}
-	if in.IsState {
-		if in.StateOutput != inName {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s is already a state (buffer_mutation = %q); left alone", g.Name(), inName, in.StateOutput))
-		}
-		return true, nil
-	}
-	out, nOut := graph.FindPort(g.Outputs(), outName)
-	if nOut != 1 {
-		return false, fmt.Errorf("option names: graph @%s has %d outputs named %q (outputs: %s)", g.Name(), nOut, outName, graph.PortLabels(g.Outputs()))
-	}
-	return true, psPromote(g, in, out, form, ch)
-}
-
-// psAuto promotes every name-matched pair of g.
-func psAuto(g *graph.Graph, pm *statenames.Matcher, form string, ch *Change) error {
-	for _, in := range g.Inputs() {
-		if in.IsState || in.Name == "" || graph.IsHandleType(in.Type) || !pm.Candidate(in.Name) {
-			continue
-		}
-		matches := pm.OutputsFor(g, in)
-		switch len(matches) {
-		case 0:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s looks like a state but no output matches it (outputs: %s); left as a plain input", g.Name(), in.Name, graph.PortLabels(g.Outputs())))
-			continue
-		case 1:
-		default:
-			names := make([]string, len(matches))
-			for i, o := range matches {
-				names[i] = o.Name
-			}
-			sort.Strings(names)
-			return fmt.Errorf("graph @%s: input %s matches %d outputs (%s); name the pair with --set promote-states.names=%s=<output>",
-				g.Name(), in.Name, len(matches), strings.Join(names, ", "), in.Name)
-		}
-		if err := psPromote(g, in, matches[0], psFormFor(form, g), ch); err != nil {
-			return err
-		}
+	if _, ok := in.Type.(*graph.TensorType); !ok {
+		return fmt.Errorf("graph @%s: input %s (%s) is not a tensor and cannot be a state", g.Name(), in.Label(), in.Type)
 	}
 	return nil
 }
 
-// psPromote applies the state contract to one pair after checking it.
-func psPromote(g *graph.Graph, in, out graph.Port, form string, ch *Change) error {
-	if out.IsState {
-		return fmt.Errorf("graph @%s: output %s already holds a state; cannot pair it with input %s", g.Name(), out.Name, in.Name)
-	}
-	if !graph.TypeEqual(in.Type, out.Type) {
-		return fmt.Errorf("graph @%s: input %s is %s but output %s is %s; a state keeps one type, so this pair cannot be a state (fix the export, or name the right pair with --set promote-states.names=in=out, or --disable promote-states)",
-			g.Name(), in.Name, in.Type, out.Name, out.Type)
-	}
-	for _, o := range g.Outputs() {
-		if o.Index != out.Index && o.Name == in.Name {
-			return fmt.Errorf("graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
-		}
+// psPromote applies the state contract to one checked pair.
+func psPromote(g *graph.Graph, in, out graph.Port, p graph.StatePair, form string, ch *Change) error {
+	if in.Name == "" {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s pairs with output %s (%s) but has no coreai.name; a state is bound by name, so it stays a plain pair", g.Name(), in.Label(), out.Label(), p.Evidence))
+		return nil
 	}
 	inAfter, outAfter := in.Type, out.Type
 	if form == "handle" {
@@ -208,7 +159,7 @@ func psPromote(g *graph.Graph, in, out graph.Port, form string, ch *Change) erro
 	g.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))
 	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(in.Name))
 	ch.States = append(ch.States, StatePromotion{Graph: g.Name(), Input: in.Name, Output: out.Name})
-	how := fmt.Sprintf("MutableBuffers.buffer_mutation = %q", in.Name)
+	how := fmt.Sprintf("MutableBuffers.buffer_mutation = %q; paired by %s", in.Name, p.Evidence)
 	if form == "handle" {
 		how += ", read and written through a handle"
 	}
@@ -292,16 +243,4 @@ func psCheckForm(v any) error {
 	default:
 		return fmt.Errorf("%q is not auto, attribute or handle", s)
 	}
-}
-
-// psCheckNames rejects a names entry that is not in=out, at --set time.
-func psCheckNames(v any) error {
-	list, _ := v.([]string)
-	for _, s := range list {
-		in, out, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(in) == "" || strings.TrimSpace(out) == "" {
-			return fmt.Errorf("%q is not in=out (example: conv_state=conv_state_out)", s)
-		}
-	}
-	return nil
 }

@@ -35,7 +35,7 @@ func TestPromoteStates(t *testing.T) {
 	p := func(name string, typ graph.Type) tbPort { return tbPort{name, typ, ""} }
 	cases := []struct {
 		name   string
-		opts   Options
+		ctx    *Context
 		ins    []tbPort
 		outs   []tbPort
 		states []string // "input<-output" promoted
@@ -62,11 +62,11 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			nil, 0, ""},
-		{"include-kv pairs Apple's names", with(func(o *PromoteStatesOptions) { o.IncludeKV = true }),
+		{"include-kv pairs Apple's names", withStates(func(o *StateSettings) { o.IncludeKV = true }),
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			[]string{"key_cache<-new_k_cache", "value_cache<-new_v_cache"}, 0, ""},
-		{"explicit names", with(func(o *PromoteStatesOptions) { o.Names, o.Auto = []string{"hidden=hidden_next"}, false }),
+		{"explicit names", withStates(func(o *StateSettings) { o.Pairs, o.Auto = []string{"hidden=hidden_next"}, false }),
 			[]tbPort{p("hidden", f16), p("conv_state", f16b)},
 			[]tbPort{p("hidden_next", f16), p("conv_state_out", f16b)},
 			[]string{"hidden<-hidden_next"}, 0, ""},
@@ -74,33 +74,42 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("logits", f16)},
 			nil, 1, ""},
-		{"type mismatch refused", nil,
+		// Named alike, typed differently: not a state, noted; a pair the
+		// user names is refused.
+		{"type mismatch noted", nil,
+			[]tbPort{p("conv_state", f16)},
+			[]tbPort{p("conv_state_out", tbT(graph.F32, 1, 8))},
+			nil, 1, ""},
+		{"named type mismatch refused", withStates(func(o *StateSettings) { o.Pairs = []string{"conv_state=conv_state_out"} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", tbT(graph.F32, 1, 8))},
 			nil, 0, "graph @main: input conv_state is tensor<1x8xf16> but output conv_state_out is tensor<1x8xf32>"},
-		{"shape mismatch refused", nil,
+		{"named shape mismatch refused", withStates(func(o *StateSettings) { o.Pairs = []string{"rec_state=new_rec_state"} }),
 			[]tbPort{p("rec_state", f16)},
 			[]tbPort{p("new_rec_state", f16b)},
 			nil, 0, "input rec_state is tensor<1x8xf16> but output new_rec_state is tensor<2x8xf16>"},
-		{"ambiguous outputs refused", nil,
-			[]tbPort{p("conv_state", f16)},
-			[]tbPort{p("conv_state_out", f16), p("new_conv_state", f16)},
-			nil, 0, "input conv_state matches 2 outputs (conv_state_out, new_conv_state)"},
-		{"explicit unknown name", with(func(o *PromoteStatesOptions) { o.Names = []string{"nope=conv_state_out"} }),
+		// Left alone with notes (the dataflow tie, then the names'), not an
+		// error: the rest of the graph is still promoted.
+		{"ambiguous outputs noted", nil,
+			[]tbPort{p("conv_state", f16), p("rec_state", f16b)},
+			[]tbPort{p("conv_state_out", f16), p("new_conv_state", f16), p("rec_state_out", f16b)},
+			[]string{"rec_state<-rec_state_out"}, 2, ""},
+		{"explicit unknown name", withStates(func(o *StateSettings) { o.Pairs = []string{"nope=conv_state_out"} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16)},
 			nil, 0, `no entry graph has input "nope"`},
-		{"explicit bad syntax", with(func(o *PromoteStatesOptions) { o.Names = []string{"conv_state"} }),
-			[]tbPort{p("conv_state", f16)},
-			[]tbPort{p("conv_state_out", f16)},
-			nil, 0, `"conv_state" is not in=out`},
+		// Residual-looking pairs: an update whose names do not agree.
+		{"update without names left alone", nil,
+			[]tbPort{p("x", f16), p("hidden_states", f16b)},
+			[]tbPort{p("y", f16), p("hidden_states", f16b)},
+			nil, 0, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tg := psGraph(c.ins, c.outs)
 			tbVerify(t, tg.m, "built")
 			before := tbDump(tg.m)
-			ch, err := tbRun(t, "promote-states", tg.m, c.opts)
+			ch, err := tbRunIn(t, c.ctx, "promote-states", tg.m, nil)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("err = %v, want %q", err, c.err)
@@ -146,7 +155,7 @@ func TestPromoteStates(t *testing.T) {
 			}
 			// Idempotent.
 			mid := tbDump(tg.m)
-			ch2, err := tbRun(t, "promote-states", tg.m, c.opts)
+			ch2, err := tbRunIn(t, c.ctx, "promote-states", tg.m, nil)
 			if err != nil {
 				t.Fatalf("second run: %v", err)
 			}
@@ -163,7 +172,7 @@ func TestPromoteStatesAlreadyStateful(t *testing.T) {
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "conv_state")
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(1)}, tbT(graph.F16, 4)), "y")
 	before := tbDump(tg.m)
-	ch, err := tbRun(t, "promote-states", tg.m, with(func(o *PromoteStatesOptions) { o.Names = []string{"conv_state=conv_state_out"} }))
+	ch, err := tbRunIn(t, withStates(func(o *StateSettings) { o.Pairs = []string{"conv_state=conv_state_out"} }), "promote-states", tg.m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

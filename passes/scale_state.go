@@ -8,7 +8,6 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/passes/internal/ops"
-	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 // StateScale records a state that scale-state rescaled: the stored state
@@ -39,12 +38,12 @@ third-party measurements, sbryngelson/ANEForge, see
 All state forms: a tensor input marked MutableBuffers.buffer_mutation with
 its output (the multiply follows the argument, the other precedes
 coreai.output), a !coreai.handle input (after each coreai.read_handle,
-before each coreai.write_handle's value) and a plain input/output pair that
-promote-states would pair (the same name matching; so the pass also works
-with promote-states off). Which states: those named in exponents=, and
-with default=k every other recurrent state, recognised by promote-states'
-naming rule (a state word and a kind word: conv_state, rec_state, …; KV
-caches are never scaled by default).
+before each coreai.write_handle's value) and a plain input/output pair (so the
+pass also works with promote-states off). Which states: the state
+analysis' pairs under the pipeline-wide states settings (anefix passes),
+as promote-states sees them: those named in exponents=, and with default=k
+every other one but the key/value caches (which states.include-kv=true
+adds).
 
 The default exponent is 1 (stored = value / 2): the Neural Engine's matmul
 output saturates near 32752, half of fp16's largest finite value, so a
@@ -75,7 +74,7 @@ reference's units. Running the pass twice scales twice.`,
 		{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
 			Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
 		{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
-			Doc: "exponent for every other recurrent state (conv/rec/ssm state names, as promote-states matches them); 0 leaves them alone"},
+			Doc: "exponent for every other state but the key/value caches (the states settings pick them, as for promote-states); 0 leaves them alone"},
 	},
 }
 
@@ -115,76 +114,71 @@ func ssParseExponents(list []string) (map[string]int, error) {
 	return out, nil
 }
 
-func scaleState(m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
+func scaleState(ctx *Context, m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
 	exps, err := ssParseExponents(opts.Exponents)
 	if err != nil {
 		return nil, fmt.Errorf("option exponents: %v", err)
 	}
-	def := opts.Default
-	psOpts := Defaults[PromoteStatesOptions]()
-	pm := statenames.New(psOpts.Kinds, psOpts.Affixes, false)
 	ch := &Change{}
 	used := map[string]bool{}
 	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
-		outs := g.Outputs()
-		for _, in := range g.Inputs() {
-			k, named := exps[in.Name]
+		for _, p := range ctx.States(g).Pairs {
+			k, named := exps[p.Name]
 			if !named {
-				if in.Name == "" || !pm.Candidate(in.Name) {
+				if p.Name == "" || !p.Selected(ctx.IncludeKV()) {
 					continue
 				}
-				k = def
+				k = opts.Default
 			}
-			used[in.Name] = true
+			used[p.Name] = true
 			if k == 0 {
 				continue
 			}
-			arg := g.Body().Arg(in.Index)
-			var form string
-			var err error
+			arg := g.Body().Arg(p.In)
+			form := p.Form.String()
 			switch {
-			case graph.IsHandleType(in.Type):
-				form = "handle"
-				var any bool
-				if any, err = ssHandle(g, arg, k, ch); err == nil && !any {
+			case p.Form == graph.StateHandle:
+				any, err := ssHandle(g, arg, k, ch)
+				if err != nil {
+					return nil, err
+				}
+				if !any {
 					continue
 				}
+			case p.Out < 0:
+				return nil, fmt.Errorf("graph @%s: state input %s has no output holding its new value; what to do: check the export's state outputs", g.Name(), p.Name)
 			default:
-				form = "attribute"
-				j := -1
-				if in.IsState {
-					for _, o := range outs {
-						if o.Name != "" && (o.Name == in.StateOutput || o.Name == in.Name) {
-							j = o.Index
-						}
-					}
-				} else {
+				if p.Plain() {
 					form = "pair"
-					ms := pm.OutputsFor(g, in)
-					if len(ms) != 1 {
-						ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s: %d matching outputs, not scaled (name the pair for promote-states first)", g.Name(), in.Name, len(ms)))
-						continue
-					}
-					j = ms[0].Index
 				}
-				if j < 0 {
-					return nil, fmt.Errorf("graph @%s: state input %s has no output holding its new value; what to do: check the export's state outputs", g.Name(), in.Name)
+				if err := ssTensor(g, arg, p.Out, k, ch); err != nil {
+					return nil, err
 				}
-				err = ssTensor(g, arg, j, k, ch)
 			}
-			if err != nil {
-				return nil, err
-			}
-			ch.StateScales = append(ch.StateScales, StateScale{Graph: g.Name(), State: in.Name, Log2: k, Form: form})
-			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s state %s (%s form) stored × 2^%d", g.Name(), in.Name, form, -k))
+			ch.StateScales = append(ch.StateScales, StateScale{Graph: g.Name(), State: p.Name, Log2: k, Form: form})
+			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s state %s (%s form) stored × 2^%d", g.Name(), p.Name, form, -k))
 		}
 	}
 	for name := range exps {
 		if !used[name] {
-			return nil, fmt.Errorf("option exponents: no entry graph has an input named %q", name)
+			return nil, fmt.Errorf("option exponents: no entry graph has a state named %q (states: %s)", name, ssStateNames(ctx, m))
 		}
 	}
 	return ch, nil
+}
+
+// ssStateNames lists the states of m's entry graphs, for messages.
+func ssStateNames(ctx *Context, m *graph.Module) string {
+	var names []string
+	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
+		for _, p := range ctx.States(g).Pairs {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // ssMul builds c = 2^e (the element type of x's tensor type) and x·c,

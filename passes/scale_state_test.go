@@ -53,7 +53,7 @@ func TestScaleState(t *testing.T) {
 		{name: "handle form by name", text: string(handle), set: []string{"scale-state.exponents=acc=3"},
 			scales: []passes.StateScale{{Graph: "main", State: "acc", Log2: 3, Form: "handle"}},
 			want:   []string{"dense<8.000000e+00> : tensor<f32>", "dense<1.250000e-01> : tensor<f32>"}},
-		{name: "unknown state", text: ssModule(true), set: []string{"scale-state.exponents=nope=1"}, errWant: `no entry graph has an input named "nope"`},
+		{name: "unknown state", text: ssModule(true), set: []string{"scale-state.exponents=nope=1"}, errWant: `no entry graph has a state named "nope"`},
 		{name: "bad pair", text: ssModule(true), set: []string{"scale-state.exponents=rec_state"}, errWant: "not name=exponent"},
 		{name: "exponent out of range", text: ssModule(true), set: []string{"scale-state.default=40"}, errWant: "between -15 and 15"},
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/passes/internal/statenames"
 )
 
 var statesAsOutputsAbout = About{
@@ -30,9 +29,10 @@ state forms (coreai-facts §0):
   anefix writes or has seen); a handle used by anything but read_handle and
   write_handle in the graph's body (e.g. passed to a call) is refused.
 
-Which states: those whose name promote-states would pair (a state word and
-a kind word: conv_state, rec_state, ssm_state_3); key/value caches only with
-include-kv=true; names= lists the states explicitly instead. Only entry
+Which states: the states of the state analysis under the pipeline-wide
+states settings (anefix passes), as promote-states sees them: every state
+but the key/value caches, which states.include-kv=true adds; names= lists
+the states explicitly instead. Only entry
 graphs (public, not invoked) are changed.
 
 Numerics: none; the computed values are unchanged. The caller must now feed
@@ -40,8 +40,7 @@ each returned value back as the next step's input; the report and the record
 (anefix.json) list every pair under plainStates.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the state writes)",
 	Options: []OptionSpec{
-		{Name: "names", Kind: OptStringList, Default: "", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state promote-states would pair"},
-		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "also turn key/value cache states into plain I/O"},
+		{Name: "names", Kind: OptStringList, Default: "", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state but the key/value caches (states.include-kv=true adds them)"},
 		{Name: "suffix", Kind: OptString, Default: "_out", Doc: "appended to a state's name to name the output carrying its new value", Check: saoCheckSuffix},
 	},
 }
@@ -49,9 +48,8 @@ each returned value back as the next step's input; the report and the record
 // StatesAsOutputsOptions are states-as-outputs' options (declared in
 // statesAsOutputsAbout).
 type StatesAsOutputsOptions struct {
-	Names     []string `opt:"names"`
-	IncludeKV bool     `opt:"include-kv"`
-	Suffix    string   `opt:"suffix"`
+	Names  []string `opt:"names"`
+	Suffix string   `opt:"suffix"`
 }
 
 func saoCheckSuffix(v any) error {
@@ -61,12 +59,11 @@ func saoCheckSuffix(v any) error {
 	return nil
 }
 
-func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change, error) {
+func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *StatesAsOutputsOptions) (*Change, error) {
 	suffix := opts.Suffix
 	if err := saoCheckSuffix(suffix); err != nil {
 		return nil, fmt.Errorf("option suffix: %v", err)
 	}
-	pm := statenames.New(Defaults[PromoteStatesOptions]().Kinds, nil, opts.IncludeKV)
 	explicit := map[string]bool{}
 	for _, n := range opts.Names {
 		explicit[n] = true
@@ -75,25 +72,25 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 	found := map[string]bool{}
 	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {
 		// Ports shift as outputs are added; take the names first.
-		var todo []string
-		for _, in := range g.Inputs() {
-			if !in.IsState || in.Name == "" {
+		var todo []graph.StatePair
+		for _, p := range ctx.States(g).Pairs {
+			if p.Plain() || p.Name == "" {
 				continue
 			}
-			if len(explicit) > 0 && !explicit[in.Name] || len(explicit) == 0 && !pm.Candidate(in.Name) {
+			if len(explicit) > 0 && !explicit[p.Name] || len(explicit) == 0 && !p.Selected(ctx.IncludeKV()) {
 				continue
 			}
-			todo = append(todo, in.Name)
+			todo = append(todo, p)
 		}
-		for _, name := range todo {
-			found[name] = true
-			if err := saoOne(g, name, suffix, ch); err != nil {
+		for _, p := range todo {
+			found[p.Name] = true
+			if err := saoOne(g, p, suffix, ch); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if len(found) == 0 && len(explicit) == 0 {
-		ch.Notes = append(ch.Notes, "no conv/recurrent state in an entry graph (include-kv=true adds the KV caches, names= any state); nothing changed")
+		ch.Notes = append(ch.Notes, "no state but key/value caches in an entry graph (states.include-kv=true adds them, names= any state); nothing changed")
 	}
 	for _, n := range opts.Names { // in the order given: a stable message
 		if !found[n] {
@@ -103,30 +100,26 @@ func runStatesAsOutputs(m *graph.Module, opts *StatesAsOutputsOptions) (*Change,
 	return ch, nil
 }
 
-// saoOne turns state input name of g into a plain input and output.
-func saoOne(g *graph.Graph, name, suffix string, ch *Change) error {
-	in, n := graph.FindPort(g.Inputs(), name)
-	if n != 1 {
-		return fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which state to turn into plain I/O", g.Name(), n, name)
-	}
-	target := in.StateOutput
-	if target == "" {
-		target = in.Name
+// saoOne turns state p of g into a plain input and output.
+func saoOne(g *graph.Graph, p graph.StatePair, suffix string, ch *Change) error {
+	in := g.Inputs()[p.In]
+	if _, n := graph.FindPort(g.Inputs(), in.Name); n != 1 {
+		return fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which state to turn into plain I/O", g.Name(), n, in.Name)
 	}
 	newName := in.Name + suffix
 	if _, k := graph.FindPort(g.Outputs(), newName); k > 0 {
 		return fmt.Errorf("graph @%s: cannot name the new value of state %s %q: an output already has that name (set states-as-outputs.suffix)", g.Name(), in.Name, newName)
 	}
-	out, nOut := graph.FindPort(g.Outputs(), target)
-	if nOut > 1 {
-		return fmt.Errorf("graph @%s has %d outputs named %q; cannot tell which holds state %s", g.Name(), nOut, target, in.Name)
+	var out graph.Port
+	if p.Out >= 0 {
+		out = g.Outputs()[p.Out]
 	}
 	inBefore := in.Type.String()
 	if graph.IsHandle(in.Type) {
-		return saoHandle(g, in, out, nOut == 1, newName, ch)
+		return saoHandle(g, in, out, p.Out >= 0, newName, ch)
 	}
-	if nOut == 0 {
-		return fmt.Errorf("graph @%s: state %s has no output named %q holding its new value; nothing to return", g.Name(), in.Name, target)
+	if p.Out < 0 {
+		return fmt.Errorf("graph @%s: state %s has no output holding its new value (buffer_mutation names %q); nothing to return", g.Name(), in.Name, in.StateOutput)
 	}
 	g.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
 	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))

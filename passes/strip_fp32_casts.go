@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/f16"
 )
 
@@ -53,17 +54,26 @@ coreai-torch's make_stateful) joins the island of what is read from it and
 written to it; retyping that island retypes the handle to
 !coreai.handle<tensor<…xf16>> (an I/O change, reported), the reads and the
 writes. The !coreai.token results do not change. A tensor-form state input
-(MutableBuffers.buffer_mutation) joins the output holding its new value.
+(MutableBuffers.buffer_mutation), and a plain state pair the state
+analysis finds (anefix passes: the states settings), joins the output
+holding its new value: both keep one type.
 
-Ops an island may contain (their result element type follows their
-operands, so f16 in gives f16 out): coreai.constant, coreai.cast,
-coreai.invoke, coreai.output, func.call, func.return, coreai.read_handle,
-coreai.write_handle, and the coreai ops
-(with or without the "decomposable." prefix):
-` + wrapWords(strings.Join(safeOpList(), ", ")+",", 72) + `
-and every broadcasting_* and reduce_* op. An island holding any other op
-stops the pass with the op id and source: leave that island out with
-exclude=..., or disable the pass.
+Which ops: the op table (graph/coreaiop) says, for every coreai op
+coreai-torch emits, what its operands are and how its result type is
+decided. An op whose float results follow its float data (elementwise,
+reductions, shape ops, convolutions, gathers and scatters, region ops such
+as if and while, whose regions' arguments and yields change with the op)
+is retyped; an op with an integer or bool result (argmax, argsort,
+get_shape, non_zero, comparisons) takes f16 operands and keeps its result
+type; float settings that do not follow the data (interpolate's scale and
+offset) stay f32. The ops the table knows:
+` + wrapWords(strings.Join(retypableOpList(), ", ")+".", 72) + `
+An island holding an op that cannot be retyped (an op the table does not
+know, such as an arith op, one it says is fixed, such as create_complex or
+metal4_kernel, a call to a graph whose body is not in the module, a graph
+whose signature is kept in an encoding anefix cannot edit) stays in f32,
+and the report names the op and why. Only an island picked by a glob of
+islands= (the user asked for it by name) stops the pass with that reason.
 
 Numerics: this pass changes precision, nothing else. Values and
 intermediate results are rounded to f16 (11 significant bits, max 65504).
@@ -103,29 +113,15 @@ type StripFP32CastsOptions struct {
 	IO        bool     `opt:"io"`
 }
 
-// safeOps are the ops (name without "coreai." and "decomposable.") whose
-// element type follows their float operands, so retyping their f32 values
-// to f16 keeps them well typed. broadcasting_* and reduce_* are accepted by
-// prefix.
-var safeOps = map[string]bool{
-	"abs": true, "ceil": true, "cos": true, "erf": true, "exp": true, "floor": true,
-	"gelu": true, "log": true, "neg": true, "reciprocal": true, "relu": true,
-	"round": true, "rsqrt": true, "sigmoid": true, "sign": true, "silu": true,
-	"sin": true, "sqrt": true, "square": true, "tanh": true, "clip": true,
-	"softmax": true, "log_softmax": true, "cumsum": true,
-	"reshape": true, "transpose": true, "expand_dims": true, "shrink_dims": true,
-	"concat": true, "split": true, "slice": true, "slice_update": true,
-	"gather_nd": true, "gather_along_axis": true, "scatter_nd": true,
-	"pad": true, "tile": true, "broadcast_to": true, "flip": true,
-	"conv2d": true, "matmul": true, "batch_matmul": true,
-}
-
-func safeOpList() []string {
-	out := make([]string, 0, len(safeOps))
-	for k := range safeOps {
-		out = append(out, k)
+// retypableOpList names the op-table rows whose f32 values may become f16
+// (without "coreai."), for the pass's doc.
+func retypableOpList() []string {
+	var out []string
+	for _, o := range coreaiop.All() {
+		if ok, _ := o.CanRetype(); ok {
+			out = append(out, strings.TrimPrefix(o.Name, "coreai."))
+		}
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -147,18 +143,52 @@ func wrapWords(text string, width int) string {
 	return b.String()
 }
 
-// isSafeOp reports whether strip-fp32-casts may retype op's f32 values.
-func isSafeOp(name string) bool {
+// cannotRetype says why strip-fp32-casts cannot retype op's f32 values to
+// f16, or "" when it can: the op table (graph/coreaiop) decides for coreai
+// ops; func.call and func.return behave as coreai.invoke and coreai.output;
+// a call needs the callee's body, whose signature changes with it.
+func cannotRetype(op *graph.Operation, graphs map[string]*graph.Graph) string {
+	name := op.Name
 	switch name {
-	case "coreai.constant", "coreai.cast", "coreai.invoke", "coreai.output", "func.call", "func.return",
-		"coreai.read_handle", "coreai.write_handle":
-		return true
+	case "func.call":
+		name = "coreai.invoke"
+	case "func.return":
+		name = "coreai.output"
 	}
-	if !strings.HasPrefix(name, "coreai.") {
-		return false
+	o := coreaiop.Lookup(name)
+	if o == nil {
+		return "the op table (graph/coreaiop) has no row for " + op.Name + ", so its result types cannot be known to follow its operands"
 	}
-	n := strings.TrimPrefix(strings.TrimPrefix(name, "coreai."), "decomposable.")
-	return safeOps[n] || strings.HasPrefix(n, "broadcasting_") || strings.HasPrefix(n, "reduce_")
+	if ok, why := o.CanRetype(); !ok {
+		return why
+	}
+	if o.Call && callTarget(op, graphs) == nil {
+		return "it calls a graph whose body is not in this module (a declaration or an unknown symbol), so the callee's signature cannot be retyped with it"
+	}
+	if op.Name == "coreai.constant" && op.NumResults() == 1 && isF32(op.Result(0)) {
+		switch a := constValue(op).(type) {
+		case *graph.DenseElementsAttr:
+			if !graph.IsFloat(a.Type.Elem, "f32") {
+				return "its value has element type " + a.Type.Elem.String() + ", not f32"
+			}
+		case *graph.DenseResourceAttr:
+		default:
+			return "its f32 value cannot be read (expected a dense or dense_resource attribute; the op's properties may be in an encoding anefix carries opaquely)"
+		}
+	}
+	return ""
+}
+
+// constValue is a constant's value attribute (denseAttrOf), or nil.
+func constValue(op *graph.Operation) graph.Attr {
+	_, a := denseAttrOf(op)
+	return a
+}
+
+// skipOperand leaves out of every island the float settings that do not
+// follow the data (coreaiop.FloatParam: interpolate's scale and offset).
+func skipOperand(op *graph.Operation, i int) bool {
+	return coreaiop.OperandRole(op, i) == coreaiop.FloatParam
 }
 
 // isF32 reports whether v holds f32 values: an f32 scalar or tensor, or a
@@ -206,6 +236,7 @@ type island struct {
 	firstID   string
 	values    int    // values retyped
 	composite string // the private composite graph it lies in, or ""
+	left      string // why it stays in f32 (not chosen), for PreviewStripFP32Casts
 }
 
 // callTarget returns the graph a coreai.invoke / func.call calls, or nil.
@@ -239,6 +270,7 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 // sfRun is one run of strip-fp32-casts: its options, read once, and what
 // each step hands the next.
 type sfRun struct {
+	ctx                         *Context
 	m                           *graph.Module
 	opts                        *StripFP32CastsOptions
 	ch                          *Change
@@ -268,14 +300,9 @@ type constPlan struct {
 func (sf *sfRun) isIOGraph(g *graph.Graph) bool { return sf.ioGraphs[g.Op] }
 
 // stripFP32Casts runs the five steps in order; each method is one step.
-func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
-	sf := &sfRun{m: m, opts: opts, ch: &Change{}}
-	if err := sf.setup(); err != nil {
-		return nil, err
-	}
-	sf.group()
-	sf.describe()
-	if err := sf.choose(); err != nil {
+func stripFP32Casts(ctx *Context, m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
+	sf := &sfRun{ctx: ctx, m: m, opts: opts, ch: &Change{}}
+	if err := sf.analyze(); err != nil {
 		return nil, err
 	}
 	if err := sf.planConstants(); err != nil {
@@ -286,6 +313,78 @@ func stripFP32Casts(m *graph.Module, opts *StripFP32CastsOptions) (*Change, erro
 	}
 	sf.summarize()
 	return sf.ch, nil
+}
+
+// analyze is steps 1–3: islands found, described and chosen; nothing in the
+// module changes. PreviewStripFP32Casts stops here.
+func (sf *sfRun) analyze() error {
+	if err := sf.setup(); err != nil {
+		return err
+	}
+	sf.group()
+	sf.describe()
+	return sf.choose()
+}
+
+// StripFP32CastsPreview is what strip-fp32-casts would retype in a module,
+// found by the pass's own analysis without changing anything: ane check
+// names the pass for a finding only when the preview retypes the values
+// behind it (one home for that decision).
+type StripFP32CastsPreview struct {
+	sf *sfRun
+}
+
+// PreviewStripFP32Casts runs strip-fp32-casts' analysis on m with the
+// options set (assignments as printed: "strip-fp32-casts.islands=all"; none
+// for the defaults). The error is the pass's own (a bad option, a pattern
+// that picks an island the pass cannot retype).
+func PreviewStripFP32Casts(m *graph.Module, set ...string) (*StripFP32CastsPreview, error) {
+	p, err := Build(Spec{Passes: []string{"strip-fp32-casts"}, Set: set})
+	if err != nil {
+		return nil, err
+	}
+	sf := &sfRun{ctx: p.Context, m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
+	if err := sf.analyze(); err != nil {
+		return nil, err
+	}
+	return &StripFP32CastsPreview{sf: sf}, nil
+}
+
+// Retypes reports whether the pass would make v f16 (v is an f32 value of
+// an island it chooses).
+func (p *StripFP32CastsPreview) Retypes(v *graph.Value) bool {
+	if !p.sf.fi.Has(v) {
+		return false
+	}
+	return p.sf.list[p.sf.fi.Index(v)].chosen
+}
+
+// WhyNot says why the pass leaves v as it is ("" when it retypes v).
+func (p *StripFP32CastsPreview) WhyNot(v *graph.Value) string {
+	if !isF32(v) {
+		return "it is " + graph.ElementType(dataType(v.Type())).String() + ", and strip-fp32-casts retypes f32 only"
+	}
+	if !p.sf.fi.Has(v) {
+		return "it is in no fp32 island the pass examines"
+	}
+	is := p.sf.list[p.sf.fi.Index(v)]
+	switch {
+	case is.chosen:
+		return ""
+	case is.left != "":
+		return "its fp32 island stays in f32: " + is.left
+	}
+	return "its fp32 island stays in f32"
+}
+
+// dataType is the tensor a state handle holds, else t.
+func dataType(t graph.Type) graph.Type {
+	if o, ok := t.(*graph.OpaqueType); ok {
+		if inner := graph.HandleInner(o); inner != nil {
+			return inner
+		}
+	}
+	return t
 }
 
 // setup reads the options and the module's call structure.
@@ -305,7 +404,7 @@ func (sf *sfRun) setup() error {
 	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if sf.blockers, err = ElementTypeBlockers(sf.m); err != nil {
+		if sf.blockers, err = ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
 			return err
 		}
 	}
@@ -329,10 +428,13 @@ func (sf *sfRun) setup() error {
 func (sf *sfRun) group() {
 	// 1. Group f32 values into islands (graph.IslandOptions says why this
 	// pass follows calls and states).
+	so := sf.ctx.StateOptions()
 	sf.fi = graph.FloatIslands(sf.gs, graph.IslandOptions{
-		Member:     isF32,
-		Callee:     func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
-		StatePairs: true,
+		Member:      isF32,
+		SkipOperand: skipOperand,
+		Callee:      func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
+		States:      &so,
+		Ties:        coreaiop.Ties,
 	})
 	sf.order = sf.fi.Values // first-seen order of values, for determinism
 }
@@ -423,6 +525,8 @@ func (sf *sfRun) choose() error {
 	}
 	// 3. Choose islands and check that every op in them can be retyped.
 	unselected := 0
+	sig := sf.signatureBlockers()
+	var left []leftIsland
 	for _, is := range sf.list {
 		if len(is.ops) == 0 && len(is.io) == 0 {
 			continue
@@ -431,30 +535,40 @@ func (sf *sfRun) choose() error {
 			is.first = is.ops[0]
 		}
 		if is.casts == 0 && !(sf.convertIO && len(is.io) > 0) {
+			is.left = "it has no f16↔f32 cast on its shore and reaches no graph input or output (io=true retypes those)"
+			if !sf.convertIO && len(is.io) > 0 {
+				is.left = "it has no f16↔f32 cast on its shore and io=false leaves graph inputs and outputs in f32"
+			}
 			continue
 		}
 		if !sf.sel.selects(is, sf.patterns, sf.blockers) {
 			unselected++
+			is.left = "islands=" + strings.Join(sf.opts.Islands, ",") + " does not select it (islands=all retypes every island)"
 			continue
 		}
 		if islandMatches(is, sf.excludes) {
+			is.left = "exclude= leaves it out"
 			continue
 		}
 		if sf.keepNorms && islandIsNorm(is) {
+			is.left = "it computes a normalization (keep-norms=true)"
 			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it computes a normalization (keep-norms=true)", is.first.DescribeInGraph()))
 			continue
 		}
 		if len(is.io) > 0 && !sf.convertIO {
+			is.left = "it reaches " + strings.Join(is.io, ", ") + " and io=false"
 			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it reaches %s (set strip-fp32-casts.io=true to retype graph I/O)", is.first.DescribeInGraph(), strings.Join(is.io, ", ")))
 			continue
 		}
-		for _, op := range is.ops {
-			if !isSafeOp(op.Name) {
-				return fmt.Errorf("%s in an fp32 island is not an op strip-fp32-casts knows how to retype to f16; what to do: exclude this island with --set strip-fp32-casts.exclude=<pattern matching it>, or disable the pass with --disable strip-fp32-casts", op.DescribeInGraph())
+		if op, why := sf.blocker(is, sig); op != nil {
+			// Asked for by name: stop, since the user wants this island
+			// in f16 and the pass cannot do it.
+			if len(sf.patterns) > 0 && islandMatches(is, sf.patterns) {
+				return fmt.Errorf("%s in an fp32 island that islands= selects by pattern cannot be retyped to f16: %s; what to do: drop the pattern or leave this island out with --set strip-fp32-casts.exclude=<pattern matching it>", op.DescribeInGraph(), why)
 			}
-			if (op.Name == "coreai.invoke" || op.Name == "func.call") && callTarget(op, sf.graphs) == nil {
-				return fmt.Errorf("%s in an fp32 island calls a graph whose body is not in this module (a declaration or an unknown symbol), so its signature cannot be retyped; what to do: exclude this island with --set strip-fp32-casts.exclude=…, or disable the pass", op.DescribeInGraph())
-			}
+			is.left = fmt.Sprintf("it holds %s, which strip-fp32-casts cannot retype: %s", op.DescribeInGraph(), why)
+			left = append(left, leftIsland{is: is, op: op, why: why})
+			continue
 		}
 		is.chosen = true
 		is.desc = is.first.DescribeInGraph()
@@ -470,19 +584,82 @@ func (sf *sfRun) choose() error {
 			}
 		}
 	}
+	sf.noteLeft(left)
 
 	// The default leaves islands the rule does not flag: say how many, so
 	// that nobody takes them for a miss.
 	if unselected > 0 {
 		sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("%d fp32 island(s) left in f32: not selected by islands=%s (islands=all retypes every island)", unselected, strings.Join(sf.opts.Islands, ",")))
 	}
+	return nil
+}
 
-	// A signature is edited through the graph's properties dictionary; one
-	// kept in an encoding anefix carries opaquely cannot be edited.
+// leftIsland is a selected island the pass cannot retype, with the first op
+// in the way.
+type leftIsland struct {
+	is  *island
+	op  *graph.Operation
+	why string
+}
+
+// noteLeft reports the islands left in f32 because of an op, one line per
+// op kind and reason (one per layer would drown the report).
+func (sf *sfRun) noteLeft(left []leftIsland) {
+	type group struct {
+		name, why string
+		ops       []*graph.Operation
+		first     *graph.Operation // the first island's first op
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, l := range left {
+		key := l.op.Name + "|" + l.why
+		g := byKey[key]
+		if g == nil {
+			g = &group{name: l.op.Name, why: l.why, first: l.is.first}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.ops = append(g.ops, l.op)
+	}
+	for _, g := range groups {
+		more := ""
+		if len(g.ops) > 1 {
+			more = fmt.Sprintf(" (and %d more island(s) holding %s)", len(g.ops)-1, g.name)
+		}
+		sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("island at %s left in f32: it holds %s, which strip-fp32-casts cannot retype: %s%s; what to do: re-export that part in float16, or leave it in f32 (check names what remains)",
+			g.first.DescribeInGraph(), g.ops[0].Describe(), g.why, more))
+	}
+}
+
+// blocker returns the first op of island is that cannot be retyped, with
+// why: an op the table says cannot (cannotRetype), or one whose graph
+// signature would change but is kept in an encoding anefix cannot edit.
+func (sf *sfRun) blocker(is *island, sig map[*graph.Value]*graph.Operation) (*graph.Operation, string) {
+	for _, op := range is.ops {
+		if why := cannotRetype(op, sf.graphs); why != "" {
+			return op, why
+		}
+	}
 	for _, v := range sf.order {
-		if !sf.list[sf.fi.Index(v)].chosen {
+		if sf.list[sf.fi.Index(v)] != is {
 			continue
 		}
+		if gop := sig[v]; gop != nil {
+			g := &graph.Graph{Op: gop}
+			return gop, fmt.Sprintf("@%s's signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit (convert the model to MLIR text first: anefix convert IN -o x.mlir)", g.Name())
+		}
+	}
+	return nil, ""
+}
+
+// signatureBlockers maps each island value that is a graph's argument or
+// returned value to that graph when the graph's signature cannot be edited:
+// a signature is edited through the graph's properties dictionary, and one
+// kept in an encoding anefix carries opaquely cannot be.
+func (sf *sfRun) signatureBlockers() map[*graph.Value]*graph.Operation {
+	out := map[*graph.Value]*graph.Operation{}
+	for _, v := range sf.order {
 		var gop *graph.Operation
 		if b, _, ok := v.BlockArg(); ok && b.ParentOp() != nil && graph.IsGraphOp(b.ParentOp()) {
 			gop = b.ParentOp()
@@ -493,11 +670,10 @@ func (sf *sfRun) choose() error {
 			}
 		}
 		if gop != nil && gop.Props != nil && sfDict(gop.Props) == nil {
-			g := &graph.Graph{Op: gop}
-			return fmt.Errorf("@%s: its signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit; what to do: convert the model to MLIR text first (anefix convert IN -o x.mlir) and rewrite that, or exclude this island with --set strip-fp32-casts.exclude=…", g.Name())
+			out[v] = gop
 		}
 	}
-	return nil
+	return out
 }
 
 func (sf *sfRun) planConstants() error {

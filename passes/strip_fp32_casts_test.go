@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,7 +92,9 @@ func TestStripFP32Casts(t *testing.T) {
 		want    []string // substrings of the printed result
 		notWant []string
 		f32Left int64 // f32 values expected after the pass
-		check   func(t *testing.T, m *graph.Module, ch *Change)
+		// wantNote is a substring of one of the change's notes ("" = none asked).
+		wantNote string
+		check    func(t *testing.T, m *graph.Module, ch *Change)
 	}{
 		{
 			name:    "basic island",
@@ -132,7 +135,7 @@ func TestStripFP32Casts(t *testing.T) {
 			wantErr: "exceed the f16 range",
 		},
 		{
-			name: "unknown op stops the pass naming it",
+			name: "unknown op leaves its island in f32 with a note naming it",
 			text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
@@ -141,7 +144,22 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			wantErr: "coreai.frobnicate (frob_3 at m.py:7) in an fp32 island",
+			f32Left:  2,
+			want:     []string{`coreai.frobnicate %0 : tensor<4xf32> -> tensor<4xf32>`},
+			wantNote: "it holds coreai.frobnicate (frob_3 at m.py:7), which strip-fp32-casts cannot retype: the op table (graph/coreaiop) has no row for coreai.frobnicate",
+		},
+		{
+			name: "unknown op in an island selected by pattern stops the pass naming it",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = "coreai.frobnicate"(%0) : (tensor<4xf32>) -> tensor<4xf32> loc("frob_3"("m.py":7:0))
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    coreai.output %2 : tensor<4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.islands=frob_*"},
+			wantErr: "coreai.frobnicate (frob_3 at m.py:7) in an fp32 island that islands= selects by pattern cannot be retyped to f16",
 		},
 		{
 			name: "island selection by op id",
@@ -279,7 +297,7 @@ func TestStripFP32Casts(t *testing.T) {
 			},
 		},
 		{
-			name: "call to a declaration stops the pass",
+			name: "call to a declaration leaves its island in f32",
 			text: `module {
   func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
   func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
@@ -289,7 +307,22 @@ func TestStripFP32Casts(t *testing.T) {
     return %2 : tensor<4xf16>
   }
 }`,
-			wantErr: "func.call (at t.mlir:5) in an fp32 island calls a graph whose body is not in this module",
+			f32Left:  2,
+			wantNote: "it holds func.call (at t.mlir:5), which strip-fp32-casts cannot retype: it calls a graph whose body is not in this module",
+		},
+		{
+			name: "call to a declaration selected by pattern stops the pass",
+			text: `module {
+  func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+  func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
+    %1 = func.call @ext(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = coreai.cast %1 : tensor<4xf32> to tensor<4xf16>
+    return %2 : tensor<4xf16>
+  }
+}`,
+			set:     []string{"strip-fp32-casts.islands=t.mlir:5"},
+			wantErr: "func.call (at t.mlir:5) in an fp32 island that islands= selects by pattern cannot be retyped to f16: it calls a graph whose body is not in this module",
 		},
 		{
 			name: "casts to other types stay, retyped",
@@ -483,6 +516,9 @@ func TestStripFP32Casts(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, m, res.Steps[0].Change)
 			}
+			if tc.wantNote != "" && !slices.ContainsFunc(res.Steps[0].Change.Notes, func(n string) bool { return strings.Contains(n, tc.wantNote) }) {
+				t.Errorf("no note has %q: %q", tc.wantNote, res.Steps[0].Change.Notes)
+			}
 			// Idempotent: a second run finds nothing more to do.
 			if tc.f32Left == 0 {
 				res2, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: tc.set})
@@ -567,22 +603,39 @@ func BenchmarkHalfBlob(b *testing.B) {
 // opaque encoding cannot have its signature edited; the pass says so
 // instead of writing the new types somewhere the file would not read them.
 func TestStripOpaqueSignature(t *testing.T) {
-	m := ptParse(t, `module {
+	parse := func() *graph.Module {
+		m := ptParse(t, `module {
   coreai.graph @main(%x: tensor<4xf32>) -> tensor<4xf16> {
-    %0 = coreai.exp %x : tensor<4xf32> -> tensor<4xf32>
+    %0 = coreai.exp %x : tensor<4xf32> -> tensor<4xf32> loc("exp_1"("m.py":3:0))
     %1 = coreai.cast %0 : tensor<4xf32> to tensor<4xf16>
     coreai.output %1 : tensor<4xf16>
   }
 }`)
-	g := m.Graphs()[0]
-	// Move the inherent attributes out of the properties dictionary, as a
-	// reader that keeps properties opaque would leave them readable.
-	for _, e := range sfDict(g.Op.Props).Entries {
-		g.Op.SetAttr(e.Name, e.Value)
+		g := m.Graphs()[0]
+		// Move the inherent attributes out of the properties dictionary, as a
+		// reader that keeps properties opaque would leave them readable.
+		for _, e := range sfDict(g.Op.Props).Entries {
+			g.Op.SetAttr(e.Name, e.Value)
+		}
+		g.Op.Props = &graph.RawAttr{Text: "<opaque properties>"}
+		return m
 	}
-	g.Op.Props = &graph.RawAttr{Text: "<opaque properties>"}
-	_, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: []string{"strip-fp32-casts.islands=all"}})
-	if err == nil || !strings.Contains(err.Error(), "@main: its signature would change") {
+	// Picked by islands=all: the island stays in f32, with a note.
+	m := parse()
+	res, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: []string{"strip-fp32-casts.islands=all"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Join(res.Steps[0].Change.Notes, "\n"); !strings.Contains(n, "@main's signature would change, but its properties are in an encoding anefix carries opaquely") {
+		t.Errorf("notes = %s", n)
+	}
+	if !strings.Contains(ptPrint(t, m), "tensor<4xf32>") {
+		t.Error("the island was retyped")
+	}
+	// Asked for by pattern: the pass stops, the module untouched.
+	m = parse()
+	_, err = ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: []string{"strip-fp32-casts.islands=exp_1"}})
+	if err == nil || !strings.Contains(err.Error(), "@main's signature would change") {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(ptPrint(t, m), "tensor<4xf32>") {

@@ -15,18 +15,23 @@ func init() {
 	table = []*Pass{
 		{Name: "arm-d", DefaultOn: false, Func: bind[ArmDOptions](runArmD), About: armDAbout},
 		{Name: "finite-masks", DefaultOn: false, Func: bind[FiniteMasksOptions](finiteMasks), About: finiteMasksAbout},
-		{Name: "strip-fp32-casts", DefaultOn: true, Func: bind[StripFP32CastsOptions](stripFP32Casts), About: stripFP32CastsAbout},
-		{Name: "fold-io-unsqueeze", DefaultOn: true, Func: bind[FoldIOUnsqueezeOptions](runFoldIOUnsqueeze), About: foldIOUnsqueezeAbout},
-		{Name: "promote-states", DefaultOn: true, Func: bind[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout},
-		{Name: "states-as-outputs", DefaultOn: false, Func: bind[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout},
+		{Name: "strip-fp32-casts", DefaultOn: true, Func: bindCtx[StripFP32CastsOptions](stripFP32Casts), About: stripFP32CastsAbout},
+		{Name: "fold-io-unsqueeze", DefaultOn: true, Func: bindCtx[FoldIOUnsqueezeOptions](runFoldIOUnsqueeze), About: foldIOUnsqueezeAbout},
+		{Name: "promote-states", DefaultOn: true, Func: bindCtx[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout},
+		{Name: "states-as-outputs", DefaultOn: false, Func: bindCtx[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout},
 		{Name: "externalize-constant", DefaultOn: false, Func: bind[ExternalizeConstantOptions](runExternalizeConstant), About: externalizeConstantAbout},
-		{Name: "scale-state", DefaultOn: false, Func: bind[ScaleStateOptions](scaleState), About: scaleStateAbout},
+		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout},
 		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout},
 		{Name: "fp16-safe-reductions", DefaultOn: false, Func: bind[FP16SafeReductionsOptions](fp16SafeReductions), About: fp16SafeReductionsAbout},
 		{Name: "dce", DefaultOn: true, Func: bind[DCEOptions](dce), About: dceAbout},
 	}
 	if err := checkTable(table, Constraints); err != nil {
 		panic("passes: " + err.Error())
+	}
+	for _, g := range settingGroups {
+		if err := checkOptions(g); err != nil {
+			panic("passes: settings: " + err.Error())
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,4 +77,119 @@ func TestBisectSignal(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL) // ours: started by this test
 		}
 	}
+}
+
+// SIGINT or SIGTERM at a random moment of `bisect` and `reduce` runs that
+// share one cache never leaves an answer the test did not give: every entry
+// is the stand-in's own exit status (0 or 1), and a run after the loop,
+// answered from that cache, reports what a run with a fresh cache reports.
+// Before, the killed test's status (bad 143) was cached and reruns
+// answered from it (27 of 30 runs in the issue's loop).
+func TestSearchSignalsKeepCacheClean(t *testing.T) {
+	bin := buildAnefix(t)
+	in := "../../testdata/passes/strip-fp32-casts.mlir"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args func(cache string) []string
+	}{
+		// The candidate passes when no f32 is left (islands=all).
+		{"bisect", func(cache string) []string {
+			return []string{"bisect", in, "--test", "sleep 0.02; ! grep -q f32 {}", "--cache", cache}
+		}},
+		// "Still reproduces" while an f32 remains.
+		{"reduce", func(cache string) []string {
+			return []string{"reduce", in, "--test", "sleep 0.02; grep -q f32 {}", "--cache", cache, "-o", filepath.Join(dir, "small.mlir"), "--force"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := t.TempDir()
+			clean, err := exec.Command(bin, tc.args(t.TempDir())...).Output()
+			if err != nil {
+				t.Fatalf("clean run: %v", err)
+			}
+			start := time.Now()
+			if err := exec.Command(bin, tc.args(t.TempDir())...).Run(); err != nil {
+				t.Fatal(err)
+			}
+			length := time.Since(start)
+			runs := signalRuns(t, 100)
+			rng := rand.New(rand.NewPCG(3, uint64(len(tc.name))))
+			stopped := 0
+			for i := range runs {
+				// A fresh cache now and then, so that early probes are
+				// signalled again, not answered from the cache.
+				if i%10 == 0 {
+					cache = t.TempDir()
+				}
+				sig := syscall.SIGINT
+				if i%2 == 1 {
+					sig = syscall.SIGTERM
+				}
+				cmd := exec.Command(bin, tc.args(cache)...)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(rng.Int64N(int64(length))))
+				cmd.Process.Signal(sig)
+				err := cmd.Wait()
+				var ee *exec.ExitError
+				switch {
+				case err == nil:
+				case errors.As(err, &ee) && (ee.ExitCode() == 128+int(sig)):
+					stopped++
+				case errors.As(err, &ee) && ee.ExitCode() == -1:
+					// killed before the runtime's handler was up
+				default:
+					t.Fatalf("run %d: %v", i, err)
+				}
+				checkCacheEntries(t, cache, i)
+			}
+			t.Logf("%d runs, %d stopped by the signal", runs, stopped)
+			if stopped < runs/4 {
+				t.Errorf("only %d of %d runs were stopped by the signal", stopped, runs)
+			}
+			// The last cache, filled by signalled runs, answers as a clean run.
+			again, err := exec.Command(bin, tc.args(cache)...).Output()
+			if err != nil {
+				t.Fatalf("rerun: %v", err)
+			}
+			if a, b := resultLine(string(clean)), resultLine(string(again)); a != b {
+				t.Errorf("after the signals: %q, a clean run: %q", b, a)
+			}
+		})
+	}
+}
+
+// checkCacheEntries fails on an entry that does not hold exit 0 or 1.
+func checkCacheEntries(t *testing.T, cache string, run int) {
+	t.Helper()
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(b))
+		if strings.HasPrefix(d.Name(), ".tmp-") {
+			t.Errorf("run %d: a temporary %s was left in the cache", run, d.Name())
+			return nil
+		}
+		if len(f) != 5 || f[3] != "0" && f[3] != "1" {
+			t.Fatalf("run %d: cache entry %s holds %q, not the test's own answer", run, d.Name(), b)
+		}
+		return nil
+	})
+}
+
+// resultLine is the "result: …" line of a text report.
+func resultLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "result: ") {
+			return l
+		}
+	}
+	return ""
 }

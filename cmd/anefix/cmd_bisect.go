@@ -23,10 +23,11 @@ func init() {
 		Usage:   "bisect IN --test CMD [--json] [-j N] [--cache DIR] [--max-probes N] [--probe-timeout D]",
 		Summary: "find a smallest set of experiments and neutralizations that makes a test pass",
 		Help: `Runs the shell command CMD on candidates: IN with a subset of changes
-applied, written as a model of IN's kind. In CMD, {} is replaced by the
-shell-quoted path of a candidate. CMD's exit status: 0 good, 125 cannot tell
-(the probe is skipped), 4 compiler unavailable (bisect stops at once and
-exits 4), anything else bad.
+applied, written as a model of IN's kind. CMD's exit status: 0 good, 125
+cannot tell (the probe is skipped), 4 compiler unavailable (bisect stops at
+once and exits 4), anything else bad.
+
+` + testCommandHelp + `
 
 The changes: the experiments (strip-fp32-casts islands=norms and
 islands=all, externalize-constant and states-as-outputs when those passes
@@ -34,20 +35,21 @@ exist, the fix pass of every suspect 'anefix check' lists), then arm-d per
 region kind (recurrence, sdpa, rope); a kind in the minimal set is then
 narrowed to its regions (arm-d groups=N). A change that alone does nothing
 to IN is left out (and listed). The search is delta debugging (ddmin);
-every candidate is IN plus its changes plus dce.
-
-Answers are cached by the candidate's bytes and CMD (--cache DIR, default
-<user cache dir>/anefix/probes), so a rerun repeats no compile.
+every candidate is IN plus its changes plus dce. Two values of one option
+(islands=norms, islands=all) never go into one candidate: "every change
+together" is each largest set with one value per option. When the test
+cannot tell on those, the search splits further instead of giving up.
 
 Exit: 0 a minimal set was found; 3 IN already passes, or every change
-together still fails, or the test could not tell, or --max-probes ran out
-(the message says which); 1 bad input; 2 usage; 4 compiler unavailable.
+together still fails, or no set passed and the test could not tell, or
+--max-probes ran out (the message says which); 1 bad input; 2 usage; 4
+compiler unavailable.
 
 Examples:
   anefix bisect fixed.aimodel --test 'anefix compile {} --require-ane'
   anefix bisect fixed.aimodel --test './my-test.sh {}' -j 2 --json`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := searchFlags(fs)
+			o := searchFlags(fs, "bisect")
 			return func(env *Env, args []string) error {
 				if len(args) != 1 {
 					return usagef("bisect takes exactly one input, got %d", len(args))
@@ -58,8 +60,40 @@ Examples:
 	})
 }
 
+// testCommandHelp is what bisect's and reduce's --help say about CMD: how
+// {} is substituted, what is bounded, and what is cached.
+const testCommandHelp = `How {} is substituted: CMD runs under /bin/sh -c with the candidate's path
+in the environment variable ANEFIX_CANDIDATE, and each {} becomes a
+reference to it, never the path itself: {} becomes "$ANEFIX_CANDIDATE", and
+a {} inside double quotes ${ANEFIX_CANDIDATE}, so {} and "{}" both give the
+program the path as one word, and no character of a file name is read as
+shell syntax. A {} inside single quotes, inside ${...}, inside backquotes
+within double quotes or after a here-document is refused (exit 2); for a
+nested shell write "$ANEFIX_CANDIDATE" inside its single quotes, e.g.
+--test "sh -c 'anefix compile \"\$ANEFIX_CANDIDATE\"'". A program that
+parses the path itself (eval, sh -c "... {} ...") gets its bytes, as it
+gets any argument.
+
+Each test runs in a process group of its own, and the search waits for the
+test, not for its output: once the test exits, what it left in its group
+gets SIGTERM, its output is read for at most 2 s more, then the group gets
+SIGKILL and the output 0.5 s more. A process that left the group (setsid)
+cannot be stopped that way: it is reported and no longer waited for.
+--probe-timeout stops the whole group (SIGTERM, SIGKILL 5 s later) and
+counts the probe as cannot tell.
+
+Answers are cached by the candidate's bytes and CMD (--cache DIR, default
+<user cache dir>/anefix/probes), so a rerun repeats no compile. Only an
+answer from a test that ran to its end on its own is cached: never a
+timeout, a test stopped by Ctrl-C/SIGTERM to anefix, a death by SIGHUP,
+SIGINT, SIGKILL or SIGTERM, exit 4, or exit 126/127 (a command in CMD could
+not be run). A cache entry that is not a regular file of at most 256 bytes
+holding an answer for its own key (a link, a FIFO, a huge file, an entry of
+an earlier anefix) is ignored with a warning.`
+
 // searchOpts are the flags bisect and reduce share.
 type searchOpts struct {
+	cmd        string // "bisect" or "reduce", for warnings
 	test       string
 	cache      string
 	noCache    bool
@@ -71,9 +105,9 @@ type searchOpts struct {
 	showOutput bool
 }
 
-func searchFlags(fs *pflag.FlagSet) *searchOpts {
-	o := &searchOpts{}
-	fs.StringVar(&o.test, "test", "", "shell command run on each candidate; {} is its quoted path (required)")
+func searchFlags(fs *pflag.FlagSet, cmd string) *searchOpts {
+	o := &searchOpts{cmd: cmd}
+	fs.StringVar(&o.test, "test", "", "shell command run on each candidate; {} stands for its path, passed as $ANEFIX_CANDIDATE (required)")
 	fs.StringVar(&o.cache, "cache", "", "directory of cached answers (default <user cache dir>/anefix/probes)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "neither read nor write cached answers")
 	fs.IntVarP(&o.jobs, "jobs", "j", 1, "test commands run at once")
@@ -90,8 +124,8 @@ func (o *searchOpts) runner(env *Env, in string) (*probe.Runner, error) {
 	if o.test == "" {
 		return nil, usagef("--test CMD is required")
 	}
-	if !strings.Contains(o.test, "{}") {
-		return nil, usagef("--test %q has no {} (where the candidate's path goes)", o.test)
+	if _, err := probe.Expand(o.test); err != nil {
+		return nil, usagef("--test: %v", err)
 	}
 	if o.jobs < 1 || o.maxProbes < 0 || o.timeout < 0 {
 		return nil, usagef("-j wants at least 1, --max-probes and --probe-timeout at least 0")
@@ -121,7 +155,10 @@ func (o *searchOpts) runner(env *Env, in string) (*probe.Runner, error) {
 	if o.showOutput {
 		out = env.Stderr
 	}
-	return probe.New(probe.Config{Command: o.test, CacheDir: dir, Jobs: o.jobs, Timeout: o.timeout, MaxProbes: o.maxProbes, Output: out})
+	warn := func(msg string) {
+		fmt.Fprintf(env.Stderr, "anefix %s: warning: %s\n", o.cmd, escapeControls(msg))
+	}
+	return probe.New(probe.Config{Command: o.test, CacheDir: dir, Jobs: o.jobs, Timeout: o.timeout, MaxProbes: o.maxProbes, Output: out, Warn: warn})
 }
 
 // progress prints one line per batch, only on a terminal.
@@ -272,7 +309,7 @@ func writeBisectText(w io.Writer, r *pb.BisectReport) {
 		fmt.Fprintf(w, "  #%-2d %-10s %s%s\n", c.Index, c.Role, changeName(c), tag)
 	}
 	for _, c := range r.Ineffective {
-		fmt.Fprintf(w, "  left out (changes nothing here): %s\n", changeName(c))
+		fmt.Fprintf(w, "  left out (changes nothing here, or its pass refuses this input): %s\n", changeName(c))
 	}
 	fmt.Fprintf(w, "probes: %d (%d run, %d cached)\n", len(r.Probes), r.ProbesRun, r.ProbesCached)
 	for _, q := range r.Probes {

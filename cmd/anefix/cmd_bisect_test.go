@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,7 @@ func TestBisectArmA(t *testing.T) {
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("minimal %q, want %q", got, want)
 	}
+	noAlternativesTogether(t, rep)
 	t.Logf("search space: %d coarse changes (2^%d subsets), %d with the fine ones; probes: %d (%d run, %d cached)",
 		rep.CoarseChanges, rep.CoarseChanges, rep.AllChanges, len(rep.Probes), rep.ProbesRun, rep.ProbesCached)
 	if rep.ProbesRun == 0 || len(rep.Probes) < 3 {
@@ -138,14 +140,18 @@ func TestBisectExits(t *testing.T) {
 		probes int // -1: any
 		first  pb.ProbeOutcome
 	}{
-		{"input good", "true {}", nil, exitGate, "input-good", 2, pb.ProbeOutcome_GOOD},
-		{"all bad", "false {}", nil, exitGate, "all-bad", 2, pb.ProbeOutcome_BAD},
-		{"all skip", "exit 125 {}", nil, exitGate, "all-skip", 2, pb.ProbeOutcome_SKIP},
+		// The first batch: the input unchanged and each largest set with
+		// one value per option (two on arm A: islands=norms, islands=all).
+		{"input good", "true {}", nil, exitGate, "input-good", 3, pb.ProbeOutcome_GOOD},
+		{"all bad", "false {}", nil, exitGate, "all-bad", 3, pb.ProbeOutcome_BAD},
+		// Cannot tell on every set: the search splits down to single
+		// changes before it gives up.
+		{"all skip", "exit 125 {}", nil, exitGate, "all-skip", -1, pb.ProbeOutcome_SKIP},
 		// Exit 4 stops at once: the second probe of the batch never runs.
 		{"no compiler", "exit 4 {}", nil, exitNoCompiler, "no-compiler", 1, pb.ProbeOutcome_NO_COMPILER},
 		// --max-probes 1: the unchanged input is answered, the full set never.
 		{"budget", "false {}", []string{"--max-probes", "1"}, exitGate, "budget", 1, pb.ProbeOutcome_BAD},
-		{"timeout", "sleep 30; : {}", []string{"--probe-timeout", "200ms"}, exitGate, "all-skip", 2, pb.ProbeOutcome_TIMEOUT},
+		{"timeout", "sleep 30; : {}", []string{"--probe-timeout", "100ms"}, exitGate, "all-skip", -1, pb.ProbeOutcome_TIMEOUT},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -154,14 +160,60 @@ func TestBisectExits(t *testing.T) {
 			if code != c.code || rep.Result != c.result {
 				t.Fatalf("exit %d result %q, want %d %q: %s", code, rep.Result, c.code, c.result, errs)
 			}
-			if len(rep.Probes) != c.probes || rep.Probes[0].Outcome != c.first {
-				t.Errorf("probes %v", rep.Probes)
+			if c.probes >= 0 && len(rep.Probes) != c.probes || c.probes < 0 && len(rep.Probes) <= int(rep.CoarseChanges) || rep.Probes[0].Outcome != c.first {
+				t.Errorf("%d probes %v", len(rep.Probes), rep.Probes)
 			}
+			noAlternativesTogether(t, rep)
 			if len(rep.Minimal) != 0 {
 				t.Errorf("minimal %v without a minimal set", rep.Minimal)
 			}
 		})
 	}
+}
+
+// noAlternativesTogether fails when a probe held two values of one option
+// (strip-fp32-casts islands=norms and islands=all).
+func noAlternativesTogether(t *testing.T, rep *pb.BisectReport) {
+	t.Helper()
+	idx := map[string]int32{}
+	for _, c := range rep.Changes {
+		idx[changeName(c)] = c.Index
+	}
+	norms, ok1 := idx["strip-fp32-casts islands=norms"]
+	all, ok2 := idx["strip-fp32-casts islands=all"]
+	if !ok1 || !ok2 {
+		t.Fatalf("plan lacks the islands experiments: %v", idx)
+	}
+	for _, p := range rep.Probes {
+		if slices.Contains(p.Changes, norms) && slices.Contains(p.Changes, all) {
+			t.Errorf("probe {%s} holds islands=norms and islands=all", int32List(p.Changes))
+		}
+	}
+}
+
+// When every change together cannot be tested (here the stand-in cannot
+// tell once softmax is gone, which every arm-d sdpa candidate is), bisect
+// splits further, as ddmin does from an unresolved test, and finds the two
+// changes the stand-in needs. Before, it gave up: "the test could not tell
+// (skip) for every change together", exit 3. No candidate holds two values
+// of one option.
+func TestBisectUnionUntestable(t *testing.T) {
+	if _, ok := passes.Lookup("externalize-constant"); !ok {
+		t.Skip("needs externalize-constant")
+	}
+	fixed := fixedArmA(t)
+	env := standinEnv(t)
+	test := "if ! " + env + "../../testdata/search/standin-needs-op.sh {} coreai.softmax; then exit 125; fi; " +
+		env + "../../testdata/search/standin-needs-two-experiments.sh {} head 'tensor<256x32xf16>'"
+	code, rep, errs := bisectJSON(t, fixed, "--test", test, "--cache", t.TempDir())
+	if code != 0 || rep.Result != "minimal" {
+		t.Fatalf("exit %d %q: %s %s", code, rep.Result, rep.Message, errs)
+	}
+	if got := strings.Join(minimalNames(rep), "; "); got != "strip-fp32-casts islands=all; externalize-constant" {
+		t.Errorf("minimal %s", got)
+	}
+	noAlternativesTogether(t, rep)
+	t.Logf("%d probes (%d run)", len(rep.Probes), rep.ProbesRun)
 }
 
 // Probes answered 125 are recorded as skipped and the search goes on: here
@@ -342,4 +394,24 @@ func TestBisectNarrowsToRegion(t *testing.T) {
 		t.Errorf("minimal %q", got)
 	}
 	t.Logf("%d probes (%d run) over %d coarse / %d changes", len(rep.Probes), rep.ProbesRun, rep.CoarseChanges, rep.AllChanges)
+}
+
+// A change whose pass refuses the input alone (externalize-constant on a
+// model without a tied table) is left out like one that changes nothing;
+// before, it stopped bisect with exit 1 on every such model.
+func TestBisectRefusedChangeLeftOut(t *testing.T) {
+	if _, ok := passes.Lookup("externalize-constant"); !ok {
+		t.Skip("needs externalize-constant")
+	}
+	code, rep, errs := bisectJSON(t, "../../testdata/passes/strip-fp32-casts.mlir", "--test", "! grep -q f32 {}", "--cache", t.TempDir())
+	if code != 0 || rep.Result != "minimal" {
+		t.Fatalf("exit %d %q: %s %s", code, rep.Result, rep.Message, errs)
+	}
+	left := false
+	for _, c := range rep.Ineffective {
+		left = left || c.Pass == "externalize-constant"
+	}
+	if !left {
+		t.Errorf("externalize-constant not listed as left out: %v", rep.Ineffective)
+	}
 }

@@ -21,11 +21,14 @@ func init() {
 default and a one-line summary. With NAME, prints the pass's full
 documentation: what it does, the compiler message it answers, its options
 with types and defaults (set them with rewrite --set pass.option=value), and
-the ordering constraints it takes part in.
+the ordering constraints it takes part in. NAME may also be a group of
+pipeline-wide settings (states: how state inputs pair with their outputs),
+which every pass reads (rewrite --set states.option=value).
 
 Examples:
   anefix passes
   anefix passes strip-fp32-casts
+  anefix passes states
   anefix passes --json | jq '.passes[].name'`,
 		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
 			asJSON := fs.Bool("json", false, "print as JSON")
@@ -37,7 +40,14 @@ Examples:
 				if len(args) == 1 {
 					p, ok := passes.Lookup(args[0])
 					if !ok {
-						return usagef("unknown pass %q (valid: %s)", args[0], strings.Join(passes.Names(), ", "))
+						for _, g := range passes.SettingGroups() {
+							if g.Name == args[0] {
+								p, ok = g, true
+							}
+						}
+					}
+					if !ok {
+						return usagef("unknown pass %q (valid: %s; settings: %s)", args[0], strings.Join(passes.Names(), ", "), strings.Join(settingNames(), ", "))
 					}
 					list = []*passes.Pass{p}
 				} else {
@@ -98,7 +108,28 @@ func writePassList(w io.Writer, list []*passes.Pass) {
 	for _, p := range list {
 		fmt.Fprintf(w, "%-*s  %-3s  %s\n", width, p.Name, passOnOff(p.DefaultOn), p.Summary)
 	}
-	fmt.Fprintf(w, "\nRun 'anefix passes NAME' for a pass's documentation and options.\n")
+	fmt.Fprintf(w, "\nPipeline-wide settings (every pass reads them; rewrite --set GROUP.NAME=VALUE):\n")
+	for _, g := range passes.SettingGroups() {
+		fmt.Fprintf(w, "%-*s       %s\n", width, g.Name, g.Summary)
+	}
+	fmt.Fprintf(w, "\nRun 'anefix passes NAME' for a pass's or a setting group's documentation and options.\n")
+}
+
+func settingNames() []string {
+	var out []string
+	for _, g := range passes.SettingGroups() {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+func isSettingGroup(p *passes.Pass) bool {
+	for _, g := range passes.SettingGroups() {
+		if g == p {
+			return true
+		}
+	}
+	return false
 }
 
 // passConstraints lists the ordering constraints naming pass, as sentences.
@@ -113,7 +144,11 @@ func passConstraints(name string) []string {
 }
 
 func writePassDoc(w io.Writer, p *passes.Pass) {
-	fmt.Fprintf(w, "%s (%s by default)\n\n%s\n", p.Name, passOnOff(p.DefaultOn), p.Summary)
+	if isSettingGroup(p) {
+		fmt.Fprintf(w, "%s (pipeline-wide settings, read by every pass)\n\n%s\n", p.Name, p.Summary)
+	} else {
+		fmt.Fprintf(w, "%s (%s by default)\n\n%s\n", p.Name, passOnOff(p.DefaultOn), p.Summary)
+	}
 	if p.Addresses != "" {
 		fmt.Fprintf(w, "\nAnswers the compiler message:\n  %s\n", p.Addresses)
 	}

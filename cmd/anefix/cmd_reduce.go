@@ -19,9 +19,11 @@ func init() {
 		Usage:   "reduce IN --test CMD -o OUT [--force] [--json] [-j N] [--cache DIR] [--max-probes N] [--probe-timeout D]",
 		Summary: "shrink a model while a test still holds, for a bug report",
 		Help: `Shrinks IN while the shell command CMD still exits 0 ("still reproduces")
-on it; {} in CMD is replaced by the shell-quoted path of a candidate. Exit
-125 means cannot tell (the step is not taken), 4 compiler unavailable
-(reduce stops at once and exits 4), anything else "no longer reproduces".
+on it. Exit 125 means cannot tell (the step is not taken), 4 compiler
+unavailable (reduce stops at once and exits 4), anything else "no longer
+reproduces".
+
+` + testCommandHelp + `
 
 Steps, in order, each tried in chunks (halves, quarters, … down to single
 targets): drop-graph (an entry graph, while another is left),
@@ -31,7 +33,7 @@ constant becomes a splat zero). dce runs after every step and every
 candidate passes graph.Verify before it is tested.
 
 OUT is the smallest model found, written atomically (an existing OUT only
-with --force). Answers are cached as for bisect (--cache DIR).
+with --force).
 
 Exit: 0 reduced; 3 the test does not hold on IN, or --max-probes ran out
 (OUT is then the smallest so far); 1 bad input; 2 usage; 4 compiler
@@ -40,7 +42,7 @@ unavailable.
 Example:
   anefix reduce crash.aimodel --test 'anefix compile {} 2>&1 | grep -q "internal error"' -o small.aimodel`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := searchFlags(fs)
+			o := searchFlags(fs, "reduce")
 			out := fs.StringP("output", "o", "", "where to write the smallest model (required)")
 			force := fs.Bool("force", false, "replace an existing output")
 			return func(env *Env, args []string) error {

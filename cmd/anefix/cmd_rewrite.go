@@ -21,6 +21,7 @@ import (
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes"
+	"github.com/anefix/anefix/passes/ane"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -173,6 +174,9 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return fmt.Errorf("%s: %w; nothing written", in, runErr)
 	}
 
+	if rep.Check, err = rwVerdict(ld.Module); err != nil {
+		return fmt.Errorf("%s: check on the rewritten module: %w; nothing written", in, err)
+	}
 	if !o.dryRun {
 		if err := rwSave(env, o, plan, ld, rep); err != nil {
 			return err
@@ -195,6 +199,25 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 	}
 	return nil
+}
+
+// rwVerdict is check's verdict on the rewritten module: what `anefix check
+// OUT` would predict, hazard rules aside (they never change it and would
+// read every weight).
+func rwVerdict(m *graph.Module) (*pb.RewriteVerdict, error) {
+	r, err := ane.CheckWith(m, ane.Options{NoHazards: true})
+	if err != nil {
+		return nil, err
+	}
+	cr := checkReport(r)
+	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
+		Suspects: count32(len(cr.Suspects)), RuleSet: cr.RuleSet}
+	for _, g := range cr.Groups {
+		if g.Severity == "blocker" {
+			v.Blockers = append(v.Blockers, g)
+		}
+	}
+	return v, nil
 }
 
 // rwCheckFlags rejects flag combinations rewrite cannot honour, before any work.
@@ -299,6 +322,11 @@ func rwOpRef(r passes.OpRef) *pb.OpRef {
 func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result) {
 	if res == nil {
 		return
+	}
+	if pl != nil && pl.Context != nil {
+		for _, v := range pl.Context.Settings.Values() {
+			rep.Settings = append(rep.Settings, &pb.PassOption{Name: v.Name, Value: v.Value, Set: rwContains(pl.SettingsSet, v.Name)})
+		}
 	}
 	rep.CensusBefore = rwCensus(res.CensusBefore)
 	rep.CensusAfter = rwCensus(res.CensusAfter)
@@ -487,12 +515,40 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 		}
 		fmt.Fprintf(w, "values by element type: %s\n", strings.Join(parts, ", "))
 	}
+	if v := rep.Check; v != nil {
+		verdict := "LEGAL"
+		if !v.Legal {
+			verdict = "NOT LEGAL"
+		}
+		fmt.Fprintf(w, "check: %s for the Neural Engine: %d of %d function(s) predicted to get an ANE region (h18p)", verdict, v.RegionsPredicted, v.Functions)
+		if v.Suspects > 0 {
+			fmt.Fprintf(w, "; %d unconfirmed suspect(s), listed by anefix check", v.Suspects)
+		}
+		fmt.Fprintln(w)
+		if len(v.Blockers) > 0 {
+			var b strings.Builder
+			writeGroups(&b, v.Blockers, "")
+			fmt.Fprintf(w, "  blockers that remain (fix with the pass after ->):\n%s", indentLines(b.String(), "  "))
+		}
+	}
 	switch {
 	case rep.Written && rep.Output != "-":
 		fmt.Fprintf(w, "wrote %s (%s, %d bytes)\n", rep.Output, rep.OutputKind, rep.OutputSize)
 	case rep.DryRun && rep.Error == "":
 		fmt.Fprintf(w, "dry run: nothing written\n")
 	}
+}
+
+// indentLines prefixes every line of s with p.
+func indentLines(s, p string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			b.WriteString(p + l)
+		}
+	}
+	return b.String()
 }
 
 // rewriteRecordFiles returns anefix's record of a rewrite for a directory
@@ -535,6 +591,13 @@ func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteRep
 				Note: fmt.Sprintf("stored = value × 2^%d: multiply by 2^%d when setting the state, by 2^%d when reading it", -sc.Log2, -sc.Log2, sc.Log2)})
 		}
 	}
+	// A rewrite of a rewrite: the record carries every change since the
+	// export (Record.Then), so the host still learns the first run's.
+	prev, err := bundle.ReadRecord(ld.Input.AIModelDir)
+	if err != nil {
+		return nil, err
+	}
+	r = prev.Then(r)
 	b, err := r.Encode()
 	if err != nil {
 		return nil, err

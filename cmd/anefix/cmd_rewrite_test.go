@@ -33,6 +33,47 @@ func rwRead(t *testing.T, p string) string {
 	return string(b)
 }
 
+// rewrite ends with check's verdict on what it wrote: legal after the
+// default pipeline on arm A, and, with strip-fp32-casts off, the blockers
+// that remain with the pass that removes them (text and report).
+func TestRewriteCheckVerdict(t *testing.T) {
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Skipf("no synth arm A: %v", err)
+	}
+	for _, c := range []struct {
+		args  []string
+		legal bool
+		line  string
+	}{
+		{nil, true, "check: LEGAL for the Neural Engine: 1 of 1 function(s)"},
+		{[]string{"--disable", "strip-fp32-casts"}, false, "check: NOT LEGAL for the Neural Engine: 0 of 1 function(s)"},
+	} {
+		report := filepath.Join(t.TempDir(), "r.json")
+		code, _, stderr := runCLI(t, "", append([]string{"rewrite", rwArmA, "--dry-run", "--report", report, "--set", "states.auto=true"}, c.args...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stderr, c.line) {
+			t.Errorf("summary lacks %q:\n%s", c.line, stderr)
+		}
+		var rep rewriteReport
+		rwReadJSON(t, report, &rep)
+		if rep.Check == nil || rep.Check.Legal != c.legal {
+			t.Fatalf("report check = %+v, want legal %v", rep.Check, c.legal)
+		}
+		if !c.legal && (len(rep.Check.Blockers) == 0 || rep.Check.Blockers[0].Rule != "element-type" || rep.Check.Blockers[0].FixPass != "strip-fp32-casts") {
+			t.Errorf("blockers = %+v", rep.Check.Blockers)
+		}
+		set := map[string]bool{}
+		for _, s := range rep.Settings {
+			set[s.Name] = s.Set
+		}
+		if v, ok := set["states.auto"]; !ok || !v || len(rep.Settings) != 5 {
+			t.Errorf("settings = %+v", rep.Settings)
+		}
+	}
+}
+
 func TestRewriteUsageErrors(t *testing.T) {
 	in := "../../testdata/passes/strip-fp32-casts.mlir"
 	out := filepath.Join(t.TempDir(), "out.mlir")
@@ -142,6 +183,18 @@ type rewriteReport struct {
 		States    []any  `json:"states"`
 		Replaced  []any  `json:"replaced"`
 	} `json:"passes"`
+	Settings []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+		Set   bool   `json:"set"`
+	} `json:"settings"`
+	Check *struct {
+		Legal    bool `json:"legal"`
+		Blockers []struct {
+			Rule    string `json:"rule"`
+			FixPass string `json:"fixPass"`
+		} `json:"blockers"`
+	} `json:"check"`
 }
 
 func (r *rewriteReport) passNames() []string {
@@ -745,7 +798,8 @@ func TestRewriteSummaryStates(t *testing.T) {
 // When a pass fails there is no census after the pipeline; the summary
 // shows the input's census instead of "f16 4→0".
 func TestRewriteFailureCensus(t *testing.T) {
-	cases := []struct{ name, src, want string }{
+	cases := []struct{ name, src, want, set string }{
+		// A pair the user names (the names alone would only note it).
 		{"state pair types differ", `module {
   coreai.graph @main(%x: tensor<2xf16> {coreai.name = "x"}, %s: tensor<2xf16> {coreai.name = "conv_state"}) -> (tensor<2xf16> {coreai.name = "y"}, tensor<3xf16> {coreai.name = "new_conv_state"}) {
     %0 = coreai.exp %x : tensor<2xf16> -> tensor<2xf16>
@@ -753,7 +807,7 @@ func TestRewriteFailureCensus(t *testing.T) {
     coreai.output %0, %c : tensor<2xf16>, tensor<3xf16>
   }
 }
-`, "pass promote-states"},
+`, "pass promote-states", "states.pairs=conv_state=new_conv_state"},
 		{"constant overflows fp16", `module {
   coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf16> {
     %c = coreai.constant dense<[1.0, 1.0e+06]> : tensor<2xf32>
@@ -763,7 +817,7 @@ func TestRewriteFailureCensus(t *testing.T) {
     coreai.output %2 : tensor<2xf16>
   }
 }
-`, "pass strip-fp32-casts"},
+`, "pass strip-fp32-casts", "states.auto=true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -771,7 +825,7 @@ func TestRewriteFailureCensus(t *testing.T) {
 			if err := os.WriteFile(in, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--set", "strip-fp32-casts.islands=all")
+			code, _, stderr := runCLI(t, "", "rewrite", in, "--dry-run", "--set", "strip-fp32-casts.islands=all", "--set", c.set)
 			if code != exitFailure || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
@@ -911,5 +965,36 @@ func TestRewriteBytecodeVersion(t *testing.T) {
 		if code, _, stderr := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
+	}
+}
+
+// Rewriting a rewrite's output changes nothing, byte for byte, in every
+// file of the bundle: the model (the pipeline reached its fixpoint the first
+// time) and anefix.json (which keeps the first run's changes: a host still
+// learns them).
+func TestRewriteTwiceIdentical(t *testing.T) {
+	arms, _ := filepath.Glob("../../testdata/synth/*.aimodel")
+	if len(arms) == 0 {
+		t.Skip("no synth arms")
+	}
+	for _, arm := range arms {
+		t.Run(filepath.Base(arm), func(t *testing.T) {
+			dir := t.TempDir()
+			x, y := filepath.Join(dir, "x.aimodel"), filepath.Join(dir, "y.aimodel")
+			if code, _, stderr := runCLI(t, "", "rewrite", arm, "-o", x); code != exitOK {
+				t.Fatalf("first rewrite: exit %d: %s", code, stderr)
+			}
+			if code, _, stderr := runCLI(t, "", "rewrite", x, "-o", y); code != exitOK {
+				t.Fatalf("second rewrite: exit %d: %s", code, stderr)
+			}
+			files, _ := os.ReadDir(x)
+			for _, f := range files {
+				a, _ := os.ReadFile(filepath.Join(x, f.Name()))
+				b, err := os.ReadFile(filepath.Join(y, f.Name()))
+				if err != nil || !bytes.Equal(a, b) {
+					t.Errorf("%s differs after a second rewrite (%v)", f.Name(), err)
+				}
+			}
+		})
 	}
 }

@@ -50,11 +50,16 @@ func graphInspectionPB(g *inspect.GraphInspection, _ int) *pb.GraphInspection {
 		Invocations: lo.Map(g.Invocations, func(c *inspect.Invocation, _ int) *pb.Invocation {
 			return &pb.Invocation{Callee: c.Callee, Count: c.Count, Composite: c.Composite}
 		}),
+		StateNotes: g.StateNotes,
 	}
 }
 
 func portPB(p *inspect.Port, _ int) *pb.Port {
-	return &pb.Port{Name: p.Name, Index: p.Index, Type: p.Type, IsState: p.IsState, StatePartner: p.StatePartner, Attributes: p.Attributes}
+	out := &pb.Port{Name: p.Name, Index: p.Index, Type: p.Type, IsState: p.IsState, StatePartner: p.StatePartner, Attributes: p.Attributes}
+	if p.State != nil {
+		out.State = &pb.StatePair{Form: p.State.Form, Kind: p.State.Kind, Evidence: p.State.Evidence}
+	}
+	return out
 }
 
 func opRefPB(r *inspect.OpRef, _ int) *pb.OpRef {

@@ -74,6 +74,21 @@ documentation as this file.
 	for _, c := range passes.Constraints {
 		fmt.Fprintf(&b, "- `%s` before `%s`: %s\n", c.Before, c.After, c.Why)
 	}
+	b.WriteString("\nPipeline-wide settings (every pass reads them; `--set GROUP.NAME=VALUE`):\n\n")
+	for _, g := range passes.SettingGroups() {
+		fmt.Fprintf(&b, "- [`%s`](#settings-%s): %s\n", g.Name, g.Name, passesMDCell(g.Summary))
+	}
+	for _, g := range passes.SettingGroups() {
+		fmt.Fprintf(&b, "\n## Settings: %s\n\n<a id=\"settings-%s\"></a>\n\n```text\n%s\n```\n", g.Name, g.Name, strings.TrimSpace(g.Doc))
+		fmt.Fprintf(&b, "\nOptions (`--set %s.NAME=VALUE`):\n\n| option | type | default | meaning |\n|---|---|---|---|\n", g.Name)
+		for _, o := range g.Options {
+			def := "(empty)"
+			if o.Default != "" {
+				def = "`" + passesMDCell(o.Default) + "`"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, o.Kind, def, passesMDCell(o.Doc))
+		}
+	}
 	for _, n := range passes.Names() {
 		p, _ := passes.Lookup(n)
 		fmt.Fprintf(&b, "\n## %s\n\n", n)

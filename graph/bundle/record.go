@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 )
 
 // Record is the content of RecordFile (anefix.json): what a rewrite did to
@@ -122,6 +123,33 @@ func ParseRecord(b []byte, name string) (*Record, error) {
 		}
 	}
 	return &r, nil
+}
+
+// Then is the record of a model rewritten as r says and then as next says:
+// what a host needs is every change since the export, so the entries of
+// both are kept in order, and the passes are r's followed by those of
+// next's not in r. A rewrite that changes nothing (rewriting a rewrite's
+// output with the same pipeline) thus leaves the record as it was, byte
+// for byte.
+func (r *Record) Then(next Record) Record {
+	if r == nil {
+		return next
+	}
+	out := Record{
+		Tool:           next.Tool,
+		Passes:         append([]string{}, r.Passes...),
+		IOChanges:      append(append([]RecordIO{}, r.IOChanges...), next.IOChanges...),
+		States:         append(append([]RecordState{}, r.States...), next.States...),
+		PlainStates:    append(append([]RecordState(nil), r.PlainStates...), next.PlainStates...),
+		ConstantInputs: append(append([]RecordConstant(nil), r.ConstantInputs...), next.ConstantInputs...),
+		StateScales:    append(append([]RecordStateScale(nil), r.StateScales...), next.StateScales...),
+	}
+	for _, p := range next.Passes {
+		if !slices.Contains(out.Passes, p) {
+			out.Passes = append(out.Passes, p)
+		}
+	}
+	return out
 }
 
 // StateLog2 returns the state scales of graph fn ("" = every graph) by

@@ -115,3 +115,25 @@ func TestReadRecordAbsent(t *testing.T) {
 		t.Fatalf("ReadRecord of a broken anefix.json: %v, want an error naming the file", err)
 	}
 }
+
+func TestRecordThen(t *testing.T) {
+	first := Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"},
+		IOChanges: []RecordIO{{Pass: "promote-states", Port: "s"}}, States: []RecordState{{Input: "s", Output: "s_out"}},
+		StateScales: []RecordStateScale{{State: "s", Log2: 1}}}
+	// A run that changed nothing keeps the record.
+	same := first.Then(Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"}, IOChanges: []RecordIO{}, States: []RecordState{}})
+	a, _ := first.Encode()
+	b, _ := same.Encode()
+	if string(a) != string(b) {
+		t.Errorf("no-op run changed the record:\n%s\n%s", a, b)
+	}
+	// A run that changed something adds its entries and new passes.
+	more := first.Then(Record{Tool: "anefix b", Passes: []string{"scale-state"}, StateScales: []RecordStateScale{{State: "s", Log2: 2}}})
+	if more.Tool != "anefix b" || len(more.Passes) != 3 || more.Passes[2] != "scale-state" || more.StateLog2("")["s"] != 3 || len(more.IOChanges) != 1 {
+		t.Errorf("composed record: %+v", more)
+	}
+	var none *Record
+	if got := none.Then(first); got.Tool != first.Tool || len(got.Passes) != 2 {
+		t.Errorf("nil.Then = %+v", got)
+	}
+}

@@ -3,7 +3,6 @@ package bundle
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,9 +59,37 @@ func readInside(root, rel string, max int64) ([]byte, error) {
 // buffer of the size Stat reported (io.ReadAll grows its buffer by
 // appending, which allocated about twice a large metadata.json's size). A
 // file that shrinks or grows while being read is an error. name stands for
-// p in errors other than os.Open's.
+// p in errors other than os.Open's. p's type is checked before it is
+// opened, so a FIFO or a device is an error and never blocks the open.
 func ReadSmallFile(p, name string, max int64) ([]byte, error) {
-	f, err := os.Open(p)
+	return readSmall(p, name, max, false)
+}
+
+// ReadSmallFileNoFollow is ReadSmallFile for a file in a directory others
+// may have written into (passes/probe's cache): a symbolic link at p is an
+// error and is not followed (it is opened with O_NOFOLLOW where the system
+// has it), as is anything but a regular file (a link to /dev/zero, a
+// FIFO).
+func ReadSmallFileNoFollow(p, name string, max int64) ([]byte, error) {
+	return readSmall(p, name, max, true)
+}
+
+func readSmall(p, name string, max int64, noFollow bool) ([]byte, error) {
+	stat := os.Stat
+	if noFollow {
+		stat = os.Lstat
+	}
+	before, err := stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", name, fileType(before.Mode()))
+	}
+	if before.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, before.Size(), max)
+	}
+	f, err := openRegular(p, noFollow)
 	if err != nil {
 		return nil, err
 	}
@@ -71,20 +98,11 @@ func ReadSmallFile(p, name string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
+	// Checked again on what was opened: p may have been replaced since.
+	if !fi.Mode().IsRegular() || !os.SameFile(before, fi) {
+		return nil, fmt.Errorf("%s was replaced while being opened; run again", name)
 	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)
-	}
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", name, err)
-	}
-	if n, _ := f.Read(make([]byte, 1)); n > 0 {
-		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", name)
-	}
-	return b, nil
+	return readOpened(f, fi, name, max)
 }
 
 // walk lists everything below root in sorted order. Symbolic links are
@@ -113,10 +131,10 @@ func walk(root string) ([]Entry, error) {
 			case fi.Mode()&os.ModeSymlink != 0:
 				target, err := filepath.EvalSymlinks(full)
 				if err != nil {
-					return fmt.Errorf("symbolic link %s cannot be followed: %w", rel, err)
+					return fmt.Errorf("symbolic link %s cannot be followed: %w", DisplayName(rel), err)
 				}
 				if !within(root, target) {
-					return fmt.Errorf("symbolic link %s points outside the bundle (to %s); copy the file into the bundle instead", rel, target)
+					return fmt.Errorf("symbolic link %s points outside the bundle (to %s); copy the file into the bundle instead", DisplayName(rel), DisplayName(target))
 				}
 				lr, err := filepath.Rel(root, target)
 				if err != nil {
@@ -132,7 +150,7 @@ func walk(root string) ([]Entry, error) {
 			case fi.Mode().IsRegular():
 				out = append(out, e)
 			default:
-				return fmt.Errorf("%s is a special file (%v), which a bundle must not contain", rel, fi.Mode().Type())
+				return fmt.Errorf("%s is a special file (%v), which a bundle must not contain", DisplayName(rel), fi.Mode().Type())
 			}
 		}
 		return nil
@@ -141,4 +159,21 @@ func walk(root string) ([]Entry, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// fileType names a file type for an error.
+func fileType(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }

@@ -143,6 +143,10 @@ func typeString(t graph.Type) string {
 	return t.String()
 }
 
+func statePairOf(sp graph.StatePair) *StatePair {
+	return &StatePair{Form: sp.Form.String(), Kind: sp.Kind.String(), Evidence: sp.Evidence.String()}
+}
+
 func inspectGraph(g *graph.Graph, composites map[string]string) *GraphInspection {
 	gi := &GraphInspection{
 		Name:          g.Name(),
@@ -156,23 +160,32 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *GraphInspection
 		gi.Noinline = true
 	}
 	ins, outs := g.Inputs(), g.Outputs()
-	stateInputOf := map[string]string{}
-	for _, p := range ins {
-		if p.StateOutput != "" {
-			stateInputOf[p.StateOutput] = portName(p, false)
-		}
+	var sa *graph.StateAnalysis
+	if g.Body() != nil {
+		sa = graph.States(g, graph.StateOptions{})
 	}
 	for _, p := range ins {
-		gi.Inputs = append(gi.Inputs, &Port{
-			Name: portName(p, false), Index: int32(p.Index), Type: typeString(p.Type),
-			IsState: p.IsState, StatePartner: p.StateOutput, Attributes: portAttrs(p.Attrs),
-		})
+		port := &Port{Name: portName(p, false), Index: int32(p.Index), Type: typeString(p.Type),
+			IsState: p.IsState, StatePartner: p.StateOutput, Attributes: portAttrs(p.Attrs)}
+		if sp, ok := sa.ForInput(p.Index); ok {
+			port.State = statePairOf(sp)
+			if sp.Out >= 0 && port.StatePartner == "" {
+				port.StatePartner = portName(outs[sp.Out], true)
+			}
+		}
+		gi.Inputs = append(gi.Inputs, port)
 	}
 	for _, p := range outs {
-		gi.Outputs = append(gi.Outputs, &Port{
-			Name: portName(p, true), Index: int32(p.Index), Type: typeString(p.Type),
-			IsState: p.IsState, StatePartner: stateInputOf[p.Name], Attributes: portAttrs(p.Attrs),
-		})
+		port := &Port{Name: portName(p, true), Index: int32(p.Index), Type: typeString(p.Type),
+			IsState: p.IsState, Attributes: portAttrs(p.Attrs)}
+		if sp, ok := sa.ForOutput(p.Index); ok {
+			port.State = statePairOf(sp)
+			port.StatePartner = portName(ins[sp.In], false)
+		}
+		gi.Outputs = append(gi.Outputs, port)
+	}
+	if sa != nil {
+		gi.StateNotes = sa.Notes
 	}
 	body := g.Body()
 	if body == nil {

@@ -27,6 +27,8 @@ type GraphInspection struct {
 	Fp32Islands   []*Fp32Island
 	IoReshapes    []*IOReshape
 	Invocations   []*Invocation
+	// StateNotes: what the state analysis left unpaired and why.
+	StateNotes []string
 }
 
 // Port is one graph input or output.
@@ -37,7 +39,12 @@ type Port struct {
 	IsState      bool
 	StatePartner string
 	Attributes   []string
+	// State is set when the state analysis pairs the port (graph/states.go).
+	State *StatePair
 }
+
+// StatePair says how a state's ports were paired.
+type StatePair struct{ Form, Kind, Evidence string }
 
 // OpRef names one op; OpNumber is nil when its location carries no number.
 type OpRef struct {

@@ -92,6 +92,9 @@ func (e *estimator) graphPeak(g *graph.Graph) int64 {
 }
 
 func (e *estimator) blockPeak(b *graph.Block) int64 {
+	if b == nil {
+		return 0 // a declaration: the interpreter refuses to call it, by name
+	}
 	ops := b.Ops()
 	last := map[*graph.Value]int{}
 	for i, op := range ops {

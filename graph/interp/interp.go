@@ -73,6 +73,9 @@ func (in *Interp) Close() error {
 type plan struct {
 	ops   []*graph.Operation
 	frees [][]*graph.Value
+	// tokenState maps a token output to the handle argument whose state
+	// it returns (the state analysis, graph/states.go).
+	tokenState map[int]*graph.Value
 }
 
 func (in *Interp) planFor(g *graph.Graph) (*plan, error) {
@@ -83,7 +86,12 @@ func (in *Interp) planFor(g *graph.Graph) (*plan, error) {
 	if err := checkSizes(g); err != nil {
 		return nil, err
 	}
-	p := &plan{ops: body.Ops()}
+	p := &plan{ops: body.Ops(), tokenState: map[int]*graph.Value{}}
+	for _, sp := range graph.States(g, graph.StateOptions{NoAuto: true}).Pairs {
+		if sp.Form == graph.StateHandle && sp.Out >= 0 {
+			p.tokenState[sp.Out] = body.Arg(sp.In)
+		}
+	}
 	last := map[*graph.Value]int{}
 	for i, op := range p.ops {
 		// Values an op's regions read (coreai.if's branches use the
@@ -261,7 +269,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			for k, v := range op.Operands() {
 				outs[k] = env[v]
 				if isToken(v.Type()) {
-					t, err := st.final(g, k, v)
+					t, err := st.final(p.tokenState[k], v)
 					if err != nil {
 						return nil, fmt.Errorf("interp: @%s: output %d: %w", g.Name(), k, err)
 					}

@@ -15,7 +15,7 @@ import (
 // (SSA dominance) respects every token dependency, and treats a token as
 // carrying no data. The caller passes a handle argument its state's current
 // tensor and gets back, for each token output, the tensor last written to
-// the handle that output names (the state contract: the input whose
+// the handle that output carries (graph/states.go: the input whose
 // MutableBuffers.buffer_mutation or coreai.name equals the output's name),
 // so a handle-form graph steps exactly like its tensor-form twin.
 // Guess, unconfirmed: that a read after a write on one token chain sees the
@@ -98,21 +98,13 @@ func (s *handleState) handle(h *graph.Value) (*Tensor, error) {
 	return t, nil
 }
 
-// final is what a token output of g returns: the last tensor written to
-// the handle named by output k (or, when no input names it, the handle the
-// token's write_handle wrote).
-func (s *handleState) final(g *graph.Graph, k int, v *graph.Value) (*Tensor, error) {
-	outs := g.Outputs()
-	if k < len(outs) && outs[k].Name != "" {
-		body := g.Body()
-		for _, in := range g.Inputs() {
-			if !isHandle(in.Type) || in.Index >= len(body.Args()) {
-				continue
-			}
-			if in.StateOutput == outs[k].Name || in.StateOutput == "" && in.Name == outs[k].Name {
-				return s.contents[body.Arg(in.Index)], nil
-			}
-		}
+// final is what a token output returns: the last tensor written to handle
+// h, the handle the state analysis pairs with the output (graph/states.go:
+// the input naming it, else the handle its write_handle wrote), or, when
+// it pairs none, the handle the token's own write_handle wrote.
+func (s *handleState) final(h, v *graph.Value) (*Tensor, error) {
+	if h != nil {
+		return s.contents[h], nil
 	}
 	if h, ok := s.writer[v]; ok {
 		return s.contents[h], nil

@@ -28,10 +28,9 @@ func toHandleStates(m *graph.Module) error {
 		if body == nil || term == nil {
 			continue
 		}
-		outIdx := map[string]int{}
-		for _, p := range g.Outputs() {
-			outIdx[p.Name] = p.Index
-		}
+		// The output carrying each state's new value, as every pass pairs
+		// them (graph/states.go).
+		sa := graph.States(g, graph.StateOptions{NoAuto: true})
 		var tok *graph.Value
 		var anchor *graph.Operation // last op inserted at the top
 		insertTop := func(op *graph.Operation) {
@@ -44,10 +43,11 @@ func toHandleStates(m *graph.Module) error {
 		}
 		handles := map[int]*graph.Value{}
 		for _, in := range g.Inputs() {
-			if in.StateOutput == "" {
+			sp, ok := sa.ForInput(in.Index)
+			if !ok || sp.Form != graph.StateAttribute {
 				continue
 			}
-			if _, ok := outIdx[in.StateOutput]; !ok {
+			if sp.Out < 0 {
 				return fmt.Errorf("synth: @%s: state %s names missing output %q", g.Name(), in.Name, in.StateOutput)
 			}
 			t, ok := in.Type.(*graph.TensorType)
@@ -68,7 +68,7 @@ func toHandleStates(m *graph.Module) error {
 			}
 			tok = rd.Result(1)
 			g.SetInputType(in.Index, &graph.OpaqueType{Text: "!coreai.handle<" + t.String() + ">"})
-			handles[outIdx[in.StateOutput]] = h
+			handles[sp.Out] = h
 		}
 		for j := 0; j < term.NumOperands(); j++ {
 			h, ok := handles[j]

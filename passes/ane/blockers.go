@@ -13,9 +13,13 @@ func init() {
 // ElementTypeBlockers returns the ops whose verdict names RuleElementType:
 // the ops that open a reported island and, through alsoIllegal, every op
 // inside it. strip-fp32-casts.islands=blockers retypes the islands holding
-// them and nothing else.
-func ElementTypeBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
-	rep, err := Check(m)
+// them and nothing else. States pair under states (the pipeline's
+// settings), so that a plain pair promote-states will make a state is the
+// round trip through the interface it becomes.
+func ElementTypeBlockers(m *graph.Module, states graph.StateOptions) (map[*graph.Operation]bool, error) {
+	// Hazards never change a verdict; fixes are what strip-fp32-casts'
+	// preview answers, and it asks this.
+	rep, err := CheckWith(m, Options{NoHazards: true, noFixes: true, States: states})
 	if err != nil {
 		return nil, err
 	}

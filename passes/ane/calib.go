@@ -178,7 +178,7 @@ func (c *checker) offANEOps() map[*graph.Operation]bool {
 			continue
 		}
 		for i, v := range op.Operands() {
-			if !isParamSlot(op, i) && !inSlots(storageSlots, op, i) && c.badElem(v) {
+			if !isParamSlot(op, i) && !isStorageSlot(op, i) && c.badElem(v) {
 				out[op] = true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -53,11 +54,22 @@ type Finding struct {
 	// Log names where a compiler diagnostic came from ("stderr:12"); empty
 	// for predictions.
 	Log string
+	// NoFix: the rule's fixing pass would not remove this finding (its
+	// preview leaves the values behind it); Detail then says what would.
+	NoFix bool
+	// vals are the values whose element type the finding is about (the
+	// island's or the port's), for fixes.go.
+	vals []*graph.Value
 }
 
-// FixPass is the pass that removes the finding ("" when none).
+// FixPass is the pass that removes the finding ("" when none): check names
+// one only where the pass, with the options the rule prints, removes it
+// (fixes.go asks the pass's own preview).
 func (f *Finding) FixPass() string {
-	if f.Fix != "" {
+	switch {
+	case f.NoFix:
+		return ""
+	case f.Fix != "":
 		return f.Fix
 	}
 	return f.Rule.Fix
@@ -206,6 +218,13 @@ type Options struct {
 	// Architecture names the target of the region prediction (calib.go;
 	// "" is DefaultArchitecture). It changes no verdict.
 	Architecture string
+	// States pairs state inputs with their outputs (graph/states.go); the
+	// zero value is the default pairing, the one rewrite's default
+	// pipeline uses.
+	States graph.StateOptions
+	// noFixes skips asking the fixing passes' previews (fixes.go), as
+	// ElementTypeBlockers must: strip-fp32-casts' preview asks it.
+	noFixes bool
 }
 
 // CheckWith is Check with options.
@@ -229,10 +248,16 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 		scan = newHazardScan(m)
 		scan.noBlobs = o.NoHazardBlobs
 	}
-	for _, g := range graphs {
-		c := newChecker(g)
+	checkers := make([]*checker, len(graphs))
+	for i, g := range graphs {
+		checkers[i] = newChecker(g, o.States)
+		checkers[i].entry = entries[g.Op]
+	}
+	roundTrips := calleeRoundTrips(checkers)
+	for i, g := range graphs {
+		c := checkers[i]
 		c.scan = scan
-		c.entry = entries[g.Op]
+		c.roundTrips = roundTrips[g.Name()]
 		c.run()
 		byName[g.Name()] = len(rep.Graphs)
 		res := c.result()
@@ -311,6 +336,9 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	if scan != nil {
 		rep.HazardNotes = scan.notes()
 	}
+	if !o.noFixes {
+		resolveFixes(m, rep)
+	}
 	return rep, nil
 }
 
@@ -327,18 +355,23 @@ type checker struct {
 	isOutput  map[*graph.Value][]int // terminator operand → output indices
 	inputs    []graph.Port
 	outputs   []graph.Port
-	term      *graph.Operation
-	findings  []Finding
-	suspects  []Finding
-	hazards   []Finding
-	advice    []Finding
-	scan      *hazardScan // nil: no hazard rules
+	states    *graph.StateAnalysis // which output carries each state's new value
+	// roundTrips, for a composite, maps each result to the arguments some
+	// call site feeds from the state that result is written back into
+	// (calleeRoundTrips).
+	roundTrips map[int][]int
+	term       *graph.Operation
+	findings   []Finding
+	suspects   []Finding
+	hazards    []Finding
+	advice     []Finding
+	scan       *hazardScan // nil: no hazard rules
 	// alsoIllegal holds ops illegal under a rule whose finding sits on
 	// another op (the inside of a reported fp32 island).
 	alsoIllegal map[*graph.Operation]string
 }
 
-func newChecker(g *graph.Graph) *checker {
+func newChecker(g *graph.Graph, so graph.StateOptions) *checker {
 	c := &checker{g: g, index: map[*graph.Operation]int{}, paramOnly: map[*graph.Value]bool{}, indexOnly: map[*graph.Value]bool{}, storage: map[*graph.Value]bool{},
 		isInput: map[*graph.Value]int{}, isOutput: map[*graph.Value][]int{}, alsoIllegal: map[*graph.Operation]string{}}
 	if g.Body() == nil {
@@ -354,6 +387,7 @@ func newChecker(g *graph.Graph) *checker {
 	})
 	c.inputs = g.Inputs()
 	c.outputs = g.Outputs()
+	c.states = graph.States(g, so)
 	for i, a := range g.Body().Args() {
 		c.isInput[a] = i
 	}
@@ -382,7 +416,12 @@ func (c *checker) run() {
 }
 
 func (c *checker) add(r *Rule, op *graph.Operation, fix, detail string) {
-	f := Finding{Rule: r, Graph: c.g.Name(), Op: op, Fix: fix, Detail: detail}
+	c.addVals(r, op, fix, detail, nil)
+}
+
+// addVals adds a finding about the element type of vals.
+func (c *checker) addVals(r *Rule, op *graph.Operation, fix, detail string, vals []*graph.Value) {
+	f := Finding{Rule: r, Graph: c.g.Name(), Op: op, Fix: fix, Detail: detail, vals: vals}
 	if op != nil {
 		f.Index = c.index[op]
 		f.OpID = op.OpID()
@@ -449,77 +488,27 @@ func sortFindings(fs []Finding) {
 
 // ---- parameter operands ----
 
-// paramSlots lists, per op (without the "decomposable." prefix), the
-// operand positions that carry axes, shapes, permutations, begin/end/stride,
-// indices, conditions or scalar settings rather than tensor data. Operand
-// orders are those coreai-torch emits (its lowering in
-// coreai_torch/_aten_to_core.py and _custom_to_core.py, its printed forms in
-// tests/ops/test_ops_ir.py): concat(axis, xs…); conv2d(x, w, strides,
-// dilations, groups); gather_nd(x, indices) "x at i"; gather_along_axis(x,
-// indices, axis) "x at i along a"; scatter_nd(x, updates, indices) "x with u
-// at i"; slice_update(x, update, begin, end, stride); quantize/dequantize(x,
-// scale, offset1, offset2, axis), whose axis is the last operand also in the
-// four-operand (x, scale, offset, axis) form of an older, xfail-marked test
-// in tests/compression/test_compression.py; lut_to_dense(indices, lut,
-// axis); if(cond).
-var paramSlots = map[string][]int{
-	"coreai.expand_dims":        {1},
-	"coreai.shrink_dims":        {1},
-	"coreai.reshape":            {1},
-	"coreai.transpose":          {1},
-	"coreai.concat":             {0},
-	"coreai.split":              {1, 2},
-	"coreai.slice":              {1, 2, 3},
-	"coreai.slice_update":       {2, 3, 4},
-	"coreai.gather_nd":          {1},
-	"coreai.gather_along_axis":  {1, 2},
-	"coreai.scatter_nd":         {2},
-	"coreai.conv2d":             {2, 3, 4},
-	"coreai.pad":                {1, 2},
-	"coreai.softmax":            {1},
-	"coreai.reduce_sum":         {1},
-	"coreai.reduce_mean":        {1},
-	"coreai.reduce_max":         {1},
-	"coreai.reduce_min":         {1},
-	"coreai.reduce_product":     {1},
-	"coreai.broadcasting_where": {0},
-	"coreai.lut_to_dense":       {2},
-	"coreai.if":                 {0},
-}
-
-// storageSlots are operands that hold compressed weights in their storage
-// type (palette indices such as ui4, quantized si8/si4 data, their scales
-// and offsets): the op turns them into a compute type, so the element-type
-// rule looks at its result, not at them. Linear INT4 is its own rule
-// (RuleLinearInt4). Guess, unconfirmed: that the compiler checks these
-// operands' types only through that rule (palettized and si8 programs
-// compile; README "Checking on a Mac" cites the reports).
-var storageSlots = map[string][]int{
-	"coreai.lut_to_dense":          {0, 1},
-	"coreai.blockwise_shift_scale": {0, 1, 2, 3},
-	"coreai.dequantize":            {0, 1, 2, 3},
-}
-
-func inSlots(slots map[string][]int, op *graph.Operation, i int) bool {
-	for _, s := range slots[baseOpName(op.Name)] {
-		if s == i {
-			return true
-		}
-	}
-	return false
-}
-
-func baseOpName(name string) string {
-	return strings.Replace(name, "coreai.decomposable.", "coreai.", 1)
-}
-
+// isParamSlot reports whether operand i of op carries a setting rather than
+// tensor data: axes, shapes, permutations, begin/end/stride, indices,
+// conditions, scalar settings (coreaiop.Role.Setting; the roles and their
+// sources are in graph/coreaiop). The element-type and rank rules skip such
+// operands.
 func isParamSlot(op *graph.Operation, i int) bool {
-	switch baseOpName(op.Name) {
-	case "coreai.quantize", "coreai.dequantize":
-		return op.NumOperands() >= 4 && i == op.NumOperands()-1
-	}
-	return inSlots(paramSlots, op, i)
+	return coreaiop.OperandRole(op, i).Setting()
 }
+
+// isStorageSlot reports whether operand i of op holds compressed weights in
+// their storage type (palette indices such as ui4, quantized si8/si4 data,
+// their scales and offsets: coreaiop.Storage): the op turns them into a
+// compute type, so the element-type rule looks at its result, not at them.
+// Linear INT4 is its own rule (RuleLinearInt4). Guess, unconfirmed: that the
+// compiler checks these operands' types only through that rule (palettized
+// and si8 programs compile; README "Checking on a Mac" cites the reports).
+func isStorageSlot(op *graph.Operation, i int) bool {
+	return coreaiop.OperandRole(op, i) == coreaiop.Storage
+}
+
+func baseOpName(name string) string { return coreaiop.Base(name) }
 
 func isIntegerType(t graph.Type) bool {
 	_, ok := graph.ElementType(t).(*graph.IntegerType)
@@ -582,7 +571,7 @@ func (c *checker) computeStorage() {
 			uses := r.Uses()
 			ok := len(uses) > 0
 			for _, u := range uses {
-				if inSlots(storageSlots, u.Op, u.Index) {
+				if isStorageSlot(u.Op, u.Index) {
 					continue
 				}
 				if !moveOps[baseOpName(u.Op.Name)] || u.Index != 0 || u.Op.NumResults() == 0 {
@@ -720,8 +709,8 @@ func (c *checker) badElem(v *graph.Value) bool {
 func (c *checker) elementTypes() {
 	// Parameter and storage slots are not data (graph.IslandOptions says
 	// how this rule's islands differ from strip-fp32-casts').
-	notData := func(op *graph.Operation, i int) bool { return isParamSlot(op, i) || inSlots(storageSlots, op, i) }
-	fi := graph.FloatIslands([]*graph.Graph{c.g}, graph.IslandOptions{Member: c.badElem, SkipOperand: notData, CastsJoin: true})
+	notData := func(op *graph.Operation, i int) bool { return isParamSlot(op, i) || isStorageSlot(op, i) }
+	fi := graph.FloatIslands([]*graph.Graph{c.g}, graph.IslandOptions{Member: c.badElem, SkipOperand: notData, CastsJoin: true, Ties: coreaiop.Ties})
 	find := fi.Root
 	opVals := map[*graph.Operation][]*graph.Value{}
 	var islandOps []*graph.Operation
@@ -757,6 +746,8 @@ func (c *checker) elementTypes() {
 		all    []*graph.Operation
 		reads  map[int]bool // inputs whose data enters the island
 		writes map[int]bool // inputs whose buffer the island's results are written into
+		vals   []*graph.Value
+		seen   map[*graph.Value]bool
 	}
 	islands := map[*graph.Value]*island{}
 	var order []*graph.Value
@@ -764,7 +755,7 @@ func (c *checker) elementTypes() {
 		r := find(v)
 		is := islands[r]
 		if is == nil {
-			is = &island{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}}
+			is = &island{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}, seen: map[*graph.Value]bool{}}
 			islands[r] = is
 			order = append(order, r)
 		}
@@ -792,6 +783,10 @@ func (c *checker) elementTypes() {
 			}
 		}
 		for _, v := range opVals[op] {
+			if !is.seen[v] {
+				is.seen[v] = true
+				is.vals = append(is.vals, v)
+			}
 			is.types[graph.ElementType(dataTensorOrType(v.Type())).String()] = true
 			if why := c.portWhy(v); why != "" && is.why == "" {
 				is.why = why
@@ -831,9 +826,9 @@ func (c *checker) elementTypes() {
 		}
 		for _, op := range roots {
 			if is.why != "" {
-				c.add(RuleElementType, op, "", detail+" that "+is.why)
+				c.addVals(RuleElementType, op, "", detail+" that "+is.why, is.vals)
 			} else {
-				c.add(SuspectFp32Chain, op, "", detail+" that ends in casts inside the graph")
+				c.addVals(SuspectFp32Chain, op, "", detail+" that ends in casts inside the graph", is.vals)
 			}
 		}
 	}
@@ -853,11 +848,9 @@ func (c *checker) portWhy(v *graph.Value) string {
 	return ""
 }
 
-// moveOps only move, cut or retype data (operand 0 is the data).
-var moveOps = map[string]bool{
-	"coreai.reshape": true, "coreai.transpose": true, "coreai.expand_dims": true, "coreai.shrink_dims": true,
-	"coreai.cast": true, "coreai.slice": true, "coreai.slice_update": true, "coreai.read_handle": true,
-}
+// moveOps only move, cut or retype data (operand 0 is the data): the op
+// table's Moves rows (graph/coreaiop).
+var moveOps = coreaiop.MoveOps()
 
 // sourceInput follows v backwards through data-movement ops (operand 0) and
 // returns the input index it comes from, or -1.
@@ -879,20 +872,25 @@ func (c *checker) sourceInput(v *graph.Value) int {
 // the inputs whose buffer it is stored into: a slice_update whose
 // destination comes from that input, a state output (mapped to its input),
 // or a write_handle on an input handle.
+//
+// In a composite the arguments stand for the inputs: result j is stored
+// into argument i when a call site feeds i from a state and writes j back
+// into it (roundTrips), since the compiler inlines the composite into the
+// function it compiles.
 func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
-	if !c.entry {
+	if !c.entry && len(c.roundTrips) == 0 {
 		return
 	}
 	walkForward(v, func(u graph.Use) (follow, stop bool) {
 		base := baseOpName(u.Op.Name)
 		switch {
+		case u.Op == c.term && !c.entry:
+			for _, i := range c.roundTrips[u.Index] {
+				into[i] = true
+			}
 		case u.Op == c.term:
-			if u.Index < len(c.outputs) && c.outputs[u.Index].IsState {
-				for i, in := range c.inputs {
-					if in.StateOutput != "" && in.StateOutput == c.outputs[u.Index].Name {
-						into[i] = true
-					}
-				}
+			if p, ok := c.states.ForOutput(u.Index); ok {
+				into[p.In] = true
 			}
 		case base == "coreai.write_handle" && u.Index == 1:
 			if in := c.sourceInput(u.Op.Operand(0)); in >= 0 {
@@ -908,6 +906,42 @@ func (c *checker) writtenInputs(v *graph.Value, into map[int]bool) {
 		}
 		return false, false
 	})
+}
+
+// calleeRoundTrips finds, for each composite an entry graph calls, the
+// (result, argument) pairs that are a round trip through one of the
+// caller's states: the call's argument comes from the state input
+// (through data-movement ops) and its result is stored back into that
+// state. Guess, marked: one level of calls, the form coreai-torch's
+// composites take (a composite calling another is not followed).
+func calleeRoundTrips(cs []*checker) map[string]map[int][]int {
+	out := map[string]map[int][]int{}
+	for _, c := range cs {
+		if !c.entry || c.term == nil {
+			continue
+		}
+		for _, op := range c.ops {
+			callee, ok := graph.Callee(op)
+			if !ok {
+				continue
+			}
+			for j, r := range op.Results() {
+				writes := map[int]bool{}
+				c.writtenInputs(r, writes)
+				for i, a := range op.Operands() {
+					if in := c.sourceInput(a); in >= 0 && writes[in] {
+						if out[callee] == nil {
+							out[callee] = map[int][]int{}
+						}
+						if !slices.Contains(out[callee][j], i) {
+							out[callee][j] = append(out[callee][j], i)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // walkForward calls visit for every use of v and of each op result visit
@@ -972,19 +1006,24 @@ func (c *checker) ioOps() {
 			continue
 		}
 		var ports []string
-		badPort := false
+		var bad []*graph.Value
 		for i, v := range op.Operands() {
 			if idx, ok := c.isInput[v]; ok && !isParamSlot(op, i) && !c.indexOnly[v] {
 				ports = append(ports, "input "+portName(c.inputs, idx))
-				badPort = badPort || c.badElem(v)
+				if c.badElem(v) {
+					bad = append(bad, v)
+				}
 			}
 		}
 		for _, r := range op.Results() {
 			for _, idx := range c.isOutput[r] {
 				ports = append(ports, "output "+portName(c.outputs, idx))
-				badPort = badPort || c.badElem(r)
+				if c.badElem(r) {
+					bad = append(bad, r)
+				}
 			}
 		}
+		badPort := len(bad) > 0
 		if len(ports) == 0 {
 			continue
 		}
@@ -993,7 +1032,7 @@ func (c *checker) ioOps() {
 		case base == "coreai.expand_dims" || base == "coreai.shrink_dims":
 			c.add(RuleIOOp, op, "fold-io-unsqueeze", "rank change on "+where)
 		case badPort:
-			c.add(RuleIOOp, op, "strip-fp32-casts", "non-ANE element type on "+where)
+			c.addVals(RuleIOOp, op, "strip-fp32-casts", "non-ANE element type on "+where, bad)
 		}
 	}
 }
@@ -1117,19 +1156,11 @@ func (c *checker) storedBack(v *graph.Value, in int) string {
 	return how
 }
 
-// outputFor reports whether output k carries input in's new value: the
-// state contract, or the names promote-states would pair.
+// outputFor reports whether output k carries input in's new value (the
+// state analysis, graph/states.go).
 func (c *checker) outputFor(in, k int) bool {
-	p, o := c.inputs[in], c.outputs[k]
-	if p.StateOutput != "" {
-		return o.Name == p.StateOutput
-	}
-	if o.Name == "" || p.Name == "" {
-		return false
-	}
-	n := strings.ToLower(o.Name)
-	q := strings.ToLower(p.Name)
-	return n == q || strings.Contains(n, q)
+	p, ok := c.states.ForInput(in)
+	return ok && p.Out == k
 }
 
 // ---- regions ----

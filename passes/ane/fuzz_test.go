@@ -1,6 +1,7 @@
 package ane
 
 import (
+	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,6 +28,10 @@ func FuzzCheck(f *testing.F) {
 				f.Add(string(b))
 			}
 		}
+	}
+	// One module per coreai op, in three forms (graph/coreaiop/zoo).
+	for _, z := range zoo.Modules() {
+		f.Add(string(z.Text))
 	}
 	for _, dir := range []string{"generic", "pretty"} {
 		ents, _ := os.ReadDir(filepath.Join("..", "..", "testdata", "mlir", dir))

@@ -11,7 +11,11 @@
 // Mac; the rule table records, for each rule, what it rests on.
 package ane
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/anefix/anefix/graph/coreaiop"
+)
 
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
@@ -149,7 +153,7 @@ var (
 		ID:       "unverified-op",
 		Title:    "coreai op not seen in a graph that compiled for the Neural Engine",
 		Message:  "no record either way of this op on the Neural Engine",
-		Evidence: "the ops listed in knownOps were seen in Apple's iOS builders (arm E compiles 19/19) or in the seed's graphs",
+		Evidence: "the op table's rows marked seen (graph/coreaiop: Op.Seen) were seen in Apple's iOS builders (arm E compiles 19/19) or in the seed's graphs",
 		Severity: Info,
 	}
 	SuspectTiedHead = &Rule{
@@ -292,44 +296,13 @@ func ruleOrder(r *Rule) int {
 	return len(Rules)
 }
 
-// knownOps are coreai ops seen in the public exporters' output and Apple's
-// iOS builders (testdata/mlir/coreai/README.md). Other coreai ops get an
-// unverified-op info finding, not a blocker.
-var knownOps = map[string]bool{}
-
-func init() {
-	for _, n := range []string{
-		"constant", "cast", "reshape", "transpose", "expand_dims", "shrink_dims", "concat", "split",
-		"slice", "slice_update", "gather_nd", "gather_along_axis", "scatter_nd", "conv2d", "pad",
-		"softmax", "exp", "log", "rsqrt", "sqrt", "sigmoid", "silu", "tanh", "gelu", "relu", "abs", "not",
-		"round", "sin", "cos", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product",
-		"lut_to_dense", "quantize", "dequantize", "blockwise_shift_scale", "invoke", "output",
-		"create_token", "read_handle", "write_handle",
-	} {
-		knownOps["coreai."+n] = true
-	}
-}
-
-// isKnownCoreAIOp accepts the list above and every broadcasting_* op, with
-// or without the "decomposable." prefix.
+// isKnownCoreAIOp reports whether the op table (graph/coreaiop) records op
+// name as seen in a graph that compiled for the Neural Engine (Apple's iOS
+// builders, the seed's graphs; testdata/mlir/coreai/README.md). Other coreai
+// ops get an unverified-op info finding, not a blocker.
 func isKnownCoreAIOp(name string) bool {
-	if knownOps[name] {
-		return true
-	}
-	const p = "coreai."
-	if len(name) <= len(p) || name[:len(p)] != p {
-		return false
-	}
-	rest := name[len(p):]
-	const d = "decomposable."
-	if len(rest) > len(d) && rest[:len(d)] == d {
-		rest = rest[len(d):]
-	}
-	if knownOps[p+rest] {
-		return true
-	}
-	const b = "broadcasting_"
-	return len(rest) > len(b) && rest[:len(b)] == b
+	o := coreaiop.Lookup(name)
+	return o != nil && o.Seen
 }
 
 // Rules added by the calibration against published compiles (calib.go

@@ -8,6 +8,7 @@ package bisect
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,13 @@ type Change struct {
 	// Refines is the index of the coarse change this fine change narrows
 	// (one arm-d region of a kind), or -1.
 	Refines int
+	// Fold names the list option whose values this change adds to another
+	// change of the same pass in one candidate whose other options are the
+	// same: the two run as one pass run (runs). arm-d's regions fold on
+	// groups, because arm-d numbers the regions still there on each run:
+	// after `groups=1` a second run's `groups=3` names another region, or
+	// none. "" for a change that runs on its own.
+	Fold string
 }
 
 // Roles.
@@ -76,24 +84,16 @@ func armDKinds() []string {
 type Loader func() (*graph.Module, func(), error)
 
 // Apply runs the changes set (indices into all) on m in pipeline order
-// (passes.Names(), then index), each as a one-pass pipeline with verification,
-// then dce. It returns whether any change did anything.
+// (passes.Names(), then index), as one-pass pipelines with verification
+// (changes that fold run as one, see Change.Fold), then dce. It returns
+// whether any change did anything. A set holding two alternatives
+// (Conflict) is an error: such a candidate is never built.
 func Apply(m *graph.Module, all []Change, set []int) (bool, error) {
-	order := map[string]int{}
-	for i, n := range passes.Names() {
-		order[n] = i
+	if a, b, opt, ok := Conflict(all, set); ok {
+		return false, fmt.Errorf("changes %q and %q set option %s of one pass to two values; a candidate holds at most one of them", all[a], all[b], opt)
 	}
-	s := append([]int(nil), set...)
-	sort.SliceStable(s, func(a, b int) bool {
-		pa, pb := order[all[s[a]].Pass], order[all[s[b]].Pass]
-		if pa != pb {
-			return pa < pb
-		}
-		return s[a] < s[b]
-	})
 	changed := false
-	for _, i := range s {
-		c := all[i]
+	for _, c := range runs(all, set) {
 		var set []string
 		for _, o := range c.Options {
 			set = append(set, c.Pass+"."+o)
@@ -122,6 +122,177 @@ func Apply(m *graph.Module, all []Change, set []int) (bool, error) {
 	return changed, nil
 }
 
+// runs lists the pass runs that apply set: its changes in pipeline order
+// (passes.Names(), then index), a change with Fold merged into the first
+// earlier run of its pass that has the same Fold and the same other
+// options (its Fold values appended, each once).
+func runs(all []Change, set []int) []Change {
+	order := map[string]int{}
+	for i, n := range passes.Names() {
+		order[n] = i
+	}
+	s := append([]int(nil), set...)
+	sort.SliceStable(s, func(a, b int) bool {
+		pa, pb := order[all[s[a]].Pass], order[all[s[b]].Pass]
+		if pa != pb {
+			return pa < pb
+		}
+		return s[a] < s[b]
+	})
+	var out []Change
+	at := map[string]int{} // fold key → index in out
+	for _, i := range s {
+		c := all[i]
+		if c.Fold == "" {
+			out = append(out, c)
+			continue
+		}
+		var rest, vals []string
+		for _, o := range c.Options {
+			if name, v, _ := strings.Cut(o, "="); name == c.Fold {
+				vals = append(vals, strings.Split(v, ",")...)
+			} else {
+				rest = append(rest, o)
+			}
+		}
+		key := c.Pass + "\x00" + c.Fold + "\x00" + strings.Join(rest, "\x00")
+		j, ok := at[key]
+		if !ok {
+			at[key] = len(out)
+			out = append(out, Change{Pass: c.Pass, Options: append([]string{c.Fold + "=" + strings.Join(vals, ",")}, rest...), Role: c.Role, Refines: c.Refines, Fold: c.Fold})
+			continue
+		}
+		old, _ := strings.CutPrefix(out[j].Options[0], c.Fold+"=")
+		have := strings.Split(old, ",")
+		for _, v := range vals {
+			if !slices.Contains(have, v) {
+				have = append(have, v)
+			}
+		}
+		out[j].Options[0] = c.Fold + "=" + strings.Join(have, ",")
+	}
+	return out
+}
+
+// Conflict finds two alternatives in set: experiments of one pass, which
+// set one of its options to two values (strip-fp32-casts islands=norms and
+// islands=all; the pass's defaults count as values). It returns them and
+// the first option (in the pass's order) on which they differ.
+// Neutralizations never conflict: each names regions no other change of
+// its pass names, and those of one kind fold (Change.Fold).
+func Conflict(all []Change, set []int) (a, b int, option string, ok bool) {
+	for x := 0; x < len(set); x++ {
+		for y := x + 1; y < len(set); y++ {
+			if opt := differ(all[set[x]], all[set[y]]); opt != "" {
+				return set[x], set[y], opt, true
+			}
+		}
+	}
+	return 0, 0, "", false
+}
+
+// differ is the first option two experiments of one pass give different
+// values, or "".
+func differ(c, d Change) string {
+	if c.Pass != d.Pass || c.Role != RoleExperiment || d.Role != RoleExperiment {
+		return ""
+	}
+	ec, ed := effective(c), effective(d)
+	for i := range ec {
+		if ec[i] != ed[i] {
+			name, _, _ := strings.Cut(ec[i], "=")
+			return name
+		}
+	}
+	return ""
+}
+
+// effective lists every option of c's pass as "name=value": c's own value
+// (the last one it sets), else the option's default.
+func effective(c Change) []string {
+	p, ok := passes.Lookup(c.Pass)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, spec := range p.Options {
+		v := spec.Default
+		for _, o := range c.Options {
+			if name, val, _ := strings.Cut(o, "="); name == spec.Name {
+				v = val
+			}
+		}
+		out = append(out, spec.Name+"="+v)
+	}
+	return out
+}
+
+// Maximal lists the largest subsets of items without two alternatives
+// (Conflict): one per choice of one value for each pass whose experiments
+// among items set an option to several, in plan order (the first
+// experiment of the first such pass first). Without alternatives it is
+// items alone.
+func (p *Plan) Maximal(items []int) [][]int {
+	type alt struct {
+		pass string
+		keys []string // distinct effective options, in plan order
+	}
+	var alts []*alt
+	byPass := map[string]*alt{}
+	keyOf := map[int]string{}
+	for _, i := range items {
+		c := p.Changes[i]
+		if c.Role != RoleExperiment {
+			continue
+		}
+		k := strings.Join(effective(c), "\x00")
+		keyOf[i] = k
+		a := byPass[c.Pass]
+		if a == nil {
+			a = &alt{pass: c.Pass}
+			byPass[c.Pass] = a
+			alts = append(alts, a)
+		}
+		if !slices.Contains(a.keys, k) {
+			a.keys = append(a.keys, k)
+		}
+	}
+	var multi []*alt
+	for _, a := range alts {
+		if len(a.keys) > 1 {
+			multi = append(multi, a)
+		}
+	}
+	var out [][]int
+	choice := make([]int, len(multi))
+	for {
+		pick := map[string]string{}
+		for j, a := range multi {
+			pick[a.pass] = a.keys[choice[j]]
+		}
+		var set []int
+		for _, i := range items {
+			c := p.Changes[i]
+			if k, ok := pick[c.Pass]; ok && c.Role == RoleExperiment && keyOf[i] != k {
+				continue
+			}
+			set = append(set, i)
+		}
+		out = append(out, set)
+		// The next choice, the last pass's value turning fastest.
+		j := len(multi) - 1
+		for ; j >= 0; j-- {
+			if choice[j]++; choice[j] < len(multi[j].keys) {
+				break
+			}
+			choice[j] = 0
+		}
+		if j < 0 {
+			return out
+		}
+	}
+}
+
 // did reports whether a pass run changed anything.
 func did(c *passes.Change) bool {
 	return c != nil && (c.OpsRemoved+c.OpsAdded+c.OpsRetyped > 0 || len(c.IOChanges)+len(c.Constants)+len(c.States)+len(c.Replaced) > 0)
@@ -133,7 +304,7 @@ type Plan struct {
 	// Coarse is how many of Changes are coarse (the rest refine them).
 	Coarse int
 	// Ineffective lists changes left out because alone they changed
-	// nothing.
+	// nothing, or their pass refused the input.
 	Ineffective []Change
 }
 
@@ -152,7 +323,7 @@ func (p *Plan) Children(i int) []int {
 // the fix pass of every suspect passes/ane's check lists (when not already
 // there), then arm-d per region kind, and per region for a kind with more
 // than one. Each is tried alone once on a fresh copy; one that changes
-// nothing is dropped (into Ineffective).
+// nothing, or whose pass refuses the input, is dropped (into Ineffective).
 func BuildPlan(load Loader) (*Plan, error) {
 	var coarse []Change
 	seen := map[string]bool{}
@@ -178,11 +349,7 @@ func BuildPlan(load Loader) (*Plan, error) {
 		return nil, err
 	}
 	for _, f := range rep.AllSuspects() {
-		fix := f.Fix
-		if fix == "" && f.Rule != nil {
-			fix = f.Rule.Fix
-		}
-		if fix != "" {
+		if fix := f.FixPass(); fix != "" {
 			add(Change{Pass: fix, Role: RoleExperiment})
 		}
 	}
@@ -199,10 +366,9 @@ func BuildPlan(load Loader) (*Plan, error) {
 		}
 		changed, notes, err := applyAlone(m, c)
 		done()
-		if err != nil {
-			return nil, err
-		}
-		if !changed {
+		// A pass that refuses this input alone (externalize-constant
+		// without a tied table) changes nothing here either.
+		if err != nil || !changed {
 			plan.Ineffective = append(plan.Ineffective, c)
 			continue
 		}
@@ -214,7 +380,7 @@ func BuildPlan(load Loader) (*Plan, error) {
 		kind := strings.TrimPrefix(c.Options[0], "replace=")
 		for g := 1; g <= armDCount(notes, kind) && armDCount(notes, kind) > 1; g++ {
 			fine = append(fine, Change{Pass: "arm-d", Options: []string{"groups=" + strconv.Itoa(g), c.Options[0]},
-				Role: RoleNeutralize, Refines: idx})
+				Role: RoleNeutralize, Refines: idx, Fold: "groups"})
 		}
 	}
 	plan.Coarse = len(plan.Changes)

@@ -13,14 +13,21 @@ import (
 type Tester func(sets [][]int) ([]probe.Outcome, error)
 
 // DDMin returns a 1-minimal subset of items (sorted) for which test is
-// good, given that items as a whole is good (Zeller and Hildebrandt's
-// ddmin): split the current set into n parts; if a part is good, continue
-// with it; else if a complement is good (n > 2), continue with it at n-1;
-// else split finer, until the parts are single changes. Parts are asked
-// for as one batch, complements as a second, and the first good answer in
-// batch order wins, so the result is deterministic. Skip and timeout count
-// as not good. fixed is added to every set asked for (and not returned).
-func DDMin(items, fixed []int, test Tester) ([]int, error) {
+// good (Zeller and Hildebrandt's ddmin): split the current set into n
+// parts; if a part is good, continue with it; else if a complement is good
+// (n > 2), continue with it at n-1; else split finer, until the parts are
+// single changes. Parts are asked for as one batch, complements as a
+// second, and the first good answer in batch order wins, so the result is
+// deterministic. Skip and timeout count as not good. fixed is added to
+// every set asked for (and not returned).
+//
+// good says whether items as a whole is known to be good. When it is not
+// (the test could not tell on it, or it holds two alternatives and cannot
+// be built), ddmin starts from items all the same, as it treats any
+// unresolved test: it splits further rather than giving up, and found is
+// false when no subset it asked about was good. The set returned is the
+// last one known good (nil when none), also when err is not nil.
+func DDMin(items, fixed []int, good bool, test Tester) (set []int, found bool, err error) {
 	c := append([]int(nil), items...)
 	n := 2
 	ask := func(sets [][]int) (int, error) {
@@ -39,15 +46,21 @@ func DDMin(items, fixed []int, test Tester) ([]int, error) {
 		}
 		return -1, nil
 	}
+	best := func() []int {
+		if good {
+			return c
+		}
+		return nil
+	}
 	for len(c) >= 2 {
 		n = min(n, len(c))
 		parts := Split(c, n)
 		i, err := ask(parts)
 		if err != nil {
-			return c, err
+			return best(), good, err
 		}
 		if i >= 0 {
-			c, n = parts[i], 2
+			c, n, good = parts[i], 2, true
 			continue
 		}
 		if n > 2 {
@@ -57,10 +70,10 @@ func DDMin(items, fixed []int, test Tester) ([]int, error) {
 			}
 			i, err := ask(comps)
 			if err != nil {
-				return c, err
+				return best(), good, err
 			}
 			if i >= 0 {
-				c, n = comps[i], max(n-1, 2)
+				c, n, good = comps[i], max(n-1, 2), true
 				continue
 			}
 		}
@@ -69,7 +82,7 @@ func DDMin(items, fixed []int, test Tester) ([]int, error) {
 		}
 		n = min(2*n, len(c))
 	}
-	return c, nil
+	return best(), good, nil
 }
 
 // Split cuts c into n contiguous parts whose sizes differ by at most one

@@ -76,9 +76,9 @@ func TestDDMin(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.n, c.needs, c.skip), func(t *testing.T) {
 			o := &oracle{needs: c.needs, skip: c.skip}
-			got, err := DDMin(seq(c.n), c.fixed, o.test)
-			if err != nil {
-				t.Fatal(err)
+			got, found, err := DDMin(seq(c.n), c.fixed, true, o.test)
+			if err != nil || !found {
+				t.Fatal(found, err)
 			}
 			if !slices.Equal(got, c.want) {
 				t.Errorf("got %v, want %v", got, c.want)
@@ -88,13 +88,55 @@ func TestDDMin(t *testing.T) {
 	}
 }
 
+// Started from a set the test cannot tell on (here: any set holding both
+// 0 and 7 is skipped, as a candidate with two values of one option is
+// never built), ddmin splits further instead of giving up, and finds the
+// needed changes; when no subset passes it says so (found false, no set).
+func TestDDMinUnresolvedStart(t *testing.T) {
+	skipBoth := func(o *oracle) Tester {
+		return func(sets [][]int) ([]probe.Outcome, error) {
+			out, err := o.test(sets)
+			for i, s := range sets {
+				if slices.Contains(s, 0) && slices.Contains(s, 7) {
+					out[i] = probe.Skip
+				}
+			}
+			return out, err
+		}
+	}
+	for _, c := range []struct {
+		needs [][]int
+		want  []int
+	}{
+		{[][]int{{2, 5}}, []int{2, 5}},
+		{[][]int{{7, 3}}, []int{3, 7}},
+		{[][]int{{0, 1, 6}}, []int{0, 1, 6}},
+		{nil, nil}, // nothing passes
+	} {
+		o := &oracle{needs: c.needs}
+		got, found, err := DDMin(seq(8), nil, false, skipBoth(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found != (c.want != nil) || !slices.Equal(got, c.want) {
+			t.Errorf("needs %v: got %v (found %v), want %v", c.needs, got, found, c.want)
+		}
+		t.Logf("needs %v from an unresolved start: %d questions", c.needs, o.asked)
+	}
+	// Everything skipped: not found, and every single change was asked.
+	o := &oracle{skip: seq(8)}
+	if got, found, _ := DDMin(seq(8), nil, false, o.test); found || got != nil {
+		t.Errorf("all skipped: %v %v", got, found)
+	}
+}
+
 // The same questions in the same order every time.
 func TestDDMinDeterministic(t *testing.T) {
 	var first [][]int
 	for range 3 {
 		var asked [][]int
 		o := &oracle{needs: [][]int{{3, 11}}}
-		_, err := DDMin(seq(13), nil, func(sets [][]int) ([]probe.Outcome, error) {
+		_, _, err := DDMin(seq(13), nil, true, func(sets [][]int) ([]probe.Outcome, error) {
 			asked = append(asked, sets...)
 			return o.test(sets)
 		})

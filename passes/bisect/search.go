@@ -14,7 +14,7 @@ const (
 	ResultMinimal    = "minimal"     // a minimal set was found (exit 0)
 	ResultInputGood  = "input-good"  // the input without changes already passes (exit 3)
 	ResultAllBad     = "all-bad"     // every change together still fails (exit 3)
-	ResultAllSkip    = "all-skip"    // the test could not tell for every change together (exit 3)
+	ResultAllSkip    = "all-skip"    // no set passed, and the test could not tell for every change together (exit 3)
 	ResultBudget     = "budget"      // --max-probes ran out (exit 3)
 	ResultNoCompiler = "no-compiler" // the test exited 4 (exit 4)
 )
@@ -29,11 +29,17 @@ type Report struct {
 }
 
 // Bisect searches plan's changes for a smallest set that makes the test
-// good. It first asks for the input unchanged and every coarse change
-// together (one batch), then runs ddmin over the coarse changes, then
-// narrows each arm-d kind in the minimal set to its regions (ddmin over the
-// kind's regions with the rest of the minimal set applied), keeping the
-// kind when its regions one by one do not pass together.
+// good. It first asks, as one batch, for the input unchanged and every
+// coarse change together, or, when the plan holds alternatives (two values
+// of one option, Conflict), every largest set without two of them
+// (Plan.Maximal), which are all "every change together" can mean. From the
+// first good one ddmin runs over its changes. When none is good but the
+// test could not tell on some (skip, timeout), ddmin runs over all the
+// coarse changes as over an unresolved set: it splits further instead of
+// giving up. A set holding alternatives is never built; it counts as
+// unresolved. Then each arm-d kind in the minimal set is narrowed to its
+// regions (ddmin over the kind's regions with the rest of the minimal set
+// applied), keeping the kind when no set of its regions passes.
 func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 	rep := &Report{Plan: plan}
 	memo := map[string]probe.Outcome{}
@@ -44,6 +50,11 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		for i, s := range sets {
 			if o, ok := memo[setKey(s)]; ok {
 				out[i] = o
+				continue
+			}
+			if _, _, _, ok := Conflict(plan.Changes, s); ok {
+				out[i] = probe.Skip // never built: two values of one option
+				memo[setKey(s)] = probe.Skip
 				continue
 			}
 			s := s
@@ -82,26 +93,52 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 	if len(coarse) == 0 {
 		return rep, fmt.Errorf("no candidate change does anything to this input")
 	}
-	res, err := test([][]int{{}, coarse})
+	whole := plan.Maximal(coarse)
+	res, err := test(append([][]int{{}}, whole...))
 	if err != nil {
 		return finish(err)
 	}
-	switch {
-	case res[0] == probe.Good:
+	if res[0] == probe.Good {
 		rep.Result, rep.Message = ResultInputGood, "the input itself already passes the test (no change needed)"
 		return finish(nil)
-	case res[1] == probe.Skip || res[1] == probe.Timeout:
-		rep.Result, rep.Message = ResultAllSkip, fmt.Sprintf("the test could not tell (%s) for every change together", res[1])
-		return finish(nil)
-	case res[1] != probe.Good:
-		rep.Result, rep.Message = ResultAllBad, "the test still fails with every change applied together"
+	}
+	together := "every change together"
+	if len(whole) > 1 {
+		together = fmt.Sprintf("every change together (each of the %d sets holding one value per option)", len(whole))
+	}
+	first, unresolved := -1, 0
+	for i, r := range res[1:] {
+		switch {
+		case r == probe.Good && first < 0:
+			first = i
+		case r == probe.Skip || r == probe.Timeout:
+			unresolved++
+		}
+	}
+	if first < 0 && unresolved == 0 {
+		rep.Result, rep.Message = ResultAllBad, "the test still fails with "+together+" applied"
 		return finish(nil)
 	}
-	rep.Minimal = coarse
-	min, err := DDMin(coarse, nil, test)
-	rep.Minimal = min
+	// ddmin over every coarse change. Their union is a candidate known
+	// good only when the plan has no alternatives; else (alternatives, or
+	// the test could not tell) ddmin starts from it as from an unresolved
+	// test. When that finds nothing, the first good largest set is a
+	// start known good.
+	best, found, err := DDMin(coarse, nil, len(whole) == 1 && first == 0, test)
+	if err == nil && !found && first >= 0 {
+		best, found, err = DDMin(whole[first], nil, true, test)
+	}
+	if best == nil && first >= 0 {
+		best = whole[first] // known good, for --max-probes' message
+	}
+	rep.Minimal = best
 	if err != nil {
 		return finish(err)
+	}
+	if !found {
+		rep.Result = ResultAllSkip
+		rep.Message = fmt.Sprintf("no set of changes passed: the test could not tell (skip or timeout) for %s, and no smaller set it was asked about passed", together)
+		return finish(nil)
 	}
 	// Narrow each arm-d kind to its regions.
 	for _, i := range slices.Clone(rep.Minimal) {
@@ -114,14 +151,22 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		if err != nil {
 			return finish(err)
 		}
-		if res[0] != probe.Good {
+		var sub []int
+		var ok bool
+		switch res[0] {
+		case probe.Good:
+			sub, ok, err = DDMin(kids, fixed, true, test)
+		case probe.Skip, probe.Timeout:
+			sub, ok, err = DDMin(kids, fixed, false, test)
+		default:
 			continue
 		}
-		sub, err := DDMin(kids, fixed, test)
 		if err != nil {
 			return finish(err)
 		}
-		rep.Minimal = union(fixed, sub)
+		if ok {
+			rep.Minimal = union(fixed, sub)
+		}
 	}
 	rep.Result = ResultMinimal
 	rep.Message = "smallest set found: " + names(plan, rep.Minimal)

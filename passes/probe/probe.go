@@ -1,10 +1,14 @@
 // Package probe runs a user's test command on candidate models for
-// `anefix bisect` and `anefix reduce`: `{}` in the command becomes the
-// shell-quoted candidate path, the exit status is read as `git bisect run`
-// does (0 good, 125 cannot tell, anything else bad) plus anefix's own exit
-// 4 (compiler unavailable: the search stops at once), and answers are
-// cached by the candidate's content so that a rerun does not repeat a
-// compile.
+// `anefix bisect` and `anefix reduce`: `{}` in the command becomes a
+// reference to $ANEFIX_CANDIDATE, which holds the candidate's path
+// (expand.go), the exit status is read as `git bisect run` does (0 good,
+// 125 cannot tell, anything else bad) plus anefix's own exit 4 (compiler
+// unavailable: the search stops at once), and answers are cached by the
+// candidate's content so that a rerun does not repeat a compile
+// (cache.go). Each test runs in a process group of its own
+// (passes/internal/proc): a timeout or a signal stops the whole group, and
+// a child the test leaves behind holding its output delays the answer by a
+// bounded drain, never by its lifetime.
 package probe
 
 import (
@@ -18,10 +22,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/anefix/anefix/passes/internal/proc"
 )
 
 // Outcome is what the test command said about one candidate.
@@ -73,19 +77,23 @@ func Classify(code int) Outcome {
 // Config is how to run the test command.
 type Config struct {
 	// Command is a shell command (run by /bin/sh -c) in which every {} is
-	// replaced by the shell-quoted candidate path.
+	// replaced by a reference to $ANEFIX_CANDIDATE (Expand).
 	Command string
 	// CacheDir holds one small file per answered candidate ("" = no cache).
 	CacheDir string
 	// Jobs is how many test commands may run at once (< 1 = 1).
 	Jobs int
-	// Timeout kills a test command's whole process group (0 = none).
+	// Timeout stops a test command's whole process group (0 = none).
 	Timeout time.Duration
 	// MaxProbes bounds the test commands started (cache hits are free;
 	// 0 = no bound).
 	MaxProbes int
 	// Output receives the test commands' stdout and stderr (nil: discarded).
 	Output io.Writer
+	// Warn receives one line for each thing the user should know that is
+	// not an answer: a cache entry ignored, a test that could not run its
+	// command (exit 126/127), a process a test left running (nil: dropped).
+	Warn func(string)
 }
 
 // ErrNoCompiler is returned as soon as a test command exits 4.
@@ -94,6 +102,9 @@ var ErrNoCompiler = errors.New("the test command exited 4: compiler unavailable"
 // ErrBudget is returned when --max-probes is used up.
 var ErrBudget = errors.New("probe budget (--max-probes) used up")
 
+// ErrStopping is returned once KillAll has run: nothing new is started.
+var ErrStopping = errors.New("stopping on a signal; no test is started")
+
 // Result is one probe.
 type Result struct {
 	Outcome  Outcome
@@ -101,23 +112,27 @@ type Result struct {
 	Duration time.Duration // of the test command (of the original run when cached)
 	Cached   bool
 	Key      string // cache key: SHA-256 of the candidate's bytes and the command
+	// Uncached says why this answer was not written to the cache ("" when
+	// it was, or there is no cache).
+	Uncached string
 }
 
 // Runner runs probes; it is safe for one search at a time.
 type Runner struct {
-	cfg Config
-	mu  sync.Mutex
-	run int // test commands started
-	hit int // cache hits
+	cfg      Config
+	expanded string // cfg.Command with {} replaced (Expand)
+	mu       sync.Mutex
+	run      int // test commands started
+	hit      int // cache hits
+	warned   map[string]bool
 }
 
-// New checks cfg and returns a Runner.
+// New checks cfg and returns a Runner. A command Expand refuses is an
+// error of type *CommandError.
 func New(cfg Config) (*Runner, error) {
-	if strings.TrimSpace(cfg.Command) == "" {
-		return nil, errors.New("empty test command")
-	}
-	if !strings.Contains(cfg.Command, "{}") {
-		return nil, fmt.Errorf("test command %q has no {} (where the candidate's path goes)", cfg.Command)
+	exp, err := Expand(cfg.Command)
+	if err != nil {
+		return nil, &CommandError{err}
 	}
 	if cfg.Jobs < 1 {
 		cfg.Jobs = 1
@@ -127,14 +142,32 @@ func New(cfg Config) (*Runner, error) {
 			return nil, fmt.Errorf("cache directory: %w", err)
 		}
 	}
-	return &Runner{cfg: cfg}, nil
+	return &Runner{cfg: cfg, expanded: exp, warned: map[string]bool{}}, nil
 }
+
+// CommandError is a test command that cannot be run as given (a usage
+// error for the CLI).
+type CommandError struct{ Err error }
+
+func (e *CommandError) Error() string { return e.Err.Error() }
+func (e *CommandError) Unwrap() error { return e.Err }
 
 // Counts returns the test commands started and the cache hits so far.
 func (r *Runner) Counts() (run, cached int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.run, r.hit
+}
+
+// warn passes msg to Config.Warn once per key.
+func (r *Runner) warn(key, msg string) {
+	r.mu.Lock()
+	seen := r.warned[key]
+	r.warned[key] = true
+	r.mu.Unlock()
+	if !seen && r.cfg.Warn != nil {
+		r.cfg.Warn(msg)
+	}
 }
 
 // DefaultCacheDir is <user cache dir>/anefix/probes.
@@ -146,21 +179,16 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(d, "anefix", "probes"), nil
 }
 
-// Quote quotes s for /bin/sh.
-func Quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// Expand replaces every {} in command by the quoted path.
-func Expand(command, path string) string {
-	return strings.ReplaceAll(command, "{}", Quote(path))
-}
+// keyVersion starts every key. 2: {} became a reference to
+// $ANEFIX_CANDIDATE (the same command string now runs differently), and
+// answers of version 1 may be a search's interruption cached as "bad".
+const keyVersion = "anefix-probe-2"
 
 // Key hashes the candidate at path (a file, or a directory's files by
 // sorted relative name, each name and length framed) with the command.
 func Key(path, command string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "anefix-probe-1\x00%d:%s\x00", len(command), command)
+	fmt.Fprintf(h, "%s\x00%d:%s\x00", keyVersion, len(command), command)
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -288,171 +316,130 @@ func (r *Runner) Run(ctx context.Context, paths []string) ([]Result, error) {
 	return res, nil
 }
 
-// one runs the command on path and caches a good, bad or skip answer.
-func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
-	cmd := exec.Command("/bin/sh", "-c", Expand(r.cfg.Command, path))
-	out := r.cfg.Output
-	if out == nil {
-		out = io.Discard
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	setGroup(cmd)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("running the test command: %w", err)
-	}
-	track(cmd)
-	defer untrack(cmd)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var timer <-chan time.Time
-	if r.cfg.Timeout > 0 {
-		t := time.NewTimer(r.cfg.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	var err error
-	res := Result{Key: key}
-	select {
-	case err = <-done:
-	case <-timer:
-		stop(cmd, done)
-		res.Outcome, res.ExitCode, res.Duration = Timeout, -1, time.Since(start)
-		return res, nil
-	case <-ctx.Done():
-		stop(cmd, done)
-		return Result{Key: key}, nil // not answered
-	}
-	res.Duration = time.Since(start)
-	code := 0
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			return Result{}, fmt.Errorf("running the test command: %w", err)
-		}
-		code = ee.ExitCode()
-		if code < 0 { // killed by a signal, not by us
-			code = 128 + signalNumber(ee)
-		}
-	}
-	res.ExitCode, res.Outcome = code, Classify(code)
-	if res.Outcome != NoCompiler {
-		r.store(res)
-	}
-	return res, nil
-}
-
 // stopGrace is how long a test command's process group has after SIGTERM
 // before SIGKILL: `anefix compile` in a test runs its compiler in a group
 // of its own, which only anefix's SIGTERM handler kills (passes/ane/compiler), so
 // killing the test outright could leave a compiler running.
 const stopGrace = 5 * time.Second
 
-// stop sends SIGTERM to the test command's group, then SIGKILL after
-// stopGrace, and waits for the command (done delivers cmd.Wait's result).
-func stop(cmd *exec.Cmd, done <-chan error) {
-	termGroup(cmd)
-	select {
-	case <-done:
-		killGroup(cmd) // what is left of the group
-		return
-	case <-time.After(stopGrace):
+// one runs the command on path and caches its answer when the test ran to
+// its end on its own (cacheable).
+func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
+	cmd := exec.Command("/bin/sh", "-c", r.expanded)
+	cmd.Env = append(os.Environ(), CandidateEnv+"="+path)
+	pctx := ctx
+	if r.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, r.cfg.Timeout)
+		defer cancel()
 	}
-	killGroup(cmd)
-	<-done
-}
-
-// Cache files hold "outcome exit seconds\n"; an unreadable or malformed one
-// is a miss.
-func (r *Runner) cachePath(key string) string {
-	return filepath.Join(r.cfg.CacheDir, key[:2], key)
-}
-
-func (r *Runner) lookup(key string) (Result, bool) {
-	if r.cfg.CacheDir == "" {
-		return Result{}, false
-	}
-	b, err := os.ReadFile(r.cachePath(key))
-	if err != nil {
-		return Result{}, false
-	}
-	res, ok := parseEntry(b)
-	res.Key = key
-	return res, ok
-}
-
-// parseEntry reads a cache file; anything but "outcome exit seconds" with an
-// outcome matching its exit status (never no-compiler) is a miss.
-func parseEntry(b []byte) (Result, bool) {
-	if len(b) > 128 {
-		return Result{}, false
-	}
-	f := strings.Fields(string(b))
-	if len(f) != 3 {
-		return Result{}, false
-	}
-	code, err1 := strconv.Atoi(f[1])
-	secs, err2 := strconv.ParseFloat(f[2], 64)
-	o := Classify(code)
-	if err1 != nil || err2 != nil || o.String() != f[0] || o == NoCompiler || !(secs >= 0 && secs < 1e9) {
-		return Result{}, false
-	}
-	return Result{Outcome: o, ExitCode: code, Duration: time.Duration(secs * float64(time.Second)), Cached: true}, true
-}
-
-// store writes the answer through a temporary and a rename, so a reader
-// never sees half a file; a failure to cache is not an error of the search.
-func (r *Runner) store(res Result) {
-	if r.cfg.CacheDir == "" || res.Outcome == Timeout {
-		return
-	}
-	p := r.cachePath(res.Key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = fmt.Fprintf(f, "%s %d %.3f\n", res.Outcome, res.ExitCode, res.Duration.Seconds())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
+	g, err := start(pctx, cmd, r.cfg.Output)
+	if errors.Is(err, ErrStopping) {
+		return Result{Key: key}, nil // not answered
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		return Result{}, fmt.Errorf("running the test command: %w", err)
 	}
+	ex := g.Wait()
+	untrack(g)
+	switch {
+	case ex.Leaked:
+		r.warn("leak", leakMessage(ex, path))
+	case ex.Lingered:
+		r.warn("linger", fmt.Sprintf("a test on %s exited, leaving a process in its group that held its output and did not end on SIGTERM: it was killed %s later (each such probe waits that long)",
+			filepath.Base(path), proc.DefaultDrain))
+	}
+	res := Result{Key: key, Duration: ex.Ran}
+	if ex.Signalled {
+		switch {
+		case ctx.Err() != nil:
+			return Result{Key: key}, nil // stopped by the search: not answered
+		case pctx.Err() != nil:
+			res.Outcome, res.ExitCode, res.Uncached = Timeout, -1, "timed out"
+			return res, nil
+		}
+		// Stopped by KillAll (anefix is exiting): an answer no one will
+		// read, and never one for the cache.
+	}
+	code := proc.ExitStatus(ex.Err)
+	if code < 0 {
+		return Result{}, fmt.Errorf("running the test command: %w", ex.Err)
+	}
+	res.ExitCode, res.Outcome = code, Classify(code)
+	res.Uncached = uncacheable(code, ex.Signalled)
+	if code == 126 || code == 127 {
+		r.warn("notfound", fmt.Sprintf("the test command exited %d (the shell could not find or run a command in it: %s); such answers count as bad and are never cached", code, r.cfg.Command))
+	}
+	if res.Uncached == "" {
+		if !r.store(res) {
+			res.Uncached = "stopping"
+		}
+	}
+	return res, nil
 }
 
-// Running test commands, so that a signal handler can kill them (they run
-// in their own process groups and do not get the terminal's Ctrl-C).
+// leakMessage says that a process left the test's group and still held
+// its output.
+func leakMessage(ex proc.Exit, path string) string {
+	who := "a process"
+	if len(ex.Holders) > 0 {
+		who = fmt.Sprintf("process(es) %v", ex.Holders)
+	}
+	return fmt.Sprintf("a test on %s left %s outside its process group (setsid?) holding its output: anefix stopped reading after %s and took the test's own exit status, but cannot stop what left the group; it may still run",
+		filepath.Base(path), who, proc.DefaultDrain+proc.KillDrain)
+}
+
+// Running test commands, so that a signal handler can stop them (they run
+// in their own process groups and do not get the terminal's Ctrl-C), and
+// whether KillAll has run, after which nothing is started or cached.
 var running = struct {
 	sync.Mutex
-	cmds map[*exec.Cmd]bool
-}{cmds: map[*exec.Cmd]bool{}}
+	stopping bool
+	groups   map[*proc.Group]bool
+}{groups: map[*proc.Group]bool{}}
 
-func track(c *exec.Cmd) {
+// start starts cmd in its own group and registers it, unless KillAll has
+// run (ErrStopping).
+func start(ctx context.Context, cmd *exec.Cmd, out io.Writer) (*proc.Group, error) {
 	running.Lock()
-	running.cmds[c] = true
-	running.Unlock()
+	defer running.Unlock()
+	if running.stopping {
+		return nil, ErrStopping
+	}
+	g, err := proc.Start(ctx, cmd, proc.Options{Output: out, Grace: stopGrace})
+	if err != nil {
+		return nil, err
+	}
+	running.groups[g] = true
+	return g, nil
 }
 
-func untrack(c *exec.Cmd) {
+func untrack(g *proc.Group) {
 	running.Lock()
-	delete(running.cmds, c)
+	delete(running.groups, g)
 	running.Unlock()
 }
 
 // KillAll sends SIGTERM to every running test command's process group
 // (so an anefix compile in it stops its compiler and removes its
-// temporaries) and reports whether there was one. The caller exits next.
+// temporaries), starts no test after it and caches no answer after it
+// (an entry being written when it is called is finished first), and
+// reports whether a test was running. The caller exits next.
 func KillAll() bool {
+	cacheWrites.Lock() // waits for a write under way; none starts after
+	defer cacheWrites.Unlock()
 	running.Lock()
 	defer running.Unlock()
-	for c := range running.cmds {
-		termGroup(c)
+	running.stopping = true
+	for g := range running.groups {
+		g.Term()
 	}
-	return len(running.cmds) > 0
+	return len(running.groups) > 0
+}
+
+// stopping reports whether KillAll has run.
+func stopping() bool {
+	running.Lock()
+	defer running.Unlock()
+	return running.stopping
 }

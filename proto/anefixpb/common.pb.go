@@ -143,7 +143,7 @@ func (x IOChange_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use IOChange_Kind.Descriptor instead.
 func (IOChange_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_common_proto_rawDescGZIP(), []int{5, 0}
+	return file_common_proto_rawDescGZIP(), []int{6, 0}
 }
 
 type Diagnostic_Severity int32
@@ -195,7 +195,7 @@ func (x Diagnostic_Severity) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Diagnostic_Severity.Descriptor instead.
 func (Diagnostic_Severity) EnumDescriptor() ([]byte, []int) {
-	return file_common_proto_rawDescGZIP(), []int{6, 0}
+	return file_common_proto_rawDescGZIP(), []int{7, 0}
 }
 
 // OpRef points at one op so that a user can find it in the model and in the
@@ -488,10 +488,15 @@ type Port struct {
 	// output that such an input names, or a !coreai.handle / !coreai.token.
 	IsState bool `protobuf:"varint,4,opt,name=is_state,json=isState,proto3" json:"is_state,omitempty"`
 	// For a state input: the name of the output that carries its new value.
-	// For a state output: the name of the input it updates.
+	// For a state output: the name of the input it updates. Set for plain
+	// pairs too (state is set, is_state is not).
 	StatePartner string `protobuf:"bytes,5,opt,name=state_partner,json=statePartner,proto3" json:"state_partner,omitempty"`
 	// The port's attributes printed as MLIR text, sorted by name ("k = v").
-	Attributes    []string `protobuf:"bytes,6,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	Attributes []string `protobuf:"bytes,6,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	// The state the port belongs to, as the state analysis pairs them
+	// (graph/states.go): a runtime state, or a plain input/output pair that
+	// promote-states would make one. Absent for other ports.
+	State         *StatePair `protobuf:"bytes,7,opt,name=state,proto3" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -568,6 +573,80 @@ func (x *Port) GetAttributes() []string {
 	return nil
 }
 
+func (x *Port) GetState() *StatePair {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// StatePair says how a state input and the output carrying its new value
+// were paired.
+type StatePair struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// attribute (MutableBuffers.buffer_mutation), handle (!coreai.handle) or
+	// plain (an ordinary input and output).
+	Form string `protobuf:"bytes,1,opt,name=form,proto3" json:"form,omitempty"`
+	// recurrent, kv-cache or unknown, from the names and the structure.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// How the pair was found: the export's state contract, named by the
+	// user, dataflow (written in place, a shifted window, an update) or names.
+	Evidence      string `protobuf:"bytes,3,opt,name=evidence,proto3" json:"evidence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatePair) Reset() {
+	*x = StatePair{}
+	mi := &file_common_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatePair) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatePair) ProtoMessage() {}
+
+func (x *StatePair) ProtoReflect() protoreflect.Message {
+	mi := &file_common_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatePair.ProtoReflect.Descriptor instead.
+func (*StatePair) Descriptor() ([]byte, []int) {
+	return file_common_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StatePair) GetForm() string {
+	if x != nil {
+		return x.Form
+	}
+	return ""
+}
+
+func (x *StatePair) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *StatePair) GetEvidence() string {
+	if x != nil {
+		return x.Evidence
+	}
+	return ""
+}
+
 // IOChange records one change a pass made to a graph's signature.
 type IOChange struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -587,7 +666,7 @@ type IOChange struct {
 
 func (x *IOChange) Reset() {
 	*x = IOChange{}
-	mi := &file_common_proto_msgTypes[5]
+	mi := &file_common_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -599,7 +678,7 @@ func (x *IOChange) String() string {
 func (*IOChange) ProtoMessage() {}
 
 func (x *IOChange) ProtoReflect() protoreflect.Message {
-	mi := &file_common_proto_msgTypes[5]
+	mi := &file_common_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -612,7 +691,7 @@ func (x *IOChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IOChange.ProtoReflect.Descriptor instead.
 func (*IOChange) Descriptor() ([]byte, []int) {
-	return file_common_proto_rawDescGZIP(), []int{5}
+	return file_common_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *IOChange) GetGraph() string {
@@ -672,7 +751,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_common_proto_msgTypes[6]
+	mi := &file_common_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -684,7 +763,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_common_proto_msgTypes[6]
+	mi := &file_common_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -697,7 +776,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_common_proto_rawDescGZIP(), []int{6}
+	return file_common_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Diagnostic) GetSeverity() Diagnostic_Severity {
@@ -751,7 +830,7 @@ type Input struct {
 
 func (x *Input) Reset() {
 	*x = Input{}
-	mi := &file_common_proto_msgTypes[7]
+	mi := &file_common_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +842,7 @@ func (x *Input) String() string {
 func (*Input) ProtoMessage() {}
 
 func (x *Input) ProtoReflect() protoreflect.Message {
-	mi := &file_common_proto_msgTypes[7]
+	mi := &file_common_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +855,7 @@ func (x *Input) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Input.ProtoReflect.Descriptor instead.
 func (*Input) Descriptor() ([]byte, []int) {
-	return file_common_proto_rawDescGZIP(), []int{7}
+	return file_common_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Input) GetPath() string {
@@ -861,7 +940,7 @@ const file_common_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"8\n" +
 	"\aOpCount\x12\x17\n" +
 	"\aop_name\x18\x01 \x01(\tR\x06opName\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05count\"\xa4\x01\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\xd0\x01\n" +
 	"\x04Port\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x05R\x05index\x12\x12\n" +
@@ -870,7 +949,12 @@ const file_common_proto_rawDesc = "" +
 	"\rstate_partner\x18\x05 \x01(\tR\fstatePartner\x12\x1e\n" +
 	"\n" +
 	"attributes\x18\x06 \x03(\tR\n" +
-	"attributes\"\xa3\x02\n" +
+	"attributes\x12*\n" +
+	"\x05state\x18\a \x01(\v2\x14.anefix.v1.StatePairR\x05state\"O\n" +
+	"\tStatePair\x12\x12\n" +
+	"\x04form\x18\x01 \x01(\tR\x04form\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
+	"\bevidence\x18\x03 \x01(\tR\bevidence\"\xa3\x02\n" +
 	"\bIOChange\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12,\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x18.anefix.v1.IOChange.KindR\x04kind\x12\x1b\n" +
@@ -925,7 +1009,7 @@ func file_common_proto_rawDescGZIP() []byte {
 }
 
 var file_common_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_common_proto_goTypes = []any{
 	(InputKind)(0),           // 0: anefix.v1.InputKind
 	(IOChange_Kind)(0),       // 1: anefix.v1.IOChange.Kind
@@ -935,23 +1019,25 @@ var file_common_proto_goTypes = []any{
 	(*TypeCount)(nil),        // 5: anefix.v1.TypeCount
 	(*OpCount)(nil),          // 6: anefix.v1.OpCount
 	(*Port)(nil),             // 7: anefix.v1.Port
-	(*IOChange)(nil),         // 8: anefix.v1.IOChange
-	(*Diagnostic)(nil),       // 9: anefix.v1.Diagnostic
-	(*Input)(nil),            // 10: anefix.v1.Input
+	(*StatePair)(nil),        // 8: anefix.v1.StatePair
+	(*IOChange)(nil),         // 9: anefix.v1.IOChange
+	(*Diagnostic)(nil),       // 10: anefix.v1.Diagnostic
+	(*Input)(nil),            // 11: anefix.v1.Input
 }
 var file_common_proto_depIdxs = []int32{
 	3, // 0: anefix.v1.Value.defined_by:type_name -> anefix.v1.OpRef
-	1, // 1: anefix.v1.IOChange.kind:type_name -> anefix.v1.IOChange.Kind
-	7, // 2: anefix.v1.IOChange.before:type_name -> anefix.v1.Port
-	7, // 3: anefix.v1.IOChange.after:type_name -> anefix.v1.Port
-	2, // 4: anefix.v1.Diagnostic.severity:type_name -> anefix.v1.Diagnostic.Severity
-	3, // 5: anefix.v1.Diagnostic.op:type_name -> anefix.v1.OpRef
-	0, // 6: anefix.v1.Input.kind:type_name -> anefix.v1.InputKind
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	8, // 1: anefix.v1.Port.state:type_name -> anefix.v1.StatePair
+	1, // 2: anefix.v1.IOChange.kind:type_name -> anefix.v1.IOChange.Kind
+	7, // 3: anefix.v1.IOChange.before:type_name -> anefix.v1.Port
+	7, // 4: anefix.v1.IOChange.after:type_name -> anefix.v1.Port
+	2, // 5: anefix.v1.Diagnostic.severity:type_name -> anefix.v1.Diagnostic.Severity
+	3, // 6: anefix.v1.Diagnostic.op:type_name -> anefix.v1.OpRef
+	0, // 7: anefix.v1.Input.kind:type_name -> anefix.v1.InputKind
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_common_proto_init() }
@@ -966,7 +1052,7 @@ func file_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_common_proto_rawDesc), len(file_common_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -55,7 +55,13 @@ type RewriteReport struct {
 	// The failure that stopped the run, empty on success.
 	Error string `protobuf:"bytes,15,opt,name=error,proto3" json:"error,omitempty"`
 	// Name of the pass that failed, when a pass failed.
-	FailedPass    string `protobuf:"bytes,16,opt,name=failed_pass,json=failedPass,proto3" json:"failed_pass,omitempty"`
+	FailedPass string `protobuf:"bytes,16,opt,name=failed_pass,json=failedPass,proto3" json:"failed_pass,omitempty"`
+	// The pipeline-wide settings every pass read ("states.pairs", ...), in
+	// declaration order, as --set reads them.
+	Settings []*PassOption `protobuf:"bytes,17,rep,name=settings,proto3" json:"settings,omitempty"`
+	// check's verdict on the rewritten module (set when the pipeline ran to
+	// the end, with or without --dry-run).
+	Check         *RewriteVerdict `protobuf:"bytes,18,opt,name=check,proto3" json:"check,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -202,6 +208,113 @@ func (x *RewriteReport) GetFailedPass() string {
 	return ""
 }
 
+func (x *RewriteReport) GetSettings() []*PassOption {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+func (x *RewriteReport) GetCheck() *RewriteVerdict {
+	if x != nil {
+		return x.Check
+	}
+	return nil
+}
+
+// RewriteVerdict is what `anefix check OUT` predicts for the rewritten
+// module, without the advisory fp16 hazard rules (which never change it).
+type RewriteVerdict struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every function predicted legal (check's exit code 0).
+	Legal bool `protobuf:"varint,1,opt,name=legal,proto3" json:"legal,omitempty"`
+	// Functions predicted to get an ANE region, of functions (h18p).
+	RegionsPredicted int32 `protobuf:"varint,2,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
+	Functions        int32 `protobuf:"varint,3,opt,name=functions,proto3" json:"functions,omitempty"`
+	// The blocker groups that remain, as check reports them (each names the
+	// pass that removes it, or says what would).
+	Blockers []*FindingGroup `protobuf:"bytes,4,rep,name=blockers,proto3" json:"blockers,omitempty"`
+	// Unconfirmed suspects for the blocker the compiler does not name
+	// (never change legal; `anefix check OUT` lists them).
+	Suspects int32 `protobuf:"varint,5,opt,name=suspects,proto3" json:"suspects,omitempty"`
+	// The rule set that made the prediction.
+	RuleSet       string `protobuf:"bytes,6,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RewriteVerdict) Reset() {
+	*x = RewriteVerdict{}
+	mi := &file_rewrite_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RewriteVerdict) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RewriteVerdict) ProtoMessage() {}
+
+func (x *RewriteVerdict) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RewriteVerdict.ProtoReflect.Descriptor instead.
+func (*RewriteVerdict) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RewriteVerdict) GetLegal() bool {
+	if x != nil {
+		return x.Legal
+	}
+	return false
+}
+
+func (x *RewriteVerdict) GetRegionsPredicted() int32 {
+	if x != nil {
+		return x.RegionsPredicted
+	}
+	return 0
+}
+
+func (x *RewriteVerdict) GetFunctions() int32 {
+	if x != nil {
+		return x.Functions
+	}
+	return 0
+}
+
+func (x *RewriteVerdict) GetBlockers() []*FindingGroup {
+	if x != nil {
+		return x.Blockers
+	}
+	return nil
+}
+
+func (x *RewriteVerdict) GetSuspects() int32 {
+	if x != nil {
+		return x.Suspects
+	}
+	return 0
+}
+
+func (x *RewriteVerdict) GetRuleSet() string {
+	if x != nil {
+		return x.RuleSet
+	}
+	return ""
+}
+
 // PassRun is one pass of the pipeline and what it changed.
 type PassRun struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -242,7 +355,7 @@ type PassRun struct {
 
 func (x *PassRun) Reset() {
 	*x = PassRun{}
-	mi := &file_rewrite_proto_msgTypes[1]
+	mi := &file_rewrite_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -254,7 +367,7 @@ func (x *PassRun) String() string {
 func (*PassRun) ProtoMessage() {}
 
 func (x *PassRun) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[1]
+	mi := &file_rewrite_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -267,7 +380,7 @@ func (x *PassRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassRun.ProtoReflect.Descriptor instead.
 func (*PassRun) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{1}
+	return file_rewrite_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PassRun) GetName() string {
@@ -399,7 +512,7 @@ type ExternalizedConstant struct {
 
 func (x *ExternalizedConstant) Reset() {
 	*x = ExternalizedConstant{}
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -411,7 +524,7 @@ func (x *ExternalizedConstant) String() string {
 func (*ExternalizedConstant) ProtoMessage() {}
 
 func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -424,7 +537,7 @@ func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalizedConstant.ProtoReflect.Descriptor instead.
 func (*ExternalizedConstant) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{2}
+	return file_rewrite_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ExternalizedConstant) GetGraph() string {
@@ -502,7 +615,7 @@ type PassOption struct {
 
 func (x *PassOption) Reset() {
 	*x = PassOption{}
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +627,7 @@ func (x *PassOption) String() string {
 func (*PassOption) ProtoMessage() {}
 
 func (x *PassOption) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +640,7 @@ func (x *PassOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassOption.ProtoReflect.Descriptor instead.
 func (*PassOption) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{3}
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PassOption) GetName() string {
@@ -571,7 +684,7 @@ type ConstantConversion struct {
 
 func (x *ConstantConversion) Reset() {
 	*x = ConstantConversion{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -583,7 +696,7 @@ func (x *ConstantConversion) String() string {
 func (*ConstantConversion) ProtoMessage() {}
 
 func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -596,7 +709,7 @@ func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConstantConversion.ProtoReflect.Descriptor instead.
 func (*ConstantConversion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ConstantConversion) GetOp() *OpRef {
@@ -664,7 +777,7 @@ type StateScale struct {
 
 func (x *StateScale) Reset() {
 	*x = StateScale{}
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +789,7 @@ func (x *StateScale) String() string {
 func (*StateScale) ProtoMessage() {}
 
 func (x *StateScale) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +802,7 @@ func (x *StateScale) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
 func (*StateScale) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{5}
+	return file_rewrite_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StateScale) GetGraph() string {
@@ -731,7 +844,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -743,7 +856,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -756,7 +869,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{6}
+	return file_rewrite_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -784,7 +897,7 @@ var File_rewrite_proto protoreflect.FileDescriptor
 
 const file_rewrite_proto_rawDesc = "" +
 	"\n" +
-	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xb2\x04\n" +
+	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\vcheck.proto\"\x96\x05\n" +
 	"\rRewriteReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x1f\n" +
@@ -808,7 +921,16 @@ const file_rewrite_proto_rawDesc = "" +
 	"outputSize\x12\x14\n" +
 	"\x05error\x18\x0f \x01(\tR\x05error\x12\x1f\n" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
-	"failedPass\"\x90\x05\n" +
+	"failedPass\x121\n" +
+	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\x12/\n" +
+	"\x05check\x18\x12 \x01(\v2\x19.anefix.v1.RewriteVerdictR\x05check\"\xdd\x01\n" +
+	"\x0eRewriteVerdict\x12\x14\n" +
+	"\x05legal\x18\x01 \x01(\bR\x05legal\x12+\n" +
+	"\x11regions_predicted\x18\x02 \x01(\x05R\x10regionsPredicted\x12\x1c\n" +
+	"\tfunctions\x18\x03 \x01(\x05R\tfunctions\x123\n" +
+	"\bblockers\x18\x04 \x03(\v2\x17.anefix.v1.FindingGroupR\bblockers\x12\x1a\n" +
+	"\bsuspects\x18\x05 \x01(\x05R\bsuspects\x12\x19\n" +
+	"\brule_set\x18\x06 \x01(\tR\aruleSet\"\x90\x05\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -876,40 +998,45 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_rewrite_proto_goTypes = []any{
 	(*RewriteReport)(nil),        // 0: anefix.v1.RewriteReport
-	(*PassRun)(nil),              // 1: anefix.v1.PassRun
-	(*ExternalizedConstant)(nil), // 2: anefix.v1.ExternalizedConstant
-	(*PassOption)(nil),           // 3: anefix.v1.PassOption
-	(*ConstantConversion)(nil),   // 4: anefix.v1.ConstantConversion
-	(*StateScale)(nil),           // 5: anefix.v1.StateScale
-	(*StatePromotion)(nil),       // 6: anefix.v1.StatePromotion
-	(*Input)(nil),                // 7: anefix.v1.Input
-	(*TypeCount)(nil),            // 8: anefix.v1.TypeCount
-	(*IOChange)(nil),             // 9: anefix.v1.IOChange
-	(*OpRef)(nil),                // 10: anefix.v1.OpRef
+	(*RewriteVerdict)(nil),       // 1: anefix.v1.RewriteVerdict
+	(*PassRun)(nil),              // 2: anefix.v1.PassRun
+	(*ExternalizedConstant)(nil), // 3: anefix.v1.ExternalizedConstant
+	(*PassOption)(nil),           // 4: anefix.v1.PassOption
+	(*ConstantConversion)(nil),   // 5: anefix.v1.ConstantConversion
+	(*StateScale)(nil),           // 6: anefix.v1.StateScale
+	(*StatePromotion)(nil),       // 7: anefix.v1.StatePromotion
+	(*Input)(nil),                // 8: anefix.v1.Input
+	(*TypeCount)(nil),            // 9: anefix.v1.TypeCount
+	(*FindingGroup)(nil),         // 10: anefix.v1.FindingGroup
+	(*IOChange)(nil),             // 11: anefix.v1.IOChange
+	(*OpRef)(nil),                // 12: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	7,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
-	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	8,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	8,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	3,  // 4: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	9,  // 5: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	4,  // 6: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	6,  // 7: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	10, // 8: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	2,  // 9: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	6,  // 10: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	5,  // 11: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	10, // 12: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	10, // 13: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	8,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	2,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
+	9,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	9,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	4,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
+	1,  // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.RewriteVerdict
+	10, // 6: anefix.v1.RewriteVerdict.blockers:type_name -> anefix.v1.FindingGroup
+	4,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	11, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	5,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	7,  // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	12, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	3,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	7,  // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	6,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	12, // 15: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	12, // 16: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -918,13 +1045,14 @@ func file_rewrite_proto_init() {
 		return
 	}
 	file_common_proto_init()
+	file_check_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -170,33 +170,6 @@ var (
 	maskRe  = regexp.MustCompile(`(?i)mask`)
 )
 
-// statePartner finds the output holding the new value of input p: its
-// buffer_mutation target, an output with the same name, or the spellings
-// promote-states accepts (<n>_out, new_<n>, <n>_new, with camelCase).
-func statePartner(p graph.Port, outs []graph.Port) int {
-	want := []string{p.StateOutput, p.Name, p.Name + "_out", "new_" + p.Name, p.Name + "_new", p.Name + "Out", "new" + capitalize(p.Name)}
-	for _, w := range want {
-		if w == "" {
-			continue
-		}
-		for i, o := range outs {
-			// A handle-form state returns a token; the interpreter gives
-			// back the handle's last written tensor in its place.
-			if o.Name == w && (graph.TypeEqual(o.Type, p.Type) || graph.IsHandle(p.Type) && graph.IsToken(o.Type)) {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 func pickFunction(m *graph.Module, name string) (*graph.Graph, error) {
 	if name != "" {
 		g := m.Graph(name)
@@ -257,9 +230,14 @@ func newSide(m *graph.Module, fn string, opts interp.Options) (*side, error) {
 			return nil, fmt.Errorf("@%s input %q: %w", g.Name(), p.Name, err)
 		}
 		s.args[i] = interp.Zeros(el, shape)
-		if k := statePartner(p, s.outs); k >= 0 && (p.IsState || !tokenRe.MatchString(p.Name) && !posRe.MatchString(p.Name) && !stepRe.MatchString(p.Name) && !maskRe.MatchString(p.Name)) {
-			s.state[i] = k
-			used[k] = true
+	}
+	// The output carrying each state's new value, as every pass pairs them
+	// (graph/states.go); a handle's token output stands for the handle's
+	// last written tensor, which the interpreter returns in its place.
+	for _, sp := range graph.States(g, graph.StateOptions{}).Pairs {
+		if sp.Out >= 0 {
+			s.state[sp.In] = sp.Out
+			used[sp.Out] = true
 		}
 	}
 	for k, o := range s.outs {

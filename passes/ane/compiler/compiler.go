@@ -17,11 +17,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
+	"github.com/anefix/anefix/passes/internal/proc"
 )
 
 // EnvCompiler names another compiler binary for every compile anefix runs
@@ -150,10 +150,10 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 		sinks = append(sinks, f)
 	}
 	sink := io.MultiWriter(sinks...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	start := time.Now()
 	// coreai-build's stdout is progress text; it goes with the log.
-	runErr := runTracked(cmd, sink)
+	runErr := runTracked(ctx, cmd, sink)
 	res := &Result{Command: argv, Duration: time.Since(start), Stderr: head.buf, StderrTruncated: head.cut}
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s did not finish within %s (--timeout); its process group was killed", argv[0], opts.Timeout)
@@ -161,15 +161,8 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	if errors.Is(runErr, errStopping) {
 		return nil, runErr
 	}
-	var ee *exec.ExitError
-	switch {
-	case runErr == nil:
-	case errors.As(runErr, &ee):
-		res.ExitCode = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal()) // shell convention: SIGSEGV = 139
-		}
-	default:
+	// The shell's convention: a death by signal N is 128+N (SIGSEGV 139).
+	if res.ExitCode = proc.ExitStatus(runErr); res.ExitCode < 0 {
 		return nil, fmt.Errorf("running %s: %w", argv[0], runErr)
 	}
 	res.Log = parser.Finish()

@@ -1,13 +1,15 @@
 package compiler
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"sort"
 	"sync"
-	"time"
+
+	"github.com/anefix/anefix/passes/internal/proc"
 )
 
 // The compiler runs in its own process group, and every compiler and
@@ -20,16 +22,11 @@ var reg = struct {
 	sync.Mutex
 	stopping bool
 	temps    map[string]bool
-	groups   map[int]bool
-}{temps: map[string]bool{}, groups: map[int]bool{}}
+	groups   map[*proc.Group]bool
+}{temps: map[string]bool{}, groups: map[*proc.Group]bool{}}
 
 // errStopping is returned once Stop has run: nothing new is started.
 var errStopping = errors.New("stopping on a signal; nothing new is started")
-
-// pipeGrace is how long Run reads the compiler's output after its group
-// was killed; past it the pipe is closed even if an escaped process (one
-// that left the group) still holds it.
-const pipeGrace = 2 * time.Second
 
 // TempDir creates a temporary directory that Stop removes.
 func TempDir(prefix string) (string, error) {
@@ -62,8 +59,8 @@ func Interrupt() bool {
 	reg.Lock()
 	defer reg.Unlock()
 	reg.stopping = true
-	for pg := range reg.groups {
-		killGroup(pg)
+	for g := range reg.groups {
+		g.Kill()
 	}
 	return len(reg.groups)+len(reg.temps) > 0
 }
@@ -84,55 +81,32 @@ func Stop() []string {
 	return removed
 }
 
-// runTracked runs cmd (its Stdout and Stderr must be the same writer, or
-// nil) in its own process group, with its output copied to w through a
-// pipe anefix owns: Wait then returns when the compiler exits, the group is
-// killed at once (so nothing it started lingers or holds the pipe), and
-// the copy is given pipeGrace to drain.
-func runTracked(cmd *exec.Cmd, w io.Writer) error {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	startGroup(cmd)
+// runTracked runs cmd in its own process group with its output copied to
+// w (passes/internal/proc): it returns when the compiler exits (or, when
+// ctx ends first, once SIGKILL to the group made it exit), after what it
+// left in its group was killed and the pipe drained for at most
+// proc.DefaultDrain + proc.KillDrain.
+func runTracked(ctx context.Context, cmd *exec.Cmd, w io.Writer) error {
 	reg.Lock()
 	if reg.stopping {
 		reg.Unlock()
-		pr.Close()
-		pw.Close()
 		return errStopping
 	}
-	err = cmd.Start()
-	pw.Close() // the child holds its own copy
+	g, err := proc.Start(ctx, cmd, proc.Options{Output: w})
 	if err != nil {
 		reg.Unlock()
-		pr.Close()
 		return err
 	}
-	pg := cmd.Process.Pid
-	reg.groups[pg] = true
+	reg.groups[g] = true
 	reg.Unlock()
 
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(w, pr)
-		close(copied)
-	}()
-	waitErr := cmd.Wait()
+	ex := g.Wait()
 	reg.Lock()
-	delete(reg.groups, pg)
+	delete(reg.groups, g)
 	stopping := reg.stopping
 	reg.Unlock()
-	killGroup(pg)
-	select {
-	case <-copied:
-	case <-time.After(pipeGrace):
-	}
-	pr.Close()
-	<-copied
 	if stopping {
 		return errStopping
 	}
-	return waitErr
+	return ex.Err
 }

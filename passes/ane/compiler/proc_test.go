@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/anefix/anefix/passes/internal/proc"
 )
 
 // hostile is testdata/compiler/hostile-stderr-child.sh, a HOSTILE STAND-IN
@@ -95,7 +97,7 @@ func TestTimeoutKillsGroup(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("Run still waiting 10 s after a 300 ms --timeout")
 			}
-			if took := time.Since(start); took > o.Timeout+pipeGrace+time.Second {
+			if took := time.Since(start); took > o.Timeout+proc.DefaultDrain+proc.KillDrain+time.Second {
 				t.Errorf("Run took %s", took)
 			}
 			switch mode {

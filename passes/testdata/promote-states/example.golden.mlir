@@ -1,6 +1,6 @@
 // anefix rewrite --passes promote-states
 // promote-states: removed 0, added 0
-//   @main input conv_state: tensor<1x4xf16> -> tensor<1x4xf16> (became state conv_state (MutableBuffers.buffer_mutation = "conv_state"))
+//   @main input conv_state: tensor<1x4xf16> -> tensor<1x4xf16> (became state conv_state (MutableBuffers.buffer_mutation = "conv_state"; paired by names))
 //   @main output new_conv_state: tensor<1x4xf16> -> tensor<1x4xf16> (renamed to conv_state: the new value of state conv_state)
 //   state @main conv_state <- new_conv_state
 module {

@@ -1,8 +1,8 @@
 // anefix rewrite --passes promote-states
 // promote-states: removed 0, added 0
-//   @main input conv_state_0: tensor<1x4xf16> -> tensor<1x4xf16> (became state conv_state_0 (MutableBuffers.buffer_mutation = "conv_state_0"))
+//   @main input conv_state_0: tensor<1x4xf16> -> tensor<1x4xf16> (became state conv_state_0 (MutableBuffers.buffer_mutation = "conv_state_0"; paired by names))
 //   @main output new_conv_state_0: tensor<1x4xf16> -> tensor<1x4xf16> (renamed to conv_state_0: the new value of state conv_state_0)
-//   @main input convState1: tensor<1x4xf16> -> tensor<1x4xf16> (became state convState1 (MutableBuffers.buffer_mutation = "convState1"))
+//   @main input convState1: tensor<1x4xf16> -> tensor<1x4xf16> (became state convState1 (MutableBuffers.buffer_mutation = "convState1"; paired by names))
 //   @main output convState1Out: tensor<1x4xf16> -> tensor<1x4xf16> (renamed to convState1: the new value of state convState1)
 //   state @main conv_state_0 <- new_conv_state_0
 //   state @main convState1 <- convState1Out

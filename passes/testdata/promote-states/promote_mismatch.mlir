@@ -1,4 +1,6 @@
-// rec_state's new value has another shape: refused, nothing written.
+// rec_state's new value has another shape: named alike, not one state, so
+// left a plain pair with a note (promote_mismatch_named.mlir: refused when
+// the user names the pair).
 module {
   coreai.graph @main(%r: tensor<1x4xf16> {coreai.name = "rec_state"}) -> (tensor<1x1x4xf16> {coreai.name = "rec_state_out"}) {
     %ax = coreai.constant dense<0> : tensor<1xsi32> loc("_tensor_constant0"("m.py":3:0))

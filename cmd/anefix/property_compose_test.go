@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph/oracle"
+	"github.com/anefix/anefix/passes"
+)
+
+// Pass composition: every subset of the passes that are off by default,
+// switched on with --enable in the default pipeline, on every synth arm and
+// a sample of every other source. Whenever rewrite exits 0 its output must
+// read back (P4) and verify must run (P5); rewrite itself must keep P1.
+//
+//	C1  rewrite IN -o OUT --enable SUBSET exits 0, or 1 naming an op
+//	C4  OUT reads back and mlir-opt 22 accepts its generic form
+//	C5  verify IN OUT --steps 4 exits 0 or 3
+//
+// CI runs two subsets per input (one pass alone, rotating over the inputs
+// so that every pass runs alone on some synth arm, and all of them);
+// ANEFIX_FULL_SWEEP=1 runs every subset on every input.
+
+// offPasses are the passes the default pipeline leaves off, in table order.
+func offPasses() []string {
+	var off []string
+	for _, n := range passes.Names() {
+		if p, _ := passes.Lookup(n); !p.DefaultOn {
+			off = append(off, n)
+		}
+	}
+	return off
+}
+
+// subset is the passes of mask's bits, in table order.
+func subset(off []string, mask int) []string {
+	var s []string
+	for i, n := range off {
+		if mask&(1<<i) != 0 {
+			s = append(s, n)
+		}
+	}
+	return s
+}
+
+// pipelineWith is the default pipeline with extra passes on, in table order
+// (what rewrite --enable runs).
+func pipelineWith(extra []string) []string {
+	on := defaultOn()
+	for _, e := range extra {
+		on[e] = true
+	}
+	var p []string
+	for _, n := range passes.Names() {
+		if on[n] {
+			p = append(p, n)
+		}
+	}
+	return p
+}
+
+// compositionMasks are the subsets input j gets.
+func compositionMasks(j, k int) []int {
+	all := 1<<k - 1
+	if fullSweep() {
+		m := make([]int, 1<<k)
+		for i := range m {
+			m[i] = i
+		}
+		return m
+	}
+	return []int{1 << (j % k), all}
+}
+
+// compositionCases are a source's Compose inputs, else the first of its
+// sample (3 in CI, 8 in the full sweep).
+func compositionCases(src caseSource) []propCase {
+	if src.Compose != nil {
+		return src.Compose()
+	}
+	cs := src.Sample()
+	return cs[:min(compositionSample(), len(cs))]
+}
+
+func compositionSample() int {
+	if fullSweep() {
+		return 8
+	}
+	return 3
+}
+
+func TestPassComposition(t *testing.T) {
+	mlirOpt := oracle.MlirOpts[1].Require(t)
+	off := offPasses()
+	if len(off) == 0 || len(off) > 10 {
+		t.Fatalf("off-by-default passes: %v", off)
+	}
+	ty := &tally{cases: map[string]int{}}
+	for _, src := range caseSources {
+		t.Run(src.Name, func(t *testing.T) {
+			for j, pc := range compositionCases(src) {
+				t.Run(pc.Name, func(t *testing.T) {
+					dir := caseDir(t, "compose-"+src.Name, pc.Name)
+					in, err := pc.Write(dir)
+					if err != nil {
+						t.Fatalf("writing the case: %v", err)
+					}
+					for _, mask := range compositionMasks(j, len(off)) {
+						extra := subset(off, mask)
+						if err := passes.CheckOrder(pipelineWith(extra)); err != nil {
+							t.Errorf("--enable %s gives a pipeline CheckOrder refuses: %v", strings.Join(extra, ","), err)
+							continue
+						}
+						name := pc.Name + "+default"
+						if len(extra) > 0 {
+							name = pc.Name + "+" + strings.Join(extra, "+")
+						}
+						c := &checker{t: t, test: runPattern("TestPassComposition", src.Name, pc.Name), source: src.Name, name: name, size: sizeOf(in), mlirOpt: mlirOpt}
+						out := outPath(dir, in, fmt.Sprintf("out-%02d", mask))
+						var args []string
+						if len(extra) > 0 {
+							args = []string{"--enable", strings.Join(extra, ",")}
+						}
+						if c.rewriteOK("C1", in, out, args...) {
+							c.readsBack("C4", out)
+							c.verifyRuns("C5", in, out)
+						}
+						ty.cases[src.Name]++
+						ty.add(c.failures)
+						for _, f := range c.failures {
+							t.Errorf("%s %s: %s\n    %s", f.Prop, f.Class, f.Detail, f.Repro)
+						}
+					}
+				})
+			}
+		})
+	}
+	ty.report(t, []string{"C1", "C4", "C5"})
+}

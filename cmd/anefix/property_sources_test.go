@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/anefix/anefix/graph/coreaiop/zoo"
+	"github.com/anefix/anefix/graph/synth/variants"
+)
+
+// The case sources of TestProperties and TestPassComposition. A new source
+// is one addCaseSource call.
+func init() {
+	addCaseSource(caseSource{Name: "synth", Sample: synthArmCases, Full: synthArmCases, Compose: synthArmCases})
+	addCaseSource(caseSource{
+		Name:    "variants",
+		Sample:  func() []propCase { return variantCases(variants.Sample(variantsSample)) },
+		Full:    func() []propCase { return variantCases(variants.All()) },
+		Compose: func() []propCase { return variantCases(variants.Sample(compositionSample())) },
+	})
+	addCaseSource(caseSource{
+		Name:    "zoo",
+		Sample:  func() []propCase { return zooCases(zooSample) },
+		Full:    func() []propCase { return zooCases(1) },
+		Compose: func() []propCase { return zooCases(zooComposeStride) },
+	})
+}
+
+// zooSample and zooComposeStride pick every n-th op zoo module for CI (the
+// three forms of an op are consecutive, so a stride prime to 3 visits every
+// form); the full sweep takes them all.
+const (
+	zooSample        = 16
+	zooComposeStride = 61
+)
+
+// zooCases are the op zoo's modules (graph/coreaiop/zoo: one module per
+// coreai op in three forms), every stride-th, in the printed form.
+func zooCases(stride int) []propCase {
+	var out []propCase
+	for i, m := range zoo.Modules() {
+		if i%stride != 0 {
+			continue
+		}
+		text := m.Text
+		name := strings.NewReplacer("/", ".", ":", ".").Replace(m.Name)
+		out = append(out, propCase{Name: name, Axes: map[string]string{"op": m.Op, "form": m.Form},
+			Write: func(dir string) (string, error) {
+				p := filepath.Join(dir, name+".mlir")
+				return p, os.WriteFile(p, text, 0o644)
+			}})
+	}
+	return out
+}
+
+// variantsSample is how many variants CI runs (every axis value appears;
+// variants.Sample).
+const variantsSample = 12
+
+func variantCases(cs []variants.Case) []propCase {
+	out := make([]propCase, len(cs))
+	for i, c := range cs {
+		// Every fp32 value of a variant is the recurrence (its norms and
+		// attention are fp16).
+		out[i] = propCase{Name: c.Name, Axes: c.Axes.Map(), Write: c.Write, Expect: expectations{States: c.States, NoFP32: true}}
+	}
+	return out
+}
+
+// synthArmCases are the shipped synth arms, read in place.
+func synthArmCases() []propCase {
+	arms, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "synth", "*.aimodel"))
+	sort.Strings(arms)
+	out := make([]propCase, len(arms))
+	for i, a := range arms {
+		pc := propCase{Name: filepath.Base(a), Write: func(string) (string, error) { return a, nil }}
+		if !strings.HasPrefix(pc.Name, "armE") {
+			// Arms A–D carry conv_state/rec_state (README "Test graphs");
+			// their fp32 norm chains stay fp32 by default.
+			pc.Expect.States = []string{"conv_state", "rec_state"}
+		}
+		out[i] = pc
+	}
+	return out
+}
