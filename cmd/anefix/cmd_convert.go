@@ -64,7 +64,9 @@ besides main.hash is copied as it is, with a warning (inspect lists it).`,
 				if err != nil {
 					return err
 				}
-				if err := graph.Verify(ld.Module); err != nil {
+				// The writer's own whole-module check, made here to name the
+				// input: convert runs no pass, so what it would refuse is IN's.
+				if err := graph.VerifyWritable(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})

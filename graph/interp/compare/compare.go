@@ -240,8 +240,16 @@ func newSide(m *graph.Module, fn string, opts interp.Options) (*side, error) {
 			used[sp.Out] = true
 		}
 	}
+	// The first output that is not a state; past one that holds no
+	// elements (nothing to take a top-1 of) when a later one does.
 	for k, o := range s.outs {
-		if !used[k] && !o.IsState {
+		if used[k] || o.IsState {
+			continue
+		}
+		if s.logits < 0 {
+			s.logits = k
+		}
+		if tt, ok := graph.AsTensor(o.Type); !ok || !tt.IsStatic() || tt.NumElements() > 0 {
 			s.logits = k
 			break
 		}
@@ -388,24 +396,43 @@ func (s *side) step() ([]*interp.Tensor, error) {
 	return outs, nil
 }
 
-func argmax(t *interp.Tensor) (int64, error) {
-	f := t.Floats()
-	// The last row holds the newest position's logits.
-	n := 1
+// argmax is the index of the largest element of the last row of v (the
+// newest position's logits; the whole of a rank-0 tensor), the first of
+// equal ones; a NaN is taken over by whatever follows it. ok is false when
+// the row is empty (a size-0 dimension): there is no top-1.
+func argmax(t *interp.Tensor, v []float64) (best int64, ok bool) {
+	n := len(v)
 	if len(t.Shape) > 0 {
-		n = t.Shape[len(t.Shape)-1]
+		n = min(t.Shape[len(t.Shape)-1], len(v))
 	}
-	if n <= 0 || n > len(f) {
-		return 0, fmt.Errorf("the logits output %v holds no row to pick a token from", t.Shape)
+	if n <= 0 {
+		return 0, false
 	}
-	row := f[len(f)-n:]
-	best := 0
-	for j, v := range row {
-		if v > row[best] || row[best] != row[best] {
-			best = j
+	row := v[len(v)-n:]
+	b := 0
+	for j, x := range row {
+		if x > row[b] || row[b] != row[b] {
+			b = j
 		}
 	}
-	return int64(best), nil
+	return int64(b), true
+}
+
+// values widens any tensor's elements to float64 (exactly: float32, the
+// f16/bf16/f8 values held in it, and integers up to 2^53), so top-1 and
+// the logit measures work on float, integer and boolean outputs alike.
+func values(t *interp.Tensor) []float64 {
+	out := make([]float64, t.Len())
+	if t.Elem.IsFloat() {
+		for i, x := range t.Floats()[:len(out)] {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	for i, x := range t.I[:len(out)] {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 // Compare decodes both modules greedily from the same prompt, each feeding
@@ -453,6 +480,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
+	res.Notes = append(res.Notes, logitsNotes(rs)...)
 	for i := range rs.ins {
 		res.Inputs = append(res.Inputs, Input{Name: rs.ins[i].Name, Role: rs.role(i)})
 	}
@@ -492,20 +520,24 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		if rl.Len() != cl.Len() {
 			return nil, fmt.Errorf("first outputs differ in size: %v vs %v", rl.Shape, cl.Shape)
 		}
+		rf, cf := values(rl), values(cl)
 		st := Step{Index: pos, Prompt: prompt}
-		if st.RefToken, err = argmax(rl); err != nil {
-			return nil, fmt.Errorf("reference, position %d: %w", pos, err)
+		var okR, okC bool
+		st.RefToken, okR = argmax(rl, rf)
+		st.CandToken, okC = argmax(cl, cf)
+		if !okR || !okC {
+			// No top-1 to compare or feed back: the fed token stays.
+			st.RefToken, st.CandToken, st.Equal = refTok, candTok, true
 		}
-		if st.CandToken, err = argmax(cl); err != nil {
-			return nil, fmt.Errorf("candidate, position %d: %w", pos, err)
-		}
-		st.Equal = st.RefToken == st.CandToken
-		rf, cf := rl.Floats(), cl.Floats()
+		st.Equal = st.Equal || st.RefToken == st.CandToken
 		if !compareLogits(rf, cf, &st, &sqErr, &peak) {
 			res.Identical = false
 		}
 		count += len(rf)
 		res.Steps = append(res.Steps, st)
+		if !okR || !okC {
+			continue
+		}
 		if !prompt {
 			res.N++
 			if st.Equal {
@@ -536,6 +568,27 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	return res, nil
 }
 
+// logitsNotes says how the compared output is read when it is not a float
+// tensor with elements.
+func logitsNotes(s *side) []string {
+	o := s.outs[s.logits]
+	tt, ok := graph.AsTensor(o.Type)
+	if !ok {
+		return nil
+	}
+	name := o.Name
+	if name == "" {
+		name = fmt.Sprintf("#%d", s.logits)
+	}
+	switch {
+	case tt.IsStatic() && tt.NumElements() == 0:
+		return []string{fmt.Sprintf("the compared output %q (%s) holds no elements: there is no top-1, so no step is counted and each step feeds the prompt's last token again; states are still compared", name, o.Type)}
+	case !isFloatType(tt.Elem):
+		return []string{fmt.Sprintf("the compared output %q is %s: top-1 is the argmax of its values as numbers (booleans as 0 and 1), and cosine, max |Δ| and PSNR compare those numbers", name, o.Type)}
+	}
+	return nil
+}
+
 // stepNoise returns the deterministic N(0,1) filler for the inputs of one
 // decode step, seeded by seed, the input's name and the step.
 func stepNoise(seed uint64, step int) func(string, int) []float64 {
@@ -554,12 +607,12 @@ func stepNoise(seed uint64, step int) func(string, int) []float64 {
 // compareLogits fills st's MaxAbs and Cosine from one step's logits, adds
 // to the running squared error and peak (in element order), and reports
 // whether the two are bit-identical.
-func compareLogits(rf, cf []float32, st *Step, sqErrP, peakP *float64) bool {
+func compareLogits(rf, cf []float64, st *Step, sqErrP, peakP *float64) bool {
 	identical := true
 	sqErr, peak, maxAbs := *sqErrP, *peakP, st.MaxAbs
 	var dot, nr, nc float64
 	for i := range rf {
-		a, b := float64(rf[i]), float64(cf[i])
+		a, b := rf[i], cf[i]
 		if math.Float64bits(a) != math.Float64bits(b) {
 			identical = false
 		}
@@ -756,3 +809,5 @@ func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, s
 	}
 	return nil, "", fmt.Errorf("no constant holds dense_resource %q or has op id %q, which the candidate's input %q carries; verify it against the model it was rewritten from", ci.Resource, ci.OpID, ci.Input)
 }
+
+func isFloatType(t graph.Type) bool { _, ok := t.(*graph.FloatType); return ok }
