@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bufio"
 	"path"
 	"regexp"
 	"strconv"
@@ -62,7 +63,34 @@ var Unknown Loc = UnknownLoc{}
 func (UnknownLoc) String() string { return "unknown" }
 
 func (l *FileLoc) String() string {
-	return QuoteString(l.File) + ":" + strconv.Itoa(l.Line) + ":" + strconv.Itoa(l.Col)
+	var b strings.Builder
+	WriteLoc(&b, l)
+	return b.String()
+}
+
+// WriteLoc prints l's String form to w. A FileLoc, which a module read from
+// text has one of per op, is written without building strings.
+func WriteLoc(w AttrWriter, l Loc) {
+	f, ok := l.(*FileLoc)
+	if !ok {
+		w.WriteString(l.String())
+		return
+	}
+	WriteQuoted(w, f.File)
+	w.WriteByte(':')
+	writeInt(w, int64(f.Line))
+	w.WriteByte(':')
+	writeInt(w, int64(f.Col))
+}
+
+// writeInt writes n in decimal; into a bufio.Writer's free buffer when it
+// is one (no allocation).
+func writeInt(w AttrWriter, n int64) {
+	if bw, ok := w.(*bufio.Writer); ok {
+		bw.Write(strconv.AppendInt(bw.AvailableBuffer(), n, 10))
+		return
+	}
+	w.WriteString(strconv.FormatInt(n, 10))
 }
 
 func (l *NameLoc) String() string {

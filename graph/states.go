@@ -537,10 +537,11 @@ type walkFrame struct {
 
 func elemCount(t Type) (int64, bool) {
 	tt, ok := t.(*TensorType)
-	if !ok || !tt.IsStatic() {
+	if !ok {
 		return 0, false
 	}
-	return tt.NumElements(), true
+	n, err := tt.ElementCount() // an error for a dynamic shape or a count past int64
+	return n, err == nil
 }
 
 // sources returns the inputs v is computed from along state-preserving

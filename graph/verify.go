@@ -94,7 +94,7 @@ func (v *verifier) op(op *Operation) {
 	if op.Loc == nil {
 		v.addf(op, "missing location")
 	}
-	for i, x := range op.operands {
+	for i, x := range op.Operands() {
 		if x == nil {
 			v.addf(op, "operand %d is missing", i)
 			continue
@@ -107,12 +107,12 @@ func (v *verifier) op(op *Operation) {
 		}
 		v.dominates(x, op, i)
 	}
-	for i, r := range op.results {
+	for i, r := range op.Results() {
 		if r.typ == nil {
 			v.addf(op, "result %d has no type", i)
 		}
 		for _, u := range r.uses {
-			if u.Op.erased || u.Index >= len(u.Op.operands) || u.Op.operands[u.Index] != r {
+			if u.Op.IsErased() || u.Index >= len(u.Op.Operands()) || u.Op.Operands()[u.Index] != r {
 				v.addf(op, "result %d has a stale use (internal error)", i)
 			}
 		}
@@ -135,7 +135,7 @@ func hasUse(x *Value, op *Operation, i int) bool {
 
 // dominates checks that value x is visible at operand i of user.
 func (v *verifier) dominates(x *Value, user *Operation, i int) {
-	if x.def != nil && x.def.erased {
+	if x.def != nil && x.def.IsErased() {
 		v.addf(user, "operand %d uses a result of erased op %s", i, x.def.Describe())
 		return
 	}
@@ -183,7 +183,7 @@ func computeDominators(r *Region) map[*Block]map[*Block]bool {
 	preds := map[*Block][]*Block{}
 	for _, b := range r.Blocks {
 		if t := b.last; t != nil {
-			for _, s := range t.successors {
+			for _, s := range t.Successors() {
 				preds[s] = append(preds[s], b)
 			}
 		}
@@ -292,17 +292,17 @@ func (v *verifier) call(op *Operation) {
 	if ft == nil {
 		return
 	}
-	if len(ft.Inputs) != len(op.operands) || len(ft.Results) != len(op.results) {
+	if len(ft.Inputs) != len(op.Operands()) || len(ft.Results) != len(op.Results()) {
 		v.addf(op, "calls @%s with %d operands and %d results, but it takes %d and returns %d",
-			ref.Root, len(op.operands), len(op.results), len(ft.Inputs), len(ft.Results))
+			ref.Root, len(op.Operands()), len(op.Results()), len(ft.Inputs), len(ft.Results))
 		return
 	}
-	for i, x := range op.operands {
+	for i, x := range op.Operands() {
 		if x != nil && !TypeEqual(x.typ, ft.Inputs[i]) {
 			v.addf(op, "operand %d has type %s, but @%s's input %d is %s", i, x.typ, ref.Root, i, ft.Inputs[i])
 		}
 	}
-	for i, r := range op.results {
+	for i, r := range op.Results() {
 		if !TypeEqual(r.typ, ft.Results[i]) {
 			v.addf(op, "result %d has type %s, but @%s's output %d is %s", i, r.typ, ref.Root, i, ft.Results[i])
 		}
@@ -346,11 +346,11 @@ func (v *verifier) graph(g *Graph) {
 		v.addf(g.Op, "graph @%s does not end in %s (it ends in %s)", g.Name(), TerminatorName(g.Op.Name), last)
 		return
 	}
-	if len(term.operands) != len(ft.Results) {
-		v.addf(term, "returns %d values but graph @%s declares %d results", len(term.operands), g.Name(), len(ft.Results))
+	if len(term.Operands()) != len(ft.Results) {
+		v.addf(term, "returns %d values but graph @%s declares %d results", len(term.Operands()), g.Name(), len(ft.Results))
 		return
 	}
-	for i, x := range term.operands {
+	for i, x := range term.Operands() {
 		if x != nil && !TypeEqual(x.typ, ft.Results[i]) {
 			v.addf(term, "operand %d has type %s but graph @%s declares result %d as %s", i, x.typ, g.Name(), i, ft.Results[i])
 		}

@@ -720,9 +720,8 @@ func (sf *sfRun) planConstants() error {
 				if r == nil || r.Blob == nil {
 					return fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
 				}
-				n := x.Type.NumElements()
-				if n >= 0 && r.Blob.Size() != 4*n {
-					return fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
+				if want, err := x.Type.ByteSize(); x.Type.IsStatic() && (err != nil || r.Blob.Size() != want) {
+					return fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d (%v)", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, want, err)
 				}
 				if _, done := sf.newRes[x.Key]; !done {
 					s, err := scanF32Blob(r.Blob)

@@ -94,10 +94,13 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 		if err != nil {
 			return nil // newSide reports it
 		}
-		need = min(need+interp.EstimateMemory(m, g.Name()), math.MaxInt64/2)
+		if err := interp.CheckSizes(m); err != nil {
+			return err // a size past int64 has no estimate to compare
+		}
+		need = graph.SatAdd(need, interp.EstimateMemory(m, g.Name()))
 	}
 	if o.Localize {
-		need += localizeBytes(ref)
+		need = graph.SatAdd(need, localizeBytes(ref))
 	}
 	if need > o.MaxMemory {
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
@@ -204,9 +207,9 @@ func tensorFor(t graph.Type) (interp.Elem, []int, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	shape := make([]int, len(tt.Shape))
-	for i, d := range tt.Shape {
-		shape[i] = int(d)
+	shape, err := interp.ShapeOf(tt)
+	if err != nil {
+		return 0, nil, err
 	}
 	return el, shape, nil
 }
@@ -802,7 +805,7 @@ func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, s
 			byRes = append(byRes, op)
 		}
 		if ci.OpID != "" && op.OpID() == ci.OpID {
-			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.NumElements() == int64(n) {
+			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.IsStatic() && tt.NumElements() == int64(n) {
 				byID = append(byID, op)
 			}
 		}
