@@ -601,15 +601,32 @@ func (b *Block) insertAfter(op, after *Operation) {
 
 // IsBefore reports whether a comes before c; both must be in block b.
 func (b *Block) IsBefore(a, c *Operation) bool {
-	if !b.orderValid {
-		i := uint32(0)
-		for o := b.first; o != nil; o = o.next {
-			o.order = i
-			i++
-		}
-		b.orderValid = true
-	}
+	b.number()
 	return a.order < c.order
+}
+
+// number gives each op its position in the block, once after a change.
+func (b *Block) number() {
+	if b.orderValid {
+		return
+	}
+	i := uint32(0)
+	for o := b.first; o != nil; o = o.next {
+		o.order = i
+		i++
+	}
+	b.orderValid = true
+}
+
+// Position is op's index in its block (0 for the first op), or -1 for a
+// detached op. The block is numbered once after each change, as for
+// IsBefore, so asking for every op's position costs one walk.
+func (op *Operation) Position() int {
+	if op.block == nil {
+		return -1
+	}
+	op.block.number()
+	return int(op.order)
 }
 
 // Module is an MLIR module: the top-level op plus the file-level data that

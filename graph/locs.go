@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bufio"
 	"path"
 	"regexp"
 	"strconv"
@@ -62,70 +61,75 @@ var Unknown Loc = UnknownLoc{}
 
 func (UnknownLoc) String() string { return "unknown" }
 
-func (l *FileLoc) String() string {
+func (l *FileLoc) String() string     { return locString(l) }
+func (l *NameLoc) String() string     { return locString(l) }
+func (l *FusedLoc) String() string    { return locString(l) }
+func (l *CallSiteLoc) String() string { return locString(l) }
+func (l *DialectLoc) String() string  { return l.Attr.String() }
+
+func locString(l Loc) string {
 	var b strings.Builder
 	WriteLoc(&b, l)
 	return b.String()
 }
 
-// WriteLoc prints l's String form to w. A FileLoc, which a module read from
-// text has one of per op, is written without building strings.
+// WriteLoc prints l's String form to w, part by part: a module has a
+// location per op, and building each one's spelling as strings nested in
+// strings (a fused location of name and file locations) cost more than the
+// rest of printing the op.
 func WriteLoc(w AttrWriter, l Loc) {
-	f, ok := l.(*FileLoc)
-	if !ok {
+	switch x := l.(type) {
+	case *FileLoc:
+		WriteQuoted(w, x.File)
+		w.WriteByte(':')
+		writeInt(w, int64(x.Line))
+		w.WriteByte(':')
+		writeInt(w, int64(x.Col))
+	case *NameLoc:
+		WriteQuoted(w, x.Name)
+		if x.Child != nil {
+			if _, unk := x.Child.(UnknownLoc); !unk {
+				w.WriteByte('(')
+				WriteLoc(w, x.Child)
+				w.WriteByte(')')
+			}
+		}
+	case *FusedLoc:
+		w.WriteString("fused")
+		if x.Metadata != nil {
+			w.WriteByte('<')
+			WriteAttr(w, x.Metadata)
+			w.WriteByte('>')
+		}
+		w.WriteByte('[')
+		for i, c := range x.Locs {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			WriteLoc(w, c)
+		}
+		w.WriteByte(']')
+	case *CallSiteLoc:
+		w.WriteString("callsite(")
+		WriteLoc(w, x.Callee)
+		w.WriteString(" at ")
+		WriteLoc(w, x.Caller)
+		w.WriteByte(')')
+	case *DialectLoc:
+		WriteAttr(w, x.Attr)
+	default:
 		w.WriteString(l.String())
-		return
 	}
-	WriteQuoted(w, f.File)
-	w.WriteByte(':')
-	writeInt(w, int64(f.Line))
-	w.WriteByte(':')
-	writeInt(w, int64(f.Col))
 }
 
-// writeInt writes n in decimal; into a bufio.Writer's free buffer when it
-// is one (no allocation).
+// writeInt writes n in decimal; into the writer's free buffer when it has
+// one (a bufio.Writer or bytes.Buffer: no allocation).
 func writeInt(w AttrWriter, n int64) {
-	if bw, ok := w.(*bufio.Writer); ok {
-		bw.Write(strconv.AppendInt(bw.AvailableBuffer(), n, 10))
+	if bw, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		w.Write(strconv.AppendInt(bw.AvailableBuffer(), n, 10))
 		return
 	}
 	w.WriteString(strconv.FormatInt(n, 10))
-}
-
-func (l *NameLoc) String() string {
-	s := QuoteString(l.Name)
-	if l.Child != nil {
-		if _, unk := l.Child.(UnknownLoc); !unk {
-			s += "(" + l.Child.String() + ")"
-		}
-	}
-	return s
-}
-
-func (l *FusedLoc) String() string {
-	var b strings.Builder
-	b.WriteString("fused")
-	if l.Metadata != nil {
-		b.WriteByte('<')
-		b.WriteString(l.Metadata.String())
-		b.WriteByte('>')
-	}
-	b.WriteByte('[')
-	for i, c := range l.Locs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(c.String())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-func (l *DialectLoc) String() string { return l.Attr.String() }
-
-func (l *CallSiteLoc) String() string {
-	return "callsite(" + l.Callee.String() + " at " + l.Caller.String() + ")"
 }
 
 // OpID returns the FX node name carried by a location (e.g. "_to_copy_12"),

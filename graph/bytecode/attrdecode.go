@@ -334,15 +334,26 @@ func (s *decodeState) decodeType(i int) (graph.Type, error) {
 }
 
 func (s *decodeState) typeList(d *decoder) ([]graph.Type, error) {
+	return s.typeListInto(d, nil)
+}
+
+// typeListInto is typeList into buf's room (a reused buffer for what the
+// caller copies, such as an op's result types), growing it when needed.
+func (s *decodeState) typeListInto(d *decoder, buf []graph.Type) ([]graph.Type, error) {
 	n, err := d.count("type list", 1)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]graph.Type, n)
-	for k := range out {
-		if out[k], err = s.typeRef(d); err != nil {
+	out := buf[:0]
+	if cap(out) < n {
+		out = make([]graph.Type, 0, n)
+	}
+	for range n {
+		t, err := s.typeRef(d)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, t)
 	}
 	return out, nil
 }

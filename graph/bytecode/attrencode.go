@@ -18,6 +18,7 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	if a == nil {
 		return 0, fmt.Errorf("nil attribute")
 	}
+	w.seedAttrMemo()
 	if i, ok := w.attrMemo[a]; ok {
 		return i, nil
 	}
@@ -70,6 +71,7 @@ func memoWorthy(a graph.Attr) bool {
 const maxScratch = 4096
 
 func (w *writer) addEntry(table *[]tableEntry, keys *entrySet, dialect string, custom bool, data []byte) (int, error) {
+	w.seedKeys()
 	di := w.dialect(dialect)
 	if i, ok := keys.find(&w.store, *table, di, custom, data); ok {
 		return i, nil
@@ -117,7 +119,11 @@ func (w *writer) typeIndex(t graph.Type) (int, error) {
 	if t == nil {
 		return 0, fmt.Errorf("nil type")
 	}
+	if t == w.lastType {
+		return w.lastTypeIdx, nil
+	}
 	if i, ok := w.typeMemo[t]; ok {
+		w.lastType, w.lastTypeIdx = t, i
 		return i, nil
 	}
 	if et, ok := t.(*EncodedType); ok {
@@ -144,6 +150,7 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 	if l == nil {
 		l = graph.Unknown
 	}
+	w.seedLocMemo()
 	if i, ok := w.locMemo[l]; ok {
 		return i, nil
 	}
@@ -330,6 +337,7 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 		// elements), rather than each growing many times over a large array.
 		n := len(x.Elems)
 		w.attrs = slices.Grow(w.attrs, n)
+		w.seedKeys()
 		w.attrKey.reserve(&w.store, w.attrs, n)
 		e.buf = slices.Grow(e.buf, n*varintLen(uint64(len(w.attrs)+n)))
 		for _, el := range x.Elems {

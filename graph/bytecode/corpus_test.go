@@ -120,7 +120,7 @@ func TestCorpus(t *testing.T) {
 					t.Fatalf("top-level %s with %d functions, want builtin.module with one func.func", m.Op.Name, len(gs))
 				}
 				fn := gs[0]
-				rec := src.ops[fn.Op]
+				rec := src.recordOf(fn.Op)
 				if rec.layout == nil || !rec.layout.forMLIR(22) || len(rec.layout.Fields) != 6 || fn.Name() == "" || fn.FunctionType() == nil {
 					t.Errorf("func.func %q %v decoded with %+v, want the 6-field MLIR 22 layout", fn.Name(), fn.FunctionType(), rec.layout)
 				}

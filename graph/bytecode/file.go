@@ -248,6 +248,8 @@ func (f *rawFile) parseStrings() error {
 		return err
 	}
 	f.strings = make([]string, n)
+	// One copy of the section for all its strings, not one each.
+	data := string(d.buf)
 	end := len(d.buf)
 	for i := n - 1; i >= 0; i-- {
 		l, err := d.varint()
@@ -261,7 +263,7 @@ func (f *rawFile) parseStrings() error {
 		if d.buf[end-1] != 0 {
 			return d.errorf("string %d is not NUL-terminated", i)
 		}
-		f.strings[i] = string(d.buf[start : end-1])
+		f.strings[i] = data[start : end-1]
 		end = start
 	}
 	if d.pos != end {

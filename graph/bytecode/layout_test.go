@@ -39,7 +39,7 @@ func TestNativeLayoutsMlirOpt(t *testing.T) {
 		m.Walk(func(op *graph.Operation) bool {
 			switch op.Name {
 			case "func.func", "func.call", "builtin.module":
-				rec := src.ops[op]
+				rec := src.recordOf(op)
 				if rec.layout == nil || !rec.layout.forMLIR(major) {
 					t.Errorf("%s: properties %T not decoded with the MLIR %d layout (%+v)", op.Describe(), op.Props, major, rec.layout)
 				}
@@ -103,7 +103,7 @@ func TestNativeLayoutInferred(t *testing.T) {
 			d := withProducer(t, data, tl.Producer, producer)
 			m, src := read(t, d)
 			fn := findOp(m, "func.func")
-			if rec := src.ops[fn]; rec.layout == nil || !rec.layout.forMLIR(22) {
+			if rec := src.recordOf(fn); rec.layout == nil || !rec.layout.forMLIR(22) {
 				t.Fatalf("func.func decoded with %+v, want the MLIR 22 layout", rec.layout)
 			}
 			if got := write(t, m, WriteOptions{Source: src}); !bytes.Equal(got, d) {
@@ -122,7 +122,7 @@ func TestNativeLayoutNoMatch(t *testing.T) {
 	data := bytes.Clone(emitBytecode(t, tl, layoutsFile, 6))
 	m, src := read(t, data)
 	fn := m.Graph("main").Op
-	rec := src.ops[fn]
+	rec := src.recordOf(fn)
 	blob := src.f.props[rec.propIdx]
 	// main has no arg_attrs, no_inline, res_attrs or sym_visibility: its
 	// blob is 0, function_type, 0, 0, sym_name, 0, one byte each.
@@ -132,7 +132,7 @@ func TestNativeLayoutNoMatch(t *testing.T) {
 	data[blob.off+1] = blob.data[4] // function_type := sym_name's index
 	m, src = read(t, data)
 	fn = findOp(m, "func.func")
-	for fn != nil && src.ops[fn].propIdx != rec.propIdx {
+	for fn != nil && src.recordOf(fn).propIdx != rec.propIdx {
 		fn = fn.Next()
 	}
 	np, ok := fn.Props.(*NativeProps)

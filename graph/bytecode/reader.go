@@ -3,6 +3,7 @@ package bytecode
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/anefix/anefix/graph"
@@ -27,8 +28,18 @@ type Source struct {
 	locs  []graph.Loc
 	types []graph.Type
 	// ops records the ops read with properties or regions (the encoding
-	// choices the writer reuses); other ops have nothing to record.
-	ops map[*graph.Operation]*opRecord
+	// choices the writer reuses), in the order read; other ops have nothing
+	// to record. The writer, which visits ops in the same order, finds them
+	// in turn, and through opIndex (made when first needed) once a pass
+	// changed the order.
+	ops     []opEntry
+	opIndex map[*graph.Operation]int32
+	// opLocs and opAttrs are the attribute-table entries of every op's
+	// location and attributes as read (-1: none), in the order read: while
+	// the op in that position still holds those values (the check makes a
+	// misaligned entry harmless), the writer reuses them without looking
+	// them up. Eight bytes an op.
+	opLocs, opAttrs []int32
 	// layouts is the native layout the input's ops of each name were
 	// decoded with (one per name: a file comes from one MLIR version).
 	layouts map[string]*NativeLayout
@@ -42,17 +53,25 @@ type Source struct {
 	uses    map[*graph.Value]*useListRecord
 }
 
-// opRecord is what the reader saw of one op, to reuse its encoding.
+// opEntry is an op read with properties or regions and its record.
+type opEntry struct {
+	op  *graph.Operation
+	rec opRecord
+}
+
+// opRecord is what the reader saw of one op, to reuse its encoding. A
+// module has one per op with properties (most coreai ops), so it is kept
+// small.
 type opRecord struct {
-	isolated   bool
-	hasProps   bool
-	propIdx    int
 	props      graph.Attr    // Op.Props as read; a different value means changed
 	layout     *NativeLayout // the native layout the props were decoded with; nil when opaque or unregistered
-	nOperands  int
-	nResults   int
-	nRegions   int
-	nSuccs     int
+	propIdx    int32
+	nOperands  uint32
+	nResults   uint32
+	nRegions   uint32
+	nSuccs     uint32
+	isolated   bool
+	hasProps   bool
 	registered bool
 }
 
@@ -74,7 +93,7 @@ func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error
 	}
 	src := &Source{
 		Name: name, Size: size, Version: int(f.version), Producer: f.producer, f: f,
-		ops: map[*graph.Operation]*opRecord{}, uses: map[*graph.Value]*useListRecord{},
+		uses:    map[*graph.Value]*useListRecord{},
 		layouts: map[string]*NativeLayout{}, argUseFlags: map[*graph.Block]byte{},
 	}
 	ir := &irReader{f: f, st: newDecodeState(f), src: src}
@@ -150,8 +169,9 @@ type irReader struct {
 	depth int
 	names []string // full op names by name index, made on first use
 	// deferring is set from the first op with an operand defined after it.
-	deferring bool
-	scratch   []*graph.Value // operands of ops set as they are read
+	deferring   bool
+	scratch     []*graph.Value // operands of ops set as they are read
+	typeScratch []graph.Type   // result types of the op being read
 }
 
 func (ir *irReader) read() (*graph.Module, error) {
@@ -387,20 +407,32 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	if mask&0x80 != 0 {
 		return wrap(ir.f.errAt(d.offset()-1, "invalid op encoding mask 0x%02X", mask))
 	}
-	loc, err := ir.st.locRef(d)
+	locAt := d.offset()
+	locIdx, err := d.varint()
 	if err != nil {
 		return wrap(err)
 	}
-	// Kept on the stack; copied to the heap only for an op the writer
+	loc, err := ir.st.loc(locAt, locIdx)
+	if err != nil {
+		return wrap(err)
+	}
+	// Kept on the stack; copied into Source.ops only for an op the writer
 	// needs it for (below).
 	recVal := opRecord{propIdx: -1, registered: ir.f.opNames[ni].registered}
 	rec := &recVal
 	var attrs *graph.DictAttr
+	attrsIdx := int32(-1)
 	if mask&maskAttrs != 0 {
-		if attrs, err = ir.opAttrs(d); err != nil {
+		if attrs, attrsIdx, err = ir.opAttrs(d); err != nil {
 			return wrap(err)
 		}
 	}
+	// An index past int32 (no real file has one) is recorded as none.
+	if locIdx > math.MaxInt32 {
+		locIdx = math.MaxUint32
+	}
+	ir.src.opLocs = append(roomForOne(ir.src.opLocs), int32(locIdx))
+	ir.src.opAttrs = append(roomForOne(ir.src.opAttrs), attrsIdx)
 	var props graph.Attr
 	if mask&maskProperties != 0 {
 		if props, err = ir.opProps(d, opAt, name, ni, rec); err != nil {
@@ -409,9 +441,11 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	var resultTypes []graph.Type
 	if mask&maskResults != 0 {
-		if resultTypes, err = ir.st.typeList(d); err != nil {
+		// Into a reused buffer: NewOp makes the results from it.
+		if resultTypes, err = ir.st.typeListInto(d, ir.typeScratch); err != nil {
 			return wrap(err)
 		}
+		ir.typeScratch = resultTypes[:0]
 	}
 	var operands []*graph.Value
 	if mask&maskOperands != 0 {
@@ -466,11 +500,12 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 			return wrap(err)
 		}
 	}
-	rec.nOperands, rec.nResults, rec.nRegions, rec.nSuccs = len(operands), len(resultTypes), int(nRegions), len(succs)
+	// The counts fit: the reader refuses more than MaxOperands operands and
+	// results, and regions and successors are bounded by the bytes left.
+	rec.nOperands, rec.nResults, rec.nRegions, rec.nSuccs = uint32(len(operands)), uint32(len(resultTypes)), uint32(nRegions), uint32(len(succs))
 	if rec.hasProps || nRegions > 0 {
 		// The writer reads a record only for properties and regions.
-		kept := recVal
-		ir.src.ops[op] = &kept
+		ir.src.ops = append(roomForOne(ir.src.ops), opEntry{op, recVal})
 	}
 	if nRegions == 0 {
 		return nil
@@ -498,18 +533,65 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	return nil
 }
 
-// opAttrs reads an op's attribute reference, which must be a dictionary.
-func (ir *irReader) opAttrs(d *decoder) (*graph.DictAttr, error) {
+// record returns the record of op, a record the reader made; *next is
+// where the writer's walk expects the next one.
+func (src *Source) record(op *graph.Operation, next *int) *opRecord {
+	if k := *next; k < len(src.ops) && src.ops[k].op == op {
+		*next = k + 1
+		return &src.ops[k].rec
+	}
+	if src.opIndex == nil {
+		src.opIndex = make(map[*graph.Operation]int32, len(src.ops))
+		for k, e := range src.ops {
+			src.opIndex[e.op] = int32(k)
+		}
+	}
+	k, ok := src.opIndex[op]
+	if !ok {
+		return nil
+	}
+	*next = int(k) + 1
+	return &src.ops[k].rec
+}
+
+// roomForOne makes room for one more element, doubling a full slice:
+// append's quarter growth for large slices allocated about five times the
+// final size of a slice with an entry per op.
+func roomForOne[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	grown := make([]T, len(s), max(2*len(s), 64))
+	copy(grown, s)
+	return grown
+}
+
+// recordOf is record without a walk: op's record, or nil.
+func (src *Source) recordOf(op *graph.Operation) *opRecord {
+	next := 0
+	return src.record(op, &next)
+}
+
+// opAttrs reads an op's attribute reference, which must be a dictionary,
+// and its table index.
+func (ir *irReader) opAttrs(d *decoder) (*graph.DictAttr, int32, error) {
 	at := d.offset()
-	a, err := ir.st.attrRef(d)
+	i, err := d.varint()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	a, err := ir.st.attr(at, i)
+	if err != nil {
+		return nil, 0, err
 	}
 	attrs, ok := a.(*graph.DictAttr)
 	if !ok {
-		return nil, ir.f.errAt(at, "op attributes are not a dictionary: %s", a.String())
+		return nil, 0, ir.f.errAt(at, "op attributes are not a dictionary: %s", a.String())
 	}
-	return attrs, nil
+	if i > math.MaxInt32 {
+		return attrs, -1, nil
+	}
+	return attrs, int32(i), nil
 }
 
 // opProps reads an op's properties index, decodes the entry and records it (and its layout) in rec.
@@ -525,7 +607,7 @@ func (ir *irReader) opProps(d *decoder, opAt int64, name string, ni int, rec *op
 	if pi >= uint64(len(ir.f.props)) {
 		return nil, ir.f.errAt(at, "properties index %d out of range (%d entries)", pi, len(ir.f.props))
 	}
-	rec.hasProps, rec.propIdx = true, int(pi)
+	rec.hasProps, rec.propIdx = true, int32(pi)
 	props, layout, err := ir.decodeProps(name, ir.f.opNames[ni].registered, ir.f.props[pi])
 	rec.layout = layout
 	if err != nil {

@@ -107,12 +107,20 @@ type writer struct {
 	props     [][]byte
 	propKey   map[string]int
 
-	attrMemo map[graph.Attr]int
-	strAttrs map[string]int // strAttrIndex
-	locMemo  map[graph.Loc]int
-	typeMemo map[graph.Type]int
-	depth    int
-	scratch  [][]byte // encodeAttr's buffer for each depth
+	// keysPending, locMemoPending, attrMemoPending: attrKey/typeKey,
+	// locMemo, attrMemo still lack the input's entries (seedKeys,
+	// seedLocMemo, seedAttrMemo).
+	keysPending, locMemoPending, attrMemoPending bool
+	attrMemo                                     map[graph.Attr]int
+	strAttrs                                     map[string]int // strAttrIndex
+	locMemo                                      map[graph.Loc]int
+	typeMemo                                     map[graph.Type]int
+	// lastType and lastTypeIdx: the type typeIndex found last (neighbouring
+	// ops and results share one).
+	lastType    graph.Type
+	lastTypeIdx int
+	depth       int
+	scratch     [][]byte // encodeAttr's buffer for each depth
 
 	resources []outResource // dialect resources in handle order
 	resIdx    map[[2]string]int
@@ -176,8 +184,6 @@ func (w *writer) seed() error {
 	}
 	// Sized up front: these tables can hold hundreds of thousands of entries.
 	w.strIdx = make(map[string]int, len(f.strings))
-	w.attrKey = newEntrySet(len(f.attrs))
-	w.typeKey = newEntrySet(len(f.types))
 	w.propKey = make(map[string]int, len(f.props))
 
 	w.strings = make([]string, 0, len(f.strings))
@@ -207,61 +213,109 @@ func (w *writer) seed() error {
 	// Seeded entries are ranges of the source's attribute/type section.
 	sec := f.sections[secAttrType]
 	w.store.src = sec.buf
-	seedTable := func(raw []rawEntry, table *[]tableEntry, keys *entrySet) {
-		for i, e := range raw {
+	seedTable := func(raw []rawEntry, table *[]tableEntry) {
+		for _, e := range raw {
 			off := e.off - sec.base
 			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: e.n, dialect: e.dialect, custom: e.custom})
-			if _, ok := keys.find(&w.store, *table, int(e.dialect), e.custom, f.entryData(e)); !ok {
-				keys.insert(&w.store, *table, i)
-			}
 		}
 	}
-	seedTable(f.attrs, &w.attrs, &w.attrKey)
-	seedTable(f.types, &w.types, &w.typeKey)
+	seedTable(f.attrs, &w.attrs)
+	seedTable(f.types, &w.types)
 	for i, p := range f.props {
 		w.props = append(w.props, p.data)
 		if _, ok := w.propKey[string(p.data)]; !ok {
 			w.propKey[string(p.data)] = i
 		}
 	}
-	// Every decoded entry keeps its index by identity (the first, where
-	// the input holds an entry twice), so what a pass did not replace is
-	// written as it was read. A location's entry is remembered as the
-	// location, not as the LocAttr the decoder also made of it (attrIndex
-	// sends a LocAttr to locIndex).
-	nAttrs, nLocs, nTypes := 0, 0, 0
-	for i, a := range w.src.attrs {
-		if w.src.locs[i] != nil {
-			nLocs++
-		} else if a != nil {
-			nAttrs++
-		}
-	}
+	// The sets finding entries by content and the identity memos of
+	// decoded attributes and locations are built when first needed
+	// (seedKeys, seedLocMemo, seedAttrMemo): a module written back unchanged
+	// needs few of them,
+	// since its ops' records name their entries (irWriter.op), and building
+	// them cost a hash of every entry and a map entry for each.
+	w.keysPending, w.locMemoPending, w.attrMemoPending = true, true, true
+	nTypes := 0
 	for _, t := range w.src.types {
 		if t != nil {
 			nTypes++
 		}
 	}
-	w.attrMemo = make(map[graph.Attr]int, nAttrs)
-	w.locMemo = make(map[graph.Loc]int, nLocs)
 	w.typeMemo = make(map[graph.Type]int, nTypes)
-	for i, a := range w.src.attrs {
-		if l := w.src.locs[i]; l != nil {
-			if _, dup := w.locMemo[l]; !dup {
-				w.locMemo[l] = i
-			}
-		} else if a != nil {
-			if _, dup := w.attrMemo[a]; !dup {
-				w.attrMemo[a] = i
-			}
-		}
-	}
 	for i, t := range w.src.types {
 		if t != nil {
 			w.typeMemo[t] = i // the last, as before: shared scalar types (graph.F16) decode from any entry
 		}
 	}
 	return nil
+}
+
+// seedKeys indexes the input's attribute and type entries by content, the
+// first of equal ones, before the first new entry is looked up or added.
+func (w *writer) seedKeys() {
+	if !w.keysPending {
+		return
+	}
+	w.keysPending = false
+	f := w.f
+	seedSet := func(raw []rawEntry, table []tableEntry, keys *entrySet) {
+		*keys = newEntrySet(len(raw))
+		for i, e := range raw {
+			if _, ok := keys.find(&w.store, table, int(e.dialect), e.custom, f.entryData(e)); !ok {
+				keys.insert(&w.store, table, i)
+			}
+		}
+	}
+	seedSet(f.attrs, w.attrs, &w.attrKey)
+	seedSet(f.types, w.types, &w.typeKey)
+}
+
+// seedLocMemo and seedAttrMemo remember every decoded location and
+// attribute by identity (the first entry, where the input holds one twice),
+// so what a pass did not replace is written as it was read; each when first
+// needed (an unchanged module asks for locations only for ops without a
+// record, and may never ask for an attribute). A location's entry is
+// remembered as the location, not as the LocAttr the decoder also made of
+// it (attrIndex sends a LocAttr to locIndex).
+func (w *writer) seedLocMemo() {
+	if !w.locMemoPending {
+		return
+	}
+	w.locMemoPending = false
+	n := 0
+	for _, l := range w.src.locs {
+		if l != nil {
+			n++
+		}
+	}
+	w.locMemo = make(map[graph.Loc]int, n)
+	for i, l := range w.src.locs {
+		if l != nil {
+			if _, dup := w.locMemo[l]; !dup {
+				w.locMemo[l] = i
+			}
+		}
+	}
+}
+
+func (w *writer) seedAttrMemo() {
+	if !w.attrMemoPending {
+		return
+	}
+	w.attrMemoPending = false
+	n := 0
+	for i, a := range w.src.attrs {
+		if a != nil && w.src.locs[i] == nil {
+			n++
+		}
+	}
+	w.attrMemo = make(map[graph.Attr]int, n)
+	for i, a := range w.src.attrs {
+		if a != nil && w.src.locs[i] == nil {
+			if _, dup := w.attrMemo[a]; !dup {
+				w.attrMemo[a] = i
+			}
+		}
+	}
 }
 
 func (w *writer) addString(s string) int {
@@ -355,20 +409,56 @@ func (w *writer) resource(dialect, key string, r *graph.Resource) int {
 type irWriter struct {
 	*writer
 	isolatedNames map[string]bool
-	ids           map[*graph.Value]valueID
-	scope         int
-	nextScope     int
+	// blocks numbers the values of each block written so far (blockIDs);
+	// last is the one found last (an op's operands are mostly in its block).
+	blocks    map[*graph.Block]*blockIDs
+	last      *graph.Block
+	lastID    *blockIDs
+	scope     int
+	nextScope int
+	// nextOp and nextRec: the positions of the next op in Source.opLocs
+	// and Source.ops the walk reaches, which visits ops in the order the
+	// reader read them.
+	nextOp, nextRec int
 }
 
-// valueID is a value's number in its isolated scope. 32-bit halves keep
-// the writer's map at 8 bytes a value; encodeIR refuses a module with more
-// values.
-type valueID struct {
-	scope, id uint32
+// blockIDs numbers a block's values in their isolated scope: arguments
+// from args, the results of the op at position k from results[k]. It is
+// four bytes an op instead of a map entry a value (encodeIR refuses a
+// module with more than 2^32 values).
+type blockIDs struct {
+	scope, args uint32
+	results     []uint32
+}
+
+// valueID returns v's number in the current scope; ok is false for a value
+// not visible here (defined outside an isolated region, or not in the
+// module).
+func (w *irWriter) valueID(v *graph.Value) (uint32, bool) {
+	b := v.ParentBlock()
+	ids := w.lastID
+	if b != w.last || ids == nil {
+		if ids = w.blocks[b]; ids == nil {
+			return 0, false
+		}
+		w.last, w.lastID = b, ids
+	}
+	if int(ids.scope) != w.scope {
+		return 0, false
+	}
+	if op := v.DefiningOp(); op != nil {
+		k := op.Position()
+		if k < 0 || k >= len(ids.results) {
+			return 0, false
+		}
+		return ids.results[k] + uint32(v.ResultIndex()), true
+	}
+	_, i, _ := v.BlockArg()
+	return ids.args + uint32(i), true
 }
 
 func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
-	// The value map sized once: growing it allocated about twice its size.
+	// Values are numbered in 32 bits (blockIDs).
 	nv := 0
 	m.Op.Walk(func(o *graph.Operation) bool {
 		nv += o.NumResults()
@@ -382,7 +472,7 @@ func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
 	if uint64(nv) > math.MaxUint32 {
 		return nil, fmt.Errorf("bytecode: %d values are more than the %d the writer numbers", nv, uint64(math.MaxUint32))
 	}
-	iw := &irWriter{writer: w, ids: make(map[*graph.Value]valueID, nv)}
+	iw := &irWriter{writer: w, blocks: map[*graph.Block]*blockIDs{}}
 	e := &encoder{}
 	if w.src != nil && w.src.bareTop != nil && w.src.bareTop == m.Op && m.Implicit {
 		// The input's top-level ops, written bare as they were read (the
@@ -411,17 +501,28 @@ func opError(op *graph.Operation, format string, args ...any) error {
 }
 
 func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]int, childBase int) error {
-	rec := (*opRecord)(nil)
+	var rec *opRecord
+	locRead, attrsRead := int32(-1), int32(-1) // the entries of the op read in this position
 	if w.src != nil {
-		rec = w.src.ops[op]
+		if op.Props != nil || len(op.Regions) > 0 {
+			// Only these two use a record (propsIndex, isolatedOp).
+			rec = w.src.record(op, &w.nextRec)
+		}
+		if k := w.nextOp; k < len(w.src.opLocs) {
+			locRead, attrsRead = w.src.opLocs[k], w.src.opAttrs[k]
+		}
+		w.nextOp++
 	}
 	nameIdx := w.opName(op.Name)
 	e.varint(uint64(nameIdx))
 	maskAt := e.len()
 	e.byte(0)
 	mask := byte(0)
-	loc, err := w.locIndex(op.Loc)
-	if err != nil {
+	var loc int
+	var err error
+	if w.src.holds(locRead, op.Loc) {
+		loc = int(locRead) // the location as read
+	} else if loc, err = w.locIndex(op.Loc); err != nil {
 		return opError(op, "location: %w", err)
 	}
 	e.varint(uint64(loc))
@@ -446,9 +547,11 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 	}
 	if attrs.Len() > 0 {
 		mask |= maskAttrs
-		i, err := w.attrIndex(attrs)
-		if err != nil {
-			return opError(op, "attributes: %w", err)
+		i := int(attrsRead)
+		if attrs != op.Attrs || !w.src.holdsAttr(i, attrs) {
+			if i, err = w.attrIndex(attrs); err != nil {
+				return opError(op, "attributes: %w", err)
+			}
 		}
 		e.varint(uint64(i))
 	}
@@ -474,11 +577,11 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 			if v == nil {
 				return opError(op, "operand %d is nil", k)
 			}
-			id, ok := w.ids[v]
-			if !ok || int(id.scope) != w.scope {
+			id, ok := w.valueID(v)
+			if !ok {
 				return opError(op, "operand %d uses a value that is not visible here (defined outside an isolated region or not in the module)", k)
 			}
-			e.varint(uint64(id.id))
+			e.varint(uint64(id))
 		}
 	}
 	if n := len(op.Successors()); n > 0 {
@@ -526,6 +629,16 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 	return nil
 }
 
+// holds says whether the input's attribute entry i decoded to location l.
+func (src *Source) holds(i int32, l graph.Loc) bool {
+	return src != nil && i >= 0 && int(i) < len(src.locs) && l != nil && src.locs[i] == l
+}
+
+// holdsAttr says whether the input's attribute entry i decoded to d.
+func (src *Source) holdsAttr(i int, d *graph.DictAttr) bool {
+	return src != nil && i >= 0 && i < len(src.attrs) && d != nil && src.attrs[i] == graph.Attr(d)
+}
+
 // isolatedOp says whether op's regions are IsolatedFromAbove: as read; for
 // a new op, as the input's ops of the same name were; else by name (the
 // registered ops anefix knows). Encoding an isolated op's regions inline is
@@ -537,9 +650,9 @@ func (w *irWriter) isolatedOp(op *graph.Operation, rec *opRecord) bool {
 	if w.isolatedNames == nil {
 		w.isolatedNames = map[string]bool{"builtin.module": true, "func.func": true}
 		if w.src != nil {
-			for o, r := range w.src.ops {
-				if r.isolated {
-					w.isolatedNames[o.Name] = true
+			for _, e := range w.src.ops {
+				if e.rec.isolated {
+					w.isolatedNames[e.op.Name] = true
 				}
 			}
 		}
@@ -554,16 +667,13 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 	}
 	next := base
 	for _, b := range r.Blocks {
-		for _, a := range b.Args() {
-			w.ids[a] = valueID{uint32(w.scope), uint32(next)}
-			next++
-		}
+		ids := &blockIDs{scope: uint32(w.scope), args: uint32(next), results: make([]uint32, 0, b.Len())}
+		next += len(b.Args())
 		for o := b.First(); o != nil; o = o.Next() {
-			for _, res := range o.Results() {
-				w.ids[res] = valueID{uint32(w.scope), uint32(next)}
-				next++
-			}
+			ids.results = append(ids.results, uint32(next))
+			next += o.NumResults()
 		}
+		w.blocks[b] = ids
 	}
 	e.varint(uint64(next - base))
 	blockIdx := make(map[*graph.Block]int, len(r.Blocks))
@@ -623,7 +733,7 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 // uses are unchanged; orders of changed values are dropped (they only
 // affect the in-memory order of uses, never the meaning).
 func (w *irWriter) useLists(e *encoder, vals []*graph.Value) bool {
-	if w.src == nil {
+	if w.src == nil || len(w.src.uses) == 0 {
 		return false
 	}
 	var keep []int
@@ -664,7 +774,7 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 				return 0, false, err
 			}
 		}
-		return rec.propIdx, false, nil
+		return int(rec.propIdx), false, nil
 	}
 	if op.Props == nil {
 		return -1, false, nil
@@ -735,8 +845,8 @@ func (w *irWriter) layoutFor(op *graph.Operation, rec *opRecord) *NativeLayout {
 // a way the blob may encode (operand segments, results, regions), or when
 // the output version differs in how native properties are laid out.
 func (w *irWriter) checkNative(op *graph.Operation, rec *opRecord, p *NativeProps) error {
-	if rec == nil || rec.nOperands != op.NumOperands() || rec.nResults != op.NumResults() ||
-		rec.nRegions != len(op.Regions) || rec.nSuccs != len(op.Successors()) {
+	if rec == nil || int(rec.nOperands) != op.NumOperands() || int(rec.nResults) != op.NumResults() ||
+		int(rec.nRegions) != len(op.Regions) || int(rec.nSuccs) != len(op.Successors()) {
 		return fmt.Errorf("%w: op %s was changed, and its native (op-specific) properties have a layout anefix cannot prove", ErrNeedsGeneric, op.Describe())
 	}
 	if (w.version >= vODSSegmentSizes) != (w.f.version >= vODSSegmentSizes) {

@@ -220,8 +220,34 @@ func (l *Lexer) tok(k Kind, start int) Token {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-func isHex(c byte) bool {
-	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+func isHex(c byte) bool    { return notHex[c] == 0 }
+
+// notHex is 1 for every byte that is not a hex digit.
+var notHex = func() (t [256]byte) {
+	for c := range t {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// firstNonHex returns the index of the first byte of s that is not a hex
+// digit, or -1. Eight bytes are looked up at a time (resource blobs are
+// megabytes of digits, checked when parsed).
+func firstNonHex(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if notHex[s[i]]|notHex[s[i+1]]|notHex[s[i+2]]|notHex[s[i+3]]|notHex[s[i+4]]|notHex[s[i+5]]|notHex[s[i+6]]|notHex[s[i+7]] != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if notHex[s[i]] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // isBareIdentChar reports the characters allowed after the first one of a
@@ -332,6 +358,16 @@ func (l *Lexer) Next() Token {
 }
 
 func (l *Lexer) lexString(start int) Token {
+	// Most strings hold neither an escape nor a line break: find the
+	// closing quote with IndexByte (a resource blob is megabytes of hex
+	// digits in one string) and check the body for both the same way.
+	if j := strings.IndexByte(l.s[l.pos:], '"'); j >= 0 {
+		body := l.s[l.pos : l.pos+j]
+		if strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, '\n') < 0 {
+			l.pos += j + 1
+			return l.tok(String, start)
+		}
+	}
 	for l.pos < len(l.s) {
 		c := l.s[l.pos]
 		l.pos++

@@ -73,7 +73,11 @@ type blockDef struct {
 // scope holds the names of one region. Outer scopes stay visible because
 // ops of unregistered dialects are not isolated from above.
 type scope struct {
-	vals    map[string]*graph.Value   // a name's value (the first of its result group)
+	vals map[string]*graph.Value // a name's value (the first of its result group)
+	// nums holds the values named by a plain decimal number (%0, %17: what
+	// MLIR's printer writes), indexed by it, so most names are never
+	// hashed; vals has every other name (scope.lookup, scope.bind).
+	nums    []*graph.Value
 	groups  map[string][]*graph.Value // result groups of more than one value (`%x:3`)
 	forward map[string]*forwardRef    // "name#idx"
 	fwdN    map[string]int            // open forward references per name
@@ -259,19 +263,60 @@ func (p *parser) popScope() {
 	p.scopes = p.scopes[:len(p.scopes)-1]
 }
 
+// numName reads a value name that is a decimal number without leading
+// zeros (%0, %12; not %007, which is another name).
+func numName(name string) (int, bool) {
+	if len(name) == 0 || len(name) > 9 || name[0] == '0' && len(name) > 1 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// lookup returns the value bound to name in s.
+func (s *scope) lookup(name string) (*graph.Value, bool) {
+	if n, ok := numName(name); ok && n < len(s.nums) && s.nums[n] != nil {
+		return s.nums[n], true
+	}
+	v, ok := s.vals[name]
+	return v, ok
+}
+
+// bind binds name (not bound yet) to v. A numbered name goes in nums when
+// its number is within reach of the ones bound so far (nums at most doubles
+// plus 256 slots, so a stray %99999999 costs a map entry, not a slice of
+// its size); lookup checks nums first, then vals.
+func (s *scope) bind(name string, v *graph.Value) {
+	if n, ok := numName(name); ok && n < 2*len(s.nums)+256 {
+		if n >= len(s.nums) {
+			s.nums = append(s.nums, make([]*graph.Value, n+1-len(s.nums))...)
+		}
+		s.nums[n] = v
+		return
+	}
+	s.vals[name] = v
+}
+
 // defineValues binds %name (a result group) in the current scope and
 // resolves forward references to it.
 func (p *parser) defineValues(name string, pos int, vals []*graph.Value) {
 	s := p.cur()
-	if _, dup := s.vals[name]; dup {
+	if _, dup := s.lookup(name); dup {
 		p.failAt(pos, "redefinition of SSA value '%%%s'", name)
 		return
 	}
-	s.vals[name] = vals[0]
+	s.bind(name, vals[0])
 	if len(vals) > 1 {
 		s.groups[name] = vals
 	}
-	if s.fwdN[name] == 0 {
+	if len(s.forward) == 0 || s.fwdN[name] == 0 {
 		return // the common case: no earlier use
 	}
 	for i, v := range vals {
@@ -333,7 +378,7 @@ func (p *parser) parseSSAUse() (ssaUse, bool) {
 // when the name is not defined yet.
 func (p *parser) resolve(u ssaUse, t graph.Type) *graph.Value {
 	for i := len(p.scopes) - 1; i >= 0; i-- {
-		if v, ok := p.scopes[i].vals[u.name]; ok {
+		if v, ok := p.scopes[i].lookup(u.name); ok {
 			if u.idx > 0 {
 				g := p.scopes[i].groups[u.name]
 				if u.idx >= len(g) {

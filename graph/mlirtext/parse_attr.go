@@ -3,6 +3,7 @@ package mlirtext
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"hash/maphash"
 	"math"
 	"math/big"
 	"math/bits"
@@ -43,6 +44,8 @@ type parser struct {
 	// types interns builtin types by their exact spelling: a model has few
 	// distinct types but many uses (types are immutable, so sharing is safe).
 	types map[string]graph.Type
+	// fnTypes interns function types by their spelling (parseFunctionType).
+	fnTypes map[string]cachedType
 	// typeStack gathers the types of function types being parsed (nested
 	// ones above their parent's).
 	typeStack []graph.Type
@@ -54,6 +57,16 @@ type parser struct {
 	// locSlab hands out the implicit locations of ops and block arguments
 	// (one per op) from shared blocks instead of one allocation each.
 	locSlab []graph.FileLoc
+	// locs interns written locations by a hash of their spelling
+	// (parseLocCached); a uint64 key, because growing a map of strings
+	// hashes every key again and a location is hundreds of bytes.
+	locs    map[uint64]cachedLoc
+	locSeed maphash.Seed
+	lastLoc cachedLoc // the last one parsed or found: neighbours repeat it
+	// deepest is the greatest depth enter reached, for parseLocCached.
+	deepest int
+	// resKeys holds the keys of the module's resources (hasResource).
+	resKeys map[string]bool
 }
 
 // implicitLoc is the location MLIR gives an op or block argument written
@@ -83,6 +96,7 @@ func newParser(name, text string) *parser {
 		typeAliases: map[string]graph.Type{},
 		locAliases:  map[string]graph.Loc{},
 		types:       map[string]graph.Type{},
+		fnTypes:     map[string]cachedType{},
 	}
 	p.lex = NewLexer(p.src)
 	p.next()
@@ -153,6 +167,7 @@ func describe(t Token) string {
 
 func (p *parser) enter() bool {
 	p.depth++
+	p.deepest = max(p.deepest, p.depth)
 	if p.depth > maxDepth {
 		p.fail("nesting deeper than %d levels", maxDepth)
 		return false
@@ -175,7 +190,9 @@ func (p *parser) parseCommaList(open, close Kind, what string, elem func()) {
 		if p.accept(Comma) {
 			continue
 		}
-		p.expect(close, "',' or "+close.String())
+		if !p.accept(close) { // the message expect gives, built only when needed
+			p.fail("expected ',' or %s, found %s", close, describe(p.tok))
+		}
 		return
 	}
 }
@@ -203,9 +220,23 @@ func (p *parser) parseType() graph.Type {
 // parseFunctionType reads `(T, …) -> R` or `-> (R, …)`. The types are
 // gathered on p.typeStack and the function type is interned by its
 // spelling: a generic op's signature repeats across a module, and was a
-// FunctionType and two slices per op, dropped right after.
+// FunctionType and two slices per op, dropped right after. A spelling met
+// before is found without parsing it again: fnTypeExtent finds where it
+// would end, and a spelling is remembered only when parsing it ended there
+// (the argument of parseLocCached: the same text reads the same, aliases
+// never change once defined, and the nesting it took is checked).
 func (p *parser) parseFunctionType() graph.Type {
 	start := p.tok.Pos
+	if end, ok := fnTypeExtent(p.src.Text, start); ok {
+		if c, hit := p.fnTypes[p.src.Text[start:end]]; hit && p.depth+c.depth <= maxDepth {
+			p.lex.Reset(end)
+			p.next()
+			return c.t
+		}
+	}
+	outer, d0 := p.deepest, p.depth
+	p.deepest = d0
+	defer func() { p.deepest = max(outer, p.deepest) }()
 	mark := len(p.typeStack)
 	defer func() { p.typeStack = p.typeStack[:mark] }()
 	p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
@@ -222,8 +253,8 @@ func (p *parser) parseFunctionType() graph.Type {
 		return nil
 	}
 	key := p.src.Text[start:p.prevEnd]
-	if t, ok := p.types[key]; ok {
-		return t
+	if c, ok := p.fnTypes[key]; ok {
+		return c.t
 	}
 	own := func(ts []graph.Type) []graph.Type {
 		if len(ts) == 0 {
@@ -232,8 +263,109 @@ func (p *parser) parseFunctionType() graph.Type {
 		return append([]graph.Type(nil), ts...)
 	}
 	ft := &graph.FunctionType{Inputs: own(p.typeStack[mark : mark+nIn]), Results: own(p.typeStack[mark+nIn:])}
-	p.types[key] = ft
+	p.fnTypes[key] = cachedType{t: ft, depth: p.deepest - d0}
 	return ft
+}
+
+// cachedType is an interned function type and the nesting parsing it took.
+type cachedType struct {
+	t     graph.Type
+	depth int
+}
+
+// fnTypeExtent finds where a function type starting with '(' at start
+// would end: its inputs' parentheses, '->', then a parenthesized result
+// list or one type (an identifier as the lexer reads one, with a '<…>'
+// body when one follows). ok is false where it cannot tell.
+func fnTypeExtent(s string, start int) (end int, ok bool) {
+	if start >= len(s) || s[start] != '(' {
+		return 0, false
+	}
+	close, ok := closing(s, start+1, ')')
+	if !ok {
+		return 0, false
+	}
+	i := skipSpace(s, close+1)
+	if !strings.HasPrefix(s[i:], "->") {
+		return 0, false
+	}
+	i = skipSpace(s, i+2)
+	if i >= len(s) {
+		return 0, false
+	}
+	switch c := s[i]; {
+	case c == '(':
+		close, ok := closing(s, i+1, ')')
+		if !ok {
+			return 0, false
+		}
+		return close + 1, true
+	case c == '!':
+		i++
+		for i < len(s) && isSuffixChar(s[i]) {
+			i++
+		}
+	case isLetter(c) || c == '_':
+		for i < len(s) && isBareIdentChar(s[i]) {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(s) && s[i] == '<' {
+		close, ok := closing(s, i+1, '>')
+		if !ok {
+			return 0, false
+		}
+		i = close + 1
+	}
+	return i, true
+}
+
+// closing finds the byte closing a bracket whose body starts at start: the
+// first ')', ']', '}' or '>' (not the '>' of '->', as in
+// Lexer.BalancedBody) outside brackets and string literals, which must be
+// want. It builds no error: ok is false where it cannot tell.
+func closing(s string, start int, want byte) (int, bool) {
+	open := 0
+	for i := start; i < len(s); i++ {
+		for i < len(s) && extentPlain[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		switch s[i] {
+		case '"':
+			j, ok := stringEnd(s, i+1)
+			if !ok {
+				return 0, false
+			}
+			i = j
+		case '(', '[', '{', '<':
+			open++
+		case '>':
+			if i > 0 && s[i-1] == '-' {
+				continue
+			}
+			fallthrough
+		case ')', ']', '}':
+			if open == 0 {
+				return i, s[i] == want
+			}
+			open--
+		case '/':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // parseResultTypes parses `T` or `(T, U)` after an arrow.
@@ -1355,12 +1487,150 @@ func (p *parser) parseLoc(slot *graph.Loc) graph.Loc {
 		}
 		p.next()
 	} else {
-		l = p.parseLocInstance()
+		l = p.parseLocCached(")")
 	}
 	if !p.expect(RParen, "')' to close location") {
 		return nil
 	}
 	return l
+}
+
+// cachedLoc is a location parsed from a spelling, and how many levels of
+// nesting parsing it took.
+type cachedLoc struct {
+	text  string
+	loc   graph.Loc
+	depth int
+}
+
+// parseLocCached parses a location that ends before one of the bytes in
+// ends (")" inside `loc(…)` and after a name location, ",]" for an element
+// of a fused location), sharing one Loc among every location spelled the
+// same: exporters write each op's full location inline (coreai-torch: a
+// fused location of names and file frames, half of a generic file's bytes),
+// neighbouring ops repeat it and distinct ones repeat their frames, as MLIR
+// uniques them. Locations are immutable, as they are when the bytecode
+// reader shares one table entry among its uses.
+//
+// The spelling's extent is found by locExtent; a spelling is remembered only
+// when parsing it ended exactly there, so a remembered one reads the same
+// wherever it appears (its tokens, the aliases it names, which never change
+// once defined, and the nesting it needs, checked against maxDepth).
+func (p *parser) parseLocCached(ends string) graph.Loc {
+	start := p.tok.Pos
+	end, ok := locExtent(p.src.Text, start)
+	ok = ok && strings.IndexByte(ends, p.src.Text[end]) >= 0
+	var h uint64
+	if ok {
+		text := p.src.Text[start:end]
+		c, hit := p.lastLoc, p.lastLoc.text == text && p.lastLoc.loc != nil
+		if !hit {
+			if p.locs == nil {
+				p.locs, p.locSeed = map[uint64]cachedLoc{}, maphash.MakeSeed()
+			}
+			h = maphash.String(p.locSeed, text)
+			c, hit = p.locs[h]
+			hit = hit && c.text == text
+		}
+		if hit && p.depth+c.depth <= maxDepth {
+			p.lastLoc = c
+			p.lex.Reset(end)
+			p.next()
+			return c.loc
+		}
+	}
+	outer, d0 := p.deepest, p.depth
+	p.deepest = d0
+	l := p.parseLocInstance()
+	need := p.deepest - d0
+	p.deepest = max(outer, p.deepest)
+	if ok && l != nil && p.ok() && p.tok.Pos == end && len(p.tok.Text) == 1 && p.tok.Text[0] == p.src.Text[end] {
+		if h == 0 {
+			h = maphash.String(p.locSeed, p.src.Text[start:end])
+		}
+		p.lastLoc = cachedLoc{text: p.src.Text[start:end], loc: l, depth: need}
+		p.locs[h] = p.lastLoc
+	}
+	return l
+}
+
+// locExtent finds where a location starting at start ends: the first ',',
+// ')', ']', '}' or '>' outside brackets and string literals. ok is false
+// where it cannot tell (a comment, a line break in a string, no end);
+// parseLocCached then parses without sharing.
+func locExtent(s string, start int) (end int, ok bool) {
+	open := 0
+	for i := start; i < len(s); i++ {
+		for i < len(s) && extentPlain[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		switch s[i] {
+		case '"':
+			j, ok := stringEnd(s, i+1)
+			if !ok {
+				return 0, false
+			}
+			i = j
+		case '(', '[', '{', '<':
+			open++
+		case '>':
+			if i > start && s[i-1] == '-' {
+				continue
+			}
+			fallthrough
+		case ')', ']', '}':
+			if open == 0 {
+				return i, true
+			}
+			open--
+		case ',':
+			if open == 0 {
+				return i, true
+			}
+		case '/':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// extentPlain marks the bytes locExtent and angleExtent step over.
+var extentPlain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = true
+	}
+	for _, c := range []byte("\"()[]{}<>/,") {
+		t[c] = false
+	}
+	return t
+}()
+
+// stringEnd returns the index of the quote closing a string literal whose
+// body starts at i; ok is false for a line break before it or no end.
+func stringEnd(s string, i int) (int, bool) {
+	for {
+		j := strings.IndexByte(s[i:], '"')
+		if j < 0 {
+			return 0, false
+		}
+		body := s[i : i+j]
+		if strings.IndexByte(body, '\n') >= 0 {
+			return 0, false
+		}
+		k := strings.IndexByte(body, '\\')
+		if k < 0 {
+			return i + j, true
+		}
+		// An escape: step over it (two hex digits or one character) and
+		// look again from there.
+		i += k + 2
+		if i > len(s) {
+			return 0, false
+		}
+	}
 }
 
 func (p *parser) parseLocInstance() graph.Loc {
@@ -1414,7 +1684,7 @@ func (p *parser) parseLocInstance() graph.Loc {
 		}
 		nl := &graph.NameLoc{Name: s}
 		if p.accept(LParen) {
-			nl.Child = p.parseLocInstance()
+			nl.Child = p.parseLocCached(")")
 			if !p.expect(RParen, "')' after child location") {
 				return nil
 			}
@@ -1435,7 +1705,7 @@ func (p *parser) parseLocInstance() graph.Loc {
 				}
 			}
 			p.parseCommaList(LSquare, RSquare, "'[' in fused location", func() {
-				fl.Locs = append(fl.Locs, p.parseLocInstance())
+				fl.Locs = append(fl.Locs, p.parseLocCached(",]"))
 			})
 			if !p.ok() {
 				return nil

@@ -69,6 +69,11 @@ type printer struct {
 	err    error // first IR inconsistency met while printing
 	tstr   map[graph.Type]string
 	num    []byte // scratch for names and numbers
+	// lastLoc is the last location printed and locText its spelling:
+	// neighbouring ops share one (a parsed module shares equal locations,
+	// and an exporter gives an op's constants the op's location).
+	lastLoc graph.Loc
+	locText bytes.Buffer
 }
 
 // valueName is a value's printed name as numbers, formatted as it is
@@ -236,7 +241,12 @@ func (pr *printer) loc(l graph.Loc) {
 		return
 	}
 	pr.str(" loc(")
-	graph.WriteLoc(pr.w, l)
+	if l != pr.lastLoc || pr.locText.Len() == 0 {
+		pr.locText.Reset()
+		graph.WriteLoc(&pr.locText, l)
+		pr.lastLoc = l
+	}
+	pr.w.Write(pr.locText.Bytes())
 	pr.str(")")
 }
 

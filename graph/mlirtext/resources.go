@@ -122,13 +122,28 @@ func (p *parser) parseResourceSection(m *graph.Module, external bool) {
 				m.ExternalResources = append(m.ExternalResources, r)
 				return
 			}
-			if m.Resource(key) != nil && owner == "builtin" {
+			if owner == "builtin" && p.hasResource(m, key) {
 				p.failAt(keyPos, "duplicate resource key '%s'", key)
 				return
 			}
 			m.Resources = append(m.Resources, r)
+			if p.resKeys != nil {
+				p.resKeys[key] = true
+			}
 		})
 	})
+}
+
+// hasResource is m.Resource(key) != nil through a set of the keys parsed
+// so far (searching the list for each entry was quadratic in their number).
+func (p *parser) hasResource(m *graph.Module, key string) bool {
+	if p.resKeys == nil {
+		p.resKeys = make(map[string]bool, len(m.Resources))
+		for _, r := range m.Resources {
+			p.resKeys[r.Key] = true
+		}
+	}
+	return p.resKeys[key]
 }
 
 // fillBlobOrString decides between a hex blob ("0x" + 8-digit little-endian
@@ -151,11 +166,9 @@ func (p *parser) fillBlobOrString(r *graph.Resource, tok Token) bool {
 		p.failAt(tok.Pos, "resource blob needs a 4-byte alignment prefix and whole bytes of hex data")
 		return false
 	}
-	for i := 0; i < len(digits); i++ {
-		if !isHex(digits[i]) {
-			p.failAt(tok.Pos+3+i, "invalid hex digit in resource blob")
-			return false
-		}
+	if i := firstNonHex(digits); i >= 0 {
+		p.failAt(tok.Pos+3+i, "invalid hex digit in resource blob")
+		return false
 	}
 	var a [4]byte
 	hex.Decode(a[:], []byte(digits[:8]))
