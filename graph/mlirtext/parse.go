@@ -565,7 +565,12 @@ func (p *parser) parseGenericOp() *graph.Operation {
 	}
 	if p.is(Less) {
 		p.next()
-		op.Props = p.parseAttr()
+		if p.is(LBrace) && p.enter() { // the level parseAttr would count
+			op.Props = p.parseDictCached()
+			p.leave()
+		} else {
+			op.Props = p.parseAttr()
+		}
 		if !p.expect(Greater, "'>' to close properties") {
 			return nil
 		}
@@ -576,7 +581,7 @@ func (p *parser) parseGenericOp() *graph.Operation {
 		})
 	}
 	if p.is(LBrace) {
-		if d := p.parseDict(); d != nil && d.Len() > 0 {
+		if d := p.parseDictCached(); d != nil && d.Len() > 0 {
 			op.Attrs = d
 		}
 	}

@@ -34,17 +34,7 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 		return fmt.Errorf("%s: %s; it has no MLIR text form, so this module can only be written as bytecode", op.Describe(), why)
 	}
 	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
-	nv := 0
-	m.Op.Walk(func(o *graph.Operation) bool {
-		nv += o.NumResults()
-		for _, r := range o.Regions {
-			for _, b := range r.Blocks {
-				nv += len(b.Args())
-			}
-		}
-		return true
-	})
-	pr.names = make(map[*graph.Value]valueName, nv) // sized once: growing it allocated twice its size
+	pr.names = map[*graph.Block]*blockNames{}
 	pr.tstr = map[graph.Type]string{}
 	pr.blocks = map[*graph.Block]string{}
 	pr.nameTopLevel(m.Op)
@@ -62,8 +52,13 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 type printer struct {
 	w      *bufio.Writer
 	pretty bool
-	names  map[*graph.Value]valueName
-	blocks map[*graph.Block]string
+	// names holds each block's value names (blockNames); lastBlock and
+	// lastNames are the block found last (an op's operands are mostly in
+	// its own block).
+	names     map[*graph.Block]*blockNames
+	lastBlock *graph.Block
+	lastNames *blockNames
+	blocks    map[*graph.Block]string
 	nextV  int
 	nextA  int
 	err    error // first IR inconsistency met while printing
@@ -92,14 +87,59 @@ const (
 // hundreds of gigabytes; past it printing fails instead of mis-naming).
 const maxNamed = 1<<31 - 1
 
-func (pr *printer) setName(v *graph.Value, kind, n, i int) {
+// blockNames names a block's values: its arguments %argN from args on,
+// and the results of the op at position k from results[k], the name of its
+// first result (vnUnset for none); the other results follow from it (a
+// group's index, or the next numbers for coreai ops named one by one). Four
+// or eight bytes an op instead of a map entry a value.
+type blockNames struct {
+	args    int
+	results []valueName
+}
+
+// nameFor makes the valueName of kind, n and i, or records that the numbers
+// ran out.
+func (pr *printer) nameFor(kind, n, i int) valueName {
 	if n > maxNamed || i > maxNamed {
 		if pr.err == nil {
 			pr.err = fmt.Errorf("mlirtext: cannot print: more than %d values", maxNamed)
 		}
-		return
+		return vnUnset
 	}
-	pr.names[v] = valueName(kind) | valueName(n)<<2 | valueName(i)<<33
+	return valueName(kind) | valueName(n)<<2 | valueName(i)<<33
+}
+
+// valueName is v's name as nameOp gave it, or vnUnset for a value outside
+// the module.
+func (pr *printer) valueName(v *graph.Value) valueName {
+	if v == nil {
+		return vnUnset
+	}
+	b := v.ParentBlock()
+	bn := pr.lastNames
+	if b != pr.lastBlock || bn == nil {
+		if bn = pr.names[b]; bn == nil {
+			return vnUnset
+		}
+		pr.lastBlock, pr.lastNames = b, bn
+	}
+	op := v.DefiningOp()
+	if op == nil {
+		_, i, _ := v.BlockArg()
+		return pr.nameFor(vnArg, bn.args+i, 0)
+	}
+	k := op.Position()
+	if k < 0 || k >= len(bn.results) {
+		return vnUnset
+	}
+	vn, i := bn.results[k], v.ResultIndex()
+	switch {
+	case i == 0 || vn == vnUnset:
+		return vn
+	case vn&3 == vnGroup:
+		return pr.nameFor(vnGroup, int(vn>>2&maxNamed), i)
+	}
+	return pr.nameFor(vnResult, int(vn>>2&maxNamed)+i, 0) // named one by one
 }
 
 // appendName appends v's name; ok is false for a value without one.
@@ -137,32 +177,34 @@ func (pr *printer) nameTopLevel(op *graph.Operation) {
 	pr.nameOp(op, true)
 }
 
-func (pr *printer) nameOp(op *graph.Operation, top bool) {
+// nameOp names op's results and, inside its regions, every value, and
+// returns the name of op's first result (vnUnset for none).
+func (pr *printer) nameOp(op *graph.Operation, top bool) valueName {
+	first := valueName(vnUnset)
 	if n := op.NumResults(); n > 1 && pr.pretty && strings.HasPrefix(op.Name, "coreai.") {
 		// coreai ops name their results one by one (`%1, %2 =
 		// coreai.read_handle …`, coreai-torch's tests).
-		for _, r := range op.Results() {
-			pr.setName(r, vnResult, pr.nextV, 0)
-			pr.nextV++
-		}
+		first = pr.nameFor(vnResult, pr.nextV, 0)
+		pr.nameFor(vnResult, pr.nextV+n-1, 0) // the last must fit too
+		pr.nextV += n
 	} else if n > 0 {
-		base := pr.nextV
-		pr.nextV++
-		for i, r := range op.Results() {
-			if n == 1 {
-				pr.setName(r, vnResult, base, 0)
-			} else {
-				pr.setName(r, vnGroup, base, i)
-			}
+		if n == 1 {
+			first = pr.nameFor(vnResult, pr.nextV, 0)
+		} else {
+			first = pr.nameFor(vnGroup, pr.nextV, 0)
+			pr.nameFor(vnGroup, pr.nextV, n-1)
 		}
+		pr.nextV++
 	}
 	for _, r := range op.Regions {
 		for bi, b := range r.Blocks {
 			pr.blocks[b] = "^bb" + strconv.Itoa(bi)
-			for _, a := range b.Args() {
-				pr.setName(a, vnArg, pr.nextA, 0)
-				pr.nextA++
+			bn := &blockNames{args: pr.nextA, results: make([]valueName, 0, b.Len())}
+			pr.names[b] = bn
+			if len(b.Args()) > 0 {
+				pr.nameFor(vnArg, pr.nextA+len(b.Args())-1, 0)
 			}
+			pr.nextA += len(b.Args())
 			// Functions restart at %0 (they are isolated from above), unless
 			// the module body itself defines values that nested regions
 			// could see: then one numbering keeps every name unambiguous.
@@ -171,14 +213,15 @@ func (pr *printer) nameOp(op *graph.Operation, top bool) {
 				if restart {
 					save, saveA := pr.nextV, pr.nextA
 					pr.nextV, pr.nextA = 0, 0
-					pr.nameOp(o, false)
+					bn.results = append(bn.results, pr.nameOp(o, false))
 					pr.nextV, pr.nextA = save, saveA
 					continue
 				}
-				pr.nameOp(o, false)
+				bn.results = append(bn.results, pr.nameOp(o, false))
 			}
 		}
 	}
+	return first
 }
 
 func definesValues(b *graph.Block) bool {
@@ -194,7 +237,7 @@ func definesValues(b *graph.Block) bool {
 }
 
 func (pr *printer) name(v *graph.Value) string {
-	if b, ok := appendName(nil, pr.names[v]); ok {
+	if b, ok := appendName(nil, pr.valueName(v)); ok {
 		return string(b)
 	}
 	return pr.invalidName(v)
@@ -202,7 +245,7 @@ func (pr *printer) name(v *graph.Value) string {
 
 // writeName writes v's name without building a string.
 func (pr *printer) writeName(v *graph.Value) {
-	b, ok := appendName(pr.num[:0], pr.names[v])
+	b, ok := appendName(pr.num[:0], pr.valueName(v))
 	if !ok {
 		pr.str(pr.invalidName(v))
 		return
@@ -255,7 +298,7 @@ func (pr *printer) resultsPrefix(op *graph.Operation) {
 	if n == 0 {
 		return
 	}
-	vn := pr.names[op.Result(0)]
+	vn := pr.valueName(op.Result(0))
 	switch {
 	case n > 1 && vn&3 == vnGroup: // %N:n
 		b := strconv.AppendInt(append(pr.num[:0], '%'), int64(vn>>2&maxNamed), 10)
