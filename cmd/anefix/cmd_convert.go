@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
@@ -55,6 +56,7 @@ besides main.hash is copied as it is, with a warning (inspect lists it).`,
 				if err := checkOutputFlags(*emit, *version); err != nil {
 					return err
 				}
+				defer codecGC()()
 				ld, err := loadInput(env, args[0], *ignoreHash)
 				if err != nil {
 					return err
@@ -64,12 +66,14 @@ besides main.hash is copied as it is, with a warning (inspect lists it).`,
 				if err != nil {
 					return err
 				}
-				// The writer's own whole-module check, made here to name the
-				// input: convert runs no pass, so what it would refuse is IN's.
-				if err := graph.VerifyWritable(ld.Module); err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
 				res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})
+				// Save's whole-module check (graph.VerifyWritable, before a
+				// byte is written) names the input: convert runs no pass, so
+				// what it refuses is IN's. Checked once, not here and again
+				// in Save.
+				if ve := (*graph.VerifyError)(nil); errors.As(err, &ve) {
+					return fmt.Errorf("%s: %w", args[0], ve)
+				}
 				if err != nil {
 					return err
 				}

@@ -48,6 +48,10 @@ func TestConvertErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.mlir")
 	os.WriteFile(bad, []byte("module {\n  %0 = \"x.y\"() : () -> f33\n}\n"), 0o644)
+	// Parses, but does not verify (a dense_resource without an entry):
+	// refused before a byte is written, naming the input.
+	unverified := filepath.Join(dir, "unverified.mlir")
+	os.WriteFile(unverified, []byte("module {\n  %0 = \"x.c\"() <{value = dense_resource<w> : tensor<2xf16>}> : () -> tensor<2xf16>\n}\n"), 0o644)
 	cases := []struct {
 		args []string
 		code int
@@ -59,6 +63,7 @@ func TestConvertErrors(t *testing.T) {
 		{[]string{"convert", filepath.Join(dir, "missing.mlir"), "-o", filepath.Join(dir, "y.mlir")}, exitFailure, "missing.mlir"},
 		{[]string{"convert", bad, "-o", filepath.Join(dir, "z.mlir")}, exitFailure, "bad.mlir:2:"},
 		{[]string{"convert", hybridText, "-o", hybridText, "--force"}, exitFailure, "is the input"},
+		{[]string{"convert", unverified, "-o", filepath.Join(dir, "u.mlirb")}, exitFailure, unverified + ": IR verification failed"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, "", c.args...)
@@ -66,8 +71,10 @@ func TestConvertErrors(t *testing.T) {
 			t.Errorf("%v: code %d, stderr %q (want %d, %q)", c.args, code, errs, c.code, c.want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "z.mlir")); err == nil {
-		t.Error("bad input still wrote an output")
+	for _, out := range []string{"z.mlir", "u.mlirb"} {
+		if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+			t.Errorf("bad input still wrote %s", out)
+		}
 	}
 }
 

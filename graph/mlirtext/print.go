@@ -59,11 +59,11 @@ type printer struct {
 	lastBlock *graph.Block
 	lastNames *blockNames
 	blocks    map[*graph.Block]string
-	nextV  int
-	nextA  int
-	err    error // first IR inconsistency met while printing
-	tstr   map[graph.Type]string
-	num    []byte // scratch for names and numbers
+	nextV     int
+	nextA     int
+	err       error // first IR inconsistency met while printing
+	tstr      map[graph.Type]string
+	num       []byte // scratch for names and numbers
 	// lastLoc is the last location printed and locText its spelling:
 	// neighbouring ops share one (a parsed module shares equal locations,
 	// and an exporter gives an op's constants the op's location).
