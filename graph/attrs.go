@@ -316,9 +316,14 @@ type AttrWriter interface {
 // attributes are written element by element, so printing a large attribute
 // does not build its spelling as strings nested in strings (each level a
 // full copy); errors are left to w (a bufio.Writer keeps the first).
-func WriteAttr(w AttrWriter, a Attr) {
+func WriteAttr(w AttrWriter, a Attr) { WriteAttrTypes(w, a, nil) }
+
+// WriteAttrTypes is WriteAttr with the types inside a spelled by typeStr
+// (nil: Type.String): a printer that caches type spellings passes its
+// cache, since a module's attributes repeat few types.
+func WriteAttrTypes(w AttrWriter, a Attr, typeStr func(Type) string) {
 	var ap attrPrinter
-	ap.w = w
+	ap.w, ap.typeStr = w, typeStr
 	ap.attr(a)
 }
 
@@ -327,6 +332,14 @@ func WriteAttr(w AttrWriter, a Attr) {
 type attrPrinter struct {
 	w       AttrWriter
 	scratch []byte
+	typeStr func(Type) string // nil: Type.String
+}
+
+func (ap *attrPrinter) typ(t Type) string {
+	if ap.typeStr != nil && t != nil {
+		return ap.typeStr(t)
+	}
+	return t.String()
 }
 
 // flush writes the scratch buffer once it holds at least n bytes.
@@ -370,11 +383,18 @@ func (ap *attrPrinter) attr(a Attr) {
 		ap.scratch = a.appendValue(ap.scratch)
 		ap.flush(0)
 		w.WriteString(" : ")
-		w.WriteString(a.Type.String())
+		w.WriteString(ap.typ(a.Type))
 	case *DenseElementsAttr:
 		a.write(ap)
 	case *DenseArrayAttr:
 		a.write(ap)
+	case *DenseResourceAttr:
+		w.WriteString("dense_resource<")
+		w.WriteString(QuoteIdent(a.Key))
+		w.WriteString("> : ")
+		w.WriteString(ap.typ(a.Type))
+	case *TypeAttr:
+		w.WriteString(ap.typ(a.Type))
 	default:
 		w.WriteString(a.String())
 	}
@@ -545,17 +565,19 @@ func (a *DenseElementsAttr) write(ap *attrPrinter) {
 	switch {
 	case n == 0: // `dense<> : tensor<0xui32>`, as MLIR prints an empty literal
 	case a.Splat || n == 1: // MLIR prints any one-element literal as a splat
-		b.WriteString(a.elemString(0))
+		ap.scratch = a.appendElem(ap.scratch, 0)
+		ap.flush(0)
 	case n > denseHexThreshold && !isBool:
 		b.WriteString("\"0x")
 		ap.hexUpper(a.Raw)
 		b.WriteByte('"')
 	default:
 		var idx int64
-		a.writeNested(b, a.Type.Shape, &idx)
+		a.writeNested(ap, a.Type.Shape, &idx)
+		ap.flush(0)
 	}
 	b.WriteString("> : ")
-	b.WriteString(a.Type.String())
+	b.WriteString(ap.typ(a.Type))
 }
 
 // hexUpper writes data as upper-case hex in chunks.
@@ -568,31 +590,38 @@ func (ap *attrPrinter) hexUpper(data []byte) {
 	ap.flush(0)
 }
 
-func (a *DenseElementsAttr) writeNested(b AttrWriter, shape []int64, idx *int64) {
+// writeNested spells elements into ap's scratch buffer, written out in
+// chunks.
+func (a *DenseElementsAttr) writeNested(ap *attrPrinter, shape []int64, idx *int64) {
 	if len(shape) == 0 {
-		b.WriteString(a.elemString(*idx))
+		ap.scratch = a.appendElem(ap.scratch, *idx)
 		*idx++
+		ap.flush(4096)
 		return
 	}
-	b.WriteByte('[')
+	ap.scratch = append(ap.scratch, '[')
 	for i := int64(0); i < shape[0]; i++ {
 		if i > 0 {
-			b.WriteString(", ")
+			ap.scratch = append(ap.scratch, ", "...)
 		}
-		a.writeNested(b, shape[1:], idx)
+		a.writeNested(ap, shape[1:], idx)
 	}
-	b.WriteByte(']')
+	ap.scratch = append(ap.scratch, ']')
 }
 
-func (a *DenseElementsAttr) elemString(i int64) string {
+func (a *DenseElementsAttr) elemString(i int64) string { return string(a.appendElem(nil, i)) }
+
+// appendElem appends element i's spelling (integers without building a
+// string).
+func (a *DenseElementsAttr) appendElem(dst []byte, i int64) []byte {
 	bits := leUint(a.Element(i))
 	switch e := a.Type.Elem.(type) {
 	case *FloatType:
-		return formatFloatBits(bits, e)
+		return append(dst, formatFloatBits(bits, e)...)
 	case *IntegerType:
-		return string(appendIntBits(nil, bits, e))
+		return appendIntBits(dst, bits, e)
 	}
-	return strconv.FormatInt(int64(bits), 10)
+	return strconv.AppendInt(dst, int64(bits), 10)
 }
 
 // IntArray returns an integer DenseArrayAttr of elem (i1 … i64, any
@@ -672,7 +701,7 @@ func (a *DenseArrayAttr) String() string { return attrString(a) }
 func (a *DenseArrayAttr) write(ap *attrPrinter) {
 	b := ap.w
 	b.WriteString("array<")
-	b.WriteString(a.Elem.String())
+	b.WriteString(ap.typ(a.Elem))
 	n := a.Len()
 	if n > 0 {
 		b.WriteString(": ")

@@ -208,14 +208,31 @@ func (t *TensorType) WithShape(shape []int64) *TensorType {
 }
 
 func (t *IntegerType) String() string {
-	switch t.Signedness {
-	case Signed:
-		return "si" + strconv.Itoa(t.Width)
-	case Unsigned:
-		return "ui" + strconv.Itoa(t.Width)
+	if t.Width >= 0 && t.Width < len(intNames[0]) && int(t.Signedness) < len(intNames) {
+		return intNames[t.Signedness][t.Width] // printed with every integer attribute: no string built
 	}
-	return "i" + strconv.Itoa(t.Width)
+	return intName(t.Signedness, t.Width)
 }
+
+func intName(s Signedness, width int) string {
+	switch s {
+	case Signed:
+		return "si" + strconv.Itoa(width)
+	case Unsigned:
+		return "ui" + strconv.Itoa(width)
+	}
+	return "i" + strconv.Itoa(width)
+}
+
+// intNames spells the integer types up to 64 bits, by signedness and width.
+var intNames = func() (t [3][65]string) {
+	for s := range t {
+		for w := range t[s] {
+			t[s][w] = intName(Signedness(s), w)
+		}
+	}
+	return t
+}()
 
 func (t *FloatType) String() string    { return t.Name }
 func (*IndexType) String() string      { return "index" }

@@ -36,6 +36,7 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
 	pr.names = map[*graph.Block]*blockNames{}
 	pr.tstr = map[graph.Type]string{}
+	pr.typeFn = pr.typeStr // one func value, not one made at each call
 	pr.blocks = map[*graph.Block]string{}
 	pr.nameTopLevel(m.Op)
 	pr.op(m.Op, 0)
@@ -63,7 +64,8 @@ type printer struct {
 	nextA     int
 	err       error // first IR inconsistency met while printing
 	tstr      map[graph.Type]string
-	num       []byte // scratch for names and numbers
+	typeFn    func(graph.Type) string // typeStr, for graph.WriteAttrTypes
+	num       []byte                  // scratch for names and numbers
 	// lastLoc is the last location printed and locText its spelling:
 	// neighbouring ops share one (a parsed module shares equal locations,
 	// and an exporter gives an op's constants the op's location).
@@ -359,7 +361,7 @@ func (pr *printer) genericOp(op *graph.Operation, ind int) {
 	}
 	if op.Props != nil {
 		pr.str(" <")
-		graph.WriteAttr(pr.w, op.Props)
+		graph.WriteAttrTypes(pr.w, op.Props, pr.typeFn)
 		pr.str(">")
 	}
 	if len(op.Regions) > 0 {
@@ -374,7 +376,7 @@ func (pr *printer) genericOp(op *graph.Operation, ind int) {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		graph.WriteAttr(pr.w, op.Attrs)
+		graph.WriteAttrTypes(pr.w, op.Attrs, pr.typeFn)
 	}
 	pr.str(" : ")
 	pr.fnType(op)
@@ -505,7 +507,7 @@ func (pr *printer) prettyModule(op *graph.Operation, ind int) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" attributes ")
-		graph.WriteAttr(pr.w, op.Attrs)
+		graph.WriteAttrTypes(pr.w, op.Attrs, pr.typeFn)
 	}
 	pr.str(" ")
 	pr.region(op.Regions[0], ind, false)
@@ -596,7 +598,7 @@ func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
 		pr.str(t.String())
 		if argAttrs[i].Len() > 0 {
 			pr.str(" ")
-			graph.WriteAttr(pr.w, argAttrs[i])
+			graph.WriteAttrTypes(pr.w, argAttrs[i], pr.typeFn)
 		}
 		if !decl {
 			pr.loc(r.Blocks[0].Arg(i).Loc)
@@ -617,7 +619,7 @@ func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
 				pr.str(t.String())
 				if resAttrs[i].Len() > 0 {
 					pr.str(" ")
-					graph.WriteAttr(pr.w, resAttrs[i])
+					graph.WriteAttrTypes(pr.w, resAttrs[i], pr.typeFn)
 				}
 			}
 			pr.str(")")
@@ -625,7 +627,7 @@ func (pr *printer) prettyFunc(op *graph.Operation, ind int) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" attributes ")
-		graph.WriteAttr(pr.w, op.Attrs)
+		graph.WriteAttrTypes(pr.w, op.Attrs, pr.typeFn)
 	}
 	if !decl {
 		pr.str(" ")
@@ -710,7 +712,7 @@ func (pr *printer) prettyCall(op *graph.Operation) bool {
 	pr.str(")")
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		graph.WriteAttr(pr.w, op.Attrs)
+		graph.WriteAttrTypes(pr.w, op.Attrs, pr.typeFn)
 	}
 	pr.str(" : ")
 	pr.str(graph.FormatFunctionType(types(op.Operands()), types(op.Results())))
@@ -760,57 +762,56 @@ func (pr *printer) prettyConstant(op *graph.Operation) bool {
 	}
 	pr.resultsPrefix(op)
 	pr.str("coreai.constant ")
-	graph.WriteAttr(pr.w, v)
+	graph.WriteAttrTypes(pr.w, v, pr.typeFn)
 	pr.loc(op.Loc)
 	pr.str("\n")
 	return true
 }
 
-func typeList(ts []graph.Type) string {
-	if len(ts) == 1 {
-		if _, isFn := ts[0].(*graph.FunctionType); !isFn {
-			return ts[0].String()
+// typeList writes the types of vs: one bare (unless a function type), else
+// parenthesized.
+func (pr *printer) typeList(vs []*graph.Value) {
+	if len(vs) == 1 {
+		if _, isFn := vs[0].Type().(*graph.FunctionType); !isFn {
+			pr.str(pr.valType(vs[0]))
+			return
 		}
 	}
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, t := range ts {
+	pr.w.WriteByte('(')
+	for i, v := range vs {
 		if i > 0 {
-			b.WriteString(", ")
+			pr.str(", ")
 		}
-		b.WriteString(t.String())
+		pr.str(pr.valType(v))
 	}
-	b.WriteByte(')')
-	return b.String()
+	pr.w.WriteByte(')')
 }
 
-// sigTypeList prints the types of a custom op signature: a state handle
+// sigTypeList writes the types of a custom op signature: a state handle
 // stripped to `<tensor<…>>` as coreai-torch prints it, one type bare unless
 // parens is set.
-func sigTypeList(ts []graph.Type, parens bool) string {
-	if len(ts) == 1 {
-		if _, isFn := ts[0].(*graph.FunctionType); isFn {
+func (pr *printer) sigTypeList(vs []*graph.Value, parens bool) {
+	if len(vs) == 1 {
+		if _, isFn := vs[0].Type().(*graph.FunctionType); isFn {
 			parens = true // `((T) -> U) -> V`, else the arrow is ambiguous
 		}
 	}
-	var b strings.Builder
-	if len(ts) != 1 || parens {
-		b.WriteByte('(')
+	if len(vs) != 1 || parens {
+		pr.w.WriteByte('(')
 	}
-	for i, t := range ts {
+	for i, v := range vs {
 		if i > 0 {
-			b.WriteString(", ")
+			pr.str(", ")
 		}
-		s := t.String()
-		if isHandle(t) {
+		s := pr.valType(v)
+		if isHandle(v.Type()) {
 			s = strings.TrimPrefix(s, "!coreai.handle")
 		}
-		b.WriteString(s)
+		pr.str(s)
 	}
-	if len(ts) != 1 || parens {
-		b.WriteByte(')')
+	if len(vs) != 1 || parens {
+		pr.w.WriteByte(')')
 	}
-	return b.String()
 }
 
 // prettyMetalKernel prints `coreai.metal4_kernel kernel_args(…),
@@ -839,8 +840,8 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 	if total != int64(op.NumOperands()) {
 		return false
 	}
-	for _, t := range types(op.Results()) {
-		if isHandle(t) {
+	for _, r := range op.Results() {
+		if isHandle(r.Type()) {
 			return false
 		}
 	}
@@ -865,13 +866,14 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		graph.WriteAttr(pr.w, op.Attrs)
+		graph.WriteAttrTypes(pr.w, op.Attrs, pr.typeFn)
 	}
 	pr.str(" : ")
 	if op.NumOperands() > 0 {
-		pr.str(sigTypeList(types(op.Operands()), false) + " -> ")
+		pr.sigTypeList(op.Operands(), false)
+		pr.str(" -> ")
 	}
-	pr.str(typeList(types(op.Results())))
+	pr.typeList(op.Results())
 	pr.loc(op.Loc)
 	pr.str("\n")
 	return true
@@ -910,8 +912,8 @@ func (pr *printer) prettyUniform(op *graph.Operation, ind int) bool {
 			return false
 		}
 	}
-	for _, t := range types(op.Results()) {
-		if isHandle(t) {
+	for _, r := range op.Results() {
+		if isHandle(r.Type()) {
 			return false // a stripped handle is read back only among operand types
 		}
 	}
@@ -958,18 +960,18 @@ func (pr *printer) prettyUniform(op *graph.Operation, ind int) bool {
 	}
 	if op.Attrs.Len() > 0 {
 		pr.str(" ")
-		graph.WriteAttr(pr.w, op.Attrs)
+		graph.WriteAttrTypes(pr.w, op.Attrs, pr.typeFn)
 	}
 	pr.str(" : ")
 	if len(ops) > 0 {
-		pr.str(sigTypeList(types(ops), parenSingleInput[op.Name]))
+		pr.sigTypeList(ops, parenSingleInput[op.Name])
 		if toOps[op.Name] {
 			pr.str(" to ")
 		} else {
 			pr.str(" -> ")
 		}
 	}
-	pr.str(typeList(types(op.Results())))
+	pr.typeList(op.Results())
 	pr.loc(op.Loc)
 	pr.str("\n")
 	return true

@@ -8,7 +8,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// ops returns the ops of m's first graph (or of its body), in order.
+// bodyOps returns m's ops without regions, in order.
 func bodyOps(m *graph.Module) []*graph.Operation {
 	var out []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {
