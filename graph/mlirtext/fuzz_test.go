@@ -31,8 +31,20 @@ func FuzzParse(f *testing.F) {
 	f.Add("%0 = coreai.scatter_nd %x with %u at %i {\n^bb0(%a: tensor<f32>, %b: tensor<f32>):\n  coreai.yield %b : tensor<f32>\n} : (tensor<5xf32>, tensor<2xf32>, tensor<2x1xsi32>) to tensor<5xf32>")
 	f.Add("%0 = coreai.gather_along_axis %x at %i along %a : (tensor<5xf32>, tensor<2xsi32>, tensor<si32>) to tensor<2xf32>")
 	f.Add("%5 = coreai.metal4_kernel kernel_args(%a), threads_per_grid %g, threads_per_thread_group %t, result_shapes(%s) {kernel_name = \"k\"} : (tensor<2xf16>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> tensor<2xf16>")
+	// Repeated spellings the parser shares (locations, their frames,
+	// function types, dictionaries), with aliases and escapes among them.
+	loc := `loc(fused<#debuginfo.metadata<sources = [{identifiers = ["add"], name = "torch"}]>>["add"("/m/q.py":3:0), "/m/q.py":328:0])`
+	f.Add("module {\n  %0 = \"t.c\"() <{value = dense<1> : tensor<2xui32>}> : () -> tensor<2xui32> " + loc + "\n  %1 = \"t.c\"() <{value = dense<1> : tensor<2xui32>}> : () -> tensor<2xui32> " + loc +
+		"\n  %2 = \"t.a\"(%0, %1) {n = 1 : i64} : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32> loc(fused[\"x\"(\"a\\22(b\":1:2), #l])\n}\n#l = loc(\"z\":1:1)\n")
+	f.Add("%0 = \"t.c\"() : () -> i32 loc(callsite(\"f\" at \"g\":1:2))\n%1 = \"t.c\"() : () -> i32 loc(callsite(\"f\" at \"g\":1:2))\n%2 = \"t.c\"() : () -> i32 loc(#debuginfo.location<a -> b>)")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, _, err := Parse("fuzz.mlir", text)
+		// Sharing equal spellings changes nothing a module holds: the
+		// parser without it reads the same or fails the same way.
+		m0, _, err0 := parseUnshared("fuzz.mlir", text)
+		if (err == nil) != (err0 == nil) || err != nil && err.Error() != err0.Error() {
+			t.Fatalf("shared: %v; unshared: %v", err, err0)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
@@ -43,6 +55,9 @@ func FuzzParse(f *testing.F) {
 			out, err := Format(m, form)
 			if err != nil {
 				t.Fatalf("%v print: %v", form, err)
+			}
+			if out0, err := Format(m0, form); err != nil || string(out0) != string(out) {
+				t.Fatalf("%v: the module parsed without sharing prints differently (%v):\n%s", form, err, firstDiff(string(out0), string(out)))
 			}
 			m2, _, err := Parse("fuzz2.mlir", string(out))
 			if err != nil {

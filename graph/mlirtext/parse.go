@@ -47,7 +47,19 @@ func ParseForm(s string) (Form, bool) {
 // written in custom syntax, else FormGeneric. Resource blobs stay in text
 // (they reference text) and are decoded only when read.
 func Parse(name string, text string) (*graph.Module, Form, error) {
+	return parse(newParser(name, text))
+}
+
+// parseUnshared is Parse without sharing equal spellings (locations,
+// function types, dictionaries): the reference the tests and the fuzzer
+// compare Parse with.
+func parseUnshared(name, text string) (*graph.Module, Form, error) {
 	p := newParser(name, text)
+	p.unshared = true
+	return parse(p)
+}
+
+func parse(p *parser) (*graph.Module, Form, error) {
 	m := p.parseFile()
 	if p.err != nil {
 		return nil, FormKeep, p.err

@@ -68,6 +68,8 @@ type parser struct {
 	// dicts interns generic ops' property and attribute dictionaries by a
 	// hash of their spelling (parseDictCached).
 	dicts map[uint64]cachedDict
+	// unshared turns off sharing equal spellings (parseUnshared).
+	unshared bool
 	// resKeys holds the keys of the module's resources (hasResource).
 	resKeys map[string]bool
 }
@@ -230,7 +232,7 @@ func (p *parser) parseType() graph.Type {
 // never change once defined, and the nesting it took is checked).
 func (p *parser) parseFunctionType() graph.Type {
 	start := p.tok.Pos
-	if end, ok := fnTypeExtent(p.src.Text, start); ok {
+	if end, ok := fnTypeExtent(p.src.Text, start); ok && !p.unshared {
 		if c, hit := p.fnTypes[p.src.Text[start:end]]; hit && p.depth+c.depth <= maxDepth {
 			p.lex.Reset(end)
 			p.next()
@@ -782,6 +784,9 @@ type cachedDict struct {
 // parsing it ended at the '}' closing finds, as in parseLocCached, and it
 // is looked up with the location cache's hash seed.
 func (p *parser) parseDictCached() *graph.DictAttr {
+	if p.unshared {
+		return p.parseDict()
+	}
 	start := p.tok.Pos
 	close, ok := closing(p.src.Text, start+1, '}')
 	var h uint64
@@ -1565,6 +1570,9 @@ type cachedLoc struct {
 // wherever it appears (its tokens, the aliases it names, which never change
 // once defined, and the nesting it needs, checked against maxDepth).
 func (p *parser) parseLocCached(ends string) graph.Loc {
+	if p.unshared {
+		return p.parseLocInstance()
+	}
 	start := p.tok.Pos
 	end, ok := locExtent(p.src.Text, start)
 	ok = ok && strings.IndexByte(ends, p.src.Text[end]) >= 0
