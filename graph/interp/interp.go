@@ -887,12 +887,26 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 	}
 	eb := graph.ElemBytes(a.Type.Elem)
 	want := int64(numel(shape) * eb)
-	if r.Blob.Size() != want {
+	w := graph.SubByteWidth(a.Type.Elem)
+	packed := w > 0 && r.Blob.Size() != want && r.Blob.Size() == graph.PackedSize(int64(numel(shape)), w)
+	if r.Blob.Size() != want && !packed {
+		if w > 0 {
+			return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d (one element per byte) or %d (packed)", a.Key, r.Blob.Size(), a.Type, want, graph.PackedSize(int64(numel(shape)), w))
+		}
 		return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d", a.Key, r.Blob.Size(), a.Type, want)
 	}
 	data, err := in.blobBytes(r)
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	if packed { // Core AI's packed sub-byte storage (graph/subbyte.go)
+		u := make([]uint8, numel(shape))
+		graph.UnpackBits(u, data, len(u), w)
+		d := make([]int64, len(u))
+		for i, v := range u {
+			d[i] = el.wrap(signExtend(uint64(v), eb, el))
+		}
+		return NewInt(el, shape, d), nil
 	}
 	if el == F8E4M3FN {
 		d := make([]float32, numel(shape))

@@ -1,0 +1,306 @@
+package passes_test
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/graph/interp"
+	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/passes"
+)
+
+// weightModule is anefix's own test module: a weight read by a matmul as
+// its y operand (output channels on the last axis) and one read by a
+// gather_nd table (axis 0), both returned whole: an identity times the
+// first and a gather of every row of the second give the weights exactly,
+// so the interpreter shows what the rewritten program reconstructs.
+func weightModule(rows, cols int, seed uint64, std float64) (string, [2][]float64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var w [2][]float64
+	var blobs [2]string
+	for k := range w {
+		raw := make([]byte, 4+2*rows*cols)
+		binary.LittleEndian.PutUint32(raw, 2) // the blob's alignment
+		for i := 0; i < rows*cols; i++ {
+			h := f16.FromFloat64(r.NormFloat64() * std * (1 + float64(i%cols)/float64(cols)))
+			binary.LittleEndian.PutUint16(raw[4+2*i:], h)
+			w[k] = append(w[k], f16.ToFloat64(h))
+		}
+		blobs[k] = "0x" + strings.ToUpper(hex.EncodeToString(raw))
+	}
+	var idx []string
+	for i := 0; i < rows; i++ {
+		idx = append(idx, fmt.Sprintf("[%d]", i))
+	}
+	T := func(a, b int) string { return fmt.Sprintf("tensor<%dx%dxf16>", a, b) }
+	src := fmt.Sprintf(`module {
+  coreai.graph @main(%%arg0: %[3]s {coreai.name = "eye"}) -> (%[4]s {coreai.name = "w0"}, %[4]s {coreai.name = "w1"}) {
+    %%0 = coreai.constant dense_resource<w0> : %[4]s
+    %%1 = coreai.decomposable.broadcasting_batch_matmul %%arg0, %%0 : (%[3]s, %[4]s) -> %[4]s
+    %%2 = coreai.constant dense_resource<w1> : %[4]s
+    %%3 = coreai.constant dense<[%[5]s]> : tensor<%[1]dx1xsi32>
+    %%4 = coreai.gather_nd %%2 at %%3 : (%[4]s, tensor<%[1]dx1xsi32>) to %[4]s
+    coreai.output %%1, %%4 : %[4]s, %[4]s
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w0: "%[6]s",
+      w1: "%[7]s"
+    }
+  }
+#-}
+`, rows, cols, T(rows, rows), T(rows, cols), strings.Join(idx, ", "), blobs[0], blobs[1])
+	return src, w
+}
+
+func eye(n int) *interp.Tensor {
+	d := make([]float32, n*n)
+	for i := 0; i < n; i++ {
+		d[i*n+i] = 1
+	}
+	return interp.NewFloat(interp.F16, []int{n, n}, d)
+}
+
+// TestPalettizeReconstructs runs palettize with each setting, then the
+// interpreter on the result: the weights it reconstructs must carry exactly
+// the error the pass reports (so the indices written, their packing, the
+// LUT's layout, the axis and the scales all mean what the pass measured),
+// and the result must be what the settings promise (exact for unique,
+// below 2^bits distinct values per palette).
+func TestPalettizeReconstructs(t *testing.T) {
+	const rows, cols = 64, 96
+	cases := []struct {
+		name string
+		set  []string
+	}{
+		{"default", nil},
+		{"8-bit", []string{"bits=8"}},
+		{"1-bit", []string{"bits=1"}},
+		{"2-bit", []string{"bits=2"}},
+		{"3-bit", []string{"bits=3"}},
+		{"6-bit", []string{"bits=6", "group-size=16"}},
+		{"per-tensor", []string{"granularity=per-tensor"}},
+		{"per-channel", []string{"granularity=per-channel"}},
+		{"group 16", []string{"group-size=16"}},
+		{"uniform", []string{"method=uniform"}},
+		{"si8 LUT", []string{"lut-dtype=si8"}},
+		{"ui8 LUT", []string{"lut-dtype=ui8"}},
+		{"f8 LUT", []string{"lut-dtype=f8E4M3FN"}},
+		{"per-channel scale", []string{"per-channel-scale=true"}},
+		{"per-channel scale, si8 LUT", []string{"per-channel-scale=true", "lut-dtype=si8"}},
+		{"per-channel scale, ui8 LUT", []string{"per-channel-scale=true", "lut-dtype=ui8"}},
+		{"vector 2", []string{"cluster-dim=2"}},
+		{"vector 4, 2 bits, ui8 LUT", []string{"cluster-dim=4", "bits=2", "lut-dtype=ui8"}},
+		{"no rounded seed", []string{"rounding-precision=-1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src, w := weightModule(rows, cols, 1, 0.02)
+			m, _, err := mlirtext.Parse("w.mlir", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var set []string
+			for _, s := range c.set {
+				set = append(set, "palettize."+s)
+			}
+			p, err := passes.Build(passes.Spec{Passes: []string{"palettize"}, Set: set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := res.Steps[0].Change
+			if len(ch.Compressed) != 2 {
+				t.Fatalf("%d weights compressed, want 2; notes %v", len(ch.Compressed), ch.Notes)
+			}
+			// Print and read back: what is checked is what a file holds.
+			text, err := mlirtext.Format(m, mlirtext.FormPretty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m2, _, err := mlirtext.Parse("out.mlir", string(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := interp.New(m2, interp.Options{})
+			defer in.Close()
+			out, err := in.Run("main", []*interp.Tensor{eye(rows)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, cw := range ch.Compressed {
+				got := out[k].Floats()
+				var sig, e float64
+				for i, x := range w[k] {
+					d := x - float64(got[i])
+					sig += x * x
+					e += d * d
+				}
+				if math.Abs(sig-cw.SignalPower) > 1e-9*sig || math.Abs(e-cw.ErrorPower) > 1e-9*sig {
+					t.Errorf("weight %d (%s): the interpreter reconstructs Σw² %g, Σ(w−ŵ)² %g; the pass reported %g, %g (%s)", k, cw.Form, sig, e, cw.SignalPower, cw.ErrorPower, cw.Op.OpName)
+				}
+				// About 6 dB per bit of index per weight element is what
+				// optimal scalar quantizers of Gaussian data reach; 5 less 4
+				// leaves room for uniform palettes and small groups.
+				bits, cd := 4.0, 1.0
+				for _, s := range c.set {
+					fmt.Sscanf(s, "bits=%g", &bits)
+					fmt.Sscanf(s, "cluster-dim=%g", &cd)
+				}
+				if min := 5*bits/cd - 4; cw.SNR < min {
+					t.Errorf("weight %d (%s): SNR %.2f dB, want at least %.1f", k, cw.Form, cw.SNR, min)
+				}
+				t.Logf("weight %d: %s, group %d, %d → %d bytes, SNR %.2f dB", k, cw.Form, cw.Group, cw.BytesBefore, cw.BytesAfter, cw.SNR)
+			}
+		})
+	}
+}
+
+// TestPalettizeUniqueExact: weights of at most 2^bits distinct values per
+// palette come back exactly with method=unique; more is a note, no change.
+func TestPalettizeUniqueExact(t *testing.T) {
+	src, _ := weightModule(64, 96, 2, 0.02)
+	m, _, err := mlirtext.Parse("w.mlir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := passes.Build(passes.Spec{Passes: []string{"palettize"}, Set: []string{"palettize.method=unique"}})
+	res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := res.Steps[0].Change; len(ch.Compressed) != 0 || !strings.Contains(strings.Join(ch.Notes, "\n"), "method=unique") {
+		t.Fatalf("random weights under method=unique: %d compressed, notes %v", len(ch.Compressed), ch.Notes)
+	}
+}
+
+// TestPalettizeSmallGroupWarns: a 4-bit group under 32 channels is done,
+// warned, and is exactly what check's rule reads (LUTGroup).
+func TestPalettizeSmallGroupWarns(t *testing.T) {
+	src, _ := weightModule(64, 96, 3, 0.02)
+	for _, c := range []struct {
+		set  []string
+		warn bool
+	}{{nil, false}, {[]string{"palettize.group-size=16"}, true}, {[]string{"palettize.group-size=16", "palettize.bits=6"}, false}} {
+		m, _, _ := mlirtext.Parse("w.mlir", src)
+		p, _ := passes.Build(passes.Spec{Passes: []string{"palettize"}, Set: c.set})
+		res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(strings.Join(res.Steps[0].Change.Notes, "\n"), "lut4-small-group")
+		small := 0
+		m.Walk(func(op *graph.Operation) bool {
+			if op.Name == "coreai.lut_to_dense" {
+				if _, _, ok := passes.LUT4SmallGroup(op); ok {
+					small++
+				}
+			}
+			return true
+		})
+		if warned != c.warn || (small > 0) != c.warn {
+			t.Errorf("%v: warned %v, %d small-group palettes; want %v", c.set, warned, small, c.warn)
+		}
+	}
+}
+
+// compressAndRun runs one compression pass with sets on the weight module
+// and returns its change and what the interpreter reconstructs.
+func compressAndRun(t *testing.T, pass string, set []string, src string, rows int) (*passes.Change, [][]float32, *graph.Module) {
+	t.Helper()
+	m, _, err := mlirtext.Parse("w.mlir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full []string
+	for _, s := range set {
+		full = append(full, pass+"."+s)
+	}
+	p, err := passes.Build(passes.Spec{Passes: []string{pass}, Set: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := mlirtext.Format(m, mlirtext.FormPretty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _, err := mlirtext.Parse("out.mlir", string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := interp.New(m2, interp.Options{})
+	defer in.Close()
+	out, err := in.Run("main", []*interp.Tensor{eye(rows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals [][]float32
+	for _, o := range out {
+		vals = append(vals, o.Floats())
+	}
+	return res.Steps[0].Change, vals, m
+}
+
+// errorOf is Σw² and Σ(w − got)².
+func errorOf(w []float64, got []float32) (sig, e float64) {
+	for i, x := range w {
+		d := x - float64(got[i])
+		sig += x * x
+		e += d * d
+	}
+	return sig, e
+}
+
+// TestQuantizeWeightsReconstructs: the interpreter reconstructs exactly the
+// error quantize-weights reports, for every dtype, scheme and granularity.
+func TestQuantizeWeightsReconstructs(t *testing.T) {
+	const rows, cols = 64, 96
+	for _, dt := range []string{"si8", "ui8", "si4", "ui4"} {
+		for _, q := range []string{"symmetric", "asymmetric"} {
+			for _, g := range []string{"per-tensor", "per-channel", "per-block"} {
+				name := dt + "/" + q + "/" + g
+				t.Run(name, func(t *testing.T) {
+					src, w := weightModule(rows, cols, 4, 0.02)
+					ch, got, _ := compressAndRun(t, "quantize-weights", []string{"dtype=" + dt, "qscheme=" + q, "granularity=" + g}, src, rows)
+					if len(ch.Compressed) != 2 {
+						t.Fatalf("%d weights compressed; notes %v", len(ch.Compressed), ch.Notes)
+					}
+					for k, cw := range ch.Compressed {
+						sig, e := errorOf(w[k], got[k])
+						if math.Abs(sig-cw.SignalPower) > 1e-9*sig || math.Abs(e-cw.ErrorPower) > 1e-9*sig {
+							t.Errorf("weight %d: interpreter Σ(w−ŵ)² %g, reported %g", k, e, cw.ErrorPower)
+						}
+						min := 30.0
+						if dt[2] == '4' {
+							min = 8
+						}
+						if cw.SNR < min {
+							t.Errorf("weight %d (%s): SNR %.2f dB", k, cw.Form, cw.SNR)
+						}
+					}
+					warned := strings.Contains(strings.Join(ch.Notes, "\n"), "linear-int4")
+					if warned != (dt[2] == '4') {
+						t.Errorf("linear-int4 warning %v for %s", warned, dt)
+					}
+				})
+			}
+		}
+	}
+}
