@@ -265,6 +265,7 @@ type lutPlan struct {
 	signal float64
 	err    float64
 	out    *graph.Value
+	pass   string // the pass whose name new ops' locations carry
 }
 
 // planLUT computes a weight's palette. skip says why a weight is left as
@@ -705,7 +706,11 @@ func (pl *lutPlan) lutElem() graph.Type {
 // to the reconstructed weight; it returns the report entry (bytes after,
 // error, form) and a warning when check will call the result a blocker.
 func (pl *lutPlan) emit(m *graph.Module, ref *graph.Operation, base string, ch *Change) (CompressedWeight, string) {
-	loc := ops.PassLoc("palettize", ref.Loc)
+	pass := pl.pass
+	if pass == "" {
+		pass = "palettize"
+	}
+	loc := ops.PassLoc(pass, ref.Loc)
 	rank := pl.typ.Rank()
 	var after int64
 	count := func(v *graph.Value) {

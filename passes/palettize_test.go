@@ -304,3 +304,58 @@ func TestQuantizeWeightsReconstructs(t *testing.T) {
 		}
 	}
 }
+
+// TestLegalizeWeights: linear INT4 weights written by quantize-weights
+// become palettes; with one scale per tensor the palettes hold the INT4
+// levels and the program computes the same bits, otherwise the weight is
+// re-clustered and the pass reports the error against the INT4 weight
+// that the interpreter measures.
+func TestLegalizeWeights(t *testing.T) {
+	const rows, cols = 64, 96
+	for _, c := range []struct {
+		quant []string
+		set   []string
+		exact bool
+	}{
+		{[]string{"dtype=si4", "granularity=per-tensor"}, nil, true},
+		{[]string{"dtype=ui4", "granularity=per-tensor", "qscheme=asymmetric"}, nil, true},
+		{[]string{"dtype=si4", "granularity=per-block"}, nil, false},
+		{[]string{"dtype=si4", "granularity=per-channel"}, nil, false},
+		{[]string{"dtype=si4", "granularity=per-channel"}, []string{"bits=8", "group-size=16"}, true},
+		{[]string{"dtype=ui4", "granularity=per-block", "qscheme=asymmetric"}, []string{"bits=8"}, false},
+	} {
+		name := strings.Join(append(c.quant, c.set...), ",")
+		t.Run(name, func(t *testing.T) {
+			src, _ := weightModule(rows, cols, 5, 0.02)
+			_, q, m := compressAndRun(t, "quantize-weights", c.quant, src, rows)
+			text, err := mlirtext.Format(m, mlirtext.FormPretty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, got, m2 := compressAndRun(t, "legalize-weights", c.set, string(text), rows)
+			if len(ch.Compressed) != 2 {
+				t.Fatalf("%d weights legalized; notes %v", len(ch.Compressed), ch.Notes)
+			}
+			m2.Walk(func(op *graph.Operation) bool {
+				if op.Name == "coreai.blockwise_shift_scale" {
+					t.Errorf("%s is left", op.Describe())
+				}
+				return true
+			})
+			for k, cw := range ch.Compressed {
+				ref := make([]float64, len(q[k]))
+				for i, x := range q[k] {
+					ref[i] = float64(x)
+				}
+				sig, e := errorOf(ref, got[k])
+				if math.Abs(e-cw.ErrorPower) > 1e-9*sig {
+					t.Errorf("weight %d: the interpreter's error against the INT4 weight %g, reported %g", k, e, cw.ErrorPower)
+				}
+				if c.exact != (e == 0) || c.exact != strings.HasSuffix(cw.Form, "exact") || c.exact != math.IsInf(cw.SNR, 1) {
+					t.Errorf("weight %d: %s, error %g, SNR %g; want exact=%v", k, cw.Form, e, cw.SNR, c.exact)
+				}
+				t.Logf("weight %d: %s, %d → %d bytes, SNR %.2f dB", k, cw.Form, cw.BytesBefore, cw.BytesAfter, cw.SNR)
+			}
+		})
+	}
+}

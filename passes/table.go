@@ -20,6 +20,7 @@ func init() {
 		{Name: "promote-states", DefaultOn: true, Func: bindCtx[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout},
 		{Name: "states-as-outputs", DefaultOn: false, Func: bindCtx[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout},
 		{Name: "externalize-constant", DefaultOn: false, Func: bind[ExternalizeConstantOptions](runExternalizeConstant), About: externalizeConstantAbout},
+		{Name: "legalize-weights", DefaultOn: false, Func: bind[LegalizeWeightsOptions](legalizeWeights), About: legalizeWeightsAbout},
 		{Name: "palettize", DefaultOn: false, Func: bind[PalettizeOptions](palettize), About: palettizeAbout},
 		{Name: "quantize-weights", DefaultOn: false, Func: bind[QuantizeWeightsOptions](quantizeWeights), About: quantizeWeightsAbout},
 		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout},
@@ -69,6 +70,9 @@ var Constraints = []Constraint{
 	{"palettize", "quantize-weights", "with both on, a weight is palettized (quantize-weights then leaves the lut_to_dense it feeds)"},
 	{"strip-fp32-casts", "quantize-weights", "stripping converts the f32 weights of the islands it retypes first"},
 	{"quantize-weights", "dce", "dce removes what the other passes leave dead"},
+	{"strip-fp32-casts", "legalize-weights", "stripping retypes the dequantized f32 weights of the islands it retypes first, so the palettes take the type the graph computes with"},
+	{"legalize-weights", "dce", "dce removes what the other passes leave dead"},
+	{"legalize-weights", "quantize-weights", "legalize-weights rewrites the INT4 weights the input has; quantize-weights after it writes the type it is asked for"},
 }
 
 // checkTable refuses a table with a repeated name or a pass without a

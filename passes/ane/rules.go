@@ -147,6 +147,7 @@ var (
 			"the palettized (lut_to_dense) program of the same structure compiles",
 		CompilersWords: false,
 		Evidence:       "apple/coreai-models #55 (SIGSEGV in 3600.67) and #205 (exit 0, GPU-only .aimodelc, 3600.82.1)",
+		Fix:            "legalize-weights",
 		Severity:       Blocker,
 	}
 	RuleUnverifiedOp = &Rule{
