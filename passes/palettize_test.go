@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/anefix/anefix/graph/f16"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -356,6 +360,61 @@ func TestLegalizeWeights(t *testing.T) {
 				}
 				t.Logf("weight %d: %s, %d → %d bytes, SNR %.2f dB", k, cw.Form, cw.BytesBefore, cw.BytesAfter, cw.SNR)
 			}
+		})
+	}
+}
+
+// TestPalettizeAgainstNumpyReference: on the same weights and settings,
+// anefix's palettes are never worse than the numpy reference of each
+// method (testdata/numpy/palettize.py: coreai-optimization's kmeans fast
+// mode with an exact 1-D k-means, its uniform palette).
+func TestPalettizeAgainstNumpyReference(t *testing.T) {
+	py := oracle.Python3Numpy(t)
+	for _, c := range []struct {
+		rows, cols int
+		std        float64
+		set        []string
+		group      int
+		bits       int
+		method     string
+	}{
+		{64, 512, 0.02, nil, 32, 4, "kmeans"},                                          // groups of 16,384 weights: the rounded problem, then Lloyd's
+		{64, 512, 0.005, nil, 32, 4, "kmeans"},                                         // small weights, fewer rounded values
+		{16, 1024, 0.03, []string{"granularity=per-channel"}, 1, 4, "kmeans"},          // exact: few distinct values per palette
+		{64, 256, 0.02, []string{"granularity=per-tensor", "bits=2"}, 64, 2, "kmeans"}, // one palette
+		{32, 64, 0.02, []string{"bits=6"}, 32, 6, "kmeans"},
+		{64, 256, 0.02, []string{"method=uniform"}, 32, 4, "uniform"},
+		{64, 256, 0.02, []string{"method=uniform", "bits=3"}, 32, 3, "uniform"},
+	} {
+		name := fmt.Sprintf("%dx%d std %g %v", c.rows, c.cols, c.std, c.set)
+		t.Run(name, func(t *testing.T) {
+			src, w := weightModule(c.rows, c.cols, 9, c.std)
+			ch, _, _ := compressAndRun(t, "palettize", c.set, src, c.rows)
+			if len(ch.Compressed) != 2 {
+				t.Fatalf("%d compressed; notes %v", len(ch.Compressed), ch.Notes)
+			}
+			raw := make([]byte, 2*len(w[1]))
+			for i, x := range w[1] {
+				binary.LittleEndian.PutUint16(raw[2*i:], f16.FromFloat64(x))
+			}
+			path := filepath.Join(t.TempDir(), "w.f16")
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(py, filepath.Join("..", "testdata", "numpy", "palettize.py"), path,
+				fmt.Sprint(c.rows), fmt.Sprint(c.cols), fmt.Sprint(c.bits), fmt.Sprint(c.group), c.method).CombinedOutput()
+			if err != nil {
+				t.Fatalf("palettize.py: %v\n%s", err, out)
+			}
+			var ref float64
+			if _, err := fmt.Sscanf(string(out), "sse %g", &ref); err != nil {
+				t.Fatalf("palettize.py printed %q", out)
+			}
+			got := ch.Compressed[1].ErrorPower
+			if got > ref {
+				t.Errorf("anefix's error %.10g is above the reference's %.10g (%s)", got, ref, ch.Compressed[1].Form)
+			}
+			t.Logf("%s: anefix %.6g, reference %.6g (ratio %.6f)", ch.Compressed[1].Form, got, ref, got/ref)
 		})
 	}
 }
