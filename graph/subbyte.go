@@ -56,6 +56,20 @@ func gcd(a, b int) int {
 // first; dst must hold PackedSize(len(vals), w) bytes. Each value is masked
 // to w bits (a negative si4 is stored as its two's-complement low bits).
 func PackBits(dst []byte, vals []uint8, w int) {
+	switch w {
+	case 8:
+		copy(dst, vals)
+		return
+	case 4: // the common case: two per byte, low nibble first
+		n := len(vals) / 2
+		for i := 0; i < n; i++ {
+			dst[i] = vals[2*i]&15 | vals[2*i+1]<<4
+		}
+		if len(vals)%2 == 1 {
+			dst[n] = vals[2*n] & 15
+		}
+		return
+	}
 	var acc uint64
 	nb := 0
 	j := 0

@@ -373,6 +373,8 @@ const batchBytes = 8 << 20
 func forGroupBatches(r floatReader, geo geometry, group int64, f func(b *groupBatch) error) error {
 	ng := int(geo.channels / group)
 	per := max(1, int(batchBytes/(geo.outer*group*geo.inner*r.eb)))
+	// Enough batches to keep every core busy to the end of the weight.
+	per = max(1, min(per, ng/(4*runtime.GOMAXPROCS(0))))
 	type job struct{ g0, g1 int }
 	jobs := make(chan job)
 	var mu sync.Mutex

@@ -300,12 +300,14 @@ func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seed
 	floatLUT := s.LUTDType == "f16"
 	var mu sync.Mutex
 	var skip string
-	hists := sync.Pool{New: func() any { return cluster.NewHist16(r.elem == "bf16" && pl.pcs == nil) }}
+	scratch := sync.Pool{New: func() any {
+		return &groupScratch{h: cluster.NewHist16(r.elem == "bf16" && pl.pcs == nil), ws: new(cluster.Workspace)}
+	}}
 	err := forGroupBatches(r, geo, pl.group, func(b *groupBatch) error {
-		h := hists.Get().(*cluster.Hist16)
-		defer hists.Put(h)
+		sc := scratch.Get().(*groupScratch)
+		defer scratch.Put(sc)
 		for g := b.g0; g < b.g1; g++ {
-			why, err := pl.clusterGroup(b, g, h, seedKey, floatLUT)
+			why, err := pl.clusterGroup(b, g, sc, seedKey, floatLUT)
 			if err != nil {
 				return err
 			}
@@ -384,10 +386,16 @@ func (pl *lutPlan) normalized(x float64, o, i int64) float64 {
 	return f16.ToFloat64(f16.FromFloat64(x / pl.pcs[o*pl.geo.inner+i]))
 }
 
+// groupScratch is one goroutine's reusable buffers.
+type groupScratch struct {
+	h  *cluster.Hist16
+	ws *cluster.Workspace
+}
+
 // clusterGroup computes group g's palette from the batch holding it (and,
 // for a float LUT, its error).
-func (pl *lutPlan) clusterGroup(b *groupBatch, g int, h *cluster.Hist16, seedKey string, floatLUT bool) (string, error) {
-	geo, r := pl.geo, pl.r
+func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey string, floatLUT bool) (string, error) {
+	geo, r, h := pl.geo, pl.r, sc.h
 	k := pl.p
 	var c []float64
 	var pts cluster.Points
@@ -413,7 +421,7 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, h *cluster.Hist16, seedKey
 			}
 			c = u
 		default:
-			c = cluster.KMeans1D(pts, k, pl.s.Decimals)
+			c = sc.ws.KMeans1D(pts, k, pl.s.Decimals)
 		}
 		for j := range c {
 			c[j] = roundTo(r.elem, c[j])
@@ -459,11 +467,12 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, h *cluster.Hist16, seedKey
 	if pl.v == 1 && pl.pcs == nil && r.elem != "f32" {
 		a := cluster.NewAssigner(c)
 		var sig, e float64
-		for i, x := range pts.V {
-			d := x - c[a.Index(x)]
+		a.Sorted(pts.V, func(i, j int) {
+			x := pts.V[i]
+			d := x - c[j]
 			sig += pts.W[i] * x * x
 			e += pts.W[i] * d * d
-		}
+		})
 		pl.assign[g] = a
 		pl.gsig[g], pl.gerr[g] = sig, e
 		return "", nil
@@ -893,11 +902,15 @@ func (b *lutIndexBlob) ReadAt(p []byte, off int64) (int, error) {
 	epu, bpu := graph.PackUnit(b.pl.s.Bits)
 	u0, u1 := off/int64(bpu), (off+want+int64(bpu)-1)/int64(bpu)
 	e0, e1 := u0*int64(epu), min(u1*int64(epu), b.n)
-	idx := make([]uint8, e1-e0)
+	ib := getBuf(int(e1 - e0))
+	defer putBuf(ib)
+	idx := *ib
 	if err := b.indices(idx, e0); err != nil {
 		return 0, err
 	}
-	packed := make([]byte, graph.PackedSize(int64(len(idx)), b.pl.s.Bits))
+	pb := getBuf(int(graph.PackedSize(int64(len(idx)), b.pl.s.Bits)))
+	defer putBuf(pb)
+	packed := *pb
 	graph.PackBits(packed, idx, b.pl.s.Bits)
 	n := copy(p[:want], packed[off-u0*int64(bpu):])
 	if int64(n) < int64(len(p)) {
@@ -905,6 +918,21 @@ func (b *lutIndexBlob) ReadAt(p []byte, off int64) (int, error) {
 	}
 	return n, nil
 }
+
+// bufs recycles the blob writers' scratch buffers (a writer reads 1 MiB
+// at a time; without reuse every read allocated several times that).
+var bufs sync.Pool
+
+func getBuf(n int) *[]byte {
+	if b, ok := bufs.Get().(*[]byte); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func putBuf(b *[]byte) { bufs.Put(b) }
 
 // parallelIndices is the index count from which a read is split over the
 // cores.
@@ -957,17 +985,38 @@ func (b *lutIndexBlob) indexRange(dst []uint8, e0 int64) error {
 		return (o*geo.channels+c*v+k)*geo.inner + i
 	}
 	s0, s1 := src(e0, 0), src(e0+n-1, v-1)+1
-	raw := make([]byte, (s1-s0)*r.eb)
+	rb := getBuf(int((s1 - s0) * r.eb))
+	defer putBuf(rb)
+	raw := *rb
 	if err := r.read(raw, s0); err != nil {
 		return err
 	}
 	vec := make([]float64, v)
 	o, rest := e0/(ic*geo.inner), e0%(ic*geo.inner)
 	c, i := rest/geo.inner, rest%geo.inner
+	byKey := v == 1 && pl.pcs == nil && r.elem == "f16"
+	var tab []uint8
+	var lo int32
+	var last int
+	tabGroup := -1
 	for k := int64(0); k < n; k++ {
 		g := int(c * v / pl.group)
 		base := (o*geo.channels+c*v)*geo.inner + i - s0
-		if v == 1 {
+		if byKey && i+1 < geo.inner && k+1 < n {
+			// a run of one row of one group: the patterns' keys looked up
+			// in the group's table (cluster.Assigner.KeyTable), no decoding
+			if g != tabGroup {
+				tab, lo = pl.assign[g].KeyTable(tab)
+				last, tabGroup = pl.assign[g].Last(), g
+			}
+			run := min(geo.inner-i, n-k)
+			for e := int64(0); e < run; e++ {
+				b := 2 * (base + e)
+				dst[k+e] = uint8(cluster.LookupKey(tab, lo, last, cluster.Key(uint16(raw[b])|uint16(raw[b+1])<<8)))
+			}
+			k += run - 1
+			i += run - 1
+		} else if v == 1 {
 			dst[k] = uint8(pl.index(g, r.value(raw, int(base)), o, i))
 		} else {
 			for e := int64(0); e < v; e++ {

@@ -10,6 +10,7 @@ package cluster
 import (
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/anefix/anefix/graph/f16"
 )
@@ -19,6 +20,17 @@ import (
 type Points struct {
 	V []float64 // ascending, distinct
 	W []float64 // weight (count) of each value, > 0
+	// K, when set, holds each value's fp16 key (Hist16's order-preserving
+	// key of its pattern), so rounding can look values up.
+	K []uint16
+}
+
+// Workspace holds the buffers KMeans1D reuses from one group to the next;
+// one goroutine uses it at a time. The zero value is ready.
+type Workspace struct {
+	pr, rpr prefix
+	rnd     Points
+	dp      exactDP
 }
 
 // Len is the number of distinct values.
@@ -32,14 +44,25 @@ type prefix struct {
 	mean    float64
 }
 
-func newPrefix(p Points) *prefix {
+func newPrefix(p Points) *prefix { return new(prefix).fill(p) }
+
+// grow returns b with length n, reusing its storage.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+func (pr *prefix) fill(p Points) *prefix {
 	n := p.Len()
 	var tw, ts float64
 	for i := 0; i < n; i++ {
 		tw += p.W[i]
 		ts += p.W[i] * p.V[i]
 	}
-	pr := &prefix{w: make([]float64, n+1), s: make([]float64, n+1), q: make([]float64, n+1)}
+	pr.w, pr.s, pr.q = grow(pr.w, n+1), grow(pr.s, n+1), grow(pr.q, n+1)
+	pr.w[0], pr.s[0], pr.q[0], pr.mean = 0, 0, 0, 0
 	if tw > 0 {
 		pr.mean = ts / tw
 	}
@@ -92,29 +115,49 @@ const ExactLimit = 4096
 // bounded; the reference would use all of them). decimals < 0 skips the
 // rounded problem (Lloyd's from quantile seeds only).
 func KMeans1D(p Points, k, decimals int) []float64 {
+	return new(Workspace).KMeans1D(p, k, decimals)
+}
+
+// KMeans1D is the package's KMeans1D with ws's buffers.
+func (ws *Workspace) KMeans1D(p Points, k, decimals int) []float64 {
 	n := p.Len()
 	if n <= k {
 		return append([]float64(nil), p.V...)
 	}
 	if n <= ExactLimit {
-		return Optimal1D(p, k)
+		return ws.optimal(p, k)
 	}
-	pr := newPrefix(p)
-	best := lloyd(p, pr, quantileSeeds(p, pr, k))
+	pr := ws.pr.fill(p)
 	if decimals < 0 {
-		return best
+		return lloyd(p, pr, quantileSeeds(p, pr, k))
 	}
-	r := Round(p, decimals)
+	r := ws.round(p, decimals)
 	for r.Len() > ExactLimit && decimals > 0 {
 		decimals--
-		r = Round(p, decimals)
+		r = ws.round(p, decimals)
 	}
-	c := Pad(Optimal1D(r, k), k)
-	c = lloyd(p, pr, c)
-	if SSE(p, c) < SSE(p, best) {
-		best = c
+	if !finite(r.V) {
+		return lloyd(p, pr, quantileSeeds(p, pr, k))
 	}
-	return best
+	c := lloyd(p, pr, Pad(ws.optimal(r, k), k))
+	if r.Len() >= 4*k {
+		return c
+	}
+	// Rounding left few values (weights small against 10^-decimals): the
+	// quantile-seeded run may do better, and the better one is kept.
+	if q := lloyd(p, pr, quantileSeeds(p, pr, k)); SSE(p, q) < SSE(p, c) {
+		return q
+	}
+	return c
+}
+
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // Round rounds every value to decimals decimal places, half to even, the
@@ -123,11 +166,47 @@ func KMeans1D(p Points, k, decimals int) []float64 {
 // (TestRoundMatchesNumpy checks every fp16 value), and merges the values
 // that meet.
 func Round(p Points, decimals int) Points {
+	var ws Workspace
+	q := ws.round(p, decimals)
+	return Points{V: append([]float64(nil), q.V...), W: append([]float64(nil), q.W...)}
+}
+
+// roundValue is Round of one value.
+func roundValue(v float64, decimals int) float64 {
 	scale := math.Pow(10, float64(decimals))
 	h := func(x float64) float64 { return f16.ToFloat64(f16.FromFloat64(x)) }
-	var q Points
+	return h(math.RoundToEven(h(v*h(scale))) / h(scale))
+}
+
+// roundTables caches the rounded value of every fp16 key, per decimals.
+var roundTables sync.Map // int → *[1 << 16]float64
+
+func roundTable(decimals int) *[1 << 16]float64 {
+	if t, ok := roundTables.Load(decimals); ok {
+		return t.(*[1 << 16]float64)
+	}
+	t := new([1 << 16]float64)
+	for k := 0; k < 1<<16; k++ {
+		t[k] = roundValue(f16.ToFloat64(KeyPattern(uint16(k))), decimals)
+	}
+	v, _ := roundTables.LoadOrStore(decimals, t)
+	return v.(*[1 << 16]float64)
+}
+
+// round is Round into ws's buffer (valid until the next round).
+func (ws *Workspace) round(p Points, decimals int) Points {
+	q := Points{V: ws.rnd.V[:0], W: ws.rnd.W[:0]}
+	var tab *[1 << 16]float64
+	if p.K != nil {
+		tab = roundTable(decimals)
+	}
 	for i, v := range p.V {
-		r := h(math.RoundToEven(h(v*h(scale))) / h(scale))
+		var r float64
+		if tab != nil {
+			r = tab[p.K[i]]
+		} else {
+			r = roundValue(v, decimals)
+		}
 		if n := len(q.V); n > 0 && q.V[n-1] == r {
 			q.W[n-1] += p.W[i]
 			continue
@@ -135,6 +214,7 @@ func Round(p Points, decimals int) Points {
 		q.V = append(q.V, r)
 		q.W = append(q.W, p.W[i])
 	}
+	ws.rnd.V, ws.rnd.W = q.V, q.W
 	return q
 }
 
@@ -243,35 +323,54 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// exactDP solves one layer of the exact 1-D k-means by divide and
-// conquer over its monotone split points.
+// exactDP holds the buffers of the exact 1-D k-means.
 type exactDP struct {
-	w, s, q   []float64 // prefix sums (centred)
-	prev, cur []float64 // D_{j-1}[m], D_j[i]: least error of [0, i) in j+1 clusters
-	arg       []int32   // split of the current layer
+	cells []dpCell  // per split m of the current layer
+	prev  []float64 // D_{j-1}[m]: least error of [0, m) in j clusters
+	cur   []float64
+	args  []int32 // (k-1)·(n+1): the best split of each layer and end
+	arg   []int32 // the current layer's part of args
+	below []int32 // the previous layer's part: a lower bound (see solve)
+	q     []float64
 }
 
+// dpCell is what the inner loop reads of split m: D_{j-1}[m] − q[m], and
+// the prefix sums s[m] and w[m], side by side.
+type dpCell struct{ a, s, w float64 }
+
 // solve fills cur[i] and arg[i] for i in [lo, hi], the best split of each
-// lying in [optLo, optHi].
-func (d *exactDP) solve(lo, hi, optLo, optHi int) {
+// lying in [optLo, optHi]: the last cluster's start is monotone in its end
+// i (divide and conquer), and no earlier than with one cluster fewer
+// (below[i]: with more clusters the last one is no longer), the two
+// monotonicities of the 1-D k-means recurrence.
+func (d *exactDP) solve(lo, hi, optLo, optHi int, pr *prefix) {
 	for lo <= hi {
 		mid := int(uint(lo+hi) >> 1)
-		wi, si, qi := d.w[mid], d.s[mid], d.q[mid]
-		best, bestM := math.Inf(1), optLo
+		wi, si := pr.w[mid], pr.s[mid]
+		from := optLo
+		if d.below != nil {
+			from = max(from, min(int(d.below[mid]), optHi))
+		}
+		best, bestM := math.Inf(1), from
 		top := min(mid-1, optHi)
-		for m := optLo; m <= top; m++ {
-			ds := si - d.s[m]
-			if v := d.prev[m] + (qi - d.q[m]) - ds*ds/(wi-d.w[m]); v < best {
-				best, bestM = v, m
+		if top >= from {
+			// v = a − ds²/dw < best  ⇔  (a − best)·dw < ds²  (dw > 0):
+			// the division is taken only for a new best.
+			cells := d.cells[from : top+1]
+			for j := range cells {
+				c := &cells[j]
+				ds, dw := si-c.s, wi-c.w
+				if (c.a-best)*dw < ds*ds {
+					best, bestM = c.a-ds*ds/dw, from+j
+				}
 			}
 		}
-		d.cur[mid], d.arg[mid] = best, int32(bestM)
-		// recurse on the smaller side, loop on the other
-		if mid-lo < hi-mid {
-			d.solve(lo, mid-1, optLo, bestM)
+		d.cur[mid], d.arg[mid] = best+pr.q[mid], int32(bestM)
+		if mid-lo < hi-mid { // recurse on the smaller side, loop on the other
+			d.solve(lo, mid-1, optLo, bestM, pr)
 			lo, optLo = mid+1, bestM
 		} else {
-			d.solve(mid+1, hi, bestM, optHi)
+			d.solve(mid+1, hi, bestM, optHi, pr)
 			hi, optHi = mid-1, bestM
 		}
 	}
@@ -282,24 +381,31 @@ func (d *exactDP) solve(lo, hi, optLo, optHi int) {
 // (which contain every optimum), by dynamic programming with the
 // divide-and-conquer rule for its monotone split points, O(k·n·log n) cost
 // evaluations. Ascending, min(k, p.Len()) centroids.
-func Optimal1D(p Points, k int) []float64 {
+func Optimal1D(p Points, k int) []float64 { return new(Workspace).optimal(p, k) }
+
+func (ws *Workspace) optimal(p Points, k int) []float64 {
 	n := p.Len()
 	if n <= k {
 		return append([]float64(nil), p.V...)
 	}
-	pr := newPrefix(p)
-	d := &exactDP{w: pr.w, s: pr.s, q: pr.q, prev: make([]float64, n+1), cur: make([]float64, n+1)}
+	pr := ws.rpr.fill(p)
+	d := &ws.dp
+	d.cells = grow(d.cells, n+1)
+	d.prev, d.cur = grow(d.prev, n+1), grow(d.cur, n+1)
+	d.args = grow(d.args, (k-1)*(n+1))
 	for i := 1; i <= n; i++ {
 		d.prev[i] = pr.sse(0, i)
 	}
-	args := make([][]int32, k)
+	d.below = nil
 	for j := 1; j < k; j++ {
-		d.arg = make([]int32, n+1)
-		for i := range d.cur {
-			d.cur[i] = math.Inf(1)
+		d.arg = d.args[(j-1)*(n+1) : j*(n+1)]
+		if j > 1 {
+			d.below = d.args[(j-2)*(n+1) : (j-1)*(n+1)]
 		}
-		d.solve(j+1, n, j, n-1)
-		args[j] = d.arg
+		for m := j; m < n; m++ {
+			d.cells[m] = dpCell{a: d.prev[m] - pr.q[m], s: pr.s[m], w: pr.w[m]}
+		}
+		d.solve(j+1, n, j, n-1, pr)
 		d.prev, d.cur = d.cur, d.prev
 	}
 	c := make([]float64, k)
@@ -307,7 +413,7 @@ func Optimal1D(p Points, k int) []float64 {
 	for j := k - 1; j >= 0; j-- {
 		start := 0
 		if j > 0 {
-			start = int(args[j][end])
+			start = int(d.args[(j-1)*(n+1)+end])
 		}
 		c[j] = pr.meanOf(start, end)
 		end = start
@@ -361,11 +467,18 @@ func Pad(c []float64, k int) []float64 {
 // SSE is the squared error of assigning every point to its nearest entry
 // of eff (ascending; the values the program reconstructs).
 func SSE(p Points, eff []float64) float64 {
-	a := NewAssigner(eff)
 	var e float64
-	for i, v := range p.V {
-		d := v - eff[a.Index(v)]
+	NewAssigner(eff).Sorted(p.V, func(i, j int) {
+		d := p.V[i] - eff[j]
 		e += p.W[i] * d * d
-	}
+	})
 	return e
+}
+
+// Index is the nearest entry of eff to point i, by key when p has them.
+func (p Points) Index(a *Assigner, i int) int {
+	if p.K != nil {
+		return a.IndexKey(p.K[i])
+	}
+	return a.Index(p.V[i])
 }

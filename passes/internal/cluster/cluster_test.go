@@ -251,3 +251,59 @@ func TestVectorKMeansDeterministicAndExactForFewPoints(t *testing.T) {
 		t.Fatalf("3 distinct points give %d centroid values, want them exactly: %v", len(c), c)
 	}
 }
+
+// IndexKey (integer comparisons on fp16 keys) gives Index's answer for
+// every finite fp16 value, for palettes of every size the passes use.
+func TestIndexKeyMatchesIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, k := range []int{2, 4, 8, 16, 64, 256} {
+		e := make([]float64, k)
+		for i := range e {
+			e[i] = f16.ToFloat64(f16.FromFloat64(r.NormFloat64() * 0.05))
+		}
+		e[0] = 0 // a palette entry at zero: −0 and +0 meet it
+		sort.Float64s(e)
+		a := NewAssigner(e)
+		for p := 0; p < 1<<16; p++ {
+			v := f16.ToFloat64(uint16(p))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			if got, want := a.IndexKey(Key(uint16(p))), a.Index(v); got != want {
+				t.Fatalf("k=%d, fp16 %#04x (%g): IndexKey %d, Index %d", k, p, v, got, want)
+			}
+		}
+	}
+}
+
+// KeyTable/LookupKey and Sorted give IndexKey's and Index's answers.
+func TestKeyTableAndSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, k := range []int{2, 16, 64} {
+		e := make([]float64, k)
+		for i := range e {
+			e[i] = f16.ToFloat64(f16.FromFloat64(r.NormFloat64() * 0.05))
+		}
+		sort.Float64s(e)
+		e = Pad(e[:k-1], k) // a repeated last entry, as padded palettes have
+		a := NewAssigner(e)
+		tab, lo := a.KeyTable(nil)
+		var vals []float64
+		for p := 0; p < 1<<16; p++ {
+			v := f16.ToFloat64(uint16(p))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			if got, want := LookupKey(tab, lo, a.Last(), Key(uint16(p))), a.IndexKey(Key(uint16(p))); got != want {
+				t.Fatalf("k=%d fp16 %#04x: table %d, IndexKey %d", k, p, got, want)
+			}
+			vals = append(vals, v)
+		}
+		sort.Float64s(vals)
+		a.Sorted(vals, func(i, j int) {
+			if j != a.Index(vals[i]) {
+				t.Fatalf("k=%d %g: Sorted %d, Index %d", k, vals[i], j, a.Index(vals[i]))
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ type Hist16 struct {
 	count [1 << 16]uint32
 	seen  [1 << 10]uint64
 	value *[1 << 16]float64 // value of each key
+	pts   Points            // Points' storage, reused
 }
 
 // NewHist16 returns an empty histogram of fp16 patterns, or of bf16
@@ -66,9 +67,7 @@ func KeyPattern(k uint16) uint16 {
 func (h *Hist16) Add(raw []byte) {
 	for i := 0; i+1 < len(raw); i += 2 {
 		k := Key(uint16(raw[i]) | uint16(raw[i+1])<<8)
-		if h.count[k] == 0 {
-			h.seen[k>>6] |= 1 << (k & 63)
-		}
+		h.seen[k>>6] |= 1 << (k & 63)
 		h.count[k]++
 	}
 }
@@ -84,8 +83,11 @@ func (h *Hist16) AddPattern(p uint16) {
 
 // Points returns the counted values as weighted points (±0 merged into
 // one value), the number of NaN or infinite patterns (left out), and
-// empties the histogram.
+// empties the histogram. The points' storage is the histogram's: valid
+// until the next call.
 func (h *Hist16) Points() (p Points, nonFinite int64) {
+	p = Points{V: h.pts.V[:0], W: h.pts.W[:0], K: h.pts.K[:0]}
+	defer func() { h.pts = p }()
 	for w := range h.seen {
 		word := h.seen[w]
 		for word != 0 {
@@ -105,6 +107,7 @@ func (h *Hist16) Points() (p Points, nonFinite int64) {
 			}
 			p.V = append(p.V, v)
 			p.W = append(p.W, float64(c))
+			p.K = append(p.K, uint16(k))
 		}
 		h.seen[w] = 0
 	}
