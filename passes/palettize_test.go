@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -416,5 +417,42 @@ func TestPalettizeAgainstNumpyReference(t *testing.T) {
 			}
 			t.Logf("%s: anefix %.6g, reference %.6g (ratio %.6f)", ch.Compressed[1].Form, got, ref, got/ref)
 		})
+	}
+}
+
+// TestCompressionDeterministic: the same input and options give the same
+// module text (indices, palettes, report) whatever the number of cores.
+func TestCompressionDeterministic(t *testing.T) {
+	src, _ := weightModule(256, 512, 6, 0.02)
+	for _, c := range []struct {
+		pass string
+		set  []string
+	}{
+		{"palettize", nil},
+		{"palettize", []string{"palettize.granularity=per-channel"}},
+		{"palettize", []string{"palettize.cluster-dim=2"}},
+		{"quantize-weights", []string{"quantize-weights.dtype=si4", "quantize-weights.granularity=per-block"}},
+	} {
+		var first string
+		for _, procs := range []int{1, 2, 5} {
+			old := runtime.GOMAXPROCS(procs)
+			m, _, err := mlirtext.Parse("w.mlir", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := passes.Build(passes.Spec{Passes: []string{c.pass}, Set: c.set})
+			res, err := p.Run(m, passes.RunOptions{})
+			runtime.GOMAXPROCS(old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _ := mlirtext.Format(m, mlirtext.FormGeneric)
+			got := fmt.Sprintf("%s\n%+v", text, res.Steps[0].Change.Compressed)
+			if first == "" {
+				first = got
+			} else if got != first {
+				t.Errorf("%s %v: GOMAXPROCS=%d gives other output than GOMAXPROCS=1", c.pass, c.set, procs)
+			}
+		}
 	}
 }
