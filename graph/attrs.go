@@ -2,7 +2,6 @@ package graph
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"math"
 	"math/big"
 	"sort"
@@ -84,12 +83,15 @@ type DenseResourceAttr struct {
 	Type *TensorType
 }
 
-// DenseArrayAttr is `array<i64: 1, 2>`. Ints holds integer/bool elements,
-// Floats float elements.
+// DenseArrayAttr is `array<i64: 1, 2>` of an integer or float element
+// type. Raw holds the elements as MLIR stores them and bytecode writes them:
+// little-endian, ElemBytes(Elem) bytes each (i1 as one byte 0 or 1), so an
+// array costs its elements' bytes and nothing per element, and float bits
+// (NaN payloads included) are kept exactly. Build one with IntArray or
+// FloatArray; read it with Len, Int64At, Float64At, BitsAt and Int64s.
 type DenseArrayAttr struct {
-	Elem   Type
-	Ints   []int64
-	Floats []float64
+	Elem Type
+	Raw  []byte
 }
 
 // OpaqueAttr is a dialect attribute kept verbatim, e.g.
@@ -438,18 +440,28 @@ func (a *StringAttr) String() string {
 func QuoteString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	b.WriteByte('"')
+	WriteQuoted(&b, s)
+	return b.String()
+}
+
+// WriteQuoted writes s as an MLIR string literal (QuoteString) to w.
+func WriteQuoted(w AttrWriter, s string) {
+	const digits = "0123456789ABCDEF"
+	w.WriteByte('"')
+	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b.WriteByte(c)
 			continue
 		}
-		b.WriteByte('\\')
-		b.WriteString(strings.ToUpper(hex.EncodeToString([]byte{c})))
+		w.WriteString(s[start:i])
+		w.WriteByte('\\')
+		w.WriteByte(digits[c>>4])
+		w.WriteByte(digits[c&15])
+		start = i + 1
 	}
-	b.WriteByte('"')
-	return b.String()
+	w.WriteString(s[start:])
+	w.WriteByte('"')
 }
 
 // IsBareIdent reports whether s can be printed without quotes as an MLIR
@@ -578,21 +590,81 @@ func (a *DenseElementsAttr) elemString(i int64) string {
 	case *FloatType:
 		return formatFloatBits(bits, e)
 	case *IntegerType:
-		if e.Width == 1 {
-			if bits&1 != 0 {
-				return "true"
-			}
-			return "false"
-		}
-		if e.Signedness == Unsigned {
-			if e.Width < 64 {
-				bits &= uint64(1)<<uint(e.Width) - 1
-			}
-			return strconv.FormatUint(bits, 10)
-		}
-		return strconv.FormatInt(intFromBits(bits, e), 10)
+		return string(appendIntBits(nil, bits, e))
 	}
 	return strconv.FormatInt(int64(bits), 10)
+}
+
+// IntArray returns an integer DenseArrayAttr of elem (i1 … i64, any
+// signedness) holding vals, each truncated to elem's width.
+func IntArray(elem Type, vals ...int64) *DenseArrayAttr {
+	w := ElemBytes(elem)
+	raw := make([]byte, 0, len(vals)*w)
+	var buf [8]byte
+	for _, v := range vals {
+		if BitWidth(elem) == 1 {
+			v &= 1
+		}
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		raw = append(raw, buf[:w]...)
+	}
+	return &DenseArrayAttr{Elem: elem, Raw: raw}
+}
+
+// FloatArray returns a float DenseArrayAttr of elem (f16, bf16, f32, f64)
+// holding vals rounded to elem.
+func FloatArray(elem *FloatType, vals ...float64) *DenseArrayAttr {
+	w := ElemBytes(elem)
+	raw := make([]byte, 0, len(vals)*w)
+	var buf [8]byte
+	for _, v := range vals {
+		binary.LittleEndian.PutUint64(buf[:], FloatBits(v, elem.Name))
+		raw = append(raw, buf[:w]...)
+	}
+	return &DenseArrayAttr{Elem: elem, Raw: raw}
+}
+
+// Len is the number of elements.
+func (a *DenseArrayAttr) Len() int {
+	w := ElemBytes(a.Elem)
+	if w == 0 {
+		return 0
+	}
+	return len(a.Raw) / w
+}
+
+// BitsAt is element i's stored bits (zero-extended).
+func (a *DenseArrayAttr) BitsAt(i int) uint64 {
+	w := ElemBytes(a.Elem)
+	return leUint(a.Raw[i*w : (i+1)*w])
+}
+
+// Int64At is integer element i, sign- or zero-extended by the element
+// type's signedness (i1 reads 0 or 1); float elements read as their bits.
+func (a *DenseArrayAttr) Int64At(i int) int64 {
+	bits := a.BitsAt(i)
+	if it, ok := a.Elem.(*IntegerType); ok {
+		return intFromBits(bits, it)
+	}
+	return int64(bits)
+}
+
+// Float64At is element i as a float (an integer element converts); ok is
+// false for a float format anefix does not decode.
+func (a *DenseArrayAttr) Float64At(i int) (float64, bool) {
+	if ft, ok := a.Elem.(*FloatType); ok {
+		return FloatValue(a.BitsAt(i), ft.Name)
+	}
+	return float64(a.Int64At(i)), true
+}
+
+// Int64s returns the integer elements as a new slice (Int64At of each).
+func (a *DenseArrayAttr) Int64s() []int64 {
+	out := make([]int64, a.Len())
+	for i := range out {
+		out[i] = a.Int64At(i)
+	}
+	return out
 }
 
 func (a *DenseArrayAttr) String() string { return attrString(a) }
@@ -601,28 +673,44 @@ func (a *DenseArrayAttr) write(ap *attrPrinter) {
 	b := ap.w
 	b.WriteString("array<")
 	b.WriteString(a.Elem.String())
-	n := len(a.Ints)
-	if _, isF := a.Elem.(*FloatType); isF {
-		n = len(a.Floats)
-	}
+	n := a.Len()
 	if n > 0 {
 		b.WriteString(": ")
 	}
+	ft, isF := a.Elem.(*FloatType)
+	it, _ := a.Elem.(*IntegerType)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			ap.scratch = append(ap.scratch, ", "...)
 		}
-		if ft, isF := a.Elem.(*FloatType); isF {
-			ap.scratch = append(ap.scratch, formatFloatBits(FloatBits(a.Floats[i], ft.Name), ft)...)
-		} else if BitWidth(a.Elem) == 1 {
-			ap.scratch = strconv.AppendBool(ap.scratch, a.Ints[i] != 0)
-		} else {
-			ap.scratch = strconv.AppendInt(ap.scratch, a.Ints[i], 10)
+		bits := a.BitsAt(i)
+		switch {
+		case isF:
+			ap.scratch = append(ap.scratch, formatFloatBits(bits, ft)...)
+		case it != nil:
+			ap.scratch = appendIntBits(ap.scratch, bits, it)
+		default:
+			ap.scratch = strconv.AppendInt(ap.scratch, int64(bits), 10)
 		}
 		ap.flush(4096)
 	}
 	ap.flush(0)
 	b.WriteByte('>')
+}
+
+// appendIntBits prints an integer element as MLIR does: i1 as true/false,
+// unsigned types unsigned, others signed.
+func appendIntBits(dst []byte, bits uint64, it *IntegerType) []byte {
+	switch {
+	case it.Width == 1:
+		return strconv.AppendBool(dst, bits&1 != 0)
+	case it.Signedness == Unsigned:
+		if it.Width < 64 {
+			bits &= uint64(1)<<uint(it.Width) - 1
+		}
+		return strconv.AppendUint(dst, bits, 10)
+	}
+	return strconv.AppendInt(dst, intFromBits(bits, it), 10)
 }
 
 // AttrEqual reports whether two attributes are the same MLIR attribute.

@@ -13,7 +13,7 @@ func ElementTypeCounts(root *Operation) map[string]int64 {
 		c[ElementType(v.typ).String()]++
 	}
 	root.Walk(func(op *Operation) bool {
-		for _, r := range op.results {
+		for _, r := range op.Results() {
 			count(r)
 		}
 		for _, reg := range op.Regions {

@@ -18,13 +18,13 @@ func (op *Operation) clone(mapping map[*Value]*Value, blocks map[*Block]*Block) 
 		}
 		return v
 	}
-	ops := make([]*Value, len(op.operands))
-	for i, v := range op.operands {
+	ops := make([]*Value, op.NumOperands())
+	for i, v := range op.Operands() {
 		ops[i] = lookup(v)
 	}
 	c := &Operation{Name: op.Name, Attrs: op.Attrs, Props: op.Props, Loc: op.Loc}
 	c.SetOperands(ops)
-	for _, r := range op.results {
+	for _, r := range op.Results() {
 		mapping[r] = c.AddResult(r.typ)
 	}
 	for _, r := range op.Regions {
@@ -45,15 +45,16 @@ func (op *Operation) clone(mapping map[*Value]*Value, blocks map[*Block]*Block) 
 			}
 		}
 	}
-	if len(op.successors) > 0 {
-		c.successors = make([]*Block, len(op.successors))
-		for i, s := range op.successors {
+	if succ := op.Successors(); len(succ) > 0 {
+		cs := make([]*Block, len(succ))
+		for i, s := range succ {
 			if nb, ok := blocks[s]; ok {
-				c.successors[i] = nb
+				cs[i] = nb
 			} else {
-				c.successors[i] = s
+				cs[i] = s
 			}
 		}
+		c.successors = &cs
 	}
 	return c
 }

@@ -197,7 +197,7 @@ func (g *Graph) numOutputs() int {
 		return len(ft.Results)
 	}
 	if t := g.Terminator(); t != nil {
-		return len(t.operands)
+		return len(t.Operands())
 	}
 	return 0
 }
@@ -245,7 +245,7 @@ func (g *Graph) Outputs() []Port {
 		if ft != nil {
 			p.Type = ft.Results[i]
 		} else if t := g.Terminator(); t != nil {
-			p.Type = t.operands[i].typ
+			p.Type = t.Operands()[i].typ
 		}
 		if s, ok := attrs[i].Get(AttrName).(*StringAttr); ok {
 			p.Name = s.Value
@@ -297,7 +297,7 @@ func (g *Graph) SyncOutputTypes() {
 		return
 	}
 	ft := g.cloneFT()
-	for i, v := range t.operands {
+	for i, v := range t.Operands() {
 		if i < len(ft.Results) {
 			ft.Results[i] = v.typ
 		}
@@ -363,7 +363,7 @@ func (g *Graph) AddOutput(v *Value, attrs *DictAttr) error {
 	ft.Results = append(ft.Results, v.typ)
 	g.setFunctionType(ft)
 	g.SetResAttrs(append(as, attrs))
-	t.SetOperands(append(append([]*Value(nil), t.operands...), v))
+	t.SetOperands(append(append([]*Value(nil), t.Operands()...), v))
 	return nil
 }
 
@@ -378,7 +378,7 @@ func (g *Graph) RemoveOutput(i int) error {
 	ft.Results = append(ft.Results[:i], ft.Results[i+1:]...)
 	g.setFunctionType(ft)
 	g.SetResAttrs(append(as[:i], as[i+1:]...))
-	ops := append([]*Value(nil), t.operands...)
+	ops := append([]*Value(nil), t.Operands()...)
 	t.SetOperands(append(ops[:i], ops[i+1:]...))
 	return nil
 }

@@ -2,6 +2,8 @@ package graph
 
 import (
 	"fmt"
+	"math"
+	"slices"
 )
 
 // Value is an SSA value: an op result or a block argument.
@@ -96,12 +98,15 @@ func (v *Value) removeUse(op *Operation, i int) {
 }
 
 // Operation is one MLIR operation of any dialect.
+//
+// A module holds one per op, so the struct is kept to 144 bytes (a Go size
+// class): operands and results share one slice, the rare successors sit
+// behind a pointer, and counts are 32-bit as in MLIR (which stores operand
+// and result counts as unsigned 32-bit numbers; the readers refuse more).
 type Operation struct {
 	// Name is the full op name, "coreai.cast", "func.func", "builtin.module".
-	Name       string
-	operands   []*Value
-	results    []*Value
-	successors []*Block
+	Name string
+	vals []*Value // the operands, then the results
 	// Attrs is the discardable attribute dictionary (nil = none).
 	Attrs *DictAttr
 	// Props holds the op's properties (the generic form's `<{…}>`), nil if
@@ -113,9 +118,21 @@ type Operation struct {
 
 	block      *Block
 	prev, next *Operation
-	order      int // position in block, valid while block.orderValid
-	erased     bool
+	successors *[]*Block // nil: none
+	nOperands  uint32
+	// order is the position in block, valid while block.orderValid;
+	// erasedOrder marks an erased op (it is in no block, so IsBefore never
+	// numbers it again).
+	order uint32
 }
+
+// erasedOrder is Operation.order of an erased op.
+const erasedOrder = math.MaxUint32
+
+// MaxOperands is the most operands (and, separately, results) an op can
+// have, MLIR's limit; readers refuse more, and SetOperands and AddResult
+// panic past it (a caller's bug: no input reaches it).
+const MaxOperands = math.MaxUint32
 
 // NewOp creates a detached operation with results of the given types.
 func NewOp(name string, operands []*Value, resultTypes []Type, attrs *DictAttr, loc Loc) *Operation {
@@ -123,10 +140,19 @@ func NewOp(name string, operands []*Value, resultTypes []Type, attrs *DictAttr, 
 		loc = Unknown
 	}
 	op := &Operation{Name: name, Attrs: attrs, Loc: loc}
-	op.SetOperands(operands)
-	for _, t := range resultTypes {
-		op.AddResult(t)
+	if uint64(len(operands)) > MaxOperands {
+		panic(fmt.Sprintf("graph: %d operands, more than the %d an op can have", len(operands), uint64(MaxOperands)))
 	}
+	// One slice for operands and results, allocated once.
+	op.vals = make([]*Value, len(operands), len(operands)+len(resultTypes))
+	copy(op.vals, operands)
+	op.nOperands = uint32(len(operands))
+	for i, v := range operands {
+		if v != nil {
+			v.addUse(op, i)
+		}
+	}
+	op.AddResults(resultTypes...)
 	return op
 }
 
@@ -141,20 +167,21 @@ func (op *Operation) Dialect() string {
 }
 
 // Operands returns the operand list (do not modify the slice).
-func (op *Operation) Operands() []*Value { return op.operands }
+func (op *Operation) Operands() []*Value { return op.vals[:op.nOperands:op.nOperands] }
 
 // NumOperands is len(Operands()).
-func (op *Operation) NumOperands() int { return len(op.operands) }
+func (op *Operation) NumOperands() int { return int(op.nOperands) }
 
 // Operand returns operand i.
-func (op *Operation) Operand(i int) *Value { return op.operands[i] }
+func (op *Operation) Operand(i int) *Value { return op.Operands()[i] }
 
 // SetOperand replaces operand i, keeping use lists right.
 func (op *Operation) SetOperand(i int, v *Value) {
-	if old := op.operands[i]; old != nil {
+	ops := op.Operands()
+	if old := ops[i]; old != nil {
 		old.removeUse(op, i)
 	}
-	op.operands[i] = v
+	ops[i] = v
 	if v != nil {
 		v.addUse(op, i)
 	}
@@ -162,10 +189,16 @@ func (op *Operation) SetOperand(i int, v *Value) {
 
 // SetOperands replaces the whole operand list.
 func (op *Operation) SetOperands(vs []*Value) {
+	if uint64(len(vs)) > MaxOperands {
+		panic(fmt.Sprintf("graph: %d operands, more than the %d an op can have", len(vs), uint64(MaxOperands)))
+	}
 	op.dropOperandUses()
-	op.operands = make([]*Value, len(vs))
+	res := op.Results()
+	vals := make([]*Value, len(vs)+len(res))
+	copy(vals, vs)
+	copy(vals[len(vs):], res)
+	op.vals, op.nOperands = vals, uint32(len(vs))
 	for i, v := range vs {
-		op.operands[i] = v
 		if v != nil {
 			v.addUse(op, i)
 		}
@@ -173,7 +206,7 @@ func (op *Operation) SetOperands(vs []*Value) {
 }
 
 func (op *Operation) dropOperandUses() {
-	for i, v := range op.operands {
+	for i, v := range op.Operands() {
 		if v != nil {
 			v.removeUse(op, i)
 		}
@@ -181,38 +214,64 @@ func (op *Operation) dropOperandUses() {
 }
 
 // Results returns the result list (do not modify the slice).
-func (op *Operation) Results() []*Value { return op.results }
+func (op *Operation) Results() []*Value { return op.vals[op.nOperands:len(op.vals):len(op.vals)] }
 
 // NumResults is len(Results()).
-func (op *Operation) NumResults() int { return len(op.results) }
+func (op *Operation) NumResults() int { return len(op.vals) - int(op.nOperands) }
 
 // Result returns result i.
-func (op *Operation) Result(i int) *Value { return op.results[i] }
+func (op *Operation) Result(i int) *Value { return op.Results()[i] }
 
 // AddResult appends a result of type t.
 func (op *Operation) AddResult(t Type) *Value {
-	v := &Value{typ: t, def: op, index: len(op.results)}
-	op.results = append(op.results, v)
+	n := op.NumResults()
+	if uint64(n) >= MaxOperands {
+		panic(fmt.Sprintf("graph: more than %d results", uint64(MaxOperands)))
+	}
+	v := &Value{typ: t, def: op, index: n}
+	op.vals = append(op.vals, v)
 	return v
+}
+
+// AddResults appends a result of each type, growing the op once.
+func (op *Operation) AddResults(ts ...Type) {
+	op.vals = slices.Grow(op.vals, len(ts))
+	for _, t := range ts {
+		op.AddResult(t)
+	}
 }
 
 // EraseResult removes result i, which must be unused.
 func (op *Operation) EraseResult(i int) error {
-	if op.results[i].HasUses() {
-		return fmt.Errorf("%s: result %d still has %d uses", op.Describe(), i, len(op.results[i].uses))
+	res := op.Results()
+	if res[i].HasUses() {
+		return fmt.Errorf("%s: result %d still has %d uses", op.Describe(), i, len(res[i].uses))
 	}
-	op.results = append(op.results[:i], op.results[i+1:]...)
-	for k := i; k < len(op.results); k++ {
-		op.results[k].index = k
+	k := int(op.nOperands) + i
+	op.vals = append(op.vals[:k], op.vals[k+1:]...)
+	for j, r := range op.Results() {
+		r.index = j
 	}
 	return nil
 }
 
 // Successors returns the successor blocks (do not modify the slice).
-func (op *Operation) Successors() []*Block { return op.successors }
+func (op *Operation) Successors() []*Block {
+	if op.successors == nil {
+		return nil
+	}
+	return *op.successors
+}
 
 // SetSuccessors replaces the successor list.
-func (op *Operation) SetSuccessors(bs []*Block) { op.successors = append([]*Block(nil), bs...) }
+func (op *Operation) SetSuccessors(bs []*Block) {
+	if len(bs) == 0 {
+		op.successors = nil
+		return
+	}
+	c := append([]*Block(nil), bs...)
+	op.successors = &c
+}
 
 // Attr returns a discardable attribute, or nil.
 func (op *Operation) Attr(name string) Attr { return op.Attrs.Get(name) }
@@ -274,7 +333,7 @@ func (op *Operation) Next() *Operation { return op.next }
 func (op *Operation) Prev() *Operation { return op.prev }
 
 // IsErased reports whether op was erased.
-func (op *Operation) IsErased() bool { return op.erased }
+func (op *Operation) IsErased() bool { return op.order == erasedOrder }
 
 // OpID is the FX node name in op's location ("_to_copy_12"), or "".
 func (op *Operation) OpID() string { return OpID(op.Loc) }
@@ -342,7 +401,7 @@ func (op *Operation) Remove() {
 // Erase removes op and everything nested in it. Its results must be unused
 // (outside of op itself).
 func (op *Operation) Erase() error {
-	for i, r := range op.results {
+	for i, r := range op.Results() {
 		for _, u := range r.uses {
 			if !op.IsAncestorOf(u.Op) {
 				return fmt.Errorf("cannot erase %s: result %d is used by %s", op.Describe(), i, u.Op.Describe())
@@ -365,7 +424,7 @@ func (op *Operation) erase() {
 	}
 	op.dropOperandUses()
 	op.Remove()
-	op.erased = true
+	op.order = erasedOrder
 }
 
 // IsAncestorOf reports whether other is op or nested inside op.
@@ -381,7 +440,7 @@ func (op *Operation) IsAncestorOf(other *Operation) bool {
 // Walk visits op and every op nested in it in pre-order. Returning false
 // from fn skips the op's regions. fn may erase the op it was given.
 func (op *Operation) Walk(fn func(*Operation) bool) {
-	if !fn(op) || op.erased {
+	if !fn(op) || op.IsErased() {
 		return
 	}
 	for _, r := range op.Regions {
@@ -543,7 +602,7 @@ func (b *Block) insertAfter(op, after *Operation) {
 // IsBefore reports whether a comes before c; both must be in block b.
 func (b *Block) IsBefore(a, c *Operation) bool {
 	if !b.orderValid {
-		i := 0
+		i := uint32(0)
 		for o := b.first; o != nil; o = o.next {
 			o.order = i
 			i++

@@ -217,7 +217,7 @@ func TestAttrPrinting(t *testing.T) {
 		{&SymbolRefAttr{Root: "a.b", Nested: []string{"c d"}}, `@a.b::@"c d"`},
 		{&DenseElementsAttr{Type: Tensor(SI32, 2), Raw: []byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}}, "dense<[1, -1]> : tensor<2xsi32>"},
 		{&DenseElementsAttr{Type: Tensor(F16, 2, 2), Raw: []byte{0, 0x3c}, Splat: true}, "dense<1.000000e+00> : tensor<2x2xf16>"},
-		{&DenseArrayAttr{Elem: I64, Ints: []int64{1, 2}}, "array<i64: 1, 2>"},
+		{IntArray(I64, 1, 2), "array<i64: 1, 2>"},
 		{&DenseResourceAttr{Key: "w.0", Type: Tensor(F16, 4)}, "dense_resource<w.0> : tensor<4xf16>"},
 	}
 	for _, c := range cases {

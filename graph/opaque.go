@@ -46,7 +46,7 @@ func opaqueIn(op *Operation) string {
 	if w := opaqueLoc(op.Loc); w != "" {
 		return w
 	}
-	for _, r := range op.results {
+	for _, r := range op.Results() {
 		if w := opaqueType(r.typ); w != "" {
 			return w
 		}

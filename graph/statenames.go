@@ -134,7 +134,24 @@ func (sn *stateNames) match(in, out string) (same, affixed bool) {
 	}
 	ik, ia := sn.key(in, false)
 	ok, oa := sn.key(out, true)
-	return false, hasStem(ik) && ik == ok && (ia || oa)
+	if hasStem(ik) && ik == ok && (ia || oa) {
+		return false, true
+	}
+	// The output adds an affix to the input's whole name, an input affix
+	// included: s0_in → s0_in_out (states-as-outputs' <state>_out).
+	raw := strings.Join(canonicalKV(NameWords(in)), "_")
+	return false, oa && hasStem(raw) && raw == ok
+}
+
+func canonicalKV(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		if c, ok := kvWords[w]; ok {
+			w = c
+		}
+		out[i] = w
+	}
+	return out
 }
 
 // successor reports whether out's name is in's with one number word moved

@@ -307,7 +307,9 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 			continue
 		}
 		var best []cand
-		for i, ev := range w.sources(term.Operand(out.Index)) {
+		srcs := w.sources(term.Operand(out.Index))
+		for _, i := range sortedKeys(srcs) { // input order: the notes are deterministic
+			ev := srcs[i]
 			in := ins[i]
 			if !freeIn(i) || !TypeEqual(in.Type, out.Type) {
 				continue
@@ -537,10 +539,11 @@ type walkFrame struct {
 
 func elemCount(t Type) (int64, bool) {
 	tt, ok := t.(*TensorType)
-	if !ok || !tt.IsStatic() {
+	if !ok {
 		return 0, false
 	}
-	return tt.NumElements(), true
+	n, err := tt.ElementCount() // an error for a dynamic shape or a count past int64
+	return n, err == nil
 }
 
 // sources returns the inputs v is computed from along state-preserving

@@ -150,6 +150,9 @@ func TestStatesForms(t *testing.T) {
 			want: []want{{"conv_state", "conv_state_out", graph.StatePlain, graph.EvidenceName, graph.StateRecurrent}}},
 		{name: "names/type-differs", ins: []string{"conv_state:" + st, "x:" + x1}, outs: []string{"conv_state_out:" + x1},
 			body: "", ret: []string{"%arg1"}, notes: 1},
+		{name: "update/suffix-on-affixed", ins: []string{"s0_in:" + st}, outs: []string{"s0_in_out:" + st},
+			body: update("%arg0"), ret: []string{"%new"},
+			want: []want{{"s0_in", "s0_in_out", graph.StatePlain, graph.EvidenceUpdate, graph.StateRecurrent}}},
 		// An update needs the names on both sides: y may be the model's
 		// output of the state's shape.
 		{name: "update/state-named", ins: []string{"rec_state:" + st}, outs: []string{"y:" + st},

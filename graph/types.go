@@ -1,6 +1,9 @@
 package graph
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -146,16 +149,46 @@ func (t *TensorType) IsStatic() bool {
 	return true
 }
 
-// NumElements is the element count of a static tensor, or -1.
+// NumElements is the element count of a static tensor, or -1 when t is not
+// static or its count does not fit int64 (ElementCount says which).
 func (t *TensorType) NumElements() int64 {
-	if !t.IsStatic() {
+	n, err := t.ElementCount()
+	if err != nil {
 		return -1
 	}
-	n := int64(1)
-	for _, d := range t.Shape {
-		n *= d
-	}
 	return n
+}
+
+// ElementCount is the element count of a static tensor; an unranked or
+// dynamic tensor, or one whose count does not fit int64, is an error.
+func (t *TensorType) ElementCount() (int64, error) {
+	if !t.IsStatic() {
+		return 0, fmt.Errorf("%s is not a static shape", t)
+	}
+	n, ok := ShapeElements(t.Shape)
+	if !ok {
+		return 0, &SizeError{Type: t, What: "element count"}
+	}
+	return n, nil
+}
+
+// ByteSize is the storage size of a static tensor's elements, ElemBytes
+// each (the dense and blob layout); an element type without a byte size is
+// an error, as is a size that does not fit int64.
+func (t *TensorType) ByteSize() (int64, error) {
+	n, err := t.ElementCount()
+	if err != nil {
+		return 0, err
+	}
+	eb := ElemBytes(t.Elem)
+	if eb == 0 {
+		return 0, fmt.Errorf("%s: element type %s has no byte size", t, t.Elem)
+	}
+	b, ok := MulSize(n, int64(eb))
+	if !ok {
+		return 0, &SizeError{Type: t, What: "byte size"}
+	}
+	return b, nil
 }
 
 // WithElem returns a copy of t with another element type.
@@ -337,4 +370,104 @@ func HandleInner(o *OpaqueType) *TensorType {
 	}
 	tt, _ := t.(*TensorType)
 	return tt
+}
+
+// ---- sizes ----
+//
+// Every element count and byte size computed from a declared shape goes
+// through these: MLIR accepts any int64 dimension, so
+// tensor<1x4294967296x4294967296xf16> is a legal type whose element count
+// (2^64) wraps to 0 in int64 arithmetic. A size that does not fit is an
+// error (SizeError) or, where only a bound is compared, saturates.
+
+// ErrSizeOverflow is wrapped by every SizeError.
+var ErrSizeOverflow = errors.New("size does not fit in int64")
+
+// SizeError is a shape whose element count or byte size does not fit int64.
+// Callers name the op or port it belongs to.
+type SizeError struct {
+	Type Type   // the shaped type
+	What string // "element count" or "byte size"
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("%s: its %s does not fit in int64 (more than %d)", e.Type, e.What, int64(math.MaxInt64))
+}
+
+func (e *SizeError) Unwrap() error { return ErrSizeOverflow }
+
+// MulSize is a*b for sizes a, b >= 0; ok is false when either is negative
+// or the product does not fit int64.
+func MulSize(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
+// AddSize is a+b for sizes a, b >= 0; ok is false when either is negative
+// or the sum does not fit int64.
+func AddSize(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 || a > math.MaxInt64-b {
+		return 0, false
+	}
+	return a + b, true
+}
+
+// SatMul and SatAdd are MulSize and AddSize saturating at math.MaxInt64
+// (negative operands count as 0), for estimates compared against a limit.
+func SatMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if n, ok := MulSize(a, b); ok {
+		return n
+	}
+	return math.MaxInt64
+}
+
+// SatAdd is a+b saturating at math.MaxInt64 (negative operands count as 0).
+func SatAdd(a, b int64) int64 {
+	a, b = max(a, 0), max(b, 0)
+	if n, ok := AddSize(a, b); ok {
+		return n
+	}
+	return math.MaxInt64
+}
+
+// ShapeElements is the product of dims; ok is false when a dimension is
+// negative (Dynamic) or the product does not fit int64. The empty shape
+// (a scalar tensor) has one element.
+func ShapeElements(dims []int64) (int64, bool) {
+	return shapeElements(dims, math.MaxInt64)
+}
+
+// ShapeElementsInt is ShapeElements for int dimensions (the interpreter's
+// shapes); ok is false also when the product does not fit int.
+func ShapeElementsInt(dims []int) (int, bool) {
+	return shapeElements(dims, math.MaxInt)
+}
+
+func shapeElements[D int | int64](dims []D, limit int64) (D, bool) {
+	zero := false
+	for _, d := range dims {
+		if d < 0 {
+			return 0, false
+		}
+		zero = zero || d == 0
+	}
+	if zero { // 0 whatever the other dims: [2^40, 2^40, 0] is empty, not an overflow
+		return 0, true
+	}
+	n := int64(1)
+	for _, d := range dims {
+		var ok bool
+		if n, ok = MulSize(n, int64(d)); !ok || n > limit {
+			return 0, false
+		}
+	}
+	return D(n), true
 }

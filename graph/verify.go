@@ -31,13 +31,31 @@ func (e *VerifyError) Error() string {
 // Verify checks the module's structural invariants: SSA dominance, use-list
 // consistency, graph terminators and signatures, coreai.invoke callee types,
 // symbol references and dense_resource handles. It returns *VerifyError.
-func Verify(m *Module) error {
+func Verify(m *Module) error { return verify(m, false) }
+
+// VerifyWritable is the whole-module check that comes before every write
+// (graph/modelio's Save, the one write path of rewrite, convert, synth,
+// bisect, reduce and compile's temporary .aimodel): Verify, and what a file
+// needs beyond an in-memory module. Every dense_resource an op refers to
+// has its bytes (an entry without data, such as an absent weight that a
+// read-only command marked, cannot be written: a writer would drop or
+// refuse it), and no owner declares a resource key twice (the bytecode
+// writer refuses that, the text reader would keep only one). An entry
+// without data that no op refers to is allowed: it is the declaration the
+// bytecode writer keeps for a removed blob, and writers leave it out of
+// text. It returns *VerifyError.
+func VerifyWritable(m *Module) error { return verify(m, true) }
+
+func verify(m *Module, writable bool) error {
 	// Any module-like op is a module: builtin.module, or the mps.module and
 	// aicode.serialization.asset of Apple's compiled files.
 	if m.Op == nil || len(m.Op.Regions) != 1 || len(m.Op.Regions[0].Blocks) != 1 {
 		return &VerifyError{Problems: []string{"top-level op must have one region with one block (like builtin.module)"}}
 	}
-	v := &verifier{m: m, syms: m.Symbols(), doms: map[*Region]map[*Block]map[*Block]bool{}}
+	v := &verifier{m: m, writable: writable, syms: m.Symbols(), doms: map[*Region]map[*Block]map[*Block]bool{}}
+	if writable {
+		v.resourceTable()
+	}
 	for o := m.Body().first; o != nil; o = o.next {
 		if HasOpaqueProps(o) {
 			// Its sym_name cannot be read, so a reference to it cannot be
@@ -57,6 +75,7 @@ func Verify(m *Module) error {
 
 type verifier struct {
 	m           *Module
+	writable    bool // VerifyWritable: resources must hold their data
 	unknownSyms bool // some symbol's name is inside opaque properties
 	syms        map[string]*Operation
 	doms        map[*Region]map[*Block]map[*Block]bool
@@ -75,7 +94,7 @@ func (v *verifier) op(op *Operation) {
 	if op.Loc == nil {
 		v.addf(op, "missing location")
 	}
-	for i, x := range op.operands {
+	for i, x := range op.Operands() {
 		if x == nil {
 			v.addf(op, "operand %d is missing", i)
 			continue
@@ -88,12 +107,12 @@ func (v *verifier) op(op *Operation) {
 		}
 		v.dominates(x, op, i)
 	}
-	for i, r := range op.results {
+	for i, r := range op.Results() {
 		if r.typ == nil {
 			v.addf(op, "result %d has no type", i)
 		}
 		for _, u := range r.uses {
-			if u.Op.erased || u.Index >= len(u.Op.operands) || u.Op.operands[u.Index] != r {
+			if u.Op.IsErased() || u.Index >= len(u.Op.Operands()) || u.Op.Operands()[u.Index] != r {
 				v.addf(op, "result %d has a stale use (internal error)", i)
 			}
 		}
@@ -116,7 +135,7 @@ func hasUse(x *Value, op *Operation, i int) bool {
 
 // dominates checks that value x is visible at operand i of user.
 func (v *verifier) dominates(x *Value, user *Operation, i int) {
-	if x.def != nil && x.def.erased {
+	if x.def != nil && x.def.IsErased() {
 		v.addf(user, "operand %d uses a result of erased op %s", i, x.def.Describe())
 		return
 	}
@@ -164,7 +183,7 @@ func computeDominators(r *Region) map[*Block]map[*Block]bool {
 	preds := map[*Block][]*Block{}
 	for _, b := range r.Blocks {
 		if t := b.last; t != nil {
-			for _, s := range t.successors {
+			for _, s := range t.Successors() {
 				preds[s] = append(preds[s], b)
 			}
 		}
@@ -222,8 +241,12 @@ func (v *verifier) attrRefs(op *Operation, a Attr) {
 			v.addf(op, "symbol @%s is not defined in the module", x.Root)
 		}
 	case *DenseResourceAttr:
-		if v.m.Resource(x.Key) == nil {
+		r := v.m.Resource(x.Key)
+		switch {
+		case r == nil:
 			v.addf(op, "dense_resource<%s> has no entry in the module's resources", x.Key)
+		case v.writable && r.Kind == BlobResource && r.Blob == nil:
+			v.addf(op, "dense_resource<%s> has no data (its entry declares the key without bytes), and a model cannot be written without them", x.Key)
 		}
 	case *ArrayAttr:
 		for _, e := range x.Elems {
@@ -235,6 +258,20 @@ func (v *verifier) attrRefs(op *Operation, a Attr) {
 		}
 		for _, e := range x.Entries {
 			v.attrRefs(op, e.Value)
+		}
+	}
+}
+
+// resourceTable reports a resource key declared twice for one owner.
+func (v *verifier) resourceTable() {
+	for _, rs := range [][]*Resource{v.m.Resources, v.m.ExternalResources} {
+		seen := map[[2]string]bool{}
+		for _, r := range rs {
+			k := [2]string{r.Dialect, r.Key}
+			if seen[k] {
+				v.addf(nil, "resource %q of %s is declared twice", r.Key, r.Dialect)
+			}
+			seen[k] = true
 		}
 	}
 }
@@ -255,17 +292,17 @@ func (v *verifier) call(op *Operation) {
 	if ft == nil {
 		return
 	}
-	if len(ft.Inputs) != len(op.operands) || len(ft.Results) != len(op.results) {
+	if len(ft.Inputs) != len(op.Operands()) || len(ft.Results) != len(op.Results()) {
 		v.addf(op, "calls @%s with %d operands and %d results, but it takes %d and returns %d",
-			ref.Root, len(op.operands), len(op.results), len(ft.Inputs), len(ft.Results))
+			ref.Root, len(op.Operands()), len(op.Results()), len(ft.Inputs), len(ft.Results))
 		return
 	}
-	for i, x := range op.operands {
+	for i, x := range op.Operands() {
 		if x != nil && !TypeEqual(x.typ, ft.Inputs[i]) {
 			v.addf(op, "operand %d has type %s, but @%s's input %d is %s", i, x.typ, ref.Root, i, ft.Inputs[i])
 		}
 	}
-	for i, r := range op.results {
+	for i, r := range op.Results() {
 		if !TypeEqual(r.typ, ft.Results[i]) {
 			v.addf(op, "result %d has type %s, but @%s's output %d is %s", i, r.typ, ref.Root, i, ft.Results[i])
 		}
@@ -309,11 +346,11 @@ func (v *verifier) graph(g *Graph) {
 		v.addf(g.Op, "graph @%s does not end in %s (it ends in %s)", g.Name(), TerminatorName(g.Op.Name), last)
 		return
 	}
-	if len(term.operands) != len(ft.Results) {
-		v.addf(term, "returns %d values but graph @%s declares %d results", len(term.operands), g.Name(), len(ft.Results))
+	if len(term.Operands()) != len(ft.Results) {
+		v.addf(term, "returns %d values but graph @%s declares %d results", len(term.Operands()), g.Name(), len(ft.Results))
 		return
 	}
-	for i, x := range term.operands {
+	for i, x := range term.Operands() {
 		if x != nil && !TypeEqual(x.typ, ft.Results[i]) {
 			v.addf(term, "operand %d has type %s but graph @%s declares result %d as %s", i, x.typ, g.Name(), i, ft.Results[i])
 		}

@@ -147,3 +147,55 @@ func TestVerifyErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyWritable: the check before every write refuses a referenced
+// resource without bytes and a key declared twice, and accepts what
+// Verify accepts plus an unreferenced declaration (the one the bytecode
+// writer keeps for a blob dce removed).
+func TestVerifyWritable(t *testing.T) {
+	const src = `module {
+  coreai.graph @main(%x: tensor<2xf16>) -> tensor<2xf16> {
+    %w = coreai.constant dense_resource<w> : tensor<2xf16>
+    %0 = coreai.decomposable.broadcasting_mul %x, %w : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
+    coreai.output %0 : tensor<2xf16>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x02000000003C003C"
+    }
+  }
+#-}
+`
+	decl := func(key string) *graph.Resource {
+		return &graph.Resource{Dialect: "builtin", Key: key, Kind: graph.BlobResource, Alignment: 1}
+	}
+	cases := []struct {
+		name string
+		edit func(m *graph.Module)
+		want string // "" = writable
+	}{
+		{"complete", func(*graph.Module) {}, ""},
+		{"unreferenced declaration", func(m *graph.Module) { m.Resources = append(m.Resources, decl("gone")) }, ""},
+		{"referenced key without bytes", func(m *graph.Module) { m.Resources = []*graph.Resource{decl("w")} }, "dense_resource<w> has no data"},
+		{"referenced key without entry", func(m *graph.Module) { m.Resources = nil }, "dense_resource<w> has no entry"},
+		{"key declared twice", func(m *graph.Module) { m.Resources = append(m.Resources, m.Resources[0]) }, `resource "w" of builtin is declared twice`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := parse(t, src)
+			c.edit(m)
+			err := graph.VerifyWritable(m)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if c.name == "referenced key without bytes" && graph.Verify(m) != nil {
+				t.Errorf("Verify refuses what only VerifyWritable should: %v", graph.Verify(m))
+			}
+		})
+	}
+}

@@ -76,6 +76,15 @@ region op's location>), which a second run skips: the pass is idempotent.`,
 		{Name: "groups", Kind: OptStringList, Default: "", Check: adCheckGroups,
 			Doc: "replace only these regions, by 1-based number counted per kind (composites first, then inline regions, in graph and op order); empty: all. The report notes how many regions of each kind there are (anefix bisect narrows by it)"},
 	},
+	// The kinds replace takes are those composites and regions name.
+	CheckOptions: func(o Options) error {
+		opts, _ := o.(*ArmDOptions)
+		if opts == nil {
+			return nil
+		}
+		_, err := adParseConfig(opts)
+		return err
+	},
 }
 
 // ArmDOptions are arm-d's options (declared in armDAbout).
@@ -218,7 +227,7 @@ func adParseConfig(opts *ArmDOptions) (*adConfig, error) {
 				ks = append(ks, x)
 			}
 			sort.Strings(ks)
-			return nil, fmt.Errorf("option replace: unknown kind %q (kinds with composites or regions: %s)", k, strings.Join(ks, ", "))
+			return nil, &ValueError{Option: "replace", Value: k, Valid: ks, Of: "the kinds options composites and regions name"}
 		}
 		c.kinds = append(c.kinds, k)
 		for _, n := range comps[k] {

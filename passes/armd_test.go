@@ -317,7 +317,7 @@ func TestArmDErrors(t *testing.T) {
 		opts *ArmDOptions
 		want string
 	}{
-		{"unknown kind", with(func(o *ArmDOptions) { o.Replace = []string{"mlp"} }), `arm-d: option replace: unknown kind "mlp"`},
+		{"unknown kind", with(func(o *ArmDOptions) { o.Replace = []string{"mlp"} }), `arm-d: option replace: "mlp" is not recurrence, rope or sdpa (the kinds options composites and regions name)`},
 		{"bad frame", with(func(o *ArmDOptions) { o.Regions = []string{"recurrence=x.py:abc"} }), `frame "x.py:abc"`},
 		{"bad kind list", with(func(o *ArmDOptions) { o.Composites = []string{"rope"} }), `"rope" is not kind=a|b`},
 	}

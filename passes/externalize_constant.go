@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -142,7 +143,17 @@ func ecSize(op *graph.Operation) int64 {
 	if !ok || !tt.IsStatic() {
 		return 0
 	}
-	return tt.NumElements() * int64(graph.ElemBytes(tt.Elem))
+	return ecBytes(tt)
+}
+
+// ecBytes is a static tensor's byte size, saturated: a size past int64 is
+// larger than any threshold.
+func ecBytes(tt *graph.TensorType) int64 {
+	n, err := tt.ByteSize()
+	if err != nil {
+		return math.MaxInt64
+	}
+	return n
 }
 
 func ecResource(op *graph.Operation) string {
@@ -232,7 +243,7 @@ func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (
 			}
 			ch.OpsRemoved++
 			ch.Externalized = append(ch.Externalized, ExternalizedConstant{Graph: g.Name(), Input: in, Index: len(g.Inputs()) - 1,
-				Op: ref, Resource: res, Type: typ.String(), Shape: append([]int64(nil), tt.Shape...), DType: tt.Elem.String(), Bytes: tt.NumElements() * int64(graph.ElemBytes(tt.Elem))})
+				Op: ref, Resource: res, Type: typ.String(), Shape: append([]int64(nil), tt.Shape...), DType: tt.Elem.String(), Bytes: ecBytes(tt)})
 			what := "constant " + ref.OpID
 			if res != "" {
 				what = "dense_resource " + res

@@ -69,11 +69,11 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 	Addresses: "ANE I/O op isn't a squeeze / expandDims",
 	Options: []OptionSpec{
 		{Name: "ops", Kind: OptStringList, Default: "coreai.expand_dims,coreai.shrink_dims,coreai.reshape",
-			Doc:   "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only",
-			Check: fiCheckOps},
+			Doc:    "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only",
+			Values: ioRankOpNames},
 		{Name: "other-users", Kind: OptString, Default: "reshape",
-			Doc:   "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)",
-			Check: fiCheckOtherUsers},
+			Doc:    "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)",
+			Values: []string{"reshape", "skip"}},
 		{Name: "states", Kind: OptBool, Default: "true",
 			Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"},
 		{Name: "index-inputs", Kind: OptBool, Default: "false",
@@ -90,37 +90,31 @@ type FoldIOUnsqueezeOptions struct {
 	IndexInputs bool     `opt:"index-inputs"`
 }
 
-// fiCheckOps and fiCheckOtherUsers reject bad values at --set time.
-func fiCheckOps(v any) error {
-	list, _ := v.([]string)
-	for _, n := range list {
-		if !ioRankOps[n] {
-			return fmt.Errorf("%q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
+// ioRankOpNames are the ops fold-io-unsqueeze may fold (option ops takes
+// any of them); ioRankOps holds the same names as a set.
+var (
+	ioRankOpNames = []string{"coreai.expand_dims", "coreai.shrink_dims", "coreai.reshape"}
+	ioRankOps     = func() map[string]bool {
+		set := map[string]bool{}
+		for _, n := range ioRankOpNames {
+			set[n] = true
 		}
-	}
-	return nil
-}
-
-func fiCheckOtherUsers(v any) error {
-	if s, _ := v.(string); s != "reshape" && s != "skip" {
-		return fmt.Errorf("%q: want reshape or skip", s)
-	}
-	return nil
-}
-
-// ioRankOps are the ops fold-io-unsqueeze may fold.
-var ioRankOps = map[string]bool{"coreai.expand_dims": true, "coreai.shrink_dims": true, "coreai.reshape": true}
+		return set
+	}()
+)
 
 func runFoldIOUnsqueeze(ctx *Context, m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
 	f := &ioFolder{ctx: ctx, m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
 		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
-	if f.mode != "reshape" && f.mode != "skip" {
-		return nil, fmt.Errorf("option other-users=%q: want reshape or skip", f.mode)
+	for _, o := range []struct {
+		name string
+		v    any
+	}{{"other-users", opts.OtherUsers}, {"ops", opts.Ops}} {
+		if err := foldIOUnsqueezeAbout.CheckValue(o.name, o.v); err != nil {
+			return nil, err
+		}
 	}
 	for _, n := range opts.Ops {
-		if !ioRankOps[n] {
-			return nil, fmt.Errorf("option ops: %q is not a rank op (valid: coreai.expand_dims, coreai.shrink_dims, coreai.reshape)", n)
-		}
 		f.ops[n] = true
 	}
 	for _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {

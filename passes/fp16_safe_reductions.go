@@ -92,7 +92,10 @@ func frIntConst(v *graph.Value) ([]int64, bool) {
 	if _, isInt := a.Type.Elem.(*graph.IntegerType); !isInt {
 		return nil, false
 	}
-	n := a.NumElements()
+	n, err := a.Type.ElementCount()
+	if err != nil || n > 1<<16 { // an axis list, not a tensor of data
+		return nil, false
+	}
 	out := make([]int64, 0, n)
 	for i := int64(0); i < n; i++ {
 		out = append(out, a.Int64At(i))
@@ -174,12 +177,12 @@ func frRewrite(op *graph.Operation, minN int64, ch *Change) (bool, error) {
 	sort.Ints(reduced)
 	P, R := int64(1), int64(1)
 	for _, i := range kept {
-		P *= xt.Shape[i]
+		P = graph.SatMul(P, xt.Shape[i])
 	}
 	for _, i := range reduced {
-		R *= xt.Shape[i]
+		R = graph.SatMul(R, xt.Shape[i])
 	}
-	if R < minN || P*R != xt.NumElements() || rt.NumElements() != P {
+	if n, ok := graph.MulSize(P, R); R < minN || !ok || n != xt.NumElements() || rt.NumElements() != P {
 		return false, nil
 	}
 	mean := op.Name == "coreai.reduce_mean"

@@ -11,6 +11,7 @@ package passes
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,64 @@ type OptionSpec struct {
 	// malformed (such as a pair without "="), so that --set reports it as a
 	// usage error before any pass runs.
 	Check func(v any) error
+	// Values, when set, are the only values the option takes (an enum; for
+	// a list option, each element must be one of them). Any other is
+	// refused when the pipeline is built, with a UsageError listing them,
+	// and the docs list them.
+	Values []string
+}
+
+// ValueError is a value outside the allowed values of an option (declared
+// Values, or values another option defines, such as arm-d's kinds).
+type ValueError struct {
+	Option, Value string
+	Valid         []string
+	// Of says where Valid comes from when another option defines it.
+	Of string
+}
+
+func (e *ValueError) Error() string {
+	valid := strings.Join(e.Valid, ", ")
+	if n := len(e.Valid); n > 1 {
+		valid = strings.Join(e.Valid[:n-1], ", ") + " or " + e.Valid[n-1]
+	}
+	if e.Of != "" {
+		valid += " (" + e.Of + ")"
+	}
+	return fmt.Sprintf("option %s: %q is not %s", e.Option, e.Value, valid)
+}
+
+// checkValues refuses v (a string or a list) when o declares Values and v
+// is, or holds, none of them.
+func checkValues(o OptionSpec, v any) error {
+	if len(o.Values) == 0 {
+		return nil
+	}
+	var vals []string
+	switch x := v.(type) {
+	case string:
+		vals = []string{x}
+	case []string:
+		vals = x
+	}
+	for _, s := range vals {
+		if !slices.Contains(o.Values, s) {
+			return &ValueError{Option: o.Name, Value: s, Valid: o.Values}
+		}
+	}
+	return nil
+}
+
+// CheckValue checks v against the declared Values of option name of a
+// pass's About, for a pass that is called directly with an options struct
+// (Build has checked every value it parsed).
+func (a *About) CheckValue(name string, v any) error {
+	for _, o := range a.Options {
+		if o.Name == name {
+			return checkValues(o, v)
+		}
+	}
+	return fmt.Errorf("no option %s", name)
 }
 
 // runner is a pass's function with its options type erased, so the table
@@ -244,6 +303,11 @@ func optionNames(p *Pass) []string {
 // applies the option's Check.
 func ParseOption(o OptionSpec, s string) (any, error) {
 	v, err := parseKind(o, s)
+	if err == nil {
+		if verr := checkValues(o, v); verr != nil {
+			return nil, verr
+		}
+	}
 	if err == nil && o.Check != nil {
 		if cerr := o.Check(v); cerr != nil {
 			return nil, fmt.Errorf("option %s: %w", o.Name, cerr)

@@ -29,6 +29,11 @@ type About struct {
 	Doc       string // longer text: what it does, what it may change numerically, when not to use it
 	Addresses string // the compiler message it answers, verbatim ("" if none)
 	Options   []OptionSpec
+	// CheckOptions, when set, refuses option values that are wrong
+	// together (a *ValueError names the allowed values): Build calls it
+	// once all --set values are applied, so such a value is a usage error
+	// before any pass runs.
+	CheckOptions func(opts Options) error
 }
 
 // Change is what one pass run did, for the report.

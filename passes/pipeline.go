@@ -110,7 +110,7 @@ func Build(spec Spec) (*Pipeline, error) {
 				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: setting group %q has no option %q", a, passName, opt), Valid: optionNames(grp)}
 			}
 			if err := setOption(settingFields[passName], *spec, val); err != nil {
-				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
+				return nil, usageFor(fmt.Sprintf("--set %s", a), err)
 			}
 			if k := passName + "." + opt; !slices.Contains(p.SettingsSet, k) {
 				p.SettingsSet = append(p.SettingsSet, k)
@@ -137,7 +137,7 @@ func Build(spec Spec) (*Pipeline, error) {
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q has no option %q", a, passName, opt), Valid: optionNames(pass)}
 		}
 		if err := setOption(values[i], *spec, val); err != nil {
-			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %v", a, err)}
+			return nil, usageFor(fmt.Sprintf("--set %s", a), err)
 		}
 		if !slices.Contains(p.Steps[i].Set, opt) {
 			p.Steps[i].Set = append(p.Steps[i].Set, opt)
@@ -145,10 +145,21 @@ func Build(spec Spec) (*Pipeline, error) {
 	}
 	for i := range p.Steps {
 		sort.Strings(p.Steps[i].Set)
+		if c := p.Steps[i].Pass.CheckOptions; c != nil {
+			if err := c(p.Steps[i].Options); err != nil {
+				return nil, usageFor("pass "+p.Steps[i].Pass.Name, err)
+			}
+		}
 	}
 	sort.Strings(p.SettingsSet)
 	p.Context.Settings = *settings
 	return p, nil
+}
+
+// usageFor makes err, met at what, a UsageError (a ValueError's message
+// names the values the option takes).
+func usageFor(what string, err error) *UsageError {
+	return &UsageError{Msg: what + ": " + err.Error()}
 }
 
 // movedOptions are pass options that became pipeline-level settings, so

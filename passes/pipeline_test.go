@@ -89,8 +89,11 @@ func TestBuild(t *testing.T) {
 		{name: "set pair without output", spec: Spec{Set: []string{"states.pairs=a=b,c="}}, wantErr: `"c=" is not input=output`},
 		{name: "moved option says where", spec: Spec{Set: []string{"promote-states.kinds=conv"}}, wantErr: `--set states.kinds=conv`},
 		{name: "unknown setting", spec: Spec{Set: []string{"states.nope=1"}}, wantErr: `setting group "states" has no option "nope"`},
-		{name: "set unknown rank op", spec: Spec{Set: []string{"fold-io-unsqueeze.ops=coreai.nope"}}, wantErr: `"coreai.nope" is not a rank op`},
-		{name: "set bad other-users", spec: Spec{Set: []string{"fold-io-unsqueeze.other-users=bogus"}}, wantErr: "want reshape or skip"},
+		{name: "set unknown rank op", spec: Spec{Set: []string{"fold-io-unsqueeze.ops=coreai.nope"}}, wantErr: `"coreai.nope" is not coreai.expand_dims, coreai.shrink_dims or coreai.reshape`},
+		{name: "set bad other-users", spec: Spec{Set: []string{"fold-io-unsqueeze.other-users=bogus"}}, wantErr: `"bogus" is not reshape or skip`},
+		{name: "set bad form", spec: Spec{Set: []string{"promote-states.form=tensor"}}, wantErr: `"tensor" is not auto, attribute or handle`},
+		{name: "set unknown arm-d kind", spec: Spec{Passes: []string{"arm-d"}, Set: []string{"arm-d.replace=recurrence,mlp"}}, wantErr: `pass arm-d: option replace: "mlp" is not recurrence, rope or sdpa`},
+		{name: "arm-d kind defined by composites", spec: Spec{Passes: []string{"arm-d"}, Set: []string{"arm-d.composites=mlp=mlp_block", "arm-d.replace=mlp"}}, want: []string{"arm-d"}},
 		{name: "set bad composites", spec: Spec{Passes: []string{"arm-d"}, Set: []string{"arm-d.composites=garbage"}}, wantErr: `"garbage" is not kind=a|b`},
 		{name: "set bad regions", spec: Spec{Passes: []string{"arm-d"}, Set: []string{"arm-d.regions=rope="}}, wantErr: `"rope=" is not kind=a|b`},
 		{name: "set malformed", spec: Spec{Set: []string{"clamp"}}, wantErr: "want pass.option=value"},
@@ -313,5 +316,54 @@ func TestVerifyInput(t *testing.T) {
 	err := VerifyInput(m, "in.mlir", "needs", "nothing runs")
 	if err == nil || !strings.HasPrefix(err.Error(), "in.mlir: the input does not verify, so nothing runs: ") {
 		t.Fatalf("invalid input: %v", err)
+	}
+}
+
+// TestEnumOptions: every option that declares Values takes each of them
+// and its default, and Build refuses anything else, for a list element by
+// element, naming the values (issue 20: an unknown enum value was accepted
+// with a note and did nothing).
+func TestEnumOptions(t *testing.T) {
+	n := 0
+	for _, name := range Names() {
+		p, _ := Lookup(name)
+		for _, o := range p.Options {
+			if len(o.Values) == 0 {
+				continue
+			}
+			n++
+			spec := func(v string) Spec {
+				return Spec{Passes: []string{name}, Set: []string{name + "." + o.Name + "=" + v}}
+			}
+			if o.Kind == OptStringList {
+				for _, d := range strings.Split(o.Default, ",") {
+					if d != "" && !slices.Contains(o.Values, d) {
+						t.Errorf("%s.%s: default element %q is not among its values", name, o.Name, d)
+					}
+				}
+			} else if !slices.Contains(o.Values, o.Default) {
+				t.Errorf("%s.%s: default %q is not among its values", name, o.Name, o.Default)
+			}
+			for _, v := range o.Values {
+				if _, err := Build(spec(v)); err != nil {
+					t.Errorf("%s.%s=%s refused: %v", name, o.Name, v, err)
+				}
+			}
+			bad := []string{o.Values[0] + "x", strings.ToUpper(o.Values[0])}
+			if o.Kind == OptStringList {
+				bad = append(bad, o.Values[0]+",nope")
+			} else {
+				bad = append(bad, "", " ")
+			}
+			for _, v := range bad {
+				_, err := Build(spec(v))
+				if !IsUsage(err) || !strings.Contains(err.Error(), o.Values[len(o.Values)-1]) {
+					t.Errorf("%s.%s=%q: err = %v, want a usage error naming the values", name, o.Name, v, err)
+				}
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d enum options declared", n)
 	}
 }

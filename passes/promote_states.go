@@ -53,7 +53,7 @@ the states instead of feeding/reading the pair; the report lists every
 promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
 	Options: []OptionSpec{
-		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Check: psCheckForm},
+		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Values: []string{"auto", "attribute", "handle"}},
 	},
 }
 
@@ -78,8 +78,8 @@ func psFormFor(form string, g *graph.Graph) string {
 }
 
 func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
-	if err := psCheckForm(opts.Form); err != nil {
-		return nil, fmt.Errorf("option form: %v", err)
+	if err := promoteStatesAbout.CheckValue("form", opts.Form); err != nil {
+		return nil, err
 	}
 	ch := &Change{}
 	graphs := graph.EntryGraphs(m, graph.EntryNotPrivate)
@@ -234,13 +234,4 @@ func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, err
 	g.SetInputType(in.Index, ht)
 	g.SetOutputType(out.Index, graph.TokenType)
 	return ht, graph.TokenType, nil
-}
-
-func psCheckForm(v any) error {
-	switch s, _ := v.(string); s {
-	case "auto", "attribute", "handle":
-		return nil
-	default:
-		return fmt.Errorf("%q is not auto, attribute or handle", s)
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,8 +97,8 @@ signal, not a verdict on a trained model. Check every result with anefix
 verify; restrict the pass further with exclude=<pattern>.`,
 	Options: []OptionSpec{
 		{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
-		{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything)"},
-		{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands)"},
+		{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything); a pattern that matches no op of the module is a usage error (exit 2), one that matches ops but no island is noted"},
+		{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands; a pattern that matches no op of the module is a usage error)"},
 		{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"},
 		{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
 	},
@@ -412,6 +413,12 @@ func (sf *sfRun) setup() error {
 	if err != nil {
 		return err
 	}
+	if err := checkPatternsMatch(sf.m, "islands", sf.sel.globs, sf.patterns, islandKeywords); err != nil {
+		return err
+	}
+	if err := checkPatternsMatch(sf.m, "exclude", sf.opts.Exclude, sf.excludes, nil); err != nil {
+		return err
+	}
 	sf.gs = sf.m.Graphs()
 	sf.graphs = map[string]*graph.Graph{}
 	for _, g := range sf.gs {
@@ -502,9 +509,8 @@ func (sf *sfRun) describe() {
 
 // choose is step 3, after a note for each pattern that matches no island.
 func (sf *sfRun) choose() error {
-	// A pattern that matches no island is most likely a typo (patterns
-	// match a whole op id or source): say so rather than silently doing
-	// less than asked.
+	// A pattern that matches ops but no island (one that matches no op
+	// was refused in setup) does less than it seems to ask: say so.
 	for _, opt := range []struct {
 		name string
 		raw  []string
@@ -714,9 +720,8 @@ func (sf *sfRun) planConstants() error {
 				if r == nil || r.Blob == nil {
 					return fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
 				}
-				n := x.Type.NumElements()
-				if n >= 0 && r.Blob.Size() != 4*n {
-					return fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, 4*n)
+				if want, err := x.Type.ByteSize(); x.Type.IsStatic() && (err != nil || r.Blob.Size() != want) {
+					return fmt.Errorf("%s: resource %q holds %d bytes, but %s needs %d (%v)", op.DescribeInGraph(), x.Key, r.Blob.Size(), x.Type, want, err)
 				}
 				if _, done := sf.newRes[x.Key]; !done {
 					s, err := scanF32Blob(r.Blob)
@@ -934,18 +939,49 @@ func sfDict(a graph.Attr) *graph.DictAttr {
 
 func islandMatches(is *island, pats []*regexp.Regexp) bool {
 	for _, op := range is.ops {
-		for _, s := range []string{op.OpID(), op.Source(), graph.ShortSource(op.Loc)} {
-			if s == "" {
-				continue
-			}
-			for _, p := range pats {
-				if p.MatchString(s) {
-					return true
-				}
+		if opMatches(op, pats) {
+			return true
+		}
+	}
+	return false
+}
+
+// opMatches reports whether a pattern matches op's op id or source (as
+// written, or shortened).
+func opMatches(op *graph.Operation, pats []*regexp.Regexp) bool {
+	for _, s := range []string{op.OpID(), op.Source(), graph.ShortSource(op.Loc)} {
+		if s == "" {
+			continue
+		}
+		for _, p := range pats {
+			if p.MatchString(s) {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// checkPatternsMatch refuses, as a usage error, a pattern of option opt
+// that matches the op id or source of no op in m: it can only be a typo
+// (islands=alll), which would otherwise retype, or exclude, nothing.
+// keywords are the option's other values, named in the message.
+func checkPatternsMatch(m *graph.Module, opt string, raw []string, pats []*regexp.Regexp, keywords []string) error {
+	left := slices.Clone(pats)
+	m.Walk(func(op *graph.Operation) bool {
+		left = slices.DeleteFunc(left, func(p *regexp.Regexp) bool { return opMatches(op, []*regexp.Regexp{p}) })
+		return len(left) > 0
+	})
+	if len(left) == 0 {
+		return nil
+	}
+	bad := raw[slices.Index(pats, left[0])]
+	what := fmt.Sprintf("%s pattern %q", opt, bad)
+	if len(keywords) > 0 {
+		what = fmt.Sprintf("%s: %q is not a keyword and, as a pattern,", opt, bad)
+	}
+	return &UsageError{Msg: fmt.Sprintf("option %s matches no op id or source of any op in the module as this pass receives it (after the passes before it) "+
+		"(a pattern must match a whole op id or source file:line; use * for the rest, e.g. *qwen3_5.py:199*)", what), Valid: keywords}
 }
 
 // compileGlobs turns glob patterns (* any run of characters, ? one) into

@@ -232,7 +232,8 @@ func TestStripFP32Casts(t *testing.T) {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("models/a.py":1:0))
     %1 = coreai.cast %0 : tensor<4xf32> to tensor<4xf16>
-    coreai.output %1 : tensor<4xf16>
+    %2 = coreai.sigmoid %1 : tensor<4xf16> -> tensor<4xf16> loc("sigmoid_1"("models/b.py":2:0))
+    coreai.output %2 : tensor<4xf16>
   }
 }`,
 			set:     []string{"strip-fp32-casts.islands=*/b.py:*"},
@@ -643,8 +644,10 @@ func TestStripOpaqueSignature(t *testing.T) {
 	}
 }
 
-// An islands/exclude pattern that matches no island is reported in the
-// change's notes (it is most likely a typo that silently did nothing).
+// An islands/exclude pattern that matches no op of the module can only be
+// a typo (issue 20: islands=alll was accepted and retyped nothing): a usage
+// error naming the keywords. One that matches ops but no island is
+// reported in the change's notes.
 func TestStripPatternMatchesNothing(t *testing.T) {
 	src, err := os.ReadFile("../testdata/passes/strip-fp32-casts.mlir")
 	if err != nil {
@@ -653,17 +656,33 @@ func TestStripPatternMatchesNothing(t *testing.T) {
 	cases := []struct {
 		set      []string
 		wantNote string // "" = no pattern note
+		wantErr  string // a usage error
 	}{
-		{[]string{"strip-fp32-casts.islands=qwen3_5.py:19"}, `islands pattern "qwen3_5.py:19" matches no fp32 island`},
-		{[]string{"strip-fp32-casts.islands=qwen3_5.py:199"}, ""},
-		{[]string{"strip-fp32-casts.exclude=nosuch*"}, `exclude pattern "nosuch*" matches no fp32 island`},
-		{[]string{"strip-fp32-casts.islands=*"}, ""},
-		{nil, ""},
+		{[]string{"strip-fp32-casts.islands=alll"}, "", `"alll" is not a keyword and, as a pattern, matches no op id or source of any op in the module`},
+		{[]string{"strip-fp32-casts.islands=blockers,qwen3_5.py:19"}, "", `"qwen3_5.py:19" is not a keyword`},
+		{[]string{"strip-fp32-casts.exclude=nosuch*"}, "", `exclude pattern "nosuch*" matches no op id or source of any op in the module`},
+		{[]string{"strip-fp32-casts.islands=*qwen3_5_ios.py:290*"}, `islands pattern "*qwen3_5_ios.py:290*" matches no fp32 island`, ""},
+		{[]string{"strip-fp32-casts.exclude=output"}, `exclude pattern "output" matches no fp32 island`, ""},
+		{[]string{"strip-fp32-casts.islands=qwen3_5.py:199"}, "", ""},
+		{[]string{"strip-fp32-casts.islands=*"}, "", ""},
+		{nil, "", ""},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.set, " "), func(t *testing.T) {
 			m := ptParse(t, string(src))
 			res, err := ptRun(t, m, Spec{Passes: []string{"strip-fp32-casts"}, Set: c.set})
+			if c.wantErr != "" {
+				if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want a usage error with %q", err, c.wantErr)
+				}
+				if strings.HasPrefix(c.set[0], "strip-fp32-casts.islands") && !strings.Contains(err.Error(), "(valid: blockers, norms, all)") {
+					t.Errorf("the error does not name the keywords: %v", err)
+				}
+				if !strings.Contains(ptPrint(t, m), "tensor<1x4xf32>") {
+					t.Error("the module was changed before the error")
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

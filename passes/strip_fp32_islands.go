@@ -23,6 +23,9 @@ const (
 	selNorms    = "norms"
 )
 
+// islandKeywords are the keywords, for messages.
+var islandKeywords = []string{selBlockers, selNorms, selAll}
+
 func parseIslandSelectors(vals []string) islandSelectors {
 	var s islandSelectors
 	for _, v := range vals {

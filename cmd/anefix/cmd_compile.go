@@ -90,7 +90,11 @@ Examples:
 					return err
 				}
 				if res.ExitCode != 0 {
-					return fmt.Errorf("%s exited with status %d; its log is summarized above", res.Command[0], res.ExitCode)
+					said := "its log is shown above"
+					if res.Log.Lines == 0 {
+						said = "it printed nothing on stderr"
+					}
+					return fmt.Errorf("%s exited with status %d; %s", res.Command[0], res.ExitCode, said)
 				}
 				if err := res.Settled(); err != nil {
 					return err
@@ -153,6 +157,10 @@ func compileAndReport(env *Env, path string, o compiler.Options, ignoreHash bool
 		LogLines:            count32(res.Log.Lines), UnclassifiedLines: count32(res.Log.Unclassified),
 		DiagnosticsNotKept: count32(res.Log.DroppedDiagnostics), FailuresNotKept: count32(res.Log.DroppedFailures),
 	}
+	for _, o := range res.Log.Other {
+		rep.Unclassified = append(rep.Unclassified, &pb.LogLine{Line: count32(o.Line), Text: o.Text, Count: count32(o.Count)})
+	}
+	rep.UnclassifiedNotKept = count32(res.Log.OtherNotKept)
 	if res.Package != nil {
 		rep.Compiled = compiledReport(res.Package)
 	}
@@ -216,11 +224,14 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 		fmt.Fprintf(&b, "  (a compiler given by --compiler or $%s, not xcrun coreai-build)\n", compiler.EnvCompiler)
 	}
 	fmt.Fprintf(&b, "exit status %d after %s\n", r.ExitCode, time.Duration(r.Seconds*float64(time.Second)).Round(10*time.Millisecond))
-	measured := fmt.Sprintf("%d measured", r.Regions)
-	if !r.RegionsKnown {
+	measured := fmt.Sprintf("%d measured (read from the .aimodelc, each region once)", r.Regions)
+	switch {
+	case !r.RegionsKnown && r.Compiled == nil:
+		measured = "UNKNOWN (no .aimodelc was read)"
+	case !r.RegionsKnown:
 		measured = "UNKNOWN (the .aimodelc does not settle them; see its problems below)"
 	}
-	fmt.Fprintf(&b, "\nANE regions: %s (read from the .aimodelc, each region once); anefix check predicted %d for %d function(s)\n",
+	fmt.Fprintf(&b, "\nANE regions: %s; anefix check predicted %d for %d function(s)\n",
 		measured, r.RegionsPredicted, r.Functions)
 	switch {
 	case !r.RegionsKnown:
@@ -293,6 +304,7 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 			r.ElementTypeWarnings, r.IoOpFailures, r.ReorderNotes)
 		writeGroups(&b, r.Groups, "")
 	}
+	writeUnclassified(&b, r)
 	if r.DiagnosticsNotKept+r.FailuresNotKept > 0 {
 		fmt.Fprintf(&b, "\n%d diagnostic(s) and %d failure block(s) of the log are counted in the totals but not listed, grouped or calibrated "+
 			"(anefix keeps the first %d per kind, op and message, %d diagnostics and %d failure blocks in all, so memory stays bounded)\n",
@@ -314,6 +326,31 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeUnclassified shows the log lines no rule classifies, as the
+// compiler printed them, so a message anefix does not know (a bf16 module's
+// element-type error) is never only a count.
+func writeUnclassified(b *strings.Builder, r *pb.CompileReport) {
+	if r.UnclassifiedLines == 0 {
+		return
+	}
+	distinct := ""
+	if n := int32(len(r.Unclassified)); n < r.UnclassifiedLines-r.UnclassifiedNotKept {
+		distinct = fmt.Sprintf(", %d distinct", n)
+	}
+	fmt.Fprintf(b, "\nCompiler output no rule classifies (%d line(s)%s), as printed:\n", r.UnclassifiedLines, distinct)
+	for _, l := range r.Unclassified {
+		times := ""
+		if l.Count > 1 {
+			times = fmt.Sprintf(" (x%d)", l.Count)
+		}
+		fmt.Fprintf(b, "  stderr:%d%s: %s\n", l.Line, times, l.Text)
+	}
+	if r.UnclassifiedNotKept > 0 {
+		fmt.Fprintf(b, "  ... %d more line(s) not shown: anefix keeps the first %d distinct texts (the whole log is kept with --keep DIR)\n",
+			r.UnclassifiedNotKept, compilerlog.MaxKeptOther)
+	}
 }
 
 // rewriteCompile is `anefix rewrite --compile`: it compiles the input and
@@ -339,9 +376,14 @@ func rewriteCompile(env *Env, in, out string) error {
 		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
 		measured(before), measured(after), before.RegionsPredicted, after.RegionsPredicted, after.Functions,
 		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
-	for _, r := range []*compiler.Result{resB, resA} {
+	for i, r := range []*compiler.Result{resB, resA} {
 		if r.ExitCode != 0 {
-			return fmt.Errorf("%s exited with status %d", r.Command[0], r.ExitCode)
+			// The one-line summary shows no message: show this compile's
+			// report, where every line of its log is classified or shown.
+			if err := writeCompileText(env.Stderr, []*pb.CompileReport{before, after}[i]); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s exited with status %d on %s; its report is shown above", r.Command[0], r.ExitCode, []string{in, out}[i])
 		}
 		if err := r.Settled(); err != nil {
 			return err

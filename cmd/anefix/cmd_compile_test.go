@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protojson"
+
 	"github.com/anefix/anefix/passes/ane/compiler"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
@@ -127,6 +129,60 @@ func TestCompileCrash(t *testing.T) {
 	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t))
 	if code != exitFailure || !strings.Contains(errs, "exited with status 139") || !strings.Contains(out, "exit status 139") {
 		t.Errorf("crash: exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+}
+
+// A message no rule knows is shown as the compiler printed it, in the text
+// and in --json (issue 20: the stand-in's bf16 error, a message typed from
+// a public report, reached the user as "its log is summarized above" with
+// nothing above).
+func TestCompileShowsUnclassified(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "bf16")
+	t.Setenv("FAKE_COREAI_BUILD_ANE_IF", "")
+	lines := []string{"Incompatible element type for parameter at index 0,", "mlir module expected element type bf16 but received f16"}
+	code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t))
+	if code != exitFailure || !strings.Contains(errs, "exited with status 1; its log is shown above") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "Compiler output no rule classifies (2 line(s)), as printed:") ||
+		!strings.Contains(out, "stderr:1: "+lines[0]) || !strings.Contains(out, "stderr:2: "+lines[1]) {
+		t.Errorf("text output does not show the message:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--json")
+	var rep pb.CompileReport
+	if code != exitFailure || protojson.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("--json: exit %d\n%s", code, out)
+	}
+	if rep.UnclassifiedLines != 2 || len(rep.Unclassified) != 2 || rep.UnclassifiedNotKept != 0 {
+		t.Fatalf("--json unclassified: %d lines, %v", rep.UnclassifiedLines, rep.Unclassified)
+	}
+	for i, l := range rep.Unclassified {
+		if l.Line != int32(i+1) || l.Text != lines[i] || l.Count != 1 {
+			t.Errorf("--json line %d: %v", i, l)
+		}
+	}
+	// rewrite --compile prints a one-line summary; a failed compile shows
+	// its report too.
+	t.Setenv(compiler.EnvCompiler, standIn(t))
+	code, _, errs = runCLI(t, "", "rewrite", armAPath, "-o", filepath.Join(t.TempDir(), "out.aimodel"), "--compile")
+	if code != exitFailure || !strings.Contains(errs, "stderr:2: "+lines[1]) || !strings.Contains(errs, "its report is shown above") {
+		t.Errorf("rewrite --compile: exit %d, stderr:\n%s", code, errs)
+	}
+}
+
+// Repeated and excess noise is folded and bounded in the text, saying how
+// many lines were left out.
+func TestCompileTextUnclassifiedBounded(t *testing.T) {
+	r := &pb.CompileReport{Input: &pb.Input{Path: "x.aimodel"}, UnclassifiedLines: 1003, UnclassifiedNotKept: 700,
+		Unclassified: []*pb.LogLine{{Line: 3, Text: "noise", Count: 300}, {Line: 4, Text: "other", Count: 3}}}
+	var b strings.Builder
+	if err := writeCompileText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(1003 line(s), 2 distinct)", "stderr:3 (x300): noise", "stderr:4 (x3): other", "700 more line(s) not shown"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

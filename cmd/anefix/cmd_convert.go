@@ -27,14 +27,18 @@ Examples:
   anefix convert - -o out.mlirb < in.mlir                 # a pipe
   anefix convert model.h18p.aimodelc -o copy.h18p.aimodelc  # a compiled package, copied whole
 
-A compiled package (.aimodelc) is read (main.hash checked) and copied file
-by file, unchanged; it is never re-encoded.`,
+A compiled package (.aimodelc) is read (main.hash checked, links not
+followed, within --max-memory) and copied file by file, unchanged, holes in
+sparse files kept; it is never re-encoded. What the reader could not read
+besides main.hash is copied as it is, with a warning (inspect lists it).`,
 		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
 			out := fs.StringP("output", "o", "", "output path, or - for stdout (required)")
 			emit := fs.String("emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
 			force := fs.Bool("force", false, "replace an existing output")
 			version := fs.Int("bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
 			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+			maxMem := sizeFlag(8 << 30)
+			fs.Var(&maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
 			return func(env *Env, args []string) error {
 				if len(args) != 1 {
 					return usagef("want exactly one input, got %d", len(args))
@@ -43,7 +47,10 @@ by file, unchanged; it is never re-encoded.`,
 					return usagef("-o OUT is required")
 				}
 				if isCompiledPackage(args[0]) {
-					return convertCompiled(env, args[0], *out, *emit, *version, *force, *ignoreHash)
+					return convertCompiled(env, args[0], *out, *emit, *version, *force, *ignoreHash, int64(maxMem))
+				}
+				if fs.Changed("max-memory") {
+					return usagef("--max-memory applies to a compiled package (.aimodelc) here; %s is not one", args[0])
 				}
 				if err := checkOutputFlags(*emit, *version); err != nil {
 					return err
@@ -57,7 +64,9 @@ by file, unchanged; it is never re-encoded.`,
 				if err != nil {
 					return err
 				}
-				if err := graph.Verify(ld.Module); err != nil {
+				// The writer's own whole-module check, made here to name the
+				// input: convert runs no pass, so what it would refuse is IN's.
+				if err := graph.VerifyWritable(ld.Module); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})

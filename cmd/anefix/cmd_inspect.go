@@ -35,7 +35,9 @@ the Neural Engine, and the file each of those facts came from (the
 delegate's manifest.plist, the specialized .mpsgraph, ANE region
 directories), saying where two sources disagree; plus metadata.json and
 stats.json. --source X.aimodel compares metadata.json's sourceHash with the
-SHA-256 of X's main.mlirb.
+SHA-256 of X's main.mlirb. Where the manifest names an entry function's
+states (mps.stateInputIndices), it prints them with their types from the
+specialized graph. --max-memory bounds the reader's heap (default 8GiB).
 
 Examples:
   anefix inspect testdata/mlir/pretty/hybrid_layer.mlir
@@ -46,6 +48,8 @@ Examples:
 			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
 			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 			source := fs.String("source", "", "for a compiled package: the .aimodel it was compiled from, to compare with metadata.json's sourceHash")
+			maxMem := sizeFlag(8 << 30)
+			fs.Var(&maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
 			return func(env *Env, args []string) error {
 				if len(args) != 1 {
 					return usagef("inspect takes exactly one input (a model path or -), got %d", len(args))
@@ -54,10 +58,13 @@ Examples:
 				if *source != "" && !compiled {
 					return usagef("--source applies to a compiled package (.aimodelc); %s is not one", args[0])
 				}
+				if fs.Changed("max-memory") && !compiled {
+					return usagef("--max-memory applies to a compiled package (.aimodelc) here; %s is not one", args[0])
+				}
 				var rep *pb.InspectReport
 				var err error
 				if compiled {
-					rep, err = inspectCompiled(args[0], *source, *ignoreHash)
+					rep, err = inspectCompiled(args[0], *source, *ignoreHash, int64(maxMem))
 				} else {
 					rep, err = inspectInput(env, args[0], *ignoreHash)
 				}

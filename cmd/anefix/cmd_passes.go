@@ -77,7 +77,7 @@ func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
 		pi := &pb.PassInfo{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
 			Constraints: passConstraints(p.Name)}
 		for _, o := range p.Options {
-			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind.String(), Default: o.Default, Doc: o.Doc})
+			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind.String(), Default: o.Default, Doc: o.Doc, Values: o.Values})
 		}
 		out.Passes = append(out.Passes, pi)
 	}
@@ -163,6 +163,9 @@ func writePassDoc(w io.Writer, p *passes.Pass) {
 			def = `""`
 		}
 		fmt.Fprintf(w, "  %s (%s, default %s)\n      %s\n", o.Name, o.Kind, def, o.Doc)
+		if len(o.Values) > 0 {
+			fmt.Fprintf(w, "      values: %s\n", strings.Join(o.Values, ", "))
+		}
 	}
 	if cs := passConstraints(p.Name); len(cs) > 0 {
 		fmt.Fprintf(w, "\nOrdering:\n")

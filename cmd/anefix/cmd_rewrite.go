@@ -172,7 +172,13 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		if err := writeRewriteReport(env, o, rep); err != nil {
 			fmt.Fprintf(env.Stderr, "anefix rewrite: %v\n", err)
 		}
-		return fmt.Errorf("%s: %w; nothing written", in, runErr)
+		err := fmt.Errorf("%s: %w; nothing written", in, runErr)
+		if passes.IsUsage(runErr) {
+			// An option value only the model can refute (an islands
+			// pattern that matches no op): the command line is wrong.
+			return withCode(exitUsage, err)
+		}
+		return err
 	}
 
 	if rep.Check, err = rwVerdict(ld.Module); err != nil {

@@ -968,6 +968,41 @@ func TestRewriteBytecodeVersion(t *testing.T) {
 	}
 }
 
+// A mistyped option value is a usage error (exit 2) and writes nothing:
+// enum values when the pipeline is built, an islands pattern that matches
+// no op of the model when strip-fp32-casts sees it (issue 20:
+// islands=alll was accepted with a note and retyped nothing).
+func TestRewriteRefusesMistypedOptions(t *testing.T) {
+	cases := []struct {
+		set  string
+		code int
+		want []string
+	}{
+		{"strip-fp32-casts.islands=alll", exitUsage, []string{`"alll" is not a keyword`, "matches no op id or source", "(valid: blockers, norms, all)"}},
+		{"strip-fp32-casts.exclude=*qwen3_5.py:1999*", exitUsage, []string{`exclude pattern "*qwen3_5.py:1999*" matches no op id or source`}},
+		{"promote-states.form=handles", exitUsage, []string{`"handles" is not auto, attribute or handle`}},
+		{"fold-io-unsqueeze.other-users=reshap", exitUsage, []string{`"reshap" is not reshape or skip`}},
+		{"strip-fp32-casts.islands=*qwen3_5.py:199*", exitOK, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.set, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o.aimodel")
+			code, _, errs := runCLI(t, "", "rewrite", filepath.Join("..", "..", "testdata", "synth", "armA.aimodel"), "-o", out, "--set", c.set)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, c.code, errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			if _, err := os.Lstat(out); (err == nil) != (c.code == exitOK) {
+				t.Errorf("output written: %v, exit %d", err == nil, code)
+			}
+		})
+	}
+}
+
 // Rewriting a rewrite's output changes nothing, byte for byte, in every
 // file of the bundle: the model (the pipeline reached its fixpoint the first
 // time) and anefix.json (which keeps the first run's changes: a host still

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,5 +88,31 @@ func TestVerifyUsage(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args[1:], code, errs, c.code, c.want)
 		}
+	}
+}
+
+// verify runs graphs whose first output is an integer or boolean tensor
+// (issue 20: si32 and i1 outputs panicked in the argmax, exit 2, even
+// against themselves), and one whose output holds nothing.
+func TestVerifyNonFloatOutputs(t *testing.T) {
+	for _, c := range []struct{ in, out, want string }{
+		{"tensor<1x4xf32>", "tensor<1x4xsi32>", "top-1 agreement: 3/3"},
+		{"tensor<1x4xf32>", "tensor<1x4xi1>", "top-1 agreement: 3/3"},
+		{"tensor<4xf32>", "tensor<4xui8>", "top-1 agreement: 3/3"},
+		{"tensor<1x0xf32>", "tensor<1x0xf16>", "holds no elements"},
+	} {
+		t.Run(c.out, func(t *testing.T) {
+			in := c.in
+			src := "module {\n  coreai.graph @main(%ids: tensor<1x1xsi32> {coreai.name = \"input_ids\"}, %x: " + in + " {coreai.name = \"x\"}) -> (" + c.out + " {coreai.name = \"logits\"}) {\n" +
+				"    %0 = coreai.cast %x : " + in + " to " + c.out + "\n    coreai.output %0 : " + c.out + "\n  }\n}\n"
+			p := filepath.Join(t.TempDir(), "m.mlir")
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runCLI(t, "", "verify", p, p, "--steps", "3")
+			if code != exitOK || !strings.Contains(out, c.want) {
+				t.Errorf("exit %d\n%s%s", code, out, errs)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ package main
 // placement, convert copies them, every other command refuses them.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/graph/interp/compare"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -41,11 +43,11 @@ func compiledRefusal(path string) error {
 }
 
 // inspectCompiled reads a compiled package for inspect.
-func inspectCompiled(path, source string, ignoreHash bool) (*pb.InspectReport, error) {
+func inspectCompiled(path, source string, ignoreHash bool, maxMemory int64) (*pb.InspectReport, error) {
 	pkg, _ := compiledPackagePath(path)
-	p, err := aimodelc.Open(pkg, aimodelc.Options{IgnoreHash: ignoreHash, Source: source})
+	p, err := aimodelc.Open(pkg, aimodelc.Options{IgnoreHash: ignoreHash, Source: source, MaxMemory: maxMemory})
 	if err != nil {
-		return nil, err
+		return nil, memoryMessage(err)
 	}
 	// Input.kind stays unspecified: the schema's kinds are editable inputs;
 	// compiled says what this one is.
@@ -103,6 +105,13 @@ func compiledReport(p *aimodelc.Package) *pb.CompiledPackage {
 			RequestedDevice: f.Requested, RequestedDeviceEvidence: f.RequestedEvidence, UseAneLlir: f.UseANELLIR,
 			AneEvidence: f.ANE.Evidence, GpuEvidence: f.GPU.Evidence, FullyOnAneEvidence: f.FullyOnANE.Evidence,
 			Disagreements: f.Disagreements, RegionDirs: f.RegionDirs, RegionSymbols: f.RegionSymbols,
+			ValuedAttributes: f.Valued, StatesEvidence: f.StatesEvidence,
+		}
+		for _, s := range f.States {
+			pf.StateInputs = append(pf.StateInputs, &pb.CompiledPackage_StateInput{Index: int32Ptr(s.Index), Type: s.Type})
+		}
+		for _, r := range f.TokenResults {
+			pf.TokenResults = append(pf.TokenResults, int32(r))
 		}
 		if f.ANE.Known {
 			pf.AneRegions = int32Ptr(f.ANE.N)
@@ -127,6 +136,32 @@ func compiledReport(p *aimodelc.Package) *pb.CompiledPackage {
 }
 
 func int32Ptr(n int) *int32 { v := int32(n); return &v }
+
+// itemLine keeps an item of the report (a problem, an evidence line) on
+// its line: the readers quote the names they put in one (graph/bundle's
+// DisplayName), and a line break that still came from the package's
+// content is shown escaped rather than starting a line of its own.
+func itemLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+}
+
+func itemLines(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = itemLine(s)
+	}
+	return out
+}
+
+// quoteNames quotes names from the package (entries, functions,
+// attributes) as paths are (escape.go).
+func quoteNames(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = quotePath(s)
+	}
+	return out
+}
 
 // writeCompiledText prints a compiled package's report.
 func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
@@ -182,17 +217,17 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 		fmt.Fprintf(&b, "  stats.json: %d ops of %d kinds; storage %s; compute %s\n", total, len(ops), strings.Join(st, ", "), strings.Join(c.GetComputeTypes(), ", "))
 	}
 	for _, d := range c.GetDelegates() {
-		fmt.Fprintf(&b, "  delegate %s (package version %s)\n", d.GetDir(), strings.Join(d.GetPackageVersions(), ", "))
+		fmt.Fprintf(&b, "  delegate %s (package version %s)\n", quotePath(d.GetDir()), strings.Join(quoteNames(d.GetPackageVersions()), ", "))
 		for _, h := range d.GetAneRegionsHash() {
-			fmt.Fprintf(&b, "    ANERegionsHash %s\n", h)
+			fmt.Fprintf(&b, "    ANERegionsHash %s\n", quotePath(h))
 		}
 	}
 	for _, f := range c.GetFunctions() {
-		fmt.Fprintf(&b, "\nentry function %s (@%s in %s)\n", f.GetName(), f.GetSymbol(), f.GetGraphFile())
+		fmt.Fprintf(&b, "\nentry function %s (@%s in %s)\n", quotePath(f.GetName()), quotePath(f.GetSymbol()), quotePath(f.GetGraphFile()))
 		line := func(label, value string, ev []string) {
-			fmt.Fprintf(&b, "  %-14s %s\n", label, value)
+			fmt.Fprintf(&b, "  %-14s %s\n", label, itemLine(value))
 			for _, e := range ev {
-				fmt.Fprintf(&b, "  %-14s   <- %s\n", "", e)
+				fmt.Fprintf(&b, "  %-14s   <- %s\n", "", itemLine(e))
 			}
 		}
 		req := f.GetRequestedDevice()
@@ -210,23 +245,41 @@ func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
 			fully = map[bool]string{true: "yes", false: "no"}[f.GetFullyOnAne()]
 		}
 		line("fully on ANE:", fully, f.GetFullyOnAneEvidence())
-		if a := f.GetAttributes(); len(a) > 0 {
+		if s := f.GetStateInputs(); len(s) > 0 {
+			var in []string
+			for _, x := range s {
+				if x.GetType() != "" {
+					in = append(in, fmt.Sprintf("%d (%s)", x.GetIndex(), x.GetType()))
+				} else {
+					in = append(in, fmt.Sprint(x.GetIndex()))
+				}
+			}
+			line("states:", plural(len(in), "input ", "inputs ")+strings.Join(in, ", "), f.GetStatesEvidence())
+		}
+		if r := f.GetTokenResults(); len(r) > 0 {
+			var rs []string
+			for _, x := range r {
+				rs = append(rs, fmt.Sprint(x))
+			}
+			line("token results:", strings.Join(rs, ", ")+" (mps.tokenResIndices)", nil)
+		}
+		if a := append(quoteNames(f.GetAttributes()), f.GetValuedAttributes()...); len(a) > 0 {
 			line("attributes:", strings.Join(a, ", "), nil)
 		}
 		if f.GetUseAneLlir() != "" {
 			line("useANELLIR:", f.GetUseAneLlir(), nil)
 		}
 		for _, d := range f.GetDisagreements() {
-			fmt.Fprintf(&b, "  DISAGREE: %s\n", d)
+			fmt.Fprintf(&b, "  DISAGREE: %s\n", itemLine(d))
 		}
 		fmt.Fprintf(&b, "  %s\n", placementVerdict(f))
 	}
 	if u := c.GetUnattributedRegionDirs(); len(u) > 0 {
-		fmt.Fprintf(&b, "\nANE region directories of no entry function: %s\n", strings.Join(u, ", "))
+		fmt.Fprintf(&b, "\nANE region directories of no entry function: %s\n", strings.Join(quoteNames(u), ", "))
 	}
 	if pr := c.GetProblems(); len(pr) > 0 {
 		fmt.Fprintf(&b, "\nunknowns and problems:\n")
-		for _, s := range pr {
+		for _, s := range itemLines(pr) {
 			fmt.Fprintf(&b, "  - %s\n", s)
 		}
 	}
@@ -261,9 +314,13 @@ func placementVerdict(f *pb.CompiledPackage_Function) string {
 	return "partly on the Neural Engine"
 }
 
-// convertCompiled copies a compiled package whole, after reading it (so a
-// damaged package, or one whose main.hash does not match, is refused).
-func convertCompiled(env *Env, in, out, emit string, version int, force, ignoreHash bool) error {
+// convertCompiled copies a compiled package whole after reading it. What
+// refuses the copy is what aimodelc.Open refuses: not a package, a special
+// file or a link leaving the tree, a main.hash that does not match
+// main-<arch>.mlirb (unless --ignore-hash), or --max-memory. Everything else
+// Open could not read (the manifest, a graph, metadata) is copied as it is
+// and counted in a warning; inspect lists it.
+func convertCompiled(env *Env, in, out, emit string, version int, force, ignoreHash bool, maxMemory int64) error {
 	if emit != "" || version != 0 {
 		return usagef("a compiled package (.aimodelc) is copied as it is; --emit and --bytecode-version do not apply (convert its single files instead)")
 	}
@@ -276,14 +333,41 @@ func convertCompiled(env *Env, in, out, emit string, version int, force, ignoreH
 	if !aimodelc.IsPackage(in) {
 		return fmt.Errorf("%s is an LLM bundle holding a compiled package; convert copies a compiled package itself: give its .aimodelc directory", in)
 	}
-	p, err := aimodelc.Open(in, aimodelc.Options{IgnoreHash: ignoreHash})
+	p, err := aimodelc.Open(in, aimodelc.Options{IgnoreHash: ignoreHash, MaxMemory: maxMemory})
 	if err != nil {
-		return err
+		return memoryMessage(err)
 	}
 	res, err := bundle.WriteTree(out, p.Root, in, bundle.TreeOptions{Force: force, Marker: p.MainFile, Progress: progressFile(env)})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "wrote %s (compiled package, %d files, %d bytes, copied unchanged)\n", out, res.Files, res.Bytes)
+	if n := len(p.Problems); n > 0 {
+		fmt.Fprintf(env.Stderr, "warning: the package has %d %s anefix copied as %s (anefix inspect %s lists %s)\n",
+			n, plural(n, "problem", "problems"), plural(n, "it is", "they are"), in, plural(n, "it", "them"))
+	}
 	return nil
+}
+
+// memoryMessage words the package reader's memory refusal as verify's is
+// worded (graph/interp/compare), with its sizes in binary units.
+func memoryMessage(err error) error {
+	var me *aimodelc.MemoryError
+	if !errors.As(err, &me) {
+		return err
+	}
+	need := "more than the limit"
+	if me.Need > 0 {
+		need = "an estimated " + compare.FormatBytes(me.Need)
+	}
+	return fmt.Errorf("reading %s needs %s of heap by the package reader's estimates (graph/aimodelc/memory.go), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory",
+		me.What, need, compare.FormatBytes(me.Limit))
+}
+
+// plural picks the word form for a count.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

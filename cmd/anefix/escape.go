@@ -3,30 +3,26 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/anefix/anefix/graph/bundle"
 )
 
 // File names may hold any byte but NUL and '/': a name with a newline,
 // carriage return or terminal escape would forge lines or recolour the
 // terminal when printed raw. Every report and message anefix prints for
 // people goes through a safeWriter (run wires it to stderr, and to stdout
-// unless the command writes a model there), so this is the one place that
-// decides how such names look.
+// unless the command writes a model there); how a name is quoted is
+// graph/bundle's DisplayName, which the readers use for the names of the
+// entries they report.
 
 // isControl reports the runes printed escaped: C0 controls, DEL and C1
 // controls.
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) }
+func isControl(r rune) bool { return bundle.IsControl(r) }
 
 // quotePath returns p unchanged when it prints as itself, else Go-quoted
 // ("a\nb"), so that the name can still be typed back.
-func quotePath(p string) string {
-	if !utf8.ValidString(p) || strings.IndexFunc(p, isControl) >= 0 {
-		return strconv.Quote(p)
-	}
-	return p
-}
+func quotePath(p string) string { return bundle.DisplayName(p) }
 
 // escapeControls escapes the control characters of s except newline and
 // tab, which the messages themselves use.

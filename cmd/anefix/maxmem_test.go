@@ -34,6 +34,9 @@ func TestVerifyMaxMemory(t *testing.T) {
 	}{
 		{"huge, default 8GiB", []string{hugeConstant(t, "1x100000x100000"), hugeConstant(t, "1x100000x100000")}, exitFailure, "over the limit of 8.0 GiB (--max-memory)"},
 		{"1.6 GB, 1GiB", []string{hugeConstant(t, "1x20000x20000"), hugeConstant(t, "1x20000x20000"), "--max-memory", "1GiB"}, exitFailure, "estimated 3.0 GiB"},
+		// The count wraps to 0 in int64: it passed the estimate, then
+		// panicked in compare (exit 2) before the checked sizes.
+		{"count past int64", []string{hugeConstant(t, "1x4294967296x4294967296"), hugeConstant(t, "1x4294967296x4294967296")}, exitFailure, "its element count does not fit in int64"},
 		{"armA, 1KiB", []string{armA, armA, "--max-memory", "1KiB", "--steps", "1"}, exitFailure, "over the limit of 1.0 KiB"},
 		{"armA, default", []string{armA, armA, "--steps", "1"}, exitOK, ""},
 		{"armA, bare bytes", []string{armA, armA, "--steps", "1", "--max-memory", "1048576"}, exitOK, ""},

@@ -21,5 +21,8 @@
 //
 // A count is reported only with the evidence it came from; when two sources
 // disagree the package says so and the count is marked unknown rather than
-// picked.
+// picked. The manifest is decoded by graph/plist within its limits and may
+// hold any value anywhere: stateful packages list dictionaries among the
+// entry function attributes (coreai-facts §0), read as the function's
+// states; a value of another shape is a Problem, never a guess.
 package aimodelc

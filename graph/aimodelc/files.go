@@ -42,27 +42,55 @@ var bytecodeMagic = []byte{0x4D, 0x4C, 0xEF, 0x52}
 func relErr(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+		return &fs.PathError{Op: strings.TrimSuffix(pe.Op, "at"), Path: q(name), Err: pe.Err}
 	}
 	return err
 }
 
-// readSmall reads a regular file of at most max bytes (bundle.ReadSmallFile);
-// name stands for p in errors.
-func readSmall(p, name string, max int64) ([]byte, error) {
-	b, err := bundle.ReadSmallFile(p, name, max)
-	return b, relErr(name, err)
+// q is how an entry's name (or a name from the manifest) appears in a
+// message: Go-quoted when it holds a control character, so that a newline
+// in a name cannot forge a line of the report (bundle.DisplayName).
+func q(name string) string { return bundle.DisplayName(name) }
+
+func qs(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = q(n)
+	}
+	return out
 }
 
-// sha256File is the upper-case hex SHA-256 of a file's bytes.
+// readSmall reads the member rel of the package root whole, when it is a
+// regular file (no symbolic link anywhere in its path) of at most max
+// bytes (bundle.ReadMember).
+func readSmall(root, rel string, max int64) ([]byte, error) {
+	return bundle.ReadMember(root, rel, max)
+}
+
+// sha256File is the upper-case hex SHA-256 of a file's bytes; name stands
+// for p in errors. For the file --source names (the user's, not a member).
 func sha256File(p, name string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", relErr(name, err)
 	}
 	defer f.Close()
+	return sha256Of(f, name)
+}
+
+// sha256Member is sha256File of a package member, opened as readSmall does.
+func sha256Member(root, rel string) (string, error) {
+	f, _, err := bundle.OpenMember(root, rel)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return sha256Of(f, rel)
+}
+
+func sha256Of(r io.Reader, name string) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", fmt.Errorf("reading %s: %w", name, relErr(name, err))
 	}
 	return strings.ToUpper(hex.EncodeToString(h.Sum(nil))), nil
@@ -82,7 +110,7 @@ type HashCheck struct {
 // anefix versions wrote) and compares it with the main file's digest.
 func checkHash(root, mainName string) (HashCheck, error) {
 	var hc HashCheck
-	b, err := readSmall(filepath.Join(root, HashFile), HashFile, maxHashFile)
+	b, err := readSmall(root, HashFile, maxHashFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return hc, nil
 	}
@@ -99,7 +127,7 @@ func checkHash(root, mainName string) (HashCheck, error) {
 	if form != bundle.HashRaw {
 		hc.Form = "hex"
 	}
-	if hc.Got, err = sha256File(filepath.Join(root, mainName), mainName); err != nil {
+	if hc.Got, err = sha256Member(root, mainName); err != nil {
 		return hc, err
 	}
 	hc.Matches = hc.Got == hc.Want
@@ -114,15 +142,26 @@ type Metadata struct {
 }
 
 func parseMetadata(b []byte, name string) (*Metadata, error) {
-	var raw map[string]json.RawMessage
+	// Into a struct, not a map of every key: a metadata.json of many keys
+	// then costs the key list below, not a copy of each value as well.
+	var raw struct {
+		Producer     json.RawMessage `json:"producer"`
+		SourceHash   json.RawMessage `json:"sourceHash"`
+		AssetVersion json.RawMessage `json:"assetVersion"`
+		CreationDate json.RawMessage `json:"creationDate"`
+	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%s is not a JSON object: %v", name, err)
 	}
 	md := &Metadata{Keys: jsonKeys(b)}
-	for key, dst := range map[string]*string{"producer": &md.Producer, "sourceHash": &md.SourceHash, "assetVersion": &md.AssetVersion, "creationDate": &md.CreationDate} {
-		if v, ok := raw[key]; ok {
-			if err := json.Unmarshal(v, dst); err != nil {
-				return nil, fmt.Errorf("%s: %q is not a string: %v", name, key, err)
+	for _, f := range []struct {
+		key string
+		v   json.RawMessage
+		dst *string
+	}{{"producer", raw.Producer, &md.Producer}, {"sourceHash", raw.SourceHash, &md.SourceHash}, {"assetVersion", raw.AssetVersion, &md.AssetVersion}, {"creationDate", raw.CreationDate, &md.CreationDate}} {
+		if f.v != nil {
+			if err := json.Unmarshal(f.v, f.dst); err != nil {
+				return nil, fmt.Errorf("%s: %q is not a string: %v", name, f.key, err)
 			}
 		}
 	}
@@ -194,44 +233,37 @@ type GraphFile struct {
 	Producer string // bytecode producer; "" for text
 }
 
-// ReadGraph reads an MLIR bytecode file (a real package's main file and
-// .mpsgraph files), or MLIR text, which only stand-ins hold: the stand-in
-// compiler in testdata/compiler writes its specialized graph as text.
-// Blobs are not needed here, so the file is closed before returning. name
-// is used in errors.
-func ReadGraph(p, name string) (*GraphFile, error) {
-	f, err := os.Open(p)
+// ReadGraph reads the member rel of the package root (opened as readSmall
+// does): MLIR bytecode (a real package's main file and .mpsgraph files),
+// or MLIR text, which only stand-ins hold: the stand-in compiler in
+// testdata/compiler writes its specialized graph as text. Blobs are not
+// needed here, so the file is closed before returning.
+func ReadGraph(root, rel string) (*GraphFile, error) {
+	f, fi, err := bundle.OpenMember(root, rel)
 	if err != nil {
-		return nil, relErr(name, err)
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, relErr(name, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
 	head := make([]byte, 4)
 	n, _ := f.ReadAt(head, 0)
 	if n == 4 && bytes.Equal(head, bytecodeMagic) {
-		m, src, err := bytecode.Read(f, fi.Size(), name)
+		m, src, err := bytecode.Read(f, fi.Size(), q(rel))
 		if err != nil {
 			return nil, err
 		}
 		return &GraphFile{Module: m, Version: src.Version, Producer: src.Producer}, nil
 	}
 	if fi.Size() > maxTextGraph {
-		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text of a sensible size (%d bytes)", name, fi.Size())
+		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text of a sensible size (%d bytes)", q(rel), fi.Size())
 	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, err
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", q(rel), relErr(rel, err))
 	}
 	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text (byte %d is NUL)", name, i)
+		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text (byte %d is NUL)", q(rel), i)
 	}
-	m, _, err := mlirtext.Parse(name, string(b))
+	m, _, err := mlirtext.Parse(q(rel), string(b))
 	if err != nil {
 		return nil, err
 	}

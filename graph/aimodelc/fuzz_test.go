@@ -4,12 +4,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // FuzzParseManifest: any bytes give a manifest or an error naming the file,
 // never a panic. Seeds are the real packages' manifests, read at test time
-// (never copied into testdata), plus the stand-in compiler's.
+// (never copied into testdata), the stateful stand-in's in its three forms
+// (testdata/compiled), small forms of the hostile shapes (deep "(", the
+// doubling DAG), plus hand-written ones.
 func FuzzParseManifest(f *testing.F) {
 	ds, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "apple-compiled", "*.aimodelc"))
 	for _, d := range ds {
@@ -22,6 +25,17 @@ func FuzzParseManifest(f *testing.F) {
 		`<dict><key>File Name</key><string>s.mpsgraph</string></dict></dict></dict></dict></dict></plist>`))
 	f.Add([]byte(`{ "Package Version" = { "1" = { ANERegionsHash = { h18p = "x"; }; }; }; }`)) // OpenStep
 	f.Add([]byte("bplist00"))
+	for _, p := range []string{
+		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in.h18p.aimodelc", filepath.FromSlash(pkgDir), ManifestFile),
+		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in-manifest.binary.plist"),
+		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in-manifest.openstep.plist"),
+	} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(strings.Repeat("(", 300)))
+	f.Add(dagPlist(12))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ParseManifest(b, "manifest.plist")
 		if err != nil {
@@ -31,8 +45,11 @@ func FuzzParseManifest(f *testing.F) {
 			return
 		}
 		for _, fn := range m.Functions {
-			if fn.Name == "" || fn.File == "" {
-				t.Fatalf("function without name or file: %+v", fn)
+			if fn.Name == "" {
+				t.Fatalf("function without a name: %+v", fn)
+			}
+			if fn.HasStateInputs != (fn.StateInputs != nil) {
+				t.Fatalf("state inputs %v, HasStateInputs %v", fn.StateInputs, fn.HasStateInputs)
 			}
 		}
 	})

@@ -38,12 +38,23 @@ type GraphPlacement struct {
 	Symbols []RegionSymbol
 	// FuncAttrs maps a function symbol to its discardable attributes.
 	FuncAttrs map[string]*graph.DictAttr
+	// Signatures maps a function symbol to its inputs and results.
+	Signatures map[string]Signature
 	// ModuleAttrs are the top-level op's attributes; the corpus's carry the
 	// compilation descriptor again (mps.preferredDevice = 1 : ui64, …).
 	ModuleAttrs *graph.DictAttr
 	// Problems are region_type values or property blobs this reader cannot
 	// read; they make the counts they touch unknown.
 	Problems []string
+}
+
+// Signature is what a function's body says about its interface: the types
+// of its entry block's arguments, and the number of values its body's
+// terminator returns (-1 when the body is not a single block ending in an
+// op without regions, so the count is not read).
+type Signature struct {
+	Args    []string
+	Results int
 }
 
 // RegionSymbol is a symbol of the form <owner>_<TYPE>_region_<i>[_nested_<n>].
@@ -55,10 +66,11 @@ type RegionSymbol struct {
 // ReadPlacement walks a specialized graph for region_type attributes and
 // region symbols. It only reads the IR.
 func ReadPlacement(m *graph.Module) *GraphPlacement {
-	gp := &GraphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, ModuleAttrs: m.Op.Attrs}
+	gp := &GraphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, Signatures: map[string]Signature{}, ModuleAttrs: m.Op.Attrs}
 	m.Walk(func(op *graph.Operation) bool {
 		if s, ok := op.Inherent("sym_name").(*graph.StringAttr); ok && len(op.Regions) > 0 {
 			gp.FuncAttrs[s.Value] = op.Attrs
+			gp.Signatures[s.Value] = signatureOf(op)
 			if p := regionSymRe.FindStringSubmatch(s.Value); p != nil {
 				gp.Symbols = append(gp.Symbols, RegionSymbol{Name: s.Value, Owner: p[1], Type: p[2], Index: p[3], Nested: p[4] != ""})
 			}
@@ -93,6 +105,21 @@ func ReadPlacement(m *graph.Module) *GraphPlacement {
 	})
 	sort.Slice(gp.Symbols, func(i, j int) bool { return gp.Symbols[i].Name < gp.Symbols[j].Name })
 	return gp
+}
+
+func signatureOf(op *graph.Operation) Signature {
+	sig := Signature{Results: -1}
+	blocks := op.Regions[0].Blocks
+	if len(blocks) == 0 {
+		return sig
+	}
+	for _, a := range blocks[0].Args() {
+		sig.Args = append(sig.Args, a.Type().String())
+	}
+	if ops := blocks[0].Ops(); len(blocks) == 1 && len(ops) > 0 && len(ops[len(ops)-1].Regions) == 0 {
+		sig.Results = ops[len(ops)-1].NumOperands()
+	}
+	return sig
 }
 
 // enclosingSymbol is the sym_name of the nearest enclosing op that has one.

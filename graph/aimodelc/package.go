@@ -9,14 +9,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/anefix/anefix/graph/plist"
 )
 
 // mainFileRe is the main file of a compiled package: main-<arch>.mlirb.
 var mainFileRe = regexp.MustCompile(`^main-([A-Za-z0-9_]+)\.mlirb$`)
 
 // regionDirRe is an ANE region directory, <fn>_ANE_region_<i>_<j>.bc (from
-// public build scripts; see the package comment).
-var regionDirRe = regexp.MustCompile(`^(.+)_ANE_region_([0-9]+)_([0-9]+)\.bc$`)
+// public build scripts; see the package comment). (?s): a hostile name
+// holding a newline is still one, and is reported quoted.
+var regionDirRe = regexp.MustCompile(`(?s)^(.+)_ANE_region_([0-9]+)_([0-9]+)\.bc$`)
 
 // Options tune Open.
 type Options struct {
@@ -26,6 +29,10 @@ type Options struct {
 	// Source, when set, is the .aimodel directory (or a bytecode file)
 	// metadata.json's sourceHash is compared with.
 	Source string
+	// MaxMemory, when > 0, refuses (a *MemoryError) a package whose reading
+	// would need more heap than this at any step, by the estimates in
+	// memory.go, before the step allocates.
+	MaxMemory int64
 }
 
 // Package is a compiled package as read.
@@ -54,6 +61,9 @@ type Package struct {
 	Files    int
 	Bytes    int64
 	Source   *SourceCheck
+
+	maxMemory int64
+	sizes     map[string]int64 // regular files by relative path, from walk
 }
 
 // Delegate is one .mpsgraphpackage.
@@ -98,7 +108,16 @@ type Function struct {
 	Symbol string // its symbol in the specialized graph
 	// Delegate and GraphFile are relative to Root.
 	Delegate, GraphFile string
-	Attributes          []string
+	// Attributes are the manifest's string attributes, Valued its
+	// dictionary ones ("mps.stateInputIndices = [0, 1]").
+	Attributes, Valued []string
+	// States are the inputs the manifest names as states
+	// (mps.stateInputIndices), nil when it names none; StatesEvidence says
+	// where that and their types came from. TokenResults are the results
+	// mps.tokenResIndices names.
+	States         []StateInput
+	StatesEvidence []string
+	TokenResults   []int
 	// Requested is the device the compilation asked for ("GPU", "ANE", …,
 	// "" when unknown), with the evidence of each source.
 	Requested         string
@@ -113,6 +132,14 @@ type Function struct {
 	// RegionDirs and RegionSymbols list what the counts were made from.
 	RegionDirs    []string
 	RegionSymbols []string
+}
+
+// StateInput is an input of an entry function the manifest names a state.
+type StateInput struct {
+	Index int
+	// Type is the input's type in the specialized graph; "" when the graph
+	// could not be read or has no such input.
+	Type string
 }
 
 // SourceCheck compares metadata.json's sourceHash with a given .aimodel.
@@ -149,7 +176,7 @@ func IsPackage(dir string) bool {
 // (public build scripts ship an .aimodelc with tokenizer/ that way). ok is
 // false for anything else, including assets.main leaving the directory.
 func InBundle(dir string) (string, bool) {
-	b, err := readSmall(filepath.Join(dir, MetadataFile), MetadataFile, maxSmallFile)
+	b, err := readSmall(dir, MetadataFile, maxSmallFile)
 	if err != nil {
 		return "", false
 	}
@@ -189,9 +216,12 @@ func findMain(root, display string) (string, error) {
 }
 
 // Open reads the compiled package at path. It returns an error when path
-// is not a compiled package or its main.hash does not match; everything
-// else it cannot read becomes a Problem and makes the counts it touches
-// unknown.
+// is not a compiled package, holds a special file, its main.hash or main
+// file cannot be read (a symbolic link, no permission) or main.hash does
+// not match, or a step passes Options.MaxMemory (a *MemoryError);
+// everything else it cannot read becomes a Problem and makes only what
+// depends on it unknown. Members are opened with bundle.OpenMember: no
+// symbolic link is followed, only regular files are read.
 func Open(path string, opts Options) (*Package, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -205,11 +235,10 @@ func Open(path string, opts Options) (*Package, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %w", err)
 	}
-	p := &Package{Path: path, Root: root, MainFile: mainName, Arch: mainFileRe.FindStringSubmatch(mainName)[1]}
+	p := &Package{Path: path, Root: root, MainFile: mainName, Arch: mainFileRe.FindStringSubmatch(mainName)[1], maxMemory: opts.MaxMemory}
 	if err := p.walk(); err != nil {
 		return nil, fmt.Errorf("input %s: %w", path, err)
 	}
-	mainPath := filepath.Join(root, mainName)
 	if p.Hash, err = checkHash(root, mainName); err != nil {
 		return nil, fmt.Errorf("input %s: %w", path, err)
 	}
@@ -222,17 +251,24 @@ func Open(path string, opts Options) (*Package, error) {
 	case !p.Hash.Matches:
 		p.problem("%s: %s does not match %s (ignored with --ignore-hash)", path, HashFile, mainName)
 	}
-	p.readSmallFiles()
+	if err := p.readSmallFiles(); err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
 	// The main file's execution target also names the device
 	// ("preferredDevice=GPU" is in the corpus's string tables), but inside
 	// aicode attributes whose custom encoding anefix cannot decode, so it is
 	// not read as evidence; the main file is read for its format only.
-	if g, err := ReadGraph(mainPath, mainName); err != nil {
+	if err := p.fits(mainName, graphHeap(p.sizeOf(mainName))); err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
+	if g, err := ReadGraph(root, mainName); err != nil {
 		p.problem("cannot read %v", err)
 	} else {
 		p.Main = g
 	}
-	p.readDelegates()
+	if err := p.readDelegates(); err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
 	if opts.Source != "" {
 		if err := p.checkSource(opts.Source); err != nil {
 			return nil, err
@@ -247,15 +283,26 @@ func (p *Package) problem(format string, args ...any) {
 
 // walk lists the tree: file count and bytes, delegates, region directories.
 // Symbolic links are not followed (and noted); special files are refused.
+// Errors name paths relative to the package.
 func (p *Package) walk() error {
+	p.sizes = map[string]int64{}
 	return filepath.WalkDir(p.Root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
 		r := rel(p.Root, path)
+		if err != nil {
+			if path != p.Root && errors.Is(err, fs.ErrPermission) {
+				// A directory this user may not read: what it holds is
+				// unknown, the rest of the package is still read.
+				p.problem("%v; what it holds is unknown", relErr(r, err))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			return relErr(r, err)
+		}
 		switch t := d.Type(); {
 		case t&fs.ModeSymlink != 0:
-			p.problem("%s is a symbolic link; not followed", r)
+			p.problem("%s is a symbolic link; not followed", q(r))
 			return nil
 		case d.IsDir():
 			if path == p.Root {
@@ -274,15 +321,16 @@ func (p *Package) walk() error {
 		case t.IsRegular():
 			fi, err := d.Info()
 			if err != nil {
-				return err
+				return relErr(r, err)
 			}
 			p.Files++
 			p.Bytes += fi.Size()
+			p.sizes[r] = fi.Size()
 			if strings.Contains(d.Name(), "ANE_region") && !underRegionDir(r) {
-				p.problem("%s names an ANE region but is a file, not a <fn>_ANE_region_<i>_<j>.bc directory; not counted", r)
+				p.problem("%s names an ANE region but is a file, not a <fn>_ANE_region_<i>_<j>.bc directory; not counted", q(r))
 			}
 		default:
-			return fmt.Errorf("%s is a special file (%v), which a compiled package must not contain", r, t)
+			return fmt.Errorf("%s is a special file (%v), which a compiled package must not contain", q(r), t)
 		}
 		return nil
 	})
@@ -303,7 +351,7 @@ func readRegionDir(path, r string, m []string) (RegionDir, error) {
 	rd := RegionDir{Rel: r, Prefix: m[1], I: m[2], J: m[3]}
 	err := filepath.WalkDir(path, func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return relErr(r+"/"+rel(path, q), err)
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -319,28 +367,39 @@ func readRegionDir(path, r string, m []string) (RegionDir, error) {
 	return rd, err
 }
 
-func (p *Package) readSmallFiles() {
-	if b, err := readSmall(filepath.Join(p.Root, MetadataFile), MetadataFile, maxSmallFile); err == nil {
-		if p.Metadata, err = parseMetadata(b, MetadataFile); err != nil {
+// readSmallFiles reads metadata.json and stats.json; what cannot be read
+// is a problem. The error is a *MemoryError only.
+func (p *Package) readSmallFiles() error {
+	for _, f := range []struct {
+		name  string
+		parse func([]byte) error
+	}{
+		{MetadataFile, func(b []byte) (err error) { p.Metadata, err = parseMetadata(b, MetadataFile); return err }},
+		{StatsFile, func(b []byte) (err error) { p.Stats, err = parseStats(b, StatsFile); return err }},
+	} {
+		if err := p.fits(f.name, jsonHeap(p.sizeOf(f.name))); err != nil {
+			return err
+		}
+		b, err := readSmall(p.Root, f.name, maxSmallFile)
+		switch {
+		case err == nil:
+			if err := f.parse(b); err != nil {
+				p.problem("%v", err)
+			}
+		case errors.Is(err, os.ErrNotExist):
+			if f.name == MetadataFile {
+				p.problem("no %s", MetadataFile)
+			}
+		default:
 			p.problem("%v", err)
 		}
-	} else if errors.Is(err, os.ErrNotExist) {
-		p.problem("no %s", MetadataFile)
-	} else {
-		p.problem("%v", err)
 	}
-	if b, err := readSmall(filepath.Join(p.Root, StatsFile), StatsFile, maxSmallFile); err == nil {
-		if p.Stats, err = parseStats(b, StatsFile); err != nil {
-			p.problem("%v", err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		p.problem("%v", err)
-	}
+	return nil
 }
 
 // readDelegates reads every delegate's manifest and, per entry function,
 // its specialized graph, then settles the counts.
-func (p *Package) readDelegates() {
+func (p *Package) readDelegates() error {
 	if len(p.Delegates) == 0 {
 		p.problem("no .mpsgraphpackage delegate in the package, so no entry function and no region count can be read")
 	}
@@ -349,54 +408,75 @@ func (p *Package) readDelegates() {
 	placements := map[*Function]*GraphPlacement{}
 	for di := range p.Delegates {
 		d := &p.Delegates[di]
-		mpath := filepath.Join(p.Root, filepath.FromSlash(d.Dir), ManifestFile)
 		mname := d.Dir + "/" + ManifestFile
-		b, err := readSmall(mpath, mname, maxSmallFile)
+		size := p.sizeOf(mname)
+		if err := p.fits(mname, size); err != nil {
+			return err
+		}
+		b, err := readSmall(p.Root, mname, maxSmallFile)
 		if err != nil {
 			p.problem("%v; this delegate's functions and regions are unknown", err)
 			continue
 		}
-		man, err := ParseManifest(b, mname)
+		man, err := parseManifest(b, q(mname), p.plistLimits(size))
+		if which, ok := manifestLimit(err); ok && which == "bytes" && p.maxMemory > 0 && p.plistLimits(size).MaxBytes < plist.DefaultLimits.MaxBytes {
+			return &MemoryError{What: q(mname) + " and its decoded values", Limit: p.maxMemory}
+		}
 		if err != nil {
 			p.problem("%v; this delegate's functions and regions are unknown", err)
 			continue
+		}
+		for _, n := range man.Notes {
+			p.problem("%s", n)
 		}
 		d.Versions, d.ANERegionsHash, d.Original = man.Versions, man.ANERegionsHash, man.Original
 		if len(man.Functions) == 0 {
-			p.problem("%s lists no optimized module, so no entry function", mname)
+			p.problem("%s lists no optimized module, so no entry function", q(mname))
 		}
 		for _, mf := range man.Functions {
 			gf := d.Dir + "/" + mf.File
-			if !filepath.IsLocal(filepath.FromSlash(mf.File)) {
-				p.problem("%s: File Name %q leaves the delegate directory; not read", mname, mf.File)
+			switch {
+			case mf.File == "":
+				gf = ""
+			case !filepath.IsLocal(filepath.FromSlash(mf.File)):
+				p.problem("%s: File Name %q leaves the delegate directory; not read", q(mname), mf.File)
 				gf = ""
 			}
-			fn := &Function{Name: mf.Name, Symbol: mf.Symbol, Delegate: d.Dir, GraphFile: gf, Attributes: mf.Attributes}
+			fn := &Function{Name: mf.Name, Symbol: mf.Symbol, Delegate: d.Dir, GraphFile: gf, Attributes: mf.Attributes, Valued: mf.Valued, TokenResults: mf.TokenResults}
+			if mf.HasStateInputs {
+				for _, i := range mf.StateInputs {
+					fn.States = append(fn.States, StateInput{Index: i})
+				}
+				fn.StatesEvidence = append(fn.StatesEvidence, fmt.Sprintf("%s: Entry Function Attributes of %s: mps.stateInputIndices = %s", q(mname), q(mf.Symbol), intList(mf.StateInputs)))
+			}
 			if mf.HasUseANELLIR {
 				fn.UseANELLIR = fmt.Sprint(mf.UseANELLIR)
 			}
 			if mf.HasPreferredDevice {
 				fn.Requested = DeviceName(mf.PreferredDevice)
 				fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: compilationDescriptor.preferredDevice = %d (%s; MPSGraphComputeDevice bit values, a guess from public bindings)",
-					mname, mf.PreferredDevice, fn.Requested))
+					q(mname), mf.PreferredDevice, fn.Requested))
 			}
 			if mf.HasAllowedComputeDevices {
 				fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: compilationDescriptor.allowedComputeDevices = %d (%s)",
-					mname, mf.AllowedComputeDevices, DeviceName(mf.AllowedComputeDevices)))
+					q(mname), mf.AllowedComputeDevices, DeviceName(mf.AllowedComputeDevices)))
 			}
 			var gp *GraphPlacement
 			if gf != "" {
 				if g, ok := graphs[gf]; ok {
 					gp = g
 				} else if _, failed := graphErr[gf]; !failed {
-					if g, err := ReadGraph(filepath.Join(p.Root, filepath.FromSlash(gf)), gf); err != nil {
+					if err := p.fits(gf, graphHeap(p.sizeOf(gf))); err != nil {
+						return err
+					}
+					if g, err := ReadGraph(p.Root, gf); err != nil {
 						graphErr[gf] = err.Error()
 						p.problem("cannot read %v", err)
 					} else {
 						gp = ReadPlacement(g.Module)
 						graphs[gf] = gp
 						for _, pr := range gp.Problems {
-							p.problem("%s: %s", gf, pr)
+							p.problem("%s: %s", q(gf), pr)
 						}
 					}
 				}
@@ -417,8 +497,9 @@ func (p *Package) readDelegates() {
 		}
 	}
 	if len(p.Unattributed) > 0 {
-		p.problem("%d ANE region %s belong to no entry function of the manifest: %s", len(p.Unattributed), plural(len(p.Unattributed), "directory", "directories"), strings.Join(p.Unattributed, ", "))
+		p.problem("%d ANE region %s belong to no entry function of the manifest: %s", len(p.Unattributed), plural(len(p.Unattributed), "directory", "directories"), strings.Join(qs(p.Unattributed), ", "))
 	}
+	return nil
 }
 
 // dirsOf attributes region directories to fn: the directory's <fn> part is

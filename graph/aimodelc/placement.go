@@ -28,15 +28,17 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 	// The device requested, as the specialized graph and main file say.
 	if gp != nil {
 		if v, ok := gp.moduleInt("mps.preferredDevice"); ok {
-			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: module attribute mps.preferredDevice = %d (%s)", fn.GraphFile, v, DeviceName(v)))
+			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: module attribute mps.preferredDevice = %d (%s)", q(fn.GraphFile), v, DeviceName(v)))
 			switch {
 			case fn.Requested == "":
 				fn.Requested = DeviceName(v)
 			case fn.Requested != DeviceName(v):
-				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, fn.GraphFile, DeviceName(v)))
+				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, q(fn.GraphFile), DeviceName(v)))
 			}
 		}
 	}
+
+	fn.settleStates(gp)
 
 	switch {
 	case fn.Symbol == "":
@@ -55,14 +57,14 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 			fn.ANE = Count{N: len(dirs), Known: true, Evidence: []string{dirEv + "; the specialized graph could not be read to confirm it"}}
 		}
 	case !gp.hasSymbol(fn.Symbol):
-		why := fmt.Sprintf("%s has no function @%s, the symbol the manifest names", fn.GraphFile, fn.Symbol)
+		why := fmt.Sprintf("%s has no function @%s, the symbol the manifest names", q(fn.GraphFile), q(fn.Symbol))
 		fn.Disagreements = append(fn.Disagreements, why)
 		fn.ANE.Evidence = []string{why, dirEv}
 		fn.GPU.Evidence = []string{why}
 	case gp.totalCalls(fn.Symbol) == 0:
 		// A compiled entry function runs somewhere: no region at all means
 		// the graph is not what this reader understands, not "0 and 0".
-		why := fmt.Sprintf("%s: @%s holds no #placement.region_type entry, so where it runs is unknown", fn.GraphFile, fn.Symbol)
+		why := fmt.Sprintf("%s: @%s holds no #placement.region_type entry, so where it runs is unknown", q(fn.GraphFile), q(fn.Symbol))
 		fn.ANE.Evidence = []string{why, dirEv}
 		fn.GPU.Evidence = []string{why}
 		p.problem("%s", why)
@@ -76,7 +78,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		}
 		sort.Strings(fn.RegionSymbols)
 		callEv := func(typ string) string {
-			e := fmt.Sprintf("%s: %d #placement.region_type<%s> %s in @%s", fn.GraphFile, len(calls[typ]), typ, plural(len(calls[typ]), "entry", "entries"), fn.Symbol)
+			e := fmt.Sprintf("%s: %d #placement.region_type<%s> %s in @%s", q(fn.GraphFile), len(calls[typ]), typ, plural(len(calls[typ]), "entry", "entries"), q(fn.Symbol))
 			if n := nested[typ]; n > 0 {
 				e += fmt.Sprintf(" (and %d inside those regions, counted as parts of them)", n)
 			}
@@ -86,7 +88,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		for _, typ := range unionKeys(calls, syms) {
 			if len(calls[typ]) != len(syms[typ]) {
 				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%s: %d region_type<%s> %s in @%s but %d symbol(s) named %s_%s_region_<i>",
-					fn.GraphFile, len(calls[typ]), typ, plural(len(calls[typ]), "entry", "entries"), fn.Symbol, len(syms[typ]), fn.Symbol, typ))
+					q(fn.GraphFile), len(calls[typ]), typ, plural(len(calls[typ]), "entry", "entries"), q(fn.Symbol), len(syms[typ]), q(fn.Symbol), typ))
 			}
 		}
 		fn.GPU = Count{N: len(calls["GPU"]), Known: true, Evidence: []string{callEv("GPU")}}
@@ -105,7 +107,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 		}
 	}
 	if len(incomplete) > 0 {
-		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%d ANE region %s hold no *.mlir.bc binary: %s", len(incomplete), plural(len(incomplete), "directory", "directories"), strings.Join(incomplete, ", ")))
+		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("%d ANE region %s hold no *.mlir.bc binary: %s", len(incomplete), plural(len(incomplete), "directory", "directories"), strings.Join(qs(incomplete), ", ")))
 		fn.ANE.Known = false
 	}
 
@@ -136,6 +138,37 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 	}
 	if noGPU && fn.GPU.Known && fn.GPU.N > 0 {
 		fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("the manifest says mps.noGPUActivity, the specialized graph has %d GPU region(s)", fn.GPU.N))
+	}
+}
+
+// settleStates gives the states the manifest names their types from the
+// specialized graph's function, and says where an index names no input
+// (or a token index no result) of it.
+func (fn *Function) settleStates(gp *GraphPlacement) {
+	if gp == nil || fn.Symbol == "" || (fn.States == nil && fn.TokenResults == nil) {
+		return
+	}
+	sig, ok := gp.Signatures[fn.Symbol]
+	if !ok {
+		return
+	}
+	var types []string
+	for i := range fn.States {
+		s := &fn.States[i]
+		if s.Index >= len(sig.Args) {
+			fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("the manifest's mps.stateInputIndices names input %d, but @%s in %s has %d input(s)", s.Index, q(fn.Symbol), q(fn.GraphFile), len(sig.Args)))
+			continue
+		}
+		s.Type = sig.Args[s.Index]
+		types = append(types, fmt.Sprintf("%d: %s", s.Index, s.Type))
+	}
+	if len(types) > 0 {
+		fn.StatesEvidence = append(fn.StatesEvidence, fmt.Sprintf("%s: the inputs of @%s (%s)", q(fn.GraphFile), q(fn.Symbol), strings.Join(types, ", ")))
+	}
+	for _, r := range fn.TokenResults {
+		if sig.Results >= 0 && r >= sig.Results {
+			fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("the manifest's mps.tokenResIndices names result %d, but @%s in %s returns %d value(s)", r, q(fn.Symbol), q(fn.GraphFile), sig.Results))
+		}
 	}
 }
 

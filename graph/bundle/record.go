@@ -117,12 +117,74 @@ func ParseRecord(b []byte, name string) (*Record, error) {
 		}
 		return nil, fmt.Errorf("%s: not anefix's record: %v; delete the file or rewrite the model again", name, err)
 	}
-	for i, c := range r.ConstantInputs {
-		if c.Input == "" || c.Resource == "" && c.OpID == "" {
-			return nil, fmt.Errorf("%s: constantInputs[%d] names no input, or neither a resource nor an op id; delete the file or rewrite the model again", name, i)
-		}
+	if err := r.check(); err != nil {
+		return nil, fmt.Errorf("%s: %v; delete the file or rewrite the model again", name, err)
 	}
 	return &r, nil
+}
+
+// maxRecordEntries bounds each list of a record. A record lists ports and
+// states (an LLM bundle's few dozen functions with their caches make
+// thousands), so a list this long is not one a rewrite wrote, and every
+// reader's work stays in proportion to a real record.
+const maxRecordEntries = 1 << 16
+
+// The exponents a state scale may have: 2^Log2 must be a power of two a
+// float state can hold, which f32 bounds (2^-149, its smallest subnormal,
+// to 2^127; f16's 2^-24 … 2^15 lies inside). scale-state writes ±15 at
+// most; the bound keeps a hand-edited record from wrapping or overflowing
+// the scale verify applies.
+const (
+	minStateLog2 = -149
+	maxStateLog2 = 127
+)
+
+// check refuses what no rewrite writes: lists past maxRecordEntries, a
+// constant input named twice for one graph (verify would do the work once
+// per copy), a state scale whose exponent, or whose sum over the records
+// Then composed, lies outside minStateLog2…maxStateLog2. (A state may be
+// promoted or scaled again by a later rewrite, so those lists may name a
+// state twice.)
+func (r *Record) check() error {
+	for _, l := range []struct {
+		name string
+		n    int
+	}{{"ioChanges", len(r.IOChanges)}, {"states", len(r.States)}, {"plainStates", len(r.PlainStates)},
+		{"constantInputs", len(r.ConstantInputs)}, {"stateScales", len(r.StateScales)}, {"passes", len(r.Passes)}} {
+		if l.n > maxRecordEntries {
+			return fmt.Errorf("%s has %d entries, more than the %d a record holds", l.name, l.n, maxRecordEntries)
+		}
+	}
+	type port struct{ graph, name string }
+	seen := map[port]int{}
+	once := func(list string, i int, p port) error {
+		key := port{list + "\x00" + p.graph, p.name}
+		if j, dup := seen[key]; dup {
+			return fmt.Errorf("%s[%d] repeats %q of graph %q (first at %s[%d])", list, i, p.name, p.graph, list, j)
+		}
+		seen[key] = i
+		return nil
+	}
+	for i, c := range r.ConstantInputs {
+		if c.Input == "" || c.Resource == "" && c.OpID == "" {
+			return fmt.Errorf("constantInputs[%d] names no input, or neither a resource nor an op id", i)
+		}
+		if err := once("constantInputs", i, port{c.Graph, c.Input}); err != nil {
+			return err
+		}
+	}
+	sum := map[port]int{}
+	for i, sc := range r.StateScales {
+		k := port{sc.Graph, sc.State}
+		if sc.Log2 < minStateLog2 || sc.Log2 > maxStateLog2 {
+			return fmt.Errorf("stateScales[%d]: log2 %d of state %q is outside %d…%d, the powers of two a float state (f16 or f32) can be scaled by", i, sc.Log2, sc.State, minStateLog2, maxStateLog2)
+		}
+		// Both bounded, so the sum cannot wrap.
+		if sum[k] += sc.Log2; sum[k] < minStateLog2 || sum[k] > maxStateLog2 {
+			return fmt.Errorf("stateScales[%d]: the scales of state %q of graph %q add up to 2^%d, outside %d…%d, the powers of two a float state (f16 or f32) can be scaled by", i, sc.State, sc.Graph, sum[k], minStateLog2, maxStateLog2)
+		}
+	}
+	return nil
 }
 
 // Then is the record of a model rewritten as r says and then as next says:

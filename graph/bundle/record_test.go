@@ -37,11 +37,46 @@ func TestParseRecordErrors(t *testing.T) {
 		{`[1]`, "not anefix's record"},
 		{`{"constantInputs": [{"graph": "main"}]}`, "constantInputs[0] names no input"},
 		{`{"constantInputs": [{"input": "w"}]}`, "neither a resource nor an op id"},
+		// What no rewrite writes (issue 21): repeats, and scales past f32.
+		{`{"constantInputs": [{"graph": "main", "input": "w", "opId": "e"}, {"graph": "main", "input": "w", "opId": "e"}]}`, `constantInputs[1] repeats "w" of graph "main" (first at constantInputs[0])`},
+		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 9223372036854775807}, {"graph": "g", "state": "s", "log2": 9223372036854775807}]}`, "log2 9223372036854775807 of state \"s\" is outside -149…127"},
+		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 100}, {"graph": "g", "state": "s", "log2": 100}]}`, `the scales of state "s" of graph "g" add up to 2^200`},
+		{`{"stateScales": [{"graph": "g", "state": "s", "log2": -150}]}`, "log2 -150"},
+		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 128}]}`, "log2 128"},
+		{`{"stateScales": [{"graph": "g", "state": "s", "log2": 9223372036854775808}]}`, "not anefix's record"},
+		{`{"passes": [` + strings.Repeat(`"dce",`, maxRecordEntries) + `"dce"]}`, "passes has 65537 entries"},
 	} {
 		_, err := ParseRecord([]byte(c.in), "m.aimodel/anefix.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "m.aimodel/anefix.json") {
 			t.Errorf("%s: err = %v, want %q and the file name", c.in, err, c.want)
 		}
+	}
+}
+
+// The same port in two lists, or in two graphs, is no repeat; a state
+// promoted or scaled again by a later rewrite (Record.Then) is kept; the
+// bounds of a scale are accepted.
+func TestParseRecordAccepts(t *testing.T) {
+	for _, in := range []string{
+		`{"states": [{"graph": "g", "input": "s", "output": "s"}, {"graph": "g", "input": "s", "output": "s"}]}`,
+		`{"stateScales": [{"graph": "g", "state": "s", "log2": 2}, {"graph": "g", "state": "s", "log2": 3}]}`,
+		`{"states": [{"graph": "g", "input": "s", "output": "s"}], "plainStates": [{"graph": "g", "input": "s", "output": "s_out"}]}`,
+		`{"constantInputs": [{"graph": "a", "input": "w", "opId": "e"}, {"graph": "b", "input": "w", "opId": "e"}]}`,
+		`{"stateScales": [{"graph": "a", "state": "s", "log2": -149}, {"graph": "b", "state": "s", "log2": 127}]}`,
+	} {
+		if _, err := ParseRecord([]byte(in), "anefix.json"); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
+// 60,000 copies of one constant input made verify take 22 s (issue 21);
+// they are refused when the record is read.
+func TestParseRecordRefusesRepeatedConstants(t *testing.T) {
+	one := `{"graph": "main", "input": "model.embed_tokens.weight", "opId": "embedding", "resource": "model.embed_tokens.weight", "type": "tensor<256x32xf16>", "bytes": 16384}`
+	b := []byte(`{"constantInputs": [` + strings.TrimSuffix(strings.Repeat(one+",", 60000), ",") + `]}`)
+	if _, err := ParseRecord(b, "anefix.json"); err == nil || !strings.Contains(err.Error(), "constantInputs[1] repeats") {
+		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -53,6 +88,17 @@ func FuzzParseRecord(f *testing.F) {
 		r, err := ParseRecord(b, "anefix.json")
 		if err == nil && r == nil {
 			t.Fatal("nil record without an error")
+		}
+		if err != nil {
+			return
+		}
+		// What a reader may rely on: bounded scales, summed without wrapping.
+		for _, fn := range []string{"", "main"} {
+			for s, k := range r.StateLog2(fn) {
+				if k < minStateLog2*len(r.StateScales) || k > maxStateLog2*len(r.StateScales) {
+					t.Fatalf("state %q: log2 sum %d out of bounds", s, k)
+				}
+			}
 		}
 	})
 }

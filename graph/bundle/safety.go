@@ -3,7 +3,6 @@ package bundle
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,17 +102,7 @@ func readSmall(p, name string, max int64, noFollow bool) ([]byte, error) {
 	if !fi.Mode().IsRegular() || !os.SameFile(before, fi) {
 		return nil, fmt.Errorf("%s was replaced while being opened; run again", name)
 	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)
-	}
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (did it shrink while being read?)", name, err)
-	}
-	if n, _ := f.Read(make([]byte, 1)); n > 0 {
-		return nil, fmt.Errorf("%s grew while being read; run again once it is complete", name)
-	}
-	return b, nil
+	return readOpened(f, fi, name, max)
 }
 
 // walk lists everything below root in sorted order. Symbolic links are
@@ -142,10 +131,10 @@ func walk(root string) ([]Entry, error) {
 			case fi.Mode()&os.ModeSymlink != 0:
 				target, err := filepath.EvalSymlinks(full)
 				if err != nil {
-					return fmt.Errorf("symbolic link %s cannot be followed: %w", rel, err)
+					return fmt.Errorf("symbolic link %s cannot be followed: %w", DisplayName(rel), err)
 				}
 				if !within(root, target) {
-					return fmt.Errorf("symbolic link %s points outside the bundle (to %s); copy the file into the bundle instead", rel, target)
+					return fmt.Errorf("symbolic link %s points outside the bundle (to %s); copy the file into the bundle instead", DisplayName(rel), DisplayName(target))
 				}
 				lr, err := filepath.Rel(root, target)
 				if err != nil {
@@ -161,7 +150,7 @@ func walk(root string) ([]Entry, error) {
 			case fi.Mode().IsRegular():
 				out = append(out, e)
 			default:
-				return fmt.Errorf("%s is a special file (%v), which a bundle must not contain", rel, fi.Mode().Type())
+				return fmt.Errorf("%s is a special file (%v), which a bundle must not contain", DisplayName(rel), fi.Mode().Type())
 			}
 		}
 		return nil

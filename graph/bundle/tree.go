@@ -105,7 +105,7 @@ func checkTreeReplace(dst, abs string, src []Entry, marker string) error {
 		return fmt.Errorf("output %s: %w", dst, err)
 	}
 	if foreign != "" {
-		return fmt.Errorf("output %s holds %s, which the input does not (or not as this type); --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, foreign)
+		return fmt.Errorf("output %s holds %s, which the input does not (or not as this type); --force replaces only a previous copy of the same tree, so remove it yourself or choose another path", dst, DisplayName(foreign))
 	}
 	if marker != "" {
 		if fi, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(marker))); err != nil || !fi.Mode().IsRegular() {

@@ -260,7 +260,7 @@ func checkReplaceDir(out string, kind Kind, src *Input) error {
 	if foreign, err := foreignEntry(out, allowed); err != nil {
 		return fmt.Errorf("output %s: %w", out, err)
 	} else if foreign != "" {
-		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, foreign, strings.Join(ownFiles, ", "), what)
+		return fmt.Errorf("output %s holds %s, which is neither a file anefix writes (%s) nor one carried over from the input, so it is not %s; --force replaces only a previous output, so remove it yourself or choose another path", out, DisplayName(foreign), strings.Join(ownFiles, ", "), what)
 	}
 	if fi, err := os.Lstat(filepath.Join(out, marker)); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("output %s is a directory but not %s (no %s); --force replaces only a previous output, so remove it yourself or choose another path", out, what, marker)
@@ -573,7 +573,7 @@ func (w *writer) copyEntries(entries []Entry, skip map[string]bool) error {
 				return err
 			}
 		case e.Mode.IsRegular():
-			if err := copyFile(filepath.Join(w.src.Root, filepath.FromSlash(e.srcRel(w))), dst, e.Mode.Perm(), w.prog); err != nil {
+			if err := copyFile(w.src.Root, e.srcRel(w), dst, e.Mode.Perm(), w.prog); err != nil {
 				return err
 			}
 		}
@@ -668,28 +668,21 @@ func safeEncode(enc Encoder, out io.Writer) (err error) {
 	return enc(out)
 }
 
-// copyFile copies a regular file (the kernel copies the bytes where it can,
-// via copy_file_range) into a new file with the given permissions.
-func copyFile(src, dst string, perm os.FileMode, prog *Progress) error {
-	in, err := os.Open(src)
+// copyFile copies the regular file rel of root (opened by OpenMember: not
+// through a link, not a FIFO swapped in) into a new file with the given
+// permissions; the kernel copies the bytes where it can (copy_file_range),
+// and holes stay holes (copyContent).
+func copyFile(root, rel, dst string, perm os.FileMode, prog *Progress) error {
+	in, fi, err := OpenMember(root, rel)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is no longer a regular file", src)
-	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o200)
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(out, in)
-	prog.Add(n)
-	if err != nil {
+	if err := copyContent(out, in, fi.Size(), prog); err != nil {
 		out.Close()
 		return err
 	}

@@ -1,7 +1,6 @@
 package bytecode
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/big"
 	"strings"
@@ -181,7 +180,10 @@ func (s *decodeState) locRef(d *decoder) (graph.Loc, error) {
 }
 
 func (s *decodeState) loc(at int64, i uint64) (graph.Loc, error) {
-	a, err := s.attr(at, i)
+	if i < uint64(len(s.locs)) && s.locs[i] != nil {
+		return s.locs[i], nil
+	}
+	a, err := s.entry(at, i)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +233,25 @@ func (s *decodeState) stringAttrRef(d *decoder) (string, error) {
 	return sa.Value, nil
 }
 
+// attr is attribute entry i; a location entry is returned as a LocAttr,
+// made when first asked for as an attribute (most locations never are).
 func (s *decodeState) attr(at int64, i uint64) (graph.Attr, error) {
+	a, err := s.entry(at, i)
+	if err != nil || a != nil {
+		return a, err
+	}
+	a = &graph.LocAttr{Loc: s.locs[i]}
+	s.attrs[i] = a
+	return a, nil
+}
+
+// entry decodes attribute entry i once: an attribute into s.attrs[i], a
+// location into s.locs[i] (with a nil attribute).
+func (s *decodeState) entry(at int64, i uint64) (graph.Attr, error) {
 	if i >= uint64(len(s.attrs)) {
 		return nil, s.f.errAt(at, "attribute index %d out of range (%d attributes)", i, len(s.attrs))
 	}
-	if a := s.attrs[i]; a != nil {
+	if a := s.attrs[i]; a != nil || s.locs[i] != nil {
 		return a, nil
 	}
 	if s.attrBusy[i] || s.depth > maxNesting {
@@ -276,7 +292,7 @@ func (s *decodeState) typ(at int64, i uint64) (graph.Type, error) {
 }
 
 func (s *decodeState) entryText(e rawEntry, what string) (string, error) {
-	d := newDecoder(e.data, e.off, s.f.name)
+	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	text, err := d.cstring()
 	if err != nil {
 		return "", err
@@ -306,7 +322,7 @@ func (s *decodeState) decodeType(i int) (graph.Type, error) {
 	if dialect != "builtin" {
 		return &EncodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!%s<bytecode-encoded type #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil
 	}
-	d := newDecoder(e.data, e.off, s.f.name)
+	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	t, err := s.builtinType(d, i)
 	if err != nil {
 		return nil, err
@@ -475,7 +491,7 @@ func (s *decodeState) decodeAttr(i int) (graph.Attr, graph.Loc, error) {
 	if dialect != "builtin" {
 		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: fmt.Sprintf("#%s<bytecode-encoded attribute #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil, nil
 	}
-	d := newDecoder(e.data, e.off, s.f.name)
+	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	a, l, err := s.builtinAttr(d, i)
 	if err != nil {
 		return nil, nil, err
@@ -580,7 +596,7 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 		if err != nil {
 			return nil, nil, err
 		}
-		return &graph.LocAttr{Loc: l}, l, nil
+		return nil, l, nil // attr makes the LocAttr if one is asked for
 	}
 	switch code {
 	case atArray:
@@ -870,48 +886,22 @@ func (s *decodeState) blob(d *decoder) ([]byte, error) {
 
 func (s *decodeState) denseArray(at int64, t graph.Type, n uint64, blob []byte, keep func(string) (graph.Attr, graph.Loc, error)) (graph.Attr, graph.Loc, error) {
 	w := graph.ElemBytes(t)
-	if w == 0 || n > uint64(len(blob)) || uint64(len(blob)) != n*uint64(w) {
+	if w == 0 || w > 8 || n > uint64(len(blob)) || uint64(len(blob)) != n*uint64(w) {
 		return keep("array<" + t.String() + ": …>")
 	}
-	a := &graph.DenseArrayAttr{Elem: t}
-	// Sized once (n is bounded by the blob's length just checked): growing
-	// by append allocated about five times the final size.
-	if _, ok := t.(*graph.FloatType); ok {
-		a.Floats = make([]float64, 0, n)
-	} else {
-		a.Ints = make([]int64, 0, n)
-	}
-	for k := 0; k < int(n); k++ {
-		var buf [8]byte
-		copy(buf[:], blob[k*w:(k+1)*w])
-		bits := binary.LittleEndian.Uint64(buf[:])
-		switch et := t.(type) {
-		case *graph.FloatType:
-			v, ok := graph.FloatValue(bits, et.Name)
-			if !ok {
-				return keep("array<" + t.String() + ": …>")
-			}
-			a.Floats = append(a.Floats, v)
-		default:
-			if w*8 < 64 && intWidth(t) > 0 {
-				if it, ok := t.(*graph.IntegerType); ok && it.Width == 1 {
-					a.Ints = append(a.Ints, int64(bits&1))
-					continue
-				}
-				a.Ints = append(a.Ints, signExtend(bits, &graph.IntegerType{Width: w * 8, Signedness: signednessOf(t)}))
-			} else {
-				a.Ints = append(a.Ints, int64(bits))
-			}
+	switch et := t.(type) {
+	case *graph.IntegerType:
+	case *graph.FloatType:
+		if _, ok := graph.FloatValue(0, et.Name); !ok {
+			return keep("array<" + t.String() + ": …>")
 		}
+	default:
+		return keep("array<" + t.String() + ": …>")
 	}
-	if a.Ints == nil && a.Floats == nil {
-		if _, ok := t.(*graph.FloatType); ok {
-			a.Floats = []float64{}
-		} else {
-			a.Ints = []int64{}
-		}
-	}
-	return a, nil, nil
+	// The attribute shares the section's bytes (MLIR's layout is graph's;
+	// the section stays in memory for the writer anyway): no copy, nothing
+	// per element. Capped so that nothing can append into the section.
+	return &graph.DenseArrayAttr{Elem: t, Raw: blob[:len(blob):len(blob)]}, nil, nil
 }
 
 func signednessOf(t graph.Type) graph.Signedness {
@@ -933,13 +923,18 @@ func (s *decodeState) denseElements(at int64, t graph.Type, blob []byte, keep fu
 	default:
 		return keep("dense<…> : " + t.String())
 	}
-	n := tt.NumElements()
+	// A count past int64 (a legal type) fits only a splat; countErr says so
+	// if the data is not one.
+	n, countErr := tt.ElementCount()
 	if intWidth(tt.Elem) == 1 {
 		if len(blob) == 1 && (blob[0] == 0 || blob[0] == 0xff) {
 			return &graph.DenseElementsAttr{Type: tt, Raw: []byte{blob[0] & 1}, Splat: true}, nil, nil
 		}
-		if int64(len(blob)) != (n+7)/8 {
-			return nil, nil, s.f.errAt(at, "dense i1 data has %d bytes, want %d for %s", len(blob), (n+7)/8, t.String())
+		if countErr != nil {
+			return nil, nil, s.f.errAt(at, "dense i1 data of %d bytes for %v", len(blob), countErr)
+		}
+		if want := n/8 + min(n%8, 1); int64(len(blob)) != want {
+			return nil, nil, s.f.errAt(at, "dense i1 data has %d bytes, want %d for %s", len(blob), want, t.String())
 		}
 		raw := make([]byte, n)
 		for k := int64(0); k < n; k++ {
@@ -951,12 +946,16 @@ func (s *decodeState) denseElements(at int64, t graph.Type, blob []byte, keep fu
 	if w == 0 {
 		return keep("dense<…> : " + t.String())
 	}
-	raw := append([]byte(nil), blob...)
-	switch {
-	case int64(len(blob)) == w && n != 1:
+	raw := blob[:len(blob):len(blob)] // shared with the section, as for arrays
+	if int64(len(blob)) == w && n != 1 {
 		return &graph.DenseElementsAttr{Type: tt, Raw: raw, Splat: true}, nil, nil
-	case int64(len(blob)) == w*n:
-		return &graph.DenseElementsAttr{Type: tt, Raw: raw, Splat: n == 1 && false}, nil, nil
 	}
-	return nil, nil, s.f.errAt(at, "dense data has %d bytes, want %d or %d for %s", len(blob), w, w*n, t.String())
+	size, err := tt.ByteSize()
+	if err != nil {
+		return nil, nil, s.f.errAt(at, "dense data of %d bytes for %v", len(blob), err)
+	}
+	if int64(len(blob)) == size {
+		return &graph.DenseElementsAttr{Type: tt, Raw: raw}, nil, nil
+	}
+	return nil, nil, s.f.errAt(at, "dense data has %d bytes, want %d or %d for %s", len(blob), w, size, t.String())
 }

@@ -1,7 +1,6 @@
 package bytecode
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
@@ -22,6 +21,10 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	if i, ok := w.attrMemo[a]; ok {
 		return i, nil
 	}
+	if la, ok := a.(*graph.LocAttr); ok {
+		// A location as an attribute is the location's table entry.
+		return w.locIndex(la.Loc)
+	}
 	if ea, ok := a.(*EncodedAttr); ok {
 		return 0, fmt.Errorf("%w: attribute %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, ea.Text)
 	}
@@ -38,15 +41,29 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch a.(type) {
-	case *graph.IntegerAttr, *graph.FloatAttr, *graph.BoolAttr:
-		// Not memoized: a scalar re-encodes cheaply to the same entry (found
-		// by its encoding in addEntry), and an array of millions of them
-		// would hold a memo entry each.
-	default:
+	if memoWorthy(a) {
 		w.attrMemo[a] = i
 	}
 	return i, nil
+}
+
+// memoWorthy says whether attrIndex remembers a by identity. Small
+// attributes re-encode cheaply to the same entry (found by their encoding
+// in addEntry); remembering them cost a map entry each, and a module read
+// from text has a dictionary per op and scalars by the million, each
+// visited once. Large arrays, dictionaries and dense data are remembered:
+// an attribute shared by many ops is encoded once.
+func memoWorthy(a graph.Attr) bool {
+	switch x := a.(type) {
+	case *graph.IntegerAttr, *graph.FloatAttr, *graph.BoolAttr, *graph.StringAttr, *graph.UnitAttr,
+		*graph.TypeAttr, *graph.SymbolRefAttr, *graph.DenseResourceAttr:
+		return false
+	case *graph.ArrayAttr:
+		return len(x.Elems) > 8
+	case *graph.DictAttr:
+		return len(x.Entries) > 8
+	}
+	return true
 }
 
 // maxScratch is the largest encoder buffer encodeAttr keeps for reuse.
@@ -83,6 +100,13 @@ func (w *writer) addEntry(table *[]tableEntry, keys *entrySet, dialect string, c
 		// an encoder's buffer each (encodeAttr reuses its buffer).
 		w.store.arena = append(w.store.arena, data...)
 		en.where, en.off, en.offHi = inArena, uint32(off), uint8(off>>32)
+	}
+	if len(*table) == cap(*table) {
+		// Doubled: append's quarter growth for large slices allocated
+		// about five times the table's final size.
+		grown := make([]tableEntry, len(*table), max(2*cap(*table), 256))
+		copy(grown, *table)
+		*table = grown
 	}
 	*table = append(*table, en)
 	keys.insert(&w.store, *table, len(*table)-1)
@@ -152,16 +176,41 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	w.locMemo[l] = i
+	switch l.(type) {
+	case *graph.FileLoc, graph.UnknownLoc:
+		// Not remembered: a text module has a location per op, each
+		// visited once, and re-encoding one finds the same entry.
+	default:
+		w.locMemo[l] = i
+	}
 	return i, nil
 }
 
+// strAttrIndex is the table index of the untyped StringAttr s (dictionary
+// keys, symbol names, location file names), remembered by its text.
 func (w *writer) strAttrIndex(s string) (int, error) {
-	return w.attrIndex(&graph.StringAttr{Value: s})
+	if i, ok := w.strAttrs[s]; ok {
+		return i, nil
+	}
+	i, err := w.attrIndex(&graph.StringAttr{Value: s})
+	if err != nil {
+		return 0, err
+	}
+	w.strAttrs[s] = i
+	return i, nil
 }
 
 func (w *writer) encodeLoc(l graph.Loc) ([]byte, error) {
-	var e encoder
+	// This depth's scratch buffer, as in encodeAttr (addEntry copies).
+	for len(w.scratch) <= w.depth {
+		w.scratch = append(w.scratch, nil)
+	}
+	e := encoder{buf: w.scratch[w.depth][:0]}
+	defer func() {
+		if cap(e.buf) <= maxScratch {
+			w.scratch[w.depth] = e.buf[:0]
+		}
+	}()
 	ref := func(x graph.Loc) error {
 		i, err := w.locIndex(x)
 		e.varint(uint64(i))
@@ -290,7 +339,11 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 		e.varint(atDict)
 		e.varint(uint64(len(x.Entries)))
 		for _, en := range x.Entries {
-			ref(&graph.StringAttr{Value: en.Name})
+			if err == nil {
+				var k int
+				k, err = w.strAttrIndex(en.Name)
+				e.varint(uint64(k))
+			}
 			ref(en.Value)
 		}
 	case *graph.StringAttr:
@@ -303,12 +356,19 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 			e.varint(uint64(w.addString(x.Value)))
 		}
 	case *graph.SymbolRefAttr:
+		root := func() {
+			if err == nil {
+				var k int
+				k, err = w.strAttrIndex(x.Root)
+				e.varint(uint64(k))
+			}
+		}
 		if len(x.Nested) == 0 {
 			e.varint(atFlatSymbolRef)
-			ref(&graph.StringAttr{Value: x.Root})
+			root()
 		} else {
 			e.varint(atSymbolRef)
-			ref(&graph.StringAttr{Value: x.Root})
+			root()
 			e.varint(uint64(len(x.Nested)))
 			for _, n := range x.Nested {
 				ref(&graph.SymbolRefAttr{Root: n})
@@ -419,23 +479,10 @@ func writeAPInt(e *encoder, width int, v uint64, b *big.Int) {
 
 func denseArrayRaw(a *graph.DenseArrayAttr) ([]byte, int, error) {
 	w := graph.ElemBytes(a.Elem)
-	if w == 0 || w > 8 {
-		return nil, 0, fmt.Errorf("dense array of %s", a.Elem)
+	if w == 0 || w > 8 || len(a.Raw)%w != 0 {
+		return nil, 0, fmt.Errorf("dense array of %s with %d bytes", a.Elem, len(a.Raw))
 	}
-	var buf [8]byte
-	out := make([]byte, 0, w*max(len(a.Floats), len(a.Ints)))
-	if ft, ok := a.Elem.(*graph.FloatType); ok {
-		for _, f := range a.Floats {
-			binary.LittleEndian.PutUint64(buf[:], graph.FloatBits(f, ft.Name))
-			out = append(out, buf[:w]...)
-		}
-		return out, len(a.Floats), nil
-	}
-	for _, v := range a.Ints {
-		binary.LittleEndian.PutUint64(buf[:], uint64(v))
-		out = append(out, buf[:w]...)
-	}
-	return out, len(a.Ints), nil
+	return a.Raw, len(a.Raw) / w, nil
 }
 
 // denseRaw converts the graph form back to MLIR's raw buffer (i1 packed

@@ -2,61 +2,22 @@ package bytecode
 
 import (
 	"bytes"
-	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/internal/bigtext"
 	"github.com/anefix/anefix/graph/mlirtext"
 )
 
-// Memory for one large array attribute (issue 12, item 9: a 30 MB attribute
-// took 1.0–1.4 GB to convert). The inputs are synthetic: a generic-form
-// module with one unregistered op carrying the attribute, in the three
-// builtin kinds that hold many integers.
+// Memory for large inputs (issue 12 item 9, issue 21 item 8): one op
+// carrying one large attribute, and modules of a million small ops. The
+// inputs are synthetic (graph/internal/bigtext), built on the fly.
 
-// bigAttrText is a module whose one op carries n integers spelled as kind.
-func bigAttrText(kind string, n int) string {
-	var b strings.Builder
-	b.WriteString("\"builtin.module\"() ({\n  \"test.op\"() {big = ")
-	val := func(i int) int { return (i*7919)%1000003 - 500000 } // mixed widths and signs
-	switch kind {
-	case "array<i64>":
-		b.WriteString("array<i64: ")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprint(&b, val(i))
-		}
-		b.WriteString(">")
-	case "dense<[]>":
-		b.WriteString("dense<[")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprint(&b, val(i))
-		}
-		fmt.Fprintf(&b, "]> : tensor<%dxi64>", n)
-	case "[i64]":
-		b.WriteString("[")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%d : i64", val(i))
-		}
-		b.WriteString("]")
-	}
-	b.WriteString("} : () -> ()\n}) : () -> ()\n")
-	return b.String()
-}
-
-var bigAttrKinds = []string{"array<i64>", "dense<[]>", "[i64]"}
-
-// allocated returns the bytes f allocated on the heap.
+// allocated returns the bytes f allocated on the heap. It counts, it does
+// not time: the figures are the same from run to run.
 func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -65,9 +26,10 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// bigAttrSteps runs text -> module -> bytecode -> module -> text and returns
-// the bytes each step allocated, failing t on any error.
-func bigAttrSteps(t testing.TB, text string) (steps []string, alloc []uint64, out string) {
+// bigSteps runs text -> module -> bytecode -> module -> text and returns
+// the bytes each step allocated, failing t on any error. The output
+// buffers are sized beforehand (they are not the codecs' allocations).
+func bigSteps(t testing.TB, text string) (steps []string, alloc []uint64, out string) {
 	var m, m2 *graph.Module
 	var bc bytes.Buffer
 	var txt strings.Builder
@@ -80,37 +42,46 @@ func bigAttrSteps(t testing.TB, text string) (steps []string, alloc []uint64, ou
 		}
 	}
 	run("parse text", func() { m, _, err = mlirtext.Parse("big.mlir", text) })
-	bc.Grow(len(text)) // the output buffer is not the writer's allocation
+	bc.Grow(len(text))
 	run("write bytecode", func() { err = Write(&bc, m, WriteOptions{}) })
 	run("read bytecode", func() { m2, _, err = Read(bytes.NewReader(bc.Bytes()), int64(bc.Len()), "big.mlirb") })
-	txt.Grow(2 * len(text))
+	var size countingWriter
+	if err := mlirtext.Write(&size, m2, mlirtext.FormGeneric); err != nil {
+		t.Fatal(err)
+	}
+	txt.Grow(int(size))
 	run("print text", func() { err = mlirtext.Write(&txt, m2, mlirtext.FormGeneric) })
 	return steps, alloc, txt.String()
 }
 
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
 // TestBigAttrAllocations bounds what each step allocates, in total (not
 // only at its peak), as a multiple of the text's size. Measured with 200,000
-// elements before the fix (commit 65a1c23): array<i64> parse 17.1×, write
-// 9.0×, read 6.0×, print 7.1×; dense<[…]> parse 46.5×, print 9.7×; [i64]
-// parse 15.5×, write 30.8×, read 14.6×, print 8.8×. After (commit c539225):
-// array<i64> and dense<[…]> at most 2.0×, [i64] parse 8.5×, write 23.0×,
-// read 14.6×. Now [i64] parse 4.8×, write 3.2× (table entries found by
-// entrySet, 16-byte entries, encodings in one arena, elements gathered in
-// blocks), read still 14.6×.
+// elements before the fix of issue 12 (commit 65a1c23): array<i64> parse
+// 17.1×, write 9.0×, read 6.0×, print 7.1×; dense<[…]> parse 46.5×, print
+// 9.7×; [i64] parse 15.5×, write 30.8×, read 14.6×, print 8.8×. After
+// (commit 3fcfeb7): array<…> and dense<[…]> at most 2.0× (array<i16> read
+// 4.2×: 8 bytes an element where MLIR stores 2), [i64] parse 4.8×, write
+// 3.2×, read 14.6×. Now array<i16> is at most 0.6× (its elements' bytes)
+// and [i64] read 8.0× (Read builds no identity maps).
 func TestBigAttrAllocations(t *testing.T) {
 	const n = 200_000
 	// Each step may allocate at most this multiple of the input text. The
 	// scalars of an ArrayAttr are an attribute each (a 32-byte IntegerAttr
 	// and a 16-byte interface per ~14 bytes of text) and a 16-byte table
-	// entry in bytecode, so that kind has its own, larger bounds; reading
-	// one from bytecode (a raw entry, a decoded attribute and a slot each)
-	// was not reduced and keeps the old bound.
-	limits := map[string]float64{"array<i64>": 3, "dense<[]>": 3, "[i64]": 6}
-	readLimits := map[string]float64{"array<i64>": 3, "dense<[]>": 3, "[i64]": 16}
-	for _, kind := range bigAttrKinds {
+	// entry in bytecode, so that kind has its own, larger bounds.
+	limits := map[string]float64{bigtext.DenseArray: 3, bigtext.ShortArray: 1, bigtext.Dense: 3, bigtext.ArrayAttr: 6}
+	readLimits := map[string]float64{bigtext.DenseArray: 3, bigtext.ShortArray: 1, bigtext.Dense: 3, bigtext.ArrayAttr: 10}
+	for _, kind := range bigtext.AttrKinds {
 		t.Run(kind, func(t *testing.T) {
-			text := bigAttrText(kind, n)
-			steps, alloc, _ := bigAttrSteps(t, text)
+			text := bigtext.Text(kind, n)
+			steps, alloc, _ := bigSteps(t, text)
 			for i, s := range steps {
 				ratio := float64(alloc[i]) / float64(len(text))
 				limit := limits[kind]
@@ -126,12 +97,106 @@ func TestBigAttrAllocations(t *testing.T) {
 	}
 }
 
-// TestBigAttrRoundTrip: the large attributes come back from bytecode and
-// print as they were read (the printer's own spelling of the generic form).
-func TestBigAttrRoundTrip(t *testing.T) {
-	for _, kind := range bigAttrKinds {
+// TestDenseArrayBytesPerElement: a dense array costs its elements' storage
+// bytes and nothing per element, whatever the element width (it was a
+// []int64, 8 bytes an element, and []float64 for floats). Counted as the
+// heap the parsed module keeps.
+func TestDenseArrayBytesPerElement(t *testing.T) {
+	const n = 1 << 18
+	for _, c := range []struct {
+		elem string
+		max  float64 // bytes per element
+	}{{"i8", 1.1}, {"i16", 2.1}, {"i32", 4.1}, {"i64", 8.1}, {"f16", 2.1}, {"f32", 4.1}, {"i1", 1.1}} {
+		t.Run(c.elem, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(`"t.op"() {a = array<` + c.elem + `: `)
+			for i := range n {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				switch c.elem {
+				case "i1":
+					b.WriteString("true")
+				case "f16", "f32":
+					b.WriteString("1.5")
+				default:
+					b.WriteString("7")
+				}
+			}
+			b.WriteString(`>} : () -> ()`)
+			text := b.String()
+			keep := liveAfter(func() any {
+				m, _, err := mlirtext.Parse("a.mlir", text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			})
+			if per := float64(keep) / n; per > c.max {
+				t.Errorf("array<%s> of %d elements keeps %d bytes (%.2f an element); the bound is %v", c.elem, n, keep, per, c.max)
+			}
+		})
+	}
+}
+
+// liveAfter is the heap f's result keeps alive (after a collection).
+func liveAfter(f func() any) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v := f()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(v)
+	if after.HeapAlloc < before.HeapAlloc {
+		return 0
+	}
+	return after.HeapAlloc - before.HeapAlloc
+}
+
+// TestBigOpsAllocations bounds the bytes each step allocates per op of a
+// module of many small ops, and the heap a parsed module keeps per op.
+// Measured with 100,000 ops before issue 21's fix (commit 52aba12), for
+// `"t.o"() : () -> ()` / a chain `%k = "t.o"(%k-1) : (i32) -> i32`: parse
+// 329 / 639, write 348 / 450, read 794 / 944, print 57 / 143 bytes an op,
+// and the parsed module kept 240 / 352. Now parse 187 / 409, write 103 /
+// 164, read 261 / 403, print 1 / 24, kept 187 / 299.
+func TestBigOpsAllocations(t *testing.T) {
+	const n = 100_000
+	limits := map[string]map[string]float64{
+		bigtext.Ops:   {"parse text": 220, "write bytecode": 150, "read bytecode": 350, "print text": 60, "module": 200},
+		bigtext.Chain: {"parse text": 520, "write bytecode": 320, "read bytecode": 600, "print text": 80, "module": 320},
+	}
+	for _, kind := range []string{bigtext.Ops, bigtext.Chain} {
 		t.Run(kind, func(t *testing.T) {
-			text := bigAttrText(kind, 1000)
+			text := bigtext.Text(kind, n)
+			steps, alloc, _ := bigSteps(t, text)
+			keep := liveAfter(func() any {
+				m, _, err := mlirtext.Parse("big.mlir", text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			})
+			steps, alloc = append(steps, "module"), append(alloc, keep)
+			for i, s := range steps {
+				per := float64(alloc[i]) / n
+				t.Logf("%s: %.1f bytes an op", s, per)
+				if limit := limits[kind][s]; per > limit {
+					t.Errorf("%s: %.1f bytes an op; the bound is %v", s, per, limit)
+				}
+			}
+		})
+	}
+}
+
+// TestBigAttrRoundTrip: the large attributes and op lists come back from
+// bytecode and print as they were read (the printer's own spelling of the
+// generic form).
+func TestBigAttrRoundTrip(t *testing.T) {
+	for _, kind := range bigtext.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			text := bigtext.Text(kind, 1000)
 			m, _, err := mlirtext.Parse("big.mlir", text)
 			if err != nil {
 				t.Fatal(err)
@@ -140,7 +205,7 @@ func TestBigAttrRoundTrip(t *testing.T) {
 			if err := mlirtext.Write(&direct, m, mlirtext.FormGeneric); err != nil {
 				t.Fatal(err)
 			}
-			_, _, viaBytecode := bigAttrSteps(t, text)
+			_, _, viaBytecode := bigSteps(t, text)
 			if viaBytecode != direct.String() {
 				t.Errorf("text printed after a bytecode round trip differs from the text printed directly")
 			}
@@ -149,32 +214,92 @@ func TestBigAttrRoundTrip(t *testing.T) {
 }
 
 // BenchmarkBigAttr reports the bytes allocated per element of one large
-// array attribute for each step of a text -> bytecode -> text conversion.
+// attribute for each step of a text -> bytecode -> text conversion.
 func BenchmarkBigAttr(b *testing.B) {
-	const n = 1_000_000
-	for _, kind := range bigAttrKinds {
+	for _, kind := range bigtext.AttrKinds {
+		b.Run(kind, func(b *testing.B) { benchBig(b, kind, 1_000_000, "elem") })
+	}
+}
+
+// BenchmarkBigOps reports the time and bytes allocated per op of each step
+// for a module of 1,000,000 ops.
+func BenchmarkBigOps(b *testing.B) {
+	for _, kind := range []string{bigtext.Ops, bigtext.Chain} {
+		b.Run(kind, func(b *testing.B) { benchBig(b, kind, 1_000_000, "op") })
+	}
+}
+
+func benchBig(b *testing.B, kind string, n int, unit string) {
+	text := bigtext.Text(kind, n)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	var sums []uint64
+	var steps []string
+	for range b.N {
+		var alloc []uint64
+		steps, alloc, _ = bigSteps(b, text)
+		if sums == nil {
+			sums = make([]uint64, len(alloc))
+		}
+		for i, a := range alloc {
+			sums[i] += a
+		}
+	}
+	total := uint64(0)
+	for i, s := range sums {
+		total += s
+		b.ReportMetric(float64(s)/float64(b.N)/float64(n), strings.ReplaceAll(steps[i], " ", "-")+"-B/"+unit)
+	}
+	b.ReportMetric(float64(total)/float64(b.N)/float64(n), "total-B/"+unit)
+}
+
+// BenchmarkBigStep times one step alone (parse, write, read or print) of
+// the 1,000,000-op and large-attribute inputs, for profiles:
+// go test ./graph/bytecode -run '^$' -bench 'BigStep/ops/write' -memprofile m.out
+func BenchmarkBigStep(b *testing.B) {
+	for _, kind := range bigtext.Kinds {
 		b.Run(kind, func(b *testing.B) {
-			text := bigAttrText(kind, n)
-			b.SetBytes(int64(len(text)))
-			b.ResetTimer()
-			var sums []uint64
-			var steps []string
-			for range b.N {
-				var alloc []uint64
-				steps, alloc, _ = bigAttrSteps(b, text)
-				if sums == nil {
-					sums = make([]uint64, len(alloc))
-				}
-				for i, a := range alloc {
-					sums[i] += a
-				}
+			n := 1_000_000
+			text := bigtext.Text(kind, n)
+			m, _, err := mlirtext.Parse("big.mlir", text)
+			if err != nil {
+				b.Fatal(err)
 			}
-			total := uint64(0)
-			for i, s := range sums {
-				total += s
-				b.ReportMetric(float64(s)/float64(b.N)/n, strings.ReplaceAll(steps[i], " ", "-")+"-B/elem")
+			var bc bytes.Buffer
+			if err := Write(&bc, m, WriteOptions{}); err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(total)/float64(b.N)/n, "total-B/elem")
+			data := bc.Bytes()
+			b.Run("parse", func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for range b.N {
+					if _, _, err := mlirtext.Parse("big.mlir", text); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("write", func(b *testing.B) {
+				for range b.N {
+					if err := Write(io.Discard, m, WriteOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("read", func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				for range b.N {
+					if _, _, err := Read(bytes.NewReader(data), int64(len(data)), "big.mlirb"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("print", func(b *testing.B) {
+				for range b.N {
+					if err := mlirtext.Write(io.Discard, m, mlirtext.FormGeneric); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		})
 	}
 }

@@ -28,6 +28,10 @@ var textInputs = []struct {
 	{"resources.mlir", 0, nil},
 	{"uselist.mlir", 0, []string{"--cse"}},
 	{"encoded.mlir", 0, nil},
+	// Shapes whose element count does not fit int64 and dense arrays of
+	// every width (kept as their raw bytes).
+	{"sizes.mlir", 0, nil},
+	{"forward.mlir", 0, []string{"--cse"}},
 }
 
 func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {

@@ -3,6 +3,7 @@ package bytecode
 import (
 	"fmt"
 	"io"
+	"math"
 )
 
 // rawFile is the bytecode file parsed down to its tables, before any
@@ -50,11 +51,21 @@ func (f *rawFile) opFullName(i int) string {
 	return d + "." + n.name
 }
 
+// rawEntry is one attribute or type table entry: n bytes at file offset
+// off of the attribute/type section (24 bytes, with no slice header: a
+// module read from text has an entry per op location).
 type rawEntry struct {
-	dialect int
-	custom  bool
-	data    []byte
 	off     int64
+	n       uint32
+	dialect int32
+	custom  bool
+}
+
+// entryData is the encoding of e (a slice of the attribute/type section).
+func (f *rawFile) entryData(e rawEntry) []byte {
+	sec := f.sections[secAttrType]
+	at := int(e.off - sec.base)
+	return sec.buf[at : at+int(e.n) : at+int(e.n)]
 }
 
 type rawProp struct {
@@ -208,8 +219,8 @@ func (f *rawFile) readSections(off int64) error {
 		} else {
 			off = d.offset()
 		}
-		if length > uint64(f.size-off) {
-			return f.errAt(hdrOff, "section %s claims %d bytes but the file has only %d bytes left", sectionName(id), length, f.size-off)
+		if off > f.size || length > uint64(f.size-off) {
+			return f.errAt(hdrOff, "section %s claims %d bytes but the file has only %d bytes left", sectionName(id), length, max(f.size-off, 0))
 		}
 		if f.sections[id] != nil || (id == secResource && f.resLen >= 0) {
 			return f.errAt(off, "duplicate section %s", sectionName(id))
@@ -426,7 +437,10 @@ func (f *rawFile) parseAttrTypeOffsets() error {
 				if size > uint64(len(data.buf)-cur) {
 					return d.errorf("attribute/type entry of %d bytes runs past the end of the attribute/type section", size)
 				}
-				entries[i] = rawEntry{dialect: di, custom: custom, data: data.buf[cur : cur+int(size)], off: data.base + int64(cur)}
+				if size > math.MaxUint32 {
+					return d.errorf("attribute/type entry of %d bytes is larger than the %d bytes anefix reads", size, uint64(math.MaxUint32))
+				}
+				entries[i] = rawEntry{dialect: int32(di), custom: custom, n: uint32(size), off: data.base + int64(cur)}
 				cur += int(size)
 				i++
 			}
@@ -550,8 +564,11 @@ func (f *rawFile) parseResEntry(e *resEntry) error {
 			}
 		}
 		e.dataOff = start + pad
-		e.dataLen = int64(n)
-		if n > uint64(e.off+e.size-e.dataOff) || e.dataOff+e.dataLen != e.off+e.size {
+		// The blob is the rest of the entry after the padding; padding that
+		// runs past the entry leaves a negative rest, which no n matches.
+		rest := e.off + e.size - e.dataOff
+		e.dataLen = rest
+		if rest < 0 || n != uint64(rest) {
 			return f.errAt(e.off, "resource %q: blob of %d bytes does not match its entry size %d", e.key, n, e.size)
 		}
 	case resBool:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/oracle"
 
 	"github.com/anefix/anefix/graph/goldentest"
@@ -170,4 +171,89 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRead(t, data)
 	})
+}
+
+// TestDenseSizesPastInt64: dense data for a type whose byte size does not
+// fit int64 is refused unless it is a splat. Before the checked sizes, 2^62
+// i32 elements (2^64 bytes, wrapping to 0) matched empty data and were read
+// as an attribute with no bytes, and 2^63-1 i1 elements wanted (n+7)/8 < 0.
+func TestDenseSizesPastInt64(t *testing.T) {
+	cases := []struct {
+		typ  string
+		raw  []byte
+		want string // "" = reads
+	}{
+		{"tensor<4611686018427387904xi32>", []byte{}, "does not fit in int64"},
+		{"tensor<4611686018427387904xi32>", []byte{7, 0, 0, 0}, ""}, // a splat
+		{"tensor<9223372036854775807x2xi1>", []byte{}, "does not fit in int64"},
+		{"tensor<9223372036854775807x2xi1>", []byte{1}, ""},
+		{"tensor<9223372036854775807xi1>", []byte{}, "dense i1 data has 0 bytes"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%d", c.typ, len(c.raw)), func(t *testing.T) {
+			tt, err := graph.ParseSimpleType(c.typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := graph.NewModule()
+			a := &graph.DenseElementsAttr{Type: tt.(*graph.TensorType), Raw: c.raw, Splat: len(c.raw) > 0}
+			m.Body().Append(graph.NewOp("t.o", nil, nil, graph.Dict(graph.NamedAttr{Name: "a", Value: a}), graph.Unknown))
+			var b bytes.Buffer
+			if err := Write(&b, m, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			m2, _, err := Read(bytes.NewReader(b.Bytes()), int64(b.Len()), "big.mlirb")
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("splat refused: %v", err)
+				}
+				got := m2.Body().First().Attr("a")
+				if got.String() != a.String() {
+					t.Errorf("read %s, wrote %s", got, a)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestUsesInOpOrder: every value's uses come out in op order (pre-order,
+// then operand index) for every seed, forward.mlir's included: the reader
+// sets operands as it reads until an operand refers to a value defined
+// later, and from there at the end.
+func TestUsesInOpOrder(t *testing.T) {
+	for _, f := range seedFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := Read(bytes.NewReader(data), int64(len(data)), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := map[*graph.Operation]int{}
+		var vals []*graph.Value
+		m.Walk(func(o *graph.Operation) bool {
+			pos[o] = len(pos)
+			vals = append(vals, o.Results()...)
+			for _, r := range o.Regions {
+				for _, b := range r.Blocks {
+					vals = append(vals, b.Args()...)
+				}
+			}
+			return true
+		})
+		for _, v := range vals {
+			us := v.Uses()
+			for i := 1; i < len(us); i++ {
+				a, b := us[i-1], us[i]
+				if pos[a.Op] > pos[b.Op] || pos[a.Op] == pos[b.Op] && a.Index > b.Index {
+					t.Errorf("%s: uses of a %s value out of op order: %s #%d before %s #%d", f, v.Type(), a.Op.Name, a.Index, b.Op.Name, b.Index)
+				}
+			}
+		}
+	}
 }

@@ -19,11 +19,16 @@ type Source struct {
 	Version  int    // bytecode version of the input
 	Producer string // producer string of the input, e.g. "MLIR19.1.7"
 
-	f     *rawFile
-	attrs map[graph.Attr]int
-	types map[graph.Type]int
-	locs  map[graph.Loc]int
-	ops   map[*graph.Operation]*opRecord
+	f *rawFile
+	// The decoded table entries by index (nil where never decoded). The
+	// writer indexes them by identity when it writes with this Source;
+	// reading alone (inspect) builds no map.
+	attrs []graph.Attr
+	locs  []graph.Loc
+	types []graph.Type
+	// ops records the ops read with properties or regions (the encoding
+	// choices the writer reuses); other ops have nothing to record.
+	ops map[*graph.Operation]*opRecord
 	// layouts is the native layout the input's ops of each name were
 	// decoded with (one per name: a file comes from one MLIR version).
 	layouts map[string]*NativeLayout
@@ -69,7 +74,6 @@ func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error
 	}
 	src := &Source{
 		Name: name, Size: size, Version: int(f.version), Producer: f.producer, f: f,
-		attrs: map[graph.Attr]int{}, types: map[graph.Type]int{}, locs: map[graph.Loc]int{},
 		ops: map[*graph.Operation]*opRecord{}, uses: map[*graph.Value]*useListRecord{},
 		layouts: map[string]*NativeLayout{}, argUseFlags: map[*graph.Block]byte{},
 	}
@@ -79,25 +83,7 @@ func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error
 		return nil, nil, err
 	}
 	m.Resources, m.ExternalResources = f.graphResources()
-	// Index every decoded attribute/type by identity so the writer can reuse
-	// the input's entry for anything a pass did not replace.
-	for i, a := range ir.st.attrs {
-		if a != nil {
-			if _, dup := src.attrs[a]; !dup {
-				src.attrs[a] = i
-			}
-		}
-		if l := ir.st.locs[i]; l != nil {
-			if _, dup := src.locs[l]; !dup {
-				src.locs[l] = i
-			}
-		}
-	}
-	for i, t := range ir.st.types {
-		if t != nil {
-			src.types[t] = i
-		}
-	}
+	src.attrs, src.locs, src.types = ir.st.attrs, ir.st.locs, ir.st.types
 	return m, src, nil
 }
 
@@ -143,6 +129,12 @@ type operandSlot struct {
 	i   int
 }
 
+// pendingOperands are an op's operands, set once the IR is read.
+type pendingOperands struct {
+	op   *graph.Operation
+	vals []*graph.Value
+}
+
 type irReader struct {
 	f     *rawFile
 	st    *decodeState
@@ -150,13 +142,16 @@ type irReader struct {
 	scope []*valueScope
 	// operands are set after the whole IR is read, in pre-order, so value
 	// use lists come out in op order whatever the forward references.
-	pendingOps  []*graph.Operation
-	pendingVals [][]*graph.Value
-	useLists    []struct {
+	pending  []pendingOperands
+	useLists []struct {
 		v   *graph.Value
 		rec *useListRecord
 	}
 	depth int
+	names []string // full op names by name index, made on first use
+	// deferring is set from the first op with an operand defined after it.
+	deferring bool
+	scratch   []*graph.Value // operands of ops set as they are read
 }
 
 func (ir *irReader) read() (*graph.Module, error) {
@@ -186,12 +181,11 @@ func (ir *irReader) read() (*graph.Module, error) {
 	if err := ir.pop(0, d); err != nil {
 		return nil, err
 	}
-	for k, op := range ir.pendingOps {
-		vals := ir.pendingVals[k]
-		if slices.Contains(vals, nil) {
-			return nil, fmt.Errorf("%s: %s uses a value that is never defined", ir.f.name, op.Name)
+	for _, p := range ir.pending {
+		if slices.Contains(p.vals, nil) {
+			return nil, fmt.Errorf("%s: %s uses a value that is never defined", ir.f.name, p.op.Name)
 		}
-		op.SetOperands(vals)
+		p.op.SetOperands(p.vals)
 	}
 	for _, u := range ir.useLists {
 		u.rec.uses = slices.Clone(u.v.Uses())
@@ -372,7 +366,13 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	if err != nil {
 		return err
 	}
-	name := ir.f.opFullName(ni)
+	if ir.names == nil {
+		ir.names = make([]string, len(ir.f.opNames))
+	}
+	if ir.names[ni] == "" {
+		ir.names[ni] = ir.f.opFullName(ni)
+	}
+	name := ir.names[ni] // one string per op name, shared by its ops
 	wrap := func(err error) error {
 		if fe, ok := err.(*FormatError); ok {
 			fe.Msg += fmt.Sprintf(" (in op %s at byte offset %d)", name, opAt)
@@ -391,7 +391,10 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	if err != nil {
 		return wrap(err)
 	}
-	rec := &opRecord{propIdx: -1, registered: ir.f.opNames[ni].registered}
+	// Kept on the stack; copied to the heap only for an op the writer
+	// needs it for (below).
+	recVal := opRecord{propIdx: -1, registered: ir.f.opNames[ni].registered}
+	rec := &recVal
 	var attrs *graph.DictAttr
 	if mask&maskAttrs != 0 {
 		if attrs, err = ir.opAttrs(d); err != nil {
@@ -422,12 +425,31 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 			return wrap(err)
 		}
 	}
-	op := graph.NewOp(name, nil, resultTypes, attrs, loc)
+	// Operands are set as ops are read, in pre-order, until one refers to
+	// a value defined later; from then on every op's operands wait until
+	// the IR is read (read), so use lists come out in op order either way.
+	if !ir.deferring && slices.Contains(operands, nil) {
+		ir.deferring = true
+	}
+	var op *graph.Operation
+	if ir.deferring {
+		op = graph.NewOp(name, nil, resultTypes, attrs, loc)
+	} else {
+		op = graph.NewOp(name, operands, resultTypes, attrs, loc)
+	}
 	op.Props = props
 	op.SetSuccessors(succs)
 	blk.Append(op)
-	ir.pendingOps = append(ir.pendingOps, op)
-	ir.pendingVals = append(ir.pendingVals, operands)
+	if ir.deferring && len(operands) > 0 {
+		if len(ir.pending) == cap(ir.pending) {
+			// Doubled: append's quarter growth for large slices allocated
+			// about five times the final size.
+			grown := make([]pendingOperands, len(ir.pending), max(2*len(ir.pending), 64))
+			copy(grown, ir.pending)
+			ir.pending = grown
+		}
+		ir.pending = append(ir.pending, pendingOperands{op, operands})
+	}
 	if mask&maskUseListOrder != 0 && ir.f.version >= vUseListOrdering {
 		if err := ir.parseUseLists(d, op.Results()); err != nil {
 			return wrap(err)
@@ -445,7 +467,11 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 		}
 	}
 	rec.nOperands, rec.nResults, rec.nRegions, rec.nSuccs = len(operands), len(resultTypes), int(nRegions), len(succs)
-	ir.src.ops[op] = rec
+	if rec.hasProps || nRegions > 0 {
+		// The writer reads a record only for properties and regions.
+		kept := recVal
+		ir.src.ops[op] = &kept
+	}
 	if nRegions == 0 {
 		return nil
 	}
@@ -521,9 +547,14 @@ func (ir *irReader) opOperands(d *decoder) ([]*graph.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	operands := make([]*graph.Value, n)
+	// Read into a reused buffer while every operand is defined (NewOp
+	// copies them); an own slice once they wait for values defined later.
+	operands := ir.scratch[:0]
+	if ir.deferring {
+		operands = make([]*graph.Value, 0, n)
+	}
 	s := ir.cur()
-	for k := range operands {
+	for k := 0; k < n; k++ {
 		at := d.offset()
 		vi, err := d.varint()
 		if err != nil {
@@ -532,11 +563,19 @@ func (ir *irReader) opOperands(d *decoder) ([]*graph.Value, error) {
 		if vi >= uint64(len(s.values)) {
 			return nil, ir.f.errAt(at, "value index %d out of range (%d values in scope)", vi, len(s.values))
 		}
-		if v := s.values[vi]; v != nil {
-			operands[k] = v
-		} else {
-			s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands, k})
+		v := s.values[vi]
+		if v == nil && !ir.deferring {
+			// The first forward reference: from here on operands wait.
+			operands = append(make([]*graph.Value, 0, n), operands...)
+			ir.deferring = true
 		}
+		operands = append(operands, v)
+		if v == nil {
+			s.pending[int(vi)] = append(s.pending[int(vi)], operandSlot{operands[:n], k})
+		}
+	}
+	if !ir.deferring {
+		ir.scratch = operands[:0]
 	}
 	return operands, nil
 }

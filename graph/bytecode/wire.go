@@ -238,9 +238,25 @@ type encoder struct {
 	maxAlign uint64
 }
 
-func (e *encoder) len() int             { return len(e.buf) }
-func (e *encoder) byte(b byte)          { e.buf = append(e.buf, b) }
-func (e *encoder) raw(b []byte)         { e.buf = append(e.buf, b...) }
+func (e *encoder) len() int { return len(e.buf) }
+func (e *encoder) byte(b byte) {
+	e.room(1)
+	e.buf = append(e.buf, b)
+}
+func (e *encoder) raw(b []byte) {
+	e.room(len(b))
+	e.buf = append(e.buf, b...)
+}
+
+// room makes space for n more bytes, doubling the buffer: append's quarter
+// growth for large slices allocated about five times a module's IR.
+func (e *encoder) room(n int) {
+	if cap(e.buf)-len(e.buf) < n {
+		grown := make([]byte, len(e.buf), max(2*cap(e.buf), len(e.buf)+n, 64))
+		copy(grown, e.buf)
+		e.buf = grown
+	}
+}
 func (e *encoder) signedVarint(v int64) { e.varint(zigzag(v)) }
 func (e *encoder) varintFlag(v uint64, flag bool) {
 	x := v << 1
@@ -253,6 +269,7 @@ func (e *encoder) cstring(s string) { e.buf = append(e.buf, s...); e.buf = appen
 
 // varint appends v as a PrefixVarInt in the fewest bytes.
 func (e *encoder) varint(v uint64) {
+	e.room(9)
 	e.buf = appendVarint(e.buf, v)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -107,6 +108,7 @@ type writer struct {
 	propKey   map[string]int
 
 	attrMemo map[graph.Attr]int
+	strAttrs map[string]int // strAttrIndex
 	locMemo  map[graph.Loc]int
 	typeMemo map[graph.Type]int
 	depth    int
@@ -127,7 +129,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	wr := &writer{
 		src: opts.Source, strIdx: map[string]int{}, dialIdx: map[string]int{}, opNameIdx: map[string]int{},
 		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},
-		attrMemo: map[graph.Attr]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
+		attrMemo: map[graph.Attr]int{}, strAttrs: map[string]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
 	}
 	wr.version = MaxVersion
 	producer := "anefix"
@@ -177,9 +179,7 @@ func (w *writer) seed() error {
 	w.attrKey = newEntrySet(len(f.attrs))
 	w.typeKey = newEntrySet(len(f.types))
 	w.propKey = make(map[string]int, len(f.props))
-	w.attrMemo = make(map[graph.Attr]int, len(w.src.attrs))
-	w.locMemo = make(map[graph.Loc]int, len(w.src.locs))
-	w.typeMemo = make(map[graph.Type]int, len(w.src.types))
+
 	w.strings = make([]string, 0, len(f.strings))
 	w.attrs = make([]tableEntry, 0, len(f.attrs))
 	w.types = make([]tableEntry, 0, len(f.types))
@@ -210,8 +210,8 @@ func (w *writer) seed() error {
 	seedTable := func(raw []rawEntry, table *[]tableEntry, keys *entrySet) {
 		for i, e := range raw {
 			off := e.off - sec.base
-			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: uint32(len(e.data)), dialect: int32(e.dialect), custom: e.custom})
-			if _, ok := keys.find(&w.store, *table, e.dialect, e.custom, e.data); !ok {
+			*table = append(*table, tableEntry{off: uint32(off), offHi: uint8(off >> 32), n: e.n, dialect: e.dialect, custom: e.custom})
+			if _, ok := keys.find(&w.store, *table, int(e.dialect), e.custom, f.entryData(e)); !ok {
 				keys.insert(&w.store, *table, i)
 			}
 		}
@@ -224,14 +224,42 @@ func (w *writer) seed() error {
 			w.propKey[string(p.data)] = i
 		}
 	}
-	for a, i := range w.src.attrs {
-		w.attrMemo[a] = i
+	// Every decoded entry keeps its index by identity (the first, where
+	// the input holds an entry twice), so what a pass did not replace is
+	// written as it was read. A location's entry is remembered as the
+	// location, not as the LocAttr the decoder also made of it (attrIndex
+	// sends a LocAttr to locIndex).
+	nAttrs, nLocs, nTypes := 0, 0, 0
+	for i, a := range w.src.attrs {
+		if w.src.locs[i] != nil {
+			nLocs++
+		} else if a != nil {
+			nAttrs++
+		}
 	}
-	for l, i := range w.src.locs {
-		w.locMemo[l] = i
+	for _, t := range w.src.types {
+		if t != nil {
+			nTypes++
+		}
 	}
-	for t, i := range w.src.types {
-		w.typeMemo[t] = i
+	w.attrMemo = make(map[graph.Attr]int, nAttrs)
+	w.locMemo = make(map[graph.Loc]int, nLocs)
+	w.typeMemo = make(map[graph.Type]int, nTypes)
+	for i, a := range w.src.attrs {
+		if l := w.src.locs[i]; l != nil {
+			if _, dup := w.locMemo[l]; !dup {
+				w.locMemo[l] = i
+			}
+		} else if a != nil {
+			if _, dup := w.attrMemo[a]; !dup {
+				w.attrMemo[a] = i
+			}
+		}
+	}
+	for i, t := range w.src.types {
+		if t != nil {
+			w.typeMemo[t] = i // the last, as before: shared scalar types (graph.F16) decode from any entry
+		}
 	}
 	return nil
 }
@@ -332,12 +360,29 @@ type irWriter struct {
 	nextScope     int
 }
 
+// valueID is a value's number in its isolated scope. 32-bit halves keep
+// the writer's map at 8 bytes a value; encodeIR refuses a module with more
+// values.
 type valueID struct {
-	scope, id int
+	scope, id uint32
 }
 
 func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
-	iw := &irWriter{writer: w, ids: map[*graph.Value]valueID{}}
+	// The value map sized once: growing it allocated about twice its size.
+	nv := 0
+	m.Op.Walk(func(o *graph.Operation) bool {
+		nv += o.NumResults()
+		for _, r := range o.Regions {
+			for _, b := range r.Blocks {
+				nv += len(b.Args())
+			}
+		}
+		return true
+	})
+	if uint64(nv) > math.MaxUint32 {
+		return nil, fmt.Errorf("bytecode: %d values are more than the %d the writer numbers", nv, uint64(math.MaxUint32))
+	}
+	iw := &irWriter{writer: w, ids: make(map[*graph.Value]valueID, nv)}
 	e := &encoder{}
 	if w.src != nil && w.src.bareTop != nil && w.src.bareTop == m.Op && m.Implicit {
 		// The input's top-level ops, written bare as they were read (the
@@ -430,7 +475,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 				return opError(op, "operand %d is nil", k)
 			}
 			id, ok := w.ids[v]
-			if !ok || id.scope != w.scope {
+			if !ok || int(id.scope) != w.scope {
 				return opError(op, "operand %d uses a value that is not visible here (defined outside an isolated region or not in the module)", k)
 			}
 			e.varint(uint64(id.id))
@@ -510,12 +555,12 @@ func (w *irWriter) region(e *encoder, r *graph.Region, base int) error {
 	next := base
 	for _, b := range r.Blocks {
 		for _, a := range b.Args() {
-			w.ids[a] = valueID{w.scope, next}
+			w.ids[a] = valueID{uint32(w.scope), uint32(next)}
 			next++
 		}
 		for o := b.First(); o != nil; o = o.Next() {
 			for _, res := range o.Results() {
-				w.ids[res] = valueID{w.scope, next}
+				w.ids[res] = valueID{uint32(w.scope), uint32(next)}
 				next++
 			}
 		}

@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"math"
-
 	"github.com/anefix/anefix/graph"
 )
 
@@ -22,7 +20,8 @@ import (
 //
 // It over-counts views (a reshape shares its operand's buffer but is
 // counted again) and dynamic dimensions count as 1 (a guess: the
-// interpreter runs only static shapes). The result saturates at MaxInt64.
+// interpreter runs only static shapes). Sizes saturate at MaxInt64
+// (graph.SatMul, graph.SatAdd), never wrap.
 func EstimateMemory(m *graph.Module, name string) int64 {
 	e := &estimator{m: m, peaks: map[*graph.Operation]int64{}, busy: map[*graph.Operation]bool{}}
 	g := m.Graph(name)
@@ -31,11 +30,11 @@ func EstimateMemory(m *graph.Module, name string) int64 {
 	}
 	for _, gg := range m.Graphs() {
 		gg.Op.Walk(func(o *graph.Operation) bool {
-			e.consts = sat(e.consts, e.constBytes(o))
+			e.consts = graph.SatAdd(e.consts, e.constBytes(o))
 			return true
 		})
 	}
-	return sat(e.consts, e.graphPeak(g))
+	return graph.SatAdd(e.consts, e.graphPeak(g))
 }
 
 type estimator struct {
@@ -43,14 +42,6 @@ type estimator struct {
 	consts int64
 	peaks  map[*graph.Operation]int64
 	busy   map[*graph.Operation]bool // graphs being estimated (recursion)
-}
-
-// sat adds without overflow.
-func sat(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }
 
 // valueBytes is the heap a value of type t takes in the interpreter.
@@ -65,13 +56,10 @@ func valueBytes(t graph.Type) int64 {
 	}
 	n := per
 	for _, d := range tt.Shape {
-		if d <= 0 {
+		if d == graph.Dynamic {
 			d = 1
 		}
-		if n > math.MaxInt64/d {
-			return math.MaxInt64
-		}
-		n *= d
+		n = graph.SatMul(n, d) // a 0 dim makes the value empty, whatever the others
 	}
 	return n
 }
@@ -120,9 +108,9 @@ func (e *estimator) blockPeak(b *graph.Block) int64 {
 	frees := make([]int64, len(ops))
 	var live int64
 	for _, a := range b.Args() {
-		live = sat(live, valueBytes(a.Type()))
+		live = graph.SatAdd(live, valueBytes(a.Type()))
 		if i, ok := last[a]; ok {
-			frees[i] = sat(frees[i], valueBytes(a.Type()))
+			frees[i] = graph.SatAdd(frees[i], valueBytes(a.Type()))
 		}
 	}
 	peak := live
@@ -145,15 +133,15 @@ func (e *estimator) blockPeak(b *graph.Block) int64 {
 				continue // counted once in consts
 			}
 			s := valueBytes(v.Type())
-			res = sat(res, s)
+			res = graph.SatAdd(res, s)
 			if j, ok := last[v]; ok {
-				frees[j] = sat(frees[j], s)
+				frees[j] = graph.SatAdd(frees[j], s)
 			} else {
-				frees[i] = sat(frees[i], s) // unused: dropped after its op
+				frees[i] = graph.SatAdd(frees[i], s) // unused: dropped after its op
 			}
 		}
-		live = sat(live, res)
-		peak = max(peak, sat(live, inner))
+		live = graph.SatAdd(live, res)
+		peak = max(peak, graph.SatAdd(live, inner))
 		live -= frees[i]
 	}
 	return peak

@@ -106,7 +106,11 @@ func f8Dense(text string) (*Tensor, bool) {
 			codes = append(codes, byte(v))
 		}
 	}
-	n := int(tt.NumElements())
+	shape, err := ShapeOf(tt)
+	if err != nil {
+		return nil, false
+	}
+	n := numel(shape)
 	if len(codes) == 1 && n > 1 { // splat
 		for len(codes) < n {
 			codes = append(codes, codes[0])
@@ -114,10 +118,6 @@ func f8Dense(text string) (*Tensor, bool) {
 	}
 	if len(codes) != n {
 		return nil, false
-	}
-	shape := make([]int, len(tt.Shape))
-	for i, d := range tt.Shape {
-		shape[i] = int(d)
 	}
 	d := make([]float32, n)
 	for i, c := range codes {

@@ -78,11 +78,14 @@ type plan struct {
 	tokenState map[int]*graph.Value
 }
 
-func (in *Interp) planFor(g *graph.Graph) *plan {
+func (in *Interp) planFor(g *graph.Graph) (*plan, error) {
 	if p := in.plans[g.Op]; p != nil {
-		return p
+		return p, nil
 	}
 	body := g.Body()
+	if err := checkSizes(g); err != nil {
+		return nil, err
+	}
 	p := &plan{ops: body.Ops(), tokenState: map[int]*graph.Value{}}
 	for _, sp := range graph.States(g, graph.StateOptions{NoAuto: true}).Pairs {
 		if sp.Form == graph.StateHandle && sp.Out >= 0 {
@@ -105,7 +108,67 @@ func (in *Interp) planFor(g *graph.Graph) *plan {
 		p.frees[i] = append(p.frees[i], v)
 	}
 	in.plans[g.Op] = p
-	return p
+	return p, nil
+}
+
+// declaredShape is ShapeOf for a static tensor type (a handle's tensor
+// included); other types have no shape to check (nil, nil).
+func declaredShape(t graph.Type) ([]int, error) {
+	if tt, ok := graph.AsTensor(t); ok && tt.IsStatic() {
+		return ShapeOf(tt)
+	}
+	return nil, nil
+}
+
+// CheckSizes refuses a module one of whose graphs declares a static tensor
+// whose element count does not fit (ShapeOf), naming the graph and the op
+// or argument: such a shape is legal MLIR, but no kernel can hold it. Run
+// checks each graph before its first op runs; a caller may check earlier.
+func CheckSizes(m *graph.Module) error {
+	for _, g := range m.Graphs() {
+		if err := checkSizes(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSizes(g *graph.Graph) error {
+	body := g.Body()
+	if body == nil {
+		return nil
+	}
+	graphName := g.Name()
+	for i, p := range g.Inputs() {
+		if _, err := declaredShape(p.Type); err != nil {
+			return fmt.Errorf("interp: @%s input %d (%q): %w", graphName, i, p.Name, err)
+		}
+	}
+	check := func(t graph.Type) error { _, err := declaredShape(t); return err }
+	var err error
+	var walkBlock func(b *graph.Block)
+	walkBlock = func(b *graph.Block) {
+		for i, a := range b.Args() {
+			if e := check(a.Type()); e != nil && err == nil {
+				err = fmt.Errorf("interp: @%s: block argument %d: %w", graphName, i, e)
+			}
+		}
+		for o := b.First(); o != nil && err == nil; o = o.Next() {
+			for i, r := range o.Results() {
+				if e := check(r.Type()); e != nil {
+					err = fmt.Errorf("interp: @%s: %s: result %d: %w", graphName, o.Describe(), i, e)
+					return
+				}
+			}
+			for _, r := range o.Regions {
+				for _, rb := range r.Blocks {
+					walkBlock(rb)
+				}
+			}
+		}
+	}
+	walkBlock(body)
+	return err
 }
 
 // Run executes graph name with inputs in the graph's input order and
@@ -195,7 +258,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			st.contents[a] = args[i]
 		}
 	}
-	p := in.planFor(g)
+	p, err := in.planFor(g)
+	if err != nil {
+		return nil, err
+	}
 	term := graph.TerminatorName(g.Op.Name)
 	for i, op := range p.ops {
 		if op.Name == term {
@@ -302,7 +368,7 @@ func fitResult(t graph.Type, v *Tensor) error {
 	if v.Elem != el {
 		return fmt.Errorf("computed %s but the op declares %s", v.Elem, tt)
 	}
-	if tt.IsStatic() && int(tt.NumElements()) != v.Len() {
+	if n, err := tt.ElementCount(); err == nil && n != int64(v.Len()) || err != nil && tt.IsStatic() {
 		return fmt.Errorf("computed shape %v but the op declares %s", v.Shape, tt)
 	}
 	return nil
@@ -381,9 +447,9 @@ func resultShape(op *graph.Operation, i int) ([]int, error) {
 	if !ok || !tt.IsStatic() {
 		return nil, fmt.Errorf("result %d needs a static tensor type, has %s", i, op.Result(i).Type())
 	}
-	s := make([]int, len(tt.Shape))
-	for k, d := range tt.Shape {
-		s[k] = int(d)
+	s, err := ShapeOf(tt)
+	if err != nil {
+		return nil, fmt.Errorf("result %d: %w", i, err)
 	}
 	return s, nil
 }
@@ -404,12 +470,17 @@ func intArg(op *graph.Operation, ins []*Tensor, idx int, attr string) ([]int64, 
 	return nil, false
 }
 
+// maxParamInts bounds the integers attrInts expands from a dense
+// attribute: parameters (axes, permutations, offsets) are a handful, and a
+// splat declaring billions is refused rather than materialized.
+const maxParamInts = 1 << 24
+
 func attrInts(a graph.Attr) ([]int64, bool) {
 	switch x := a.(type) {
 	case *graph.IntegerAttr:
 		return []int64{x.Value}, true
 	case *graph.DenseArrayAttr:
-		return x.Ints, true
+		return x.Int64s(), true
 	case *graph.ArrayAttr:
 		out := make([]int64, 0, len(x.Elems))
 		for _, e := range x.Elems {
@@ -421,7 +492,10 @@ func attrInts(a graph.Attr) ([]int64, bool) {
 		}
 		return out, true
 	case *graph.DenseElementsAttr:
-		n := x.NumElements()
+		n, err := x.Type.ElementCount()
+		if err != nil || n > maxParamInts {
+			return nil, false
+		}
 		out := make([]int64, n)
 		for i := range out {
 			out[i] = x.Int64At(int64(i))
@@ -843,11 +917,11 @@ func denseTensor(a *graph.DenseElementsAttr) (*Tensor, error) {
 	if !a.Type.IsStatic() {
 		return nil, fmt.Errorf("dense constant of non-static type %s", a.Type)
 	}
-	shape := make([]int, len(a.Type.Shape))
-	for i, d := range a.Type.Shape {
-		shape[i] = int(d)
+	shape, err := ShapeOf(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("dense constant: %w", err)
 	}
-	n := int(a.NumElements())
+	n := numel(shape)
 	if el == F8E4M3FN { // graph does not decode f8 values; f8.go does
 		d := make([]float32, n)
 		for i := range d {
@@ -881,12 +955,15 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 	if !a.Type.IsStatic() {
 		return nil, fmt.Errorf("dense_resource<%s> of non-static type %s", a.Key, a.Type)
 	}
-	shape := make([]int, len(a.Type.Shape))
-	for i, d := range a.Type.Shape {
-		shape[i] = int(d)
+	shape, err := ShapeOf(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
 	}
 	eb := graph.ElemBytes(a.Type.Elem)
-	want := int64(numel(shape) * eb)
+	want, err := a.Type.ByteSize()
+	if err != nil {
+		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
 	w := graph.SubByteWidth(a.Type.Elem)
 	packed := w > 0 && r.Blob.Size() != want && r.Blob.Size() == graph.PackedSize(int64(numel(shape)), w)
 	if r.Blob.Size() != want && !packed {

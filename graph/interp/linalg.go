@@ -340,7 +340,7 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	A, B := rawView(a), rawView(b)
 	A.sr, A.sc = sam, sak
 	B.sr, B.sc = sbk, sbn
-	res := make([]float32, numel(batch)*M*N)
+	res := make([]float32, numel([]int{numel(batch), M, N}))
 	var items []mmItem
 	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
 		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
@@ -405,7 +405,7 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool) (*Tensor,
 	if OH <= 0 || OW <= 0 {
 		return nil, fmt.Errorf("conv: empty output for input %v, weight %v", x.Shape, w.Shape)
 	}
-	res := make([]float32, Nb*O*OH*OW)
+	res := make([]float32, numel([]int{Nb, O, OH, OW}))
 	if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} {
 		// out[n] = W[O×C] · X[n][C×HW]
 		A, B := viewOf(w), viewOf(x)

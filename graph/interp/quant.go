@@ -172,7 +172,7 @@ func LutToDense(indices, lut *Tensor, axis int64, out Elem) (*Tensor, error) {
 		block[d] = indices.Shape[d] / lut.Shape[d]
 	}
 	shape := append([]int(nil), indices.Shape...)
-	shape[ax] *= v
+	shape[ax] = numel([]int{shape[ax], v})
 	ist, lst, ost := stridesOf(indices.Shape), stridesOf(lut.Shape), stridesOf(shape)
 	n := numel(shape)
 	var fd []float32

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -381,12 +382,35 @@ func shapeString(s []int) string {
 	return strings.Join(parts, "x")
 }
 
+// numel is the element count of an interpreter shape. Declared shapes are
+// checked before anything runs (ShapeOf, checkSizes); a computed shape whose
+// count does not fit int saturates, so an allocation from it fails (a
+// panic safeExec reports with the op) instead of wrapping to a short buffer.
 func numel(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
+	n, ok := graph.ShapeElementsInt(shape)
+	if !ok {
+		return math.MaxInt
 	}
 	return n
+}
+
+// ShapeOf is the interpreter's shape of a static tensor type: its
+// dimensions as ints. A dynamic shape, or one whose element count does not
+// fit int (graph.TensorType.ElementCount), is an error. It is the one place
+// a declared shape becomes a shape the kernels allocate.
+func ShapeOf(tt *graph.TensorType) ([]int, error) {
+	n, err := tt.ElementCount()
+	if err != nil {
+		return nil, err
+	}
+	if n > math.MaxInt/8 { // Tensor.F/I take up to 8 bytes an element
+		return nil, &graph.SizeError{Type: tt, What: "byte size in the interpreter"}
+	}
+	s := make([]int, len(tt.Shape))
+	for i, d := range tt.Shape {
+		s[i] = int(d)
+	}
+	return s, nil
 }
 
 func stridesOf(shape []int) []int {

@@ -59,24 +59,7 @@ func withoutDialectLocs(t testing.TB, m *graph.Module) string {
 	if err != nil {
 		t.Fatalf("reparse generic: %v", err)
 	}
-	unk := func(l graph.Loc) graph.Loc {
-		if _, ok := l.(*graph.DialectLoc); ok {
-			return graph.Unknown
-		}
-		return l
-	}
-	c.Op.Loc = unk(c.Op.Loc)
-	c.Walk(func(op *graph.Operation) bool {
-		op.Loc = unk(op.Loc)
-		for _, r := range op.Regions {
-			for _, b := range r.Blocks {
-				for _, a := range b.Args() {
-					a.Loc = unk(a.Loc)
-				}
-			}
-		}
-		return true
-	})
+	graph.ForgetDialectLocs(c)
 	s := mustFormat(t, c, FormGeneric)
 	if strings.Contains(s, "#debuginfo.location") && strings.Contains(s, "loc(#debuginfo") {
 		t.Fatalf("a dialect location survived the replacement")

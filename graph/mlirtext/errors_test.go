@@ -30,6 +30,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad int range", "\"x.a\"() {a = 300 : si8} : () -> ()", 1, 14, "out of range"},
 		{"dense shape", "\"x.a\"() {a = dense<[1, 2]> : tensor<3xi32>} : () -> ()", 1, 20, "does not match type"},
 		{"dense hex size", "\"x.a\"() {a = dense<\"0x0102\"> : tensor<3xi32>} : () -> ()", 1, 20, "hex data size is invalid"},
+		// 2^62 elements of 4 bytes: the size wraps to 0 in int64, which
+		// empty data matched.
+		{"dense hex size wraps", "\"x.a\"() {a = dense<\"0x\"> : tensor<4611686018427387904xi32>} : () -> ()", 1, 20, "hex data size is invalid"},
 		{"float as int", "\"x.a\"() {a = dense<[1, 2]> : tensor<2xf32>} : () -> ()", 1, 21, "expected floating-point elements"},
 		{"duplicate key", "\"x.a\"() {a = 1, a = 2} : () -> ()", 1, 17, "duplicate key 'a'"},
 		{"bad blob", "\"x.a\"() : () -> ()\n{-#\n  dialect_resources: {\n    builtin: {\n      w: \"0x0200000XZ\"\n    }\n  }\n#-}", 5, 10, "resource blob"},

@@ -72,57 +72,58 @@ type Token struct {
 	Text string
 }
 
-// Source is an input buffer with a name, and a lazily built line table for
-// turning byte offsets into 1-based line:col (MLIR counts columns in bytes).
+// Source is an input buffer with a name, turning byte offsets into 1-based
+// line:col (MLIR counts columns in bytes).
 type Source struct {
-	Name  string
-	Text  string
-	lines []int // byte offset of each line start
+	Name string
+	Text string
+	// The last LineCol answer: the parser asks for op positions in file
+	// order, so each query scans forward from the previous one instead of
+	// keeping a table of every line start (8 bytes a line, and a module of
+	// a million ops has a million lines).
+	curOff, curLine, curStart int
+	scanned                   int // bytes LineCol scanned, for tests that count its work
 }
 
 // NewSource wraps text named name (a file path, or "<stdin>").
-func NewSource(name, text string) *Source { return &Source{Name: name, Text: text} }
-
-func (s *Source) buildLines() {
-	if s.lines != nil {
-		return
-	}
-	s.lines = append(s.lines, 0)
-	for i := 0; i < len(s.Text); i++ {
-		if s.Text[i] == '\n' {
-			s.lines = append(s.lines, i+1)
-		}
-	}
-}
+func NewSource(name, text string) *Source { return &Source{Name: name, Text: text, curLine: 1} }
 
 // LineCol returns the 1-based line and column of byte offset off.
 func (s *Source) LineCol(off int) (line, col int) {
-	s.buildLines()
-	if off > len(s.Text) {
-		off = len(s.Text)
+	off = max(0, min(off, len(s.Text)))
+	if s.curLine == 0 || off < s.curOff { // a Source not from NewSource, or a step back
+		s.curOff, s.curLine, s.curStart = 0, 1, 0
 	}
-	lo, hi := 0, len(s.lines)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if s.lines[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
+	s.scanned += off - s.curOff
+	for i := s.curOff; i < off; {
+		k := strings.IndexByte(s.Text[i:off], '\n')
+		if k < 0 {
+			break
 		}
+		i += k + 1
+		s.curLine++
+		s.curStart = i
 	}
-	return lo + 1, off - s.lines[lo] + 1
+	s.curOff = off
+	return s.curLine, off - s.curStart + 1
 }
 
 // LineText returns the text of 1-based line n without its newline.
 func (s *Source) LineText(n int) string {
-	s.buildLines()
-	if n < 1 || n > len(s.lines) {
+	start := 0
+	for l := 1; l < n; l++ {
+		k := strings.IndexByte(s.Text[start:], '\n')
+		if k < 0 {
+			return ""
+		}
+		start += k + 1
+	}
+	if n < 1 {
 		return ""
 	}
-	start := s.lines[n-1]
 	end := len(s.Text)
-	if n < len(s.lines) {
-		end = s.lines[n] - 1
+	if k := strings.IndexByte(s.Text[start:], '\n'); k >= 0 {
+		end = start + k
 	}
 	return strings.TrimSuffix(s.Text[start:end], "\r")
 }

@@ -1,6 +1,7 @@
 package mlirtext
 
 import (
+	"fmt"
 	"github.com/anefix/anefix/graph"
 	"strings"
 	"testing"
@@ -158,5 +159,29 @@ func TestErrorLongLine(t *testing.T) {
 	}
 	if e.Line != 2 || e.Col != len(`w: "0x02000000`)+1000000+1 {
 		t.Errorf("position %d:%d", e.Line, e.Col)
+	}
+}
+
+// TestLineColScansOnce: implicit locations are found by scanning forward
+// from the previous one, so parsing reads the text about once for them,
+// also when ops nest regions (an op's position is taken before its body).
+func TestLineColScansOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\"builtin.module\"() ({\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "  \"t.r\"() ({\n    %%a%d = \"t.a\"() : () -> i32\n    \"t.b\"(%%a%d) : (i32) -> ()\n  }) : () -> ()\n", i, i)
+	}
+	b.WriteString("}) : () -> ()\n")
+	p := newParser("nest.mlir", b.String())
+	p.parseFile()
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	if n := p.src.scanned; n > b.Len() {
+		t.Errorf("LineCol scanned %d bytes for %d bytes of text", n, b.Len())
+	}
+	l, c := p.src.LineCol(b.Len() - 2)
+	if l != 2000*4+2 || c != 13 {
+		t.Errorf("last position at %d:%d, want %d:13", l, c, 2000*4+2)
 	}
 }

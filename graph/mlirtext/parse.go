@@ -59,11 +59,6 @@ func Parse(name string, text string) (*graph.Module, Form, error) {
 	return m, form, nil
 }
 
-// valueDef is one name's result group (`%x:3` defines three values).
-type valueDef struct {
-	vals []*graph.Value
-}
-
 type forwardRef struct {
 	val *graph.Value // placeholder result of a detached op
 	pos int
@@ -78,16 +73,17 @@ type blockDef struct {
 // scope holds the names of one region. Outer scopes stay visible because
 // ops of unregistered dialects are not isolated from above.
 type scope struct {
-	vals    map[string]*valueDef
-	forward map[string]*forwardRef // "name#idx"
-	fwdN    map[string]int         // open forward references per name
-	order   []*graph.Block         // blocks in definition order
+	vals    map[string]*graph.Value   // a name's value (the first of its result group)
+	groups  map[string][]*graph.Value // result groups of more than one value (`%x:3`)
+	forward map[string]*forwardRef    // "name#idx"
+	fwdN    map[string]int            // open forward references per name
+	order   []*graph.Block            // blocks in definition order
 	blocks  map[string]*blockDef
 	region  *graph.Region
 }
 
 func newScope(r *graph.Region) *scope {
-	return &scope{vals: map[string]*valueDef{}, forward: map[string]*forwardRef{}, fwdN: map[string]int{}, blocks: map[string]*blockDef{}, region: r}
+	return &scope{vals: map[string]*graph.Value{}, groups: map[string][]*graph.Value{}, forward: map[string]*forwardRef{}, fwdN: map[string]int{}, blocks: map[string]*blockDef{}, region: r}
 }
 
 func (p *parser) parseFile() *graph.Module {
@@ -271,7 +267,10 @@ func (p *parser) defineValues(name string, pos int, vals []*graph.Value) {
 		p.failAt(pos, "redefinition of SSA value '%%%s'", name)
 		return
 	}
-	s.vals[name] = &valueDef{vals: vals}
+	s.vals[name] = vals[0]
+	if len(vals) > 1 {
+		s.groups[name] = vals
+	}
 	if s.fwdN[name] == 0 {
 		return // the common case: no earlier use
 	}
@@ -334,12 +333,15 @@ func (p *parser) parseSSAUse() (ssaUse, bool) {
 // when the name is not defined yet.
 func (p *parser) resolve(u ssaUse, t graph.Type) *graph.Value {
 	for i := len(p.scopes) - 1; i >= 0; i-- {
-		if d, ok := p.scopes[i].vals[u.name]; ok {
-			if u.idx >= len(d.vals) {
-				p.failAt(u.pos, "reference to invalid result number '%%%s#%d'", u.name, u.idx)
-				return nil
+		if v, ok := p.scopes[i].vals[u.name]; ok {
+			if u.idx > 0 {
+				g := p.scopes[i].groups[u.name]
+				if u.idx >= len(g) {
+					p.failAt(u.pos, "reference to invalid result number '%%%s#%d'", u.name, u.idx)
+					return nil
+				}
+				v = g[u.idx]
 			}
-			v := d.vals[u.idx]
 			if t != nil && !graph.TypeEqual(v.Type(), t) {
 				p.failAt(u.pos, "use of value '%%%s' expects different type than prior uses: '%s' vs '%s'", u.name, t, v.Type())
 				return nil
@@ -371,13 +373,19 @@ func (p *parser) resolveAll(uses []ssaUse, types []graph.Type, where int) []*gra
 		p.failAt(where, "%d operands present, but expected %d", len(uses), len(types))
 		return nil
 	}
-	out := make([]*graph.Value, len(uses))
+	if uint64(len(uses)) > graph.MaxOperands {
+		p.failAt(where, "%d operands, more than the %d an op can have", len(uses), uint64(graph.MaxOperands))
+		return nil
+	}
+	// Gathered in a reused buffer: SetOperands copies it into the op.
+	out := p.valScratch[:0]
 	for i, u := range uses {
-		out[i] = p.resolve(u, types[i])
+		out = append(out, p.resolve(u, types[i]))
 		if !p.ok() {
 			return nil
 		}
 	}
+	p.valScratch = out[:0]
 	return out
 }
 
@@ -445,6 +453,9 @@ func (p *parser) parseOperation() *graph.Operation {
 		}
 	}
 	namePos := p.tok.Pos
+	// The implicit location's line and column, read before the op's
+	// regions move the position on (Source.LineCol scans forward).
+	line, col := p.src.LineCol(namePos)
 	var op *graph.Operation
 	switch p.tok.Kind {
 	case String:
@@ -467,8 +478,7 @@ func (p *parser) parseOperation() *graph.Operation {
 	if p.isKeyword("loc") {
 		op.Loc = p.parseLoc(&op.Loc)
 	} else {
-		line, col := p.src.LineCol(namePos)
-		op.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
+		op.Loc = p.implicitLoc(line, col)
 	}
 	k := 0
 	for _, g := range groups {
@@ -487,10 +497,13 @@ func (p *parser) parseGenericOp() *graph.Operation {
 	}
 	p.next()
 	op := graph.NewOp(name, nil, nil, nil, nil)
-	var uses []ssaUse
+	// Operand names wait on p.useStack for the type (regions parsed below
+	// push above this op's part).
+	mark := len(p.useStack)
+	defer func() { p.useStack = p.useStack[:mark] }()
 	p.parseCommaList(LParen, RParen, "'(' to start operand list", func() {
 		if u, ok := p.parseSSAUse(); ok {
-			uses = append(uses, u)
+			p.useStack = append(p.useStack, u)
 		}
 	})
 	if p.is(LSquare) {
@@ -538,10 +551,12 @@ func (p *parser) parseGenericOp() *graph.Operation {
 		p.failAt(typePos, "expected function type for a generic operation, found %s", t)
 		return nil
 	}
-	op.SetOperands(p.resolveAll(uses, ft.Inputs, typePos))
-	for _, rt := range ft.Results {
-		op.AddResult(rt)
+	if uint64(len(ft.Results)) > graph.MaxOperands {
+		p.failAt(typePos, "%d results, more than the %d an op can have", len(ft.Results), uint64(graph.MaxOperands))
+		return nil
 	}
+	op.SetOperands(p.resolveAll(p.useStack[mark:], ft.Inputs, typePos))
+	op.AddResults(ft.Results...)
 	return op
 }
 
@@ -580,8 +595,7 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 		for _, a := range entry {
 			v := b.AddArgument(a.typ, a.loc)
 			if !a.hasL {
-				line, col := p.src.LineCol(a.pos)
-				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
+				v.Loc = p.implicitLoc(p.src.LineCol(a.pos))
 			}
 			vals = append(vals, v)
 			p.defineValues(a.name, a.pos, []*graph.Value{v})
@@ -665,8 +679,7 @@ func (p *parser) parseLabeledBlock(s *scope) {
 			if p.isKeyword("loc") {
 				v.Loc = p.parseLoc(&v.Loc)
 			} else {
-				line, col := p.src.LineCol(apos)
-				v.Loc = &graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
+				v.Loc = p.implicitLoc(p.src.LineCol(apos))
 			}
 			p.defineValues(an, apos, []*graph.Value{v})
 		})

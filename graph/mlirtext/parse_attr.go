@@ -43,6 +43,29 @@ type parser struct {
 	// types interns builtin types by their exact spelling: a model has few
 	// distinct types but many uses (types are immutable, so sharing is safe).
 	types map[string]graph.Type
+	// typeStack gathers the types of function types being parsed (nested
+	// ones above their parent's).
+	typeStack []graph.Type
+	// useStack holds generic ops' operand names until their types are
+	// read; valScratch gathers resolved operands for SetOperands (which
+	// copies them).
+	useStack   []ssaUse
+	valScratch []*graph.Value
+	// locSlab hands out the implicit locations of ops and block arguments
+	// (one per op) from shared blocks instead of one allocation each.
+	locSlab []graph.FileLoc
+}
+
+// implicitLoc is the location MLIR gives an op or block argument written
+// without one: its position, line:col.
+func (p *parser) implicitLoc(line, col int) *graph.FileLoc {
+	if len(p.locSlab) == 0 {
+		p.locSlab = make([]graph.FileLoc, 256)
+	}
+	l := &p.locSlab[0]
+	p.locSlab = p.locSlab[1:]
+	*l = graph.FileLoc{File: p.src.Name, Line: line, Col: col, Implicit: true}
+	return l
 }
 
 type deferredLoc struct {
@@ -177,17 +200,40 @@ func (p *parser) parseType() graph.Type {
 	return nil
 }
 
+// parseFunctionType reads `(T, …) -> R` or `-> (R, …)`. The types are
+// gathered on p.typeStack and the function type is interned by its
+// spelling: a generic op's signature repeats across a module, and was a
+// FunctionType and two slices per op, dropped right after.
 func (p *parser) parseFunctionType() graph.Type {
-	var in []graph.Type
-	p.parseCommaList(LParen, RParen, "'('", func() { in = append(in, p.parseType()) })
+	start := p.tok.Pos
+	mark := len(p.typeStack)
+	defer func() { p.typeStack = p.typeStack[:mark] }()
+	p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
+	nIn := len(p.typeStack) - mark
 	if !p.expect(Arrow, "'->' in function type") {
 		return nil
 	}
-	out := p.parseResultTypes()
+	if p.is(LParen) {
+		p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
+	} else if t := p.parseType(); t != nil {
+		p.typeStack = append(p.typeStack, t)
+	}
 	if !p.ok() {
 		return nil
 	}
-	return &graph.FunctionType{Inputs: in, Results: out}
+	key := p.src.Text[start:p.prevEnd]
+	if t, ok := p.types[key]; ok {
+		return t
+	}
+	own := func(ts []graph.Type) []graph.Type {
+		if len(ts) == 0 {
+			return nil
+		}
+		return append([]graph.Type(nil), ts...)
+	}
+	ft := &graph.FunctionType{Inputs: own(p.typeStack[mark : mark+nIn]), Results: own(p.typeStack[mark+nIn:])}
+	p.types[key] = ft
+	return ft
 }
 
 // parseResultTypes parses `T` or `(T, U)` after an arrow.
@@ -1024,10 +1070,11 @@ func (p *parser) denseFromHex(b *denseBody, tt *graph.TensorType, raw func() gra
 		p.failAt(b.bodyStart, "invalid hex data in dense literal")
 		return nil
 	}
+	size, err := tt.ByteSize() // an error for a count past int64: only a splat fits such a type
 	switch {
 	case int64(len(data)) == int64(elemBytes) && n != 1:
 		return &graph.DenseElementsAttr{Type: tt, Raw: data, Splat: true}
-	case int64(len(data)) == n*int64(elemBytes):
+	case err == nil && int64(len(data)) == size:
 		return &graph.DenseElementsAttr{Type: tt, Raw: data}
 	}
 	p.failAt(b.bodyStart, "elements hex data size is invalid for provided type: '%s'", tt)
@@ -1226,7 +1273,6 @@ func (p *parser) parseDenseArray() graph.Attr {
 	if !p.ok() {
 		return nil
 	}
-	a := &graph.DenseArrayAttr{Elem: elem}
 	ft, isF := elem.(*graph.FloatType)
 	if _, isI := elem.(*graph.IntegerType); !isI && !isF {
 		p.failAt(start, "array element type must be an integer or float type, found %s", elem)
@@ -1236,19 +1282,25 @@ func (p *parser) parseDenseArray() graph.Attr {
 		p.failAt(start, "unsupported float type %s in array attribute", ft)
 		return nil
 	}
+	// Elements wider than 64 bits (array<i128: …>) are checked but kept as
+	// written: graph stores at most 8 bytes per element.
+	w := graph.ElemBytes(elem)
+	verbatim := w > 8
+	if verbatim {
+		w = 0
+	}
+	a := &graph.DenseArrayAttr{Elem: elem, Raw: []byte{}}
 	if p.accept(Colon) {
-		// Size the slice once: growing it by append allocated about five
-		// times its final size. The commas before the next '>' bound the
-		// count (a comment holding '>' only makes the hint smaller).
+		// Sized once, in the elements' storage bytes: growing by append
+		// allocated about five times the final size. The commas before the
+		// next '>' bound the count (a comment holding '>' only makes the
+		// hint smaller).
 		n := 1
 		if end := strings.IndexByte(p.src.Text[p.tok.Pos:], '>'); end > 0 {
 			n += strings.Count(p.src.Text[p.tok.Pos:p.tok.Pos+end], ",")
 		}
-		if isF {
-			a.Floats = make([]float64, 0, n)
-		} else {
-			a.Ints = make([]int64, 0, n)
-		}
+		raw := make([]byte, 0, n*w)
+		var buf [8]byte
 		for p.ok() {
 			neg := p.accept(Minus)
 			tok := p.tok
@@ -1263,32 +1315,22 @@ func (p *parser) parseDenseArray() graph.Attr {
 			if !ok {
 				return nil
 			}
-			if isF {
-				v, _ := graph.FloatValue(bits, ft.Name)
-				a.Floats = append(a.Floats, v)
-			} else {
-				it := elem.(*graph.IntegerType)
-				a.Ints = append(a.Ints, sext(bits, it))
-			}
+			binary.LittleEndian.PutUint64(buf[:], bits)
+			raw = append(raw, buf[:w]...)
 			if !p.accept(Comma) {
 				break
 			}
 		}
+		a.Raw = raw
 	}
+	end := p.tok.End
 	if !p.expect(Greater, "'>' to close array attribute") {
 		return nil
 	}
+	if verbatim {
+		return &graph.RawAttr{Text: p.src.Text[start:end]}
+	}
 	return a
-}
-
-func sext(bits uint64, t *graph.IntegerType) int64 {
-	if t.Width >= 64 || t.Width == 1 || t.Signedness == graph.Unsigned {
-		return int64(bits)
-	}
-	if bits&(1<<uint(t.Width-1)) != 0 {
-		return int64(bits | ^mask64(t.Width))
-	}
-	return int64(bits)
 }
 
 // ------------------------------------------------------------ locations

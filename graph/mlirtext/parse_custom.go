@@ -588,6 +588,6 @@ func (p *parser) parseMetalKernel(nResults int) *graph.Operation {
 		sizes[i] = int64(len(uses) - n)
 	}
 	op := graph.NewOp("coreai.metal4_kernel", nil, nil, nil, nil)
-	op.Props = graph.Dict(graph.NamedAttr{Name: attrSegmentSizes, Value: &graph.DenseArrayAttr{Elem: graph.I32, Ints: sizes}})
+	op.Props = graph.Dict(graph.NamedAttr{Name: attrSegmentSizes, Value: graph.IntArray(graph.I32, sizes...)})
 	return p.finishUniform(op, uses, nResults)
 }

@@ -34,7 +34,17 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 		return fmt.Errorf("%s: %s; it has no MLIR text form, so this module can only be written as bytecode", op.Describe(), why)
 	}
 	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
-	pr.names = map[*graph.Value]string{}
+	nv := 0
+	m.Op.Walk(func(o *graph.Operation) bool {
+		nv += o.NumResults()
+		for _, r := range o.Regions {
+			for _, b := range r.Blocks {
+				nv += len(b.Args())
+			}
+		}
+		return true
+	})
+	pr.names = make(map[*graph.Value]valueName, nv) // sized once: growing it allocated twice its size
 	pr.tstr = map[graph.Type]string{}
 	pr.blocks = map[*graph.Block]string{}
 	pr.nameTopLevel(m.Op)
@@ -52,12 +62,54 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 type printer struct {
 	w      *bufio.Writer
 	pretty bool
-	names  map[*graph.Value]string
+	names  map[*graph.Value]valueName
 	blocks map[*graph.Block]string
 	nextV  int
 	nextA  int
 	err    error // first IR inconsistency met while printing
 	tstr   map[graph.Type]string
+	num    []byte // scratch for names and numbers
+}
+
+// valueName is a value's printed name as numbers, formatted as it is
+// written (a string per value cost about three times as much): the kind in
+// the low 2 bits, then the number, then a group index.
+type valueName uint64
+
+const (
+	vnUnset  = iota
+	vnResult // %N
+	vnGroup  // %N#i
+	vnArg    // %argN
+)
+
+// maxNamed bounds the numbers a valueName holds (2^31 values would take
+// hundreds of gigabytes; past it printing fails instead of mis-naming).
+const maxNamed = 1<<31 - 1
+
+func (pr *printer) setName(v *graph.Value, kind, n, i int) {
+	if n > maxNamed || i > maxNamed {
+		if pr.err == nil {
+			pr.err = fmt.Errorf("mlirtext: cannot print: more than %d values", maxNamed)
+		}
+		return
+	}
+	pr.names[v] = valueName(kind) | valueName(n)<<2 | valueName(i)<<33
+}
+
+// appendName appends v's name; ok is false for a value without one.
+func appendName(dst []byte, vn valueName) ([]byte, bool) {
+	n := int64(vn >> 2 & maxNamed)
+	switch vn & 3 {
+	case vnResult:
+		return strconv.AppendInt(append(dst, '%'), n, 10), true
+	case vnGroup:
+		dst = strconv.AppendInt(append(dst, '%'), n, 10)
+		return strconv.AppendInt(append(dst, '#'), int64(vn>>33), 10), true
+	case vnArg:
+		return strconv.AppendInt(append(dst, "%arg"...), n, 10), true
+	}
+	return dst, false
 }
 
 // typeStr caches type spellings by identity; parsed modules share type
@@ -81,24 +133,21 @@ func (pr *printer) nameTopLevel(op *graph.Operation) {
 }
 
 func (pr *printer) nameOp(op *graph.Operation, top bool) {
-	for _, r := range op.Results() {
-		pr.names[r] = "" // assigned below
-	}
 	if n := op.NumResults(); n > 1 && pr.pretty && strings.HasPrefix(op.Name, "coreai.") {
 		// coreai ops name their results one by one (`%1, %2 =
 		// coreai.read_handle …`, coreai-torch's tests).
 		for _, r := range op.Results() {
-			pr.names[r] = "%" + strconv.Itoa(pr.nextV)
+			pr.setName(r, vnResult, pr.nextV, 0)
 			pr.nextV++
 		}
 	} else if n > 0 {
-		base := "%" + strconv.Itoa(pr.nextV)
+		base := pr.nextV
 		pr.nextV++
 		for i, r := range op.Results() {
 			if n == 1 {
-				pr.names[r] = base
+				pr.setName(r, vnResult, base, 0)
 			} else {
-				pr.names[r] = base + "#" + strconv.Itoa(i)
+				pr.setName(r, vnGroup, base, i)
 			}
 		}
 	}
@@ -106,7 +155,7 @@ func (pr *printer) nameOp(op *graph.Operation, top bool) {
 		for bi, b := range r.Blocks {
 			pr.blocks[b] = "^bb" + strconv.Itoa(bi)
 			for _, a := range b.Args() {
-				pr.names[a] = "%arg" + strconv.Itoa(pr.nextA)
+				pr.setName(a, vnArg, pr.nextA, 0)
 				pr.nextA++
 			}
 			// Functions restart at %0 (they are isolated from above), unless
@@ -140,9 +189,24 @@ func definesValues(b *graph.Block) bool {
 }
 
 func (pr *printer) name(v *graph.Value) string {
-	if n, ok := pr.names[v]; ok && n != "" {
-		return n
+	if b, ok := appendName(nil, pr.names[v]); ok {
+		return string(b)
 	}
+	return pr.invalidName(v)
+}
+
+// writeName writes v's name without building a string.
+func (pr *printer) writeName(v *graph.Value) {
+	b, ok := appendName(pr.num[:0], pr.names[v])
+	if !ok {
+		pr.str(pr.invalidName(v))
+		return
+	}
+	pr.w.Write(b)
+	pr.num = b[:0]
+}
+
+func (pr *printer) invalidName(v *graph.Value) string {
 	// A nil operand or a value from outside the module is an IR bug; report
 	// it instead of writing text that cannot be read back.
 	if pr.err == nil {
@@ -172,7 +236,7 @@ func (pr *printer) loc(l graph.Loc) {
 		return
 	}
 	pr.str(" loc(")
-	pr.str(l.String())
+	graph.WriteLoc(pr.w, l)
 	pr.str(")")
 }
 
@@ -181,17 +245,21 @@ func (pr *printer) resultsPrefix(op *graph.Operation) {
 	if n == 0 {
 		return
 	}
-	base := pr.name(op.Result(0))
-	if n > 1 {
-		if k := strings.IndexByte(base, '#'); k >= 0 {
-			base = base[:k] + ":" + strconv.Itoa(n)
-		} else {
-			for _, r := range op.Results()[1:] {
-				base += ", " + pr.name(r)
+	vn := pr.names[op.Result(0)]
+	switch {
+	case n > 1 && vn&3 == vnGroup: // %N:n
+		b := strconv.AppendInt(append(pr.num[:0], '%'), int64(vn>>2&maxNamed), 10)
+		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
+		pr.w.Write(b)
+		pr.num = b[:0]
+	default:
+		for i, r := range op.Results() {
+			if i > 0 {
+				pr.str(", ")
 			}
+			pr.writeName(r)
 		}
 	}
-	pr.str(base)
 	pr.str(" = ")
 }
 
@@ -200,7 +268,7 @@ func (pr *printer) operands(vs []*graph.Value) {
 		if i > 0 {
 			pr.str(", ")
 		}
-		pr.str(pr.name(v))
+		pr.writeName(v)
 	}
 }
 
@@ -222,7 +290,7 @@ func (pr *printer) op(op *graph.Operation, ind int) {
 
 func (pr *printer) genericOp(op *graph.Operation, ind int) {
 	pr.resultsPrefix(op)
-	pr.str(graph.QuoteString(op.Name))
+	graph.WriteQuoted(pr.w, op.Name)
 	pr.str("(")
 	pr.operands(op.Operands())
 	pr.str(")")
@@ -701,14 +769,15 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 		return false
 	}
 	seg, ok := d.Get(attrSegmentSizes).(*graph.DenseArrayAttr)
-	if !ok || len(seg.Ints) != len(metalKernelGroups) || len(seg.Floats) > 0 {
+	if !ok || seg.Len() != len(metalKernelGroups) {
 		return false
 	}
 	if it, ok := seg.Elem.(*graph.IntegerType); !ok || it.Width != 32 || it.Signedness != graph.Signless {
 		return false
 	}
+	sizes := seg.Int64s()
 	total := int64(0)
-	for i, n := range seg.Ints {
+	for i, n := range sizes {
 		if n < 0 || !strings.HasSuffix(metalKernelGroups[i], "(") && n != 1 {
 			return false
 		}
@@ -731,7 +800,7 @@ func (pr *printer) prettyMetalKernel(op *graph.Operation) bool {
 		}
 		kw := strings.TrimSuffix(g, "(")
 		pr.str(" " + kw)
-		n := seg.Ints[i]
+		n := sizes[i]
 		if kw != g {
 			pr.str("(")
 			pr.operands(ops[:n])
@@ -856,31 +925,51 @@ func (pr *printer) prettyUniform(op *graph.Operation, ind int) bool {
 // -------------------------------------------------------------- resources
 
 func (pr *printer) resources(m *graph.Module) error {
-	if len(m.Resources) == 0 && len(m.ExternalResources) == 0 {
+	dialect, external := withData(m.Resources), withData(m.ExternalResources)
+	if len(dialect) == 0 && len(external) == 0 {
 		return nil
 	}
 	pr.str("\n{-#\n")
 	sections := 0
-	if len(m.Resources) > 0 {
+	if len(dialect) > 0 {
 		pr.str("  dialect_resources: {\n")
-		if err := pr.resourceGroups(m.Resources, false); err != nil {
+		if err := pr.resourceGroups(dialect, false); err != nil {
 			return err
 		}
 		pr.str("  }")
 		sections++
 	}
-	if len(m.ExternalResources) > 0 {
+	if len(external) > 0 {
 		if sections > 0 {
 			pr.str(",\n")
 		}
 		pr.str("  external_resources: {\n")
-		if err := pr.resourceGroups(m.ExternalResources, true); err != nil {
+		if err := pr.resourceGroups(external, true); err != nil {
 			return err
 		}
 		pr.str("  }")
 	}
 	pr.str("\n#-}\n")
 	return nil
+}
+
+// withData leaves out the blob entries that hold no data: a handle
+// declared without bytes (the bytecode writer keeps the declaration of a
+// blob a pass removed, graph/bytecode's planResources; an absent weight a
+// read-only command marked). Text has no spelling for one, and it needs
+// none: a dense_resource<key> without an entry is such a handle when read
+// back, and mlir-opt 19 and 22 print the same bytecode without the entry.
+// Whether a module may be written with a referenced handle of that kind is
+// graph.VerifyWritable's to say, before any writer runs.
+func withData(rs []*graph.Resource) []*graph.Resource {
+	out := rs[:0:0]
+	for _, r := range rs {
+		if r.Kind == graph.BlobResource && r.Blob == nil && r.Text == "" {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // resourceGroups prints entries grouped by owner, owners in order of first

@@ -6,6 +6,8 @@
 package modelio
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -176,6 +178,15 @@ func Save(dst string, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.R
 
 func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
 	dst, kind, form := p.Dst, p.Kind, p.Form
+	// Checked whole before a byte is written, so what anefix writes it can
+	// read back; a module that fails leaves no output.
+	if err := graph.VerifyWritable(m); err != nil {
+		where := dst
+		if dst == "-" {
+			where = "stdout"
+		}
+		return nil, fmt.Errorf("the model to write is not complete, so nothing is written to %s: %w", where, err)
+	}
 	var enc bundle.Encoder
 	if form == FormBytecode {
 		wo := bytecode.WriteOptions{Version: opts.BytecodeVersion}
@@ -189,6 +200,19 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 			tf = mlirtext.FormPretty
 		}
 		enc = func(w io.Writer) error { return mlirtext.Write(w, m, tf) }
+		if src != nil && src.Input != nil && src.Form != FormBytecode && src.Input.Text != nil {
+			// Text from text ends as its input did (no newline, one, or a
+			// blank line), so an unchanged file in anefix's printed form
+			// converted to that form comes back byte for byte.
+			want := len(src.Input.Text) - len(bytes.TrimRight(src.Input.Text, "\n"))
+			enc = func(w io.Writer) error {
+				nl := &finalNewlines{w: w}
+				if err := mlirtext.Write(nl, m, tf); err != nil {
+					return err
+				}
+				return nl.end(want)
+			}
+		}
 	}
 	files := opts.Files
 	var in *bundle.Input
@@ -205,6 +229,39 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 		Force: opts.Force, Stdout: opts.Stdout, Progress: opts.Progress, Files: files,
 	})
 }
+
+// finalNewlines passes writes through but holds back the newlines that
+// end them until more text follows; end writes n newlines in their place.
+type finalNewlines struct {
+	w    io.Writer
+	held int
+}
+
+func (f *finalNewlines) Write(p []byte) (int, error) {
+	body := bytes.TrimRight(p, "\n")
+	if len(body) > 0 {
+		if err := f.flush(f.held); err != nil {
+			return 0, err
+		}
+		if _, err := f.w.Write(body); err != nil {
+			return 0, err
+		}
+		f.held = 0
+	}
+	f.held += len(p) - len(body)
+	return len(p), nil
+}
+
+func (f *finalNewlines) flush(n int) error {
+	if n == 0 {
+		return nil
+	}
+	_, err := f.w.Write(bytes.Repeat([]byte{'\n'}, n))
+	return err
+}
+
+// end writes the text's last newlines: n of them.
+func (f *finalNewlines) end(n int) error { return f.flush(n) }
 
 // DefaultMetadata is the metadata.json written into an .aimodel that anefix
 // creates from a single file (there is no author metadata to carry over).

@@ -206,3 +206,86 @@ func TestSaveAIModelHash(t *testing.T) {
 		}
 	}
 }
+
+// A blob a pass removed stays declared, without data, in bytecode written
+// with the input's tables (graph/bytecode keeps resource handles stable);
+// reading that file back and printing it as text must work and leave the
+// declaration out, as mlir-opt does (issue 20: dce after
+// externalize-constant wrote .aimodels that convert --emit generic refused).
+func TestRemovedBlobReadsBackAsText(t *testing.T) {
+	dir := t.TempDir()
+	ld := load(t, "../../testdata/synth/armA.aimodel")
+	ld.Module.AddResource("anefix_test_extra", 2, graph.MemBlob{1, 2, 3, 4})
+	one := filepath.Join(dir, "one.aimodel")
+	if _, err := Save(one, ld.Module, ld, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ld1 := load(t, one)
+	ld1.Module.RemoveResource("anefix_test_extra") // what dce does to an unreferenced blob
+	two := filepath.Join(dir, "two.aimodel")
+	if _, err := Save(two, ld1.Module, ld1, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ld2 := load(t, two)
+	if r := ld2.Module.Resource("anefix_test_extra"); r == nil || r.Blob != nil {
+		t.Fatalf("the removed blob should be read back as a declaration without data, got %+v", r)
+	}
+	var out bytes.Buffer
+	if _, err := Save("-", ld2.Module, ld2, SaveOptions{Stdout: &out, Emit: FormGeneric}); err != nil {
+		t.Fatalf("the written model does not print as text: %v", err)
+	}
+	if strings.Contains(out.String(), "anefix_test_extra") {
+		t.Errorf("the text keeps the removed blob's declaration")
+	}
+	if !strings.Contains(out.String(), "dialect_resources") {
+		t.Errorf("the text lost the other resources")
+	}
+}
+
+// Save checks the module whole before writing: a referenced weight without
+// bytes is refused, naming the key, and nothing is written.
+func TestSaveRefusesIncompleteModule(t *testing.T) {
+	dir := t.TempDir()
+	ld := load(t, "../../testdata/synth/armA.aimodel")
+	r := ld.Module.Resources[0]
+	r.Blob = nil
+	for _, dst := range []string{filepath.Join(dir, "x.aimodel"), filepath.Join(dir, "x.mlir"), "-"} {
+		var out bytes.Buffer
+		_, err := Save(dst, ld.Module, ld, SaveOptions{Stdout: &out})
+		if err == nil || !strings.Contains(err.Error(), "dense_resource<"+r.Key+"> has no data") || !strings.Contains(err.Error(), "nothing is written") {
+			t.Fatalf("%s: got %v", dst, err)
+		}
+		if _, err := os.Lstat(dst); dst != "-" && err == nil {
+			t.Errorf("%s was written", dst)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%s: %d bytes went to stdout", dst, out.Len())
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// finalNewlines keeps every newline inside the text, however the writes
+// split it, and replaces only the run that ends it.
+func TestFinalNewlinesWriter(t *testing.T) {
+	const text = "a\n\nb\nc\n\n"
+	for split := 0; split <= len(text); split++ {
+		for want := 0; want <= 3; want++ {
+			var out bytes.Buffer
+			f := &finalNewlines{w: &out}
+			for _, part := range []string{text[:split], text[split:]} {
+				if n, err := f.Write([]byte(part)); err != nil || n != len(part) {
+					t.Fatalf("Write: %d, %v", n, err)
+				}
+			}
+			if err := f.end(want); err != nil {
+				t.Fatal(err)
+			}
+			if got, w := out.String(), "a\n\nb\nc"+strings.Repeat("\n", want); got != w {
+				t.Errorf("split %d, %d newlines: %q, want %q", split, want, got, w)
+			}
+		}
+	}
+}

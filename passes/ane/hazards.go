@@ -228,7 +228,7 @@ func (h *hazardScan) floatConstStats(op *graph.Operation) *constStats {
 		if a.Splat {
 			n = 1
 		}
-		if n < 0 || int64(len(a.Raw)) < n*int64(graph.ElemBytes(ft)) {
+		if size, ok := graph.MulSize(n, int64(graph.ElemBytes(ft))); !ok || int64(len(a.Raw)) < size {
 			return nil
 		}
 		if s, done := h.byOp[op]; done {
@@ -264,7 +264,6 @@ func (h *hazardScan) floatConstStats(op *graph.Operation) *constStats {
 
 func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.TensorType) *constStats {
 	s := &constStats{resource: key}
-	eb := int64(graph.ElemBytes(ft))
 	switch ft.Name {
 	case "f16", "bf16", "f32", "f64":
 	default:
@@ -280,11 +279,13 @@ func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.Tens
 		s.reason = "its bytes are not in the file"
 		return s
 	}
-	n := t.NumElements()
 	size := r.Blob.Size()
-	if n < 0 || size != n*eb {
+	if want, err := t.ByteSize(); err != nil || size != want {
 		s.reason = "the blob's size does not match its type"
-		s.why = fmt.Sprintf("the blob holds %d bytes, %s needs %d", size, t, n*eb)
+		s.why = fmt.Sprintf("the blob holds %d bytes, %s needs %d", size, t, want)
+		if err != nil {
+			s.why = fmt.Sprintf("the blob holds %d bytes for %v", size, err)
+		}
 		return s
 	}
 	if size > h.budget {

@@ -872,8 +872,15 @@ type CompileReport struct {
 	// failures or the calibration counts.
 	DiagnosticsNotKept int32 `protobuf:"varint,25,opt,name=diagnostics_not_kept,json=diagnosticsNotKept,proto3" json:"diagnostics_not_kept,omitempty"`
 	FailuresNotKept    int32 `protobuf:"varint,26,opt,name=failures_not_kept,json=failuresNotKept,proto3" json:"failures_not_kept,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The log's lines that are neither diagnostics nor failure blocks
+	// (unclassified_lines counts them all), each distinct text once, in order
+	// of first appearance, as the compiler printed it: a message no rule
+	// knows still reaches the user. At most 256 texts are kept;
+	// unclassified_not_kept counts the lines whose text is not among them.
+	Unclassified        []*LogLine `protobuf:"bytes,27,rep,name=unclassified,proto3" json:"unclassified,omitempty"`
+	UnclassifiedNotKept int32      `protobuf:"varint,28,opt,name=unclassified_not_kept,json=unclassifiedNotKept,proto3" json:"unclassified_not_kept,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -1088,6 +1095,84 @@ func (x *CompileReport) GetFailuresNotKept() int32 {
 	return 0
 }
 
+func (x *CompileReport) GetUnclassified() []*LogLine {
+	if x != nil {
+		return x.Unclassified
+	}
+	return nil
+}
+
+func (x *CompileReport) GetUnclassifiedNotKept() int32 {
+	if x != nil {
+		return x.UnclassifiedNotKept
+	}
+	return 0
+}
+
+// LogLine is one distinct line of a compiler log.
+type LogLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1-based line of its first appearance in the log.
+	Line int32 `protobuf:"varint,1,opt,name=line,proto3" json:"line,omitempty"`
+	// The line, spaces trimmed, cut to 2048 bytes.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// How many lines of the log have this text.
+	Count         int32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogLine) Reset() {
+	*x = LogLine{}
+	mi := &file_check_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogLine) ProtoMessage() {}
+
+func (x *LogLine) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
+func (*LogLine) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *LogLine) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *LogLine) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *LogLine) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 type FunctionRegions struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1099,7 +1184,7 @@ type FunctionRegions struct {
 
 func (x *FunctionRegions) Reset() {
 	*x = FunctionRegions{}
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1111,7 +1196,7 @@ func (x *FunctionRegions) String() string {
 func (*FunctionRegions) ProtoMessage() {}
 
 func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1124,7 +1209,7 @@ func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionRegions.ProtoReflect.Descriptor instead.
 func (*FunctionRegions) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{7}
+	return file_check_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FunctionRegions) GetName() string {
@@ -1236,7 +1321,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\xa5\b\n" +
+	" \x01(\bR\ttruncated\"\x91\t\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1264,7 +1349,13 @@ const file_check_proto_rawDesc = "" +
 	"\bcompiled\x18\x17 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\x12#\n" +
 	"\rregions_known\x18\x18 \x01(\bR\fregionsKnown\x120\n" +
 	"\x14diagnostics_not_kept\x18\x19 \x01(\x05R\x12diagnosticsNotKept\x12*\n" +
-	"\x11failures_not_kept\x18\x1a \x01(\x05R\x0ffailuresNotKept\"h\n" +
+	"\x11failures_not_kept\x18\x1a \x01(\x05R\x0ffailuresNotKept\x126\n" +
+	"\funclassified\x18\x1b \x03(\v2\x12.anefix.v1.LogLineR\funclassified\x122\n" +
+	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\"G\n" +
+	"\aLogLine\x12\x12\n" +
+	"\x04line\x18\x01 \x01(\x05R\x04line\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count\"h\n" +
 	"\x0fFunctionRegions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aregions\x18\x02 \x01(\x05R\aregions\x12'\n" +
@@ -1282,7 +1373,7 @@ func file_check_proto_rawDescGZIP() []byte {
 	return file_check_proto_rawDescData
 }
 
-var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_check_proto_goTypes = []any{
 	(*Rule)(nil),            // 0: anefix.v1.Rule
 	(*Finding)(nil),         // 1: anefix.v1.Finding
@@ -1291,34 +1382,36 @@ var file_check_proto_goTypes = []any{
 	(*CheckReport)(nil),     // 4: anefix.v1.CheckReport
 	(*CompileFailure)(nil),  // 5: anefix.v1.CompileFailure
 	(*CompileReport)(nil),   // 6: anefix.v1.CompileReport
-	(*FunctionRegions)(nil), // 7: anefix.v1.FunctionRegions
-	(*OpRef)(nil),           // 8: anefix.v1.OpRef
-	(*Input)(nil),           // 9: anefix.v1.Input
-	(*CompiledPackage)(nil), // 10: anefix.v1.CompiledPackage
+	(*LogLine)(nil),         // 7: anefix.v1.LogLine
+	(*FunctionRegions)(nil), // 8: anefix.v1.FunctionRegions
+	(*OpRef)(nil),           // 9: anefix.v1.OpRef
+	(*Input)(nil),           // 10: anefix.v1.Input
+	(*CompiledPackage)(nil), // 11: anefix.v1.CompiledPackage
 }
 var file_check_proto_depIdxs = []int32{
-	8,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
+	9,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
 	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
 	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
 	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
 	1,  // 4: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
-	9,  // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	10, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
 	2,  // 6: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
 	2,  // 7: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
 	3,  // 8: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
 	0,  // 9: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
 	2,  // 10: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
 	2,  // 11: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
-	9,  // 12: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	10, // 12: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
 	5,  // 13: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
 	2,  // 14: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	7,  // 15: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	10, // 16: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	8,  // 15: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	11, // 16: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	7,  // 17: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1336,7 +1429,7 @@ func file_check_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_check_proto_rawDesc), len(file_check_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -972,6 +972,16 @@ type CompiledPackage_Function struct {
 	// What the counts were made from.
 	RegionDirs    []string `protobuf:"bytes,17,rep,name=region_dirs,json=regionDirs,proto3" json:"region_dirs,omitempty"`
 	RegionSymbols []string `protobuf:"bytes,18,rep,name=region_symbols,json=regionSymbols,proto3" json:"region_symbols,omitempty"`
+	// The dictionary entries among the Entry Function Attributes, "key =
+	// value" ("mps.stateInputIndices = [0, 1]"), in order.
+	ValuedAttributes []string `protobuf:"bytes,19,rep,name=valued_attributes,json=valuedAttributes,proto3" json:"valued_attributes,omitempty"`
+	// The inputs the manifest names as states (mps.stateInputIndices),
+	// with their types from the specialized graph; empty when the package
+	// names none. states_evidence says where each fact came from.
+	StateInputs    []*CompiledPackage_StateInput `protobuf:"bytes,20,rep,name=state_inputs,json=stateInputs,proto3" json:"state_inputs,omitempty"`
+	StatesEvidence []string                      `protobuf:"bytes,21,rep,name=states_evidence,json=statesEvidence,proto3" json:"states_evidence,omitempty"`
+	// The results the manifest names as tokens (mps.tokenResIndices).
+	TokenResults  []int32 `protobuf:"varint,22,rep,packed,name=token_results,json=tokenResults,proto3" json:"token_results,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1132,6 +1142,88 @@ func (x *CompiledPackage_Function) GetRegionSymbols() []string {
 	return nil
 }
 
+func (x *CompiledPackage_Function) GetValuedAttributes() []string {
+	if x != nil {
+		return x.ValuedAttributes
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetStateInputs() []*CompiledPackage_StateInput {
+	if x != nil {
+		return x.StateInputs
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetStatesEvidence() []string {
+	if x != nil {
+		return x.StatesEvidence
+	}
+	return nil
+}
+
+func (x *CompiledPackage_Function) GetTokenResults() []int32 {
+	if x != nil {
+		return x.TokenResults
+	}
+	return nil
+}
+
+type CompiledPackage_StateInput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// optional so that input 0 is printed in --json, like the counts.
+	Index *int32 `protobuf:"varint,1,opt,name=index,proto3,oneof" json:"index,omitempty"`
+	// The input's type in the specialized graph ("" when not read).
+	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompiledPackage_StateInput) Reset() {
+	*x = CompiledPackage_StateInput{}
+	mi := &file_inspect_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompiledPackage_StateInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompiledPackage_StateInput) ProtoMessage() {}
+
+func (x *CompiledPackage_StateInput) ProtoReflect() protoreflect.Message {
+	mi := &file_inspect_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompiledPackage_StateInput.ProtoReflect.Descriptor instead.
+func (*CompiledPackage_StateInput) Descriptor() ([]byte, []int) {
+	return file_inspect_proto_rawDescGZIP(), []int{1, 2}
+}
+
+func (x *CompiledPackage_StateInput) GetIndex() int32 {
+	if x != nil && x.Index != nil {
+		return *x.Index
+	}
+	return 0
+}
+
+func (x *CompiledPackage_StateInput) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
 var File_inspect_proto protoreflect.FileDescriptor
 
 const file_inspect_proto_rawDesc = "" +
@@ -1145,7 +1237,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\bdialects\x18\x05 \x03(\v2\x15.anefix.v1.DialectUseR\bdialects\x12B\n" +
 	"\x13opaque_property_ops\x18\x06 \x03(\v2\x12.anefix.v1.OpCountR\x11opaquePropertyOps\x122\n" +
 	"\x06graphs\x18\x02 \x03(\v2\x1a.anefix.v1.GraphInspectionR\x06graphs\x126\n" +
-	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xd9\x0f\n" +
+	"\bcompiled\x18\x14 \x01(\v2\x1a.anefix.v1.CompiledPackageR\bcompiled\"\xe5\x11\n" +
 	"\x0fCompiledPackage\x12\x12\n" +
 	"\x04arch\x18\x01 \x01(\tR\x04arch\x12\x1b\n" +
 	"\tmain_file\x18\x02 \x01(\tR\bmainFile\x122\n" +
@@ -1184,7 +1276,7 @@ const file_inspect_proto_rawDesc = "" +
 	"\x03dir\x18\x01 \x01(\tR\x03dir\x12)\n" +
 	"\x10package_versions\x18\x02 \x03(\tR\x0fpackageVersions\x12(\n" +
 	"\x10ane_regions_hash\x18\x03 \x03(\tR\x0eaneRegionsHash\x12\x1a\n" +
-	"\boriginal\x18\x04 \x01(\tR\boriginal\x1a\xca\x05\n" +
+	"\boriginal\x18\x04 \x01(\tR\boriginal\x1a\x8f\a\n" +
 	"\bFunction\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06symbol\x18\x02 \x01(\tR\x06symbol\x12\x1a\n" +
@@ -1212,10 +1304,19 @@ const file_inspect_proto_rawDesc = "" +
 	"\rdisagreements\x18\x10 \x03(\tR\rdisagreements\x12\x1f\n" +
 	"\vregion_dirs\x18\x11 \x03(\tR\n" +
 	"regionDirs\x12%\n" +
-	"\x0eregion_symbols\x18\x12 \x03(\tR\rregionSymbolsB\x0e\n" +
+	"\x0eregion_symbols\x18\x12 \x03(\tR\rregionSymbols\x12+\n" +
+	"\x11valued_attributes\x18\x13 \x03(\tR\x10valuedAttributes\x12H\n" +
+	"\fstate_inputs\x18\x14 \x03(\v2%.anefix.v1.CompiledPackage.StateInputR\vstateInputs\x12'\n" +
+	"\x0fstates_evidence\x18\x15 \x03(\tR\x0estatesEvidence\x12#\n" +
+	"\rtoken_results\x18\x16 \x03(\x05R\ftokenResultsB\x0e\n" +
 	"\f_ane_regionsB\x0e\n" +
 	"\f_gpu_regionsB\x0f\n" +
-	"\r_fully_on_aneB\x0e\n" +
+	"\r_fully_on_ane\x1aE\n" +
+	"\n" +
+	"StateInput\x12\x19\n" +
+	"\x05index\x18\x01 \x01(\x05H\x00R\x05index\x88\x01\x01\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04typeB\b\n" +
+	"\x06_indexB\x0e\n" +
 	"\f_ane_regionsJ\x04\b\x11\x10\x12\"\xae\x04\n" +
 	"\x0fGraphInspection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
@@ -1280,52 +1381,54 @@ func file_inspect_proto_rawDescGZIP() []byte {
 	return file_inspect_proto_rawDescData
 }
 
-var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_inspect_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_inspect_proto_goTypes = []any{
-	(*InspectReport)(nil),            // 0: anefix.v1.InspectReport
-	(*CompiledPackage)(nil),          // 1: anefix.v1.CompiledPackage
-	(*GraphInspection)(nil),          // 2: anefix.v1.GraphInspection
-	(*Fp32Island)(nil),               // 3: anefix.v1.Fp32Island
-	(*IOReshape)(nil),                // 4: anefix.v1.IOReshape
-	(*Invocation)(nil),               // 5: anefix.v1.Invocation
-	(*DialectUse)(nil),               // 6: anefix.v1.DialectUse
-	(*CompiledPackage_Delegate)(nil), // 7: anefix.v1.CompiledPackage.Delegate
-	(*CompiledPackage_Function)(nil), // 8: anefix.v1.CompiledPackage.Function
-	(*Input)(nil),                    // 9: anefix.v1.Input
-	(*OpCount)(nil),                  // 10: anefix.v1.OpCount
-	(*TypeCount)(nil),                // 11: anefix.v1.TypeCount
-	(*Port)(nil),                     // 12: anefix.v1.Port
-	(*Value)(nil),                    // 13: anefix.v1.Value
-	(*OpRef)(nil),                    // 14: anefix.v1.OpRef
+	(*InspectReport)(nil),              // 0: anefix.v1.InspectReport
+	(*CompiledPackage)(nil),            // 1: anefix.v1.CompiledPackage
+	(*GraphInspection)(nil),            // 2: anefix.v1.GraphInspection
+	(*Fp32Island)(nil),                 // 3: anefix.v1.Fp32Island
+	(*IOReshape)(nil),                  // 4: anefix.v1.IOReshape
+	(*Invocation)(nil),                 // 5: anefix.v1.Invocation
+	(*DialectUse)(nil),                 // 6: anefix.v1.DialectUse
+	(*CompiledPackage_Delegate)(nil),   // 7: anefix.v1.CompiledPackage.Delegate
+	(*CompiledPackage_Function)(nil),   // 8: anefix.v1.CompiledPackage.Function
+	(*CompiledPackage_StateInput)(nil), // 9: anefix.v1.CompiledPackage.StateInput
+	(*Input)(nil),                      // 10: anefix.v1.Input
+	(*OpCount)(nil),                    // 11: anefix.v1.OpCount
+	(*TypeCount)(nil),                  // 12: anefix.v1.TypeCount
+	(*Port)(nil),                       // 13: anefix.v1.Port
+	(*Value)(nil),                      // 14: anefix.v1.Value
+	(*OpRef)(nil),                      // 15: anefix.v1.OpRef
 }
 var file_inspect_proto_depIdxs = []int32{
-	9,  // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
-	10, // 1: anefix.v1.InspectReport.module_op_counts:type_name -> anefix.v1.OpCount
+	10, // 0: anefix.v1.InspectReport.input:type_name -> anefix.v1.Input
+	11, // 1: anefix.v1.InspectReport.module_op_counts:type_name -> anefix.v1.OpCount
 	6,  // 2: anefix.v1.InspectReport.dialects:type_name -> anefix.v1.DialectUse
-	10, // 3: anefix.v1.InspectReport.opaque_property_ops:type_name -> anefix.v1.OpCount
+	11, // 3: anefix.v1.InspectReport.opaque_property_ops:type_name -> anefix.v1.OpCount
 	2,  // 4: anefix.v1.InspectReport.graphs:type_name -> anefix.v1.GraphInspection
 	1,  // 5: anefix.v1.InspectReport.compiled:type_name -> anefix.v1.CompiledPackage
-	10, // 6: anefix.v1.CompiledPackage.operation_distribution:type_name -> anefix.v1.OpCount
-	11, // 7: anefix.v1.CompiledPackage.storage_types:type_name -> anefix.v1.TypeCount
+	11, // 6: anefix.v1.CompiledPackage.operation_distribution:type_name -> anefix.v1.OpCount
+	12, // 7: anefix.v1.CompiledPackage.storage_types:type_name -> anefix.v1.TypeCount
 	7,  // 8: anefix.v1.CompiledPackage.delegates:type_name -> anefix.v1.CompiledPackage.Delegate
 	8,  // 9: anefix.v1.CompiledPackage.functions:type_name -> anefix.v1.CompiledPackage.Function
-	12, // 10: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
-	12, // 11: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
-	10, // 12: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
-	11, // 13: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
+	13, // 10: anefix.v1.GraphInspection.inputs:type_name -> anefix.v1.Port
+	13, // 11: anefix.v1.GraphInspection.outputs:type_name -> anefix.v1.Port
+	11, // 12: anefix.v1.GraphInspection.op_counts:type_name -> anefix.v1.OpCount
+	12, // 13: anefix.v1.GraphInspection.element_types:type_name -> anefix.v1.TypeCount
 	3,  // 14: anefix.v1.GraphInspection.fp32_islands:type_name -> anefix.v1.Fp32Island
 	4,  // 15: anefix.v1.GraphInspection.io_reshapes:type_name -> anefix.v1.IOReshape
 	5,  // 16: anefix.v1.GraphInspection.invocations:type_name -> anefix.v1.Invocation
-	13, // 17: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
-	14, // 18: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
-	14, // 19: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
-	14, // 20: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
-	14, // 21: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	14, // 17: anefix.v1.Fp32Island.values:type_name -> anefix.v1.Value
+	15, // 18: anefix.v1.Fp32Island.entry_casts:type_name -> anefix.v1.OpRef
+	15, // 19: anefix.v1.Fp32Island.exit_casts:type_name -> anefix.v1.OpRef
+	15, // 20: anefix.v1.Fp32Island.ops:type_name -> anefix.v1.OpRef
+	15, // 21: anefix.v1.IOReshape.op:type_name -> anefix.v1.OpRef
+	9,  // 22: anefix.v1.CompiledPackage.Function.state_inputs:type_name -> anefix.v1.CompiledPackage.StateInput
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_inspect_proto_init() }
@@ -1336,13 +1439,14 @@ func file_inspect_proto_init() {
 	file_common_proto_init()
 	file_inspect_proto_msgTypes[1].OneofWrappers = []any{}
 	file_inspect_proto_msgTypes[8].OneofWrappers = []any{}
+	file_inspect_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_inspect_proto_rawDesc), len(file_inspect_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

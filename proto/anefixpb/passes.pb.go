@@ -171,9 +171,12 @@ type PassOptionInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// bool, string, int or strings (comma list).
-	Kind          string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Default       string `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
-	Doc           string `protobuf:"bytes,4,opt,name=doc,proto3" json:"doc,omitempty"`
+	Kind    string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Default string `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
+	Doc     string `protobuf:"bytes,4,opt,name=doc,proto3" json:"doc,omitempty"`
+	// The only values the option takes (for a list, each element), when it
+	// is an enum; empty otherwise.
+	Values        []string `protobuf:"bytes,5,rep,name=values,proto3" json:"values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +239,13 @@ func (x *PassOptionInfo) GetDoc() string {
 	return ""
 }
 
+func (x *PassOptionInfo) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_passes_proto protoreflect.FileDescriptor
 
 const file_passes_proto_rawDesc = "" +
@@ -251,12 +261,13 @@ const file_passes_proto_rawDesc = "" +
 	"\taddresses\x18\x04 \x01(\tR\taddresses\x12\x10\n" +
 	"\x03doc\x18\x05 \x01(\tR\x03doc\x123\n" +
 	"\aoptions\x18\x06 \x03(\v2\x19.anefix.v1.PassOptionInfoR\aoptions\x12 \n" +
-	"\vconstraints\x18\a \x03(\tR\vconstraints\"d\n" +
+	"\vconstraints\x18\a \x03(\tR\vconstraints\"|\n" +
 	"\x0ePassOptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
 	"\adefault\x18\x03 \x01(\tR\adefault\x12\x10\n" +
-	"\x03doc\x18\x04 \x01(\tR\x03docB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
+	"\x03doc\x18\x04 \x01(\tR\x03doc\x12\x16\n" +
+	"\x06values\x18\x05 \x03(\tR\x06valuesB)Z'github.com/anefix/anefix/proto/anefixpbb\x06proto3"
 
 var (
 	file_passes_proto_rawDescOnce sync.Once

@@ -32,12 +32,16 @@
 # the corpus packages' (a guess for what coreai-build always does).
 # Behaviour, chosen by the environment:
 #   FAKE_COREAI_BUILD_ANE_IF=substr  IN containing substr -> "ane", else "fallback"
-#   FAKE_COREAI_BUILD_SCENARIO=ane|fallback|crash  (default fallback)
+#   FAKE_COREAI_BUILD_SCENARIO=ane|fallback|crash|bf16  (default fallback)
 #     ane       every entry function gets FAKE_COREAI_BUILD_ANE_REGIONS (default
 #               1) ANE regions and no GPU region; exit 0
 #     fallback  every entry function gets one GPU region and no ANE region,
 #               seed-arm-a.log on stderr, exit 0 (the silent GPU fallback)
 #     crash     "Segmentation fault" and SIGSEGV (a compiler crash as users report it)
+#     bf16      zimage-bf16-input.log on stderr (the two-line element-type error
+#               a bf16 module gets, as MaTriXy/coreai-model-zoo
+#               knowledge/zimage-port.md quotes it), no package, exit 1 (the
+#               exit status is a guess: the source shows only the message)
 #   Entry functions: the names in FAKE_COREAI_BUILD_REGIONS (space-separated),
 #   else fn0..fn<N-1> for N = FAKE_COREAI_BUILD_FUNCTIONS (default 1).
 set -eu
@@ -72,6 +76,10 @@ ane|fallback) ;;
 crash)
 	echo "Segmentation fault: 11" >&2
 	kill -SEGV $$
+	;;
+bf16)
+	cat "$here/../compilerlogs/zimage-bf16-input.log" >&2
+	exit 1
 	;;
 *)
 	echo "fake-coreai-build: unknown scenario $scenario" >&2

@@ -94,10 +94,13 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 		if err != nil {
 			return nil // newSide reports it
 		}
-		need = min(need+interp.EstimateMemory(m, g.Name()), math.MaxInt64/2)
+		if err := interp.CheckSizes(m); err != nil {
+			return err // a size past int64 has no estimate to compare
+		}
+		need = graph.SatAdd(need, interp.EstimateMemory(m, g.Name()))
 	}
 	if o.Localize {
-		need += localizeBytes(ref)
+		need = graph.SatAdd(need, localizeBytes(ref))
 	}
 	if need > o.MaxMemory {
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
@@ -158,6 +161,9 @@ type side struct {
 	state  map[int]int    // input index -> output index carrying its new value
 	consts map[int]string // input index -> what constant it carries (fed once)
 	logits int            // output index of the first non-state output
+	// logitsIsState: the graph has no other output, so logits is a
+	// state's (the first output).
+	logitsIsState bool
 }
 
 var (
@@ -201,9 +207,9 @@ func tensorFor(t graph.Type) (interp.Elem, []int, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	shape := make([]int, len(tt.Shape))
-	for i, d := range tt.Shape {
-		shape[i] = int(d)
+	shape, err := interp.ShapeOf(tt)
+	if err != nil {
+		return 0, nil, err
 	}
 	return el, shape, nil
 }
@@ -237,14 +243,27 @@ func newSide(m *graph.Module, fn string, opts interp.Options) (*side, error) {
 			used[sp.Out] = true
 		}
 	}
+	// The first output that is not a state; past one that holds no
+	// elements (nothing to take a top-1 of) when a later one does.
 	for k, o := range s.outs {
-		if !used[k] && !o.IsState {
+		if used[k] || o.IsState {
+			continue
+		}
+		if s.logits < 0 {
+			s.logits = k
+		}
+		if tt, ok := graph.AsTensor(o.Type); !ok || !tt.IsStatic() || tt.NumElements() > 0 {
 			s.logits = k
 			break
 		}
 	}
+	if s.logits < 0 && len(s.outs) > 0 {
+		// Every output carries a state: compare the first one's new value
+		// (logitsNotes says so) rather than refuse the graph.
+		s.logits, s.logitsIsState = 0, true
+	}
 	if s.logits < 0 {
-		return nil, fmt.Errorf("@%s has no output besides its states; nothing to take the argmax of", g.Name())
+		return nil, fmt.Errorf("@%s has no output; nothing to compare", g.Name())
 	}
 	return s, nil
 }
@@ -385,21 +404,43 @@ func (s *side) step() ([]*interp.Tensor, error) {
 	return outs, nil
 }
 
-func argmax(t *interp.Tensor) int64 {
-	f := t.Floats()
-	// The last row holds the newest position's logits.
-	n := 1
+// argmax is the index of the largest element of the last row of v (the
+// newest position's logits; the whole of a rank-0 tensor), the first of
+// equal ones; a NaN is taken over by whatever follows it. ok is false when
+// the row is empty (a size-0 dimension): there is no top-1.
+func argmax(t *interp.Tensor, v []float64) (best int64, ok bool) {
+	n := len(v)
 	if len(t.Shape) > 0 {
-		n = t.Shape[len(t.Shape)-1]
+		n = min(t.Shape[len(t.Shape)-1], len(v))
 	}
-	row := f[len(f)-n:]
-	best := 0
-	for j, v := range row {
-		if v > row[best] || row[best] != row[best] {
-			best = j
+	if n <= 0 {
+		return 0, false
+	}
+	row := v[len(v)-n:]
+	b := 0
+	for j, x := range row {
+		if x > row[b] || row[b] != row[b] {
+			b = j
 		}
 	}
-	return int64(best)
+	return int64(b), true
+}
+
+// values widens any tensor's elements to float64 (exactly: float32, the
+// f16/bf16/f8 values held in it, and integers up to 2^53), so top-1 and
+// the logit measures work on float, integer and boolean outputs alike.
+func values(t *interp.Tensor) []float64 {
+	out := make([]float64, t.Len())
+	if t.Elem.IsFloat() {
+		for i, x := range t.Floats()[:len(out)] {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	for i, x := range t.I[:len(out)] {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 // Compare decodes both modules greedily from the same prompt, each feeding
@@ -439,7 +480,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	// Compare the same output: the candidate's output of the reference's
 	// logits name when it has one (passes may reorder outputs).
 	for k, o := range cs.outs {
-		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && !cs.isStateOutput(k) {
+		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && (rs.logitsIsState || !cs.isStateOutput(k)) {
 			cs.logits = k
 		}
 	}
@@ -447,6 +488,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
+	res.Notes = append(res.Notes, logitsNotes(rs)...)
 	for i := range rs.ins {
 		res.Inputs = append(res.Inputs, Input{Name: rs.ins[i].Name, Role: rs.role(i)})
 	}
@@ -486,14 +528,24 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		if rl.Len() != cl.Len() {
 			return nil, fmt.Errorf("first outputs differ in size: %v vs %v", rl.Shape, cl.Shape)
 		}
-		st := Step{Index: pos, Prompt: prompt, RefToken: argmax(rl), CandToken: argmax(cl)}
-		st.Equal = st.RefToken == st.CandToken
-		rf, cf := rl.Floats(), cl.Floats()
+		rf, cf := values(rl), values(cl)
+		st := Step{Index: pos, Prompt: prompt}
+		var okR, okC bool
+		st.RefToken, okR = argmax(rl, rf)
+		st.CandToken, okC = argmax(cl, cf)
+		if !okR || !okC {
+			// No top-1 to compare or feed back: the fed token stays.
+			st.RefToken, st.CandToken, st.Equal = refTok, candTok, true
+		}
+		st.Equal = st.Equal || st.RefToken == st.CandToken
 		if !compareLogits(rf, cf, &st, &sqErr, &peak) {
 			res.Identical = false
 		}
 		count += len(rf)
 		res.Steps = append(res.Steps, st)
+		if !okR || !okC {
+			continue
+		}
 		if !prompt {
 			res.N++
 			if st.Equal {
@@ -524,6 +576,31 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	return res, nil
 }
 
+// logitsNotes says how the compared output is read when it is not a float
+// tensor with elements.
+func logitsNotes(s *side) []string {
+	o := s.outs[s.logits]
+	tt, ok := graph.AsTensor(o.Type)
+	if !ok {
+		return nil
+	}
+	name := o.Name
+	if name == "" {
+		name = fmt.Sprintf("#%d", s.logits)
+	}
+	var notes []string
+	if s.logitsIsState {
+		notes = append(notes, fmt.Sprintf("@%s has no output besides its states: the compared output is %q, a state's new value (top-1 is its argmax)", s.g.Name(), name))
+	}
+	switch {
+	case tt.IsStatic() && tt.NumElements() == 0:
+		notes = append(notes, fmt.Sprintf("the compared output %q (%s) holds no elements: there is no top-1, so no step is counted and each step feeds the prompt's last token again; states are still compared", name, o.Type))
+	case !isFloatType(tt.Elem):
+		notes = append(notes, fmt.Sprintf("the compared output %q is %s: top-1 is the argmax of its values as numbers (booleans as 0 and 1), and cosine, max |Δ| and PSNR compare those numbers", name, o.Type))
+	}
+	return notes
+}
+
 // stepNoise returns the deterministic N(0,1) filler for the inputs of one
 // decode step, seeded by seed, the input's name and the step.
 func stepNoise(seed uint64, step int) func(string, int) []float64 {
@@ -542,12 +619,12 @@ func stepNoise(seed uint64, step int) func(string, int) []float64 {
 // compareLogits fills st's MaxAbs and Cosine from one step's logits, adds
 // to the running squared error and peak (in element order), and reports
 // whether the two are bit-identical.
-func compareLogits(rf, cf []float32, st *Step, sqErrP, peakP *float64) bool {
+func compareLogits(rf, cf []float64, st *Step, sqErrP, peakP *float64) bool {
 	identical := true
 	sqErr, peak, maxAbs := *sqErrP, *peakP, st.MaxAbs
 	var dot, nr, nc float64
 	for i := range rf {
-		a, b := float64(rf[i]), float64(cf[i])
+		a, b := rf[i], cf[i]
 		if math.Float64bits(a) != math.Float64bits(b) {
 			identical = false
 		}
@@ -728,7 +805,7 @@ func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, s
 			byRes = append(byRes, op)
 		}
 		if ci.OpID != "" && op.OpID() == ci.OpID {
-			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.NumElements() == int64(n) {
+			if tt, ok := graph.AsTensor(op.Result(0).Type()); ok && tt.IsStatic() && tt.NumElements() == int64(n) {
 				byID = append(byID, op)
 			}
 		}
@@ -744,3 +821,5 @@ func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, s
 	}
 	return nil, "", fmt.Errorf("no constant holds dense_resource %q or has op id %q, which the candidate's input %q carries; verify it against the model it was rewritten from", ci.Resource, ci.OpID, ci.Input)
 }
+
+func isFloatType(t graph.Type) bool { _, ok := t.(*graph.FloatType); return ok }

@@ -33,10 +33,12 @@ func ContextOf(m *graph.Module, function string) (Context, error) {
 		if !ok || !tt.IsStatic() {
 			continue
 		}
-		n := int64(1)
+		n, err := tt.ElementCount()
+		if err != nil {
+			return Context{}, fmt.Errorf("@%s input %q: %w", g.Name(), p.Name, err)
+		}
 		longest := int64(0)
 		for _, d := range tt.Shape {
-			n *= d
 			longest = max(longest, d)
 		}
 		el, err := interp.ElemOf(tt.Elem)

@@ -55,13 +55,17 @@ func localizeBytes(m *graph.Module) int64 {
 		if _, ok := matchKey(op); ok {
 			for _, r := range op.Results() {
 				if tt, ok := graph.AsTensor(r.Type()); ok && tt.IsStatic() && tt.Elem.String() != "i1" {
-					n = min(n+tt.NumElements(), localizeBudget)
+					c, err := tt.ElementCount()
+					if err != nil {
+						c = localizeBudget
+					}
+					n = min(graph.SatAdd(n, c), localizeBudget)
 				}
 			}
 		}
 		return true
 	})
-	return 4 * n
+	return graph.SatMul(4, n)
 }
 
 type resKey struct{ pair, exec, result int }

@@ -139,6 +139,15 @@ type Log struct {
 	// Unclassified counts non-empty lines that are neither diagnostics nor
 	// part of a failure block.
 	Unclassified int
+	// Other are those lines, so that a message no rule knows still reaches
+	// the user (such as the two-line bf16 "Incompatible element type for
+	// parameter at index 0, …" of coreai-facts.md §0): each distinct text
+	// once, with the line it first appeared on and how often it appeared,
+	// in order of first appearance; at most MaxKeptOther texts.
+	Other []OtherLine
+	// OtherNotKept counts the unclassified lines whose text is not among
+	// Other (the log had more than MaxKeptOther distinct texts).
+	OtherNotKept int
 	// Counts are the diagnostics of each kind in the whole log, kept or not.
 	Counts map[Kind]int
 	// DroppedDiagnostics and DroppedFailures count the records not kept.
@@ -148,13 +157,20 @@ type Log struct {
 	LongLines int
 }
 
+// OtherLine is one distinct unclassified line of the log.
+type OtherLine struct {
+	Line  int    // 1-based line of its first appearance
+	Text  string // the line, spaces trimmed, cut to MaxKeptText bytes
+	Count int    // how many lines of the log have this text
+}
+
 // Count returns how many diagnostics of kind k the whole log holds.
 func (l *Log) Count(k Kind) int { return l.Counts[k] }
 
 // The retention bounds. With lines cut at MaxLineBytes and the kept text
 // of each record cut at MaxKeptText, what a Log keeps is at most about
 // MaxKept*(5*MaxKeptText + maxKeptIDs*maxKeptID) + 2*MaxKeptFailures*MaxBlockBytes
-// + MaxLineBytes, under 96 MiB, whatever the log's size (the README's
+// + 2*MaxKeptOther*MaxKeptText + MaxLineBytes, under 96 MiB, whatever the log's size (the README's
 // safety section states it). Every kept string is a copy, so no record
 // pins the (up to 1 MiB) line it came from.
 const (
@@ -169,6 +185,8 @@ const (
 	MaxKeptFailures = 64
 	// MaxBlockBytes bounds the text of one failure block.
 	MaxBlockBytes = 256 << 10
+	// MaxKeptOther bounds the distinct unclassified lines kept.
+	MaxKeptOther = 256
 )
 
 // maxKeptIDs and maxKeptID bound the op ids kept per diagnostic.
@@ -219,12 +237,13 @@ type Parser struct {
 	blockN int // bytes in block
 	depth  int
 	groups map[groupKey]int
+	other  map[string]int // Other's index by text
 	done   bool
 }
 
 // NewParser returns a Parser with an empty Log.
 func NewParser() *Parser {
-	return &Parser{log: Log{Counts: map[Kind]int{}}, groups: map[groupKey]int{}}
+	return &Parser{log: Log{Counts: map[Kind]int{}}, groups: map[groupKey]int{}, other: map[string]int{}}
 }
 
 // Write feeds log bytes; it never fails.
@@ -340,9 +359,30 @@ func (p *Parser) lineText(line string) {
 		log.Diagnostics = append(log.Diagnostics, d)
 		return
 	}
-	if strings.TrimSpace(line) != "" {
+	if t := strings.TrimSpace(line); t != "" {
 		log.Unclassified++
+		p.keepOther(t)
 	}
+}
+
+// keepOther records an unclassified line: a text seen before only counts
+// again, a new one is kept while fewer than MaxKeptOther are.
+func (p *Parser) keepOther(t string) {
+	log := &p.log
+	if len(t) > MaxKeptText {
+		t = t[:MaxKeptText]
+	}
+	if i, ok := p.other[t]; ok {
+		log.Other[i].Count++
+		return
+	}
+	if len(log.Other) >= MaxKeptOther {
+		log.OtherNotKept++
+		return
+	}
+	t = strings.Clone(t) // the map key and the record share one copy
+	p.other[t] = len(log.Other)
+	log.Other = append(log.Other, OtherLine{Line: log.Lines, Text: t, Count: 1})
 }
 
 // keepText copies s, cut to MaxKeptText bytes, so a kept record does not

@@ -81,6 +81,58 @@ func TestSeedArmA(t *testing.T) {
 	}
 }
 
+// A message no rule knows is kept as the compiler printed it (issue 20:
+// the bf16 element-type error was counted and never shown).
+func TestUnclassifiedKept(t *testing.T) {
+	l := parseFile(t, "zimage-bf16-input.log")
+	want := []OtherLine{
+		{Line: 1, Text: "Incompatible element type for parameter at index 0,", Count: 1},
+		{Line: 2, Text: "mlir module expected element type bf16 but received f16", Count: 1},
+	}
+	if !reflect.DeepEqual(l.Other, want) || l.Unclassified != 2 || l.OtherNotKept != 0 || len(l.Diagnostics) != 0 {
+		t.Errorf("other %+v (unclassified %d, not kept %d, diagnostics %d), want %+v", l.Other, l.Unclassified, l.OtherNotKept, len(l.Diagnostics), want)
+	}
+}
+
+// Noise is deduplicated and bounded: repeats count on the first copy,
+// texts past MaxKeptOther are counted, not kept, and every count adds up.
+func TestUnclassifiedBounded(t *testing.T) {
+	cases := []struct {
+		name             string
+		distinct, repeat int
+	}{
+		{"one text many times", 1, 5000},
+		{"few texts repeated", 7, 300},
+		{"exactly the bound", MaxKeptOther, 2},
+		{"past the bound", 3 * MaxKeptOther, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewParser()
+			for r := 0; r < c.repeat; r++ {
+				for i := 0; i < c.distinct; i++ {
+					fmt.Fprintf(p, "  noise line %d:%s\n", i, strings.Repeat("x", i%3*MaxKeptText))
+				}
+			}
+			l := p.Finish()
+			kept := min(c.distinct, MaxKeptOther)
+			if len(l.Other) != kept {
+				t.Fatalf("kept %d texts, want %d", len(l.Other), kept)
+			}
+			sum := l.OtherNotKept
+			for i, o := range l.Other {
+				sum += o.Count
+				if o.Count != c.repeat || o.Line != i+1 || len(o.Text) > MaxKeptText || !strings.HasPrefix(o.Text, fmt.Sprintf("noise line %d:", i)) {
+					t.Fatalf("record %d: line %d count %d text %.40q", i, o.Line, o.Count, o.Text)
+				}
+			}
+			if sum != c.distinct*c.repeat || l.Unclassified != sum {
+				t.Errorf("counts add up to %d (unclassified %d), want %d", sum, l.Unclassified, c.distinct*c.repeat)
+			}
+		})
+	}
+}
+
 func TestSeedArmD(t *testing.T) {
 	l := parseFile(t, "seed-arm-d.log")
 	if l.Count(KindReorder) != 7 || l.Count(KindElementType) != 0 || l.Count(KindIOOp) != 0 {
@@ -273,6 +325,16 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, fl := range l.Failures {
 			_ = ParseRegion(fl.SourceFile)
+		}
+		n := l.OtherNotKept
+		for _, o := range l.Other {
+			n += o.Count
+			if o.Text == "" || len(o.Text) > MaxKeptText || o.Count < 1 || o.Line < 1 || o.Line > l.Lines {
+				t.Fatalf("unclassified record %+v", o)
+			}
+		}
+		if len(l.Other) > MaxKeptOther || n != l.Unclassified {
+			t.Fatalf("%d unclassified records whose counts add up to %d, Unclassified %d", len(l.Other), n, l.Unclassified)
 		}
 	})
 }
