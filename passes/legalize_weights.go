@@ -187,6 +187,8 @@ func sameShape(a, b *graph.TensorType) bool {
 func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error) {
 	ch := &Change{}
 	var dropKeys []string
+	var warns smallGroupWarnings
+	defer warns.note(ch)
 	for _, c := range findInt4(m) {
 		w := c.w
 		if c.why != "" {
@@ -239,9 +241,7 @@ func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error
 			cw.Resource = a.Key
 		}
 		ch.Compressed = append(ch.Compressed, cw)
-		if warn != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("warning: %s: %s", w.op.DescribeInGraph(), warn))
-		}
+		warns.add(w.op, warn)
 		w.op.Result(0).ReplaceAllUsesWith(plan.out)
 		if err := w.op.Erase(); err != nil {
 			return nil, fmt.Errorf("legalize-weights: %s: %v", w.op.DescribeInGraph(), err)

@@ -212,6 +212,8 @@ func palettize(m *graph.Module, o *PalettizeOptions) (*Change, error) {
 		return ch, nil
 	}
 	var replaced []string
+	var warns smallGroupWarnings
+	defer warns.note(ch)
 	for _, w := range ws {
 		if w.note != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
@@ -227,9 +229,7 @@ func palettize(m *graph.Module, o *PalettizeOptions) (*Change, error) {
 		cw, warn := plan.emit(m, w.op, w.name(), ch)
 		cw.Op, cw.Resource, cw.Type, cw.BytesBefore = Ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
 		ch.Compressed = append(ch.Compressed, cw)
-		if warn != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("warning: %s: %s", w.op.DescribeInGraph(), warn))
-		}
+		warns.add(w.op, warn)
 		if w.res != "" {
 			replaced = append(replaced, w.res)
 		}
@@ -241,6 +241,32 @@ func palettize(m *graph.Module, o *PalettizeOptions) (*Change, error) {
 	}
 	dropUnreferenced(m, replaced)
 	return ch, nil
+}
+
+// smallGroupWarnings gathers the weights check will call blockers
+// (lut4-small-group) into one warning: the first in full, then a count.
+type smallGroupWarnings struct {
+	first string
+	n     int
+}
+
+func (w *smallGroupWarnings) add(op *graph.Operation, warn string) {
+	if warn == "" {
+		return
+	}
+	if w.n == 0 {
+		w.first = op.DescribeInGraph() + ": " + warn
+	}
+	w.n++
+}
+
+func (w *smallGroupWarnings) note(ch *Change) {
+	switch {
+	case w.n == 1:
+		ch.Notes = append(ch.Notes, "warning: "+w.first)
+	case w.n > 1:
+		ch.Notes = append(ch.Notes, fmt.Sprintf("warning: %d weights have 4-bit palettes of fewer than %d channels; the first: %s", w.n, MinLUT4Group, w.first))
+	}
 }
 
 // lutPlan is one weight's palette, computed from its values, before and

@@ -322,7 +322,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res[k] = fitted(r.Type(), res[k])
 			env[r] = res[k]
 			refs.add(res[k], 1)
-			if op.Name == "coreai.constant" || op.Name == "arith.constant" {
+			if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
 				refs.pin(res[k]) // cached across runs
 			}
 		}
@@ -588,7 +588,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if t, ok, err := execShape(op, k, ins, el); ok {
 		return one(t, err)
 	}
-	if t, ok, err := execQuant(op, k, ins, el); ok {
+	if t, ok, err := in.execQuant(op, k, ins, el); ok {
 		return one(t, err)
 	}
 	if t, ok, err := execReduce(op, k, ins, el, acc16); ok {
@@ -735,7 +735,7 @@ func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 
 // execQuant runs the quantization ops (quantize, dequantize,
 // blockwise_shift_scale, lut_to_dense); ok is false for any other op.
-func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
+func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
 	switch k {
 	case "quantize", "dequantize":
 		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
@@ -763,6 +763,10 @@ func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 	case "lut_to_dense":
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
+		}
+		if foldsLUT(op) {
+			t, err := in.foldLUT(op, ins)
+			return t, true, err
 		}
 		axis := int64(0)
 		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
@@ -884,6 +888,9 @@ func (in *Interp) Constant(op *graph.Operation) (*Tensor, error) {
 func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
 	if t := in.consts[op]; t != nil {
 		return t, nil
+	}
+	if lazyIndices(op) {
+		return in.lazyIndexTensor(op)
 	}
 	var t *Tensor
 	var err error

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
 	"github.com/anefix/anefix/graph/mlirtext"
 )
@@ -158,5 +159,76 @@ func TestPackedAgainstNumpy(t *testing.T) {
 	}
 	if n != 32 {
 		t.Fatalf("%d packed cases, want 32", n)
+	}
+}
+
+// A lut_to_dense of constants is computed once and kept in its element
+// type's bytes; its indices stay in their blob. EstimateMemory counts
+// that: 2 bytes per fp16 element, nothing for the indices (before: 8 per
+// index and 4 per element, 6 GB and 3 GB for full-scale synth arm A).
+func TestFoldedLUTMemory(t *testing.T) {
+	const rows, cols = 512, 256
+	idx := make([]byte, rows*cols/2)
+	for i := range idx {
+		idx[i] = byte(i * 7)
+	}
+	lut := make([]byte, 2*16*16)
+	for i := 0; i < 16*16; i++ {
+		binary.LittleEndian.PutUint16(lut[2*i:], f16.FromFloat64(float64(i%16)/16-0.5))
+	}
+	src := fmt.Sprintf(`module {
+  coreai.graph @main(%%arg0: tensor<1x1xsi32> {coreai.name = "ids"}) -> (tensor<1x%[2]dxf16> {coreai.name = "y"}) {
+    %%0 = coreai.constant dense_resource<idx> : tensor<%[1]dx%[2]dxui4>
+    %%1 = coreai.constant dense_resource<lut> : tensor<16x1x16x1xf16>
+    %%2 = coreai.constant dense<0> : tensor<si16>
+    %%3 = coreai.lut_to_dense %%0, %%1, %%2 : (tensor<%[1]dx%[2]dxui4>, tensor<16x1x16x1xf16>, tensor<si16>) -> tensor<%[1]dx%[2]dxf16>
+    %%4 = coreai.gather_nd %%3 at %%arg0 : (tensor<%[1]dx%[2]dxf16>, tensor<1x1xsi32>) to tensor<1x%[2]dxf16>
+    coreai.output %%4 : tensor<1x%[2]dxf16>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      idx: "%[3]s",
+      lut: "%[4]s"
+    }
+  }
+#-}
+`, rows, cols, blobHex(1, idx), blobHex(2, lut))
+	m, _, err := mlirtext.Parse("fold.mlir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := EstimateMemory(m, "main")
+	if est < 2*rows*cols || est > 2*rows*cols+64<<10 {
+		t.Errorf("estimate %d bytes, want about %d (the folded weight in fp16)", est, 2*rows*cols)
+	}
+	in := New(m, Options{})
+	defer in.Close()
+	for step := 0; step < 2; step++ {
+		out, err := in.Run("main", []*Tensor{NewInt(SI32, []int{1, 1}, []int64{int64(3 + step)})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := 3 + step
+		for c := 0; c < cols; c++ {
+			i := row*cols + c
+			q := idx[i/2] >> (4 * (i % 2)) & 15
+			want := f16.ToFloat64(binary.LittleEndian.Uint16(lut[2*((row/32)*16+int(q)):]))
+			if float64(out[0].Floats()[c]) != want {
+				t.Fatalf("step %d, column %d: %g, want %g", step, c, out[0].Floats()[c], want)
+			}
+		}
+	}
+	var lutOp *graph.Operation
+	m.Walk(func(op *graph.Operation) bool {
+		if op.Name == "coreai.lut_to_dense" {
+			lutOp = op
+		}
+		return true
+	})
+	if ft := in.consts[lutOp]; ft == nil || ft.raw == nil || len(ft.raw) != 2*rows*cols {
+		t.Fatalf("the lut_to_dense is not kept as fp16 bytes: %+v", ft)
 	}
 }

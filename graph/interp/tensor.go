@@ -227,6 +227,10 @@ type Tensor struct {
 	// Shape (a transposed weight, e.g. a tied lm_head), so the transpose
 	// costs nothing and matmul reads the weight in place.
 	rawT bool
+	// packed holds an index constant's blob bytes instead of I (fold.go):
+	// packedBits-wide fields, or one per byte when packedBits is 8.
+	packed     []byte
+	packedBits int
 }
 
 // NewFloat returns a float tensor of elem e holding data (not copied; the
