@@ -456,3 +456,86 @@ func TestCompressionDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPalettizeWeightTypes: bf16 and f32 weights (a bf16 histogram of their
+// own patterns; f32 clustered on fp16-rounded values as
+// coreai-optimization does, measured on the exact ones) reconstruct with
+// exactly the reported error, their palettes in the weight's type.
+func TestPalettizeWeightTypes(t *testing.T) {
+	const rows, cols = 64, 96
+	for _, elem := range []string{"bf16", "f32"} {
+		for _, set := range [][]string{nil, {"lut-dtype=si8"}, {"per-channel-scale=true"}} {
+			t.Run(elem+fmt.Sprint(set), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(8, 8))
+				eb := 2
+				if elem == "f32" {
+					eb = 4
+				}
+				raw := make([]byte, 4+eb*rows*cols)
+				binary.LittleEndian.PutUint32(raw, uint32(eb))
+				var w []float64
+				for i := 0; i < rows*cols; i++ {
+					x := r.NormFloat64() * 0.02
+					if elem == "bf16" {
+						b := f16.BF16FromFloat64(x)
+						binary.LittleEndian.PutUint16(raw[4+2*i:], b)
+						w = append(w, float64(f16.BF16ToFloat32(b)))
+					} else {
+						binary.LittleEndian.PutUint32(raw[4+4*i:], math.Float32bits(float32(x)))
+						w = append(w, float64(float32(x)))
+					}
+				}
+				var idx []string
+				for i := 0; i < rows; i++ {
+					idx = append(idx, fmt.Sprintf("[%d]", i))
+				}
+				ty := fmt.Sprintf("tensor<%dx%dx%s>", rows, cols, elem)
+				src := fmt.Sprintf(`module {
+  coreai.graph @main() -> (%[1]s {coreai.name = "w"}) {
+    %%0 = coreai.constant dense_resource<w> : %[1]s
+    %%1 = coreai.constant dense<[%[2]s]> : tensor<%[3]dx1xsi32>
+    %%2 = coreai.gather_nd %%0 at %%1 : (%[1]s, tensor<%[3]dx1xsi32>) to %[1]s
+    coreai.output %%2 : %[1]s
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x%[4]s"
+    }
+  }
+#-}
+`, ty, strings.Join(idx, ", "), rows, strings.ToUpper(hex.EncodeToString(raw)))
+				m, _, err := mlirtext.Parse("w.mlir", src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var full []string
+				for _, s := range set {
+					full = append(full, "palettize."+s)
+				}
+				p, _ := passes.Build(passes.Spec{Passes: []string{"palettize"}, Set: full})
+				res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ch := res.Steps[0].Change
+				if len(ch.Compressed) != 1 {
+					t.Fatalf("%d compressed; notes %v", len(ch.Compressed), ch.Notes)
+				}
+				in := interp.New(m, interp.Options{})
+				defer in.Close()
+				out, err := in.Run("main", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sig, e := errorOf(w, out[0].Floats())
+				cw := ch.Compressed[0]
+				if math.Abs(e-cw.ErrorPower) > 1e-9*sig || cw.SNR < 15 {
+					t.Errorf("%s: interpreter error %g, reported %g (SNR %.2f dB)", cw.Form, e, cw.ErrorPower, cw.SNR)
+				}
+			})
+		}
+	}
+}

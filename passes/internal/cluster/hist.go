@@ -21,6 +21,7 @@ type Hist16 struct {
 	seen  [1 << 10]uint64
 	value *[1 << 16]float64 // value of each key
 	pts   Points            // Points' storage, reused
+	bf16  bool              // bf16 patterns: Points carries no fp16 keys
 }
 
 // NewHist16 returns an empty histogram of fp16 patterns, or of bf16
@@ -35,7 +36,7 @@ func NewHist16(bf16 bool) *Hist16 {
 		}
 	})
 	if bf16 {
-		return &Hist16{value: keyBF16}
+		return &Hist16{value: keyBF16, bf16: true}
 	}
 	return &Hist16{value: keyF16}
 }
@@ -87,7 +88,12 @@ func (h *Hist16) AddPattern(p uint16) {
 // until the next call.
 func (h *Hist16) Points() (p Points, nonFinite int64) {
 	p = Points{V: h.pts.V[:0], W: h.pts.W[:0], K: h.pts.K[:0]}
-	defer func() { h.pts = p }()
+	defer func() {
+		h.pts = p
+		if h.bf16 {
+			p.K = nil
+		}
+	}()
 	for w := range h.seen {
 		word := h.seen[w]
 		for word != 0 {
@@ -107,7 +113,9 @@ func (h *Hist16) Points() (p Points, nonFinite int64) {
 			}
 			p.V = append(p.V, v)
 			p.W = append(p.W, float64(c))
-			p.K = append(p.K, uint16(k))
+			if !h.bf16 {
+				p.K = append(p.K, uint16(k))
+			}
 		}
 		h.seen[w] = 0
 	}
