@@ -376,6 +376,19 @@ func (d *exactDP) solve(lo, hi, optLo, optHi int, pr *prefix) {
 	}
 }
 
+// upperBound is the error of Lloyd's iterations from quantile seeds on p,
+// cluster by cluster from pr's sums (p.Len() > k).
+func (ws *Workspace) upperBound(p Points, pr *prefix, k int) float64 {
+	c := lloyd(p, pr, quantileSeeds(p, pr, k))
+	bounds := make([]int, k+1)
+	lloydBounds(p.V, c, bounds)
+	var e float64
+	for j := 0; j < k; j++ {
+		e += pr.sse(bounds[j], bounds[j+1])
+	}
+	return e
+}
+
 // Optimal1D is the exact k-means of weighted 1-D points: the least squared
 // error over all partitions into k contiguous runs of the sorted values
 // (which contain every optimum), by dynamic programming with the
@@ -396,16 +409,26 @@ func (ws *Workspace) optimal(p Points, k int) []float64 {
 	for i := 1; i <= n; i++ {
 		d.prev[i] = pr.sse(0, i)
 	}
+	// An upper bound on the optimum (Lloyd's iterations on these points,
+	// its clusters' errors summed from the same prefix sums): a split m
+	// whose first part alone costs more, D_{j-1}[m] > bound, is on no
+	// optimal path, and D_{j-1} grows with m, so each layer's splits stop
+	// at the last m within the bound. The slack covers rounding.
+	bound := ws.upperBound(p, pr, k) * (1 + 1e-9)
 	d.below = nil
 	for j := 1; j < k; j++ {
 		d.arg = d.args[(j-1)*(n+1) : j*(n+1)]
 		if j > 1 {
 			d.below = d.args[(j-2)*(n+1) : (j-1)*(n+1)]
 		}
-		for m := j; m < n; m++ {
+		hiCol := n - 1
+		if lim := sort.Search(n-j, func(x int) bool { return d.prev[j+x] > bound }); j+lim-1 >= j {
+			hiCol = min(hiCol, j+lim-1)
+		}
+		for m := j; m <= hiCol; m++ {
 			d.cells[m] = dpCell{a: d.prev[m] - pr.q[m], s: pr.s[m], w: pr.w[m]}
 		}
-		d.solve(j+1, n, j, n-1, pr)
+		d.solve(j+1, n, j, hiCol, pr)
 		d.prev, d.cur = d.cur, d.prev
 	}
 	c := make([]float64, k)
