@@ -449,12 +449,55 @@ func newConst(m *graph.Module, a graph.Attr, t *graph.TensorType, ref *graph.Ope
 	return op.Result(0)
 }
 
-// blobConst inserts a dense_resource constant of type t whose bytes come
-// from blob, under a new key derived from base.
-func blobConst(m *graph.Module, base string, blob graph.BlobSource, align uint64, t *graph.TensorType, ref *graph.Operation, loc graph.Loc) (*graph.Value, string) {
+// blobAttr adds blob as a resource under a new key derived from base and
+// returns the dense_resource attribute of type t naming it.
+func blobAttr(m *graph.Module, base string, blob graph.BlobSource, align uint64, t *graph.TensorType) *graph.DenseResourceAttr {
 	key := m.UniqueResourceKey(base)
 	m.AddResource(key, align, blob)
-	return newConst(m, &graph.DenseResourceAttr{Key: key, Type: t}, t, ref, loc), key
+	return &graph.DenseResourceAttr{Key: key, Type: t}
+}
+
+// shared makes the constants one compressed weight needs, and makes them
+// once: a weight blob read by several constants (each function of a
+// multi-function export holds its own constant of the shared weight) gets
+// one set of new blobs, which every rewritten constant names.
+type shared struct {
+	made []sharedConst
+	n    int // constants made in the current emission
+}
+
+type sharedConst struct {
+	a graph.Attr
+	t *graph.TensorType
+}
+
+// konst inserts before ref the next constant of this emission: the one
+// mk makes the first time, the same attribute every later time.
+func (sh *shared) konst(m *graph.Module, ref *graph.Operation, loc graph.Loc, mk func() (graph.Attr, *graph.TensorType)) *graph.Value {
+	i := sh.n
+	sh.n++
+	if i >= len(sh.made) {
+		a, t := mk()
+		sh.made = append(sh.made, sharedConst{a, t})
+	}
+	c := sh.made[i]
+	return newConst(m, c.a, c.t, ref, loc)
+}
+
+// again starts another emission of the same constants.
+func (sh *shared) again() bool {
+	reused := sh.n > 0
+	sh.n = 0
+	return reused
+}
+
+// weightKey identifies the weight a constant holds: its blob, type and
+// output axis (constants of one blob and type compress alike).
+func weightKey(w *weightConst) string {
+	if w.res == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s|%s|%d", w.res, w.typ, w.axis)
 }
 
 // floatDense is an inline dense attribute of float element type elem

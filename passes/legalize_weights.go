@@ -189,10 +189,30 @@ func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error
 	var dropKeys []string
 	var warns smallGroupWarnings
 	defer warns.note(ch)
+	plans := map[string]*lutPlan{}
+	sharedN := 0
 	for _, c := range findInt4(m) {
 		w := c.w
 		if c.why != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), c.why))
+			continue
+		}
+		key := w.data.OpID()
+		if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
+			key = a.Key
+		}
+		_, axis, note := weightAxes(w.op)
+		share := ""
+		if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
+			share = fmt.Sprintf("%s|%s|%d|%v", a.Key, w.typ, axis, paramKeys(w))
+		}
+		if plan := plans[share]; plan != nil && share != "" {
+			plan.sh.again()
+			plan.emit(m, w.op, key, ch)
+			sharedN++
+			if err := replaceInt4(m, w, plan.out, ch, &dropKeys); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		src, before, err := readDequant(m, w, true)
@@ -200,7 +220,6 @@ func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %v", w.op.DescribeInGraph(), err))
 			continue
 		}
-		_, axis, note := weightAxes(w.op)
 		if note != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), note))
 		}
@@ -209,10 +228,6 @@ func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error
 		if w.typ.Shape[axis]%int64(o.GroupSize) != 0 {
 			s.Granularity = "per-tensor"
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: its %d output channels (axis %d) are not a multiple of group-size %d: one palette for the whole weight", w.op.DescribeInGraph(), w.typ.Shape[axis], axis, o.GroupSize))
-		}
-		key := w.data.OpID()
-		if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
-			key = a.Key
 		}
 		r := newFloatReader(src, w.elem)
 		plan, skip, err := planLUT(r, w.typ, axis, s, key)
@@ -242,25 +257,57 @@ func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error
 		}
 		ch.Compressed = append(ch.Compressed, cw)
 		warns.add(w.op, warn)
-		w.op.Result(0).ReplaceAllUsesWith(plan.out)
-		if err := w.op.Erase(); err != nil {
-			return nil, fmt.Errorf("legalize-weights: %s: %v", w.op.DescribeInGraph(), err)
+		if share != "" {
+			plans[share] = plan
 		}
-		ch.OpsRemoved++
-		for _, k := range w.defs {
-			if k.IsErased() || len(k.Result(0).Uses()) > 0 {
-				continue
-			}
-			if a, ok := k.Inherent("value").(*graph.DenseResourceAttr); ok {
-				dropKeys = append(dropKeys, a.Key)
-			}
-			if err := k.Erase(); err == nil {
-				ch.OpsRemoved++
-			}
+		if err := replaceInt4(m, w, plan.out, ch, &dropKeys); err != nil {
+			return nil, err
 		}
+	}
+	if sharedN > 0 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more INT4 weight(s) read data already legalized here (the same blob in another function) and name the same new blobs", sharedN))
 	}
 	dropUnreferenced(m, dropKeys)
 	return ch, nil
+}
+
+// paramKeys names a linear INT4 weight's parameter constants (their blob
+// keys or values), so that two weights share palettes only when they
+// dequantize alike.
+func paramKeys(w *int4Weight) string {
+	var b []string
+	for _, p := range w.params {
+		switch a := p.c.Inherent("value").(type) {
+		case *graph.DenseResourceAttr:
+			b = append(b, a.Key)
+		case *graph.DenseElementsAttr:
+			b = append(b, fmt.Sprintf("%x", a.Raw))
+		}
+		b = append(b, p.typ.String())
+	}
+	return fmt.Sprint(b)
+}
+
+// replaceInt4 puts v in place of a legalized weight and erases the ops it
+// leaves unused (their blobs are dropped when nothing else names them).
+func replaceInt4(m *graph.Module, w *int4Weight, v *graph.Value, ch *Change, dropKeys *[]string) error {
+	w.op.Result(0).ReplaceAllUsesWith(v)
+	if err := w.op.Erase(); err != nil {
+		return fmt.Errorf("legalize-weights: %s: %v", w.op.DescribeInGraph(), err)
+	}
+	ch.OpsRemoved++
+	for _, k := range w.defs {
+		if k.IsErased() || len(k.Result(0).Uses()) > 0 {
+			continue
+		}
+		if a, ok := k.Inherent("value").(*graph.DenseResourceAttr); ok {
+			*dropKeys = append(*dropKeys, a.Key)
+		}
+		if err := k.Erase(); err == nil {
+			ch.OpsRemoved++
+		}
+	}
+	return nil
 }
 
 // dequantBlob is a linear INT4 weight's dequantized values in its result

@@ -214,22 +214,44 @@ func palettize(m *graph.Module, o *PalettizeOptions) (*Change, error) {
 	var replaced []string
 	var warns smallGroupWarnings
 	defer warns.note(ch)
+	plans := map[string]*lutPlan{}
+	skipped := map[string]bool{}
+	sharedN := 0
 	for _, w := range ws {
 		if w.note != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
 		}
-		plan, skip, err := planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, s, w.name())
-		if err != nil {
-			return nil, fmt.Errorf("palettize: %s: %v", w.op.DescribeInGraph(), err)
+		if skipped[weightKey(w)] {
+			continue // noted once, for the first constant of the blob
 		}
-		if skip != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
-			continue
+		plan := plans[weightKey(w)]
+		if plan == nil {
+			var skip string
+			var err error
+			plan, skip, err = planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, s, w.name())
+			if err != nil {
+				return nil, fmt.Errorf("palettize: %s: %v", w.op.DescribeInGraph(), err)
+			}
+			if skip != "" {
+				ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
+				if k := weightKey(w); k != "" {
+					skipped[k] = true
+				}
+				continue
+			}
+			if k := weightKey(w); k != "" {
+				plans[k] = plan
+			}
 		}
+		first := !plan.sh.again()
 		cw, warn := plan.emit(m, w.op, w.name(), ch)
 		cw.Op, cw.Resource, cw.Type, cw.BytesBefore = Ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
-		ch.Compressed = append(ch.Compressed, cw)
-		warns.add(w.op, warn)
+		if first {
+			ch.Compressed = append(ch.Compressed, cw)
+			warns.add(w.op, warn)
+		} else {
+			sharedN++
+		}
 		if w.res != "" {
 			replaced = append(replaced, w.res)
 		}
@@ -238,6 +260,9 @@ func palettize(m *graph.Module, o *PalettizeOptions) (*Change, error) {
 			return nil, fmt.Errorf("palettize: %s: %v", w.op.DescribeInGraph(), err)
 		}
 		ch.OpsRemoved++
+	}
+	if sharedN > 0 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more constant(s) read weights already palettized here (the same blob in another function) and name the same new blobs", sharedN))
 	}
 	dropUnreferenced(m, replaced)
 	return ch, nil
@@ -292,6 +317,7 @@ type lutPlan struct {
 	err    float64
 	out    *graph.Value
 	pass   string // the pass whose name new ops' locations carry
+	sh     shared
 }
 
 // planLUT computes a weight's palette. skip says why a weight is left as
@@ -763,8 +789,9 @@ func (pl *lutPlan) emit(m *graph.Module, ref *graph.Operation, base string, ch *
 	ishape := slices.Clone(pl.typ.Shape)
 	ishape[pl.axis] /= int64(pl.v)
 	itype := graph.Tensor(&graph.IntegerType{Width: pl.s.Bits, Signedness: graph.Unsigned}, ishape...)
-	iblob := pl.indexBlob(ishape)
-	idx, _ := blobConst(m, base+".lut_indices", iblob, 1, itype, ref, loc)
+	idx := pl.sh.konst(m, ref, loc, func() (graph.Attr, *graph.TensorType) {
+		return blobAttr(m, base+".lut_indices", pl.indexBlob(ishape), 1, itype), itype
+	})
 	count(idx)
 	// LUT
 	lshape := make([]int64, rank+2)
@@ -802,17 +829,20 @@ func (pl *lutPlan) emit(m *graph.Module, ref *graph.Operation, base string, ch *
 	// An f8 LUT is a blob, as coreai-optimization writes it (its constant
 	// API holds reduced-precision floats as dense_resource); other LUTs are
 	// inline up to inlineLUTBytes.
-	if f, ok := le.(*graph.FloatType); (ok && f.Name == "f8E4M3FN") || len(lraw) > inlineLUTBytes {
-		lut, _ = blobConst(m, base+".lut", graph.MemBlob(lraw), uint64(graph.ElemBytes(le)), ltype, ref, loc)
-	} else {
-		lut = newConst(m, splatOrDense(&graph.DenseElementsAttr{Type: ltype, Raw: lraw, Splat: allEqual(lraw, graph.ElemBytes(le))}), ltype, ref, loc)
-	}
+	lut = pl.sh.konst(m, ref, loc, func() (graph.Attr, *graph.TensorType) {
+		if f, ok := le.(*graph.FloatType); (ok && f.Name == "f8E4M3FN") || len(lraw) > inlineLUTBytes {
+			return blobAttr(m, base+".lut", graph.MemBlob(lraw), uint64(graph.ElemBytes(le)), ltype), ltype
+		}
+		return splatOrDense(&graph.DenseElementsAttr{Type: ltype, Raw: lraw, Splat: allEqual(lraw, graph.ElemBytes(le))}), ltype
+	})
 	count(lut)
 	axis := int64(0)
 	if pl.v > 1 {
 		axis = int64(pl.axis)
 	}
-	ax := newConst(m, intDense(graph.SI16, nil, []int64{axis}), graph.Tensor(graph.SI16), ref, loc)
+	ax := pl.sh.konst(m, ref, loc, func() (graph.Attr, *graph.TensorType) {
+		return intDense(graph.SI16, nil, []int64{axis}), graph.Tensor(graph.SI16)
+	})
 	count(ax)
 	dense := graph.NewOp("coreai.lut_to_dense", []*graph.Value{idx, lut, ax}, []graph.Type{pl.typ.WithElem(le)}, nil, loc)
 	dense.InsertBefore(ref)
@@ -873,13 +903,13 @@ func (pl *lutPlan) emitScale(m *graph.Module, ref *graph.Operation, loc graph.Lo
 		zp[k] = pl.zp
 	}
 	mk := func(suffix string, vals []float64) *graph.Value {
-		a := floatDense(elem, sshape, vals)
-		var v *graph.Value
-		if !a.Splat && len(a.Raw) > inlineLUTBytes {
-			v, _ = blobConst(m, base+suffix, graph.MemBlob(a.Raw), uint64(graph.ElemBytes(elem)), a.Type, ref, loc)
-		} else {
-			v = newConst(m, splatOrDense(a), a.Type, ref, loc)
-		}
+		v := pl.sh.konst(m, ref, loc, func() (graph.Attr, *graph.TensorType) {
+			a := floatDense(elem, sshape, vals)
+			if !a.Splat && len(a.Raw) > inlineLUTBytes {
+				return blobAttr(m, base+suffix, graph.MemBlob(a.Raw), uint64(graph.ElemBytes(elem)), a.Type), a.Type
+			}
+			return splatOrDense(a), a.Type
+		})
 		count(v)
 		return v
 	}

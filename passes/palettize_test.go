@@ -18,6 +18,7 @@ import (
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/oracle"
+	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -536,6 +537,51 @@ func TestPalettizeWeightTypes(t *testing.T) {
 					t.Errorf("%s: interpreter error %g, reported %g (SNR %.2f dB)", cw.Form, e, cw.ErrorPower, cw.SNR)
 				}
 			})
+		}
+	}
+}
+
+// TestCompressionSharesBlobs: arm E's 19 functions each hold a constant of
+// every shared weight blob; each blob is compressed once and every
+// rewritten constant names the same new blobs.
+func TestCompressionSharesBlobs(t *testing.T) {
+	for _, c := range []struct{ pass, set string }{
+		{"palettize", "palettize.min-elements=0,palettize.granularity=per-tensor"},
+		{"quantize-weights", "quantize-weights.min-elements=0"},
+	} {
+		m, err := synth.Generate(synth.Options{Arm: synth.ArmE})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]bool{}
+		m.Walk(func(op *graph.Operation) bool {
+			if a, ok := op.Inherent("value").(*graph.DenseResourceAttr); ok && op.Name == "coreai.constant" {
+				keys[a.Key] = true
+			}
+			return true
+		})
+		before := len(m.Resources)
+		p, err := passes.Build(passes.Spec{Passes: []string{c.pass}, Set: strings.Split(c.set, ",")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := res.Steps[0].Change
+		seen := map[string]bool{}
+		for _, cw := range ch.Compressed {
+			if seen[cw.Resource+cw.Type] {
+				t.Errorf("%s: %s compressed twice", c.pass, cw.Resource)
+			}
+			seen[cw.Resource+cw.Type] = true
+		}
+		if len(ch.Compressed) == 0 || len(m.Resources) > before+3*len(ch.Compressed) {
+			t.Errorf("%s: %d weights compressed, resources %d → %d", c.pass, len(ch.Compressed), before, len(m.Resources))
+		}
+		if !strings.Contains(strings.Join(ch.Notes, "\n"), "name the same new blobs") {
+			t.Errorf("%s: no sharing noted: %v", c.pass, ch.Notes)
 		}
 	}
 }

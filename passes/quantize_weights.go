@@ -101,22 +101,44 @@ func quantizeWeights(m *graph.Module, o *QuantizeWeightsOptions) (*Change, error
 	}
 	var replaced []string
 	warned := false
+	plans := map[string]*quantPlan{}
+	skipped := map[string]bool{}
+	sharedN := 0
 	for _, w := range ws {
 		if w.note != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
 		}
-		qp, skip, err := planQuant(newFloatReader(w.blob, w.elem), w, o)
-		if err != nil {
-			return nil, fmt.Errorf("quantize-weights: %s: %v", w.op.DescribeInGraph(), err)
+		if skipped[weightKey(w)] {
+			continue // noted once, for the first constant of the blob
 		}
-		if skip != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
-			continue
+		qp := plans[weightKey(w)]
+		if qp == nil {
+			var skip string
+			var err error
+			qp, skip, err = planQuant(newFloatReader(w.blob, w.elem), w, o)
+			if err != nil {
+				return nil, fmt.Errorf("quantize-weights: %s: %v", w.op.DescribeInGraph(), err)
+			}
+			if skip != "" {
+				ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
+				if k := weightKey(w); k != "" {
+					skipped[k] = true
+				}
+				continue
+			}
+			if k := weightKey(w); k != "" {
+				plans[k] = qp
+			}
 		}
+		first := !qp.sh.again()
 		out, after := qp.emit(m, w, ch)
-		ch.Compressed = append(ch.Compressed, CompressedWeight{Op: Ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
-			Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
-			SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err)})
+		if first {
+			ch.Compressed = append(ch.Compressed, CompressedWeight{Op: Ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
+				Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
+				SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err)})
+		} else {
+			sharedN++
+		}
 		if (o.DType == "si4" || o.DType == "ui4") && !warned {
 			ch.Notes = append(ch.Notes, "warning: linear INT4 weights: check reports them as a blocker (linear-int4: such programs got no Neural Engine region); legalize-weights turns them into legal palettes")
 			warned = true
@@ -129,6 +151,9 @@ func quantizeWeights(m *graph.Module, o *QuantizeWeightsOptions) (*Change, error
 			return nil, fmt.Errorf("quantize-weights: %s: %v", w.op.DescribeInGraph(), err)
 		}
 		ch.OpsRemoved++
+	}
+	if sharedN > 0 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more constant(s) read weights already quantized here (the same blob in another function) and name the same new blobs", sharedN))
 	}
 	dropUnreferenced(m, replaced)
 	return ch, nil
@@ -154,6 +179,7 @@ type quantPlan struct {
 	zp     []int16   // per block
 	signal float64
 	err    float64
+	sh     shared
 }
 
 func (qp *quantPlan) form() string {
@@ -382,55 +408,67 @@ func (qp *quantPlan) dataType() *graph.IntegerType {
 func (qp *quantPlan) emit(m *graph.Module, w *weightConst, ch *Change) (*graph.Value, int64) {
 	loc := ops.PassLoc("quantize-weights", w.op.Loc)
 	var after int64
-	dt := qp.dataType()
-	blob := &quantDataBlob{qp: qp, n: w.typ.NumElements()}
-	blob.size = blob.n
-	if qp.bits < 8 {
-		blob.size = graph.PackedSize(blob.n, qp.bits)
+	size := func(a graph.Attr) {
+		switch x := a.(type) {
+		case *graph.DenseElementsAttr:
+			after += int64(len(x.Raw))
+		case *graph.DenseResourceAttr:
+			if r := m.Resource(x.Key); r != nil && r.Blob != nil {
+				after += r.Blob.Size()
+			}
+		}
 	}
-	data, _ := blobConst(m, w.name()+".quantized", blob, 1, w.typ.WithElem(dt), w.op, loc)
-	after += blob.size
+	konst := func(mk func() (graph.Attr, *graph.TensorType)) *graph.Value {
+		v := qp.sh.konst(m, w.op, loc, mk)
+		size(v.DefiningOp().Inherent("value"))
+		ch.OpsAdded++
+		return v
+	}
+	dt := qp.dataType()
+	data := konst(func() (graph.Attr, *graph.TensorType) {
+		blob := &quantDataBlob{qp: qp, n: w.typ.NumElements()}
+		blob.size = blob.n
+		if qp.bits < 8 {
+			blob.size = graph.PackedSize(blob.n, qp.bits)
+		}
+		t := w.typ.WithElem(dt)
+		return blobAttr(m, w.name()+".quantized", blob, 1, t), t
+	})
+	dense := func(a *graph.DenseElementsAttr, suffix string) func() (graph.Attr, *graph.TensorType) {
+		return func() (graph.Attr, *graph.TensorType) {
+			if !a.Splat && len(a.Raw) > inlineLUTBytes {
+				return blobAttr(m, w.name()+suffix, graph.MemBlob(a.Raw), uint64(graph.ElemBytes(a.Type.Elem)), a.Type), a.Type
+			}
+			return splatOrDense(a), a.Type
+		}
+	}
 	scales := make([]float64, len(qp.scale))
 	for k, s := range qp.scale {
 		scales[k] = float64(s)
 	}
-	sa := floatDense(w.typ.Elem, qp.sshape, scales)
-	add := func(a *graph.DenseElementsAttr, suffix string) *graph.Value {
-		ch.OpsAdded++
-		if !a.Splat && len(a.Raw) > inlineLUTBytes {
-			v, _ := blobConst(m, w.name()+suffix, graph.MemBlob(a.Raw), uint64(graph.ElemBytes(a.Type.Elem)), a.Type, w.op, loc)
-			after += int64(len(a.Raw))
-			return v
+	scale := konst(dense(floatDense(w.typ.Elem, qp.sshape, scales), ".scale"))
+	zp := konst(func() (graph.Attr, *graph.TensorType) {
+		zps := make([]int64, len(qp.zp))
+		for k, z := range qp.zp {
+			zps[k] = int64(z)
 		}
-		a = splatOrDense(a)
-		after += int64(len(a.Raw))
-		return newConst(m, a, a.Type, w.op, loc)
-	}
-	scale := add(sa, ".scale")
-	zps := make([]int64, len(qp.zp))
-	for k, z := range qp.zp {
-		zps[k] = int64(z)
-	}
-	za := intDense(dt, qp.sshape, zps)
-	var zp *graph.Value
-	if qp.bits < 8 && !za.Splat {
-		// sub-byte, not a splat: packed in a blob, as coreai-torch stores them
-		vals := make([]uint8, len(zps))
-		for k, z := range zps {
-			vals[k] = uint8(z)
+		za := intDense(dt, qp.sshape, zps)
+		if qp.bits < 8 && !za.Splat {
+			// sub-byte, not a splat: packed in a blob, as coreai-torch stores them
+			vals := make([]uint8, len(zps))
+			for k, z := range zps {
+				vals[k] = uint8(z)
+			}
+			raw := make([]byte, graph.PackedSize(int64(len(vals)), qp.bits))
+			graph.PackBits(raw, vals, qp.bits)
+			return blobAttr(m, w.name()+".zero_point", graph.MemBlob(raw), 1, za.Type), za.Type
 		}
-		raw := make([]byte, graph.PackedSize(int64(len(vals)), qp.bits))
-		graph.PackBits(raw, vals, qp.bits)
-		zp, _ = blobConst(m, w.name()+".zero_point", graph.MemBlob(raw), 1, za.Type, w.op, loc)
-		after += int64(len(raw))
-		ch.OpsAdded++
-	} else {
-		zp = add(za, ".zero_point")
-	}
-	off := add(floatDense(w.typ.Elem, qp.sshape, make([]float64, len(scales))), ".offset")
+		return dense(za, ".zero_point")()
+	})
+	off := konst(dense(floatDense(w.typ.Elem, qp.sshape, make([]float64, len(scales))), ".offset"))
 	bss := graph.NewOp("coreai.blockwise_shift_scale", []*graph.Value{data, scale, zp, off}, []graph.Type{w.typ}, nil, loc)
 	bss.InsertBefore(w.op)
-	ch.OpsAdded += 2
+	ch.OpsAdded++
 	return bss.Result(0), after
 }
 
