@@ -1051,7 +1051,9 @@ func (b *lutIndexBlob) indexRange(dst []uint8, e0 int64) error {
 	o, rest := e0/(ic*geo.inner), e0%(ic*geo.inner)
 	c, i := rest/geo.inner, rest%geo.inner
 	byKey := v == 1 && pl.pcs == nil && r.elem == "f16"
-	var tab []uint8
+	tb := getBuf(0)
+	defer func() { putBuf(tb) }()
+	tab := (*tb)[:0]
 	var lo int32
 	var last int
 	tabGroup := -1
@@ -1063,6 +1065,7 @@ func (b *lutIndexBlob) indexRange(dst []uint8, e0 int64) error {
 			// in the group's table (cluster.Assigner.KeyTable), no decoding
 			if g != tabGroup {
 				tab, lo = pl.assign[g].KeyTable(tab)
+				*tb = tab
 				last, tabGroup = pl.assign[g].Last(), g
 			}
 			run := min(geo.inner-i, n-k)

@@ -169,6 +169,6 @@ func (a *Assigner) Sorted(v []float64, f func(i, j int)) {
 
 // keyValueTable is the fp16 value of every key.
 func keyValueTable() *[1 << 16]float64 {
-	NewHist16(false) // builds the tables once
+	keyOnce.Do(initKeyTables)
 	return keyF16
 }

@@ -27,14 +27,7 @@ type Hist16 struct {
 // NewHist16 returns an empty histogram of fp16 patterns, or of bf16
 // patterns when bf16 is set.
 func NewHist16(bf16 bool) *Hist16 {
-	keyOnce.Do(func() {
-		keyF16, keyBF16 = new([1 << 16]float64), new([1 << 16]float64)
-		for k := 0; k < 1<<16; k++ {
-			p := KeyPattern(uint16(k))
-			keyF16[k] = f16.ToFloat64(p)
-			keyBF16[k] = float64(f16.BF16ToFloat32(p))
-		}
-	})
+	keyOnce.Do(initKeyTables)
 	if bf16 {
 		return &Hist16{value: keyBF16, bf16: true}
 	}
@@ -45,6 +38,15 @@ var (
 	keyOnce         sync.Once
 	keyF16, keyBF16 *[1 << 16]float64 // value of each key
 )
+
+func initKeyTables() {
+	keyF16, keyBF16 = new([1 << 16]float64), new([1 << 16]float64)
+	for k := 0; k < 1<<16; k++ {
+		p := KeyPattern(uint16(k))
+		keyF16[k] = f16.ToFloat64(p)
+		keyBF16[k] = float64(f16.BF16ToFloat32(p))
+	}
+}
 
 // Key is the order-preserving key of a sign-magnitude 16-bit float
 // pattern: ascending keys are ascending values (−0 just below +0, NaNs
