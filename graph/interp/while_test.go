@@ -1,11 +1,14 @@
 package interp
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"github.com/anefix/anefix/graph/mlirtext"
 )
@@ -128,5 +131,72 @@ func TestNewOpRefusals(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// zooLimits are the interpreter's documented limits (README "Known
+// limits"): a zoo module may fail only with one of these.
+var zooLimits = []string{
+	"is not supported by the interpreter", // complex and ui2 element types
+	"is not a static tensor",              // dynamic shapes, non_zero's data-dependent count
+	"has no body (a declaration)",         // a call to a graph that is not in the module
+	"Metal shader source",                 // metal4_kernel
+}
+
+// Every module of the op zoo (graph/coreaiop/zoo: each op of the op table
+// in its three forms) runs through the interpreter on seeded inputs, or
+// fails with a documented limit; the count is logged (README "The op zoo").
+func TestZooModulesRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ran, limited := 0, map[string][]string{}
+	for _, zm := range zoo.Modules() {
+		m, _, err := mlirtext.Parse(zm.Name+".mlir", string(zm.Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.Graph("main")
+		var args []*Tensor
+		for _, p := range g.Inputs() {
+			tt, ok := graph.AsTensor(p.Type)
+			var el Elem
+			var shape []int
+			if ok && tt.IsStatic() {
+				if el, err = ElemOf(tt.Elem); err == nil {
+					shape, err = ShapeOf(tt)
+				}
+			} else {
+				err = fmt.Errorf("input type %s is not a static tensor", p.Type)
+			}
+			if err != nil {
+				break
+			}
+			a := Zeros(el, shape)
+			for i := range a.F {
+				a.F[i] = el.round(float32(r.NormFloat64()))
+			}
+			args = append(args, a)
+		}
+		if err == nil {
+			_, err = New(m, Options{}).Run("main", args)
+		}
+		if err == nil {
+			ran++
+			continue
+		}
+		known := ""
+		for _, l := range zooLimits {
+			if strings.Contains(err.Error(), l) {
+				known = l
+			}
+		}
+		if known == "" {
+			t.Errorf("%s: %v", zm.Name, err)
+			continue
+		}
+		limited[known] = append(limited[known], zm.Name)
+	}
+	t.Logf("%d of %d zoo modules run", ran, len(zoo.Modules()))
+	for _, l := range zooLimits {
+		t.Logf("refused, %s: %d (%s)", l, len(limited[l]), strings.Join(limited[l], " "))
 	}
 }
