@@ -295,6 +295,8 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res, err = st.exec(op, ins, refs)
 		} else if op.Name == "coreai.if" {
 			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
+		} else if op.Name == "coreai.while" {
+			res, err = in.runWhile(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
 		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
@@ -430,6 +432,8 @@ func canonical(name string) string {
 		return "neg"
 	case "pow", "power":
 		return "pow"
+	case "and", "or", "xor", "not": // coreai's i1 ops (broadcasting_and, …)
+		return "logical_" + n
 	}
 	return n
 }
@@ -548,7 +552,11 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return in.runGraph(g, ins, depth+1)
 	}
-	if canonical(op.Name) == "split" {
+	k := canonical(op.Name)
+	if k == "metal4_kernel" {
+		return nil, fmt.Errorf("the interpreter cannot run op %q: its computation is Metal shader source (kernel_source), which anefix does not execute", op.Name)
+	}
+	if k == "split" {
 		if err := need(ins, 1); err != nil {
 			return nil, err
 		}
@@ -567,7 +575,6 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		return nil, err
 	}
 	acc16 := in.opts.AccumulateF16 && el == F16
-	k := canonical(op.Name)
 	one := func(t *Tensor, err error) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
@@ -597,8 +604,27 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if k == "conv" {
 		return in.conv(op, ins, el, acc16, in.opts.ANE != nil && el == F16)
 	}
-	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
+	// The ops below have no rule of the Neural Engine profile: under
+	// --numerics ane they run as under IEEE (numerics.go).
+	if t, ok, err := execLayout(op, k, ins, el); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execSelect(op, k, ins, el, acc16); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execSpatial(op, k, ins, el, acc16); ok {
+		return one(t, err)
+	}
+	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: %s", op.Name, supportedOps)
 }
+
+// supportedOps is what the interpreter runs, for the refusal above (README
+// "Known limits" lists what it does not).
+const supportedOps = "elementwise/broadcasting arithmetic (modulo as fmod), comparisons, logical and bitwise ops, where, unary math (trigonometric and hyperbolic functions and their inverses included), " +
+	"reductions, any, argmax, scan (sum), sort, argsort, softmax, matmul, conv2d, conv3d, conv_transpose2d, max_pool_2d, sum_pool_2d, sum_pool_3d, interpolate (linear, nearest_neighbor), " +
+	"shape ops (reshape, transpose, concat, split, slice, slice_update, tile, pad, reverse, broadcast_to, broadcast_in_dims, get_shape, broadcast_shapes, range), " +
+	"gather, gather_nd, gather_along_axis, scatter_nd, scatter_along_axis, non_zero (with a static result), cast, constant, invoke, if, while, " +
+	"quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle"
 
 // execElementwise runs the elementwise ops (comparisons, arithmetic, unary
 // math, where, cast); ok is false for any other op.

@@ -92,6 +92,9 @@ func ElemOf(t graph.Type) (Elem, error) {
 			return Bool, nil
 		}
 	}
+	if strings.HasPrefix(t.String(), "complex<") {
+		return ElemInvalid, fmt.Errorf("element type %s is not supported by the interpreter: it holds no complex values, so create_complex, real_part and imaginary_part do not run", t)
+	}
 	return ElemInvalid, fmt.Errorf("element type %s is not supported by the interpreter", t)
 }
 
