@@ -517,6 +517,8 @@ func intRange(e Elem) (float64, float64) {
 		return -8, 7
 	case UI4:
 		return 0, 15
+	case UI2, UI3, UI6:
+		return 0, float64(int(1)<<e.bits() - 1)
 	case SI8:
 		return math.MinInt8, math.MaxInt8
 	case UI8:

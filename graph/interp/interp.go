@@ -324,7 +324,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res[k] = fitted(r.Type(), res[k])
 			env[r] = res[k]
 			refs.add(res[k], 1)
-			if op.Name == "coreai.constant" || op.Name == "arith.constant" {
+			if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
 				refs.pin(res[k]) // cached across runs
 			}
 		}
@@ -595,7 +595,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if t, ok, err := execShape(op, k, ins, el); ok {
 		return one(t, err)
 	}
-	if t, ok, err := execQuant(op, k, ins, el); ok {
+	if t, ok, err := in.execQuant(op, k, ins, el); ok {
 		return one(t, err)
 	}
 	if t, ok, err := execReduce(op, k, ins, el, acc16); ok {
@@ -761,7 +761,7 @@ func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 
 // execQuant runs the quantization ops (quantize, dequantize,
 // blockwise_shift_scale, lut_to_dense); ok is false for any other op.
-func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
+func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
 	switch k {
 	case "quantize", "dequantize":
 		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
@@ -789,6 +789,10 @@ func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 	case "lut_to_dense":
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
+		}
+		if foldsLUT(op) {
+			t, err := in.foldLUT(op, ins)
+			return t, true, err
 		}
 		axis := int64(0)
 		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
@@ -911,6 +915,9 @@ func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
 	if t := in.consts[op]; t != nil {
 		return t, nil
 	}
+	if lazyIndices(op) {
+		return in.lazyIndexTensor(op)
+	}
 	var t *Tensor
 	var err error
 	switch a := op.Inherent("value").(type) {
@@ -990,12 +997,26 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
 	}
-	if r.Blob.Size() != want {
+	w := graph.SubByteWidth(a.Type.Elem)
+	packed := w > 0 && r.Blob.Size() != want && r.Blob.Size() == graph.PackedSize(int64(numel(shape)), w)
+	if r.Blob.Size() != want && !packed {
+		if w > 0 {
+			return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d (one element per byte) or %d (packed)", a.Key, r.Blob.Size(), a.Type, want, graph.PackedSize(int64(numel(shape)), w))
+		}
 		return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d", a.Key, r.Blob.Size(), a.Type, want)
 	}
 	data, err := in.blobBytes(r)
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	if packed { // Core AI's packed sub-byte storage (graph/subbyte.go)
+		u := make([]uint8, numel(shape))
+		graph.UnpackBits(u, data, len(u), w)
+		d := make([]int64, len(u))
+		for i, v := range u {
+			d[i] = el.wrap(signExtend(uint64(v), eb, el))
+		}
+		return NewInt(el, shape, d), nil
 	}
 	if el == F8E4M3FN {
 		d := make([]float32, numel(shape))

@@ -137,7 +137,7 @@ func TestNewOpRefusals(t *testing.T) {
 // zooLimits are the interpreter's documented limits (README "Known
 // limits"): a zoo module may fail only with one of these.
 var zooLimits = []string{
-	"is not supported by the interpreter", // complex and ui2 element types
+	"is not supported by the interpreter", // complex element types
 	"is not a static tensor",              // dynamic shapes, non_zero's data-dependent count
 	"has no body (a declaration)",         // a call to a graph that is not in the module
 	"Metal shader source",                 // metal4_kernel

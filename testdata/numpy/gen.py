@@ -215,7 +215,14 @@ def ops(w, rng):
                 x = rand(rng, (4, 33), dt, 5.0)
             x = with_specials(x)
             w.add("%s/%s/in0" % (name, tn), x)
-            w.add("%s/%s/out" % (name, tn), fn(x.astype(F64)).astype(dt))
+            # One NaN for every NaN: which operand's NaN numpy's SIMD and
+            # scalar loops pass on differs, and which loop runs depended on
+            # where the arrays sat in memory (the environment's size moved
+            # it: go test's longer PATH flipped silu's and softplus's NaN
+            # sign). The Go side compares NaN as NaN, whatever its bits.
+            out = fn(x.astype(F64)).astype(dt)
+            out[np.isnan(out)] = np.nan
+            w.add("%s/%s/out" % (name, tn), out)
         # Binary with broadcasting: [3,1,5] op [4,1] -> [3,4,5], plus scalar.
         for name, fn in BINARY.items():
             a = with_specials(rand(rng, (3, 1, 5), dt, 100.0))
@@ -484,6 +491,116 @@ def quant(w, rng):
             w.add("%s/%s" % (c, k), v)
 
 
+def pack_lsb(vals, bits):
+    """Core AI's packed sub-byte storage, written the way
+    apple/coreai-torch coreai_torch/_compression/_intx.py's _pack_uint1/2/4/6
+    spell it out (1: bit i of byte i//8; 2: four values per byte, the first in
+    bits 0-1; 4: low nibble first; 6: four values in three bytes, data0 |
+    data1 << 6, data1 >> 2 | data2 << 4, data2 >> 4 | data3 << 2; 8: one byte
+    each) and, for 3 bits (no case there; anefix's guess), the same
+    little-endian bit stream. Returns the bytes."""
+    v = np.asarray(vals, dtype=np.uint8).reshape(-1)
+    if bits == 8:
+        return v.copy()
+    if bits == 4:
+        if len(v) % 2:
+            v = np.concatenate([v, np.zeros(1, np.uint8)])
+        return (v[1::2] << 4 | v[0::2]).astype(np.uint8)
+    if bits == 2:
+        v = np.concatenate([v, np.zeros((-len(v)) % 4, np.uint8)])
+        return (v[3::4] << 6 | v[2::4] << 4 | v[1::4] << 2 | v[0::4]).astype(np.uint8)
+    if bits == 1:
+        v = np.concatenate([v, np.zeros((-len(v)) % 8, np.uint8)]).reshape(-1, 8)
+        return (v * (2 ** np.arange(8, dtype=np.uint8))).sum(axis=1).astype(np.uint8)
+    if bits == 6:
+        v = np.concatenate([v, np.zeros((-len(v)) % 4, np.uint8)])
+        d0, d1, d2, d3 = v[0::4], v[1::4], v[2::4], v[3::4]
+        b0 = (d0 | (d1 << 6)) & 0xFF
+        b1 = ((d1 >> 2) | (d2 << 4)) & 0xFF
+        b2 = ((d2 >> 4) | (d3 << 2)) & 0xFF
+        return np.stack([b0, b1, b2], axis=1).reshape(-1).astype(np.uint8)
+    out = bytearray((len(v) * bits + 7) // 8)
+    for i, x in enumerate(v):
+        for b in range(bits):
+            if (int(x) >> b) & 1:
+                k = i * bits + b
+                out[k // 8] |= 1 << (k % 8)
+    return np.frombuffer(bytes(out), dtype=np.uint8)
+
+
+def f8e4m3fn_values():
+    """The value of each f8E4M3FN byte (NaN for 0x7F and 0xFF)."""
+    out = np.zeros(256, F64)
+    for b in range(256):
+        s = -1.0 if b & 0x80 else 1.0
+        e, m = (b >> 3) & 15, b & 7
+        if e == 15 and m == 7:
+            out[b] = np.nan
+        elif e == 0:
+            out[b] = s * m * 2.0 ** -9
+        else:
+            out[b] = s * (1 + m / 8) * 2.0 ** (e - 7)
+    return out
+
+
+def packed(w, rng):
+    """Palette indices and linear INT4 data in Core AI's packed storage, as
+    the IR holds them (dense_resource bytes): lut_to_dense over every index
+    width palettize writes, with f16, si8, ui8 and f8E4M3FN palettes (one
+    per group of 4 rows, lut [2, 1, 2^bits, 1], or vectors of 2 along axis
+    0, lut [1, 1, 2^bits, 2]), and blockwise_shift_scale of packed si4 and
+    ui4 data. Bytes and integers are si32 records; f8 palettes are bytes."""
+    f8 = f8e4m3fn_values()
+    for bits in (1, 2, 3, 4, 6, 8):
+        p = 1 << bits
+        for lt in ("f16", "si8", "ui8", "f8E4M3FN"):
+            ind = rng.integers(0, p, size=(8, 5))
+            if lt == "f16":
+                lut = rand(rng, (2, 1, p, 1), F16)
+                vals = lut.astype(F64)
+            elif lt == "si8":
+                lut = rng.integers(-128, 128, size=(2, 1, p, 1)).astype(I32)
+                vals = lut
+            elif lt == "ui8":
+                lut = rng.integers(0, 256, size=(2, 1, p, 1)).astype(I32)
+                vals = lut
+            else:
+                lut = rng.choice(np.array([b for b in range(256) if b not in (0x7F, 0xFF)]), size=(2, 1, p, 1)).astype(I32)
+                vals = f8[lut]
+            out = np.empty((8, 5), F64)
+            for i in range(8):
+                for j in range(5):
+                    out[i, j] = vals[i // 4, 0, ind[i, j], 0]
+            c = "lut/%d_%s" % (bits, lt)
+            w.add(c + "/bytes", pack_lsb(ind, bits).astype(I32))
+            w.add(c + "/lut", lut)
+            w.add(c + "/out", out.astype(F16) if lt in ("f16", "f8E4M3FN") else out.astype(I32))
+        # vector palettes: 2 values per index filled along axis 0
+        ind = rng.integers(0, p, size=(3, 4))
+        lut = rand(rng, (1, 1, p, 2), F16)
+        out = np.empty((6, 4), F16)
+        for i in range(3):
+            for j in range(4):
+                out[2 * i:2 * i + 2, j] = lut[0, 0, ind[i, j], :]
+        c = "lutvec/%d" % bits
+        w.add(c + "/bytes", pack_lsb(ind, bits).astype(I32))
+        w.add(c + "/lut", lut)
+        w.add(c + "/out", out)
+    for qt, lo, hi in (("si4", -8, 7), ("ui4", 0, 15)):
+        q = rng.integers(lo, hi + 1, size=(4, 6))
+        scale = (rng.random((4, 2)) * 0.1 + 0.01).astype(F16)
+        off1 = rng.integers(lo, hi + 1, size=(4, 2))
+        off2 = rand(rng, (4, 2), F16, 0.1)
+        rep = lambda a: np.repeat(a, 3, axis=1)
+        out = rep(scale.astype(F64)) * (q.astype(F64) - rep(off1)) + rep(off2.astype(F64))
+        c = "bss/%s" % qt
+        w.add(c + "/bytes", pack_lsb(q & 15, 4).astype(I32))
+        w.add(c + "/scale", scale)
+        w.add(c + "/off1", off1.astype(I32))
+        w.add(c + "/off2", off2)
+        w.add(c + "/out", out.astype(F16))
+
+
 def seq_sum(vals):
     """Sequential float32 sum from -0 (the interpreter's reductions)."""
     acc = F32(-0.0)
@@ -525,7 +642,10 @@ def ops2(w, rng):
                 x = (np.abs(x) + dt(0.9)).astype(dt)
             x = with_specials(x)
             w.add("%s/%s/in0" % (name, tn), x)
-            w.add("%s/%s/out" % (name, tn), fn(x.astype(F64)).astype(dt))
+            # One NaN for every NaN, as in ops().
+            out = fn(x.astype(F64)).astype(dt)
+            out[np.isnan(out)] = np.nan
+            w.add("%s/%s/out" % (name, tn), out)
         # modulo is fmod: the dividend's sign; fmod is exact.
         a = with_specials(rand(rng, (3, 1, 5), dt, 20.0))
         b = rand(rng, (4, 1), dt, 3.0)
@@ -900,6 +1020,9 @@ def main():
         gated_delta(w, np.random.default_rng(3), F32, "f32")
         gated_delta(w, np.random.default_rng(3), F16, "f16")
         w.write(os.path.join(out, "gated_delta.vec.gz"))
+        w = Writer()
+        packed(w, np.random.default_rng(5))
+        w.write(os.path.join(out, "packed.vec.gz"))
 
 
 if __name__ == "__main__":
