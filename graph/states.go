@@ -307,7 +307,9 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 			continue
 		}
 		var best []cand
-		for i, ev := range w.sources(term.Operand(out.Index)) {
+		srcs := w.sources(term.Operand(out.Index))
+		for _, i := range sortedKeys(srcs) { // input order: the notes are deterministic
+			ev := srcs[i]
 			in := ins[i]
 			if !freeIn(i) || !TypeEqual(in.Type, out.Type) {
 				continue

@@ -115,6 +115,9 @@ func runGoldenCase(t *testing.T, pass, path, src string, sets []string, golden s
 			for _, r := range ch.Replaced {
 				fmt.Fprintf(&out, "//   replaced %s %s at %s\n", r.OpID, r.OpName, r.Source)
 			}
+			for _, c := range ch.Compressed {
+				fmt.Fprintf(&out, "//   compressed %s %s: %s, %d -> %d bytes, SNR %.2f dB\n", c.Op.OpName, c.Type, c.Form, c.BytesBefore, c.BytesAfter, c.SNR)
+			}
 			for _, n := range ch.Notes {
 				fmt.Fprintf(&out, "//   note: %s\n", n)
 			}

@@ -54,7 +54,10 @@ type Change struct {
 	// StateScales lists the states scale-state rescaled; a host and
 	// verify must account for them (the bundle's anefix.json records them).
 	StateScales []StateScale
-	Notes       []string
+	// Compressed lists the weights a compression pass rewrote (palettize,
+	// quantize-weights, legalize-weights), with their cost.
+	Compressed []CompressedWeight
+	Notes      []string
 }
 
 // OpRef names an op for reports.

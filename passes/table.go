@@ -20,6 +20,9 @@ func init() {
 		{Name: "promote-states", DefaultOn: true, Func: bindCtx[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout},
 		{Name: "states-as-outputs", DefaultOn: false, Func: bindCtx[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout},
 		{Name: "externalize-constant", DefaultOn: false, Func: bind[ExternalizeConstantOptions](runExternalizeConstant), About: externalizeConstantAbout},
+		{Name: "legalize-weights", DefaultOn: false, Func: bind[LegalizeWeightsOptions](legalizeWeights), About: legalizeWeightsAbout},
+		{Name: "palettize", DefaultOn: false, Func: bind[PalettizeOptions](palettize), About: palettizeAbout},
+		{Name: "quantize-weights", DefaultOn: false, Func: bind[QuantizeWeightsOptions](quantizeWeights), About: quantizeWeightsAbout},
 		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout},
 		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout},
 		{Name: "fp16-safe-reductions", DefaultOn: false, Func: bind[FP16SafeReductionsOptions](fp16SafeReductions), About: fp16SafeReductionsAbout},
@@ -61,6 +64,15 @@ var Constraints = []Constraint{
 	{"scale-state", "dce", "dce removes what the other passes leave dead"},
 	{"strip-fp32-casts", "fp16-safe-reductions", "stripping turns fp32 reductions into f16 ones, the ones this pass rewrites"},
 	{"fp16-safe-reductions", "dce", "dce removes what the other passes leave dead (the reductions' axis constants)"},
+	{"strip-fp32-casts", "palettize", "stripping converts the f32 weights of the islands it retypes; palettizing first would leave f32 palettes in them"},
+	{"externalize-constant", "palettize", "an externalized table stays a plain input; palettizing first would make its palette indices the input"},
+	{"palettize", "dce", "dce removes what the other passes leave dead"},
+	{"palettize", "quantize-weights", "with both on, a weight is palettized (quantize-weights then leaves the lut_to_dense it feeds)"},
+	{"strip-fp32-casts", "quantize-weights", "stripping converts the f32 weights of the islands it retypes first"},
+	{"quantize-weights", "dce", "dce removes what the other passes leave dead"},
+	{"strip-fp32-casts", "legalize-weights", "stripping retypes the dequantized f32 weights of the islands it retypes first, so the palettes take the type the graph computes with"},
+	{"legalize-weights", "dce", "dce removes what the other passes leave dead"},
+	{"legalize-weights", "quantize-weights", "legalize-weights rewrites the INT4 weights the input has; quantize-weights after it writes the type it is asked for"},
 }
 
 // checkTable refuses a table with a repeated name or a pass without a

@@ -324,6 +324,9 @@ func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, settleIn string) {
 		fix := ""
 		if g.FixPass != "" {
 			fix = "  -> " + g.FixPass
+			if p, ok := passes.Lookup(g.FixPass); ok && !p.DefaultOn {
+				fix += " (off by default: --enable " + g.FixPass + ")"
+			}
 		}
 		fmt.Fprintf(b, "    x%-4d %s%s%s\n", g.Count, g.OpName, where, fix)
 		ids := g.OpIds

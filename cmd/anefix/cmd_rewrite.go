@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -379,10 +380,35 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
 					Op: rwOpRef(e.Op), Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
+			rwCompressed(pr, ch.Compressed)
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
 		rep.Passes = append(rep.Passes, pr)
 	}
+}
+
+// rwCompressed copies a compression pass's per-weight records and their
+// total into the report.
+func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
+	if len(cws) == 0 {
+		return
+	}
+	tot := &pb.CompressionTotal{MinSnrDb: math.Inf(1)}
+	var sig, errp float64
+	for _, c := range cws {
+		pr.Compressed = append(pr.Compressed, &pb.CompressedWeight{Op: rwOpRef(c.Op), Resource: c.Resource, Type: c.Type, Form: c.Form,
+			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR})
+		tot.Weights++
+		tot.BytesBefore += c.BytesBefore
+		tot.BytesAfter += c.BytesAfter
+		sig += c.SignalPower
+		errp += c.ErrorPower
+		if c.SNR < tot.MinSnrDb {
+			tot.MinSnrDb, tot.MinSnrOp = c.SNR, rwOpRef(c.Op)
+		}
+	}
+	tot.SnrDb = passes.SNRdB(sig, errp)
+	pr.Compression = tot
 }
 
 // rwFillTimings adds the wall times (--timings only: they differ from run
@@ -417,6 +443,37 @@ func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error 
 		_, err = env.Stdout.Write(b)
 	}
 	return err
+}
+
+// humanBytes prints a byte count with a binary unit.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// dB prints an SNR ("exact" for no error).
+func dB(x float64) string {
+	if math.IsInf(x, 1) {
+		return "exact"
+	}
+	return fmt.Sprintf("%.1f dB", x)
+}
+
+// lowestForm names the form of the weight with the lowest SNR.
+func lowestForm(p *pb.PassRun) string {
+	for _, c := range p.Compressed {
+		if c.SnrDb == p.Compression.MinSnrDb {
+			return c.Form
+		}
+	}
+	return ""
 }
 
 // protoJSON is protojson re-indented by encoding/json, whose whitespace is
@@ -459,6 +516,10 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 		add(count32(len(p.PlainStates)), "states made plain I/O")
 		add(count32(len(p.Externalized)), "constants made inputs")
 		add(count32(len(p.Replaced)), "ops replaced")
+		if c := p.Compression; c != nil {
+			parts = append(parts, fmt.Sprintf("%d weights compressed: %s → %s (%.1f%%), SNR %s overall, lowest %s",
+				c.Weights, humanBytes(c.BytesBefore), humanBytes(c.BytesAfter), 100*float64(c.BytesAfter)/float64(max(c.BytesBefore, 1)), dB(c.SnrDb), dB(c.MinSnrDb)))
+		}
 		if len(parts) == 0 {
 			parts = []string{"no change"}
 		}
@@ -489,6 +550,10 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 		// p.States is not listed: each promotion's two I/O lines above say
 		// it, and "state conv_state → new_conv_state" read as the reverse
 		// of the rename that happened.
+		if len(p.Compressed) > 0 {
+			fmt.Fprintf(w, "  lowest SNR: %s %s (%s, %s) %s; every weight is in --report\n", p.Compression.MinSnrOp.GetOpName(),
+				p.Compression.MinSnrOp.GetOpId(), p.Compression.MinSnrOp.GetSource(), dB(p.Compression.MinSnrDb), lowestForm(p))
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}

@@ -16,7 +16,7 @@ func init() {
 		Name:        "synth",
 		StdoutModel: true,
 		NoInput:     true,
-		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--state-read sum|matmul] [--locations builtin|debuginfo] -o OUT",
+		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--state-read sum|matmul] [--locations builtin|debuginfo] [--weights f16|linear-int4|palettized] -o OUT",
 		Summary:     "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
@@ -32,7 +32,8 @@ streamed to disk). OUT is an .aimodel directory, a .mlirb or .mlir file, or
 Examples:
   anefix synth --arm A -o armA.mlir
   anefix synth --arm B --scale full -o armB.aimodel
-  anefix synth --arm E --ctx 512 --emit generic -o - | less`,
+  anefix synth --arm E --ctx 512 --emit generic -o - | less
+  anefix synth --arm A --weights linear-int4 -o armA-int4.aimodel`,
 		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
 			arm := fs.String("arm", "", "which graph: A, B, C, D or E (required)")
 			layers := fs.Int("layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
@@ -42,6 +43,7 @@ Examples:
 			stateForm := fs.String("state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
 			stateRead := fs.String("state-read", "sum", "A-D: how the gated-delta step reads its state: elementwise multiply and a sum over dim -2 (sum, as coreai-torch's gated_delta_update composite does) or batch matmuls (matmul)")
 			recurrence := fs.String("recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
+			weights := fs.String("weights", "f16", "A-E: weight storage: fp16 blobs (f16), linear blockwise INT4 (linear-int4: quantize-weights dtype=si4, per-block 32; check's linear-int4 blocker) or 4-bit palettes over 32 channels (palettized: palettize at its defaults)")
 			locations := fs.String("locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
 			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
 			emit := fs.String("emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
@@ -74,7 +76,7 @@ Examples:
 				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
 					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
 				}
-				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, StateRead: *stateRead, Locations: *locations}
+				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, StateRead: *stateRead, Locations: *locations, Weights: *weights}
 				if err := o.Check(); err != nil {
 					// run prefixes "anefix synth: " already.
 					return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,5 +46,98 @@ func TestCompressedWeights(t *testing.T) {
 				t.Errorf("%s: output has %q:\n%s%s", c.args[0], w, out, errs)
 			}
 		}
+	}
+}
+
+// The compression passes end to end on synth arm A: a linear-INT4 arm is
+// blocked by check (linear-int4, naming legalize-weights) and legal after
+// the legalizer; a palettized arm is legal at the defaults and a
+// group-16 one is not (lut4-small-group), with the warning at rewrite time;
+// the report carries every weight's cost; verify runs the palettized
+// candidate under both numerics.
+func TestCompressionArms(t *testing.T) {
+	dir := t.TempDir()
+	int4 := filepath.Join(dir, "int4.aimodel")
+	pal := filepath.Join(dir, "pal.aimodel")
+	legal := filepath.Join(dir, "legal.aimodel")
+	g16 := filepath.Join(dir, "g16.aimodel")
+	palFixed := filepath.Join(dir, "pal.fixed.aimodel")
+	report := filepath.Join(dir, "report.json")
+	const armA = "../../testdata/synth/armA.aimodel"
+	steps := []struct {
+		args []string
+		code int
+		want []string
+		not  []string
+	}{
+		{[]string{"synth", "--arm", "A", "--weights", "linear-int4", "-o", int4}, 0, nil, nil},
+		{[]string{"check", int4}, 3, []string{"linear-int4", "-> legalize-weights (off by default: --enable legalize-weights)"}, nil},
+		{[]string{"rewrite", int4, "-o", legal, "--enable", "legalize-weights"}, 0, []string{"legalize-weights", "weights compressed", "check: LEGAL"}, nil},
+		{[]string{"check", legal}, 0, []string{"Prediction: LEGAL"}, []string{"linear-int4", "lut4-small-group"}},
+		{[]string{"synth", "--arm", "A", "--weights", "palettized", "-o", pal}, 0, nil, nil},
+		{[]string{"check", pal}, 3, []string{"element-type"}, []string{"lut4-small-group", "linear-int4"}}, // the export's fp32 recurrence, not its palettes
+		{[]string{"rewrite", pal, "-o", palFixed}, 0, []string{"check: LEGAL"}, nil},
+		{[]string{"check", palFixed}, 0, []string{"Prediction: LEGAL"}, []string{"lut4-small-group", "linear-int4"}},
+		{[]string{"rewrite", armA, "-o", g16, "--enable", "palettize", "--set", "palettize.group-size=16", "--report", report}, 0,
+			[]string{"warning:", "lut4-small-group", "check: NOT LEGAL"}, nil},
+		{[]string{"check", g16}, 3, []string{"lut4-small-group", "4-bit palettes of 16 channels"}, nil},
+		{[]string{"verify", armA, pal, "--steps", "4"}, -1, []string{"top-1 agreement"}, nil},
+		{[]string{"verify", armA, pal, "--steps", "4", "--numerics", "ane"}, -1, []string{"top-1 agreement", "numerics of CAND: ane"}, nil},
+	}
+	for _, s := range steps {
+		code, out, errs := runCLI(t, "", s.args...)
+		if (s.code >= 0 && code != s.code) || (s.code < 0 && code != 0 && code != 3) {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", strings.Join(s.args, " "), code, s.code, out, errs)
+		}
+		for _, w := range s.want {
+			if !strings.Contains(out+errs, w) {
+				t.Errorf("%s: output lacks %q:\n%s%s", strings.Join(s.args, " "), w, out, errs)
+			}
+		}
+		for _, w := range s.not {
+			if strings.Contains(out+errs, w) {
+				t.Errorf("%s: output has %q:\n%s%s", strings.Join(s.args, " "), w, out, errs)
+			}
+		}
+	}
+	var rep struct {
+		Passes []struct {
+			Name       string
+			Compressed []struct {
+				Form        string
+				BytesBefore string
+				BytesAfter  string
+				SnrDb       float64
+			}
+			Compression struct {
+				Weights int
+				SnrDb   float64
+			}
+		}
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range rep.Passes {
+		if p.Name != "palettize" {
+			continue
+		}
+		found = true
+		if len(p.Compressed) == 0 || p.Compression.Weights != len(p.Compressed) || p.Compression.SnrDb < 15 {
+			t.Fatalf("palettize report: %d weights, total %+v", len(p.Compressed), p.Compression)
+		}
+		for _, c := range p.Compressed {
+			if c.BytesBefore == "" || c.BytesAfter == "" || c.SnrDb < 15 || !strings.Contains(c.Form, "per-grouped-channel 16") {
+				t.Errorf("report entry %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no palettize entry in the report")
 	}
 }

@@ -18,8 +18,8 @@ import (
 //	C4  OUT reads back and mlir-opt 22 accepts its generic form
 //	C5  verify IN OUT --steps 4 exits 0 or 3
 //
-// CI runs two subsets per input (one pass alone, rotating over the inputs
-// so that every pass runs alone on some synth arm, and all of them);
+// CI runs three subsets per input (two passes alone, rotating over the
+// inputs so that every pass runs alone on some synth arm, and all of them);
 // ANEFIX_FULL_SWEEP=1 runs every subset on every input.
 
 // offPasses are the passes the default pipeline leaves off, in table order.
@@ -69,6 +69,11 @@ func compositionMasks(j, k int) []int {
 			m[i] = i
 		}
 		return m
+	}
+	// Two passes alone, j and j+6 (mod k), so the 6 synth arms between
+	// them run every one of up to 12 off-by-default passes alone.
+	if a, b := j%k, (j+6)%k; a != b {
+		return []int{1 << a, 1 << b, all}
 	}
 	return []int{1 << (j % k), all}
 }

@@ -229,7 +229,7 @@ var table = []*Op{
 	{Name: "coreai.lut_to_dense", Operands: []Role{Storage, Storage, Param}, Result: SetByOp, Seen: true, Torch: true, Source: srcCompress,
 		Example: ex("tensor<2x3xF>", k("tensor<2x3xui2>", "1"), k("tensor<1x1x4x1xF>", "0.5"), k("tensor<si16>", "0"))},
 	{Name: "coreai.blockwise_shift_scale", Operands: []Role{Storage, Storage}, Rest: Storage, Result: SetByOp, Seen: true, Torch: true, Source: srcCustom,
-		Guess:   "printed signature (coreai-torch's tests print only the si4 data and the f32 result); operands (data, scale, offset1, offset2) from the lowering",
+		Guess:   "printed signature (coreai-torch's tests print only the si4 data and the f32 result); operands (data, scale, offset1, offset2) from the lowering; data of a float type (a cast of lut_to_dense's si8 output, with float offsets) is apple/coreai-optimization's weight_palettization.py form",
 		Example: ex("tensor<4x3xF>", k("tensor<4x3xsi8>", "3"), k("tensor<4x1xF>", "0.5"), k("tensor<4x1xsi8>", "0"), k("tensor<4x1xF>", "0.0"))},
 	{Name: "coreai.quantize", Operands: []Role{Data, Data}, Rest: Storage, Tail: []Role{Param}, Result: SetByOp, Seen: true, Torch: true, Source: srcCompress,
 		Guess:   "that the scale (and offset2) take the data's float type when it becomes f16 (coreai-torch prints f32 only)",

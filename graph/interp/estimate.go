@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"math"
+
 	"github.com/anefix/anefix/graph"
 )
 
@@ -12,7 +14,10 @@ import (
 //     dense_resource<…> at 4 bytes per float element and 8 per integer
 //     (Tensor.F is float32, Tensor.I int64), cached for the Interp's life;
 //     float dense_resource blobs cost nothing: they are read in place,
-//     from a file mapping (page cache, not counted) or the loaded blob;
+//     from a file mapping (page cache, not counted) or the loaded blob,
+//     and so do palette indices that only folded lut_to_dense ops read;
+//   - each lut_to_dense of constants, computed once and kept in its
+//     element type's bytes (fold.go), like a constant;
 //   - the live set of values over the graph's op order (a value lives from
 //     its op to its last reader, as planFor frees them), its inputs
 //     included; an op with regions or a call adds the peak of its
@@ -65,7 +70,15 @@ func valueBytes(t graph.Type) int64 {
 }
 
 func (e *estimator) constBytes(o *graph.Operation) int64 {
-	if o.Name != "coreai.constant" && o.Name != "arith.constant" || len(o.Results()) != 1 {
+	if foldsLUT(o) {
+		tt, _ := graph.AsTensor(o.Result(0).Type())
+		n, err := tt.ByteSize()
+		if err != nil {
+			return math.MaxInt64
+		}
+		return n
+	}
+	if o.Name != "coreai.constant" && o.Name != "arith.constant" || len(o.Results()) != 1 || lazyIndices(o) {
 		return 0
 	}
 	if a, ok := o.Inherent("value").(*graph.DenseResourceAttr); ok {
@@ -127,7 +140,7 @@ func (e *estimator) blockPeak(b *graph.Block) int64 {
 			}
 		}
 		var res int64
-		constant := op.Name == "coreai.constant" || op.Name == "arith.constant"
+		constant := op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op)
 		for _, v := range op.Results() {
 			if constant {
 				continue // counted once in consts

@@ -295,6 +295,8 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res, err = st.exec(op, ins, refs)
 		} else if op.Name == "coreai.if" {
 			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
+		} else if op.Name == "coreai.while" {
+			res, err = in.runWhile(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
 		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
@@ -322,7 +324,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res[k] = fitted(r.Type(), res[k])
 			env[r] = res[k]
 			refs.add(res[k], 1)
-			if op.Name == "coreai.constant" || op.Name == "arith.constant" {
+			if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
 				refs.pin(res[k]) // cached across runs
 			}
 		}
@@ -430,6 +432,8 @@ func canonical(name string) string {
 		return "neg"
 	case "pow", "power":
 		return "pow"
+	case "and", "or", "xor", "not": // coreai's i1 ops (broadcasting_and, …)
+		return "logical_" + n
 	}
 	return n
 }
@@ -548,7 +552,11 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		}
 		return in.runGraph(g, ins, depth+1)
 	}
-	if canonical(op.Name) == "split" {
+	k := canonical(op.Name)
+	if k == "metal4_kernel" {
+		return nil, fmt.Errorf("the interpreter cannot run op %q: its computation is Metal shader source (kernel_source), which anefix does not execute", op.Name)
+	}
+	if k == "split" {
 		if err := need(ins, 1); err != nil {
 			return nil, err
 		}
@@ -567,7 +575,6 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 		return nil, err
 	}
 	acc16 := in.opts.AccumulateF16 && el == F16
-	k := canonical(op.Name)
 	one := func(t *Tensor, err error) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
@@ -588,7 +595,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if t, ok, err := execShape(op, k, ins, el); ok {
 		return one(t, err)
 	}
-	if t, ok, err := execQuant(op, k, ins, el); ok {
+	if t, ok, err := in.execQuant(op, k, ins, el); ok {
 		return one(t, err)
 	}
 	if t, ok, err := execReduce(op, k, ins, el, acc16); ok {
@@ -597,8 +604,27 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if k == "conv" {
 		return in.conv(op, ins, el, acc16, in.opts.ANE != nil && el == F16)
 	}
-	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: elementwise/broadcasting arithmetic, comparisons, where, unary math, reductions, softmax, matmul, conv2d, shape ops, gather/scatter, cast, constant, invoke, if, quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle", op.Name)
+	// The ops below have no rule of the Neural Engine profile: under
+	// --numerics ane they run as under IEEE (numerics.go).
+	if t, ok, err := execLayout(op, k, ins, el); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execSelect(op, k, ins, el, acc16); ok {
+		return one(t, err)
+	}
+	if t, ok, err := execSpatial(op, k, ins, el, acc16); ok {
+		return one(t, err)
+	}
+	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: %s", op.Name, supportedOps)
 }
+
+// supportedOps is what the interpreter runs, for the refusal above (README
+// "Known limits" lists what it does not).
+const supportedOps = "elementwise/broadcasting arithmetic (modulo as fmod), comparisons, logical and bitwise ops, where, unary math (trigonometric and hyperbolic functions and their inverses included), " +
+	"reductions, any, argmax, scan (sum), sort, argsort, softmax, matmul, conv2d, conv3d, conv_transpose2d, max_pool_2d, sum_pool_2d, sum_pool_3d, interpolate (linear, nearest_neighbor), " +
+	"shape ops (reshape, transpose, concat, split, slice, slice_update, tile, pad, reverse, broadcast_to, broadcast_in_dims, get_shape, broadcast_shapes, range), " +
+	"gather, gather_nd, gather_along_axis, scatter_nd, scatter_along_axis, non_zero (with a static result), cast, constant, invoke, if, while, " +
+	"quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle"
 
 // execElementwise runs the elementwise ops (comparisons, arithmetic, unary
 // math, where, cast); ok is false for any other op.
@@ -735,7 +761,7 @@ func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 
 // execQuant runs the quantization ops (quantize, dequantize,
 // blockwise_shift_scale, lut_to_dense); ok is false for any other op.
-func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
+func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
 	switch k {
 	case "quantize", "dequantize":
 		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
@@ -763,6 +789,10 @@ func execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 	case "lut_to_dense":
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
+		}
+		if foldsLUT(op) {
+			t, err := in.foldLUT(op, ins)
+			return t, true, err
 		}
 		axis := int64(0)
 		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
@@ -885,6 +915,9 @@ func (in *Interp) constant(op *graph.Operation) (*Tensor, error) {
 	if t := in.consts[op]; t != nil {
 		return t, nil
 	}
+	if lazyIndices(op) {
+		return in.lazyIndexTensor(op)
+	}
 	var t *Tensor
 	var err error
 	switch a := op.Inherent("value").(type) {
@@ -964,12 +997,26 @@ func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
 	}
-	if r.Blob.Size() != want {
+	w := graph.SubByteWidth(a.Type.Elem)
+	packed := w > 0 && r.Blob.Size() != want && r.Blob.Size() == graph.PackedSize(int64(numel(shape)), w)
+	if r.Blob.Size() != want && !packed {
+		if w > 0 {
+			return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d (one element per byte) or %d (packed)", a.Key, r.Blob.Size(), a.Type, want, graph.PackedSize(int64(numel(shape)), w))
+		}
 		return nil, fmt.Errorf("dense_resource<%s>: blob has %d bytes, %s needs %d", a.Key, r.Blob.Size(), a.Type, want)
 	}
 	data, err := in.blobBytes(r)
 	if err != nil {
 		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	if packed { // Core AI's packed sub-byte storage (graph/subbyte.go)
+		u := make([]uint8, numel(shape))
+		graph.UnpackBits(u, data, len(u), w)
+		d := make([]int64, len(u))
+		for i, v := range u {
+			d[i] = el.wrap(signExtend(uint64(v), eb, el))
+		}
+		return NewInt(el, shape, d), nil
 	}
 	if el == F8E4M3FN {
 		d := make([]float32, numel(shape))

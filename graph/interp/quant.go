@@ -152,6 +152,14 @@ func Quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 // palette per block); output element c (along axis, V entries per index)
 // is lut[c / block, indices[c], v].
 func LutToDense(indices, lut *Tensor, axis int64, out Elem) (*Tensor, error) {
+	return lutToDense(indices, lut, axis, out, false)
+}
+
+// lutToDense is LutToDense, its float result kept as the bytes of out
+// when raw (a folded weight, fold.go). The indices are walked in order with
+// their coordinates kept incrementally (per-dimension offset tables, no
+// division per element: full-scale weights have 10^8 and more).
+func lutToDense(indices, lut *Tensor, axis int64, out Elem, raw bool) (*Tensor, error) {
 	k := len(indices.Shape)
 	if len(lut.Shape) != k+2 {
 		return nil, fmt.Errorf("lut_to_dense: lut rank %d, want indices rank %d + 2", len(lut.Shape), k)
@@ -172,44 +180,54 @@ func LutToDense(indices, lut *Tensor, axis int64, out Elem) (*Tensor, error) {
 		block[d] = indices.Shape[d] / lut.Shape[d]
 	}
 	shape := append([]int(nil), indices.Shape...)
-	shape[ax] = numel([]int{shape[ax], v})
-	ist, lst, ost := stridesOf(indices.Shape), stridesOf(lut.Shape), stridesOf(shape)
-	n := numel(shape)
-	var fd []float32
-	var id []int64
-	if out.IsFloat() {
-		fd = make([]float32, n)
-	} else {
-		id = make([]int64, n)
+	shape[ax] *= v
+	lst, ost := stridesOf(lut.Shape), stridesOf(shape)
+	// per dimension d and coordinate c: the palette offset and output
+	// offset c contributes
+	lutOff, outOff := make([][]int, k), make([][]int, k)
+	for d := 0; d < k; d++ {
+		lutOff[d], outOff[d] = make([]int, indices.Shape[d]), make([]int, indices.Shape[d])
+		for c := range lutOff[d] {
+			lutOff[d][c] = c / block[d] * lst[d]
+			oc := c
+			if d == ax {
+				oc *= v
+			}
+			outOff[d][c] = oc * ost[d]
+		}
 	}
-	for i := 0; i < indices.Len(); i++ {
-		idx := indices.I[i]
+	o := newLutOut(out, numel(shape), raw)
+	lutVals := lut.Floats()
+	if !lut.Elem.IsFloat() {
+		lutVals = make([]float32, lut.Len())
+		for i, x := range lut.I {
+			lutVals[i] = float32(x)
+		}
+	}
+	at := indexAt(indices)
+	coords := make([]int, k)
+	n := indices.Len()
+	for i := 0; i < n; i++ {
+		idx := at(i)
 		if idx < 0 || idx >= int64(p) {
 			return nil, fmt.Errorf("lut_to_dense: index %d at element %d is outside the %d palette entries", idx, i, p)
 		}
-		base, o := 0, 0
+		base, dst := int(idx)*lst[k], 0
 		for d := 0; d < k; d++ {
-			c := i / ist[d] % indices.Shape[d]
-			base += c / block[d] * lst[d]
-			if d == ax {
-				c *= v
-			}
-			o += c * ost[d]
+			base += lutOff[d][coords[d]]
+			dst += outOff[d][coords[d]]
 		}
-		base += int(idx) * lst[k]
 		for e := 0; e < v; e++ {
-			src, dst := base+e, o+e*ost[ax]
-			if fd != nil {
-				fd[dst] = out.round64(lut.Float64At(src))
-			} else {
-				id[dst] = out.wrap(int64(lut.Float64At(src)))
+			o.set(dst+e*ost[ax], float64(lutVals[base+e]))
+		}
+		for d := k - 1; d >= 0; d-- {
+			if coords[d]++; coords[d] < indices.Shape[d] {
+				break
 			}
+			coords[d] = 0
 		}
 	}
-	if fd != nil {
-		return NewFloat(out, shape, fd), nil
-	}
-	return NewInt(out, shape, id), nil
+	return o.tensor(shape), nil
 }
 
 // scatterCombiner reads scatter_nd's combiner block `^bb0(%old, %new):

@@ -28,12 +28,15 @@ const (
 	UI32
 	SI64
 	UI64
-	SI4 // 4-bit weights (linear INT4, palette indices), one per byte as MLIR stores them
+	SI4 // 4-bit weights (linear INT4, palette indices); graph/subbyte.go says how blobs store them
 	UI4
 	F8E4M3FN // 8-bit float weights (f8.go), held as float32 values
+	UI2      // palette indices of 2, 3 and 6 bits (lut_to_dense); ui1 indices are held as i1
+	UI3
+	UI6
 )
 
-var elemNames = [...]string{"invalid", "f16", "bf16", "f32", "i1", "si8", "ui8", "si16", "ui16", "si32", "ui32", "si64", "ui64", "si4", "ui4", "f8E4M3FN"}
+var elemNames = [...]string{"invalid", "f16", "bf16", "f32", "i1", "si8", "ui8", "si16", "ui16", "si32", "ui32", "si64", "ui64", "si4", "ui4", "f8E4M3FN", "ui2", "ui3", "ui6"}
 
 func (e Elem) String() string {
 	if int(e) < len(elemNames) {
@@ -65,6 +68,10 @@ func ElemOf(t graph.Type) (Elem, error) {
 		switch x.Width {
 		case 1:
 			return Bool, nil
+		case 2, 3, 6:
+			if uns {
+				return map[int]Elem{2: UI2, 3: UI3, 6: UI6}[x.Width], nil
+			}
 		case 4:
 			return pick(uns, UI4, SI4), nil
 		case 8:
@@ -84,6 +91,9 @@ func ElemOf(t graph.Type) (Elem, error) {
 		if x.Text == "!coreai.bool" {
 			return Bool, nil
 		}
+	}
+	if strings.HasPrefix(t.String(), "complex<") {
+		return ElemInvalid, fmt.Errorf("element type %s is not supported by the interpreter: it holds no complex values, so create_complex, real_part and imaginary_part do not run", t)
 	}
 	return ElemInvalid, fmt.Errorf("element type %s is not supported by the interpreter", t)
 }
@@ -128,6 +138,8 @@ func (e Elem) IRType() graph.Type {
 		return &graph.IntegerType{Width: 4, Signedness: graph.Signed}
 	case UI4:
 		return &graph.IntegerType{Width: 4, Signedness: graph.Unsigned}
+	case UI2, UI3, UI6:
+		return &graph.IntegerType{Width: e.bits(), Signedness: graph.Unsigned}
 	}
 	return graph.None
 }
@@ -183,8 +195,23 @@ func (e Elem) wrap(v int64) int64 {
 		return int64(int8(v<<4) >> 4)
 	case UI4:
 		return v & 15
+	case UI2, UI3, UI6:
+		return v & (1<<e.bits() - 1)
 	}
 	return v
+}
+
+// bits is the width of the sub-byte unsigned kinds UI2, UI3, UI6.
+func (e Elem) bits() int {
+	switch e {
+	case UI2:
+		return 2
+	case UI3:
+		return 3
+	case UI6:
+		return 6
+	}
+	return 0
 }
 
 // Tensor is a dense row-major tensor. Float kinds live in F (f16/bf16 values
@@ -203,6 +230,10 @@ type Tensor struct {
 	// Shape (a transposed weight, e.g. a tied lm_head), so the transpose
 	// costs nothing and matmul reads the weight in place.
 	rawT bool
+	// packed holds an index constant's blob bytes instead of I (fold.go):
+	// packedBits-wide fields, or one per byte when packedBits is 8.
+	packed     []byte
+	packedBits int
 }
 
 // NewFloat returns a float tensor of elem e holding data (not copied; the

@@ -92,7 +92,21 @@ type Options struct {
 	// exercises the narrow reductions of the Neural Engine profile) or
 	// StateReadMatmul (batch matmuls, synth's structure before issue 13).
 	StateRead string
+	// Weights is how the weights are stored: WeightsF16 (default, fp16
+	// dense_resource blobs), WeightsLinearInt4 (linear blockwise INT4, the
+	// form check's linear-int4 rule blocks) or WeightsPalettized (4-bit
+	// palettes over groups of 32 channels). graph/synth writes fp16;
+	// passes/synthd applies the compression pass (quantize-weights,
+	// palettize) that makes the other two, as arm D takes the arm-d pass.
+	Weights string
 }
+
+// Weight storage forms.
+const (
+	WeightsF16        = "f16"
+	WeightsLinearInt4 = "linear-int4"
+	WeightsPalettized = "palettized"
+)
 
 // State-read forms.
 const (
@@ -236,6 +250,13 @@ func (o Options) normalize() (Options, error) {
 	case LocBuiltin, LocDebugInfo:
 	default:
 		return o, fmt.Errorf("synth: unknown location form %q: want builtin or debuginfo", o.Locations)
+	}
+	switch o.Weights {
+	case "":
+		o.Weights = WeightsF16
+	case WeightsF16, WeightsLinearInt4, WeightsPalettized:
+	default:
+		return o, fmt.Errorf("synth: unknown weights form %q: want f16, linear-int4 or palettized", o.Weights)
 	}
 	if o.Layers < 0 || o.Layers > 512 {
 		return o, fmt.Errorf("synth: --layers %d out of range 1..512", o.Layers)

@@ -77,6 +77,9 @@ func Metadata(o Options) ([]byte, error) {
 	if o.Locations != LocBuiltin {
 		locNote = fmt.Sprintf("\n  \"locations\": %q,", o.Locations)
 	}
+	if o.Weights != WeightsF16 {
+		locNote += fmt.Sprintf("\n  \"weights\": %q,", o.Weights)
+	}
 	layers := o.hybridDims().Layers
 	if o.Arm == ArmE {
 		layers = o.denseDims().Layers

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
 )
 
 // Behaviour is how a compiler for one architecture is modelled to place a
@@ -200,7 +201,7 @@ func (c *checker) calibratedRules() {
 		}
 		switch baseOpName(op.Name) {
 		case "coreai.lut_to_dense":
-			if d, ok := lut4SmallGroup(op); ok {
+			if d, _, ok := passes.LUT4SmallGroup(op); ok {
 				c.add(RuleLUT4SmallGroup, op, "", d)
 			}
 		case "coreai.metal4_kernel":
@@ -263,39 +264,6 @@ func (c *checker) calibratedRules() {
 			}
 		}
 	}
-}
-
-// lut4SmallGroup reads a lut_to_dense's operand shapes: indices [d_0…d_K-1],
-// lut [g_0…g_K-1, P, V] (coreai-torch's layout, testdata/mlir/coreai/compression.mlir: each lut
-// dimension divides the indices' one; d_i/g_i entries share a palette). It
-// reports a 4-bit palette (P = 16) whose smallest split dimension groups
-// fewer than 32 entries. A palette over the whole tensor (every g_i = 1) is
-// not reported (no record; see RuleLUT4SmallGroup).
-func lut4SmallGroup(op *graph.Operation) (string, bool) {
-	if op.NumOperands() < 2 {
-		return "", false
-	}
-	it, lt := dataTensor(op.Operand(0).Type()), dataTensor(op.Operand(1).Type())
-	if it == nil || lt == nil || !it.IsStatic() || !lt.IsStatic() {
-		return "", false
-	}
-	k := it.Rank()
-	if lt.Rank() != k+2 || lt.Shape[k] != 16 {
-		return "", false
-	}
-	group := int64(-1)
-	for d := 0; d < k; d++ {
-		if lt.Shape[d] <= 1 || it.Shape[d]%lt.Shape[d] != 0 {
-			continue
-		}
-		if g := it.Shape[d] / lt.Shape[d]; group < 0 || g < group {
-			group = g
-		}
-	}
-	if group < 0 || group >= 32 {
-		return "", false
-	}
-	return fmt.Sprintf("4-bit palettes of %d channels (indices %s, lut %s)", group, it.String(), lt.String()), true
 }
 
 // softmaxSpatial reports a softmax over a rank-4 input whose constant axis

@@ -1053,7 +1053,13 @@ func (c *checker) shapesAndOps() {
 			if !t.IsStatic() && dyn == "" {
 				dyn = t.String()
 			}
-			if t.Rank() > 5 && rank == "" && !c.paramOnly[v] {
+			// A palette's storage (lut_to_dense's LUT has the weight's
+			// rank + 2 dimensions, coreai-torch custom_layers.py) is not a
+			// tensor the engine computes with: palettized conv2d weights
+			// (rank 4, so rank-6 LUTs) are what Apple's iOS builders'
+			// 4-bit exports hold, and those compiled 31/31 (inferred:
+			// RuleLUT4SmallGroup's records do not print the LUT shape).
+			if t.Rank() > 5 && rank == "" && !c.paramOnly[v] && !c.storage[v] {
 				rank = t.String()
 			}
 		}

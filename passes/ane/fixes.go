@@ -29,6 +29,7 @@ func resolveFixes(m *graph.Module, rep *Report) {
 	var fold *passes.FoldIOUnsqueezePreview
 	var foldErr error
 	foldDone := false
+	var legal *passes.LegalizeWeightsPreview
 	for gi := range rep.Graphs {
 		gr := &rep.Graphs[gi]
 		for _, list := range [][]Finding{gr.Findings, gr.Suspects} {
@@ -52,6 +53,14 @@ func resolveFixes(m *graph.Module, rep *Report) {
 					} else if f.Op != nil && !fold.Folds(f.Op) {
 						f.NoFix = true
 						f.Detail += "; fold-io-unsqueeze leaves it: " + whyNoFold(f.Op)
+					}
+				case "legalize-weights":
+					if legal == nil {
+						legal = passes.PreviewLegalizeWeights(m)
+					}
+					if ok, why := legal.Fixes(f.Op); f.Op != nil && !ok {
+						f.NoFix = true
+						f.Detail += "; legalize-weights leaves it: " + why + "; what would: re-export with palettized weights (coreai.llm.export --compression 4bit_weight_palettized_group32)"
 					}
 				}
 			}

@@ -123,7 +123,7 @@ var (
 		ID:       "rank",
 		Title:    "tensor rank above 5",
 		Message:  "tensor of rank > 5: the Neural Engine takes at most 5 dimensions",
-		Evidence: "coreai-facts §4 (Apple's iOS builders keep every tensor at rank ≤ 5, e.g. the 5-D KV cache); no compiler message on record. Apple's authoring guide states the limit (apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md: intermediates of rank 6 or more are rejected); no measured compile of a rank-6 graph is on record",
+		Evidence: "coreai-facts §4 (Apple's iOS builders keep every tensor at rank ≤ 5, e.g. the 5-D KV cache); no compiler message on record. Apple's authoring guide states the limit (apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md: intermediates of rank 6 or more are rejected); no measured compile of a rank-6 graph is on record. Compressed-weight storage (a lut_to_dense LUT, rank + 2 of its weight) is not judged",
 		Severity: Blocker,
 	}
 	RuleStatic = &Rule{
@@ -147,6 +147,7 @@ var (
 			"the palettized (lut_to_dense) program of the same structure compiles",
 		CompilersWords: false,
 		Evidence:       "apple/coreai-models #55 (SIGSEGV in 3600.67) and #205 (exit 0, GPU-only .aimodelc, 3600.82.1)",
+		Fix:            "legalize-weights",
 		Severity:       Blocker,
 	}
 	RuleUnverifiedOp = &Rule{
@@ -319,13 +320,14 @@ var (
 			"iOS h18p): 4-bit group 8 and mixed 4-bit g8 + 8-bit → 0 regions; 4-bit g32, mixed 4-bit g32 + 8-bit, 6-bit g8 and " +
 			"8-bit g32 → 31/31. 4rg0naut/silicon-ledger-public results/EXP-005-ane-residency/README.md step 7 (Granite-Embedding-97M, " +
 			"3600.83.1, macOS h16g): 4-bit group 16 → 0, 6-bit 14, 8-bit 13. The group is read from lut_to_dense's operand shapes " +
-			"(indices [d…], lut [g…, P, V]: indices dim / lut dim channels share a palette, apple/coreai-torch " +
-			"coreai_torch/_compression/custom_layers.py); P = 16 is 4-bit. Guess: a per-tensor palette (no dimension split) is " +
+			"by passes.LUTGroup, the definition palettize uses too (indices [d…], lut [g…, P, V]: the decompressed weight's dim / lut dim " +
+			"channels share a palette, apple/coreai-torch coreai_torch/_compression/custom_layers.py); P = 16 is 4-bit. Guess: a per-tensor palette (no dimension split) is " +
 			"not reported, no record covers it; the g32 boundary is measured on h18p only",
 		Fix:      "",
 		Severity: Blocker,
 		Experiment: "re-export with 32 or more channels per 4-bit palette (coreai.llm.export --compression " +
-			"4bit_weight_palettized_group32) or 6/8 bits, then `anefix compile --require-ane`",
+			"4bit_weight_palettized_group32) or 6/8 bits, or palettize the fp16 export with anefix rewrite --enable palettize " +
+			"(its defaults are 4-bit, 32 channels), then `anefix compile --require-ane`",
 	}
 	RuleMetalKernel = &Rule{
 		ID:       "metal4-kernel",

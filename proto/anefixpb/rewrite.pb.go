@@ -348,7 +348,12 @@ type PassRun struct {
 	PlainStates []*StatePromotion `protobuf:"bytes,14,rep,name=plain_states,json=plainStates,proto3" json:"plain_states,omitempty"`
 	// States rescaled by scale-state (also written to the bundle's
 	// anefix.json as "stateScales").
-	StateScales   []*StateScale `protobuf:"bytes,15,rep,name=state_scales,json=stateScales,proto3" json:"state_scales,omitempty"`
+	StateScales []*StateScale `protobuf:"bytes,15,rep,name=state_scales,json=stateScales,proto3" json:"state_scales,omitempty"`
+	// Weights a compression pass rewrote (palettize, quantize-weights,
+	// legalize-weights), one entry each, with what it cost.
+	Compressed []*CompressedWeight `protobuf:"bytes,16,rep,name=compressed,proto3" json:"compressed,omitempty"`
+	// The sum over compressed, when there are any.
+	Compression   *CompressionTotal `protobuf:"bytes,17,opt,name=compression,proto3" json:"compression,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -488,6 +493,217 @@ func (x *PassRun) GetStateScales() []*StateScale {
 	return nil
 }
 
+func (x *PassRun) GetCompressed() []*CompressedWeight {
+	if x != nil {
+		return x.Compressed
+	}
+	return nil
+}
+
+func (x *PassRun) GetCompression() *CompressionTotal {
+	if x != nil {
+		return x.Compression
+	}
+	return nil
+}
+
+// CompressedWeight is one weight constant a compression pass rewrote.
+type CompressedWeight struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The constant it replaced.
+	Op *OpRef `protobuf:"bytes,1,opt,name=op,proto3" json:"op,omitempty"`
+	// Its dense_resource key; empty for an inline constant.
+	Resource string `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
+	// Its type, e.g. "tensor<1024x1024xf16>".
+	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	// What it became, e.g. "4-bit LUT (f16), per-grouped-channel 32, kmeans".
+	Form string `protobuf:"bytes,4,opt,name=form,proto3" json:"form,omitempty"`
+	// Channels per palette (a LUT) or elements per block along the input
+	// axis (linear quantization); 0 for one over the whole tensor.
+	Group int64 `protobuf:"varint,5,opt,name=group,proto3" json:"group,omitempty"`
+	// Storage before (the constant) and after (the new constants), in bytes.
+	BytesBefore int64 `protobuf:"varint,6,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter  int64 `protobuf:"varint,7,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	// Signal-to-noise ratio of the reconstructed weight, 10·log10(Σw²/Σ(w−ŵ)²)
+	// in dB; "Infinity" when every element is exact.
+	SnrDb         float64 `protobuf:"fixed64,8,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompressedWeight) Reset() {
+	*x = CompressedWeight{}
+	mi := &file_rewrite_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompressedWeight) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompressedWeight) ProtoMessage() {}
+
+func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompressedWeight.ProtoReflect.Descriptor instead.
+func (*CompressedWeight) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CompressedWeight) GetOp() *OpRef {
+	if x != nil {
+		return x.Op
+	}
+	return nil
+}
+
+func (x *CompressedWeight) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *CompressedWeight) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *CompressedWeight) GetForm() string {
+	if x != nil {
+		return x.Form
+	}
+	return ""
+}
+
+func (x *CompressedWeight) GetGroup() int64 {
+	if x != nil {
+		return x.Group
+	}
+	return 0
+}
+
+func (x *CompressedWeight) GetBytesBefore() int64 {
+	if x != nil {
+		return x.BytesBefore
+	}
+	return 0
+}
+
+func (x *CompressedWeight) GetBytesAfter() int64 {
+	if x != nil {
+		return x.BytesAfter
+	}
+	return 0
+}
+
+func (x *CompressedWeight) GetSnrDb() float64 {
+	if x != nil {
+		return x.SnrDb
+	}
+	return 0
+}
+
+// CompressionTotal sums a pass's CompressedWeight entries.
+type CompressionTotal struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Weights     int32                  `protobuf:"varint,1,opt,name=weights,proto3" json:"weights,omitempty"`
+	BytesBefore int64                  `protobuf:"varint,2,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter  int64                  `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	// Over all the weights' elements together: 10·log10(ΣΣw²/ΣΣ(w−ŵ)²).
+	SnrDb float64 `protobuf:"fixed64,4,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
+	// The lowest per-weight SNR, and that weight's op.
+	MinSnrDb      float64 `protobuf:"fixed64,5,opt,name=min_snr_db,json=minSnrDb,proto3" json:"min_snr_db,omitempty"`
+	MinSnrOp      *OpRef  `protobuf:"bytes,6,opt,name=min_snr_op,json=minSnrOp,proto3" json:"min_snr_op,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompressionTotal) Reset() {
+	*x = CompressionTotal{}
+	mi := &file_rewrite_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompressionTotal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompressionTotal) ProtoMessage() {}
+
+func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompressionTotal.ProtoReflect.Descriptor instead.
+func (*CompressionTotal) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CompressionTotal) GetWeights() int32 {
+	if x != nil {
+		return x.Weights
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetBytesBefore() int64 {
+	if x != nil {
+		return x.BytesBefore
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetBytesAfter() int64 {
+	if x != nil {
+		return x.BytesAfter
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetSnrDb() float64 {
+	if x != nil {
+		return x.SnrDb
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetMinSnrDb() float64 {
+	if x != nil {
+		return x.MinSnrDb
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetMinSnrOp() *OpRef {
+	if x != nil {
+		return x.MinSnrOp
+	}
+	return nil
+}
+
 // ExternalizedConstant is one in-graph constant that became a graph input.
 type ExternalizedConstant struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -512,7 +728,7 @@ type ExternalizedConstant struct {
 
 func (x *ExternalizedConstant) Reset() {
 	*x = ExternalizedConstant{}
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -524,7 +740,7 @@ func (x *ExternalizedConstant) String() string {
 func (*ExternalizedConstant) ProtoMessage() {}
 
 func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -537,7 +753,7 @@ func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalizedConstant.ProtoReflect.Descriptor instead.
 func (*ExternalizedConstant) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{3}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ExternalizedConstant) GetGraph() string {
@@ -615,7 +831,7 @@ type PassOption struct {
 
 func (x *PassOption) Reset() {
 	*x = PassOption{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -627,7 +843,7 @@ func (x *PassOption) String() string {
 func (*PassOption) ProtoMessage() {}
 
 func (x *PassOption) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -640,7 +856,7 @@ func (x *PassOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassOption.ProtoReflect.Descriptor instead.
 func (*PassOption) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PassOption) GetName() string {
@@ -684,7 +900,7 @@ type ConstantConversion struct {
 
 func (x *ConstantConversion) Reset() {
 	*x = ConstantConversion{}
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -696,7 +912,7 @@ func (x *ConstantConversion) String() string {
 func (*ConstantConversion) ProtoMessage() {}
 
 func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -709,7 +925,7 @@ func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConstantConversion.ProtoReflect.Descriptor instead.
 func (*ConstantConversion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{5}
+	return file_rewrite_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ConstantConversion) GetOp() *OpRef {
@@ -777,7 +993,7 @@ type StateScale struct {
 
 func (x *StateScale) Reset() {
 	*x = StateScale{}
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -789,7 +1005,7 @@ func (x *StateScale) String() string {
 func (*StateScale) ProtoMessage() {}
 
 func (x *StateScale) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -802,7 +1018,7 @@ func (x *StateScale) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
 func (*StateScale) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{6}
+	return file_rewrite_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StateScale) GetGraph() string {
@@ -844,7 +1060,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +1072,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +1085,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{7}
+	return file_rewrite_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -930,7 +1146,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"\tfunctions\x18\x03 \x01(\x05R\tfunctions\x123\n" +
 	"\bblockers\x18\x04 \x03(\v2\x17.anefix.v1.FindingGroupR\bblockers\x12\x1a\n" +
 	"\bsuspects\x18\x05 \x01(\x05R\bsuspects\x12\x19\n" +
-	"\brule_set\x18\x06 \x01(\tR\aruleSet\"\x90\x05\n" +
+	"\brule_set\x18\x06 \x01(\tR\aruleSet\"\x8c\x06\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -951,7 +1167,31 @@ const file_rewrite_proto_rawDesc = "" +
 	"\tverify_ns\x18\f \x01(\x03R\bverifyNs\x12C\n" +
 	"\fexternalized\x18\r \x03(\v2\x1f.anefix.v1.ExternalizedConstantR\fexternalized\x12<\n" +
 	"\fplain_states\x18\x0e \x03(\v2\x19.anefix.v1.StatePromotionR\vplainStates\x128\n" +
-	"\fstate_scales\x18\x0f \x03(\v2\x15.anefix.v1.StateScaleR\vstateScales\"\xec\x01\n" +
+	"\fstate_scales\x18\x0f \x03(\v2\x15.anefix.v1.StateScaleR\vstateScales\x12;\n" +
+	"\n" +
+	"compressed\x18\x10 \x03(\v2\x1b.anefix.v1.CompressedWeightR\n" +
+	"compressed\x12=\n" +
+	"\vcompression\x18\x11 \x01(\v2\x1b.anefix.v1.CompressionTotalR\vcompression\"\xe9\x01\n" +
+	"\x10CompressedWeight\x12 \n" +
+	"\x02op\x18\x01 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
+	"\bresource\x18\x02 \x01(\tR\bresource\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x12\n" +
+	"\x04form\x18\x04 \x01(\tR\x04form\x12\x14\n" +
+	"\x05group\x18\x05 \x01(\x03R\x05group\x12!\n" +
+	"\fbytes_before\x18\x06 \x01(\x03R\vbytesBefore\x12\x1f\n" +
+	"\vbytes_after\x18\a \x01(\x03R\n" +
+	"bytesAfter\x12\x15\n" +
+	"\x06snr_db\x18\b \x01(\x01R\x05snrDb\"\xd5\x01\n" +
+	"\x10CompressionTotal\x12\x18\n" +
+	"\aweights\x18\x01 \x01(\x05R\aweights\x12!\n" +
+	"\fbytes_before\x18\x02 \x01(\x03R\vbytesBefore\x12\x1f\n" +
+	"\vbytes_after\x18\x03 \x01(\x03R\n" +
+	"bytesAfter\x12\x15\n" +
+	"\x06snr_db\x18\x04 \x01(\x01R\x05snrDb\x12\x1c\n" +
+	"\n" +
+	"min_snr_db\x18\x05 \x01(\x01R\bminSnrDb\x12.\n" +
+	"\n" +
+	"min_snr_op\x18\x06 \x01(\v2\x10.anefix.v1.OpRefR\bminSnrOp\"\xec\x01\n" +
 	"\x14ExternalizedConstant\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x14\n" +
@@ -998,45 +1238,51 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_rewrite_proto_goTypes = []any{
 	(*RewriteReport)(nil),        // 0: anefix.v1.RewriteReport
 	(*RewriteVerdict)(nil),       // 1: anefix.v1.RewriteVerdict
 	(*PassRun)(nil),              // 2: anefix.v1.PassRun
-	(*ExternalizedConstant)(nil), // 3: anefix.v1.ExternalizedConstant
-	(*PassOption)(nil),           // 4: anefix.v1.PassOption
-	(*ConstantConversion)(nil),   // 5: anefix.v1.ConstantConversion
-	(*StateScale)(nil),           // 6: anefix.v1.StateScale
-	(*StatePromotion)(nil),       // 7: anefix.v1.StatePromotion
-	(*Input)(nil),                // 8: anefix.v1.Input
-	(*TypeCount)(nil),            // 9: anefix.v1.TypeCount
-	(*FindingGroup)(nil),         // 10: anefix.v1.FindingGroup
-	(*IOChange)(nil),             // 11: anefix.v1.IOChange
-	(*OpRef)(nil),                // 12: anefix.v1.OpRef
+	(*CompressedWeight)(nil),     // 3: anefix.v1.CompressedWeight
+	(*CompressionTotal)(nil),     // 4: anefix.v1.CompressionTotal
+	(*ExternalizedConstant)(nil), // 5: anefix.v1.ExternalizedConstant
+	(*PassOption)(nil),           // 6: anefix.v1.PassOption
+	(*ConstantConversion)(nil),   // 7: anefix.v1.ConstantConversion
+	(*StateScale)(nil),           // 8: anefix.v1.StateScale
+	(*StatePromotion)(nil),       // 9: anefix.v1.StatePromotion
+	(*Input)(nil),                // 10: anefix.v1.Input
+	(*TypeCount)(nil),            // 11: anefix.v1.TypeCount
+	(*FindingGroup)(nil),         // 12: anefix.v1.FindingGroup
+	(*IOChange)(nil),             // 13: anefix.v1.IOChange
+	(*OpRef)(nil),                // 14: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	8,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	10, // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
 	2,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	9,  // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	9,  // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	4,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
+	11, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	11, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	6,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
 	1,  // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.RewriteVerdict
-	10, // 6: anefix.v1.RewriteVerdict.blockers:type_name -> anefix.v1.FindingGroup
-	4,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	11, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	5,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	7,  // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	12, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	3,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	7,  // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	6,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	12, // 15: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	12, // 16: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	12, // 6: anefix.v1.RewriteVerdict.blockers:type_name -> anefix.v1.FindingGroup
+	6,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	13, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	7,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	9,  // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	14, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	5,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	9,  // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	8,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	3,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
+	4,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
+	14, // 17: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
+	14, // 18: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
+	14, // 19: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	14, // 20: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -1052,7 +1298,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

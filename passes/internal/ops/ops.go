@@ -83,8 +83,14 @@ func ConstStyle(m *graph.Module) (name string, inProps bool) {
 // Const builds a detached coreai.constant holding a, styled as the
 // module's existing constants (ConstStyle).
 func Const(m *graph.Module, a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
+	return ConstValue(m, a, a.Type, loc)
+}
+
+// ConstValue is Const for any value attribute of type t (a dense_resource
+// among them).
+func ConstValue(m *graph.Module, a graph.Attr, t *graph.TensorType, loc graph.Loc) *graph.Operation {
 	name, inProps := ConstStyle(m)
-	op := graph.NewOp("coreai.constant", nil, []graph.Type{a.Type}, nil, loc)
+	op := graph.NewOp("coreai.constant", nil, []graph.Type{t}, nil, loc)
 	if inProps {
 		op.Props = graph.Dict(graph.NamedAttr{Name: name, Value: a})
 	} else {

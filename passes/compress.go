@@ -1,0 +1,571 @@
+package passes
+
+// What the weight-compression passes share (palettize.go,
+// quantize_weights.go, legalize_weights.go): which constants are weights
+// and along which axis their output channels run, how a weight's values
+// are read group by group without loading it whole, how new constants are
+// made, and the per-weight record of what a rewrite cost.
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
+	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/internal/ops"
+)
+
+// CompressedWeight records one weight a compression pass rewrote.
+type CompressedWeight struct {
+	Op       OpRef
+	Resource string // the weight's dense_resource key; "" for an inline constant
+	Type     string // the weight's type
+	// Form says what it became ("4-bit LUT, per-grouped-channel 32, kmeans").
+	Form string
+	// Group is the number of channels per palette (LUTGroup) for a LUT, the
+	// block size along the input axis for linear quantization; 0 for one
+	// palette or scale over the whole tensor.
+	Group       int64
+	BytesBefore int64 // the constant's storage
+	BytesAfter  int64 // the new constants' storage
+	// SNR is the weight's signal-to-noise ratio after the rewrite in dB,
+	// 10·log10(Σw² / Σ(w − ŵ)²) over every element, ŵ being the value the
+	// program reconstructs (rounded to the weight's type as the
+	// interpreter computes it); +Inf when every element is exact.
+	SNR float64
+	// SignalPower and ErrorPower are Σw² and Σ(w − ŵ)², so totals over
+	// weights can be formed.
+	SignalPower, ErrorPower float64
+}
+
+// SNRdB is 10·log10(signal/err) for reports, +Inf for no error.
+func SNRdB(signal, err float64) float64 { return snrDB(signal, err) }
+
+// snrDB is 10·log10(signal/err), +Inf for no error.
+func snrDB(signal, err float64) float64 {
+	if err <= 0 {
+		return math.Inf(1)
+	}
+	if signal <= 0 {
+		return math.Inf(-1)
+	}
+	return 10 * math.Log10(signal/err)
+}
+
+// compressOps are the consumers that make a constant a weight, as
+// coreai-optimization's passes choose them (_OPS_WEIGHT_NEED_COMPRESSION in
+// src/coreai_opt/coreai_utils/passes/__init__.py).
+var compressOps = []string{"batch_matmul", "broadcasting_batch_matmul", "conv2d", "gather_nd", "transpose"}
+
+// weightSelectDoc is the selector options' documentation, shared by the
+// passes that take them.
+const weightSelectDoc = `Which constants: a coreai.constant of a float type (f16, bf16, f32) with
+a static shape and more than min-elements elements whose every use is one
+of the ops= kinds (default: batch_matmul, broadcasting_batch_matmul,
+conv2d, gather_nd, transpose: coreai-optimization's choice,
+src/coreai_opt/coreai_utils/passes/__init__.py; its rule of also taking
+constants of 10^8 elements or more whatever reads them is not followed),
+whose resource key or op id (FX name) matches a glob of weights= and none
+of exclude=. tied-head=false leaves the tied embedding/head table alone
+(the constant that feeds both a gather_nd table and a matmul, the test
+check's suspect.tied-head-constant uses). A selector that matches nothing
+is a note, not an error.`
+
+func weightSelectOptions() []OptionSpec {
+	return []OptionSpec{
+		{Name: "ops", Kind: OptStringList, Default: strings.Join(compressOps, ","), Doc: "the op kinds whose constant operands are weights (without coreai. or decomposable.)", Check: checkNonEmptyList},
+		{Name: "weights", Kind: OptStringList, Default: "*", Doc: "globs over resource keys and op ids (FX names) of the constants to take", Check: checkGlobs},
+		{Name: "exclude", Kind: OptStringList, Default: "", Doc: "globs of constants to leave alone", Check: checkGlobs},
+		{Name: "tied-head", Kind: OptBool, Default: "true", Doc: "take the tied embedding/head table too"},
+		{Name: "min-elements", Kind: OptInt, Default: "1024", Doc: "take only constants with more elements than this (coreai-optimization's weight_num_threshold)", Check: checkNonNegative},
+	}
+}
+
+func checkNonEmptyList(v any) error {
+	if l, _ := v.([]string); len(l) == 0 {
+		return fmt.Errorf("want at least one value")
+	}
+	return nil
+}
+
+func checkGlobs(v any) error {
+	l, _ := v.([]string)
+	for _, g := range l {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("bad glob %q: %v", g, err)
+		}
+	}
+	return nil
+}
+
+func checkNonNegative(v any) error {
+	if n, _ := v.(int); n < 0 {
+		return fmt.Errorf("want a number >= 0, got %d", n)
+	}
+	return nil
+}
+
+// weightSelect is the selector part of a compression pass's options.
+type weightSelect struct {
+	Ops         []string
+	Weights     []string
+	Exclude     []string
+	TiedHead    bool
+	MinElements int
+}
+
+// weightConst is a constant chosen as a weight.
+type weightConst struct {
+	g      *graph.Graph
+	op     *graph.Operation
+	typ    *graph.TensorType
+	elem   string // f16, bf16, f32
+	blob   graph.BlobSource
+	res    string // resource key ("" inline)
+	axis   int    // output-channel axis
+	inAxis int    // input-channel axis (-1 when the rank has none)
+	note   string // why the axes are a default
+}
+
+func (w *weightConst) name() string {
+	if w.res != "" {
+		return w.res
+	}
+	return w.op.OpID()
+}
+
+func (w *weightConst) bytes() int64 { return w.typ.NumElements() * int64(graph.ElemBytes(w.typ.Elem)) }
+
+// pick returns the weights of m the selector takes, in module order, and
+// notes on constants it had to leave (absent bytes, unknown axes).
+func (s weightSelect) pick(m *graph.Module) ([]*weightConst, []string) {
+	kinds := map[string]bool{}
+	for _, k := range s.Ops {
+		k = strings.TrimPrefix(strings.TrimPrefix(k, "coreai."), "decomposable.")
+		kinds["coreai."+k] = true
+	}
+	var out []*weightConst
+	var notes []string
+	for _, g := range m.Graphs() {
+		g.Op.Walk(func(op *graph.Operation) bool {
+			if op.Name != "coreai.constant" || op.NumResults() != 1 {
+				return true
+			}
+			tt, _ := op.Result(0).Type().(*graph.TensorType)
+			if tt == nil || !tt.IsStatic() || tt.Rank() == 0 || tt.NumElements() <= int64(s.MinElements) {
+				return true
+			}
+			ft, _ := tt.Elem.(*graph.FloatType)
+			if ft == nil || (ft.Name != "f16" && ft.Name != "bf16" && ft.Name != "f32") {
+				return true
+			}
+			uses := op.Result(0).Uses()
+			if len(uses) == 0 {
+				return true
+			}
+			for _, u := range uses {
+				if !kinds[coreaiop.Base(u.Op.Name)] {
+					return true
+				}
+			}
+			w := &weightConst{g: g, op: op, typ: tt, elem: ft.Name}
+			switch a := op.Inherent("value").(type) {
+			case *graph.DenseResourceAttr:
+				w.res = a.Key
+				r := m.Resource(a.Key)
+				if r == nil || r.Blob == nil {
+					notes = append(notes, fmt.Sprintf("%s: left alone: the bytes of dense_resource<%s> are not in the file", op.DescribeInGraph(), a.Key))
+					return true
+				}
+				if r.Blob.Size() != w.bytes() {
+					notes = append(notes, fmt.Sprintf("%s: left alone: dense_resource<%s> has %d bytes, its type %s needs %d", op.DescribeInGraph(), a.Key, r.Blob.Size(), tt, w.bytes()))
+					return true
+				}
+				w.blob = r.Blob
+			case *graph.DenseElementsAttr:
+				if a.Splat {
+					return true
+				}
+				w.blob = graph.MemBlob(a.Raw)
+			default:
+				return true
+			}
+			if !s.matches(w) || (!s.TiedHead && IsTiedHeadTable(op)) {
+				return true
+			}
+			w.inAxis, w.axis, w.note = weightAxes(op)
+			out = append(out, w)
+			return true
+		})
+	}
+	return out, notes
+}
+
+func (s weightSelect) matches(w *weightConst) bool {
+	names := []string{w.res, w.op.OpID()}
+	match := func(globs []string) bool {
+		for _, g := range globs {
+			for _, n := range names {
+				if n == "" {
+					continue
+				}
+				if ok, _ := path.Match(g, n); ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return match(s.Weights) && !match(s.Exclude)
+}
+
+// weightAxes are the input- and output-channel axes of a weight, chosen
+// from what reads it as coreai-optimization's
+// _select_input_output_channel_axis does (src/coreai_opt/coreai_utils/
+// _utils/graph_utils.py): a matmul's y operand has its outputs on the last
+// axis and inputs on the one before, its x operand the reverse; a transpose
+// takes the axes of the matmul it feeds; gather_nd, conv2d and everything
+// else put outputs on axis 0 and inputs on 1. Uses that disagree give the
+// defaults (0 and 1), with a note.
+func weightAxes(op *graph.Operation) (in, out int, note string) {
+	rank := op.Result(0).Type().(*graph.TensorType).Rank()
+	norm := func(a int) int {
+		if a < 0 {
+			a += rank
+		}
+		return a
+	}
+	isMatmul := func(o *graph.Operation) bool {
+		b := coreaiop.Base(o.Name)
+		return b == "coreai.batch_matmul" || b == "coreai.broadcasting_batch_matmul"
+	}
+	type pair struct{ in, out int }
+	seen := map[pair]bool{}
+	for _, u := range op.Result(0).Uses() {
+		p := pair{1, 0}
+		switch {
+		case isMatmul(u.Op) && u.Index == 1:
+			p = pair{norm(-2), norm(-1)}
+		case isMatmul(u.Op):
+			p = pair{norm(-1), norm(-2)}
+		case coreaiop.Base(u.Op.Name) == "coreai.transpose" && u.Op.NumResults() == 1:
+			tp := map[pair]bool{}
+			for _, tu := range u.Op.Result(0).Uses() {
+				if isMatmul(tu.Op) {
+					if tu.Index == 1 {
+						tp[pair{norm(-1), norm(-2)}] = true
+					} else {
+						tp[pair{norm(-2), norm(-1)}] = true
+					}
+				}
+			}
+			if len(tp) == 1 {
+				for q := range tp {
+					p = q
+				}
+			}
+		}
+		seen[p] = true
+	}
+	if rank < 2 {
+		return -1, 0, ""
+	}
+	if len(seen) == 1 {
+		for p := range seen {
+			return p.in, p.out, ""
+		}
+	}
+	return 1, 0, "its uses disagree on the output-channel axis; axis 0 taken (as coreai-optimization does)"
+}
+
+// geometry is a weight's shape seen around its output-channel axis:
+// outer × channels × inner elements, row-major.
+type geometry struct {
+	outer, channels, inner int64
+}
+
+func newGeometry(shape []int64, axis int) geometry {
+	g := geometry{outer: 1, channels: shape[axis], inner: 1}
+	for d, n := range shape {
+		switch {
+		case d < axis:
+			g.outer *= n
+		case d > axis:
+			g.inner *= n
+		}
+	}
+	return g
+}
+
+func (g geometry) n() int64 { return g.outer * g.channels * g.inner }
+
+// floatReader decodes a float weight blob of elem (f16, bf16 or f32).
+type floatReader struct {
+	src  graph.BlobSource
+	elem string
+	eb   int64
+}
+
+func newFloatReader(src graph.BlobSource, elem string) floatReader {
+	eb := int64(2)
+	if elem == "f32" {
+		eb = 4
+	}
+	return floatReader{src: src, elem: elem, eb: eb}
+}
+
+// read fills buf with the bytes of elements [e0, e0+len(buf)/eb).
+func (r floatReader) read(buf []byte, e0 int64) error {
+	if n, err := r.src.ReadAt(buf, e0*r.eb); n < len(buf) {
+		return fmt.Errorf("reading weight bytes at element %d: %v", e0, err)
+	}
+	return nil
+}
+
+// value decodes element i of raw.
+func (r floatReader) value(raw []byte, i int) float64 {
+	switch r.elem {
+	case "f16":
+		return f16.ToFloat64(uint16(raw[2*i]) | uint16(raw[2*i+1])<<8)
+	case "bf16":
+		return float64(f16.BF16ToFloat32(uint16(raw[2*i]) | uint16(raw[2*i+1])<<8))
+	}
+	return float64(math.Float32frombits(uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24))
+}
+
+// roundTo rounds x to a float element type (f16, bf16, f32) as the
+// interpreter rounds a result of that type.
+func roundTo(elem string, x float64) float64 {
+	switch elem {
+	case "f16":
+		return f16.ToFloat64(f16.FromFloat64(x))
+	case "bf16":
+		return float64(f16.BF16ToFloat32(f16.BF16FromFloat64(x)))
+	case "f32":
+		return float64(float32(x))
+	}
+	return x
+}
+
+// groupBatch is a run of consecutive channel groups of a weight read into
+// memory: for every outer index o, the channels [c0, c1) × inner elements,
+// contiguous (data[o·run + (c − c0)·inner + r]).
+type groupBatch struct {
+	g0, g1 int // groups
+	c0, c1 int64
+	run    int64 // elements per outer index
+	raw    []byte
+}
+
+// batchBytes bounds a batch's buffer (a batch holds at least one group).
+const batchBytes = 8 << 20
+
+// forGroupBatches reads the weight in batches of whole groups of size
+// channels each and calls f on each batch, from up to GOMAXPROCS
+// goroutines (f must only touch what belongs to its groups). The first
+// error stops the walk.
+func forGroupBatches(r floatReader, geo geometry, group int64, f func(b *groupBatch) error) error {
+	ng := int(geo.channels / group)
+	per := max(1, int(batchBytes/(geo.outer*group*geo.inner*r.eb)))
+	// Enough batches to keep every core busy to the end of the weight.
+	per = max(1, min(per, ng/(4*runtime.GOMAXPROCS(0))))
+	type job struct{ g0, g1 int }
+	jobs := make(chan job)
+	var mu sync.Mutex
+	var first error
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+	}
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return first != nil
+	}
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), (ng+per-1)/per)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for j := range jobs {
+				if failed() {
+					continue
+				}
+				b := &groupBatch{g0: j.g0, g1: j.g1, c0: int64(j.g0) * group, c1: int64(j.g1) * group}
+				b.run = (b.c1 - b.c0) * geo.inner
+				need := int(geo.outer * b.run * r.eb)
+				if cap(buf) < need {
+					buf = make([]byte, need)
+				}
+				b.raw = buf[:need]
+				var err error
+				for o := int64(0); o < geo.outer && err == nil; o++ {
+					e0 := (o*geo.channels + b.c0) * geo.inner
+					err = r.read(b.raw[o*b.run*r.eb:(o+1)*b.run*r.eb], e0)
+				}
+				if err == nil {
+					err = f(b)
+				}
+				if err != nil {
+					fail(err)
+				}
+			}
+		}()
+	}
+	for g := 0; g < ng; g += per {
+		jobs <- job{g, min(ng, g+per)}
+	}
+	close(jobs)
+	wg.Wait()
+	return first
+}
+
+// groupRaw calls f with each contiguous run of group g's raw bytes in a
+// batch ((o, c, r) order).
+func (b *groupBatch) groupRaw(geo geometry, group int64, eb int64, g int, f func(raw []byte)) {
+	c := int64(g)*group - b.c0
+	for o := int64(0); o < geo.outer; o++ {
+		s := (o*b.run + c*geo.inner) * eb
+		f(b.raw[s : s+group*geo.inner*eb])
+	}
+}
+
+// newConst inserts before ref a coreai.constant holding a (dense or
+// dense_resource), styled as the module's constants.
+func newConst(m *graph.Module, a graph.Attr, t *graph.TensorType, ref *graph.Operation, loc graph.Loc) *graph.Value {
+	op := ops.ConstValue(m, a, t, loc)
+	op.InsertBefore(ref)
+	return op.Result(0)
+}
+
+// blobAttr adds blob as a resource under a new key derived from base and
+// returns the dense_resource attribute of type t naming it.
+func blobAttr(m *graph.Module, base string, blob graph.BlobSource, align uint64, t *graph.TensorType) *graph.DenseResourceAttr {
+	key := m.UniqueResourceKey(base)
+	m.AddResource(key, align, blob)
+	return &graph.DenseResourceAttr{Key: key, Type: t}
+}
+
+// shared makes the constants one compressed weight needs, and makes them
+// once: a weight blob read by several constants (each function of a
+// multi-function export holds its own constant of the shared weight) gets
+// one set of new blobs, which every rewritten constant names.
+type shared struct {
+	made []sharedConst
+	n    int // constants made in the current emission
+}
+
+type sharedConst struct {
+	a graph.Attr
+	t *graph.TensorType
+}
+
+// konst inserts before ref the next constant of this emission: the one
+// mk makes the first time, the same attribute every later time.
+func (sh *shared) konst(m *graph.Module, ref *graph.Operation, loc graph.Loc, mk func() (graph.Attr, *graph.TensorType)) *graph.Value {
+	i := sh.n
+	sh.n++
+	if i >= len(sh.made) {
+		a, t := mk()
+		sh.made = append(sh.made, sharedConst{a, t})
+	}
+	c := sh.made[i]
+	return newConst(m, c.a, c.t, ref, loc)
+}
+
+// again starts another emission of the same constants.
+func (sh *shared) again() bool {
+	reused := sh.n > 0
+	sh.n = 0
+	return reused
+}
+
+// weightKey identifies the weight a constant holds: its blob, type and
+// output axis (constants of one blob and type compress alike).
+func weightKey(w *weightConst) string {
+	if w.res == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s|%s|%d", w.res, w.typ, w.axis)
+}
+
+// floatDense is an inline dense attribute of float element type elem
+// holding vals (rounded to elem).
+func floatDense(elem graph.Type, shape []int64, vals []float64) *graph.DenseElementsAttr {
+	ft := elem.(*graph.FloatType)
+	eb := graph.ElemBytes(ft)
+	raw := make([]byte, eb*len(vals))
+	for i, v := range vals {
+		bits := graph.FloatBits(v, ft.Name)
+		for k := 0; k < eb; k++ {
+			raw[eb*i+k] = byte(bits >> (8 * k))
+		}
+	}
+	return &graph.DenseElementsAttr{Type: graph.Tensor(elem, shape...), Raw: raw, Splat: allEqual(raw, eb)}
+}
+
+// intDense is an inline dense attribute of an integer element type (one
+// element per byte or more, as MLIR stores dense integers).
+func intDense(elem *graph.IntegerType, shape []int64, vals []int64) *graph.DenseElementsAttr {
+	eb := graph.ElemBytes(elem)
+	raw := make([]byte, eb*len(vals))
+	for i, v := range vals {
+		for k := 0; k < eb; k++ {
+			raw[eb*i+k] = byte(uint64(v) >> (8 * k))
+		}
+	}
+	return &graph.DenseElementsAttr{Type: graph.Tensor(elem, shape...), Raw: raw, Splat: allEqual(raw, eb)}
+}
+
+// allEqual reports a buffer of one repeated element (then the attribute is
+// stored as a splat: raw keeps only the first element).
+func allEqual(raw []byte, eb int) bool {
+	if len(raw) <= eb {
+		return false
+	}
+	for i := eb; i < len(raw); i++ {
+		if raw[i] != raw[i%eb] {
+			return false
+		}
+	}
+	return true
+}
+
+// splatOrDense keeps one element of a splat attribute (MLIR's storage).
+func splatOrDense(a *graph.DenseElementsAttr) *graph.DenseElementsAttr {
+	if a.Splat {
+		a.Raw = a.Raw[:graph.ElemBytes(a.Type.Elem)]
+	}
+	return a
+}
+
+// dropUnreferenced removes the resources of keys that no op refers to any
+// more (the blobs of the constants a compression pass replaced); with
+// attributes it cannot see into, it keeps them for dce.
+func dropUnreferenced(m *graph.Module, keys []string) {
+	refs, ok := m.ResourceRefs()
+	if !ok {
+		return
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if refs[k] == 0 {
+			m.RemoveResource(k)
+		}
+	}
+}
+
+// inlineLUTBytes bounds the LUTs and scales written as inline dense<…>
+// (coreai-torch prints palettes that way); larger ones go to a blob.
+const inlineLUTBytes = 64 << 10
