@@ -78,6 +78,7 @@ type verifier struct {
 	writable    bool // VerifyWritable: resources must hold their data
 	unknownSyms bool // some symbol's name is inside opaque properties
 	syms        map[string]*Operation
+	res         map[string]*Resource // by key, made at the first dense_resource
 	doms        map[*Region]map[*Block]map[*Block]bool
 	problems    []string
 }
@@ -91,6 +92,7 @@ func (v *verifier) addf(op *Operation, format string, args ...any) {
 }
 
 func (v *verifier) op(op *Operation) {
+	countWork(workOps, 1)
 	if op.Loc == nil {
 		v.addf(op, "missing location")
 	}
@@ -241,7 +243,10 @@ func (v *verifier) attrRefs(op *Operation, a Attr) {
 			v.addf(op, "symbol @%s is not defined in the module", x.Root)
 		}
 	case *DenseResourceAttr:
-		r := v.m.Resource(x.Key)
+		if v.res == nil {
+			v.res = v.m.ResourcesByKey()
+		}
+		r := v.res[x.Key]
 		switch {
 		case r == nil:
 			v.addf(op, "dense_resource<%s> has no entry in the module's resources", x.Key)
