@@ -78,7 +78,7 @@ type verifier struct {
 	writable    bool // VerifyWritable: resources must hold their data
 	unknownSyms bool // some symbol's name is inside opaque properties
 	syms        map[string]*Operation
-	res         map[string]*Resource // by key, made at the first dense_resource
+	res         map[string]*Resource // by key, the first of each (resource)
 	doms        map[*Region]map[*Block]map[*Block]bool
 	problems    []string
 }
@@ -243,10 +243,7 @@ func (v *verifier) attrRefs(op *Operation, a Attr) {
 			v.addf(op, "symbol @%s is not defined in the module", x.Root)
 		}
 	case *DenseResourceAttr:
-		if v.res == nil {
-			v.res = v.m.ResourcesByKey()
-		}
-		r := v.res[x.Key]
+		r := v.resource(x.Key)
 		switch {
 		case r == nil:
 			v.addf(op, "dense_resource<%s> has no entry in the module's resources", x.Key)
@@ -265,6 +262,20 @@ func (v *verifier) attrRefs(op *Operation, a Attr) {
 			v.attrRefs(op, e.Value)
 		}
 	}
+}
+
+// resource is m.Resource(key) from a map built on first use: a module has
+// hundreds of weights and an op per weight refers to one.
+func (v *verifier) resource(key string) *Resource {
+	if v.res == nil {
+		v.res = make(map[string]*Resource, len(v.m.Resources))
+		for _, r := range v.m.Resources {
+			if _, dup := v.res[r.Key]; !dup {
+				v.res[r.Key] = r
+			}
+		}
+	}
+	return v.res[key]
 }
 
 // resourceTable reports a resource key declared twice for one owner.
