@@ -537,3 +537,35 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 		}
 	}
 }
+
+// dot16h gives two dot8h calls' bits (rows 0-7 and 8-15), NaN payloads and
+// signed zeros included, for every length and stride.
+func TestDot16hMatchesDot8h(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, K := range []int{0, 1, 7, 8, 9, 16, 17, 64, 100, 1029} {
+		for _, pad := range []int{0, 1, 13} {
+			for trial := range 20 {
+				stride := K + pad
+				x := make([]float32, K)
+				h := make([]uint16, 15*stride+K)
+				for i := range x {
+					x[i] = randAct(r)
+				}
+				for i := range h {
+					h[i] = randHalfBits(r)
+				}
+				var got [16]float32
+				dot16h(x, h, stride, &got)
+				var lo, hi [8]float32
+				dot8h(x, h, stride, &lo)
+				dot8h(x, h[8*stride:], stride, &hi)
+				want := append(lo[:], hi[:]...)
+				for row := range 16 {
+					if math.Float32bits(got[row]) != math.Float32bits(want[row]) {
+						t.Fatalf("K=%d stride=%d trial %d row %d: dot16h %#08x, dot8h %#08x", K, stride, trial, row, math.Float32bits(got[row]), math.Float32bits(want[row]))
+					}
+				}
+			}
+		}
+	}
+}
