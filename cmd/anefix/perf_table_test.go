@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"maps"
@@ -47,8 +48,9 @@ import (
 //   - verify per graph step, the difference of `verify --steps 8` and
 //     `--steps 2` over the 12 graph steps between them (the two graphs' steps
 //     may overlap on two cores), against the weight-streaming bound: one
-//     pread pass over main.mlirb (1 MiB reads, one thread; all its fp16
-//     weights from the page cache), measured in the same round.
+//     read of main.mlirb (all its fp16 weights) from the page cache on one
+//     thread, the faster of 1 MiB preads and a pass over a mapping
+//     (weightRead), measured in the same round.
 //
 // ANEFIX_PERF_ROUNDS sets the rounds (default 5), ANEFIX_PERF_DIR the scratch
 // directory (default: a temporary one), ANEFIX_PERF_OUT a file to write the
@@ -112,6 +114,7 @@ type perfTable struct {
 	mlirOpts                  []oracle.MlirOptTool
 	// full-scale inputs (empty without ANEFIX_FULL_MODEL)
 	full, fullMain, cand string
+	bound                *weightRead
 	prevOut              string // the last write step's output, removed right before the next
 	// results, per row name and side, one per round
 	runs      map[string][]prun
@@ -161,6 +164,8 @@ func (pt *perfTable) fullSetup(full string) {
 	os.RemoveAll(pt.cand)
 	pt.mustRun("rewrite", full, "-o", pt.cand)
 	shaPassTimed(pt.b, pt.fullMain) // warm the page cache
+	pt.bound = newWeightRead(pt.b, pt.fullMain)
+	pt.b.Cleanup(pt.bound.close)
 	// An untimed write, so that the first timed one finds pages freed
 	// the way every later one does (write).
 	cp := filepath.Join(pt.dir, "cp.mlirb")
@@ -255,7 +260,7 @@ func (pt *perfTable) round(i int) {
 			r8 := timedRunCodes(pt.b, []int{0, 3}, pt.bin, "verify", pt.full, pt.cand, "--steps", "8")
 			return prun{wall: (r8.wall - r2.wall) / 12, cpu: (r8.cpu - r2.cpu) / 12, rssKB: max(r2.rssKB, r8.rssKB)}
 		}
-		pair("verify", verify, func() prun { return preadPass(pt.b, pt.fullMain) },
+		pair("verify", verify, func() prun { return pt.bound.read(pt.b) },
 			func(a, y prun) float64 { return y.wall / a.wall })
 	}
 	if i%2 == 1 {
@@ -307,7 +312,7 @@ func (pt *perfTable) table() string {
 		row("rewrite", "`rewrite` (full arm A)", floor, "", "≤ 1.1, RSS ≤ 128 MB", false)
 		row("rewrite --enable externalize-constant", "`rewrite --enable externalize-constant`", floor, "", "≤ 1.1, RSS ≤ 128 MB", false)
 		row("convert", "`convert` .aimodel → .aimodel", floor, "", "≤ 1.1, RSS ≤ 128 MB", false)
-		row("verify", "`verify`, wall per graph step (steps 8 − 2, over 12)", "one pread pass over the weights", "bound ÷ step", "≥ 0.8", false)
+		row("verify", "`verify`, wall per graph step (steps 8 − 2, over 12)", "one read of the weights (page cache, one thread)", "bound ÷ step", "≥ 0.8", false)
 	}
 	for _, c := range []struct{ name, what string }{
 		{"generic", "generic text round trip (a96, 15.8 MB)"},
@@ -443,18 +448,48 @@ func shaPassTimed(b *testing.B, p string) prun {
 	return prun{wall: time.Since(t).Seconds(), cpu: cpuTime() - c0}
 }
 
-// preadPass reads p once with 1 MiB preads on one thread.
-func preadPass(b *testing.B, p string) prun {
+// weightRead is the weight-streaming bound: one read of every byte of a
+// file from the page cache on one thread, two ways (1 MiB preads, and a
+// pass over a read-only mapping faulted in beforehand, the way the
+// interpreter reaches weights), each folding the bytes into a word so that
+// they are loaded; the faster is the bound (the stricter ratio), as in
+// graph/interp's BenchmarkDecodeStep.
+type weightRead struct {
+	f    *os.File
+	m    []byte
+	buf  []byte
+	sink uint64
+}
+
+func newWeightRead(b *testing.B, p string) *weightRead {
 	f, err := os.Open(p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	c0 := cpuTime()
-	t := time.Now()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &weightRead{f: f, m: m, buf: make([]byte, 1<<20)}
+	w.sink ^= xorWords(m) // fault the mapping in once
+	return w
+}
+
+func (w *weightRead) close() {
+	syscall.Munmap(w.m)
+	w.f.Close()
+}
+
+// read returns the faster pass (wall and CPU time).
+func (w *weightRead) read(b *testing.B) prun {
+	c0, t0 := cpuTime(), time.Now()
 	for off := int64(0); ; {
-		n, err := f.ReadAt(buf, off)
+		n, err := w.f.ReadAt(w.buf, off)
+		w.sink ^= xorWords(w.buf[:n])
 		off += int64(n)
 		if err == io.EOF {
 			break
@@ -463,7 +498,31 @@ func preadPass(b *testing.B, p string) prun {
 			b.Fatal(err)
 		}
 	}
-	return prun{wall: time.Since(t).Seconds(), cpu: cpuTime() - c0}
+	pread := prun{wall: time.Since(t0).Seconds(), cpu: cpuTime() - c0}
+	c1, t1 := cpuTime(), time.Now()
+	w.sink ^= xorWords(w.m)
+	mapped := prun{wall: time.Since(t1).Seconds(), cpu: cpuTime() - c1}
+	if mapped.wall < pread.wall {
+		return mapped
+	}
+	return pread
+}
+
+// xorWords folds d into a word, four independent lanes of 8 bytes so the
+// loop is bound by loads, not by the xor chain.
+func xorWords(d []byte) uint64 {
+	var s0, s1, s2, s3 uint64
+	for len(d) >= 32 {
+		s0 ^= binary.LittleEndian.Uint64(d[0:8])
+		s1 ^= binary.LittleEndian.Uint64(d[8:16])
+		s2 ^= binary.LittleEndian.Uint64(d[16:24])
+		s3 ^= binary.LittleEndian.Uint64(d[24:32])
+		d = d[32:]
+	}
+	for ; len(d) >= 8; d = d[8:] {
+		s0 ^= binary.LittleEndian.Uint64(d)
+	}
+	return s0 ^ s1 ^ s2 ^ s3
 }
 
 // cpuTime is this process's user + system time in seconds.
