@@ -239,6 +239,9 @@ func binaryInto(op string, a, b *Tensor, out Elem, dst []float32) (*Tensor, erro
 					}
 				case sa == 0 && sb == 1:
 					x, y := af[ia], bf[ib:ib+len(row)]
+					if binRowScalarFirst(op, row, x, y) {
+						break
+					}
 					for t := range row {
 						row[t] = fn(x, y[t])
 					}

@@ -263,6 +263,19 @@ func TestBinRowDirectSameBits(t *testing.T) {
 			}
 		}
 	}
+	for _, op := range []string{"add", "sub", "mul"} {
+		fn := binaryFloat[op]
+		got := make([]float32, n)
+		if !binRowScalarFirst(op, got, x[0], y) {
+			t.Fatalf("%s: no direct loop for a scalar first operand", op)
+		}
+		for i := range got {
+			if w := fn(x[0], y[i]); math.Float32bits(got[i]) != math.Float32bits(w) {
+				t.Fatalf("%s scalar first: %#08x op %#08x: direct %#08x, function %#08x", op,
+					math.Float32bits(x[0]), math.Float32bits(y[i]), math.Float32bits(got[i]), math.Float32bits(w))
+			}
+		}
+	}
 	// and through Binary, broadcasting a [n] row against [1] and [n]
 	a := NewFloat(F32, []int{n}, x)
 	for _, b := range []*Tensor{NewFloat(F32, []int{n}, y), NewFloat(F32, []int{1}, y[:1])} {
