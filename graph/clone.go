@@ -12,6 +12,7 @@ func (op *Operation) Clone(mapping map[*Value]*Value) *Operation {
 }
 
 func (op *Operation) clone(mapping map[*Value]*Value, blocks map[*Block]*Block) *Operation {
+	countWork(workOps, 1)
 	lookup := func(v *Value) *Value {
 		if nv, ok := mapping[v]; ok {
 			return nv

@@ -43,6 +43,7 @@ func EnclosingGraph(op *Operation) *Graph {
 // Graphs lists the function-like ops directly in the module, in order.
 func (m *Module) Graphs() []*Graph {
 	var out []*Graph
+	countWork(workOps, m.Body().n)
 	for o := m.Body().first; o != nil; o = o.next {
 		if IsGraphOp(o) {
 			out = append(out, &Graph{Op: o})

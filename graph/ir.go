@@ -58,7 +58,10 @@ func (v *Value) ParentBlock() *Block {
 }
 
 // Uses lists the operand slots reading v (do not modify the slice).
-func (v *Value) Uses() []Use { return v.uses }
+func (v *Value) Uses() []Use {
+	countWork(workUses, len(v.uses))
+	return v.uses
+}
 
 // HasUses reports whether anything reads v.
 func (v *Value) HasUses() bool { return len(v.uses) > 0 }
@@ -86,6 +89,7 @@ func (v *Value) addUse(op *Operation, i int) { v.uses = append(v.uses, Use{op, i
 func (v *Value) removeUse(op *Operation, i int) {
 	for k, u := range v.uses {
 		if u.Op == op && u.Index == i {
+			countWork(workUses, k+1)
 			last := len(v.uses) - 1
 			// Keep use order stable: bytecode use-list orders and printing
 			// of users depend on it.
@@ -327,7 +331,10 @@ func (op *Operation) ParentOp() *Operation {
 }
 
 // Next and Prev walk the containing block.
-func (op *Operation) Next() *Operation { return op.next }
+func (op *Operation) Next() *Operation {
+	countWork(workOps, 1)
+	return op.next
+}
 
 // Prev is the previous op in the block.
 func (op *Operation) Prev() *Operation { return op.prev }
@@ -440,6 +447,7 @@ func (op *Operation) IsAncestorOf(other *Operation) bool {
 // Walk visits op and every op nested in it in pre-order. Returning false
 // from fn skips the op's regions. fn may erase the op it was given.
 func (op *Operation) Walk(fn func(*Operation) bool) {
+	countWork(workOps, 1)
 	if !fn(op) || op.IsErased() {
 		return
 	}
@@ -564,6 +572,7 @@ func (b *Block) Len() int { return b.n }
 
 // Ops returns a snapshot of the block's ops.
 func (b *Block) Ops() []*Operation {
+	countWork(workOps, b.n)
 	out := make([]*Operation, 0, b.n)
 	for o := b.first; o != nil; o = o.next {
 		out = append(out, o)
@@ -610,6 +619,7 @@ func (b *Block) number() {
 	if b.orderValid {
 		return
 	}
+	countWork(workOps, b.n)
 	i := uint32(0)
 	for o := b.first; o != nil; o = o.next {
 		o.order = i
@@ -661,17 +671,35 @@ func (m *Module) Walk(fn func(*Operation) bool) { m.Op.Walk(fn) }
 
 // Resource returns the dialect resource with the given key, or nil.
 func (m *Module) Resource(key string) *Resource {
-	for _, r := range m.Resources {
+	for i, r := range m.Resources {
 		if r.Key == key {
+			countWork(workResources, i+1)
 			return r
 		}
 	}
+	countWork(workResources, len(m.Resources))
 	return nil
+}
+
+// ResourcesByKey maps each key to its resource, the first entry when a key
+// is declared twice (the one Resource returns): one scan of the table for a
+// caller that looks up many keys, where Resource scans it per look-up. It is
+// a snapshot: entries added later are not in it.
+func (m *Module) ResourcesByKey() map[string]*Resource {
+	countWork(workResources, len(m.Resources))
+	out := make(map[string]*Resource, len(m.Resources))
+	for _, r := range m.Resources {
+		if _, dup := out[r.Key]; !dup {
+			out[r.Key] = r
+		}
+	}
+	return out
 }
 
 // Symbols maps sym_name to op for the ops directly in the module body.
 func (m *Module) Symbols() map[string]*Operation {
 	out := map[string]*Operation{}
+	countWork(workOps, m.Body().n)
 	for o := m.Body().first; o != nil; o = o.next {
 		if s, ok := o.Inherent("sym_name").(*StringAttr); ok {
 			out[s.Value] = o

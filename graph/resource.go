@@ -110,27 +110,65 @@ func (m *Module) AddResource(key string, align uint64, blob BlobSource) *Resourc
 func (m *Module) RemoveResource(key string) {
 	for i, r := range m.Resources {
 		if r.Key == key {
+			countWork(workResources, i+1)
 			m.Resources = append(m.Resources[:i], m.Resources[i+1:]...)
 			return
 		}
 	}
+	countWork(workResources, len(m.Resources))
+}
+
+// RemoveResources drops, for each key, the first resource with that key
+// (as RemoveResource does, in one pass over the table for any number of
+// keys).
+func (m *Module) RemoveResources(keys ...string) {
+	if len(keys) == 0 {
+		return
+	}
+	drop := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		drop[k] = true
+	}
+	countWork(workResources, len(m.Resources))
+	kept := m.Resources[:0]
+	for _, r := range m.Resources {
+		if drop[r.Key] {
+			delete(drop, r.Key)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(m.Resources[len(kept):])
+	m.Resources = kept
 }
 
 // UniqueResourceKey returns base, or base_N, not yet used in the module.
-func (m *Module) UniqueResourceKey(base string) string {
-	used := map[string]bool{}
+func (m *Module) UniqueResourceKey(base string) string { return m.ResourceKeys().Unique(base) }
+
+// ResourceKeys hands out resource keys not yet used in a module, as
+// UniqueResourceKey does, for a caller that adds many resources: the table
+// is scanned once, not per key.
+type ResourceKeys struct{ used map[string]bool }
+
+// ResourceKeys starts handing out keys unused in m (at this moment).
+func (m *Module) ResourceKeys() *ResourceKeys {
+	countWork(workResources, len(m.Resources))
+	used := make(map[string]bool, len(m.Resources))
 	for _, r := range m.Resources {
 		used[r.Key] = true
 	}
-	if !used[base] {
-		return base
+	return &ResourceKeys{used: used}
+}
+
+// Unique returns base, or base_N, neither in the module nor handed out
+// before, and marks it used.
+func (k *ResourceKeys) Unique(base string) string {
+	key := base
+	for i := 1; k.used[key]; i++ {
+		key = fmt.Sprintf("%s_%d", base, i)
 	}
-	for i := 1; ; i++ {
-		k := fmt.Sprintf("%s_%d", base, i)
-		if !used[k] {
-			return k
-		}
-	}
+	k.used[key] = true
+	return key
 }
 
 // ResourceRefs counts references to each resource key from the attributes
@@ -163,6 +201,7 @@ func (m *Module) ResourceRefs() (map[string]int, bool) {
 			}
 		case *OpaqueAttr, *RawAttr:
 			s := x.String()
+			countWork(workResources, len(keys))
 			for _, k := range keys {
 				if strings.Contains(s, k) {
 					refs[k]++

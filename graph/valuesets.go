@@ -17,6 +17,7 @@ func (s *ValueSets) Add(v *Value) {
 
 // Has reports whether v was added.
 func (s *ValueSets) Has(v *Value) bool {
+	countWork(workLookups, 1)
 	_, ok := s.parent[v]
 	return ok
 }
@@ -24,7 +25,9 @@ func (s *ValueSets) Has(v *Value) bool {
 // Find returns the representative of v's set (adding v if new).
 func (s *ValueSets) Find(v *Value) *Value {
 	s.Add(v)
+	countWork(workLookups, 1)
 	for s.parent[v] != v {
+		countWork(workLookups, 1)
 		s.parent[v] = s.parent[s.parent[v]]
 		v = s.parent[v]
 	}

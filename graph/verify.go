@@ -92,6 +92,7 @@ func (v *verifier) addf(op *Operation, format string, args ...any) {
 }
 
 func (v *verifier) op(op *Operation) {
+	countWork(workOps, 1)
 	if op.Loc == nil {
 		v.addf(op, "missing location")
 	}

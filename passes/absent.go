@@ -14,8 +14,9 @@ import (
 func AbsentWeights(m *graph.Module) []string {
 	refs, _ := m.ResourceRefs()
 	var out []string
+	have := m.ResourcesByKey()
 	for k := range refs {
-		if m.Resource(k) == nil {
+		if have[k] == nil {
 			out = append(out, k)
 		}
 	}

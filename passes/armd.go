@@ -294,6 +294,9 @@ type armd struct {
 	// fed are values read by removed ops: their producers are pruning
 	// candidates.
 	fed []*graph.Value
+	// style is the module's constant style, shared by every region's
+	// builder (asking per region walked the module per layer).
+	style *ops.Style
 }
 
 func runArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
@@ -576,7 +579,8 @@ func (a *armd) replace(r *adRegion) error {
 			return true
 		})
 	}
-	b := &adBuilder{m: a.m}
+	b := &adBuilder{m: a.m, style: a.style}
+	defer func() { a.style = b.style }()
 	var notes []string
 	for _, op := range r.ops {
 		for ri, res := range op.Results() {

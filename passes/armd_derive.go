@@ -78,6 +78,9 @@ type adBuilder struct {
 	before *graph.Operation
 	loc    graph.Loc
 	added  int
+	// style is how m's constants hold their value, asked once (nil: not
+	// yet): the constants this builder adds keep it, so it stays the answer.
+	style *ops.Style
 }
 
 func (b *adBuilder) emit(name string, operands []*graph.Value, t graph.Type) *graph.Value {
@@ -88,7 +91,11 @@ func (b *adBuilder) emit(name string, operands []*graph.Value, t graph.Type) *gr
 }
 
 func (b *adBuilder) constant(a *graph.DenseElementsAttr) *graph.Value {
-	op := ops.Const(b.m, a, b.loc)
+	if b.style == nil {
+		s := ops.StyleOf(b.m)
+		b.style = &s
+	}
+	op := b.style.Const(a, b.loc)
 	op.InsertBefore(b.before)
 	b.added++
 	return op.Result(0)

@@ -95,6 +95,8 @@ func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
 	}
 	ch := &Change{}
 	replacedKeys := map[string]string{}
+	res := m.ResourcesByKey() // the keys the ops name; the new ones are not looked up
+	var keys *graph.ResourceKeys
 	for _, op := range ops {
 		if op.IsErased() {
 			continue
@@ -117,7 +119,7 @@ func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %d element(s) below -65504 set to %s", op.DescribeInGraph(), n, opts.Value))
 		case *graph.DenseResourceAttr:
 			ft, _ := a.Type.Elem.(*graph.FloatType)
-			r := m.Resource(a.Key)
+			r := res[a.Key]
 			if ft == nil || graph.ElemBytes(ft) == 0 || r == nil || r.Blob == nil {
 				continue
 			}
@@ -139,7 +141,10 @@ func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
 			if n == 0 {
 				continue
 			}
-			nk := m.UniqueResourceKey(a.Key + "_finite")
+			if keys == nil {
+				keys = m.ResourceKeys()
+			}
+			nk := keys.Unique(a.Key + "_finite")
 			m.AddResource(nk, r.Alignment, graph.MemBlob(raw))
 			replacedKeys[a.Key] = nk
 			op.SetInherent("value", &graph.DenseResourceAttr{Key: nk, Type: a.Type})
@@ -148,16 +153,18 @@ func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
 	}
 	if len(replacedKeys) > 0 {
 		refs, known := m.ResourceRefs()
-		keys := make([]string, 0, len(replacedKeys))
+		old := make([]string, 0, len(replacedKeys))
 		for k := range replacedKeys {
-			keys = append(keys, k)
+			old = append(old, k)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		sort.Strings(old)
+		var drop []string
+		for _, k := range old {
 			if known && refs[k] == 0 {
-				m.RemoveResource(k)
+				drop = append(drop, k)
 			}
 		}
+		m.RemoveResources(drop...)
 	}
 	return ch, nil
 }

@@ -641,30 +641,27 @@ func (sf *sfRun) noteLeft(left []leftIsland) {
 // blocker returns the first op of island is that cannot be retyped, with
 // why: an op the table says cannot (cannotRetype), or one whose graph
 // signature would change but is kept in an encoding anefix cannot edit.
-func (sf *sfRun) blocker(is *island, sig map[*graph.Value]*graph.Operation) (*graph.Operation, string) {
+func (sf *sfRun) blocker(is *island, sig map[*island]*graph.Operation) (*graph.Operation, string) {
 	for _, op := range is.ops {
 		if why := cannotRetype(op, sf.graphs); why != "" {
 			return op, why
 		}
 	}
-	for _, v := range sf.order {
-		if sf.list[sf.fi.Index(v)] != is {
-			continue
-		}
-		if gop := sig[v]; gop != nil {
-			g := &graph.Graph{Op: gop}
-			return gop, fmt.Sprintf("@%s's signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit (convert the model to MLIR text first: anefix convert IN -o x.mlir)", g.Name())
-		}
+	if gop := sig[is]; gop != nil {
+		g := &graph.Graph{Op: gop}
+		return gop, fmt.Sprintf("@%s's signature would change, but its properties are in an encoding anefix carries opaquely and cannot edit (convert the model to MLIR text first: anefix convert IN -o x.mlir)", g.Name())
 	}
 	return nil, ""
 }
 
-// signatureBlockers maps each island value that is a graph's argument or
-// returned value to that graph when the graph's signature cannot be edited:
-// a signature is edited through the graph's properties dictionary, and one
-// kept in an encoding anefix carries opaquely cannot be.
-func (sf *sfRun) signatureBlockers() map[*graph.Value]*graph.Operation {
-	out := map[*graph.Value]*graph.Operation{}
+// signatureBlockers maps an island to the graph of its first value (in
+// first-seen order) that is a graph's argument or returned value, when that
+// graph's signature cannot be edited: a signature is edited through the
+// graph's properties dictionary, and one kept in an encoding anefix carries
+// opaquely cannot be. One pass over the values (a scan per island was
+// quadratic in the graph's size).
+func (sf *sfRun) signatureBlockers() map[*island]*graph.Operation {
+	out := map[*island]*graph.Operation{}
 	for _, v := range sf.order {
 		var gop *graph.Operation
 		if b, _, ok := v.BlockArg(); ok && b.ParentOp() != nil && graph.IsGraphOp(b.ParentOp()) {
@@ -676,7 +673,9 @@ func (sf *sfRun) signatureBlockers() map[*graph.Value]*graph.Operation {
 			}
 		}
 		if gop != nil && gop.Props != nil && sfDict(gop.Props) == nil {
-			out[v] = gop
+			if is := sf.list[sf.fi.Index(v)]; out[is] == nil {
+				out[is] = gop
+			}
 		}
 	}
 	return out
@@ -687,6 +686,7 @@ func (sf *sfRun) planConstants() error {
 	// overflow error leaves the module untouched).
 	sf.newRes = map[string]*graph.Resource{} // old key → converted resource
 	resStats := map[string]f16.Stats{}
+	var res map[string]*graph.Resource // by key, made at the first dense_resource
 	for _, is := range sf.list {
 		if !is.chosen {
 			continue
@@ -716,7 +716,10 @@ func (sf *sfRun) planConstants() error {
 				na = &graph.DenseElementsAttr{Type: x.Type.WithElem(graph.F16), Raw: raw, Splat: x.Splat}
 				cc.Elements = x.NumElements()
 			case *graph.DenseResourceAttr:
-				r := sf.m.Resource(x.Key)
+				if res == nil {
+					res = sf.m.ResourcesByKey()
+				}
+				r := res[x.Key]
 				if r == nil || r.Blob == nil {
 					return fmt.Errorf("%s: dense_resource<%s> has no blob in the module's resources", op.DescribeInGraph(), x.Key)
 				}
@@ -755,9 +758,10 @@ func (sf *sfRun) apply() error {
 		oldKeys = append(oldKeys, k)
 	}
 	sort.Strings(oldKeys)
+	keys := sf.m.ResourceKeys()
 	for _, k := range oldKeys {
 		r := sf.newRes[k]
-		r.Key = sf.m.UniqueResourceKey(k + "_f16")
+		r.Key = keys.Unique(k + "_f16")
 		sf.m.Resources = append(sf.m.Resources, r)
 	}
 	for _, p := range sf.plans {
@@ -831,14 +835,16 @@ func (sf *sfRun) apply() error {
 	}
 	sf.ch.OpsRetyped = len(retyped)
 	refs, refsKnown := sf.m.ResourceRefs()
+	var drop []string
 	for _, k := range oldKeys {
 		if refs[k] == 0 && refsKnown {
-			sf.m.RemoveResource(k)
+			drop = append(drop, k)
 			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("resource %q replaced by %q", k, sf.newRes[k].Key))
 		} else {
 			sf.ch.Notes = append(sf.ch.Notes, fmt.Sprintf("resource %q converted into %q; the f32 original is kept because other ops still use it", k, sf.newRes[k].Key))
 		}
 	}
+	sf.m.RemoveResources(drop...)
 	return nil
 }
 

@@ -39,13 +39,21 @@ func loadInput(env *Env, path string, ignoreHash bool) (*modelio.Loaded, error) 
 	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < minProcs {
 		runtime.GOMAXPROCS(minProcs)
 	}
-	return modelio.Load(path, modelio.LoadOptions{
+	ld, err := modelio.Load(path, modelio.LoadOptions{
 		IgnoreHash: ignoreHash,
 		Stdin:      env.Stdin,
 		Progress:   progressFile(env),
 		Warn:       func(msg string) { fmt.Fprintf(env.Stderr, "anefix: warning: %s\n", msg) },
 	})
+	if err == nil && loadedHook != nil {
+		loadedHook(ld)
+	}
+	return ld, err
 }
+
+// loadedHook, set only by tests (TestCommandsReadEachWeightOnce), sees
+// each module loadInput loads before the command works on it.
+var loadedHook func(*modelio.Loaded)
 
 // reportInput describes a loaded input for a report (anefix.v1.Input). The
 // main file is spelled from the path the user typed, as the schema says, so

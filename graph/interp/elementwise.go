@@ -204,6 +204,14 @@ func b2i(b bool) int64 {
 // Binary applies an elementwise binary op with broadcasting. Float results
 // are rounded to out's precision after each element.
 func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
+	return binaryInto(op, a, b, out, nil)
+}
+
+// binaryInto is Binary writing a float result into dst when dst has the
+// result's length: dst may be the data of an operand of the result's shape
+// (each element is written after the operands' elements at its index are
+// read, and no other); otherwise a new buffer.
+func binaryInto(op string, a, b *Tensor, out Elem, dst []float32) (*Tensor, error) {
 	shape, err := broadcastShape(a.Shape, b.Shape)
 	if err != nil {
 		return nil, err
@@ -220,7 +228,10 @@ func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
 			return nil, fmt.Errorf("%s: float operands with %s result", op, out)
 		}
 		af, bf := a.Floats(), b.Floats()
-		res := make([]float32, numel(shape))
+		res := dst
+		if len(res) != numel(shape) {
+			res = make([]float32, numel(shape))
+		}
 		// Row by row (rows.go): fn on the same operands, then the rounding.
 		p := planRows(shape, [][]int{a.Shape, b.Shape})
 		sa, sb := p.inner(0), p.inner(1)
@@ -249,6 +260,9 @@ func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
 					}
 				case sa == 0 && sb == 1:
 					x, y := af[ia], bf[ib:ib+len(row)]
+					if binRowScalarFirst(op, row, x, y) {
+						break
+					}
 					for t := range row {
 						row[t] = fn(x, y[t])
 					}
@@ -417,7 +431,11 @@ func geluTanh(x float64) float64 {
 }
 
 // Unary applies an elementwise float function, rounding to out.
-func Unary(op string, a *Tensor, out Elem) (*Tensor, error) {
+func Unary(op string, a *Tensor, out Elem) (*Tensor, error) { return unaryInto(op, a, out, nil) }
+
+// unaryInto is Unary writing a float result into dst when dst has the
+// result's length (dst may be a's own data); otherwise a new buffer.
+func unaryInto(op string, a *Tensor, out Elem, dst []float32) (*Tensor, error) {
 	if !a.Elem.IsFloat() {
 		if op == "neg" || op == "abs" || op == "logical_not" || op == "square" {
 			res := make([]int64, len(a.I))
@@ -445,7 +463,10 @@ func Unary(op string, a *Tensor, out Elem) (*Tensor, error) {
 		return nil, fmt.Errorf("unknown unary op %s", op)
 	}
 	src := a.Floats()
-	res := make([]float32, len(src))
+	res := dst
+	if len(res) != len(src) {
+		res = make([]float32, len(src))
+	}
 	parallelRows(len(src), len(src), func(lo, hi int) { // per element: rows.go
 		for i, v := range src[lo:hi] {
 			res[lo+i] = out.round64(fn(float64(v)))

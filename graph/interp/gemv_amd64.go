@@ -6,6 +6,9 @@ import "github.com/anefix/anefix/graph/f16"
 func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 
 //go:noescape
+func dot16hAVX(x *float32, h *uint16, stride, blocks int, out *[16]float32)
+
+//go:noescape
 func dot8RoundedHAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 
 //go:noescape
@@ -58,6 +61,32 @@ func dot8h(x []float32, h []uint16, stride int, out *[8]float32) {
 	k0 := K / 8 * 8
 	dot8hAVX(&x[0], &h[0], stride, K/8, out)
 	for g := 0; g < 8; g += 4 {
+		tail4h(out[g:g+4], x[k0:], row(g)[k0:], row(g + 1)[k0:], row(g + 2)[k0:], row(g + 3)[k0:])
+	}
+}
+
+// dot16h computes dot8h for rows 0-7 and 8-15 of h (row r at r*stride)
+// in one pass: the same bits as two dot8h calls, about twice the rate (two
+// independent chains of adds, gemv_amd64.s).
+func dot16h(x []float32, h []uint16, stride int, out *[16]float32) {
+	K := len(x)
+	if K == 0 {
+		*out = [16]float32{}
+		return
+	}
+	_ = h[15*stride+K-1] // every row in range before the unchecked loads
+	if !useDot8 {
+		var o [8]float32
+		dot8h(x, h, stride, &o)
+		copy(out[:8], o[:])
+		dot8h(x, h[8*stride:], stride, &o)
+		copy(out[8:], o[:])
+		return
+	}
+	row := func(r int) []uint16 { return h[r*stride : r*stride+K] }
+	k0 := K / 8 * 8
+	dot16hAVX(&x[0], &h[0], stride, K/8, out)
+	for g := 0; g < 16; g += 4 {
 		tail4h(out[g:g+4], x[k0:], row(g)[k0:], row(g + 1)[k0:], row(g + 2)[k0:], row(g + 3)[k0:])
 	}
 }

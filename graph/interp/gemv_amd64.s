@@ -88,6 +88,154 @@ done:
 	VZEROUPPER
 	RET
 
+// func dot16hAVX(x *float32, h *uint16, stride, blocks int, out *[16]float32)
+//
+// dot8hAVX for sixteen rows: rows 0-7 and rows 8-15 (at h + 8*stride) each
+// get dot8hAVX's exact sequence of products, transposes and adds, into two
+// accumulators. One accumulator's eight dependent adds per block bound
+// dot8hAVX by the add latency; two independent chains overlap, so the
+// loop streams weights faster. Every lane is still the scalar kernel's
+// sequential sum (TestDot16hMatchesDot8h).
+TEXT ·dot16hAVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	MOVQ out+32(FP), AX
+	SHLQ $1, DX
+	LEAQ (DX)(DX*2), BX
+	LEAQ (SI)(DX*4), R8
+	LEAQ (R8)(DX*4), R9
+	LEAQ (R9)(DX*4), R10
+	VXORPS Y9, Y9, Y9
+	VXORPS Y15, Y15, Y15
+	TESTQ CX, CX
+	JZ done16
+
+loop16:
+	VMOVUPS (DI), Y8
+	// rows 0-7 into Y9
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS (SI)(DX*1), Y1
+	VCVTPH2PS (SI)(DX*2), Y2
+	VCVTPH2PS (SI)(BX*1), Y3
+	VCVTPH2PS (R8), Y4
+	VCVTPH2PS (R8)(DX*1), Y5
+	VCVTPH2PS (R8)(DX*2), Y6
+	VCVTPH2PS (R8)(BX*1), Y7
+	// products w·x with the weight as the first source: the NaN operand
+	// order of dot4h (linalg.go), whose rows this kernel takes over
+	VMULPS Y8, Y0, Y0
+	VMULPS Y8, Y1, Y1
+	VMULPS Y8, Y2, Y2
+	VMULPS Y8, Y3, Y3
+	VMULPS Y8, Y4, Y4
+	VMULPS Y8, Y5, Y5
+	VMULPS Y8, Y6, Y6
+	VMULPS Y8, Y7, Y7
+	// transpose: t0..t7 = Y10, Y0, Y1, Y2, Y3, Y4, Y5, Y6
+	VUNPCKLPS Y1, Y0, Y10
+	VUNPCKHPS Y1, Y0, Y0
+	VUNPCKLPS Y3, Y2, Y1
+	VUNPCKHPS Y3, Y2, Y2
+	VUNPCKLPS Y5, Y4, Y3
+	VUNPCKHPS Y5, Y4, Y4
+	VUNPCKLPS Y7, Y6, Y5
+	VUNPCKHPS Y7, Y6, Y6
+	// s0..s3 = Y11..Y14 (rows 0-3), s4..s7 = Y10, Y0, Y1, Y2 (rows 4-7)
+	VSHUFPS $0x44, Y1, Y10, Y11
+	VSHUFPS $0xEE, Y1, Y10, Y12
+	VSHUFPS $0x44, Y2, Y0, Y13
+	VSHUFPS $0xEE, Y2, Y0, Y14
+	VSHUFPS $0x44, Y5, Y3, Y10
+	VSHUFPS $0xEE, Y5, Y3, Y0
+	VSHUFPS $0x44, Y6, Y4, Y1
+	VSHUFPS $0xEE, Y6, Y4, Y2
+	// columns k = 0..7, each added with the accumulator as first source
+	VPERM2F128 $0x20, Y10, Y11, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y0, Y12, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y1, Y13, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x20, Y2, Y14, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y10, Y11, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y0, Y12, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y1, Y13, Y3
+	VADDPS Y3, Y9, Y9
+	VPERM2F128 $0x31, Y2, Y14, Y3
+	VADDPS Y3, Y9, Y9
+	// rows 8-15 into Y15
+	VCVTPH2PS (R9), Y0
+	VCVTPH2PS (R9)(DX*1), Y1
+	VCVTPH2PS (R9)(DX*2), Y2
+	VCVTPH2PS (R9)(BX*1), Y3
+	VCVTPH2PS (R10), Y4
+	VCVTPH2PS (R10)(DX*1), Y5
+	VCVTPH2PS (R10)(DX*2), Y6
+	VCVTPH2PS (R10)(BX*1), Y7
+	// products w·x with the weight as the first source: the NaN operand
+	// order of dot4h (linalg.go), whose rows this kernel takes over
+	VMULPS Y8, Y0, Y0
+	VMULPS Y8, Y1, Y1
+	VMULPS Y8, Y2, Y2
+	VMULPS Y8, Y3, Y3
+	VMULPS Y8, Y4, Y4
+	VMULPS Y8, Y5, Y5
+	VMULPS Y8, Y6, Y6
+	VMULPS Y8, Y7, Y7
+	// transpose: t0..t7 = Y10, Y0, Y1, Y2, Y3, Y4, Y5, Y6
+	VUNPCKLPS Y1, Y0, Y10
+	VUNPCKHPS Y1, Y0, Y0
+	VUNPCKLPS Y3, Y2, Y1
+	VUNPCKHPS Y3, Y2, Y2
+	VUNPCKLPS Y5, Y4, Y3
+	VUNPCKHPS Y5, Y4, Y4
+	VUNPCKLPS Y7, Y6, Y5
+	VUNPCKHPS Y7, Y6, Y6
+	// s0..s3 = Y11..Y14 (rows 8-11), s4..s7 = Y10, Y0, Y1, Y2 (rows 12-15)
+	VSHUFPS $0x44, Y1, Y10, Y11
+	VSHUFPS $0xEE, Y1, Y10, Y12
+	VSHUFPS $0x44, Y2, Y0, Y13
+	VSHUFPS $0xEE, Y2, Y0, Y14
+	VSHUFPS $0x44, Y5, Y3, Y10
+	VSHUFPS $0xEE, Y5, Y3, Y0
+	VSHUFPS $0x44, Y6, Y4, Y1
+	VSHUFPS $0xEE, Y6, Y4, Y2
+	// columns k = 0..7, each added with the accumulator as first source
+	VPERM2F128 $0x20, Y10, Y11, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x20, Y0, Y12, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x20, Y1, Y13, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x20, Y2, Y14, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x31, Y10, Y11, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x31, Y0, Y12, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x31, Y1, Y13, Y3
+	VADDPS Y3, Y15, Y15
+	VPERM2F128 $0x31, Y2, Y14, Y3
+	VADDPS Y3, Y15, Y15
+	ADDQ $32, DI
+	ADDQ $16, SI
+	ADDQ $16, R8
+	ADDQ $16, R9
+	ADDQ $16, R10
+	DECQ CX
+	JNZ loop16
+
+done16:
+	VMOVUPS Y9, (AX)
+	VMOVUPS Y15, 32(AX)
+	VZEROUPPER
+	RET
+
 // func cpuidex(leaf, sub uint32) (a, b, c, d uint32)
 TEXT ·cpuidex(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

@@ -19,6 +19,15 @@ func dot8h(x []float32, h []uint16, stride int, out *[8]float32) {
 	out[4], out[5], out[6], out[7] = dot4h(x, row(4), row(5), row(6), row(7))
 }
 
+// dot16h computes dot8h for rows 0-7 and 8-15 of h.
+func dot16h(x []float32, h []uint16, stride int, out *[16]float32) {
+	var o [8]float32
+	dot8h(x, h, stride, &o)
+	copy(out[:8], o[:])
+	dot8h(x, h[8*stride:], stride, &o)
+	copy(out[8:], o[:])
+}
+
 // dot8RoundedH computes dot4RoundedH for rows 0-3 and 4-7 of h, the
 // portable form of gemv_amd64.go's vector kernel.
 func dot8RoundedH(x []float32, h []uint16, stride int, out *[8]float32) {

@@ -263,6 +263,19 @@ func TestBinRowDirectSameBits(t *testing.T) {
 			}
 		}
 	}
+	for _, op := range []string{"add", "sub", "mul"} {
+		fn := binaryFloat[op]
+		got := make([]float32, n)
+		if !binRowScalarFirst(op, got, x[0], y) {
+			t.Fatalf("%s: no direct loop for a scalar first operand", op)
+		}
+		for i := range got {
+			if w := fn(x[0], y[i]); math.Float32bits(got[i]) != math.Float32bits(w) {
+				t.Fatalf("%s scalar first: %#08x op %#08x: direct %#08x, function %#08x", op,
+					math.Float32bits(x[0]), math.Float32bits(y[i]), math.Float32bits(got[i]), math.Float32bits(w))
+			}
+		}
+	}
 	// and through Binary, broadcasting a [n] row against [1] and [n]
 	a := NewFloat(F32, []int{n}, x)
 	for _, b := range []*Tensor{NewFloat(F32, []int{n}, y), NewFloat(F32, []int{1}, y[:1])} {
@@ -531,6 +544,38 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 							t.Fatalf("%s %v mode %d out %s: element %d: vector %#08x (%g), scalar %#08x (%g)", name, tc, mode, outEl, i,
 								math.Float32bits(vec[i]), vec[i], math.Float32bits(sc[i]), sc[i])
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// dot16h gives two dot8h calls' bits (rows 0-7 and 8-15), NaN payloads and
+// signed zeros included, for every length and stride.
+func TestDot16hMatchesDot8h(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, K := range []int{0, 1, 7, 8, 9, 16, 17, 64, 100, 1029} {
+		for _, pad := range []int{0, 1, 13} {
+			for trial := range 20 {
+				stride := K + pad
+				x := make([]float32, K)
+				h := make([]uint16, 15*stride+K)
+				for i := range x {
+					x[i] = randAct(r)
+				}
+				for i := range h {
+					h[i] = randHalfBits(r)
+				}
+				var got [16]float32
+				dot16h(x, h, stride, &got)
+				var lo, hi [8]float32
+				dot8h(x, h, stride, &lo)
+				dot8h(x, h[8*stride:], stride, &hi)
+				want := append(lo[:], hi[:]...)
+				for row := range 16 {
+					if math.Float32bits(got[row]) != math.Float32bits(want[row]) {
+						t.Fatalf("K=%d stride=%d trial %d row %d: dot16h %#08x, dot8h %#08x", K, stride, trial, row, math.Float32bits(got[row]), math.Float32bits(want[row]))
 					}
 				}
 			}

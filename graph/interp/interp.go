@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -44,6 +45,8 @@ type Interp struct {
 	plans  map[*graph.Operation]*plan
 	unmaps []func() error
 	maps   []mapping // the mapped weights, for naming a fault's file
+	// inPlaced counts the ops inPlace ran (tests ask whether it did).
+	inPlaced int
 }
 
 // New prepares an interpreter for m. Nothing is read until Run.
@@ -301,6 +304,9 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
 			res, err = in.sliceUpdateInPlace(op, ins)
+		} else if t, ok, ierr := in.inPlace(p, i, op, ins, refs); ok {
+			res, err = []*Tensor{t}, ierr
+			in.inPlaced++
 		} else {
 			res, err = in.safeExec(op, ins, depth)
 		}
@@ -1102,13 +1108,18 @@ func (r bufRefs) pin(t *Tensor) { r.add(t, 1<<30) }
 // is read for the last time here, only once, and no other live value,
 // input or constant shares its buffer.
 func (in *Interp) ownedAt(p *plan, i int, op *graph.Operation, t *Tensor, refs bufRefs) bool {
+	return in.ownedOperand(p, i, op, 0, t, refs)
+}
+
+// ownedOperand is ownedAt for operand j (holding t).
+func (in *Interp) ownedOperand(p *plan, i int, op *graph.Operation, j int, t *Tensor, refs bufRefs) bool {
 	k := bufKey(t)
 	if k == nil || t.raw != nil || refs[k] != 1 {
 		return false
 	}
-	v := op.Operand(0)
+	v := op.Operand(j)
 	for idx, o := range op.Operands() {
-		if idx > 0 && o == v {
+		if idx != j && o == v {
 			return false
 		}
 	}
@@ -1118,6 +1129,58 @@ func (in *Interp) ownedAt(p *plan, i int, op *graph.Operation, t *Tensor, refs b
 		}
 	}
 	return false
+}
+
+// inPlace runs a float elementwise op (binary, unary but gelu, cast) into
+// the buffer of an operand of the result's shape that dies here with no
+// other value sharing it (ownedOperand), and a float cast that changes no
+// value (to f32, or to its own type) as a view of its operand, as Reshape
+// is: a decode step of a full-scale model otherwise allocates, and the
+// runtime zeroes, hundreds of MB of results. The values are the kernels'
+// own (binaryInto, unaryInto, roundInPlace), so the bits are exec's. ok is
+// false for anything else, which exec runs as always; so it is under the
+// ane profile, Wide and Observe, whose paths and hooks take every result
+// as a fresh tensor.
+func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, refs bufRefs) (*Tensor, bool, error) {
+	if in.opts.ANE != nil || in.opts.Wide || in.opts.Observe != nil || op.NumResults() != 1 {
+		return nil, false, nil
+	}
+	el, err := resultElem(op, 0)
+	if err != nil || !el.IsFloat() {
+		return nil, false, nil
+	}
+	floats := func(t *Tensor) bool { return t != nil && t.Elem.IsFloat() && t.raw == nil && len(t.F) == t.Len() }
+	owned := func(j int) bool {
+		return floats(ins[j]) && len(ins[j].F) > 0 && in.ownedOperand(p, i, op, j, ins[j], refs)
+	}
+	switch k := canonical(op.Name); {
+	case k == "cast" && len(ins) == 1 && floats(ins[0]):
+		a := ins[0]
+		if el == F32 || el == a.Elem {
+			c := *a
+			c.Elem, c.Shape = el, slices.Clone(a.Shape)
+			return &c, true, nil
+		}
+		if owned(0) {
+			roundInPlace(el, a.F)
+			return NewFloat(el, slices.Clone(a.Shape), a.F), true, nil
+		}
+	case binaryFloat[k] != nil && len(ins) == 2 && floats(ins[0]) && floats(ins[1]):
+		shape, err := broadcastShape(ins[0].Shape, ins[1].Shape)
+		if err != nil {
+			return nil, false, nil
+		}
+		for j := range 2 {
+			if slices.Equal(ins[j].Shape, shape) && owned(j) {
+				t, err := binaryInto(k, ins[0], ins[1], el, ins[j].F)
+				return t, true, err
+			}
+		}
+	case unaryFloat[k] != nil && k != "gelu" && len(ins) == 1 && owned(0):
+		t, err := unaryInto(k, ins[0], el, ins[0].F)
+		return t, true, err
+	}
+	return nil, false, nil
 }
 
 func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Tensor, error) {

@@ -179,9 +179,17 @@ func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, 
 	// instruction-level parallelism; each row still summed
 	// sequentially over k.
 	var o8 [8]float32
+	var o16 [16]float32
 	for j := it.j0; j < it.j1; j++ {
 		x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
 		i := it.i0
+		for ; useDot8 && i+16 <= it.i1; i += 16 {
+			base := it.aoff + A.off + i*A.sr
+			dot16h(x, A.h[base:base+15*A.sr+K], A.sr, &o16)
+			for r, v := range o16 {
+				out[it.ooff+(i+r)*N+j] = outEl.round(v)
+			}
+		}
 		for ; useDot8 && i+8 <= it.i1; i += 8 {
 			base := it.aoff + A.off + i*A.sr
 			dot8h(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
@@ -210,9 +218,18 @@ func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, 
 	// An activation row times weight columns stored contiguously
 	// (a transposed weight such as a tied lm_head).
 	var o8 [8]float32
+	var o16 [16]float32
 	for i := it.i0; i < it.i1; i++ {
 		x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 		j := it.j0
+		for ; useDot8 && j+16 <= it.j1; j += 16 {
+			base := it.boff + B.off + j*B.sc
+			dot16h(x, B.h[base:base+15*B.sc+K], B.sc, &o16)
+			o := out[it.ooff+i*N+j : it.ooff+i*N+j+16]
+			for r, v := range o16 {
+				o[r] = outEl.round(v)
+			}
+		}
 		for ; useDot8 && j+8 <= it.j1; j += 8 {
 			base := it.boff + B.off + j*B.sc
 			dot8h(x, B.h[base:base+7*B.sc+K], B.sc, &o8)

@@ -44,32 +44,8 @@ func Reduce(op string, a *Tensor, axes []int64, keepDims bool, out Elem, acc16 b
 		return reduceInt(op, a, kshape, oshape, ostr, out)
 	}
 	acc := make([]float32, nOut)
-	var init float32
-	var step func(acc, x float32) float32
-	switch op {
-	case "reduce_sum", "reduce_mean":
-		init = float32(math.Copysign(0, -1)) // -0 + x == x for every x
-		step = func(acc, x float32) float32 { return acc + x }
-	case "reduce_product":
-		init = 1
-		step = func(acc, x float32) float32 { return acc * x }
-	case "reduce_max":
-		init = float32(math.Inf(-1))
-		step = func(acc, x float32) float32 {
-			if x > acc || x != x {
-				return x
-			}
-			return acc
-		}
-	case "reduce_min":
-		init = float32(math.Inf(1))
-		step = func(acc, x float32) float32 {
-			if x < acc || x != x {
-				return x
-			}
-			return acc
-		}
-	default:
+	init, step, ok := reduceStep(op)
+	if !ok {
 		return nil, fmt.Errorf("unknown reduction %s", op)
 	}
 	for i := range acc {
@@ -77,6 +53,53 @@ func Reduce(op string, a *Tensor, axes []int64, keepDims bool, out Elem, acc16 b
 	}
 	src := a.Floats()
 	narrow := acc16 && (op == "reduce_sum" || op == "reduce_mean" || op == "reduce_product")
+	if outer, r, inner, ok := reducedBlock(a.Shape, red); ok {
+		reduceBlock(op, src, acc, outer, r, inner, step, narrow)
+	} else {
+		reduceWalk(src, acc, a.Shape, ostr, step, narrow)
+	}
+	if op == "reduce_mean" {
+		for i := range acc {
+			acc[i] /= float32(count)
+		}
+	}
+	for i := range acc {
+		acc[i] = out.round(acc[i])
+	}
+	return NewFloat(out, oshape, acc), nil
+}
+
+// reduceStep is a float reduction's initial value and step.
+func reduceStep(op string) (init float32, step func(acc, x float32) float32, ok bool) {
+	switch op {
+	case "reduce_sum", "reduce_mean":
+		// -0 + x == x for every x
+		return float32(math.Copysign(0, -1)), func(acc, x float32) float32 { return acc + x }, true
+	case "reduce_product":
+		return 1, func(acc, x float32) float32 { return acc * x }, true
+	case "reduce_max":
+		return float32(math.Inf(-1)), func(acc, x float32) float32 {
+			if x > acc || x != x {
+				return x
+			}
+			return acc
+		}, true
+	case "reduce_min":
+		return float32(math.Inf(1)), func(acc, x float32) float32 {
+			if x < acc || x != x {
+				return x
+			}
+			return acc
+		}, true
+	}
+	return 0, nil, false
+}
+
+// reduceWalk folds every element of src (of shape) into acc[idx], idx
+// following ostr (the input's strides on the kept dims, 0 on reduced ones),
+// in flat order: each output element meets its inputs in that order.
+func reduceWalk(src, acc []float32, shape, ostr []int, step func(acc, x float32) float32, narrow bool) {
+	rank := len(shape)
 	idx := 0
 	ctr := make([]int, rank)
 	for i := range src {
@@ -91,22 +114,85 @@ func Reduce(op string, a *Tensor, axes []int64, keepDims bool, out Elem, acc16 b
 		for d := rank - 1; d >= 0; d-- {
 			ctr[d]++
 			idx += ostr[d]
-			if ctr[d] < a.Shape[d] {
+			if ctr[d] < shape[d] {
 				break
 			}
-			idx -= ostr[d] * a.Shape[d]
+			idx -= ostr[d] * shape[d]
 			ctr[d] = 0
 		}
 	}
-	if op == "reduce_mean" {
-		for i := range acc {
-			acc[i] /= float32(count)
+}
+
+// reducedBlock views shape as [outer, r, inner] when the reduced axes are
+// one run of adjacent axes (one axis, or all): each output element then
+// takes its r inputs at stride inner, in the order reduceWalk meets them
+// (flat index ascending), so reduceBlock's results are reduceWalk's.
+func reducedBlock(shape []int, red []bool) (outer, r, inner int, ok bool) {
+	lo, hi := -1, -1
+	for i, x := range red {
+		if !x {
+			continue
+		}
+		if lo >= 0 && hi != i-1 {
+			return 0, 0, 0, false
+		}
+		if lo < 0 {
+			lo = i
+		}
+		hi = i
+	}
+	if lo < 0 {
+		return 0, 0, 0, false
+	}
+	outer, r, inner = 1, 1, 1
+	for i, d := range shape {
+		switch {
+		case i < lo:
+			outer *= d
+		case i <= hi:
+			r *= d
+		default:
+			inner *= d
 		}
 	}
-	for i := range acc {
-		acc[i] = out.round(acc[i])
+	return outer, r, inner, true
+}
+
+// reduceBlock is reduceWalk over [outer, r, inner]: for each output element
+// its r inputs in order, with the same step, NaN rule and rounding
+// (narrow), a row of inner elements at a time; sums are written out so
+// that they compile to plain loops (TestReduceBlockMatchesWalk).
+func reduceBlock(op string, src, acc []float32, outer, r, inner int, step func(acc, x float32) float32, narrow bool) {
+	sum := op == "reduce_sum" || op == "reduce_mean"
+	for o := range outer {
+		a := acc[o*inner : (o+1)*inner]
+		for k := range r {
+			x := src[(o*r+k)*inner : (o*r+k+1)*inner]
+			switch {
+			case sum && !narrow:
+				// acc + x is NaN whenever acc is: the NaN rule holds
+				// by itself.
+				for t, v := range x {
+					a[t] += v
+				}
+			case sum:
+				for t, v := range x {
+					a[t] = F16.round(a[t] + v)
+				}
+			default:
+				for t, v := range x {
+					w := step(a[t], v)
+					if w == w && a[t] != a[t] {
+						w = a[t] // NaN sticks
+					}
+					if narrow {
+						w = F16.round(w)
+					}
+					a[t] = w
+				}
+			}
+		}
 	}
-	return NewFloat(out, oshape, acc), nil
 }
 
 func reduceInt(op string, a *Tensor, kshape, oshape, ostr []int, out Elem) (*Tensor, error) {

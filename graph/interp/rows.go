@@ -202,3 +202,27 @@ func binRowDirect(op string, row, x, y []float32, scalar bool) bool {
 	}
 	return true
 }
+
+// binRowScalarFirst is binRowDirect for a scalar first operand s and a
+// contiguous y: row[t] = s op y[t], the operands in binaryFloat's order (a
+// broadcast such as an outer product meets this case once per row).
+func binRowScalarFirst(op string, row []float32, s float32, y []float32) bool {
+	y = y[:len(row)]
+	switch op {
+	case "add":
+		for t, v := range y {
+			row[t] = s + v
+		}
+	case "sub":
+		for t, v := range y {
+			row[t] = s - v
+		}
+	case "mul":
+		for t, v := range y {
+			row[t] = s * v
+		}
+	default:
+		return false
+	}
+	return true
+}

@@ -783,10 +783,13 @@ func (c *checker) elementTypes() {
 			}
 		}
 		for _, v := range opVals[op] {
-			if !is.seen[v] {
-				is.seen[v] = true
-				is.vals = append(is.vals, v)
+			if is.seen[v] {
+				// What follows depends on v alone: once per value
+				// (a value read by every layer is met once per reader).
+				continue
 			}
+			is.seen[v] = true
+			is.vals = append(is.vals, v)
 			is.types[graph.ElementType(dataTensorOrType(v.Type())).String()] = true
 			if why := c.portWhy(v); why != "" && is.why == "" {
 				is.why = why

@@ -167,7 +167,8 @@ func (s *constStats) addChunk(name string, p []byte, narrow bool, hist *[1 << 16
 type hazardScan struct {
 	m       *graph.Module
 	budget  int64
-	noBlobs bool // Options.NoHazardBlobs
+	noBlobs bool                       // Options.NoHazardBlobs
+	res     map[string]*graph.Resource // the module's resources by key, made at the first blob
 	byKey   map[string]*constStats
 	byOp    map[*graph.Operation]*constStats // inline constants, read once
 	// skips groups the blobs skipped by reason, in first-seen order, so
@@ -274,7 +275,10 @@ func (h *hazardScan) scanResource(key string, ft *graph.FloatType, t *graph.Tens
 		s.reason = "dense_resource blobs are not read (--hazard-weights=false)"
 		return s
 	}
-	r := h.m.Resource(key)
+	if h.res == nil {
+		h.res = h.m.ResourcesByKey()
+	}
+	r := h.res[key]
 	if r == nil || r.Blob == nil {
 		s.reason = "its bytes are not in the file"
 		return s

@@ -404,6 +404,29 @@ func (s *side) step() ([]*interp.Tensor, error) {
 	return outs, nil
 }
 
+// stepBoth runs one step of each side: at once when together (the two
+// interpreters share nothing, and a step's ops outside matmul and conv run
+// on one core, so the second core is otherwise idle for most of it), one
+// after the other when not (--localize compares the two sides' ops in the
+// order they run).
+func stepBoth(rs, cs *side, together bool) (ro, co []*interp.Tensor, rerr, cerr error) {
+	if !together {
+		if ro, rerr = rs.step(); rerr != nil {
+			return
+		}
+		co, cerr = cs.step()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		co, cerr = cs.step()
+	}()
+	ro, rerr = rs.step()
+	<-done
+	return
+}
+
 // argmax is the index of the largest element of the last row of v (the
 // newest position's logits; the whole of a rank-0 tensor), the first of
 // equal ones; a NaN is taken over by whatever follows it. ok is false when
@@ -513,13 +536,12 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		if loc != nil {
 			loc.inputErrors(rs, cs)
 		}
-		ro, err := rs.step()
-		if err != nil {
-			return nil, fmt.Errorf("reference, position %d: %w", pos, err)
+		ro, co, rerr, cerr := stepBoth(rs, cs, loc == nil)
+		if rerr != nil {
+			return nil, fmt.Errorf("reference, position %d: %w", pos, rerr)
 		}
-		co, err := cs.step()
-		if err != nil {
-			return nil, fmt.Errorf("candidate, position %d: %w", pos, err)
+		if cerr != nil {
+			return nil, fmt.Errorf("candidate, position %d: %w", pos, cerr)
 		}
 		if loc != nil {
 			loc.endStep()

@@ -60,41 +60,78 @@ func squeezed(s []int64) []int64 {
 // (attribute name, and whether in properties), so new constants look like
 // the exporter's. The default is a discardable "value" attribute, which is
 // what coreai-torch's generic form carries for the unregistered op.
+//
+// It stops at the first constant that says (the ops before it in walk
+// order are all it visits); a pass that builds many constants asks once and
+// keeps the answer (Style), since a module without such a constant is
+// walked whole.
 func ConstStyle(m *graph.Module) (name string, inProps bool) {
-	name = "value"
-	found := false
-	m.Walk(func(op *graph.Operation) bool {
-		if found {
-			return false
+	s := StyleOf(m)
+	return s.Name, s.InProps
+}
+
+// Style is how a module's constants hold their value (ConstStyle).
+type Style struct {
+	Name    string // the value attribute's name
+	InProps bool   // in the op's properties, not its attributes
+}
+
+// StyleOf is ConstStyle's answer as a Style.
+func StyleOf(m *graph.Module) Style {
+	if s, ok := firstConstStyle(m.Op); ok {
+		return s
+	}
+	return Style{Name: "value"}
+}
+
+// firstConstStyle is the style of the first coreai.constant nested in op,
+// in walk order, that holds exactly one entry in its properties or, failing
+// that, its attributes.
+func firstConstStyle(op *graph.Operation) (Style, bool) {
+	for _, r := range op.Regions {
+		for _, b := range r.Blocks {
+			for o := b.First(); o != nil; o = o.Next() {
+				if o.Name == "coreai.constant" {
+					if d, ok := o.Props.(*graph.DictAttr); ok && d.Len() == 1 {
+						return Style{Name: d.Entries[0].Name, InProps: true}, true
+					} else if o.Attrs.Len() == 1 {
+						return Style{Name: o.Attrs.Entries[0].Name}, true
+					}
+					continue // a constant's regions are not searched
+				}
+				if s, ok := firstConstStyle(o); ok {
+					return s, true
+				}
+			}
 		}
-		if op.Name != "coreai.constant" {
-			return true
-		}
-		if d, ok := op.Props.(*graph.DictAttr); ok && d.Len() == 1 {
-			name, inProps, found = d.Entries[0].Name, true, true
-		} else if op.Attrs.Len() == 1 {
-			name, found = op.Attrs.Entries[0].Name, true
-		}
-		return false
-	})
-	return name, inProps
+	}
+	return Style{}, false
 }
 
 // Const builds a detached coreai.constant holding a, styled as the
 // module's existing constants (ConstStyle).
 func Const(m *graph.Module, a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
-	return ConstValue(m, a, a.Type, loc)
+	return StyleOf(m).Const(a, loc)
 }
 
 // ConstValue is Const for any value attribute of type t (a dense_resource
 // among them).
 func ConstValue(m *graph.Module, a graph.Attr, t *graph.TensorType, loc graph.Loc) *graph.Operation {
-	name, inProps := ConstStyle(m)
+	return StyleOf(m).ConstValue(a, t, loc)
+}
+
+// Const builds a detached coreai.constant holding a in style s.
+func (s Style) Const(a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
+	return s.ConstValue(a, a.Type, loc)
+}
+
+// ConstValue is Style.Const for any value attribute of type t.
+func (s Style) ConstValue(a graph.Attr, t *graph.TensorType, loc graph.Loc) *graph.Operation {
 	op := graph.NewOp("coreai.constant", nil, []graph.Type{t}, nil, loc)
-	if inProps {
-		op.Props = graph.Dict(graph.NamedAttr{Name: name, Value: a})
+	if s.InProps {
+		op.Props = graph.Dict(graph.NamedAttr{Name: s.Name, Value: a})
 	} else {
-		op.Attrs = graph.Dict(graph.NamedAttr{Name: name, Value: a})
+		op.Attrs = graph.Dict(graph.NamedAttr{Name: s.Name, Value: a})
 	}
 	return op
 }
