@@ -11,7 +11,6 @@ import (
 	"math"
 	"path"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -144,7 +143,7 @@ func (w *weightConst) bytes() int64 { return w.typ.NumElements() * int64(graph.E
 
 // pick returns the weights of m the selector takes, in module order, and
 // notes on constants it had to leave (absent bytes, unknown axes).
-func (s weightSelect) pick(m *graph.Module) ([]*weightConst, []string) {
+func (s weightSelect) pick(m *weightModule) ([]*weightConst, []string) {
 	kinds := map[string]bool{}
 	for _, k := range s.Ops {
 		k = strings.TrimPrefix(strings.TrimPrefix(k, "coreai."), "decomposable.")
@@ -441,19 +440,43 @@ func (b *groupBatch) groupRaw(geo geometry, group int64, eb int64, g int, f func
 	}
 }
 
+// weightModule is the module a compression pass edits, with its resource
+// table indexed once and its constant style asked once: a pass over n
+// weights that looked each blob up (graph.Module.Resource scans the table)
+// or asked the style per new constant did work quadratic in the model's
+// size (TestPassWorkLinear). The embedded module's own Resource and
+// UniqueResourceKey are shadowed by the indexed ones below; resources
+// added through AddBlob stay indexed.
+type weightModule struct {
+	*graph.Module
+	byKey map[string]*graph.Resource
+	keys  *graph.ResourceKeys
+	style ops.Style
+}
+
+func newWeightModule(m *graph.Module) *weightModule {
+	return &weightModule{Module: m, byKey: m.ResourcesByKey(), keys: m.ResourceKeys(), style: ops.StyleOf(m)}
+}
+
+// Resource is the first resource named key, as graph.Module.Resource.
+func (m *weightModule) Resource(key string) *graph.Resource { return m.byKey[key] }
+
 // newConst inserts before ref a coreai.constant holding a (dense or
 // dense_resource), styled as the module's constants.
-func newConst(m *graph.Module, a graph.Attr, t *graph.TensorType, ref *graph.Operation, loc graph.Loc) *graph.Value {
-	op := ops.ConstValue(m, a, t, loc)
+func newConst(m *weightModule, a graph.Attr, t *graph.TensorType, ref *graph.Operation, loc graph.Loc) *graph.Value {
+	op := m.style.ConstValue(a, t, loc)
 	op.InsertBefore(ref)
 	return op.Result(0)
 }
 
 // blobAttr adds blob as a resource under a new key derived from base and
 // returns the dense_resource attribute of type t naming it.
-func blobAttr(m *graph.Module, base string, blob graph.BlobSource, align uint64, t *graph.TensorType) *graph.DenseResourceAttr {
-	key := m.UniqueResourceKey(base)
-	m.AddResource(key, align, blob)
+func blobAttr(m *weightModule, base string, blob graph.BlobSource, align uint64, t *graph.TensorType) *graph.DenseResourceAttr {
+	key := m.keys.Unique(base)
+	r := m.AddResource(key, align, blob)
+	if _, dup := m.byKey[key]; !dup {
+		m.byKey[key] = r
+	}
 	return &graph.DenseResourceAttr{Key: key, Type: t}
 }
 
@@ -473,7 +496,7 @@ type sharedConst struct {
 
 // konst inserts before ref the next constant of this emission: the one
 // mk makes the first time, the same attribute every later time.
-func (sh *shared) konst(m *graph.Module, ref *graph.Operation, loc graph.Loc, mk func() (graph.Attr, *graph.TensorType)) *graph.Value {
+func (sh *shared) konst(m *weightModule, ref *graph.Operation, loc graph.Loc, mk func() (graph.Attr, *graph.TensorType)) *graph.Value {
 	i := sh.n
 	sh.n++
 	if i >= len(sh.made) {
@@ -553,17 +576,19 @@ func splatOrDense(a *graph.DenseElementsAttr) *graph.DenseElementsAttr {
 // dropUnreferenced removes the resources of keys that no op refers to any
 // more (the blobs of the constants a compression pass replaced); with
 // attributes it cannot see into, it keeps them for dce.
-func dropUnreferenced(m *graph.Module, keys []string) {
+func dropUnreferenced(m *weightModule, keys []string) {
 	refs, ok := m.ResourceRefs()
 	if !ok {
 		return
 	}
-	sort.Strings(keys)
+	var drop []string
 	for _, k := range keys {
 		if refs[k] == 0 {
-			m.RemoveResource(k)
+			drop = append(drop, k)
+			delete(m.byKey, k)
 		}
 	}
+	m.RemoveResources(drop...)
 }
 
 // inlineLUTBytes bounds the LUTs and scales written as inline dense<…>

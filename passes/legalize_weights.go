@@ -96,7 +96,7 @@ func (p *LegalizeWeightsPreview) Fixes(op *graph.Operation) (bool, string) {
 // PreviewLegalizeWeights finds what legalize-weights would rewrite.
 func PreviewLegalizeWeights(m *graph.Module) *LegalizeWeightsPreview {
 	p := &LegalizeWeightsPreview{ops: map[*graph.Operation]string{}}
-	for _, c := range findInt4(m) {
+	for _, c := range findInt4(newWeightModule(m)) {
 		p.ops[c.w.op] = c.why
 	}
 	return p
@@ -110,7 +110,7 @@ type int4Cand struct {
 // findInt4 lists the blockwise_shift_scale ops of 4-bit integer data and
 // whether each can be rewritten (constant data and parameters of readable
 // types, a static float result).
-func findInt4(m *graph.Module) []int4Cand {
+func findInt4(m *weightModule) []int4Cand {
 	var out []int4Cand
 	for _, g := range m.Graphs() {
 		g.Op.Walk(func(op *graph.Operation) bool {
@@ -189,7 +189,8 @@ func sameShape(a, b *graph.TensorType) bool {
 	return true
 }
 
-func legalizeWeights(m *graph.Module, o *LegalizeWeightsOptions) (*Change, error) {
+func legalizeWeights(gm *graph.Module, o *LegalizeWeightsOptions) (*Change, error) {
+	m := newWeightModule(gm)
 	ch := &Change{}
 	var dropKeys []string
 	var warns smallGroupWarnings
@@ -295,7 +296,7 @@ func paramKeys(w *int4Weight) string {
 
 // replaceInt4 puts v in place of a legalized weight and erases the ops it
 // leaves unused (their blobs are dropped when nothing else names them).
-func replaceInt4(m *graph.Module, w *int4Weight, v *graph.Value, ch *Change, dropKeys *[]string) error {
+func replaceInt4(m *weightModule, w *int4Weight, v *graph.Value, ch *Change, dropKeys *[]string) error {
 	w.op.Result(0).ReplaceAllUsesWith(v)
 	if err := w.op.Erase(); err != nil {
 		return fmt.Errorf("legalize-weights: %s: %v", w.op.DescribeInGraph(), err)
@@ -395,7 +396,7 @@ func (d subByteData) extend(b byte) int8 {
 
 // readDequant reads a linear INT4 weight's constants (only checks that it
 // can, without decode); before is their storage in bytes.
-func readDequant(m *graph.Module, w *int4Weight, decode bool) (*dequantBlob, int64, error) {
+func readDequant(m *weightModule, w *int4Weight, decode bool) (*dequantBlob, int64, error) {
 	b := &dequantBlob{shape: w.typ.Shape, elem: w.elem, n: w.typ.NumElements(), eb: 2}
 	if w.elem == "f32" {
 		b.eb = 4
@@ -450,7 +451,7 @@ func readDequant(m *graph.Module, w *int4Weight, decode bool) (*dequantBlob, int
 // readParam decodes a scale or offset constant: one value, or a tensor of
 // the data's rank whose every dimension divides the data's. Without decode
 // it only checks that it could.
-func readParam(m *graph.Module, ps paramSrc, shape []int64, decode bool) (param, int64, error) {
+func readParam(m *weightModule, ps paramSrc, shape []int64, decode bool) (param, int64, error) {
 	op, tt := ps.c, ps.typ
 	ct, _ := op.Result(0).Type().(*graph.TensorType)
 	if tt == nil || !tt.IsStatic() || ct == nil || ct.NumElements() != tt.NumElements() {

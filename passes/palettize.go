@@ -207,7 +207,8 @@ func (s lutSettings) form(group int64) string {
 	return fmt.Sprintf("%d-bit LUT (%s), %s, %s%s", s.Bits, s.LUTDType, g, s.Method, extra)
 }
 
-func palettize(m *graph.Module, o *PalettizeOptions) (*Change, error) {
+func palettize(gm *graph.Module, o *PalettizeOptions) (*Change, error) {
+	m := newWeightModule(gm)
 	s := o.settings()
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("palettize: %v", err)
@@ -774,7 +775,7 @@ func (pl *lutPlan) lutElem() graph.Type {
 // emit writes the palette as constants and ops before ref and sets pl.out
 // to the reconstructed weight; it returns the report entry (bytes after,
 // error, form) and a warning when check will call the result a blocker.
-func (pl *lutPlan) emit(m *graph.Module, ref *graph.Operation, base string, ch *Change) (CompressedWeight, string) {
+func (pl *lutPlan) emit(m *weightModule, ref *graph.Operation, base string, ch *Change) (CompressedWeight, string) {
 	pass := pl.pass
 	if pass == "" {
 		pass = "palettize"
@@ -874,7 +875,7 @@ func (pl *lutPlan) emit(m *graph.Module, ref *graph.Operation, base string, ch *
 
 // emitScale writes the cast and blockwise_shift_scale of a quantized LUT
 // or a per-channel scale (coreai-optimization's op chains 2-4).
-func (pl *lutPlan) emitScale(m *graph.Module, ref *graph.Operation, loc graph.Loc, base string, x *graph.Value, count func(*graph.Value), ch *Change) *graph.Value {
+func (pl *lutPlan) emitScale(m *weightModule, ref *graph.Operation, loc graph.Loc, base string, x *graph.Value, count func(*graph.Value), ch *Change) *graph.Value {
 	elem := pl.typ.Elem
 	if !graph.TypeEqual(x.Type().(*graph.TensorType).Elem, elem) {
 		c := graph.NewOp("coreai.cast", []*graph.Value{x}, []graph.Type{pl.typ}, nil, loc)

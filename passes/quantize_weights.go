@@ -98,7 +98,8 @@ func checkQGranularity(v any) error {
 	}
 }
 
-func quantizeWeights(m *graph.Module, o *QuantizeWeightsOptions) (*Change, error) {
+func quantizeWeights(gm *graph.Module, o *QuantizeWeightsOptions) (*Change, error) {
+	m := newWeightModule(gm)
 	sel := weightSelect{Ops: o.Ops, Weights: o.Weights, Exclude: o.Exclude, TiedHead: o.TiedHead, MinElements: o.MinElements}
 	ws, notes := sel.pick(m)
 	ch := &Change{Notes: notes}
@@ -248,8 +249,29 @@ func planQuant(r floatReader, w *weightConst, o *QuantizeWeightsOptions) (*quant
 		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
 	}
 	// Blocks lie within one output channel except the per-tensor one, so
-	// batches (whole channels) touch disjoint blocks; the single block is
-	// reduced per batch and merged.
+	// batches (whole channels) touch disjoint blocks: a batch's blocks are
+	// complete when its range loop ends, and their parameters and error are
+	// computed from the same read. The single per-tensor block is reduced
+	// per batch and merged, and its error needs a second read.
+	qp.scale, qp.zp = make([]float32, nb), make([]int16, nb)
+	done := make([]bool, nb)
+	csig, cerr := make([]float64, qp.geo.channels), make([]float64, qp.geo.channels)
+	channelErrors := func(b *groupBatch) {
+		for c := b.c0; c < b.c1; c++ {
+			var sig, e float64
+			qp.eachChannel(b, c, func(x float64, blk int64) {
+				if !done[blk] {
+					s, z := qp.params(lo[blk], hi[blk])
+					qp.scale[blk], qp.zp[blk] = float32(s), int16(z)
+					done[blk] = true
+				}
+				d := x - qp.recon(x, blk)
+				sig += x * x
+				e += d * d
+			})
+			csig[c], cerr[c] = sig, e
+		}
+	}
 	var mu sync.Mutex
 	bad := int64(0)
 	err := forGroupBatches(r, qp.geo, 1, func(b *groupBatch) error {
@@ -265,6 +287,9 @@ func planQuant(r floatReader, w *weightConst, o *QuantizeWeightsOptions) (*quant
 				lo[blk], hi[blk] = math.Min(lo[blk], x), math.Max(hi[blk], x)
 			}
 		})
+		if nb > 1 && n == 0 {
+			channelErrors(b)
+		}
 		mu.Lock()
 		bad += n
 		if nb == 1 {
@@ -279,25 +304,15 @@ func planQuant(r floatReader, w *weightConst, o *QuantizeWeightsOptions) (*quant
 	if bad > 0 {
 		return nil, fmt.Sprintf("%d of its values are NaN or infinite", bad), nil
 	}
-	qp.scale, qp.zp = make([]float32, nb), make([]int16, nb)
-	for k := range qp.scale {
-		s, z := qp.params(lo[k], hi[k])
-		qp.scale[k], qp.zp[k] = float32(s), int16(z)
+	if nb == 1 {
+		s, z := qp.params(lo[0], hi[0])
+		qp.scale[0], qp.zp[0] = float32(s), int16(z)
+		done[0] = true // before the batches run at once
+		err = forGroupBatches(r, qp.geo, 1, func(b *groupBatch) error {
+			channelErrors(b)
+			return nil
+		})
 	}
-	// The error, per output channel (summed in channel order).
-	csig, cerr := make([]float64, qp.geo.channels), make([]float64, qp.geo.channels)
-	err = forGroupBatches(r, qp.geo, 1, func(b *groupBatch) error {
-		for c := b.c0; c < b.c1; c++ {
-			var sig, e float64
-			qp.eachChannel(b, c, func(x float64, blk int64) {
-				d := x - qp.recon(x, blk)
-				sig += x * x
-				e += d * d
-			})
-			csig[c], cerr[c] = sig, e
-		}
-		return nil
-	})
 	for c := range csig {
 		qp.signal += csig[c]
 		qp.err += cerr[c]
@@ -412,7 +427,7 @@ func (qp *quantPlan) dataType() *graph.IntegerType {
 // emit writes data, scale, zero point and offset and the
 // blockwise_shift_scale before the weight; it returns the new value and
 // the new constants' bytes.
-func (qp *quantPlan) emit(m *graph.Module, w *weightConst, ch *Change) (*graph.Value, int64) {
+func (qp *quantPlan) emit(m *weightModule, w *weightConst, ch *Change) (*graph.Value, int64) {
 	loc := ops.PassLoc("quantize-weights", w.op.Loc)
 	var after int64
 	size := func(a graph.Attr) {
