@@ -9,6 +9,7 @@ import (
 	"github.com/anefix/anefix/graph/bytecode"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/record"
 )
 
 // A tied table: %w feeds an embedding gather_nd (as its table) and, through
@@ -94,7 +95,7 @@ func TestExternalizeConstant(t *testing.T) {
 				t.Fatal(err)
 			}
 			ext := res.Steps[0].Change.Externalized
-			if len(ext) != 1 || ext[0].Input != c.wantIn || ext[0].Index != 1 || ext[0].Type != "tensor<8x4xf16>" || ext[0].Bytes != 64 || ext[0].Op.OpID != "embedding" || ext[0].Resource != "" ||
+			if len(ext) != 1 || ext[0].Input != c.wantIn || ext[0].Index != 1 || ext[0].Type != "tensor<8x4xf16>" || ext[0].Bytes != 64 || ext[0].OpID != "embedding" || ext[0].Resource != "" ||
 				ext[0].DType != "f16" || len(ext[0].Shape) != 2 || ext[0].Shape[0] != 8 || ext[0].Shape[1] != 4 {
 				t.Fatalf("externalized %+v, want input %s at 1", ext, c.wantIn)
 			}
@@ -181,7 +182,7 @@ func TestStatesAsOutputsHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := res.Steps[0].Change
-	if len(ch.PlainStates) != 1 || ch.PlainStates[0] != (StatePromotion{Graph: "main", Input: "conv_state", Output: "conv_state_out"}) || ch.OpsRemoved != 5 {
+	if len(ch.PlainStates) != 1 || ch.PlainStates[0] != (record.State{Graph: "main", Input: "conv_state", Output: "conv_state_out"}) || ch.OpsRemoved != 5 {
 		t.Fatalf("change %+v", ch)
 	}
 	out := ptPrint(t, m)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
 )
 
 var externalizeConstantAbout = About{
@@ -72,19 +73,6 @@ func ecCheckMin(v any) error {
 		return fmt.Errorf("want a byte count >= 0, got %d", n)
 	}
 	return nil
-}
-
-// ExternalizedConstant records one constant turned into a graph input.
-type ExternalizedConstant struct {
-	Graph    string // entry graph that got the input
-	Input    string // the new input's coreai.name
-	Index    int    // the new input's position
-	Op       OpRef  // the removed constant op
-	Resource string // its dense_resource key; "" for inline dense
-	Type     string // the input's type (= the constant's)
-	Shape    []int64
-	DType    string // element type ("f16")
-	Bytes    int64
 }
 
 // tiedHeadShapeOnly are the ops a tied table may pass through on its way
@@ -242,13 +230,13 @@ func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (
 				return nil, fmt.Errorf("removing constant %s: %v", op.DescribeInGraph(), err)
 			}
 			ch.OpsRemoved++
-			ch.Externalized = append(ch.Externalized, ExternalizedConstant{Graph: g.Name(), Input: in, Index: len(g.Inputs()) - 1,
-				Op: ref, Resource: res, Type: typ.String(), Shape: append([]int64(nil), tt.Shape...), DType: tt.Elem.String(), Bytes: ecBytes(tt)})
+			ch.Externalized = append(ch.Externalized, record.ConstantInput{Graph: g.Name(), Input: in, Index: len(g.Inputs()) - 1,
+				OpID: ref.OpID, OpName: ref.OpName, Source: ref.Source, Resource: res, Type: typ.String(), Shape: append([]int64(nil), tt.Shape...), DType: tt.Elem.String(), Bytes: ecBytes(tt)})
 			what := "constant " + ref.OpID
 			if res != "" {
 				what = "dense_resource " + res
 			}
-			ch.IOChanges = append(ch.IOChanges, IOChange{Graph: g.Name(), Port: in, Before: "", After: typ.String(),
+			ch.IOChanges = append(ch.IOChanges, record.IOChange{Graph: g.Name(), Port: in, Before: "", After: typ.String(),
 				Why: fmt.Sprintf("new input carrying %s (was an in-graph constant); feed it the constant's values", what)})
 		}
 	}

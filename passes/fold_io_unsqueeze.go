@@ -7,6 +7,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/coreaiop"
+	"github.com/anefix/anefix/graph/record"
 	"github.com/anefix/anefix/passes/internal/ops"
 )
 
@@ -353,7 +354,7 @@ func (f *ioFolder) record(g *graph.Graph, p graph.Port, isOut bool, log *ioPortL
 	if log.added > 0 {
 		why += fmt.Sprintf("; %d other users read a coreai.reshape back to %s", log.added, log.before)
 	}
-	f.ch.IOChanges = append(f.ch.IOChanges, IOChange{Graph: g.Name(), Port: p.Label(), IsOutput: isOut,
+	f.ch.IOChanges = append(f.ch.IOChanges, record.IOChange{Graph: g.Name(), Port: p.Label(), IsOutput: isOut,
 		Before: log.before.String(), After: after.String(), Why: why})
 }
 

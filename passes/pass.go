@@ -7,7 +7,10 @@
 // in pipeline order with its ordering constraints, in one place.
 package passes
 
-import "github.com/anefix/anefix/graph"
+import (
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
+)
 
 // Pass describes one rewrite pass: its row of the pass table (table.go)
 // and the description its own file gives.
@@ -36,24 +39,28 @@ type About struct {
 	CheckOptions func(opts Options) error
 }
 
-// Change is what one pass run did, for the report.
+// Change is what one pass run did, for the report. Its changes to the
+// model's interface are entries of anefix's record of a rewrite
+// (graph/record, one definition): the pipeline gathers them into the
+// bundle's anefix.json (Result.Record), and the report is converted from
+// them too.
 type Change struct {
 	OpsRemoved int
 	OpsAdded   int
 	OpsRetyped int // ops with at least one result whose type changed
-	IOChanges  []IOChange
+	IOChanges  []record.IOChange
 	Constants  []ConstantChange
-	States     []StatePromotion
-	Replaced   []OpRef // ops replaced (arm-d), by op id
+	States     []record.State // pairs promoted to runtime states (promote-states)
+	Replaced   []OpRef        // ops replaced (arm-d), by op id
 	// PlainStates lists states turned back into a plain input and output
 	// (states-as-outputs): Input is fed Output of the previous step.
-	PlainStates []StatePromotion
+	PlainStates []record.State
 	// Externalized lists constants turned into graph inputs
 	// (externalize-constant), for the record verify reads.
-	Externalized []ExternalizedConstant
+	Externalized []record.ConstantInput
 	// StateScales lists the states scale-state rescaled; a host and
 	// verify must account for them (the bundle's anefix.json records them).
-	StateScales []StateScale
+	StateScales []record.StateScale
 	// Compressed lists the weights a compression pass rewrote (palettize,
 	// quantize-weights, legalize-weights), with their cost.
 	Compressed []CompressedWeight
@@ -74,16 +81,6 @@ func Ref(g *graph.Graph, op *graph.Operation) OpRef {
 	return OpRef{Graph: name, OpID: op.OpID(), OpName: op.Name, Source: op.Source()}
 }
 
-// IOChange records a graph input/output whose type or role changed.
-type IOChange struct {
-	Graph    string
-	Port     string // coreai.name
-	IsOutput bool
-	Before   string // type before
-	After    string // type after
-	Why      string
-}
-
 // ConstantChange records a constant converted to another element type.
 type ConstantChange struct {
 	Op        OpRef
@@ -92,9 +89,4 @@ type ConstantChange struct {
 	Elements  int64
 	Overflow  int64 // finite values that became ±inf
 	Underflow int64 // nonzero values that became zero
-}
-
-// StatePromotion records an input/output pair turned into a runtime state.
-type StatePromotion struct {
-	Graph, Input, Output string
 }

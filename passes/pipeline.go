@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
 )
 
 // Spec is what a user asked for: the pipeline before it is resolved against
@@ -277,6 +278,33 @@ type Result struct {
 	// arguments) by element type.
 	CensusBefore, CensusAfter Census
 	Duration                  time.Duration
+}
+
+// Record is anefix's record of the run (graph/record), written by tool
+// ("anefix 0.1.0"): the passes in order and every change they made to the
+// model's interface, each I/O change named by its pass and each state scale
+// said in words. graph/modelio stores it in a directory output.
+func (r *Result) Record(tool string) record.Record {
+	out := record.Record{Tool: tool, Passes: []string{}, IOChanges: []record.IOChange{}, States: []record.State{}}
+	for _, s := range r.Steps {
+		out.Passes = append(out.Passes, s.Pass)
+		ch := s.Change
+		if ch == nil {
+			continue
+		}
+		for _, c := range ch.IOChanges {
+			c.Pass = s.Pass
+			out.IOChanges = append(out.IOChanges, c)
+		}
+		out.States = append(out.States, ch.States...)
+		out.PlainStates = append(out.PlainStates, ch.PlainStates...)
+		out.ConstantInputs = append(out.ConstantInputs, ch.Externalized...)
+		for _, sc := range ch.StateScales {
+			sc.Note = record.ScaleNote(sc.Log2)
+			out.StateScales = append(out.StateScales, sc)
+		}
+	}
+	return out
 }
 
 // PassError is a pass failure or a verification failure after a pass.

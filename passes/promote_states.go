@@ -3,6 +3,7 @@ package passes
 import (
 	"fmt"
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
 )
 
 var promoteStatesAbout = About{
@@ -158,15 +159,15 @@ func psPromote(g *graph.Graph, in, out graph.Port, p graph.StatePair, form strin
 	}
 	g.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))
 	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(in.Name))
-	ch.States = append(ch.States, StatePromotion{Graph: g.Name(), Input: in.Name, Output: out.Name})
+	ch.States = append(ch.States, record.State{Graph: g.Name(), Input: in.Name, Output: out.Name})
 	how := fmt.Sprintf("MutableBuffers.buffer_mutation = %q; paired by %s", in.Name, p.Evidence)
 	if form == "handle" {
 		how += ", read and written through a handle"
 	}
 	ch.IOChanges = append(ch.IOChanges,
-		IOChange{Graph: g.Name(), Port: in.Name, Before: in.Type.String(), After: inAfter.String(),
+		record.IOChange{Graph: g.Name(), Port: in.Name, Before: in.Type.String(), After: inAfter.String(),
 			Why: fmt.Sprintf("became state %s (%s)", in.Name, how)},
-		IOChange{Graph: g.Name(), Port: out.Name, IsOutput: true, Before: out.Type.String(), After: outAfter.String(),
+		record.IOChange{Graph: g.Name(), Port: out.Name, IsOutput: true, Before: out.Type.String(), After: outAfter.String(),
 			Why: fmt.Sprintf("renamed to %s: the new value of state %s", in.Name, in.Name)})
 	return nil
 }

@@ -7,18 +7,9 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
 	"github.com/anefix/anefix/passes/internal/ops"
 )
-
-// StateScale records a state that scale-state rescaled: the stored state
-// is the value the graph computes times 2^-Log2, so a host that sets the
-// state multiplies its value by 2^-Log2 and one that reads it multiplies
-// by 2^Log2.
-type StateScale struct {
-	Graph, State string
-	Log2         int
-	Form         string // attribute, handle or pair (a plain input/output pair)
-}
 
 // ssMaxExp bounds the exponent: fp16's exponent range is 2^-24 … 2^15, so a
 // larger shift only moves every value into overflow or underflow.
@@ -155,7 +146,7 @@ func scaleState(ctx *Context, m *graph.Module, opts *ScaleStateOptions) (*Change
 					return nil, err
 				}
 			}
-			ch.StateScales = append(ch.StateScales, StateScale{Graph: g.Name(), State: p.Name, Log2: k, Form: form})
+			ch.StateScales = append(ch.StateScales, record.StateScale{Graph: g.Name(), State: p.Name, Log2: k, Form: form})
 			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s state %s (%s form) stored × 2^%d", g.Name(), p.Name, form, -k))
 		}
 	}

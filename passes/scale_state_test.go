@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anefix/anefix/passes"
+	"github.com/anefix/anefix/graph/record"
 )
 
 // A graph with a recurrent state rec_state (attribute form, or a plain
@@ -37,21 +37,21 @@ func TestScaleState(t *testing.T) {
 		name    string
 		text    string
 		set     []string
-		scales  []passes.StateScale
+		scales  []record.StateScale
 		want    []string
 		errWant string
 	}{
 		{name: "attribute form, default exponent", text: ssModule(true),
-			scales: []passes.StateScale{{Graph: "main", State: "rec_state", Log2: 1, Form: "attribute"}},
+			scales: []record.StateScale{{Graph: "main", State: "rec_state", Log2: 1, Form: "attribute"}},
 			want:   []string{"dense<2.000000e+00> : tensor<f16>", "dense<5.000000e-01> : tensor<f16>"}},
 		{name: "plain pair", text: ssModule(false),
-			scales: []passes.StateScale{{Graph: "main", State: "rec_state", Log2: 1, Form: "pair"}}},
+			scales: []record.StateScale{{Graph: "main", State: "rec_state", Log2: 1, Form: "pair"}}},
 		{name: "named exponent, kv cache by name", text: ssModule(true), set: []string{"scale-state.exponents=rec_state=4,key_cache=-2"},
-			scales: []passes.StateScale{{Graph: "main", State: "rec_state", Log2: 4, Form: "attribute"}, {Graph: "main", State: "key_cache", Log2: -2, Form: "attribute"}},
+			scales: []record.StateScale{{Graph: "main", State: "rec_state", Log2: 4, Form: "attribute"}, {Graph: "main", State: "key_cache", Log2: -2, Form: "attribute"}},
 			want:   []string{"dense<1.600000e+01> : tensor<f16>", "dense<6.250000e-02> : tensor<f16>", "dense<4.000000e+00> : tensor<f16>"}},
 		{name: "default 0 leaves states alone", text: ssModule(true), set: []string{"scale-state.default=0"}},
 		{name: "handle form by name", text: string(handle), set: []string{"scale-state.exponents=acc=3"},
-			scales: []passes.StateScale{{Graph: "main", State: "acc", Log2: 3, Form: "handle"}},
+			scales: []record.StateScale{{Graph: "main", State: "acc", Log2: 3, Form: "handle"}},
 			want:   []string{"dense<8.000000e+00> : tensor<f32>", "dense<1.250000e-01> : tensor<f32>"}},
 		{name: "unknown state", text: ssModule(true), set: []string{"scale-state.exponents=nope=1"}, errWant: `no entry graph has a state named "nope"`},
 		{name: "bad pair", text: ssModule(true), set: []string{"scale-state.exponents=rec_state"}, errWant: "not name=exponent"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
 )
 
 var statesAsOutputsAbout = About{
@@ -128,11 +129,11 @@ func saoOne(g *graph.Graph, p graph.StatePair, suffix string, ch *Change) error 
 }
 
 func saoRecord(g *graph.Graph, in, out, inBefore, inAfter, outBefore, outAfter, form string, ch *Change) {
-	ch.PlainStates = append(ch.PlainStates, StatePromotion{Graph: g.Name(), Input: in, Output: out})
+	ch.PlainStates = append(ch.PlainStates, record.State{Graph: g.Name(), Input: in, Output: out})
 	ch.IOChanges = append(ch.IOChanges,
-		IOChange{Graph: g.Name(), Port: in, Before: inBefore, After: inAfter,
+		record.IOChange{Graph: g.Name(), Port: in, Before: inBefore, After: inAfter,
 			Why: fmt.Sprintf("no longer a state (was the %s form): a plain input; feed it output %s of the previous step", form, out)},
-		IOChange{Graph: g.Name(), Port: out, IsOutput: true, Before: outBefore, After: outAfter,
+		record.IOChange{Graph: g.Name(), Port: out, IsOutput: true, Before: outBefore, After: outAfter,
 			Why: fmt.Sprintf("the new value of %s, returned instead of written to the state", in)})
 }
 

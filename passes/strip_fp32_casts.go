@@ -13,6 +13,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/graph/record"
 )
 
 var stripFP32CastsAbout = About{
@@ -789,7 +790,7 @@ func (sf *sfRun) apply() error {
 			before := v.Type().String()
 			g.SetInputType(i, toF16(v.Type()))
 			if sf.isIOGraph(g) {
-				sf.ch.IOChanges = append(sf.ch.IOChanges, IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
+				sf.ch.IOChanges = append(sf.ch.IOChanges, record.IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
 			}
 			continue
 		}
@@ -807,7 +808,7 @@ func (sf *sfRun) apply() error {
 			if i < len(ft.Results) && !graph.TypeEqual(ft.Results[i], v.Type()) {
 				changed = true
 				if sf.isIOGraph(g) {
-					sf.ch.IOChanges = append(sf.ch.IOChanges, IOChange{Graph: g.Name(), Port: outs[i].Label(), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
+					sf.ch.IOChanges = append(sf.ch.IOChanges, record.IOChange{Graph: g.Name(), Port: outs[i].Label(), IsOutput: true, Before: ft.Results[i].String(), After: v.Type().String(), Why: "fp32 island retyped to f16"})
 				}
 			}
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,7 +184,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return fmt.Errorf("%s: check on the rewritten module: %w; nothing written", in, err)
 	}
 	if !o.dryRun {
-		if err := rwSave(env, o, plan, ld, rep); err != nil {
+		if err := rwSave(env, o, plan, ld, res, rep); err != nil {
 			return err
 		}
 	}
@@ -282,13 +281,10 @@ func rwBuildPipeline(o *rewriteFlags) (*passes.Pipeline, func(string) bool, erro
 }
 
 // rwSave writes the rewritten module as planned and records what was written in rep.
-func rwSave(env *Env, o *rewriteFlags, plan *modelio.Plan, ld *modelio.Loaded, rep *pb.RewriteReport) error {
+func rwSave(env *Env, o *rewriteFlags, plan *modelio.Plan, ld *modelio.Loaded, res *passes.Result, rep *pb.RewriteReport) error {
 	t1 := time.Now()
-	files, err := rewriteRecordFiles(plan.Kind, ld, rep)
-	if err != nil {
-		return err
-	}
-	wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Files: files})
+	rec := res.Record("anefix " + version)
+	wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Record: &rec})
 	if err != nil {
 		return err
 	}
@@ -378,7 +374,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			}
 			for _, e := range ch.Externalized {
 				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
-					Op: rwOpRef(e.Op), Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
+					Op: &pb.OpRef{Graph: e.Graph, OpId: e.OpID, OpName: e.OpName, Source: e.Source}, Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
 			rwCompressed(pr, ch.Compressed)
 			pr.Notes = append(pr.Notes, ch.Notes...)
@@ -620,60 +616,6 @@ func indentLines(s, p string) string {
 		}
 	}
 	return b.String()
-}
-
-// rewriteRecordFiles returns anefix's record of a rewrite for a directory
-// output: the .aimodel's bundle.RecordFile, listing the pipeline, every I/O
-// change and every state promotion, so a caller can feed the new shapes and
-// bind the new states. It is a file of its own so that Apple's
-// metadata.json is carried over byte for byte (see bundle.RecordFile).
-func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteReport) (map[string][]byte, error) {
-	var rel string
-	switch kind {
-	case bundle.KindAIModel:
-		rel = bundle.RecordFile
-	case bundle.KindLLMBundle:
-		if ld.Input.AssetMain == "" {
-			return nil, nil
-		}
-		rel = strings.TrimSuffix(ld.Input.AssetMain, "/") + "/" + bundle.RecordFile
-	default:
-		return nil, nil
-	}
-	r := bundle.Record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []bundle.RecordIO{}, States: []bundle.RecordState{}}
-	for _, p := range rep.Passes {
-		r.Passes = append(r.Passes, p.Name)
-		for _, c := range p.IoChanges {
-			r.IOChanges = append(r.IOChanges, bundle.RecordIO{Pass: p.Name, Graph: c.Graph, Port: cmp.Or(c.After.GetName(), c.Before.GetName()), IsOutput: c.IsOutput,
-				Before: c.Before.GetType(), After: c.After.GetType(), Why: c.Reason})
-		}
-		for _, st := range p.States {
-			r.States = append(r.States, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
-		}
-		for _, st := range p.PlainStates {
-			r.PlainStates = append(r.PlainStates, bundle.RecordState{Graph: st.Graph, Input: st.Input, Output: st.Output})
-		}
-		for _, e := range p.Externalized {
-			r.ConstantInputs = append(r.ConstantInputs, bundle.RecordConstant{Graph: e.Graph, Input: e.Input, OpID: e.Op.GetOpId(),
-				Source: e.Op.GetSource(), Resource: e.Resource, Type: e.Type, Shape: e.Shape, DType: e.Dtype, Bytes: e.Bytes})
-		}
-		for _, sc := range p.StateScales {
-			r.StateScales = append(r.StateScales, bundle.RecordStateScale{Graph: sc.Graph, State: sc.State, Log2: int(sc.Log2), Form: sc.Form,
-				Note: fmt.Sprintf("stored = value × 2^%d: multiply by 2^%d when setting the state, by 2^%d when reading it", -sc.Log2, -sc.Log2, sc.Log2)})
-		}
-	}
-	// A rewrite of a rewrite: the record carries every change since the
-	// export (Record.Then), so the host still learns the first run's.
-	prev, err := bundle.ReadRecord(ld.Input.AIModelDir)
-	if err != nil {
-		return nil, err
-	}
-	r = prev.Then(r)
-	b, err := r.Encode()
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{rel: b}, nil
 }
 
 // armDPipeline is arm-d followed by the extra passes, in default order.

@@ -366,25 +366,19 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 				vr.Steps, len(vr.Prompt), (len(vr.Prompt)+vr.Steps-1)*c.PerStep, quotePath(path), c, most)
 		}
 	}
-	consts, err := recordConstants(cand)
+	// The records of the rewrites that made the two (bundle.RecordFile;
+	// none for single files): the candidate inputs that carry an
+	// externalized constant, and the states scale-state rescaled, compared
+	// in REF's units.
+	candRec, err := bundle.ReadRecord(cand.Input.AIModelDir)
 	if err != nil {
 		return err
 	}
-	// States that scale-state rescaled are compared in REF's units: the
-	// scales come from each bundle's anefix.json (none for single files).
-	var log2 map[string]int
-	for i, ld := range []*modelio.Loaded{ref, cand} {
-		rec, err := bundle.ReadRecord(ld.Input.AIModelDir)
-		if err != nil {
-			return err
-		}
-		for name, k := range rec.StateLog2("") {
-			if log2 == nil {
-				log2 = map[string]int{}
-			}
-			log2[name] += []int{-1, 1}[i] * k
-		}
+	refRec, err := bundle.ReadRecord(ref.Input.AIModelDir)
+	if err != nil {
+		return err
 	}
+	consts, log2 := compare.RecordInputs(refRec, candRec)
 	start := time.Now()
 	res, err := compare.Compare(ref.Module, cand.Module, compare.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
@@ -427,25 +421,6 @@ func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
 		return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
 	}
 	return nil
-}
-
-// recordConstants reads the candidate's record (bundle.RecordFile, in an
-// .aimodel or an LLM bundle's asset) and returns the inputs that
-// carry an externalized constant (verify takes those of the graph it runs). A single file has no
-// record: an externalized input there is fed like any other input.
-func recordConstants(ld *modelio.Loaded) ([]compare.ConstantInput, error) {
-	if ld.Input.AIModelDir == "" {
-		return nil, nil
-	}
-	rec, err := bundle.ReadRecord(ld.Input.AIModelDir)
-	if err != nil || rec == nil {
-		return nil, err
-	}
-	var out []compare.ConstantInput
-	for _, c := range rec.ConstantInputs {
-		out = append(out, compare.ConstantInput{Graph: c.Graph, Input: c.Input, Resource: c.Resource, OpID: c.OpID})
-	}
-	return out, nil
 }
 
 // rewriteVerify is `anefix rewrite IN -o OUT --verify`: the default gate on

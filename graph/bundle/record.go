@@ -1,98 +1,20 @@
 package bundle
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
+
+	"github.com/anefix/anefix/graph/record"
 )
-
-// Record is the content of RecordFile (anefix.json): what a rewrite did to
-// the model's interface, so that a caller (and anefix verify) can feed the
-// new inputs and bind the new states. This is its one definition: rewrite
-// writes it, verify reads it.
-type Record struct {
-	Tool      string        `json:"tool"`
-	Passes    []string      `json:"passes"`
-	IOChanges []RecordIO    `json:"ioChanges"`
-	States    []RecordState `json:"states"`
-	// PlainStates are states turned back into a plain input and output
-	// (states-as-outputs); omitted when there are none, so records of
-	// rewrites without it keep their bytes.
-	PlainStates []RecordState `json:"plainStates,omitempty"`
-	// ConstantInputs are in-graph constants turned into graph inputs
-	// (externalize-constant): which input carries which constant.
-	ConstantInputs []RecordConstant `json:"constantInputs,omitempty"`
-	// StateScales are states scale-state rescaled by a power of two.
-	StateScales []RecordStateScale `json:"stateScales,omitempty"`
-}
-
-// RecordIO is one I/O change.
-type RecordIO struct {
-	Pass     string `json:"pass"`
-	Graph    string `json:"graph"`
-	Port     string `json:"port"`
-	IsOutput bool   `json:"isOutput"`
-	Before   string `json:"before"`
-	After    string `json:"after"`
-	Why      string `json:"why"`
-}
-
-// RecordState is one state pair (input fed, output holding the new value).
-type RecordState struct {
-	Graph  string `json:"graph"`
-	Input  string `json:"input"`
-	Output string `json:"output"`
-}
-
-// RecordConstant says that graph input Input of Graph carries the constant
-// that was op OpID, holding dense_resource Resource ("" for an inline
-// constant), of type Type (Shape and DType spell it apart).
-type RecordConstant struct {
-	Graph    string  `json:"graph"`
-	Input    string  `json:"input"`
-	OpID     string  `json:"opId"`
-	Source   string  `json:"source,omitempty"`
-	Resource string  `json:"resource"`
-	Type     string  `json:"type"`
-	Shape    []int64 `json:"shape"`
-	DType    string  `json:"dtype"`
-	Bytes    int64   `json:"bytes"`
-}
-
-// RecordStateScale is one state scale-state rescaled: the stored state is
-// the value the graph computes times 2^-Log2 (a host that sets the state
-// multiplies by 2^-Log2, one that reads it multiplies by 2^Log2).
-type RecordStateScale struct {
-	Graph string `json:"graph"`
-	State string `json:"state"`
-	Log2  int    `json:"log2"`
-	Form  string `json:"form"`
-	Note  string `json:"note"`
-}
-
-// Encode is the record as written: indented JSON, '<' and '>' unescaped
-// (types read tensor<…>), one trailing newline.
-func (r *Record) Encode() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
 
 // maxRecordSize bounds the record read whole (it lists ports, not weights).
 const maxRecordSize = 16 << 20
 
-// ReadRecord reads RecordFile from the .aimodel directory dir. It returns
-// nil and no error when the file is absent (a model anefix did not write).
-func ReadRecord(dir string) (*Record, error) {
+// ReadRecord reads RecordFile (anefix's record of a rewrite, graph/record)
+// from the .aimodel directory dir. It returns nil and no error when the
+// file is absent (a model anefix did not write).
+func ReadRecord(dir string) (*record.Record, error) {
 	if dir == "" { // a single file has no record
 		return nil, nil
 	}
@@ -104,127 +26,5 @@ func ReadRecord(dir string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseRecord(b, p)
-}
-
-// ParseRecord decodes a record; name stands for the file in errors.
-func ParseRecord(b []byte, name string) (*Record, error) {
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s: not anefix's record: %v at byte offset %d; delete the file or rewrite the model again", name, err, se.Offset)
-		}
-		return nil, fmt.Errorf("%s: not anefix's record: %v; delete the file or rewrite the model again", name, err)
-	}
-	if err := r.check(); err != nil {
-		return nil, fmt.Errorf("%s: %v; delete the file or rewrite the model again", name, err)
-	}
-	return &r, nil
-}
-
-// maxRecordEntries bounds each list of a record. A record lists ports and
-// states (an LLM bundle's few dozen functions with their caches make
-// thousands), so a list this long is not one a rewrite wrote, and every
-// reader's work stays in proportion to a real record.
-const maxRecordEntries = 1 << 16
-
-// The exponents a state scale may have: 2^Log2 must be a power of two a
-// float state can hold, which f32 bounds (2^-149, its smallest subnormal,
-// to 2^127; f16's 2^-24 … 2^15 lies inside). scale-state writes ±15 at
-// most; the bound keeps a hand-edited record from wrapping or overflowing
-// the scale verify applies.
-const (
-	minStateLog2 = -149
-	maxStateLog2 = 127
-)
-
-// check refuses what no rewrite writes: lists past maxRecordEntries, a
-// constant input named twice for one graph (verify would do the work once
-// per copy), a state scale whose exponent, or whose sum over the records
-// Then composed, lies outside minStateLog2…maxStateLog2. (A state may be
-// promoted or scaled again by a later rewrite, so those lists may name a
-// state twice.)
-func (r *Record) check() error {
-	for _, l := range []struct {
-		name string
-		n    int
-	}{{"ioChanges", len(r.IOChanges)}, {"states", len(r.States)}, {"plainStates", len(r.PlainStates)},
-		{"constantInputs", len(r.ConstantInputs)}, {"stateScales", len(r.StateScales)}, {"passes", len(r.Passes)}} {
-		if l.n > maxRecordEntries {
-			return fmt.Errorf("%s has %d entries, more than the %d a record holds", l.name, l.n, maxRecordEntries)
-		}
-	}
-	type port struct{ graph, name string }
-	seen := map[port]int{}
-	once := func(list string, i int, p port) error {
-		key := port{list + "\x00" + p.graph, p.name}
-		if j, dup := seen[key]; dup {
-			return fmt.Errorf("%s[%d] repeats %q of graph %q (first at %s[%d])", list, i, p.name, p.graph, list, j)
-		}
-		seen[key] = i
-		return nil
-	}
-	for i, c := range r.ConstantInputs {
-		if c.Input == "" || c.Resource == "" && c.OpID == "" {
-			return fmt.Errorf("constantInputs[%d] names no input, or neither a resource nor an op id", i)
-		}
-		if err := once("constantInputs", i, port{c.Graph, c.Input}); err != nil {
-			return err
-		}
-	}
-	sum := map[port]int{}
-	for i, sc := range r.StateScales {
-		k := port{sc.Graph, sc.State}
-		if sc.Log2 < minStateLog2 || sc.Log2 > maxStateLog2 {
-			return fmt.Errorf("stateScales[%d]: log2 %d of state %q is outside %d…%d, the powers of two a float state (f16 or f32) can be scaled by", i, sc.Log2, sc.State, minStateLog2, maxStateLog2)
-		}
-		// Both bounded, so the sum cannot wrap.
-		if sum[k] += sc.Log2; sum[k] < minStateLog2 || sum[k] > maxStateLog2 {
-			return fmt.Errorf("stateScales[%d]: the scales of state %q of graph %q add up to 2^%d, outside %d…%d, the powers of two a float state (f16 or f32) can be scaled by", i, sc.State, sc.Graph, sum[k], minStateLog2, maxStateLog2)
-		}
-	}
-	return nil
-}
-
-// Then is the record of a model rewritten as r says and then as next says:
-// what a host needs is every change since the export, so the entries of
-// both are kept in order, and the passes are r's followed by those of
-// next's not in r. A rewrite that changes nothing (rewriting a rewrite's
-// output with the same pipeline) thus leaves the record as it was, byte
-// for byte.
-func (r *Record) Then(next Record) Record {
-	if r == nil {
-		return next
-	}
-	out := Record{
-		Tool:           next.Tool,
-		Passes:         append([]string{}, r.Passes...),
-		IOChanges:      append(append([]RecordIO{}, r.IOChanges...), next.IOChanges...),
-		States:         append(append([]RecordState{}, r.States...), next.States...),
-		PlainStates:    append(append([]RecordState(nil), r.PlainStates...), next.PlainStates...),
-		ConstantInputs: append(append([]RecordConstant(nil), r.ConstantInputs...), next.ConstantInputs...),
-		StateScales:    append(append([]RecordStateScale(nil), r.StateScales...), next.StateScales...),
-	}
-	for _, p := range next.Passes {
-		if !slices.Contains(out.Passes, p) {
-			out.Passes = append(out.Passes, p)
-		}
-	}
-	return out
-}
-
-// StateLog2 returns the state scales of graph fn ("" = every graph) by
-// state name.
-func (r *Record) StateLog2(fn string) map[string]int {
-	if r == nil {
-		return nil
-	}
-	out := map[string]int{}
-	for _, s := range r.StateScales {
-		if fn == "" || s.Graph == fn {
-			out[s.State] += s.Log2
-		}
-	}
-	return out
+	return record.Parse(b, p)
 }

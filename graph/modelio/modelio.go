@@ -18,6 +18,7 @@ import (
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/bytecode"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/record"
 )
 
 // Forms a module can be written in.
@@ -118,6 +119,14 @@ type SaveOptions struct {
 	// Files adds or replaces files in a directory output (see
 	// bundle.WriteOptions.Files).
 	Files map[string][]byte
+	// Record, when set, is anefix's record of the rewrite that made m
+	// (graph/record). A directory output stores it as bundle.RecordFile
+	// (an .aimodel's own, an LLM bundle's in its main asset), after the
+	// record the input already had (record.Record.Then), so a host learns
+	// every change since the export; a single file has no place for it.
+	// It is a file of its own so that Apple's metadata.json is carried
+	// over byte for byte.
+	Record *record.Record
 	// BytecodeVersion chooses the bytecode version (0: the input's, or 6).
 	BytecodeVersion int
 	// Progress is where a long write may draw a bar (only when a terminal).
@@ -178,6 +187,13 @@ func Save(dst string, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.R
 
 func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
 	dst, kind, form := p.Dst, p.Kind, p.Form
+	files := opts.Files
+	if opts.Record != nil {
+		var err error
+		if files, err = withRecord(files, kind, src, *opts.Record); err != nil {
+			return nil, err
+		}
+	}
 	// Checked whole before a byte is written, so what anefix writes it can
 	// read back; a module that fails leaves no output.
 	if err := graph.VerifyWritable(m); err != nil {
@@ -214,7 +230,6 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 			}
 		}
 	}
-	files := opts.Files
 	var in *bundle.Input
 	if src != nil {
 		in = src.Input
@@ -228,6 +243,34 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 	return bundle.Write(dst, kind, in, enc, bundle.WriteOptions{
 		Force: opts.Force, Stdout: opts.Stdout, Progress: opts.Progress, Files: files,
 	})
+}
+
+// withRecord adds rec, after the input's own record, to files as the
+// RecordFile of a directory output of kind.
+func withRecord(files map[string][]byte, kind bundle.Kind, src *Loaded, rec record.Record) (map[string][]byte, error) {
+	var rel string
+	switch {
+	case kind == bundle.KindAIModel:
+		rel = bundle.RecordFile
+	case kind == bundle.KindLLMBundle && src != nil && src.Input.AssetMain != "":
+		rel = strings.TrimSuffix(src.Input.AssetMain, "/") + "/" + bundle.RecordFile
+	default:
+		return files, nil
+	}
+	var prevDir string
+	if src != nil {
+		prevDir = src.Input.AIModelDir
+	}
+	prev, err := bundle.ReadRecord(prevDir)
+	if err != nil {
+		return nil, err
+	}
+	all := prev.Then(rec)
+	b, err := all.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return withFile(files, rel, b), nil
 }
 
 // finalNewlines passes writes through but holds back the newlines that

@@ -17,6 +17,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/interp"
+	"github.com/anefix/anefix/graph/record"
 )
 
 // Options configure a comparison.
@@ -35,9 +36,12 @@ type Options struct {
 	Ref, Cand interp.Options
 	// CandConstants are candidate inputs that carry a constant the
 	// reference holds in its graph (externalize-constant, listed in the
-	// candidate's record): each is fed that constant's values, evaluated
-	// in the reference, instead of being treated as a data input.
-	CandConstants []ConstantInput
+	// candidate's record; RecordInputs reads them): each is fed that
+	// constant's values, evaluated in the reference, instead of being
+	// treated as a data input. A constant is found by Resource (matched
+	// first) or, for an inline constant, by OpID; entries for another
+	// graph than the one run are ignored.
+	CandConstants []record.ConstantInput
 	// CandStateLog2 holds, by state input name, the exponents scale-state
 	// recorded for the candidate (the bundle's anefix.json "stateScales"):
 	// the candidate stores value × 2^-k, so its state is multiplied by 2^k
@@ -56,14 +60,6 @@ type Options struct {
 	// Localize runs the reference with f16 computed in float32 and ranks
 	// the candidate's ops by the error they add (Result.Localize).
 	Localize bool
-}
-
-// ConstantInput names one externalized constant: candidate input Input
-// carries the reference's coreai.constant holding dense_resource Resource
-// (matched first) or, for an inline constant, the one with op id OpID.
-// Entries for another graph than the one run are ignored.
-type ConstantInput struct {
-	Graph, Input, Resource, OpID string
 }
 
 // ErrMemory is the error (wrapped) of a comparison past Options.MaxMemory.
@@ -770,7 +766,7 @@ func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
 // the values of the constant the reference holds, converted to the
 // input's element type (rounded to nearest even, as strip-fp32-casts
 // converts a constant) when they differ.
-func feedConstants(rs, cs *side, ref *graph.Module, cis []ConstantInput) error {
+func feedConstants(rs, cs *side, ref *graph.Module, cis []record.ConstantInput) error {
 	cs.consts = map[int]string{}
 	for _, ci := range cis {
 		if ci.Graph != "" && ci.Graph != cs.g.Name() {
@@ -817,7 +813,7 @@ func feedConstants(rs, cs *side, ref *graph.Module, cis []ConstantInput) error {
 // findConstant finds the reference's constant named by ci: by resource
 // key, else by op id (when several constants share the op id, the one
 // with n elements, which must be unique).
-func findConstant(m *graph.Module, ci ConstantInput, n int) (*graph.Operation, string, error) {
+func findConstant(m *graph.Module, ci record.ConstantInput, n int) (*graph.Operation, string, error) {
 	var byRes, byID []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {
 		if op.Name != "coreai.constant" || op.NumResults() != 1 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/record"
 	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 )
@@ -40,7 +41,7 @@ func TestExternalizeConstantIdentical(t *testing.T) {
 			runPasses(t, ref, pre)
 		}
 		res := runPasses(t, cand, append(append([]string(nil), pre...), "externalize-constant", "dce"))
-		var ext []passes.ExternalizedConstant
+		var ext []record.ConstantInput
 		for _, s := range res.Steps {
 			ext = append(ext, s.Change.Externalized...)
 		}
@@ -50,7 +51,7 @@ func TestExternalizeConstantIdentical(t *testing.T) {
 		if cand.Resource("model.embed_tokens.weight") != nil {
 			t.Error("dce left the externalized table's blob in the candidate")
 		}
-		cis := []ConstantInput{{Graph: ext[0].Graph, Input: ext[0].Input, Resource: ext[0].Resource, OpID: ext[0].Op.OpID}}
+		cis := ext
 		r, err := Compare(ref, cand, Options{Steps: 24, Prompt: []int64{1, 2, 3}, CandConstants: cis})
 		if err != nil {
 			t.Fatalf("after %v + externalize-constant: %v", pre, err)
