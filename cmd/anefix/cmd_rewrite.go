@@ -16,12 +16,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
-	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
+	"github.com/anefix/anefix/passes/rewrite"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -59,44 +58,45 @@ Examples:
   anefix rewrite armA.mlir -o - --emit pretty --passes strip-fp32-casts
   anefix rewrite model.aimodel -o d.aimodel --arm-d --report d.json
   anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true`,
-		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
-			o := &rewriteFlags{}
-			fs.StringVarP(&o.out, "output", "o", "", "output path, or - for stdout (required unless --dry-run)")
-			fs.StringSliceVar(&o.spec.Passes, "passes", nil, "run exactly these passes, in this order (comma list)")
-			fs.StringSliceVar(&o.spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
-			fs.StringSliceVar(&o.spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
-			fs.StringArrayVar(&o.spec.Set, "set", nil, "set a pass option: pass.option=value (repeatable)")
-			fs.BoolVar(&o.armD, "arm-d", false, "switch the arm-d pass on (the seed's arm D experiment)")
-			fs.BoolVar(&o.dryRun, "dry-run", false, "run the passes and report, write nothing")
-			fs.StringSliceVar(&o.printAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
-			fs.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
-			fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
-			fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
-			fs.BoolVar(&o.timings, "timings", false, "add wall times to the summary and the report (which are otherwise the same bytes on every run)")
-			fs.BoolVar(&o.force, "force", false, "replace an existing output (and --report FILE)")
-			fs.StringVar(&o.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
-			fs.IntVar(&o.bytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
-			fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
-			fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
-			fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output")
-			return func(env *Env, args []string) error { return runRewrite(env, o, args) }
-		},
+		Setup: runWith((*rewriteFlags).declare, runRewrite),
 	})
 }
 
+// rewriteFlags are rewrite's flags: the rewrite's own options
+// (passes/rewrite) and what the command does around it.
 type rewriteFlags struct {
-	out                      string
-	spec                     passes.Spec
-	armD, dryRun, verifyEach bool
-	printAfter               []string
-	report                   string
-	json, force, ignoreHash  bool
-	timings                  bool
-	emit                     string
-	bytecodeVersion          int
-	compile, verify          bool
+	rewrite.Options
+	report           string
+	json, ignoreHash bool
+	timings          bool
+	compile, verify  bool
 }
 
+func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.Out, "output", "o", "", "output path, or - for stdout (required unless --dry-run)")
+	fs.StringSliceVar(&o.Spec.Passes, "passes", nil, "run exactly these passes, in this order (comma list)")
+	fs.StringSliceVar(&o.Spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
+	fs.StringSliceVar(&o.Spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
+	fs.StringArrayVar(&o.Spec.Set, "set", nil, "set a pass option: pass.option=value (repeatable)")
+	fs.BoolVar(&o.ArmD, "arm-d", false, "switch the arm-d pass on (the seed's arm D experiment)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "run the passes and report, write nothing")
+	fs.StringSliceVar(&o.PrintIRAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
+	fs.BoolVar(&o.VerifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
+	fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
+	fs.BoolVar(&o.timings, "timings", false, "add wall times to the summary and the report (which are otherwise the same bytes on every run)")
+	fs.BoolVar(&o.Force, "force", false, "replace an existing output (and --report FILE)")
+	fs.StringVar(&o.Emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
+	fs.IntVar(&o.BytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
+	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+	fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
+	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output")
+}
+
+// runRewrite is `anefix rewrite`: the flags checked, the plan made
+// (passes/rewrite), the input loaded and rewritten by it; then the result
+// converted to the report once (rewriteReportOf), printed, and the optional
+// compile and verify of the output.
 func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if len(args) != 1 {
 		return usagef("want exactly one input, got %d", len(args))
@@ -105,116 +105,96 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err := rwCheckFlags(o); err != nil {
 		return err
 	}
-	pl, printIR, err := rwBuildPipeline(o)
-	if err != nil {
-		return err
-	}
-
-	if err := modelio.CheckAbsent(o.out, o.force); err != nil {
+	o.Tool, o.Stdout, o.IR, o.Progress = "anefix "+version, env.Stdout, env.Stderr, progressFile(env)
+	plan, err := rewrite.NewPlan(o.Options)
+	if passes.IsUsage(err) {
+		return withCode(exitUsage, err)
+	} else if err != nil {
 		return err
 	}
 	if o.report != "" {
 		// Vetted before the work, like the output: a report path that is
 		// the input (or inside it) would overwrite the input.
-		if err := checkSideOutput("--report", o.report, in, o.out, o.force); err != nil {
+		if err := checkSideOutput("--report", o.report, in, o.Out, o.Force); err != nil {
 			return err
 		}
 	}
-	rep := &pb.RewriteReport{DryRun: o.dryRun, VerifyEach: o.verifyEach, Output: o.out}
 	t0 := time.Now()
 	ld, err := loadInput(env, in, o.ignoreHash)
 	if err != nil {
 		return err
 	}
 	defer ld.Close()
-	rep.Input = reportInput(in, ld)
-	var plan *modelio.Plan
-	if !o.dryRun {
-		if plan, err = planOutput(o.out, ld, o.emit, o.bytecodeVersion, o.force); err != nil {
-			return err
-		}
+	load := time.Since(t0)
+	res, err := plan.Run(in, ld)
+	if err != nil {
+		return usage(err)
 	}
-	if err := passes.VerifyInput(ld.Module, in,
-		"rewrite writes a model, so it needs them: rewrite the complete export (inspect and check work without the weights)",
-		"no pass runs on it"); err != nil {
-		return err
-	}
-	readTime := time.Since(t0)
-
-	res, runErr := pl.Run(ld.Module, passes.RunOptions{
-		VerifyEach:  o.verifyEach,
-		VerifyAfter: true, // never write unverified IR
-		AfterPass: func(name string, m *graph.Module) error {
-			if !printIR(name) {
-				return nil
-			}
-			// Weights would drown the IR (and can be gigabytes): the
-			// blobs are left out, their dense_resource handles stay.
-			fmt.Fprintf(env.Stderr, "// ----- IR after %s (resource blobs omitted) -----\n", name)
-			res := m.Resources
-			m.Resources = nil
-			defer func() { m.Resources = res }()
-			return mlirtext.Write(env.Stderr, m, mlirtext.FormPretty)
-		},
-	})
-	rwFillReport(rep, pl, res)
-	if o.timings {
-		rwFillTimings(rep, readTime, res)
-	}
-	if runErr != nil {
-		rep.Error = runErr.Error()
-		var pe *passes.PassError
-		if errors.As(runErr, &pe) {
-			rep.FailedPass = pe.Pass
-		}
-		writeRewriteSummary(env.Stderr, rep, o.timings)
+	rep := rewriteReportOf(o, in, ld, res, load)
+	writeRewriteSummary(env.Stderr, rep, o.timings)
+	if res.Err != nil {
 		if err := writeRewriteReport(env, o, rep); err != nil {
 			fmt.Fprintf(env.Stderr, "anefix rewrite: %v\n", err)
 		}
-		err := fmt.Errorf("%s: %w; nothing written", in, runErr)
-		if passes.IsUsage(runErr) {
+		err := fmt.Errorf("%s: %w; nothing written", in, res.Err)
+		if passes.IsUsage(res.Err) {
 			// An option value only the model can refute (an islands
 			// pattern that matches no op): the command line is wrong.
 			return withCode(exitUsage, err)
 		}
 		return err
 	}
-
-	if rep.Check, err = rwVerdict(ld.Module); err != nil {
-		return fmt.Errorf("%s: check on the rewritten module: %w; nothing written", in, err)
-	}
-	if !o.dryRun {
-		if err := rwSave(env, o, plan, ld, res, rep); err != nil {
-			return err
-		}
-	}
-	writeRewriteSummary(env.Stderr, rep, o.timings)
 	if err := writeRewriteReport(env, o, rep); err != nil {
 		return err
 	}
 	// After OUT is written: rewriteCompile (cmd_compile.go) and
 	// rewriteVerify (cmd_verify.go), on the paths the user gave.
 	if o.compile {
-		if err := rewriteCompile(env, in, o.out); err != nil {
+		if err := rewriteCompile(env, in, o.Out); err != nil {
 			return err
 		}
 	}
 	if o.verify {
-		if err := rewriteVerify(env, in, o.out); err != nil {
+		if err := rewriteVerify(env, in, o.Out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// rewriteReportOf is the one conversion of a rewrite's result to the report
+// (proto anefix.v1.RewriteReport); load is the time loadInput took.
+func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrite.Result, load time.Duration) *pb.RewriteReport {
+	rep := &pb.RewriteReport{DryRun: o.DryRun, VerifyEach: o.VerifyEach, Output: o.Out, Input: reportInput(in, ld)}
+	rwFillReport(rep, res.Pipeline, res.Run)
+	if o.timings {
+		rwFillTimings(rep, load+res.Prepare, res.Run)
+	}
+	if res.Err != nil {
+		rep.Error = res.Err.Error()
+		var pe *passes.PassError
+		if errors.As(res.Err, &pe) {
+			rep.FailedPass = pe.Pass
+		}
+		return rep
+	}
+	rep.Check = rwVerdict(res.Check)
+	if wr := res.Written; wr != nil {
+		if o.timings {
+			rep.WriteNs = res.Write.Nanoseconds()
+		}
+		rep.Written = true
+		rep.OutputKind = wr.Kind.String()
+		rep.OutputHash = wr.Hash
+		rep.OutputSize = wr.MainSize
+	}
+	return rep
+}
+
 // rwVerdict is check's verdict on the rewritten module: what `anefix check
 // OUT` would predict, hazard rules aside (they never change it and would
 // read every weight).
-func rwVerdict(m *graph.Module) (*pb.RewriteVerdict, error) {
-	r, err := ane.CheckWith(m, ane.Options{NoHazards: true})
-	if err != nil {
-		return nil, err
-	}
+func rwVerdict(r *ane.Report) *pb.RewriteVerdict {
 	cr := checkReport(r)
 	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
 		Suspects: count32(len(cr.Suspects)), RuleSet: cr.RuleSet}
@@ -223,80 +203,26 @@ func rwVerdict(m *graph.Module) (*pb.RewriteVerdict, error) {
 			v.Blockers = append(v.Blockers, g)
 		}
 	}
-	return v, nil
+	return v
 }
 
 // rwCheckFlags rejects flag combinations rewrite cannot honour, before any work.
 func rwCheckFlags(o *rewriteFlags) error {
 	switch {
-	case o.out == "" && !o.dryRun:
+	case o.Out == "" && !o.DryRun:
 		return usagef("-o OUT is required (or --dry-run)")
-	case o.out != "" && o.dryRun:
+	case o.Out != "" && o.DryRun:
 		return usagef("--dry-run writes nothing; drop -o")
 	case o.report == "-":
 		return usagef("--report takes a file; --json prints the report on stdout")
-	case o.json && o.out == "-":
+	case o.json && o.Out == "-":
 		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
-	case o.dryRun && (o.compile || o.verify):
+	case o.DryRun && (o.compile || o.verify):
 		return usagef("--compile and --verify need a written output; drop --dry-run")
 	}
-	if err := checkOutputFlags(o.emit, o.bytecodeVersion); err != nil {
+	if err := checkOutputFlags(o.Emit, o.BytecodeVersion); err != nil {
 		return err
 	}
-	return nil
-}
-
-// rwBuildPipeline builds the pass pipeline from the flags and says after which passes to print the IR.
-func rwBuildPipeline(o *rewriteFlags) (*passes.Pipeline, func(string) bool, error) {
-	spec := o.spec
-	if o.armD {
-		// The seed's arm D is the builder's graph with only the recurrence,
-		// per-head SDPA and RoPE replaced: arm-d alone, plus whatever the
-		// user adds with --enable, in default order. This is exactly how
-		// synth builds arm D.
-		if len(spec.Passes) > 0 || len(spec.Disable) > 0 {
-			return nil, nil, usagef("--arm-d runs the seed's arm-D experiment (the arm-d pass alone); add passes with --enable, or list arm-d in --passes instead")
-		}
-		spec.Passes = armDPipeline(spec.Enable)
-		spec.Enable = nil
-		spec.PassesByEnable = true
-	}
-	pl, err := passes.Build(spec)
-	if err != nil {
-		return nil, nil, usagef("%v", err)
-	}
-	printAll := false
-	printAfter := map[string]bool{}
-	for _, n := range o.printAfter {
-		if n == "all" {
-			printAll = true
-			continue
-		}
-		if !rwContains(pl.Names(), n) {
-			return nil, nil, usagef("--print-ir-after %s: not a pass of this pipeline (valid: all, %s)", n, strings.Join(pl.Names(), ", "))
-		}
-		printAfter[n] = true
-	}
-	return pl, func(name string) bool { return printAll || printAfter[name] }, nil
-}
-
-// rwSave writes the rewritten module as planned and records what was written in rep.
-func rwSave(env *Env, o *rewriteFlags, plan *modelio.Plan, ld *modelio.Loaded, res *passes.Result, rep *pb.RewriteReport) error {
-	t1 := time.Now()
-	rec := res.Record("anefix " + version)
-	wr, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env), Record: &rec})
-	if err != nil {
-		return err
-	}
-	if o.timings {
-		rep.WriteNs = time.Since(t1).Nanoseconds()
-	}
-	// main.hash is checked in the background and settled by Save.
-	rep.Input.HashChecked, rep.Input.HashMatches = ld.Input.Hash.Checked, ld.Input.Hash.Matches
-	rep.Written = true
-	rep.OutputKind = wr.Kind.String()
-	rep.OutputHash = wr.Hash
-	rep.OutputSize = wr.MainSize
 	return nil
 }
 
@@ -616,26 +542,4 @@ func indentLines(s, p string) string {
 		}
 	}
 	return b.String()
-}
-
-// armDPipeline is arm-d followed by the extra passes, in default order.
-func armDPipeline(extra []string) []string {
-	want := map[string]bool{"arm-d": true}
-	for _, n := range extra {
-		want[n] = true
-	}
-	var out []string
-	for _, n := range passes.Names() {
-		if want[n] {
-			out = append(out, n)
-			delete(want, n)
-		}
-	}
-	for _, n := range extra { // unknown names: let Build report them
-		if want[n] {
-			out = append(out, n)
-			delete(want, n)
-		}
-	}
-	return out
 }

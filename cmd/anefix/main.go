@@ -62,6 +62,17 @@ type command struct {
 
 var commands = map[string]*command{}
 
+// runWith makes a command's Setup from its two named parts: declare adds
+// the command's flags to fs, bound to the fields of a fresh F, and run is
+// the command, called with them parsed and the positional arguments.
+func runWith[F any](declare func(*F, *pflag.FlagSet), run func(*Env, *F, []string) error) func(*pflag.FlagSet) func(*Env, []string) error {
+	return func(fs *pflag.FlagSet) func(*Env, []string) error {
+		f := new(F)
+		declare(f, fs)
+		return func(env *Env, args []string) error { return run(env, f, args) }
+	}
+}
+
 func register(c *command) {
 	if _, dup := commands[c.Name]; dup {
 		panic("anefix: command registered twice: " + c.Name)
