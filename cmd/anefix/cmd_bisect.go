@@ -48,15 +48,7 @@ compiler unavailable.
 Examples:
   anefix bisect fixed.aimodel --test 'anefix compile {} --require-ane'
   anefix bisect fixed.aimodel --test './my-test.sh {}' -j 2 --json`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := searchFlags(fs, "bisect")
-			return func(env *Env, args []string) error {
-				if len(args) != 1 {
-					return usagef("bisect takes exactly one input, got %d", len(args))
-				}
-				return runBisect(env, args[0], o)
-			}
-		},
+		Setup: runWith((*bisectFlags).declare, runBisect),
 	})
 }
 
@@ -105,8 +97,14 @@ type searchOpts struct {
 	showOutput bool
 }
 
-func searchFlags(fs *pflag.FlagSet, cmd string) *searchOpts {
-	o := &searchOpts{cmd: cmd}
+// bisectFlags are bisect's flags, the search's (shared with reduce).
+type bisectFlags struct{ searchOpts }
+
+func (o *bisectFlags) declare(fs *pflag.FlagSet) { o.searchOpts.declare(fs, "bisect") }
+
+// declare adds the search's flags to fs for command cmd.
+func (o *searchOpts) declare(fs *pflag.FlagSet, cmd string) {
+	o.cmd = cmd
 	fs.StringVar(&o.test, "test", "", "shell command run on each candidate; {} stands for its path, passed as $ANEFIX_CANDIDATE (required)")
 	fs.StringVar(&o.cache, "cache", "", "directory of cached answers (default <user cache dir>/anefix/probes)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "neither read nor write cached answers")
@@ -116,7 +114,6 @@ func searchFlags(fs *pflag.FlagSet, cmd string) *searchOpts {
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb")
 	fs.BoolVar(&o.showOutput, "show-output", false, "pass the test commands' output through to stderr")
-	return o
 }
 
 // runner checks the shared flags and builds the probe runner.
@@ -169,7 +166,12 @@ func progress(env *Env, what string) func(string) {
 	return func(s string) { fmt.Fprintf(env.Stderr, "\ranefix %s: %s\x1b[K", what, s) }
 }
 
-func runBisect(env *Env, in string, o *searchOpts) error {
+// runBisect is `anefix bisect`.
+func runBisect(env *Env, f *bisectFlags, args []string) error {
+	if len(args) != 1 {
+		return usagef("bisect takes exactly one input, got %d", len(args))
+	}
+	in, o := args[0], &f.searchOpts
 	r, err := o.runner(env, in)
 	if err != nil {
 		return err

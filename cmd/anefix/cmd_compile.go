@@ -54,58 +54,72 @@ Examples:
   anefix compile armA.aimodel --require-ane
   anefix compile model.aimodel --min-regions 19 --keep build/ --json > compile.json
   anefix compile armA.aimodel --compiler testdata/compiler/fake-coreai-build.sh   # stand-in, for tests`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := compiler.DefaultOptions()
-			fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
-			fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
-			fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
-			fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compiler.EnvCompiler+")")
-			fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
-			fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "kill the compiler (its whole process group) after this long")
-			requireANE := fs.Bool("require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
-			minRegions := fs.Int("min-regions", 0, "exit 3 unless at least N ANE regions were written")
-			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CompileReport)")
-			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
-			return func(env *Env, args []string) error {
-				if len(args) != 1 {
-					return usagef("compile takes exactly one input, got %d", len(args))
-				}
-				if *minRegions < 0 {
-					return usagef("--min-regions %d: want N >= 0", *minRegions)
-				}
-				rep, res, err := compileAndReport(env, args[0], o, *ignoreHash)
-				if err != nil {
-					return err
-				}
-				applyRequirement(rep, *requireANE, *minRegions)
-				if *asJSON {
-					b, err := protoJSON(rep)
-					if err != nil {
-						return err
-					}
-					if _, err := env.Stdout.Write(b); err != nil {
-						return err
-					}
-				} else if err := writeCompileText(env.Stdout, rep); err != nil {
-					return err
-				}
-				if res.ExitCode != 0 {
-					said := "its log is shown above"
-					if res.Log.Lines == 0 {
-						said = "it printed nothing on stderr"
-					}
-					return fmt.Errorf("%s exited with status %d; %s", res.Command[0], res.ExitCode, said)
-				}
-				if err := res.Settled(); err != nil {
-					return err
-				}
-				if rep.Requirement != "" && !rep.RequirementMet {
-					return withCode(exitGate, fmt.Errorf("requirement not met: %s (measured %d ANE region(s))", rep.Requirement, rep.Regions))
-				}
-				return nil
-			}
-		},
+		Setup: runWith((*compileFlags).declare, runCompile),
 	})
+}
+
+// compileFlags are compile's flags: the compiler's options and the gate.
+type compileFlags struct {
+	o          compiler.Options
+	requireANE bool
+	minRegions int
+	asJSON     bool
+	ignoreHash bool
+}
+
+func (f *compileFlags) declare(fs *pflag.FlagSet) {
+	f.o = compiler.DefaultOptions()
+	o := &f.o
+	fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
+	fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
+	fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
+	fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compiler.EnvCompiler+")")
+	fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "kill the compiler (its whole process group) after this long")
+	fs.BoolVar(&f.requireANE, "require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
+	fs.IntVar(&f.minRegions, "min-regions", 0, "exit 3 unless at least N ANE regions were written")
+	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.CompileReport)")
+	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+}
+
+// runCompile is `anefix compile`.
+func runCompile(env *Env, f *compileFlags, args []string) error {
+	if len(args) != 1 {
+		return usagef("compile takes exactly one input, got %d", len(args))
+	}
+	if f.minRegions < 0 {
+		return usagef("--min-regions %d: want N >= 0", f.minRegions)
+	}
+	rep, res, err := compileAndReport(env, args[0], f.o, f.ignoreHash)
+	if err != nil {
+		return err
+	}
+	applyRequirement(rep, f.requireANE, f.minRegions)
+	if f.asJSON {
+		b, err := protoJSON(rep)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Stdout.Write(b); err != nil {
+			return err
+		}
+	} else if err := writeCompileText(env.Stdout, rep); err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		said := "its log is shown above"
+		if res.Log.Lines == 0 {
+			said = "it printed nothing on stderr"
+		}
+		return fmt.Errorf("%s exited with status %d; %s", res.Command[0], res.ExitCode, said)
+	}
+	if err := res.Settled(); err != nil {
+		return err
+	}
+	if rep.Requirement != "" && !rep.RequirementMet {
+		return withCode(exitGate, fmt.Errorf("requirement not met: %s (measured %d ANE region(s))", rep.Requirement, rep.Regions))
+	}
+	return nil
 }
 
 // compileAndReport loads path, predicts with the rule model, runs the

@@ -32,56 +32,70 @@ A compiled package (.aimodelc) is read (main.hash checked, links not
 followed, within --max-memory) and copied file by file, unchanged, holes in
 sparse files kept; it is never re-encoded. What the reader could not read
 besides main.hash is copied as it is, with a warning (inspect lists it).`,
-		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
-			out := fs.StringP("output", "o", "", "output path, or - for stdout (required)")
-			emit := fs.String("emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
-			force := fs.Bool("force", false, "replace an existing output")
-			version := fs.Int("bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
-			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
-			maxMem := sizeFlag(8 << 30)
-			fs.Var(&maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
-			return func(env *Env, args []string) error {
-				if len(args) != 1 {
-					return usagef("want exactly one input, got %d", len(args))
-				}
-				if *out == "" {
-					return usagef("-o OUT is required")
-				}
-				if isCompiledPackage(args[0]) {
-					return convertCompiled(env, args[0], *out, *emit, *version, *force, *ignoreHash, int64(maxMem))
-				}
-				if fs.Changed("max-memory") {
-					return usagef("--max-memory applies to a compiled package (.aimodelc) here; %s is not one", args[0])
-				}
-				if err := checkOutputFlags(*emit, *version); err != nil {
-					return err
-				}
-				defer codecGC()()
-				ld, err := loadInput(env, args[0], *ignoreHash)
-				if err != nil {
-					return err
-				}
-				defer ld.Close()
-				plan, err := planOutput(*out, ld, *emit, *version, *force)
-				if err != nil {
-					return err
-				}
-				res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})
-				// Save's whole-module check (graph.VerifyWritable, before a
-				// byte is written) names the input: convert runs no pass, so
-				// what it refuses is IN's. Checked once, not here and again
-				// in Save.
-				if ve := (*graph.VerifyError)(nil); errors.As(err, &ve) {
-					return fmt.Errorf("%s: %w", args[0], ve)
-				}
-				if err != nil {
-					return err
-				}
-				if res.Path != "-" {
-					fmt.Fprintf(env.Stderr, "wrote %s (%s, %d bytes)\n", res.Path, res.Kind, res.MainSize)
-				}
-				return nil
-			}
-		},
+		Setup: runWith((*convertFlags).declare, runConvert),
 	})
+}
+
+// convertFlags are convert's flags.
+type convertFlags struct {
+	fs                *pflag.FlagSet // for Changed
+	out, emit         string
+	force, ignoreHash bool
+	version           int
+	maxMem            sizeFlag
+}
+
+func (f *convertFlags) declare(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVarP(&f.out, "output", "o", "", "output path, or - for stdout (required)")
+	fs.StringVar(&f.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
+	fs.BoolVar(&f.force, "force", false, "replace an existing output")
+	fs.IntVar(&f.version, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
+	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+	f.maxMem = 8 << 30
+	fs.Var(&f.maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
+}
+
+// runConvert is `anefix convert`.
+func runConvert(env *Env, f *convertFlags, args []string) error {
+	if len(args) != 1 {
+		return usagef("want exactly one input, got %d", len(args))
+	}
+	if f.out == "" {
+		return usagef("-o OUT is required")
+	}
+	if isCompiledPackage(args[0]) {
+		return convertCompiled(env, args[0], f.out, f.emit, f.version, f.force, f.ignoreHash, int64(f.maxMem))
+	}
+	if f.fs.Changed("max-memory") {
+		return usagef("--max-memory applies to a compiled package (.aimodelc) here; %s is not one", args[0])
+	}
+	if err := checkOutputFlags(f.emit, f.version); err != nil {
+		return err
+	}
+	defer codecGC()()
+	ld, err := loadInput(env, args[0], f.ignoreHash)
+	if err != nil {
+		return err
+	}
+	defer ld.Close()
+	plan, err := planOutput(f.out, ld, f.emit, f.version, f.force)
+	if err != nil {
+		return err
+	}
+	res, err := plan.Save(ld.Module, ld, modelio.SaveOptions{Stdout: env.Stdout, Progress: progressFile(env)})
+	// Save's whole-module check (graph.VerifyWritable, before a
+	// byte is written) names the input: convert runs no pass, so
+	// what it refuses is IN's. Checked once, not here and again
+	// in Save.
+	if ve := (*graph.VerifyError)(nil); errors.As(err, &ve) {
+		return fmt.Errorf("%s: %w", args[0], ve)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Path != "-" {
+		fmt.Fprintf(env.Stderr, "wrote %s (%s, %d bytes)\n", res.Path, res.Kind, res.MainSize)
+	}
+	return nil
 }

@@ -44,48 +44,61 @@ Examples:
   anefix inspect testdata/synth/armA.aimodel
   anefix inspect model.mlir --json | jq '.graphs[0].fp32Islands'
   anefix inspect model.h18p.aimodelc --source model.aimodel`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
-			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
-			source := fs.String("source", "", "for a compiled package: the .aimodel it was compiled from, to compare with metadata.json's sourceHash")
-			maxMem := sizeFlag(8 << 30)
-			fs.Var(&maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
-			return func(env *Env, args []string) error {
-				if len(args) != 1 {
-					return usagef("inspect takes exactly one input (a model path or -), got %d", len(args))
-				}
-				compiled := isCompiledPackage(args[0])
-				if *source != "" && !compiled {
-					return usagef("--source applies to a compiled package (.aimodelc); %s is not one", args[0])
-				}
-				if fs.Changed("max-memory") && !compiled {
-					return usagef("--max-memory applies to a compiled package (.aimodelc) here; %s is not one", args[0])
-				}
-				var rep *pb.InspectReport
-				var err error
-				if compiled {
-					rep, err = inspectCompiled(args[0], *source, *ignoreHash, int64(maxMem))
-				} else {
-					rep, err = inspectInput(env, args[0], *ignoreHash)
-				}
-				if err != nil {
-					return err
-				}
-				if *asJSON {
-					b, err := protoJSON(rep)
-					if err != nil {
-						return err
-					}
-					_, err = env.Stdout.Write(b)
-					return err
-				}
-				if compiled {
-					return writeCompiledText(env.Stdout, rep.GetInput(), rep.GetCompiled())
-				}
-				return writeInspectText(env.Stdout, rep)
-			}
-		},
+		Setup: runWith((*inspectFlags).declare, runInspect),
 	})
+}
+
+// inspectFlags are inspect's flags.
+type inspectFlags struct {
+	fs                 *pflag.FlagSet // for Changed
+	asJSON, ignoreHash bool
+	source             string
+	maxMem             sizeFlag
+}
+
+func (f *inspectFlags) declare(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
+	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+	fs.StringVar(&f.source, "source", "", "for a compiled package: the .aimodel it was compiled from, to compare with metadata.json's sourceHash")
+	f.maxMem = 8 << 30
+	fs.Var(&f.maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
+}
+
+// runInspect is `anefix inspect`.
+func runInspect(env *Env, f *inspectFlags, args []string) error {
+	if len(args) != 1 {
+		return usagef("inspect takes exactly one input (a model path or -), got %d", len(args))
+	}
+	compiled := isCompiledPackage(args[0])
+	if f.source != "" && !compiled {
+		return usagef("--source applies to a compiled package (.aimodelc); %s is not one", args[0])
+	}
+	if f.fs.Changed("max-memory") && !compiled {
+		return usagef("--max-memory applies to a compiled package (.aimodelc) here; %s is not one", args[0])
+	}
+	var rep *pb.InspectReport
+	var err error
+	if compiled {
+		rep, err = inspectCompiled(args[0], f.source, f.ignoreHash, int64(f.maxMem))
+	} else {
+		rep, err = inspectInput(env, args[0], f.ignoreHash)
+	}
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		b, err := protoJSON(rep)
+		if err != nil {
+			return err
+		}
+		_, err = env.Stdout.Write(b)
+		return err
+	}
+	if compiled {
+		return writeCompiledText(env.Stdout, rep.GetInput(), rep.GetCompiled())
+	}
+	return writeInspectText(env.Stdout, rep)
 }
 
 // inspectInput opens path (MLIR text, bytecode, .aimodel or LLM bundle, or

@@ -11,7 +11,7 @@ import (
 	"github.com/anefix/anefix/graph/goldentest"
 )
 
-func runInspect(t *testing.T, stdin string, args ...string) (int, string, string) {
+func inspectCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}
@@ -43,7 +43,7 @@ func TestInspectCLI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runInspect(t, tc.stdin, tc.args...)
+			code, out, errs := inspectCLI(t, tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:%s\nstderr:%s", code, tc.code, out, errs)
 			}
@@ -57,8 +57,8 @@ func TestInspectCLI(t *testing.T) {
 }
 
 func TestInspectJSONDeterministic(t *testing.T) {
-	_, a, _ := runInspect(t, "", hybrid, "--json")
-	_, b, _ := runInspect(t, "", hybrid, "--json")
+	_, a, _ := inspectCLI(t, "", hybrid, "--json")
+	_, b, _ := inspectCLI(t, "", hybrid, "--json")
 	if a != b {
 		t.Fatal("two --json runs differ")
 	}
@@ -69,7 +69,7 @@ func TestInspectJSONDeterministic(t *testing.T) {
 }
 
 func TestInspectHelp(t *testing.T) {
-	code, out, _ := runInspect(t, "", "--help")
+	code, out, _ := inspectCLI(t, "", "--help")
 	if code != 0 || !strings.Contains(out, "Usage: anefix inspect IN [--json]") || !strings.Contains(out, "Examples:") {
 		t.Errorf("help: exit %d\n%s", code, out)
 	}
@@ -87,7 +87,7 @@ func TestInspectGolden(t *testing.T) {
 		{[]string{"../../testdata/mlir/pretty/printed_small.mlir"}, "printed_small.txt"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			code, out, errs := runInspect(t, "", tc.args...)
+			code, out, errs := inspectCLI(t, "", tc.args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}

@@ -30,44 +30,51 @@ Examples:
   anefix passes strip-fp32-casts
   anefix passes states
   anefix passes --json | jq '.passes[].name'`,
-		Setup: func(fs *pflag.FlagSet) func(*Env, []string) error {
-			asJSON := fs.Bool("json", false, "print as JSON")
-			return func(env *Env, args []string) error {
-				if len(args) > 1 {
-					return usagef("want at most one pass name, got %d", len(args))
-				}
-				var list []*passes.Pass
-				if len(args) == 1 {
-					p, ok := passes.Lookup(args[0])
-					if !ok {
-						for _, g := range passes.SettingGroups() {
-							if g.Name == args[0] {
-								p, ok = g, true
-							}
-						}
-					}
-					if !ok {
-						return usagef("unknown pass %q (valid: %s; settings: %s)", args[0], strings.Join(passes.Names(), ", "), strings.Join(settingNames(), ", "))
-					}
-					list = []*passes.Pass{p}
-				} else {
-					for _, n := range passes.Names() {
-						p, _ := passes.Lookup(n)
-						list = append(list, p)
-					}
-				}
-				if *asJSON {
-					return writePassesJSON(env.Stdout, list, len(args) == 1)
-				}
-				if len(args) == 1 {
-					writePassDoc(env.Stdout, list[0])
-					return nil
-				}
-				writePassList(env.Stdout, list)
-				return nil
-			}
-		},
+		Setup: runWith((*passesFlags).declare, runPasses),
 	})
+}
+
+// passesFlags are the passes command's flags.
+type passesFlags struct{ asJSON bool }
+
+func (f *passesFlags) declare(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.asJSON, "json", false, "print as JSON")
+}
+
+// runPasses is `anefix passes`.
+func runPasses(env *Env, f *passesFlags, args []string) error {
+	if len(args) > 1 {
+		return usagef("want at most one pass name, got %d", len(args))
+	}
+	var list []*passes.Pass
+	if len(args) == 1 {
+		p, ok := passes.Lookup(args[0])
+		if !ok {
+			for _, g := range passes.SettingGroups() {
+				if g.Name == args[0] {
+					p, ok = g, true
+				}
+			}
+		}
+		if !ok {
+			return usagef("unknown pass %q (valid: %s; settings: %s)", args[0], strings.Join(passes.Names(), ", "), strings.Join(settingNames(), ", "))
+		}
+		list = []*passes.Pass{p}
+	} else {
+		for _, n := range passes.Names() {
+			p, _ := passes.Lookup(n)
+			list = append(list, p)
+		}
+	}
+	if f.asJSON {
+		return writePassesJSON(env.Stdout, list, len(args) == 1)
+	}
+	if len(args) == 1 {
+		writePassDoc(env.Stdout, list[0])
+		return nil
+	}
+	writePassList(env.Stdout, list)
+	return nil
 }
 
 // writePassesJSON prints anefix.v1.PassList (or one PassInfo for NAME).

@@ -41,24 +41,33 @@ unavailable.
 
 Example:
   anefix reduce crash.aimodel --test 'anefix compile {} 2>&1 | grep -q "internal error"' -o small.aimodel`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			o := searchFlags(fs, "reduce")
-			out := fs.StringP("output", "o", "", "where to write the smallest model (required)")
-			force := fs.Bool("force", false, "replace an existing output")
-			return func(env *Env, args []string) error {
-				if len(args) != 1 {
-					return usagef("reduce takes exactly one input, got %d", len(args))
-				}
-				if *out == "" || *out == "-" {
-					return usagef("-o OUT is required (a path)")
-				}
-				return runReduce(env, args[0], *out, *force, o)
-			}
-		},
+		Setup: runWith((*reduceFlags).declare, runReduce),
 	})
 }
 
-func runReduce(env *Env, in, out string, force bool, o *searchOpts) error {
+// reduceFlags are reduce's flags: the search's (shared with bisect) and
+// the output's.
+type reduceFlags struct {
+	searchOpts
+	out   string
+	force bool
+}
+
+func (o *reduceFlags) declare(fs *pflag.FlagSet) {
+	o.searchOpts.declare(fs, "reduce")
+	fs.StringVarP(&o.out, "output", "o", "", "where to write the smallest model (required)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+}
+
+// runReduce is `anefix reduce`.
+func runReduce(env *Env, f *reduceFlags, args []string) error {
+	if len(args) != 1 {
+		return usagef("reduce takes exactly one input, got %d", len(args))
+	}
+	if f.out == "" || f.out == "-" {
+		return usagef("-o OUT is required (a path)")
+	}
+	in, out, force, o := args[0], f.out, f.force, &f.searchOpts
 	r, err := o.runner(env, in)
 	if err != nil {
 		return err

@@ -34,71 +34,85 @@ Examples:
   anefix synth --arm B --scale full -o armB.aimodel
   anefix synth --arm E --ctx 512 --emit generic -o - | less
   anefix synth --arm A --weights linear-int4 -o armA-int4.aimodel`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			arm := fs.String("arm", "", "which graph: A, B, C, D or E (required)")
-			layers := fs.Int("layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
-			scale := fs.String("scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
-			ctx := fs.Int("ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
-			seed := fs.Uint64("seed", 0, "weight generator seed")
-			stateForm := fs.String("state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
-			stateRead := fs.String("state-read", "sum", "A-D: how the gated-delta step reads its state: elementwise multiply and a sum over dim -2 (sum, as coreai-torch's gated_delta_update composite does) or batch matmuls (matmul)")
-			recurrence := fs.String("recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
-			weights := fs.String("weights", "f16", "A-E: weight storage: fp16 blobs (f16), linear blockwise INT4 (linear-int4: quantize-weights dtype=si4, per-block 32; check's linear-int4 blocker) or 4-bit palettes over 32 channels (palettized: palettize at its defaults)")
-			locations := fs.String("locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
-			out := fs.StringP("output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
-			emit := fs.String("emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
-			force := fs.Bool("force", false, "replace an existing output")
-			return func(env *Env, args []string) error {
-				if len(args) != 0 {
-					return usagef("synth takes no positional arguments (got %q); name the output with -o", args[0])
-				}
-				if *out == "" {
-					return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
-				}
-				plan, err := planOutput(*out, nil, *emit, 0, *force)
-				if err != nil {
-					return err
-				}
-				a, err := synth.ParseArm(*arm)
-				if err != nil {
-					return usagef("--arm: %v", err)
-				}
-				sc, err := synth.ParseScale(*scale)
-				if err != nil {
-					return usagef("--scale: %v", err)
-				}
-				if *layers < 0 {
-					return usagef("--layers must be positive, got %d", *layers)
-				}
-				if *ctx < 0 {
-					return usagef("--ctx must be positive, got %d", *ctx)
-				}
-				if *stateForm != synth.StateTensor && *stateForm != synth.StateHandle {
-					return usagef("--state-form: want tensor or handle, got %q", *stateForm)
-				}
-				o := synth.Options{Arm: a, Scale: sc, Layers: *layers, Ctx: *ctx, Seed: *seed, StateForm: *stateForm, Recurrence: *recurrence, StateRead: *stateRead, Locations: *locations, Weights: *weights}
-				if err := o.Check(); err != nil {
-					// run prefixes "anefix synth: " already.
-					return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
-				}
-				m, err := synthd.Generate(o)
-				if err != nil {
-					return err
-				}
-				var prog *os.File
-				if env.StderrIsTTY {
-					prog = os.Stderr
-				}
-				meta, err := synth.Metadata(o)
-				if err != nil {
-					return err
-				}
-				_, err = plan.Save(m, nil, modelio.SaveOptions{
-					Stdout: env.Stdout, Progress: prog,
-					Files: map[string][]byte{"metadata.json": meta},
-				})
-				return err
-			}
-		},
+		Setup: runWith((*synthFlags).declare, runSynth),
 	})
+}
+
+// synthFlags are synth's flags.
+type synthFlags struct {
+	arm, scale, stateForm, stateRead string
+	recurrence, weights, locations   string
+	layers, ctx                      int
+	seed                             uint64
+	out, emit                        string
+	force                            bool
+}
+
+func (f *synthFlags) declare(fs *pflag.FlagSet) {
+	fs.StringVar(&f.arm, "arm", "", "which graph: A, B, C, D or E (required)")
+	fs.IntVar(&f.layers, "layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
+	fs.StringVar(&f.scale, "scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
+	fs.IntVar(&f.ctx, "ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
+	fs.Uint64Var(&f.seed, "seed", 0, "weight generator seed")
+	fs.StringVar(&f.stateForm, "state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
+	fs.StringVar(&f.stateRead, "state-read", "sum", "A-D: how the gated-delta step reads its state: elementwise multiply and a sum over dim -2 (sum, as coreai-torch's gated_delta_update composite does) or batch matmuls (matmul)")
+	fs.StringVar(&f.recurrence, "recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
+	fs.StringVar(&f.weights, "weights", "f16", "A-E: weight storage: fp16 blobs (f16), linear blockwise INT4 (linear-int4: quantize-weights dtype=si4, per-block 32; check's linear-int4 blocker) or 4-bit palettes over 32 channels (palettized: palettize at its defaults)")
+	fs.StringVar(&f.locations, "locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
+	fs.StringVarP(&f.out, "output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
+	fs.StringVar(&f.emit, "emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
+	fs.BoolVar(&f.force, "force", false, "replace an existing output")
+}
+
+// runSynth is `anefix synth`.
+func runSynth(env *Env, f *synthFlags, args []string) error {
+	if len(args) != 0 {
+		return usagef("synth takes no positional arguments (got %q); name the output with -o", args[0])
+	}
+	if f.out == "" {
+		return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
+	}
+	plan, err := planOutput(f.out, nil, f.emit, 0, f.force)
+	if err != nil {
+		return err
+	}
+	a, err := synth.ParseArm(f.arm)
+	if err != nil {
+		return usagef("--arm: %v", err)
+	}
+	sc, err := synth.ParseScale(f.scale)
+	if err != nil {
+		return usagef("--scale: %v", err)
+	}
+	if f.layers < 0 {
+		return usagef("--layers must be positive, got %d", f.layers)
+	}
+	if f.ctx < 0 {
+		return usagef("--ctx must be positive, got %d", f.ctx)
+	}
+	if f.stateForm != synth.StateTensor && f.stateForm != synth.StateHandle {
+		return usagef("--state-form: want tensor or handle, got %q", f.stateForm)
+	}
+	o := synth.Options{Arm: a, Scale: sc, Layers: f.layers, Ctx: f.ctx, Seed: f.seed, StateForm: f.stateForm, Recurrence: f.recurrence, StateRead: f.stateRead, Locations: f.locations, Weights: f.weights}
+	if err := o.Check(); err != nil {
+		// run prefixes "anefix synth: " already.
+		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
+	}
+	m, err := synthd.Generate(o)
+	if err != nil {
+		return err
+	}
+	var prog *os.File
+	if env.StderrIsTTY {
+		prog = os.Stderr
+	}
+	meta, err := synth.Metadata(o)
+	if err != nil {
+		return err
+	}
+	_, err = plan.Save(m, nil, modelio.SaveOptions{
+		Stdout: env.Stdout, Progress: prog,
+		Files: map[string][]byte{"metadata.json": meta},
+	})
+	return err
 }

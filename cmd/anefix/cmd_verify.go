@@ -67,73 +67,90 @@ Examples:
   anefix verify armA.mlir armA.fixed.aimodel
   anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json
   anefix verify model.aimodel fixed.aimodel --numerics ane --ranges --localize`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			steps := fs.Int("steps", 24, "generated tokens to compare (N)")
-			prompt := fs.String("prompt-ids", "1", "comma-separated prompt token ids fed before generation")
-			seed := fs.Uint64("seed", 0, "seed of the pseudo-random inputs (embeddings, hidden states)")
-			minAgree := fs.Int("min-agree", -1, "steps that must agree for exit 0; -1 means all N")
-			asJSON := fs.Bool("json", false, "print the report as JSON (proto anefix.v1.VerifyReport)")
-			function := fs.String("function", "", "graph to run in both modules (default: main, else the first public graph)")
-			acc := fs.String("accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
-			candAcc := fs.String("cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
-			numerics := fs.String("numerics", "ieee", "CAND's arithmetic: ieee or ane (the Neural Engine profile, a model from third-party measurements)")
-			family := fs.String("ane-family", "pre-a16", "Neural Engine family for chip-dependent rules of the ane profile and --ranges: pre-a16 or a16")
-			ranges := fs.Bool("ranges", false, "report ops whose values leave the fp16 range, meet the profile's saturation points or become inf/NaN")
-			localize := fs.Bool("localize", false, "run REF with f16 computed in f32 and rank CAND's ops by the relative error they add")
-			locTop := fs.Int("localize-top", 10, "ops --localize lists")
-			ignoreHash := fs.Bool("ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
-			maxMem := sizeFlag(8 << 30)
-			fs.Var(&maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
-			return func(env *Env, args []string) error {
-				if len(args) != 2 {
-					return usagef("verify needs two inputs, REF and CAND (got %d)", len(args))
-				}
-				if *steps < 1 || *steps > 1<<20 {
-					return usagef("--steps must be between 1 and 1048576, got %d", *steps)
-				}
-				ids, err := parseIDs(*prompt)
-				if err != nil {
-					return usagef("--prompt-ids: %v", err)
-				}
-				refOpts, err := accOption(*acc)
-				if err != nil {
-					return usagef("--accumulate: %v", err)
-				}
-				candOpts := refOpts
-				if *candAcc != "" {
-					if candOpts, err = accOption(*candAcc); err != nil {
-						return usagef("--cand-accumulate: %v", err)
-					}
-				}
-				fam, err := interp.ParseFamily(*family)
-				if err != nil {
-					return usagef("--ane-family: %v", err)
-				}
-				switch *numerics {
-				case "ieee":
-				case "ane":
-					for _, f := range []string{"accumulate", "cand-accumulate"} {
-						if fs.Changed(f) {
-							return usagef("--numerics ane sets CAND's accumulators itself (matmul/conv wide, reductions fp16); drop --%s", f)
-						}
-					}
-					candOpts = interp.Options{ANE: &interp.ANE{Family: fam}}
-				default:
-					return usagef("--numerics: want ieee or ane, got %q", *numerics)
-				}
-				if *locTop < 1 {
-					return usagef("--localize-top must be at least 1, got %d", *locTop)
-				}
-				if *minAgree > *steps {
-					return usagef("--min-agree %d exceeds --steps %d", *minAgree, *steps)
-				}
-				return runVerify(env, args[0], args[1], verifyRun{
-					Steps: *steps, Prompt: ids, Seed: *seed, MinAgree: *minAgree, JSON: *asJSON,
-					Function: *function, Ref: refOpts, Cand: candOpts, IgnoreHash: *ignoreHash, MaxMemory: int64(maxMem),
-					Family: fam, Ranges: *ranges, Localize: *localize, LocalizeTop: *locTop,
-				})
+		Setup: runWith((*verifyFlags).declare, runVerify),
+	})
+}
+
+// verifyFlags are verify's flags.
+type verifyFlags struct {
+	fs                                   *pflag.FlagSet // for Changed
+	steps, minAgree, locTop              int
+	prompt, function, acc, candAcc       string
+	numerics, family                     string
+	seed                                 uint64
+	asJSON, ranges, localize, ignoreHash bool
+	maxMem                               sizeFlag
+}
+
+func (f *verifyFlags) declare(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.IntVar(&f.steps, "steps", 24, "generated tokens to compare (N)")
+	fs.StringVar(&f.prompt, "prompt-ids", "1", "comma-separated prompt token ids fed before generation")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the pseudo-random inputs (embeddings, hidden states)")
+	fs.IntVar(&f.minAgree, "min-agree", -1, "steps that must agree for exit 0; -1 means all N")
+	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (proto anefix.v1.VerifyReport)")
+	fs.StringVar(&f.function, "function", "", "graph to run in both modules (default: main, else the first public graph)")
+	fs.StringVar(&f.acc, "accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
+	fs.StringVar(&f.candAcc, "cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
+	fs.StringVar(&f.numerics, "numerics", "ieee", "CAND's arithmetic: ieee or ane (the Neural Engine profile, a model from third-party measurements)")
+	fs.StringVar(&f.family, "ane-family", "pre-a16", "Neural Engine family for chip-dependent rules of the ane profile and --ranges: pre-a16 or a16")
+	fs.BoolVar(&f.ranges, "ranges", false, "report ops whose values leave the fp16 range, meet the profile's saturation points or become inf/NaN")
+	fs.BoolVar(&f.localize, "localize", false, "run REF with f16 computed in f32 and rank CAND's ops by the relative error they add")
+	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
+	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
+	f.maxMem = 8 << 30
+	fs.Var(&f.maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
+}
+
+// runVerify is `anefix verify`: the flags checked and made a verifyRun,
+// then verifyPair.
+func runVerify(env *Env, f *verifyFlags, args []string) error {
+	if len(args) != 2 {
+		return usagef("verify needs two inputs, REF and CAND (got %d)", len(args))
+	}
+	if f.steps < 1 || f.steps > 1<<20 {
+		return usagef("--steps must be between 1 and 1048576, got %d", f.steps)
+	}
+	ids, err := parseIDs(f.prompt)
+	if err != nil {
+		return usagef("--prompt-ids: %v", err)
+	}
+	refOpts, err := accOption(f.acc)
+	if err != nil {
+		return usagef("--accumulate: %v", err)
+	}
+	candOpts := refOpts
+	if f.candAcc != "" {
+		if candOpts, err = accOption(f.candAcc); err != nil {
+			return usagef("--cand-accumulate: %v", err)
+		}
+	}
+	fam, err := interp.ParseFamily(f.family)
+	if err != nil {
+		return usagef("--ane-family: %v", err)
+	}
+	switch f.numerics {
+	case "ieee":
+	case "ane":
+		for _, name := range []string{"accumulate", "cand-accumulate"} {
+			if f.fs.Changed(name) {
+				return usagef("--numerics ane sets CAND's accumulators itself (matmul/conv wide, reductions fp16); drop --%s", name)
 			}
-		},
+		}
+		candOpts = interp.Options{ANE: &interp.ANE{Family: fam}}
+	default:
+		return usagef("--numerics: want ieee or ane, got %q", f.numerics)
+	}
+	if f.locTop < 1 {
+		return usagef("--localize-top must be at least 1, got %d", f.locTop)
+	}
+	if f.minAgree > f.steps {
+		return usagef("--min-agree %d exceeds --steps %d", f.minAgree, f.steps)
+	}
+	return verifyPair(env, args[0], args[1], verifyRun{
+		Steps: f.steps, Prompt: ids, Seed: f.seed, MinAgree: f.minAgree, JSON: f.asJSON,
+		Function: f.function, Ref: refOpts, Cand: candOpts, IgnoreHash: f.ignoreHash, MaxMemory: int64(f.maxMem),
+		Family: fam, Ranges: f.ranges, Localize: f.localize, LocalizeTop: f.locTop,
 	})
 }
 
@@ -287,7 +304,7 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 }
 
 // verifyRun holds the settings of one verification; `anefix rewrite
-// --verify` can call runVerify(env, in, out, defaultVerifyRun()).
+// --verify` can call verifyPair(env, in, out, defaultVerifyRun()).
 type verifyRun struct {
 	Steps      int
 	Prompt     []int64
@@ -310,9 +327,9 @@ func defaultVerifyRun() verifyRun {
 	return verifyRun{Steps: 24, Prompt: []int64{1}, MinAgree: -1}
 }
 
-// runVerify loads both inputs, compares them, prints the report to stdout
+// verifyPair loads both inputs, compares them, prints the report to stdout
 // (timing to stderr) and returns an exitGate error when the gate fails.
-func runVerify(env *Env, refPath, candPath string, vr verifyRun) error {
+func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 	if vr.Steps <= 0 {
 		vr.Steps = 24
 	}
@@ -432,7 +449,7 @@ func rewriteVerify(env *Env, in, out string) error {
 	}
 	e := *env
 	e.Stdout = env.Stderr
-	return runVerify(&e, in, out, defaultVerifyRun())
+	return verifyPair(&e, in, out, defaultVerifyRun())
 }
 
 func writeRangesText(b *strings.Builder, r *pb.VerifyReport) {
