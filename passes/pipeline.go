@@ -253,7 +253,7 @@ type RunOptions struct {
 	// VerifyEach), so that unverified IR is never written.
 	VerifyAfter bool
 	// AfterPass, when set, is called after each pass (and its verification)
-	// with the pass name; the CLI uses it to print the IR. An error stops
+	// with the pass name; passes/rewrite uses it to print the IR. An error stops
 	// the pipeline.
 	AfterPass func(pass string, m *graph.Module) error
 	// Clock returns the current time (nil = time.Now); tests fix it.
