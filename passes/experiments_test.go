@@ -94,7 +94,7 @@ func TestExternalizeConstant(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ext := res.Steps[0].Change.Externalized
+			ext := res.Steps[0].Change.ConstantInputs
 			if len(ext) != 1 || ext[0].Input != c.wantIn || ext[0].Index != 1 || ext[0].Type != "tensor<8x4xf16>" || ext[0].Bytes != 64 || ext[0].OpID != "embedding" || ext[0].Resource != "" ||
 				ext[0].DType != "f16" || len(ext[0].Shape) != 2 || ext[0].Shape[0] != 8 || ext[0].Shape[1] != 4 {
 				t.Fatalf("externalized %+v, want input %s at 1", ext, c.wantIn)

@@ -230,7 +230,7 @@ func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (
 				return nil, fmt.Errorf("removing constant %s: %v", op.DescribeInGraph(), err)
 			}
 			ch.OpsRemoved++
-			ch.Externalized = append(ch.Externalized, record.ConstantInput{Graph: g.Name(), Input: in, Index: len(g.Inputs()) - 1,
+			ch.ConstantInputs = append(ch.ConstantInputs, record.ConstantInput{Graph: g.Name(), Input: in, Index: len(g.Inputs()) - 1,
 				OpID: ref.OpID, OpName: ref.OpName, Source: ref.Source, Resource: res, Type: typ.String(), Shape: append([]int64(nil), tt.Shape...), DType: tt.Elem.String(), Bytes: ecBytes(tt)})
 			what := "constant " + ref.OpID
 			if res != "" {
@@ -240,7 +240,7 @@ func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (
 				Why: fmt.Sprintf("new input carrying %s (was an in-graph constant); feed it the constant's values", what)})
 		}
 	}
-	if len(ch.Externalized) == 0 {
+	if len(ch.ConstantInputs) == 0 {
 		sort.Strings(small)
 		msg := fmt.Sprintf("no constant of an entry graph matches constant=%s", sel)
 		if sel == "tied-head" {

@@ -40,27 +40,19 @@ type About struct {
 }
 
 // Change is what one pass run did, for the report. Its changes to the
-// model's interface are entries of anefix's record of a rewrite
-// (graph/record, one definition): the pipeline gathers them into the
-// bundle's anefix.json (Result.Record), and the report is converted from
-// them too.
+// model's interface are the entries of anefix's record of a rewrite
+// (graph/record.Entries, one definition): the pipeline gathers them into
+// the bundle's anefix.json (Result.Record), and the report is converted
+// from them too. The other fields are the report's only.
 type Change struct {
 	OpsRemoved int
 	OpsAdded   int
 	OpsRetyped int // ops with at least one result whose type changed
-	IOChanges  []record.IOChange
-	Constants  []ConstantChange
-	States     []record.State // pairs promoted to runtime states (promote-states)
-	Replaced   []OpRef        // ops replaced (arm-d), by op id
-	// PlainStates lists states turned back into a plain input and output
-	// (states-as-outputs): Input is fed Output of the previous step.
-	PlainStates []record.State
-	// Externalized lists constants turned into graph inputs
-	// (externalize-constant), for the record verify reads.
-	Externalized []record.ConstantInput
-	// StateScales lists the states scale-state rescaled; a host and
-	// verify must account for them (the bundle's anefix.json records them).
-	StateScales []record.StateScale
+	// IOChanges, States (promote-states), PlainStates (states-as-outputs),
+	// ConstantInputs (externalize-constant) and StateScales (scale-state).
+	record.Entries
+	Constants []ConstantChange
+	Replaced  []OpRef // ops replaced (arm-d), by op id
 	// Compressed lists the weights a compression pass rewrote (palettize,
 	// quantize-weights, legalize-weights), with their cost.
 	Compressed []CompressedWeight

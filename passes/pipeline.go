@@ -285,23 +285,11 @@ type Result struct {
 // model's interface, each I/O change named by its pass and each state scale
 // said in words. graph/modelio stores it in a directory output.
 func (r *Result) Record(tool string) record.Record {
-	out := record.Record{Tool: tool, Passes: []string{}, IOChanges: []record.IOChange{}, States: []record.State{}}
+	out := record.Record{Tool: tool, Passes: []string{}, Entries: record.Entries{IOChanges: []record.IOChange{}, States: []record.State{}}}
 	for _, s := range r.Steps {
 		out.Passes = append(out.Passes, s.Pass)
-		ch := s.Change
-		if ch == nil {
-			continue
-		}
-		for _, c := range ch.IOChanges {
-			c.Pass = s.Pass
-			out.IOChanges = append(out.IOChanges, c)
-		}
-		out.States = append(out.States, ch.States...)
-		out.PlainStates = append(out.PlainStates, ch.PlainStates...)
-		out.ConstantInputs = append(out.ConstantInputs, ch.Externalized...)
-		for _, sc := range ch.StateScales {
-			sc.Note = record.ScaleNote(sc.Log2)
-			out.StateScales = append(out.StateScales, sc)
+		if s.Change != nil {
+			out.Add(s.Change.Entries.By(s.Pass))
 		}
 	}
 	return out

@@ -17,26 +17,27 @@ func TestResultRecord(t *testing.T) {
 		steps []StepResult
 		want  record.Record
 	}{
-		{"no pass", nil, record.Record{Tool: "t", Passes: []string{}, IOChanges: []record.IOChange{}, States: []record.State{}}},
+		{"no pass", nil, record.Record{Tool: "t", Passes: []string{}, Entries: record.Entries{IOChanges: []record.IOChange{}, States: []record.State{}}}},
 		{"a pass that changed nothing", []StepResult{{Pass: "dce", Change: &Change{OpsRemoved: 3}}},
-			record.Record{Tool: "t", Passes: []string{"dce"}, IOChanges: []record.IOChange{}, States: []record.State{}}},
+			record.Record{Tool: "t", Passes: []string{"dce"}, Entries: record.Entries{IOChanges: []record.IOChange{}, States: []record.State{}}}},
 		{"entries of several passes", []StepResult{
-			{Pass: "promote-states", Change: &Change{
+			{Pass: "promote-states", Change: &Change{Entries: record.Entries{
 				IOChanges: []record.IOChange{{Graph: "main", Port: "s", Before: "tensor<2xf16>", After: "tensor<2xf16>", Why: "state"}},
-				States:    []record.State{{Graph: "main", Input: "s", Output: "s_out"}}}},
-			{Pass: "externalize-constant", Change: &Change{Externalized: []record.ConstantInput{ext},
-				IOChanges: []record.IOChange{{Graph: "main", Port: "w", After: "tensor<2xf16>", Why: "new input"}}}},
-			{Pass: "scale-state", Change: &Change{StateScales: []record.StateScale{{Graph: "main", State: "s", Log2: 3, Form: "attribute"}}}},
-			{Pass: "states-as-outputs", Change: &Change{PlainStates: []record.State{{Graph: "main", Input: "c", Output: "c_out"}}}},
+				States:    []record.State{{Graph: "main", Input: "s", Output: "s_out"}}}}},
+			{Pass: "externalize-constant", Change: &Change{Entries: record.Entries{ConstantInputs: []record.ConstantInput{ext},
+				IOChanges: []record.IOChange{{Graph: "main", Port: "w", After: "tensor<2xf16>", Why: "new input"}}}}},
+			{Pass: "scale-state", Change: &Change{Entries: record.Entries{StateScales: []record.StateScale{{Graph: "main", State: "s", Log2: 3, Form: "attribute"}}}}},
+			{Pass: "states-as-outputs", Change: &Change{Entries: record.Entries{PlainStates: []record.State{{Graph: "main", Input: "c", Output: "c_out"}}}}},
 		}, record.Record{Tool: "t", Passes: []string{"promote-states", "externalize-constant", "scale-state", "states-as-outputs"},
-			IOChanges: []record.IOChange{
-				{Pass: "promote-states", Graph: "main", Port: "s", Before: "tensor<2xf16>", After: "tensor<2xf16>", Why: "state"},
-				{Pass: "externalize-constant", Graph: "main", Port: "w", After: "tensor<2xf16>", Why: "new input"}},
-			States:         []record.State{{Graph: "main", Input: "s", Output: "s_out"}},
-			PlainStates:    []record.State{{Graph: "main", Input: "c", Output: "c_out"}},
-			ConstantInputs: []record.ConstantInput{ext},
-			StateScales: []record.StateScale{{Graph: "main", State: "s", Log2: 3, Form: "attribute",
-				Note: "stored = value × 2^-3: multiply by 2^-3 when setting the state, by 2^3 when reading it"}}}},
+			Entries: record.Entries{
+				IOChanges: []record.IOChange{
+					{Pass: "promote-states", Graph: "main", Port: "s", Before: "tensor<2xf16>", After: "tensor<2xf16>", Why: "state"},
+					{Pass: "externalize-constant", Graph: "main", Port: "w", After: "tensor<2xf16>", Why: "new input"}},
+				States:         []record.State{{Graph: "main", Input: "s", Output: "s_out"}},
+				PlainStates:    []record.State{{Graph: "main", Input: "c", Output: "c_out"}},
+				ConstantInputs: []record.ConstantInput{ext},
+				StateScales: []record.StateScale{{Graph: "main", State: "s", Log2: 3, Form: "attribute",
+					Note: "stored = value × 2^-3: multiply by 2^-3 when setting the state, by 2^3 when reading it"}}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -298,7 +298,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 			for _, st := range ch.PlainStates {
 				pr.PlainStates = append(pr.PlainStates, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})
 			}
-			for _, e := range ch.Externalized {
+			for _, e := range ch.ConstantInputs {
 				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
 					Op: &pb.OpRef{Graph: e.Graph, OpId: e.OpID, OpName: e.OpName, Source: e.Source}, Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}

@@ -11,8 +11,7 @@ import (
 )
 
 func TestRecordRoundTrip(t *testing.T) {
-	r := &record.Record{Tool: "anefix test", Passes: []string{"externalize-constant"}, IOChanges: []record.IOChange{}, States: []record.State{},
-		ConstantInputs: []record.ConstantInput{{Graph: "main", Input: "model.embed_tokens.weight", OpID: "embedding", Resource: "model.embed_tokens.weight", Type: "tensor<256x32xf16>", Shape: []int64{256, 32}, DType: "f16", Bytes: 16384}}}
+	r := &record.Record{Tool: "anefix test", Passes: []string{"externalize-constant"}, Entries: record.Entries{IOChanges: []record.IOChange{}, States: []record.State{}, ConstantInputs: []record.ConstantInput{{Graph: "main", Input: "model.embed_tokens.weight", OpID: "embedding", Resource: "model.embed_tokens.weight", Type: "tensor<256x32xf16>", Shape: []int64{256, 32}, DType: "f16", Bytes: 16384}}}}
 	b, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)

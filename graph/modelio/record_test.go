@@ -19,7 +19,7 @@ func TestSaveRecord(t *testing.T) {
 	}
 	defer src.Close()
 	dir := t.TempDir()
-	first := record.Record{Tool: "anefix a", Passes: []string{"promote-states"}, IOChanges: []record.IOChange{}, States: []record.State{{Graph: "main", Input: "s", Output: "s_out"}}}
+	first := record.Record{Tool: "anefix a", Passes: []string{"promote-states"}, Entries: record.Entries{IOChanges: []record.IOChange{}, States: []record.State{{Graph: "main", Input: "s", Output: "s_out"}}}}
 	one := filepath.Join(dir, "one.aimodel")
 	if _, err := Save(one, src.Module, src, SaveOptions{Record: &first}); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestSaveRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ld.Close()
-	second := record.Record{Tool: "anefix b", Passes: []string{"scale-state"}, StateScales: []record.StateScale{{Graph: "main", State: "s", Log2: 1, Note: record.ScaleNote(1)}}}
+	second := record.Record{Tool: "anefix b", Passes: []string{"scale-state"}, Entries: record.Entries{StateScales: []record.StateScale{{Graph: "main", State: "s", Log2: 1, Note: record.ScaleNote(1)}}}}
 	two := filepath.Join(dir, "two.aimodel")
 	if _, err := Save(two, ld.Module, ld, SaveOptions{Record: &second}); err != nil {
 		t.Fatal(err)

@@ -24,10 +24,19 @@ import (
 
 // Record is the content of anefix.json.
 type Record struct {
-	Tool      string     `json:"tool"`
-	Passes    []string   `json:"passes"`
+	Tool   string   `json:"tool"`
+	Passes []string `json:"passes"`
+	Entries
+}
+
+// Entries are what a rewrite records about the model's interface. A pass
+// fills them (passes.Change embeds them), a Record holds those of a whole
+// run (Add). A new kind of entry is a field here, a line in Add and, when
+// a reader must bound it, one in check.
+type Entries struct {
 	IOChanges []IOChange `json:"ioChanges"`
-	States    []State    `json:"states"`
+	// States are pairs promoted to runtime states (promote-states).
+	States []State `json:"states"`
 	// PlainStates are states turned back into a plain input and output
 	// (states-as-outputs); omitted when there are none, so records of
 	// rewrites without it keep their bytes.
@@ -37,6 +46,32 @@ type Record struct {
 	ConstantInputs []ConstantInput `json:"constantInputs,omitempty"`
 	// StateScales are states scale-state rescaled by a power of two.
 	StateScales []StateScale `json:"stateScales,omitempty"`
+}
+
+// Add appends the entries of e to r's, in order.
+func (r *Entries) Add(e Entries) {
+	r.IOChanges = append(r.IOChanges, e.IOChanges...)
+	r.States = append(r.States, e.States...)
+	r.PlainStates = append(r.PlainStates, e.PlainStates...)
+	r.ConstantInputs = append(r.ConstantInputs, e.ConstantInputs...)
+	r.StateScales = append(r.StateScales, e.StateScales...)
+}
+
+// By is e as pass made them for a record: each I/O change names pass, each
+// state scale says in words what a host does (ScaleNote). e is not changed.
+func (e Entries) By(pass string) Entries {
+	out := e
+	out.IOChanges = make([]IOChange, len(e.IOChanges))
+	for i, c := range e.IOChanges {
+		c.Pass = pass
+		out.IOChanges[i] = c
+	}
+	out.StateScales = make([]StateScale, len(e.StateScales))
+	for i, sc := range e.StateScales {
+		sc.Note = ScaleNote(sc.Log2)
+		out.StateScales[i] = sc
+	}
+	return out
 }
 
 // IOChange is a graph input or output whose type or role a pass changed.
@@ -198,15 +233,10 @@ func (r *Record) Then(next Record) Record {
 	if r == nil {
 		return next
 	}
-	out := Record{
-		Tool:           next.Tool,
-		Passes:         append([]string{}, r.Passes...),
-		IOChanges:      append(append([]IOChange{}, r.IOChanges...), next.IOChanges...),
-		States:         append(append([]State{}, r.States...), next.States...),
-		PlainStates:    append(append([]State(nil), r.PlainStates...), next.PlainStates...),
-		ConstantInputs: append(append([]ConstantInput(nil), r.ConstantInputs...), next.ConstantInputs...),
-		StateScales:    append(append([]StateScale(nil), r.StateScales...), next.StateScales...),
-	}
+	out := Record{Tool: next.Tool, Passes: append([]string{}, r.Passes...),
+		Entries: Entries{IOChanges: []IOChange{}, States: []State{}}}
+	out.Add(r.Entries)
+	out.Add(next.Entries)
 	for _, p := range next.Passes {
 		if !slices.Contains(out.Passes, p) {
 			out.Passes = append(out.Passes, p)

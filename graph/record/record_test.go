@@ -125,18 +125,16 @@ func TestStateScales(t *testing.T) {
 }
 
 func TestRecordThen(t *testing.T) {
-	first := Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"},
-		IOChanges: []IOChange{{Pass: "promote-states", Port: "s"}}, States: []State{{Input: "s", Output: "s_out"}},
-		StateScales: []StateScale{{State: "s", Log2: 1}}}
+	first := Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"}, Entries: Entries{IOChanges: []IOChange{{Pass: "promote-states", Port: "s"}}, States: []State{{Input: "s", Output: "s_out"}}, StateScales: []StateScale{{State: "s", Log2: 1}}}}
 	// A run that changed nothing keeps the record.
-	same := first.Then(Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"}, IOChanges: []IOChange{}, States: []State{}})
+	same := first.Then(Record{Tool: "anefix a", Passes: []string{"strip-fp32-casts", "promote-states"}, Entries: Entries{IOChanges: []IOChange{}, States: []State{}}})
 	a, _ := first.Encode()
 	b, _ := same.Encode()
 	if string(a) != string(b) {
 		t.Errorf("no-op run changed the record:\n%s\n%s", a, b)
 	}
 	// A run that changed something adds its entries and new passes.
-	more := first.Then(Record{Tool: "anefix b", Passes: []string{"scale-state"}, StateScales: []StateScale{{State: "s", Log2: 2}}})
+	more := first.Then(Record{Tool: "anefix b", Passes: []string{"scale-state"}, Entries: Entries{StateScales: []StateScale{{State: "s", Log2: 2}}}})
 	if more.Tool != "anefix b" || len(more.Passes) != 3 || more.Passes[2] != "scale-state" || more.StateLog2("")["s"] != 3 || len(more.IOChanges) != 1 {
 		t.Errorf("composed record: %+v", more)
 	}

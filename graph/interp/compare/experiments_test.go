@@ -43,7 +43,7 @@ func TestExternalizeConstantIdentical(t *testing.T) {
 		res := runPasses(t, cand, append(append([]string(nil), pre...), "externalize-constant", "dce"))
 		var ext []record.ConstantInput
 		for _, s := range res.Steps {
-			ext = append(ext, s.Change.Externalized...)
+			ext = append(ext, s.Change.ConstantInputs...)
 		}
 		if len(ext) != 1 || ext[0].Resource != "model.embed_tokens.weight" || ext[0].Type != "tensor<256x32xf16>" {
 			t.Fatalf("externalized %+v, want the tied table model.embed_tokens.weight", ext)

@@ -13,7 +13,7 @@ import (
 func TestRecordInputs(t *testing.T) {
 	ci := record.ConstantInput{Graph: "main", Input: "w", OpID: "embedding", Resource: "w"}
 	scaled := func(state string, k int) *record.Record {
-		return &record.Record{StateScales: []record.StateScale{{Graph: "main", State: state, Log2: k}}}
+		return &record.Record{Entries: record.Entries{StateScales: []record.StateScale{{Graph: "main", State: state, Log2: k}}}}
 	}
 	for _, c := range []struct {
 		name       string
@@ -22,8 +22,8 @@ func TestRecordInputs(t *testing.T) {
 		wantLog2   map[string]int
 	}{
 		{"no records", nil, nil, nil, nil},
-		{"constants come from the candidate only", &record.Record{ConstantInputs: []record.ConstantInput{ci}}, nil, nil, nil},
-		{"the candidate's constants", nil, &record.Record{ConstantInputs: []record.ConstantInput{ci}}, []record.ConstantInput{ci}, nil},
+		{"constants come from the candidate only", &record.Record{Entries: record.Entries{ConstantInputs: []record.ConstantInput{ci}}}, nil, nil, nil},
+		{"the candidate's constants", nil, &record.Record{Entries: record.Entries{ConstantInputs: []record.ConstantInput{ci}}}, []record.ConstantInput{ci}, nil},
 		{"the candidate scaled", nil, scaled("s", 3), nil, map[string]int{"s": 3}},
 		{"the reference scaled", scaled("s", 2), nil, nil, map[string]int{"s": -2}},
 		{"both scaled", scaled("s", 2), scaled("s", 5), nil, map[string]int{"s": 3}},
