@@ -118,7 +118,7 @@ func (r *graphRun) add(f Finding) {
 // runRules runs every rule of Rules that has a Run, in table order, over
 // one graph. A rule requiring FactFP16Scan is skipped when scan is nil.
 func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
-	r := &graphRun{facts: f, scan: scan, alsoIllegal: map[*graph.Operation]string{}}
+	r := newGraphRun(f, scan)
 	if !f.HasBody() {
 		return r
 	}
@@ -126,9 +126,20 @@ func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
 		if rule.Run == nil || (scan == nil && slices.Contains(rule.Requires, FactFP16Scan)) {
 			continue
 		}
-		rule.Run(&Pass{Graph: f, rule: rule, out: r, used: map[*Fact]bool{}})
+		r.run(rule)
 	}
 	return r
+}
+
+func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
+	return &graphRun{facts: f, scan: scan, alsoIllegal: map[*graph.Operation]string{}}
+}
+
+// run runs one rule and returns the facts it asked for.
+func (r *graphRun) run(rule *Rule) map[*Fact]bool {
+	p := &Pass{Graph: r.facts, rule: rule, out: r, used: map[*Fact]bool{}}
+	rule.Run(p)
+	return p.used
 }
 
 // result turns the findings into the graph's verdicts.
