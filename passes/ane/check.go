@@ -1,7 +1,10 @@
 package ane
 
 import (
+	"fmt"
+
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
@@ -179,4 +182,31 @@ func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) 
 		c, ok := graph.Callee(o)
 		return top[o] && ok && calleeBlocked(c)
 	})
+}
+
+// CheckInput is check as `anefix check` runs it on a module read from the
+// input named name: weights left out of the file are marked absent
+// (passes.MarkAbsentWeights; the note saying so is returned, also with an
+// error, for the caller to print first), the module must verify, and it
+// must hold a function the compiler compiles. Errors name the input.
+func CheckInput(m *graph.Module, name string, o Options) (rep *Report, absentNote string, err error) {
+	// Rewrite and convert refuse such input; a prediction for it would be
+	// for a graph that is not what it declares. Weights left out of the
+	// file do not change what the rules look at (types and structure).
+	if absent := passes.MarkAbsentWeights(m); len(absent) > 0 {
+		absentNote = passes.AbsentWeightsNote(absent)
+	}
+	if err := graph.Verify(m); err != nil {
+		return nil, absentNote, fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", name, err)
+	}
+	rep, err = CheckWith(m, o)
+	if err != nil {
+		return nil, absentNote, fmt.Errorf("%s: %w", name, err)
+	}
+	// "Legal, 0 of 0 functions" would pass a CI gate on an empty or wrong
+	// file.
+	if _, fns := rep.Regions(); fns == 0 {
+		return nil, absentNote, fmt.Errorf("%s holds no function the compiler would compile (no public coreai.graph or func.func), so there is nothing to check; is it the exported model (not empty, not truncated)?", name)
+	}
+	return rep, absentNote, nil
 }
