@@ -112,8 +112,10 @@ func runRuleAlone(t *testing.T, r *Rule, m *graph.Module) []string {
 
 // TestRulesListed fails when a rule is declared (a package-level
 // `&Rule{…}` in any file of this package) but missing from Rules, when
-// Rules lists one twice, and when a rule has no Run without being a
-// compiler-diagnostic row (or the other way round).
+// Rules lists one twice, when a rule has no Run without being a
+// compiler-diagnostic row (or the other way round), and when the file
+// declaring a rule has no table test beside it (X.go's X_test.go calling
+// testRule with the rule; a compiler row's test naming it).
 func TestRulesListed(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -121,6 +123,7 @@ func TestRulesListed(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	declared := map[string]string{} // ID → variable
+	fileOf := map[string]string{}   // ID → declaring file
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -139,6 +142,7 @@ func TestRulesListed(t *testing.T) {
 				for i, v := range vs.Values {
 					if id, ok := ruleLiteralID(v); ok {
 						declared[id] = vs.Names[i].Name
+						fileOf[id] = name
 					}
 				}
 			}
@@ -163,6 +167,17 @@ func TestRulesListed(t *testing.T) {
 		}
 		if (r.Run == nil) != r.FromCompiler {
 			t.Errorf("rule %q: Run is %v but FromCompiler is %v (only compiler-diagnostic rows have no Run)", r.ID, r.Run != nil, r.FromCompiler)
+		}
+	}
+	for id, v := range declared {
+		test := strings.TrimSuffix(fileOf[id], ".go") + "_test.go"
+		b, err := os.ReadFile(test)
+		want := "testRule(t, " + v + ","
+		if r := RuleByID(id); r != nil && r.FromCompiler {
+			want = v
+		}
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("rule %s (%s) has no table test: %s should hold %q", v, fileOf[id], test, want)
 		}
 	}
 }
