@@ -9,6 +9,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 var finiteMasksAbout = About{
@@ -89,7 +90,7 @@ func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
 	if err := fmCheckValue(opts.Value); err != nil {
 		return nil, fmt.Errorf("finite-masks: value: %v", err)
 	}
-	ops, err := RangeHazardConstants(m)
+	ops, err := anefacts.RangeHazardConstants(m)
 	if err != nil {
 		return nil, err
 	}

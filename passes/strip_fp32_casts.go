@@ -13,6 +13,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 var stripFP32CastsAbout = About{
@@ -405,7 +406,7 @@ func (sf *sfRun) setup() error {
 	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if sf.blockers, err = ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
+		if sf.blockers, err = anefacts.ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
 			return err
 		}
 	}
