@@ -39,7 +39,9 @@ says otherwise. 'anefix passes' lists the passes and their options.
 
 The pipeline is the default one (passes marked "on"), toggled with --enable
 and --disable (repeatable, comma lists), or exactly the list given with
---passes. --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
+--passes, or given whole with --pipeline STRING (every pass in order with
+its options, as --print-pipeline prints it and anefix.json records it, so a
+rewrite can be repeated exactly). --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
 pass alone (plus passes named with --enable), so the recurrence, per-head
 SDPA and RoPE become pass-throughs and the graph is otherwise as exported;
 on synth arm A it gives the IR of 'anefix synth --arm D' (not the same bytes:
