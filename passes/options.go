@@ -10,6 +10,7 @@ package passes
 // parsed and valid and never checks them again.
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -133,8 +134,7 @@ func (b *bound[T]) set(s string) error {
 // wrap names the option in a parse error, unless the built-in codec has
 // named it already.
 func (b *bound[T]) wrap(err error) error {
-	var ke *kindError
-	if asKindError(err, &ke) {
+	if ke, ok := errors.AsType[*kindError](err); ok {
 		return fmt.Errorf("option %s %s", b.o.Name, ke.msg)
 	}
 	return fmt.Errorf("option %s: %w", b.o.Name, err)
@@ -203,14 +203,6 @@ func (b *bound[T]) sample(r *rand.Rand) string {
 type kindError struct{ msg string }
 
 func (e *kindError) Error() string { return e.msg }
-
-func asKindError(err error, out **kindError) bool {
-	ke, ok := err.(*kindError)
-	if ok {
-		*out = ke
-	}
-	return ok
-}
 
 // builtinCodec is the codec of bool, int, string and []string; nil for
 // any other type.
