@@ -39,7 +39,9 @@ says otherwise. 'anefix passes' lists the passes and their options.
 
 The pipeline is the default one (passes marked "on"), toggled with --enable
 and --disable (repeatable, comma lists), or exactly the list given with
---passes. --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
+--passes, or given whole with --pipeline STRING (every pass in order with
+its options, as --print-pipeline prints it and anefix.json records it, so a
+rewrite can be repeated exactly). --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
 pass alone (plus passes named with --enable), so the recurrence, per-head
 SDPA and RoPE become pass-throughs and the graph is otherwise as exported;
 on synth arm A it gives the IR of 'anefix synth --arm D' (not the same bytes:
@@ -67,6 +69,8 @@ Examples:
 			fs.StringSliceVar(&o.spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
 			fs.StringSliceVar(&o.spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
 			fs.StringArrayVar(&o.spec.Set, "set", nil, "set a pass option: pass.option=value (repeatable)")
+			fs.StringVar(&o.spec.Pipeline, "pipeline", "", "run exactly this pipeline, as --print-pipeline prints it (not with --passes, --enable, --disable, --set, --arm-d)")
+			fs.BoolVar(&o.printPipeline, "print-pipeline", false, "print the pipeline as one string (every pass and option, for --pipeline) on stdout and exit")
 			fs.BoolVar(&o.armD, "arm-d", false, "switch the arm-d pass on (the seed's arm D experiment)")
 			fs.BoolVar(&o.dryRun, "dry-run", false, "run the passes and report, write nothing")
 			fs.StringSliceVar(&o.printAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
@@ -96,9 +100,13 @@ type rewriteFlags struct {
 	emit                     string
 	bytecodeVersion          int
 	compile, verify          bool
+	printPipeline            bool
 }
 
 func runRewrite(env *Env, o *rewriteFlags, args []string) error {
+	if o.printPipeline {
+		return rwPrintPipeline(env, o, args)
+	}
 	if len(args) != 1 {
 		return usagef("want exactly one input, got %d", len(args))
 	}
@@ -185,7 +193,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return fmt.Errorf("%s: check on the rewritten module: %w; nothing written", in, err)
 	}
 	if !o.dryRun {
-		if err := rwSave(env, o, plan, ld, rep); err != nil {
+		if err := rwSave(env, o, plan, ld, rep, pl.String()); err != nil {
 			return err
 		}
 	}
@@ -282,9 +290,9 @@ func rwBuildPipeline(o *rewriteFlags) (*passes.Pipeline, func(string) bool, erro
 }
 
 // rwSave writes the rewritten module as planned and records what was written in rep.
-func rwSave(env *Env, o *rewriteFlags, plan *modelio.Plan, ld *modelio.Loaded, rep *pb.RewriteReport) error {
+func rwSave(env *Env, o *rewriteFlags, plan *modelio.Plan, ld *modelio.Loaded, rep *pb.RewriteReport, pipeline string) error {
 	t1 := time.Now()
-	files, err := rewriteRecordFiles(plan.Kind, ld, rep)
+	files, err := rewriteRecordFiles(plan.Kind, ld, rep, pipeline)
 	if err != nil {
 		return err
 	}
@@ -627,7 +635,7 @@ func indentLines(s, p string) string {
 // change and every state promotion, so a caller can feed the new shapes and
 // bind the new states. It is a file of its own so that Apple's
 // metadata.json is carried over byte for byte (see bundle.RecordFile).
-func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteReport) (map[string][]byte, error) {
+func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteReport, pipeline string) (map[string][]byte, error) {
 	var rel string
 	switch kind {
 	case bundle.KindAIModel:
@@ -640,7 +648,7 @@ func rewriteRecordFiles(kind bundle.Kind, ld *modelio.Loaded, rep *pb.RewriteRep
 	default:
 		return nil, nil
 	}
-	r := bundle.Record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []bundle.RecordIO{}, States: []bundle.RecordState{}}
+	r := bundle.Record{Tool: "anefix " + version, Passes: []string{}, IOChanges: []bundle.RecordIO{}, States: []bundle.RecordState{}, Pipelines: []string{pipeline}}
 	for _, p := range rep.Passes {
 		r.Passes = append(r.Passes, p.Name)
 		for _, c := range p.IoChanges {

@@ -28,6 +28,11 @@ type Record struct {
 	ConstantInputs []RecordConstant `json:"constantInputs,omitempty"`
 	// StateScales are states scale-state rescaled by a power of two.
 	StateScales []RecordStateScale `json:"stateScales,omitempty"`
+	// Pipelines are the pipelines that made this model from the export,
+	// one per rewrite in order, as rewrite --print-pipeline prints them:
+	// rewrite --pipeline '<each>' reproduces the model. Omitted in records
+	// written before it was kept.
+	Pipelines []string `json:"pipelines,omitempty"`
 }
 
 // RecordIO is one I/O change.
@@ -205,6 +210,7 @@ func (r *Record) Then(next Record) Record {
 		PlainStates:    append(append([]RecordState(nil), r.PlainStates...), next.PlainStates...),
 		ConstantInputs: append(append([]RecordConstant(nil), r.ConstantInputs...), next.ConstantInputs...),
 		StateScales:    append(append([]RecordStateScale(nil), r.StateScales...), next.StateScales...),
+		Pipelines:      append(append([]string(nil), r.Pipelines...), next.Pipelines...),
 	}
 	for _, p := range next.Passes {
 		if !slices.Contains(out.Passes, p) {
