@@ -14,7 +14,7 @@ package graph
 //   - inspect (graph/inspect) describes each graph on its own: Member is an
 //     f32 element type, and ConstantsApart keeps a constant shared by two
 //     islands (an eps, a scale) from welding them into one report entry.
-//   - ane check's element-type rule (passes/ane/check.go) asks what the
+//   - ane check's element-type rule (passes/anefacts/islands.go) asks what the
 //     Neural Engine cannot hold, so Member is any non-ANE element type,
 //     SkipOperand leaves out parameter and storage slots (not data), and
 //     CastsJoin lets a cast between two non-ANE types (f32 to i64) stay one

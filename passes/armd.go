@@ -2,7 +2,10 @@ package passes
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,45 +61,109 @@ The report lists every replaced op by op id and, per region, what each
 output was replaced with. New ops carry a location "anefix.arm-d"(<the
 region op's location>), which a second run skips: the pass is idempotent.`,
 	Addresses: "",
-	Options: []OptionSpec{
-		{Name: "replace", Kind: OptStringList, Default: "recurrence,sdpa,rope",
-			Doc: "region kinds to replace"},
-		{Name: "composites", Kind: OptStringList, Default: "recurrence=gated_delta_update|gated_delta,sdpa=scaled_dot_product_attention|sdpa,rope=rope",
-			Doc:   "kind=name|name…: composite names (composite_decl or callee symbol) of each kind",
-			Check: adCheckKindList},
-		{Name: "regions", Kind: OptStringList, Default: "recurrence=ios/qwen3_5_ios.py:290,sdpa=primitives/ios/sdpa.py,rope=ios/qwen3_5_ios.py:140-147|primitives/ios/rope.py",
-			Doc:   "kind=pattern|pattern…: inline ops of each kind, by any stack frame of their location (file suffix[:line[-line]]) or by op id (id:<glob>, e.g. id:sdpa_*)",
-			Check: adCheckKindList},
-		{Name: "keep-ops", Kind: OptStringList, Default: "coreai.slice_update,coreai.write_handle,coreai.read_handle,coreai.create_token",
-			Doc: "ops never replaced (state writes, handle ops)"},
-		{Name: "prefer", Kind: OptStringList, Default: "x,input,hidden_states,value,v,initial_state,state,query,q",
-			Doc: "composite input names to derive from first, among inputs equally close to the output's type"},
-		{Name: "prune", Kind: OptBool, Default: "true", Doc: "delete ops that fed only the removed regions"},
-		{Name: "drop-unused-composites", Kind: OptBool, Default: "true", Doc: "delete private composite graphs left without callers"},
-		{Name: "groups", Kind: OptStringList, Default: "", Check: adCheckGroups,
-			Doc: "replace only these regions, by 1-based number counted per kind (composites first, then inline regions, in graph and op order); empty: all. The report notes how many regions of each kind there are (anefix bisect narrows by it)"},
-	},
-	// The kinds replace takes are those composites and regions name.
-	CheckOptions: func(o Options) error {
-		opts, _ := o.(*ArmDOptions)
-		if opts == nil {
-			return nil
-		}
-		_, err := adParseConfig(opts)
-		return err
-	},
 }
 
-// ArmDOptions are arm-d's options (declared in armDAbout).
+// ArmDOptions are arm-d's options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type ArmDOptions struct {
-	Replace              []string `opt:"replace"`
-	Composites           []string `opt:"composites"`
-	Regions              []string `opt:"regions"`
-	KeepOps              []string `opt:"keep-ops"`
-	Prefer               []string `opt:"prefer"`
-	Prune                bool     `opt:"prune"`
-	DropUnusedComposites bool     `opt:"drop-unused-composites"`
-	Groups               []string `opt:"groups"`
+	Replace              []string
+	Composites           []ArmDKind
+	Regions              []ArmDKind
+	KeepOps              []string
+	Prefer               []string
+	Prune                bool
+	DropUnusedComposites bool
+	Groups               []int
+}
+
+func (o *ArmDOptions) declare(d *Decls) {
+	Declare(d, &o.Replace, Option[[]string]{Name: "replace", Default: []string{"recurrence", "sdpa", "rope"}, Doc: "region kinds to replace"})
+	Declare(d, &o.Composites, Option[[]ArmDKind]{Name: "composites", Doc: "kind=name|name…: composite names (composite_decl or callee symbol) of each kind",
+		Default: []ArmDKind{{"recurrence", []string{"gated_delta_update", "gated_delta"}}, {"sdpa", []string{"scaled_dot_product_attention", "sdpa"}}, {"rope", []string{"rope"}}},
+		Codec:   ListCodec(parseArmDKind, ArmDKind.String, sampleArmDKind)})
+	Declare(d, &o.Regions, Option[[]ArmDKind]{Name: "regions", Doc: "kind=pattern|pattern…: inline ops of each kind, by any stack frame of their location (file suffix[:line[-line]]) or by op id (id:<glob>, e.g. id:sdpa_*)",
+		Default: []ArmDKind{{"recurrence", []string{"ios/qwen3_5_ios.py:290"}}, {"sdpa", []string{"primitives/ios/sdpa.py"}}, {"rope", []string{"ios/qwen3_5_ios.py:140-147", "primitives/ios/rope.py"}}},
+		Codec:   ListCodec(parseArmDRegion, ArmDKind.String, sampleArmDRegion)})
+	Declare(d, &o.KeepOps, Option[[]string]{Name: "keep-ops", Default: []string{"coreai.slice_update", "coreai.write_handle", "coreai.read_handle", "coreai.create_token"}, Doc: "ops never replaced (state writes, handle ops)"})
+	Declare(d, &o.Prefer, Option[[]string]{Name: "prefer", Default: []string{"x", "input", "hidden_states", "value", "v", "initial_state", "state", "query", "q"}, Doc: "composite input names to derive from first, among inputs equally close to the output's type"})
+	Declare(d, &o.Prune, Option[bool]{Name: "prune", Default: true, Doc: "delete ops that fed only the removed regions"})
+	Declare(d, &o.DropUnusedComposites, Option[bool]{Name: "drop-unused-composites", Default: true, Doc: "delete private composite graphs left without callers"})
+	Declare(d, &o.Groups, Option[[]int]{Name: "groups", Doc: "replace only these regions, by 1-based number counted per kind (composites first, then inline regions, in graph and op order); empty: all. The report notes how many regions of each kind there are (anefix bisect narrows by it)",
+		Codec: ListCodec(parseArmDGroup, strconv.Itoa, func(r *rand.Rand) int { return 1 + r.IntN(5) })})
+}
+
+// checkTogether refuses a kind in replace that neither composites nor
+// regions name.
+func (o *ArmDOptions) checkTogether() error {
+	known := map[string]bool{}
+	for _, k := range append(slices.Clone(o.Composites), o.Regions...) {
+		known[k.Kind] = true
+	}
+	for _, k := range o.Replace {
+		if !known[k] {
+			return &ValueError{Option: "replace", Value: k, Valid: slices.Sorted(maps.Keys(known)), Of: "the kinds options composites and regions name"}
+		}
+	}
+	return nil
+}
+
+// ArmDKind is one entry of composites or regions: kind=alt|alt….
+type ArmDKind struct {
+	Kind string
+	Alts []string
+}
+
+// String is the entry as the option takes it.
+func (k ArmDKind) String() string { return k.Kind + "=" + strings.Join(k.Alts, "|") }
+
+// parseArmDKind reads kind=a|b (alternatives trimmed, empty ones dropped).
+func parseArmDKind(e string) (ArmDKind, error) {
+	k, alts, ok := strings.Cut(e, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.TrimSpace(alts) == "" {
+		return ArmDKind{}, fmt.Errorf("%q is not kind=a|b", e)
+	}
+	out := ArmDKind{Kind: k}
+	for _, a := range strings.Split(alts, "|") {
+		if a = strings.TrimSpace(a); a != "" {
+			out.Alts = append(out.Alts, a)
+		}
+	}
+	if len(out.Alts) == 0 {
+		return ArmDKind{}, fmt.Errorf("%q is not kind=a|b", e)
+	}
+	return out, nil
+}
+
+// parseArmDRegion reads kind=pattern|pattern, each a frame or id glob.
+func parseArmDRegion(e string) (ArmDKind, error) {
+	k, err := parseArmDKind(e)
+	if err != nil {
+		return k, err
+	}
+	for _, a := range k.Alts {
+		if _, err := adParseFrame(a); err != nil {
+			return ArmDKind{}, err
+		}
+	}
+	return k, nil
+}
+
+func parseArmDGroup(g string) (int, error) {
+	if n, err := strconv.Atoi(g); err == nil && n >= 1 {
+		return n, nil
+	}
+	return 0, fmt.Errorf("%q is not a region number (1, 2, …)", g)
+}
+
+var adSampleKinds = []string{"recurrence", "sdpa", "rope"}
+
+func sampleArmDKind(r *rand.Rand) ArmDKind {
+	return ArmDKind{adSampleKinds[r.IntN(3)], []string{"gated_delta", "sdpa", "x.y"}[:1+r.IntN(3)]}
+}
+
+func sampleArmDRegion(r *rand.Rand) ArmDKind {
+	return ArmDKind{adSampleKinds[r.IntN(3)], []string{"a.py:3", "id:sdpa_*", "b/c.py:1-9"}[:1+r.IntN(3)]}
 }
 
 // ArmD applies the arm-d pass to m (opts nil or partial: missing options
@@ -107,7 +174,7 @@ func ArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
 	if opts == nil {
 		opts = Defaults[ArmDOptions]()
 	}
-	ch, err := runArmD(m, opts)
+	ch, err := lookup("arm-d").Run(m, opts) // checks a struct built by hand
 	if err != nil {
 		return nil, fmt.Errorf("arm-d: %w", err)
 	}
@@ -172,73 +239,27 @@ type adConfig struct {
 	groups     map[int]bool // nil: every region
 }
 
-// adCheckKindList rejects an entry that is not kind=a|b at --set time.
-func adCheckKindList(v any) error {
-	list, _ := v.([]string)
-	for _, e := range list {
-		k, alts, ok := strings.Cut(e, "=")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(alts) == "" {
-			return fmt.Errorf("%q is not kind=a|b", e)
-		}
-	}
-	return nil
-}
-
-// adKindList parses "kind=a|b,kind2=c" into kind → alternatives.
-func adKindList(opt string, vals []string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, v := range vals {
-		k, alts, ok := strings.Cut(v, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.TrimSpace(alts) == "" {
-			return nil, fmt.Errorf("option %s: %q is not kind=a|b", opt, v)
-		}
-		for _, a := range strings.Split(alts, "|") {
-			if a = strings.TrimSpace(a); a != "" {
-				out[k] = append(out[k], a)
-			}
-		}
-	}
-	return out, nil
-}
-
-func adParseConfig(opts *ArmDOptions) (*adConfig, error) {
+// adConfig reads the options (parsed and checked when they were set:
+// options.go) into the pass's look-up tables.
+func adParseConfig(opts *ArmDOptions) *adConfig {
 	c := &adConfig{composites: map[string]string{}, regions: map[string][]adFrame{}, keep: map[string]bool{},
 		prune: opts.Prune, dropUnused: opts.DropUnusedComposites}
-	comps, err := adKindList("composites", opts.Composites)
-	if err != nil {
-		return nil, err
-	}
-	regs, err := adKindList("regions", opts.Regions)
-	if err != nil {
-		return nil, err
-	}
-	known := map[string]bool{}
-	for k := range comps {
-		known[k] = true
-	}
-	for k := range regs {
-		known[k] = true
-	}
 	for _, k := range opts.Replace {
-		if !known[k] {
-			var ks []string
-			for x := range known {
-				ks = append(ks, x)
-			}
-			sort.Strings(ks)
-			return nil, &ValueError{Option: "replace", Value: k, Valid: ks, Of: "the kinds options composites and regions name"}
-		}
 		c.kinds = append(c.kinds, k)
-		for _, n := range comps[k] {
-			c.composites[n] = k
-		}
-		for _, s := range regs[k] {
-			f, err := adParseFrame(s)
-			if err != nil {
-				return nil, fmt.Errorf("option regions: %w", err)
+		for _, e := range opts.Composites {
+			if e.Kind == k {
+				for _, n := range e.Alts {
+					c.composites[n] = k
+				}
 			}
-			c.regions[k] = append(c.regions[k], f)
+		}
+		for _, e := range opts.Regions {
+			if e.Kind == k {
+				for _, a := range e.Alts {
+					f, _ := adParseFrame(a) // parseArmDRegion refused a bad one
+					c.regions[k] = append(c.regions[k], f)
+				}
+			}
 		}
 	}
 	c.prefer = map[string]int{}
@@ -250,29 +271,13 @@ func adParseConfig(opts *ArmDOptions) (*adConfig, error) {
 	for _, n := range opts.KeepOps {
 		c.keep[n] = true
 	}
-	for _, g := range opts.Groups {
-		n, err := strconv.Atoi(g)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("option groups: %q is not a region number (1, 2, …)", g)
-		}
+	for _, n := range opts.Groups {
 		if c.groups == nil {
 			c.groups = map[int]bool{}
 		}
 		c.groups[n] = true
 	}
-	return c, nil
-}
-
-// adCheckGroups rejects a groups entry that is not a positive integer at
-// --set time.
-func adCheckGroups(v any) error {
-	list, _ := v.([]string)
-	for _, g := range list {
-		if n, err := strconv.Atoi(g); err != nil || n < 1 {
-			return fmt.Errorf("%q is not a region number (1, 2, …)", g)
-		}
-	}
-	return nil
+	return c
 }
 
 // ArmDGroupsNote is the prefix of the note that counts regions per kind.
@@ -300,10 +305,7 @@ type armd struct {
 }
 
 func runArmD(m *graph.Module, opts *ArmDOptions) (*Change, error) {
-	cfg, err := adParseConfig(opts)
-	if err != nil {
-		return nil, err
-	}
+	cfg := adParseConfig(opts)
 	a := &armd{m: m, cfg: cfg, ch: &Change{}, seen: map[string]int{}}
 	if err := a.composites(); err != nil {
 		return nil, err

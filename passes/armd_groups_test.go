@@ -11,7 +11,7 @@ import (
 // group replaces fewer ops than all of them, the groups together replace
 // what no groups does, and the count note names three regions.
 func TestArmDGroups(t *testing.T) {
-	opt := func(groups ...string) passes.Options {
+	opt := func(groups ...int) passes.Options {
 		o := passes.Defaults[passes.ArmDOptions]()
 		o.Replace, o.Groups = []string{"recurrence"}, groups
 		return o
@@ -21,20 +21,20 @@ func TestArmDGroups(t *testing.T) {
 		t.Fatalf("notes %q lack %q", all.Notes, want)
 	}
 	sum := 0
-	for _, g := range []string{"1", "2", "3"} {
+	for _, g := range []int{1, 2, 3} {
 		one := run(t, "arm-d", armA(t, 0), opt(g))
 		if len(one.Replaced) == 0 || len(one.Replaced) >= len(all.Replaced) {
-			t.Errorf("groups=%s replaced %d ops, all groups %d", g, len(one.Replaced), len(all.Replaced))
+			t.Errorf("groups=%d replaced %d ops, all groups %d", g, len(one.Replaced), len(all.Replaced))
 		}
 		sum += len(one.Replaced)
 	}
 	if sum != len(all.Replaced) {
 		t.Errorf("groups 1, 2, 3 replaced %d ops in all, no groups %d", sum, len(all.Replaced))
 	}
-	if got := run(t, "arm-d", armA(t, 0), opt("1", "2", "3")); len(got.Replaced) != len(all.Replaced) {
+	if got := run(t, "arm-d", armA(t, 0), opt(1, 2, 3)); len(got.Replaced) != len(all.Replaced) {
 		t.Errorf("groups=1,2,3 replaced %d ops, want %d", len(got.Replaced), len(all.Replaced))
 	}
-	if got := run(t, "arm-d", armA(t, 0), opt("4")); len(got.Replaced) != 0 {
+	if got := run(t, "arm-d", armA(t, 0), opt(4)); len(got.Replaced) != 0 {
 		t.Errorf("groups=4 replaced %d ops, want none", len(got.Replaced))
 	}
 	p, _ := passes.Lookup("arm-d")

@@ -157,7 +157,9 @@ func TestArmDInlineRecurrence(t *testing.T) {
 // region (here the two casts back, each its own region).
 func TestArmDRegionsByOpID(t *testing.T) {
 	tg, ops := adRecurrence()
-	ch, err := ArmD(tg.m, with(func(o *ArmDOptions) { o.Regions, o.Prune = []string{"recurrence=id:_to_copy_[45]"}, false }))
+	ch, err := ArmD(tg.m, with(func(o *ArmDOptions) {
+		o.Regions, o.Prune = []ArmDKind{{"recurrence", []string{"id:_to_copy_[45]"}}}, false
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,8 +320,8 @@ func TestArmDErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown kind", with(func(o *ArmDOptions) { o.Replace = []string{"mlp"} }), `arm-d: option replace: "mlp" is not recurrence, rope or sdpa (the kinds options composites and regions name)`},
-		{"bad frame", with(func(o *ArmDOptions) { o.Regions = []string{"recurrence=x.py:abc"} }), `frame "x.py:abc"`},
-		{"bad kind list", with(func(o *ArmDOptions) { o.Composites = []string{"rope"} }), `"rope" is not kind=a|b`},
+		{"bad frame", with(func(o *ArmDOptions) { o.Regions = []ArmDKind{{"recurrence", []string{"x.py:abc"}}} }), `arm-d: option regions: frame "x.py:abc"`},
+		{"bad kind list", with(func(o *ArmDOptions) { o.Composites = []ArmDKind{{Kind: "rope"}} }), `arm-d: option composites: "rope=" is not kind=a|b`},
 	}
 	for _, c := range cases {
 		tg, _ := adRecurrence()

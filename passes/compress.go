@@ -76,25 +76,24 @@ of exclude=. tied-head=false leaves the tied embedding/head table alone
 check's suspect.tied-head-constant uses). A selector that matches nothing
 is a note, not an error.`
 
-func weightSelectOptions() []OptionSpec {
-	return []OptionSpec{
-		{Name: "ops", Kind: OptStringList, Default: strings.Join(compressOps, ","), Doc: "the op kinds whose constant operands are weights (without coreai. or decomposable.)", Check: checkNonEmptyList},
-		{Name: "weights", Kind: OptStringList, Default: "*", Doc: "globs over resource keys and op ids (FX names) of the constants to take", Check: checkGlobs},
-		{Name: "exclude", Kind: OptStringList, Default: "", Doc: "globs of constants to leave alone", Check: checkGlobs},
-		{Name: "tied-head", Kind: OptBool, Default: "true", Doc: "take the tied embedding/head table too"},
-		{Name: "min-elements", Kind: OptInt, Default: "1024", Doc: "take only constants with more elements than this (coreai-optimization's weight_num_threshold)", Check: checkNonNegative},
-	}
+// declareWeightSelect declares the selector options every compression
+// pass shares, bound to that pass's fields.
+func declareWeightSelect(d *Decls, ops, weights, exclude *[]string, tiedHead *bool, minElements *int) {
+	Declare(d, ops, Option[[]string]{Name: "ops", Default: compressOps, Doc: "the op kinds whose constant operands are weights (without coreai. or decomposable.)", Check: checkNonEmptyList})
+	Declare(d, weights, Option[[]string]{Name: "weights", Default: []string{"*"}, Doc: "globs over resource keys and op ids (FX names) of the constants to take", Check: checkGlobs})
+	Declare(d, exclude, Option[[]string]{Name: "exclude", Doc: "globs of constants to leave alone", Check: checkGlobs})
+	Declare(d, tiedHead, Option[bool]{Name: "tied-head", Default: true, Doc: "take the tied embedding/head table too"})
+	Declare(d, minElements, Option[int]{Name: "min-elements", Default: 1024, Doc: "take only constants with more elements than this (coreai-optimization's weight_num_threshold)", Check: checkNonNegative})
 }
 
-func checkNonEmptyList(v any) error {
-	if l, _ := v.([]string); len(l) == 0 {
+func checkNonEmptyList(l []string) error {
+	if len(l) == 0 {
 		return fmt.Errorf("want at least one value")
 	}
 	return nil
 }
 
-func checkGlobs(v any) error {
-	l, _ := v.([]string)
+func checkGlobs(l []string) error {
 	for _, g := range l {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("bad glob %q: %v", g, err)
@@ -103,8 +102,8 @@ func checkGlobs(v any) error {
 	return nil
 }
 
-func checkNonNegative(v any) error {
-	if n, _ := v.(int); n < 0 {
+func checkNonNegative(n int) error {
+	if n < 0 {
 		return fmt.Errorf("want a number >= 0, got %d", n)
 	}
 	return nil

@@ -32,16 +32,18 @@ Numerics: none; dead code computes nothing anyone reads.
 When not to use it: when you want to look at what the other passes left
 dead, or keep composite graphs no op calls (graphs=false) or weight blobs
 no op reads (resources=false) in the file.`,
-	Options: []OptionSpec{
-		{Name: "graphs", Kind: OptBool, Default: "true", Doc: "also remove private graphs no op refers to"},
-		{Name: "resources", Kind: OptBool, Default: "true", Doc: "also remove builtin blob resources no attribute refers to"},
-	},
 }
 
-// DCEOptions are dce's options (declared in dceAbout).
+// DCEOptions are dce's options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type DCEOptions struct {
-	Graphs    bool `opt:"graphs"`
-	Resources bool `opt:"resources"`
+	Graphs    bool
+	Resources bool
+}
+
+func (o *DCEOptions) declare(d *Decls) {
+	Declare(d, &o.Graphs, Option[bool]{Name: "graphs", Default: true, Doc: "also remove private graphs no op refers to"})
+	Declare(d, &o.Resources, Option[bool]{Name: "resources", Default: true, Doc: "also remove builtin blob resources no attribute refers to"})
 }
 
 // mutatingName marks op names that may touch state even with results.

@@ -46,30 +46,31 @@ read), so verify REF CAND compares like with like. A real caller must bind
 the table at run time; whether Apple's runtime and compiler accept that is
 what the experiment tests.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the tied head as an in-graph constant of a single main)",
-	Options: []OptionSpec{
-		{Name: "constant", Kind: OptString, Default: "tied-head", Doc: "tied-head, or a dense_resource key, or an op id (FX name) of the constant to externalize", Check: ecCheckConstant},
-		{Name: "min-bytes", Kind: OptInt, Default: "4096", Doc: "never externalize a constant smaller than this many bytes", Check: ecCheckMin},
-		{Name: "name", Kind: OptString, Default: "", Doc: "coreai.name of the new input (default: the resource key, or const_<op id>)"},
-	},
 }
 
 // ExternalizeConstantOptions are externalize-constant's options (declared
 // in externalizeConstantAbout).
 type ExternalizeConstantOptions struct {
-	Constant string `opt:"constant"`
-	MinBytes int    `opt:"min-bytes"`
-	Name     string `opt:"name"`
+	Constant string
+	MinBytes int
+	Name     string
 }
 
-func ecCheckConstant(v any) error {
-	if s, _ := v.(string); strings.TrimSpace(s) == "" {
+func (o *ExternalizeConstantOptions) declare(d *Decls) {
+	Declare(d, &o.Constant, Option[string]{Name: "constant", Default: "tied-head", Doc: "tied-head, or a dense_resource key, or an op id (FX name) of the constant to externalize", Check: ecCheckConstant})
+	Declare(d, &o.MinBytes, Option[int]{Name: "min-bytes", Default: 4096, Doc: "never externalize a constant smaller than this many bytes", Check: ecCheckMin})
+	Declare(d, &o.Name, Option[string]{Name: "name", Doc: "coreai.name of the new input (default: the resource key, or const_<op id>)"})
+}
+
+func ecCheckConstant(s string) error {
+	if strings.TrimSpace(s) == "" {
 		return fmt.Errorf("want tied-head, a resource key or an op id, got an empty value")
 	}
 	return nil
 }
 
-func ecCheckMin(v any) error {
-	if n, _ := v.(int); n < 0 {
+func ecCheckMin(n int) error {
+	if n < 0 {
 		return fmt.Errorf("want a byte count >= 0, got %d", n)
 	}
 	return nil
@@ -164,9 +165,6 @@ func ecMatches(op *graph.Operation, sel string) bool {
 
 func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (*Change, error) {
 	sel, minBytes, name := strings.TrimSpace(opts.Constant), int64(opts.MinBytes), opts.Name
-	if err := ecCheckConstant(sel); err != nil {
-		return nil, fmt.Errorf("option constant: %v", err)
-	}
 	entries := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	isEntry := map[string]bool{} // by name: Graphs() makes new views each call
 	for _, g := range entries {

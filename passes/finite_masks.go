@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 var finiteMasksAbout = About{
@@ -46,28 +48,46 @@ Dense_resource constants get a new blob (key <old>_finite); the old blob is
 dropped when nothing else reads it. A blob above 64 MiB is refused with an
 error naming the op: a mask is small, a weight that size is not a mask.`,
 	Addresses: "check's fp16.out-of-range hazard (a -inf or -1e9 mask constant)",
-	Options: []OptionSpec{
-		{Name: "value", Kind: OptString, Default: "-40000", Check: fmCheckValue,
-			Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16"},
-	},
 }
 
-// FiniteMasksOptions are finite-masks' options (declared in
-// finiteMasksAbout).
+// FiniteMasksOptions are finite-masks' options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type FiniteMasksOptions struct {
-	Value string `opt:"value"`
+	Value MaskValue
+}
+
+func (o *FiniteMasksOptions) declare(d *Decls) {
+	Declare(d, &o.Value, Option[MaskValue]{Name: "value", Default: MaskValue{"-40000", -40000}, Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16",
+		Check: fmCheckValue, Codec: &Codec[MaskValue]{Kind: "string", Parse: fmParseValue, Format: MaskValue.String,
+			Sample: func(r *rand.Rand) MaskValue {
+				x := -float64(1 + r.IntN(2048))
+				return MaskValue{strconv.FormatFloat(x, 'g', -1, 64), x}
+			}}})
+}
+
+// MaskValue is finite-masks' value: a number, kept as it was written so
+// that notes and reports repeat it.
+type MaskValue struct {
+	Text string
+	X    float64
+}
+
+func (v MaskValue) String() string { return v.Text }
+
+func fmParseValue(s string) (MaskValue, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return MaskValue{}, fmt.Errorf("want a number such as -40000, got %q", s)
+	}
+	return MaskValue{s, x}, nil
 }
 
 // fmMaxBlob bounds the dense_resource constants finite-masks rewrites in
 // memory (a mask is a few MiB at most).
 const fmMaxBlob = 64 << 20
 
-func fmCheckValue(v any) error {
-	s, _ := v.(string)
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("want a number such as -40000, got %q", s)
-	}
+func fmCheckValue(v MaskValue) error {
+	s, x := v.Text, v.X
 	if !(x < 0) || x < -f16.MaxHalf {
 		return fmt.Errorf("want a negative value no lower than -65504 (fp16's most negative finite value), got %s", s)
 	}
@@ -82,14 +102,8 @@ func fmCheckValue(v any) error {
 func fmMasked(x float64) bool { return x < -f16.MaxHalf }
 
 func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
-	val, err := strconv.ParseFloat(opts.Value, 64)
-	if err != nil {
-		return nil, fmt.Errorf("finite-masks: value %q: %v", opts.Value, err)
-	}
-	if err := fmCheckValue(opts.Value); err != nil {
-		return nil, fmt.Errorf("finite-masks: value: %v", err)
-	}
-	ops, err := RangeHazardConstants(m)
+	val := opts.Value.X
+	ops, err := anefacts.RangeHazardConstants(m)
 	if err != nil {
 		return nil, err
 	}

@@ -68,27 +68,22 @@ not every boundary expand_dims is fatal: Apple's dense control (seed arm E,
 compiler cites unsqueeze_* ops only in the hybrid export, so disable the
 pass when the I/O change is unwelcome and the compiler did not complain.`,
 	Addresses: "ANE I/O op isn't a squeeze / expandDims",
-	Options: []OptionSpec{
-		{Name: "ops", Kind: OptStringList, Default: "coreai.expand_dims,coreai.shrink_dims,coreai.reshape",
-			Doc:    "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only",
-			Values: ioRankOpNames},
-		{Name: "other-users", Kind: OptString, Default: "reshape",
-			Doc:    "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)",
-			Values: []string{"reshape", "skip"}},
-		{Name: "states", Kind: OptBool, Default: "true",
-			Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"},
-		{Name: "index-inputs", Kind: OptBool, Default: "false",
-			Doc: "also fold a rank op whose result only feeds index operands (gather_nd / gather_along_axis / scatter_nd indices), such as input_ids' expand_dims before the embedding"},
-	},
 }
 
-// FoldIOUnsqueezeOptions are fold-io-unsqueeze's options (declared in
-// foldIOUnsqueezeAbout).
+// FoldIOUnsqueezeOptions are fold-io-unsqueeze's options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type FoldIOUnsqueezeOptions struct {
-	Ops         []string `opt:"ops"`
-	OtherUsers  string   `opt:"other-users"`
-	States      bool     `opt:"states"`
-	IndexInputs bool     `opt:"index-inputs"`
+	Ops         []string
+	OtherUsers  string
+	States      bool
+	IndexInputs bool
+}
+
+func (o *FoldIOUnsqueezeOptions) declare(d *Decls) {
+	Declare(d, &o.Ops, Option[[]string]{Name: "ops", Default: []string{"coreai.expand_dims", "coreai.shrink_dims", "coreai.reshape"}, Doc: "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only", Values: ioRankOpNames})
+	Declare(d, &o.OtherUsers, Option[string]{Name: "other-users", Default: "reshape", Doc: "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)", Values: []string{"reshape", "skip"}})
+	Declare(d, &o.States, Option[bool]{Name: "states", Default: true, Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"})
+	Declare(d, &o.IndexInputs, Option[bool]{Name: "index-inputs", Doc: "also fold a rank op whose result only feeds index operands (gather_nd / gather_along_axis / scatter_nd indices), such as input_ids' expand_dims before the embedding"})
 }
 
 // ioRankOpNames are the ops fold-io-unsqueeze may fold (option ops takes
@@ -107,14 +102,6 @@ var (
 func runFoldIOUnsqueeze(ctx *Context, m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
 	f := &ioFolder{ctx: ctx, m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
 		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
-	for _, o := range []struct {
-		name string
-		v    any
-	}{{"other-users", opts.OtherUsers}, {"ops", opts.Ops}} {
-		if err := foldIOUnsqueezeAbout.CheckValue(o.name, o.v); err != nil {
-			return nil, err
-		}
-	}
 	for _, n := range opts.Ops {
 		f.ops[n] = true
 	}

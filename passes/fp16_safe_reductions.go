@@ -60,20 +60,20 @@ module's gain):
   the sums short (8 elements), so the logits show no consistent gain; the
   module above is where the effect is isolated.`,
 	Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
-	Options: []OptionSpec{
-		{Name: "min-elements", Kind: OptInt, Default: "2", Check: frCheckMin,
-			Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)"},
-	},
 }
 
-// FP16SafeReductionsOptions are fp16-safe-reductions' options (declared in
-// fp16SafeReductionsAbout).
+// FP16SafeReductionsOptions are fp16-safe-reductions' options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type FP16SafeReductionsOptions struct {
-	MinElements int `opt:"min-elements"`
+	MinElements int
 }
 
-func frCheckMin(v any) error {
-	if n, _ := v.(int); n < 1 {
+func (o *FP16SafeReductionsOptions) declare(d *Decls) {
+	Declare(d, &o.MinElements, Option[int]{Name: "min-elements", Default: 2, Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)", Check: frCheckMin})
+}
+
+func frCheckMin(n int) error {
+	if n < 1 {
 		return fmt.Errorf("want at least 1, got %d", n)
 	}
 	return nil

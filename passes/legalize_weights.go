@@ -44,19 +44,20 @@ per-block 32): 17 weights re-clustered at 4 bits, g32, 22.8 KiB to
 21.3 KiB, SNR 21.9 dB against the INT4 weights, and check's verdict goes
 from not legal to legal (TestCompressionArms).`,
 	Addresses: "check's linear-int4 blocker (linear blockwise INT4 weights: apple/coreai-models #55, #205)",
-	Options: []OptionSpec{
-		{Name: "bits", Kind: OptInt, Default: "4", Doc: "bits per palette index: 1, 2, 3, 4, 6 or 8", Check: checkBits},
-		{Name: "group-size", Kind: OptInt, Default: "32", Doc: "output channels per palette (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive},
-		{Name: "rounding-precision", Kind: OptInt, Default: "4", Doc: "as palettize's, for the groups it re-clusters", Check: checkPrecision},
-	},
 }
 
-// LegalizeWeightsOptions are legalize-weights' options (declared in
-// legalizeWeightsAbout).
+// LegalizeWeightsOptions are legalize-weights' options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type LegalizeWeightsOptions struct {
-	Bits              int `opt:"bits"`
-	GroupSize         int `opt:"group-size"`
-	RoundingPrecision int `opt:"rounding-precision"`
+	Bits              int
+	GroupSize         int
+	RoundingPrecision int
+}
+
+func (o *LegalizeWeightsOptions) declare(d *Decls) {
+	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per palette index: 1, 2, 3, 4, 6 or 8", Check: checkBits})
+	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
+	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "as palettize's, for the groups it re-clusters", Check: checkPrecision})
 }
 
 // int4Weight is one blockwise_shift_scale of constant linear INT4 data.

@@ -10,7 +10,7 @@ import (
 // published compile placed on the Neural Engine: MiniCPM5-2B with 4-bit
 // palettes over 8 channels got 0 regions and over 32 channels 31/31
 // (coreai-build 3600.83.1, iOS h18p), Granite-Embedding-97M over 16
-// channels 0 (passes/ane rules.go RuleLUT4SmallGroup has the records).
+// channels 0 (passes/ane rule_lut4_small_group.go has the records).
 const MinLUT4Group = 32
 
 // LUTGroup reads a lut_to_dense's shapes: indices [d_0…d_{K-1}], lut

@@ -1,15 +1,18 @@
 package passes
 
-// The one place pass options are parsed. Every pass has an options struct
-// (ArmDOptions, DCEOptions, …) whose fields carry the option's name in an
-// `opt` tag; the pass's About declares each option (kind, textual default,
-// doc, check). newOptions fills every default, setOption parses one
-// "value" the way --set gives it: the pipeline (Build), Defaults and
-// ParseOptions all go through these two, so a pass run directly sees the
-// same defaults as one run by the CLI.
+// The one place pass options are declared and parsed. A pass's options
+// struct (ArmDOptions, DCEOptions, …) has a declare method that binds each
+// field to an Option[T]: its name, typed default, doc, allowed values and
+// check, in one place (MLIR's Option<T> is the model). The pipeline
+// (Build, ParsePipeline), Defaults and ParseOptions all fill and parse
+// options through these declarations, and Pass.Run checks a struct built
+// by hand against them, so a pass body reads values that are already
+// parsed and valid and never checks them again.
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strconv"
@@ -24,31 +27,278 @@ type Options any
 // NoOptions is the options struct of a pass without options.
 type NoOptions struct{}
 
-// OptionKind is the type of an option value.
-type OptionKind int
+func (*NoOptions) declare(*Decls) {}
 
-const (
-	OptBool OptionKind = iota
-	OptString
-	OptInt
-	OptStringList // comma-separated
-)
-
-// OptionSpec declares one typed option with its default.
-type OptionSpec struct {
+// Option declares one option of type T. Declare binds it to a field of an
+// options struct.
+type Option[T any] struct {
 	Name    string
-	Kind    OptionKind
-	Default string // textual default, parsed like a --set value
+	Default T
 	Doc     string
-	// Check, when set, rejects a value of the right kind that is still
-	// malformed (such as a pair without "="), so that --set reports it as a
-	// usage error before any pass runs.
-	Check func(v any) error
-	// Values, when set, are the only values the option takes (an enum; for
-	// a list option, each element must be one of them). Any other is
-	// refused when the pipeline is built, with a UsageError listing them,
-	// and the docs list them.
+	// Values, when set, are the only values a string option (or each
+	// element of a list option) takes (an enum): anything else is refused
+	// with a ValueError listing them, and the docs list them.
 	Values []string
+	// Check, when set, refuses a parsed value that is still wrong (a
+	// number out of range), so that --set reports it as a usage error
+	// before any pass runs.
+	Check func(T) error
+	// Codec reads and prints values of T; nil: the codec of bool, int,
+	// string or []string (a comma list).
+	Codec *Codec[T]
+}
+
+// Codec reads and prints the values of one option type, the way --set
+// writes them.
+type Codec[T any] struct {
+	Kind   string // how docs name the type: bool, string, int, list
+	Parse  func(s string) (T, error)
+	Format func(v T) string
+	// Sample makes a value for property tests (pipeline_test.go); nil:
+	// generated from the kind and the declared values.
+	Sample func(r *rand.Rand) T
+}
+
+// OptionInfo describes one declared option for docs (anefix passes,
+// PASSES.md): its default and values as text.
+type OptionInfo struct {
+	Name    string
+	Kind    string
+	Default string
+	Doc     string
+	Values  []string
+}
+
+// Decls are the declarations of one options struct, bound to its fields.
+type Decls struct{ list []decl }
+
+// decl is one Option bound to its field, with its type erased.
+type decl interface {
+	info() OptionInfo
+	reset()
+	set(s string) error
+	text() string
+	valid() error
+	sample(r *rand.Rand) string
+	defaultReadsBack() bool
+}
+
+// optionsStruct is a pass's options struct: it declares its options.
+type optionsStruct interface{ declare(d *Decls) }
+
+// Declare binds option o to *field.
+func Declare[T any](d *Decls, field *T, o Option[T]) {
+	c := o.Codec
+	if c == nil {
+		c = builtinCodec[T]()
+	}
+	if c == nil {
+		panic(fmt.Sprintf("passes: option %s: type %T needs a Codec", o.Name, o.Default))
+	}
+	d.list = append(d.list, &bound[T]{field: field, o: o, c: c})
+}
+
+type bound[T any] struct {
+	field *T
+	o     Option[T]
+	c     *Codec[T]
+}
+
+func (b *bound[T]) info() OptionInfo {
+	return OptionInfo{Name: b.o.Name, Kind: b.c.Kind, Default: b.c.Format(b.o.Default), Doc: b.o.Doc, Values: b.o.Values}
+}
+
+// reset sets the field to the default, a copy of it for a list (a pass
+// that appends to its list must not change the declaration).
+func (b *bound[T]) reset() {
+	v, err := b.c.Parse(b.c.Format(b.o.Default))
+	if err != nil {
+		panic(fmt.Sprintf("passes: option %s: default does not parse: %v", b.o.Name, err)) // checked at init
+	}
+	*b.field = v
+}
+
+// set parses s, checks it, and stores it: the one parse of a value.
+func (b *bound[T]) set(s string) error {
+	v, err := b.c.Parse(s)
+	if err != nil {
+		return b.wrap(err)
+	}
+	if err := b.check(v); err != nil {
+		return err
+	}
+	*b.field = v
+	return nil
+}
+
+// wrap names the option in a parse error, unless the built-in codec has
+// named it already.
+func (b *bound[T]) wrap(err error) error {
+	if ke, ok := errors.AsType[*kindError](err); ok {
+		return fmt.Errorf("option %s %s", b.o.Name, ke.msg)
+	}
+	return fmt.Errorf("option %s: %w", b.o.Name, err)
+}
+
+func (b *bound[T]) check(v T) error {
+	if len(b.o.Values) > 0 {
+		var vals []string
+		switch x := any(v).(type) {
+		case string:
+			vals = []string{x}
+		case []string:
+			vals = x
+		}
+		for _, s := range vals {
+			if !slices.Contains(b.o.Values, s) {
+				return &ValueError{Option: b.o.Name, Value: s, Valid: b.o.Values}
+			}
+		}
+	}
+	if b.o.Check != nil {
+		if err := b.o.Check(v); err != nil {
+			return fmt.Errorf("option %s: %w", b.o.Name, err)
+		}
+	}
+	return nil
+}
+
+func (b *bound[T]) text() string { return b.c.Format(*b.field) }
+
+// defaultReadsBack says that the default, printed and read again, is the
+// default (a list element holding a comma would read back as two).
+func (b *bound[T]) defaultReadsBack() bool {
+	v, err := b.c.Parse(b.c.Format(b.o.Default))
+	return err == nil && reflect.DeepEqual(v, b.o.Default)
+}
+
+// valid checks the field's current value (a struct built by hand): its
+// text must parse, as if --set had given it, and pass the checks.
+func (b *bound[T]) valid() error {
+	if _, err := b.c.Parse(b.c.Format(*b.field)); err != nil {
+		return b.wrap(err)
+	}
+	return b.check(*b.field)
+}
+
+// sample returns a valid value as text: the codec's sample, or one made
+// from the kind and the values, else the default.
+func (b *bound[T]) sample(r *rand.Rand) string {
+	for range 20 {
+		var s string
+		if b.c.Sample != nil {
+			s = b.c.Format(b.c.Sample(r))
+		} else {
+			s = sampleText(r, b.c.Kind, b.o.Values)
+		}
+		if v, err := b.c.Parse(s); err == nil && b.check(v) == nil {
+			return s
+		}
+	}
+	return b.c.Format(b.o.Default)
+}
+
+// kindError is a value that is not of the option's kind; its message
+// follows the option's name ("option bits wants an integer, …").
+type kindError struct{ msg string }
+
+func (e *kindError) Error() string { return e.msg }
+
+// builtinCodec is the codec of bool, int, string and []string; nil for
+// any other type.
+func builtinCodec[T any]() *Codec[T] {
+	var c any
+	switch any(*new(T)).(type) {
+	case bool:
+		c = &Codec[bool]{Kind: "bool", Format: strconv.FormatBool, Parse: func(s string) (bool, error) {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return false, &kindError{fmt.Sprintf("wants true or false, got %q", s)}
+			}
+			return b, nil
+		}}
+	case int:
+		c = &Codec[int]{Kind: "int", Format: strconv.Itoa, Parse: func(s string) (int, error) {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return 0, &kindError{fmt.Sprintf("wants an integer, got %q", s)}
+			}
+			return n, nil
+		}}
+	case string:
+		c = &Codec[string]{Kind: "string", Format: func(s string) string { return s }, Parse: func(s string) (string, error) { return s, nil }}
+	case []string:
+		c = ListCodec(func(s string) (string, error) { return s, nil }, func(s string) string { return s }, nil)
+	}
+	out, _ := c.(*Codec[T])
+	return out
+}
+
+// ListCodec is the codec of a comma list whose elements parse and print
+// with parse and format: elements are trimmed and empty ones dropped, as
+// --set always read lists. sample, when set, makes one element for
+// property tests.
+func ListCodec[E any](parse func(string) (E, error), format func(E) string, sample func(r *rand.Rand) E) *Codec[[]E] {
+	c := &Codec[[]E]{Kind: "list",
+		Parse: func(s string) ([]E, error) {
+			var out []E
+			for _, x := range strings.Split(s, ",") {
+				if x = strings.TrimSpace(x); x == "" {
+					continue
+				}
+				e, err := parse(x)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, e)
+			}
+			return out, nil
+		},
+		Format: func(v []E) string {
+			parts := make([]string, len(v))
+			for i, e := range v {
+				parts[i] = format(e)
+			}
+			return strings.Join(parts, ",")
+		}}
+	if sample != nil {
+		c.Sample = func(r *rand.Rand) []E {
+			out := make([]E, r.IntN(4))
+			for i := range out {
+				out[i] = sample(r)
+			}
+			return out
+		}
+	}
+	return c
+}
+
+// sampleText makes a value of kind from values (an enum) or at random:
+// the property tests' generator for options without a Codec.Sample.
+func sampleText(r *rand.Rand, kind string, values []string) string {
+	word := func() string {
+		if len(values) > 0 {
+			return values[r.IntN(len(values))]
+		}
+		words := []string{"a", "x_1", "conv_state", "*", "id:sdpa_*", "q.k", "a b", `"q"`, "{x}", "-3", "é"}
+		return words[r.IntN(len(words))]
+	}
+	switch kind {
+	case "bool":
+		return strconv.FormatBool(r.IntN(2) == 0)
+	case "int":
+		return strconv.Itoa([]int{-2, -1, 0, 1, 2, 3, 4, 6, 8, 32, 1000, r.IntN(100000)}[r.IntN(12)])
+	case "list":
+		parts := make([]string, r.IntN(4))
+		for i := range parts {
+			parts[i] = word()
+		}
+		return strings.Join(parts, ",")
+	}
+	if len(values) == 0 && r.IntN(4) == 0 {
+		return ""
+	}
+	return word()
 }
 
 // ValueError is a value outside the allowed values of an option (declared
@@ -71,106 +321,154 @@ func (e *ValueError) Error() string {
 	return fmt.Sprintf("option %s: %q is not %s", e.Option, e.Value, valid)
 }
 
-// checkValues refuses v (a string or a list) when o declares Values and v
-// is, or holds, none of them.
-func checkValues(o OptionSpec, v any) error {
-	if len(o.Values) == 0 {
-		return nil
-	}
-	var vals []string
-	switch x := v.(type) {
-	case string:
-		vals = []string{x}
-	case []string:
-		vals = x
-	}
-	for _, s := range vals {
-		if !slices.Contains(o.Values, s) {
-			return &ValueError{Option: o.Name, Value: s, Valid: o.Values}
+func (d *Decls) find(name string) decl {
+	for _, x := range d.list {
+		if x.info().Name == name {
+			return x
 		}
 	}
 	return nil
 }
 
-// CheckValue checks v against the declared Values of option name of a
-// pass's About, for a pass that is called directly with an options struct
-// (Build has checked every value it parsed).
-func (a *About) CheckValue(name string, v any) error {
-	for _, o := range a.Options {
-		if o.Name == name {
-			return checkValues(o, v)
+func (d *Decls) names() []string {
+	out := make([]string, len(d.list))
+	for i, x := range d.list {
+		out[i] = x.info().Name
+	}
+	if len(out) == 0 {
+		out = []string{"(none)"}
+	}
+	return out
+}
+
+// valid checks every bound value, then the options' own check of values
+// that are wrong together (crossCheck).
+func (d *Decls) valid(opts any) error {
+	for _, x := range d.list {
+		if err := x.valid(); err != nil {
+			return err
 		}
 	}
-	return fmt.Errorf("no option %s", name)
+	if c, ok := opts.(crossChecker); ok {
+		return c.checkTogether()
+	}
+	return nil
 }
+
+// crossChecker is an options struct whose values can be wrong together
+// (a *ValueError names the allowed values): Build calls it once every
+// value is set, so such a value is a usage error before any pass runs.
+type crossChecker interface{ checkTogether() error }
 
 // runner is a pass's function with its options type erased, so the table
 // can hold passes with different options structs.
 type runner struct {
-	typ reflect.Type // the options struct (not the pointer)
-	fn  func(ctx *Context, m *graph.Module, opts any) (*Change, error)
+	fresh func() any            // a new options struct, zero
+	bind  func(opts any) *Decls // opts' declarations (nil: not this pass's type)
+	want  string                // "*passes.DCEOptions", for errors
+	fn    func(ctx *Context, m *graph.Module, opts any) (*Change, error)
 }
 
 // bind makes the table's runner for a pass whose options struct is O and
 // that reads no pipeline setting.
-func bind[O any](f func(m *graph.Module, opts *O) (*Change, error)) runner {
-	return bindCtx(func(_ *Context, m *graph.Module, o *O) (*Change, error) { return f(m, o) })
+func bind[O any, PO interface {
+	*O
+	optionsStruct
+}](f func(m *graph.Module, opts *O) (*Change, error)) runner {
+	return bindCtx[O, PO](func(_ *Context, m *graph.Module, o *O) (*Change, error) { return f(m, o) })
 }
 
 // bindCtx makes the runner of a pass that also reads the pipeline's
 // settings (settings.go).
-func bindCtx[O any](f func(ctx *Context, m *graph.Module, opts *O) (*Change, error)) runner {
-	return runner{typ: reflect.TypeFor[O](), fn: func(ctx *Context, m *graph.Module, opts any) (*Change, error) {
+func bindCtx[O any, PO interface {
+	*O
+	optionsStruct
+}](f func(ctx *Context, m *graph.Module, opts *O) (*Change, error)) runner {
+	r := optionsRunner[O, PO]()
+	r.fn = func(ctx *Context, m *graph.Module, opts any) (*Change, error) {
 		o, ok := opts.(*O)
 		if !ok || o == nil {
-			return nil, fmt.Errorf("options are %T, want *%s", opts, reflect.TypeFor[O]())
+			return nil, fmt.Errorf("options are %T, want %s", opts, r.want)
 		}
 		if ctx == nil {
 			ctx = DefaultContext()
 		}
 		return f(ctx, m, o)
-	}}
+	}
+	return r
+}
+
+// optionsRunner is the options half of a runner (a settings group has no
+// function).
+func optionsRunner[O any, PO interface {
+	*O
+	optionsStruct
+}]() runner {
+	return runner{
+		fresh: func() any { return new(O) },
+		want:  fmt.Sprintf("%T", new(O)),
+		bind: func(opts any) *Decls {
+			o, ok := opts.(*O)
+			if !ok || o == nil {
+				return nil
+			}
+			d := &Decls{}
+			PO(o).declare(d)
+			return d
+		},
+	}
 }
 
 // Run applies the pass with opts, which must be its options struct (from
 // Defaults, ParseOptions or a pipeline Step), under the default settings.
 func (p *Pass) Run(m *graph.Module, opts Options) (*Change, error) { return p.RunIn(nil, m, opts) }
 
-// RunIn applies the pass under ctx's settings (nil: the defaults).
+// RunIn applies the pass under ctx's settings (nil: the defaults). A
+// struct built by hand is checked against the declarations first, so the
+// pass body never checks its options.
 func (p *Pass) RunIn(ctx *Context, m *graph.Module, opts Options) (*Change, error) {
+	if d := p.Func.bind(opts); d != nil {
+		if err := d.valid(opts); err != nil {
+			return nil, err
+		}
+	}
 	return p.Func.fn(ctx, m, opts)
+}
+
+// Options describes p's declared options, in declaration order.
+func (p *Pass) Options() []OptionInfo {
+	d := p.Func.bind(p.Func.fresh())
+	out := make([]OptionInfo, len(d.list))
+	for i, x := range d.list {
+		out[i] = x.info()
+	}
+	return out
 }
 
 // Defaults returns p's options with every option at its default.
 func (p *Pass) Defaults() (Options, error) {
-	v, err := p.newOptions()
-	if err != nil {
-		return nil, err
-	}
-	return v.Interface(), nil
+	o, _ := p.newOptions()
+	return o, nil
 }
 
 // ParseOptions returns p's options: defaults, then each "option=value" of
 // sets applied in order. An unknown option or a bad value is an error.
 func (p *Pass) ParseOptions(sets ...string) (Options, error) {
-	v, err := p.newOptions()
-	if err != nil {
-		return nil, err
-	}
+	o, d := p.newOptions()
 	for _, s := range sets {
 		name, val, ok := strings.Cut(s, "=")
 		if !ok {
 			return nil, fmt.Errorf("%s: %q: want option=value", p.Name, s)
 		}
-		o := findOption(p, name)
-		if o == nil {
-			return nil, fmt.Errorf("%s: no option %q (valid: %s)", p.Name, name, strings.Join(optionNames(p), ", "))
+		x := d.find(name)
+		if x == nil {
+			return nil, fmt.Errorf("%s: no option %q (valid: %s)", p.Name, name, strings.Join(d.names(), ", "))
 		}
-		if err := setOption(v, *o, val); err != nil {
+		if err := x.set(val); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
 	}
-	return v.Interface(), nil
+	return o, nil
 }
 
 // Defaults returns the default options of the pass whose options struct is
@@ -178,7 +476,7 @@ func (p *Pass) ParseOptions(sets ...string) (Options, error) {
 func Defaults[O any]() *O {
 	o, err := ParseOptions[O]()
 	if err != nil {
-		panic("passes: " + err.Error()) // defaults are checked at init
+		panic("passes: " + err.Error())
 	}
 	return o
 }
@@ -186,9 +484,8 @@ func Defaults[O any]() *O {
 // ParseOptions returns the options of the pass whose options struct is O:
 // defaults, then sets ("option=value") applied.
 func ParseOptions[O any](sets ...string) (*O, error) {
-	typ := reflect.TypeFor[O]()
 	for _, p := range table {
-		if p.Func.typ == typ {
+		if _, ok := p.Func.fresh().(*O); ok {
 			v, err := p.ParseOptions(sets...)
 			if err != nil {
 				return nil, err
@@ -196,64 +493,40 @@ func ParseOptions[O any](sets ...string) (*O, error) {
 			return v.(*O), nil
 		}
 	}
-	return nil, fmt.Errorf("no pass in the table has options %s", typ)
+	return nil, fmt.Errorf("no pass in the table has options %T", *new(O))
 }
 
 // newOptions makes a new options struct for p with every declared option
 // at its default: the one place defaults are filled.
-func (p *Pass) newOptions() (reflect.Value, error) {
-	v := reflect.New(p.Func.typ)
-	for _, o := range p.Options {
-		if err := setOption(v, o, o.Default); err != nil {
-			return reflect.Value{}, fmt.Errorf("pass %s: default of option %s: %w", p.Name, o.Name, err)
-		}
+func (p *Pass) newOptions() (Options, *Decls) {
+	o := p.Func.fresh()
+	d := p.Func.bind(o)
+	for _, x := range d.list {
+		x.reset()
 	}
-	return v, nil
+	return o, d
 }
 
-// setOption parses s for option o (applying o.Check) and stores it in the
-// struct field tagged with o's name; ptr points at the options struct.
-func setOption(ptr reflect.Value, o OptionSpec, s string) error {
-	x, err := ParseOption(o, s)
-	if err != nil {
-		return err
-	}
-	f, err := optionField(ptr.Elem(), o)
-	if err != nil {
-		return err
-	}
-	f.Set(reflect.ValueOf(x))
-	return nil
-}
-
-// optionField finds the field of options struct v tagged `opt:"<o.Name>"`
-// and checks its Go type matches o.Kind.
-func optionField(v reflect.Value, o OptionSpec) (reflect.Value, error) {
-	want := map[OptionKind]reflect.Type{OptBool: reflect.TypeFor[bool](), OptString: reflect.TypeFor[string](),
-		OptInt: reflect.TypeFor[int](), OptStringList: reflect.TypeFor[[]string]()}[o.Kind]
-	t := v.Type()
-	for i := range t.NumField() {
-		if t.Field(i).Tag.Get("opt") != o.Name {
-			continue
-		}
-		if t.Field(i).Type != want {
-			return reflect.Value{}, fmt.Errorf("option %s: field %s.%s is %s, want %v", o.Name, t.Name(), t.Field(i).Name, t.Field(i).Type, want)
-		}
-		return v.Field(i), nil
-	}
-	return reflect.Value{}, fmt.Errorf("option %s: %s has no field tagged opt:%q", o.Name, t.Name(), o.Name)
-}
-
-// checkOptions refuses a pass whose options struct and declared options do
-// not match one to one, or whose defaults do not parse.
+// checkOptions refuses a pass whose declarations repeat a name or whose
+// defaults do not parse back or are not valid.
 func checkOptions(p *Pass) error {
-	if _, err := p.newOptions(); err != nil {
-		return err
+	o := p.Func.fresh()
+	d := p.Func.bind(o)
+	if d == nil {
+		return fmt.Errorf("pass %s: options struct does not bind", p.Name)
 	}
-	t := p.Func.typ
-	for i := range t.NumField() {
-		if n := t.Field(i).Tag.Get("opt"); n == "" || findOption(p, n) == nil {
-			return fmt.Errorf("pass %s: field %s.%s is not a declared option", p.Name, t.Name(), t.Field(i).Name)
+	seen := map[string]bool{}
+	for _, x := range d.list {
+		in := x.info()
+		if in.Name == "" || seen[in.Name] {
+			return fmt.Errorf("pass %s: option %q declared twice or without a name", p.Name, in.Name)
+		}
+		seen[in.Name] = true
+		if err := x.set(in.Default); err != nil {
+			return fmt.Errorf("pass %s: default of option %s: %w", p.Name, in.Name, err)
+		}
+		if !x.defaultReadsBack() {
+			return fmt.Errorf("pass %s: default of option %s prints as %q, which reads back as another value", p.Name, in.Name, in.Default)
 		}
 	}
 	return nil
@@ -264,108 +537,13 @@ type OptionValue struct{ Name, Value string }
 
 // Values lists opts (p's options struct) as text, in declaration order.
 func (p *Pass) Values(opts Options) []OptionValue {
-	v := reflect.ValueOf(opts)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != p.Func.typ {
+	d := p.Func.bind(opts)
+	if d == nil {
 		return nil
 	}
-	var out []OptionValue
-	for _, o := range p.Options {
-		f, err := optionField(v.Elem(), o)
-		if err != nil {
-			continue
-		}
-		out = append(out, OptionValue{o.Name, FormatOption(f.Interface())})
+	out := make([]OptionValue, len(d.list))
+	for i, x := range d.list {
+		out[i] = OptionValue{x.info().Name, x.text()}
 	}
 	return out
-}
-
-func findOption(p *Pass, name string) *OptionSpec {
-	for i := range p.Options {
-		if p.Options[i].Name == name {
-			return &p.Options[i]
-		}
-	}
-	return nil
-}
-
-func optionNames(p *Pass) []string {
-	out := make([]string, len(p.Options))
-	for i, o := range p.Options {
-		out[i] = o.Name
-	}
-	if len(out) == 0 {
-		out = []string{"(none)"}
-	}
-	return out
-}
-
-// ParseOption parses a textual value for an option of the given kind and
-// applies the option's Check.
-func ParseOption(o OptionSpec, s string) (any, error) {
-	v, err := parseKind(o, s)
-	if err == nil {
-		if verr := checkValues(o, v); verr != nil {
-			return nil, verr
-		}
-	}
-	if err == nil && o.Check != nil {
-		if cerr := o.Check(v); cerr != nil {
-			return nil, fmt.Errorf("option %s: %w", o.Name, cerr)
-		}
-	}
-	return v, err
-}
-
-func parseKind(o OptionSpec, s string) (any, error) {
-	switch o.Kind {
-	case OptBool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return nil, fmt.Errorf("option %s wants true or false, got %q", o.Name, s)
-		}
-		return b, nil
-	case OptInt:
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("option %s wants an integer, got %q", o.Name, s)
-		}
-		return n, nil
-	case OptString:
-		return s, nil
-	case OptStringList:
-		var out []string
-		for _, x := range strings.Split(s, ",") {
-			if x = strings.TrimSpace(x); x != "" {
-				out = append(out, x)
-			}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("option %s has an unknown kind", o.Name)
-}
-
-// String is how docs and usage errors name an option kind.
-func (k OptionKind) String() string {
-	switch k {
-	case OptBool:
-		return "bool"
-	case OptString:
-		return "string"
-	case OptInt:
-		return "int"
-	case OptStringList:
-		return "list"
-	}
-	return "?"
-}
-
-// FormatOption prints an option value the way --set reads it.
-func FormatOption(v any) string {
-	switch x := v.(type) {
-	case []string:
-		return strings.Join(x, ",")
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
 }

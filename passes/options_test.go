@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,12 +26,12 @@ func TestDefaultsMatchPipeline(t *testing.T) {
 			t.Errorf("%s: Defaults %+v, pipeline %+v", s.Pass.Name, d, s.Options)
 		}
 		vals := s.Pass.Values(s.Options)
-		if len(vals) != len(s.Pass.Options) {
-			t.Fatalf("%s: %d values for %d options", s.Pass.Name, len(vals), len(s.Pass.Options))
+		if len(vals) != len(s.Pass.Options()) {
+			t.Fatalf("%s: %d values for %d options", s.Pass.Name, len(vals), len(s.Pass.Options()))
 		}
-		for i, o := range s.Pass.Options {
-			if want, _ := ParseOption(o, o.Default); vals[i].Name != o.Name || vals[i].Value != FormatOption(want) {
-				t.Errorf("%s: value %d = %+v, want %s=%s", s.Pass.Name, i, vals[i], o.Name, FormatOption(want))
+		for i, o := range s.Pass.Options() {
+			if vals[i].Name != o.Name || vals[i].Value != o.Default {
+				t.Errorf("%s: value %d = %+v, want %s=%s", s.Pass.Name, i, vals[i], o.Name, o.Default)
 			}
 		}
 	}
@@ -64,35 +65,75 @@ func TestParseOptions(t *testing.T) {
 	}
 }
 
-// TestCheckOptions: the table refuses an options struct that does not
-// match the declared options.
+// Options structs whose declarations checkOptions must refuse.
+type (
+	twiceOpts   struct{ A, B bool }
+	unnamedOpts struct{ A bool }
+	badDefault  struct{ N int }
+	lossyOpts   struct{ L []string }
+)
+
+func (o *twiceOpts) declare(d *Decls) {
+	Declare(d, &o.A, Option[bool]{Name: "a"})
+	Declare(d, &o.B, Option[bool]{Name: "a"})
+}
+func (o *unnamedOpts) declare(d *Decls) { Declare(d, &o.A, Option[bool]{}) }
+func (o *badDefault) declare(d *Decls) {
+	Declare(d, &o.N, Option[int]{Name: "n", Check: func(n int) error {
+		if n < 1 {
+			return fmt.Errorf("want >= 1")
+		}
+		return nil
+	}})
+}
+
+// A list default whose element holds a comma would read back as two.
+func (o *lossyOpts) declare(d *Decls) {
+	Declare(d, &o.L, Option[[]string]{Name: "l", Default: []string{"a,b"}})
+}
+
+// TestCheckOptions: the table refuses declarations that repeat a name,
+// lack one, or whose default is refused or does not print back.
 func TestCheckOptions(t *testing.T) {
-	run := func(*graph.Module, *DCEOptions) (*Change, error) { return nil, nil }
-	type wrongKind struct {
-		Graphs    string `opt:"graphs"`
-		Resources bool   `opt:"resources"`
-	}
-	type extra struct {
-		Graphs    bool `opt:"graphs"`
-		Resources bool `opt:"resources"`
-		Other     bool `opt:"other"`
-	}
-	type missing struct {
-		Graphs bool `opt:"graphs"`
-	}
 	for _, c := range []struct {
 		name string
 		fn   runner
 		want string
 	}{
-		{"ok", bind(run), ""},
-		{"wrong kind", bind(func(*graph.Module, *wrongKind) (*Change, error) { return nil, nil }), "is string, want bool"},
-		{"extra field", bind(func(*graph.Module, *extra) (*Change, error) { return nil, nil }), "Other is not a declared option"},
-		{"missing field", bind(func(*graph.Module, *missing) (*Change, error) { return nil, nil }), `no field tagged opt:"resources"`},
+		{"ok", bind(func(*graph.Module, *DCEOptions) (*Change, error) { return nil, nil }), ""},
+		{"twice", bind(func(*graph.Module, *twiceOpts) (*Change, error) { return nil, nil }), `option "a" declared twice`},
+		{"unnamed", bind(func(*graph.Module, *unnamedOpts) (*Change, error) { return nil, nil }), `without a name`},
+		{"bad default", bind(func(*graph.Module, *badDefault) (*Change, error) { return nil, nil }), "default of option n: option n: want >= 1"},
+		{"lossy default", bind(func(*graph.Module, *lossyOpts) (*Change, error) { return nil, nil }), `prints as "a,b"`},
 	} {
-		err := checkOptions(&Pass{Name: "dce", Func: c.fn, About: dceAbout})
+		err := checkOptions(&Pass{Name: "x", Func: c.fn})
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestRunChecksHandBuiltOptions: a pass run directly with values Build
+// would refuse fails before its body runs, with Build's message (the body
+// never checks its options).
+func TestRunChecksHandBuiltOptions(t *testing.T) {
+	for _, c := range []struct {
+		pass string
+		opts Options
+		want string
+	}{
+		{"promote-states", &PromoteStatesOptions{Form: "hande"}, `option form: "hande" is not auto, attribute or handle`},
+		{"states-as-outputs", &StatesAsOutputsOptions{}, "option suffix: want a non-empty suffix"},
+		{"externalize-constant", &ExternalizeConstantOptions{Constant: " ", MinBytes: 1}, "option constant: want tied-head"},
+		{"finite-masks", &FiniteMasksOptions{Value: MaskValue{"x", 0}}, `option value: want a number such as -40000, got "x"`},
+		{"scale-state", &ScaleStateOptions{Exponents: []StateExponent{{"s", 99}}}, "option exponents: s: exponent 99 is outside"},
+		{"fold-io-unsqueeze", &FoldIOUnsqueezeOptions{Ops: []string{"coreai.add"}, OtherUsers: "skip"}, `option ops: "coreai.add" is not`},
+		{"palettize", func() Options { o := Defaults[PalettizeOptions](); o.Bits = 5; return o }(), "option bits: want 1, 2, 3, 4, 6 or 8, got 5"},
+		{"arm-d", func() Options { o := Defaults[ArmDOptions](); o.Replace = []string{"mlp"}; return o }(), `option replace: "mlp" is not recurrence, rope or sdpa`},
+	} {
+		_, err := lookup(c.pass).Run(graph.NewModule(), c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.pass, err, c.want)
 		}
 	}
 }

@@ -88,37 +88,40 @@ overall, 46-47 CPU-s and at most 136 MB peak RSS for the whole rewrite
 SNR 49.0 dB, top-1 24/24 on prompts 1,2,3 but 2/24 on prompt 1 (a near tie
 the error flips; random weights), exact per channel.`,
 	Addresses: "the seed's export asked for --compression 4bit_weight_palettized_group32 and the measured arms had fp16 weights (1.5 GB)",
-	Options: append([]OptionSpec{
-		{Name: "bits", Kind: OptInt, Default: "4", Doc: "bits per index: 1, 2, 3, 4, 6 or 8 (2^bits palette entries)", Check: checkBits},
-		{Name: "granularity", Kind: OptString, Default: "per-grouped-channel", Doc: "per-tensor, per-channel or per-grouped-channel", Check: checkGranularity},
-		{Name: "group-size", Kind: OptInt, Default: "32", Doc: "output channels per palette with per-grouped-channel (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive},
-		{Name: "cluster-dim", Kind: OptInt, Default: "1", Doc: "channels per palette entry (vector palettization when > 1)", Check: checkPositive},
-		{Name: "lut-dtype", Kind: OptString, Default: "f16", Doc: "f16 (the weight's own float type), si8, ui8 or f8E4M3FN", Check: checkLUTDType},
-		{Name: "per-channel-scale", Kind: OptBool, Default: "false", Doc: "normalize by the largest magnitude along the channel axis before clustering"},
-		{Name: "method", Kind: OptString, Default: "kmeans", Doc: "kmeans, uniform or unique", Check: checkMethod},
-		{Name: "rounding-precision", Kind: OptInt, Default: "4", Doc: "kmeans on groups of more than 4096 distinct values: decimals of the rounded problem that seeds it (coreai-optimization's fast mode); -1: Lloyd's from quantile seeds only", Check: checkPrecision},
-	}, weightSelectOptions()...),
 }
 
-// PalettizeOptions are palettize's options (declared in palettizeAbout).
+// PalettizeOptions are palettize's options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type PalettizeOptions struct {
-	Bits              int      `opt:"bits"`
-	Granularity       string   `opt:"granularity"`
-	GroupSize         int      `opt:"group-size"`
-	ClusterDim        int      `opt:"cluster-dim"`
-	LUTDType          string   `opt:"lut-dtype"`
-	PerChannelScale   bool     `opt:"per-channel-scale"`
-	Method            string   `opt:"method"`
-	RoundingPrecision int      `opt:"rounding-precision"`
-	Ops               []string `opt:"ops"`
-	Weights           []string `opt:"weights"`
-	Exclude           []string `opt:"exclude"`
-	TiedHead          bool     `opt:"tied-head"`
-	MinElements       int      `opt:"min-elements"`
+	Bits              int
+	Granularity       string
+	GroupSize         int
+	ClusterDim        int
+	LUTDType          string
+	PerChannelScale   bool
+	Method            string
+	RoundingPrecision int
+	Ops               []string
+	Weights           []string
+	Exclude           []string
+	TiedHead          bool
+	MinElements       int
 }
 
-func checkBits(v any) error {
-	switch n, _ := v.(int); n {
+func (o *PalettizeOptions) declare(d *Decls) {
+	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per index: 1, 2, 3, 4, 6 or 8 (2^bits palette entries)", Check: checkBits})
+	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-grouped-channel", Doc: "per-tensor, per-channel or per-grouped-channel", Check: checkGranularity})
+	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette with per-grouped-channel (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
+	Declare(d, &o.ClusterDim, Option[int]{Name: "cluster-dim", Default: 1, Doc: "channels per palette entry (vector palettization when > 1)", Check: checkPositive})
+	Declare(d, &o.LUTDType, Option[string]{Name: "lut-dtype", Default: "f16", Doc: "f16 (the weight's own float type), si8, ui8 or f8E4M3FN", Check: checkLUTDType})
+	Declare(d, &o.PerChannelScale, Option[bool]{Name: "per-channel-scale", Doc: "normalize by the largest magnitude along the channel axis before clustering"})
+	Declare(d, &o.Method, Option[string]{Name: "method", Default: "kmeans", Doc: "kmeans, uniform or unique", Check: checkMethod})
+	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "kmeans on groups of more than 4096 distinct values: decimals of the rounded problem that seeds it (coreai-optimization's fast mode); -1: Lloyd's from quantile seeds only", Check: checkPrecision})
+	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
+}
+
+func checkBits(n int) error {
+	switch n {
 	case 1, 2, 3, 4, 6, 8:
 		return nil
 	default:
@@ -126,8 +129,8 @@ func checkBits(v any) error {
 	}
 }
 
-func checkGranularity(v any) error {
-	switch s, _ := v.(string); s {
+func checkGranularity(s string) error {
+	switch s {
 	case "per-tensor", "per-channel", "per-grouped-channel":
 		return nil
 	default:
@@ -135,15 +138,15 @@ func checkGranularity(v any) error {
 	}
 }
 
-func checkPositive(v any) error {
-	if n, _ := v.(int); n < 1 {
+func checkPositive(n int) error {
+	if n < 1 {
 		return fmt.Errorf("want a number >= 1, got %d", n)
 	}
 	return nil
 }
 
-func checkLUTDType(v any) error {
-	switch s, _ := v.(string); s {
+func checkLUTDType(s string) error {
+	switch s {
 	case "f16", "si8", "ui8", "f8E4M3FN":
 		return nil
 	default:
@@ -151,8 +154,8 @@ func checkLUTDType(v any) error {
 	}
 }
 
-func checkMethod(v any) error {
-	switch s, _ := v.(string); s {
+func checkMethod(s string) error {
+	switch s {
 	case "kmeans", "uniform", "unique":
 		return nil
 	default:
@@ -160,8 +163,8 @@ func checkMethod(v any) error {
 	}
 }
 
-func checkPrecision(v any) error {
-	if n, _ := v.(int); n < -1 || n > 8 {
+func checkPrecision(n int) error {
+	if n < -1 || n > 8 {
 		return fmt.Errorf("want -1 (off) or 0 to 8 decimals, got %d", n)
 	}
 	return nil

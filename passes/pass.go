@@ -26,17 +26,11 @@ type Pass struct {
 }
 
 // About is what a pass's file says about it, for `anefix passes` and
-// PASSES.md.
+// PASSES.md. Its options are declared by its options struct (options.go).
 type About struct {
 	Summary   string // one line
 	Doc       string // longer text: what it does, what it may change numerically, when not to use it
 	Addresses string // the compiler message it answers, verbatim ("" if none)
-	Options   []OptionSpec
-	// CheckOptions, when set, refuses option values that are wrong
-	// together (a *ValueError names the allowed values): Build calls it
-	// once all --set values are applied, so such a value is a usage error
-	// before any pass runs.
-	CheckOptions func(opts Options) error
 }
 
 // Change is what one pass run did, for the report. Its changes to the

@@ -3,7 +3,6 @@ package passes
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +24,9 @@ type Spec struct {
 	// PassesByEnable says that a non-empty Passes was built from --enable
 	// (rewrite --arm-d), so usage hints name --enable, not --passes.
 	PassesByEnable bool
+	// Pipeline, when set, is the whole pipeline as Pipeline.String prints
+	// it (rewrite --pipeline); nothing else may be set with it.
+	Pipeline string
 }
 
 // UsageError is a pipeline request that cannot be built: an unknown pass or
@@ -73,48 +75,32 @@ func (p *Pipeline) Names() []string {
 }
 
 // Build resolves a Spec: it picks the passes, checks the order constraints,
-// applies option defaults and parses every --set value.
+// applies option defaults and parses every --set value (or parses
+// spec.Pipeline, which gives all of that in one string).
 func Build(spec Spec) (*Pipeline, error) {
+	if spec.Pipeline != "" {
+		if len(spec.Passes)+len(spec.Enable)+len(spec.Disable)+len(spec.Set) > 0 || spec.PassesByEnable {
+			return nil, &UsageError{Msg: "--pipeline gives the whole pipeline; it cannot be combined with --passes, --enable, --disable, --set or --arm-d"}
+		}
+		return ParsePipeline(spec.Pipeline)
+	}
 	names, err := selectPasses(spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckOrder(names); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
-	}
-	settings, err := newSettings()
+	b, err := newBuilder(names)
 	if err != nil {
 		return nil, err
-	}
-	p := &Pipeline{Context: &Context{}}
-	settingFields := settings.fields()
-	index := map[string]int{}
-	values := make([]reflect.Value, len(names))
-	for i, n := range names {
-		pass, _ := Lookup(n)
-		v, err := pass.newOptions()
-		if err != nil {
-			return nil, err
-		}
-		index[n] = len(p.Steps)
-		values[i] = v
-		p.Steps = append(p.Steps, Step{Pass: pass, Options: v.Interface()})
 	}
 	for _, a := range spec.Set {
 		passName, opt, val, err := splitSet(a)
 		if err != nil {
 			return nil, err
 		}
+		what := "--set " + a
 		if grp := settingGroup(passName); grp != nil {
-			spec := findOption(grp, opt)
-			if spec == nil {
-				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: setting group %q has no option %q", a, passName, opt), Valid: optionNames(grp)}
-			}
-			if err := setOption(settingFields[passName], *spec, val); err != nil {
-				return nil, usageFor(fmt.Sprintf("--set %s", a), err)
-			}
-			if k := passName + "." + opt; !slices.Contains(p.SettingsSet, k) {
-				p.SettingsSet = append(p.SettingsSet, k)
+			if err := b.setSetting(grp, opt, val, what); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -122,7 +108,7 @@ func Build(spec Spec) (*Pipeline, error) {
 		if !ok {
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: unknown pass %q", a, passName), Valid: append(Names(), settingGroupNames()...)}
 		}
-		i, ok := index[passName]
+		i, ok := b.index[passName]
 		if !ok {
 			how := "add it with --enable " + passName
 			if len(spec.Passes) > 0 && !spec.PassesByEnable { // --enable cannot be combined with --passes
@@ -130,30 +116,88 @@ func Build(spec Spec) (*Pipeline, error) {
 			}
 			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q is not in the pipeline (%s)", a, passName, how), Valid: names}
 		}
-		spec := findOption(pass, opt)
-		if spec == nil {
-			if to, ok := movedOptions[passName+"."+opt]; ok {
-				return nil, &UsageError{Msg: fmt.Sprintf("--set %s: %s.%s is a pipeline-wide setting now, which every pass reads: --set %s=%s", a, passName, opt, to, val)}
-			}
-			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: pass %q has no option %q", a, passName, opt), Valid: optionNames(pass)}
-		}
-		if err := setOption(values[i], *spec, val); err != nil {
-			return nil, usageFor(fmt.Sprintf("--set %s", a), err)
-		}
-		if !slices.Contains(p.Steps[i].Set, opt) {
-			p.Steps[i].Set = append(p.Steps[i].Set, opt)
+		if err := b.setOption(i, pass, opt, val, what); err != nil {
+			return nil, err
 		}
 	}
+	return b.finish()
+}
+
+// builder is a pipeline being built: its steps with their options'
+// declarations, and the settings'.
+type builder struct {
+	p     *Pipeline
+	decls []*Decls
+	index map[string]int
+	set   *Settings
+}
+
+// newBuilder makes the pipeline of names, in this order, with every
+// option and setting at its default; the order constraints are checked.
+func newBuilder(names []string) (*builder, error) {
+	if err := CheckOrder(names); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	b := &builder{p: &Pipeline{Context: &Context{}}, index: map[string]int{}, set: newSettings()}
+	for _, n := range names {
+		pass, _ := Lookup(n)
+		o, d := pass.newOptions()
+		b.index[n] = len(b.p.Steps)
+		b.p.Steps = append(b.p.Steps, Step{Pass: pass, Options: o})
+		b.decls = append(b.decls, d)
+	}
+	return b, nil
+}
+
+// setOption parses val into option opt of step i (what names the request
+// in errors).
+func (b *builder) setOption(i int, pass *Pass, opt, val, what string) error {
+	x := b.decls[i].find(opt)
+	if x == nil {
+		if to, ok := movedOptions[pass.Name+"."+opt]; ok {
+			return &UsageError{Msg: fmt.Sprintf("%s: %s.%s is a pipeline-wide setting now, which every pass reads: --set %s=%s", what, pass.Name, opt, to, val)}
+		}
+		return &UsageError{Msg: fmt.Sprintf("%s: pass %q has no option %q", what, pass.Name, opt), Valid: b.decls[i].names()}
+	}
+	if err := x.set(val); err != nil {
+		return usageFor(what, err)
+	}
+	if !slices.Contains(b.p.Steps[i].Set, opt) {
+		b.p.Steps[i].Set = append(b.p.Steps[i].Set, opt)
+	}
+	return nil
+}
+
+// setSetting parses val into option opt of setting group grp.
+func (b *builder) setSetting(grp *Pass, opt, val, what string) error {
+	d := b.set.groupDecls(grp)
+	x := d.find(opt)
+	if x == nil {
+		return &UsageError{Msg: fmt.Sprintf("%s: setting group %q has no option %q", what, grp.Name, opt), Valid: d.names()}
+	}
+	if err := x.set(val); err != nil {
+		return usageFor(what, err)
+	}
+	if k := grp.Name + "." + opt; !slices.Contains(b.p.SettingsSet, k) {
+		b.p.SettingsSet = append(b.p.SettingsSet, k)
+	}
+	return nil
+}
+
+// finish checks the values that are wrong together and sorts the lists
+// of what was set.
+func (b *builder) finish() (*Pipeline, error) {
+	p := b.p
 	for i := range p.Steps {
 		sort.Strings(p.Steps[i].Set)
-		if c := p.Steps[i].Pass.CheckOptions; c != nil {
-			if err := c(p.Steps[i].Options); err != nil {
+		if c, ok := p.Steps[i].Options.(crossChecker); ok {
+			if err := c.checkTogether(); err != nil {
 				return nil, usageFor("pass "+p.Steps[i].Pass.Name, err)
 			}
 		}
 	}
 	sort.Strings(p.SettingsSet)
-	p.Context.Settings = *settings
+	p.Context.Settings = *b.set
 	return p, nil
 }
 

@@ -327,7 +327,7 @@ func TestEnumOptions(t *testing.T) {
 	n := 0
 	for _, name := range Names() {
 		p, _ := Lookup(name)
-		for _, o := range p.Options {
+		for _, o := range p.Options() {
 			if len(o.Values) == 0 {
 				continue
 			}
@@ -335,7 +335,7 @@ func TestEnumOptions(t *testing.T) {
 			spec := func(v string) Spec {
 				return Spec{Passes: []string{name}, Set: []string{name + "." + o.Name + "=" + v}}
 			}
-			if o.Kind == OptStringList {
+			if o.Kind == "list" {
 				for _, d := range strings.Split(o.Default, ",") {
 					if d != "" && !slices.Contains(o.Values, d) {
 						t.Errorf("%s.%s: default element %q is not among its values", name, o.Name, d)
@@ -350,7 +350,7 @@ func TestEnumOptions(t *testing.T) {
 				}
 			}
 			bad := []string{o.Values[0] + "x", strings.ToUpper(o.Values[0])}
-			if o.Kind == OptStringList {
+			if o.Kind == "list" {
 				bad = append(bad, o.Values[0]+",nope")
 			} else {
 				bad = append(bad, "", " ")

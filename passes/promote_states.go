@@ -53,16 +53,17 @@ Numerics: none; the computed values are unchanged. The caller must now bind
 the states instead of feeding/reading the pair; the report lists every
 promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
-	Options: []OptionSpec{
-		{Name: "form", Kind: OptString, Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Values: []string{"auto", "attribute", "handle"}},
-	},
 }
 
-// PromoteStatesOptions are promote-states' options (declared in
-// promoteStatesAbout). Which pairs it promotes is the pipeline's states
+// PromoteStatesOptions are promote-states' options; declare
+// declares each (name, typed default, doc, check) for the pipeline. Which pairs it promotes is the pipeline's states
 // setting (settings.go).
 type PromoteStatesOptions struct {
-	Form string `opt:"form"`
+	Form string
+}
+
+func (o *PromoteStatesOptions) declare(d *Decls) {
+	Declare(d, &o.Form, Option[string]{Name: "form", Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Values: []string{"auto", "attribute", "handle"}})
 }
 
 // psFormFor is the state form new states of g get under option form.
@@ -79,9 +80,6 @@ func psFormFor(form string, g *graph.Graph) string {
 }
 
 func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
-	if err := promoteStatesAbout.CheckValue("form", opts.Form); err != nil {
-		return nil, err
-	}
 	ch := &Change{}
 	graphs := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	// Analyzed before anything changes, so that a bad named pair stops
@@ -94,10 +92,9 @@ func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions)
 			named[n] = true
 		}
 	}
-	for _, s := range ctx.Settings.States.Pairs { // in the order given: a stable message
-		if !named[s] {
-			in, out, _ := graph.ParseStatePair(s)
-			return nil, fmt.Errorf("setting states.pairs: no entry graph has input %q and output %q (inputs/outputs: %s)", in, out, graph.Signatures(graphs))
+	for _, p := range ctx.Settings.States.Pairs { // in the order given: a stable message
+		if !named[p.String()] {
+			return nil, fmt.Errorf("setting states.pairs: no entry graph has input %q and output %q (inputs/outputs: %s)", p.In, p.Out, graph.Signatures(graphs))
 		}
 	}
 	for i, g := range graphs {

@@ -66,7 +66,7 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("key_cache", f16), p("value_cache", f16)},
 			[]tbPort{p("new_k_cache", f16), p("new_v_cache", f16)},
 			[]string{"key_cache<-new_k_cache", "value_cache<-new_v_cache"}, 0, ""},
-		{"explicit names", withStates(func(o *StateSettings) { o.Pairs, o.Auto = []string{"hidden=hidden_next"}, false }),
+		{"explicit names", withStates(func(o *StateSettings) { o.Pairs, o.Auto = []StatePairOption{{"hidden", "hidden_next"}}, false }),
 			[]tbPort{p("hidden", f16), p("conv_state", f16b)},
 			[]tbPort{p("hidden_next", f16), p("conv_state_out", f16b)},
 			[]string{"hidden<-hidden_next"}, 0, ""},
@@ -80,11 +80,11 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", tbT(graph.F32, 1, 8))},
 			nil, 1, ""},
-		{"named type mismatch refused", withStates(func(o *StateSettings) { o.Pairs = []string{"conv_state=conv_state_out"} }),
+		{"named type mismatch refused", withStates(func(o *StateSettings) { o.Pairs = []StatePairOption{{"conv_state", "conv_state_out"}} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", tbT(graph.F32, 1, 8))},
 			nil, 0, "graph @main: input conv_state is tensor<1x8xf16> but output conv_state_out is tensor<1x8xf32>"},
-		{"named shape mismatch refused", withStates(func(o *StateSettings) { o.Pairs = []string{"rec_state=new_rec_state"} }),
+		{"named shape mismatch refused", withStates(func(o *StateSettings) { o.Pairs = []StatePairOption{{"rec_state", "new_rec_state"}} }),
 			[]tbPort{p("rec_state", f16)},
 			[]tbPort{p("new_rec_state", f16b)},
 			nil, 0, "input rec_state is tensor<1x8xf16> but output new_rec_state is tensor<2x8xf16>"},
@@ -94,7 +94,7 @@ func TestPromoteStates(t *testing.T) {
 			[]tbPort{p("conv_state", f16), p("rec_state", f16b)},
 			[]tbPort{p("conv_state_out", f16), p("new_conv_state", f16), p("rec_state_out", f16b)},
 			[]string{"rec_state<-rec_state_out"}, 2, ""},
-		{"explicit unknown name", withStates(func(o *StateSettings) { o.Pairs = []string{"nope=conv_state_out"} }),
+		{"explicit unknown name", withStates(func(o *StateSettings) { o.Pairs = []StatePairOption{{"nope", "conv_state_out"}} }),
 			[]tbPort{p("conv_state", f16)},
 			[]tbPort{p("conv_state_out", f16)},
 			nil, 0, `no entry graph has input "nope"`},
@@ -172,7 +172,7 @@ func TestPromoteStatesAlreadyStateful(t *testing.T) {
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "conv_state")
 	tg.out(tg.op("coreai.exp", "", []*graph.Value{tg.arg(1)}, tbT(graph.F16, 4)), "y")
 	before := tbDump(tg.m)
-	ch, err := tbRunIn(t, withStates(func(o *StateSettings) { o.Pairs = []string{"conv_state=conv_state_out"} }), "promote-states", tg.m, nil)
+	ch, err := tbRunIn(t, withStates(func(o *StateSettings) { o.Pairs = []StatePairOption{{"conv_state", "conv_state_out"}} }), "promote-states", tg.m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

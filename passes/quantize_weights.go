@@ -49,30 +49,32 @@ per channel): 1.40 GiB to 718 MiB, SNR 42.0 dB overall, 100.7 s wall and
 two reads of every weight, the data a third as it is written), 99 MB peak
 RSS; tiny arm A si4 per-block 32: 80.8 KiB to 22.8 KiB, SNR 20.2 dB.`,
 	Addresses: "linear weight quantization after export (coreai-optimization's quantize_weights works on a program in memory, in Python)",
-	Options: append([]OptionSpec{
-		{Name: "dtype", Kind: OptString, Default: "si8", Doc: "si8, ui8, si4 or ui4 (4-bit: check's linear-int4 blocker)", Check: checkQDType},
-		{Name: "qscheme", Kind: OptString, Default: "symmetric", Doc: "symmetric or asymmetric", Check: checkQScheme},
-		{Name: "granularity", Kind: OptString, Default: "per-channel", Doc: "per-tensor, per-channel or per-block", Check: checkQGranularity},
-		{Name: "block-size", Kind: OptInt, Default: "32", Doc: "input channels per block with per-block", Check: checkPositive},
-	}, weightSelectOptions()...),
 }
 
-// QuantizeWeightsOptions are quantize-weights' options (declared in
-// quantizeWeightsAbout).
+// QuantizeWeightsOptions are quantize-weights' options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type QuantizeWeightsOptions struct {
-	DType       string   `opt:"dtype"`
-	QScheme     string   `opt:"qscheme"`
-	Granularity string   `opt:"granularity"`
-	BlockSize   int      `opt:"block-size"`
-	Ops         []string `opt:"ops"`
-	Weights     []string `opt:"weights"`
-	Exclude     []string `opt:"exclude"`
-	TiedHead    bool     `opt:"tied-head"`
-	MinElements int      `opt:"min-elements"`
+	DType       string
+	QScheme     string
+	Granularity string
+	BlockSize   int
+	Ops         []string
+	Weights     []string
+	Exclude     []string
+	TiedHead    bool
+	MinElements int
 }
 
-func checkQDType(v any) error {
-	switch s, _ := v.(string); s {
+func (o *QuantizeWeightsOptions) declare(d *Decls) {
+	Declare(d, &o.DType, Option[string]{Name: "dtype", Default: "si8", Doc: "si8, ui8, si4 or ui4 (4-bit: check's linear-int4 blocker)", Check: checkQDType})
+	Declare(d, &o.QScheme, Option[string]{Name: "qscheme", Default: "symmetric", Doc: "symmetric or asymmetric", Check: checkQScheme})
+	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-channel", Doc: "per-tensor, per-channel or per-block", Check: checkQGranularity})
+	Declare(d, &o.BlockSize, Option[int]{Name: "block-size", Default: 32, Doc: "input channels per block with per-block", Check: checkPositive})
+	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
+}
+
+func checkQDType(s string) error {
+	switch s {
 	case "si8", "ui8", "si4", "ui4":
 		return nil
 	default:
@@ -80,8 +82,8 @@ func checkQDType(v any) error {
 	}
 }
 
-func checkQScheme(v any) error {
-	switch s, _ := v.(string); s {
+func checkQScheme(s string) error {
+	switch s {
 	case "symmetric", "asymmetric":
 		return nil
 	default:
@@ -89,8 +91,8 @@ func checkQScheme(v any) error {
 	}
 }
 
-func checkQGranularity(v any) error {
-	switch s, _ := v.(string); s {
+func checkQGranularity(s string) error {
+	switch s {
 	case "per-tensor", "per-channel", "per-block":
 		return nil
 	default:

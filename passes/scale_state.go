@@ -3,6 +3,7 @@ package passes
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -61,54 +62,65 @@ rewrite's report and the bundle's anefix.json record every scaled state
 ("stateScales": graph, state, log2, form); anefix verify reads that record
 from the candidate bundle and compares (and would feed) states in the
 reference's units. Running the pass twice scales twice.`,
-	Options: []OptionSpec{
-		{Name: "exponents", Kind: OptStringList, Default: "", Check: ssCheckExponents,
-			Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k"},
-		{Name: "default", Kind: OptInt, Default: "1", Check: ssCheckDefault,
-			Doc: "exponent for every other state but the key/value caches (the states settings pick them, as for promote-states); 0 leaves them alone"},
-	},
 }
 
-// ScaleStateOptions are scale-state's options (declared in scaleStateAbout).
+// ScaleStateOptions are scale-state's options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type ScaleStateOptions struct {
-	Exponents []string `opt:"exponents"`
-	Default   int      `opt:"default"`
+	Exponents []StateExponent
+	Default   int
 }
 
-func ssCheckDefault(v any) error {
-	n, _ := v.(int)
+func (o *ScaleStateOptions) declare(d *Decls) {
+	Declare(d, &o.Exponents, Option[[]StateExponent]{Name: "exponents", Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k",
+		Check: ssCheckExponents, Codec: ListCodec(ssParseExponent, StateExponent.String, ssSampleExponent)})
+	Declare(d, &o.Default, Option[int]{Name: "default", Default: 1, Doc: "exponent for every other state but the key/value caches (the states settings pick them, as for promote-states); 0 leaves them alone", Check: ssCheckDefault})
+}
+
+func ssCheckDefault(n int) error {
 	if n < -ssMaxExp || n > ssMaxExp {
 		return fmt.Errorf("want an exponent between -%d and %d, got %d", ssMaxExp, ssMaxExp, n)
 	}
 	return nil
 }
 
-func ssCheckExponents(v any) error {
-	_, err := ssParseExponents(v.([]string))
-	return err
+// StateExponent is one entry of exponents: state Name stored scaled by
+// 2^-K.
+type StateExponent struct {
+	Name string
+	K    int
 }
 
-func ssParseExponents(list []string) (map[string]int, error) {
-	out := map[string]int{}
-	for _, s := range list {
-		name, val, ok := strings.Cut(s, "=")
-		name = strings.TrimSpace(name)
-		k, err := strconv.Atoi(strings.TrimSpace(val))
-		if !ok || name == "" || err != nil {
-			return nil, fmt.Errorf("%q is not name=exponent (example: rec_state=4)", s)
-		}
-		if k < -ssMaxExp || k > ssMaxExp {
-			return nil, fmt.Errorf("%s: exponent %d is outside -%d…%d", name, k, ssMaxExp, ssMaxExp)
-		}
-		out[name] = k
+// String is the entry as exponents takes it.
+func (e StateExponent) String() string { return e.Name + "=" + strconv.Itoa(e.K) }
+
+func ssParseExponent(s string) (StateExponent, error) {
+	name, val, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	k, err := strconv.Atoi(strings.TrimSpace(val))
+	if !ok || name == "" || err != nil {
+		return StateExponent{}, fmt.Errorf("%q is not name=exponent (example: rec_state=4)", s)
 	}
-	return out, nil
+	return StateExponent{name, k}, nil
+}
+
+func ssCheckExponents(list []StateExponent) error {
+	for _, e := range list {
+		if e.K < -ssMaxExp || e.K > ssMaxExp {
+			return fmt.Errorf("%s: exponent %d is outside -%d…%d", e.Name, e.K, ssMaxExp, ssMaxExp)
+		}
+	}
+	return nil
+}
+
+func ssSampleExponent(r *rand.Rand) StateExponent {
+	return StateExponent{[]string{"rec_state", "conv_state", "s.0"}[r.IntN(3)], r.IntN(2*ssMaxExp+1) - ssMaxExp}
 }
 
 func scaleState(ctx *Context, m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
-	exps, err := ssParseExponents(opts.Exponents)
-	if err != nil {
-		return nil, fmt.Errorf("option exponents: %v", err)
+	exps := map[string]int{} // the last entry of a name wins, as --set does
+	for _, e := range opts.Exponents {
+		exps[e.Name] = e.K
 	}
 	ch := &Change{}
 	used := map[string]bool{}
@@ -150,8 +162,8 @@ func scaleState(ctx *Context, m *graph.Module, opts *ScaleStateOptions) (*Change
 			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s state %s (%s form) stored × 2^%d", g.Name(), p.Name, form, -k))
 		}
 	}
-	for name := range exps {
-		if !used[name] {
+	for _, e := range opts.Exponents { // in the order given: a stable message
+		if name := e.Name; !used[name] {
 			return nil, fmt.Errorf("option exponents: no entry graph has a state named %q (states: %s)", name, ssStateNames(ctx, m))
 		}
 	}

@@ -1,9 +1,7 @@
 package passes
 
 import (
-	"fmt"
-	"reflect"
-	"strings"
+	"math/rand/v2"
 
 	"github.com/anefix/anefix/graph"
 )
@@ -23,16 +21,49 @@ type Settings struct {
 // strip-fp32-casts, fold-io-unsqueeze and the element-type analysis it asks
 // pair states the same way.
 type StateSettings struct {
-	Pairs     []string `opt:"pairs"`
-	Auto      bool     `opt:"auto"`
-	Kinds     []string `opt:"kinds"`
-	Affixes   []string `opt:"affixes"`
-	IncludeKV bool     `opt:"include-kv"`
+	Pairs     []StatePairOption
+	Auto      bool
+	Kinds     []string
+	Affixes   []string
+	IncludeKV bool
+}
+
+func (s *StateSettings) declare(d *Decls) {
+	Declare(d, &s.Pairs, Option[[]StatePairOption]{Name: "pairs", Doc: "explicit pairs input=output (comma-separated), taken before automatic pairing",
+		Codec: ListCodec(parseStatePair, StatePairOption.String, sampleStatePair)})
+	Declare(d, &s.Auto, Option[bool]{Name: "auto", Default: true, Doc: "pair states automatically (dataflow, then names); false: only the export's own states and pairs="})
+	Declare(d, &s.Kinds, Option[[]string]{Name: "kinds", Default: graph.DefaultStateKinds, Doc: "name words that mark a recurrent state (with or without a state/cache word)"})
+	Declare(d, &s.Affixes, Option[[]string]{Name: "affixes", Default: graph.DefaultStateAffixes, Doc: "words an output's name adds to its state's name"})
+	Declare(d, &s.IncludeKV, Option[bool]{Name: "include-kv", Doc: "let the state passes act on key/value caches too (promote-states, states-as-outputs, scale-state)"})
+}
+
+// StatePairOption is one pair of states.pairs: input In is paired with
+// output Out.
+type StatePairOption struct{ In, Out string }
+
+// String is the pair as states.pairs takes it ("in=out").
+func (p StatePairOption) String() string { return p.In + "=" + p.Out }
+
+func parseStatePair(s string) (StatePairOption, error) {
+	in, out, err := graph.ParseStatePair(s)
+	return StatePairOption{in, out}, err
+}
+
+func sampleStatePair(r *rand.Rand) StatePairOption {
+	names := []string{"conv_state", "rec_state", "a.b", "x"}
+	return StatePairOption{names[r.IntN(len(names))], names[r.IntN(len(names))] + "_out"}
 }
 
 // Analysis is the state analysis' options under these settings.
 func (s StateSettings) Analysis() graph.StateOptions {
-	return graph.StateOptions{Pairs: s.Pairs, NoAuto: !s.Auto, Kinds: nonNil(s.Kinds), Affixes: nonNil(s.Affixes)}
+	pairs := make([]string, len(s.Pairs))
+	for i, p := range s.Pairs {
+		pairs[i] = p.String()
+	}
+	if len(pairs) == 0 {
+		pairs = nil
+	}
+	return graph.StateOptions{Pairs: pairs, NoAuto: !s.Auto, Kinds: nonNil(s.Kinds), Affixes: nonNil(s.Affixes)}
 }
 
 // nonNil keeps an emptied list ("--set states.kinds=") from meaning "the
@@ -65,23 +96,6 @@ strip-fp32-casts joins each pair into one island and asks the element-type
 analysis, which treats a pair as a round trip through the interface,
 fold-io-unsqueeze folds both sides of a pair or neither. The state passes
 leave key/value caches alone unless include-kv=true.`,
-	Options: []OptionSpec{
-		{Name: "pairs", Kind: OptStringList, Default: "", Doc: "explicit pairs input=output (comma-separated), taken before automatic pairing", Check: checkStatePairs},
-		{Name: "auto", Kind: OptBool, Default: "true", Doc: "pair states automatically (dataflow, then names); false: only the export's own states and pairs="},
-		{Name: "kinds", Kind: OptStringList, Default: strings.Join(graph.DefaultStateKinds, ","), Doc: "name words that mark a recurrent state (with or without a state/cache word)"},
-		{Name: "affixes", Kind: OptStringList, Default: strings.Join(graph.DefaultStateAffixes, ","), Doc: "words an output's name adds to its state's name"},
-		{Name: "include-kv", Kind: OptBool, Default: "false", Doc: "let the state passes act on key/value caches too (promote-states, states-as-outputs, scale-state)"},
-	},
-}
-
-func checkStatePairs(v any) error {
-	list, _ := v.([]string)
-	for _, s := range list {
-		if _, _, err := graph.ParseStatePair(s); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // settingGroups are the pipeline-level option groups. Each is declared
@@ -89,7 +103,7 @@ func checkStatePairs(v any) error {
 // one place pass options do (options.go); it has no function and is never
 // in a pipeline's steps.
 var settingGroups = []*Pass{
-	{Name: "states", Func: runner{typ: reflect.TypeFor[StateSettings]()}, About: stateSettingsAbout},
+	{Name: "states", Func: optionsRunner[StateSettings](), About: stateSettingsAbout},
 }
 
 // SettingGroups lists the pipeline-level option groups, for `anefix passes`
@@ -105,33 +119,33 @@ func settingGroup(name string) *Pass {
 	return nil
 }
 
-// fields points, per group name, at that group's struct in s: the one
-// place a group's name meets its Settings field.
-func (s *Settings) fields() map[string]reflect.Value {
-	return map[string]reflect.Value{"states": reflect.ValueOf(&s.States)}
+// group is the options struct of setting group name in s: the one place
+// a group's name meets its Settings field.
+func (s *Settings) group(name string) any {
+	switch name {
+	case "states":
+		return &s.States
+	}
+	return nil
 }
 
+// groupDecls are the declarations of group g bound to its struct in s.
+func (s *Settings) groupDecls(g *Pass) *Decls { return g.Func.bind(s.group(g.Name)) }
+
 // newSettings makes Settings with every option at its default.
-func newSettings() (*Settings, error) {
+func newSettings() *Settings {
 	s := &Settings{}
-	for name, v := range s.fields() {
-		g := settingGroup(name)
-		for _, o := range g.Options {
-			if err := setOption(v, o, o.Default); err != nil {
-				return nil, fmt.Errorf("setting %s: default of option %s: %w", name, o.Name, err)
-			}
+	for _, g := range settingGroups {
+		for _, x := range s.groupDecls(g).list {
+			x.reset()
 		}
 	}
-	return s, nil
+	return s
 }
 
 // DefaultSettings are the settings of a pipeline nobody set anything in.
 func DefaultSettings() Settings {
-	s, err := newSettings()
-	if err != nil {
-		panic("passes: " + err.Error()) // defaults are checked at init
-	}
-	return *s
+	return *newSettings()
 }
 
 // Context is what a pass receives besides its module and its own options.
@@ -157,9 +171,8 @@ func (c *Context) IncludeKV() bool { return c.Settings.States.IncludeKV }
 // declaration order, for reports.
 func (s Settings) Values() []OptionValue {
 	var out []OptionValue
-	fields := s.fields()
 	for _, g := range settingGroups {
-		for _, v := range g.Values(fields[g.Name].Interface()) {
+		for _, v := range g.Values(s.group(g.Name)) {
 			out = append(out, OptionValue{Name: g.Name + "." + v.Name, Value: v.Value})
 		}
 	}

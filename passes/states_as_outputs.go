@@ -40,21 +40,22 @@ Numerics: none; the computed values are unchanged. The caller must now feed
 each returned value back as the next step's input; the report and the record
 (anefix.json) list every pair under plainStates.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the state writes)",
-	Options: []OptionSpec{
-		{Name: "names", Kind: OptStringList, Default: "", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state but the key/value caches (states.include-kv=true adds them)"},
-		{Name: "suffix", Kind: OptString, Default: "_out", Doc: "appended to a state's name to name the output carrying its new value", Check: saoCheckSuffix},
-	},
 }
 
-// StatesAsOutputsOptions are states-as-outputs' options (declared in
-// statesAsOutputsAbout).
+// StatesAsOutputsOptions are states-as-outputs' options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type StatesAsOutputsOptions struct {
-	Names  []string `opt:"names"`
-	Suffix string   `opt:"suffix"`
+	Names  []string
+	Suffix string
 }
 
-func saoCheckSuffix(v any) error {
-	if s, _ := v.(string); s == "" {
+func (o *StatesAsOutputsOptions) declare(d *Decls) {
+	Declare(d, &o.Names, Option[[]string]{Name: "names", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state but the key/value caches (states.include-kv=true adds them)"})
+	Declare(d, &o.Suffix, Option[string]{Name: "suffix", Default: "_out", Doc: "appended to a state's name to name the output carrying its new value", Check: saoCheckSuffix})
+}
+
+func saoCheckSuffix(s string) error {
+	if s == "" {
 		return fmt.Errorf("want a non-empty suffix (the output cannot share the input's name)")
 	}
 	return nil
@@ -62,9 +63,6 @@ func saoCheckSuffix(v any) error {
 
 func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *StatesAsOutputsOptions) (*Change, error) {
 	suffix := opts.Suffix
-	if err := saoCheckSuffix(suffix); err != nil {
-		return nil, fmt.Errorf("option suffix: %v", err)
-	}
 	explicit := map[string]bool{}
 	for _, n := range opts.Names {
 		explicit[n] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/f16"
 	"github.com/anefix/anefix/graph/record"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 var stripFP32CastsAbout = About{
@@ -96,23 +97,24 @@ islands=all with keep-norms=true (RoPE and the recurrence stripped) gives
 24/24. Random weights make near-tied logits, so read this as a sensitivity
 signal, not a verdict on a trained model. Check every result with anefix
 verify; restrict the pass further with exclude=<pattern>.`,
-	Options: []OptionSpec{
-		{Name: "clamp", Kind: OptBool, Default: "false", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"},
-		{Name: "islands", Kind: OptStringList, Default: "blockers", Check: checkIslandSelectors, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything); a pattern that matches no op of the module is a usage error (exit 2), one that matches ops but no island is noted"},
-		{Name: "exclude", Kind: OptStringList, Default: "", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands; a pattern that matches no op of the module is a usage error)"},
-		{Name: "keep-norms", Kind: OptBool, Default: "false", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"},
-		{Name: "io", Kind: OptBool, Default: "true", Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"},
-	},
 }
 
-// StripFP32CastsOptions are strip-fp32-casts' options (declared in
-// stripFP32CastsAbout).
+// StripFP32CastsOptions are strip-fp32-casts' options; declare
+// declares each (name, typed default, doc, check) for the pipeline.
 type StripFP32CastsOptions struct {
-	Clamp     bool     `opt:"clamp"`
-	Islands   []string `opt:"islands"`
-	Exclude   []string `opt:"exclude"`
-	KeepNorms bool     `opt:"keep-norms"`
-	IO        bool     `opt:"io"`
+	Clamp     bool
+	Islands   []string
+	Exclude   []string
+	KeepNorms bool
+	IO        bool
+}
+
+func (o *StripFP32CastsOptions) declare(d *Decls) {
+	Declare(d, &o.Clamp, Option[bool]{Name: "clamp", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"})
+	Declare(d, &o.Islands, Option[[]string]{Name: "islands", Default: []string{"blockers"}, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything); a pattern that matches no op of the module is a usage error (exit 2), one that matches ops but no island is noted", Check: checkIslandSelectors})
+	Declare(d, &o.Exclude, Option[[]string]{Name: "exclude", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands; a pattern that matches no op of the module is a usage error)"})
+	Declare(d, &o.KeepNorms, Option[bool]{Name: "keep-norms", Doc: "leave in f32 the normalization islands (as islands=norms finds them) that islands selected, e.g. with islands=all; cannot be combined with islands=norms"})
+	Declare(d, &o.IO, Option[bool]{Name: "io", Default: true, Doc: "also retype f32 graph inputs and outputs an island reaches (changes the model's interface; recorded in the report)"})
 }
 
 // retypableOpList names the op-table rows whose f32 values may become f16
@@ -406,7 +408,7 @@ func (sf *sfRun) setup() error {
 	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if sf.blockers, err = ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
+		if sf.blockers, err = anefacts.ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
 			return err
 		}
 	}

@@ -45,8 +45,8 @@ func parseIslandSelectors(vals []string) islandSelectors {
 
 // checkIslandSelectors rejects an empty selection (in earlier versions an empty
 // islands meant every island; now that is spelled all).
-func checkIslandSelectors(v any) error {
-	if xs, _ := v.([]string); len(xs) == 0 {
+func checkIslandSelectors(xs []string) error {
+	if len(xs) == 0 {
 		return fmt.Errorf("want all, blockers, norms or glob patterns (comma-separated); an empty value selects nothing")
 	}
 	return nil

@@ -35,6 +35,9 @@ func init() {
 		if err := checkOptions(g); err != nil {
 			panic("passes: settings: " + err.Error())
 		}
+		if _, ok := Lookup(g.Name); ok {
+			panic("passes: settings group " + g.Name + " has a pass's name") // a pipeline string could not tell them apart
+		}
 	}
 }
 

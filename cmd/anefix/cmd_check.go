@@ -55,73 +55,72 @@ Examples:
   anefix check --rules
   anefix check model.aimodel --architecture h16g
   anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
-		Setup: func(fs *pflag.FlagSet) func(env *Env, args []string) error {
-			asJSON := fs.Bool("json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
-			ignoreHash := fs.Bool("ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
-			rules := fs.Bool("rules", false, "print the rule table with each rule's evidence and exit (no input)")
-			archFlag := fs.String("architecture", ane.DefaultArchitecture, "target of the region prediction: h18p (all-or-nothing), h16g (partitions around fp32 islands), other names: unknown")
-			hazardWeights := fs.Bool("hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
-			return func(env *Env, args []string) error {
-				if *rules {
-					if len(args) != 0 {
-						return usagef("--rules takes no input")
-					}
-					return writeRuleTable(env.Stdout)
-				}
-				if len(args) != 1 {
-					return usagef("check takes exactly one input, got %d", len(args))
-				}
-				if _, err := ane.ParseArchitecture(*archFlag); err != nil {
-					return usagef("--architecture: %v", err)
-				}
-				ld, err := loadInput(env, args[0], *ignoreHash)
-				if err != nil {
-					return err
-				}
-				defer ld.Close()
-				// Rewrite and convert refuse such input; a prediction for
-				// it would be for a graph that is not what it declares.
-				// Weights left out of the file do not change what the
-				// rules look at (types and structure).
-				if absent := passes.MarkAbsentWeights(ld.Module); len(absent) > 0 {
-					fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", passes.AbsentWeightsNote(absent))
-				}
-				if err := graph.Verify(ld.Module); err != nil {
-					return fmt.Errorf("%s: the input does not verify, so no prediction is made: %w", args[0], err)
-				}
-				rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazardBlobs: !*hazardWeights, Architecture: *archFlag})
-				if err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
-				// "Legal, 0 of 0 functions" would pass a CI gate on an
-				// empty or wrong file.
-				if _, fns := rep.Regions(); fns == 0 {
-					return fmt.Errorf("%s holds no function the compiler would compile (no public coreai.graph or func.func), so there is nothing to check; is it the exported model (not empty, not truncated)?", args[0])
-				}
-				// main.hash was verified in the background while decoding.
-				if err := ld.Input.CheckHash(); err != nil {
-					return err
-				}
-				msg := checkReport(rep)
-				msg.Input = reportInput(args[0], ld)
-				if *asJSON {
-					b, err := protoJSON(msg)
-					if err != nil {
-						return err
-					}
-					if _, err := env.Stdout.Write(b); err != nil {
-						return err
-					}
-				} else if err := writeCheckText(env.Stdout, msg); err != nil {
-					return err
-				}
-				if !msg.Legal {
-					return withCode(exitGate, nil)
-				}
-				return nil
-			}
-		},
+		Setup: runWith((*checkFlags).declare, runCheck),
 	})
+}
+
+type checkFlags struct {
+	asJSON, ignoreHash, rules, hazardWeights bool
+	arch                                     string
+}
+
+func (f *checkFlags) declare(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
+	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
+	fs.StringVar(&f.arch, "architecture", ane.DefaultArchitecture, "target of the region prediction: h18p (all-or-nothing), h16g (partitions around fp32 islands), other names: unknown")
+	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
+}
+
+// runCheck reads the input, hands it to the rule model (ane.CheckInput
+// does the rest: absent weights, verification, the rules), converts the
+// report once and prints it.
+func runCheck(env *Env, f *checkFlags, args []string) error {
+	if f.rules {
+		if len(args) != 0 {
+			return usagef("--rules takes no input")
+		}
+		return writeRuleTable(env.Stdout)
+	}
+	if len(args) != 1 {
+		return usagef("check takes exactly one input, got %d", len(args))
+	}
+	if _, err := ane.ParseArchitecture(f.arch); err != nil {
+		return usagef("--architecture: %v", err)
+	}
+	ld, err := loadInput(env, args[0], f.ignoreHash)
+	if err != nil {
+		return err
+	}
+	defer ld.Close()
+	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
+	}
+	if err != nil {
+		return err
+	}
+	// main.hash was verified in the background while decoding.
+	if err := ld.Input.CheckHash(); err != nil {
+		return err
+	}
+	msg := checkReport(rep)
+	msg.Input = reportInput(args[0], ld)
+	if f.asJSON {
+		b, err := protoJSON(msg)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Stdout.Write(b); err != nil {
+			return err
+		}
+	} else if err := writeCheckText(env.Stdout, msg); err != nil {
+		return err
+	}
+	if !msg.Legal {
+		return withCode(exitGate, nil)
+	}
+	return nil
 }
 
 // checkReport converts the rule model's report to the schema.

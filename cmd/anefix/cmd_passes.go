@@ -83,8 +83,8 @@ func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
 	for _, p := range list {
 		pi := &pb.PassInfo{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
 			Constraints: passConstraints(p.Name)}
-		for _, o := range p.Options {
-			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind.String(), Default: o.Default, Doc: o.Doc, Values: o.Values})
+		for _, o := range p.Options() {
+			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind, Default: o.Default, Doc: o.Doc, Values: o.Values})
 		}
 		out.Passes = append(out.Passes, pi)
 	}
@@ -161,10 +161,10 @@ func writePassDoc(w io.Writer, p *passes.Pass) {
 	}
 	fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(p.Doc))
 	fmt.Fprintf(w, "\nOptions (rewrite --set %s.NAME=VALUE):\n", p.Name)
-	if len(p.Options) == 0 {
+	if len(p.Options()) == 0 {
 		fmt.Fprintf(w, "  none\n")
 	}
-	for _, o := range p.Options {
+	for _, o := range p.Options() {
 		def := o.Default
 		if def == "" {
 			def = `""`

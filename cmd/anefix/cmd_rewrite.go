@@ -37,7 +37,9 @@ says otherwise. 'anefix passes' lists the passes and their options.
 
 The pipeline is the default one (passes marked "on"), toggled with --enable
 and --disable (repeatable, comma lists), or exactly the list given with
---passes. --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
+--passes, or given whole with --pipeline STRING (every pass in order with
+its options, as --print-pipeline prints it and anefix.json records it, so a
+rewrite can be repeated exactly). --arm-d reproduces the seed's arm-D experiment: it runs the arm-d
 pass alone (plus passes named with --enable), so the recurrence, per-head
 SDPA and RoPE become pass-throughs and the graph is otherwise as exported;
 on synth arm A it gives the IR of 'anefix synth --arm D' (not the same bytes:
@@ -70,6 +72,7 @@ type rewriteFlags struct {
 	json, ignoreHash bool
 	timings          bool
 	compile, verify  bool
+	printPipeline    bool
 }
 
 func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
@@ -78,6 +81,8 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
 	fs.StringSliceVar(&o.Spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
 	fs.StringArrayVar(&o.Spec.Set, "set", nil, "set a pass option: pass.option=value (repeatable)")
+	fs.StringVar(&o.Spec.Pipeline, "pipeline", "", "run exactly this pipeline, as --print-pipeline prints it (not with --passes, --enable, --disable, --set, --arm-d)")
+	fs.BoolVar(&o.printPipeline, "print-pipeline", false, "print the pipeline as one string (every pass and option, for --pipeline) on stdout and exit")
 	fs.BoolVar(&o.ArmD, "arm-d", false, "switch the arm-d pass on (the seed's arm D experiment)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "run the passes and report, write nothing")
 	fs.StringSliceVar(&o.PrintIRAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
@@ -98,6 +103,9 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 // converted to the report once (rewriteReportOf), printed, and the optional
 // compile and verify of the output.
 func runRewrite(env *Env, o *rewriteFlags, args []string) error {
+	if o.printPipeline {
+		return rwPrintPipeline(env, o, args)
+	}
 	if len(args) != 1 {
 		return usagef("want exactly one input, got %d", len(args))
 	}

@@ -81,7 +81,7 @@ documentation as this file.
 	for _, g := range passes.SettingGroups() {
 		fmt.Fprintf(&b, "\n## Settings: %s\n\n<a id=\"settings-%s\"></a>\n\n```text\n%s\n```\n", g.Name, g.Name, strings.TrimSpace(g.Doc))
 		fmt.Fprintf(&b, "\nOptions (`--set %s.NAME=VALUE`):\n\n| option | type | default | meaning |\n|---|---|---|---|\n", g.Name)
-		for _, o := range g.Options {
+		for _, o := range g.Options() {
 			def := "(empty)"
 			if o.Default != "" {
 				def = "`" + passesMDCell(o.Default) + "`"
@@ -106,11 +106,11 @@ documentation as this file.
 		}
 		fmt.Fprintf(&b, "\n```text\n%s\n```\n", strings.TrimSpace(p.Doc))
 		b.WriteString("\nOptions")
-		if len(p.Options) == 0 {
+		if len(p.Options()) == 0 {
 			b.WriteString(": none.\n")
 		} else {
 			fmt.Fprintf(&b, " (`--set %s.NAME=VALUE`):\n\n| option | type | default | meaning |\n|---|---|---|---|\n", n)
-			for _, o := range p.Options {
+			for _, o := range p.Options() {
 				def := "(empty)"
 				if o.Default != "" {
 					def = "`" + passesMDCell(o.Default) + "`"

@@ -27,6 +27,11 @@ type Record struct {
 	Tool   string   `json:"tool"`
 	Passes []string `json:"passes"`
 	Entries
+	// Pipelines are the pipelines that made this model from the export,
+	// one per rewrite in order, as rewrite --print-pipeline prints them:
+	// rewrite --pipeline '<each>' reproduces the model. Omitted in records
+	// written before it was kept.
+	Pipelines []string `json:"pipelines,omitempty"`
 }
 
 // Entries are what a rewrite records about the model's interface. A pass
@@ -237,6 +242,7 @@ func (r *Record) Then(next Record) Record {
 		Entries: Entries{IOChanges: []IOChange{}, States: []State{}}}
 	out.Add(r.Entries)
 	out.Add(next.Entries)
+	out.Pipelines = append(append([]string(nil), r.Pipelines...), next.Pipelines...)
 	for _, p := range next.Passes {
 		if !slices.Contains(out.Passes, p) {
 			out.Passes = append(out.Passes, p)

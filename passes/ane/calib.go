@@ -1,9 +1,10 @@
 package ane
 
-// Rules and region models calibrated on published compiles (the rows
-// RuleLUT4SmallGroup … AdviceLinear in rules.go, the cases in
-// testdata/calibration): per-architecture region prediction, and the rule
-// conditions those records support.
+// Region models calibrated on published compiles (the cases in
+// testdata/calibration): per-architecture region prediction. The rules
+// those records support are in their own files (rule_lut4_small_group.go,
+// rule_metal4_kernel.go, rule_fp32_gather_table.go, apple_*.go,
+// advice_*.go).
 
 import (
 	"fmt"
@@ -11,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/anefix/anefix/graph"
-	"github.com/anefix/anefix/passes"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 // Behaviour is how a compiler for one architecture is modelled to place a
@@ -169,161 +170,25 @@ func runs(g *graph.Graph, off func(*graph.Operation) bool) int {
 // offANEOps returns the ops that read or write a data value of a non-ANE
 // element type (the fp32 islands, reported or not): what PartitionFp32
 // places on the GPU.
-func (c *checker) offANEOps() map[*graph.Operation]bool {
+func offANEOps(f *anefacts.Graph) map[*graph.Operation]bool {
 	out := map[*graph.Operation]bool{}
-	if c.g.Body() == nil {
+	if !f.HasBody() {
 		return out
 	}
-	for _, op := range c.ops {
-		if op == c.term || op.Name == "coreai.constant" {
+	for _, op := range f.Ops {
+		if op == f.Term || op.Name == "coreai.constant" {
 			continue
 		}
 		for i, v := range op.Operands() {
-			if !isParamSlot(op, i) && !isStorageSlot(op, i) && c.badElem(v) {
+			if !anefacts.IsParamSlot(op, i) && !anefacts.IsStorageSlot(op, i) && f.BadElem(v) {
 				out[op] = true
 			}
 		}
 		for _, r := range op.Results() {
-			if c.badElem(r) {
+			if f.BadElem(r) {
 				out[op] = true
 			}
 		}
 	}
 	return out
-}
-
-// calibratedRules implements RuleLUT4SmallGroup, RuleMetalKernel,
-// RuleFp32GatherTable, AppleSilu, AppleGatherRoPE and the Advice rows.
-func (c *checker) calibratedRules() {
-	for _, op := range c.ops {
-		if op == c.term {
-			continue
-		}
-		switch baseOpName(op.Name) {
-		case "coreai.lut_to_dense":
-			if d, _, ok := passes.LUT4SmallGroup(op); ok {
-				c.add(RuleLUT4SmallGroup, op, "", d)
-			}
-		case "coreai.metal4_kernel":
-			c.add(RuleMetalKernel, op, "", "")
-		case "coreai.silu":
-			c.add(AppleSilu, op, "", "")
-		case "coreai.gather_nd", "coreai.gather_along_axis":
-			if op.NumOperands() == 0 || op.NumResults() == 0 {
-				break
-			}
-			t := dataTensor(op.Operand(0).Type())
-			if t == nil {
-				break
-			}
-			if f, ok := t.Elem.(*graph.FloatType); ok && !aneElem(f) {
-				c.add(RuleFp32GatherTable, op, "", "table "+t.String())
-			}
-			r := dataTensor(op.Result(0).Type())
-			if baseOpName(op.Name) == "coreai.gather_nd" && t.Rank() == 2 && r != nil && r.Rank() == 3 {
-				c.add(AppleGatherRoPE, op, "", t.String()+" → "+r.String())
-			}
-		case "coreai.softmax":
-			if d, ok := softmaxSpatial(op); ok {
-				c.add(AdviceSoftmaxAxis, op, "", d)
-			}
-		default:
-			if strings.HasSuffix(baseOpName(op.Name), "matmul") && c.constWeightOperand(op) {
-				c.add(AdviceLinear, op, "", "")
-			}
-		}
-	}
-	if !c.entry {
-		return
-	}
-	port := func(v *graph.Value, what string) {
-		t := dataTensor(v.Type())
-		if t == nil || !t.IsStatic() || t.Rank() == 0 || c.paramOnly[v] || c.indexOnly[v] {
-			return
-		}
-		last := t.Shape[t.Rank()-1]
-		// Port findings have no op; the port names the group.
-		if last == 1 && t.Rank() >= 2 {
-			c.advice = append(c.advice, Finding{Rule: AdviceSingletonLast, Graph: c.g.Name(), OpName: what, Detail: t.String()})
-			return
-		}
-		if b := int64(graph.ElemBytes(t.Elem)); b > 0 && last*b%64 != 0 {
-			c.advice = append(c.advice, Finding{Rule: AdviceAlignment, Graph: c.g.Name(), OpName: what,
-				Detail: fmt.Sprintf("%s: last axis %d bytes", t.String(), last*b)})
-		}
-	}
-	for i, a := range c.g.Body().Args() {
-		if i < len(c.inputs) {
-			port(a, fmt.Sprintf("input %q", c.inputs[i].Name))
-		}
-	}
-	if c.term != nil {
-		for i, v := range c.term.Operands() {
-			if i < len(c.outputs) {
-				port(v, fmt.Sprintf("output %q", c.outputs[i].Name))
-			}
-		}
-	}
-}
-
-// softmaxSpatial reports a softmax over a rank-4 input whose constant axis
-// is not 1 (the channel axis of B,C,H,W).
-func softmaxSpatial(op *graph.Operation) (string, bool) {
-	if op.NumOperands() < 2 {
-		return "", false
-	}
-	t := dataTensor(op.Operand(0).Type())
-	if t == nil || t.Rank() != 4 {
-		return "", false
-	}
-	ax, ok := constInt(op.Operand(1))
-	if !ok {
-		return "", false
-	}
-	if ax < 0 {
-		ax += 4
-	}
-	if ax == 1 {
-		return "", false
-	}
-	return fmt.Sprintf("axis %d of %s", ax, t.String()), true
-}
-
-// constInt reads a scalar (or one-element) integer constant.
-func constInt(v *graph.Value) (int64, bool) {
-	d := v.DefiningOp()
-	if d == nil || d.Name != "coreai.constant" {
-		return 0, false
-	}
-	a, ok := d.Attr("value").(*graph.DenseElementsAttr)
-	if !ok || a.NumElements() != 1 {
-		return 0, false
-	}
-	if _, isInt := a.Type.Elem.(*graph.IntegerType); !isInt {
-		return 0, false
-	}
-	return a.Int64At(0), true
-}
-
-// constWeightOperand reports whether a matmul operand is a weight: a
-// constant, or a decompressed constant, through data-movement ops.
-func (c *checker) constWeightOperand(op *graph.Operation) bool {
-	for i := 0; i < op.NumOperands(); i++ {
-		v := op.Operand(i)
-		for hops := 0; v != nil && hops < 64; hops++ {
-			d := v.DefiningOp()
-			if d == nil {
-				break
-			}
-			switch b := baseOpName(d.Name); {
-			case b == "coreai.constant" || b == "coreai.lut_to_dense" || b == "coreai.dequantize" || b == "coreai.blockwise_shift_scale":
-				return true
-			case moveOps[b] && d.NumOperands() > 0:
-				v = d.Operand(0)
-				continue
-			}
-			break
-		}
-	}
-	return false
 }

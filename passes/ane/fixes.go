@@ -6,6 +6,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/passes"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 // resolveFixes keeps a finding's fixing pass only where that pass, run with
@@ -104,7 +105,7 @@ func (sp *stripPreview) left(vals []*graph.Value) string {
 // remedy says, for a value strip-fp32-casts leaves, where it is, why it
 // stays and what would make it an element type the compiler lists.
 func remedy(v *graph.Value, why string) string {
-	t := graph.ElementType(dataTensorOrType(v.Type()))
+	t := graph.ElementType(anefacts.DataTensorOrType(v.Type()))
 	what := fmt.Sprintf("%s %s (%s, read by %s)", t, valueKind(v), producer(v), consumer(v))
 	if graph.IsFloat(t, "f32") {
 		if port := portOf(v); port != "" {
@@ -176,7 +177,7 @@ func whyNoFold(op *graph.Operation) string {
 	vs = append(vs, op.Operands()...)
 	vs = append(vs, op.Results()...)
 	for _, v := range vs {
-		if t := dataTensor(v.Type()); t != nil && !t.IsStatic() {
+		if t := anefacts.DataTensor(v.Type()); t != nil && !t.IsStatic() {
 			return "its shape " + t.String() + " is dynamic, and the pass folds only rank changes it can prove on static shapes; what would: export with static shapes"
 		}
 	}

@@ -215,7 +215,7 @@ func effective(c Change) []string {
 		return nil
 	}
 	var out []string
-	for _, spec := range p.Options {
+	for _, spec := range p.Options() {
 		v := spec.Default
 		for _, o := range c.Options {
 			if name, val, _ := strings.Cut(o, "="); name == spec.Name {

@@ -181,6 +181,7 @@ func (p *Plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 	}
 	t1 := time.Now()
 	rec := r.Run.Record(p.Tool)
+	rec.Pipelines = []string{p.Pipeline.String()} // rewrite --pipeline takes it back
 	if r.Written, err = out.Save(ld.Module, ld, modelio.SaveOptions{Stdout: p.Stdout, Progress: p.Progress, Record: &rec}); err != nil {
 		return nil, err
 	}

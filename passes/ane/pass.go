@@ -1,0 +1,230 @@
+package ane
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/anefacts"
+)
+
+// Fact is a shared result a rule may require: computed once per graph (or
+// once per module) by the runner, whichever rule asks first, and read by
+// every rule that declares it in Requires. The facts every rule has without
+// asking are Pass's embedded anefacts.Graph: the ops in order, the ports,
+// the values that are only settings or compressed storage, the state pairs
+// and the round trips of composites' call sites.
+type Fact struct {
+	Name string
+	Doc  string
+}
+
+var (
+	// FactIslands is anefacts.Graph.Islands: the graph's non-ANE values
+	// grouped into islands, each with why the compiler cites it or "".
+	FactIslands = &Fact{Name: "islands", Doc: "the graph's non-ANE (fp32, …) islands and why each is cited (anefacts.Graph.Islands)"}
+	// FactFP16Scan is the module's fp16 constant scan (anefacts.Scan),
+	// shared by every graph so that a resource is read once. A rule that
+	// requires it does not run when Options.NoHazards turns the scan off.
+	FactFP16Scan = &Fact{Name: "fp16-scan", Doc: "each float constant's range as fp16 sees it, blobs read once per module (anefacts.Scan)"}
+)
+
+// Pass is what a rule's Run gets for one graph: the graph's facts, the
+// shared results its Requires name, and the calls that record findings
+// under the rule.
+type Pass struct {
+	*anefacts.Graph
+	rule *Rule
+	out  *graphRun
+	// used records the facts asked for (TestRuleRequires compares them
+	// with Requires).
+	used map[*Fact]bool
+}
+
+// Islands returns FactIslands for this graph.
+func (p *Pass) Islands() []*anefacts.Island {
+	p.used[FactIslands] = true
+	if !p.out.islandsDone {
+		p.out.islands, p.out.islandsDone = p.Graph.Islands(), true
+	}
+	return p.out.islands
+}
+
+// Scan returns FactFP16Scan (never nil in a rule that requires it).
+func (p *Pass) Scan() *anefacts.Scan {
+	p.used[FactFP16Scan] = true
+	return p.out.scan
+}
+
+// Report records a finding of the pass's rule on op (nil: none); fix
+// overrides the rule's fixing pass ("" keeps it).
+func (p *Pass) Report(op *graph.Operation, fix, detail string) { p.ReportVals(op, fix, detail, nil) }
+
+// ReportVals is Report for a finding about the element type of vals (the
+// fixing pass's preview asks whether it retypes them: fixes.go).
+func (p *Pass) ReportVals(op *graph.Operation, fix, detail string, vals []*graph.Value) {
+	f := Finding{Rule: p.rule, Graph: p.G.Name(), Op: op, Fix: fix, Detail: detail, vals: vals}
+	if op != nil {
+		f.Index = p.Index[op]
+		f.OpID = op.OpID()
+		f.OpName = op.Name
+		f.Source = op.Source()
+		f.Via = viaFrame(op.Loc)
+	}
+	p.out.add(f)
+}
+
+// ReportPort records a finding about a graph port, which has no op: what
+// names the port ("input \"x\"") and takes the op name's place in groups.
+func (p *Pass) ReportPort(what, detail string) {
+	p.out.add(Finding{Rule: p.rule, Graph: p.G.Name(), OpName: what, Detail: detail})
+}
+
+// MarkIllegal makes op illegal under the pass's rule without a finding of
+// its own (the inside of a reported fp32 island: the finding sits on the
+// ops that open it).
+func (p *Pass) MarkIllegal(op *graph.Operation) { p.out.alsoIllegal[op] = p.rule.ID }
+
+// graphRun collects what the rules found in one graph.
+type graphRun struct {
+	facts       *anefacts.Graph
+	scan        *anefacts.Scan // nil: the fp16 rules are off
+	islands     []*anefacts.Island
+	islandsDone bool
+	findings    []Finding
+	suspects    []Finding
+	hazards     []Finding
+	advice      []Finding
+	// alsoIllegal holds ops illegal under a rule whose finding sits on
+	// another op.
+	alsoIllegal map[*graph.Operation]string
+}
+
+func (r *graphRun) add(f Finding) {
+	switch f.Rule.Severity {
+	case Suspect:
+		r.suspects = append(r.suspects, f)
+	case Hazard:
+		r.hazards = append(r.hazards, f)
+	case Advice:
+		r.advice = append(r.advice, f)
+	default:
+		r.findings = append(r.findings, f)
+	}
+}
+
+// runRules runs every rule of Rules that has a Run, in table order, over
+// one graph. A rule requiring FactFP16Scan is skipped when scan is nil.
+func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
+	r := newGraphRun(f, scan)
+	if !f.HasBody() {
+		return r
+	}
+	for _, rule := range Rules {
+		if rule.Run == nil || (scan == nil && slices.Contains(rule.Requires, FactFP16Scan)) {
+			continue
+		}
+		r.run(rule)
+	}
+	return r
+}
+
+func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
+	return &graphRun{facts: f, scan: scan, alsoIllegal: map[*graph.Operation]string{}}
+}
+
+// run runs one rule and returns the facts it asked for.
+func (r *graphRun) run(rule *Rule) map[*Fact]bool {
+	p := &Pass{Graph: r.facts, rule: rule, out: r, used: map[*Fact]bool{}}
+	rule.Run(p)
+	return p.used
+}
+
+// result turns the findings into the graph's verdicts.
+func (r *graphRun) result() GraphResult {
+	f := r.facts
+	gr := GraphResult{Name: f.G.Name(), Entry: f.Entry, Ops: len(f.Ops)}
+	for _, l := range [][]Finding{r.findings, r.suspects, r.hazards, r.advice} {
+		sortFindings(l)
+	}
+	gr.Findings, gr.Suspects, gr.Hazards, gr.Advice = r.findings, r.suspects, r.hazards, r.advice
+	rules := map[*graph.Operation][]string{}
+	for _, f := range r.findings {
+		if f.Rule.Severity == Blocker {
+			gr.Blocked = true
+			if f.Op != nil && !slices.Contains(rules[f.Op], f.Rule.ID) {
+				rules[f.Op] = append(rules[f.Op], f.Rule.ID)
+			}
+		}
+	}
+	for op, id := range r.alsoIllegal {
+		gr.Blocked = true
+		if !slices.Contains(rules[op], id) {
+			rules[op] = append(rules[op], id)
+		}
+	}
+	for i, op := range f.Ops {
+		v := OpVerdict{Op: op, Index: i}
+		switch {
+		case len(rules[op]) > 0:
+			v.Verdict, v.Rules = Illegal, rules[op]
+		case op.Name != "coreai.constant" && f.IsIndexOp(op):
+			v.Verdict = Exempt
+		}
+		gr.Verdicts = append(gr.Verdicts, v)
+	}
+	gr.offANE = offANEOps(f)
+	return gr
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Index != fs[j].Index {
+			return fs[i].Index < fs[j].Index
+		}
+		return ruleOrder(fs[i].Rule) < ruleOrder(fs[j].Rule)
+	})
+}
+
+// viaFrame returns the first file location after the first one whose file
+// differs from it: the caller in the user's builder.
+func viaFrame(l graph.Loc) string {
+	fl := graph.FileLocs(l)
+	for _, x := range fl[min(1, len(fl)):] {
+		if x.File != fl[0].File {
+			return x.File + ":" + strconv.Itoa(x.Line)
+		}
+	}
+	return ""
+}
+
+// EachPortLastAxis calls fn for every input, then every output, of an
+// entry graph whose data tensor is static, of rank ≥ 1 and data (not a
+// setting), with its last dimension: what the layout advice reads. Port
+// findings have no op; what names the port.
+func (p *Pass) EachPortLastAxis(fn func(what string, t *graph.TensorType, last int64)) {
+	if !p.Entry {
+		return
+	}
+	port := func(v *graph.Value, what string) {
+		t := anefacts.DataTensor(v.Type())
+		if t == nil || !t.IsStatic() || t.Rank() == 0 || p.ParamOnly[v] || p.IndexOnly[v] {
+			return
+		}
+		fn(what, t, t.Shape[t.Rank()-1])
+	}
+	for i, a := range p.G.Body().Args() {
+		if i < len(p.Inputs) {
+			port(a, fmt.Sprintf("input %q", p.Inputs[i].Name))
+		}
+	}
+	if p.Term != nil {
+		for i, v := range p.Term.Operands() {
+			if i < len(p.Outputs) {
+				port(v, fmt.Sprintf("output %q", p.Outputs[i].Name))
+			}
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package ane
+
+// What check returns: a verdict per op, findings per graph, the region
+// predictions (check.go fills them).
+
+import (
+	"github.com/anefix/anefix/graph"
+)
+
+// Verdict is one op's outcome.
+type Verdict int
+
+const (
+	// Legal: no blocker applies.
+	Legal Verdict = iota
+	// Illegal: at least one blocker applies.
+	Illegal
+	// Exempt: an index computation (integer values that only feed axes,
+	// shapes and indices), which the element-type and rank rules skip.
+	Exempt
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Illegal:
+		return "illegal"
+	case Exempt:
+		return "exempt"
+	}
+	return "legal"
+}
+
+// Finding is one rule applying to one op.
+type Finding struct {
+	Rule   *Rule
+	Graph  string
+	Op     *graph.Operation // nil for findings without an op
+	Index  int              // op's pre-order position in its graph
+	OpID   string
+	OpName string
+	Source string // "file:line" of the op's first file location
+	// Via is the first caller frame in another file ("file:line"), e.g. the
+	// builder line that called into the model code; "" when none.
+	Via string
+	// Fix overrides Rule.Fix when the fixing pass depends on the case.
+	Fix    string
+	Detail string // what exactly: the type, the port, the dimension
+	// Log names where a compiler diagnostic came from ("stderr:12"); empty
+	// for predictions.
+	Log string
+	// NoFix: the rule's fixing pass would not remove this finding (its
+	// preview leaves the values behind it); Detail then says what would.
+	NoFix bool
+	// vals are the values whose element type the finding is about (the
+	// island's or the port's), for fixes.go.
+	vals []*graph.Value
+}
+
+// FixPass is the pass that removes the finding ("" when none): check names
+// one only where the pass, with the options the rule prints, removes it
+// (fixes.go asks the pass's own preview).
+func (f *Finding) FixPass() string {
+	switch {
+	case f.NoFix:
+		return ""
+	case f.Fix != "":
+		return f.Fix
+	}
+	return f.Rule.Fix
+}
+
+// OpVerdict is one op's verdict with the IDs of the rules behind it.
+type OpVerdict struct {
+	Op      *graph.Operation
+	Index   int
+	Verdict Verdict
+	Rules   []string
+}
+
+// GraphResult is what the model says about one graph.
+type GraphResult struct {
+	Name string
+	// Entry marks a graph the compiler compiles as a function (public, not
+	// called by another graph); composites are checked but not counted.
+	Entry    bool
+	Verdicts []OpVerdict
+	Findings []Finding // blockers and infos, op order
+	Suspects []Finding // op order
+	// Hazards are the advisory fp16 findings (hazard_*.go), op order; they
+	// never set Blocked.
+	Hazards []Finding
+	// Blocked is true when a blocker applies to this graph or a graph it
+	// invokes.
+	Blocked bool
+	// RegionsObserved is the prediction under coreai-build 3600.83.1's
+	// observed behaviour: 1 when the graph is fully legal, else 0 (the ANE
+	// compile of the function fails and it runs on the GPU).
+	RegionsObserved int
+	// Segments is the number of maximal runs of legal ops in program order:
+	// what a compiler that partitions around illegal ops could place.
+	Segments int
+	// Ops counts the ops examined (constants and the terminator included).
+	Ops int
+	// Advice are the performance findings (advice_*.go), op order; they never
+	// change a verdict, a prediction or the exit code.
+	Advice []Finding
+	// PredictedRegions is the region count for Report.Architecture's
+	// behaviour (calib.go), meaningful only when RegionsKnown; RegionModel
+	// says what the prediction assumed, or why there is none.
+	PredictedRegions int
+	RegionsKnown     bool
+	RegionModel      string
+	offANE           map[*graph.Operation]bool
+}
+
+// Report is the result of Check.
+type Report struct {
+	RuleSet  string
+	Compiler string
+	Graphs   []GraphResult
+	// HazardNotes says what the fp16 hazard rules could not read (a blob
+	// whose bytes are absent, the scan budget), in first-seen order.
+	HazardNotes []string
+	// Architecture is the target of GraphResult.PredictedRegions.
+	Architecture Architecture
+}
+
+// AllAdvice returns every performance finding across graphs.
+func (r *Report) AllAdvice() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Advice...)
+	}
+	return out
+}
+
+// PredictedRegions sums the architecture prediction over entry graphs; ok
+// is false when any entry graph's count is unknown.
+func (r *Report) PredictedRegions() (regions int, ok bool) {
+	ok = true
+	for i := range r.Graphs {
+		if g := &r.Graphs[i]; g.Entry {
+			regions += g.PredictedRegions
+			ok = ok && g.RegionsKnown
+		}
+	}
+	return regions, ok
+}
+
+// Legal reports whether every entry graph is predicted fully legal.
+func (r *Report) Legal() bool {
+	for i := range r.Graphs {
+		if r.Graphs[i].Entry && r.Graphs[i].Blocked {
+			return false
+		}
+	}
+	return true
+}
+
+// Regions sums the observed-behaviour prediction over entry graphs and
+// returns it with the number of entry graphs.
+func (r *Report) Regions() (regions, functions int) {
+	for i := range r.Graphs {
+		if r.Graphs[i].Entry {
+			functions++
+			regions += r.Graphs[i].RegionsObserved
+		}
+	}
+	return regions, functions
+}
+
+// AllFindings returns every blocker/info finding across graphs.
+func (r *Report) AllFindings() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Findings...)
+	}
+	return out
+}
+
+// AllSuspects returns every suspect finding across graphs.
+func (r *Report) AllSuspects() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Suspects...)
+	}
+	return out
+}
+
+// AllHazards returns every fp16 hazard finding across graphs.
+func (r *Report) AllHazards() []Finding {
+	var out []Finding
+	for i := range r.Graphs {
+		out = append(out, r.Graphs[i].Hazards...)
+	}
+	return out
+}
