@@ -34,8 +34,11 @@ func BenchmarkDefaultPipeline(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if res.CensusAfter["f32"] != 0 {
-					b.Fatalf("f32 values left: %d", res.CensusAfter["f32"])
+				// The default strips the recurrence's islands only (the norms
+				// stay f32), so some f32 values remain: it must have
+				// retyped some.
+				if res.CensusAfter["f32"] >= res.CensusBefore["f32"] {
+					b.Fatalf("f32 values %d before, %d after: nothing retyped", res.CensusBefore["f32"], res.CensusAfter["f32"])
 				}
 				b.ReportMetric(float64(ops), "ops")
 			}

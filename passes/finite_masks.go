@@ -16,10 +16,11 @@ import (
 var finiteMasksAbout = About{
 	Summary: "replace -inf and huge negative mask constants by a finite value that survives an add in fp16",
 	Doc: `Rewrites the float constants that check's fp16.out-of-range hazard rule
-names (passes/ane hazards.go is asked; the pass never decides on its own what
-a hazard is): each element that is -inf or a finite value below -65504
-(fp16's most negative finite value, e.g. a mask written as -1e9) becomes the
-option value (default -40000). Positive overflow (+inf, > 65504) is left as
+names (the one fp16 constant scan, passes/anefacts scan.go, which the rule
+reads too; the pass never decides on its own what a hazard is): each element
+that is -inf or a finite value below -65504 (fp16's most negative finite
+value, e.g. a mask written as -1e9) becomes the option value (default
+-40000). Positive overflow (+inf, > 65504) is left as
 it is and reported in the notes: it is not a mask.
 
 Why a finite value: -inf in fp16 turns a softmax over a row that is masked

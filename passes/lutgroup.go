@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 // MinLUT4Group is the smallest number of channels per 4-bit palette that a
@@ -67,7 +68,7 @@ func LUT4SmallGroup(op *graph.Operation) (string, int64, bool) {
 	lt, _ := op.Operand(1).Type().(*graph.TensorType)
 	axis := int64(0)
 	if op.NumOperands() > 2 {
-		if a, ok := constScalarInt(op.Operand(2)); ok {
+		if a, ok := anefacts.ConstScalarInt(op.Operand(2)); ok {
 			axis = a
 		}
 	}
@@ -76,20 +77,4 @@ func LUT4SmallGroup(op *graph.Operation) (string, int64, bool) {
 		return "", group, false
 	}
 	return fmt.Sprintf("4-bit palettes of %d channels (indices %s, lut %s)", group, it.String(), lt.String()), group, true
-}
-
-// constScalarInt reads a one-element integer constant (dense<…>).
-func constScalarInt(v *graph.Value) (int64, bool) {
-	d := v.DefiningOp()
-	if d == nil || d.Name != "coreai.constant" {
-		return 0, false
-	}
-	a, ok := d.Inherent("value").(*graph.DenseElementsAttr)
-	if !ok || a.NumElements() != 1 {
-		return 0, false
-	}
-	if _, isInt := a.Type.Elem.(*graph.IntegerType); !isInt {
-		return 0, false
-	}
-	return a.Int64At(0), true
 }

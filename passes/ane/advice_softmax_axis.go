@@ -39,7 +39,7 @@ func softmaxSpatial(op *graph.Operation) (string, bool) {
 	if t == nil || t.Rank() != 4 {
 		return "", false
 	}
-	ax, ok := constInt(op.Operand(1))
+	ax, ok := anefacts.ConstScalarInt(op.Operand(1))
 	if !ok {
 		return "", false
 	}
@@ -50,20 +50,4 @@ func softmaxSpatial(op *graph.Operation) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("axis %d of %s", ax, t.String()), true
-}
-
-// constInt reads a scalar (or one-element) integer constant.
-func constInt(v *graph.Value) (int64, bool) {
-	d := v.DefiningOp()
-	if d == nil || d.Name != "coreai.constant" {
-		return 0, false
-	}
-	a, ok := d.Attr("value").(*graph.DenseElementsAttr)
-	if !ok || a.NumElements() != 1 {
-		return 0, false
-	}
-	if _, isInt := a.Type.Elem.(*graph.IntegerType); !isInt {
-		return 0, false
-	}
-	return a.Int64At(0), true
 }
