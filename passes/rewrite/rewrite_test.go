@@ -84,6 +84,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := res.Run.Record("anefix test")
+	want.Pipelines = []string{p.Pipeline.String()}
 	if got == nil || !reflect.DeepEqual(*got, want) {
 		t.Fatalf("anefix.json = %+v,\nwant the run's record %+v", got, want)
 	}
@@ -91,8 +92,8 @@ func TestRun(t *testing.T) {
 		t.Fatalf("promote-states on arm A recorded no states: %+v", want)
 	}
 
-	// Rewriting the output again with the same pipeline changes nothing,
-	// so the record keeps its bytes (record.Record.Then).
+	// Rewriting the output again with the same pipeline changes nothing but
+	// adds its pipeline (record.Record.Then).
 	again := filepath.Join(t.TempDir(), "again.aimodel")
 	p2, err := NewPlan(Options{Out: again, Spec: passes.Spec{Passes: []string{"strip-fp32-casts", "promote-states"}}, Tool: "anefix test"})
 	if err != nil {
@@ -101,10 +102,16 @@ func TestRun(t *testing.T) {
 	if _, err := p2.Run(out, load(t, out)); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := os.ReadFile(filepath.Join(out, bundle.RecordFile))
-	b, _ := os.ReadFile(filepath.Join(again, bundle.RecordFile))
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Errorf("a no-op rewrite changed the record:\n%s\n%s", a, b)
+	got2, err := bundle.ReadRecord(again)
+	if err != nil || got2 == nil {
+		t.Fatalf("second record: %v, %v", got2, err)
+	}
+	if len(got2.Pipelines) != 2 || got2.Pipelines[1] != p2.Pipeline.String() {
+		t.Errorf("pipelines after a second rewrite: %q", got2.Pipelines)
+	}
+	got2.Pipelines = want.Pipelines
+	if !reflect.DeepEqual(*got2, want) {
+		t.Errorf("a no-op rewrite changed the record:\n%+v\n%+v", *got2, want)
 	}
 
 	dry, err := NewPlan(Options{DryRun: true, Spec: passes.Spec{Passes: []string{"strip-fp32-casts"}}})
