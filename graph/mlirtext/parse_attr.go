@@ -332,6 +332,15 @@ func fnTypeExtent(s string, start int) (end int, ok bool) {
 // Lexer.BalancedBody) outside brackets and string literals, which must be
 // want. It builds no error: ok is false where it cannot tell.
 func closing(s string, start int, want byte) (int, bool) {
+	i, ok := extent(s, start, false)
+	return i, ok && s[i] == want
+}
+
+// extent is the scan closing and locExtent share: the first unmatched
+// ')', ']', '}' or '>' (not the '>' of '->') from start, or with commas
+// also the first ',' outside brackets, skipping string literals. ok is
+// false where it cannot tell (a comment, a line break in a string, no end).
+func extent(s string, start int, commas bool) (int, bool) {
 	open := 0
 	for i := start; i < len(s); i++ {
 		for i < len(s) && extentPlain[s[i]] {
@@ -350,15 +359,19 @@ func closing(s string, start int, want byte) (int, bool) {
 		case '(', '[', '{', '<':
 			open++
 		case '>':
-			if i > 0 && s[i-1] == '-' {
+			if i > start && s[i-1] == '-' {
 				continue
 			}
 			fallthrough
 		case ')', ']', '}':
 			if open == 0 {
-				return i, s[i] == want
+				return i, true
 			}
 			open--
+		case ',':
+			if commas && open == 0 {
+				return i, true
+			}
 		case '/':
 			return 0, false
 		}
@@ -1614,46 +1627,9 @@ func (p *parser) parseLocCached(ends string) graph.Loc {
 // ')', ']', '}' or '>' outside brackets and string literals. ok is false
 // where it cannot tell (a comment, a line break in a string, no end);
 // parseLocCached then parses without sharing.
-func locExtent(s string, start int) (end int, ok bool) {
-	open := 0
-	for i := start; i < len(s); i++ {
-		for i < len(s) && extentPlain[s[i]] {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-		switch s[i] {
-		case '"':
-			j, ok := stringEnd(s, i+1)
-			if !ok {
-				return 0, false
-			}
-			i = j
-		case '(', '[', '{', '<':
-			open++
-		case '>':
-			if i > start && s[i-1] == '-' {
-				continue
-			}
-			fallthrough
-		case ')', ']', '}':
-			if open == 0 {
-				return i, true
-			}
-			open--
-		case ',':
-			if open == 0 {
-				return i, true
-			}
-		case '/':
-			return 0, false
-		}
-	}
-	return 0, false
-}
+func locExtent(s string, start int) (end int, ok bool) { return extent(s, start, true) }
 
-// extentPlain marks the bytes locExtent and angleExtent step over.
+// extentPlain marks the bytes extent and angleExtent step over.
 var extentPlain = func() (t [256]bool) {
 	for c := range t {
 		t[c] = true
