@@ -3,8 +3,6 @@ package interp
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
-	"sync"
 	"sync/atomic"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -79,54 +77,70 @@ var Workers = runtime.GOMAXPROCS(0)
 
 type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 
+// mmScratch is one worker's buffers: a row of A (K long), up to four
+// columns or rows of B (max(K, N) long; the IEEE kernels use b[0] only)
+// and an output row's sums (N long).
+type mmScratch struct {
+	a, acc []float32
+	b      [4][]float32
+}
+
+func newScratch(K, N, cols int) mmScratch {
+	s := mmScratch{a: make([]float32, K), acc: make([]float32, N)}
+	for i := range cols {
+		s.b[i] = make([]float32, max(K, N))
+	}
+	return s
+}
+
 // matmulCore computes out[o + i*N + j] = Σ_k A(i,k)·B(k,j) for every work
 // item: products in float32, sequential float32 sums over k (or rounded to
-// half after each addition with acc16), rounded to outEl at the end.
-func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, acc16 bool, workers int) {
-	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
-	run := func(it mmItem, bufA, bufB, acc []float32) {
-		switch {
-		case rowForm:
-			mmRowsStream(A, B, N, K, it, bufA, bufB, acc, out, outEl, acc16)
-		case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
-			mmWeightRows(A, B, N, K, it, bufB, out, outEl)
-		case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
-			mmWeightCols(A, B, N, K, it, bufA, out, outEl)
-		default:
-			mmDot(A, B, N, K, it, bufA, bufB, out, outEl, acc16)
-		}
-	}
-	bufs := func() ([]float32, []float32, []float32) {
-		return make([]float32, K), make([]float32, max(K, N)), make([]float32, N)
+// half after each addition with acc16), rounded to outEl at the end; with
+// ane, under the Neural Engine profile (each product rounded to fp16
+// first, mmRoundedKernel's kernels, numerics_linalg.go). Work items run
+// serially with one worker or one item, else on up to workers goroutines
+// that each take the next item.
+func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, acc16, ane bool, workers int) {
+	var run func(mmItem, mmScratch)
+	cols := 1 // columns of B a worker buffers at once
+	if ane {
+		run, cols = mmRoundedKernel(A, B, N, K, out, outEl), 4
+	} else {
+		run = mmKernel(A, B, N, K, out, outEl, acc16)
 	}
 	if workers <= 1 || len(items) == 1 {
-		a, b, c := bufs()
+		s := newScratch(K, N, cols)
 		for _, it := range items {
-			run(it, a, b, c)
+			run(it, s)
 		}
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	var wp workerPanic // a fault in a mapped weight reaches Run (fault.go)
-	for w := 0; w < min(workers, len(items)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wp.guard()
-			defer debug.SetPanicOnFault(panicOnFault())
-			a, b, c := bufs()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(items) {
-					return
-				}
-				run(items[k], a, b, c)
+	goWorkers(min(workers, len(items)), func(int) {
+		s := newScratch(K, N, cols)
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(items) {
+				return
 			}
-		}()
+			run(items[k], s)
+		}
+	})
+}
+
+// mmKernel picks matmulCore's IEEE kernel for the operands' layout: rows
+// of B streamed when B is contiguous along j, raw f16 weights dotted in
+// place, else the general dot product.
+func mmKernel(A, B mat, N, K int, out []float32, outEl Elem, acc16 bool) func(mmItem, mmScratch) {
+	switch {
+	case B.sc == 1 && N >= 16: // B contiguous along j: stream rows of B
+		return func(it mmItem, s mmScratch) { mmRowsStream(A, B, N, K, it, s.a, s.b[0], s.acc, out, outEl, acc16) }
+	case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
+		return func(it mmItem, s mmScratch) { mmWeightRows(A, B, N, K, it, s.b[0], out, outEl) }
+	case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
+		return func(it mmItem, s mmScratch) { mmWeightCols(A, B, N, K, it, s.a, out, outEl) }
 	}
-	wg.Wait()
-	wp.rethrow()
+	return func(it mmItem, s mmScratch) { mmDot(A, B, N, K, it, s.a, s.b[0], out, outEl, acc16) }
 }
 
 // mmRowsStream computes one work item with B contiguous along j: each
@@ -362,11 +376,7 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
 		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
 	})
-	if ane {
-		matmulRounded(A, B, M, N, K, items, res, out, Workers)
-	} else {
-		matmulCore(A, B, M, N, K, items, res, out, acc16, Workers)
-	}
+	matmulCore(A, B, M, N, K, items, res, out, acc16, ane, Workers)
 	shape := append(append([]int(nil), batch...), M, N)
 	switch {
 	case vecA && vecB:
@@ -432,11 +442,7 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool) (*Tensor,
 		for n := 0; n < Nb; n++ {
 			items = append(items, split(O, H*W, C, Workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
 		}
-		if ane {
-			matmulRounded(A, B, O, H*W, C, items, res, out, Workers)
-		} else {
-			matmulCore(A, B, O, H*W, C, items, res, out, acc16, Workers)
-		}
+		matmulCore(A, B, O, H*W, C, items, res, out, acc16, ane, Workers)
 	} else {
 		xf, wf := x.Floats(), w.Floats()
 		Og := O / g

@@ -152,13 +152,16 @@ func CliffOf(op *graph.Operation, fam Family) (Cliff, bool) {
 		if fam != PreA16 {
 			return Cliff{}, false
 		}
-		begin, ok := constInts(op, 1, "begin")
-		if ok && len(begin) > 0 && begin[len(begin)-1] != 0 {
+		if begin, ok := constInts(op, 1, "begin"); ok && cropsLastAxis(begin) {
 			return Cliff{"slice-saturation", SliceCliff}, true
 		}
 	}
 	return Cliff{}, false
 }
+
+// cropsLastAxis reports whether a slice's begin is nonzero on the last
+// axis: the slices rule slice-saturation applies to.
+func cropsLastAxis(begin []int64) bool { return len(begin) > 0 && begin[len(begin)-1] != 0 }
 
 // constInts reads integer parameters from an attribute, or from operand idx
 // when a constant defines it.
@@ -185,13 +188,7 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_product":
 		// narrow-reduce: the existing f16 accumulation of Reduce.
-		axes, _ := intArg(op, ins, 1, "axes")
-		keep := true
-		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {
-			keep = boolAttr(op, "keep_dims", "keepdims")
-		}
-		res, err = Reduce(k, ins[0], axes, keep, el, true)
-		return res, true, err
+		return execReduce(op, k, ins, el, true)
 	case "matmul":
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
@@ -203,20 +200,17 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 		}
 		return res, true, err
 	case "slice":
-		begin, ok := intArg(op, ins, 1, "begin")
-		if !ok || in.opts.ANE.Family != PreA16 || len(begin) == 0 || begin[len(begin)-1] == 0 {
+		if in.opts.ANE.Family != PreA16 {
 			return nil, false, nil
 		}
-		stride, _ := intArg(op, ins, 3, "stride")
-		if stride == nil {
-			stride, _ = intArg(op, nil, -1, "strides")
-		}
-		shape, err := resultShape(op, 0)
-		if err != nil {
-			return nil, true, err
+		// A slice whose parameters do not read runs as under IEEE,
+		// which reports them.
+		a, err := sliceArgs(op, ins)
+		if err != nil || !cropsLastAxis(a.begin) {
+			return nil, false, nil
 		}
 		// Slice copies, so saturating its result leaves the input alone.
-		res, err = Slice(ins[0], begin, stride, shape)
+		res, err = Slice(ins[0], a.begin, a.stride, a.shape)
 		if err == nil {
 			in.saturate(op, res, "slice-saturation", SliceCliff)
 		}

@@ -1,70 +1,26 @@
 package interp
 
-import (
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
+import "github.com/anefix/anefix/graph/f16"
 
-	"github.com/anefix/anefix/graph/f16"
-)
-
-// matmulRounded is matmulCore under the Neural Engine profile
+// mmRoundedKernel picks matmulCore's kernel under the Neural Engine profile
 // (numerics.go, rules fp16-operands-products and wide-accumulator): each
 // product A(i,k)·B(k,j) is rounded to fp16, the rounded products are summed
-// in float32 sequentially over k, and the sum is rounded to outEl. It is a
-// kernel of its own so that the IEEE kernels stay as they are.
-func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, workers int) {
-	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
-	run := func(it mmItem, bufA []float32, bufB [4][]float32, acc []float32) {
-		switch {
-		case rowForm:
-			mmRoundedRowsStream(A, B, N, K, it, bufA, bufB, acc, out, outEl)
-		case A.h != nil && A.sc == 1 && B.h == nil:
-			mmRoundedWeightRows(A, B, N, K, it, bufB, out, outEl)
-		case B.h != nil && B.sr == 1 && A.h == nil:
-			mmRoundedWeightCols(A, B, N, K, it, bufA, out, outEl)
-		default:
-			mmRoundedDot(A, B, N, K, it, bufA, bufB, out, outEl)
-		}
+// in float32 sequentially over k, and the sum is rounded to outEl. Its
+// kernels are their own so that the IEEE kernels (linalg.go) stay as they
+// are; the choice by layout is mmKernel's.
+func mmRoundedKernel(A, B mat, N, K int, out []float32, outEl Elem) func(mmItem, mmScratch) {
+	switch {
+	case B.sc == 1 && N >= 16: // B contiguous along j: stream rows of B
+		return func(it mmItem, s mmScratch) { mmRoundedRowsStream(A, B, N, K, it, s.a, s.b, s.acc, out, outEl) }
+	case A.h != nil && A.sc == 1 && B.h == nil:
+		return func(it mmItem, s mmScratch) { mmRoundedWeightRows(A, B, N, K, it, s.b, out, outEl) }
+	case B.h != nil && B.sr == 1 && A.h == nil:
+		return func(it mmItem, s mmScratch) { mmRoundedWeightCols(A, B, N, K, it, s.a, out, outEl) }
 	}
-	bufs := func() ([]float32, [4][]float32, []float32) {
-		var b [4][]float32
-		for i := range b {
-			b[i] = make([]float32, max(K, N))
-		}
-		return make([]float32, K), b, make([]float32, N)
-	}
-	if workers <= 1 || len(items) == 1 {
-		a, b, c := bufs()
-		for _, it := range items {
-			run(it, a, b, c)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var wp workerPanic // a fault in a mapped weight reaches Run (fault.go)
-	for w := 0; w < min(workers, len(items)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wp.guard()
-			defer debug.SetPanicOnFault(panicOnFault())
-			a, b, c := bufs()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(items) {
-					return
-				}
-				run(items[k], a, b, c)
-			}
-		}()
-	}
-	wg.Wait()
-	wp.rethrow()
+	return func(it mmItem, s mmScratch) { mmRoundedDot(A, B, N, K, it, s.a, s.b, out, outEl) }
 }
 
-// mmRoundedRowsStream computes one work item of matmulRounded with B
+// mmRoundedRowsStream computes one work item of mmRoundedKernel with B
 // contiguous along j: each output row accumulates rounded products of whole
 // rows of B, k in order.
 func mmRoundedRowsStream(A, B mat, N, K int, it mmItem, bufA []float32, bufB [4][]float32, acc []float32, out []float32, outEl Elem) {
@@ -105,7 +61,7 @@ func mmRoundedRowsStream(A, B mat, N, K int, it mmItem, bufA []float32, bufB [4]
 	}
 }
 
-// mmRoundedWeightRows computes one work item of matmulRounded for raw-f16
+// mmRoundedWeightRows computes one work item of mmRoundedKernel for raw-f16
 // contiguous weight rows (A) times activation columns (B).
 func mmRoundedWeightRows(A, B mat, N, K int, it mmItem, bufB [4][]float32, out []float32, outEl Elem) {
 	// Weight rows (raw f16, contiguous) times an activation column.
@@ -142,7 +98,7 @@ func mmRoundedWeightRows(A, B mat, N, K int, it mmItem, bufB [4][]float32, out [
 	}
 }
 
-// mmRoundedWeightCols computes one work item of matmulRounded for
+// mmRoundedWeightCols computes one work item of mmRoundedKernel for
 // activation rows (A) times raw-f16 weight columns stored contiguously (B).
 func mmRoundedWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem) {
 	// An activation row times weight columns stored contiguously.
@@ -175,7 +131,7 @@ func mmRoundedWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []fl
 	}
 }
 
-// mmRoundedDot computes one work item of matmulRounded by the general path:
+// mmRoundedDot computes one work item of mmRoundedKernel by the general path:
 // sequential dot products over k, four columns at a time.
 func mmRoundedDot(A, B mat, N, K int, it mmItem, bufA []float32, bufB [4][]float32, out []float32, outEl Elem) {
 	for i := it.i0; i < it.i1; i++ {

@@ -1,10 +1,5 @@
 package interp
 
-import (
-	"runtime/debug"
-	"sync"
-)
-
 // Row-wise iteration for the elementwise and slicing kernels: the per
 // element work is unchanged (the same function on the same operands, the
 // same rounding), only the index bookkeeping moves from every element to
@@ -88,20 +83,11 @@ func parallelRows(rows, total int, fn func(lo, hi int)) {
 		fn(0, rows)
 		return
 	}
-	var wg sync.WaitGroup
-	var wp workerPanic
 	step := (rows + w - 1) / w
-	for lo := 0; lo < rows; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			defer wp.guard()
-			defer debug.SetPanicOnFault(panicOnFault())
-			fn(lo, hi)
-		}(lo, min(rows, lo+step))
-	}
-	wg.Wait()
-	wp.rethrow()
+	goWorkers((rows+step-1)/step, func(p int) {
+		lo := p * step
+		fn(lo, min(rows, lo+step))
+	})
 }
 
 // roundInPlace applies e.round to every element, choosing the rounding
