@@ -158,26 +158,33 @@ var normWeight = Dist{Mean: 1, Std: 0.05}
 // rmsNorm is the builder's local fp32 RMSNorm over the last axis:
 // cast to f32, square, mean, + eps, rsqrt, scale, cast back.
 func (h *hybrid) rmsNorm(key string, x *graph.Value) *graph.Value {
-	n := shapeOf(x)[len(shapeOf(x))-1]
-	f32 := graph.F32
-	h.at("_to_copy", fileIOS, LineNorm)
-	x32 := h.cast(x, f32)
-	h.at("mul", fileIOS, LineNorm+1)
-	sq := h.mul(x32, x32)
-	h.at("mean", fileIOS, LineNorm+2)
-	ms := h.reduce("mean", sq, -1)
-	h.at("add", fileIOS, LineNorm+3)
-	ms = h.add(ms, h.scalar(h.d.Eps, f32))
-	h.at("rsqrt", fileIOS, LineNorm+3)
-	inv := h.unary("rsqrt", ms)
-	h.at("mul", fileIOS, LineNorm+4)
-	y := h.mul(x32, inv)
-	h.at("_to_copy", fileIOS, LineNorm+5)
-	w := h.cast(h.weight(key, normWeight, n), f32)
-	h.at("mul", fileIOS, LineNorm+5)
-	y = h.mul(y, w)
+	y := h.normF32(key, x, LineNorm)
 	h.at("_to_copy", fileIOS, LineNorm+6)
 	return h.cast(y, graph.F16)
+}
+
+// normF32 is the f32 part RMSNorm and RMSNormGated share, at source lines
+// l to l+5: x cast to f32, divided by its root mean square over the last
+// axis (plus eps), times the weight; the result stays f32.
+func (h *hybrid) normF32(key string, x *graph.Value, l int) *graph.Value {
+	n := shapeOf(x)[len(shapeOf(x))-1]
+	f32 := graph.F32
+	h.at("_to_copy", fileIOS, l)
+	x32 := h.cast(x, f32)
+	h.at("mul", fileIOS, l+1)
+	sq := h.mul(x32, x32)
+	h.at("mean", fileIOS, l+2)
+	ms := h.reduce("mean", sq, -1)
+	h.at("add", fileIOS, l+3)
+	ms = h.add(ms, h.scalar(h.d.Eps, f32))
+	h.at("rsqrt", fileIOS, l+3)
+	inv := h.unary("rsqrt", ms)
+	h.at("mul", fileIOS, l+4)
+	y := h.mul(x32, inv)
+	h.at("_to_copy", fileIOS, l+5)
+	w := h.cast(h.weight(key, normWeight, n), f32)
+	h.at("mul", fileIOS, l+5)
+	return h.mul(y, w)
 }
 
 // rotaryTables computes cos/sin [1, 1, rot] in f32 from position_ids.
@@ -625,27 +632,10 @@ func (h *hybrid) stepEnd(file string, l int, o, s *graph.Value) (*graph.Value, *
 
 // gatedNorm is RMSNormGated in local f32: norm(o)·w·silu(z), cast back.
 func (h *hybrid) gatedNorm(key string, o, z *graph.Value) *graph.Value {
-	f32 := graph.F32
-	n := shapeOf(o)[3]
 	l := LineGatedNorm
-	h.at("_to_copy", fileIOS, l)
-	x := h.cast(o, f32)
-	h.at("mul", fileIOS, l+1)
-	sq := h.mul(x, x)
-	h.at("mean", fileIOS, l+2)
-	ms := h.reduce("mean", sq, -1)
-	h.at("add", fileIOS, l+3)
-	ms = h.add(ms, h.scalar(h.d.Eps, f32))
-	h.at("rsqrt", fileIOS, l+3)
-	inv := h.unary("rsqrt", ms)
-	h.at("mul", fileIOS, l+4)
-	y := h.mul(x, inv)
-	h.at("_to_copy", fileIOS, l+5)
-	w := h.cast(h.weight(key, normWeight, n), f32)
-	h.at("mul", fileIOS, l+5)
-	y = h.mul(y, w)
+	y := h.normF32(key, o, l)
 	h.at("_to_copy", fileIOS, l+6)
-	zz := h.cast(z, f32)
+	zz := h.cast(z, graph.F32)
 	h.at("silu", fileIOS, l+6)
 	zz = h.unary("silu", zz)
 	h.at("mul", fileIOS, l+6)
