@@ -186,9 +186,9 @@ func tail4RoundedH(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
 
 // axpyRoundedRows sets acc[t] = Σ_k half(b[k*sr+t]·a[k]) (k ascending, each
 // product rounded to fp16 as roundProd does) for len(acc) a multiple of 8:
-// mmRoundedKernel's row form eight columns per instruction. As for
-// dot8RoundedH, a row whose sums end NaN is for the scalar kernel (redoNaN,
-// numerics_linalg.go).
+// the rounded matmul's row form (mmRoundedRowsStream) eight columns per
+// instruction. As for dot8RoundedH, a row whose sums end NaN is for the
+// scalar kernel (redoNaN, numerics_linalg.go).
 func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
 	chunks := len(acc) / 8
 	if chunks == 0 {
