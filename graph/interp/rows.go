@@ -110,35 +110,46 @@ func regionRows(dims, begin, stride, size []int, fn func(o, i, n, step int)) err
 	if err := checkRegion(dims, begin, stride, size); err != nil {
 		return err
 	}
-	r := len(dims)
+	st := stridesOf(dims)
+	base := 0
+	for d := range begin {
+		base += begin[d] * st[d]
+		st[d] *= stride[d]
+	}
+	stridedRows(size, st, base, fn)
+	return nil
+}
+
+// stridedRows visits a strided view of a tensor row by row: element c of
+// the view (row-major over size) is tensor element base + Σ_d c[d]·st[d],
+// and fn(o, i, n, step) covers view elements o..o+n-1 at tensor indices
+// i, i+step, …. A rank-0 view is one element. It is the one walk of the
+// slicing kernels (regionRows, region) and Transpose.
+func stridedRows(size, st []int, base int, fn func(o, i, n, step int)) {
+	r := len(size)
 	if r == 0 {
-		fn(0, 0, 1, 1)
-		return nil
+		fn(0, base, 1, 1)
+		return
 	}
 	if numel(size) == 0 {
-		return nil
+		return
 	}
-	st := stridesOf(dims)
-	idx := 0
-	for d := range begin {
-		idx += begin[d] * st[d]
-	}
-	n, step := size[r-1], st[r-1]*stride[r-1]
+	idx := base
+	n, step := size[r-1], st[r-1]
 	ctr := make([]int, r-1)
 	rows := numel(size[:r-1])
 	for o := 0; o < rows; o++ {
 		fn(o*n, idx, n, step)
 		for d := r - 2; d >= 0; d-- {
 			ctr[d]++
-			idx += st[d] * stride[d]
+			idx += st[d]
 			if ctr[d] < size[d] {
 				break
 			}
-			idx -= st[d] * stride[d] * size[d]
+			idx -= st[d] * size[d]
 			ctr[d] = 0
 		}
 	}
-	return nil
 }
 
 // binRowDirect runs the commonest float binary ops without calling their

@@ -49,57 +49,27 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	for i := range p {
 		st[i] = ist[p[i]]
 	}
-	n := t.Len()
-	gather := func(set func(o, i int)) {
-		ctr := make([]int, r)
-		idx := 0
-		for o := 0; o < n; o++ {
-			set(o, idx)
-			for d := r - 1; d >= 0; d-- {
-				ctr[d]++
-				idx += st[d]
-				if ctr[d] < oshape[d] {
-					break
-				}
-				idx -= st[d] * oshape[d]
-				ctr[d] = 0
-			}
-		}
-	}
 	if t.Elem.IsFloat() {
 		src := t.Floats()
-		res := make([]float32, n)
-		if r == 0 || n == 0 {
-			gather(func(o, i int) { res[o] = src[i] })
-			return NewFloat(t.Elem, oshape, res), nil
-		}
-		// By output rows (the last output axis), as gather visits them.
-		inner, step := oshape[r-1], st[r-1]
-		ctr := make([]int, r-1)
-		idx := 0
-		for o := 0; o < n; o += inner {
-			row := res[o : o+inner]
+		res := make([]float32, t.Len())
+		stridedRows(oshape, st, 0, func(o, i, n, step int) {
+			row := res[o : o+n]
 			if step == 1 {
-				copy(row, src[idx:idx+inner])
-			} else {
-				for k := range row {
-					row[k] = src[idx+k*step]
-				}
+				copy(row, src[i:i+n])
+				return
 			}
-			for d := r - 2; d >= 0; d-- {
-				ctr[d]++
-				idx += st[d]
-				if ctr[d] < oshape[d] {
-					break
-				}
-				idx -= st[d] * oshape[d]
-				ctr[d] = 0
+			for k := range row {
+				row[k] = src[i+k*step]
 			}
-		}
+		})
 		return NewFloat(t.Elem, oshape, res), nil
 	}
-	res := make([]int64, n)
-	gather(func(o, i int) { res[o] = t.I[i] })
+	res := make([]int64, t.Len())
+	stridedRows(oshape, st, 0, func(o, i, n, step int) {
+		for k := range n {
+			res[o+k] = t.I[i+k*step]
+		}
+	})
 	return NewInt(t.Elem, oshape, res), nil
 }
 
