@@ -212,6 +212,20 @@ func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, 
 	}
 }
 
+// storeRounded sets o[(at+t)*stride] = outEl.round(v[t]); a contiguous
+// run rounds in place, eight at a time for f16 (roundInPlace, rows.go).
+func storeRounded(o []float32, at, stride int, v []float32, outEl Elem) {
+	if stride == 1 {
+		dst := o[at : at+len(v)]
+		copy(dst, v)
+		roundInPlace(outEl, dst)
+		return
+	}
+	for t, x := range v {
+		o[(at+t)*stride] = outEl.round(x)
+	}
+}
+
 // gemvH sets o[r*ostride] = outEl.round(x·row r) for the n raw-f16 rows
 // of h (row r at r*hstride, len(x) long), each row summed sequentially over
 // k: sixteen rows at a time with the vector kernel where the CPU has one
@@ -230,9 +244,7 @@ func gemvH(x []float32, h []uint16, hstride, n int, o []float32, ostride int, ou
 	for ; useDot8 && !rounded && r+16 <= n; r += 16 {
 		base := r * hstride
 		dot16h(x, h[base:base+15*hstride+K], hstride, &o16)
-		for t, v := range o16 {
-			o[(r+t)*ostride] = outEl.round(v)
-		}
+		storeRounded(o, r, ostride, o16[:], outEl)
 	}
 	for ; useDot8 && r+8 <= n; r += 8 {
 		base := r * hstride
@@ -243,9 +255,7 @@ func gemvH(x []float32, h []uint16, hstride, n int, o []float32, ostride int, ou
 		} else {
 			dot8h(x, rows, hstride, &o8)
 		}
-		for t, v := range o8 {
-			o[(r+t)*ostride] = outEl.round(v)
-		}
+		storeRounded(o, r, ostride, o8[:], outEl)
 	}
 	for ; r+4 <= n; r += 4 {
 		base := r * hstride
@@ -256,10 +266,8 @@ func gemvH(x []float32, h []uint16, hstride, n int, o []float32, ostride int, ou
 		} else {
 			s0, s1, s2, s3 = dot4h(x, h0, h1, h2, h3)
 		}
-		o[r*ostride] = outEl.round(s0)
-		o[(r+1)*ostride] = outEl.round(s1)
-		o[(r+2)*ostride] = outEl.round(s2)
-		o[(r+3)*ostride] = outEl.round(s3)
+		o4 := [4]float32{s0, s1, s2, s3}
+		storeRounded(o, r, ostride, o4[:], outEl)
 	}
 	for ; r < n; r++ {
 		row := h[r*hstride : r*hstride+K]
