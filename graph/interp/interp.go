@@ -707,11 +707,19 @@ func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 		t, err := Concat(ts, axis)
 		return t, true, err
 	case "slice":
-		a, err := sliceArgs(op, ins)
+		begin, ok := intArg(op, ins, 1, "begin")
+		if !ok {
+			return nil, true, fmt.Errorf("no begin indices")
+		}
+		stride, _ := intArg(op, ins, 3, "stride")
+		if stride == nil {
+			stride, _ = intArg(op, nil, -1, "strides")
+		}
+		shape, err := resultShape(op, 0)
 		if err != nil {
 			return nil, true, err
 		}
-		t, err := Slice(ins[0], a.begin, a.stride, a.shape)
+		t, err := Slice(ins[0], begin, stride, shape)
 		return t, true, err
 	case "slice_update":
 		if err := need(ins, 3); err != nil {
@@ -757,32 +765,6 @@ func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, 
 		return t, true, err
 	}
 	return nil, false, nil
-}
-
-// sliceParams are a slice's begin, stride and result shape.
-type sliceParams struct {
-	begin, stride []int64
-	shape         []int
-}
-
-// sliceArgs reads a slice's parameters: begin from operand 1 or attribute
-// begin, stride from operand 3 or attribute stride or strides (nil: unit
-// strides), the shape from the result type. The Neural Engine profile's
-// slice (numerics.go) reads them here too.
-func sliceArgs(op *graph.Operation, ins []*Tensor) (sliceParams, error) {
-	begin, ok := intArg(op, ins, 1, "begin")
-	if !ok {
-		return sliceParams{}, fmt.Errorf("no begin indices")
-	}
-	stride, _ := intArg(op, ins, 3, "stride")
-	if stride == nil {
-		stride, _ = intArg(op, nil, -1, "strides")
-	}
-	shape, err := resultShape(op, 0)
-	if err != nil {
-		return sliceParams{}, err
-	}
-	return sliceParams{begin, stride, shape}, nil
 }
 
 // execQuant runs the quantization ops (quantize, dequantize,

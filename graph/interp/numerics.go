@@ -200,17 +200,15 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 		}
 		return res, true, err
 	case "slice":
-		if in.opts.ANE.Family != PreA16 {
-			return nil, false, nil
-		}
-		// A slice whose parameters do not read runs as under IEEE,
-		// which reports them.
-		a, err := sliceArgs(op, ins)
-		if err != nil || !cropsLastAxis(a.begin) {
+		// slice-saturation: the IEEE slice (execShape reads its
+		// parameters; a begin that does not read is its error to
+		// report), then the cliff where the rule's begin applies.
+		begin, ok := intArg(op, ins, 1, "begin")
+		if !ok || in.opts.ANE.Family != PreA16 || !cropsLastAxis(begin) {
 			return nil, false, nil
 		}
 		// Slice copies, so saturating its result leaves the input alone.
-		res, err = Slice(ins[0], a.begin, a.stride, a.shape)
+		res, _, err = execShape(op, k, ins, el)
 		if err == nil {
 			in.saturate(op, res, "slice-saturation", SliceCliff)
 		}
