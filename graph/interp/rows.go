@@ -131,13 +131,23 @@ func stridedRows(size, st []int, base int, fn func(o, i, n, step int)) {
 		fn(0, base, 1, 1)
 		return
 	}
-	if numel(size) == 0 {
+	// Trailing unit axes move no index: without them the rows are as
+	// long as they can be (a transpose to [1, ctx, 1, 1] walks one row of
+	// ctx elements, not ctx rows of one).
+	for r > 1 && size[r-1] == 1 {
+		r--
+	}
+	size, st = size[:r], st[:r]
+	n, step := size[r-1], st[r-1]
+	rows := 1 // the caller's tensor holds the view: no overflow
+	for _, s := range size[:r-1] {
+		rows *= s
+	}
+	if rows == 0 || n == 0 {
 		return
 	}
 	idx := base
-	n, step := size[r-1], st[r-1]
 	ctr := make([]int, r-1)
-	rows := numel(size[:r-1])
 	for o := 0; o < rows; o++ {
 		fn(o*n, idx, n, step)
 		for d := r - 2; d >= 0; d-- {
