@@ -126,3 +126,24 @@ func (w *workerPanic) rethrow() {
 
 // panicOnFault is deferred as defer debug.SetPanicOnFault(panicOnFault()).
 func panicOnFault() bool { return debug.SetPanicOnFault(true) }
+
+// goWorkers runs fn(0) … fn(n-1) on n goroutines and waits for them all; a
+// worker's panic (a fault in a mapped weight, a malformed op) is re-panicked
+// here, so that Run's catchFault sees it. Every parallel kernel starts its
+// goroutines through it (matmul's work items, linalg.go; row ranges,
+// rows.go).
+func goWorkers(n int, fn func(w int)) {
+	var wg sync.WaitGroup
+	var wp workerPanic
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer wp.guard()
+			defer debug.SetPanicOnFault(panicOnFault())
+			fn(w)
+		}()
+	}
+	wg.Wait()
+	wp.rethrow()
+}

@@ -67,13 +67,9 @@ func (in *Interp) lazyIndexTensor(op *graph.Operation) (*Tensor, error) {
 		return t, nil
 	}
 	a := op.Inherent("value").(*graph.DenseResourceAttr)
-	r := in.m.Resource(a.Key)
-	if r == nil || r.Blob == nil {
-		return nil, fmt.Errorf("dense_resource<%s>: the module has no blob with that key", a.Key)
-	}
-	el, err := ElemOf(a.Type.Elem)
+	r, el, err := in.resourceOf(a)
 	if err != nil {
-		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+		return nil, err
 	}
 	shape, err := ShapeOf(a.Type)
 	if err != nil {

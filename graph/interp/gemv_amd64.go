@@ -123,16 +123,26 @@ func round16(s []float32) {
 // rounded to float32) for len(acc) a multiple of 8: matmulCore's row form
 // eight columns per instruction.
 func axpyRows(a, b []float32, sr int, acc []float32) {
+	if chunks := axpyChunks(a, b, sr, acc); chunks > 0 {
+		axpyRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
+	}
+}
+
+// axpyChunks is how many groups of eight columns an axpy kernel's vector
+// loop runs over acc (len(acc)/8; 0 when a is empty, acc then cleared, the
+// empty sum), after checking that every row of b it reads (row k at k*sr)
+// is in range, since the vector loop's loads are unchecked.
+func axpyChunks[T float32 | uint16](a []float32, b []T, sr int, acc []float32) int {
 	chunks := len(acc) / 8
 	if chunks == 0 {
-		return
+		return 0
 	}
 	if len(a) == 0 {
 		clear(acc)
-		return
+		return 0
 	}
 	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
-	axpyRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
+	return chunks
 }
 
 // dot8RoundedH computes dot4RoundedH (numerics_linalg.go) for rows 0-3 and
@@ -186,32 +196,18 @@ func tail4RoundedH(s []float32, x []float32, h0, h1, h2, h3 []uint16) {
 
 // axpyRoundedRows sets acc[t] = Σ_k half(b[k*sr+t]·a[k]) (k ascending, each
 // product rounded to fp16 as roundProd does) for len(acc) a multiple of 8:
-// matmulRounded's row form eight columns per instruction. As for
-// dot8RoundedH, a row whose sums end NaN is for the scalar kernel (redoNaN,
-// numerics_linalg.go).
+// the rounded matmul's row form (mmRoundedRowsStream) eight columns per
+// instruction. As for dot8RoundedH, a row whose sums end NaN is for the
+// scalar kernel (redoNaN, numerics_linalg.go).
 func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
-	chunks := len(acc) / 8
-	if chunks == 0 {
-		return
+	if chunks := axpyChunks(a, b, sr, acc); chunks > 0 {
+		axpyRoundedRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 	}
-	if len(a) == 0 {
-		clear(acc)
-		return
-	}
-	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
-	axpyRoundedRowsAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 }
 
 // axpyRoundedRowsH is axpyRoundedRows with b raw f16 (a K×N weight).
 func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
-	chunks := len(acc) / 8
-	if chunks == 0 {
-		return
+	if chunks := axpyChunks(a, b, sr, acc); chunks > 0 {
+		axpyRoundedRowsHAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 	}
-	if len(a) == 0 {
-		clear(acc)
-		return
-	}
-	_ = b[(len(a)-1)*sr+chunks*8-1] // every row in range before the unchecked loads
-	axpyRoundedRowsHAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 }

@@ -55,7 +55,7 @@ func axpyRows(a, b []float32, sr int, acc []float32) {
 }
 
 // axpyRoundedRows is never reached without the vector kernel (useDot8 is
-// false); it is here so that matmulRounded compiles everywhere.
+// false); it is here so that mmRoundedRowsStream compiles everywhere.
 func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
 	panic("interp: axpyRoundedRows without a vector kernel")
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -294,32 +295,56 @@ func TestBinRowDirectSameBits(t *testing.T) {
 	}
 }
 
-// Transpose by rows visits the elements gather does (the element-wise walk
-// it replaced for floats): every permutation of a rank-4 tensor, checked
-// against the integer path, which still walks element by element.
-func TestTransposeRowsMatchesElementWalk(t *testing.T) {
-	shape := []int{2, 3, 4, 5}
-	f := make([]float32, numel(shape))
-	iv := make([]int64, len(f))
-	for i := range f {
-		f[i], iv[i] = float32(i), int64(i)
-	}
-	ft, it := NewFloat(F32, shape, f), NewInt(SI64, shape, iv)
-	var perm func(p []int64, used int)
+// Transpose gives the definition's order, float (by rows) and integer
+// tensors alike: output element c is input element Σ_i c[i]·st[perm[i]]
+// (st the input's row-major strides), for every permutation of a rank-4
+// tensor, ranks 0 and 1, and an empty tensor.
+func TestTransposeOrder(t *testing.T) {
 	count := 0
+	check := func(shape []int, p []int64) {
+		f := make([]float32, numel(shape))
+		iv := make([]int64, len(f))
+		for i := range f {
+			f[i], iv[i] = float32(i), int64(i)
+		}
+		a, err := Transpose(NewFloat(F32, shape, f), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Transpose(NewInt(SI64, shape, iv), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ist := stridesOf(shape)
+		oshape := make([]int, len(p))
+		for i, d := range p {
+			oshape[i] = shape[d]
+		}
+		if !slices.Equal(a.Shape, oshape) || !slices.Equal(b.Shape, oshape) || len(a.F) != len(f) || len(b.I) != len(f) {
+			t.Fatalf("shape %v perm %v: shapes %v and %v, want %v", shape, p, a.Shape, b.Shape, oshape)
+		}
+		c := make([]int, len(p))
+		for k := range f {
+			want := 0
+			for i, d := range p {
+				want += c[i] * ist[d]
+			}
+			if int(a.F[k]) != want || int(b.I[k]) != want {
+				t.Fatalf("shape %v perm %v: element %d: float %v, int %v, want %d", shape, p, k, a.F[k], b.I[k], want)
+			}
+			for i := len(c) - 1; i >= 0; i-- {
+				if c[i]++; c[i] < oshape[i] {
+					break
+				}
+				c[i] = 0
+			}
+		}
+		count++
+	}
+	var perm func(p []int64, used int)
 	perm = func(p []int64, used int) {
 		if len(p) == 4 {
-			a, err := Transpose(ft, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := Transpose(it, p)
-			for k := range a.F {
-				if int64(a.F[k]) != b.I[k] {
-					t.Fatalf("perm %v: element %d: rows %v, element walk %v", p, k, a.F[k], b.I[k])
-				}
-			}
-			count++
+			check([]int{2, 3, 4, 5}, p)
 			return
 		}
 		for d := int64(0); d < 4; d++ {
@@ -329,8 +354,11 @@ func TestTransposeRowsMatchesElementWalk(t *testing.T) {
 		}
 	}
 	perm(nil, 0)
-	if count != 24 {
-		t.Fatalf("checked %d permutations, want 24", count)
+	check(nil, nil)
+	check([]int{7}, []int64{0})
+	check([]int{3, 0, 2}, []int64{2, 0, 1})
+	if count != 27 {
+		t.Fatalf("checked %d permutations, want 27", count)
 	}
 }
 

@@ -209,12 +209,18 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 	return outs, nil
 }
 
-func checkPort(t graph.Type, v *Tensor) error {
+// tensorElem is t as a tensor type and its element type.
+func tensorElem(t graph.Type) (*graph.TensorType, Elem, error) {
 	tt, ok := graph.AsTensor(t)
 	if !ok {
-		return fmt.Errorf("type %s is not a tensor", t)
+		return nil, ElemInvalid, fmt.Errorf("type %s is not a tensor", t)
 	}
 	el, err := ElemOf(tt.Elem)
+	return tt, el, err
+}
+
+func checkPort(t graph.Type, v *Tensor) error {
+	tt, el, err := tensorElem(t)
 	if err != nil {
 		return err
 	}
@@ -365,11 +371,7 @@ func (in *Interp) widened(declared graph.Type, t *Tensor) *Tensor {
 // fitResult checks a computed tensor against the op's declared result type
 // (element type and, where static, element count).
 func fitResult(t graph.Type, v *Tensor) error {
-	tt, ok := graph.AsTensor(t)
-	if !ok {
-		return fmt.Errorf("type %s is not a tensor", t)
-	}
-	el, err := ElemOf(tt.Elem)
+	tt, el, err := tensorElem(t)
 	if err != nil {
 		return err
 	}
@@ -811,7 +813,9 @@ func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Ele
 }
 
 // execReduce runs the accumulating ops (reductions, softmax, matmul);
-// ok is false for any other op.
+// ok is false for any other op. acc16 rounds a sum, mean or product to
+// half after every step (the Neural Engine profile's narrow-reduce rule
+// runs them here with acc16 set, numerics.go).
 func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
 	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product", "reduce_prod":
@@ -982,14 +986,23 @@ func denseTensor(a *graph.DenseElementsAttr) (*Tensor, error) {
 	return NewInt(el, shape, d), nil
 }
 
-func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
+// resourceOf is the blob a names and its element type.
+func (in *Interp) resourceOf(a *graph.DenseResourceAttr) (*graph.Resource, Elem, error) {
 	r := in.m.Resource(a.Key)
 	if r == nil || r.Blob == nil {
-		return nil, fmt.Errorf("dense_resource<%s>: the module has no blob with that key", a.Key)
+		return nil, ElemInvalid, fmt.Errorf("dense_resource<%s>: the module has no blob with that key", a.Key)
 	}
 	el, err := ElemOf(a.Type.Elem)
 	if err != nil {
-		return nil, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+		return nil, ElemInvalid, fmt.Errorf("dense_resource<%s>: %w", a.Key, err)
+	}
+	return r, el, nil
+}
+
+func (in *Interp) resourceTensor(a *graph.DenseResourceAttr) (*Tensor, error) {
+	r, el, err := in.resourceOf(a)
+	if err != nil {
+		return nil, err
 	}
 	if !a.Type.IsStatic() {
 		return nil, fmt.Errorf("dense_resource<%s> of non-static type %s", a.Key, a.Type)

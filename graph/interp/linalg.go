@@ -3,8 +3,6 @@ package interp
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
-	"sync"
 	"sync/atomic"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -79,54 +77,75 @@ var Workers = runtime.GOMAXPROCS(0)
 
 type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 
+// mmScratch is one worker's buffers: a row of A (K long), up to four
+// columns or rows of B (max(K, N) long; the IEEE kernels use b[0] only)
+// and an output row's sums (N long).
+type mmScratch struct {
+	a, acc []float32
+	b      [4][]float32
+}
+
+func newScratch(K, N, cols int) mmScratch {
+	s := mmScratch{a: make([]float32, K), acc: make([]float32, N)}
+	for i := range cols {
+		s.b[i] = make([]float32, max(K, N))
+	}
+	return s
+}
+
 // matmulCore computes out[o + i*N + j] = Σ_k A(i,k)·B(k,j) for every work
 // item: products in float32, sequential float32 sums over k (or rounded to
-// half after each addition with acc16), rounded to outEl at the end.
-func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, acc16 bool, workers int) {
-	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
-	run := func(it mmItem, bufA, bufB, acc []float32) {
-		switch {
-		case rowForm:
-			mmRowsStream(A, B, N, K, it, bufA, bufB, acc, out, outEl, acc16)
-		case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
-			mmWeightRows(A, B, N, K, it, bufB, out, outEl)
-		case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
-			mmWeightCols(A, B, N, K, it, bufA, out, outEl)
-		default:
-			mmDot(A, B, N, K, it, bufA, bufB, out, outEl, acc16)
-		}
-	}
-	bufs := func() ([]float32, []float32, []float32) {
-		return make([]float32, K), make([]float32, max(K, N)), make([]float32, N)
+// half after each addition with acc16), rounded to outEl at the end; with
+// ane, under the Neural Engine profile (each product rounded to fp16
+// first, numerics_linalg.go). Work items run serially with one worker or
+// one item, else on up to workers goroutines that each take the next item.
+func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, acc16, ane bool, workers int) {
+	run := mmKernel(A, B, N, K, out, outEl, acc16, ane)
+	cols := 1 // columns of B a worker buffers at once
+	if ane {
+		cols = 4
 	}
 	if workers <= 1 || len(items) == 1 {
-		a, b, c := bufs()
+		s := newScratch(K, N, cols)
 		for _, it := range items {
-			run(it, a, b, c)
+			run(it, s)
 		}
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	var wp workerPanic // a fault in a mapped weight reaches Run (fault.go)
-	for w := 0; w < min(workers, len(items)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wp.guard()
-			defer debug.SetPanicOnFault(panicOnFault())
-			a, b, c := bufs()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(items) {
-					return
-				}
-				run(items[k], a, b, c)
+	goWorkers(min(workers, len(items)), func(int) {
+		s := newScratch(K, N, cols)
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(items) {
+				return
 			}
-		}()
+			run(items[k], s)
+		}
+	})
+}
+
+// mmKernel picks matmulCore's kernel for the operands' layout and the
+// profile: rows of B streamed when B is contiguous along j, raw f16
+// weights dotted in place (gemvH), else the general dot product.
+func mmKernel(A, B mat, N, K int, out []float32, outEl Elem, acc16, ane bool) func(mmItem, mmScratch) {
+	if ane {
+		acc16 = false // the profile's accumulator is its own (numerics.go)
 	}
-	wg.Wait()
-	wp.rethrow()
+	switch {
+	case B.sc == 1 && N >= 16: // B contiguous along j: stream rows of B
+		if ane {
+			return func(it mmItem, s mmScratch) { mmRoundedRowsStream(A, B, N, K, it, s.a, s.b, s.acc, out, outEl) }
+		}
+		return func(it mmItem, s mmScratch) { mmRowsStream(A, B, N, K, it, s.a, s.b[0], s.acc, out, outEl, acc16) }
+	case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
+		return func(it mmItem, s mmScratch) { mmWeightRows(A, B, N, K, it, s.b[0], out, outEl, ane) }
+	case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
+		return func(it mmItem, s mmScratch) { mmWeightCols(A, B, N, K, it, s.a, out, outEl, ane) }
+	case ane:
+		return func(it mmItem, s mmScratch) { mmRoundedDot(A, B, N, K, it, s.a, s.b, out, outEl) }
+	}
+	return func(it mmItem, s mmScratch) { mmDot(A, B, N, K, it, s.a, s.b[0], out, outEl, acc16) }
 }
 
 // mmRowsStream computes one work item with B contiguous along j: each
@@ -171,83 +190,94 @@ func mmRowsStream(A, B mat, N, K int, it mmItem, bufA, bufB, acc []float32, out 
 }
 
 // mmWeightRows computes one work item of raw-f16 contiguous weight rows
-// (A) times activation columns (B), several output rows per pass.
-func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, outEl Elem) {
-	// Weight rows (raw f16, contiguous) times an activation column:
-	// eight output rows at once with the vector kernel (dot8h,
-	// gemv_amd64.s) where the CPU has one, else four for
-	// instruction-level parallelism; each row still summed
-	// sequentially over k.
-	var o8 [8]float32
-	var o16 [16]float32
+// (A) times activation columns (B): each output column is one gemvH;
+// rounded selects the Neural Engine profile's kernels.
+func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, outEl Elem, rounded bool) {
+	h := A.h[it.aoff+A.off+it.i0*A.sr:]
 	for j := it.j0; j < it.j1; j++ {
 		x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
-		i := it.i0
-		for ; useDot8 && i+16 <= it.i1; i += 16 {
-			base := it.aoff + A.off + i*A.sr
-			dot16h(x, A.h[base:base+15*A.sr+K], A.sr, &o16)
-			for r, v := range o16 {
-				out[it.ooff+(i+r)*N+j] = outEl.round(v)
-			}
-		}
-		for ; useDot8 && i+8 <= it.i1; i += 8 {
-			base := it.aoff + A.off + i*A.sr
-			dot8h(x, A.h[base:base+7*A.sr+K], A.sr, &o8)
-			for r, v := range o8 {
-				out[it.ooff+(i+r)*N+j] = outEl.round(v)
-			}
-		}
-		for ; i+4 <= it.i1; i += 4 {
-			base := it.aoff + A.off + i*A.sr
-			s0, s1, s2, s3 := dot4h(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
-			out[it.ooff+i*N+j] = outEl.round(s0)
-			out[it.ooff+(i+1)*N+j] = outEl.round(s1)
-			out[it.ooff+(i+2)*N+j] = outEl.round(s2)
-			out[it.ooff+(i+3)*N+j] = outEl.round(s3)
-		}
-		for ; i < it.i1; i++ {
-			base := it.aoff + A.off + i*A.sr
-			out[it.ooff+i*N+j] = outEl.round(dot1h(x, A.h[base:base+K]))
-		}
+		gemvH(x, h, A.sr, it.i1-it.i0, out[it.ooff+it.i0*N+j:], N, outEl, rounded)
 	}
 }
 
 // mmWeightCols computes one work item of activation rows (A) times raw-f16
-// weight columns stored contiguously (B), several output columns per pass.
-func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem) {
-	// An activation row times weight columns stored contiguously
-	// (a transposed weight such as a tied lm_head).
-	var o8 [8]float32
-	var o16 [16]float32
+// weight columns stored contiguously (B; a transposed weight such as a tied
+// lm_head): each output row is one gemvH; rounded selects the Neural Engine
+// profile's kernels.
+func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem, rounded bool) {
+	h := B.h[it.boff+B.off+it.j0*B.sc:]
 	for i := it.i0; i < it.i1; i++ {
 		x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
-		j := it.j0
-		for ; useDot8 && j+16 <= it.j1; j += 16 {
-			base := it.boff + B.off + j*B.sc
-			dot16h(x, B.h[base:base+15*B.sc+K], B.sc, &o16)
-			o := out[it.ooff+i*N+j : it.ooff+i*N+j+16]
-			for r, v := range o16 {
-				o[r] = outEl.round(v)
-			}
+		gemvH(x, h, B.sc, it.j1-it.j0, out[it.ooff+i*N+it.j0:], 1, outEl, rounded)
+	}
+}
+
+// storeRounded sets o[(at+t)*stride] = outEl.round(v[t]); a contiguous
+// run rounds in place, eight at a time for f16 (roundInPlace, rows.go).
+func storeRounded(o []float32, at, stride int, v []float32, outEl Elem) {
+	if stride == 1 {
+		dst := o[at : at+len(v)]
+		copy(dst, v)
+		roundInPlace(outEl, dst)
+		return
+	}
+	for t, x := range v {
+		o[(at+t)*stride] = outEl.round(x)
+	}
+}
+
+// gemvH sets o[r*ostride] = outEl.round(x·row r) for the n raw-f16 rows
+// of h (row r at r*hstride, len(x) long), each row summed sequentially over
+// k: sixteen rows at a time with the vector kernel where the CPU has one
+// (dot16h, gemv_amd64.s), then eight, then four for instruction-level
+// parallelism, then one. rounded is the Neural Engine profile: every
+// product rounded to fp16 (dot8RoundedH and dot4RoundedH,
+// numerics_linalg.go; eight rows at most, and a NaN sum of the vector
+// kernel summed again by the scalar one, redoNaN). The kernels are called
+// directly, not through function values, so that o8 and o16 stay on the
+// stack.
+func gemvH(x []float32, h []uint16, hstride, n int, o []float32, ostride int, outEl Elem, rounded bool) {
+	K := len(x)
+	var o8 [8]float32
+	var o16 [16]float32
+	r := 0
+	for ; useDot8 && !rounded && r+16 <= n; r += 16 {
+		base := r * hstride
+		dot16h(x, h[base:base+15*hstride+K], hstride, &o16)
+		storeRounded(o, r, ostride, o16[:], outEl)
+	}
+	for ; useDot8 && r+8 <= n; r += 8 {
+		base := r * hstride
+		rows := h[base : base+7*hstride+K]
+		if rounded {
+			dot8RoundedH(x, rows, hstride, &o8)
+			redoNaN(&o8, x, rows, hstride)
+		} else {
+			dot8h(x, rows, hstride, &o8)
 		}
-		for ; useDot8 && j+8 <= it.j1; j += 8 {
-			base := it.boff + B.off + j*B.sc
-			dot8h(x, B.h[base:base+7*B.sc+K], B.sc, &o8)
-			o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
-			for r, v := range o8 {
-				o[r] = outEl.round(v)
-			}
+		storeRounded(o, r, ostride, o8[:], outEl)
+	}
+	for ; r+4 <= n; r += 4 {
+		base := r * hstride
+		h0, h1, h2, h3 := h[base:base+K], h[base+hstride:base+hstride+K], h[base+2*hstride:base+2*hstride+K], h[base+3*hstride:base+3*hstride+K]
+		var s0, s1, s2, s3 float32
+		if rounded {
+			s0, s1, s2, s3 = dot4RoundedH(x, h0, h1, h2, h3)
+		} else {
+			s0, s1, s2, s3 = dot4h(x, h0, h1, h2, h3)
 		}
-		for ; j+4 <= it.j1; j += 4 {
-			base := it.boff + B.off + j*B.sc
-			s0, s1, s2, s3 := dot4h(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
-			o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
-			o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
+		o4 := [4]float32{s0, s1, s2, s3}
+		storeRounded(o, r, ostride, o4[:], outEl)
+	}
+	for ; r < n; r++ {
+		row := h[r*hstride : r*hstride+K]
+		var s float32
+		if rounded {
+			s, _, _, _ = dot4RoundedH(x, row, row, row, row)
+		} else {
+			s = dot1h(x, row)
 		}
-		for ; j < it.j1; j++ {
-			base := it.boff + B.off + j*B.sc
-			out[it.ooff+i*N+j] = outEl.round(dot1h(x, B.h[base:base+K]))
-		}
+		o[r*ostride] = outEl.round(s)
 	}
 }
 
@@ -362,11 +392,7 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
 		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
 	})
-	if ane {
-		matmulRounded(A, B, M, N, K, items, res, out, Workers)
-	} else {
-		matmulCore(A, B, M, N, K, items, res, out, acc16, Workers)
-	}
+	matmulCore(A, B, M, N, K, items, res, out, acc16, ane, Workers)
 	shape := append(append([]int(nil), batch...), M, N)
 	switch {
 	case vecA && vecB:
@@ -432,11 +458,7 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool) (*Tensor,
 		for n := 0; n < Nb; n++ {
 			items = append(items, split(O, H*W, C, Workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
 		}
-		if ane {
-			matmulRounded(A, B, O, H*W, C, items, res, out, Workers)
-		} else {
-			matmulCore(A, B, O, H*W, C, items, res, out, acc16, Workers)
-		}
+		matmulCore(A, B, O, H*W, C, items, res, out, acc16, ane, Workers)
 	} else {
 		xf, wf := x.Floats(), w.Floats()
 		Og := O / g

@@ -152,13 +152,16 @@ func CliffOf(op *graph.Operation, fam Family) (Cliff, bool) {
 		if fam != PreA16 {
 			return Cliff{}, false
 		}
-		begin, ok := constInts(op, 1, "begin")
-		if ok && len(begin) > 0 && begin[len(begin)-1] != 0 {
+		if begin, ok := constInts(op, 1, "begin"); ok && cropsLastAxis(begin) {
 			return Cliff{"slice-saturation", SliceCliff}, true
 		}
 	}
 	return Cliff{}, false
 }
+
+// cropsLastAxis reports whether a slice's begin is nonzero on the last
+// axis: the slices rule slice-saturation applies to.
+func cropsLastAxis(begin []int64) bool { return len(begin) > 0 && begin[len(begin)-1] != 0 }
 
 // constInts reads integer parameters from an attribute, or from operand idx
 // when a constant defines it.
@@ -185,13 +188,7 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_product":
 		// narrow-reduce: the existing f16 accumulation of Reduce.
-		axes, _ := intArg(op, ins, 1, "axes")
-		keep := true
-		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {
-			keep = boolAttr(op, "keep_dims", "keepdims")
-		}
-		res, err = Reduce(k, ins[0], axes, keep, el, true)
-		return res, true, err
+		return execReduce(op, k, ins, el, true)
 	case "matmul":
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
@@ -203,20 +200,15 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 		}
 		return res, true, err
 	case "slice":
+		// slice-saturation: the IEEE slice (execShape reads its
+		// parameters; a begin that does not read is its error to
+		// report), then the cliff where the rule's begin applies.
 		begin, ok := intArg(op, ins, 1, "begin")
-		if !ok || in.opts.ANE.Family != PreA16 || len(begin) == 0 || begin[len(begin)-1] == 0 {
+		if !ok || in.opts.ANE.Family != PreA16 || !cropsLastAxis(begin) {
 			return nil, false, nil
 		}
-		stride, _ := intArg(op, ins, 3, "stride")
-		if stride == nil {
-			stride, _ = intArg(op, nil, -1, "strides")
-		}
-		shape, err := resultShape(op, 0)
-		if err != nil {
-			return nil, true, err
-		}
 		// Slice copies, so saturating its result leaves the input alone.
-		res, err = Slice(ins[0], begin, stride, shape)
+		res, _, err = execShape(op, k, ins, el)
 		if err == nil {
 			in.saturate(op, res, "slice-saturation", SliceCliff)
 		}

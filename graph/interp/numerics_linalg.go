@@ -1,70 +1,15 @@
 package interp
 
-import (
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
+import "github.com/anefix/anefix/graph/f16"
 
-	"github.com/anefix/anefix/graph/f16"
-)
+// The Neural Engine profile's matmul kernels (numerics.go, rules
+// fp16-operands-products and wide-accumulator): each product A(i,k)·B(k,j)
+// is rounded to fp16, the rounded products are summed in float32
+// sequentially over k, and the sum is rounded to outEl. mmKernel
+// (linalg.go) picks them by layout; raw-f16 weights run in the IEEE
+// profile's gemvH with its rounded kernels.
 
-// matmulRounded is matmulCore under the Neural Engine profile
-// (numerics.go, rules fp16-operands-products and wide-accumulator): each
-// product A(i,k)·B(k,j) is rounded to fp16, the rounded products are summed
-// in float32 sequentially over k, and the sum is rounded to outEl. It is a
-// kernel of its own so that the IEEE kernels stay as they are.
-func matmulRounded(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem, workers int) {
-	rowForm := B.sc == 1 && N >= 16 // B contiguous along j: stream rows of B
-	run := func(it mmItem, bufA []float32, bufB [4][]float32, acc []float32) {
-		switch {
-		case rowForm:
-			mmRoundedRowsStream(A, B, N, K, it, bufA, bufB, acc, out, outEl)
-		case A.h != nil && A.sc == 1 && B.h == nil:
-			mmRoundedWeightRows(A, B, N, K, it, bufB, out, outEl)
-		case B.h != nil && B.sr == 1 && A.h == nil:
-			mmRoundedWeightCols(A, B, N, K, it, bufA, out, outEl)
-		default:
-			mmRoundedDot(A, B, N, K, it, bufA, bufB, out, outEl)
-		}
-	}
-	bufs := func() ([]float32, [4][]float32, []float32) {
-		var b [4][]float32
-		for i := range b {
-			b[i] = make([]float32, max(K, N))
-		}
-		return make([]float32, K), b, make([]float32, N)
-	}
-	if workers <= 1 || len(items) == 1 {
-		a, b, c := bufs()
-		for _, it := range items {
-			run(it, a, b, c)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var wp workerPanic // a fault in a mapped weight reaches Run (fault.go)
-	for w := 0; w < min(workers, len(items)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wp.guard()
-			defer debug.SetPanicOnFault(panicOnFault())
-			a, b, c := bufs()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(items) {
-					return
-				}
-				run(items[k], a, b, c)
-			}
-		}()
-	}
-	wg.Wait()
-	wp.rethrow()
-}
-
-// mmRoundedRowsStream computes one work item of matmulRounded with B
+// mmRoundedRowsStream computes one work item of the rounded matmul with B
 // contiguous along j: each output row accumulates rounded products of whole
 // rows of B, k in order.
 func mmRoundedRowsStream(A, B mat, N, K int, it mmItem, bufA []float32, bufB [4][]float32, acc []float32, out []float32, outEl Elem) {
@@ -105,77 +50,7 @@ func mmRoundedRowsStream(A, B mat, N, K int, it mmItem, bufA []float32, bufB [4]
 	}
 }
 
-// mmRoundedWeightRows computes one work item of matmulRounded for raw-f16
-// contiguous weight rows (A) times activation columns (B).
-func mmRoundedWeightRows(A, B mat, N, K int, it mmItem, bufB [4][]float32, out []float32, outEl Elem) {
-	// Weight rows (raw f16, contiguous) times an activation column.
-	var o8 [8]float32
-	for j := it.j0; j < it.j1; j++ {
-		x := B.load(bufB[0], it.boff+B.off+j*B.sc, K, B.sr)
-		i := it.i0
-		// Eight rows at once with the vector kernel (dot8RoundedH,
-		// gemv_amd64.s) where the CPU has one; NaN sums again with
-		// the scalar kernel (redoNaN).
-		for ; useDot8 && i+8 <= it.i1; i += 8 {
-			base := it.aoff + A.off + i*A.sr
-			h := A.h[base : base+7*A.sr+K]
-			dot8RoundedH(x, h, A.sr, &o8)
-			redoNaN(&o8, x, h, A.sr)
-			for r, v := range o8 {
-				out[it.ooff+(i+r)*N+j] = outEl.round(v)
-			}
-		}
-		for ; i+4 <= it.i1; i += 4 {
-			base := it.aoff + A.off + i*A.sr
-			s0, s1, s2, s3 := dot4RoundedH(x, A.h[base:base+K], A.h[base+A.sr:base+A.sr+K], A.h[base+2*A.sr:base+2*A.sr+K], A.h[base+3*A.sr:base+3*A.sr+K])
-			out[it.ooff+i*N+j] = outEl.round(s0)
-			out[it.ooff+(i+1)*N+j] = outEl.round(s1)
-			out[it.ooff+(i+2)*N+j] = outEl.round(s2)
-			out[it.ooff+(i+3)*N+j] = outEl.round(s3)
-		}
-		for ; i < it.i1; i++ {
-			base := it.aoff + A.off + i*A.sr
-			h := A.h[base : base+K]
-			s, _, _, _ := dot4RoundedH(x, h, h, h, h)
-			out[it.ooff+i*N+j] = outEl.round(s)
-		}
-	}
-}
-
-// mmRoundedWeightCols computes one work item of matmulRounded for
-// activation rows (A) times raw-f16 weight columns stored contiguously (B).
-func mmRoundedWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem) {
-	// An activation row times weight columns stored contiguously.
-	var o8 [8]float32
-	for i := it.i0; i < it.i1; i++ {
-		x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
-		j := it.j0
-		for ; useDot8 && j+8 <= it.j1; j += 8 {
-			base := it.boff + B.off + j*B.sc
-			h := B.h[base : base+7*B.sc+K]
-			dot8RoundedH(x, h, B.sc, &o8)
-			redoNaN(&o8, x, h, B.sc)
-			o := out[it.ooff+i*N+j : it.ooff+i*N+j+8]
-			for r, v := range o8 {
-				o[r] = outEl.round(v)
-			}
-		}
-		for ; j+4 <= it.j1; j += 4 {
-			base := it.boff + B.off + j*B.sc
-			s0, s1, s2, s3 := dot4RoundedH(x, B.h[base:base+K], B.h[base+B.sc:base+B.sc+K], B.h[base+2*B.sc:base+2*B.sc+K], B.h[base+3*B.sc:base+3*B.sc+K])
-			o := out[it.ooff+i*N+j : it.ooff+i*N+j+4]
-			o[0], o[1], o[2], o[3] = outEl.round(s0), outEl.round(s1), outEl.round(s2), outEl.round(s3)
-		}
-		for ; j < it.j1; j++ {
-			base := it.boff + B.off + j*B.sc
-			h := B.h[base : base+K]
-			s, _, _, _ := dot4RoundedH(x, h, h, h, h)
-			out[it.ooff+i*N+j] = outEl.round(s)
-		}
-	}
-}
-
-// mmRoundedDot computes one work item of matmulRounded by the general path:
+// mmRoundedDot computes one work item of the rounded matmul by the general path:
 // sequential dot products over k, four columns at a time.
 func mmRoundedDot(A, B mat, N, K int, it mmItem, bufA []float32, bufB [4][]float32, out []float32, outEl Elem) {
 	for i := it.i0; i < it.i1; i++ {

@@ -180,7 +180,7 @@ func TestRoundProd(t *testing.T) {
 	}
 }
 
-// Every path of matmulRounded (rows streamed, four columns at once, the
+// Every path of the rounded matmul (rows streamed, four columns at once, the
 // remainder, raw f16 weights, transposed operands) must equal the plain
 // definition: Σ_k roundProd(a·b) in k order, rounded to half.
 func TestMatmulRoundedPaths(t *testing.T) {

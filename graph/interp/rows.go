@@ -1,10 +1,5 @@
 package interp
 
-import (
-	"runtime/debug"
-	"sync"
-)
-
 // Row-wise iteration for the elementwise and slicing kernels: the per
 // element work is unchanged (the same function on the same operands, the
 // same rounding), only the index bookkeeping moves from every element to
@@ -88,20 +83,11 @@ func parallelRows(rows, total int, fn func(lo, hi int)) {
 		fn(0, rows)
 		return
 	}
-	var wg sync.WaitGroup
-	var wp workerPanic
 	step := (rows + w - 1) / w
-	for lo := 0; lo < rows; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			defer wp.guard()
-			defer debug.SetPanicOnFault(panicOnFault())
-			fn(lo, hi)
-		}(lo, min(rows, lo+step))
-	}
-	wg.Wait()
-	wp.rethrow()
+	goWorkers((rows+step-1)/step, func(p int) {
+		lo := p * step
+		fn(lo, min(rows, lo+step))
+	})
 }
 
 // roundInPlace applies e.round to every element, choosing the rounding
@@ -124,35 +110,56 @@ func regionRows(dims, begin, stride, size []int, fn func(o, i, n, step int)) err
 	if err := checkRegion(dims, begin, stride, size); err != nil {
 		return err
 	}
-	r := len(dims)
-	if r == 0 {
-		fn(0, 0, 1, 1)
-		return nil
-	}
-	if numel(size) == 0 {
-		return nil
-	}
 	st := stridesOf(dims)
-	idx := 0
+	base := 0
 	for d := range begin {
-		idx += begin[d] * st[d]
+		base += begin[d] * st[d]
+		st[d] *= stride[d]
 	}
-	n, step := size[r-1], st[r-1]*stride[r-1]
+	stridedRows(size, st, base, fn)
+	return nil
+}
+
+// stridedRows visits a strided view of a tensor row by row: element c of
+// the view (row-major over size) is tensor element base + Σ_d c[d]·st[d],
+// and fn(o, i, n, step) covers view elements o..o+n-1 at tensor indices
+// i, i+step, …. A rank-0 view is one element. It is the one walk of the
+// slicing kernels (regionRows, region) and Transpose.
+func stridedRows(size, st []int, base int, fn func(o, i, n, step int)) {
+	r := len(size)
+	if r == 0 {
+		fn(0, base, 1, 1)
+		return
+	}
+	// Trailing unit axes move no index: without them the rows are as
+	// long as they can be (a transpose to [1, ctx, 1, 1] walks one row of
+	// ctx elements, not ctx rows of one).
+	for r > 1 && size[r-1] == 1 {
+		r--
+	}
+	size, st = size[:r], st[:r]
+	n, step := size[r-1], st[r-1]
+	rows := 1 // the caller's tensor holds the view: no overflow
+	for _, s := range size[:r-1] {
+		rows *= s
+	}
+	if rows == 0 || n == 0 {
+		return
+	}
+	idx := base
 	ctr := make([]int, r-1)
-	rows := numel(size[:r-1])
 	for o := 0; o < rows; o++ {
 		fn(o*n, idx, n, step)
 		for d := r - 2; d >= 0; d-- {
 			ctr[d]++
-			idx += st[d] * stride[d]
+			idx += st[d]
 			if ctr[d] < size[d] {
 				break
 			}
-			idx -= st[d] * stride[d] * size[d]
+			idx -= st[d] * size[d]
 			ctr[d] = 0
 		}
 	}
-	return nil
 }
 
 // binRowDirect runs the commonest float binary ops without calling their

@@ -49,57 +49,27 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	for i := range p {
 		st[i] = ist[p[i]]
 	}
-	n := t.Len()
-	gather := func(set func(o, i int)) {
-		ctr := make([]int, r)
-		idx := 0
-		for o := 0; o < n; o++ {
-			set(o, idx)
-			for d := r - 1; d >= 0; d-- {
-				ctr[d]++
-				idx += st[d]
-				if ctr[d] < oshape[d] {
-					break
-				}
-				idx -= st[d] * oshape[d]
-				ctr[d] = 0
-			}
-		}
-	}
 	if t.Elem.IsFloat() {
 		src := t.Floats()
-		res := make([]float32, n)
-		if r == 0 || n == 0 {
-			gather(func(o, i int) { res[o] = src[i] })
-			return NewFloat(t.Elem, oshape, res), nil
-		}
-		// By output rows (the last output axis), as gather visits them.
-		inner, step := oshape[r-1], st[r-1]
-		ctr := make([]int, r-1)
-		idx := 0
-		for o := 0; o < n; o += inner {
-			row := res[o : o+inner]
+		res := make([]float32, t.Len())
+		stridedRows(oshape, st, 0, func(o, i, n, step int) {
+			row := res[o : o+n]
 			if step == 1 {
-				copy(row, src[idx:idx+inner])
-			} else {
-				for k := range row {
-					row[k] = src[idx+k*step]
-				}
+				copy(row, src[i:i+n])
+				return
 			}
-			for d := r - 2; d >= 0; d-- {
-				ctr[d]++
-				idx += st[d]
-				if ctr[d] < oshape[d] {
-					break
-				}
-				idx -= st[d] * oshape[d]
-				ctr[d] = 0
+			for k := range row {
+				row[k] = src[i+k*step]
 			}
-		}
+		})
 		return NewFloat(t.Elem, oshape, res), nil
 	}
-	res := make([]int64, n)
-	gather(func(o, i int) { res[o] = t.I[i] })
+	res := make([]int64, t.Len())
+	stridedRows(oshape, st, 0, func(o, i, n, step int) {
+		for k := range n {
+			res[o+k] = t.I[i+k*step]
+		}
+	})
 	return NewInt(t.Elem, oshape, res), nil
 }
 
@@ -161,30 +131,11 @@ func shapesOf(ts []*Tensor) [][]int {
 // tensor with shape dims, calling fn(flat index in the box, flat index in the
 // tensor).
 func region(dims, begin, stride, size []int, fn func(o, i int)) error {
-	if err := checkRegion(dims, begin, stride, size); err != nil || numel(size) == 0 {
-		return err
-	}
-	r := len(dims)
-	st := stridesOf(dims)
-	idx := 0
-	for d := range begin {
-		idx += begin[d] * st[d]
-	}
-	ctr := make([]int, r)
-	n := numel(size)
-	for o := 0; o < n; o++ {
-		fn(o, idx)
-		for d := r - 1; d >= 0; d-- {
-			ctr[d]++
-			idx += st[d] * stride[d]
-			if ctr[d] < size[d] {
-				break
-			}
-			idx -= st[d] * stride[d] * size[d]
-			ctr[d] = 0
+	return regionRows(dims, begin, stride, size, func(o, i, n, step int) {
+		for t := range n {
+			fn(o+t, i+t*step)
 		}
-	}
-	return nil
+	})
 }
 
 // checkRegion validates a box for region and regionRows (rows.go); an
@@ -372,16 +323,9 @@ func GatherND(t, indices *Tensor) (*Tensor, error) {
 	oshape := append(append([]int(nil), indices.Shape[:len(indices.Shape)-1]...), t.Shape[depth:]...)
 	offs := make([]int, nIdx)
 	for k := 0; k < nIdx; k++ {
-		off := 0
-		for d := 0; d < depth; d++ {
-			v := int(idx[k*depth+d])
-			if v < 0 {
-				v += t.Shape[d]
-			}
-			if v < 0 || v >= t.Shape[d] {
-				return nil, fmt.Errorf("gather_nd: index %d out of range on axis %d (size %d)", idx[k*depth+d], d, t.Shape[d])
-			}
-			off += v * st[d]
+		off, err := ndOffset("gather_nd", t.Shape, st, idx[k*depth:(k+1)*depth])
+		if err != nil {
+			return nil, err
 		}
 		offs[k] = off
 	}
@@ -399,6 +343,24 @@ func GatherND(t, indices *Tensor) (*Tensor, error) {
 		res = append(res, t.I[off:off+inner]...)
 	}
 	return NewInt(t.Elem, oshape, res), nil
+}
+
+// ndOffset is the flat offset (strides st) of the slice one index row of
+// gather_nd or scatter_nd names: negative indices count from the end of
+// their axis, and an index outside it is an error naming op.
+func ndOffset(op string, shape, st []int, row []int64) (int, error) {
+	off := 0
+	for d, i := range row {
+		v := int(i)
+		if v < 0 {
+			v += shape[d]
+		}
+		if v < 0 || v >= shape[d] {
+			return 0, fmt.Errorf("%s: index %d out of range on axis %d (size %d)", op, i, d, shape[d])
+		}
+		off += v * st[d]
+	}
+	return off, nil
 }
 
 // ScatterND returns a copy of t where each index row of indices (depth on
@@ -427,16 +389,9 @@ func scatterND(t, indices, updates *Tensor, out Elem, add bool) (*Tensor, error)
 	c := t.Clone()
 	c.Elem = out
 	for k := 0; k < nIdx; k++ {
-		off := 0
-		for d := 0; d < depth; d++ {
-			v := int(idx[k*depth+d])
-			if v < 0 {
-				v += t.Shape[d]
-			}
-			if v < 0 || v >= t.Shape[d] {
-				return nil, fmt.Errorf("scatter_nd: index %d out of range on axis %d (size %d)", idx[k*depth+d], d, t.Shape[d])
-			}
-			off += v * st[d]
+		off, err := ndOffset("scatter_nd", t.Shape, st, idx[k*depth:(k+1)*depth])
+		if err != nil {
+			return nil, err
 		}
 		if out.IsFloat() {
 			u := updates.Floats()[k*inner : (k+1)*inner]

@@ -127,15 +127,7 @@ func i64s(xs ...int) []int64 {
 // included); an empty tensor is not a splat.
 func denseInts(elem *graph.IntegerType, shape []int64, vals []int64) *graph.DenseElementsAttr {
 	n := graph.ElemBytes(elem)
-	splat := len(vals) > 0
-	for _, v := range vals {
-		if v != vals[0] {
-			splat = false
-		}
-	}
-	if splat {
-		vals = vals[:1]
-	}
+	vals, splat := splatOf(vals)
 	raw := make([]byte, n*len(vals))
 	for i, v := range vals {
 		switch n {
@@ -148,6 +140,21 @@ func denseInts(elem *graph.IntegerType, shape []int64, vals []int64) *graph.Dens
 		}
 	}
 	return &graph.DenseElementsAttr{Type: graph.Tensor(elem, shape...), Raw: raw, Splat: splat}
+}
+
+// splatOf is vals stored as MLIR stores a dense attribute: its first
+// element alone when all are equal (a one-element tensor included; a NaN
+// equals nothing), else all of them; an empty tensor is not a splat.
+func splatOf[T comparable](vals []T) ([]T, bool) {
+	for _, v := range vals {
+		if v != vals[0] {
+			return vals, false
+		}
+	}
+	if len(vals) == 0 {
+		return vals, false
+	}
+	return vals[:1], true
 }
 
 func (b *builder) constant(a graph.Attr, t *graph.TensorType) *graph.Value {
@@ -189,15 +196,7 @@ func (b *builder) scalar(v float64, elem *graph.FloatType) *graph.Value {
 // floats is a float constant of the given shape, f16 or f32.
 func (b *builder) floats(elem *graph.FloatType, shape []int64, vals ...float64) *graph.Value {
 	n := graph.ElemBytes(elem)
-	splat := len(vals) > 0
-	for _, v := range vals {
-		if v != vals[0] {
-			splat = false
-		}
-	}
-	if splat {
-		vals = vals[:1]
-	}
+	vals, splat := splatOf(vals)
 	raw := make([]byte, n*len(vals))
 	for i, v := range vals {
 		bits := graph.FloatBits(v, elem.Name)

@@ -14,12 +14,10 @@ import (
 // BC1S, KV caches as states, the embedding table a graph input (tied head
 // computed as table @ hidden, as Apple's extend does).
 type dense struct {
-	*builder
-	d          DenseDims
-	ctx, q     int
-	kc, vc     *graph.Value
-	cos, sin   *graph.Value
-	step, mask *graph.Value
+	kvAttn   // the builder, the caches, in_step and the mask
+	d        DenseDims
+	ctx, q   int
+	cos, sin *graph.Value
 }
 
 // Function names of arm E, in module order: extend_{ctx}_{q} for every
@@ -48,7 +46,7 @@ func buildDense(m *graph.Module, o Options) error {
 	for _, prefill := range []bool{false, true} {
 		for c := MinCacheLen; c <= o.Ctx; c *= 2 {
 			for _, q := range QueryBuckets {
-				e := &dense{builder: b, d: d, ctx: c, q: q}
+				e := &dense{kvAttn: kvAttn{builder: b}, d: d, ctx: c, q: q}
 				e.function(prefill, rope)
 			}
 		}
@@ -269,108 +267,15 @@ func (e *dense) attention(li int, p string, x *graph.Value) *graph.Value {
 	kv = back(kv, nkv, 93)
 
 	e.push(fileQ3, 100)
-	kAll, vAll := e.kvWrite(int64(li), kv, vv)
+	kAll, vAll := e.kvWrite(int64(li), q, kv, vv)
 	e.pop()
 	e.push(fileQ3, 108)
-	o := e.sdpa(qv, kAll, vAll)
+	o := e.sdpa(qv, kAll, vAll, d.Heads, d.KVHeads, d.HeadDim)
 	e.pop()
 	e.at("convolution", fileQ3, 109)
 	o = e.conv(p+"o_proj.weight", o, int64(d.Hidden))
 	e.at("permute", fileQ3, 110)
 	return e.swap(o, -3, -1)
-}
-
-// kvWrite is update_and_fetch for q tokens at in_step.
-func (e *dense) kvWrite(li int64, k, v *graph.Value) (*graph.Value, *graph.Value) {
-	c, q := shapeOf(k)[1], int64(e.q)
-	e.at("cat", fileKV, 91)
-	begin := e.concat(0, e.si32(li), e.si32(0), e.si32(0), e.si32(0), e.step)
-	e.at("add", fileKV, 100)
-	endStep := e.add(e.step, e.si32(q))
-	e.at("cat", fileKV, 98)
-	end := e.concat(0, e.si32(li+1), e.si32(1), e.si32(c), e.si32(1), endStep)
-	write := func(cache, upd *graph.Value, line int) (*graph.Value, *graph.Value) {
-		e.at("unsqueeze", fileKV, line)
-		u := e.expandDims(upd, 0)
-		e.at("immutable_slice_update", fileKV, line)
-		nc := e.sliceUpdate(cache, u, begin, end)
-		e.at("slice", fileKV, line)
-		row := e.narrow(nc, 0, li, 1)
-		e.at("squeeze", fileKV, line)
-		return nc, e.shrinkDims(row, 0)
-	}
-	var kr, vr *graph.Value
-	e.kc, kr = write(e.kc, k, 155)
-	e.vc, vr = write(e.vc, v, 164)
-	return kr, vr
-}
-
-// sdpa is Apple's per-head SDPA for q query positions: q [1, nh·hd, 1, q],
-// k, v [1, nkv·hd, 1, ctx]; returns [1, nh·hd, 1, q].
-func (e *dense) sdpa(q, k, v *graph.Value) *graph.Value {
-	d := e.d
-	nh, nkv, hd := d.Heads, d.KVHeads, int64(d.HeadDim)
-	group := nh / nkv
-	e.at("permute", fileSDPA, 95)
-	kt := e.swap(k, -3, -1) // [1, ctx, 1, C]
-	e.at("mul", fileSDPA, 95)
-	kt = e.mul(kt, e.scalar(1/math.Sqrt(float64(hd)), graph.F16))
-	keys := make([]*graph.Value, nkv)
-	for j := range keys {
-		e.at("slice", fileSDPA, 97)
-		kj := e.narrow(kt, 3, int64(j)*hd, hd)
-		e.at("permute", fileSDPA, 101)
-		keys[j] = e.transpose(kj, 0, 2, 3, 1) // [1, 1, hd, ctx]
-	}
-	scores := make([]*graph.Value, nh)
-	for i := range scores {
-		e.at("slice", fileSDPA, 96)
-		qi := e.narrow(q, 1, int64(i)*hd, hd)
-		e.at("permute", fileSDPA, 107)
-		qi = e.transpose(qi, 0, 2, 3, 1) // [1, 1, q, hd]
-		e.at("matmul", fileSDPA, 109)
-		s := e.matmul(qi, keys[i/group]) // [1, 1, q, ctx]
-		e.at("permute", fileSDPA, 110)
-		scores[i] = e.transpose(s, 0, 3, 1, 2) // [1, ctx, 1, q]
-	}
-	e.at("cat", fileSDPA, 113)
-	all := e.concat(2, scores...)
-	masks := make([]*graph.Value, nh)
-	for i := range masks {
-		masks[i] = e.mask
-	}
-	e.at("cat", fileSDPA, 114)
-	mk := e.concat(2, masks...)
-	e.at("add", fileSDPA, 114)
-	all = e.add(all, mk)
-	e.at("softmax", fileSDPA, 116)
-	all = e.softmax(all, 1)
-	vals := make([]*graph.Value, nkv)
-	for j := range vals {
-		e.at("slice", fileSDPA, 119)
-		vj := e.narrow(v, 1, int64(j)*hd, hd)
-		e.at("permute", fileSDPA, 121)
-		vj = e.transpose(vj, 0, 2, 3, 1) // [1, 1, ctx, hd]
-		e.at("squeeze", fileSDPA, 121)
-		vals[j] = e.shrinkDims(vj, 1)
-	}
-	outs := make([]*graph.Value, nh)
-	for i := range outs {
-		e.at("slice", fileSDPA, 117)
-		si := e.narrow(all, 2, int64(i), 1)
-		e.at("permute", fileSDPA, 125)
-		si = e.transpose(si, 0, 2, 3, 1) // [1, 1, q, ctx]
-		e.at("squeeze", fileSDPA, 125)
-		si = e.shrinkDims(si, 1)
-		e.at("bmm", fileSDPA, 127)
-		w := e.matmul(si, vals[i/group]) // [1, q, hd]
-		e.at("unsqueeze", fileSDPA, 127)
-		w = e.expandDims(w, 1)
-		e.at("permute", fileSDPA, 128)
-		outs[i] = e.transpose(w, 0, 3, 1, 2) // [1, hd, 1, q]
-	}
-	e.at("cat", fileSDPA, 131)
-	return e.concat(1, outs...)
 }
 
 // ropeTable is a cos or sin table [MaxPositions, HeadDim] in fp16,

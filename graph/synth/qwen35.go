@@ -46,17 +46,15 @@ const (
 
 // hybrid builds arms A, B, C: the community iOS builder's single `main`.
 type hybrid struct {
-	*builder
+	kvAttn     // the builder, the KV caches, in_step and the mask
 	d          HybridDims
 	ctx        int
 	states     bool // conv/rec as states (arm B)
 	composite  bool // recurrence as a gated_delta_update composite
 	matmulRead bool // read the state with matmuls (StateReadMatmul)
-	kc, vc     *graph.Value
 	conv, rec  *graph.Value
 	cos, sin   *graph.Value
-	pos, step  *graph.Value
-	mask       *graph.Value
+	pos        *graph.Value
 	emb        *graph.Value
 	linI, fulI int
 }
@@ -66,7 +64,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 	if d.Layers < 1 {
 		return fmt.Errorf("synth: need at least one layer")
 	}
-	h := &hybrid{builder: newBuilder(m, o.Seed, map[string]*Blob{}), d: d, ctx: o.Ctx, states: o.Arm == ArmB,
+	h := &hybrid{kvAttn: kvAttn{builder: newBuilder(m, o.Seed, map[string]*Blob{})}, d: d, ctx: o.Ctx, states: o.Arm == ArmB,
 		composite: o.Recurrence == RecurrenceComposite, matmulRead: o.StateRead == StateReadMatmul}
 	nLin, nFull := d.Counts()
 	kvC := int64(d.KVHeads * d.HeadDim)
@@ -160,26 +158,33 @@ var normWeight = Dist{Mean: 1, Std: 0.05}
 // rmsNorm is the builder's local fp32 RMSNorm over the last axis:
 // cast to f32, square, mean, + eps, rsqrt, scale, cast back.
 func (h *hybrid) rmsNorm(key string, x *graph.Value) *graph.Value {
-	n := shapeOf(x)[len(shapeOf(x))-1]
-	f32 := graph.F32
-	h.at("_to_copy", fileIOS, LineNorm)
-	x32 := h.cast(x, f32)
-	h.at("mul", fileIOS, LineNorm+1)
-	sq := h.mul(x32, x32)
-	h.at("mean", fileIOS, LineNorm+2)
-	ms := h.reduce("mean", sq, -1)
-	h.at("add", fileIOS, LineNorm+3)
-	ms = h.add(ms, h.scalar(h.d.Eps, f32))
-	h.at("rsqrt", fileIOS, LineNorm+3)
-	inv := h.unary("rsqrt", ms)
-	h.at("mul", fileIOS, LineNorm+4)
-	y := h.mul(x32, inv)
-	h.at("_to_copy", fileIOS, LineNorm+5)
-	w := h.cast(h.weight(key, normWeight, n), f32)
-	h.at("mul", fileIOS, LineNorm+5)
-	y = h.mul(y, w)
+	y := h.normF32(key, x, LineNorm)
 	h.at("_to_copy", fileIOS, LineNorm+6)
 	return h.cast(y, graph.F16)
+}
+
+// normF32 is the f32 part RMSNorm and RMSNormGated share, at source lines
+// l to l+5: x cast to f32, divided by its root mean square over the last
+// axis (plus eps), times the weight; the result stays f32.
+func (h *hybrid) normF32(key string, x *graph.Value, l int) *graph.Value {
+	n := shapeOf(x)[len(shapeOf(x))-1]
+	f32 := graph.F32
+	h.at("_to_copy", fileIOS, l)
+	x32 := h.cast(x, f32)
+	h.at("mul", fileIOS, l+1)
+	sq := h.mul(x32, x32)
+	h.at("mean", fileIOS, l+2)
+	ms := h.reduce("mean", sq, -1)
+	h.at("add", fileIOS, l+3)
+	ms = h.add(ms, h.scalar(h.d.Eps, f32))
+	h.at("rsqrt", fileIOS, l+3)
+	inv := h.unary("rsqrt", ms)
+	h.at("mul", fileIOS, l+4)
+	y := h.mul(x32, inv)
+	h.at("_to_copy", fileIOS, l+5)
+	w := h.cast(h.weight(key, normWeight, n), f32)
+	h.at("mul", fileIOS, l+5)
+	return h.mul(y, w)
 }
 
 // rotaryTables computes cos/sin [1, 1, rot] in f32 from position_ids.
@@ -345,10 +350,10 @@ func (h *hybrid) attention(p string, x *graph.Value) *graph.Value {
 	v = h.swap(v, -3, -1)
 
 	h.push(fileIOS, LineKVWrite)
-	kAll, vAll := h.kvWrite(kk, v)
+	kAll, vAll := h.kvWrite(int64(h.fulI), 1, kk, v)
 	h.pop()
 	h.push(fileIOS, LineSDPA)
-	o := h.sdpa(q, kAll, vAll) // [1, nh·hd, 1, 1]
+	o := h.sdpa(q, kAll, vAll, d.Heads, d.KVHeads, d.HeadDim) // [1, nh·hd, 1, 1]
 	h.pop()
 	h.fulI++
 
@@ -359,103 +364,6 @@ func (h *hybrid) attention(p string, x *graph.Value) *graph.Value {
 	h.at("mul", fileIOS, LineAttn+17)
 	o = h.mul(o, g)
 	return h.proj(p+"o_proj.weight", o, d.Hidden, LineAttn+18)
-}
-
-// kvWrite is KVCacheHandler.update_and_fetch as coreai-models lowers it:
-// begin/end from in_step, unsqueeze, slice_update into the cache, then the
-// layer's row. k, v are [1, C, 1, 1]; returns the rows [1, C, 1, ctx].
-func (h *hybrid) kvWrite(k, v *graph.Value) (*graph.Value, *graph.Value) {
-	li := int64(h.fulI)
-	c := shapeOf(k)[1]
-	h.at("cat", fileKV, 91)
-	begin := h.concat(0, h.si32(li), h.si32(0), h.si32(0), h.si32(0), h.step)
-	h.at("add", fileKV, 100)
-	endStep := h.add(h.step, h.si32(1))
-	h.at("cat", fileKV, 98)
-	end := h.concat(0, h.si32(li+1), h.si32(1), h.si32(c), h.si32(1), endStep)
-	write := func(cache, upd *graph.Value, line int) (*graph.Value, *graph.Value) {
-		h.at("unsqueeze", fileKV, line)
-		u := h.expandDims(upd, 0)
-		h.at("immutable_slice_update", fileKV, line)
-		nc := h.sliceUpdate(cache, u, begin, end)
-		h.at("slice", fileKV, line)
-		row := h.narrow(nc, 0, li, 1)
-		h.at("squeeze", fileKV, line)
-		row = h.shrinkDims(row, 0)
-		return nc, row
-	}
-	var kr, vr *graph.Value
-	h.kc, kr = write(h.kc, k, 155)
-	h.vc, vr = write(h.vc, v, 164)
-	return kr, vr
-}
-
-// sdpa is Apple's iOS per-head SDPA (primitives/ios/sdpa.py): q is
-// [1, nh·hd, 1, 1], k and v [1, nkv·hd, 1, ctx]; returns [1, nh·hd, 1, 1].
-func (h *hybrid) sdpa(q, k, v *graph.Value) *graph.Value {
-	d := h.d
-	nh, nkv, hd := d.Heads, d.KVHeads, int64(d.HeadDim)
-	group := nh / nkv
-	h.at("permute", fileSDPA, 95)
-	kt := h.swap(k, -3, -1) // [1, ctx, 1, C]
-	h.at("mul", fileSDPA, 95)
-	kt = h.mul(kt, h.scalar(1/math.Sqrt(float64(hd)), graph.F16))
-	keys := make([]*graph.Value, nkv)
-	for j := range keys {
-		h.at("slice", fileSDPA, 97)
-		kj := h.narrow(kt, 3, int64(j)*hd, hd)
-		h.at("permute", fileSDPA, 101)
-		keys[j] = h.transpose(kj, 0, 2, 3, 1) // [1, 1, hd, ctx]
-	}
-	scores := make([]*graph.Value, nh)
-	for i := range scores {
-		h.at("slice", fileSDPA, 96)
-		qi := h.narrow(q, 1, int64(i)*hd, hd)
-		h.at("permute", fileSDPA, 107)
-		qi = h.transpose(qi, 0, 2, 3, 1) // [1, 1, 1, hd]
-		h.at("matmul", fileSDPA, 109)
-		s := h.matmul(qi, keys[i/group]) // [1, 1, 1, ctx]
-		h.at("permute", fileSDPA, 110)
-		scores[i] = h.transpose(s, 0, 3, 1, 2) // [1, ctx, 1, 1]
-	}
-	h.at("cat", fileSDPA, 113)
-	all := h.concat(2, scores...) // [1, ctx, nh, 1]
-	masks := make([]*graph.Value, nh)
-	for i := range masks {
-		masks[i] = h.mask
-	}
-	h.at("cat", fileSDPA, 114)
-	mk := h.concat(2, masks...)
-	h.at("add", fileSDPA, 114)
-	all = h.add(all, mk)
-	h.at("softmax", fileSDPA, 116)
-	all = h.softmax(all, 1)
-	vals := make([]*graph.Value, nkv)
-	for j := range vals {
-		h.at("slice", fileSDPA, 119)
-		vj := h.narrow(v, 1, int64(j)*hd, hd)
-		h.at("permute", fileSDPA, 121)
-		vj = h.transpose(vj, 0, 2, 3, 1) // [1, 1, ctx, hd]
-		h.at("squeeze", fileSDPA, 121)
-		vals[j] = h.shrinkDims(vj, 1) // [1, ctx, hd]
-	}
-	outs := make([]*graph.Value, nh)
-	for i := range outs {
-		h.at("slice", fileSDPA, 117)
-		si := h.narrow(all, 2, int64(i), 1)
-		h.at("permute", fileSDPA, 125)
-		si = h.transpose(si, 0, 2, 3, 1) // [1, 1, 1, ctx]
-		h.at("squeeze", fileSDPA, 125)
-		si = h.shrinkDims(si, 1) // [1, 1, ctx]
-		h.at("bmm", fileSDPA, 127)
-		w := h.matmul(si, vals[i/group]) // [1, 1, hd]
-		h.at("unsqueeze", fileSDPA, 127)
-		w = h.expandDims(w, 1) // [1, 1, 1, hd]
-		h.at("permute", fileSDPA, 128)
-		outs[i] = h.transpose(w, 0, 3, 1, 2) // [1, hd, 1, 1]
-	}
-	h.at("cat", fileSDPA, 131)
-	return h.concat(1, outs...)
 }
 
 // gatedDelta is a Qwen3.5 gated delta net layer at query length 1; x is
@@ -724,27 +632,10 @@ func (h *hybrid) stepEnd(file string, l int, o, s *graph.Value) (*graph.Value, *
 
 // gatedNorm is RMSNormGated in local f32: norm(o)·w·silu(z), cast back.
 func (h *hybrid) gatedNorm(key string, o, z *graph.Value) *graph.Value {
-	f32 := graph.F32
-	n := shapeOf(o)[3]
 	l := LineGatedNorm
-	h.at("_to_copy", fileIOS, l)
-	x := h.cast(o, f32)
-	h.at("mul", fileIOS, l+1)
-	sq := h.mul(x, x)
-	h.at("mean", fileIOS, l+2)
-	ms := h.reduce("mean", sq, -1)
-	h.at("add", fileIOS, l+3)
-	ms = h.add(ms, h.scalar(h.d.Eps, f32))
-	h.at("rsqrt", fileIOS, l+3)
-	inv := h.unary("rsqrt", ms)
-	h.at("mul", fileIOS, l+4)
-	y := h.mul(x, inv)
-	h.at("_to_copy", fileIOS, l+5)
-	w := h.cast(h.weight(key, normWeight, n), f32)
-	h.at("mul", fileIOS, l+5)
-	y = h.mul(y, w)
+	y := h.normF32(key, o, l)
 	h.at("_to_copy", fileIOS, l+6)
-	zz := h.cast(z, f32)
+	zz := h.cast(z, graph.F32)
 	h.at("silu", fileIOS, l+6)
 	zz = h.unary("silu", zz)
 	h.at("mul", fileIOS, l+6)
