@@ -424,6 +424,10 @@ func canonical(name string) string {
 		return "maximum"
 	case "min":
 		return "minimum"
+	case "reduce_prod":
+		// one spelling for every rule keyed by name (the Neural Engine
+		// profile's narrow-reduce rule lists reduce_product only)
+		return "reduce_product"
 	case "squeeze":
 		return "shrink_dims"
 	case "unsqueeze":
@@ -818,10 +822,7 @@ func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Ele
 // runs them here with acc16 set, numerics.go).
 func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
 	switch k {
-	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product", "reduce_prod":
-		if k == "reduce_prod" {
-			k = "reduce_product"
-		}
+	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product":
 		axes, _ := intArg(op, ins, 1, "axes")
 		keep := true
 		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {

@@ -67,6 +67,16 @@ func TestANERules(t *testing.T) {
     %y = coreai.reduce_mean %x, %ax : (tensor<1x4096xf16>, tensor<1xsi32>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
 			ones(4096), []float32{1}, []float32{0.5}, nil},
+		{"narrow-reduce", "reduce_prod (the alias) rounds every product as reduce_product does",
+			// 1.5^7 = 2187/128 is a tie between halves and rounds to
+			// 2188/128; × 1.5 is 25.640625, exact. Rounded once at the
+			// end, 1.5^8 = 6561/256 is 25.625 in half. The alias once
+			// escaped the rule (the rule matched reduce_product only).
+			"tensor<1x8xf16>", `
+    %ax = coreai.constant dense<[1]> : tensor<1xsi32>
+    %y = "coreai.reduce_prod"(%x, %ax) : (tensor<1x8xf16>, tensor<1xsi32>) -> tensor<1x1xf16>
+    coreai.output %y : tensor<1x1xf16>`,
+			[]float32{1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5}, []float32{25.625}, []float32{25.640625}, nil},
 		{"narrow-reduce", "a sum that overflows half midway",
 			// 30000+30000 = 60000, +30000 overflows half: inf stays inf.
 			"tensor<1x6xf16>", `
