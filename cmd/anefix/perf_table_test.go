@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"maps"
@@ -416,7 +415,7 @@ func timedRunCodes(b *testing.B, ok []int, name string, args ...string) prun {
 // the cp's peak RSS, and its CPU time (the hashes' and the cp's): the floor on the cores the machine actually has free
 // at that moment.
 func floorTogetherRun(b *testing.B, p, out string) prun {
-	c0 := cpuTime()
+	c0 := oracle.CPUSeconds()
 	t := time.Now()
 	done := make(chan error, 2)
 	for range 2 {
@@ -435,7 +434,7 @@ func floorTogetherRun(b *testing.B, p, out string) prun {
 			b.Fatal(err)
 		}
 	}
-	return prun{wall: time.Since(t).Seconds(), cpu: cpuTime() - c0 + cp.cpu, rssKB: cp.rssKB}
+	return prun{wall: time.Since(t).Seconds(), cpu: oracle.CPUSeconds() - c0 + cp.cpu, rssKB: cp.rssKB}
 }
 
 // shaPassTimed is one SHA-256 pass over p (1 MiB reads).
@@ -445,12 +444,12 @@ func shaPassTimed(b *testing.B, p string) prun {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	c0 := cpuTime()
+	c0 := oracle.CPUSeconds()
 	t := time.Now()
 	if _, err := io.CopyBuffer(sha256.New(), f, make([]byte, 1<<20)); err != nil {
 		b.Fatal(err)
 	}
-	return prun{wall: time.Since(t).Seconds(), cpu: cpuTime() - c0}
+	return prun{wall: time.Since(t).Seconds(), cpu: oracle.CPUSeconds() - c0}
 }
 
 // weightRead measures the weight-streaming bound: one read of every byte
@@ -499,10 +498,10 @@ func TestHelperWeightRead(t *testing.T) {
 	}
 	var sink uint64
 	buf := make([]byte, 1<<20)
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := oracle.CPUSeconds(), time.Now()
 	for off := int64(0); ; {
 		n, err := f.ReadAt(buf, off)
-		sink ^= xorWords(buf[:n])
+		sink ^= oracle.FoldWords(buf[:n])
 		off += int64(n)
 		if err == io.EOF {
 			break
@@ -511,43 +510,17 @@ func TestHelperWeightRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	preadWall, preadCPU := time.Since(t0).Seconds(), cpuTime()-c0
+	preadWall, preadCPU := time.Since(t0).Seconds(), oracle.CPUSeconds()-c0
 	m, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(m)
-	sink ^= xorWords(m) // fault the mapping in
-	c1, t1 := cpuTime(), time.Now()
-	sink ^= xorWords(m)
+	sink ^= oracle.FoldWords(m) // fault the mapping in
+	c1, t1 := oracle.CPUSeconds(), time.Now()
+	sink ^= oracle.FoldWords(m)
 	// the sink is printed so that no load can be left out
-	fmt.Printf("pread %g %g\nmapped %g %g\nsink %d\n", preadWall, preadCPU, time.Since(t1).Seconds(), cpuTime()-c1, sink)
-}
-
-// xorWords folds d into a word, four independent lanes of 8 bytes so the
-// loop is bound by loads, not by the xor chain.
-func xorWords(d []byte) uint64 {
-	var s0, s1, s2, s3 uint64
-	for len(d) >= 32 {
-		s0 ^= binary.LittleEndian.Uint64(d[0:8])
-		s1 ^= binary.LittleEndian.Uint64(d[8:16])
-		s2 ^= binary.LittleEndian.Uint64(d[16:24])
-		s3 ^= binary.LittleEndian.Uint64(d[24:32])
-		d = d[32:]
-	}
-	for ; len(d) >= 8; d = d[8:] {
-		s0 ^= binary.LittleEndian.Uint64(d)
-	}
-	return s0 ^ s1 ^ s2 ^ s3
-}
-
-// cpuTime is this process's user + system time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	fmt.Printf("pread %g %g\nmapped %g %g\nsink %d\n", preadWall, preadCPU, time.Since(t1).Seconds(), oracle.CPUSeconds()-c1, sink)
 }
 
 func loadAvg() string {

@@ -12,6 +12,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/graph/synth"
 )
 
@@ -81,7 +82,7 @@ func benchDecode(b *testing.B, opts interp.Options) {
 	defer rd.close()
 	rd.read() // fault the benchmark's own mapping in once
 	var stepS, readS, mapS, readCPU, mapCPU []float64
-	cpu0 := cpuSeconds()
+	cpu0 := oracle.CPUSeconds()
 	for b.Loop() {
 		t0 := time.Now()
 		if _, err := in.Run("main", args); err != nil {
@@ -89,17 +90,17 @@ func benchDecode(b *testing.B, opts interp.Options) {
 		}
 		stepS = append(stepS, time.Since(t0).Seconds())
 		b.StopTimer()
-		cpuIn := cpuSeconds()
+		cpuIn := oracle.CPUSeconds()
 		r, mp, rc, mc := rd.read()
 		readS, mapS = append(readS, r), append(mapS, mp)
 		readCPU, mapCPU = append(readCPU, rc), append(mapCPU, mc)
-		cpu0 += cpuSeconds() - cpuIn
+		cpu0 += oracle.CPUSeconds() - cpuIn
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 	// CPU seconds per token (all threads): meaningful even when other
 	// processes share the cores and wall time is not.
-	cpuStep := (cpuSeconds() - cpu0) / float64(b.N)
+	cpuStep := (oracle.CPUSeconds() - cpu0) / float64(b.N)
 	b.ReportMetric(cpuStep, "cpu-s/token")
 	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
 	// The bound is the faster of the two plain reads (the stricter ratio);
@@ -177,37 +178,20 @@ func newWeightReader(b *testing.B, m *graph.Module) *weightReader {
 // read returns the wall and CPU seconds of each way (pread is 0 without a
 // file).
 func (w *weightReader) read() (pread, mapped, preadCPU, mappedCPU float64) {
-	c0 := cpuSeconds()
+	c0 := oracle.CPUSeconds()
 	t0 := time.Now()
 	for _, sb := range w.files {
 		for off := int64(0); off < sb.N; off += int64(len(w.buf)) {
 			n, _ := sb.ReadAt(w.buf[:min(int64(len(w.buf)), sb.N-off)], off)
-			w.sink ^= xorWords(w.buf[:n])
+			w.sink ^= oracle.FoldWords(w.buf[:n])
 		}
 	}
-	t1, c1 := time.Now(), cpuSeconds()
+	t1, c1 := time.Now(), oracle.CPUSeconds()
 	for _, d := range w.maps {
-		w.sink ^= xorWords(d)
+		w.sink ^= oracle.FoldWords(d)
 	}
-	c2 := cpuSeconds()
+	c2 := oracle.CPUSeconds()
 	return t1.Sub(t0).Seconds(), time.Since(t1).Seconds(), c1 - c0, c2 - c1
-}
-
-// xorWords folds d into a word, four independent lanes of 8 bytes so the
-// loop is bound by loads, not by the xor chain.
-func xorWords(d []byte) uint64 {
-	var s0, s1, s2, s3 uint64
-	for len(d) >= 32 {
-		s0 ^= binary.LittleEndian.Uint64(d[0:8])
-		s1 ^= binary.LittleEndian.Uint64(d[8:16])
-		s2 ^= binary.LittleEndian.Uint64(d[16:24])
-		s3 ^= binary.LittleEndian.Uint64(d[24:32])
-		d = d[32:]
-	}
-	for ; len(d) >= 8; d = d[8:] {
-		s0 ^= binary.LittleEndian.Uint64(d)
-	}
-	return s0 ^ s1 ^ s2 ^ s3
 }
 
 func (w *weightReader) close() {
@@ -242,13 +226,4 @@ func BenchmarkReadWeights(b *testing.B) {
 		}
 	}
 	_ = sink
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
 }
