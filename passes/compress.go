@@ -513,6 +513,66 @@ func (sh *shared) again() bool {
 	return reused
 }
 
+// compressWeights is the loop palettize and quantize-weights share. Each
+// selected weight is planned once per blob (weightKey: the constants of one
+// blob in several functions share the plan and its new blobs) or left as it
+// is with a note saying why; emit writes the plan's ops before the constant
+// (first: this is the plan's first constant, the one the report lists) and
+// returns the value that replaces it; the blobs nothing refers to any more
+// are dropped at the end.
+func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass, done string,
+	sh func(P) *shared, plan func(*weightConst) (P, string, error), emit func(p P, w *weightConst, first bool) *graph.Value) error {
+	var replaced []string
+	plans := map[string]P{}
+	skipped := map[string]bool{}
+	sharedN := 0
+	for _, w := range ws {
+		if w.note != "" {
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
+		}
+		k := weightKey(w)
+		if skipped[k] {
+			continue // noted once, for the first constant of the blob
+		}
+		p, ok := plans[k]
+		if !ok {
+			var skip string
+			var err error
+			if p, skip, err = plan(w); err != nil {
+				return fmt.Errorf("%s: %s: %v", pass, w.op.DescribeInGraph(), err)
+			}
+			if skip != "" {
+				ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
+				if k != "" {
+					skipped[k] = true
+				}
+				continue
+			}
+			if k != "" {
+				plans[k] = p
+			}
+		}
+		first := !sh(p).again()
+		out := emit(p, w, first)
+		if !first {
+			sharedN++
+		}
+		if w.res != "" {
+			replaced = append(replaced, w.res)
+		}
+		w.op.Result(0).ReplaceAllUsesWith(out)
+		if err := w.op.Erase(); err != nil {
+			return fmt.Errorf("%s: %s: %v", pass, w.op.DescribeInGraph(), err)
+		}
+		ch.OpsRemoved++
+	}
+	if sharedN > 0 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more constant(s) read weights already %s here (the same blob in another function) and name the same new blobs", sharedN, done))
+	}
+	dropUnreferenced(m, replaced)
+	return nil
+}
+
 // weightKey identifies the weight a constant holds: its blob, type and
 // output axis (constants of one blob and type compress alike).
 func weightKey(w *weightConst) string {

@@ -223,60 +223,25 @@ func palettize(gm *graph.Module, o *PalettizeOptions) (*Change, error) {
 		ch.Notes = append(ch.Notes, "no constant matched the selector (ops, weights, exclude, tied-head, min-elements)")
 		return ch, nil
 	}
-	var replaced []string
 	var warns smallGroupWarnings
 	defer warns.note(ch)
-	plans := map[string]*lutPlan{}
-	skipped := map[string]bool{}
-	sharedN := 0
-	for _, w := range ws {
-		if w.note != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
-		}
-		if skipped[weightKey(w)] {
-			continue // noted once, for the first constant of the blob
-		}
-		plan := plans[weightKey(w)]
-		if plan == nil {
-			var skip string
-			var err error
-			plan, skip, err = planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, s, w.name())
-			if err != nil {
-				return nil, fmt.Errorf("palettize: %s: %v", w.op.DescribeInGraph(), err)
+	err := compressWeights(m, ws, ch, "palettize", "palettized",
+		func(pl *lutPlan) *shared { return &pl.sh },
+		func(w *weightConst) (*lutPlan, string, error) {
+			return planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, s, w.name())
+		},
+		func(pl *lutPlan, w *weightConst, first bool) *graph.Value {
+			cw, warn := pl.emit(m, w.op, w.name(), ch)
+			cw.Op, cw.Resource, cw.Type, cw.BytesBefore = Ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
+			if first {
+				ch.Compressed = append(ch.Compressed, cw)
+				warns.add(w.op, warn)
 			}
-			if skip != "" {
-				ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
-				if k := weightKey(w); k != "" {
-					skipped[k] = true
-				}
-				continue
-			}
-			if k := weightKey(w); k != "" {
-				plans[k] = plan
-			}
-		}
-		first := !plan.sh.again()
-		cw, warn := plan.emit(m, w.op, w.name(), ch)
-		cw.Op, cw.Resource, cw.Type, cw.BytesBefore = Ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
-		if first {
-			ch.Compressed = append(ch.Compressed, cw)
-			warns.add(w.op, warn)
-		} else {
-			sharedN++
-		}
-		if w.res != "" {
-			replaced = append(replaced, w.res)
-		}
-		w.op.Result(0).ReplaceAllUsesWith(plan.out)
-		if err := w.op.Erase(); err != nil {
-			return nil, fmt.Errorf("palettize: %s: %v", w.op.DescribeInGraph(), err)
-		}
-		ch.OpsRemoved++
+			return pl.out
+		})
+	if err != nil {
+		return nil, err
 	}
-	if sharedN > 0 {
-		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more constant(s) read weights already palettized here (the same blob in another function) and name the same new blobs", sharedN))
-	}
-	dropUnreferenced(m, replaced)
 	return ch, nil
 }
 

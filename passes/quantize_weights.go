@@ -109,63 +109,28 @@ func quantizeWeights(gm *graph.Module, o *QuantizeWeightsOptions) (*Change, erro
 		ch.Notes = append(ch.Notes, "no constant matched the selector (ops, weights, exclude, tied-head, min-elements)")
 		return ch, nil
 	}
-	var replaced []string
 	warned := false
-	plans := map[string]*quantPlan{}
-	skipped := map[string]bool{}
-	sharedN := 0
-	for _, w := range ws {
-		if w.note != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
-		}
-		if skipped[weightKey(w)] {
-			continue // noted once, for the first constant of the blob
-		}
-		qp := plans[weightKey(w)]
-		if qp == nil {
-			var skip string
-			var err error
-			qp, skip, err = planQuant(newFloatReader(w.blob, w.elem), w, o)
-			if err != nil {
-				return nil, fmt.Errorf("quantize-weights: %s: %v", w.op.DescribeInGraph(), err)
+	err := compressWeights(m, ws, ch, "quantize-weights", "quantized",
+		func(qp *quantPlan) *shared { return &qp.sh },
+		func(w *weightConst) (*quantPlan, string, error) {
+			return planQuant(newFloatReader(w.blob, w.elem), w, o)
+		},
+		func(qp *quantPlan, w *weightConst, first bool) *graph.Value {
+			out, after := qp.emit(m, w, ch)
+			if first {
+				ch.Compressed = append(ch.Compressed, CompressedWeight{Op: Ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
+					Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
+					SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err)})
 			}
-			if skip != "" {
-				ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
-				if k := weightKey(w); k != "" {
-					skipped[k] = true
-				}
-				continue
+			if (o.DType == "si4" || o.DType == "ui4") && !warned {
+				ch.Notes = append(ch.Notes, "warning: linear INT4 weights: check reports them as a blocker (linear-int4: such programs got no Neural Engine region); legalize-weights turns them into legal palettes")
+				warned = true
 			}
-			if k := weightKey(w); k != "" {
-				plans[k] = qp
-			}
-		}
-		first := !qp.sh.again()
-		out, after := qp.emit(m, w, ch)
-		if first {
-			ch.Compressed = append(ch.Compressed, CompressedWeight{Op: Ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
-				Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
-				SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err)})
-		} else {
-			sharedN++
-		}
-		if (o.DType == "si4" || o.DType == "ui4") && !warned {
-			ch.Notes = append(ch.Notes, "warning: linear INT4 weights: check reports them as a blocker (linear-int4: such programs got no Neural Engine region); legalize-weights turns them into legal palettes")
-			warned = true
-		}
-		if w.res != "" {
-			replaced = append(replaced, w.res)
-		}
-		w.op.Result(0).ReplaceAllUsesWith(out)
-		if err := w.op.Erase(); err != nil {
-			return nil, fmt.Errorf("quantize-weights: %s: %v", w.op.DescribeInGraph(), err)
-		}
-		ch.OpsRemoved++
+			return out
+		})
+	if err != nil {
+		return nil, err
 	}
-	if sharedN > 0 {
-		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more constant(s) read weights already quantized here (the same blob in another function) and name the same new blobs", sharedN))
-	}
-	dropUnreferenced(m, replaced)
 	return ch, nil
 }
 
