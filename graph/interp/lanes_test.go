@@ -179,4 +179,3 @@ func sameBits(a, b *Tensor) bool {
 	}
 	return true
 }
-

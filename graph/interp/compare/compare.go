@@ -123,6 +123,7 @@ type StateDrift struct {
 	RelRMS float64 // ‖ref − cand‖ / ‖ref‖
 	// Identical reports bit-identical values (after widening to float64).
 	Identical bool
+	num, den  float64 // Σ(ref − cand)², Σ ref² (stateDriftSums)
 }
 
 // Input says how one graph input was fed.
@@ -723,6 +724,27 @@ func sortedScaleNames(m map[string]int) []string {
 }
 
 func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
+	out := stateDriftSums(rs, cs, log2)
+	for i := range out {
+		out[i].RelRMS = relRMS(out[i].num, out[i].den)
+	}
+	return out
+}
+
+// relRMS is √(num/den): +inf when only the difference is nonzero.
+func relRMS(num, den float64) float64 {
+	switch {
+	case den > 0:
+		return math.Sqrt(num / den)
+	case num > 0:
+		return math.Inf(1)
+	}
+	return 0
+}
+
+// stateDriftSums compares the states of the two sides' current inputs:
+// max |Δ|, bit identity and the sums of squares behind the relative RMS.
+func stateDriftSums(rs, cs *side, log2 map[string]int) []StateDrift {
 	cByName := map[string]int{}
 	for i, p := range cs.ins {
 		cByName[p.Name] = i
@@ -739,7 +761,6 @@ func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
 		}
 		a, b := rs.args[i], cs.args[k]
 		d := StateDrift{Name: name, Identical: true}
-		var num, den float64
 		scale := log2[name]
 		for e := 0; e < a.Len(); e++ {
 			x, y := a.Float64At(e), math.Ldexp(b.Float64At(e), scale)
@@ -748,13 +769,8 @@ func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
 			}
 			diff := x - y
 			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(diff))
-			num += diff * diff
-			den += x * x
-		}
-		if den > 0 {
-			d.RelRMS = math.Sqrt(num / den)
-		} else if num > 0 {
-			d.RelRMS = math.Inf(1)
+			d.num += diff * diff
+			d.den += x * x
 		}
 		out = append(out, d)
 	}
