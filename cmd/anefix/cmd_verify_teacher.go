@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph/interp/compare"
 	"github.com/anefix/anefix/graph/modelio"
@@ -214,10 +215,10 @@ func teacherReport(refPath, candPath string, vr verifyRun, source string, r *com
 		Reference: refPath, Candidate: candPath, Function: r.Function, Seed: vr.Seed, Accumulate: accName(vr.Ref, vr.Cand),
 		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, Notes: r.Notes, Numerics: vr.Cand.ANE.Describe(), RangesChecked: vr.Ranges,
 		Mode: "teacher-forced", Streams: int32(r.Streams), Length: int32(r.Length), Tokens: source,
-		MeanKld: r.MeanKLD, KldP50: r.KLDP50, KldP90: r.KLDP90, KldP99: r.KLDP99, KldMax: r.KLDMax,
-		SameTop1: r.SameTop1Frac(), PositionsCompared: count32(int64(r.Positions)), SameTop1Low: r.SameTop1Low, SameTop1High: r.High,
-		ClearMargin: r.ClearMargin, ClearPositions: count32(int64(r.ClearPositions)), SameTop1Clear: r.ClearSameFrac(),
-		RmsDeltaP: r.RMSDeltaP, MaxKld: tr.MaxKLD, MinSameTop1: tr.MinSameTop1,
+		MeanKld: proto.Float64(r.MeanKLD), KldP50: proto.Float64(r.KLDP50), KldP90: proto.Float64(r.KLDP90), KldP99: proto.Float64(r.KLDP99), KldMax: proto.Float64(r.KLDMax),
+		SameTop1: proto.Float64(r.SameTop1Frac()), PositionsCompared: count32(int64(r.Positions)), SameTop1Low: proto.Float64(r.SameTop1Low), SameTop1High: proto.Float64(r.High),
+		ClearMargin: r.ClearMargin, ClearPositions: count32(int64(r.ClearPositions)), SameTop1Clear: proto.Float64(r.ClearSameFrac()),
+		RmsDeltaP: proto.Float64(r.RMSDeltaP), MaxKld: tr.MaxKLD, MinSameTop1: tr.MinSameTop1,
 	}
 	rep.Passed = (tr.MaxKLD < 0 || r.MeanKLD <= tr.MaxKLD) && (tr.MinSameTop1 < 0 || r.SameTop1Frac() >= tr.MinSameTop1)
 	for _, e := range r.Ranges {
@@ -242,10 +243,10 @@ func teacherReport(refPath, candPath string, vr verifyRun, source string, r *com
 func teacherGateText(r *pb.VerifyReport) string {
 	var parts []string
 	if r.MaxKld >= 0 {
-		parts = append(parts, fmt.Sprintf("mean KLD %s (need ≤ %s)", fmtG(r.MeanKld), fmtG(r.MaxKld)))
+		parts = append(parts, fmt.Sprintf("mean KLD %s (need ≤ %s)", fmtG(r.GetMeanKld()), fmtG(r.MaxKld)))
 	}
 	if r.MinSameTop1 >= 0 {
-		parts = append(parts, fmt.Sprintf("same-top-1 %.4f (need ≥ %s)", r.SameTop1, fmtG(r.MinSameTop1)))
+		parts = append(parts, fmt.Sprintf("same-top-1 %.4f (need ≥ %s)", r.GetSameTop1(), fmtG(r.MinSameTop1)))
 	}
 	if len(parts) == 0 {
 		return "no gate"
@@ -257,10 +258,10 @@ func writeTeacherText(w io.Writer, r *pb.VerifyReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, teacher-forced: %d streams × %d positions (tokens: %s), accumulate %s\nnumerics of CAND: %s\n\n",
 		r.Reference, r.Candidate, r.Function, r.Streams, r.Length, r.Tokens, r.Accumulate, r.Numerics)
-	fmt.Fprintf(&b, "mean KLD: %s nats (p50 %s, p90 %s, p99 %s, max %s)\n", fmtG(r.MeanKld), fmtG(r.KldP50), fmtG(r.KldP90), fmtG(r.KldP99), fmtG(r.KldMax))
-	fmt.Fprintf(&b, "same top-1: %.2f %% of %d positions (95 %% interval %.2f–%.2f %%)\n", 100*r.SameTop1, r.PositionsCompared, 100*r.SameTop1Low, 100*r.SameTop1High)
-	fmt.Fprintf(&b, "same top-1 where REF's top-2 gap ≥ %s nats: %.2f %% of %d positions\n", fmtG(r.ClearMargin), 100*r.SameTop1Clear, r.ClearPositions)
-	fmt.Fprintf(&b, "RMS Δp: %s\n", fmtG(r.RmsDeltaP))
+	fmt.Fprintf(&b, "mean KLD: %s nats (p50 %s, p90 %s, p99 %s, max %s)\n", fmtG(r.GetMeanKld()), fmtG(r.GetKldP50()), fmtG(r.GetKldP90()), fmtG(r.GetKldP99()), fmtG(r.GetKldMax()))
+	fmt.Fprintf(&b, "same top-1: %.2f %% of %d positions (95 %% interval %.2f–%.2f %%)\n", 100*r.GetSameTop1(), r.PositionsCompared, 100*r.GetSameTop1Low(), 100*r.GetSameTop1High())
+	fmt.Fprintf(&b, "same top-1 where REF's top-2 gap ≥ %s nats: %.2f %% of %d positions\n", fmtG(r.ClearMargin), 100*r.GetSameTop1Clear(), r.ClearPositions)
+	fmt.Fprintf(&b, "RMS Δp: %s\n", fmtG(r.GetRmsDeltaP()))
 	fmt.Fprintf(&b, "logits PSNR: %s dB\n", fmtG(r.LogitsPsnrDb))
 	if r.BitIdentical {
 		b.WriteString("outputs and states: bit-identical\n")

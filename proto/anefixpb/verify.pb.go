@@ -93,28 +93,30 @@ type VerifyReport struct {
 	Streams int32  `protobuf:"varint,23,opt,name=streams,proto3" json:"streams,omitempty"`
 	Length  int32  `protobuf:"varint,24,opt,name=length,proto3" json:"length,omitempty"`
 	Tokens  string `protobuf:"bytes,25,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	// The aggregates are optional so that a 0 (identical graphs) is printed
+	// in the JSON rather than left out.
 	// Mean over streams × positions of KL(REF‖CAND) of the softmaxes of the
 	// logits, in nats, computed in float64; and its percentiles (linear
 	// interpolation, numpy's default) and maximum.
-	MeanKld float64 `protobuf:"fixed64,26,opt,name=mean_kld,json=meanKld,proto3" json:"mean_kld,omitempty"`
-	KldP50  float64 `protobuf:"fixed64,27,opt,name=kld_p50,json=kldP50,proto3" json:"kld_p50,omitempty"`
-	KldP90  float64 `protobuf:"fixed64,28,opt,name=kld_p90,json=kldP90,proto3" json:"kld_p90,omitempty"`
-	KldP99  float64 `protobuf:"fixed64,29,opt,name=kld_p99,json=kldP99,proto3" json:"kld_p99,omitempty"`
-	KldMax  float64 `protobuf:"fixed64,30,opt,name=kld_max,json=kldMax,proto3" json:"kld_max,omitempty"`
+	MeanKld *float64 `protobuf:"fixed64,26,opt,name=mean_kld,json=meanKld,proto3,oneof" json:"mean_kld,omitempty"`
+	KldP50  *float64 `protobuf:"fixed64,27,opt,name=kld_p50,json=kldP50,proto3,oneof" json:"kld_p50,omitempty"`
+	KldP90  *float64 `protobuf:"fixed64,28,opt,name=kld_p90,json=kldP90,proto3,oneof" json:"kld_p90,omitempty"`
+	KldP99  *float64 `protobuf:"fixed64,29,opt,name=kld_p99,json=kldP99,proto3,oneof" json:"kld_p99,omitempty"`
+	KldMax  *float64 `protobuf:"fixed64,30,opt,name=kld_max,json=kldMax,proto3,oneof" json:"kld_max,omitempty"`
 	// Fraction of positions whose top-1 tokens agree, how many positions
 	// were compared, and the Wilson 95 % interval of the fraction.
-	SameTop1          float64 `protobuf:"fixed64,31,opt,name=same_top1,json=sameTop1,proto3" json:"same_top1,omitempty"`
-	PositionsCompared int32   `protobuf:"varint,32,opt,name=positions_compared,json=positionsCompared,proto3" json:"positions_compared,omitempty"`
-	SameTop1Low       float64 `protobuf:"fixed64,33,opt,name=same_top1_low,json=sameTop1Low,proto3" json:"same_top1_low,omitempty"`
-	SameTop1High      float64 `protobuf:"fixed64,34,opt,name=same_top1_high,json=sameTop1High,proto3" json:"same_top1_high,omitempty"`
+	SameTop1          *float64 `protobuf:"fixed64,31,opt,name=same_top1,json=sameTop1,proto3,oneof" json:"same_top1,omitempty"`
+	PositionsCompared int32    `protobuf:"varint,32,opt,name=positions_compared,json=positionsCompared,proto3" json:"positions_compared,omitempty"`
+	SameTop1Low       *float64 `protobuf:"fixed64,33,opt,name=same_top1_low,json=sameTop1Low,proto3,oneof" json:"same_top1_low,omitempty"`
+	SameTop1High      *float64 `protobuf:"fixed64,34,opt,name=same_top1_high,json=sameTop1High,proto3,oneof" json:"same_top1_high,omitempty"`
 	// Same-top-1 over the positions where REF's two largest logits are at
 	// least clear_margin apart (nats), and how many such positions there are.
-	ClearMargin    float64 `protobuf:"fixed64,35,opt,name=clear_margin,json=clearMargin,proto3" json:"clear_margin,omitempty"`
-	ClearPositions int32   `protobuf:"varint,36,opt,name=clear_positions,json=clearPositions,proto3" json:"clear_positions,omitempty"`
-	SameTop1Clear  float64 `protobuf:"fixed64,37,opt,name=same_top1_clear,json=sameTop1Clear,proto3" json:"same_top1_clear,omitempty"`
+	ClearMargin    float64  `protobuf:"fixed64,35,opt,name=clear_margin,json=clearMargin,proto3" json:"clear_margin,omitempty"`
+	ClearPositions int32    `protobuf:"varint,36,opt,name=clear_positions,json=clearPositions,proto3" json:"clear_positions,omitempty"`
+	SameTop1Clear  *float64 `protobuf:"fixed64,37,opt,name=same_top1_clear,json=sameTop1Clear,proto3,oneof" json:"same_top1_clear,omitempty"`
 	// Root mean square over positions of Δp: CAND's probability of REF's top
 	// token minus REF's probability of it.
-	RmsDeltaP float64 `protobuf:"fixed64,38,opt,name=rms_delta_p,json=rmsDeltaP,proto3" json:"rms_delta_p,omitempty"`
+	RmsDeltaP *float64 `protobuf:"fixed64,38,opt,name=rms_delta_p,json=rmsDeltaP,proto3,oneof" json:"rms_delta_p,omitempty"`
 	// Each state's relative RMS drift ‖ref − cand‖/‖ref‖ over all streams,
 	// sampled at eight positions along the streams (every position when
 	// fewer), sorted by name.
@@ -332,43 +334,43 @@ func (x *VerifyReport) GetTokens() string {
 }
 
 func (x *VerifyReport) GetMeanKld() float64 {
-	if x != nil {
-		return x.MeanKld
+	if x != nil && x.MeanKld != nil {
+		return *x.MeanKld
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetKldP50() float64 {
-	if x != nil {
-		return x.KldP50
+	if x != nil && x.KldP50 != nil {
+		return *x.KldP50
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetKldP90() float64 {
-	if x != nil {
-		return x.KldP90
+	if x != nil && x.KldP90 != nil {
+		return *x.KldP90
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetKldP99() float64 {
-	if x != nil {
-		return x.KldP99
+	if x != nil && x.KldP99 != nil {
+		return *x.KldP99
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetKldMax() float64 {
-	if x != nil {
-		return x.KldMax
+	if x != nil && x.KldMax != nil {
+		return *x.KldMax
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetSameTop1() float64 {
-	if x != nil {
-		return x.SameTop1
+	if x != nil && x.SameTop1 != nil {
+		return *x.SameTop1
 	}
 	return 0
 }
@@ -381,15 +383,15 @@ func (x *VerifyReport) GetPositionsCompared() int32 {
 }
 
 func (x *VerifyReport) GetSameTop1Low() float64 {
-	if x != nil {
-		return x.SameTop1Low
+	if x != nil && x.SameTop1Low != nil {
+		return *x.SameTop1Low
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetSameTop1High() float64 {
-	if x != nil {
-		return x.SameTop1High
+	if x != nil && x.SameTop1High != nil {
+		return *x.SameTop1High
 	}
 	return 0
 }
@@ -409,15 +411,15 @@ func (x *VerifyReport) GetClearPositions() int32 {
 }
 
 func (x *VerifyReport) GetSameTop1Clear() float64 {
-	if x != nil {
-		return x.SameTop1Clear
+	if x != nil && x.SameTop1Clear != nil {
+		return *x.SameTop1Clear
 	}
 	return 0
 }
 
 func (x *VerifyReport) GetRmsDeltaP() float64 {
-	if x != nil {
-		return x.RmsDeltaP
+	if x != nil && x.RmsDeltaP != nil {
+		return *x.RmsDeltaP
 	}
 	return 0
 }
@@ -1031,8 +1033,7 @@ var File_verify_proto protoreflect.FileDescriptor
 
 const file_verify_proto_rawDesc = "" +
 	"\n" +
-	"\fverify.proto\x12\tanefix.v1\"\xec\n" +
-	"\n" +
+	"\fverify.proto\x12\tanefix.v1\"\xb2\f\n" +
 	"\fVerifyReport\x12\x1c\n" +
 	"\treference\x18\x01 \x01(\tR\treference\x12\x1c\n" +
 	"\tcandidate\x18\x02 \x01(\tR\tcandidate\x12\x1a\n" +
@@ -1062,24 +1063,39 @@ const file_verify_proto_rawDesc = "" +
 	"\x04mode\x18\x16 \x01(\tR\x04mode\x12\x18\n" +
 	"\astreams\x18\x17 \x01(\x05R\astreams\x12\x16\n" +
 	"\x06length\x18\x18 \x01(\x05R\x06length\x12\x16\n" +
-	"\x06tokens\x18\x19 \x01(\tR\x06tokens\x12\x19\n" +
-	"\bmean_kld\x18\x1a \x01(\x01R\ameanKld\x12\x17\n" +
-	"\akld_p50\x18\x1b \x01(\x01R\x06kldP50\x12\x17\n" +
-	"\akld_p90\x18\x1c \x01(\x01R\x06kldP90\x12\x17\n" +
-	"\akld_p99\x18\x1d \x01(\x01R\x06kldP99\x12\x17\n" +
-	"\akld_max\x18\x1e \x01(\x01R\x06kldMax\x12\x1b\n" +
-	"\tsame_top1\x18\x1f \x01(\x01R\bsameTop1\x12-\n" +
-	"\x12positions_compared\x18  \x01(\x05R\x11positionsCompared\x12\"\n" +
-	"\rsame_top1_low\x18! \x01(\x01R\vsameTop1Low\x12$\n" +
-	"\x0esame_top1_high\x18\" \x01(\x01R\fsameTop1High\x12!\n" +
+	"\x06tokens\x18\x19 \x01(\tR\x06tokens\x12\x1e\n" +
+	"\bmean_kld\x18\x1a \x01(\x01H\x00R\ameanKld\x88\x01\x01\x12\x1c\n" +
+	"\akld_p50\x18\x1b \x01(\x01H\x01R\x06kldP50\x88\x01\x01\x12\x1c\n" +
+	"\akld_p90\x18\x1c \x01(\x01H\x02R\x06kldP90\x88\x01\x01\x12\x1c\n" +
+	"\akld_p99\x18\x1d \x01(\x01H\x03R\x06kldP99\x88\x01\x01\x12\x1c\n" +
+	"\akld_max\x18\x1e \x01(\x01H\x04R\x06kldMax\x88\x01\x01\x12 \n" +
+	"\tsame_top1\x18\x1f \x01(\x01H\x05R\bsameTop1\x88\x01\x01\x12-\n" +
+	"\x12positions_compared\x18  \x01(\x05R\x11positionsCompared\x12'\n" +
+	"\rsame_top1_low\x18! \x01(\x01H\x06R\vsameTop1Low\x88\x01\x01\x12)\n" +
+	"\x0esame_top1_high\x18\" \x01(\x01H\aR\fsameTop1High\x88\x01\x01\x12!\n" +
 	"\fclear_margin\x18# \x01(\x01R\vclearMargin\x12'\n" +
-	"\x0fclear_positions\x18$ \x01(\x05R\x0eclearPositions\x12&\n" +
-	"\x0fsame_top1_clear\x18% \x01(\x01R\rsameTop1Clear\x12\x1e\n" +
-	"\vrms_delta_p\x18& \x01(\x01R\trmsDeltaP\x12<\n" +
+	"\x0fclear_positions\x18$ \x01(\x05R\x0eclearPositions\x12+\n" +
+	"\x0fsame_top1_clear\x18% \x01(\x01H\bR\rsameTop1Clear\x88\x01\x01\x12#\n" +
+	"\vrms_delta_p\x18& \x01(\x01H\tR\trmsDeltaP\x88\x01\x01\x12<\n" +
 	"\vstate_drift\x18' \x03(\v2\x1b.anefix.v1.VerifyStateCurveR\n" +
 	"stateDrift\x12\x17\n" +
 	"\amax_kld\x18( \x01(\x01R\x06maxKld\x12\"\n" +
-	"\rmin_same_top1\x18) \x01(\x01R\vminSameTop1\"[\n" +
+	"\rmin_same_top1\x18) \x01(\x01R\vminSameTop1B\v\n" +
+	"\t_mean_kldB\n" +
+	"\n" +
+	"\b_kld_p50B\n" +
+	"\n" +
+	"\b_kld_p90B\n" +
+	"\n" +
+	"\b_kld_p99B\n" +
+	"\n" +
+	"\b_kld_maxB\f\n" +
+	"\n" +
+	"_same_top1B\x10\n" +
+	"\x0e_same_top1_lowB\x11\n" +
+	"\x0f_same_top1_highB\x12\n" +
+	"\x10_same_top1_clearB\x0e\n" +
+	"\f_rms_delta_p\"[\n" +
 	"\x10VerifyStateCurve\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06points\x18\x02 \x03(\v2\x1b.anefix.v1.VerifyDriftPointR\x06points\"s\n" +
@@ -1173,6 +1189,7 @@ func file_verify_proto_init() {
 	if File_verify_proto != nil {
 		return
 	}
+	file_verify_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
