@@ -32,7 +32,7 @@ type teacherRun struct {
 
 // defaultTeacherRun is verify's default, which rewrite --verify applies.
 func defaultTeacherRun() teacherRun {
-	return teacherRun{Streams: 8, MaxKLD: 0.01, MinSameTop1: 0.9, ClearMargin: compare.DefaultClearMargin}
+	return teacherRun{Streams: 8, MaxKLD: compare.DefaultMaxKLD, MinSameTop1: compare.DefaultMinSameTop1, ClearMargin: compare.DefaultClearMargin}
 }
 
 // defaultUnknownLength is the stream length when the graph declares no

@@ -762,13 +762,23 @@ func stateDriftSums(rs, cs *side, log2 map[string]int) []StateDrift {
 		a, b := rs.args[i], cs.args[k]
 		d := StateDrift{Name: name, Identical: true}
 		scale := log2[name]
-		for e := 0; e < a.Len(); e++ {
-			x, y := a.Float64At(e), math.Ldexp(b.Float64At(e), scale)
+		at := func(t *interp.Tensor) func(int) float64 {
+			if t.Elem.IsFloat() {
+				f := t.Floats() // widened once, not per element
+				return func(e int) float64 { return float64(f[e]) }
+			}
+			return t.Float64At
+		}
+		ra, cb, mul := at(a), at(b), math.Ldexp(1, scale)
+		for e, n := 0, a.Len(); e < n; e++ {
+			x, y := ra(e), cb(e)*mul // × 2^k is exact
 			if math.Float64bits(x) != math.Float64bits(y) {
 				d.Identical = false
 			}
 			diff := x - y
-			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(diff))
+			if ad := math.Abs(diff); ad > d.MaxAbs || ad != ad {
+				d.MaxAbs = math.Max(d.MaxAbs, ad)
+			}
 			d.num += diff * diff
 			d.den += x * x
 		}
