@@ -70,3 +70,31 @@ func TestVerifyTeacherGates(t *testing.T) {
 		t.Errorf("--max-kld 1e-9: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// parseTokenStreams on adversarial text: never a panic; an accepted file
+// has streams of ids within the vocabulary, and an error names the file
+// and a line.
+func FuzzParseTokenStreams(f *testing.F) {
+	for _, s := range []string{"1 2 3\n4 5 6\n", "", "\n\n", "1,,2", "-1", "255 256", "9999999999", "1\t2\r\n3", "x", strings.Repeat("7 ", 1000), "1 2\n\n\n3 4 5", "\xff\xfe", "0x10", "+3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseTokenStreams(strings.NewReader(s), "f.txt", 256)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.txt") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		for _, st := range got {
+			if len(st) == 0 {
+				t.Errorf("an empty stream accepted from %q", s)
+			}
+			for _, id := range st {
+				if id < 0 || id >= 256 {
+					t.Errorf("id %d accepted from %q", id, s)
+				}
+			}
+		}
+	})
+}
