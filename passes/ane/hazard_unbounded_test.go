@@ -77,6 +77,21 @@ func TestHazardUnbounded(t *testing.T) {
     coreai.output %nw, %y : tensor<1x3xf16>, tensor<1x3xf16>
   }
 }`, want: nil},
+		{name: "handle form: exp of the accumulator's read, not of the cache's", text: `module {
+  coreai.graph @main(%acc: !coreai.handle<tensor<1x4xf16>> {MutableBuffers.buffer_mutation = "acc", coreai.name = "acc"}, %x: tensor<1x4xf16> {coreai.name = "x"}, %cache: !coreai.handle<tensor<1x4xf16>> {MutableBuffers.buffer_mutation = "cache", coreai.name = "cache"}) -> (!coreai.token {coreai.name = "acc"}, !coreai.token {coreai.name = "cache"}, tensor<1x4xf16> {coreai.name = "y"}, tensor<1x4xf16> {coreai.name = "z"}) {
+    %t0 = coreai.create_token : !coreai.token
+    %a, %t1 = coreai.read_handle %acc, %t0 : (<tensor<1x4xf16>>, !coreai.token) -> (tensor<1x4xf16>, !coreai.token)
+    %c, %t2 = coreai.read_handle %cache, %t1 : (<tensor<1x4xf16>>, !coreai.token) -> (tensor<1x4xf16>, !coreai.token)
+    %h = coreai.constant dense<5.000000e-01> : tensor<f16>
+    %d = coreai.decomposable.broadcasting_mul %a, %h : (tensor<1x4xf16>, tensor<f16>) -> tensor<1x4xf16>
+    %n = coreai.decomposable.broadcasting_add %d, %x : (tensor<1x4xf16>, tensor<1x4xf16>) -> tensor<1x4xf16>
+    %t3 = coreai.write_handle %acc, %n, %t2 : (<tensor<1x4xf16>>, tensor<1x4xf16>, !coreai.token) -> !coreai.token
+    %t4 = coreai.write_handle %cache, %x, %t3 : (<tensor<1x4xf16>>, tensor<1x4xf16>, !coreai.token) -> !coreai.token
+    %y = coreai.exp %a : (tensor<1x4xf16>) -> tensor<1x4xf16>
+    %z = coreai.exp %c : (tensor<1x4xf16>) -> tensor<1x4xf16>
+    coreai.output %t3, %t4, %y, %z : !coreai.token, !coreai.token, tensor<1x4xf16>, tensor<1x4xf16>
+  }
+}`, want: []string{`coreai.exp: exp (overflows fp16 past 11.09) of a value derived from state "acc" with no bounding op between, computed in fp16; used by coreai.output`}},
 		{name: "exp of a graph input that is not a state", text: `module {
   coreai.graph @main(%x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) {
     %y = coreai.exp %x : (tensor<4xf16>) -> tensor<4xf16>
