@@ -31,7 +31,7 @@ func runSoftplus(p *Pass) {
 		if anefacts.BaseOpName(op.Name) != "coreai.softplus" || op.NumOperands() == 0 || op.NumResults() == 0 || !isF16Value(op.Result(0)) {
 			continue
 		}
-		iv := bound(p.Scan(), op.Operand(0), 0)
+		iv := p.bound(op.Operand(0))
 		if iv.hiOpen || iv.hi <= softplusCliff {
 			continue
 		}

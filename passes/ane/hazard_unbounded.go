@@ -231,7 +231,7 @@ func boundsResult(p *Pass, op *graph.Operation, name string) bool {
 		return true
 	case "coreai.broadcasting_minimum", "coreai.broadcasting_maximum", "coreai.clip":
 		if op.NumResults() == 1 {
-			iv := bound(p.Scan(), op.Result(0), 0)
+			iv := p.bound(op.Result(0))
 			return !iv.loOpen && !iv.hiOpen
 		}
 	case "coreai.broadcasting_mul", "coreai.broadcasting_divide":
