@@ -55,7 +55,7 @@ func runUnbounded(p *Pass) {
 	}
 	for _, op := range p.Ops {
 		name := anefacts.BaseOpName(op.Name)
-		if src, what := unboundedUse(t, op, name); src != "" && op.NumResults() > 0 {
+		if src, what := unboundedUse(p, t, op, name); src != "" && op.NumResults() > 0 {
 			where := "computed in fp16"
 			if !isF16Value(op.Result(0)) {
 				where = "in an fp32 island the default rewrite (strip-fp32-casts islands=blockers) retypes to fp16"
@@ -144,7 +144,7 @@ func isElementwise(name string) bool {
 // unboundedUse returns the source of op's hazardous unbounded input and
 // what op computes, or "" when op is not one of the rule's ops or its
 // input is not marked.
-func unboundedUse(t taint, op *graph.Operation, name string) (string, string) {
+func unboundedUse(p *Pass, t taint, op *graph.Operation, name string) (string, string) {
 	if op.NumOperands() == 0 {
 		return "", ""
 	}
@@ -155,9 +155,12 @@ func unboundedUse(t taint, op *graph.Operation, name string) (string, string) {
 	case "coreai.softplus":
 		return t[in], "softplus (drops to 0 past ≈ 10.4 on the Neural Engine, coremltools issue 2687)"
 	case "coreai.broadcasting_pow":
+		if isSquareOp(p, op) && onlyReduced(op) {
+			return "", "" // the sum of squares it feeds is reported
+		}
 		return t[in], "power"
 	case "coreai.reduce_sum", "coreai.reduce_mean":
-		if sq := in.DefiningOp(); isSquareOp(sq) {
+		if sq := in.DefiningOp(); isSquareOp(p, sq) {
 			return t[sq.Operand(0)], "sum of squares (x² overflows fp16 past |x| = 256)"
 		}
 	}
@@ -240,7 +243,7 @@ func boundsResult(p *Pass, op *graph.Operation, name string) bool {
 			want = "coreai.sqrt"
 		}
 		for _, v := range op.Operands() {
-			if normFactor(v, want) {
+			if normFactor(p, v, want) {
 				return true
 			}
 		}
@@ -251,7 +254,7 @@ func boundsResult(p *Pass, op *graph.Operation, name string) bool {
 // normFactor reports whether v is an rsqrt (or sqrt) of a sum or mean of
 // squares, through data movement and the addition of a constant ε: the
 // factor that turns x into x / ‖x‖ (RMSNorm, an L2 norm), bounded by √n.
-func normFactor(v *graph.Value, want string) bool {
+func normFactor(p *Pass, v *graph.Value, want string) bool {
 	d := v.DefiningOp()
 	for depth := 0; d != nil && depth < 8; depth++ {
 		switch anefacts.BaseOpName(d.Name) {
@@ -259,7 +262,7 @@ func normFactor(v *graph.Value, want string) bool {
 			d = d.Operand(0).DefiningOp()
 			continue
 		case want:
-			return sumOfSquares(d.Operand(0))
+			return sumOfSquares(p, d.Operand(0))
 		}
 		return false
 	}
@@ -268,7 +271,7 @@ func normFactor(v *graph.Value, want string) bool {
 
 // sumOfSquares: v is a reduce_sum or reduce_mean of a square, plus an
 // optional constant ε, through data movement.
-func sumOfSquares(v *graph.Value) bool {
+func sumOfSquares(p *Pass, v *graph.Value) bool {
 	d := v.DefiningOp()
 	for depth := 0; d != nil && depth < 8; depth++ {
 		switch anefacts.BaseOpName(d.Name) {
@@ -281,15 +284,16 @@ func sumOfSquares(v *graph.Value) bool {
 			d = next.DefiningOp()
 			continue
 		case "coreai.reduce_sum", "coreai.reduce_mean":
-			return isSquareOp(d.Operand(0).DefiningOp())
+			return isSquareOp(p, d.Operand(0).DefiningOp())
 		}
 		return false
 	}
 	return false
 }
 
-// isSquareOp: coreai.square or a multiply of a value by itself.
-func isSquareOp(op *graph.Operation) bool {
+// isSquareOp: coreai.square, a multiply of a value by itself, or a power
+// whose exponent is proven to be exactly 2 (torch's x.pow(2)).
+func isSquareOp(p *Pass, op *graph.Operation) bool {
 	if op == nil || op.NumOperands() == 0 {
 		return false
 	}
@@ -298,8 +302,27 @@ func isSquareOp(op *graph.Operation) bool {
 		return true
 	case "coreai.broadcasting_mul":
 		return op.NumOperands() == 2 && op.Operand(0) == op.Operand(1)
+	case "coreai.broadcasting_pow":
+		if op.NumOperands() != 2 {
+			return false
+		}
+		iv := p.bound(op.Operand(1))
+		return !iv.loOpen && !iv.hiOpen && iv.lo == 2 && iv.hi == 2
 	}
 	return false
+}
+
+// onlyReduced: every use of op's result is a reduce_sum or reduce_mean.
+func onlyReduced(op *graph.Operation) bool {
+	if op.NumResults() != 1 || !op.Result(0).HasUses() {
+		return false
+	}
+	for _, u := range op.Result(0).Uses() {
+		if n := anefacts.BaseOpName(u.Op.Name); n != "coreai.reduce_sum" && n != "coreai.reduce_mean" {
+			return false
+		}
+	}
+	return true
 }
 
 // opLabelOrName names op by its location's label, else by its op name.

@@ -110,5 +110,15 @@ func TestHazardUnbounded(t *testing.T) {
     %sq2 = coreai.decomposable.broadcasting_mul %n, %n : (tensor<1x1x4xf16>, tensor<1x1x4xf16>) -> tensor<1x1x4xf16>
     %y = "coreai.reduce_sum"(%sq2, %red) <{keep_dims = true}> : (tensor<1x1x4xf16>, tensor<1xsi32>) -> tensor<1x1x1xf16>`),
 			want: []string{`coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256) of a value derived from the residual stream (embedding coreai.gather_nd) with no bounding op between, computed in fp16; used by coreai.decomposable.broadcasting_add`}},
+		{name: "RMSNorm written with pow(x, 2): one sum of squares, the normalised value bounded", text: residualModule(`    %two = coreai.constant dense<2.0> : tensor<f16>
+    %sq = coreai.decomposable.broadcasting_pow %r, %two : (tensor<1x1x4xf16>, tensor<f16>) -> tensor<1x1x4xf16>
+    %ms = "coreai.reduce_mean"(%sq, %red) <{keep_dims = true}> : (tensor<1x1x4xf16>, tensor<1xsi32>) -> tensor<1x1x1xf16>
+    %eps = coreai.constant dense<1.0e-3> : tensor<f16>
+    %ae = coreai.decomposable.broadcasting_add %ms, %eps : (tensor<1x1x1xf16>, tensor<f16>) -> tensor<1x1x1xf16>
+    %rs = coreai.rsqrt %ae : (tensor<1x1x1xf16>) -> tensor<1x1x1xf16>
+    %n = coreai.decomposable.broadcasting_mul %r, %rs : (tensor<1x1x4xf16>, tensor<1x1x1xf16>) -> tensor<1x1x4xf16>
+    %ex = coreai.exp %n : (tensor<1x1x4xf16>) -> tensor<1x1x4xf16>
+    %y = "coreai.reduce_sum"(%ex, %red) <{keep_dims = true}> : (tensor<1x1x4xf16>, tensor<1xsi32>) -> tensor<1x1x1xf16>`),
+			want: []string{`coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256) of a value derived from the residual stream (embedding coreai.gather_nd) with no bounding op between, computed in fp16; used by coreai.decomposable.broadcasting_add`}},
 	})
 }
