@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 )
 
@@ -93,6 +94,54 @@ func TestFamiliesHazards(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestUnboundedOnSynthArm: on synth arm A (graph/synth), the default
+// rewrite keeps the norms in fp32 and retypes the gated-delta recurrence,
+// whose exps and squares read no accumulating state: check names no
+// unbounded input. With strip-fp32-casts.islands=all the norms compute in
+// fp16: check names the RMSNorms of the residual stream and the gated norm
+// of the recurrence's read of rec_state, the overflows that keep
+// exporters' norms in fp32 (issue 29).
+func TestUnboundedOnSynthArm(t *testing.T) {
+	for _, c := range []struct {
+		set                []string
+		wantResid, wantRec bool
+	}{
+		{nil, false, false},
+		{[]string{"strip-fp32-casts.islands=all"}, true, true},
+	} {
+		m := genArm(t, synth.ArmA)
+		p, err := passes.Build(passes.Spec{Set: c.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Run(m, passes.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Check(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resid, rec := 0, 0
+		for _, f := range rep.AllHazards() {
+			if f.Rule != HazardUnbounded {
+				continue
+			}
+			switch {
+			case strings.Contains(f.Detail, "sum of squares") && strings.Contains(f.Detail, "the residual stream"):
+				resid++
+			case strings.Contains(f.Detail, "sum of squares") && strings.Contains(f.Detail, `state "rec_state"`):
+				rec++
+			default:
+				t.Errorf("%v: unexpected finding %s: %s", c.set, f.OpName, f.Detail)
+			}
+		}
+		t.Logf("%v: %d residual-stream norms, %d gated norms of rec_state named", c.set, resid, rec)
+		if (resid > 0) != c.wantResid || (rec > 0) != c.wantRec {
+			t.Errorf("%v: %d residual norms, %d rec_state norms named; want some: %v, %v", c.set, resid, rec, c.wantResid, c.wantRec)
 		}
 	}
 }
