@@ -24,7 +24,8 @@ var HazardUnbounded = &Rule{
 		"(exp overflows past 11.09, x² past 256, softplus drops at ≈ 10.4 on the Neural Engine)",
 	Evidence: "IEEE 754 binary16 (max 65504); trained models carry residual channels in the hundreds to thousands " +
 		"(exporters keep norms in fp32), and fp16 recurrent states are reported to break trained models " +
-		"(issue 29 lists the public reports); coremltools issue 2687 for softplus",
+		"(TensorRT-Model-Connect PR #725: Qwen3.5 with an fp16 SSM state, MMLU 0.45 -> 0.15; Qwen3.5's config keeps " +
+		"mamba_ssm_dtype float32, as llama.cpp and MLX PR #997 do); coremltools issue 2687 for softplus",
 	Severity: Hazard,
 	Requires: []*Fact{FactFP16Scan, FactIslands},
 	Run:      runUnbounded,
