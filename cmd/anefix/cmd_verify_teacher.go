@@ -201,8 +201,8 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 	} else if err := writeTeacherText(env.Stdout, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "anefix verify: %d streams × %d positions × 2 graphs in %.2fs (%.2f positions/s per stream for the pair)\n",
-		res.Streams, res.Length, elapsed.Seconds(), float64(res.Length)/elapsed.Seconds())
+	fmt.Fprintf(env.Stderr, "anefix verify: %d streams × %d positions × 2 graphs in %.2fs (%.2f positions/s per stream for the pair); matmul and conv read %s of weights per position for all streams\n",
+		res.Streams, res.Length, elapsed.Seconds(), float64(res.Length)/elapsed.Seconds(), compare.FormatBytes(res.WeightBytes/int64(max(res.Length, 1))))
 	if !rep.Passed {
 		return withCode(exitGate, fmt.Errorf("gate not met: %s", teacherGateText(rep)))
 	}

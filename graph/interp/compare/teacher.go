@@ -91,6 +91,11 @@ type Teacher struct {
 	Inputs            []Input
 	Notes             []string
 	Ranges            []Range
+	// WeightBytes is what matmul and conv read from the weights of both
+	// graphs over the run (interp.Interp.WeightBytesRead): with the streams
+	// batched, about the two graphs' weight bytes per position, whatever
+	// the number of streams.
+	WeightBytes int64
 }
 
 // SameTop1Frac is SameTop1 as a fraction of the positions.
@@ -315,6 +320,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	}
 	acc.fill(res)
 	res.PSNR = psnr(sqErr, peak, count)
+	res.WeightBytes = rs.in.WeightBytesRead() + cs.in.WeightBytesRead()
 	for _, c := range curves {
 		res.States = append(res.States, *c)
 	}
