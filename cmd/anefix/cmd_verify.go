@@ -43,8 +43,8 @@ divergence with p50/p90/p99/max, same-top-1 with its Wilson 95 % interval,
 same-top-1 where REF's top-2 gap is at least --clear-margin (nats), RMS
 Δp, the logits PSNR, and each state's relative RMS drift at eight
 positions along the streams. Exit 0 when the gates are met, 3 when not:
---max-kld (default 0.01 nats) and --min-same-top1 (default 0.9; the
-defaults are what anefix rewrite --verify applies).
+--max-kld (nats) and --min-same-top1 (a fraction); anefix rewrite --verify
+applies their defaults.
 
 --mode greedy is the free-running experiment (--steps, --prompt-ids,
 --min-agree or --localize without --mode select it too, as before the
@@ -91,7 +91,7 @@ results of a position in memory (at most 512 MiB); it needs --mode greedy.
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
   anefix verify ref.aimodel cand.aimodel --streams 16 --length 200 --max-kld 0.001 --json
-  anefix verify ref.aimodel cand.aimodel --tokens prompts.txt
+  anefix verify ref.aimodel cand.aimodel --tokens testdata/verify/streams.txt
   anefix verify ref.aimodel cand.aimodel --mode greedy --steps 24 --prompt-ids 1,2,3
   anefix verify model.aimodel fixed.aimodel --numerics ane --ranges --localize`,
 		Setup: runWith((*verifyFlags).declare, runVerify),

@@ -74,7 +74,10 @@ func teacherStreams(env *Env, tr teacherRun, seed uint64, paths []string, mods [
 			}
 		}
 		if vocab < 1 {
-			return nil, "", nil, fmt.Errorf("%s: the compared output has no last axis to draw token ids from; give --tokens FILE", quotePath(paths[0]))
+			// A scalar or empty output: no vocabulary to draw from, and no
+			// token input that could read one.
+			vocab = 1
+			notes = append(notes, "the compared output has no last axis (no vocabulary): every token id fed is 0; give --tokens FILE to choose them")
 		}
 		return compare.RandomStreams(tr.Streams, L, vocab, seed), fmt.Sprintf("pseudo-random, seed %d (uniform ids in [0, %d) from a PCG seeded by (seed, stream index))", seed, vocab), notes, nil
 	}
