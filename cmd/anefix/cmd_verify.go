@@ -115,7 +115,7 @@ type verifyFlags struct {
 func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.mode, "mode", "teacher-forced", "teacher-forced (both graphs fed the same token streams) or greedy (each decodes its own tokens)")
-	fs.IntVar(&f.streams, "streams", 8, "teacher-forced: pseudo-random token streams run together (without --tokens)")
+	fs.IntVar(&f.streams, "streams", 8, "teacher-forced: pseudo-random token streams run together (without --tokens); when not given, fewer if --max-memory needs it")
 	fs.IntVar(&f.length, "length", 0, "teacher-forced: positions per stream (default: the whole context; with --tokens, the shortest line if shorter)")
 	fs.StringVar(&f.tokens, "tokens", "", "teacher-forced: file of token streams, one per line (ids separated by spaces or commas)")
 	fs.Float64Var(&f.maxKLD, "max-kld", compare.DefaultMaxKLD, "teacher-forced gate: largest mean KL divergence (nats) for exit 0; negative: no gate")
@@ -184,7 +184,7 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 	if f.minAgree > f.steps {
 		return usagef("--min-agree %d exceeds --steps %d", f.minAgree, f.steps)
 	}
-	tr := teacherRun{Streams: f.streams, Length: f.length, Tokens: f.tokens, MaxKLD: f.maxKLD, MinSameTop1: f.minSame, ClearMargin: f.clearMargin}
+	tr := teacherRun{Streams: f.streams, FitStreams: !f.fs.Changed("streams"), Length: f.length, Tokens: f.tokens, MaxKLD: f.maxKLD, MinSameTop1: f.minSame, ClearMargin: f.clearMargin}
 	mode := f.mode
 	if !f.fs.Changed("mode") {
 		// The greedy flags keep selecting what they always did.

@@ -22,7 +22,10 @@ import (
 
 // teacherRun holds the settings of verify's teacher-forced mode.
 type teacherRun struct {
-	Streams     int    // pseudo-random streams (without Tokens); > 0 selects the mode
+	Streams int // pseudo-random streams (without Tokens); > 0 selects the mode
+	// FitStreams lowers Streams to what --max-memory admits (the user did
+	// not choose the number); a note says so.
+	FitStreams  bool
 	Length      int    // positions per stream; 0: the whole context
 	Tokens      string // file of streams, one per line
 	MaxKLD      float64
@@ -32,7 +35,7 @@ type teacherRun struct {
 
 // defaultTeacherRun is verify's default, which rewrite --verify applies.
 func defaultTeacherRun() teacherRun {
-	return teacherRun{Streams: 8, MaxKLD: compare.DefaultMaxKLD, MinSameTop1: compare.DefaultMinSameTop1, ClearMargin: compare.DefaultClearMargin}
+	return teacherRun{Streams: 8, FitStreams: true, MaxKLD: compare.DefaultMaxKLD, MinSameTop1: compare.DefaultMinSameTop1, ClearMargin: compare.DefaultClearMargin}
 }
 
 // defaultUnknownLength is the stream length when the graph declares no
@@ -42,7 +45,7 @@ const defaultUnknownLength = 128
 // teacherStreams makes the token streams: read from tr.Tokens, or
 // pseudo-random over the vocabulary; the length is --length, else the
 // whole context (with a file, its shortest line when shorter).
-func teacherStreams(env *Env, tr teacherRun, seed uint64, paths []string, mods []*modelio.Loaded, function string) ([][]int64, string, []string, error) {
+func teacherStreams(env *Env, tr teacherRun, seed uint64, paths []string, mods []*modelio.Loaded, function string, maxMemory int64) ([][]int64, string, []string, error) {
 	var notes []string
 	most, vocab := -1, 0
 	for i, ld := range mods {
@@ -59,6 +62,12 @@ func teacherStreams(env *Env, tr teacherRun, seed uint64, paths []string, mods [
 		}
 		if i == 0 {
 			vocab = v
+		}
+	}
+	if tr.FitStreams && tr.Tokens == "" {
+		if n := compare.StreamsWithin(mods[0].Module, mods[1].Module, function, maxMemory, tr.Streams); n < tr.Streams {
+			notes = append(notes, fmt.Sprintf("%d streams instead of the default %d: more would pass --max-memory %s by the shapes' estimate (--streams chooses; --max-memory raises the limit)", n, tr.Streams, compare.FormatBytes(maxMemory)))
+			tr.Streams = n
 		}
 	}
 	L := tr.Length
@@ -173,7 +182,7 @@ func parseTokenStreams(r io.Reader, path string, vocab int) ([][]int64, error) {
 // verifyTeacher is verify's teacher-forced mode on two loaded inputs.
 func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded, vr verifyRun, consts []record.ConstantInput, log2 map[string]int) error {
 	tr := vr.Teacher
-	streams, source, notes, err := teacherStreams(env, tr, vr.Seed, []string{refPath, candPath}, []*modelio.Loaded{ref, cand}, vr.Function)
+	streams, source, notes, err := teacherStreams(env, tr, vr.Seed, []string{refPath, candPath}, []*modelio.Loaded{ref, cand}, vr.Function, vr.MaxMemory)
 	if err != nil {
 		return err
 	}

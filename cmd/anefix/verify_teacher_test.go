@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/graph/interp"
+	"github.com/anefix/anefix/graph/modelio"
 )
 
 // The teacher-forced mode on the command line: a token file (errors name
@@ -97,4 +101,25 @@ func FuzzParseTokenStreams(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Without --streams, verify runs as many of the default 8 streams as
+// --max-memory admits by the estimate, and says so; with --streams it
+// refuses instead (exit 1).
+func TestVerifyTeacherFitsStreams(t *testing.T) {
+	const a = "../../testdata/synth/armA.aimodel"
+	ld, err := modelio.Load(a, modelio.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ld.Close()
+	per := func(n int) int64 { return 2 * interp.EstimateLanesMemory(ld.Module, "main", n) }
+	limit := (per(3) + per(4)) / 2 // three streams fit, four do not
+	code, out, errs := runCLI(t, "", "verify", a, a, "--length", "2", "--max-memory", fmt.Sprint(limit))
+	if code != exitOK || !strings.Contains(out, "3 streams × 2 positions") || !strings.Contains(out, "3 streams instead of the default 8") {
+		t.Errorf("default streams under --max-memory %d: exit %d\n%s%s", limit, code, out, errs)
+	}
+	if code, out, errs := runCLI(t, "", "verify", a, a, "--length", "2", "--streams", "8", "--max-memory", fmt.Sprint(limit)); code != exitFailure || !strings.Contains(errs, "for 8 streams together") {
+		t.Errorf("--streams 8 under --max-memory %d: exit %d\n%s%s", limit, code, out, errs)
+	}
 }

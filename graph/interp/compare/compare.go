@@ -81,6 +81,11 @@ func FormatBytes(n int64) string {
 
 // checkMemory estimates both sides before newSide allocates their inputs.
 func checkMemory(ref, cand *graph.Module, o Options) error {
+	return checkLanesMemory(ref, cand, o, 1)
+}
+
+// checkLanesMemory is checkMemory for lanes streams run together.
+func checkLanesMemory(ref, cand *graph.Module, o Options, lanes int) error {
 	if o.MaxMemory <= 0 {
 		return nil
 	}
@@ -93,14 +98,18 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 		if err := interp.CheckSizes(m); err != nil {
 			return err // a size past int64 has no estimate to compare
 		}
-		need = graph.SatAdd(need, interp.EstimateMemory(m, g.Name()))
+		need = graph.SatAdd(need, interp.EstimateLanesMemory(m, g.Name(), lanes))
 	}
 	if o.Localize {
 		need = graph.SatAdd(need, localizeBytes(ref))
 	}
 	if need > o.MaxMemory {
-		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
-			ErrMemory, FormatBytes(need), FormatBytes(o.MaxMemory))
+		streams := ""
+		if lanes > 1 {
+			streams = fmt.Sprintf(" for %d streams together (the live values once per stream; fewer --streams need less)", lanes)
+		}
+		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count)%s, over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
+			ErrMemory, FormatBytes(need), streams, FormatBytes(o.MaxMemory))
 	}
 	return nil
 }

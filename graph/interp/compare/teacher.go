@@ -215,7 +215,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		o.ClearMargin = DefaultClearMargin
 	}
 	base := Options{Function: o.Function, Ref: o.Ref, Cand: o.Cand, MaxMemory: o.MaxMemory, CandConstants: o.CandConstants, CandStateLog2: o.CandStateLog2, Ranges: o.Ranges, Family: o.Family}
-	if err := checkMemory(ref, cand, base); err != nil {
+	if err := checkLanesMemory(ref, cand, base, len(o.Streams)); err != nil {
 		return nil, err
 	}
 	var recs []*rangeRec
@@ -335,6 +335,20 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		res.Notes = append(res.Notes, fmt.Sprintf("%d position(s) had non-finite logits; their KL divergence counts as +inf", acc.nonFinite))
 	}
 	return res, nil
+}
+
+// StreamsWithin is the largest number of streams, from 1 to want, whose
+// teacher-forced comparison of ref and cand fits maxMemory by the same
+// estimate CompareTeacher checks (want when maxMemory ≤ 0); 1 when none
+// does, so that CompareTeacher reports the overrun.
+func StreamsWithin(ref, cand *graph.Module, function string, maxMemory int64, want int) int {
+	o := Options{Function: function, MaxMemory: maxMemory}
+	for n := want; n > 1; n-- {
+		if checkLanesMemory(ref, cand, o, n) == nil {
+			return n
+		}
+	}
+	return 1
 }
 
 // driftPositions are the positions (0-based) at which state drift is

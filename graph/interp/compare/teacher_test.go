@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/passes"
@@ -214,5 +216,25 @@ func TestWilsonEdges(t *testing.T) {
 		if c.n > 0 && (float64(c.k)/float64(c.n) < lo || float64(c.k)/float64(c.n) > hi) {
 			t.Errorf("Wilson(%d, %d) = [%g, %g] excludes the estimate", c.k, c.n, lo, hi)
 		}
+	}
+}
+
+// The memory limit counts every stream's live values: a limit between the
+// estimates for one and for eight streams admits one stream and refuses
+// eight, naming the streams.
+func TestTeacherMemoryCountsStreams(t *testing.T) {
+	ref, cand := loadArmA(t)
+	one := interp.EstimateLanesMemory(ref, "main", 1) + interp.EstimateLanesMemory(cand, "main", 1)
+	eight := interp.EstimateLanesMemory(ref, "main", 8) + interp.EstimateLanesMemory(cand, "main", 8)
+	if eight <= one {
+		t.Fatalf("estimates: 1 stream %d, 8 streams %d", one, eight)
+	}
+	limit := (one + eight) / 2
+	if _, err := CompareTeacher(ref, cand, TeacherOptions{Streams: RandomStreams(1, 2, 256, 0), MaxMemory: limit}); err != nil {
+		t.Errorf("1 stream under a limit of %d: %v", limit, err)
+	}
+	_, err := CompareTeacher(ref, cand, TeacherOptions{Streams: RandomStreams(8, 2, 256, 0), MaxMemory: limit})
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "for 8 streams together") {
+		t.Errorf("8 streams under a limit of %d: %v", limit, err)
 	}
 }
