@@ -1078,6 +1078,10 @@ func (pr *printer) resourceValue(r *graph.Resource, external bool) error {
 	if align == 0 {
 		align = 1
 	}
+	if !graph.ValidAlignment(align) {
+		// The parser refuses it, so printing it would write unreadable text.
+		return fmt.Errorf("resource %q: alignment %d is not a power of two up to %d", r.Key, align, graph.MaxBlobAlignment)
+	}
 	var a [4]byte
 	binary.LittleEndian.PutUint32(a[:], uint32(align))
 	pr.str(`"0x`)

@@ -1,0 +1,24 @@
+package mlirtext
+
+import (
+	"testing"
+
+	"github.com/anefix/anefix/graph/goldentest"
+)
+
+// TestHostileSeeds keeps issue 28's hostile texts in FuzzParse's seed
+// corpus, so every `go test` replays them through the fuzz target's checks
+// (a positioned error or a print that parses back to itself). Their
+// specific outcomes are tested where the behaviour is (TestParseErrors,
+// bytecode's TestAlignmentLimit, ...).
+func TestHostileSeeds(t *testing.T) {
+	for name, text := range hostileTexts {
+		goldentest.FuzzSeed(t, "FuzzParse", name, text)
+	}
+}
+
+var hostileTexts = map[string]string{
+	// Blob alignment past graph.MaxBlobAlignment: 2^31 grew past 11 GB.
+	"align_2p31": "\"x.a\"() : () -> ()\n{-# dialect_resources: { builtin: { w: \"0x00000080AABB\" } } #-}\n",
+	"align_2p17": "\"x.a\"() : () -> ()\n{-# dialect_resources: { builtin: { w: \"0x00000200AABB\" } } #-}\n",
+}
