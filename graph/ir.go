@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/anefix/anefix/graph/bundle"
 )
 
 // Value is an SSA value: an op result or a block argument.
@@ -352,8 +354,10 @@ func (op *Operation) Source() string { return Source(op.Loc) }
 // with coreai-torch's numeric op id beside the FX name where the location
 // carries one (`add_1 (op_id 7) at …`, see OpLabel).
 func (op *Operation) Describe() string {
-	s := op.Name
-	id, src := OpLabel(op.Loc), ShortSource(op.Loc)
+	// Names and locations may hold any bytes; quoted when they would not
+	// print as themselves, a newline in one cannot forge a message line.
+	s := bundle.DisplayName(op.Name)
+	id, src := bundle.DisplayName(OpLabel(op.Loc)), bundle.DisplayName(ShortSource(op.Loc))
 	switch {
 	case id != "" && src != "":
 		s += " (" + id + " at " + src + ")"
@@ -373,7 +377,7 @@ func (op *Operation) DescribeInGraph() string {
 		return "(no op)"
 	}
 	if g := EnclosingGraph(op); g != nil && g.Op != op {
-		return "@" + g.Name() + ": " + op.Describe()
+		return "@" + bundle.DisplayName(g.Name()) + ": " + op.Describe()
 	}
 	return op.Describe()
 }

@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"sync"
 
+	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
 )
 
@@ -44,13 +47,15 @@ func escapeControls(s string) string {
 	return b.String()
 }
 
-// safeWriter prints the paths the command was given quoted (quotePath), so a
-// newline in a name is shown as \n, and escapes any other control character.
-// A path split across two writes is only escaped character by character;
-// the reports and messages are written whole.
+// safeWriter prints the paths the command was given, and the names of the
+// model it read, quoted (quotePath), so a newline in a name is shown as \n,
+// and escapes any other control character. A name split across two writes
+// is only escaped character by character; the reports and messages are
+// written whole.
 type safeWriter struct {
 	w     io.Writer
 	paths *[]string // set once the flags are parsed
+	names *shownNames
 }
 
 func (s safeWriter) Write(b []byte) (int, error) {
@@ -62,8 +67,143 @@ func (s safeWriter) Write(b []byte) (int, error) {
 			}
 		}
 	}
+	if s.names != nil {
+		out = s.names.quote(out)
+	}
 	if _, err := io.WriteString(s.w, escapeControls(out)); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// shownNames are the strings of a loaded model that would not print as
+// themselves (a newline, a terminal escape, bytes that are not UTF-8): op
+// and graph names, locations and their parts, string attributes. Messages
+// name ops and graphs in many places (`@%s`, "op %s"); instead of trusting
+// each, the writers quote every occurrence of these strings, so a name
+// cannot start a line of its own ("Prediction: LEGAL") whatever prints it.
+// The reports also quote them field by field (proto/pbprint.ForText).
+type shownNames struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	r    *strings.Replacer // nil until a name is added
+}
+
+// add records the strings of m that need quoting.
+func (n *shownNames) add(m *graph.Module) {
+	if n == nil || m == nil {
+		return
+	}
+	var found []string
+	locs := map[graph.Loc]bool{}
+	note := func(s string) {
+		if bundle.DisplayName(s) != s {
+			found = append(found, s)
+		}
+	}
+	var attr func(a graph.Attr)
+	attr = func(a graph.Attr) {
+		switch a := a.(type) {
+		case *graph.StringAttr:
+			note(a.Value)
+		case *graph.SymbolRefAttr:
+			note(a.Root)
+			for _, s := range a.Nested {
+				note(s)
+			}
+		case *graph.ArrayAttr:
+			for _, e := range a.Elems {
+				attr(e)
+			}
+		case *graph.DictAttr:
+			for _, e := range a.Entries {
+				note(e.Name)
+				attr(e.Value)
+			}
+		}
+	}
+	var loc func(l graph.Loc)
+	loc = func(l graph.Loc) {
+		if l == nil || locs[l] {
+			return
+		}
+		locs[l] = true
+		note(graph.OpLabel(l))
+		note(graph.ShortSource(l))
+		note(graph.Source(l))
+		switch l := l.(type) {
+		case *graph.NameLoc:
+			note(l.Name)
+			loc(l.Child)
+		case *graph.FileLoc:
+			note(l.File)
+			note(graph.ShortFile(l.File))
+		case *graph.FusedLoc:
+			for _, c := range l.Locs {
+				loc(c)
+			}
+		case *graph.CallSiteLoc:
+			loc(l.Callee)
+			loc(l.Caller)
+		}
+	}
+	m.Walk(func(op *graph.Operation) bool {
+		note(op.Name)
+		loc(op.Loc)
+		if op.Attrs != nil {
+			attr(op.Attrs)
+		}
+		if op.Props != nil {
+			attr(op.Props)
+		}
+		for _, r := range op.Regions {
+			for _, b := range r.Blocks {
+				for _, a := range b.Args() {
+					loc(a.Loc)
+				}
+			}
+		}
+		return true
+	})
+	if len(found) == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	for _, s := range found {
+		n.seen[s] = true
+	}
+	// Longest first: the Replacer tries its patterns in order, and a
+	// name that holds another must be quoted whole.
+	all := make([]string, 0, len(n.seen))
+	for s := range n.seen {
+		all = append(all, s)
+	}
+	sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) || len(all[i]) == len(all[j]) && all[i] < all[j] })
+	pairs := make([]string, 0, 2*len(all))
+	for _, s := range all {
+		pairs = append(pairs, s, bundle.DisplayName(s))
+	}
+	n.r = strings.NewReplacer(pairs...)
+}
+
+func (n *shownNames) quote(s string) string {
+	n.mu.Lock()
+	r := n.r
+	n.mu.Unlock()
+	if r == nil {
+		return s
+	}
+	return r.Replace(s)
+}
+
+// showNames quotes the model's unprintable names in everything env prints
+// from now on (a no-op for an Env not made by run, e.g. in tests).
+func showNames(env *Env, m *graph.Module) {
+	if sw, ok := env.Stderr.(safeWriter); ok {
+		sw.names.add(m)
+	}
 }

@@ -1,6 +1,7 @@
 package mlirtext
 
 import (
+	"os"
 	"testing"
 
 	"github.com/anefix/anefix/graph/goldentest"
@@ -15,6 +16,11 @@ func TestHostileSeeds(t *testing.T) {
 	for name, text := range hostileTexts {
 		goldentest.FuzzSeed(t, "FuzzParse", name, text)
 	}
+	names, err := os.ReadFile("../../testdata/hostile/names.mlir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldentest.FuzzSeed(t, "FuzzParse", "hostile_names", string(names))
 }
 
 var hostileTexts = map[string]string{

@@ -2,6 +2,7 @@ package bytecode
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -70,4 +71,25 @@ func TestAlignmentLimit(t *testing.T) {
 			t.Errorf("text printer, alignment %d: got %v", align, err)
 		}
 	}
+}
+
+// TestHostileNamesSeed keeps the bytecode of testdata/hostile/names.mlir
+// (names with newlines, terminal escapes and bytes that are not UTF-8) in
+// FuzzRead's seed corpus: the reader reads it and the writer writes it back
+// readable (checkRead), and every `go test` replays it.
+func TestHostileNamesSeed(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/hostile/names.mlir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := mlirtext.Parse("names.mlir", string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, m, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkRead(t, b.Bytes())
+	goldentest.FuzzSeed(t, "FuzzRead", "hostile_names", b.Bytes())
 }
