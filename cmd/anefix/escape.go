@@ -95,57 +95,94 @@ func (n *shownNames) add(m *graph.Module) {
 		return
 	}
 	var found []string
-	locs := map[graph.Loc]bool{}
-	note := func(s string) {
+	note := func(s string) bool {
 		if bundle.DisplayName(s) != s {
 			found = append(found, s)
+			return true
 		}
+		return false
 	}
-	var attr func(a graph.Attr)
-	attr = func(a graph.Attr) {
+	var attr func(a graph.Attr) bool
+	attr = func(a graph.Attr) bool {
+		bad := false
 		switch a := a.(type) {
 		case *graph.StringAttr:
-			note(a.Value)
+			bad = note(a.Value)
 		case *graph.SymbolRefAttr:
-			note(a.Root)
+			bad = note(a.Root)
 			for _, s := range a.Nested {
-				note(s)
+				bad = note(s) || bad
 			}
 		case *graph.ArrayAttr:
 			for _, e := range a.Elems {
-				attr(e)
+				bad = attr(e) || bad
 			}
 		case *graph.DictAttr:
 			for _, e := range a.Entries {
-				note(e.Name)
-				attr(e.Value)
+				bad = note(e.Name) || bad
+				bad = attr(e.Value) || bad
 			}
+		case *graph.OpaqueAttr:
+			// Kept as spelled; an escape in it may unescape to a
+			// control character in an op id taken from it (graph.OpID).
+			bad = strings.Contains(a.Text, `\`)
+		case *graph.RawAttr:
+			bad = strings.Contains(a.Text, `\`)
 		}
+		return bad
 	}
-	var loc func(l graph.Loc)
-	loc = func(l graph.Loc) {
-		if l == nil || locs[l] {
-			return
+	// A location's derived spellings (its op id, its source, shortened)
+	// are noted only when one of its strings needs quoting: most models
+	// have a location an op, all printable.
+	locs := map[graph.Loc]bool{}
+	var loc func(l graph.Loc) bool
+	loc = func(l graph.Loc) bool {
+		if l == nil {
+			return false
 		}
-		locs[l] = true
-		note(graph.OpLabel(l))
-		note(graph.ShortSource(l))
-		note(graph.Source(l))
+		// Only composite locations are remembered (shared ones would be
+		// walked once per op); the usual name("file":line) is walked again.
+		simple := false
+		switch l := l.(type) {
+		case *graph.FileLoc, graph.UnknownLoc:
+			simple = true
+		case *graph.NameLoc:
+			_, file := l.Child.(*graph.FileLoc)
+			simple = file || l.Child == nil
+		}
+		if bad, seen := locs[l]; seen {
+			return bad
+		}
+		bad := false
 		switch l := l.(type) {
 		case *graph.NameLoc:
-			note(l.Name)
-			loc(l.Child)
+			bad = note(l.Name)
+			bad = loc(l.Child) || bad
 		case *graph.FileLoc:
-			note(l.File)
-			note(graph.ShortFile(l.File))
+			bad = note(l.File)
 		case *graph.FusedLoc:
 			for _, c := range l.Locs {
-				loc(c)
+				bad = loc(c) || bad
 			}
+			bad = l.Metadata != nil && attr(l.Metadata) || bad
 		case *graph.CallSiteLoc:
-			loc(l.Callee)
-			loc(l.Caller)
+			bad = loc(l.Callee) || bad
+			bad = loc(l.Caller) || bad
+		case *graph.DialectLoc:
+			bad = attr(l.Attr)
 		}
+		if bad {
+			note(graph.OpLabel(l))
+			note(graph.ShortSource(l))
+			note(graph.Source(l))
+			if f := graph.SourceLoc(l); f != nil {
+				note(graph.ShortFile(f.File))
+			}
+		}
+		if !simple {
+			locs[l] = bad
+		}
+		return bad
 	}
 	m.Walk(func(op *graph.Operation) bool {
 		note(op.Name)
