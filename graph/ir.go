@@ -350,6 +350,14 @@ func (op *Operation) OpID() string { return OpID(op.Loc) }
 // Source is op's "file:line", or "".
 func (op *Operation) Source() string { return Source(op.Loc) }
 
+// MaxNesting is how deep MLIR text may nest (ops, regions, and each level
+// of an attribute, type or location, as the text reader descends): the
+// reader refuses deeper text and the printer refuses to write it
+// (graph/mlirtext/nest.go). Bytecode nests regions and attributes up to
+// twice this (its reader's and writer's stack guard), so whatever text
+// holds, bytecode holds too.
+const MaxNesting = 1000
+
 // Describe names op for messages: `coreai.cast (_to_copy_12 at f.py:199)`,
 // with coreai-torch's numeric op id beside the FX name where the location
 // carries one (`add_1 (op_id 7) at …`, see OpLabel).
