@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph/interp/compare"
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/graph/record"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 // teacherRun holds the settings of verify's teacher-forced mode.
@@ -198,16 +196,11 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 	res.Notes = append(notes, res.Notes...)
 	rep := teacherReport(refPath, candPath, vr, source, res)
 	if vr.JSON {
-		raw, err := protojson.MarshalOptions{}.Marshal(rep)
+		out, err := protoJSON(rep)
 		if err != nil {
 			return err
 		}
-		var out bytes.Buffer
-		if err := json.Indent(&out, raw, "", "  "); err != nil {
-			return err
-		}
-		out.WriteByte('\n')
-		if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+		if _, err := env.Stdout.Write(out); err != nil {
 			return err
 		}
 	} else if err := writeTeacherText(env.Stdout, rep); err != nil {
@@ -267,6 +260,7 @@ func teacherGateText(r *pb.VerifyReport) string {
 }
 
 func writeTeacherText(w io.Writer, r *pb.VerifyReport) error {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	var b strings.Builder
 	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, teacher-forced: %d streams × %d positions (tokens: %s), accumulate %s\nnumerics of CAND: %s\n\n",
 		r.Reference, r.Candidate, r.Function, r.Streams, r.Length, r.Tokens, r.Accumulate, r.Numerics)
