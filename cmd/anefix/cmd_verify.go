@@ -64,10 +64,11 @@ results of a position in memory (at most 512 MiB).
 --max-work bounds the work of one decode step of each graph, its loops
 and calls included, so that a graph whose loops or calls multiply (a
 loop in a loop, graphs that call the next twice) ends with an error
-naming the op (exit 1) instead of running for days: N element
-operations, an op counting 4096 plus the elements it reads or writes (a
-matmul's outputs once per term of their sums); the default, 2^35, is
-about 7,000 times a decode step of the tiny synth arms.
+naming the op (exit 1) instead of running for days: N units, an op
+counting a fixed cost (about a thousand additions' worth) plus the
+elements it reads or writes (a matmul's multiply-adds at 8 to a unit);
+the default, 2^33, is about 40 times a decode step of full-scale synth
+arm A (0.75 B weights).
 
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
@@ -106,7 +107,7 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
 	f.maxMem = 8 << 30
-	fs.Int64Var(&f.maxWork, "max-work", interp.DefaultMaxWork, "refuse (exit 1) a decode step of either graph that does more work than N element operations (an op counts 4096 plus its elements; loops and calls included)")
+	fs.Int64Var(&f.maxWork, "max-work", interp.DefaultMaxWork, fmt.Sprintf("refuse (exit 1) a decode step of either graph that does more work than N units (an op counts %d plus its elements; loops and calls included)", interp.OpWork))
 	fs.Var(&f.maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
 }
 

@@ -15,7 +15,7 @@ import (
 //
 // Work is counted in units of one element of a plain kernel (an add, a
 // reduction, a copy: about 5 ns each here, allocation and all). An op
-// costs opWork (running any op, however small: 1–2 µs of dispatch, maps
+// costs OpWork (running any op, however small: 1–2 µs of dispatch, maps
 // and allocation, counted high) plus the elements it reads or writes,
 // whichever is more (its results as declared: the bound is checked before
 // the op runs). Except: a gather or slice reads only what it writes (and
@@ -23,7 +23,7 @@ import (
 // (or a weight's 2-D transpose) is a view and costs nothing more, and a
 // matmul or convolution's multiply-adds, which its vector kernels do about
 // 8 times as fast, count termsPerUnit to a unit when they are more than
-// its outputs. Constants cost opWork only (computed once per Interp), and
+// its outputs. Constants cost OpWork only (computed once per Interp), and
 // so does each iteration of a loop; a call costs callWork more. The ops
 // inside a loop, branch or called graph are counted as they run.
 
@@ -37,12 +37,12 @@ import (
 // tiny arms.
 const DefaultMaxWork int64 = 1 << 33
 
-// opWork is the fixed work of one op.
-const opWork = 1024
+// OpWork is the fixed work of one op.
+const OpWork = 1024
 
-// callWork is what a call costs beyond opWork: a new frame (the callee's
+// callWork is what a call costs beyond OpWork: a new frame (the callee's
 // value map and state), measured at about five ops' time.
-const callWork = 4 * opWork
+const callWork = 4 * OpWork
 
 // termsPerUnit is how many multiply-adds of a matmul or convolution make
 // a unit of work.
@@ -57,7 +57,7 @@ type WorkError struct {
 
 func (e *WorkError) Error() string {
 	return fmt.Sprintf("interp: %s: the run has counted %d units of work (an op costs %d plus the elements it reads or writes; loops and calls included), and this op would pass the bound of %d (anefix verify --max-work): the graph's loops or calls repeat too much work to finish; raise the bound if it really does this much",
-		e.Op.DescribeInGraph(), e.Done, opWork, e.Bound)
+		e.Op.DescribeInGraph(), e.Done, OpWork, e.Bound)
 }
 
 // Work is the work the last Run counted (for tests and reports).
@@ -65,7 +65,7 @@ func (in *Interp) Work() int64 { return in.work }
 
 // charge counts op's work before it runs, and refuses it past the bound.
 func (in *Interp) charge(op *graph.Operation, ins []*Tensor, inPlace bool) error {
-	w := graph.SatAdd(opWork, opElements(op, ins, inPlace))
+	w := graph.SatAdd(OpWork, opElements(op, ins, inPlace))
 	bound := in.opts.MaxWork
 	if bound <= 0 {
 		bound = DefaultMaxWork

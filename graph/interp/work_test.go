@@ -121,20 +121,20 @@ func TestWorkBoundEndsHostileGraphs(t *testing.T) {
 			if !named || !strings.Contains(msg, fmt.Sprint(bound)) || !strings.Contains(msg, "--max-work") || strings.Count(msg, "interp:") != 1 {
 				t.Errorf("error %q: want one message naming the op (%v), the bound %d and --max-work", msg, c.ops, bound)
 			}
-			if we.Bound != bound || we.Done > bound || we.Done <= bound-(opWork+callWork) || in.Work() != we.Done {
+			if we.Bound != bound || we.Done > bound || we.Done <= bound-(OpWork+callWork) || in.Work() != we.Done {
 				t.Errorf("stopped at work %d (Work() %d) for the bound %d", we.Done, in.Work(), bound)
 			}
 		})
 	}
 }
 
-// The cost model on a hand-counted graph: three constants (opWork each),
+// The cost model on a hand-counted graph: three constants (OpWork each),
 // an add of two 2×3 tensors (reads 12 elements, writes 6: 12), a matmul of
 // the 2×3 sum by a 3×4 constant (writes 8; 8 outputs of 3 terms, 24/8 =
 // 3: 8), one of a 32×16 input by a 16×32 constant (writes 1024; 1024
 // outputs of 16 terms, 16384/8 = 2048: 2048), and a while loop
 // doubling 0.5 while it is below 3 (1, 2, 4: the op, then 4 iterations at
-// opWork each, the 4th's condition ending it; the greater, reading 2
+// OpWork each, the 4th's condition ending it; the greater, reading 2
 // elements, 4 times; the add, reading 2, 3 times).
 func TestWorkCounts(t *testing.T) {
 	const text = `module {
@@ -168,13 +168,13 @@ func TestWorkCounts(t *testing.T) {
 	if _, err := in.Run("main", []*Tensor{Zeros(F32, []int{2, 3}), NewFloat(F32, nil, []float32{0.5}), Zeros(F32, []int{32, 16})}); err != nil {
 		t.Fatal(err)
 	}
-	want := int64(3*opWork + // constants
-		opWork + 12 + // add
-		opWork + 8 + // the small matmul
-		opWork + 2048 + // the 32×16 by 16×32 one
-		opWork + 4*opWork + // the while op and its iterations
-		4*(opWork+2) + // the greater of the condition
-		3*(opWork+2)) // the add of the body
+	want := int64(3*OpWork + // constants
+		OpWork + 12 + // add
+		OpWork + 8 + // the small matmul
+		OpWork + 2048 + // the 32×16 by 16×32 one
+		OpWork + 4*OpWork + // the while op and its iterations
+		4*(OpWork+2) + // the greater of the condition
+		3*(OpWork+2)) // the add of the body
 	if got := in.Work(); got != want {
 		t.Errorf("work %d, want %d", got, want)
 	}
