@@ -34,6 +34,10 @@ type Options struct {
 	// Observe, when set, sees every op's results right after it runs (for
 	// tracing where values go non-finite); it must not modify them.
 	Observe func(op *graph.Operation, results []*Tensor)
+	// MaxWork bounds the work of one Run, its loops and calls included,
+	// in element operations (work.go); 0 means DefaultMaxWork. Past it
+	// Run returns a *WorkError naming the op.
+	MaxWork int64
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -52,6 +56,10 @@ type Interp struct {
 	// weightReads counts the bytes matmul and conv read from weights held
 	// in their blobs (WeightBytesRead).
 	weightReads atomic.Int64
+	work        int64 // counted by the current (or last) Run (work.go)
+	// workLanes is how many lanes the current run has (RunLanes; 1 for
+	// Run): the work bound is per lane.
+	workLanes int
 }
 
 // WeightBytesRead is how many bytes matmul and conv have read from weights
@@ -206,7 +214,11 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 			return nil, fmt.Errorf("interp: @%s input %d (%q): %w", name, i, p.Name, err)
 		}
 	}
+	in.work, in.workLanes = 0, 1
 	outs, err := in.runGraph(g, inputs, 0)
+	if we := (*WorkError)(nil); errors.As(err, &we) {
+		return nil, we // its message names the op; the callers' wrapping repeats it per level
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +293,9 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		}
 		ins, err := l.operands(g, op)
 		if err != nil {
+			return nil, err
+		}
+		if err := in.charge(op, ins, in.updatesInPlace(p, i, op, ins, l)); err != nil {
 			return nil, err
 		}
 		res, err := in.dispatch(p, i, op, ins, l, depth)
@@ -358,7 +373,7 @@ func (in *Interp) dispatch(p *plan, i int, op *graph.Operation, ins []*Tensor, l
 		return in.runIf(op, ins, lookup, depth)
 	case op.Name == "coreai.while":
 		return in.runWhile(op, ins, lookup, depth)
-	case canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs):
+	case in.updatesInPlace(p, i, op, ins, l):
 		// The buffer dies here and nothing else sees it: update in
 		// place instead of copying a whole cache per layer.
 		return in.sliceUpdateInPlace(op, ins)
@@ -368,6 +383,12 @@ func (in *Interp) dispatch(p *plan, i int, op *graph.Operation, ins []*Tensor, l
 		return []*Tensor{t}, err
 	}
 	return in.safeExec(op, ins, depth)
+}
+
+// updatesInPlace reports whether op (index i of p) is a slice_update that
+// may write into its operand's buffer in lane l.
+func (in *Interp) updatesInPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, l *lane) bool {
+	return canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs)
 }
 
 // bind checks op's results against its declared types and enters them in

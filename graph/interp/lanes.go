@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -58,6 +59,17 @@ func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err 
 	if err != nil {
 		return nil, err
 	}
+	in.work, in.workLanes = 0, len(inputs)
+	outs, err := in.runLanes(g, p, inputs)
+	if we := (*WorkError)(nil); errors.As(err, &we) {
+		return nil, we // as Run: its message names the op
+	}
+	return outs, err
+}
+
+// runLanes is RunLanes' loop over the plan.
+func (in *Interp) runLanes(g *graph.Graph, p *plan, inputs [][]*Tensor) (_ [][]*Tensor, err error) {
+	body := g.Body()
 	lanes := make([]*lane, len(inputs))
 	for li, ins := range inputs {
 		lanes[li] = newLane(body, ins)
@@ -92,6 +104,9 @@ func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err 
 		case laneInvariant(op, shared):
 			// Once, in lane 0, then the same tensors in every lane, pinned
 			// so that no lane updates them in place.
+			if err := in.charge(op, ins[0], false); err != nil {
+				return nil, err
+			}
 			res, err := in.dispatch(p, i, op, ins[0], lanes[0], 0)
 			if err != nil {
 				return nil, fmt.Errorf("interp: @%s: %s: %w", g.Name(), op.Describe(), err)
@@ -108,6 +123,11 @@ func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err 
 				}
 			}
 		default:
+			for li, l := range lanes {
+				if err := in.charge(op, ins[li], in.updatesInPlace(p, i, op, ins[li], l)); err != nil {
+					return nil, err
+				}
+			}
 			res, ok, err := in.stacked(op, ins, shared)
 			if err != nil {
 				return nil, fmt.Errorf("interp: @%s: %s: %w", g.Name(), op.Describe(), err)

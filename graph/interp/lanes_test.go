@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -178,4 +179,37 @@ func sameBits(a, b *Tensor) bool {
 		}
 	}
 	return true
+}
+
+// The work bound of RunLanes is Run's, per lane: a bound a little above
+// one step's work lets eight lanes run that step, and one below it stops
+// them with a *WorkError.
+func TestRunLanesWorkBoundPerLane(t *testing.T) {
+	m, err := synth.Generate(synth.Options{Arm: synth.ArmA, Scale: synth.Tiny})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Graph("main")
+	one := New(m, Options{})
+	defer one.Close()
+	if _, err := one.Run("main", newArmADecoder(t, g).feed(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	step := one.Work()
+	for _, c := range []struct {
+		bound int64
+		ok    bool
+	}{{step + step/2, true}, {step / 2, false}} {
+		in := New(m, Options{MaxWork: c.bound})
+		ins := make([][]*Tensor, 8)
+		for l := range ins {
+			ins[l] = newArmADecoder(t, g).feed(int64(l), 0)
+		}
+		_, err := in.RunLanes("main", ins)
+		var we *WorkError
+		if c.ok != (err == nil) || (!c.ok && !errors.As(err, &we)) {
+			t.Errorf("bound %d (one step %d): 8 lanes gave %v", c.bound, step, err)
+		}
+		in.Close()
+	}
 }
