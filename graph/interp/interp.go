@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 )
 
 // Options choose the interpreter's numerics.
@@ -32,6 +33,10 @@ type Options struct {
 	// Observe, when set, sees every op's results right after it runs (for
 	// tracing where values go non-finite); it must not modify them.
 	Observe func(op *graph.Operation, results []*Tensor)
+	// MaxWork bounds the work of one Run, its loops and calls included,
+	// in element operations (work.go); 0 means DefaultMaxWork. Past it
+	// Run returns a *WorkError naming the op.
+	MaxWork int64
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -47,6 +52,7 @@ type Interp struct {
 	maps   []mapping // the mapped weights, for naming a fault's file
 	// inPlaced counts the ops inPlace ran (tests ask whether it did).
 	inPlaced int
+	work     int64 // counted by the current (or last) Run (work.go)
 }
 
 // New prepares an interpreter for m. Nothing is read until Run.
@@ -194,7 +200,11 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 			return nil, fmt.Errorf("interp: @%s input %d (%q): %w", name, i, p.Name, err)
 		}
 	}
+	in.work = 0
 	outs, err := in.runGraph(g, inputs, 0)
+	if we := (*WorkError)(nil); errors.As(err, &we) {
+		return nil, we // its message names the op; the callers' wrapping repeats it per level
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +305,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			}
 			ins[k] = t
 		}
+		update := canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs)
+		if err := in.charge(op, ins, update); err != nil {
+			return nil, err
+		}
 		var res []*Tensor
 		var err error
 		if isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle" {
@@ -306,7 +320,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
 		} else if op.Name == "coreai.while" {
 			res, err = in.runWhile(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
-		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
+		} else if update {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
 			res, err = in.sliceUpdateInPlace(op, ins)
@@ -848,13 +862,22 @@ func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 boo
 	return nil, false, nil
 }
 
-// concatArgs accepts the axis as an attribute, or as a rank-0/1 integer
-// constant operand first (as synth emits it) or last.
+// concatArgs accepts the axis as an attribute, or as the operand the op
+// table (graph/coreaiop) names the axis (coreai.concat: the first, whatever
+// the data operands are: a cache write's begin index concatenates
+// one-element integer constants), else as a rank-0/1 integer constant
+// operand first or last.
 func concatArgs(op *graph.Operation, ins []*Tensor) ([]*Tensor, int64, error) {
 	if a := op.Inherent("axis"); a != nil {
 		if v, ok := attrInts(a); ok && len(v) == 1 {
 			return ins, v[0], nil
 		}
+	}
+	if len(ins) >= 2 && coreaiop.OperandRole(op, 0) == coreaiop.Param {
+		if t := ins[0]; t.Elem.IsFloat() || t.Len() != 1 || len(t.Shape) > 1 {
+			return nil, 0, fmt.Errorf("the axis (operand 0) is not a one-element integer tensor: %v %v", t.Elem, t.Shape)
+		}
+		return ins[1:], ins[0].I[0], nil
 	}
 	isAxis := func(i int) bool {
 		t := ins[i]
