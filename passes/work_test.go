@@ -380,6 +380,17 @@ func TestWorkLinearInStatePairs(t *testing.T) {
 		{"states of promoted states", promoted, states},
 		{"promote-states form=attribute", pairsModule, pass("promote-states{form=attribute}")},
 		{"promote-states form=handle", pairsModule, pass("promote-states{form=handle}")},
+		{"states-as-outputs", promoted, func(m *graph.Module) error {
+			p, err := passes.ParsePipeline("states-as-outputs")
+			if err != nil {
+				return err
+			}
+			res, err := p.Run(m, passes.RunOptions{})
+			if err == nil && len(res.Steps[0].Change.PlainStates) == 0 {
+				err = fmt.Errorf("states-as-outputs made no state plain")
+			}
+			return err
+		}},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) { workDoubles(t, 300, s.build, s.run) })
