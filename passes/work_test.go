@@ -396,3 +396,37 @@ func TestWorkLinearInStatePairs(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) { workDoubles(t, 300, s.build, s.run) })
 	}
 }
+
+// portsModule is one graph of n f32 inputs, each negated and returned:
+// n islands that reach the graph's inputs and outputs, which
+// strip-fp32-casts (io=true, the default) retypes to f16.
+func portsModule(t *testing.T, n int) *graph.Module {
+	var ins, outs, ret, types []string
+	var body strings.Builder
+	for i := range n {
+		ins = append(ins, fmt.Sprintf("%%arg%d: tensor<4xf32> {coreai.name = \"x%d\"}", i, i))
+		outs = append(outs, fmt.Sprintf("tensor<4xf32> {coreai.name = \"y%d\"}", i))
+		fmt.Fprintf(&body, "    %%%d = coreai.neg %%arg%d : tensor<4xf32> -> tensor<4xf32>\n", i, i)
+		ret = append(ret, fmt.Sprintf("%%%d", i))
+		types = append(types, "tensor<4xf32>")
+	}
+	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
+		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+}
+
+// TestWorkLinearInPorts doubles the number of a graph's inputs that
+// strip-fp32-casts retypes: the work must double (it copied the signature
+// and listed the inputs once per retyped input).
+func TestWorkLinearInPorts(t *testing.T) {
+	workDoubles(t, 300, portsModule, func(m *graph.Module) error {
+		p, err := passes.ParsePipeline("strip-fp32-casts")
+		if err != nil {
+			return err
+		}
+		res, err := p.Run(m, passes.RunOptions{})
+		if err == nil && len(res.Steps[0].Change.IOChanges) < 2*len(m.Graph("main").Inputs()) {
+			err = fmt.Errorf("%d I/O changes for %d inputs", len(res.Steps[0].Change.IOChanges), len(m.Graph("main").Inputs()))
+		}
+		return err
+	})
+}
