@@ -766,6 +766,9 @@ const (
 	// assignerBytes is one palette entry's share of a cluster.Assigner
 	// (a float64 threshold and an int32 key threshold).
 	assignerBytes = 12
+	// histBytes is the histogram every goroutine's scratch holds, vector
+	// palettes included (cluster.Hist16's counts and seen-bits).
+	histBytes = 1<<16*4 + 1<<10*8
 )
 
 // scalarScratch is a goroutine's 1-D clustering scratch for palettes of k
@@ -785,7 +788,7 @@ func lutHeap(geo geometry, group, eb int64, s lutSettings) int64 {
 		// The group's values as float64 (x, kept per goroutine), and per
 		// vector a k-means++ distance (float64) and an assignment (int32).
 		elems := geo.outer * group * geo.inner
-		heap += conc * (8*elems + 12*(elems/v))
+		heap += conc * (8*elems + 12*(elems/v) + histBytes)
 	} else {
 		heap += conc * scalarScratch(p)
 		heap += ng * p * assignerBytes

@@ -124,7 +124,9 @@ func checkEstimate(t *testing.T, est, peak int64, tight bool) {
 	t.Helper()
 	ratio := float64(est) / float64(max(1, peak))
 	msg := fmt.Sprintf("estimate %s, measured peak %s (×%.2f)", graph.FormatBytes(est), graph.FormatBytes(peak), ratio)
-	if ratio < 0.8 || tight && ratio > 4 {
+	// Below: garbage not yet collected (up to 5 % of the heap here) and
+	// what the sampler catches between collections.
+	if ratio < 0.75 || tight && ratio > 4 {
 		t.Error(msg)
 	} else {
 		t.Log(msg)
