@@ -775,6 +775,15 @@ func (sf *sfRun) apply() error {
 		sf.ch.Constants = append(sf.ch.Constants, p.cc)
 	}
 	retyped := map[*graph.Operation]bool{}
+	// Graph inputs are retyped in one signature write per graph, their
+	// labels taken from one listing (per input, both copied the whole
+	// signature: quadratic in the inputs, TestWorkLinearInPorts).
+	type inputEdits struct {
+		ed  *graph.PortEdits
+		ins []graph.Port
+	}
+	edits := map[*graph.Operation]*inputEdits{}
+	var edited []*graph.Operation
 	for _, v := range sf.order {
 		if is := sf.list[sf.fi.Index(v)]; !is.chosen {
 			continue
@@ -789,14 +798,23 @@ func (sf *sfRun) apply() error {
 		b, i, _ := v.BlockArg()
 		if pop := b.ParentOp(); pop != nil && graph.IsGraphOp(pop) && b == pop.Regions[0].Entry() {
 			g := &graph.Graph{Op: pop}
+			e := edits[pop]
+			if e == nil {
+				e = &inputEdits{ed: g.EditPorts(), ins: g.Inputs()}
+				edits[pop] = e
+				edited = append(edited, pop)
+			}
 			before := v.Type().String()
-			g.SetInputType(i, toF16(v.Type()))
+			e.ed.SetInputType(i, toF16(v.Type()))
 			if sf.isIOGraph(g) {
-				sf.ch.IOChanges = append(sf.ch.IOChanges, record.IOChange{Graph: g.Name(), Port: g.Inputs()[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
+				sf.ch.IOChanges = append(sf.ch.IOChanges, record.IOChange{Graph: g.Name(), Port: e.ins[i].Label(), Before: before, After: v.Type().String(), Why: "fp32 island retyped to f16"})
 			}
 			continue
 		}
 		v.SetType(toF16(v.Type()))
+	}
+	for _, op := range edited {
+		edits[op].ed.Apply()
 	}
 	for _, g := range sf.gs {
 		t := g.Terminator()
