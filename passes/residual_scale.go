@@ -15,7 +15,8 @@ lookup (a gather or gather_nd from a rank-2 float table) and following
 reshapes, casts and the residual adds, and divides it by 2^k: a multiply by
 2^-k follows the lookup, and a multiply by 2^-k precedes every residual add
 on its block operand, so every value of the stream is 2^-k times what it
-was. Every reader of the stream must be an RMSNorm (the square of x, a
+was. The new ops carry the location of the lookup, the add or the norm's
+epsilon add they stand next to. Every reader of the stream must be an RMSNorm (the square of x, a
 reduce_mean, an add of a constant epsilon, an rsqrt and the multiply of x by
 it): RMSNorm(x·2^-k) with epsilon·2^-2k equals RMSNorm(x), so the pass also
 replaces each norm's epsilon by epsilon·2^-2k, and nothing downstream of the
@@ -260,16 +261,15 @@ func rsConst(t *graph.TensorType, x float64, loc graph.Loc) *graph.Operation {
 	return ops.ConstInProps(&graph.DenseElementsAttr{Type: t, Raw: raw, Splat: true}, loc)
 }
 
-// rsMul inserts v·2^-k before op (a scalar constant of v's element type)
-// and returns the product.
-func rsMul(v *graph.Value, k int, before *graph.Operation, ch *Change) (*graph.Value, error) {
+// rsMul inserts v·2^-k before op (a scalar constant of v's element type),
+// located at the op it stands for, and returns the product.
+func rsMul(v *graph.Value, k int, before *graph.Operation, at graph.Loc, ch *Change) (*graph.Value, error) {
 	tt, ok := graph.AsTensor(v.Type())
 	if !ok || !isFloatElem(tt.Elem) || graph.ElemBytes(tt.Elem.(*graph.FloatType)) == 0 {
 		return nil, fmt.Errorf("%s: residual-scale: the stream value of type %s is not a float tensor", before.DescribeInGraph(), v.Type())
 	}
-	loc := ops.PassLoc("residual-scale", before.Loc)
-	c := rsConst(graph.Tensor(tt.Elem), math.Ldexp(1, -k), loc)
-	mul := graph.NewOp("coreai.decomposable.broadcasting_mul", []*graph.Value{v, c.Result(0)}, []graph.Type{tt}, nil, loc)
+	c := rsConst(graph.Tensor(tt.Elem), math.Ldexp(1, -k), at)
+	mul := graph.NewOp("coreai.decomposable.broadcasting_mul", []*graph.Value{v, c.Result(0)}, []graph.Type{tt}, nil, at)
 	c.InsertBefore(before)
 	mul.InsertBefore(before)
 	ch.OpsAdded += 2
@@ -284,14 +284,14 @@ func rsApply(s *rsStream, k int, ch *Change) error {
 		return fmt.Errorf("%s: residual-scale: the lookup ends its block", lk.DescribeInGraph())
 	}
 	old := lk.Result(0)
-	scaled, err := rsMul(old, k, next, ch)
+	scaled, err := rsMul(old, k, next, lk.Loc, ch)
 	if err != nil {
 		return err
 	}
 	mul := scaled.DefiningOp()
 	old.ReplaceUsesIf(scaled, func(u graph.Use) bool { return u.Op != mul })
 	for _, u := range s.adds {
-		r, err := rsMul(u.Op.Operand(u.Index), k, u.Op, ch)
+		r, err := rsMul(u.Op.Operand(u.Index), k, u.Op, u.Op.Loc, ch)
 		if err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func rsApply(s *rsStream, k int, ch *Change) error {
 		if eps != 0 && got == 0 {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: epsilon %g·2^-%d underflows to 0 in %s", n.epsAdd.DescribeInGraph(), eps, 2*k, ft.Name))
 		}
-		c := rsConst(et, scaledEps, ops.PassLoc("residual-scale", n.epsAdd.Loc))
+		c := rsConst(et, scaledEps, n.epsAdd.Loc)
 		c.InsertBefore(n.epsAdd)
 		n.epsAdd.SetOperand(n.epsIdx, c.Result(0))
 		ch.OpsAdded++
