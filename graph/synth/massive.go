@@ -32,8 +32,8 @@ import (
 //   - every layer's MLP has one "super neuron" per massive channel c: it
 //     reads c only (up and gate weight superIn from c, zero from the rest),
 //     and writes c (down weight superOut) and little else (the rest of its
-//     down column is drawn small), adding about 120 (tiny) or 100 (full)
-//     to c per layer once c dominates the norm;
+//     down column is drawn small), adding about 480/L (tiny) or 2400/L
+//     (full) to c per layer once c dominates the norm, L the layer count;
 //   - the residual norms (input, post-attention, final) weigh the massive
 //     channels by normW = √(M/H), so after the norm they are about 1 like
 //     the ordinary channels, and weigh the ordinary channels by a gain for
@@ -145,11 +145,13 @@ func planMassive(d HybridDims, seed uint64, on bool) *massive {
 	// channels are at ordinaryRMS(1), so the neuron fires in the channel's
 	// sign on every token: twice the size at which it would hold half the RMS.
 	mv.seedMean = 2 * mv.ordinaryRMS(1) * sat
-	// Tiny reaches hundreds in 4 layers, full thousands in 24: about 120
-	// and 100 per saturated layer.
-	step := 100.0
+	// The last layer reaches about 480 at tiny scale and 2400 at full
+	// whatever the layer count (120 and 100 per saturated layer at the
+	// default 4 and 24 layers): a fixed step per layer made a 24-layer
+	// tiny stream run past fp16's range on some seeds.
+	step := 2400.0 / float64(d.Layers)
 	if d.Hidden < 256 {
-		step = 120
+		step = 480.0 / float64(d.Layers)
 	}
 	mv.superIn = superNeuron
 	m := superNeuron * silu(superNeuron)
