@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"github.com/anefix/anefix/graph/modelio"
 	"io"
@@ -12,13 +10,13 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/compare"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -63,6 +61,15 @@ computed in float32 and ranks CAND's ops (matched to REF's by op id,
 location and name) by how much relative error each adds; it keeps REF's
 results of a position in memory (at most 512 MiB).
 
+--max-work bounds the work of one decode step of each graph, its loops
+and calls included, so that a graph whose loops or calls multiply (a
+loop in a loop, graphs that call the next twice) ends with an error
+naming the op (exit 1) instead of running for days: N units, an op
+counting a fixed cost (about a thousand additions' worth) plus the
+elements it reads or writes (a matmul's multiply-adds at 8 to a unit);
+the default, 2^33, is about 40 times a decode step of full-scale synth
+arm A (0.75 B weights).
+
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
   anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json
@@ -80,6 +87,7 @@ type verifyFlags struct {
 	seed                                 uint64
 	asJSON, ranges, localize, ignoreHash bool
 	maxMem                               sizeFlag
+	maxWork                              int64
 }
 
 func (f *verifyFlags) declare(fs *pflag.FlagSet) {
@@ -99,6 +107,7 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
 	f.maxMem = 8 << 30
+	fs.Int64Var(&f.maxWork, "max-work", interp.DefaultMaxWork, fmt.Sprintf("refuse (exit 1) a decode step of either graph that does more work than N units (an op counts %d plus its elements; loops and calls included)", interp.OpWork))
 	fs.Var(&f.maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
 }
 
@@ -141,6 +150,10 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 	default:
 		return usagef("--numerics: want ieee or ane, got %q", f.numerics)
 	}
+	if f.maxWork < 1 {
+		return usagef("--max-work must be at least 1, got %d", f.maxWork)
+	}
+	refOpts.MaxWork, candOpts.MaxWork = f.maxWork, f.maxWork
 	if f.locTop < 1 {
 		return usagef("--localize-top must be at least 1, got %d", f.locTop)
 	}
@@ -252,6 +265,7 @@ func fmtG(v float64) string {
 }
 
 func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	var b strings.Builder
 	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, prompt %v, %d steps, accumulate %s\nnumerics of CAND: %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate, r.Numerics)
 	fmt.Fprintf(&b, "%5s  %-6s  %8s  %8s  %-5s  %10s  %10s\n", "pos", "phase", "REF", "CAND", "equal", "cosine", "max|Δ|")
@@ -415,16 +429,11 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 	rep := verifyReport(refPath, candPath, vr.Prompt, vr.Seed, accName(vr.Ref, vr.Cand), vr.Cand.ANE.Describe(), vr.LocalizeTop, need, res)
 	rep.RangesChecked = vr.Ranges
 	if vr.JSON {
-		raw, err := protojson.MarshalOptions{}.Marshal(rep)
+		out, err := protoJSON(rep)
 		if err != nil {
 			return err
 		}
-		var out bytes.Buffer
-		if err := json.Indent(&out, raw, "", "  "); err != nil {
-			return err
-		}
-		out.WriteByte('\n')
-		if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+		if _, err := env.Stdout.Write(out); err != nil {
 			return err
 		}
 	} else if err := writeVerifyText(env.Stdout, rep); err != nil {
