@@ -24,6 +24,7 @@ func init() {
 		{Name: "palettize", DefaultOn: false, Func: bindCtx[PalettizeOptions](palettize), About: palettizeAbout},
 		{Name: "quantize-weights", DefaultOn: false, Func: bindCtx[QuantizeWeightsOptions](quantizeWeights), About: quantizeWeightsAbout},
 		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout},
+		{Name: "residual-scale", DefaultOn: false, Func: bind[ResidualScaleOptions](residualScale), About: residualScaleAbout},
 		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout},
 		{Name: "fp16-safe-reductions", DefaultOn: false, Func: bind[FP16SafeReductionsOptions](fp16SafeReductions), About: fp16SafeReductionsAbout},
 		{Name: "dce", DefaultOn: true, Func: bind[DCEOptions](dce), About: dceAbout},
@@ -75,6 +76,9 @@ var Constraints = []Constraint{
 	{"quantize-weights", "dce", "dce removes what the other passes leave dead"},
 	{"strip-fp32-casts", "legalize-weights", "stripping retypes the dequantized f32 weights of the islands it retypes first, so the palettes take the type the graph computes with"},
 	{"legalize-weights", "dce", "dce removes what the other passes leave dead"},
+	{"strip-fp32-casts", "residual-scale", "stripping retypes the norms' epsilon constants; scaling them after keeps the scaled value in the type the norm computes with"},
+	{"residual-scale", "fp16-safe-reductions", "residual-scale finds each RMSNorm by its reduce_mean, which fp16-safe-reductions rewrites as a matmul"},
+	{"residual-scale", "dce", "dce drops the epsilon constants the scaled ones replace"},
 	{"legalize-weights", "quantize-weights", "legalize-weights rewrites the INT4 weights the input has; quantize-weights after it writes the type it is asked for"},
 }
 

@@ -548,8 +548,9 @@ func TestRewriteLLMBundle(t *testing.T) {
 
 // TestStripNumericsClaim keeps the measurement quoted in strip-fp32-casts'
 // documentation true: on synth arm A the default (the blocker islands: the
-// recurrence) keeps top-1 agreement; stripping every island, or the norms,
-// breaks it; every island but the norms keeps it.
+// recurrence) and every island but the norms both flip the same near tie
+// at step 12 (14/24); stripping every island, or the norms, overflows the
+// fp16 norms on synth's massive residual channels (0/24 from step 0).
 func TestStripNumericsClaim(t *testing.T) {
 	if _, err := os.Stat(rwArmA); err != nil {
 		t.Skipf("no synth arm A: %v", err)
@@ -560,10 +561,10 @@ func TestStripNumericsClaim(t *testing.T) {
 		want string
 		code int
 	}{
-		{nil, "top-1 agreement: 24/24", exitOK},
-		{[]string{"strip-fp32-casts.islands=all"}, "top-1 agreement: 2/24", exitGate},
-		{[]string{"strip-fp32-casts.islands=norms"}, "top-1 agreement: 2/24", exitGate},
-		{[]string{"strip-fp32-casts.islands=all", "strip-fp32-casts.keep-norms=true"}, "top-1 agreement: 24/24", exitOK},
+		{nil, "top-1 agreement: 14/24", exitGate},
+		{[]string{"strip-fp32-casts.islands=all"}, "top-1 agreement: 0/24", exitGate},
+		{[]string{"strip-fp32-casts.islands=norms"}, "top-1 agreement: 0/24", exitGate},
+		{[]string{"strip-fp32-casts.islands=all", "strip-fp32-casts.keep-norms=true"}, "top-1 agreement: 14/24", exitGate},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "v.aimodel")

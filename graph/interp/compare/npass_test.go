@@ -144,15 +144,25 @@ func TestScaleStateVerify(t *testing.T) {
 		// A stored value below fp16's normal range (2^-14) is subnormal;
 		// scaled down by 2^-k it keeps fewer bits, an error of at most half
 		// a subnormal step (2^-25) in stored units, 2^(k-25) in the
-		// reference's, per write.
-		bound := math.Ldexp(1, k-25) * 24
+		// reference's, per write. After one step that is the whole drift:
+		// the step's output reads the state before it is scaled for the
+		// write. Over more steps the bound does not add up: since synth's
+		// gates keep a long memory (issue 29), a rounded entry is read
+		// again, shifts later f16 roundings by an ulp and reaches the other
+		// states (measured at k=4 over 24 steps: rec_state 0.0017,
+		// key_cache 0.0059), so the 24-step run is held to the decode only.
+		bound := math.Ldexp(1, k-25)
 		t.Logf("scale-state default=%d vs the default pipeline on tiny arm A: %d/%d, logits max |Δ| %g, identical %v, states %+v", k, r.Agree, r.N, outMax, r.Identical, r.States)
 		if r.Agree != r.N {
 			t.Errorf("scale-state default=%d changed the decode: %d/%d", k, r.Agree, r.N)
 		}
-		for _, d := range r.States {
+		r1, err := Compare(ref, cand, Options{Steps: 1, CandStateLog2: log2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range r1.States {
 			if d.MaxAbs > bound {
-				t.Errorf("scale-state default=%d: state %s drifts by %g, more than subnormal rounding allows (%g)", k, d.Name, d.MaxAbs, bound)
+				t.Errorf("scale-state default=%d: after one step state %s drifts by %g, more than subnormal rounding allows (%g)", k, d.Name, d.MaxAbs, bound)
 			}
 		}
 		if k < 0 && !r.Identical {
