@@ -92,6 +92,7 @@ func (p Port) Label() string {
 // FindPort returns the port of ports named name and how many have that
 // name (a caller decides what 0 or 2 means).
 func FindPort(ports []Port, name string) (Port, int) {
+	countWork(workPorts, len(ports))
 	var p Port
 	n := 0
 	for _, x := range ports {

@@ -62,6 +62,32 @@ func (m *Module) Graph(name string) *Graph {
 	return nil
 }
 
+// graphNamed is the graph op directly in b named name (the last one of
+// that name), or nil. The table is built once per change to b's op list, so
+// looking up a callee for every graph of a module costs time linear in the
+// module. A graph renamed in place (its sym_name replaced without moving
+// it) is seen under its new name only after b changes: anefix renames no
+// graph; a hit under the old name is caught and the table rebuilt.
+func (b *Block) graphNamed(name string) *Operation {
+	for range 2 {
+		if b.graphs == nil {
+			b.graphs = map[string]*Operation{}
+			countWork(workOps, b.n)
+			for o := b.first; o != nil; o = o.next {
+				if IsGraphOp(o) {
+					b.graphs[(&Graph{Op: o}).Name()] = o
+				}
+			}
+		}
+		o := b.graphs[name]
+		if o == nil || o.block == b && (&Graph{Op: o}).Name() == name {
+			return o
+		}
+		b.graphs = nil // renamed since the table was built
+	}
+	return nil
+}
+
 // Name is the graph's symbol name.
 func (g *Graph) Name() string {
 	if s, ok := g.Op.Inherent(AttrSymName).(*StringAttr); ok {
@@ -127,6 +153,7 @@ type Port struct {
 }
 
 func attrList(a Attr, n int) []*DictAttr {
+	countWork(workPorts, n)
 	out := make([]*DictAttr, n)
 	if arr, ok := a.(*ArrayAttr); ok {
 		for i := 0; i < n && i < len(arr.Elems); i++ {
@@ -137,6 +164,7 @@ func attrList(a Attr, n int) []*DictAttr {
 }
 
 func attrListAttr(ds []*DictAttr) Attr {
+	countWork(workPorts, len(ds))
 	any := false
 	elems := make([]Attr, len(ds))
 	for i, d := range ds {
@@ -311,6 +339,7 @@ func (g *Graph) cloneFT() *FunctionType {
 	if ft == nil {
 		return &FunctionType{}
 	}
+	countWork(workPorts, len(ft.Inputs)+len(ft.Results))
 	return &FunctionType{Inputs: append([]Type(nil), ft.Inputs...), Results: append([]Type(nil), ft.Results...)}
 }
 
@@ -458,3 +487,62 @@ func IsHandle(t Type) bool { return IsHandleType(t) && !IsToken(t) }
 // HandleOf is the handle type holding a tensor of type t:
 // `!coreai.handle<tensor<…>>`.
 func HandleOf(t *TensorType) Type { return &OpaqueType{Text: "!coreai.handle<" + t.String() + ">"} }
+
+// PortEdits batches changes to a graph's port types and attributes and
+// writes the signature back once, in Apply: Graph's SetInputAttr,
+// SetOutputAttr, SetInputType and SetOutputType each copy the whole
+// signature, so a pass editing every port of a graph with thousands of
+// them one call at a time took time quadratic in the ports.
+type PortEdits struct {
+	g                  *Graph
+	ft                 *FunctionType
+	argAttrs, resAttrs []*DictAttr
+	attrsIn, attrsOut  bool // the attribute lists changed
+	types              bool // the function type changed
+}
+
+// EditPorts starts a batch of port edits of g. Until Apply, g's own
+// signature (Inputs, Outputs, ArgAttrs, FunctionType) is the old one; the
+// block argument of a retyped input takes its new type at once.
+func (g *Graph) EditPorts() *PortEdits {
+	return &PortEdits{g: g, ft: g.cloneFT(), argAttrs: g.ArgAttrs(), resAttrs: g.ResAttrs()}
+}
+
+// SetInputAttr sets (nil removes) one attribute of input i.
+func (e *PortEdits) SetInputAttr(i int, name string, v Attr) {
+	e.argAttrs[i] = e.argAttrs[i].With(name, v)
+	e.attrsIn = true
+}
+
+// SetOutputAttr sets (nil removes) one attribute of output i.
+func (e *PortEdits) SetOutputAttr(i int, name string, v Attr) {
+	e.resAttrs[i] = e.resAttrs[i].With(name, v)
+	e.attrsOut = true
+}
+
+// SetInputType retypes input i: the signature (at Apply) and the block
+// argument (now).
+func (e *PortEdits) SetInputType(i int, t Type) {
+	e.ft.Inputs[i] = t
+	e.types = true
+	if b := e.g.Body(); b != nil {
+		b.args[i].typ = t
+	}
+}
+
+// SetOutputType retypes output i in the signature (the terminator's operand
+// must be given the same type by the caller).
+func (e *PortEdits) SetOutputType(i int, t Type) { e.ft.Results[i], e.types = t, true }
+
+// Apply writes the edited signature to the graph.
+func (e *PortEdits) Apply() {
+	if e.types {
+		e.g.setFunctionType(e.ft)
+	}
+	if e.attrsIn {
+		e.g.SetArgAttrs(e.argAttrs)
+	}
+	if e.attrsOut {
+		e.g.SetResAttrs(e.resAttrs)
+	}
+}

@@ -415,6 +415,7 @@ func (op *Operation) Remove() {
 	op.prev, op.next, op.block = nil, nil, nil
 	b.n--
 	b.orderValid = false
+	b.graphs = nil
 }
 
 // Erase removes op and everything nested in it. Its results must be unused
@@ -522,6 +523,10 @@ type Block struct {
 	n           int
 	parent      *Region
 	orderValid  bool
+	// graphs maps each graph op's sym_name to it (the last of a name), built
+	// by graphNamed on its first look-up after the block changed; nil when
+	// not built. The two places that change a block's op list drop it.
+	graphs map[string]*Operation
 }
 
 // Parent is the region containing b.
@@ -618,6 +623,7 @@ func (b *Block) insertAfter(op, after *Operation) {
 	}
 	b.n++
 	b.orderValid = false
+	b.graphs = nil
 }
 
 // IsBefore reports whether a comes before c; both must be in block b.

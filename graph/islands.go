@@ -117,6 +117,10 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 		d := v.DefiningOp()
 		return d != nil && d.NumOperands() == 0 && len(d.Regions) == 0
 	}
+	var states *StateScope // one for all graphs: callees are summarized once
+	if o.States != nil {
+		states = NewStateScope(*o.States)
+	}
 	for _, g := range graphs {
 		root := g.Op
 		g.Op.Walk(func(op *Operation) bool {
@@ -186,7 +190,7 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 			return true
 		})
 		if o.States != nil {
-			is.joinStates(g, *o.States, o.Member)
+			is.joinStates(g, states, o.Member)
 		}
 	}
 	if o.ConstantsApart {
@@ -218,12 +222,12 @@ func (is *Islands) joinCall(op *Operation, callee *Graph, member func(*Value) bo
 	}
 }
 
-func (is *Islands) joinStates(g *Graph, so StateOptions, member func(*Value) bool) {
+func (is *Islands) joinStates(g *Graph, states *StateScope, member func(*Value) bool) {
 	t := g.Terminator()
 	if t == nil || g.Body() == nil {
 		return
 	}
-	for _, p := range States(g, so).Pairs {
+	for _, p := range states.States(g).Pairs {
 		if p.Out < 0 || p.Out >= t.NumOperands() {
 			continue
 		}

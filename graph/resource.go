@@ -232,3 +232,18 @@ func (m *Module) ResourceRefs() (map[string]int, bool) {
 	})
 	return refs, ok
 }
+
+// FormatBytes prints n in the largest binary unit that keeps it >= 1
+// ("1.5 GiB"), as every size anefix reports to people.
+func FormatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(units)-1 {
+		f /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[u])
+}

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -126,6 +127,7 @@ func (sn *stateNames) key(name string, output bool) (key string, affixed bool) {
 // by the conventions: the same name (same), or the same words once each
 // side's affixes are dropped, at least one side having one (affixed).
 func (sn *stateNames) match(in, out string) (same, affixed bool) {
+	countWork(workLookups, 1)
 	if in == "" || out == "" {
 		return false, false
 	}
@@ -234,4 +236,118 @@ func (sn *stateNames) kind(name string) StateKind {
 		return StateKV
 	}
 	return StateUnknownKind
+}
+
+// portNames indexes a graph's ports by the keys stateNames.match compares,
+// so that the ports a name pairs with are found without comparing it with
+// every port (which made a graph with thousands of states quadratic). match
+// holds when the names are equal, or when the input's key (or its words
+// with key/value spelled k/v) equals the output's key and an affix was
+// dropped; so the candidates are the ports filed under the name and under
+// those keys, and match itself decides among them.
+type portNames struct {
+	sn         *stateNames
+	ins, outs  []Port
+	inByName   map[string][]int
+	outByName  map[string][]int
+	inByKey    map[string][]int  // stateNames.key(name, false), and the canonical words
+	outByKey   map[string][]int  // stateNames.key(name, true)
+	outKeysFor map[string]string // output name → key; nil until keys ran
+}
+
+func newPortNames(sn *stateNames, ins, outs []Port) *portNames {
+	pn := &portNames{sn: sn, ins: ins, outs: outs,
+		inByName: map[string][]int{}, outByName: map[string][]int{},
+		inByKey: map[string][]int{}, outByKey: map[string][]int{}}
+	for _, p := range ins {
+		pn.inByName[p.Name] = append(pn.inByName[p.Name], p.Index)
+	}
+	for _, p := range outs {
+		pn.outByName[p.Name] = append(pn.outByName[p.Name], p.Index)
+	}
+	return pn
+}
+
+// input is the input named name and how many inputs have that name, as
+// FindPort says it.
+func (pn *portNames) input(name string) (Port, int) { return pn.first(pn.ins, pn.inByName[name]) }
+
+// output is the output named name and how many outputs have that name.
+func (pn *portNames) output(name string) (Port, int) { return pn.first(pn.outs, pn.outByName[name]) }
+
+func (pn *portNames) first(ports []Port, idx []int) (Port, int) {
+	if len(idx) == 0 {
+		return Port{}, 0
+	}
+	return ports[idx[len(idx)-1]], len(idx) // FindPort returns the last of a name
+}
+
+// keys files every port under its keys, on the first name query (the
+// exact-name look-ups above do not need them).
+func (pn *portNames) keys() {
+	if pn.outKeysFor != nil {
+		return
+	}
+	for i, p := range pn.ins {
+		k, _ := pn.sn.key(p.Name, false)
+		raw := strings.Join(canonicalKV(NameWords(p.Name)), "_")
+		pn.inByKey[k] = append(pn.inByKey[k], i)
+		if raw != k {
+			pn.inByKey[raw] = append(pn.inByKey[raw], i)
+		}
+	}
+	pn.outKeysFor = map[string]string{}
+	for i, p := range pn.outs {
+		k, _ := pn.sn.key(p.Name, true)
+		pn.outKeysFor[p.Name] = k
+		pn.outByKey[k] = append(pn.outByKey[k], i)
+	}
+}
+
+// outputsMatching lists, in output order, the outputs whose names match in
+// (stateNames.match: the same name, or paired by an affix).
+func (pn *portNames) outputsMatching(in string) []int {
+	if in == "" {
+		return nil
+	}
+	pn.keys()
+	k, _ := pn.sn.key(in, false)
+	raw := strings.Join(canonicalKV(NameWords(in)), "_")
+	return matchingPorts([][]int{pn.outByName[in], pn.outByKey[k], pn.outByKey[raw]}, pn.outs, func(o string) bool {
+		same, affixed := pn.sn.match(in, o)
+		return same || affixed
+	})
+}
+
+// inputsMatching lists, in input order, the inputs whose names match out.
+func (pn *portNames) inputsMatching(out string) []int {
+	if out == "" {
+		return nil
+	}
+	pn.keys()
+	k, ok := pn.outKeysFor[out]
+	if !ok {
+		k, _ = pn.sn.key(out, true)
+	}
+	return matchingPorts([][]int{pn.inByName[out], pn.inByKey[k]}, pn.ins, func(i string) bool {
+		same, affixed := pn.sn.match(i, out)
+		return same || affixed
+	})
+}
+
+// matchingPorts is the ports of the candidate lists whose names match, each
+// once, in port order.
+func matchingPorts(lists [][]int, ports []Port, match func(string) bool) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, l := range lists {
+		for _, i := range l {
+			if !seen[i] && match(ports[i].Name) {
+				seen[i] = true
+				out = append(out, i)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
 }

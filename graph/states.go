@@ -211,11 +211,34 @@ func (a *StateAnalysis) ForOutput(k int) (StatePair, bool) {
 }
 
 // States analyzes g's interface (see the comment at the top of this file).
-func States(g *Graph, o StateOptions) *StateAnalysis {
+// A caller that analyzes several graphs of one module uses a StateScope.
+func States(g *Graph, o StateOptions) *StateAnalysis { return NewStateScope(o).States(g) }
+
+// StateScope analyzes graphs of one module under one set of options,
+// remembering for each called graph's result the inputs it is computed
+// from, so that analyzing every graph of a module takes time linear in the
+// module however calls nest (a walk into every callee from every caller
+// was quadratic in a chain of calls: TestStatesWorkLinearInGraphs). What it
+// remembers holds while the graphs are unchanged: make a new scope after
+// editing them.
+type StateScope struct {
+	o  StateOptions
+	sn *stateNames
+	w  *stateWalker
+}
+
+// NewStateScope returns an empty scope analyzing under o.
+func NewStateScope(o StateOptions) *StateScope {
+	return &StateScope{o: o, sn: newStateNames(o), w: newStateWalker()}
+}
+
+// States analyzes g's interface, as the function States does.
+func (sc *StateScope) States(g *Graph) *StateAnalysis {
+	o, sn := sc.o, sc.sn
 	sa := &StateAnalysis{Graph: g, byIn: map[int]int{}, byOut: map[int]int{}}
 	body, term := g.Body(), g.Terminator()
 	ins, outs := g.Inputs(), g.Outputs()
-	sn := newStateNames(o)
+	pn := newPortNames(sn, ins, outs)
 	add := func(p StatePair) {
 		if p.Out >= 0 {
 			p.OutName = outs[p.Out].Name
@@ -239,10 +262,10 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 	for _, in := range ins {
 		switch {
 		case IsHandle(in.Type):
-			add(StatePair{In: in.Index, Out: handleOutput(g, in, outs, freeOut), Form: StateHandle, Evidence: EvidenceContract})
+			add(StatePair{In: in.Index, Out: handleOutput(g, in, pn, freeOut), Form: StateHandle, Evidence: EvidenceContract})
 		case in.StateOutput != "":
 			out := -1
-			if p, n := FindPort(outs, in.StateOutput); n == 1 && freeOut(p.Index) {
+			if p, n := pn.output(in.StateOutput); n == 1 && freeOut(p.Index) {
 				out = p.Index
 			} else if n != 1 {
 				sa.Notes = append(sa.Notes, fmt.Sprintf("@%s state %s names output %q, which %d outputs carry", g.Name(), in.Label(), in.StateOutput, n))
@@ -258,8 +281,8 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 		if err != nil {
 			continue // options are checked where they are parsed
 		}
-		in, nIn := FindPort(ins, inName)
-		out, nOut := FindPort(outs, outName)
+		in, nIn := pn.input(inName)
+		out, nOut := pn.output(outName)
 		if nIn == 1 && nOut == 0 && !freeIn(in.Index) {
 			sa.Named = append(sa.Named, s) // promoted already: the output now has the state's name
 			continue
@@ -292,22 +315,22 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 		ev      StateEvidence
 		named   bool
 	}
-	w := newStateWalker(g)
 	var cands []cand
-	wanted := func(t Type) bool { // some unpaired plain input has this type
-		for _, in := range ins {
-			if freeIn(in.Index) && TypeEqual(in.Type, t) {
-				return true
-			}
+	// The types of the unpaired inputs (no pair is added while outputs are
+	// traced), so that an output of no such type is not traced.
+	freeTypes := map[string]bool{}
+	for _, in := range ins {
+		if freeIn(in.Index) && in.Type != nil {
+			freeTypes[in.Type.String()] = true
 		}
-		return false
 	}
+	wanted := func(t Type) bool { return freeTypes[t.String()] }
 	for _, out := range outs {
 		if !freeOut(out.Index) || out.Index >= term.NumOperands() || !staticTensor(out.Type) || !wanted(out.Type) {
 			continue
 		}
 		var best []cand
-		srcs := w.sources(term.Operand(out.Index))
+		srcs := sc.w.sources(g, term.Operand(out.Index))
 		for _, i := range sortedKeys(srcs) { // input order: the notes are deterministic
 			ev := srcs[i]
 			in := ins[i]
@@ -316,7 +339,7 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 			}
 			same, affixed := sn.match(in.Name, out.Name)
 			named := same || affixed
-			if ev >= EvidenceUpdate && !weakOK(sn, in, out, same, affixed, ins, outs) {
+			if ev >= EvidenceUpdate && !weakOK(sn, pn, in, out, same, affixed) {
 				continue // weak evidence: a residual stream or a model output looks the same
 			}
 			best = append(best, cand{in: i, out: out.Index, ev: ev, named: named})
@@ -356,8 +379,8 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 			continue
 		}
 		var match []Port
-		for _, out := range outs {
-			if same, affixed := sn.match(in.Name, out.Name); freeOut(out.Index) && !IsHandleType(out.Type) && (same || affixed) {
+		for _, k := range pn.outputsMatching(in.Name) {
+			if out := outs[k]; freeOut(out.Index) && !IsHandleType(out.Type) {
 				match = append(match, out)
 			}
 		}
@@ -369,10 +392,10 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 				g.Name(), in.Label(), in.Type, match[0].Label(), match[0].Type))
 		case len(match) > 1:
 			sa.Notes = append(sa.Notes, fmt.Sprintf("@%s input %s matches %d outputs by name (%s); name the pair with --set states.pairs=%s=<output>",
-				g.Name(), in.Label(), len(match), PortLabels(match), in.Label()))
+				g.Name(), in.Label(), len(match), someLabels(match), in.Label()))
 		default:
 			sa.Notes = append(sa.Notes, fmt.Sprintf("@%s input %s looks like a state but no output carries its new value (outputs: %s); left as a plain input",
-				g.Name(), in.Label(), PortLabels(outs)))
+				g.Name(), in.Label(), someLabels(outs)))
 		}
 	}
 	sa.sort()
@@ -383,7 +406,7 @@ func States(g *Graph, o StateOptions) *StateAnalysis {
 // the input returned unchanged) of in and out: they pair by an affix, out
 // is in's successor (h0 → h1), or they share a name that says state; or
 // both names say state and neither pairs by name with another port.
-func weakOK(sn *stateNames, in, out Port, same, affixed bool, ins, outs []Port) bool {
+func weakOK(sn *stateNames, pn *portNames, in, out Port, same, affixed bool) bool {
 	switch {
 	case affixed, successor(in.Name, out.Name):
 		return true
@@ -392,17 +415,27 @@ func weakOK(sn *stateNames, in, out Port, same, affixed bool, ins, outs []Port) 
 	case !sn.looksLikeState(in.Name) || !sn.looksLikeState(out.Name):
 		return false
 	}
-	for _, o := range outs {
-		if s, a := sn.match(in.Name, o.Name); o.Index != out.Index && (s || a) {
+	for _, k := range pn.outputsMatching(in.Name) {
+		if k != out.Index {
 			return false
 		}
 	}
-	for _, i := range ins {
-		if s, a := sn.match(i.Name, out.Name); i.Index != in.Index && (s || a) {
+	for _, k := range pn.inputsMatching(out.Name) {
+		if k != in.Index {
 			return false
 		}
 	}
 	return true
+}
+
+// someLabels lists the first few ports by Label, for notes: a note per
+// port that listed every port grew quadratically with a graph's ports.
+func someLabels(ports []Port) string {
+	const most = 8
+	if len(ports) <= most {
+		return PortLabels(ports)
+	}
+	return fmt.Sprintf("%s, … %d more", PortLabels(ports[:most]), len(ports)-most)
 }
 
 // pickCand returns the one candidate that beats every other: named first,
@@ -462,12 +495,12 @@ func staticTensor(t Type) bool {
 // handleOutput finds the token output of handle input in: the one named by
 // its buffer_mutation or its own name, else the one whose value is a
 // write_handle of this handle; -1 when none is returned.
-func handleOutput(g *Graph, in Port, outs []Port, free func(int) bool) int {
+func handleOutput(g *Graph, in Port, pn *portNames, free func(int) bool) int {
 	for _, name := range []string{in.StateOutput, in.Name} {
 		if name == "" {
 			continue
 		}
-		if p, n := FindPort(outs, name); n == 1 && IsToken(p.Type) && free(p.Index) {
+		if p, n := pn.output(name); n == 1 && IsToken(p.Type) && free(p.Index) {
 			return p.Index
 		}
 	}
@@ -475,16 +508,22 @@ func handleOutput(g *Graph, in Port, outs []Port, free func(int) bool) int {
 	if term == nil || body == nil || in.Index >= len(body.Args()) {
 		return -1
 	}
-	h := body.Arg(in.Index)
-	for _, out := range outs {
-		if !IsToken(out.Type) || !free(out.Index) || out.Index >= term.NumOperands() {
+	// The first token output returning a write_handle of h, found from
+	// h's uses (not by looking at every output per handle input).
+	h, best := body.Arg(in.Index), -1
+	for _, u := range h.Uses() {
+		d := u.Op
+		if u.Index != 0 || baseOp(d.Name) != "write_handle" || d.NumResults() == 0 {
 			continue
 		}
-		if d := term.Operand(out.Index).DefiningOp(); d != nil && baseOp(d.Name) == "write_handle" && d.NumOperands() > 0 && d.Operand(0) == h {
-			return out.Index
+		for _, ru := range d.Result(0).Uses() {
+			k := ru.Index
+			if ru.Op == term && k < len(pn.outs) && IsToken(pn.outs[k].Type) && free(k) && (best < 0 || k < best) {
+				best = k
+			}
 		}
 	}
-	return -1
+	return best
 }
 
 // baseOp is a coreai op name without "coreai." and "decomposable.".
@@ -494,27 +533,22 @@ func baseOp(name string) string {
 }
 
 // stateWalker follows a returned value backwards to the inputs it is
-// computed from, keeping the strongest evidence per input.
+// computed from, keeping the strongest evidence per input. A call is
+// crossed through the callee's summary: the inputs of the callee each of
+// its results is computed from, walked once per scope and remembered.
 type stateWalker struct {
-	g       *Graph
-	callees map[string]*Graph
-	args    map[*Value]int // entry block argument → input index
+	summaries map[summaryKey]map[int]StateEvidence
+	busy      map[summaryKey]bool // summaries being walked (a recursive call is not followed)
+	depth     int                 // summaries being walked, nested
 }
 
-func newStateWalker(g *Graph) *stateWalker {
-	w := &stateWalker{g: g, callees: map[string]*Graph{}, args: map[*Value]int{}}
-	for i, a := range g.Body().Args() {
-		w.args[a] = i
-	}
-	if p := g.Op.ParentOp(); p != nil && len(p.Regions) > 0 {
-		for o := p.Regions[0].Entry().First(); o != nil; o = o.Next() {
-			if IsGraphOp(o) {
-				cg := &Graph{Op: o}
-				w.callees[cg.Name()] = cg
-			}
-		}
-	}
-	return w
+type summaryKey struct {
+	graph  *Operation
+	result int
+}
+
+func newStateWalker() *stateWalker {
+	return &stateWalker{summaries: map[summaryKey]map[int]StateEvidence{}, busy: map[summaryKey]bool{}}
 }
 
 // stateWalkLimit bounds one walk: a returned value is traced through at
@@ -522,19 +556,40 @@ func newStateWalker(g *Graph) *stateWalker {
 // runs long is wandering through the rest of the model).
 const stateWalkLimit = 1 << 14
 
-type walkItem struct {
-	v     *Value
-	ev    StateEvidence // the strongest marker passed so far (EvidenceIdentity: none yet)
-	frame *walkFrame
+// stateCallDepth bounds how deeply nested calls are followed (exports nest
+// composites a few levels; the bound keeps the walk's own recursion small).
+const stateCallDepth = 64
+
+// callee is the graph beside g named name, or nil. The look-up goes through
+// the enclosing block's table of graphs, built once for all walks (a table
+// per analysis made analyzing every graph of a module quadratic in the
+// graphs: TestStatesWorkLinearInGraphs).
+func callee(g *Graph, name string) *Graph {
+	if b := g.Op.Block(); b != nil {
+		if o := b.graphNamed(name); o != nil {
+			return &Graph{Op: o}
+		}
+	}
+	return nil
 }
 
-// walkFrame is a composite call the walk went into (its results mapped to
-// the callee's returned values), so that the callee's arguments map back
-// to this call's operands.
-type walkFrame struct {
-	call *Operation
-	body *Block
-	up   *walkFrame
+// summary is what result ri of cg is computed from, by cg's input index.
+func (w *stateWalker) summary(cg *Graph, ri int) map[int]StateEvidence {
+	k := summaryKey{cg.Op, ri}
+	if s, ok := w.summaries[k]; ok {
+		return s
+	}
+	t := cg.Terminator()
+	if w.busy[k] || w.depth >= stateCallDepth || cg.Body() == nil || t == nil || ri < 0 || ri >= t.NumOperands() {
+		return nil // not remembered: a shallower walk may follow it
+	}
+	w.busy[k] = true
+	w.depth++
+	s := w.sources(cg, t.Operand(ri))
+	w.depth--
+	delete(w.busy, k)
+	w.summaries[k] = s
+	return s
 }
 
 func elemCount(t Type) (int64, bool) {
@@ -546,49 +601,47 @@ func elemCount(t Type) (int64, bool) {
 	return n, err == nil
 }
 
-// sources returns the inputs v is computed from along state-preserving
-// paths, with the strongest evidence of a path from each.
-func (w *stateWalker) sources(v *Value) map[int]StateEvidence {
+// sources returns the inputs of g that v (a value in g) is computed from
+// along state-preserving paths, with the strongest evidence of a path from
+// each.
+func (w *stateWalker) sources(g *Graph, v *Value) map[int]StateEvidence {
 	out := map[int]StateEvidence{}
-	type key struct {
+	body := g.Body()
+	type walkItem struct {
 		v  *Value
-		ev StateEvidence
-		f  *walkFrame
+		ev StateEvidence // the strongest marker passed so far (EvidenceIdentity: none yet)
 	}
-	seen := map[key]bool{}
+	seen := map[walkItem]bool{}
 	work := []walkItem{{v: v, ev: EvidenceIdentity}}
 	strongest := func(a, b StateEvidence) StateEvidence { return min(a, b) }
 	for steps := 0; len(work) > 0 && steps < stateWalkLimit; steps++ {
 		it := work[len(work)-1]
 		work = work[:len(work)-1]
-		k := key{it.v, it.ev, it.frame}
-		if it.v == nil || seen[k] {
+		if it.v == nil || seen[it] {
 			continue
 		}
-		seen[k] = true
-		if it.frame == nil {
-			if i, ok := w.args[it.v]; ok {
+		seen[it] = true
+		if blk, i, ok := it.v.BlockArg(); ok {
+			if blk == body {
 				if old, had := out[i]; !had || it.ev < old {
 					out[i] = it.ev
 				}
-				continue
 			}
-		} else if blk, idx, ok := it.v.BlockArg(); ok && blk == it.frame.body {
-			if idx < it.frame.call.NumOperands() {
-				work = append(work, walkItem{v: it.frame.call.Operand(idx), ev: it.ev, frame: it.frame.up})
-			}
-			continue
+			continue // an argument of a nested block: not followed
 		}
 		d := it.v.DefiningOp()
 		if d == nil {
 			continue
 		}
-		push := func(x *Value, ev StateEvidence) { work = append(work, walkItem{v: x, ev: ev, frame: it.frame}) }
+		countWork(workOps, 1)
+		push := func(x *Value, ev StateEvidence) { work = append(work, walkItem{v: x, ev: ev}) }
 		if name, ok := Callee(d); ok {
-			if cg := w.callees[name]; cg != nil && cg.Body() != nil && cg.Terminator() != nil {
-				t := cg.Terminator()
-				if ri := it.v.ResultIndex(); ri >= 0 && ri < t.NumOperands() {
-					work = append(work, walkItem{v: t.Operand(ri), ev: it.ev, frame: &walkFrame{call: d, body: cg.Body(), up: it.frame}})
+			if cg := callee(g, name); cg != nil {
+				sum := w.summary(cg, it.v.ResultIndex())
+				for _, j := range sortedKeys(sum) {
+					if j < d.NumOperands() {
+						push(d.Operand(j), strongest(it.ev, sum[j]))
+					}
 				}
 			}
 			continue
@@ -642,9 +695,10 @@ func (w *stateWalker) sources(v *Value) map[int]StateEvidence {
 // StatesOf analyzes every graph of m with a body, keyed by graph op.
 func StatesOf(m *Module, o StateOptions) map[*Operation]*StateAnalysis {
 	out := map[*Operation]*StateAnalysis{}
+	sc := NewStateScope(o)
 	for _, g := range m.Graphs() {
 		if g.Body() != nil {
-			out[g.Op] = States(g, o)
+			out[g.Op] = sc.States(g)
 		}
 	}
 	return out

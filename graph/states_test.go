@@ -267,3 +267,72 @@ func TestStatesOptions(t *testing.T) {
 		t.Fatalf("kinds=ssm: %+v %q", sa.Pairs, sa.Notes)
 	}
 }
+
+// manyGraphs is a module of main plus n private graphs, as text: with calls
+// false each graph is empty (issue 28's 10,000-graph input); with calls true
+// each graph returns a call of one shared @leaf on a state-named input, so
+// the state analysis of every graph follows a call.
+func manyGraphs(n int, calls bool) string {
+	var b strings.Builder
+	b.WriteString("module {\n  coreai.graph @main(%arg0: tensor<4xf16> {coreai.name = \"x\"}) -> (tensor<4xf16> {coreai.name = \"y\"}) {\n    coreai.output %arg0 : tensor<4xf16>\n  }\n")
+	if calls {
+		b.WriteString("  coreai.graph private @leaf(%arg0: tensor<4xf16>) -> tensor<4xf16> {\n    coreai.output %arg0 : tensor<4xf16>\n  }\n")
+	}
+	for i := range n {
+		if calls {
+			fmt.Fprintf(&b, "  coreai.graph private @g%d(%%arg0: tensor<4xf16> {coreai.name = \"conv_state\"}) -> (tensor<4xf16> {coreai.name = \"conv_state_out\"}) {\n", i)
+			b.WriteString("    %0 = coreai.invoke @leaf(%arg0) : (tensor<4xf16>) -> tensor<4xf16>\n    coreai.output %0 : tensor<4xf16>\n  }\n")
+		} else {
+			fmt.Fprintf(&b, "  coreai.graph private @g%d() {\n    coreai.output\n  }\n", i)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// TestStatesWorkLinearInGraphs counts (graph.CountWork: ops visited, not a
+// timer) the work of analyzing every graph's states in modules of n and 2n
+// graphs: it must double. It grew ×4 when each graph's analysis listed
+// every graph of the module to resolve calls (issue 28: 10,000 empty
+// private graphs took 81 s in inspect, check and rewrite).
+func TestStatesWorkLinearInGraphs(t *testing.T) {
+	for _, calls := range []bool{false, true} {
+		t.Run(fmt.Sprintf("calls=%v", calls), func(t *testing.T) {
+			const n = 400
+			var works [2]graph.Work
+			for i, k := range []int{n, 2 * n} {
+				m, _, err := mlirtext.Parse("many.mlir", manyGraphs(k, calls))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var sas map[*graph.Operation]*graph.StateAnalysis
+				works[i] = graph.CountWork(func() { sas = graph.StatesOf(m, graph.StateOptions{}) })
+				want := k + 1 // main
+				if calls {
+					want++ // leaf
+				}
+				if len(sas) != want {
+					t.Fatalf("%d analyses for %d graphs", len(sas), k)
+				}
+				if calls {
+					// The call is followed: each graph's pair is found
+					// through @leaf (dataflow, not names alone).
+					g := m.Graph("g0")
+					if sa := sas[g.Op]; len(sa.Pairs) != 1 || sa.Pairs[0].Evidence != graph.EvidenceIdentity {
+						t.Fatalf("@g0 pairs = %+v (notes %q)", sa.Pairs, sa.Notes)
+					}
+				}
+			}
+			ratio := float64(works[1].Total()) / float64(works[0].Total())
+			msg := fmt.Sprintf("work %d at %d graphs, %d at %d (×%.2f)", works[0].Total(), n, works[1].Total(), 2*n, ratio)
+			if works[0].Total() == 0 {
+				t.Fatalf("nothing counted: %s", msg)
+			}
+			if ratio > 2.2 {
+				t.Errorf("work grows faster than the graph count: %s", msg)
+			} else {
+				t.Log(msg)
+			}
+		})
+	}
+}

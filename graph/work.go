@@ -13,22 +13,28 @@ import (
 // of step a loop over the module takes through this package.
 type Work struct {
 	// Ops: ops visited by Walk, listed by Block.Ops, stepped to by Next,
-	// renumbered for IsBefore, scanned by Graphs, Symbols and the verifier.
+	// renumbered for IsBefore, scanned by Graphs, Symbols and the verifier,
+	// or stepped over by the state analysis' walks.
 	Ops int64
 	// Uses: use-list entries handed out by Value.Uses or scanned to drop a
 	// use.
 	Uses int64
 	// Lookups: island and value-set look-ups (Islands.Index, Has, Root;
-	// ValueSets.Find, one per step of its path).
+	// ValueSets.Find, one per step of its path), and the state analysis'
+	// comparisons of two port names.
 	Lookups int64
 	// Resources: resource-table entries scanned (Module.Resource,
 	// UniqueResourceKey, RemoveResource, and ResourceRefs' search of opaque
 	// attribute text for each key).
 	Resources int64
+	// Ports: graph ports described (Inputs, Outputs, ArgAttrs, ResAttrs),
+	// searched by name (FindPort) and signature entries copied (function
+	// types, attribute lists).
+	Ports int64
 }
 
 // Total is the sum of the counts.
-func (w Work) Total() int64 { return w.Ops + w.Uses + w.Lookups + w.Resources }
+func (w Work) Total() int64 { return w.Ops + w.Uses + w.Lookups + w.Resources + w.Ports }
 
 type workKind int
 
@@ -37,6 +43,7 @@ const (
 	workUses
 	workLookups
 	workResources
+	workPorts
 	numWorkKinds
 )
 
@@ -71,6 +78,7 @@ func CountWork(f func()) Work {
 		Uses:      workCounts[workUses].Load(),
 		Lookups:   workCounts[workLookups].Load(),
 		Resources: workCounts[workResources].Load(),
+		Ports:     workCounts[workPorts].Load(),
 	}
 }
 

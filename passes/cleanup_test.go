@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -180,6 +181,56 @@ func TestDCE(t *testing.T) {
 					t.Errorf("notes = %q", ch.Notes)
 				}
 			},
+		},
+		{
+			// Each calls the one before it, so only the last is unused at
+			// first; the others go as their callers do. A graph that
+			// calls itself is no use of itself.
+			name: "dead chain of private graphs goes from its end",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    coreai.output %x : tensor<4xf16>
+  }
+  coreai.graph private @c0(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.invoke @c0(%x) : (tensor<4xf16>) -> tensor<4xf16>
+    coreai.output %0 : tensor<4xf16>
+  }
+  coreai.graph private @c1(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.invoke @c0(%x) : (tensor<4xf16>) -> tensor<4xf16>
+    coreai.output %0 : tensor<4xf16>
+  }
+  coreai.graph private @c2(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %0 = coreai.invoke @c1(%x) : (tensor<4xf16>) -> tensor<4xf16>
+    coreai.output %0 : tensor<4xf16>
+  }
+}`,
+			want:    []string{"@main"},
+			notWant: []string{"@c0", "@c1", "@c2"},
+			check: func(t *testing.T, m *graph.Module, ch *Change) {
+				want := "[removed private graph @c2 (no op calls it) removed private graph @c1 (no op calls it) removed private graph @c0 (no op calls it)]"
+				if got := fmt.Sprint(ch.Notes); got != want {
+					t.Errorf("notes = %s, want %s", got, want)
+				}
+			},
+		},
+		{
+			// Attribute text anefix cannot read names @kept: kept, as
+			// long as the op holding it stays.
+			name: "opaque text naming a private graph keeps it",
+			text: `module {
+  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+    "other.use"() {ref = #other.thing<"@kept">} : () -> ()
+    coreai.output %x : tensor<4xf16>
+  }
+  coreai.graph private @kept(%x: tensor<4xf16>) -> tensor<4xf16> {
+    coreai.output %x : tensor<4xf16>
+  }
+  coreai.graph private @gone(%x: tensor<4xf16>) -> tensor<4xf16> {
+    coreai.output %x : tensor<4xf16>
+  }
+}`,
+			want:    []string{"@main", "@kept"},
+			notWant: []string{"@gone"},
 		},
 	})
 }

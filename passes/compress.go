@@ -17,6 +17,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/passes/internal/cluster"
 	"github.com/anefix/anefix/passes/internal/ops"
 )
 
@@ -439,9 +440,7 @@ const batchBytes = 8 << 20
 // error stops the walk.
 func forGroupBatches(r floatReader, geo geometry, group int64, f func(b *groupBatch) error) error {
 	ng := int(geo.channels / group)
-	per := max(1, int(batchBytes/(geo.outer*group*geo.inner*r.eb)))
-	// Enough batches to keep every core busy to the end of the weight.
-	per = max(1, min(per, ng/(4*runtime.GOMAXPROCS(0))))
+	per, workers := batchPlan(geo, group, r.eb)
 	type job struct{ g0, g1 int }
 	jobs := make(chan job)
 	var mu sync.Mutex
@@ -459,7 +458,6 @@ func forGroupBatches(r floatReader, geo geometry, group int64, f func(b *groupBa
 		return first != nil
 	}
 	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), (ng+per-1)/per)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -496,6 +494,24 @@ func forGroupBatches(r floatReader, geo geometry, group int64, f func(b *groupBa
 	close(jobs)
 	wg.Wait()
 	return first
+}
+
+// batchPlan is how forGroupBatches reads a weight of geometry geo in
+// groups of group channels: per groups a batch and workers goroutines,
+// each holding one batch (memory estimates count the same).
+func batchPlan(geo geometry, group, eb int64) (per, workers int) {
+	ng := int(geo.channels / group)
+	per = max(1, int(batchBytes/max(1, geo.outer*group*geo.inner*eb)))
+	// Enough batches to keep every core busy to the end of the weight.
+	per = max(1, min(per, ng/(4*runtime.GOMAXPROCS(0))))
+	return per, max(1, min(runtime.GOMAXPROCS(0), (ng+per-1)/per))
+}
+
+// batchHeap is the memory forGroupBatches holds at once for such a weight:
+// a batch buffer per worker.
+func batchHeap(geo geometry, group, eb int64) int64 {
+	per, workers := batchPlan(geo, group, eb)
+	return int64(workers) * int64(per) * geo.outer * group * geo.inner * eb
 }
 
 // groupRaw calls f with each contiguous run of group g's raw bytes in a
@@ -589,8 +605,17 @@ func (sh *shared) again() bool {
 // (first: this is the plan's first constant, the one the report lists) and
 // returns the value that replaces it; the blobs nothing refers to any more
 // are dropped at the end.
-func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass, done string,
+//
+// bound is asked about every weight before any is planned, and its error
+// (a weight whose plan would need more memory or work than allowed) stops
+// the pass with the module unchanged.
+func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass, done string, bound func(*weightConst) error,
 	sh func(P) *shared, plan func(*weightConst) (P, string, error), emit func(p P, w *weightConst, first bool) *graph.Value) error {
+	for _, w := range ws {
+		if err := bound(w); err != nil {
+			return err
+		}
+	}
 	var replaced []string
 	plans := map[string]P{}
 	skipped := map[string]bool{}
@@ -722,3 +747,88 @@ func dropUnreferenced(m *weightModule, keys []string) {
 // inlineLUTBytes bounds the LUTs and scales written as inline dense<…>
 // (coreai-torch prints palettes that way); larger ones go to a blob.
 const inlineLUTBytes = 64 << 10
+
+// The memory a compression pass's plan of one weight is estimated to take
+// at its peak, counted from the weight's shape and the options before any
+// value is read, so that a weight over the limit (Context.MaxMemory,
+// rewrite --max-memory) is refused before the pass starts any work. Each
+// term follows an allocation of palettize.go, quantize_weights.go,
+// legalize_weights.go or internal/cluster; TestWeightMemoryEstimate
+// measures the heap against them. The Go runtime may keep up to about
+// twice the live heap before it collects (GOGC=100), so the process's
+// resident size can exceed the estimate by that much.
+const (
+	// scalarBase is a goroutine's 1-D clustering scratch apart from the
+	// exact k-means' split table: a 2^16-key histogram with its points
+	// (cluster.Hist16) and the prefix sums over up to 2^16 distinct
+	// values (cluster.Workspace).
+	scalarBase = 6 << 20
+	// assignerBytes is one palette entry's share of a cluster.Assigner
+	// (a float64 threshold and an int32 key threshold).
+	assignerBytes = 12
+	// histBytes is the histogram every goroutine's scratch holds, vector
+	// palettes included (cluster.Hist16's counts and seen-bits).
+	histBytes = 1<<16*4 + 1<<10*8
+)
+
+// scalarScratch is a goroutine's 1-D clustering scratch for palettes of k
+// entries: scalarBase and the exact k-means' table of the best split per
+// entry and end, for up to 4,096 distinct values (int32 each).
+func scalarScratch(k int64) int64 { return scalarBase + k*4097*4 }
+
+// lutHeap is planLUT's estimated peak for a weight of geometry geo and
+// element size eb under s, in groups of group channels.
+func lutHeap(geo geometry, group, eb int64, s lutSettings) int64 {
+	ng := geo.channels / group
+	p, v := int64(1)<<s.Bits, int64(s.ClusterDim)
+	_, workers := batchPlan(geo, group, eb)
+	conc := min(int64(workers), ng) // groups being clustered at once
+	heap := batchHeap(geo, group, eb)
+	if v > 1 {
+		// The group's values as float64 (x, kept per goroutine), and per
+		// vector a k-means++ distance (float64) and an assignment (int32).
+		elems := geo.outer * group * geo.inner
+		heap += conc * (8*elems + 12*(elems/v) + histBytes)
+	} else {
+		heap += conc * scalarScratch(p)
+		heap += ng * p * assignerBytes
+	}
+	if s.PerChannelScale {
+		heap += (1 + int64(workers)) * geo.outer * geo.inner * 8
+	}
+	heap += ng * p * v * 8 * 2 // the LUT, and its quantized entries
+	heap += ng * 16            // per group Σw², Σ(w − ŵ)²
+	return heap
+}
+
+// vectorWorkBound is the most distance terms (a subtraction, a product and
+// a sum per value) one weight's vector k-means may compute: values ×
+// 2^bits for k-means++ and again for each Lloyd iteration. About 7·10^10:
+// TestWeightMemoryEstimate's vector cases ran at about 10^8 terms a second
+// on this shared 2-core machine, so some ten minutes of one core. Past it
+// Lloyd's iterations stop early (said in a note); a weight for which even
+// k-means++ and one iteration pass it is refused before any work (issue
+// 28: per-tensor vector palettes at 8 bits would have run for hours).
+const vectorWorkBound = 1 << 36
+
+// vectorIterations is how many Lloyd iterations vector k-means may run on
+// a weight of elems values with palettes of k entries; 0 when even one is
+// over vectorWorkBound.
+func vectorIterations(elems, k int64) int {
+	per := elems * k // per iteration, over all groups
+	if per <= 0 {
+		return 0
+	}
+	return int(min(int64(cluster.MaxVectorIterations), vectorWorkBound/per-1))
+}
+
+// overMemory is the error for a weight (op, named name, of type typ) whose
+// plan needs more than limit; what says which options need less.
+func overMemory(pass string, op *graph.Operation, name string, typ *graph.TensorType, need, limit int64, what string) error {
+	leave := fmt.Sprintf(", leave it out (--set %s.exclude=%s)", pass, name)
+	if pass == "legalize-weights" {
+		leave = ", leave legalize-weights out"
+	}
+	return fmt.Errorf("%s: %s (%s %s): its plan needs about %s of memory by the pass's estimate, over the limit of %s (--max-memory); %s%s, or raise --max-memory if this machine has the memory",
+		pass, op.DescribeInGraph(), name, typ, graph.FormatBytes(need), graph.FormatBytes(limit), what, leave)
+}

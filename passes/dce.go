@@ -145,63 +145,120 @@ func removeDeadOps(m *graph.Module) int {
 	}
 }
 
-// removeDeadGraphs erases private graphs that no op outside them refers to.
+// removeDeadGraphs erases private graphs that no op outside them refers
+// to, until none is left (a graph that only removed graphs referred to goes
+// too), and returns their names in removal order. It walks the module once,
+// keeping per symbol the top-level ops whose attributes name it, so its
+// time is linear in the module (TestDCEWorkLinearInGraphs); only attribute
+// text anefix cannot read (opaque, or a kind it does not model) is searched
+// again per private graph.
 func removeDeadGraphs(m *graph.Module) []string {
-	var removed []string
+	// exact[name][owner]: how many attributes of ops under the top-level op
+	// owner (nil: the module op) refer to @name.
+	exact := map[string]map[*graph.Operation]int{}
+	mentions := map[*graph.Operation][]string{} // owner → names it refers to
+	type fuzzy struct {
+		owner *graph.Operation
+		text  string
+		all   bool // an attribute kind not modelled: refers to anything
+	}
+	var fuzzies []fuzzy
+	collect := func(owner *graph.Operation, op *graph.Operation) {
+		for _, a := range []graph.Attr{op.Attrs, op.Props} {
+			symbolMentions(a, func(name string) {
+				c := exact[name]
+				if c == nil {
+					c = map[*graph.Operation]int{}
+					exact[name] = c
+				}
+				if c[owner] == 0 {
+					mentions[owner] = append(mentions[owner], name)
+				}
+				c[owner]++
+			}, func(text string, all bool) {
+				fuzzies = append(fuzzies, fuzzy{owner: owner, text: text, all: all})
+			})
+		}
+	}
+	collect(nil, m.Op)
+	for _, top := range m.Body().Ops() {
+		top.Walk(func(op *graph.Operation) bool { collect(top, op); return true })
+	}
+	erased := map[*graph.Operation]bool{}
+	used := func(g *graph.Graph) bool {
+		for owner := range exact[g.Name()] {
+			if owner != g.Op {
+				return true
+			}
+		}
+		for _, f := range fuzzies {
+			if f.owner != g.Op && !erased[f.owner] && (f.all || strings.Contains(f.text, g.Name())) {
+				return true
+			}
+		}
+		return false
+	}
+	var private []*graph.Graph
+	byName := map[string][]*graph.Graph{}
 	for _, g := range m.Graphs() {
-		if g.Visibility() != "private" {
+		if g.Visibility() == "private" {
+			private = append(private, g)
+			byName[g.Name()] = append(byName[g.Name()], g)
+		}
+	}
+	var removed []string
+	queue := private
+	for len(queue) > 0 {
+		g := queue[0]
+		queue = queue[1:]
+		if erased[g.Op] || used(g) || g.Op.Erase() != nil {
 			continue
 		}
-		name := g.Name()
-		used := false
-		m.Walk(func(op *graph.Operation) bool {
-			if used || op == g.Op {
-				return false
+		erased[g.Op] = true
+		removed = append(removed, g.Name())
+		// What g referred to may be unreferenced now.
+		for _, name := range mentions[g.Op] {
+			delete(exact[name], g.Op)
+			if len(exact[name]) <= 1 {
+				queue = append(queue, byName[name]...)
 			}
-			if attrMentionsSymbol(op.Attrs, name) || attrMentionsSymbol(op.Props, name) {
-				used = true
-			}
-			return !used
-		})
-		if !used {
-			if err := g.Op.Erase(); err == nil {
-				removed = append(removed, name)
+		}
+		for _, f := range fuzzies {
+			if f.owner == g.Op {
+				queue = append(queue, private...) // rare: opaque text in a removed graph
+				break
 			}
 		}
 	}
 	return removed
 }
 
-// attrMentionsSymbol reports whether a refers to @name; attributes kept as
-// text, or of a type anefix does not model, count as referring when unsure.
-func attrMentionsSymbol(a graph.Attr, name string) bool {
+// symbolMentions reports to exact each symbol a refers to by a symbol
+// reference, and to fuzzy the text of each attribute it cannot read
+// (opaque or raw attributes, which refer to @name when they contain it)
+// or, with all set, an attribute of a kind it does not model (which may
+// refer to anything).
+func symbolMentions(a graph.Attr, exact func(name string), fuzzy func(text string, all bool)) {
 	switch x := a.(type) {
 	case nil:
-		return false
 	case *graph.SymbolRefAttr:
-		return x.Root == name
+		exact(x.Root)
 	case *graph.ArrayAttr:
 		for _, e := range x.Elems {
-			if attrMentionsSymbol(e, name) {
-				return true
-			}
+			symbolMentions(e, exact, fuzzy)
 		}
-		return false
 	case *graph.DictAttr:
 		if x == nil {
-			return false
+			return
 		}
 		for _, e := range x.Entries {
-			if attrMentionsSymbol(e.Value, name) {
-				return true
-			}
+			symbolMentions(e.Value, exact, fuzzy)
 		}
-		return false
 	case *graph.OpaqueAttr, *graph.RawAttr:
-		return strings.Contains(x.String(), name)
+		fuzzy(x.String(), false)
 	case *graph.IntegerAttr, *graph.FloatAttr, *graph.StringAttr, *graph.BoolAttr, *graph.UnitAttr,
 		*graph.TypeAttr, *graph.DenseElementsAttr, *graph.DenseResourceAttr, *graph.DenseArrayAttr, *graph.LocAttr:
-		return false
+	default:
+		fuzzy("", true)
 	}
-	return true
 }

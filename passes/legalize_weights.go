@@ -190,7 +190,7 @@ func sameShape(a, b *graph.TensorType) bool {
 	return true
 }
 
-func legalizeWeights(gm *graph.Module, o *LegalizeWeightsOptions) (*Change, error) {
+func legalizeWeights(ctx *Context, gm *graph.Module, o *LegalizeWeightsOptions) (*Change, error) {
 	m := newWeightModule(gm)
 	ch := &Change{}
 	var dropKeys []string
@@ -198,7 +198,15 @@ func legalizeWeights(gm *graph.Module, o *LegalizeWeightsOptions) (*Change, erro
 	defer warns.note(ch)
 	plans := map[string]*lutPlan{}
 	sharedN := 0
-	for _, c := range findInt4(m) {
+	cands := findInt4(m)
+	for _, c := range cands { // refused before any weight changes
+		if c.why == "" {
+			if err := legalizeBound(c.w, o, ctx.MaxMemory); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, c := range cands {
 		w := c.w
 		if c.why != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), c.why))
@@ -230,10 +238,8 @@ func legalizeWeights(gm *graph.Module, o *LegalizeWeightsOptions) (*Change, erro
 		if note != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), note))
 		}
-		s := lutSettings{Bits: o.Bits, GroupSize: o.GroupSize, ClusterDim: 1, Granularity: "per-grouped-channel", LUTDType: "f16",
-			Method: "unique", Decimals: o.RoundingPrecision}
-		if w.typ.Shape[axis]%int64(o.GroupSize) != 0 {
-			s.Granularity = "per-tensor"
+		s := legalizeSettings(o, w.typ, axis)
+		if s.Granularity == "per-tensor" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: its %d output channels (axis %d) are not a multiple of group-size %d: one palette for the whole weight", w.op.DescribeInGraph(), w.typ.Shape[axis], axis, o.GroupSize))
 		}
 		r := newFloatReader(src, w.elem)
@@ -276,6 +282,63 @@ func legalizeWeights(gm *graph.Module, o *LegalizeWeightsOptions) (*Change, erro
 	}
 	dropUnreferenced(m, dropKeys)
 	return ch, nil
+}
+
+// legalizeSettings are the palettes legalize-weights gives a weight of
+// typ whose output channels run along axis: one per group-size channels,
+// or one for the whole weight when group-size does not divide them.
+func legalizeSettings(o *LegalizeWeightsOptions, typ *graph.TensorType, axis int) lutSettings {
+	s := lutSettings{Bits: o.Bits, GroupSize: o.GroupSize, ClusterDim: 1, Granularity: "per-grouped-channel", LUTDType: "f16",
+		Method: "unique", Decimals: o.RoundingPrecision}
+	if typ.Shape[axis]%int64(o.GroupSize) != 0 {
+		s.Granularity = "per-tensor"
+	}
+	return s
+}
+
+// legalizeBound refuses, before any weight changes, a linear INT4 weight
+// whose re-clustering would need more memory than limit (0: no bound): its
+// palettes (lutHeap) and its decoded parameters (raw, unpacked and float32
+// values).
+func legalizeBound(w *int4Weight, o *LegalizeWeightsOptions, limit int64) error {
+	if limit <= 0 {
+		return nil
+	}
+	var extra int64
+	for _, p := range w.params {
+		if p.typ != nil && p.typ.IsStatic() {
+			extra += 6 * p.typ.NumElements()
+		}
+	}
+	_, axis, _ := weightAxes(w.op)
+	eb := int64(2)
+	if w.elem == "f32" {
+		eb = 4
+	}
+	return lutBoundPlus("legalize-weights", w.op, w.data.OpID(), w.typ, axis, eb, legalizeSettings(o, w.typ, axis), limit, extra)
+}
+
+// splatBytes is a splat's data read as n copies of one byte (one element
+// per byte, as a dense attribute stores sub-byte integers), never expanded.
+type splatBytes struct {
+	b byte
+	n int64
+}
+
+func (s splatBytes) Size() int64 { return s.n }
+
+func (s splatBytes) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off >= s.n {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), s.n-off))
+	for i := range p[:n] {
+		p[i] = s.b
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // paramKeys names a linear INT4 weight's parameter constants (their blob
@@ -408,14 +471,11 @@ func readDequant(m *weightModule, w *int4Weight, decode bool) (*dequantBlob, int
 	b.data = subByteData{signed: it.Signedness != graph.Unsigned, width: 4}
 	switch a := w.data.Inherent("value").(type) {
 	case *graph.DenseElementsAttr:
-		raw := a.Raw
-		if a.Splat {
-			raw = make([]byte, b.n)
-			for i := range raw {
-				raw[i] = a.Raw[0]
-			}
+		if a.Splat && len(a.Raw) > 0 {
+			b.data.src = splatBytes{b: a.Raw[0], n: b.n} // not expanded: a few bytes of text may declare billions of values
+		} else {
+			b.data.src = graph.MemBlob(a.Raw)
 		}
-		b.data.src = graph.MemBlob(raw)
 		before += int64(len(a.Raw))
 	case *graph.DenseResourceAttr:
 		r := m.Resource(a.Key)

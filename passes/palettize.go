@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
@@ -62,7 +63,16 @@ nonzero value would come back as 0.
 cluster-dim > 1 is vector palettization: cluster-dim consecutive channels
 share an index, clustered by k-means (k-means++ seeds from a fixed seed,
 then Lloyd's iterations to convergence; kmeans and unique only), which
-costs O(elements · 2^bits) per iteration.
+costs O(elements · 2^bits) per iteration. That work is bounded per weight
+at 2^36 distance terms (elements · 2^bits for k-means++ and again for each
+iteration, some ten minutes of one core): past it the iterations stop
+early, with a note; a weight for which even one iteration does not fit is
+refused before any work (fewer bits, or cluster-dim=1). Memory is
+bounded too: rewrite --max-memory (default 8 GiB) refuses a weight whose
+plan the pass estimates above it (a per-tensor vector palette holds the
+weight's values as float64, 8 + 12/cluster-dim bytes per value), before
+any weight changes; palettes per group of channels need only a few
+groups at once.
 
 lut-dtype=si8, ui8 or f8E4M3FN stores the LUT quantized (one symmetric
 scale for the whole LUT, as coreai-optimization does): lut_to_dense gives
@@ -96,9 +106,9 @@ overall, 46-47 CPU-s and at most 136 MB peak RSS for the whole rewrite
 SNR 49.0 dB, exact per channel. Next-token numerics on tiny arm A (anefix
 verify's default teacher-forced mode, 8 pseudo-random streams × 256
 positions, ieee, after the default pipeline; cmd/anefix TestNumericsTable):
-mean KL divergence 1.4e-4 / 1.1e-3 / 4.2e-3 nats and same top-1 91.8 /
-67.7 / 26.8 % at 8 / 6 / 4 bits (group 32, tied head palettized); without
-the tied head 1.0e-5 / 2.3e-4 / 1.5e-3 and 96.0 / 84.9 / 53.5 %. Random
+mean KL divergence 1.9e-3 / 5.2e-2 / 0.36 nats and same top-1 92.6 / 61.8 /
+18.2 % at 8 / 6 / 4 bits (group 32, tied head palettized); without the
+tied head 1.9e-3 / 2.5e-2 / 0.35 and 92.6 / 65.3 / 25.9 %. Random
 weights give flat, near-tied logits, so same top-1 is low for a given
 weight error; rank settings by these figures, not read them as a trained
 model's.`,
@@ -225,7 +235,7 @@ func (s lutSettings) form(group int64) string {
 	return fmt.Sprintf("%d-bit LUT (%s), %s, %s%s", s.Bits, s.LUTDType, g, s.Method, extra)
 }
 
-func palettize(gm *graph.Module, o *PalettizeOptions) (*Change, error) {
+func palettize(ctx *Context, gm *graph.Module, o *PalettizeOptions) (*Change, error) {
 	m := newWeightModule(gm)
 	s := o.settings()
 	if err := s.check(); err != nil {
@@ -241,6 +251,9 @@ func palettize(gm *graph.Module, o *PalettizeOptions) (*Change, error) {
 	var warns smallGroupWarnings
 	defer warns.note(ch)
 	err := compressWeights(m, ws, ch, "palettize", "palettized",
+		func(w *weightConst) error {
+			return lutBound("palettize", w.op, w.name(), w.typ, w.axis, newFloatReader(w.blob, w.elem).eb, s, ctx.MaxMemory)
+		},
 		func(pl *lutPlan) *shared { return &pl.sh },
 		func(w *weightConst) (*lutPlan, string, error) {
 			return planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, s, w.name())
@@ -251,6 +264,9 @@ func palettize(gm *graph.Module, o *PalettizeOptions) (*Change, error) {
 			if first {
 				ch.Compressed = append(ch.Compressed, cw)
 				warns.add(w.op, warn)
+				if pl.kmNote != "" {
+					ch.Notes = append(ch.Notes, w.op.DescribeInGraph()+": "+pl.kmNote)
+				}
 			}
 			return pl.out
 		})
@@ -258,6 +274,49 @@ func palettize(gm *graph.Module, o *PalettizeOptions) (*Change, error) {
 		return nil, err
 	}
 	return ch, nil
+}
+
+// lutBound refuses, before any work, a weight of type typ whose palettes
+// under s would need more memory than limit (0: no bound), or whose vector
+// k-means could not run even one iteration within vectorWorkBound. A
+// weight the grouping does not divide passes: planLUT leaves it with a
+// note.
+func lutBound(pass string, op *graph.Operation, name string, typ *graph.TensorType, axis int, eb int64, s lutSettings, limit int64) error {
+	return lutBoundPlus(pass, op, name, typ, axis, eb, s, limit, 0)
+}
+
+// lutBoundPlus is lutBound for a plan that holds extra bytes besides its
+// palettes (legalize-weights' decoded parameters).
+func lutBoundPlus(pass string, op *graph.Operation, name string, typ *graph.TensorType, axis int, eb int64, s lutSettings, limit, extra int64) error {
+	geo := newGeometry(typ.Shape, axis)
+	group := lutGroupChannels(geo, s)
+	if group <= 0 || geo.channels%group != 0 || group%int64(s.ClusterDim) != 0 {
+		return nil
+	}
+	if need := lutHeap(geo, group, eb, s) + extra; limit > 0 && need > limit {
+		what := "use granularity=per-grouped-channel (each group is clustered alone) or a smaller cluster-dim"
+		if s.ClusterDim == 1 {
+			what = "use granularity=per-grouped-channel or fewer bits"
+		}
+		return overMemory(pass, op, name, typ, need, limit, what)
+	}
+	if s.ClusterDim > 1 && s.Method != "unique" && vectorIterations(geo.n(), int64(1)<<s.Bits) < 1 {
+		per := geo.n() * (int64(1) << s.Bits)
+		return fmt.Errorf("%s: %s (%s %s): vector k-means over its %d values with palettes of %d entries takes %d distance terms per pass over the values, so k-means++ and one Lloyd iteration (%d) already pass the bound of %d per weight (some ten minutes of one core); use fewer bits (the work is values × 2^bits per pass), cluster-dim=1, or leave it out (--set %s.exclude=%s)",
+			pass, op.DescribeInGraph(), name, typ, geo.n(), 1<<s.Bits, per, 2*per, int64(vectorWorkBound), pass, name)
+	}
+	return nil
+}
+
+// lutGroupChannels is the channels per palette under s.
+func lutGroupChannels(geo geometry, s lutSettings) int64 {
+	switch s.Granularity {
+	case "per-tensor":
+		return geo.channels
+	case "per-channel":
+		return 1
+	}
+	return int64(s.GroupSize)
 }
 
 // smallGroupWarnings gathers the weights check will call blockers
@@ -313,6 +372,11 @@ type lutPlan struct {
 	out    *graph.Value
 	pass   string // the pass whose name new ops' locations carry
 	sh     shared
+	// kmIters bounds vector k-means' Lloyd iterations (vectorIterations);
+	// kmCut counts the groups it stopped before converging, kmNote says so.
+	kmIters int
+	kmCut   atomic.Int64
+	kmNote  string
 }
 
 // planLUT computes a weight's palette. skip says why a weight is left as
@@ -321,14 +385,7 @@ type lutPlan struct {
 func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seedKey string) (*lutPlan, string, error) {
 	geo := newGeometry(typ.Shape, axis)
 	pl := &lutPlan{r: r, typ: typ, axis: axis, geo: geo, s: s, p: 1 << s.Bits, v: s.ClusterDim}
-	switch s.Granularity {
-	case "per-tensor":
-		pl.group = geo.channels
-	case "per-channel":
-		pl.group = 1
-	default:
-		pl.group = int64(s.GroupSize)
-	}
+	pl.group = lutGroupChannels(geo, s)
 	if geo.channels%pl.group != 0 {
 		return nil, fmt.Sprintf("its %d output channels (axis %d) are not a multiple of group-size %d", geo.channels, axis, pl.group), nil
 	}
@@ -336,6 +393,7 @@ func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seed
 		return nil, fmt.Sprintf("groups of %d channels are not a multiple of cluster-dim %d", pl.group, pl.v), nil
 	}
 	pl.ng = int(geo.channels / pl.group)
+	pl.kmIters = vectorIterations(geo.n(), int64(pl.p))
 	if s.PerChannelScale {
 		if err := pl.perChannelScale(); err != nil {
 			return nil, "", err
@@ -385,6 +443,10 @@ func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seed
 	}
 	if skip != "" {
 		return nil, skip, nil
+	}
+	if n := pl.kmCut.Load(); n > 0 {
+		pl.kmNote = fmt.Sprintf("vector k-means stopped after %d Lloyd iterations (of at most %d) in %d of %d groups, before converging, to keep its work within %d distance terms (values × 2^bits per iteration); fewer bits leave room for more iterations",
+			pl.kmIters, cluster.MaxVectorIterations, n, pl.ng, int64(vectorWorkBound))
 	}
 	if !floatLUT {
 		pl.quantizeLUT()
@@ -458,6 +520,7 @@ func (pl *lutPlan) normalized(x float64, o, i int64) float64 {
 type groupScratch struct {
 	h  *cluster.Hist16
 	ws *cluster.Workspace
+	x  []float64 // a vector palette's values
 }
 
 // clusterGroup computes group g's palette from the batch holding it (and,
@@ -506,7 +569,13 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey 
 		slicesSortFloat(c)
 		c = cluster.Pad(c, k)
 	} else {
-		var x []float64
+		// The group's values, in a buffer the goroutine keeps for its next
+		// group (lutHeap counts one per goroutine).
+		x := sc.x[:0]
+		if n := int(geo.outer * pl.group * geo.inner); cap(x) < n {
+			x = make([]float64, 0, n)
+		}
+		defer func() { sc.x = x[:0] }()
 		var bad int64
 		pl.eachVector(b, g, func(vec []float64, o, cc, i int64) {
 			for _, e := range vec {
@@ -526,7 +595,11 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey 
 			}
 			c = u
 		} else {
-			c = cluster.VectorKMeans(x, pl.v, k, seedOf(seedKey, g))
+			var converged bool
+			c, _, converged = cluster.VectorKMeans(x, pl.v, k, seedOf(seedKey, g), pl.kmIters)
+			if !converged {
+				pl.kmCut.Add(1)
+			}
 		}
 		for j := range c {
 			c[j] = roundTo(r.elem, c[j])

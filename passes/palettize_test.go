@@ -585,3 +585,63 @@ func TestCompressionSharesBlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxMemoryRefusesBeforeWork: with RunOptions.MaxMemory below what a
+// weight's plan needs, the compression passes stop with an error naming
+// the weight, the estimate, the limit and what to do, before changing
+// anything; the defaults pass under the same limit. A per-tensor vector
+// palette holds the weight's values as float64: 8 bytes each, 8 MiB for
+// these 512×2048 stand-in weights, and with a distance and an assignment
+// per pair of values, 6 more: over the 14 MiB limit. The defaults hold a
+// few batches of 32 channels and a clustering scratch per goroutine.
+func TestMaxMemoryRefusesBeforeWork(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the estimates count workers
+	const rows, cols, limit = 512, 2048, 14 << 20
+	src, _ := weightModule(rows, cols, 5, 0.02)
+	for _, c := range []struct {
+		name, pass string
+		set        []string
+		refused    bool
+		want       []string
+	}{
+		{"palettize per-tensor vector", "palettize", []string{"granularity=per-tensor", "cluster-dim=2", "bits=2"}, true,
+			[]string{"palettize: ", "w0 tensor<512x2048xf16>", "needs about", "over the limit of 14.0 MiB (--max-memory)", "granularity=per-grouped-channel", "--set palettize.exclude=w0"}},
+		{"palettize defaults", "palettize", nil, false, nil},
+		{"quantize-weights defaults", "quantize-weights", nil, false, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, _, err := mlirtext.Parse("w.mlir", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, _ := mlirtext.Format(m, mlirtext.FormGeneric)
+			var full []string
+			for _, s := range c.set {
+				full = append(full, c.pass+"."+s)
+			}
+			p, err := passes.Build(passes.Spec{Passes: []string{c.pass}, Set: full})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.Run(m, passes.RunOptions{VerifyEach: true, MaxMemory: limit})
+			if !c.refused {
+				if err != nil {
+					t.Fatalf("refused under %d bytes: %v", limit, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("ran under %d bytes; want it refused", limit)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+			after, _ := mlirtext.Format(m, mlirtext.FormGeneric)
+			if string(before) != string(after) {
+				t.Error("the module changed before the refusal")
+			}
+		})
+	}
+}

@@ -302,6 +302,8 @@ type RunOptions struct {
 	AfterPass func(pass string, m *graph.Module) error
 	// Clock returns the current time (nil = time.Now); tests fix it.
 	Clock func() time.Time
+	// MaxMemory is Context.MaxMemory for this run (0: no bound).
+	MaxMemory int64
 }
 
 // StepResult is what one pass did.
@@ -365,10 +367,19 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 		now = time.Now
 	}
 	res := &Result{CensusBefore: TakeCensus(m)}
+	ctx := p.Context
+	if ro.MaxMemory > 0 {
+		if ctx == nil {
+			ctx = DefaultContext()
+		}
+		c := *ctx
+		c.MaxMemory = ro.MaxMemory
+		ctx = &c
+	}
 	start := now()
 	for _, s := range p.Steps {
 		t0 := now()
-		ch, err := runPass(p.Context, s.Pass, m, s.Options)
+		ch, err := runPass(ctx, s.Pass, m, s.Options)
 		t1 := now()
 		sr := StepResult{Pass: s.Pass.Name, Options: s.Pass.Values(s.Options), Set: s.Set, Change: ch, Duration: t1.Sub(t0)}
 		if err != nil {

@@ -102,22 +102,30 @@ func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions)
 		ch.Notes = append(ch.Notes, sa.Notes...)
 		form := psFormFor(opts.Form, g)
 		ins, outs := g.Inputs(), g.Outputs()
+		outsNamed := map[string][]int{}
+		for _, o := range outs {
+			outsNamed[o.Name] = append(outsNamed[o.Name], o.Index)
+		}
+		var pairs []graph.StatePair
 		for _, p := range sa.Pairs {
 			if !p.Plain() || p.Out < 0 || p.Evidence != graph.EvidenceOption && !p.Selected(ctx.IncludeKV()) {
 				continue
 			}
-			if err := psCheck(g, ins[p.In], outs[p.Out]); err != nil {
+			if err := psCheck(g, ins[p.In], outs[p.Out], outsNamed); err != nil {
+				return nil, err
+			}
+			pairs = append(pairs, p)
+		}
+		// One signature write per graph, one token chain search: per pair
+		// they made the pass quadratic in the pairs (TestWorkLinearInStatePairs).
+		ed := g.EditPorts()
+		hc := &psHandleChain{}
+		for _, p := range pairs {
+			if err := psPromote(g, ed, hc, ins[p.In], outs[p.Out], p, form, ch); err != nil {
 				return nil, err
 			}
 		}
-		for _, p := range sa.Pairs {
-			if !p.Plain() || p.Out < 0 || p.Evidence != graph.EvidenceOption && !p.Selected(ctx.IncludeKV()) {
-				continue
-			}
-			if err := psPromote(g, ins[p.In], outs[p.Out], p, form, ch); err != nil {
-				return nil, err
-			}
-		}
+		ed.Apply()
 	}
 	return ch, nil
 }
@@ -125,14 +133,14 @@ func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions)
 // psCheck refuses a pair that cannot become a state (only a named pair can
 // be one: the analysis pairs nothing else whose types differ), before the
 // graph changes.
-func psCheck(g *graph.Graph, in, out graph.Port) error {
+func psCheck(g *graph.Graph, in, out graph.Port, outsNamed map[string][]int) error {
 	if !graph.TypeEqual(in.Type, out.Type) {
 		return fmt.Errorf("graph @%s: input %s is %s but output %s is %s; a state keeps one type, so this pair cannot be a state (fix the export, or name the right pair with --set states.pairs=in=out, or --disable promote-states)",
 			g.Name(), in.Name, in.Type, out.Label(), out.Type)
 	}
-	for _, o := range g.Outputs() {
-		if o.Index != out.Index && o.Name == in.Name && in.Name != "" {
-			return fmt.Errorf("graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, o.Index)
+	for _, k := range outsNamed[in.Name] {
+		if k != out.Index && in.Name != "" {
+			return fmt.Errorf("graph @%s: cannot rename output %s to state name %s: output %d already has that name", g.Name(), out.Name, in.Name, k)
 		}
 	}
 	if _, ok := in.Type.(*graph.TensorType); !ok {
@@ -142,7 +150,7 @@ func psCheck(g *graph.Graph, in, out graph.Port) error {
 }
 
 // psPromote applies the state contract to one checked pair.
-func psPromote(g *graph.Graph, in, out graph.Port, p graph.StatePair, form string, ch *Change) error {
+func psPromote(g *graph.Graph, ed *graph.PortEdits, hc *psHandleChain, in, out graph.Port, p graph.StatePair, form string, ch *Change) error {
 	if in.Name == "" {
 		ch.Notes = append(ch.Notes, fmt.Sprintf("@%s input %s pairs with output %s (%s) but has no coreai.name; a state is bound by name, so it stays a plain pair", g.Name(), in.Label(), out.Label(), p.Evidence))
 		return nil
@@ -150,12 +158,12 @@ func psPromote(g *graph.Graph, in, out graph.Port, p graph.StatePair, form strin
 	inAfter, outAfter := in.Type, out.Type
 	if form == "handle" {
 		var err error
-		if inAfter, outAfter, err = psToHandle(g, in, out); err != nil {
+		if inAfter, outAfter, err = psToHandle(g, ed, hc, in, out); err != nil {
 			return err
 		}
 	}
-	g.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))
-	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(in.Name))
+	ed.SetInputAttr(in.Index, graph.AttrBufMutation, graph.Str(in.Name))
+	ed.SetOutputAttr(out.Index, graph.AttrName, graph.Str(in.Name))
 	ch.States = append(ch.States, record.State{Graph: g.Name(), Input: in.Name, Output: out.Name})
 	how := fmt.Sprintf("MutableBuffers.buffer_mutation = %q; paired by %s", in.Name, p.Evidence)
 	if form == "handle" {
@@ -173,7 +181,16 @@ func psPromote(g *graph.Graph, in, out graph.Port, p graph.StatePair, form strin
 // becomes !coreai.handle<T>, read once at the top of the body, and the
 // output returns the token of a write_handle of its value. It returns the
 // new input and output types.
-func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, error) {
+// psHandleChain is what psToHandle keeps between the pairs of one graph:
+// the chain's start and the token the next write_handle follows (the
+// previous write's), so the block is searched for them once per graph, not
+// per pair.
+type psHandleChain struct {
+	start *graph.Operation // the chain's create_token
+	tail  *graph.Value
+}
+
+func psToHandle(g *graph.Graph, ed *graph.PortEdits, hc *psHandleChain, in, out graph.Port) (graph.Type, graph.Type, error) {
 	body, term := g.Body(), g.Terminator()
 	tt, ok := in.Type.(*graph.TensorType)
 	if body == nil || term == nil || !ok || out.Index >= term.NumOperands() {
@@ -182,11 +199,10 @@ func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, err
 	h := body.Arg(in.Index)
 	uses := append([]graph.Use(nil), h.Uses()...)
 	// Join the graph's token chain at its start, or start one.
-	var start *graph.Operation
-	for _, op := range body.Ops() {
+	start := hc.start
+	for op := body.First(); start == nil && op != nil; op = op.Next() {
 		if op.Name == "coreai.create_token" && op.NumResults() == 1 {
 			start = op
-			break
 		}
 	}
 	var loc graph.Loc = graph.Unknown
@@ -197,6 +213,7 @@ func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, err
 		start = graph.NewOp("coreai.create_token", nil, []graph.Type{graph.TokenType}, nil, loc)
 		body.Prepend(start)
 	}
+	hc.start = start
 	tok := start.Result(0)
 	later := append([]graph.Use(nil), tok.Uses()...)
 	rd := graph.NewOp("coreai.read_handle", []*graph.Value{h, tok}, []graph.Type{tt, graph.TokenType}, nil, loc)
@@ -207,8 +224,27 @@ func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, err
 	for _, u := range uses {
 		u.Op.SetOperand(u.Index, rd.Result(0))
 	}
-	// The write goes after the last token nothing but the terminator reads.
-	tail := rd.Result(1)
+	// The write goes after the last token nothing but the terminator reads:
+	// once this graph has a write of ours, that write's token (it is last
+	// in block order, and the reads inserted since only lengthen the chain
+	// before it).
+	tail := hc.tail
+	if tail == nil {
+		tail = psChainTail(body, term, rd.Result(1))
+	}
+	wr := graph.NewOp("coreai.write_handle", []*graph.Value{h, term.Operand(out.Index), tail}, []graph.Type{graph.TokenType}, nil, term.Loc)
+	wr.InsertBefore(term)
+	term.SetOperand(out.Index, wr.Result(0))
+	hc.tail = wr.Result(0)
+	ht := graph.HandleOf(tt)
+	ed.SetInputType(in.Index, ht)
+	ed.SetOutputType(out.Index, graph.TokenType)
+	return ht, graph.TokenType, nil
+}
+
+// psChainTail is the last token in body that nothing but term reads, or
+// tail when there is none.
+func psChainTail(body *graph.Block, term *graph.Operation, tail *graph.Value) *graph.Value {
 	for _, op := range body.Ops() {
 		for _, r := range op.Results() {
 			if !graph.IsToken(r.Type()) {
@@ -225,11 +261,5 @@ func psToHandle(g *graph.Graph, in, out graph.Port) (graph.Type, graph.Type, err
 			}
 		}
 	}
-	wr := graph.NewOp("coreai.write_handle", []*graph.Value{h, term.Operand(out.Index), tail}, []graph.Type{graph.TokenType}, nil, term.Loc)
-	wr.InsertBefore(term)
-	term.SetOperand(out.Index, wr.Result(0))
-	ht := graph.HandleOf(tt)
-	g.SetInputType(in.Index, ht)
-	g.SetOutputType(out.Index, graph.TokenType)
-	return ht, graph.TokenType, nil
+	return tail
 }

@@ -106,7 +106,7 @@ func checkQGranularity(s string) error {
 	}
 }
 
-func quantizeWeights(gm *graph.Module, o *QuantizeWeightsOptions) (*Change, error) {
+func quantizeWeights(ctx *Context, gm *graph.Module, o *QuantizeWeightsOptions) (*Change, error) {
 	m := newWeightModule(gm)
 	sel := weightSelect{Ops: o.Ops, Weights: o.Weights, Exclude: o.Exclude, TiedHead: o.TiedHead, MinElements: o.MinElements}
 	ws, notes := sel.pick(m)
@@ -117,6 +117,12 @@ func quantizeWeights(gm *graph.Module, o *QuantizeWeightsOptions) (*Change, erro
 	}
 	warned := false
 	err := compressWeights(m, ws, ch, "quantize-weights", "quantized",
+		func(w *weightConst) error {
+			if need := quantHeap(w, o); ctx.MaxMemory > 0 && need > ctx.MaxMemory {
+				return overMemory("quantize-weights", w.op, w.name(), w.typ, need, ctx.MaxMemory, "use granularity=per-channel or a larger block-size")
+			}
+			return nil
+		},
 		func(qp *quantPlan) *shared { return &qp.sh },
 		func(w *weightConst) (*quantPlan, string, error) {
 			return planQuant(newFloatReader(w.blob, w.elem), w, o)
@@ -138,6 +144,25 @@ func quantizeWeights(gm *graph.Module, o *QuantizeWeightsOptions) (*Change, erro
 		return nil, err
 	}
 	return ch, nil
+}
+
+// quantHeap is planQuant's estimated peak for weight w (compress.go): per
+// block its range, scale, zero point and done flag (23 bytes), per output
+// channel its signal and error sums and block offset, the block offsets of
+// the other axes, and the batches of whole channels it reads.
+func quantHeap(w *weightConst, o *QuantizeWeightsOptions) int64 {
+	geo := newGeometry(w.typ.Shape, w.axis)
+	nb := int64(1)
+	switch o.Granularity {
+	case "per-channel":
+		nb = geo.channels
+	case "per-block":
+		nb = geo.channels
+		if w.inAxis >= 0 && o.BlockSize > 0 {
+			nb *= max(1, w.typ.Shape[w.inAxis]/int64(o.BlockSize))
+		}
+	}
+	return nb*23 + geo.channels*24 + (geo.outer+geo.inner)*8 + batchHeap(geo, 1, newFloatReader(w.blob, w.elem).eb)
 }
 
 // quantPlan is one weight's linear quantization.

@@ -151,6 +151,12 @@ func DefaultSettings() Settings {
 // Context is what a pass receives besides its module and its own options.
 type Context struct {
 	Settings Settings
+	// MaxMemory bounds, in bytes, the memory a pass that allocates per
+	// weight (palettize, quantize-weights, legalize-weights) may plan to
+	// take for one weight, estimated before it starts; 0 is no bound. A
+	// limit of the machine, not of the result: it is no setting, and the
+	// pipeline string does not carry it (RunOptions.MaxMemory).
+	MaxMemory int64
 }
 
 // DefaultContext is the context of a pass run outside a pipeline.

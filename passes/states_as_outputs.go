@@ -81,12 +81,18 @@ func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *StatesAsOutputsOpti
 			}
 			todo = append(todo, p)
 		}
+		// Attribute states are edited in one batch per graph (per pair, the
+		// signature was copied and the ports listed: quadratic in the
+		// states, TestWorkLinearInStatePairs); a handle state rewrites the
+		// body and adds outputs, so the batch is written before it.
+		sc := &saoPorts{g: g}
 		for _, p := range todo {
 			found[p.Name] = true
-			if err := saoOne(g, p, suffix, ch); err != nil {
+			if err := saoOne(sc, p, suffix, ch); err != nil {
 				return nil, err
 			}
 		}
+		sc.flush()
 	}
 	if len(found) == 0 && len(explicit) == 0 {
 		ch.Notes = append(ch.Notes, "no state but key/value caches in an entry graph (states.include-kv=true adds them, names= any state); nothing changed")
@@ -99,29 +105,74 @@ func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *StatesAsOutputsOpti
 	return ch, nil
 }
 
-// saoOne turns state p of g into a plain input and output.
-func saoOne(g *graph.Graph, p graph.StatePair, suffix string, ch *Change) error {
-	in := g.Inputs()[p.In]
-	if _, n := graph.FindPort(g.Inputs(), in.Name); n != 1 {
+// saoPorts is one graph's ports while states-as-outputs edits it: listed
+// once, with the attribute edits batched until a handle state needs the
+// graph's own signature.
+type saoPorts struct {
+	g          *graph.Graph
+	ins, outs  []graph.Port
+	inNames    map[string]int
+	outNames   map[string]int
+	ed         *graph.PortEdits
+	listedOnce bool
+}
+
+// ports lists g's ports (again after a handle state changed them).
+func (sc *saoPorts) ports() {
+	if sc.listedOnce {
+		return
+	}
+	sc.ins, sc.outs = sc.g.Inputs(), sc.g.Outputs()
+	sc.inNames, sc.outNames = map[string]int{}, map[string]int{}
+	for _, p := range sc.ins {
+		sc.inNames[p.Name]++
+	}
+	for _, p := range sc.outs {
+		sc.outNames[p.Name]++
+	}
+	sc.listedOnce = true
+}
+
+// flush writes the batched edits to the graph.
+func (sc *saoPorts) flush() {
+	if sc.ed != nil {
+		sc.ed.Apply()
+		sc.ed = nil
+	}
+}
+
+// saoOne turns state p of sc's graph into a plain input and output.
+func saoOne(sc *saoPorts, p graph.StatePair, suffix string, ch *Change) error {
+	g := sc.g
+	sc.ports()
+	in := sc.ins[p.In]
+	if n := sc.inNames[in.Name]; n != 1 {
 		return fmt.Errorf("graph @%s has %d inputs named %q; cannot tell which state to turn into plain I/O", g.Name(), n, in.Name)
 	}
 	newName := in.Name + suffix
-	if _, k := graph.FindPort(g.Outputs(), newName); k > 0 {
+	if k := sc.outNames[newName]; k > 0 {
 		return fmt.Errorf("graph @%s: cannot name the new value of state %s %q: an output already has that name (set states-as-outputs.suffix)", g.Name(), in.Name, newName)
 	}
 	var out graph.Port
 	if p.Out >= 0 {
-		out = g.Outputs()[p.Out]
+		out = sc.outs[p.Out]
 	}
 	inBefore := in.Type.String()
 	if graph.IsHandle(in.Type) {
+		sc.flush()
+		sc.listedOnce = false // it retypes ports and may add an output
 		return saoHandle(g, in, out, p.Out >= 0, newName, ch)
 	}
 	if p.Out < 0 {
 		return fmt.Errorf("graph @%s: state %s has no output holding its new value (buffer_mutation names %q); nothing to return", g.Name(), in.Name, in.StateOutput)
 	}
-	g.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
-	g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))
+	if sc.ed == nil {
+		sc.ed = g.EditPorts()
+	}
+	sc.ed.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
+	sc.ed.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))
+	sc.outNames[out.Name]--
+	sc.outNames[newName]++
 	saoRecord(g, in.Name, newName, inBefore, in.Type.String(), out.Type.String(), out.Type.String(), "attribute", ch)
 	return nil
 }

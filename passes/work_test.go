@@ -2,9 +2,12 @@ package passes_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/inspect"
+	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
@@ -199,4 +202,231 @@ func TestPassWorkLinear(t *testing.T) {
 			}
 		})
 	}
+}
+
+// workDoubles counts (graph.CountWork) the work of run on build(n) and
+// build(2n), n being a count of graphs or state pairs, and fails when the
+// work more than doubles (×2.2: the modules grow by a few fixed ops too); a
+// step quadratic in n gives ×4.
+func workDoubles(t *testing.T, n int, build func(t *testing.T, n int) *graph.Module, run func(m *graph.Module) error) {
+	t.Helper()
+	var works [2]graph.Work
+	for i, k := range []int{n, 2 * n} {
+		m := build(t, k)
+		var err error
+		works[i] = graph.CountWork(func() { err = run(m) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ratio := float64(works[1].Total()) / float64(works[0].Total())
+	msg := fmt.Sprintf("work %d at n=%d, %d at n=%d (×%.2f); %+v; %+v", works[0].Total(), n, works[1].Total(), 2*n, ratio, works[0], works[1])
+	switch {
+	case works[0].Total() == 0:
+		t.Fatalf("nothing counted: the case proves nothing (%s)", msg)
+	case ratio > 2.2:
+		t.Errorf("work grows faster than n: %s", msg)
+	default:
+		t.Log(msg)
+	}
+}
+
+// parseText parses MLIR text built by a test.
+func parseText(t *testing.T, text string) *graph.Module {
+	t.Helper()
+	m, _, err := mlirtext.Parse("work.mlir", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// graphsModule is main plus n private graphs in one of three shapes: empty
+// (issue 28's 10,000-graph input), each calling one shared @leaf, or a
+// chain where each calls the one before it (the state analysis of each
+// follows the whole chain below it unless callees are summarized; dce can
+// remove the chain only from its end).
+func graphsModule(shape string) func(t *testing.T, n int) *graph.Module {
+	return func(t *testing.T, n int) *graph.Module {
+		var b strings.Builder
+		b.WriteString("module {\n  coreai.graph @main(%arg0: tensor<4xf16> {coreai.name = \"x\"}) -> (tensor<4xf16> {coreai.name = \"y\"}) {\n    coreai.output %arg0 : tensor<4xf16>\n  }\n")
+		b.WriteString("  coreai.graph private @leaf(%arg0: tensor<4xf16>) -> tensor<4xf16> {\n    coreai.output %arg0 : tensor<4xf16>\n  }\n")
+		for i := range n {
+			callee := "leaf"
+			switch shape {
+			case "empty":
+				fmt.Fprintf(&b, "  coreai.graph private @g%d() {\n    coreai.output\n  }\n", i)
+				continue
+			case "chain":
+				if i > 0 {
+					callee = fmt.Sprintf("g%d", i-1)
+				}
+			}
+			fmt.Fprintf(&b, "  coreai.graph private @g%d(%%arg0: tensor<4xf16> {coreai.name = \"conv_state\"}) -> (tensor<4xf16> {coreai.name = \"conv_state_out\"}) {\n", i)
+			fmt.Fprintf(&b, "    %%0 = coreai.invoke @%s(%%arg0) : (tensor<4xf16>) -> tensor<4xf16>\n    coreai.output %%0 : tensor<4xf16>\n  }\n", callee)
+		}
+		b.WriteString("}\n")
+		return parseText(t, b.String())
+	}
+}
+
+// TestWorkLinearInGraphs doubles the number of graphs under inspect's
+// report, check, the default pipeline and VerifyWritable: the work must
+// double. Issue 28 measured 81 s for 10,000 empty private graphs (the state
+// analysis listed every graph per graph; dce walked the module per private
+// graph, and once more per link of a chain of dead graphs).
+func TestWorkLinearInGraphs(t *testing.T) {
+	steps := []struct {
+		name string
+		run  func(m *graph.Module) error
+	}{
+		{"inspect", func(m *graph.Module) error { inspect.Report(m); return nil }},
+		{"check", func(m *graph.Module) error { _, err := ane.CheckWith(m, ane.Options{}); return err }},
+		{"default pipeline", func(m *graph.Module) error {
+			p, err := passes.Build(passes.Spec{})
+			if err != nil {
+				return err
+			}
+			_, err = p.Run(m, passes.RunOptions{VerifyAfter: true})
+			if err == nil && len(m.Graphs()) != 1 {
+				err = fmt.Errorf("%d graphs left, want main alone (dce removes the rest)", len(m.Graphs()))
+			}
+			return err
+		}},
+		{"VerifyWritable", graph.VerifyWritable},
+	}
+	for _, shape := range []string{"empty", "leaf", "chain"} {
+		for _, s := range steps {
+			t.Run(shape+"/"+s.name, func(t *testing.T) {
+				workDoubles(t, 300, graphsModule(shape), s.run)
+			})
+		}
+	}
+}
+
+// pairsModule is one graph with n plain state pairs (layers.<i>.conv_state
+// → layers.<i>.conv_state_out, each output computed from its input), which
+// promote-states turns into n states, as in issue 28's 8,000-pair input.
+func pairsModule(t *testing.T, n int) *graph.Module { return statePairs(t, n, false) }
+
+// namedPairsModule is pairsModule with outputs that are a constant, not
+// computed from the inputs, so that names alone pair them.
+func namedPairsModule(t *testing.T, n int) *graph.Module { return statePairs(t, n, true) }
+
+func statePairs(t *testing.T, n int, byName bool) *graph.Module {
+	var ins, outs, ret, types []string
+	var body strings.Builder
+	if byName {
+		body.WriteString("    %c = coreai.constant dense<0.0> : tensor<1x4xf16>\n")
+	}
+	for i := range n {
+		ins = append(ins, fmt.Sprintf("%%arg%d: tensor<1x4xf16> {coreai.name = \"layers.%d.conv_state\"}", i, i))
+		outs = append(outs, fmt.Sprintf("tensor<1x4xf16> {coreai.name = \"layers.%d.conv_state_out\"}", i))
+		if byName {
+			ret = append(ret, "%c")
+		} else {
+			fmt.Fprintf(&body, "    %%%d = coreai.neg %%arg%d : tensor<1x4xf16> -> tensor<1x4xf16>\n", i, i)
+			ret = append(ret, fmt.Sprintf("%%%d", i))
+		}
+		types = append(types, "tensor<1x4xf16>")
+	}
+	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
+		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+}
+
+// TestWorkLinearInStatePairs doubles the number of state pairs of a graph
+// under the state analysis, promote-states in both forms and its inverse
+// states-as-outputs: the work must double. Issue 28 measured 3.5 s for
+// 4,000 pairs and 15.1 s for 8,000 (the signature was copied per pair, and
+// outputs compared per pair).
+func TestWorkLinearInStatePairs(t *testing.T) {
+	pass := func(spec string) func(m *graph.Module) error {
+		return func(m *graph.Module) error {
+			p, err := passes.ParsePipeline(spec)
+			if err != nil {
+				return err
+			}
+			res, err := p.Run(m, passes.RunOptions{})
+			if err != nil {
+				return err
+			}
+			if got := len(res.Steps[0].Change.States); got == 0 {
+				return fmt.Errorf("%s promoted nothing", spec)
+			}
+			return nil
+		}
+	}
+	states := func(m *graph.Module) error {
+		sa := graph.States(m.Graph("main"), graph.StateOptions{})
+		if len(sa.Pairs) != len(m.Graph("main").Inputs()) {
+			return fmt.Errorf("%d pairs of %d inputs (notes %q)", len(sa.Pairs), len(m.Graph("main").Inputs()), sa.Notes)
+		}
+		return nil
+	}
+	promoted := func(t *testing.T, n int) *graph.Module {
+		m := pairsModule(t, n)
+		if err := pass("promote-states")(m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	steps := []struct {
+		name  string
+		build func(t *testing.T, n int) *graph.Module
+		run   func(m *graph.Module) error
+	}{
+		{"states by dataflow", pairsModule, states},
+		{"states by names alone", namedPairsModule, states},
+		{"states of promoted states", promoted, states},
+		{"promote-states form=attribute", pairsModule, pass("promote-states{form=attribute}")},
+		{"promote-states form=handle", pairsModule, pass("promote-states{form=handle}")},
+		{"states-as-outputs", promoted, func(m *graph.Module) error {
+			p, err := passes.ParsePipeline("states-as-outputs")
+			if err != nil {
+				return err
+			}
+			res, err := p.Run(m, passes.RunOptions{})
+			if err == nil && len(res.Steps[0].Change.PlainStates) == 0 {
+				err = fmt.Errorf("states-as-outputs made no state plain")
+			}
+			return err
+		}},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) { workDoubles(t, 300, s.build, s.run) })
+	}
+}
+
+// portsModule is one graph of n f32 inputs, each negated and returned:
+// n islands that reach the graph's inputs and outputs, which
+// strip-fp32-casts (io=true, the default) retypes to f16.
+func portsModule(t *testing.T, n int) *graph.Module {
+	var ins, outs, ret, types []string
+	var body strings.Builder
+	for i := range n {
+		ins = append(ins, fmt.Sprintf("%%arg%d: tensor<4xf32> {coreai.name = \"x%d\"}", i, i))
+		outs = append(outs, fmt.Sprintf("tensor<4xf32> {coreai.name = \"y%d\"}", i))
+		fmt.Fprintf(&body, "    %%%d = coreai.neg %%arg%d : tensor<4xf32> -> tensor<4xf32>\n", i, i)
+		ret = append(ret, fmt.Sprintf("%%%d", i))
+		types = append(types, "tensor<4xf32>")
+	}
+	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
+		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+}
+
+// TestWorkLinearInPorts doubles the number of a graph's inputs that
+// strip-fp32-casts retypes: the work must double (it copied the signature
+// and listed the inputs once per retyped input).
+func TestWorkLinearInPorts(t *testing.T) {
+	workDoubles(t, 300, portsModule, func(m *graph.Module) error {
+		p, err := passes.ParsePipeline("strip-fp32-casts")
+		if err != nil {
+			return err
+		}
+		res, err := p.Run(m, passes.RunOptions{})
+		if err == nil && len(res.Steps[0].Change.IOChanges) < 2*len(m.Graph("main").Inputs()) {
+			err = fmt.Errorf("%d I/O changes for %d inputs", len(res.Steps[0].Change.IOChanges), len(m.Graph("main").Inputs()))
+		}
+		return err
+	})
 }

@@ -68,9 +68,13 @@ func TestQuoteShellWord(t *testing.T) {
 // exactly as printed (split into words as a shell would), with the
 // STAND-IN compiler testdata/compiler/fake-coreai-build.sh behind
 // --compile (nothing it reports is a measurement), then verifies each
-// output against the checked input: the externalized head is fed its
-// table and the plain states their previous outputs, so on an already
-// rewritten model those two experiments are bit-identical.
+// output against the checked input rewritten by the default pipeline (the
+// input itself when it is rewritten already): the externalized head is fed
+// its table and the plain states their previous outputs, so those two
+// experiments are bit-identical to the default pipeline's output. (Against
+// the raw export the default pipeline's own f16 recurrence flips a near
+// tie of synth arm A's logits at step 12, which says nothing about the
+// experiment.)
 func TestCheckSettleCommandsRun(t *testing.T) {
 	t.Setenv(compiler.EnvCompiler, standIn(t))
 	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
@@ -93,15 +97,12 @@ func TestCheckSettleCommandsRun(t *testing.T) {
 			t.Fatalf("rewrite %s: exit %d\n%s", p[0], code, errs)
 		}
 	}
-	cases := []struct {
-		in string
-		// identical: the experiments that change no number must verify
-		// bit-identical against in (the input is already rewritten).
-		identical bool
-	}{
-		{odd, false},
-		{fixedA, true},
-		{fixedH, true},
+	// ref is the default pipeline's output for in: the experiments that
+	// change no number must verify bit-identical against it.
+	cases := []struct{ in, ref string }{
+		{odd, fixedA},
+		{fixedA, fixedA},
+		{fixedH, fixedH},
 	}
 	for _, tc := range cases {
 		t.Run(filepath.Base(tc.in), func(t *testing.T) {
@@ -146,12 +147,12 @@ func TestCheckSettleCommandsRun(t *testing.T) {
 				if strings.Contains(c, "islands=all") {
 					continue // fp16 norms move the numbers of the random-weight stand-in
 				}
-				code, vout, verrs := runCLI(t, "", "verify", tc.in, words[4], "--streams", "2", "--length", "32")
+				code, vout, verrs := runCLI(t, "", "verify", tc.ref, words[4], "--streams", "2", "--length", "32")
 				if code != exitOK {
-					t.Errorf("verify %s %s: exit %d\n%s%s", tc.in, words[4], code, vout, verrs)
+					t.Errorf("verify %s %s: exit %d\n%s%s", tc.ref, words[4], code, vout, verrs)
 				}
-				if tc.identical && !strings.Contains(vout, "outputs and states: bit-identical") {
-					t.Errorf("verify %s %s: not bit-identical\n%s", tc.in, words[4], vout)
+				if !strings.Contains(vout, "outputs and states: bit-identical") {
+					t.Errorf("verify %s %s: not bit-identical\n%s", tc.ref, words[4], vout)
 				}
 			}
 		})

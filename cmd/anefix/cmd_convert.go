@@ -52,8 +52,7 @@ func (f *convertFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "replace an existing output")
 	fs.IntVar(&f.version, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
-	f.maxMem = 8 << 30
-	fs.Var(&f.maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
+	declareMaxMemory(fs, &f.maxMem, "for a compiled package: reading one of its files")
 }
 
 // runConvert is `anefix convert`.

@@ -62,8 +62,7 @@ func (f *inspectFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 	fs.StringVar(&f.source, "source", "", "for a compiled package: the .aimodel it was compiled from, to compare with metadata.json's sourceHash")
-	f.maxMem = 8 << 30
-	fs.Var(&f.maxMem, "max-memory", "for a compiled package: refuse (exit 1) when reading one of its files needs more heap than SIZE by the reader's estimates, e.g. 512MiB, 8GiB")
+	declareMaxMemory(fs, &f.maxMem, "for a compiled package: reading one of its files")
 }
 
 // runInspect is `anefix inspect`.

@@ -51,7 +51,10 @@ A summary of what each pass changed goes to stderr; --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
 stdout (not with -o -); both are the same bytes on every run unless --timings
 adds wall times (to them and to the summary). --print-ir-after PASS|all prints the IR after that
-pass to stderr.
+pass to stderr. --max-memory SIZE (default 8GiB) bounds the memory
+palettize, quantize-weights and legalize-weights may plan for one weight:
+each weight is estimated before any changes, and one over SIZE stops the
+rewrite (exit 1) naming it, the estimate and options that need less.
 
 Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
@@ -71,6 +74,7 @@ type rewriteFlags struct {
 	timings          bool
 	compile, verify  bool
 	printPipeline    bool
+	maxMem           sizeFlag
 }
 
 func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
@@ -94,6 +98,7 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 	fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
 	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output (teacher-forced, 8 streams over the whole context, the default gates; exit 3 when missed)")
+	declareMaxMemory(fs, &o.maxMem, "planning one weight in a pass that allocates per weight (palettize, quantize-weights, legalize-weights)")
 }
 
 // runRewrite is `anefix rewrite`: the flags checked, the plan made
@@ -112,6 +117,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return err
 	}
 	o.Tool, o.Stdout, o.IR, o.Progress = "anefix "+version, env.Stdout, env.Stderr, progressFile(env)
+	o.MaxMemory = int64(o.maxMem)
 	plan, err := rewrite.NewPlan(o.Options)
 	if passes.IsUsage(err) {
 		return withCode(exitUsage, err)

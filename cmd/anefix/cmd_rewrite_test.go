@@ -552,8 +552,9 @@ func TestRewriteLLMBundle(t *testing.T) {
 // documentation true: on synth arm A, measured by rewrite --verify (verify's
 // default teacher-forced mode), the default (the blocker islands: the
 // recurrence) and every island but the norms keep mean KL divergence and
-// same-top-1 where the doc says; stripping every island (norms in fp16)
-// raises the mean KL divergence more than 3× and lowers same-top-1. The
+// same-top-1 where the doc says; stripping every island (norms in fp16,
+// which synth's massive residual channels overflow) raises the mean KL
+// divergence more than 3× and lowers same-top-1. The
 // doc quotes the mean KLD to two significant digits and same-top-1 to
 // 0.1 %.
 func TestStripNumericsClaim(t *testing.T) {
@@ -582,8 +583,8 @@ func TestStripNumericsClaim(t *testing.T) {
 		}
 		code, stdout, stderr := runCLI(t, "", args...)
 		k, s := kldRe.FindStringSubmatch(stdout+stderr), sameRe.FindStringSubmatch(stdout+stderr)
-		if code != exitOK || k == nil || s == nil {
-			t.Fatalf("%s --verify: exit %d, want 0 and the teacher-forced figures:\n%s", c.name, code, stdout+stderr)
+		if (code != exitOK && code != exitGate) || k == nil || s == nil {
+			t.Fatalf("%s --verify: exit %d, want 0 or 3 (a gate) and the teacher-forced figures:\n%s", c.name, code, stdout+stderr)
 		}
 		kld[c.name], _ = strconv.ParseFloat(k[1], 64)
 		same[c.name], _ = strconv.ParseFloat(s[1], 64)

@@ -16,7 +16,7 @@ func init() {
 		Name:        "synth",
 		StdoutModel: true,
 		NoInput:     true,
-		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--state-read sum|matmul] [--locations builtin|debuginfo] [--weights f16|linear-int4|palettized] -o OUT",
+		Usage:       "synth --arm A|B|C|D|E [--layers N] [--scale tiny|full] [--ctx N] [--seed N] [--state-form tensor|handle] [--recurrence inline|composite] [--state-read sum|matmul] [--locations builtin|debuginfo] [--weights f16|linear-int4|palettized] [--trained-gates=false] [--massive-activations=false] -o OUT",
 		Summary:     "generate stand-in Qwen3.5 hybrid (arms A-D) or dense iOS control (E) graphs",
 		Help: `Writes a stand-in for the exports the seed measured, with deterministic
 pseudo-random fp16 weights (same flags, same bytes):
@@ -46,6 +46,7 @@ type synthFlags struct {
 	seed                             uint64
 	out, emit                        string
 	force                            bool
+	trainedGates, massive            bool
 }
 
 func (f *synthFlags) declare(fs *pflag.FlagSet) {
@@ -59,6 +60,8 @@ func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&f.recurrence, "recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
 	fs.StringVar(&f.weights, "weights", "f16", "A-E: weight storage: fp16 blobs (f16), linear blockwise INT4 (linear-int4: quantize-weights dtype=si4, per-block 32; check's linear-int4 blocker) or 4-bit palettes over 32 channels (palettized: palettize at its defaults)")
 	fs.StringVar(&f.locations, "locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
+	fs.BoolVar(&f.trainedGates, "trained-gates", true, "A-D: recurrence gates as trained gated-delta/Mamba2 models initialise them (dt log-uniform in [0.001, 0.1], A log-uniform in [1, 16]: decay near 1); false restores the fast-forgetting gates (decay <= 0.24)")
+	fs.BoolVar(&f.massive, "massive-activations", true, "A-D: a few residual channels with magnitudes in the hundreds (tiny) to thousands (full), growing with depth, written by one MLP super neuron per channel and layer (graph/synth/massive.go); false leaves them out")
 	fs.StringVarP(&f.out, "output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
 	fs.StringVar(&f.emit, "emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing output")
@@ -93,7 +96,8 @@ func runSynth(env *Env, f *synthFlags, args []string) error {
 	if f.stateForm != synth.StateTensor && f.stateForm != synth.StateHandle {
 		return usagef("--state-form: want tensor or handle, got %q", f.stateForm)
 	}
-	o := synth.Options{Arm: a, Scale: sc, Layers: f.layers, Ctx: f.ctx, Seed: f.seed, StateForm: f.stateForm, Recurrence: f.recurrence, StateRead: f.stateRead, Locations: f.locations, Weights: f.weights}
+	o := synth.Options{Arm: a, Scale: sc, Layers: f.layers, Ctx: f.ctx, Seed: f.seed, StateForm: f.stateForm, Recurrence: f.recurrence, StateRead: f.stateRead, Locations: f.locations, Weights: f.weights,
+		NoTrainedGates: !f.trainedGates, NoMassiveActivations: !f.massive}
 	if err := o.Check(); err != nil {
 		// run prefixes "anefix synth: " already.
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))

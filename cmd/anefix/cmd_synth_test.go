@@ -119,3 +119,33 @@ func TestSynthDebugInfoLocations(t *testing.T) {
 		t.Errorf("check: exit %d\n%s%s", code, stdout, errs)
 	}
 }
+
+// --trained-gates=false and --massive-activations=false reach the
+// generator: metadata.json says so and the weights differ from the
+// default's (graph/synth's TestTrainedLikeOff checks which weights).
+func TestSynthTrainedLikeFlags(t *testing.T) {
+	dir := t.TempDir()
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	def, off := filepath.Join(dir, "def.aimodel"), filepath.Join(dir, "off.aimodel")
+	if code, _, errs := runCLI(t, "", "synth", "--arm", "A", "-o", def); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "synth", "--arm", "A", "--trained-gates=false", "--massive-activations=false", "-o", off); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if m := read(filepath.Join(def, "metadata.json")); !strings.Contains(m, `"trainedGates": true`) || !strings.Contains(m, `"massiveActivations": true`) {
+		t.Errorf("default metadata:\n%s", m)
+	}
+	if m := read(filepath.Join(off, "metadata.json")); !strings.Contains(m, `"trainedGates": false`) || !strings.Contains(m, `"massiveActivations": false`) {
+		t.Errorf("metadata with both off:\n%s", m)
+	}
+	if read(filepath.Join(def, "main.mlirb")) == read(filepath.Join(off, "main.mlirb")) {
+		t.Error("the flags did not change the weights")
+	}
+}

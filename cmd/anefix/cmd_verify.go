@@ -144,9 +144,8 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.localize, "localize", false, "run REF with f16 computed in f32 and rank CAND's ops by the relative error they add")
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
-	f.maxMem = 8 << 30
 	fs.Int64Var(&f.maxWork, "max-work", interp.DefaultMaxWork, fmt.Sprintf("refuse (exit 1) a decode step of either graph that does more work than N units (an op counts %d plus its elements; loops and calls included)", interp.OpWork))
-	fs.Var(&f.maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
+	declareMaxMemory(fs, &f.maxMem, "running both graphs (by the declared shapes; mapped weights do not count)")
 }
 
 // runVerify is `anefix verify`: the flags checked and made a verifyRun,

@@ -141,3 +141,34 @@ func TestCompressionArms(t *testing.T) {
 		t.Fatal("no palettize entry in the report")
 	}
 }
+
+// rewrite --max-memory bounds what a compression pass may plan for one
+// weight, refused before the work with exit 1 and nothing written: a
+// per-tensor vector palette (cluster-dim 2) of tiny arm A's largest weight
+// (tensor<256x32xf16>, 8,192 values) holds its values as float64 and a
+// distance and an assignment per pair: (8 + 12/2) · 8192 bytes = 112 KiB,
+// over 96 KiB. A size that is not one is a usage error.
+func TestRewriteMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.mlir")
+	if code, out, errs := runCLI(t, "", "synth", "--arm", "A", "--emit", "generic", "-o", in); code != 0 {
+		t.Fatalf("synth: exit %d\n%s%s", code, out, errs)
+	}
+	out := filepath.Join(dir, "out.mlir")
+	vec := []string{"--passes", "palettize", "--set", "palettize.granularity=per-tensor", "--set", "palettize.cluster-dim=2", "--set", "palettize.bits=2"}
+	code, stdout, errs := runCLI(t, "", append([]string{"rewrite", in, "-o", out, "--max-memory", "96KiB"}, vec...)...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, errs)
+	}
+	for _, w := range []string{"palettize: ", "needs about", "tensor<256x32xf16>", "over the limit of 96.0 KiB (--max-memory)", "granularity=per-grouped-channel", "raise --max-memory"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errs)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output written (%v) after the refusal", err)
+	}
+	if code, stdout, errs := runCLI(t, "", "rewrite", in, "-o", out, "--max-memory", "0"); code != 2 {
+		t.Errorf("--max-memory 0: exit %d, want 2\n%s%s", code, stdout, errs)
+	}
+}

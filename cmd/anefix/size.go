@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/anefix/anefix/graph/interp/compare"
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/graph"
 )
 
 // sizeFlag is a byte size given as an integer and a binary unit (B, KiB,
@@ -49,5 +51,13 @@ func (f *sizeFlag) Set(s string) error {
 	return nil
 }
 
-func (f *sizeFlag) String() string { return compare.FormatBytes(int64(*f)) }
+func (f *sizeFlag) String() string { return graph.FormatBytes(int64(*f)) }
 func (f *sizeFlag) Type() string   { return "size" }
+
+// declareMaxMemory declares --max-memory (default 8GiB) on fs: the one
+// spelling of the flag and its help in every command that bounds its
+// memory. what says what is estimated against SIZE.
+func declareMaxMemory(fs *pflag.FlagSet, f *sizeFlag, what string) {
+	*f = 8 << 30
+	fs.Var(f, "max-memory", "refuse (exit 1) when "+what+" needs more heap than SIZE by its estimate, made before the work starts, e.g. 512MiB, 8GiB")
+}

@@ -26,8 +26,9 @@ func Report(m *graph.Module) *Inspection {
 	for _, g := range m.Graphs() {
 		composites[g.Name()] = compositeName(g)
 	}
+	states := graph.NewStateScope(graph.StateOptions{}) // one for all graphs: callees are summarized once
 	for _, g := range m.Graphs() {
-		rep.Graphs = append(rep.Graphs, inspectGraph(g, composites))
+		rep.Graphs = append(rep.Graphs, inspectGraph(g, composites, states))
 	}
 	return rep
 }
@@ -147,7 +148,7 @@ func statePairOf(sp graph.StatePair) *StatePair {
 	return &StatePair{Form: sp.Form.String(), Kind: sp.Kind.String(), Evidence: sp.Evidence.String()}
 }
 
-func inspectGraph(g *graph.Graph, composites map[string]string) *GraphInspection {
+func inspectGraph(g *graph.Graph, composites map[string]string, states *graph.StateScope) *GraphInspection {
 	gi := &GraphInspection{
 		Name:          g.Name(),
 		Visibility:    g.Visibility(),
@@ -162,7 +163,7 @@ func inspectGraph(g *graph.Graph, composites map[string]string) *GraphInspection
 	ins, outs := g.Inputs(), g.Outputs()
 	var sa *graph.StateAnalysis
 	if g.Body() != nil {
-		sa = graph.States(g, graph.StateOptions{})
+		sa = states.States(g)
 	}
 	for _, p := range ins {
 		port := &Port{Name: portName(p, false), Index: int32(p.Index), Type: typeString(p.Type),

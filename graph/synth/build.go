@@ -213,9 +213,18 @@ func (b *builder) floats(elem *graph.FloatType, shape []int64, vals ...float64) 
 // weight is a dense_resource fp16 constant backed by a synthetic blob. The
 // same key always means the same bytes, so functions can share weights.
 func (b *builder) weight(key string, d Dist, shape ...int64) *graph.Value {
+	return b.patchedWeight(key, d, nil, nil, shape...)
+}
+
+// patchedWeight is weight with some columns and elements overridden
+// (Blob.Patch); nil patches make the plain weight.
+func (b *builder) patchedWeight(key string, d Dist, cols []ColDist, elems []ElemValue, shape ...int64) *graph.Value {
 	blob, ok := b.blobs[key]
 	if !ok {
 		blob = NewBlob(b.seed, key, d, shape...)
+		if len(cols) > 0 || len(elems) > 0 {
+			blob.Patch(cols, elems)
+		}
 		b.blobs[key] = blob
 		b.m.AddResource(key, 2, blob)
 	}

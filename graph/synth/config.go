@@ -99,6 +99,13 @@ type Options struct {
 	// passes/synthd applies the compression pass (quantize-weights,
 	// palettize) that makes the other two, as arm D takes the arm-d pass.
 	Weights string
+	// NoTrainedGates (A–D) keeps synth's recurrence gates from before issue
+	// 29 (dt_bias ~ N(1, 0.5), A_log ~ U(0.1, 2.7): decay exp(g) ≤ 0.24)
+	// instead of the trained initialisation (massive.go).
+	NoTrainedGates bool
+	// NoMassiveActivations (A–D) leaves out the massive residual channels
+	// (massive.go): the embedding, MLP and norm weights are i.i.d. again.
+	NoMassiveActivations bool
 }
 
 // Weight storage forms.

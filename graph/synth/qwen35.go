@@ -57,6 +57,8 @@ type hybrid struct {
 	pos        *graph.Value
 	emb        *graph.Value
 	linI, fulI int
+	mv         *massive // massive activation channels (massive.go)
+	fastGates  bool     // the pre-issue-29 gates (Options.NoTrainedGates)
 }
 
 func buildHybrid(m *graph.Module, o Options) error {
@@ -65,7 +67,8 @@ func buildHybrid(m *graph.Module, o Options) error {
 		return fmt.Errorf("synth: need at least one layer")
 	}
 	h := &hybrid{kvAttn: kvAttn{builder: newBuilder(m, o.Seed, map[string]*Blob{})}, d: d, ctx: o.Ctx, states: o.Arm == ArmB,
-		composite: o.Recurrence == RecurrenceComposite, matmulRead: o.StateRead == StateReadMatmul}
+		composite: o.Recurrence == RecurrenceComposite, matmulRead: o.StateRead == StateReadMatmul,
+		mv: planMassive(d, o.Seed, !o.NoMassiveActivations), fastGates: o.NoTrainedGates}
 	nLin, nFull := d.Counts()
 	kvC := int64(d.KVHeads * d.HeadDim)
 	ctx := int64(o.Ctx)
@@ -103,7 +106,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 	// ForCausalLM.forward → model.forward.
 	h.push(fileIOS, LineModelCall)
 	h.at("embedding", fileIOS, 341)
-	h.emb = h.weight("model.embed_tokens.weight", Normal(0.02), int64(d.Vocab), int64(d.Hidden))
+	h.emb = h.embedding()
 	x := h.gatherND(h.emb, h.expandDims(ids, 2)) // [1, 1, H]
 	h.at("unsqueeze", fileIOS, 342)
 	x = h.expandDims(x, 2) // BC1S stream [1, S, 1, H]
@@ -118,7 +121,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 		h.pop()
 	}
 	h.push(fileIOS, 348)
-	x = h.rmsNorm("model.norm.weight", x)
+	x = h.residualNorm("model.norm.weight", x, 2*d.Layers)
 	h.pop()
 	h.pop()
 
@@ -158,7 +161,17 @@ var normWeight = Dist{Mean: 1, Std: 0.05}
 // rmsNorm is the builder's local fp32 RMSNorm over the last axis:
 // cast to f32, square, mean, + eps, rsqrt, scale, cast back.
 func (h *hybrid) rmsNorm(key string, x *graph.Value) *graph.Value {
-	y := h.normF32(key, x, LineNorm)
+	return h.rmsNormW(func() *graph.Value { return h.weight(key, normWeight, shapeOf(x)[len(shapeOf(x))-1]) }, x)
+}
+
+// residualNorm is rmsNorm on the residual stream after k residual adds,
+// whose weight carries the massive channels' gains.
+func (h *hybrid) residualNorm(key string, x *graph.Value, k int) *graph.Value {
+	return h.rmsNormW(func() *graph.Value { return h.residualNormWeight(key, k) }, x)
+}
+
+func (h *hybrid) rmsNormW(weight func() *graph.Value, x *graph.Value) *graph.Value {
+	y := h.normF32W(weight, x, LineNorm)
 	h.at("_to_copy", fileIOS, LineNorm+6)
 	return h.cast(y, graph.F16)
 }
@@ -167,7 +180,12 @@ func (h *hybrid) rmsNorm(key string, x *graph.Value) *graph.Value {
 // l to l+5: x cast to f32, divided by its root mean square over the last
 // axis (plus eps), times the weight; the result stays f32.
 func (h *hybrid) normF32(key string, x *graph.Value, l int) *graph.Value {
-	n := shapeOf(x)[len(shapeOf(x))-1]
+	return h.normF32W(func() *graph.Value { return h.weight(key, normWeight, shapeOf(x)[len(shapeOf(x))-1]) }, x, l)
+}
+
+// normF32W is normF32 with the weight made by weight (called where the
+// weight's constant goes).
+func (h *hybrid) normF32W(weight func() *graph.Value, x *graph.Value, l int) *graph.Value {
 	f32 := graph.F32
 	h.at("_to_copy", fileIOS, l)
 	x32 := h.cast(x, f32)
@@ -182,7 +200,7 @@ func (h *hybrid) normF32(key string, x *graph.Value, l int) *graph.Value {
 	h.at("mul", fileIOS, l+4)
 	y := h.mul(x32, inv)
 	h.at("_to_copy", fileIOS, l+5)
-	w := h.cast(h.weight(key, normWeight, n), f32)
+	w := h.cast(weight(), f32)
 	h.at("mul", fileIOS, l+5)
 	return h.mul(y, w)
 }
@@ -261,7 +279,7 @@ func (h *hybrid) layer(i int, x *graph.Value) *graph.Value {
 	p := fmt.Sprintf("model.layers.%d.", i)
 	full := h.d.IsFull(i)
 	h.push(fileIOS, 326)
-	n := h.rmsNorm(p+"input_layernorm.weight", x)
+	n := h.residualNorm(p+"input_layernorm.weight", x, 2*i)
 	h.pop()
 	var r *graph.Value
 	addMix, addMLP := LineAddLinMix, LineAddLinMLP
@@ -278,28 +296,30 @@ func (h *hybrid) layer(i int, x *graph.Value) *graph.Value {
 	h.at("add", fileIOS, addMix)
 	x = h.add(x, r)
 	h.push(fileIOS, addMLP-1)
-	n = h.rmsNorm(p+"post_attention_layernorm.weight", x)
-	r = h.mlp(p+"mlp.", n)
+	n = h.residualNorm(p+"post_attention_layernorm.weight", x, 2*i+1)
+	r = h.mlp(i, p+"mlp.", n)
 	h.pop()
 	h.at("add", fileIOS, addMLP)
 	return h.add(x, r)
 }
 
 // mlp is Apple's iOS MLP: reshape to [B·S, C, 1, 1], 1×1 convs, SiLU gate.
-func (h *hybrid) mlp(p string, x *graph.Value) *graph.Value {
+// Layer i's MLP carries the massive channels' super neurons (massive.go).
+func (h *hybrid) mlp(i int, p string, x *graph.Value) *graph.Value {
 	hid, inter := int64(h.d.Hidden), int64(h.d.Intermediate)
+	upGate, downCols, down := h.mv.superWeights(h.d, i)
 	h.at("view", fileIOS, LineMLP)
 	t := h.reshape(x, 1, hid, 1, 1)
 	h.at("convolution", fileIOS, LineMLP+1)
-	up := h.conv1x1(t, h.weight(p+"up_proj.weight", Normal(1/math.Sqrt(float64(hid))), inter, hid, 1, 1))
+	up := h.conv1x1(t, h.patchedWeight(p+"up_proj.weight", Normal(1/math.Sqrt(float64(hid))), nil, upGate, inter, hid, 1, 1))
 	h.at("convolution", fileIOS, LineMLP+2)
-	g := h.conv1x1(t, h.weight(p+"gate_proj.weight", Normal(1/math.Sqrt(float64(hid))), inter, hid, 1, 1))
+	g := h.conv1x1(t, h.patchedWeight(p+"gate_proj.weight", Normal(1/math.Sqrt(float64(hid))), nil, upGate, inter, hid, 1, 1))
 	h.at("silu", fileIOS, LineMLP+2)
 	g = h.unary("silu", g)
 	h.at("mul", fileIOS, LineMLP+3)
 	m := h.mul(up, g)
 	h.at("convolution", fileIOS, LineMLP+3)
-	dn := h.conv1x1(m, h.weight(p+"down_proj.weight", Normal(1/math.Sqrt(float64(inter))), hid, inter, 1, 1))
+	dn := h.conv1x1(m, h.patchedWeight(p+"down_proj.weight", Normal(1/math.Sqrt(float64(inter))), downCols, down, hid, inter, 1, 1))
 	h.at("view", fileIOS, LineMLP+4)
 	return h.reshape(dn, 1, 1, 1, hid)
 }
@@ -473,17 +493,32 @@ func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
 	return h.proj(p+"out_proj.weight", o, d.Hidden, 296)
 }
 
+// The gates' initialisation (massive.go): A log-uniform on [1, 16] and
+// softplus(dt_bias) log-uniform on [0.001, 0.1], as trained gated-delta and
+// Mamba2 models start; fastA and fastDtBias are synth's gates before issue
+// 29 (NoTrainedGates), under which exp(g) ≤ 0.24.
+var (
+	trainedA      = Dist{Mean: math.Log(16) / 2, Std: math.Log(16) / 2, Uniform: true}
+	trainedDtBias = Dist{Mean: (math.Log(0.001) + math.Log(0.1)) / 2, Std: (math.Log(0.1) - math.Log(0.001)) / 2, Uniform: true, InvSoftplusExp: true}
+	fastA         = Dist{Mean: 1.4, Std: 1.3, Uniform: true}
+	fastDtBias    = Dist{Mean: 1, Std: 0.5}
+)
+
 // decay is g = −exp(A_log) · softplus(a + dt_bias), with softplus
 // decomposed as torch does (threshold 20).
 func (h *hybrid) decay(p string, a *graph.Value) *graph.Value {
 	hv := int64(h.d.LinVHeads)
 	line := LineLinear + 24
+	aLog, dtBias := trainedA, trainedDtBias
+	if h.fastGates {
+		aLog, dtBias = fastA, fastDtBias
+	}
 	h.at("exp", fileIOS, line)
-	A := h.unary("exp", h.weight(p+"A_log", Dist{Mean: 1.4, Std: 1.3, Uniform: true}, hv))
+	A := h.unary("exp", h.weight(p+"A_log", aLog, hv))
 	h.at("neg", fileIOS, line)
 	A = h.mul(A, h.scalar(-1, graph.F16))
 	h.at("add", fileIOS, line)
-	x := h.add(a, h.weight(p+"dt_bias", Dist{Mean: 1, Std: 0.5}, hv))
+	x := h.add(a, h.weight(p+"dt_bias", dtBias, hv))
 	h.at("gt", fileIOS, line)
 	big := h.greater(x, h.scalar(20, graph.F16))
 	h.at("exp", fileIOS, line)

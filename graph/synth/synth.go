@@ -83,6 +83,8 @@ func Metadata(o Options) ([]byte, error) {
 	layers := o.hybridDims().Layers
 	if o.Arm == ArmE {
 		layers = o.denseDims().Layers
+	} else {
+		locNote += fmt.Sprintf("\n  \"trainedGates\": %t,\n  \"massiveActivations\": %t,", !o.NoTrainedGates, !o.NoMassiveActivations)
 	}
 	return []byte(fmt.Sprintf(`{
   "generatedBy": "anefix synth",

@@ -1,11 +1,13 @@
 package synth
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -19,6 +21,11 @@ import (
 type Dist struct {
 	Mean, Std float64
 	Uniform   bool
+	// InvSoftplusExp draws t = Mean + Std·z as above and stores
+	// softplus⁻¹(exp(t)) = log(expm1(exp(t))): with Uniform, the bias whose
+	// softplus is log-uniform on [exp(Mean−Std), exp(Mean+Std)], the way
+	// Mamba2 and gated-delta models initialise dt_bias.
+	InvSoftplusExp bool
 }
 
 // Normal is a zero-mean Gaussian with the given standard deviation.
@@ -34,6 +41,44 @@ type Blob struct {
 	Shape []int64 // tensor shape
 	Dist  Dist
 	seed  uint64
+	// cols draw whole columns from their own distribution, and elems fix
+	// single elements (sorted by index): the structure a stand-in for a
+	// trained model needs on top of i.i.d. noise (massive.go).
+	cols  []ColDist
+	elems []ElemValue
+}
+
+// ColDist draws the elements i with i mod Stride == Col (a column of a
+// row-major matrix with Stride columns) from Dist instead of the blob's.
+type ColDist struct {
+	Col, Stride int64
+	Dist        Dist
+}
+
+// ElemValue fixes element Index of a blob to Value (rounded to fp16).
+type ElemValue struct {
+	Index int64
+	Value float64
+}
+
+// Patch returns b with columns and single elements overridden (a later
+// element wins over an earlier column). Element indices must be in range.
+func (b *Blob) Patch(cols []ColDist, elems []ElemValue) *Blob {
+	n := b.NumElements()
+	for _, c := range cols {
+		if c.Stride <= 0 || c.Col < 0 || c.Col >= c.Stride {
+			panic(fmt.Sprintf("synth: blob %s: column %d of stride %d", b.Key, c.Col, c.Stride))
+		}
+	}
+	for _, e := range elems {
+		if e.Index < 0 || e.Index >= n {
+			panic(fmt.Sprintf("synth: blob %s: element %d out of range %d", b.Key, e.Index, n))
+		}
+	}
+	b.cols = append(b.cols, cols...)
+	b.elems = append(b.elems, elems...)
+	slices.SortStableFunc(b.elems, func(x, y ElemValue) int { return cmp.Compare(x.Index, y.Index) })
+	return b
 }
 
 // NewBlob returns the fp16 blob named key of the given shape, drawn from d
@@ -111,7 +156,22 @@ func (b *Blob) Bytes() []byte {
 
 // Elem returns the fp16 bits of element i.
 func (b *Blob) Elem(i int64) uint16 {
-	tbl := tableFor(b.Dist)
+	if len(b.elems) > 0 {
+		k, ok := slices.BinarySearchFunc(b.elems, i, func(e ElemValue, i int64) int { return cmp.Compare(e.Index, i) })
+		for ok && k+1 < len(b.elems) && b.elems[k+1].Index == i {
+			k++ // the last patch of an element wins
+		}
+		if ok {
+			return f16.FromFloat64(b.elems[k].Value)
+		}
+	}
+	d := b.Dist
+	for _, c := range b.cols {
+		if i%c.Stride == c.Col {
+			d = c.Dist
+		}
+	}
+	tbl := tableFor(d)
 	r := mix64(b.seed + uint64(i/4)*golden)
 	return tbl[uint16(r>>(16*uint(i%4)))]
 }
@@ -122,6 +182,10 @@ const golden = 0x9E3779B97F4A7C15
 // (i%4)-th 16-bit lane of mix64(seed + (i/4)·golden), mapped through the
 // distribution's table.
 func (b *Blob) fill(p []byte, off int64) {
+	if len(p) == 0 {
+		return
+	}
+	start, off0 := p, off
 	tbl := tableFor(b.Dist)
 	// Unaligned head: byte-by-byte through Elem.
 	for len(p) > 0 && off%8 != 0 {
@@ -141,6 +205,38 @@ func (b *Blob) fill(p []byte, off int64) {
 		e := b.Elem(off / 2)
 		p[0] = byte(e >> (8 * uint(off%2)))
 		p, off = p[1:], off+1
+	}
+	b.patch(start, off0)
+}
+
+// patch rewrites, in p (bytes [off, off+len(p)) of the blob), the elements
+// the blob's columns and single elements override.
+func (b *Blob) patch(p []byte, off int64) {
+	if len(b.cols) == 0 && len(b.elems) == 0 {
+		return
+	}
+	end := off + int64(len(p))
+	put := func(i int64) {
+		e := b.Elem(i)
+		for k := int64(0); k < 2; k++ {
+			if at := 2*i + k; at >= off && at < end {
+				p[at-off] = byte(e >> (8 * uint(k)))
+			}
+		}
+	}
+	first, last := off/2, (end-1)/2
+	for _, c := range b.cols {
+		i := first - (first%c.Stride+c.Stride-c.Col)%c.Stride // first i ≥ first with i ≡ Col
+		if i < first {
+			i += c.Stride
+		}
+		for ; i <= last; i += c.Stride {
+			put(i)
+		}
+	}
+	k, _ := slices.BinarySearchFunc(b.elems, first, func(e ElemValue, i int64) int { return cmp.Compare(e.Index, i) })
+	for ; k < len(b.elems) && b.elems[k].Index <= last; k++ {
+		put(b.elems[k].Index)
 	}
 }
 
@@ -172,7 +268,11 @@ func tableFor(d Dist) *[65536]uint16 {
 		} else {
 			z = math.Sqrt2 * math.Erfinv(2*p-1)
 		}
-		t[u] = f16.FromFloat64(d.Mean + d.Std*z)
+		v := d.Mean + d.Std*z
+		if d.InvSoftplusExp {
+			v = math.Log(math.Expm1(math.Exp(v)))
+		}
+		t[u] = f16.FromFloat64(v)
 	}
 	actual, _ := tables.LoadOrStore(d, t)
 	return actual.(*[65536]uint16)

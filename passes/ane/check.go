@@ -74,6 +74,7 @@ type callGraph struct {
 	facts   []*anefacts.Graph
 	byName  map[string]int
 	callees map[string][]string
+	reach   map[string]bool // reachBlocked, once blocked asks
 }
 
 func newCallGraph(rep *Report, facts []*anefacts.Graph) *callGraph {
@@ -85,23 +86,45 @@ func newCallGraph(rep *Report, facts []*anefacts.Graph) *callGraph {
 	return cg
 }
 
-// blocked reports whether graph name, or a graph it calls, has a blocker;
-// seen holds the graphs already on the path.
-func (cg *callGraph) blocked(name string, seen map[string]bool) bool {
-	i, ok := cg.byName[name]
-	if !ok || seen[name] {
-		return false
+// blocked reports whether graph name, or a graph it calls (directly or
+// not), has a blocker.
+func (cg *callGraph) blocked(name string) bool {
+	if cg.reach == nil {
+		cg.reach = cg.reachBlocked()
 	}
-	seen[name] = true
-	if cg.rep.Graphs[i].Blocked {
-		return true
-	}
-	for _, c := range cg.callees[name] {
-		if cg.blocked(c, seen) {
-			return true
+	return cg.reach[name]
+}
+
+// reachBlocked is the set of graphs that have a blocker or call, directly
+// or not, one that has: one search backwards from the blocked graphs along
+// the calls, where a search per graph was quadratic in a chain of calls
+// (TestWorkLinearInGraphs).
+func (cg *callGraph) reachBlocked() map[string]bool {
+	callers := map[string][]string{}
+	for caller, cs := range cg.callees {
+		for _, c := range cs {
+			callers[c] = append(callers[c], caller)
 		}
 	}
-	return false
+	reach := map[string]bool{}
+	var work []string
+	for name, i := range cg.byName {
+		if cg.rep.Graphs[i].Blocked {
+			reach[name] = true
+			work = append(work, name)
+		}
+	}
+	for len(work) > 0 {
+		c := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, caller := range callers[c] {
+			if _, ok := cg.byName[caller]; ok && !reach[caller] {
+				reach[caller] = true
+				work = append(work, caller)
+			}
+		}
+	}
+	return reach
 }
 
 // blockCallers marks a graph blocked when a composite it calls is, and
@@ -109,20 +132,15 @@ func (cg *callGraph) blocked(name string, seen map[string]bool) bool {
 func (cg *callGraph) blockCallers() {
 	for i, f := range cg.facts {
 		gr := &cg.rep.Graphs[i]
-		name := f.G.Name()
-		if !gr.Blocked {
-			for _, c := range cg.callees[name] {
-				if cg.blocked(c, map[string]bool{name: true}) {
-					gr.Blocked = true
-				}
-			}
+		if !gr.Blocked && cg.blocked(f.G.Name()) {
+			gr.Blocked = true
 		}
 		if gr.Entry {
 			gr.RegionsObserved = 0
 			if !gr.Blocked {
 				gr.RegionsObserved = 1
 			}
-			gr.Segments = segments(f.G, gr, func(callee string) bool { return cg.blocked(callee, map[string]bool{}) })
+			gr.Segments = segments(f.G, gr, cg.blocked)
 		}
 	}
 }
@@ -156,7 +174,7 @@ func (cg *callGraph) hasRule(name string, rules map[*Rule]bool, seen map[string]
 // blocked (a composite counted as GPU as a whole: predictRegions).
 func (cg *callGraph) offANE(name string) bool {
 	i, ok := cg.byName[name]
-	return ok && (len(cg.rep.Graphs[i].offANE) > 0 || cg.blocked(name, map[string]bool{}))
+	return ok && (len(cg.rep.Graphs[i].offANE) > 0 || cg.blocked(name))
 }
 
 // segments counts maximal runs of legal ops in the entry block's program

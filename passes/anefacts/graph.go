@@ -58,8 +58,9 @@ func Module(m *graph.Module, so graph.StateOptions) ([]*Graph, error) {
 	}
 	graphs := m.Graphs()
 	out := make([]*Graph, len(graphs))
+	states := graph.NewStateScope(so) // one for all graphs: callees are summarized once
 	for i, g := range graphs {
-		out[i] = newGraph(g, so, entries[g.Op])
+		out[i] = newGraph(g, states, entries[g.Op])
 	}
 	rt := calleeRoundTrips(out)
 	for _, f := range out {
@@ -68,7 +69,7 @@ func Module(m *graph.Module, so graph.StateOptions) ([]*Graph, error) {
 	return out, nil
 }
 
-func newGraph(g *graph.Graph, so graph.StateOptions, entry bool) *Graph {
+func newGraph(g *graph.Graph, states *graph.StateScope, entry bool) *Graph {
 	f := &Graph{G: g, Entry: entry, Index: map[*graph.Operation]int{}, ParamOnly: map[*graph.Value]bool{}, IndexOnly: map[*graph.Value]bool{},
 		Storage: map[*graph.Value]bool{}, IsInput: map[*graph.Value]int{}, IsOutput: map[*graph.Value][]int{}}
 	if g.Body() == nil {
@@ -84,7 +85,7 @@ func newGraph(g *graph.Graph, so graph.StateOptions, entry bool) *Graph {
 	})
 	f.Inputs = g.Inputs()
 	f.Outputs = g.Outputs()
-	f.States = graph.States(g, so)
+	f.States = states.States(g)
 	for i, a := range g.Body().Args() {
 		f.IsInput[a] = i
 	}

@@ -52,6 +52,9 @@ type Options struct {
 	Stdout, IR io.Writer
 	// Progress is where a long write may draw a bar (nil: none).
 	Progress *os.File
+	// MaxMemory bounds what a pass that allocates per weight may plan to
+	// take for one weight (passes.RunOptions.MaxMemory; 0: no bound).
+	MaxMemory int64
 }
 
 // Plan is a rewrite decided before any input is read.
@@ -168,6 +171,7 @@ func (p *Plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 		VerifyEach:  p.VerifyEach,
 		VerifyAfter: true, // never write unverified IR
 		AfterPass:   p.printIR,
+		MaxMemory:   p.MaxMemory,
 	})
 	if r.Err != nil {
 		return r, nil

@@ -65,19 +65,9 @@ type Options struct {
 // ErrMemory is the error (wrapped) of a comparison past Options.MaxMemory.
 var ErrMemory = errors.New("needs more memory than allowed")
 
-// FormatBytes prints n in the largest binary unit that keeps it >= 1.
-func FormatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	f, u := float64(n), 0
-	for f >= 1024 && u < len(units)-1 {
-		f /= 1024
-		u++
-	}
-	if u == 0 {
-		return fmt.Sprintf("%d B", n)
-	}
-	return fmt.Sprintf("%.1f %s", f, units[u])
-}
+// FormatBytes prints n in the largest binary unit that keeps it >= 1
+// (graph.FormatBytes).
+func FormatBytes(n int64) string { return graph.FormatBytes(n) }
 
 // checkMemory estimates both sides before newSide allocates their inputs.
 func checkMemory(ref, cand *graph.Module, o Options) error {

@@ -143,15 +143,28 @@ func TestScaleStateVerify(t *testing.T) {
 		// A stored value below fp16's normal range (2^-14) is subnormal;
 		// scaled down by 2^-k it keeps fewer bits, an error of at most half
 		// a subnormal step (2^-25) in stored units, 2^(k-25) in the
-		// reference's, per write.
-		bound := math.Ldexp(1, k-25) * 24
+		// reference's, per write. After one step that is the whole drift:
+		// the step's output reads the state before it is scaled for the
+		// write. Over more steps the bound does not add up: since synth's
+		// gates keep a long memory (issue 29), a rounded entry is read
+		// again, shifts later f16 roundings by an ulp and reaches the other
+		// states, so the 24-position run is held to the next-token
+		// distributions only.
+		bound := math.Ldexp(1, k-25)
 		t.Logf("scale-state default=%d vs the default pipeline on tiny arm A: mean KLD %.3g, same top-1 %d/%d, identical %v, states %+v", k, r.MeanKLD, r.SameTop1, r.Positions, r.Identical, r.Final)
-		if r.SameTop1 != r.Positions || r.MeanKLD > 1e-9 {
-			t.Errorf("scale-state default=%d changed the next-token distributions: mean KLD %.3g, same top-1 %d/%d", k, r.MeanKLD, r.SameTop1, r.Positions)
+		// Neutral: the distributions a thousandth of verify's default KLD
+		// gate apart, and every top-1 with a clear REF margin kept (an ulp
+		// may still flip a near tie).
+		if r.ClearSame != r.ClearPositions || r.MeanKLD > DefaultMaxKLD/1000 {
+			t.Errorf("scale-state default=%d changed the next-token distributions: mean KLD %.3g, same top-1 %d/%d, at clear margins %d/%d", k, r.MeanKLD, r.SameTop1, r.Positions, r.ClearSame, r.ClearPositions)
 		}
-		for _, d := range r.Final {
+		r1, err := Compare(ref, cand, Options{Steps: 1, CandStateLog2: log2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range r1.States {
 			if d.MaxAbs > bound {
-				t.Errorf("scale-state default=%d: state %s drifts by %g, more than subnormal rounding allows (%g)", k, d.Name, d.MaxAbs, bound)
+				t.Errorf("scale-state default=%d: after one step state %s drifts by %g, more than subnormal rounding allows (%g)", k, d.Name, d.MaxAbs, bound)
 			}
 		}
 		if k < 0 && !r.Identical {

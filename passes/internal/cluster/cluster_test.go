@@ -239,14 +239,15 @@ func TestVectorKMeansDeterministicAndExactForFewPoints(t *testing.T) {
 	for i := range x {
 		x[i] = r.NormFloat64()
 	}
-	a, b := VectorKMeans(x, 2, 8, 3), VectorKMeans(x, 2, 8, 3)
+	a, _, _ := VectorKMeans(x, 2, 8, 3, MaxVectorIterations)
+	b, _, _ := VectorKMeans(x, 2, 8, 3, MaxVectorIterations)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatal("VectorKMeans is not deterministic")
 		}
 	}
 	few := []float64{1, 2, 3, 4, 1, 2, 3, 4, 5, 6}
-	c := VectorKMeans(few, 2, 4, 0)
+	c, _, _ := VectorKMeans(few, 2, 4, 0, MaxVectorIterations)
 	if len(c) != 6 {
 		t.Fatalf("3 distinct points give %d centroid values, want them exactly: %v", len(c), c)
 	}
@@ -305,5 +306,23 @@ func TestKeyTableAndSorted(t *testing.T) {
 				t.Fatalf("k=%d %g: Sorted %d, Index %d", k, vals[i], j, a.Index(vals[i]))
 			}
 		})
+	}
+}
+
+// VectorKMeans stops after maxIter Lloyd iterations and says it did not
+// converge; given room it converges (the caller bounds its work this way).
+func TestVectorKMeansIterationCap(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	x := make([]float64, 2*2000)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	_, iters, converged := VectorKMeans(x, 2, 16, 5, 1)
+	if iters != 1 || converged {
+		t.Errorf("maxIter 1: %d iterations, converged %v; want 1, false", iters, converged)
+	}
+	_, iters, converged = VectorKMeans(x, 2, 16, 5, MaxVectorIterations)
+	if !converged || iters < 2 || iters > MaxVectorIterations {
+		t.Errorf("no cap: %d iterations, converged %v", iters, converged)
 	}
 }

@@ -11,16 +11,19 @@ const MaxVectorIterations = 300
 // fewer than k when there are fewer distinct points: the distinct points
 // themselves). Seeds are chosen by k-means++ (D² sampling) from a
 // generator seeded with seed, so the result depends only on the data and
-// seed; then Lloyd's iterations run to the fixed point. This is the
+// seed; then Lloyd's iterations run to the fixed point or maxIter
+// iterations, whichever comes first (at most MaxVectorIterations; the
+// caller bounds the work, n·k·dim distance terms per iteration). It
+// returns the iterations run and whether an iteration changed nothing. This is the
 // vector palettization of coreai-optimization (scikit-learn's KMeans with
 // k-means++ and one initialization, _utils/palettize_utils.py), run to
 // convergence instead of to its tol=1e-2.
-func VectorKMeans(x []float64, dim, k int, seed uint64) []float64 {
+func VectorKMeans(x []float64, dim, k int, seed uint64, maxIter int) (c []float64, iters int, converged bool) {
 	n := len(x) / dim
 	if distinct := distinctVectors(x, dim, k+1); len(distinct)/dim <= k {
-		return distinct
+		return distinct, 0, true
 	}
-	c := make([]float64, 0, k*dim)
+	c = make([]float64, 0, k*dim)
 	rng := seed*0x9E3779B97F4A7C15 + 1
 	next := func() float64 { // splitmix64 → [0, 1)
 		rng += 0x9E3779B97F4A7C15
@@ -64,7 +67,7 @@ func VectorKMeans(x []float64, dim, k int, seed uint64) []float64 {
 	}
 	sum := make([]float64, k*dim)
 	cnt := make([]float64, k)
-	for it := 0; it < MaxVectorIterations; it++ {
+	for iters = 0; iters < min(maxIter, MaxVectorIterations); iters++ {
 		changed := false
 		for i := 0; i < n; i++ {
 			j := int32(NearestVector(c, x[i*dim:(i+1)*dim]))
@@ -73,7 +76,7 @@ func VectorKMeans(x []float64, dim, k int, seed uint64) []float64 {
 			}
 		}
 		if !changed {
-			break
+			return c, iters + 1, true
 		}
 		clear(sum)
 		clear(cnt)
@@ -93,7 +96,7 @@ func VectorKMeans(x []float64, dim, k int, seed uint64) []float64 {
 			}
 		}
 	}
-	return c
+	return c, iters, false
 }
 
 // NearestVector is the index of the centroid of c (flat, len(p) values
