@@ -26,8 +26,9 @@ type Group struct {
 	// without an id are counted but not listed).
 	OpIDs []string
 	// Detail is the first finding's detail.
-	Detail string
-	first  int
+	Detail     string
+	first      int
+	idsIndexed bool // its OpIDs are in GroupFindings' set
 }
 
 // GroupFindings groups fs (in the order given) and returns the groups in
@@ -39,23 +40,56 @@ func GroupFindings(fs []Finding) []Group {
 	}
 	idx := map[key]int{}
 	var out []Group
-	seenID := map[key]map[string]bool{}
+	// Op ids already listed in groups of more than smallGroup ids: one set
+	// for all groups, filled when a group grows past it; smaller groups
+	// search their list. A set per group cost a map each, and a finding per
+	// op of a large graph is often a group each.
+	const smallGroup = 8
+	type seenKey struct {
+		group int
+		id    string
+	}
+	seenID := map[seenKey]bool{}
+	// The graph lists of groups in the first finding's graph share one
+	// slice (of capacity 1: an append copies it).
+	var firstGraph []string
+	if len(fs) > 0 {
+		firstGraph = []string{fs[0].Graph}
+	}
 	for n, f := range fs {
 		k := key{f.Rule, f.OpName, f.Source, f.FixPass()}
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, Group{Rule: f.Rule, OpName: f.OpName, Source: f.Source, Via: f.Via, Fix: f.FixPass(), Detail: f.Detail, first: n})
-			seenID[k] = map[string]bool{}
+			out = append(out, Group{Rule: f.Rule, OpName: f.OpName, Source: f.Source, Via: f.Via, Fix: k.fix, Detail: f.Detail, first: n})
 		}
 		g := &out[i]
 		g.Count++
 		if f.Graph != "" && !slices.Contains(g.Graphs, f.Graph) {
-			g.Graphs = append(g.Graphs, f.Graph)
+			if len(g.Graphs) == 0 && f.Graph == firstGraph[0] {
+				g.Graphs = firstGraph[:1:1]
+			} else {
+				g.Graphs = append(g.Graphs, f.Graph)
+			}
 		}
-		if f.OpID != "" && !seenID[k][f.OpID] {
-			seenID[k][f.OpID] = true
+		if f.OpID == "" {
+			continue
+		}
+		if len(g.OpIDs) < smallGroup {
+			if !slices.Contains(g.OpIDs, f.OpID) {
+				g.OpIDs = append(g.OpIDs, f.OpID)
+			}
+			continue
+		}
+		if !g.idsIndexed {
+			g.idsIndexed = true
+			for _, id := range g.OpIDs {
+				seenID[seenKey{i, id}] = true
+			}
+		}
+		if !seenID[seenKey{i, f.OpID}] {
+			seenID[seenKey{i, f.OpID}] = true
 			g.OpIDs = append(g.OpIDs, f.OpID)
 		}
 	}

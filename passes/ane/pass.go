@@ -150,30 +150,49 @@ func (r *graphRun) result() GraphResult {
 		sortFindings(l)
 	}
 	gr.Findings, gr.Suspects, gr.Hazards, gr.Advice = r.findings, r.suspects, r.hazards, r.advice
-	rules := map[*graph.Operation][]string{}
+	// The rules each op breaks, by op index. An op breaking one rule shares
+	// that rule's one-element list (capacity 1: adding a second rule
+	// copies it): a map entry and a list per illegal op cost about 80
+	// bytes an op of a graph whose every op is illegal.
+	gr.Verdicts = make([]OpVerdict, len(f.Ops))
+	one := map[string][]string{}
+	addRule := func(op *graph.Operation, id string) {
+		i, ok := f.Index[op]
+		if !ok {
+			return
+		}
+		v := &gr.Verdicts[i]
+		switch {
+		case v.Rules == nil:
+			if one[id] == nil {
+				one[id] = []string{id}
+			}
+			v.Rules = one[id][:1:1]
+		case !slices.Contains(v.Rules, id):
+			v.Rules = append(v.Rules, id)
+		}
+	}
 	for _, f := range r.findings {
 		if f.Rule.Severity == Blocker {
 			gr.Blocked = true
-			if f.Op != nil && !slices.Contains(rules[f.Op], f.Rule.ID) {
-				rules[f.Op] = append(rules[f.Op], f.Rule.ID)
+			if f.Op != nil {
+				addRule(f.Op, f.Rule.ID)
 			}
 		}
 	}
 	for op, id := range r.alsoIllegal {
 		gr.Blocked = true
-		if !slices.Contains(rules[op], id) {
-			rules[op] = append(rules[op], id)
-		}
+		addRule(op, id)
 	}
 	for i, op := range f.Ops {
-		v := OpVerdict{Op: op, Index: i}
+		v := &gr.Verdicts[i]
+		v.Op, v.Index = op, i
 		switch {
-		case len(rules[op]) > 0:
-			v.Verdict, v.Rules = Illegal, rules[op]
+		case len(v.Rules) > 0:
+			v.Verdict = Illegal
 		case op.Name != "coreai.constant" && f.IsIndexOp(op):
 			v.Verdict = Exempt
 		}
-		gr.Verdicts = append(gr.Verdicts, v)
 	}
 	gr.offANE = offANEOps(f)
 	return gr
