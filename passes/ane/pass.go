@@ -95,7 +95,20 @@ func (p *Pass) ReportPort(what, detail string) {
 // MarkIllegal makes op illegal under the pass's rule without a finding of
 // its own (the inside of a reported fp32 island: the finding sits on the
 // ops that open it).
-func (p *Pass) MarkIllegal(op *graph.Operation) { p.out.alsoIllegal[op] = p.rule.ID }
+func (p *Pass) MarkIllegal(op *graph.Operation) {
+	r := p.out
+	i, ok := p.Index[op]
+	if !ok {
+		return // not an op of this graph: it has no verdict here
+	}
+	if r.alsoIllegal == nil {
+		r.alsoIllegal = make([]string, len(p.Ops))
+	}
+	if r.alsoIllegal[i] == "" {
+		r.alsoMarked++
+	}
+	r.alsoIllegal[i] = p.rule.ID
+}
 
 // graphRun collects what the rules found in one graph.
 type graphRun struct {
@@ -108,9 +121,12 @@ type graphRun struct {
 	suspects    []Finding
 	hazards     []Finding
 	advice      []Finding
-	// alsoIllegal holds ops illegal under a rule whose finding sits on
-	// another op.
-	alsoIllegal map[*graph.Operation]string
+	// alsoIllegal holds the rule of each op illegal under a rule whose
+	// finding sits on another op, by op index (a map entry each cost about
+	// 55 bytes an op where every op is inside an island); alsoMarked
+	// counts them.
+	alsoIllegal []string
+	alsoMarked  int
 }
 
 func (r *graphRun) add(f Finding) {
@@ -143,7 +159,7 @@ func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
 }
 
 func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
-	return &graphRun{facts: f, scan: scan, alsoIllegal: map[*graph.Operation]string{}}
+	return &graphRun{facts: f, scan: scan}
 }
 
 // run runs one rule and returns the facts it asked for.
@@ -191,9 +207,11 @@ func (r *graphRun) result() GraphResult {
 			}
 		}
 	}
-	for op, id := range r.alsoIllegal {
-		gr.Blocked = true
-		addRule(op, id)
+	for i, id := range r.alsoIllegal {
+		if id != "" {
+			gr.Blocked = true
+			addRule(f.Ops[i], id)
+		}
 	}
 	for i, op := range f.Ops {
 		v := &gr.Verdicts[i]
