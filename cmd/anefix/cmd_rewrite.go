@@ -207,7 +207,7 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 // OUT` would predict, hazard rules aside (they never change it and would
 // read every weight).
 func rwVerdict(r *ane.Report) *pb.RewriteVerdict {
-	cr := checkReport(r)
+	cr := checkReport(r, false)
 	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
 		Suspects: count32(len(cr.Suspects)), RuleSet: cr.RuleSet}
 	for _, g := range cr.Groups {
