@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -470,4 +471,54 @@ func prefixed(p string, tree map[string]string) map[string]string {
 		out[p+k] = v
 	}
 	return out
+}
+
+// Every output name the file system takes can be written, replaced and
+// reported, file or directory, and a temporary a killed run left for it is
+// still found. Before, names of 225 bytes and more failed ("file name too
+// long"): the hidden temporary's name added up to 31 bytes to them.
+func TestWriteLongNames(t *testing.T) {
+	src := t.TempDir()
+	files(t, src, aimodel(""))
+	in := open(t, src, OpenOptions{})
+	dead := strconv.Itoa(deadPid(t))
+	for _, n := range []int{200, 224, 225, 228, 240, 254, 255} {
+		for _, kind := range []Kind{KindBytecode, KindAIModel} {
+			dir := t.TempDir()
+			// A multi-byte character across the cut: the shortened
+			// name must stay valid UTF-8.
+			name := strings.Repeat("é", n/2) + strings.Repeat("x", n%2)
+			out := filepath.Join(dir, name)
+			if _, err := Write(out, kind, in, encode(bcNew), WriteOptions{}); err != nil {
+				t.Errorf("%d bytes, %s: %v", n, kind, err)
+				continue
+			}
+			// A stale temporary of a dead run, named as tempPattern names
+			// them: a forced rewrite removes it.
+			stale := filepath.Join(dir, tempPatternPid(out, "tmp", dead)+"7")
+			if err := os.Mkdir(stale, 0o755); err != nil {
+				t.Fatalf("%d bytes: the stale temporary's own name: %v", n, err)
+			}
+			var warns []string
+			if _, err := Write(out, kind, in, encode(bcNew), WriteOptions{Force: true, Warn: func(m string) { warns = append(warns, m) }}); err != nil {
+				t.Errorf("%d bytes, %s, forced: %v", n, kind, err)
+			}
+			if _, err := os.Lstat(stale); !os.IsNotExist(err) || len(warns) != 1 {
+				t.Errorf("%d bytes, %s: stale temporary not removed (%v), warnings %q", n, kind, err, warns)
+			}
+			if kind == KindBytecode {
+				if err := WriteFile(out, []byte("{}"), nil); err != nil {
+					t.Errorf("%d bytes: WriteFile: %v", n, err)
+				}
+			}
+			noTemps(t, dir)
+		}
+	}
+}
+
+// tempPatternPid is tempPattern for another process's pid.
+func tempPatternPid(abs, role, pid string) string {
+	p := tempPattern(abs, role)
+	own := "-" + strconv.Itoa(os.Getpid()) + "-"
+	return strings.TrimSuffix(p, own) + "-" + pid + "-"
 }
