@@ -2,6 +2,8 @@ package bundle
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -507,7 +509,7 @@ func TestWriteLongNames(t *testing.T) {
 				t.Errorf("%d bytes, %s: stale temporary not removed (%v), warnings %q", n, kind, err, warns)
 			}
 			if kind == KindBytecode {
-				if err := WriteFile(out, []byte("{}"), nil); err != nil {
+				if err := WriteFile(out, []byte("{}"), true, nil); err != nil {
 					t.Errorf("%d bytes: WriteFile: %v", n, err)
 				}
 			}
@@ -521,4 +523,133 @@ func tempPatternPid(abs, role, pid string) string {
 	p := tempPattern(abs, role)
 	own := "-" + strconv.Itoa(os.Getpid()) + "-"
 	return strings.TrimSuffix(p, own) + "-" + pid + "-"
+}
+
+// Files written beside an output (WriteOptions.Beside, rewrite's report)
+// are committed with it, both or neither: a Beside error, a side path
+// refused, or an output commit that fails after the side file is in place
+// leaves the output and the side file as they were, and no temporary.
+func TestWriteBesideAllOrNothing(t *testing.T) {
+	src := t.TempDir()
+	files(t, src, aimodel(""))
+	in := open(t, src, OpenOptions{})
+	type tc struct {
+		name    string
+		beside  func(dir, out, report string) func(*Result) ([]SideFile, error)
+		written bool
+		want    string // error substring
+	}
+	side := func(report string) []SideFile { return []SideFile{{Path: report, Data: []byte("new"), Force: true}} }
+	cases := []tc{
+		{"both", func(_, _, report string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) { return side(report), nil }
+		}, true, ""},
+		{"beside fails", func(_, _, _ string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) { return nil, errors.New("no report") }
+		}, false, "no report"},
+		{"side path not a regular file", func(dir, _, _ string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) { return side(dir), nil }
+		}, false, "not a regular file"},
+		{"output commit fails", func(_, out, report string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) {
+				// A directory someone made at the output meanwhile: the
+				// rename onto it fails after the report is in place.
+				if err := os.MkdirAll(filepath.Join(out, "theirs"), 0o755); err != nil {
+					return nil, err
+				}
+				return side(report), nil
+			}
+		}, false, "writing"},
+	}
+	for _, fallback := range []bool{false, true} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/fallback=%v", c.name, fallback), func(t *testing.T) {
+				noExchange = fallback
+				defer func() { noExchange = false }()
+				dir := t.TempDir()
+				out := filepath.Join(dir, "o.aimodel")
+				report := filepath.Join(dir, "r.json")
+				if err := os.WriteFile(report, []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, err := Write(out, KindAIModel, in, encode(bcNew), WriteOptions{Beside: c.beside(dir, out, report)})
+				if c.written != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("err %v, want written %v (%q)", err, c.written, c.want)
+				}
+				b, _ := os.ReadFile(report)
+				_, merr := os.Stat(filepath.Join(out, MainFile))
+				if c.written && (string(b) != "new" || merr != nil) || !c.written && (string(b) != "old" || merr == nil) {
+					t.Errorf("report %q, output main.mlirb: %v; want both written or neither", b, merr)
+				}
+				noTemps(t, dir)
+			})
+		}
+	}
+}
+
+// An input whose main file changes or is replaced between its open and the
+// commit gives no output: the output would mix two versions of it (the
+// main file is read through its mapping while the encoder runs). Before,
+// the write went ahead with exit 0.
+func TestWriteInputChanged(t *testing.T) {
+	past := time.Now().Add(-time.Hour)
+	cases := []struct {
+		name   string
+		change func(t *testing.T, p string)
+		want   string
+	}{
+		{"rewritten in place, same size", func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteAt([]byte("X"), 0)
+			f.Close()
+		}, "changed while anefix read it"},
+		{"grown", func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write([]byte("\n"))
+			f.Close()
+		}, "changed while anefix read it"},
+		{"replaced", func(t *testing.T, p string) {
+			if err := os.WriteFile(p+".new", textMain, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(p+".new", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "changed while anefix read it"},
+		{"unchanged", func(*testing.T, string) {}, ""},
+	}
+	for _, c := range cases {
+		for _, stdout := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stdout=%v", c.name, stdout), func(t *testing.T) {
+				dir := t.TempDir()
+				p := filepath.Join(dir, "in.mlir")
+				files(t, dir, map[string]string{"in.mlir": string(textMain)})
+				if err := os.Chtimes(p, past, past); err != nil {
+					t.Fatal(err)
+				}
+				in := open(t, p, OpenOptions{})
+				c.change(t, p)
+				out := filepath.Join(dir, "out.mlir")
+				dst := out
+				var sink bytes.Buffer
+				if stdout {
+					dst = "-"
+				}
+				_, err := Write(dst, KindText, in, encode(textMain), WriteOptions{Stdout: &sink})
+				if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+					t.Fatalf("err %v, want %q", err, c.want)
+				}
+				if _, serr := os.Lstat(out); c.want != "" && serr == nil {
+					t.Error("an output was written")
+				}
+				noTemps(t, dir)
+			})
+		}
+	}
 }
