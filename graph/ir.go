@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/anefix/anefix/graph/bundle"
 )
 
 // Value is an SSA value: an op result or a block argument.
@@ -348,12 +350,22 @@ func (op *Operation) OpID() string { return OpID(op.Loc) }
 // Source is op's "file:line", or "".
 func (op *Operation) Source() string { return Source(op.Loc) }
 
+// MaxNesting is how deep MLIR text may nest (ops, regions, and each level
+// of an attribute, type or location, as the text reader descends): the
+// reader refuses deeper text and the printer refuses to write it
+// (graph/mlirtext/nest.go). Bytecode nests regions and attributes up to
+// twice this (its reader's and writer's stack guard), so whatever text
+// holds, bytecode holds too.
+const MaxNesting = 1000
+
 // Describe names op for messages: `coreai.cast (_to_copy_12 at f.py:199)`,
 // with coreai-torch's numeric op id beside the FX name where the location
 // carries one (`add_1 (op_id 7) at …`, see OpLabel).
 func (op *Operation) Describe() string {
-	s := op.Name
-	id, src := OpLabel(op.Loc), ShortSource(op.Loc)
+	// Names and locations may hold any bytes; quoted when they would not
+	// print as themselves, a newline in one cannot forge a message line.
+	s := bundle.DisplayName(op.Name)
+	id, src := bundle.DisplayName(OpLabel(op.Loc)), bundle.DisplayName(ShortSource(op.Loc))
 	switch {
 	case id != "" && src != "":
 		s += " (" + id + " at " + src + ")"
@@ -373,7 +385,7 @@ func (op *Operation) DescribeInGraph() string {
 		return "(no op)"
 	}
 	if g := EnclosingGraph(op); g != nil && g.Op != op {
-		return "@" + g.Name() + ": " + op.Describe()
+		return "@" + bundle.DisplayName(g.Name()) + ": " + op.Describe()
 	}
 	return op.Describe()
 }

@@ -37,6 +37,18 @@ type Resource struct {
 	Text string
 }
 
+// MaxBlobAlignment is the largest blob (and section) alignment anefix reads,
+// in bytecode and in text alike, so it never writes an alignment its own
+// reader refuses. Larger ones are refused as absurd: padding to them would
+// grow a tiny input by gigabytes.
+const MaxBlobAlignment = 1 << 16
+
+// ValidAlignment reports whether a is a power of two no larger than
+// MaxBlobAlignment.
+func ValidAlignment(a uint64) bool {
+	return a != 0 && a&(a-1) == 0 && a <= MaxBlobAlignment
+}
+
 // BlobSource is where a blob's bytes live: a section of the input file, a
 // decoded hex string, a generator. ReadAt follows io.ReaderAt.
 type BlobSource interface {

@@ -15,6 +15,7 @@ import (
 	"github.com/anefix/anefix/passes/bisect"
 	"github.com/anefix/anefix/passes/probe"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -302,6 +303,7 @@ func probeCounts(ps []bisect.ProbeRecord) (run, cached int32) {
 }
 
 func writeBisectText(w io.Writer, r *pb.BisectReport) {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	fmt.Fprintf(w, "changes: %d coarse, %d in all (2^%d subsets of the coarse ones)\n", r.CoarseChanges, r.AllChanges, r.CoarseChanges)
 	for _, c := range r.Changes {
 		tag := ""

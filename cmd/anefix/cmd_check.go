@@ -13,6 +13,7 @@ import (
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -197,6 +198,7 @@ func pbGroups(gs []ane.Group) []*pb.FindingGroup {
 // grouped blockers with their fixes, suspects with their experiments, infos
 // and a per-function line (folded when there are many functions).
 func writeCheckText(w io.Writer, r *pb.CheckReport) error {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	var b strings.Builder
 	fmt.Fprintf(&b, "anefix check %s\n", r.Input.GetPath())
 	verdict := "LEGAL for the Neural Engine"

@@ -15,6 +15,7 @@ import (
 	"github.com/anefix/anefix/passes/ane/compiler"
 	"github.com/anefix/anefix/passes/ane/compilerlog"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -231,6 +232,7 @@ func applyRequirement(rep *pb.CompileReport, requireANE bool, minRegions int) {
 }
 
 func writeCompileText(w io.Writer, r *pb.CompileReport) error {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	var b strings.Builder
 	fmt.Fprintf(&b, "anefix compile %s\n", r.Input.GetPath())
 	fmt.Fprintf(&b, "ran: %s\n", strings.Join(r.Command, " "))

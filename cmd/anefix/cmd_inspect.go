@@ -12,6 +12,7 @@ import (
 	"github.com/anefix/anefix/graph/inspect"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -130,6 +131,7 @@ func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, er
 
 // writeInspectText prints a summary meant to fit one screen per graph.
 func writeInspectText(w io.Writer, rep *pb.InspectReport) error {
+	rep = pbprint.ForText(rep) // names from the model stay on their line
 	var b strings.Builder
 	if in := rep.GetInput(); in != nil {
 		kind := map[pb.InputKind]string{pb.InputKind_MLIR_TEXT: "MLIR text", pb.InputKind_MLIR_BYTECODE: "MLIR bytecode", pb.InputKind_AIMODEL: ".aimodel", pb.InputKind_LLM_BUNDLE: "LLM bundle"}[in.GetKind()]

@@ -11,6 +11,7 @@ import (
 	"github.com/anefix/anefix/passes/bisect"
 	"github.com/anefix/anefix/passes/reduce"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -132,6 +133,7 @@ func reduceReport(rep *reduce.Report, test string) *pb.ReduceReport {
 }
 
 func writeReduceText(w io.Writer, r *pb.ReduceReport) {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	fmt.Fprintf(w, "ops: %d -> %d\n", r.OpsBefore, r.OpsAfter)
 	for _, s := range r.Removed {
 		list := fmt.Sprint(s.Targets)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph/bundle"
@@ -22,6 +19,7 @@ import (
 	"github.com/anefix/anefix/passes/ane"
 	"github.com/anefix/anefix/passes/rewrite"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -433,23 +431,13 @@ func lowestForm(p *pb.PassRun) string {
 	return ""
 }
 
-// protoJSON is protojson re-indented by encoding/json, whose whitespace is
-// stable (protojson's is deliberately not).
-func protoJSON(m proto.Message) ([]byte, error) {
-	raw, err := protojson.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
+// protoJSON prints a report for --json (proto/pbprint: any byte sequence a
+// name holds is printable).
+func protoJSON(m proto.Message) ([]byte, error) { return pbprint.Marshal(m) }
 
 // writeRewriteSummary prints what each pass did, for people.
 func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
+	rep = pbprint.ForText(rep) // names from the model stay on their line
 	for _, p := range rep.Passes {
 		var parts []string
 		add := func(n int32, what string) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"github.com/anefix/anefix/graph/modelio"
 	"io"
@@ -12,13 +10,13 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
 	"github.com/anefix/anefix/graph/interp/compare"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 func init() {
@@ -252,6 +250,7 @@ func fmtG(v float64) string {
 }
 
 func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
+	r = pbprint.ForText(r) // names from the model stay on their line
 	var b strings.Builder
 	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, prompt %v, %d steps, accumulate %s\nnumerics of CAND: %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate, r.Numerics)
 	fmt.Fprintf(&b, "%5s  %-6s  %8s  %8s  %-5s  %10s  %10s\n", "pos", "phase", "REF", "CAND", "equal", "cosine", "max|Δ|")
@@ -415,16 +414,11 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 	rep := verifyReport(refPath, candPath, vr.Prompt, vr.Seed, accName(vr.Ref, vr.Cand), vr.Cand.ANE.Describe(), vr.LocalizeTop, need, res)
 	rep.RangesChecked = vr.Ranges
 	if vr.JSON {
-		raw, err := protojson.MarshalOptions{}.Marshal(rep)
+		out, err := protoJSON(rep)
 		if err != nil {
 			return err
 		}
-		var out bytes.Buffer
-		if err := json.Indent(&out, raw, "", "  "); err != nil {
-			return err
-		}
-		out.WriteByte('\n')
-		if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+		if _, err := env.Stdout.Write(out); err != nil {
 			return err
 		}
 	} else if err := writeVerifyText(env.Stdout, rep); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp/compare"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 // isCompiledPackage reports whether a command-line input is an .aimodelc,
@@ -165,6 +166,7 @@ func quoteNames(ss []string) []string {
 
 // writeCompiledText prints a compiled package's report.
 func writeCompiledText(w io.Writer, in *pb.Input, c *pb.CompiledPackage) error {
+	in, c = pbprint.ForText(in), pbprint.ForText(c) // names from the package stay on their line
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (compiled package, architecture %s): %d entry function(s)\n", in.GetPath(), c.GetArch(), len(c.GetFunctions()))
 	if dir := filepath.Dir(in.GetMainPath()); dir != filepath.Clean(in.GetPath()) {

@@ -45,6 +45,9 @@ func loadInput(env *Env, path string, ignoreHash bool) (*modelio.Loaded, error) 
 		Progress:   progressFile(env),
 		Warn:       func(msg string) { fmt.Fprintf(env.Stderr, "anefix: warning: %s\n", msg) },
 	})
+	if err == nil {
+		showNames(env, ld.Module)
+	}
 	if err == nil && loadedHook != nil {
 		loadedHook(ld)
 	}

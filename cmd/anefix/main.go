@@ -215,12 +215,13 @@ func run(args []string, env *Env) int {
 		printMainHelp(env.Stderr)
 		return exitUsage
 	}
-	// Paths with control characters are printed quoted in everything
-	// meant for people (escape.go).
+	// Paths and model names with control characters are printed quoted
+	// in everything meant for people (escape.go).
 	var paths []string
-	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths}, StderrIsTTY: env.StderrIsTTY}
+	names := &shownNames{}
+	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths, names: names}, StderrIsTTY: env.StderrIsTTY}
 	if !c.StdoutModel {
-		env.Stdout = safeWriter{w: env.Stdout, paths: &paths}
+		env.Stdout = safeWriter{w: env.Stdout, paths: &paths, names: names}
 	}
 	commandReadsInput.Store(!c.NoInput)
 	fs := newFlagSet(c, env)

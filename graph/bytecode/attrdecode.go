@@ -139,7 +139,9 @@ type decodeState struct {
 	depth    int
 }
 
-const maxNesting = 2000
+// maxNesting guards the reader's and writer's recursion: twice the text
+// limit, so every module text holds reads and writes as bytecode.
+const maxNesting = 2 * graph.MaxNesting
 
 func newDecodeState(f *rawFile) *decodeState {
 	return &decodeState{

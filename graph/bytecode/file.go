@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/anefix/anefix/graph"
 )
 
 // rawFile is the bytecode file parsed down to its tables, before any
@@ -199,8 +201,8 @@ func (f *rawFile) readSections(off int64) error {
 			if err != nil {
 				return err
 			}
-			if align == 0 || align&(align-1) != 0 || align > maxSupportedAlign {
-				return f.errAt(off, "section %s alignment %d is not a power of two up to %d", sectionName(id), align, maxSupportedAlign)
+			if !graph.ValidAlignment(align) {
+				return f.errAt(off, "section %s alignment %d is not a power of two up to %d", sectionName(id), align, graph.MaxBlobAlignment)
 			}
 			pad := int64(0)
 			if rem := d.offset() & int64(align-1); rem != 0 {
@@ -551,8 +553,8 @@ func (f *rawFile) parseResEntry(e *resEntry) error {
 		if err != nil {
 			return err
 		}
-		if e.align == 0 || e.align&(e.align-1) != 0 || e.align > maxSupportedAlign {
-			return f.errAt(e.off, "resource %q: alignment %d is not a power of two up to %d", e.key, e.align, maxSupportedAlign)
+		if !graph.ValidAlignment(e.align) {
+			return f.errAt(e.off, "resource %q: alignment %d is not a power of two up to %d", e.key, e.align, graph.MaxBlobAlignment)
 		}
 		start := d.offset()
 		pad := (int64(e.align) - start&int64(e.align-1)) & int64(e.align-1)

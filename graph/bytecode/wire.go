@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+
+	"github.com/anefix/anefix/graph"
 )
 
 // Magic is the 4-byte signature every MLIR bytecode file starts with ("MLïR").
@@ -34,7 +36,6 @@ const (
 	MinVersion           = 0
 	MaxVersion           = 6
 	alignmentByte        = 0xCB
-	maxSupportedAlign    = 1 << 16 // larger alignments are refused as absurd
 	maxReasonableEntries = 1 << 31
 )
 
@@ -178,8 +179,8 @@ func (d *decoder) cstring() (string, error) {
 
 // alignTo skips 0xCB padding until the absolute file offset is aligned.
 func (d *decoder) alignTo(align uint64) error {
-	if align == 0 || align&(align-1) != 0 || align > maxSupportedAlign {
-		return d.errorf("alignment %d is not a power of two up to %d", align, maxSupportedAlign)
+	if !graph.ValidAlignment(align) {
+		return d.errorf("alignment %d is not a power of two up to %d", align, graph.MaxBlobAlignment)
 	}
 	for uint64(d.offset())&(align-1) != 0 {
 		b, err := d.byte()

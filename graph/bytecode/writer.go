@@ -375,6 +375,11 @@ func (w *writer) planResources(m *graph.Module) error {
 		if _, dup := byKey[k]; dup {
 			return fmt.Errorf("bytecode: duplicate resource %s/%s", r.Dialect, r.Key)
 		}
+		// 0 means unknown (written as 1); beyond the limit the reader
+		// would refuse what is written.
+		if r.Kind == graph.BlobResource && r.Alignment != 0 && !graph.ValidAlignment(r.Alignment) {
+			return fmt.Errorf("bytecode: resource %s/%s: alignment %d is not a power of two up to %d", r.Dialect, r.Key, r.Alignment, graph.MaxBlobAlignment)
+		}
 		byKey[k] = r
 	}
 	if w.f != nil {

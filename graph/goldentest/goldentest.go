@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,4 +81,28 @@ func ReadSets(path string) ([]string, error) {
 		}
 	}
 	return sets, nil
+}
+
+// FuzzSeed keeps a hostile input in the seed corpus of a fuzz target
+// (testdata/fuzz/<target>/<name>, in go test's corpus format), so every
+// `go test` replays it through the target: written under -update, checked
+// otherwise. value is a string or a []byte, the target's argument type.
+func FuzzSeed(t testing.TB, target, name string, value any) {
+	t.Helper()
+	var enc string
+	switch v := value.(type) {
+	case string:
+		enc = "string(" + strconv.Quote(v) + ")"
+	case []byte:
+		enc = "[]byte(" + strconv.Quote(string(v)) + ")"
+	default:
+		t.Fatalf("FuzzSeed: %T is not a string or []byte", value)
+	}
+	dir := filepath.Join("testdata", "fuzz", target)
+	if Update() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Check(t, filepath.Join(dir, name), []byte("go test fuzz v1\n"+enc+"\n"))
 }

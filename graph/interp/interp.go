@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/coreaiop"
 )
 
 // Options choose the interpreter's numerics.
@@ -848,13 +849,22 @@ func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 boo
 	return nil, false, nil
 }
 
-// concatArgs accepts the axis as an attribute, or as a rank-0/1 integer
-// constant operand first (as synth emits it) or last.
+// concatArgs accepts the axis as an attribute, or as the operand the op
+// table (graph/coreaiop) names the axis (coreai.concat: the first, whatever
+// the data operands are: a cache write's begin index concatenates
+// one-element integer constants), else as a rank-0/1 integer constant
+// operand first or last.
 func concatArgs(op *graph.Operation, ins []*Tensor) ([]*Tensor, int64, error) {
 	if a := op.Inherent("axis"); a != nil {
 		if v, ok := attrInts(a); ok && len(v) == 1 {
 			return ins, v[0], nil
 		}
+	}
+	if len(ins) >= 2 && coreaiop.OperandRole(op, 0) == coreaiop.Param {
+		if t := ins[0]; t.Elem.IsFloat() || t.Len() != 1 || len(t.Shape) > 1 {
+			return nil, 0, fmt.Errorf("the axis (operand 0) is not a one-element integer tensor: %v %v", t.Elem, t.Shape)
+		}
+		return ins[1:], ins[0].I[0], nil
 	}
 	isAxis := func(i int) bool {
 		t := ins[i]

@@ -37,6 +37,10 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "\"x.a\"() {a = 1, a = 2} : () -> ()", 1, 17, "duplicate key 'a'"},
 		{"bad blob", "\"x.a\"() : () -> ()\n{-#\n  dialect_resources: {\n    builtin: {\n      w: \"0x0200000XZ\"\n    }\n  }\n#-}", 5, 10, "resource blob"},
 		{"blob align", "\"x.a\"() : () -> ()\n{-# dialect_resources: { builtin: { w: \"0x030000000000\" } } #-}", 2, 43, "not a power of two"},
+		// Past graph.MaxBlobAlignment (2^16), the bytecode reader's limit:
+		// 2^17 was written as bytecode anefix refused, 2^31 grew past 11 GB.
+		{"blob align 2^17", "\"x.a\"() : () -> ()\n{-# dialect_resources: { builtin: { w: \"0x000002000000\" } } #-}", 2, 43, "alignment 131072 is not a power of two up to 65536"},
+		{"blob align 2^31", "\"x.a\"() : () -> ()\n{-# dialect_resources: { builtin: { w: \"0x000000800000\" } } #-}", 2, 43, "alignment 2147483648 is not a power of two up to 65536"},
 		{"unknown metadata", "{-# stuff: {} #-}", 1, 5, "unknown key 'stuff'"},
 		{"custom op of other dialect", "%0 = arith.addf %a, %b : f32", 1, 6, "custom syntax of op 'arith.addf' is not supported"},
 		{"pretty wrong result count", "module {\n  coreai.graph @g(%a: tensor<2xf16>) -> tensor<2xf16> {\n    %0 = coreai.exp %a : tensor<2xf16> -> (tensor<2xf16>, tensor<2xf16>)\n  }\n}", 3, 24, "has 2 result types but binds 1"},

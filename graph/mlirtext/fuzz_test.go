@@ -1,6 +1,7 @@
 package mlirtext
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,6 +54,12 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, form := range []Form{FormGeneric, FormPretty} {
 			out, err := Format(m, form)
+			if errors.Is(err, errTooDeep) {
+				// Read in one form within the limit, deeper in the
+				// other (generic spells a signature as properties):
+				// refused rather than written unreadable.
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%v print: %v", form, err)
 			}

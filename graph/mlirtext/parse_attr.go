@@ -92,7 +92,9 @@ type deferredLoc struct {
 	pos  int
 }
 
-const maxDepth = 1000
+// maxDepth is the text reader's nesting limit, which the printer keeps too
+// (nest.go).
+const maxDepth = graph.MaxNesting
 
 func newParser(name, text string) *parser {
 	p := &parser{

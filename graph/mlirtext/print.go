@@ -33,6 +33,14 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 	if op, why := graph.FindBytecodeOnly(m); op != nil {
 		return fmt.Errorf("%s: %s; it has no MLIR text form, so this module can only be written as bytecode", op.Describe(), why)
 	}
+	if err := checkNesting(m, form); err != nil {
+		return err
+	}
+	return write(w, m, form, true)
+}
+
+// write prints m, with its resources or without (checkNesting's trial).
+func write(w io.Writer, m *graph.Module, form Form, withResources bool) error {
 	pr := &printer{w: bufio.NewWriterSize(w, 1<<16), pretty: form == FormPretty}
 	pr.names = map[*graph.Block]*blockNames{}
 	pr.tstr = map[graph.Type]string{}
@@ -44,8 +52,10 @@ func Write(w io.Writer, m *graph.Module, form Form) error {
 		return pr.err
 	}
 	pr.w.WriteByte('\n')
-	if err := pr.resources(m); err != nil {
-		return err
+	if withResources {
+		if err := pr.resources(m); err != nil {
+			return err
+		}
 	}
 	return pr.w.Flush()
 }
@@ -1077,6 +1087,10 @@ func (pr *printer) resourceValue(r *graph.Resource, external bool) error {
 	align := r.Alignment
 	if align == 0 {
 		align = 1
+	}
+	if !graph.ValidAlignment(align) {
+		// The parser refuses it, so printing it would write unreadable text.
+		return fmt.Errorf("resource %q: alignment %d is not a power of two up to %d", r.Key, align, graph.MaxBlobAlignment)
 	}
 	var a [4]byte
 	binary.LittleEndian.PutUint32(a[:], uint32(align))

@@ -173,8 +173,8 @@ func (p *parser) fillBlobOrString(r *graph.Resource, tok Token) bool {
 	var a [4]byte
 	hex.Decode(a[:], []byte(digits[:8]))
 	align := binary.LittleEndian.Uint32(a[:])
-	if align == 0 || align&(align-1) != 0 {
-		p.failAt(tok.Pos+3, "resource blob alignment %d is not a power of two", align)
+	if !graph.ValidAlignment(uint64(align)) {
+		p.failAt(tok.Pos+3, "resource blob alignment %d is not a power of two up to %d", align, graph.MaxBlobAlignment)
 		return false
 	}
 	r.Kind = graph.BlobResource

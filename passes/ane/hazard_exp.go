@@ -56,10 +56,45 @@ func (iv interval) String() string {
 // (broadcasting_maximum then broadcasting_minimum, as coreai-torch lowers
 // torch.clamp), and add, sub and mul by interval arithmetic. Anything else
 // (graph inputs, states, matmuls) is unbounded: the rule never guesses.
+//
+// Results are remembered per value and depth (bounder), so a graph whose
+// values share operands (x1 = max(x0, x0), x2 = max(x1, x1), …) costs
+// time in proportion to its size, not 2^depth.
 func bound(scan *anefacts.Scan, v *graph.Value, depth int) interval {
+	return (&bounder{scan: scan}).bound(v, depth)
+}
+
+// bounder computes bound with a memory of what it has proven.
+type bounder struct {
+	scan   *anefacts.Scan
+	memo   map[boundKey]interval
+	proved int // values proven, for the tests' count of work
+}
+
+type boundKey struct {
+	v     *graph.Value
+	depth int
+}
+
+func (bd *bounder) bound(v *graph.Value, depth int) interval {
 	if v == nil || depth > 32 {
 		return unbounded()
 	}
+	k := boundKey{v, depth}
+	if iv, ok := bd.memo[k]; ok {
+		return iv
+	}
+	iv := bd.prove(v, depth)
+	bd.proved++
+	if bd.memo == nil {
+		bd.memo = map[boundKey]interval{}
+	}
+	bd.memo[k] = iv
+	return iv
+}
+
+func (bd *bounder) prove(v *graph.Value, depth int) interval {
+	scan := bd.scan
 	d := v.DefiningOp()
 	if d == nil {
 		return unbounded()
@@ -76,7 +111,7 @@ func bound(scan *anefacts.Scan, v *graph.Value, depth int) interval {
 		if d.NumOperands() == 0 || !isFloatValue(v) {
 			return unbounded()
 		}
-		iv := bound(scan, d.Operand(0), depth+1)
+		iv := bd.bound(d.Operand(0), depth+1)
 		if name == "coreai.cast" && isF16Value(v) { // rounding is monotonic
 			iv.lo, iv.hi = f16.ToFloat64(f16.FromFloat64(iv.lo)), f16.ToFloat64(f16.FromFloat64(iv.hi))
 		}
@@ -85,7 +120,7 @@ func bound(scan *anefacts.Scan, v *graph.Value, depth int) interval {
 	if d.NumOperands() != 2 {
 		return unbounded()
 	}
-	a, b := bound(scan, d.Operand(0), depth+1), bound(scan, d.Operand(1), depth+1)
+	a, b := bd.bound(d.Operand(0), depth+1), bd.bound(d.Operand(1), depth+1)
 	how := func(op string) string {
 		var parts []string
 		for _, x := range []interval{a, b} {
@@ -149,7 +184,7 @@ func runExp(p *Pass) {
 }
 
 func expHazard(p *Pass, op *graph.Operation) {
-	iv := bound(p.Scan(), op.Operand(0), 0)
+	iv := p.bound(op.Operand(0))
 	hiOver := !iv.hiOpen && iv.hi > expLimit
 	loOver := !iv.loOpen && iv.lo > expLimit
 	if !hiOver && !loOver {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 func TestHazardExp(t *testing.T) {
@@ -23,4 +24,30 @@ func TestHazardExp(t *testing.T) {
   }
 }`, want: nil},
 	})
+}
+
+// TestBoundShared: the interval proof over 40 maximums that each read the
+// previous one twice visits each (value, depth) once; before bounds were
+// remembered it made 2^32 calls (check did not return).
+func TestBoundShared(t *testing.T) {
+	m := loadHazardModule(t, "max_chain.mlir")
+	g := m.Graphs()[0]
+	var exp *graph.Operation
+	n := 0
+	for _, op := range g.Body().Ops() {
+		n++
+		if op.Name == "coreai.exp" {
+			exp = op
+		}
+	}
+	bd := &bounder{scan: anefacts.NewScan(m)}
+	if iv := bd.bound(exp.Operand(0), 0); !iv.loOpen || !iv.hiOpen {
+		t.Errorf("bound %v, want nothing proven", iv)
+	}
+	if bd.proved > 2*n {
+		t.Errorf("%d values proven for a graph of %d ops", bd.proved, n)
+	}
+	if got := runRuleAlone(t, HazardExp, m); len(got) != 0 {
+		t.Errorf("findings %q", got)
+	}
 }

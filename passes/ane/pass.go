@@ -58,6 +58,16 @@ func (p *Pass) Scan() *anefacts.Scan {
 	return p.out.scan
 }
 
+// bound is the interval the graph proves for v (hazard_exp.go), remembered
+// across the rules of this graph; it reads FactFP16Scan.
+func (p *Pass) bound(v *graph.Value) interval {
+	scan := p.Scan()
+	if p.out.bounds == nil {
+		p.out.bounds = &bounder{scan: scan}
+	}
+	return p.out.bounds.bound(v, 0)
+}
+
 // Report records a finding of the pass's rule on op (nil: none); fix
 // overrides the rule's fixing pass ("" keeps it).
 func (p *Pass) Report(op *graph.Operation, fix, detail string) { p.ReportVals(op, fix, detail, nil) }
@@ -93,6 +103,7 @@ type graphRun struct {
 	scan        *anefacts.Scan // nil: the fp16 rules are off
 	islands     []*anefacts.Island
 	islandsDone bool
+	bounds      *bounder // the fp16 rules' interval proofs, shared (hazard_exp.go)
 	findings    []Finding
 	suspects    []Finding
 	hazards     []Finding

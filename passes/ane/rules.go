@@ -17,7 +17,7 @@ import (
 
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
-const RuleSetVersion = "ane-rules-4 (calibrated to coreai-build 3600.83.1, per architecture)"
+const RuleSetVersion = "ane-rules-5 (calibrated to coreai-build 3600.83.1, per architecture)"
 
 // CompilerVersion is the coreai-build whose observed behaviour the region
 // prediction follows.
@@ -103,7 +103,7 @@ var Rules = []*Rule{
 	RuleElementType, RuleIOOp, RuleRank, RuleStatic, RuleNoLowering, RuleLinearInt4,
 	SuspectTiedHead, SuspectFp32Chain, SuspectStateWrite,
 	RuleUnverifiedOp, RuleReorder, RuleCompilerOther,
-	HazardRange, HazardFlush, HazardExp,
+	HazardRange, HazardFlush, HazardExp, HazardUnbounded, HazardSoftplus,
 	RuleLUT4SmallGroup, RuleMetalKernel, RuleFp32GatherTable, AppleSilu, AppleGatherRoPE,
 	AdviceAlignment, AdviceSingletonLast, AdviceSoftmaxAxis, AdviceLinear,
 }

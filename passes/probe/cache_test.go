@@ -42,22 +42,39 @@ func TestKillAllCachesNoAnswer(t *testing.T) {
 	runs := killAllRuns(t)
 	answered, interrupted := 0, 0
 	for i := range runs {
-		// The candidate holds the test's own delay (0-30 ms); the signal
-		// comes at 0-40 ms.
-		p := write(t, dir, fmt.Sprintf("c%d", i), fmt.Sprintf("0.%03d", rng.IntN(30)))
+		// Three regimes, so both sides of the race are exercised whatever
+		// the machine's load (a load-dependent mix made this test flaky):
+		// i%3 == 0, the candidate holds 0-30 ms and the signal comes at
+		// 0-40 ms (the race itself); i%3 == 1, the candidate holds 10 s,
+		// so the signal interrupts it; i%3 == 2, the signal comes only
+		// after Run has answered.
+		delay := fmt.Sprintf("0.%03d", rng.IntN(30))
+		if i%3 == 1 {
+			delay = "10"
+		}
+		p := write(t, dir, fmt.Sprintf("c%d", i), delay)
 		r := newRunner(t, Config{Command: `sleep "$(cat {})"; exit 1`, CacheDir: cache})
 		done := make(chan []Result, 1)
 		go func() {
 			res, _ := r.Run(context.Background(), []string{p})
 			done <- res
 		}()
-		time.Sleep(time.Duration(rng.IntN(40_000)) * time.Microsecond)
-		KillAll()
 		var res []Result
-		select {
-		case res = <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("run %d: Run still waiting 10 s after KillAll", i)
+		if i%3 == 2 {
+			select {
+			case res = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("run %d: no answer in 10 s from a candidate that holds %s s", i, delay)
+			}
+			KillAll()
+		} else {
+			time.Sleep(time.Duration(rng.IntN(40_000)) * time.Microsecond)
+			KillAll()
+			select {
+			case res = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("run %d: Run still waiting 10 s after KillAll", i)
+			}
 		}
 		resetStopping()
 		b, err := os.ReadFile(r.cachePath(res[0].Key))
