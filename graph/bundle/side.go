@@ -62,6 +62,34 @@ type staged struct {
 	// side is the rule of a side file, checked again at the commit; nil
 	// for an output (checkTarget and CheckReplace vetted it).
 	side *SideFile
+	// vetted, for an output, is what was at abs when it was vetted
+	// (pathState); the commit refuses a path that changed since (a FIFO or
+	// a link put there meanwhile is not replaced).
+	vetted *pathState
+}
+
+// pathState is whether a path exists and its type bits.
+type pathState struct {
+	exists bool
+	typ    os.FileMode
+}
+
+func statePath(p string) pathState {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return pathState{}
+	}
+	return pathState{true, fi.Mode().Type()}
+}
+
+func (st pathState) String() string {
+	switch {
+	case !st.exists:
+		return "nothing"
+	case st.typ == 0:
+		return "a regular file"
+	}
+	return typeName(st.typ)
 }
 
 // stageSide writes sf to a hidden temporary beside its path, after
@@ -145,6 +173,11 @@ func commitAll(items []*staged) error {
 			}
 			_, err := os.Lstat(s.abs)
 			exists = err == nil
+		}
+		if s.vetted != nil {
+			if now := statePath(s.abs); now != *s.vetted {
+				return fail(fmt.Errorf("%s changed while anefix wrote the output (it held %s when checked, now %s); nothing is replaced: run again", DisplayName(s.abs), *s.vetted, now))
+			}
 		}
 		if i == len(items)-1 {
 			if err := commitLocked(s.tmp, s.abs, exists); err != nil {

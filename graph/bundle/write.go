@@ -95,6 +95,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	vetted := statePath(abs)
 	w := &writer{src: src, opts: opts, kind: kind, enc: enc}
 	res, err := w.build(abs)
 	if err != nil {
@@ -116,7 +117,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 		w.cleanup()
 		return nil, err
 	}
-	if err := commitAll(append(sides, &staged{tmp: w.tmp, abs: abs, exists: exists})); err != nil {
+	if err := commitAll(append(sides, &staged{tmp: w.tmp, abs: abs, exists: exists, vetted: &vetted})); err != nil {
 		abortAll(sides)
 		w.cleanup()
 		return nil, fmt.Errorf("writing %s: %w", dst, err)
