@@ -351,6 +351,75 @@ func roundTo(elem string, x float64) float64 {
 	return x
 }
 
+// maxFinite is the largest finite value of a float element type.
+func maxFinite(elem string) float64 {
+	switch elem {
+	case "f16":
+		return f16.MaxHalf
+	case "bf16":
+		return float64(f16.BF16ToFloat32(0x7f7f))
+	}
+	return math.MaxFloat32
+}
+
+// minPositive is the smallest positive value (subnormal) of a float
+// element type.
+func minPositive(elem string) float64 {
+	switch elem {
+	case "f16":
+		return math.Ldexp(1, -24)
+	case "bf16":
+		return math.Ldexp(1, -133)
+	}
+	return math.SmallestNonzeroFloat32
+}
+
+// roundDown is the largest value of elem at most x (x >= 0), the largest
+// finite one for an x past it.
+func roundDown(elem string, x float64) float64 {
+	r := roundTo(elem, x)
+	if r <= x {
+		return r
+	}
+	switch elem { // r is the next value up (or inf): step one below it
+	case "f16":
+		return f16.ToFloat64(f16.FromFloat64(r) - 1)
+	case "bf16":
+		return float64(f16.BF16ToFloat32(f16.BF16FromFloat64(r) - 1))
+	}
+	return float64(math.Nextafter32(float32(r), 0))
+}
+
+// fitScale keeps a stored scale (a value of elem) whose products with up
+// to steps quantization steps the program computes in elem: no larger
+// than the largest scale whose steps·scale stays finite (a scale rounded
+// up to the type can carry the extreme step past its largest value:
+// ±65504 f16 weights at si8 got 516·127 = 65532, inf), and, for a block
+// with a range, positive (one that rounds to 0 takes the type's smallest
+// positive value, which all-subnormal blocks need).
+func fitScale(elem string, scale, steps float64, hasRange bool) float64 {
+	if scale == 0 && hasRange {
+		scale = minPositive(elem)
+	}
+	if steps > 0 {
+		scale = math.Min(scale, roundDown(elem, maxFinite(elem)/steps))
+	}
+	return scale
+}
+
+// lossNote says why a compressed weight must not replace its constant,
+// "" when it may: a reconstruction that is not finite, or one that turns
+// every nonzero value into 0 (nonzero and flushed count such values).
+func lossNote(errPower, nonzero, flushed float64) string {
+	switch {
+	case math.IsInf(errPower, 0) || math.IsNaN(errPower):
+		return "its reconstruction would not be finite"
+	case nonzero > 0 && flushed == nonzero:
+		return fmt.Sprintf("all %.0f of its nonzero values would reconstruct as 0 (smaller than half the smallest step the scheme can store for them)", nonzero)
+	}
+	return ""
+}
+
 // groupBatch is a run of consecutive channel groups of a weight read into
 // memory: for every outer index o, the channels [c0, c1) × inner elements,
 // contiguous (data[o·run + (c − c0)·inner + r]).

@@ -1,6 +1,7 @@
 package passes_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,8 +15,11 @@ import (
 // quantize-weights (with min-elements 0, so that any float constant is a
 // candidate) on any text that parses and verifies, then reads every blob
 // they made, as a writer does: no panic, a pass that succeeds leaves the
-// module verifiable, and every new blob gives its declared size. Seeds:
-// testdata/passes, the compressed-weight test modules.
+// module verifiable, reports a finite error for every weight it compressed
+// (a weight that became inf or NaN must be left as it was), and every new
+// blob gives its declared size. Seeds: testdata/passes, the
+// compressed-weight test modules, and testdata/fuzz (weights at ±65504 and
+// all-subnormal weights, issue 28).
 func FuzzCompressionPasses(f *testing.F) {
 	for _, glob := range []string{"../testdata/passes/*.mlir", "../testdata/rules/compressed.mlir", "../testdata/mlir/coreai/compression.mlir"} {
 		files, _ := filepath.Glob(glob)
@@ -47,8 +51,16 @@ func FuzzCompressionPasses(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Run(m, passes.RunOptions{VerifyEach: true}); err != nil {
+		res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+		if err != nil {
 			return // a refusal is fine; it must name the problem (tested elsewhere)
+		}
+		for _, st := range res.Steps {
+			for _, cw := range st.Change.Compressed {
+				if math.IsInf(cw.ErrorPower, 0) || math.IsNaN(cw.ErrorPower) {
+					t.Fatalf("%s compressed %s (%s) with error power %v\ninput:\n%s", st.Pass, cw.Op.OpName, cw.Form, cw.ErrorPower, text)
+				}
+			}
 		}
 		if err := graph.Verify(m); err != nil {
 			t.Fatalf("left an unverifiable module: %v\ninput:\n%s", err, text)

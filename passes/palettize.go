@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/anefix/anefix/graph"
@@ -53,7 +54,11 @@ of fp16 weights has at most 65,536 distinct values whatever its size: its
 histogram is the input, not its elements. method=uniform is
 coreai-optimization's evenly spaced palette from the group's minimum to its
 maximum; method=unique takes the group's distinct values, exact, and
-leaves a weight with more than 2^bits of them in some group (with a note).
+leaves a weight with more than 2^bits of them in some group (with a
+note). A weight holding NaN or infinite values, or f32 values beyond
+fp16's range (the histogram clustering works in fp16), is left as it is
+with a note that counts them over the whole weight; so is one whose every
+nonzero value would come back as 0.
 cluster-dim > 1 is vector palettization: cluster-dim consecutive channels
 share an index, clustered by k-means (k-means++ seeds from a fixed seed,
 then Lloyd's iterations to convergence; kmeans and unique only), which
@@ -62,7 +67,10 @@ costs O(elements · 2^bits) per iteration.
 lut-dtype=si8, ui8 or f8E4M3FN stores the LUT quantized (one symmetric
 scale for the whole LUT, as coreai-optimization does): lut_to_dense gives
 the quantized type, a cast the weight's float type, and
-blockwise_shift_scale(data, scale, offset1, offset2) the weight.
+blockwise_shift_scale(data, scale, offset1, offset2) the weight. The
+scale is kept small enough that the extreme step stays finite in the
+weight's type (and positive for a LUT that is not all zero), as
+quantize-weights keeps its scales.
 per-channel-scale=true divides the weights by the largest magnitude along
 the channel axis first (coreai-optimization: np.max(|w|, axis=channel_axis),
 one scale per position of the other axes) and multiplies back with a
@@ -286,10 +294,13 @@ type lutPlan struct {
 	pcs    []float64 // per position of the other axes (outer·inner), or nil
 	scale  float64   // LUT quantization (lut-dtype si8, ui8, f8E4M3FN)
 	zp     float64
+	steps  float64             // the most quantization steps from zp (127 for si8, 448 for f8)
 	q      []float64           // quantized LUT entries
 	assign []*cluster.Assigner // per group (1-D palettes)
 	gsig   []float64           // per group: Σw², Σ(w − ŵ)² (summed in group order: the same bits on any core count)
 	gerr   []float64
+	gnz    []float64 // per group: nonzero values, and those that reconstruct as 0
+	gfl    []float64
 	signal float64
 	err    float64
 	out    *graph.Value
@@ -326,9 +337,11 @@ func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seed
 	pl.lut = make([]float64, pl.ng*pl.p*pl.v)
 	pl.assign = make([]*cluster.Assigner, pl.ng)
 	pl.gsig, pl.gerr = make([]float64, pl.ng), make([]float64, pl.ng)
+	pl.gnz, pl.gfl = make([]float64, pl.ng), make([]float64, pl.ng)
 	floatLUT := s.LUTDType == "f16"
 	var mu sync.Mutex
 	var skip string
+	var nonFinite, beyond int64 // over the whole weight, for the note
 	scratch := sync.Pool{New: func() any {
 		return &groupScratch{h: cluster.NewHist16(r.elem == "bf16" && pl.pcs == nil), ws: new(cluster.Workspace)}
 	}}
@@ -336,22 +349,35 @@ func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seed
 		sc := scratch.Get().(*groupScratch)
 		defer scratch.Put(sc)
 		for g := b.g0; g < b.g1; g++ {
-			why, err := pl.clusterGroup(b, g, sc, seedKey, floatLUT)
+			why, bad, big, err := pl.clusterGroup(b, g, sc, seedKey, floatLUT)
 			if err != nil {
 				return err
 			}
-			if why != "" {
-				mu.Lock()
-				if skip == "" {
-					skip = why
-				}
-				mu.Unlock()
+			mu.Lock()
+			if why != "" && skip == "" {
+				skip = why
 			}
+			nonFinite += bad
+			beyond += big
+			mu.Unlock()
 		}
 		return nil
 	})
-	if err != nil || skip != "" {
-		return nil, skip, err
+	if err != nil {
+		return nil, "", err
+	}
+	var why []string
+	if nonFinite > 0 {
+		why = append(why, fmt.Sprintf("%d of its values are NaN or infinite", nonFinite))
+	}
+	if beyond > 0 {
+		why = append(why, fmt.Sprintf("%d of its values lie beyond fp16's range (±65504), in which palettize clusters", beyond))
+	}
+	if len(why) > 0 {
+		return nil, strings.Join(why, "; "), nil
+	}
+	if skip != "" {
+		return nil, skip, nil
 	}
 	if !floatLUT {
 		pl.quantizeLUT()
@@ -360,9 +386,15 @@ func planLUT(r floatReader, typ *graph.TensorType, axis int, s lutSettings, seed
 			return nil, "", err
 		}
 	}
+	var nz, fl float64
 	for g := 0; g < pl.ng; g++ {
 		pl.signal += pl.gsig[g]
 		pl.err += pl.gerr[g]
+		nz += pl.gnz[g]
+		fl += pl.gfl[g]
+	}
+	if why := lossNote(pl.err, nz, fl); why != "" {
+		return nil, why, nil
 	}
 	return pl, "", nil
 }
@@ -422,8 +454,10 @@ type groupScratch struct {
 }
 
 // clusterGroup computes group g's palette from the batch holding it (and,
-// for a float LUT, its error).
-func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey string, floatLUT bool) (string, error) {
+// for a float LUT, its error). A group holding NaN or infinite values, or
+// finite values its fp16 histogram cannot hold (f32 weights past ±65504),
+// gets no palette: it returns their counts, for the weight's note.
+func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey string, floatLUT bool) (skip string, nonFinite, beyond int64, err error) {
 	geo, r, h := pl.geo, pl.r, sc.h
 	k := pl.p
 	var c []float64
@@ -433,12 +467,19 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey 
 		if direct {
 			b.groupRaw(geo, pl.group, r.eb, g, h.Add)
 		} else {
-			pl.eachValue(b, g, func(x float64, o, c, i int64) { h.AddPattern(f16.FromFloat64(pl.normalized(x, o, i))) })
+			pl.eachValue(b, g, func(x float64, o, c, i int64) {
+				y := pl.normalized(x, o, i)
+				p := f16.FromFloat64(y)
+				if f16.IsInf(p) && !math.IsInf(y, 0) && !math.IsNaN(y) {
+					beyond++
+					return
+				}
+				h.AddPattern(p)
+			})
 		}
-		var nonFinite int64
 		pts, nonFinite = h.Points()
-		if nonFinite > 0 {
-			return fmt.Sprintf("%d of its values are NaN or infinite", nonFinite), nil
+		if nonFinite > 0 || beyond > 0 {
+			return "", nonFinite, beyond, nil
 		}
 		switch pl.s.Method {
 		case "uniform":
@@ -446,7 +487,7 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey 
 		case "unique":
 			u, ok := cluster.Unique(pts, k)
 			if !ok {
-				return fmt.Sprintf("method=unique: group %d has %d distinct values, more than the %d entries of %d bits", g, pts.Len(), k, pl.s.Bits), nil
+				return fmt.Sprintf("method=unique: group %d has %d distinct values, more than the %d entries of %d bits", g, pts.Len(), k, pl.s.Bits), 0, 0, nil
 			}
 			c = u
 		default:
@@ -469,12 +510,12 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey 
 			x = append(x, vec...)
 		})
 		if bad > 0 {
-			return fmt.Sprintf("%d of its values are NaN or infinite", bad), nil
+			return "", bad, 0, nil
 		}
 		if pl.s.Method == "unique" {
 			u, ok := cluster.UniqueVectors(x, pl.v, k)
 			if !ok {
-				return fmt.Sprintf("method=unique: group %d has more than %d distinct vectors", g, k), nil
+				return fmt.Sprintf("method=unique: group %d has more than %d distinct vectors", g, k), 0, 0, nil
 			}
 			c = u
 		} else {
@@ -489,28 +530,34 @@ func (pl *lutPlan) clusterGroup(b *groupBatch, g int, sc *groupScratch, seedKey 
 	}
 	copy(pl.lut[g*k*pl.v:(g+1)*k*pl.v], c)
 	if !floatLUT {
-		return "", nil
+		return "", 0, 0, nil
 	}
 	// A float LUT reconstructs its own entries: measure now, from the
 	// histogram where the error depends on the value alone.
 	if pl.v == 1 && pl.pcs == nil && r.elem != "f32" {
 		a := cluster.NewAssigner(c)
-		var sig, e float64
+		var sig, e, nz, fl float64
 		a.Sorted(pts.V, func(i, j int) {
 			x := pts.V[i]
 			d := x - c[j]
 			sig += pts.W[i] * x * x
 			e += pts.W[i] * d * d
+			if x != 0 {
+				nz += pts.W[i]
+				if c[j] == 0 {
+					fl += pts.W[i]
+				}
+			}
 		})
 		pl.assign[g] = a
-		pl.gsig[g], pl.gerr[g] = sig, e
-		return "", nil
+		pl.gsig[g], pl.gerr[g], pl.gnz[g], pl.gfl[g] = sig, e, nz, fl
+		return "", 0, 0, nil
 	}
 	if pl.v == 1 {
 		pl.assign[g] = cluster.NewAssigner(c)
 	}
-	pl.gsig[g], pl.gerr[g] = pl.groupError(b, g)
-	return "", nil
+	pl.groupError(b, g)
+	return "", 0, 0, nil
 }
 
 // seedOf derives the vector k-means seed of group g of a weight from its
@@ -579,9 +626,13 @@ func (pl *lutPlan) quantizeLUT() {
 		qmin, qmax = -448, 448
 	}
 	pl.scale = roundTo(pl.r.elem, (2*mx+1e-6)/(qmax-qmin))
-	if pl.scale == 0 {
+	if pl.scale == 0 && mx == 0 {
 		pl.scale = roundTo(pl.r.elem, 1e-6)
 	}
+	// The extreme step from the zero point: the scale (and each fused
+	// per-channel scale) stays small enough that it reconstructs finitely.
+	pl.steps = math.Max(qmax-pl.zp, pl.zp-qmin)
+	pl.scale = fitScale(pl.r.elem, pl.scale, pl.steps, mx > 0)
 	pl.q = make([]float64, len(pl.lut))
 	for i, x := range pl.lut {
 		switch pl.s.LUTDType {
@@ -651,9 +702,9 @@ func (pl *lutPlan) recon(idx int, o, i int64) float64 {
 }
 
 // fused is the LUT scale times the per-channel scale at (o, i), stored in
-// the weight's type.
+// the weight's type (fitScale: its extreme step stays finite).
 func (pl *lutPlan) fused(o, i int64) float64 {
-	return roundTo(pl.r.elem, pl.scale*pl.pcs[o*pl.geo.inner+i])
+	return fitScale(pl.r.elem, roundTo(pl.r.elem, pl.scale*pl.pcs[o*pl.geo.inner+i]), pl.steps, false)
 }
 
 // buildAssigners makes each group's nearest-entry search over the values
@@ -693,35 +744,44 @@ func (pl *lutPlan) vectorIndex(g int, vec []float64) int {
 	return cluster.NearestVector(eff, vec)
 }
 
-// groupError is group g's Σw² and Σ(w − ŵ)² from its elements.
-func (pl *lutPlan) groupError(b *groupBatch, g int) (sig, e float64) {
+// groupError sets group g's Σw², Σ(w − ŵ)² and its counts of nonzero
+// values and of those that reconstruct as 0, from its elements.
+func (pl *lutPlan) groupError(b *groupBatch, g int) {
+	var sig, e, nz, fl float64
+	add := func(x, y float64) {
+		d := x - y
+		sig += x * x
+		e += d * d
+		if x != 0 {
+			nz++
+			if y == 0 {
+				fl++
+			}
+		}
+	}
 	if pl.v == 1 {
 		pl.eachValue(b, g, func(x float64, o, c, i int64) {
 			j := pl.index(g, x, o, i)
-			d := x - pl.recon(g*pl.p+j, o, i)
-			sig += x * x
-			e += d * d
+			add(x, pl.recon(g*pl.p+j, o, i))
 		})
-		return sig, e
+	} else {
+		geo, r := pl.geo, pl.r
+		pl.eachVector(b, g, func(vec []float64, o, c, i int64) {
+			j := pl.vectorIndex(g, vec)
+			for k := 0; k < pl.v; k++ {
+				x := r.value(b.raw, int(o*b.run+(c+int64(k)-b.c0)*geo.inner+i))
+				add(x, pl.recon((g*pl.p+j)*pl.v+k, o, i))
+			}
+		})
 	}
-	geo, r := pl.geo, pl.r
-	pl.eachVector(b, g, func(vec []float64, o, c, i int64) {
-		j := pl.vectorIndex(g, vec)
-		for k := 0; k < pl.v; k++ {
-			x := r.value(b.raw, int(o*b.run+(c+int64(k)-b.c0)*geo.inner+i))
-			d := x - pl.recon((g*pl.p+j)*pl.v+k, o, i)
-			sig += x * x
-			e += d * d
-		}
-	})
-	return sig, e
+	pl.gsig[g], pl.gerr[g], pl.gnz[g], pl.gfl[g] = sig, e, nz, fl
 }
 
 // measure reads the weight again for the error of a quantized LUT.
 func (pl *lutPlan) measure() error {
 	return forGroupBatches(pl.r, pl.geo, pl.group, func(b *groupBatch) error {
 		for g := b.g0; g < b.g1; g++ {
-			pl.gsig[g], pl.gerr[g] = pl.groupError(b, g)
+			pl.groupError(b, g)
 		}
 		return nil
 	})

@@ -32,7 +32,13 @@ rounded, clipped zero point; scale = (max − min + 1e-6)/(q_max − q_min).
 anefix computes them in float64, stores the scale in the weight's type and
 quantizes with that stored scale (q = round-half-even(w/scale) + zero
 point, clipped), so the data matches the scale the program uses;
-coreai-optimization computes in the weight's own precision. Sub-byte data
+coreai-optimization computes in the weight's own precision. A stored scale
+whose extreme step would round past the type's largest value (±65504 f16
+weights at si8: 516·127 = 65532, inf) is lowered to the largest that stays
+finite, one that rounds to 0 for a block with a range takes the type's
+smallest positive value (all-subnormal f16 weights come back exactly), and
+a weight whose every nonzero value would still come back as 0 is left as
+it is, with a note. Sub-byte data
 is a packed dense_resource (graph/subbyte.go), 8-bit data a blob too;
 both are computed again while the output is written.
 
@@ -223,20 +229,28 @@ func planQuant(r floatReader, w *weightConst, o *QuantizeWeightsOptions) (*quant
 	qp.scale, qp.zp = make([]float32, nb), make([]int16, nb)
 	done := make([]bool, nb)
 	csig, cerr := make([]float64, qp.geo.channels), make([]float64, qp.geo.channels)
+	cnz, cfl := make([]float64, qp.geo.channels), make([]float64, qp.geo.channels) // nonzero values, those that become 0
 	channelErrors := func(b *groupBatch) {
 		for c := b.c0; c < b.c1; c++ {
-			var sig, e float64
+			var sig, e, nz, fl float64
 			qp.eachChannel(b, c, func(x float64, blk int64) {
 				if !done[blk] {
 					s, z := qp.params(lo[blk], hi[blk])
 					qp.scale[blk], qp.zp[blk] = float32(s), int16(z)
 					done[blk] = true
 				}
-				d := x - qp.recon(x, blk)
+				y := qp.recon(x, blk)
+				d := x - y
 				sig += x * x
 				e += d * d
+				if x != 0 {
+					nz++
+					if y == 0 {
+						fl++
+					}
+				}
 			})
-			csig[c], cerr[c] = sig, e
+			csig[c], cerr[c], cnz[c], cfl[c] = sig, e, nz, fl
 		}
 	}
 	var mu sync.Mutex
@@ -280,14 +294,25 @@ func planQuant(r floatReader, w *weightConst, o *QuantizeWeightsOptions) (*quant
 			return nil
 		})
 	}
+	var nz, fl float64
 	for c := range csig {
 		qp.signal += csig[c]
 		qp.err += cerr[c]
+		nz += cnz[c]
+		fl += cfl[c]
 	}
-	return qp, "", err
+	if err != nil {
+		return nil, "", err
+	}
+	if why := lossNote(qp.err, nz, fl); why != "" {
+		return nil, why, nil
+	}
+	return qp, "", nil
 }
 
-// params is a block's scale (rounded to the weight's type) and zero point.
+// params is a block's scale (rounded to the weight's type, and kept so
+// that every step of the block reconstructs finitely: fitScale) and zero
+// point.
 func (qp *quantPlan) params(lo, hi float64) (scale, zp float64) {
 	const eps = 1e-6
 	vmin, vmax := lo, hi
@@ -297,13 +322,6 @@ func (qp *quantPlan) params(lo, hi float64) (scale, zp float64) {
 	} else {
 		vmin, vmax = math.Min(0, lo), math.Max(0, hi)
 	}
-	scale = roundTo(qp.r.elem, (vmax-vmin+eps)/(qp.qmax-qp.qmin))
-	if scale == 0 { // an all-zero block of an f16 weight: any positive scale gives 0
-		scale = roundTo(qp.r.elem, math.SmallestNonzeroFloat32)
-		if scale == 0 {
-			scale = 1
-		}
-	}
 	switch {
 	case qp.o.QScheme == "symmetric" && !qp.signed:
 		zp = math.Floor(qp.qmax / 2)
@@ -311,7 +329,14 @@ func (qp *quantPlan) params(lo, hi float64) (scale, zp float64) {
 		zp = math.RoundToEven((qp.qmin*vmax - qp.qmax*vmin) / (vmax - vmin + eps))
 		zp = math.Max(qp.qmin, math.Min(qp.qmax, zp))
 	}
-	return scale, zp
+	scale = roundTo(qp.r.elem, (vmax-vmin+eps)/(qp.qmax-qp.qmin))
+	if scale == 0 && vmax == vmin { // an all-zero block of an f16 weight: any positive scale gives 0
+		scale = roundTo(qp.r.elem, math.SmallestNonzeroFloat32)
+		if scale == 0 {
+			scale = 1
+		}
+	}
+	return fitScale(qp.r.elem, scale, math.Max(qp.qmax-zp, zp-qp.qmin), vmax > vmin), zp
 }
 
 // quant is the stored integer of value x in block blk.

@@ -61,6 +61,15 @@ computed in float32 and ranks CAND's ops (matched to REF's by op id,
 location and name) by how much relative error each adds; it keeps REF's
 results of a position in memory (at most 512 MiB).
 
+--max-work bounds the work of one decode step of each graph, its loops
+and calls included, so that a graph whose loops or calls multiply (a
+loop in a loop, graphs that call the next twice) ends with an error
+naming the op (exit 1) instead of running for days: N units, an op
+counting a fixed cost (about a thousand additions' worth) plus the
+elements it reads or writes (a matmul's multiply-adds at 8 to a unit);
+the default, 2^33, is about 40 times a decode step of full-scale synth
+arm A (0.75 B weights).
+
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
   anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json
@@ -78,6 +87,7 @@ type verifyFlags struct {
 	seed                                 uint64
 	asJSON, ranges, localize, ignoreHash bool
 	maxMem                               sizeFlag
+	maxWork                              int64
 }
 
 func (f *verifyFlags) declare(fs *pflag.FlagSet) {
@@ -97,6 +107,7 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
 	f.maxMem = 8 << 30
+	fs.Int64Var(&f.maxWork, "max-work", interp.DefaultMaxWork, fmt.Sprintf("refuse (exit 1) a decode step of either graph that does more work than N units (an op counts %d plus its elements; loops and calls included)", interp.OpWork))
 	fs.Var(&f.maxMem, "max-memory", "refuse (exit 1) when running both graphs needs more heap than SIZE by the declared shapes (mapped weights do not count), e.g. 512MiB, 8GiB")
 }
 
@@ -139,6 +150,10 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 	default:
 		return usagef("--numerics: want ieee or ane, got %q", f.numerics)
 	}
+	if f.maxWork < 1 {
+		return usagef("--max-work must be at least 1, got %d", f.maxWork)
+	}
+	refOpts.MaxWork, candOpts.MaxWork = f.maxWork, f.maxWork
 	if f.locTop < 1 {
 		return usagef("--localize-top must be at least 1, got %d", f.locTop)
 	}

@@ -20,7 +20,7 @@ type numericsReport struct {
 	RangesChecked bool
 	Ranges        []struct {
 		Graph, OpId, Source, Op string
-		MaxAbs                  json.Number
+		MaxAbs                  any // a number, or protojson's "Infinity" and "NaN"
 		Flags                   []string
 	}
 	Localize *struct {
@@ -103,6 +103,10 @@ func TestVerifyRangesFlagsOverflow(t *testing.T) {
 			found = true
 			if !slices.Contains(r.Flags, "inf") || r.Source != "/work/model.py:5" {
 				t.Errorf("row_sum entry %+v, want flag inf at /work/model.py:5", r)
+			}
+			// It went inf, so its largest magnitude is inf (issue 28, item 18).
+			if r.MaxAbs != "Infinity" {
+				t.Errorf("row_sum max magnitude %v, want Infinity", r.MaxAbs)
 			}
 		}
 	}

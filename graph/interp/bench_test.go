@@ -103,6 +103,10 @@ func benchDecode(b *testing.B, opts interp.Options) {
 	cpuStep := (oracle.CPUSeconds() - cpu0) / float64(b.N)
 	b.ReportMetric(cpuStep, "cpu-s/token")
 	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
+	// The work one step counts against Options.MaxWork (work.go): how far
+	// below the default bound a real decode step is.
+	b.ReportMetric(float64(in.Work()), "work/token")
+	b.ReportMetric(float64(in.Work())/float64(interp.DefaultMaxWork), "of-default-max-work")
 	// The bound is the faster of the two plain reads (the stricter ratio);
 	// medians keep one disturbed iteration from deciding the figure.
 	bound, boundCPU := median(mapS), median(mapCPU)

@@ -33,6 +33,10 @@ type Options struct {
 	// Observe, when set, sees every op's results right after it runs (for
 	// tracing where values go non-finite); it must not modify them.
 	Observe func(op *graph.Operation, results []*Tensor)
+	// MaxWork bounds the work of one Run, its loops and calls included,
+	// in element operations (work.go); 0 means DefaultMaxWork. Past it
+	// Run returns a *WorkError naming the op.
+	MaxWork int64
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -48,6 +52,7 @@ type Interp struct {
 	maps   []mapping // the mapped weights, for naming a fault's file
 	// inPlaced counts the ops inPlace ran (tests ask whether it did).
 	inPlaced int
+	work     int64 // counted by the current (or last) Run (work.go)
 }
 
 // New prepares an interpreter for m. Nothing is read until Run.
@@ -195,7 +200,11 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 			return nil, fmt.Errorf("interp: @%s input %d (%q): %w", name, i, p.Name, err)
 		}
 	}
+	in.work = 0
 	outs, err := in.runGraph(g, inputs, 0)
+	if we := (*WorkError)(nil); errors.As(err, &we) {
+		return nil, we // its message names the op; the callers' wrapping repeats it per level
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -296,6 +305,10 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			}
 			ins[k] = t
 		}
+		update := canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs)
+		if err := in.charge(op, ins, update); err != nil {
+			return nil, err
+		}
 		var res []*Tensor
 		var err error
 		if isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle" {
@@ -307,7 +320,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
 		} else if op.Name == "coreai.while" {
 			res, err = in.runWhile(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
-		} else if canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs) {
+		} else if update {
 			// The buffer dies here and nothing else sees it: update in
 			// place instead of copying a whole cache per layer.
 			res, err = in.sliceUpdateInPlace(op, ins)

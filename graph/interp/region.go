@@ -58,6 +58,11 @@ func (in *Interp) runWhile(op *graph.Operation, ins []*Tensor, outer lookupFn, d
 		if it == maxIterations {
 			return nil, fmt.Errorf("coreai.while ran %d iterations without its condition turning false", maxIterations)
 		}
+		// Every iteration is work, even of regions with no op to count
+		// (work.go): empty loops nested in loops would otherwise multiply.
+		if err := in.charge(op, nil, false); err != nil {
+			return nil, err
+		}
 		cond, err := in.runBlock(before, carried, outer, depth+1)
 		if err != nil {
 			return nil, err
@@ -109,6 +114,9 @@ func (in *Interp) runBlock(b *graph.Block, args []*Tensor, outer lookupFn, depth
 		}
 		if op.Name == "coreai.yield" || op.Name == "coreai.condition" {
 			return ins, nil
+		}
+		if err := in.charge(op, ins, false); err != nil {
+			return nil, err
 		}
 		var res []*Tensor
 		var err error

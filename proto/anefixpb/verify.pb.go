@@ -273,7 +273,8 @@ type VerifyRange struct {
 	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	// The op's name, e.g. coreai.reduce_sum.
 	Op string `protobuf:"bytes,4,opt,name=op,proto3" json:"op,omitempty"`
-	// Largest finite magnitude any of its results reached over the run.
+	// Largest magnitude any of its results reached over the run: Infinity
+	// once one was ±inf, NaN when every value was NaN.
 	MaxAbs float64 `protobuf:"fixed64,5,opt,name=max_abs,json=maxAbs,proto3" json:"max_abs,omitempty"`
 	// Sorted: "inf", "nan", "beyond-fp16" (a finite f32 value past 65504),
 	// "matmul-saturation", "slice-saturation" (the value met the profile's

@@ -329,15 +329,16 @@ func (s *side) feed(tok int64, pos int, rnd func(name string, n int) []float64) 
 		case "mask":
 			// Additive causal mask along the longest axis: 0 up to the
 			// current position, the most negative half beyond it (booleans:
-			// true where attention is allowed).
-			n, axis := 0, 0
+			// true where attention is allowed). A rank-0 mask has no axis
+			// to open: its element reads as position 0, always allowed.
+			n, axis := 1, len(t.Shape)
 			for k, d := range t.Shape {
-				if d > n {
+				if d > n || axis == len(t.Shape) {
 					n, axis = d, k
 				}
 			}
 			inner := 1
-			for _, d := range t.Shape[axis+1:] {
+			for _, d := range t.Shape[min(axis+1, len(t.Shape)):] {
 				inner *= d
 			}
 			for e := 0; e < t.Len(); e++ {

@@ -17,13 +17,14 @@ type Range struct {
 	OpID   string // opName(op)
 	Source string // file:line, or ""
 	Op     string
-	MaxAbs float64  // largest finite magnitude of its results
+	MaxAbs float64  // largest magnitude of its results: +Inf once one was ±inf, NaN when all were NaN
 	Flags  []string // sorted
 }
 
 // rangeAcc is what the run has seen of one op.
 type rangeAcc struct {
 	maxAbs float64
+	valued bool // some result element was not NaN
 	flags  map[string]bool
 }
 
@@ -95,7 +96,7 @@ func (r *rangeRec) observe(op *graph.Operation, res []*interp.Tensor) {
 			cliffBits = math.Float32bits(f)
 		}
 		var peakBits uint32
-		var inf, nan, beyond, past bool
+		var inf, nan, beyond, past, valued bool
 		for _, v := range t.Floats() {
 			x := math.Float32bits(v) & absMask
 			switch {
@@ -105,15 +106,22 @@ func (r *rangeRec) observe(op *graph.Operation, res []*interp.Tensor) {
 				inf = true
 			default:
 				peakBits = max(peakBits, x)
+				valued = true
 			}
 		}
 		beyond = peakBits > limit
 		past = hasCliff && peakBits > cliffBits
 		peak := float64(math.Float32frombits(peakBits))
+		if inf {
+			// An op whose values all went inf reached no finite peak: its
+			// magnitude is inf, not the 0 a finite-only peak would print.
+			peak, valued = math.Inf(1), true
+		}
 		if a == nil {
 			a = r.acc(op)
 		}
 		a.maxAbs = math.Max(a.maxAbs, peak)
+		a.valued = a.valued || valued
 		set := func(c bool, f string) {
 			if c {
 				a.flags[f] = true
@@ -134,6 +142,9 @@ func (r *rangeRec) result() []Range {
 			continue
 		}
 		e := Range{Graph: r.graph, OpID: r.names.id(op), Source: graph.Source(op.Loc), Op: op.Name, MaxAbs: a.maxAbs}
+		if !a.valued && a.flags["nan"] {
+			e.MaxAbs = math.NaN() // only NaN: no magnitude to print
+		}
 		for f := range a.flags {
 			e.Flags = append(e.Flags, f)
 		}
