@@ -52,8 +52,25 @@ type BoolAttr struct{ Value bool }
 // UnitAttr is `unit` (a present-only flag).
 type UnitAttr struct{}
 
-// ArrayAttr is `[a, b]`.
-type ArrayAttr struct{ Elems []Attr }
+// ArrayAttr is `[a, b]`. An array built by ArrayBuilder (both codecs'
+// readers use it) whose elements are all integers of at most 64 bits, or all
+// floats, of one type is packed: 8 bytes an element (IntegerAttr.Value or
+// FloatAttr.Bits, so nothing is lost) and Elems is nil, instead of an
+// attribute and an interface per element (about 48 bytes). Read any array
+// with Len and At. A packed array holds only scalars, so code that looks
+// for nested attributes (dictionaries, symbols, resources) may range over
+// Elems; what asks about element types uses Packed.
+type ArrayAttr struct {
+	Elems []Attr
+	pack  *packedElems
+}
+
+// packedElems are a packed ArrayAttr's elements.
+type packedElems struct {
+	typ   Type
+	float bool
+	vals  []uint64
+}
 
 // DictAttr is `{a = 1, b}`; entries are kept sorted by name, as MLIR does.
 type DictAttr struct{ Entries []NamedAttr }
@@ -355,6 +372,9 @@ func (ap *attrPrinter) attr(a Attr) {
 	switch a := a.(type) {
 	case *ArrayAttr:
 		w.WriteByte('[')
+		if p := a.pack; p != nil {
+			ap.packed(p)
+		}
 		for i, e := range a.Elems {
 			if i > 0 {
 				w.WriteString(", ")
@@ -397,6 +417,23 @@ func (ap *attrPrinter) attr(a Attr) {
 		w.WriteString(ap.typ(a.Type))
 	default:
 		w.WriteString(a.String())
+	}
+}
+
+// packed prints a packed array's elements through one scratch attribute,
+// which is printed as an unpacked element would be.
+func (ap *attrPrinter) packed(p *packedElems) {
+	var scratch Attr
+	ia, fa := &IntegerAttr{Type: p.typ}, &FloatAttr{Type: p.typ}
+	if scratch = ia; p.float {
+		scratch = fa
+	}
+	for i, v := range p.vals {
+		if i > 0 {
+			ap.w.WriteString(", ")
+		}
+		ia.Value, fa.Bits = int64(v), v
+		ap.attr(scratch)
 	}
 }
 
@@ -523,6 +560,134 @@ func (a *BoolAttr) String() string {
 func (*UnitAttr) String() string { return "unit" }
 
 func (a *ArrayAttr) String() string { return attrString(a) }
+
+// Len is the number of elements.
+func (a *ArrayAttr) Len() int {
+	if a.pack != nil {
+		return len(a.pack.vals)
+	}
+	return len(a.Elems)
+}
+
+// At returns element i (a new IntegerAttr or FloatAttr in a packed array).
+func (a *ArrayAttr) At(i int) Attr {
+	if p := a.pack; p != nil {
+		if p.float {
+			return &FloatAttr{Type: p.typ, Bits: p.vals[i]}
+		}
+		return &IntegerAttr{Type: p.typ, Value: int64(p.vals[i])}
+	}
+	return a.Elems[i]
+}
+
+// Packed reports whether the array is packed and returns its elements'
+// type, whether they are floats, and their values (IntegerAttr.Value as
+// uint64, or FloatAttr.Bits); vals must not be modified.
+func (a *ArrayAttr) Packed() (elem Type, float bool, vals []uint64, ok bool) {
+	if p := a.pack; p != nil {
+		return p.typ, p.float, p.vals, true
+	}
+	return nil, false, nil, false
+}
+
+// ArrayBuilder builds an ArrayAttr element by element, packing it while
+// every element is an IntegerAttr of at most 64 bits, or a FloatAttr, of
+// the first element's type. Both packed values and attributes are gathered
+// in blocks and copied once into slices of the exact length: append's
+// growth allocated several times the final slice for millions of elements.
+type ArrayBuilder struct {
+	n     int
+	typ   Type
+	float bool
+	mixed bool // an element could not be packed: attrs holds them all
+	vals  blocks[uint64]
+	attrs blocks[Attr]
+}
+
+// Add appends one element.
+func (b *ArrayBuilder) Add(a Attr) {
+	if !b.mixed {
+		if v, ok := b.packable(a); ok {
+			b.vals.add(v)
+			b.n++
+			return
+		}
+		// Unpack what was packed so far; the rest stays unpacked.
+		b.mixed = true
+		p := packedElems{typ: b.typ, float: b.float, vals: b.vals.flat()}
+		b.vals = blocks[uint64]{}
+		arr := ArrayAttr{pack: &p}
+		for i := range p.vals {
+			b.attrs.add(arr.At(i))
+		}
+	}
+	b.attrs.add(a)
+	b.n++
+}
+
+// packable returns a's packed value when a continues the packing.
+func (b *ArrayBuilder) packable(a Attr) (uint64, bool) {
+	var t Type
+	var v uint64
+	var float bool
+	switch x := a.(type) {
+	case *IntegerAttr:
+		if x.Big != nil {
+			return 0, false
+		}
+		t, v = x.Type, uint64(x.Value)
+	case *FloatAttr:
+		t, v, float = x.Type, x.Bits, true
+	default:
+		return 0, false
+	}
+	if b.n == 0 {
+		b.typ, b.float = t, float
+		return v, true
+	}
+	return v, float == b.float && TypeEqual(t, b.typ)
+}
+
+// Array returns the array built (an empty one holds nil Elems).
+func (b *ArrayBuilder) Array() *ArrayAttr {
+	switch {
+	case b.n == 0:
+		return &ArrayAttr{}
+	case b.mixed:
+		return &ArrayAttr{Elems: b.attrs.flat()}
+	}
+	return &ArrayAttr{pack: &packedElems{typ: b.typ, float: b.float, vals: b.vals.flat()}}
+}
+
+// blocks gathers values in blocks of growing size (at most 64Ki values).
+type blocks[T any] struct {
+	full  [][]T
+	cur   []T
+	total int
+}
+
+func (bl *blocks[T]) add(v T) {
+	if len(bl.cur) == cap(bl.cur) {
+		if bl.cur != nil {
+			bl.full = append(bl.full, bl.cur)
+		}
+		bl.cur = make([]T, 0, min(max(8, 2*cap(bl.cur)), 1<<16))
+	}
+	bl.cur = append(bl.cur, v)
+	bl.total++
+}
+
+// flat returns the values in one slice of the exact length.
+func (bl *blocks[T]) flat() []T {
+	if bl.full == nil {
+		return bl.cur
+	}
+	out := make([]T, 0, bl.total)
+	for _, b := range bl.full {
+		out = append(out, b...)
+	}
+	return append(out, bl.cur...)
+}
 
 func (d *DictAttr) String() string { return attrString(d) }
 

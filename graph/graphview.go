@@ -156,8 +156,8 @@ func attrList(a Attr, n int) []*DictAttr {
 	countWork(workPorts, n)
 	out := make([]*DictAttr, n)
 	if arr, ok := a.(*ArrayAttr); ok {
-		for i := 0; i < n && i < len(arr.Elems); i++ {
-			out[i], _ = arr.Elems[i].(*DictAttr)
+		for i := 0; i < n && i < arr.Len(); i++ {
+			out[i], _ = arr.At(i).(*DictAttr)
 		}
 	}
 	return out

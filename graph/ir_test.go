@@ -15,11 +15,11 @@ func buildGraph(t *testing.T) (*Module, *Graph) {
 	props := Dict(
 		NamedAttr{AttrSymName, Str("main")},
 		NamedAttr{AttrFunctionType, &TypeAttr{&FunctionType{in, out}}},
-		NamedAttr{AttrArgAttrs, &ArrayAttr{[]Attr{
+		NamedAttr{AttrArgAttrs, &ArrayAttr{Elems: []Attr{
 			Dict(NamedAttr{AttrName, Str("x")}),
 			Dict(NamedAttr{AttrName, Str("s")}, NamedAttr{AttrBufMutation, Str("s")}),
 		}}},
-		NamedAttr{AttrResAttrs, &ArrayAttr{[]Attr{
+		NamedAttr{AttrResAttrs, &ArrayAttr{Elems: []Attr{
 			Dict(NamedAttr{AttrName, Str("y")}),
 			Dict(NamedAttr{AttrName, Str("s")}),
 		}}},

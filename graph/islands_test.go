@@ -40,7 +40,7 @@ func addGraph(m *Module, name, vis string, in, out []Type, argAttrs, resAttrs []
 		attrs = append(attrs, NamedAttr{AttrVisibility, Str(vis)})
 	}
 	if argAttrs != nil {
-		attrs = append(attrs, NamedAttr{AttrArgAttrs, &ArrayAttr{argAttrs}}, NamedAttr{AttrResAttrs, &ArrayAttr{resAttrs}})
+		attrs = append(attrs, NamedAttr{AttrArgAttrs, &ArrayAttr{Elems: argAttrs}}, NamedAttr{AttrResAttrs, &ArrayAttr{Elems: resAttrs}})
 	}
 	op.Props = Dict(attrs...)
 	m.Body().Append(op)

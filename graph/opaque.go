@@ -75,6 +75,9 @@ func opaqueAttr(a Attr) string {
 	}
 	switch x := a.(type) {
 	case *ArrayAttr:
+		if t, _, _, ok := x.Packed(); ok {
+			return opaqueType(t)
+		}
 		for _, e := range x.Elems {
 			if w := opaqueAttr(e); w != "" {
 				return w

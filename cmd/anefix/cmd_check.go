@@ -105,7 +105,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := ld.Input.CheckHash(); err != nil {
 		return err
 	}
-	msg := checkReport(rep)
+	msg := checkReport(rep, f.asJSON)
 	msg.Input = reportInput(args[0], ld)
 	if f.asJSON {
 		b, err := protoJSON(msg)
@@ -124,18 +124,22 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	return nil
 }
 
-// checkReport converts the rule model's report to the schema.
-func checkReport(r *ane.Report) *pb.CheckReport {
+// checkReport converts the rule model's report to the schema. perGraph
+// adds each graph's findings one by one, which only the JSON report
+// carries (the text prints the groups): a finding per op of a large graph
+// cost a message each.
+func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 	reg, fns := r.Regions()
 	msg := &pb.CheckReport{
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
-		RegionsPredicted: int32(reg), Functions: int32(fns),
-		Groups:   pbGroups(ane.GroupFindings(r.AllFindings())),
-		Suspects: pbGroups(ane.GroupFindings(r.AllSuspects())),
-		Hazards:  pbGroups(ane.GroupFindings(r.AllHazards())), HazardNotes: r.HazardNotes,
+		RegionsPredicted: int32(reg), Functions: int32(fns), HazardNotes: r.HazardNotes,
 		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),
-		Advice: pbGroups(ane.GroupFindings(r.AllAdvice())),
 	}
+	// Grouped first and converted last, once r is no longer read: a caller
+	// that drops the report lets its findings go while the groups become
+	// messages (with a finding per op, each list is hundreds of bytes an op).
+	groups := [][]ane.Group{ane.GroupFindings(r.AllFindings()), ane.GroupFindings(r.AllSuspects()),
+		ane.GroupFindings(r.AllHazards()), ane.GroupFindings(r.AllAdvice())}
 	if n, ok := r.PredictedRegions(); ok {
 		msg.PredictedRegions = proto.Int32(int32(n))
 	}
@@ -146,9 +150,6 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 		if g.Entry && g.RegionsKnown {
 			gc.PredictedRegions = proto.Int32(int32(g.PredictedRegions))
 		}
-		for _, f := range g.Advice {
-			gc.Advice = append(gc.Advice, pbFinding(f))
-		}
 		for _, v := range g.Verdicts {
 			switch v.Verdict {
 			case ane.Illegal:
@@ -157,14 +158,11 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 				gc.OpsExempt++
 			}
 		}
-		for _, f := range g.Findings {
-			gc.Findings = append(gc.Findings, pbFinding(f))
-		}
-		for _, f := range g.Suspects {
-			gc.Suspects = append(gc.Suspects, pbFinding(f))
-		}
-		for _, f := range g.Hazards {
-			gc.Hazards = append(gc.Hazards, pbFinding(f))
+		if perGraph {
+			gc.Advice = pbFindings(g.Advice)
+			gc.Findings = pbFindings(g.Findings)
+			gc.Suspects = pbFindings(g.Suspects)
+			gc.Hazards = pbFindings(g.Hazards)
 		}
 		if g.Entry {
 			msg.Segments += int32(g.Segments)
@@ -176,6 +174,10 @@ func checkReport(r *ane.Report) *pb.CheckReport {
 			CompilersWords: rule.CompilersWords, Evidence: rule.Evidence, FixPass: rule.Fix,
 			Severity: rule.Severity.String(), Experiment: rule.ExperimentText()})
 	}
+	for i, dst := range []*[]*pb.FindingGroup{&msg.Groups, &msg.Suspects, &msg.Hazards, &msg.Advice} {
+		*dst = pbGroups(groups[i])
+		groups[i] = nil
+	}
 	return msg
 }
 
@@ -184,8 +186,23 @@ func pbFinding(f ane.Finding) *pb.Finding {
 		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: count32(f.Index), OpNumber: inspect.OpNumber(f.Op)}}
 }
 
+// pbFindings converts fs (nil when empty, as the schema's unset list).
+func pbFindings(fs []ane.Finding) []*pb.Finding {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]*pb.Finding, len(fs))
+	for i, f := range fs {
+		out[i] = pbFinding(f)
+	}
+	return out
+}
+
 func pbGroups(gs []ane.Group) []*pb.FindingGroup {
-	var out []*pb.FindingGroup
+	if len(gs) == 0 {
+		return nil
+	}
+	out := make([]*pb.FindingGroup, 0, len(gs))
 	for _, g := range gs {
 		out = append(out, &pb.FindingGroup{Rule: g.Rule.ID, Severity: g.Rule.Severity.String(), OpName: g.OpName,
 			Source: g.Source, FixPass: g.Fix, Count: count32(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,

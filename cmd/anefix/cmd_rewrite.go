@@ -138,11 +138,32 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	defer ld.Close()
 	load := time.Since(t0)
+	// The report describes the written output, yet a report that cannot be
+	// made or written must leave no output: it is made once the output is
+	// complete and committed with it, both or neither (rewrite.Options.Beside).
+	var rep *pb.RewriteReport
+	var committed []byte
+	if o.report != "" || o.json {
+		plan.Beside = func(res *rewrite.Result) ([]bundle.SideFile, error) {
+			rep = rewriteReportOf(o, in, ld, res, load)
+			b, err := protoJSON(rep)
+			if err != nil {
+				return nil, fmt.Errorf("making the report: %w; nothing written", err)
+			}
+			committed = b
+			if o.report == "" {
+				return nil, nil
+			}
+			return []bundle.SideFile{{Path: o.report, Data: b, Force: o.Force}}, nil
+		}
+	}
 	res, err := plan.Run(in, ld)
 	if err != nil {
 		return usage(err)
 	}
-	rep := rewriteReportOf(o, in, ld, res, load)
+	if rep == nil {
+		rep = rewriteReportOf(o, in, ld, res, load)
+	}
 	writeRewriteSummary(env.Stderr, rep, o.timings)
 	if res.Err != nil {
 		if err := writeRewriteReport(env, o, rep); err != nil {
@@ -156,7 +177,13 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 		return err
 	}
-	if err := writeRewriteReport(env, o, rep); err != nil {
+	if committed != nil {
+		if o.json {
+			if _, err := env.Stdout.Write(committed); err != nil {
+				return err
+			}
+		}
+	} else if err := writeRewriteReport(env, o, rep); err != nil {
 		return err
 	}
 	// After OUT is written: rewriteCompile (cmd_compile.go) and
@@ -207,7 +234,7 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 // OUT` would predict, hazard rules aside (they never change it and would
 // read every weight).
 func rwVerdict(r *ane.Report) *pb.RewriteVerdict {
-	cr := checkReport(r)
+	cr := checkReport(r, false)
 	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
 		Suspects: count32(len(cr.Suspects)), RuleSet: cr.RuleSet}
 	for _, g := range cr.Groups {
@@ -369,7 +396,7 @@ func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error 
 		return err
 	}
 	if o.report != "" {
-		if err := bundle.WriteFile(o.report, b, nil); err != nil {
+		if err := bundle.WriteFile(o.report, b, o.Force, nil); err != nil {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}

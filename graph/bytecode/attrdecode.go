@@ -613,11 +613,21 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 	}
 	switch code {
 	case atArray:
-		elems, err := s.attrList(d)
+		// The builder packs arrays of integers or floats of one type: 8
+		// bytes an element instead of an interface each.
+		n, err := d.count("attribute list", 1)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &graph.ArrayAttr{Elems: elems}, nil, nil
+		var b graph.ArrayBuilder
+		for range n {
+			e, err := s.attrRef(d)
+			if err != nil {
+				return nil, nil, err
+			}
+			b.Add(e)
+		}
+		return b.Array(), nil, nil
 	case atDict:
 		return s.dictAttr(d)
 	case atString, atStringTyped:

@@ -60,7 +60,7 @@ func memoWorthy(a graph.Attr) bool {
 		*graph.TypeAttr, *graph.SymbolRefAttr, *graph.DenseResourceAttr:
 		return false
 	case *graph.ArrayAttr:
-		return len(x.Elems) > 8
+		return x.Len() > 8
 	case *graph.DictAttr:
 		return len(x.Entries) > 8
 	}
@@ -331,6 +331,36 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 	switch x := a.(type) {
 	case *graph.ArrayAttr:
 		e.varint(atArray)
+		if t, float, vals, ok := x.Packed(); ok {
+			// One scratch attribute encoded per element, and an element
+			// equal to the one before reuses its entry: a packed array's
+			// elements are often few distinct values (no room is reserved
+			// for an entry per element).
+			e.varint(uint64(len(vals)))
+			e.buf = slices.Grow(e.buf, len(vals))
+			var scratch graph.Attr = &graph.IntegerAttr{Type: t}
+			if float {
+				scratch = &graph.FloatAttr{Type: t}
+			}
+			last, lastIdx := uint64(0), -1
+			for _, v := range vals {
+				if lastIdx >= 0 && v == last {
+					e.varint(uint64(lastIdx))
+					continue
+				}
+				if float {
+					scratch.(*graph.FloatAttr).Bits = v
+				} else {
+					scratch.(*graph.IntegerAttr).Value = int64(v)
+				}
+				if lastIdx, err = w.attrIndex(scratch); err != nil {
+					break
+				}
+				e.varint(uint64(lastIdx))
+				last = v
+			}
+			break
+		}
 		e.varint(uint64(len(x.Elems)))
 		// Room for an entry per element at once (table, set and this
 		// encoding, whose indices are at most the table's length after the

@@ -32,6 +32,8 @@ var textInputs = []struct {
 	// every width (kept as their raw bytes).
 	{"sizes.mlir", 0, nil},
 	{"forward.mlir", 0, []string{"--cse"}},
+	// Arrays of one scalar type (packed) and mixed arrays (issue 28).
+	{"arrays.mlir", 0, nil},
 }
 
 func mlirOpt(t testing.TB, tl oracle.MlirOptTool, args ...string) []byte {

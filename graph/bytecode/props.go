@@ -46,6 +46,9 @@ func (k PropKind) matches(a graph.Attr) bool {
 		if !ok {
 			return false
 		}
+		if _, _, _, packed := arr.Packed(); packed {
+			return false // integers or floats
+		}
 		for _, e := range arr.Elems {
 			if _, ok := e.(*graph.DictAttr); !ok {
 				return false

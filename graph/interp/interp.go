@@ -576,9 +576,9 @@ func attrInts(a graph.Attr) ([]int64, bool) {
 	case *graph.DenseArrayAttr:
 		return x.Int64s(), true
 	case *graph.ArrayAttr:
-		out := make([]int64, 0, len(x.Elems))
-		for _, e := range x.Elems {
-			i, ok := e.(*graph.IntegerAttr)
+		out := make([]int64, 0, x.Len())
+		for k := range x.Len() {
+			i, ok := x.At(k).(*graph.IntegerAttr)
 			if !ok {
 				return nil, false
 			}

@@ -149,6 +149,13 @@ func (nb *nestBound) measure(v any) (depth, cost int) {
 	switch v := v.(type) {
 	// Attributes.
 	case *graph.ArrayAttr:
+		if _, _, vals, ok := v.Packed(); ok {
+			// Scalars of one type (graph.ArrayBuilder): each measures as
+			// the first does.
+			d, c := nb.measure(v.At(0))
+			depth, cost = max(depth, 1+d), cost+c*len(vals)
+			break
+		}
 		for _, e := range v.Elems {
 			child(e, 0)
 		}

@@ -563,33 +563,16 @@ func (p *parser) parseAttr() graph.Attr {
 	case HashIdent:
 		return p.parseHashAttr()
 	case LSquare:
-		// Elements are gathered in blocks and copied once into a slice of
-		// the exact length: append's quarter growth allocated about five
-		// times the final slice for an array of millions of elements.
-		var blocks [][]graph.Attr
-		var cur []graph.Attr
-		total := 0
+		// The builder packs arrays of integers or floats of one type (8
+		// bytes an element) and gathers elements in blocks.
+		var b graph.ArrayBuilder
 		p.parseCommaList(LSquare, RSquare, "'['", func() {
-			if len(cur) == cap(cur) {
-				if cur != nil {
-					blocks = append(blocks, cur)
-				}
-				cur = make([]graph.Attr, 0, min(max(8, 2*cap(cur)), 1<<16))
-			}
-			cur = append(cur, p.parseAttr())
-			total++
+			b.Add(p.parseAttr())
 		})
 		if !p.ok() {
 			return nil
 		}
-		if blocks == nil {
-			return &graph.ArrayAttr{Elems: cur}
-		}
-		elems := make([]graph.Attr, 0, total)
-		for _, b := range blocks {
-			elems = append(elems, b...)
-		}
-		return &graph.ArrayAttr{Elems: append(elems, cur...)}
+		return b.Array()
 	case LBrace:
 		return p.parseDict()
 	case String:

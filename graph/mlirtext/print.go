@@ -658,12 +658,12 @@ func dictList(a graph.Attr, n int) ([]*graph.DictAttr, bool) {
 		return out, true
 	}
 	arr, ok := a.(*graph.ArrayAttr)
-	if !ok || len(arr.Elems) != n {
+	if !ok || arr.Len() != n {
 		return nil, false
 	}
 	empty := true
-	for i, e := range arr.Elems {
-		d, ok := e.(*graph.DictAttr)
+	for i := range n {
+		d, ok := arr.At(i).(*graph.DictAttr)
 		if !ok {
 			return nil, false
 		}

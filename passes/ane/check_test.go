@@ -1,6 +1,7 @@
 package ane
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -273,6 +274,37 @@ func TestGroupFindings(t *testing.T) {
 	}
 	if gs[1].Fix != "fold-io-unsqueeze" || gs[1].Count != 1 {
 		t.Errorf("group 1: %+v", gs[1])
+	}
+}
+
+// TestGroupFindingsManyIDs: a group listing more op ids than it searches
+// by list (GroupFindings indexes them past 8) still lists each id once, in
+// first-seen order, and groups of the first graph do not share an appended
+// graph list.
+func TestGroupFindingsManyIDs(t *testing.T) {
+	var fs []Finding
+	var want []string
+	for i := range 20 {
+		id := fmt.Sprintf("op%d", i)
+		want = append(want, id)
+		for range 1 + i%3 { // ids repeat: 1, 2 or 3 findings each
+			fs = append(fs, Finding{Rule: RuleElementType, Graph: "main", OpID: id, OpName: "coreai.cast", Source: "q.py:1"})
+		}
+	}
+	fs = append(fs, Finding{Rule: RuleElementType, Graph: "main", OpID: "op3", OpName: "coreai.cast", Source: "q.py:2"},
+		Finding{Rule: RuleElementType, Graph: "other", OpID: "op3", OpName: "coreai.cast", Source: "q.py:2"})
+	gs := GroupFindings(fs)
+	if len(gs) != 2 {
+		t.Fatalf("%d groups, want 2", len(gs))
+	}
+	if got := strings.Join(gs[0].OpIDs, ","); got != strings.Join(want, ",") || gs[0].Count != 39 {
+		t.Errorf("group 0: count %d, ids %s", gs[0].Count, got)
+	}
+	if g := gs[0].Graphs; len(g) != 1 || g[0] != "main" {
+		t.Errorf("group 0 graphs %v", g)
+	}
+	if g := gs[1].Graphs; strings.Join(g, ",") != "main,other" || strings.Join(gs[1].OpIDs, ",") != "op3" {
+		t.Errorf("group 1: graphs %v ids %v", g, gs[1].OpIDs)
 	}
 }
 

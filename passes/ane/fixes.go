@@ -64,6 +64,9 @@ func resolveFixes(m *graph.Module, rep *Report) {
 						f.Detail += "; legalize-weights leaves it: " + why + "; what would: re-export with palettized weights (coreai.llm.export --compression 4bit_weight_palettized_group32)"
 					}
 				}
+				// vals served this decision only; dropped, they no longer
+				// keep the islands they were taken from alive.
+				f.vals = nil
 			}
 		}
 	}

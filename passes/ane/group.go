@@ -1,6 +1,7 @@
 package ane
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,32 +33,102 @@ type Group struct {
 
 // GroupFindings groups fs (in the order given) and returns the groups in
 // rule-table order, then by first occurrence.
+//
+// The findings' positions are sorted by key (rule, op name, source, fix;
+// then position, so each group's findings keep their order) and each run
+// of equal keys is a group, counted before the groups are made: a map from
+// key to group and a group list grown by append were, with a finding per
+// op of a large graph, about 200 bytes an op at the peak of check.
 func GroupFindings(fs []Finding) []Group {
-	type key struct {
-		rule                *Rule
-		opName, source, fix string
+	if len(fs) == 0 {
+		return nil
 	}
-	idx := map[key]int{}
-	var out []Group
-	seenID := map[key]map[string]bool{}
-	for n, f := range fs {
-		k := key{f.Rule, f.OpName, f.Source, f.FixPass()}
-		i, ok := idx[k]
+	ruleKey := map[*Rule]int32{}
+	rk := make([]int32, len(fs))
+	for i := range fs {
+		k, ok := ruleKey[fs[i].Rule]
 		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, Group{Rule: f.Rule, OpName: f.OpName, Source: f.Source, Via: f.Via, Fix: f.FixPass(), Detail: f.Detail, first: n})
-			seenID[k] = map[string]bool{}
+			k = int32(len(ruleKey))
+			ruleKey[fs[i].Rule] = k
 		}
-		g := &out[i]
-		g.Count++
-		if f.Graph != "" && !slices.Contains(g.Graphs, f.Graph) {
-			g.Graphs = append(g.Graphs, f.Graph)
+		rk[i] = k
+	}
+	sameKey := func(a, b int32) int {
+		fa, fb := &fs[a], &fs[b]
+		if c := cmp.Compare(rk[a], rk[b]); c != 0 {
+			return c
 		}
-		if f.OpID != "" && !seenID[k][f.OpID] {
-			seenID[k][f.OpID] = true
-			g.OpIDs = append(g.OpIDs, f.OpID)
+		if c := strings.Compare(fa.OpName, fb.OpName); c != 0 {
+			return c
 		}
+		if c := strings.Compare(fa.Source, fb.Source); c != 0 {
+			return c
+		}
+		return strings.Compare(fa.FixPass(), fb.FixPass())
+	}
+	pos := make([]int32, len(fs))
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	slices.SortFunc(pos, func(a, b int32) int {
+		if c := sameKey(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	n := 0
+	for i := range pos {
+		if i == 0 || sameKey(pos[i-1], pos[i]) != 0 {
+			n++
+		}
+	}
+	out := make([]Group, 0, n)
+	// The graph lists of groups in the first finding's graph share one
+	// slice (of capacity 1: an append copies it).
+	firstGraph := []string{fs[0].Graph}
+	var seenID map[string]bool
+	for i := 0; i < len(pos); {
+		j := i + 1
+		for j < len(pos) && sameKey(pos[i], pos[j]) == 0 {
+			j++
+		}
+		f0 := &fs[pos[i]]
+		g := Group{Rule: f0.Rule, OpName: f0.OpName, Source: f0.Source, Via: f0.Via, Fix: f0.FixPass(), Detail: f0.Detail, first: int(pos[i])}
+		// Op ids are searched in the list up to 8, then in a set.
+		clear(seenID)
+		for _, p := range pos[i:j] {
+			f := &fs[p]
+			g.Count++
+			if f.Graph != "" && !slices.Contains(g.Graphs, f.Graph) {
+				if len(g.Graphs) == 0 && f.Graph == firstGraph[0] {
+					g.Graphs = firstGraph[:1:1]
+				} else {
+					g.Graphs = append(g.Graphs, f.Graph)
+				}
+			}
+			switch {
+			case f.OpID == "":
+			case len(g.OpIDs) < 8:
+				if !slices.Contains(g.OpIDs, f.OpID) {
+					g.OpIDs = append(g.OpIDs, f.OpID)
+				}
+			default:
+				if seenID == nil {
+					seenID = map[string]bool{}
+				}
+				if len(seenID) == 0 {
+					for _, id := range g.OpIDs {
+						seenID[id] = true
+					}
+				}
+				if !seenID[f.OpID] {
+					seenID[f.OpID] = true
+					g.OpIDs = append(g.OpIDs, f.OpID)
+				}
+			}
+		}
+		out = append(out, g)
+		i = j
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		ri, rj := ruleOrder(out[i].Rule), ruleOrder(out[j].Rule)

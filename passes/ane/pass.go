@@ -95,7 +95,20 @@ func (p *Pass) ReportPort(what, detail string) {
 // MarkIllegal makes op illegal under the pass's rule without a finding of
 // its own (the inside of a reported fp32 island: the finding sits on the
 // ops that open it).
-func (p *Pass) MarkIllegal(op *graph.Operation) { p.out.alsoIllegal[op] = p.rule.ID }
+func (p *Pass) MarkIllegal(op *graph.Operation) {
+	r := p.out
+	i, ok := p.Index[op]
+	if !ok {
+		return // not an op of this graph: it has no verdict here
+	}
+	if r.alsoIllegal == nil {
+		r.alsoIllegal = make([]string, len(p.Ops))
+	}
+	if r.alsoIllegal[i] == "" {
+		r.alsoMarked++
+	}
+	r.alsoIllegal[i] = p.rule.ID
+}
 
 // graphRun collects what the rules found in one graph.
 type graphRun struct {
@@ -108,9 +121,12 @@ type graphRun struct {
 	suspects    []Finding
 	hazards     []Finding
 	advice      []Finding
-	// alsoIllegal holds ops illegal under a rule whose finding sits on
-	// another op.
-	alsoIllegal map[*graph.Operation]string
+	// alsoIllegal holds the rule of each op illegal under a rule whose
+	// finding sits on another op, by op index (a map entry each cost about
+	// 55 bytes an op where every op is inside an island); alsoMarked
+	// counts them.
+	alsoIllegal []string
+	alsoMarked  int
 }
 
 func (r *graphRun) add(f Finding) {
@@ -143,7 +159,7 @@ func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
 }
 
 func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
-	return &graphRun{facts: f, scan: scan, alsoIllegal: map[*graph.Operation]string{}}
+	return &graphRun{facts: f, scan: scan}
 }
 
 // run runs one rule and returns the facts it asked for.
@@ -161,30 +177,51 @@ func (r *graphRun) result() GraphResult {
 		sortFindings(l)
 	}
 	gr.Findings, gr.Suspects, gr.Hazards, gr.Advice = r.findings, r.suspects, r.hazards, r.advice
-	rules := map[*graph.Operation][]string{}
+	// The rules each op breaks, by op index. An op breaking one rule shares
+	// that rule's one-element list (capacity 1: adding a second rule
+	// copies it): a map entry and a list per illegal op cost about 80
+	// bytes an op of a graph whose every op is illegal.
+	gr.Verdicts = make([]OpVerdict, len(f.Ops))
+	one := map[string][]string{}
+	addRule := func(op *graph.Operation, id string) {
+		i, ok := f.Index[op]
+		if !ok {
+			return
+		}
+		v := &gr.Verdicts[i]
+		switch {
+		case v.Rules == nil:
+			if one[id] == nil {
+				one[id] = []string{id}
+			}
+			v.Rules = one[id][:1:1]
+		case !slices.Contains(v.Rules, id):
+			v.Rules = append(v.Rules, id)
+		}
+	}
 	for _, f := range r.findings {
 		if f.Rule.Severity == Blocker {
 			gr.Blocked = true
-			if f.Op != nil && !slices.Contains(rules[f.Op], f.Rule.ID) {
-				rules[f.Op] = append(rules[f.Op], f.Rule.ID)
+			if f.Op != nil {
+				addRule(f.Op, f.Rule.ID)
 			}
 		}
 	}
-	for op, id := range r.alsoIllegal {
-		gr.Blocked = true
-		if !slices.Contains(rules[op], id) {
-			rules[op] = append(rules[op], id)
+	for i, id := range r.alsoIllegal {
+		if id != "" {
+			gr.Blocked = true
+			addRule(f.Ops[i], id)
 		}
 	}
 	for i, op := range f.Ops {
-		v := OpVerdict{Op: op, Index: i}
+		v := &gr.Verdicts[i]
+		v.Op, v.Index = op, i
 		switch {
-		case len(rules[op]) > 0:
-			v.Verdict, v.Rules = Illegal, rules[op]
+		case len(v.Rules) > 0:
+			v.Verdict = Illegal
 		case op.Name != "coreai.constant" && f.IsIndexOp(op):
 			v.Verdict = Exempt
 		}
-		gr.Verdicts = append(gr.Verdicts, v)
 	}
 	gr.offANE = offANEOps(f)
 	return gr

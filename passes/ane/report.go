@@ -4,6 +4,8 @@ package ane
 // predictions (check.go fills them).
 
 import (
+	"slices"
+
 	"github.com/anefix/anefix/graph"
 )
 
@@ -127,11 +129,7 @@ type Report struct {
 
 // AllAdvice returns every performance finding across graphs.
 func (r *Report) AllAdvice() []Finding {
-	var out []Finding
-	for i := range r.Graphs {
-		out = append(out, r.Graphs[i].Advice...)
-	}
-	return out
+	return allOf(r, func(g *GraphResult) []Finding { return g.Advice })
 }
 
 // PredictedRegions sums the architecture prediction over entry graphs; ok
@@ -169,29 +167,39 @@ func (r *Report) Regions() (regions, functions int) {
 	return regions, functions
 }
 
-// AllFindings returns every blocker/info finding across graphs.
-func (r *Report) AllFindings() []Finding {
-	var out []Finding
+// allOf returns the list list gives of every graph, in graph order: the
+// graph's own list (capacity clipped, so an append copies it) when only
+// one graph has any, since a copy of a list of a finding per op doubled
+// what check held; callers only read it.
+func allOf(r *Report, list func(*GraphResult) []Finding) []Finding {
+	n, only := 0, -1
 	for i := range r.Graphs {
-		out = append(out, r.Graphs[i].Findings...)
+		if l := len(list(&r.Graphs[i])); l > 0 {
+			n += l
+			only = i
+		}
+	}
+	if only >= 0 && n == len(list(&r.Graphs[only])) {
+		return slices.Clip(list(&r.Graphs[only]))
+	}
+	out := make([]Finding, 0, n)
+	for i := range r.Graphs {
+		out = append(out, list(&r.Graphs[i])...)
 	}
 	return out
+}
+
+// AllFindings returns every blocker/info finding across graphs.
+func (r *Report) AllFindings() []Finding {
+	return allOf(r, func(g *GraphResult) []Finding { return g.Findings })
 }
 
 // AllSuspects returns every suspect finding across graphs.
 func (r *Report) AllSuspects() []Finding {
-	var out []Finding
-	for i := range r.Graphs {
-		out = append(out, r.Graphs[i].Suspects...)
-	}
-	return out
+	return allOf(r, func(g *GraphResult) []Finding { return g.Suspects })
 }
 
 // AllHazards returns every fp16 hazard finding across graphs.
 func (r *Report) AllHazards() []Finding {
-	var out []Finding
-	for i := range r.Graphs {
-		out = append(out, r.Graphs[i].Hazards...)
-	}
-	return out
+	return allOf(r, func(g *GraphResult) []Finding { return g.Hazards })
 }

@@ -103,7 +103,7 @@ func runRuleAlone(t *testing.T, r *Rule, m *graph.Module) []string {
 				out = append(out, s)
 			}
 		}
-		if n := len(gr.alsoIllegal); n > 0 {
+		if n := gr.alsoMarked; n > 0 {
 			out = append(out, fmt.Sprintf("[%d ops illegal]", n))
 		}
 	}

@@ -21,15 +21,16 @@ const (
 	ShortArray = "array<i16>" // {big = array<i16: v, …>}: 2 bytes an element, as MLIR stores it
 	Dense      = "dense<[]>"  // {big = dense<[v, …]> : tensor<nxi64>}: a DenseElementsAttr literal
 	ArrayAttr  = "[i64]"      // {big = [v : i64, …]}: an ArrayAttr of IntegerAttrs
+	Ones       = "[1]"        // {big = [1, 1, …]}: issue 28's array of untyped ones (i64), 3 bytes an element
 	Ops        = "ops"        // n ops `"t.o"() : () -> ()`, about 20 bytes each
 	Chain      = "chain"      // n ops `%k = "t.o"(%k-1) : (i32) -> i32`: values and uses
 )
 
 // Kinds lists every kind, attributes first.
-var Kinds = []string{DenseArray, ShortArray, Dense, ArrayAttr, Ops, Chain}
+var Kinds = []string{DenseArray, ShortArray, Dense, ArrayAttr, Ones, Ops, Chain}
 
 // AttrKinds lists the attribute kinds.
-var AttrKinds = []string{DenseArray, ShortArray, Dense, ArrayAttr}
+var AttrKinds = []string{DenseArray, ShortArray, Dense, ArrayAttr, Ones}
 
 // value is element i of an attribute: mixed widths and signs, not sorted.
 func value(i int) int { return (i*7919)%1000003 - 500000 }
@@ -69,6 +70,15 @@ func Write(w io.Writer, kind string, n int) error {
 	case ArrayAttr:
 		bw.WriteString("  \"t.op\"() {big = [")
 		list(", ", " : i64")
+		bw.WriteString("]} : () -> ()\n")
+	case Ones:
+		bw.WriteString("  \"t.op\"() {big = [")
+		for i := range n {
+			if i > 0 {
+				bw.WriteString(", ")
+			}
+			bw.WriteByte('1')
+		}
 		bw.WriteString("]} : () -> ()\n")
 	case Ops:
 		for range n {
