@@ -97,7 +97,7 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&o.BytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
 	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 	fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
-	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output")
+	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output (teacher-forced, 8 streams over the whole context, the default gates; exit 3 when missed)")
 	declareMaxMemory(fs, &o.maxMem, "planning one weight in a pass that allocates per weight (palettize, quantize-weights, legalize-weights)")
 }
 
