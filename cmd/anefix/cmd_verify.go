@@ -370,23 +370,7 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	if r.BitIdentical {
 		b.WriteString("outputs and states: bit-identical\n")
 	}
-	for _, s := range r.States {
-		if s.BitIdentical {
-			fmt.Fprintf(&b, "state %s: bit-identical\n", s.Name)
-		} else {
-			fmt.Fprintf(&b, "state %s: max|Δ| %s, relative RMS %s\n", s.Name, fmtG(s.MaxAbsDiff), fmtG(s.RelativeRms))
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	writeRangesText(&b, r)
-	writeLocalizeText(&b, r)
-	var roles []string
-	for _, in := range r.Inputs {
-		roles = append(roles, in.Name+"="+in.Role)
-	}
-	fmt.Fprintf(&b, "inputs: %s\n", strings.Join(roles, " "))
+	writeStatesAndInputs(&b, r, "")
 	if r.Passed {
 		fmt.Fprintf(&b, "gate: passed (need %d/%d)\n", r.MinAgree, r.Steps)
 	} else {
@@ -548,6 +532,29 @@ func rewriteVerify(env *Env, in, out string) error {
 	e := *env
 	e.Stdout = env.Stderr
 	return verifyPair(&e, in, out, defaultVerifyRun())
+}
+
+// writeStatesAndInputs writes what both verify modes end with: each
+// state's difference (at stateWhere: "" or " at the last position"), the
+// notes, the ranges and localization when asked for, and the inputs' roles.
+func writeStatesAndInputs(b *strings.Builder, r *pb.VerifyReport, stateWhere string) {
+	for _, s := range r.States {
+		if s.BitIdentical {
+			fmt.Fprintf(b, "state %s: bit-identical\n", s.Name)
+		} else {
+			fmt.Fprintf(b, "state %s: max|Δ| %s, relative RMS %s%s\n", s.Name, fmtG(s.MaxAbsDiff), fmtG(s.RelativeRms), stateWhere)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
+	writeRangesText(b, r)
+	writeLocalizeText(b, r)
+	var roles []string
+	for _, in := range r.Inputs {
+		roles = append(roles, in.Name+"="+in.Role)
+	}
+	fmt.Fprintf(b, "inputs: %s\n", strings.Join(roles, " "))
 }
 
 func writeRangesText(b *strings.Builder, r *pb.VerifyReport) {

@@ -287,22 +287,7 @@ func writeTeacherText(w io.Writer, r *pb.VerifyReport) error {
 			b.WriteString("\n")
 		}
 	}
-	for _, s := range r.States {
-		if s.BitIdentical {
-			fmt.Fprintf(&b, "state %s: bit-identical\n", s.Name)
-		} else {
-			fmt.Fprintf(&b, "state %s: max|Δ| %s, relative RMS %s at the last position\n", s.Name, fmtG(s.MaxAbsDiff), fmtG(s.RelativeRms))
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	writeRangesText(&b, r)
-	var roles []string
-	for _, in := range r.Inputs {
-		roles = append(roles, in.Name+"="+in.Role)
-	}
-	fmt.Fprintf(&b, "inputs: %s\n", strings.Join(roles, " "))
+	writeStatesAndInputs(&b, r, " at the last position")
 	if r.Passed {
 		fmt.Fprintf(&b, "gate: passed (%s)\n", teacherGateText(r))
 	} else {

@@ -30,6 +30,8 @@ func numericsRows() []numericsRow {
 		{"norms retyped (islands=blockers,norms)", []string{"--set", "strip-fp32-casts.islands=blockers,norms"}},
 		{"+ fp16-safe-reductions", []string{"--enable", "fp16-safe-reductions"}},
 		{"+ scale-state", []string{"--enable", "scale-state"}},
+		{"+ residual-scale (k=5)", []string{"--enable", "residual-scale"}},
+		{"islands=all + residual-scale (k=5)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale"}},
 	}
 	for _, bits := range []int{8, 6, 4} {
 		for _, group := range []int{32, 16} {

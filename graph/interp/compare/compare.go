@@ -487,26 +487,12 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		loc = newLocalizer(ref, cand, newOpNames(cand))
 		loc.hook(&o.Ref, &o.Cand)
 	}
-	rs, err := newSide(ref, o.Function, o.Ref)
+	rs, cs, err := newSides(ref, cand, o.Function, o.Ref, o.Cand, o.CandConstants)
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
-	}
-	defer rs.in.Close()
-	cs, err := newSide(cand, o.Function, o.Cand)
-	if err != nil {
-		return nil, fmt.Errorf("candidate: %w", err)
-	}
-	defer cs.in.Close()
-	// Compare the same output: the candidate's output of the reference's
-	// logits name when it has one (passes may reorder outputs).
-	for k, o := range cs.outs {
-		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && (rs.logitsIsState || !cs.isStateOutput(k)) {
-			cs.logits = k
-		}
-	}
-	if err := feedConstants(rs, cs, ref, o.CandConstants); err != nil {
 		return nil, err
 	}
+	defer rs.in.Close()
+	defer cs.in.Close()
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
 	res.Notes = append(res.Notes, logitsNotes(rs)...)
 	for i := range rs.ins {
@@ -792,6 +778,34 @@ func stateDriftSums(rs, cs *side, log2 map[string]int) []StateDrift {
 // the values of the constant the reference holds, converted to the
 // input's element type (rounded to nearest even, as strip-fp32-casts
 // converts a constant) when they differ.
+// newSides sets up the reference and the candidate of one comparison,
+// both greedy and teacher-forced: the candidate compares the same output
+// (its output of the reference's logits name when it has one: passes may
+// reorder outputs), and its inputs that carry a reference constant are
+// fed. The caller closes both sides' inputs.
+func newSides(ref, cand *graph.Module, fn string, ro, co interp.Options, cis []record.ConstantInput) (rs, cs *side, err error) {
+	rs, err = newSide(ref, fn, ro)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reference: %w", err)
+	}
+	cs, err = newSide(cand, fn, co)
+	if err != nil {
+		rs.in.Close()
+		return nil, nil, fmt.Errorf("candidate: %w", err)
+	}
+	for k, out := range cs.outs {
+		if out.Name != "" && out.Name == rs.outs[rs.logits].Name && (rs.logitsIsState || !cs.isStateOutput(k)) {
+			cs.logits = k
+		}
+	}
+	if err := feedConstants(rs, cs, ref, cis); err != nil {
+		rs.in.Close()
+		cs.in.Close()
+		return nil, nil, err
+	}
+	return rs, cs, nil
+}
+
 func feedConstants(rs, cs *side, ref *graph.Module, cis []record.ConstantInput) error {
 	cs.consts = map[int]string{}
 	for _, ci := range cis {

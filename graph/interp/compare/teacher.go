@@ -224,24 +224,12 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		recs[0].hook(&o.Ref)
 		recs[1].hook(&o.Cand)
 	}
-	rs0, err := newSide(ref, o.Function, o.Ref)
+	rs0, cs0, err := newSides(ref, cand, o.Function, o.Ref, o.Cand, o.CandConstants)
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
-	}
-	defer rs0.in.Close()
-	cs0, err := newSide(cand, o.Function, o.Cand)
-	if err != nil {
-		return nil, fmt.Errorf("candidate: %w", err)
-	}
-	defer cs0.in.Close()
-	for k, out := range cs0.outs {
-		if out.Name != "" && out.Name == rs0.outs[rs0.logits].Name && (rs0.logitsIsState || !cs0.isStateOutput(k)) {
-			cs0.logits = k
-		}
-	}
-	if err := feedConstants(rs0, cs0, ref, o.CandConstants); err != nil {
 		return nil, err
 	}
+	defer rs0.in.Close()
+	defer cs0.in.Close()
 	res := &Teacher{Function: rs0.g.Name(), Streams: len(o.Streams), Length: L, ClearMargin: o.ClearMargin, Identical: true}
 	res.Notes = append(res.Notes, logitsNotes(rs0)...)
 	for i := range rs0.ins {
