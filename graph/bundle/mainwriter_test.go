@@ -281,3 +281,72 @@ func TestCopyRangeInKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyRangeDoesNotWaitForHash: the kernel copy runs ahead of the
+// output's hash. The output differs from the input at its first byte, and
+// the input's hasher has not started, so the output's hashing goroutine
+// waits (for the input's first checkpoint) until the encoder is done. The
+// encoder must still get through all its ranges and the short writes
+// before each: before, each of those writes held one of four buffers
+// until hashed, and the fifth one waited for the hash (the full-scale
+// rewrite's copy and output hash ran in lockstep).
+func TestCopyRangeDoesNotWaitForHash(t *testing.T) {
+	data := testData(12 * minKernelCopy)
+	data[0] = Magic[0] ^ 1
+	dir := t.TempDir()
+	p := filepath.Join(dir, "blob")
+	os.WriteFile(p, data, 0o644)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	src := newFileHasher(f, int64(len(data))) // not running yet
+	mw := newMainWriter(out, out, KindAIModel, true, src, nil)
+	want := append([]byte{}, Magic...)
+	encoded := make(chan error, 1)
+	go func() {
+		if _, err := mw.Write(Magic); err != nil {
+			encoded <- err
+			return
+		}
+		for i := range 10 {
+			sep := []byte{byte(i), 'x'}
+			off, n := int64(i)*minKernelCopy+7, int64(minKernelCopy)
+			if _, err := mw.Write(sep); err != nil {
+				encoded <- err
+				return
+			}
+			if err := mw.CopyRange(f, off, n); err != nil {
+				encoded <- err
+				return
+			}
+			want = append(want, sep...)
+			want = append(want, data[off:off+n]...)
+		}
+		encoded <- nil
+	}()
+	select {
+	case err := <-encoded:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a hang guard, not a timing
+		go src.run(nil) // let the test end
+		<-encoded
+		t.Fatal("the encoder waited for the output's hash, which waited for the input's")
+	}
+	go src.run(nil)
+	sum, err := mw.finish()
+	if err != nil || sum != sha(want) {
+		t.Errorf("hash %s err %v, want %s", sum, err, sha(want))
+	}
+	if got, _ := os.ReadFile(out.Name()); !bytes.Equal(got, want) {
+		t.Error("output differs")
+	}
+}
