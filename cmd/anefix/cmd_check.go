@@ -94,6 +94,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		return err
 	}
 	defer ld.Close()
+	defer loadedGC(ld)()
 	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)

@@ -138,6 +138,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	defer ld.Close()
 	load := time.Since(t0)
+	defer loadedGC(ld)()
 	res, err := plan.Run(in, ld)
 	if err != nil {
 		return usage(err)

@@ -139,7 +139,7 @@ type GraphResult struct {
 	PredictedRegions int
 	RegionsKnown     bool
 	RegionModel      string
-	offANE           map[*graph.Operation]bool
+	offANE           []bool // by op index (offANEOps); nil when no op is off
 }
 
 // Report is the result of Check.
