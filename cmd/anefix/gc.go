@@ -44,10 +44,10 @@ func codecGC() (restore func()) {
 // times the live heap after the load, plus loadedHeapSlack. It only makes
 // the collector run sooner near the limit; it never refuses memory (past
 // the limit the runtime caps the collector at about half the CPU and the
-// heap grows on). Measured on the chain (/usr/bin/time, load 2-5, noisy):
-// check about 760 -> 490-500 MiB peak RSS, rewrite about 720 -> 540 MiB
-// (mlir-opt 22: 357 MiB), for 30-40% more CPU time; with a factor of 2,
-// check 445-460 MiB and rewrite no lower, for twice the CPU time.
+// heap grows on). Measured on the chain (/usr/bin/time, load 3-5, noisy;
+// mlir-opt 22: 365 MiB): check 750 -> 490 MiB peak RSS, rewrite 720 -> 491
+// MiB, for about 40% more CPU time than with no limit; with a factor of 2,
+// check 445-460 MiB for twice the CPU time.
 // A bytecode input's weights stay in its mapping, outside the heap, while
 // the passes that compress them allocate in proportion to them: the
 // mapped main module's size is added (mapped). GOMEMLIMIT or GOGC in the
