@@ -49,16 +49,18 @@ ane = --numerics ane, the Neural Engine profile of graph/interp/numerics.go,
 family pre-a16; graph/interp/compare's TestFP16SafeReductionsANE checks the
 module's gain):
 - testdata/passes/fp16-safe-reductions.mlir (sums and means over 3 and 8
-  f16 elements), 24 steps: ieee 24/24, PSNR 97.2 dB, max |Δ| 0.00098 (the
-  mean over 3 rounds its sum to f16 before dividing); ane 24/24, PSNR 97.2
-  dB, max |Δ| 0.00098, where the module as written gives 82.0 dB, max |Δ|
-  0.0078 under the same profile: the narrow accumulation is gone.
+  f16 elements), 24 steps: ieee PSNR 97.2 dB, max |Δ| 0.00098 (the mean
+  over 3 rounds its sum to f16 before dividing; teacher-forced, 4 streams ×
+  24 positions: mean KL divergence 3.1e-9 nats, same top-1 100 %); ane PSNR
+  97.2 dB, max |Δ| 0.00098, where the module as written gives 82.0 dB, max
+  |Δ| 0.0078 under the same profile: the narrow accumulation is gone.
 - tiny synth arm A after the default pipeline (12 f16 sums rewritten: the
-  l2 norms and the multiply-and-sum state reads): ieee unchanged (24/24,
-  48.9 dB, prompt 1); ane 24/24 both ways, PSNR 47.7 → 43.2 dB with prompt
-  1 and 48.8 → 51.8 dB with prompt 1,2,3. Synth weights are random and
-  the sums short (8 elements), so the logits show no consistent gain; the
-  module above is where the effect is isolated.`,
+  l2 norms and the multiply-and-sum state reads; verify's teacher-forced
+  mode, 8 streams × 256 positions, cmd/anefix TestNumericsTable): ieee
+  unchanged (mean KL divergence 1.3e-5 nats, same top-1 99.0 %); ane 7.6e-5
+  → 2.0e-5 nats, 98.0 → 98.0 %. Synth weights are random and the sums short
+  (8 elements), so the logits show no consistent gain; the module above is
+  where the effect is isolated.`,
 	Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
 }
 

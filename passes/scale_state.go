@@ -47,14 +47,17 @@ Numerics: exact, since multiplying by a power of two only changes the
 exponent, except where a stored value falls below 2^-14·2^k (it becomes
 subnormal or zero: precision is lost) or, with k < 0, above 65504·2^k (it
 overflows). Measured by anefix verify on tiny arm A (graph/interp/compare's
-TestScaleStateVerify, against the default pipeline without the pass, 24
-steps): logits bit-identical and 24/24 for default=1, 4 and -2; the
-recurrent state, compared in the reference's units, bit-identical for -2
-and off by at most 6e-8 (default=1) and 4.8e-7 (default=4): its small
-entries are subnormal once scaled down, the loss the exactness caveat names.
-Against the input export, tiny arm A gives the same figures with and
-without scale-state: ieee 24/24, 48.9 dB; --numerics ane 24/24,
-47.7 dB (prompt 1), 48.8 dB (prompt 1,2,3). Synth's states stay far from
+TestScaleStateVerify, against the default pipeline without the pass,
+teacher-forced, 4 streams × 24 positions): mean KL divergence 1.6e-8 nats
+and same top-1 100 % for default=1, 8.7e-7 nats and 95/96 for default=4
+(one near tie flips; every top-1 with a clear margin is kept), bit-identical
+for -2. After one step the states, compared in the reference's units, are
+within the subnormal rounding the exactness caveat names; over more steps
+synth's long-memory gates read a rounded entry again and the ulp reaches
+the other states. Against the input export (8 streams × 256 positions;
+cmd/anefix TestNumericsTable), tiny arm A gives ieee mean KLD 1.3e-5 nats
+without and 1.4e-5 with scale-state, same top-1 99.0 %; --numerics ane
+7.6e-5 and 6.9e-5 nats, 98.0 and 97.9 %. Synth's states stay far from
 saturation, so this shows the pass is neutral, not that it helps.
 
 What a host sees changes: the stored state is the old one times 2^-k. The

@@ -88,19 +88,16 @@ When not to use it: when the fp32 island is there for accuracy that f16
 cannot keep (long reductions, recurrences with large dynamic range; in an
 RMSNorm, x·x overflows f16 for |x| > 256 and goes subnormal for
 |x| < 2^-7). Measured on tiny synth arm A (random weights with synth's
-massive residual channels and trained gates, graph/synth/massive.go; anefix
-rewrite, then anefix verify, prompt 1, 24 greedy steps): the default
-(blockers: the 3 recurrence islands) gives top-1 agreement 14/24, logits
-PSNR 23.8 dB: the logits agree to 0.008 until REF's top two tie closely at
-step 12 and one flip changes every later token (teacher-forced over 40
-positions the worst cosine is 0.99995, graph/interp/compare's
-TestResidualScaleIslandsAll); islands=all and islands=norms give 0/24,
-1.1 dB: the massive channels' squares overflow the fp16 norms and the
-logits collapse from step 0 (the residual-scale pass removes that);
-islands=all with keep-norms=true (RoPE and the recurrence stripped) gives
-14/24 like the default. Random weights make near-tied logits, so read the
-greedy count as a sensitivity
-signal, not a verdict on a trained model. Check every result with anefix
+massive residual channels and trained gates, graph/synth/massive.go;
+anefix rewrite, then anefix verify's default teacher-forced mode, 8
+streams × 256 positions, ieee; cmd/anefix TestNumericsTable): the default
+(blockers: the 3 recurrence islands) gives mean KL divergence 1.3e-5 nats,
+same top-1 99.0 %; islands=all 0.1 nats, 0.0 %: the massive channels'
+squares overflow the fp16 norms and the logits collapse (islands=
+blockers,norms gives the same; the residual-scale pass removes it);
+islands=all with keep-norms=true (RoPE and the recurrence stripped)
+1.4e-5 nats, 99.0 %. Random weights make near-tied logits, so read this as
+a sensitivity signal, not a verdict on a trained model. Check every result with anefix
 verify; restrict the pass further with exclude=<pattern>.`,
 }
 

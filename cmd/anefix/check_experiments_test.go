@@ -147,7 +147,7 @@ func TestCheckSettleCommandsRun(t *testing.T) {
 				if strings.Contains(c, "islands=all") {
 					continue // fp16 norms move the numbers of the random-weight stand-in
 				}
-				code, vout, verrs := runCLI(t, "", "verify", tc.ref, words[4])
+				code, vout, verrs := runCLI(t, "", "verify", tc.ref, words[4], "--streams", "2", "--length", "32")
 				if code != exitOK {
 					t.Errorf("verify %s %s: exit %d\n%s%s", tc.ref, words[4], code, vout, verrs)
 				}

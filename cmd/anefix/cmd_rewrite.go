@@ -97,7 +97,7 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&o.BytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
 	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
 	fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
-	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output")
+	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output (teacher-forced, 8 streams over the whole context, the default gates; exit 3 when missed)")
 	declareMaxMemory(fs, &o.maxMem, "planning one weight in a pass that allocates per weight (palettize, quantize-weights, legalize-weights)")
 }
 
@@ -139,11 +139,32 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	defer ld.Close()
 	load := time.Since(t0)
 	defer loadedGC(ld)()
+	// The report describes the written output, yet a report that cannot be
+	// made or written must leave no output: it is made once the output is
+	// complete and committed with it, both or neither (rewrite.Options.Beside).
+	var rep *pb.RewriteReport
+	var committed []byte
+	if o.report != "" || o.json {
+		plan.Beside = func(res *rewrite.Result) ([]bundle.SideFile, error) {
+			rep = rewriteReportOf(o, in, ld, res, load)
+			b, err := protoJSON(rep)
+			if err != nil {
+				return nil, fmt.Errorf("making the report: %w; nothing written", err)
+			}
+			committed = b
+			if o.report == "" {
+				return nil, nil
+			}
+			return []bundle.SideFile{{Path: o.report, Data: b, Force: o.Force}}, nil
+		}
+	}
 	res, err := plan.Run(in, ld)
 	if err != nil {
 		return usage(err)
 	}
-	rep := rewriteReportOf(o, in, ld, res, load)
+	if rep == nil {
+		rep = rewriteReportOf(o, in, ld, res, load)
+	}
 	writeRewriteSummary(env.Stderr, rep, o.timings)
 	if res.Err != nil {
 		if err := writeRewriteReport(env, o, rep); err != nil {
@@ -157,7 +178,13 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 		return err
 	}
-	if err := writeRewriteReport(env, o, rep); err != nil {
+	if committed != nil {
+		if o.json {
+			if _, err := env.Stdout.Write(committed); err != nil {
+				return err
+			}
+		}
+	} else if err := writeRewriteReport(env, o, rep); err != nil {
 		return err
 	}
 	// After OUT is written: rewriteCompile (cmd_compile.go) and
@@ -375,7 +402,7 @@ func writeRewriteReport(env *Env, o *rewriteFlags, rep *pb.RewriteReport) error 
 		return err
 	}
 	if o.report != "" {
-		if err := bundle.WriteFile(o.report, b, nil); err != nil {
+		if err := bundle.WriteFile(o.report, b, o.Force, nil); err != nil {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -546,26 +548,33 @@ func TestRewriteLLMBundle(t *testing.T) {
 	rwLoad(t, out)
 }
 
-// TestStripNumericsClaim keeps the measurement quoted in strip-fp32-casts'
-// documentation true: on synth arm A the default (the blocker islands: the
-// recurrence) and every island but the norms both flip the same near tie
-// at step 12 (14/24); stripping every island, or the norms, overflows the
-// fp16 norms on synth's massive residual channels (0/24 from step 0).
+// TestStripNumericsClaim keeps strip-fp32-casts' numerics paragraph in its
+// documentation true: on synth arm A, measured by rewrite --verify (verify's
+// default teacher-forced mode), the default (the blocker islands: the
+// recurrence) and every island but the norms keep mean KL divergence and
+// same-top-1 where the doc says; stripping every island (norms in fp16,
+// which synth's massive residual channels overflow) raises the mean KL
+// divergence more than 3× and lowers same-top-1. The
+// doc quotes the mean KLD to two significant digits and same-top-1 to
+// 0.1 %.
 func TestStripNumericsClaim(t *testing.T) {
 	if _, err := os.Stat(rwArmA); err != nil {
 		t.Skipf("no synth arm A: %v", err)
 	}
 	p, _ := passes.Lookup("strip-fp32-casts")
+	doc := strings.Join(strings.Fields(p.Doc), " ")
+	kldRe := regexp.MustCompile(`mean KLD: (\S+) nats`)
+	sameRe := regexp.MustCompile(`same top-1: ([0-9.]+) %`)
 	cases := []struct {
+		name string
 		set  []string
-		want string
-		code int
 	}{
-		{nil, "top-1 agreement: 14/24", exitGate},
-		{[]string{"strip-fp32-casts.islands=all"}, "top-1 agreement: 0/24", exitGate},
-		{[]string{"strip-fp32-casts.islands=norms"}, "top-1 agreement: 0/24", exitGate},
-		{[]string{"strip-fp32-casts.islands=all", "strip-fp32-casts.keep-norms=true"}, "top-1 agreement: 14/24", exitGate},
+		{"default", nil},
+		{"islands=all", []string{"strip-fp32-casts.islands=all"}},
+		{"islands=all keep-norms", []string{"strip-fp32-casts.islands=all", "strip-fp32-casts.keep-norms=true"}},
 	}
+	kld := map[string]float64{}
+	same := map[string]float64{}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "v.aimodel")
 		args := []string{"rewrite", rwArmA, "-o", out, "--verify"}
@@ -573,12 +582,19 @@ func TestStripNumericsClaim(t *testing.T) {
 			args = append(args, "--set", s)
 		}
 		code, stdout, stderr := runCLI(t, "", args...)
-		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
-			t.Errorf("--set %s --verify: exit %d, want %d and %q:\n%s", c.set, code, c.code, c.want, stdout+stderr)
+		k, s := kldRe.FindStringSubmatch(stdout+stderr), sameRe.FindStringSubmatch(stdout+stderr)
+		if (code != exitOK && code != exitGate) || k == nil || s == nil {
+			t.Fatalf("%s --verify: exit %d, want 0 or 3 (a gate) and the teacher-forced figures:\n%s", c.name, code, stdout+stderr)
 		}
-		if !strings.Contains(strings.Join(strings.Fields(p.Doc), " "), strings.TrimPrefix(c.want, "top-1 agreement: ")) {
-			t.Errorf("strip-fp32-casts doc no longer quotes %q", c.want)
+		kld[c.name], _ = strconv.ParseFloat(k[1], 64)
+		same[c.name], _ = strconv.ParseFloat(s[1], 64)
+		quote := strings.Replace(strconv.FormatFloat(kld[c.name], 'g', 2, 64), "e-0", "e-", 1)
+		if !strings.Contains(doc, quote+" nats") || !strings.Contains(doc, fmt.Sprintf("%.1f %%", same[c.name])) {
+			t.Errorf("strip-fp32-casts doc no longer quotes %s: mean KLD %s nats, same top-1 %.1f %%", c.name, quote, same[c.name])
 		}
+	}
+	if kld["islands=all"] < 3*kld["default"] || same["islands=all"] >= same["default"] {
+		t.Errorf("islands=all (norms in fp16) no worse than the default: mean KLD %g vs %g, same top-1 %g vs %g %%", kld["islands=all"], kld["default"], same["islands=all"], same["default"])
 	}
 }
 

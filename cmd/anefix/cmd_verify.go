@@ -22,11 +22,42 @@ import (
 func init() {
 	register(&command{
 		Name:    "verify",
-		Usage:   "verify REF CAND [--steps 24] [--prompt-ids 1,2,3] [--seed N] [--min-agree K] [--numerics ieee|ane] [--ranges] [--localize] [--json]",
-		Summary: "decode two graphs side by side on the CPU and compare their tokens, logits and states",
-		Help: `Runs REF (e.g. the original export) and CAND (e.g. its rewrite) with
-anefix's reference interpreter: greedy decoding from the same prompt, each
-graph fed its own tokens and states. Graph inputs are fed by name: token ids
+		Usage:   "verify REF CAND [--streams 8] [--length L] [--tokens FILE] [--max-kld X] [--min-same-top1 F] [--mode greedy --steps 24 --prompt-ids 1,2,3 --min-agree K] [--seed N] [--numerics ieee|ane] [--ranges] [--localize] [--json]",
+		Summary: "run two graphs side by side on the CPU and compare their next-token distributions, logits and states",
+		Help: `Runs REF (e.g. the original export) and CAND (e.g. its rewrite or
+compression) with anefix's reference interpreter.
+
+Default mode (teacher-forced): both graphs are fed the same token streams,
+so a near tie at one position cannot change what either sees next. N
+streams (--streams, default 8) of L positions (--length, default the whole
+context) step together as a batch: each weight is read once per position
+for all streams. The streams are --tokens FILE (one stream of token ids per
+line, separated by spaces or commas), else pseudo-random: ids drawn
+uniformly from the vocabulary by a PCG generator seeded with (--seed,
+stream index). Per position, in float64: KL(REF‖CAND) of the softmaxes of
+the logits, Δp (CAND's probability of REF's top token minus REF's), whether
+the top-1 tokens agree and REF's top-2 logit gap. Prints the mean KL
+divergence with p50/p90/p99/max, same-top-1 with its Wilson 95 % interval,
+same-top-1 where REF's top-2 gap is at least --clear-margin (nats), RMS
+Δp, the logits PSNR, and each state's relative RMS drift at eight
+positions along the streams. Exit 0 when the gates are met, 3 when not:
+--max-kld (nats) and --min-same-top1 (a fraction); anefix rewrite --verify
+applies their defaults.
+
+--mode greedy is the free-running experiment (--steps, --prompt-ids,
+--min-agree or --localize without --mode select it too, as before the
+teacher-forced mode existed): greedy decoding from one
+prompt, each graph fed its own tokens and states; it prints, per position,
+REF token, CAND token, equal?, logits cosine, max |Δ|, then "top-1
+agreement: k/N", the first divergence, the logits PSNR and the drift of
+every state, and exits 0 when all N steps agree (or --min-agree K is met),
+3 when not. A prompt plus --steps that needs more positions than the
+context (the longest axis of the causal-mask input) is refused before the
+run (exit 2). One flip at a near tie makes every later step differ, so it
+measures ties more than damage: judge a rewrite or a compression by the
+default mode.
+
+Graph inputs are fed by name: token ids
 (input_ids), positions (position_ids, in_step), an additive causal mask
 (*mask*: 0 up to the current position, -65504 beyond), states (the
 MutableBuffers state contract, or plain input/output pairs such as
@@ -34,13 +65,7 @@ conv_state -> new_conv_state); any other float input (embeddings, hidden
 states) gets the same seeded pseudo-random values in both runs. Inputs whose
 shape or element type differ between the graphs (fold-io-unsqueeze,
 strip-fp32-casts) get the same values. "top-1" is the argmax of the graph's
-first non-state output.
-
-Prints, per position: REF token, CAND token, equal?, logits cosine, max |Δ|;
-then "top-1 agreement: k/N", the first divergence, the logits PSNR and the
-drift of every state. Exit 0 when all N steps agree (or --min-agree K is met),
-3 when not. A prompt plus --steps that needs more positions than the context
-(the longest axis of the causal-mask input) is refused before the run (exit 2).
+first non-state output (its last row).
 
 Numerics: REF always runs as written (IEEE; f16 values rounded to half
 after every op, f32 islands in f32). --numerics chooses CAND's arithmetic:
@@ -59,9 +84,10 @@ range, met the profile's saturation points or became inf/NaN, with the
 largest magnitude they reached. --localize runs REF with its f16 ops
 computed in float32 and ranks CAND's ops (matched to REF's by op id,
 location and name) by how much relative error each adds; it keeps REF's
-results of a position in memory (at most 512 MiB).
+results of a position in memory (at most 512 MiB); it needs --mode greedy.
 
---max-work bounds the work of one decode step of each graph, its loops
+--max-work bounds the work of one decode step of each graph (of each
+stream, in the teacher-forced mode), its loops
 and calls included, so that a graph whose loops or calls multiply (a
 loop in a loop, graphs that call the next twice) ends with an error
 naming the op (exit 1) instead of running for days: N units, an op
@@ -72,7 +98,9 @@ arm A (0.75 B weights).
 
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
-  anefix verify ref.aimodel cand.aimodel --steps 24 --prompt-ids 1,2,3 --json
+  anefix verify ref.aimodel cand.aimodel --streams 16 --length 200 --max-kld 0.001 --json
+  anefix verify ref.aimodel cand.aimodel --tokens testdata/verify/streams.txt
+  anefix verify ref.aimodel cand.aimodel --mode greedy --steps 24 --prompt-ids 1,2,3
   anefix verify model.aimodel fixed.aimodel --numerics ane --ranges --localize`,
 		Setup: runWith((*verifyFlags).declare, runVerify),
 	})
@@ -82,6 +110,9 @@ Examples:
 type verifyFlags struct {
 	fs                                   *pflag.FlagSet // for Changed
 	steps, minAgree, locTop              int
+	streams, length                      int
+	mode, tokens                         string
+	maxKLD, minSame, clearMargin         float64
 	prompt, function, acc, candAcc       string
 	numerics, family                     string
 	seed                                 uint64
@@ -92,10 +123,17 @@ type verifyFlags struct {
 
 func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.IntVar(&f.steps, "steps", 24, "generated tokens to compare (N)")
-	fs.StringVar(&f.prompt, "prompt-ids", "1", "comma-separated prompt token ids fed before generation")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the pseudo-random inputs (embeddings, hidden states)")
-	fs.IntVar(&f.minAgree, "min-agree", -1, "steps that must agree for exit 0; -1 means all N")
+	fs.StringVar(&f.mode, "mode", "teacher-forced", "teacher-forced (both graphs fed the same token streams) or greedy (each decodes its own tokens)")
+	fs.IntVar(&f.streams, "streams", 8, "teacher-forced: pseudo-random token streams run together (without --tokens); when not given, fewer if --max-memory needs it")
+	fs.IntVar(&f.length, "length", 0, "teacher-forced: positions per stream (default: the whole context; with --tokens, the shortest line if shorter)")
+	fs.StringVar(&f.tokens, "tokens", "", "teacher-forced: file of token streams, one per line (ids separated by spaces or commas)")
+	fs.Float64Var(&f.maxKLD, "max-kld", compare.DefaultMaxKLD, "teacher-forced gate: largest mean KL divergence (nats) for exit 0; negative: no gate")
+	fs.Float64Var(&f.minSame, "min-same-top1", compare.DefaultMinSameTop1, "teacher-forced gate: smallest same-top-1 fraction for exit 0; negative: no gate")
+	fs.Float64Var(&f.clearMargin, "clear-margin", compare.DefaultClearMargin, "teacher-forced: REF top-2 logit gap (nats) from which a position counts as a clear top-1")
+	fs.IntVar(&f.steps, "steps", 24, "greedy: generated tokens to compare (N)")
+	fs.StringVar(&f.prompt, "prompt-ids", "1", "greedy: comma-separated prompt token ids fed before generation")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the pseudo-random token streams and inputs (embeddings, hidden states)")
+	fs.IntVar(&f.minAgree, "min-agree", -1, "greedy: steps that must agree for exit 0; -1 means all N")
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (proto anefix.v1.VerifyReport)")
 	fs.StringVar(&f.function, "function", "", "graph to run in both modules (default: main, else the first public graph)")
 	fs.StringVar(&f.acc, "accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
@@ -159,7 +197,49 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 	if f.minAgree > f.steps {
 		return usagef("--min-agree %d exceeds --steps %d", f.minAgree, f.steps)
 	}
-	return verifyPair(env, args[0], args[1], verifyRun{
+	tr := teacherRun{Streams: f.streams, FitStreams: !f.fs.Changed("streams"), Length: f.length, Tokens: f.tokens, MaxKLD: f.maxKLD, MinSameTop1: f.minSame, ClearMargin: f.clearMargin}
+	mode := f.mode
+	if !f.fs.Changed("mode") {
+		// The greedy flags keep selecting what they always did.
+		for _, name := range []string{"steps", "prompt-ids", "min-agree", "localize", "localize-top"} {
+			if f.fs.Changed(name) {
+				mode = "greedy"
+			}
+		}
+	}
+	switch mode {
+	case "teacher-forced", "teacher":
+		for _, name := range []string{"steps", "prompt-ids", "min-agree", "localize", "localize-top"} {
+			if f.fs.Changed(name) {
+				return usagef("--%s belongs to --mode greedy; the teacher-forced mode takes --streams, --length or --tokens", name)
+			}
+		}
+		if f.streams < 1 || f.streams > 4096 {
+			return usagef("--streams must be between 1 and 4096, got %d", f.streams)
+		}
+		if f.tokens != "" && f.fs.Changed("streams") {
+			return usagef("--streams and --tokens both choose the streams; give one")
+		}
+		if f.length < 0 || f.length > 1<<20 {
+			return usagef("--length must be between 1 and 1048576, got %d", f.length)
+		}
+		if math.IsNaN(f.maxKLD) || math.IsNaN(f.minSame) || f.minSame > 1 {
+			return usagef("--max-kld takes nats (negative: no gate), --min-same-top1 a fraction up to 1")
+		}
+		if !(f.clearMargin > 0) {
+			return usagef("--clear-margin must be positive, got %v", f.clearMargin)
+		}
+	case "greedy":
+		for _, name := range []string{"streams", "length", "tokens", "max-kld", "min-same-top1", "clear-margin"} {
+			if f.fs.Changed(name) {
+				return usagef("--%s belongs to the teacher-forced mode, not the greedy one (--mode greedy, or --steps, --prompt-ids, --min-agree, --localize)", name)
+			}
+		}
+		tr = teacherRun{}
+	default:
+		return usagef("--mode: want teacher-forced or greedy, got %q", f.mode)
+	}
+	return verifyPair(env, args[0], args[1], verifyRun{Teacher: tr,
 		Steps: f.steps, Prompt: ids, Seed: f.seed, MinAgree: f.minAgree, JSON: f.asJSON,
 		Function: f.function, Ref: refOpts, Cand: candOpts, IgnoreHash: f.ignoreHash, MaxMemory: int64(f.maxMem),
 		Family: fam, Ranges: f.ranges, Localize: f.localize, LocalizeTop: f.locTop,
@@ -223,7 +303,7 @@ func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc, numer
 		Reference: refPath, Candidate: candPath, Function: r.Function, PromptIds: ids32, Seed: seed,
 		Accumulate: acc, Steps: int32(r.N), Agree: int32(r.Agree), FirstDivergence: int32(r.FirstDivergence),
 		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, MinAgree: int32(need), Passed: r.Agree >= need,
-		Notes: r.Notes, Numerics: numerics,
+		Notes: r.Notes, Numerics: numerics, Mode: "greedy",
 	}
 	for _, e := range r.Ranges {
 		rep.Ranges = append(rep.Ranges, &pb.VerifyRange{Graph: e.Graph, OpId: e.OpID, Source: e.Source, Op: e.Op, MaxAbs: e.MaxAbs, Flags: e.Flags})
@@ -290,23 +370,7 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	if r.BitIdentical {
 		b.WriteString("outputs and states: bit-identical\n")
 	}
-	for _, s := range r.States {
-		if s.BitIdentical {
-			fmt.Fprintf(&b, "state %s: bit-identical\n", s.Name)
-		} else {
-			fmt.Fprintf(&b, "state %s: max|Δ| %s, relative RMS %s\n", s.Name, fmtG(s.MaxAbsDiff), fmtG(s.RelativeRms))
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	writeRangesText(&b, r)
-	writeLocalizeText(&b, r)
-	var roles []string
-	for _, in := range r.Inputs {
-		roles = append(roles, in.Name+"="+in.Role)
-	}
-	fmt.Fprintf(&b, "inputs: %s\n", strings.Join(roles, " "))
+	writeStatesAndInputs(&b, r, "")
 	if r.Passed {
 		fmt.Fprintf(&b, "gate: passed (need %d/%d)\n", r.MinAgree, r.Steps)
 	} else {
@@ -319,6 +383,9 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 // verifyRun holds the settings of one verification; `anefix rewrite
 // --verify` can call verifyPair(env, in, out, defaultVerifyRun()).
 type verifyRun struct {
+	// Teacher, when its Streams is set, runs the teacher-forced comparison
+	// (the default mode) instead of greedy decoding.
+	Teacher    teacherRun
 	Steps      int
 	Prompt     []int64
 	Seed       uint64
@@ -335,9 +402,10 @@ type verifyRun struct {
 	LocalizeTop int
 }
 
-// defaultVerifyRun is the issue's gate: 24 greedy tokens, all must agree.
+// defaultVerifyRun is verify's default: teacher-forced, 8 pseudo-random
+// streams over the whole context, the default gates.
 func defaultVerifyRun() verifyRun {
-	return verifyRun{Steps: 24, Prompt: []int64{1}, MinAgree: -1}
+	return verifyRun{Teacher: defaultTeacherRun(), Steps: 24, Prompt: []int64{1}, MinAgree: -1}
 }
 
 // verifyPair loads both inputs, compares them, prints the report to stdout
@@ -388,6 +456,9 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", quotePath(path), err)
 		}
+		if vr.Teacher.Streams > 0 {
+			continue // teacherStreams checks the length against the context
+		}
 		if most := c.MaxSteps(len(vr.Prompt)); most >= 0 && vr.Steps > most {
 			if most < 1 {
 				return usagef("--prompt-ids: %d prompt tokens do not fit the context of %s, %s", len(vr.Prompt), quotePath(path), c)
@@ -409,6 +480,9 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 		return err
 	}
 	consts, log2 := compare.RecordInputs(refRec, candRec)
+	if vr.Teacher.Streams > 0 {
+		return verifyTeacher(env, refPath, candPath, ref, cand, vr, consts, log2)
+	}
 	start := time.Now()
 	res, err := compare.Compare(ref.Module, cand.Module, compare.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
@@ -458,6 +532,29 @@ func rewriteVerify(env *Env, in, out string) error {
 	e := *env
 	e.Stdout = env.Stderr
 	return verifyPair(&e, in, out, defaultVerifyRun())
+}
+
+// writeStatesAndInputs writes what both verify modes end with: each
+// state's difference (at stateWhere: "" or " at the last position"), the
+// notes, the ranges and localization when asked for, and the inputs' roles.
+func writeStatesAndInputs(b *strings.Builder, r *pb.VerifyReport, stateWhere string) {
+	for _, s := range r.States {
+		if s.BitIdentical {
+			fmt.Fprintf(b, "state %s: bit-identical\n", s.Name)
+		} else {
+			fmt.Fprintf(b, "state %s: max|Δ| %s, relative RMS %s%s\n", s.Name, fmtG(s.MaxAbsDiff), fmtG(s.RelativeRms), stateWhere)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
+	writeRangesText(b, r)
+	writeLocalizeText(b, r)
+	var roles []string
+	for _, in := range r.Inputs {
+		roles = append(roles, in.Name+"="+in.Role)
+	}
+	fmt.Fprintf(b, "inputs: %s\n", strings.Join(roles, " "))
 }
 
 func writeRangesText(b *strings.Builder, r *pb.VerifyReport) {

@@ -27,9 +27,9 @@ func TestCompressedWeights(t *testing.T) {
 		not  []string
 	}{
 		{[]string{"check", in}, 0, []string{"Prediction: LEGAL"}, []string{"linear-int4", "element-type"}},
-		{[]string{"verify", in, in, "--steps", "3"}, 0, []string{"top-1 agreement: 3/3", "bit-identical"}, nil},
+		{[]string{"verify", in, in, "--streams", "2", "--length", "3"}, 0, []string{"mean KLD: 0 nats", "same top-1: 100.00 %", "bit-identical"}, nil},
 		{[]string{"check", int4}, 3, []string{"linear-int4", "linear si4 weights tensor<4x8xsi4>"}, []string{"element-type"}},
-		{[]string{"verify", in, int4, "--steps", "3"}, -1, []string{"top-1 agreement"}, nil},
+		{[]string{"verify", in, int4, "--streams", "2", "--length", "3"}, -1, []string{"mean KLD", "same top-1"}, nil},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, "", c.args...)
@@ -81,8 +81,8 @@ func TestCompressionArms(t *testing.T) {
 		{[]string{"rewrite", armA, "-o", g16, "--enable", "palettize", "--set", "palettize.group-size=16", "--report", report}, 0,
 			[]string{"warning:", "lut4-small-group", "check: NOT LEGAL"}, nil},
 		{[]string{"check", g16}, 3, []string{"lut4-small-group", "4-bit palettes of 16 channels"}, nil},
-		{[]string{"verify", armA, pal, "--steps", "4"}, -1, []string{"top-1 agreement"}, nil},
-		{[]string{"verify", armA, pal, "--steps", "4", "--numerics", "ane"}, -1, []string{"top-1 agreement", "numerics of CAND: ane"}, nil},
+		{[]string{"verify", armA, pal, "--streams", "2", "--length", "4"}, -1, []string{"mean KLD", "same top-1"}, nil},
+		{[]string{"verify", armA, pal, "--streams", "2", "--length", "4", "--numerics", "ane"}, -1, []string{"mean KLD", "numerics of CAND: ane"}, nil},
 	}
 	for _, s := range steps {
 		code, out, errs := runCLI(t, "", s.args...)

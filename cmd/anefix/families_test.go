@@ -11,8 +11,9 @@ import (
 
 // TestFamiliesVerifyAndCheck runs anefix's LFM2-, Mamba2- and xLSTM-style
 // stand-ins (testdata/families, synthetic weights) through rewrite, verify
-// (the rewrite against the original under the ane profile, both fed the
-// 24-token stream of testdata/families/expected.json as the prompt) and
+// (the rewrite against the original under the ane profile, teacher-forced:
+// both fed the 24-token stream of testdata/families/expected.json; exit 0
+// is verify's default gates met) and
 // check. Before interp's concat took its axis from operand 0, verify
 // refused lfm2 ("concat: axis 0 out of range for rank 0"). The xLSTM
 // cell's exp(−m) reaches +inf in the rewritten graph (verify --ranges) and
@@ -40,7 +41,11 @@ func TestFamiliesVerifyAndCheck(t *testing.T) {
 			for i, x := range exp[name].Tokens {
 				ids[i] = strconv.Itoa(x)
 			}
-			code, o, e := runCLI(t, "", "verify", in, out, "--prompt-ids", strings.Join(ids, ","), "--steps", "4", "--numerics", "ane", "--ranges")
+			tokens := filepath.Join(t.TempDir(), "tokens.txt")
+			if err := os.WriteFile(tokens, []byte(strings.Join(ids, " ")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, o, e := runCLI(t, "", "verify", in, out, "--tokens", tokens, "--numerics", "ane", "--ranges")
 			if code != exitOK {
 				t.Fatalf("verify: exit %d\n%s%s", code, o, e)
 			}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/anefix/anefix/graph/bundle"
 )
 
 // resolvePath makes p absolute with symbolic links resolved as far as the
@@ -42,7 +44,8 @@ func pathWithin(root, p string) bool {
 // checkSideOutput vets a file a flag writes besides the main output (flag
 // names it, e.g. "--report"), before any work is done: it must not be or
 // lie inside the input or the output, an existing file is replaced only
-// with --force, and its directory must exist.
+// with --force and only when it is a regular file (bundle.CheckReplaceFile,
+// checked again when it is written), and its directory must exist.
 func checkSideOutput(flag, path, in, out string, force bool) error {
 	if in != "" && in != "-" && pathWithin(in, path) {
 		return fmt.Errorf("%s %s would write into the input %s; anefix never modifies its input, choose another path", flag, path, in)
@@ -50,8 +53,8 @@ func checkSideOutput(flag, path, in, out string, force bool) error {
 	if out != "" && out != "-" && pathWithin(out, path) {
 		return fmt.Errorf("%s %s is the output (-o %s) or inside it; choose another path", flag, path, out)
 	}
-	if _, err := os.Lstat(path); err == nil && !force {
-		return fmt.Errorf("%s %s already exists; use --force to replace it", flag, path)
+	if err := bundle.CheckReplaceFile(path, force); err != nil {
+		return fmt.Errorf("%s %w", flag, err)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {

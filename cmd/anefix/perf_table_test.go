@@ -542,3 +542,92 @@ func median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// BenchmarkRewriteFloor is the full-scale rewrite in a loop of writes, the
+// way issue 28 measured it drifting from its floor (1.9–4.3× when the
+// machine charges for fresh page-cache memory): five rounds (ANEFIX_PERF_ROUNDS)
+// of, in turn, `cp` of main.mlirb, the two SHA-256 passes over it, both
+// together (the floor of BenchmarkPerfTable: what any rewrite must do), and
+// `anefix rewrite` of the model; each writing step first removes the
+// previous step's output (perfTable.write). It prints the minimum of each
+// step over the rounds and the ratio of the minima rewrite / floor, with
+// the load average of every round:
+//
+//	ANEFIX_FULL_MODEL=armA-full.aimodel go test ./cmd/anefix -run '^$' -bench RewriteFloor -benchtime 1x
+//
+// ANEFIX_FULL_MODEL is made when missing, as BenchmarkPerfTable makes it;
+// ANEFIX_PERF_DIR is the scratch directory (default: a temporary one).
+func BenchmarkRewriteFloor(b *testing.B) {
+	full := os.Getenv("ANEFIX_FULL_MODEL")
+	if full == "" {
+		b.Skip("set ANEFIX_FULL_MODEL to full-scale synth arm A (made when missing)")
+	}
+	rounds := 5
+	if s := os.Getenv("ANEFIX_PERF_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("ANEFIX_PERF_ROUNDS=%q: want a positive count", s)
+		}
+		rounds = n
+	}
+	dir := os.Getenv("ANEFIX_PERF_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(b.TempDir(), "anefix")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	pt := &perfTable{b: b, bin: bin, dir: dir, rounds: rounds}
+	pt.fullMain = filepath.Join(full, "main.mlirb")
+	if _, err := os.Stat(pt.fullMain); err != nil {
+		pt.mustRun("synth", "--arm", "A", "--scale", "full", "-o", full)
+	}
+	shaPassTimed(b, pt.fullMain) // warm the page cache
+	cp, rw := filepath.Join(dir, "cp.mlirb"), filepath.Join(dir, "rw.aimodel")
+	pt.write(cp, func() { timedRun(b, "cp", pt.fullMain, cp) }) // untimed, see fullSetup
+	steps := []struct {
+		name string
+		run  func() prun
+	}{
+		{"cp", func() (r prun) { pt.write(cp, func() { r = timedRun(b, "cp", pt.fullMain, cp) }); return }},
+		{"hashes", func() prun { return twoHashes(b, pt.fullMain) }},
+		{"floor", func() (r prun) { pt.write(cp, func() { r = floorTogetherRun(b, pt.fullMain, cp) }); return }},
+		{"rewrite", func() (r prun) { pt.write(rw, func() { r = timedRun(b, bin, "rewrite", full, "-o", rw) }); return }},
+	}
+	mins := map[string]prun{}
+	var loads []float64
+	b.ResetTimer()
+	for i := range rounds {
+		loads = append(loads, loadAvg1())
+		var parts []string
+		for _, s := range steps {
+			r := s.run()
+			if m, ok := mins[s.name]; !ok || r.wall < m.wall {
+				mins[s.name] = r
+			}
+			parts = append(parts, fmt.Sprintf("%s %.3f s (CPU %.3f s)", s.name, r.wall, r.cpu))
+		}
+		b.Logf("round %d (load %.2f): %s", i+1, last(loads), strings.Join(parts, ", "))
+	}
+	b.StopTimer()
+	os.RemoveAll(pt.prevOut)
+	fmt.Printf("rewrite floor loop: %d rounds, %d CPUs, 1-minute load average %s; minima: cp %.3f s, hashes %.3f s, floor (cp ∥ hashes) %.3f s, rewrite %.3f s (CPU %.3f s); rewrite / floor = %.2f\n",
+		rounds, runtime.NumCPU(), spread(loads, "%.1f"), mins["cp"].wall, mins["hashes"].wall, mins["floor"].wall, mins["rewrite"].wall, mins["rewrite"].cpu, mins["rewrite"].wall/mins["floor"].wall)
+}
+
+// twoHashes is the floor's two SHA-256 passes over p (1 MiB reads, two
+// goroutines) alone.
+func twoHashes(b *testing.B, p string) prun {
+	c0 := oracle.CPUSeconds()
+	t := time.Now()
+	done := make(chan prun, 2)
+	for range 2 {
+		go func() { done <- shaPassTimed(b, p) }()
+	}
+	<-done
+	<-done
+	return prun{wall: time.Since(t).Seconds(), cpu: oracle.CPUSeconds() - c0}
+}

@@ -14,7 +14,7 @@ package main
 //	    byte-identical to OUT's
 //	P4  OUT reads back: convert OUT --emit generic -o - exits 0, and
 //	    mlir-opt 22 accepts that text
-//	P5  verify IN OUT --steps 4 exits 0 or 3
+//	P5  verify IN OUT --streams 2 --length 4 exits 0 or 3
 //	P6  inspect, check and convert on IN never panic, never print a Go
 //	    runtime error, never exit 2 (their command lines are well formed)
 //
@@ -340,7 +340,7 @@ func (c *checker) readsBack(prop, out string) {
 
 // verifyRuns runs P5.
 func (c *checker) verifyRuns(prop, in, out string) {
-	r := runGuarded("verify", in, out, "--steps", "4")
+	r := runGuarded("verify", in, out, "--streams", "2", "--length", "4")
 	if c.crashed(prop, r) {
 		return
 	}

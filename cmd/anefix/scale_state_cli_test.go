@@ -39,7 +39,7 @@ func TestScaleStateRecordAndVerify(t *testing.T) {
 	if len(rec.StateScales) != 2 || rec.StateScales[0].State != "conv_state" || rec.StateScales[0].Log2 != -2 {
 		t.Fatalf("anefix.json stateScales = %+v, want conv_state and rec_state with log2 -2", rec.StateScales)
 	}
-	code, out, errs := runCLI(t, "", "verify", base, scaled)
+	code, out, errs := runCLI(t, "", "verify", base, scaled, "--streams", "2", "--length", "64")
 	if code != exitOK {
 		t.Fatalf("verify: %d\n%s\n%s", code, out, errs)
 	}
@@ -49,7 +49,7 @@ func TestScaleStateRecordAndVerify(t *testing.T) {
 		}
 	}
 	// Swapped, the scale applies to REF: still in REF's units.
-	code, out, _ = runCLI(t, "", "verify", scaled, base)
+	code, out, _ = runCLI(t, "", "verify", scaled, base, "--streams", "2", "--length", "64")
 	if code != exitOK || !strings.Contains(out, "state rec_state: bit-identical") {
 		t.Errorf("verify scaled base: %d\n%s", code, out)
 	}

@@ -35,8 +35,8 @@ func TestHandleStatesEndToEnd(t *testing.T) {
 				"@main input cache: !coreai.handle<tensor<1x8x4xf32>> → !coreai.handle<tensor<1x8x4xf16>>",
 				"x1 island(s) from coreai.read_handle at states/handle-f32.mlir:10: 11 value(s) retyped, 0 f16↔f32 cast(s) each\n",
 			},
-			verifyArg: []string{"--steps", "7"},
-			minAgree:  "top-1 agreement: 7/7",
+			verifyArg: []string{"--streams", "2", "--length", "7"},
+			minAgree:  "gate: passed",
 		},
 		{
 			// The same model in the custom form make_stateful prints, with
@@ -53,8 +53,8 @@ func TestHandleStatesEndToEnd(t *testing.T) {
 				"@main input cache: !coreai.handle<tensor<1x8x4xf32>> → !coreai.handle<tensor<1x8x4xf16>>",
 				"first ops b_acc\n",
 			},
-			verifyArg: []string{"--steps", "7"},
-			minAgree:  "top-1 agreement: 7/7",
+			verifyArg: []string{"--streams", "2", "--length", "7"},
+			minAgree:  "gate: passed",
 		},
 		{
 			name: "shipped arm B in the handle form",
@@ -65,8 +65,8 @@ func TestHandleStatesEndToEnd(t *testing.T) {
 			},
 			check:     []string{"x18   coreai.cast at macos/qwen3_5.py:199"},
 			rewrite:   []string{"3 fp32 island(s) retyped to f16", "x3 island(s) from coreai.cast at macos/qwen3_5.py:199"},
-			verifyArg: []string{"--steps", "4", "--prompt-ids", "1,2,3"},
-			minAgree:  "top-1 agreement: 4/4",
+			verifyArg: []string{"--streams", "2", "--length", "6"},
+			minAgree:  "gate: passed",
 		},
 	}
 	for _, c := range cases {

@@ -3,7 +3,6 @@ package bundle
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 )
@@ -93,46 +92,19 @@ func Stopped() bool {
 // WriteFile writes a small file (a report) at path through a hidden
 // temporary sibling, named, tracked and committed as outputs are, so that a
 // signal leaves either the previous file or the new one and no temporary.
-// Stale temporaries of killed runs beside path are handled as by Write
-// (warn nil prints to stderr).
-func WriteFile(path string, data []byte, warn func(string)) error {
-	abs, err := filepath.Abs(path)
+// It replaces only what CheckReplaceFile allows (an existing regular file,
+// with force), checked again at the commit. Stale temporaries of killed
+// runs beside path are handled as by Write (warn nil prints to stderr).
+func WriteFile(path string, data []byte, force bool, warn func(string)) error {
+	s, err := stageSide(SideFile{Path: path, Data: data, Force: force}, warn)
 	if err != nil {
 		return err
 	}
-	if warn == nil {
-		warn = stderrWarn
-	}
-	cleanStale(abs, warn)
-	// Written through the descriptor CreateTemp opened: reopening by name
-	// would recreate a temporary the signal handler has just removed.
-	var f *os.File
-	tmp, err := makeTemp(func() (string, error) {
-		var err error
-		f, err = os.CreateTemp(filepath.Dir(abs), tempPattern(abs, "tmp"))
-		if err != nil {
-			return "", err
-		}
-		return f.Name(), nil
-	})
-	if err != nil {
+	if err := commitAll([]*staged{s}); err != nil {
+		s.abort()
 		return err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = commit(tmp, abs, false)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		untrackTemp(tmp)
-	}
-	return err
+	return nil
 }
 
 // MkdirTemp makes a temporary directory (os.MkdirTemp) that RemovePending

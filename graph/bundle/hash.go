@@ -363,7 +363,8 @@ func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
 // teeHasher writes to w and hashes the same bytes in another goroutine, so
 // hashing a large main.mlirb overlaps with writing it instead of adding to
 // it. At most teeBuffers chunks are in flight. Ranges copied by the kernel
-// (addRange) are read back by the hashing goroutine with pread.
+// (addRange) are hashed by the goroutine from a mapping of the input
+// (hashRange), never read back from the output.
 //
 // With src (the input's hasher; may be nil) it first only compares: while
 // the output so far equals the start of src's file, nothing is hashed. If
@@ -378,18 +379,12 @@ type teeHasher struct {
 	// own counts the bytes the goroutine hashed itself (not taken from
 	// src's checkpoints); valid after finish.
 	own int64
-	// prog counts the bytes written for addCopy; set before the first
-	// addCopy (the job's channel send orders it before any use).
-	prog *Progress
 }
 
 type hashJob struct {
 	b      []byte
 	f      *os.File
 	off, n int64
-	// out, when set, also receives the range's bytes at dst (addCopy).
-	out *os.File
-	dst int64
 }
 
 const (
@@ -419,7 +414,6 @@ func (t *teeHasher) run(src *fileHasher) {
 		own  int64     // bytes hashed here
 		err  error
 		rbuf []byte
-		pw   *pwriter // started by the first addCopy
 	)
 	buf := func() []byte {
 		if rbuf == nil {
@@ -454,29 +448,11 @@ func (t *teeHasher) run(src *fileHasher) {
 		if d == nil && (j.f != src.f || j.off != pos || pos+j.n > src.size) {
 			diverge()
 		}
-		switch {
-		case j.out != nil:
-			if pw == nil {
-				pw = newPwriter(t.prog)
-			}
-			if err == nil {
-				// With d nil the bytes are the input's at pos, which the
-				// shared hash covers; they still have to be written.
-				err = copyOut(d, j, pw)
-				if d != nil {
-					own += j.n
-				}
-			}
-		case d != nil && err == nil:
+		if d != nil && err == nil {
 			err = hashRange(d, j.f, j.off, j.n, buf())
 			own += j.n
 		}
 		pos += j.n
-	}
-	if pw != nil {
-		if werr := pw.close(); err == nil {
-			err = werr
-		}
 	}
 	if d == nil && pos == src.size {
 		sum, serr := src.result()
@@ -495,150 +471,6 @@ func (t *teeHasher) run(src *fileHasher) {
 		return
 	}
 	t.sum <- hashResult{hex.EncodeToString(d.Sum(nil)), err, own}
-}
-
-// addCopy is addRange that also writes the n bytes to out at dst, from the
-// buffer they are hashed from. mainWriter uses it where the kernel copy
-// would be slow (see CopyRange): the bytes pass through user space once
-// for both jobs.
-func (t *teeHasher) addCopy(f *os.File, off, n int64, out *os.File, dst int64) {
-	t.ch <- hashJob{f: f, off: off, n: n, out: out, dst: dst}
-}
-
-// copyOut hashes j's range into d (when not nil) and hands it to pw to
-// write, through read-only mappings of the input (see fileHasher.run): the
-// bytes are copied once, by the kernel, from the input's page cache into
-// the output's. It falls back to copyOutRead where the input cannot be
-// mapped. At most pwMapped windows are mapped at a time.
-func copyOut(d hash.Hash, j hashJob, pw *pwriter) error {
-	for k := int64(0); k < j.n; {
-		w := min(mapWindow, j.n-k)
-		pw.mapped <- struct{}{}
-		whole, b, err := mapFile(j.f, j.off+k, w)
-		if err != nil {
-			<-pw.mapped
-			return copyOutRead(d, hashJob{f: j.f, off: j.off + k, n: j.n - k, out: j.out, dst: j.dst + k}, pw)
-		}
-		for q := int64(0); q < w; q += teeChunk {
-			c := b[q:min(w, q+teeChunk)]
-			if d != nil {
-				if err := hashMapped(d, c, j.f, j.off+k+q); err != nil {
-					pw.ch <- pwrite{unmap: whole}
-					return err
-				}
-			}
-			pw.ch <- pwrite{out: j.out, b: c, off: j.dst + k + q, mapped: true}
-		}
-		pw.ch <- pwrite{unmap: whole}
-		k += w
-	}
-	return nil
-}
-
-// copyOutRead is copyOut with reads: it reads j's range in chunks (in
-// another goroutine, one chunk ahead), hashes each into d (when not nil)
-// and hands it to pw to write. Buffers circulate through pw.free: reader,
-// hasher, writer, pool.
-func copyOutRead(d hash.Hash, j hashJob, pw *pwriter) error {
-	type read struct {
-		b   []byte
-		k   int64
-		err error
-	}
-	// Sends never block: at most len(pool) buffers exist.
-	ch := make(chan read, pwBuffers)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(ch)
-		for k := int64(0); k < j.n; {
-			var b []byte
-			select {
-			case b = <-pw.free:
-			case <-stop:
-				return
-			}
-			m := min(int64(len(b)), j.n-k)
-			r, err := j.f.ReadAt(b[:m], j.off+k)
-			ch <- read{b[:r], k, err}
-			if int64(r) < m {
-				return
-			}
-			k += m
-		}
-	}()
-	for c := range ch {
-		if want := min(int64(cap(c.b)), j.n-c.k); int64(len(c.b)) < want {
-			pw.free <- c.b[:cap(c.b)]
-			return fmt.Errorf("copying %d bytes at offset %d of %s: the file ends after %d: %w", j.n, j.off, j.f.Name(), j.off+c.k+int64(len(c.b)), orEOF(c.err))
-		}
-		if d != nil {
-			d.Write(c.b)
-		}
-		pw.ch <- pwrite{out: j.out, b: c.b, off: j.dst + c.k}
-	}
-	return nil
-}
-
-// pwriter writes buffers at given offsets in its own goroutine, so that
-// writing copied ranges overlaps with hashing them.
-const (
-	pwBuffers = 8
-	// pwMapped bounds the input windows copyOut keeps mapped (being
-	// hashed or waiting to be written): 3 × mapWindow of resident memory.
-	pwMapped = 3
-)
-
-type pwriter struct {
-	ch     chan pwrite
-	free   chan []byte
-	mapped chan struct{} // one token per mapped window
-	done   chan error
-}
-
-type pwrite struct {
-	out *os.File
-	b   []byte
-	off int64
-	// mapped: b lies in a mapping (not a buffer of free).
-	mapped bool
-	// unmap, when set, is a mapping to release once the writes before it
-	// are done.
-	unmap []byte
-}
-
-func newPwriter(prog *Progress) *pwriter {
-	w := &pwriter{ch: make(chan pwrite, 2*pwBuffers), free: make(chan []byte, pwBuffers), mapped: make(chan struct{}, pwMapped), done: make(chan error, 1)}
-	for range pwBuffers {
-		w.free <- make([]byte, teeChunk)
-	}
-	go func() {
-		var err error
-		for p := range w.ch {
-			if p.unmap != nil {
-				unmapFile(p.unmap)
-				<-w.mapped
-				continue
-			}
-			if err == nil {
-				// A mapped input that shrank makes this write fail (EFAULT),
-				// not fault.
-				_, err = p.out.WriteAt(p.b, p.off)
-				prog.Add(int64(len(p.b)))
-			}
-			if !p.mapped {
-				w.free <- p.b[:cap(p.b)]
-			}
-		}
-		w.done <- err
-	}()
-	return w
-}
-
-// close waits for the pending writes and returns the first error.
-func (w *pwriter) close() error {
-	close(w.ch)
-	return <-w.done
 }
 
 func (t *teeHasher) Write(p []byte) (int, error) {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Kind is the shape of an input or output.
@@ -151,6 +153,47 @@ type Input struct {
 	hasher  *fileHasher // nil when there is no main.hash to verify
 	hashErr error
 	hashed  bool
+	// opened is the main file as it was when opened (CheckUnchanged).
+	opened os.FileInfo
+}
+
+// CheckUnchanged reports whether the main file is still the one opened,
+// as it was: same size, modification and change times, and still the file
+// at its path. Write calls it once the output is complete, before the
+// commit: a main file rewritten in place while anefix read it (through its
+// mapping) would give an output mixing the two versions, with a main.hash
+// that matches it. Nil and stdin inputs pass.
+func (in *Input) CheckUnchanged() error {
+	if in == nil || in.opened == nil || in.File == nil || in.MainPath == "-" {
+		return nil
+	}
+	name := in.Path
+	if in.Kind.IsDir() {
+		name = displayJoin(in.Path, in.AssetMain, MainFile)
+	}
+	was := in.opened
+	now, err := in.File.Stat()
+	if err != nil {
+		return fmt.Errorf("input %s: %w", DisplayName(name), err)
+	}
+	var what []string
+	if now.Size() != was.Size() {
+		what = append(what, fmt.Sprintf("its size went from %d to %d bytes", was.Size(), now.Size()))
+	}
+	if !now.ModTime().Equal(was.ModTime()) {
+		what = append(what, fmt.Sprintf("it was modified at %s", now.ModTime().Format(time.RFC3339Nano)))
+	}
+	if at, err := os.Stat(in.MainPath); err != nil || !os.SameFile(at, now) {
+		what = append(what, "another file took its place or it was removed")
+	}
+	if len(what) == 0 && changeTime(now) != changeTime(was) {
+		what = append(what, "its status changed (written to, renamed or removed)")
+	}
+	if len(what) > 0 {
+		return fmt.Errorf("input %s changed while anefix read it (%s), so the output would mix two versions of it; nothing is written: run again once nothing writes to it",
+			DisplayName(name), strings.Join(what, ", "))
+	}
+	return nil
 }
 
 type hashResult struct {
@@ -343,6 +386,7 @@ func (in *Input) loadMain(display string) error {
 		return fmt.Errorf("%s is not a regular file", display)
 	}
 	in.Size = fi.Size()
+	in.opened = fi
 	head := make([]byte, len(Magic))
 	n, err := in.File.ReadAt(head, 0)
 	if err != nil && err != io.EOF {

@@ -92,8 +92,8 @@ func TestCopyRange(t *testing.T) {
 			t.Errorf("stdin=%v: main.hash %x, want %s", stdin, hash, sha(want))
 		}
 
-		// A single file is not hashed: misaligned ranges take the buffered
-		// copy, aligned ones the kernel.
+		// A single file is not hashed: every large range goes to the
+		// kernel, aligned or not.
 		res, err = Write(filepath.Join(dir, "o.mlirb"), KindBytecode, in, enc, WriteOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -121,9 +121,9 @@ func TestCopyRangePastEnd(t *testing.T) {
 	}
 	defer f.Close()
 	in := open(t, filepath.Join(dir, "m"), OpenOptions{})
-	// Offsets 4 and 4+64Ki agree with the output's modulo the page (kernel
-	// copy); the others do not (copied through a buffer, or by the output
-	// hasher for an .aimodel).
+	// Offsets 4 and 4+64Ki agree with the output's modulo the page (the
+	// kernel copy after an aligning head); the others do not (the kernel
+	// copy from there).
 	spans := []span{{0, int64(len(data)) + 1}, {int64(len(data)) - 10, minKernelCopy}, {int64(len(data)) - 10, 11}, {-1, 5},
 		{4, int64(len(data))}, {4 + copyRound, int64(len(data)) - copyRound}}
 	for _, s := range spans {
@@ -235,6 +235,49 @@ func TestCopyRangeProgress(t *testing.T) {
 		out.Close()
 		if got := prog.n.Load(); got != mw.n {
 			t.Errorf("hash=%v: progress %d, want %d", hash, got, mw.n)
+		}
+	}
+}
+
+// Ranges go to the kernel (os.File.ReadFrom: copy_file_range on Linux)
+// also when input and output offsets differ modulo the page, hashed
+// (.aimodel: the hash is then taken from the input's mapping) or not
+// (.mlirb). Before, such ranges passed through user space: pwrite from a
+// mapping of the input by the output's hasher, or 1 MiB reads and writes.
+func TestCopyRangeInKernel(t *testing.T) {
+	data := testData(4*minKernelCopy + 777)
+	copy(data, Magic)
+	dir := t.TempDir()
+	files(t, dir, aimodel("m/"))
+	p := filepath.Join(dir, "blob")
+	os.WriteFile(p, data, 0o644)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := open(t, filepath.Join(dir, "m"), OpenOptions{})
+	// After the magic and one letter the output is at offset 5: offset 123
+	// is 118 bytes off modulo the page, and so is every later span.
+	spans := []span{{123, 2*minKernelCopy + 1}, {1000, minKernelCopy + 5}}
+	enc, want := rangeEncoder(f, data, spans)
+	for _, k := range []struct {
+		kind Kind
+		name string
+	}{{KindAIModel, "o"}, {KindBytecode, "o.mlirb"}} {
+		before := kernelCopied.Load()
+		res, err := Write(filepath.Join(dir, k.name), k.kind, in, enc, WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(res.MainPath); !bytes.Equal(got, want) {
+			t.Errorf("%s: output differs", k.kind)
+		}
+		if k.kind == KindAIModel && res.Hash != sha(want) {
+			t.Errorf("%s: hash %s, want %s", k.kind, res.Hash, sha(want))
+		}
+		if moved, all := kernelCopied.Load()-before, spans[0].n+spans[1].n; moved != all {
+			t.Errorf("%s: %d of the %d bytes of misaligned ranges copied by the kernel", k.kind, moved, all)
 		}
 	}
 }

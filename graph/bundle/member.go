@@ -30,6 +30,13 @@ func OpenMember(root, rel string) (*os.File, fs.FileInfo, error) {
 	if !filepath.IsLocal(filepath.FromSlash(rel)) {
 		return nil, nil, fmt.Errorf("%s is not a path inside the directory", DisplayName(rel))
 	}
+	// os.OpenRoot opens root without O_NONBLOCK, so a FIFO there would
+	// wait for a writer forever: only a directory is opened.
+	if fi, err := os.Stat(root); err != nil {
+		return nil, nil, err
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory", root)
+	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, nil, err

@@ -58,6 +58,11 @@ func TestOpenMember(t *testing.T) {
 			t.Errorf("%q: %v, want an error containing %q (and wrapping %v), not naming the root", c.rel, err, c.want, c.is)
 		}
 	}
+	// A root that is a FIFO is refused, not opened (opening it waited for
+	// a writer forever).
+	if _, err := ReadMember(filepath.Join(root, "fifo"), "metadata.json", 1<<20); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("FIFO root: %v", err)
+	}
 	if _, err := ReadMember(root, "d/e/f", 3); err == nil || !strings.Contains(err.Error(), "more than the 3") {
 		t.Errorf("size limit: %v", err)
 	}

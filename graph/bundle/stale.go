@@ -1,11 +1,14 @@
 package bundle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Hidden siblings of an output are named
@@ -17,14 +20,39 @@ import (
 // that a later run on the same output can find those a killed process
 // (SIGKILL, a crash, a power cut) left behind, and tell them from those a
 // running process is still writing.
+//
+// A long output name is shortened in them (tempBase), so that an output
+// name the file system takes always has a temporary name it takes too.
 func tempPattern(abs, role string) string {
-	return "." + filepath.Base(abs) + ".anefix-" + role + "-" + strconv.Itoa(os.Getpid()) + "-"
+	return "." + tempBase(filepath.Base(abs)) + ".anefix-" + role + "-" + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// maxTempBase is the longest output name kept whole in a temporary's name:
+// NAME_MAX (255 bytes on Linux, macOS and Windows) less the dot, the
+// ".anefix-tmp-" (12), a pid and the random digits os.CreateTemp and
+// os.MkdirTemp add (up to 10 each), and the dash between them.
+const maxTempBase = 255 - 1 - 12 - 10 - 1 - 10
+
+// tempBase is base when it fits in a temporary's name, else its first
+// bytes (whole UTF-8 characters), "~" and 16 hex digits of its SHA-256:
+// still one name per output, and still recognisable to the user.
+func tempBase(base string) string {
+	if len(base) <= maxTempBase {
+		return base
+	}
+	sum := sha256.Sum256([]byte(base))
+	tag := "~" + hex.EncodeToString(sum[:8])
+	head := base[:maxTempBase-len(tag)]
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	return head + tag
 }
 
 // staleTemp parses a hidden sibling's name; ok is false for any name
 // anefix does not give its temporaries (those are never touched).
 func staleTemp(base, name string) (role string, pid int, ok bool) {
-	rest, found := strings.CutPrefix(name, "."+base+".anefix-")
+	rest, found := strings.CutPrefix(name, "."+tempBase(base)+".anefix-")
 	if !found {
 		return "", 0, false
 	}

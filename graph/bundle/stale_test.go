@@ -140,6 +140,9 @@ func FuzzStaleTemp(f *testing.F) {
 	f.Add("o", ".o.anefix-tmp-12")
 	f.Add("o", ".o.anefix-tmp--1-2")
 	f.Add("a-b", ".a-b.anefix-tmp-0-0")
+	long := strings.Repeat("n", 240)
+	f.Add(long, "."+tempBase(long)+".anefix-tmp-1-2")
+	f.Add(long, "."+long+".anefix-tmp-1-2")
 	f.Fuzz(func(t *testing.T, base, name string) {
 		role, pid, ok := staleTemp(base, name)
 		if !ok {
@@ -148,7 +151,7 @@ func FuzzStaleTemp(f *testing.F) {
 		if pid <= 0 || (role != "tmp" && role != "old") {
 			t.Fatalf("%q: role %q pid %d", name, role, pid)
 		}
-		prefix := "." + base + ".anefix-" + role + "-"
+		prefix := "." + tempBase(base) + ".anefix-" + role + "-"
 		rest, found := strings.CutPrefix(name, prefix)
 		p, rnd, _ := strings.Cut(rest, "-")
 		if !found || !allDigits(p) || !allDigits(rnd) || strings.TrimLeft(p, "0") != strconv.Itoa(pid) {

@@ -33,6 +33,12 @@ type WriteOptions struct {
 	// Warn receives what the write found and did beside the output (stale
 	// temporaries of killed runs, see cleanStale); nil prints to stderr.
 	Warn func(msg string)
+	// Beside, when set, is called once the output is complete and the
+	// input verified, before anything is put in place; the files it
+	// returns are written and committed with the output, all or none
+	// (rewrite's report, which describes the written output). Its error
+	// leaves nothing written.
+	Beside func(*Result) ([]SideFile, error)
 }
 
 // Result describes a written output.
@@ -89,6 +95,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	vetted := statePath(abs)
 	w := &writer{src: src, opts: opts, kind: kind, enc: enc}
 	res, err := w.build(abs)
 	if err != nil {
@@ -101,12 +108,50 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 			return nil, err
 		}
 	}
-	if err := commit(w.tmp, abs, exists); err != nil {
+	if err := src.CheckUnchanged(); err != nil {
+		w.cleanup()
+		return nil, err
+	}
+	sides, err := stageSides(res, opts)
+	if err != nil {
+		w.cleanup()
+		return nil, err
+	}
+	if err := commitAll(append(sides, &staged{tmp: w.tmp, abs: abs, exists: exists, vetted: &vetted})); err != nil {
+		abortAll(sides)
 		w.cleanup()
 		return nil, fmt.Errorf("writing %s: %w", dst, err)
 	}
 	w.tmp = ""
 	return res, nil
+}
+
+// stageSides asks opts.Beside for the side files of a complete output and
+// stages them; on error nothing staged is left.
+func stageSides(res *Result, opts WriteOptions) ([]*staged, error) {
+	if opts.Beside == nil {
+		return nil, nil
+	}
+	files, err := opts.Beside(res)
+	if err != nil {
+		return nil, err
+	}
+	var out []*staged
+	for _, sf := range files {
+		s, err := stageSide(sf, opts.Warn)
+		if err != nil {
+			abortAll(out)
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func abortAll(items []*staged) {
+	for _, s := range items {
+		s.abort()
+	}
 }
 
 func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result, error) {
@@ -132,7 +177,19 @@ func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result
 	if _, err := mw.finish(); err != nil {
 		return nil, fmt.Errorf("writing stdout: %w", err)
 	}
-	return &Result{Path: "-", Kind: kind, MainPath: "-", MainSize: mw.n}, nil
+	if err := src.CheckUnchanged(); err != nil {
+		return nil, err
+	}
+	res := &Result{Path: "-", Kind: kind, MainPath: "-", MainSize: mw.n}
+	sides, err := stageSides(res, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := commitAll(sides); err != nil {
+		abortAll(sides)
+		return nil, err
+	}
+	return res, nil
 }
 
 // checkTarget applies the output safety rules and returns dst's absolute
@@ -311,16 +368,7 @@ func foreignEntry(dir string, allowed map[string]os.FileMode) (string, error) {
 // the signal lock (see pending), so Ctrl-C or SIGTERM cannot fall between
 // its steps.
 func commit(tmp, abs string, exists bool) error {
-	pending.Lock()
-	defer pending.Unlock()
-	if pending.stopped {
-		return errStopped
-	}
-	err := commitLocked(tmp, abs, exists)
-	if err == nil {
-		delete(pending.paths, tmp)
-	}
-	return err
+	return commitAll([]*staged{{tmp: tmp, abs: abs, exists: exists}})
 }
 
 // noExchange makes commit take the fallback path (tests of it only).

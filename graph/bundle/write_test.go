@@ -2,9 +2,12 @@ package bundle
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -470,4 +473,183 @@ func prefixed(p string, tree map[string]string) map[string]string {
 		out[p+k] = v
 	}
 	return out
+}
+
+// Every output name the file system takes can be written, replaced and
+// reported, file or directory, and a temporary a killed run left for it is
+// still found. Before, names of 225 bytes and more failed ("file name too
+// long"): the hidden temporary's name added up to 31 bytes to them.
+func TestWriteLongNames(t *testing.T) {
+	src := t.TempDir()
+	files(t, src, aimodel(""))
+	in := open(t, src, OpenOptions{})
+	dead := strconv.Itoa(deadPid(t))
+	for _, n := range []int{200, 224, 225, 228, 240, 254, 255} {
+		for _, kind := range []Kind{KindBytecode, KindAIModel} {
+			dir := t.TempDir()
+			// A multi-byte character across the cut: the shortened
+			// name must stay valid UTF-8.
+			name := strings.Repeat("é", n/2) + strings.Repeat("x", n%2)
+			out := filepath.Join(dir, name)
+			if _, err := Write(out, kind, in, encode(bcNew), WriteOptions{}); err != nil {
+				t.Errorf("%d bytes, %s: %v", n, kind, err)
+				continue
+			}
+			// A stale temporary of a dead run, named as tempPattern names
+			// them: a forced rewrite removes it.
+			stale := filepath.Join(dir, tempPatternPid(out, "tmp", dead)+"7")
+			if err := os.Mkdir(stale, 0o755); err != nil {
+				t.Fatalf("%d bytes: the stale temporary's own name: %v", n, err)
+			}
+			var warns []string
+			if _, err := Write(out, kind, in, encode(bcNew), WriteOptions{Force: true, Warn: func(m string) { warns = append(warns, m) }}); err != nil {
+				t.Errorf("%d bytes, %s, forced: %v", n, kind, err)
+			}
+			if _, err := os.Lstat(stale); !os.IsNotExist(err) || len(warns) != 1 {
+				t.Errorf("%d bytes, %s: stale temporary not removed (%v), warnings %q", n, kind, err, warns)
+			}
+			if kind == KindBytecode {
+				if err := WriteFile(out, []byte("{}"), true, nil); err != nil {
+					t.Errorf("%d bytes: WriteFile: %v", n, err)
+				}
+			}
+			noTemps(t, dir)
+		}
+	}
+}
+
+// tempPatternPid is tempPattern for another process's pid.
+func tempPatternPid(abs, role, pid string) string {
+	p := tempPattern(abs, role)
+	own := "-" + strconv.Itoa(os.Getpid()) + "-"
+	return strings.TrimSuffix(p, own) + "-" + pid + "-"
+}
+
+// Files written beside an output (WriteOptions.Beside, rewrite's report)
+// are committed with it, both or neither: a Beside error, a side path
+// refused, or an output commit that fails after the side file is in place
+// leaves the output and the side file as they were, and no temporary.
+func TestWriteBesideAllOrNothing(t *testing.T) {
+	src := t.TempDir()
+	files(t, src, aimodel(""))
+	in := open(t, src, OpenOptions{})
+	type tc struct {
+		name    string
+		beside  func(dir, out, report string) func(*Result) ([]SideFile, error)
+		written bool
+		want    string // error substring
+	}
+	side := func(report string) []SideFile { return []SideFile{{Path: report, Data: []byte("new"), Force: true}} }
+	cases := []tc{
+		{"both", func(_, _, report string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) { return side(report), nil }
+		}, true, ""},
+		{"beside fails", func(_, _, _ string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) { return nil, errors.New("no report") }
+		}, false, "no report"},
+		{"side path not a regular file", func(dir, _, _ string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) { return side(dir), nil }
+		}, false, "not a regular file"},
+		{"output commit fails", func(_, out, report string) func(*Result) ([]SideFile, error) {
+			return func(*Result) ([]SideFile, error) {
+				// A directory someone made at the output meanwhile: the
+				// rename onto it fails after the report is in place.
+				if err := os.MkdirAll(filepath.Join(out, "theirs"), 0o755); err != nil {
+					return nil, err
+				}
+				return side(report), nil
+			}
+		}, false, "writing"},
+	}
+	for _, fallback := range []bool{false, true} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/fallback=%v", c.name, fallback), func(t *testing.T) {
+				noExchange = fallback
+				defer func() { noExchange = false }()
+				dir := t.TempDir()
+				out := filepath.Join(dir, "o.aimodel")
+				report := filepath.Join(dir, "r.json")
+				if err := os.WriteFile(report, []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, err := Write(out, KindAIModel, in, encode(bcNew), WriteOptions{Beside: c.beside(dir, out, report)})
+				if c.written != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("err %v, want written %v (%q)", err, c.written, c.want)
+				}
+				b, _ := os.ReadFile(report)
+				_, merr := os.Stat(filepath.Join(out, MainFile))
+				if c.written && (string(b) != "new" || merr != nil) || !c.written && (string(b) != "old" || merr == nil) {
+					t.Errorf("report %q, output main.mlirb: %v; want both written or neither", b, merr)
+				}
+				noTemps(t, dir)
+			})
+		}
+	}
+}
+
+// An input whose main file changes or is replaced between its open and the
+// commit gives no output: the output would mix two versions of it (the
+// main file is read through its mapping while the encoder runs). Before,
+// the write went ahead with exit 0.
+func TestWriteInputChanged(t *testing.T) {
+	past := time.Now().Add(-time.Hour)
+	cases := []struct {
+		name   string
+		change func(t *testing.T, p string)
+		want   string
+	}{
+		{"rewritten in place, same size", func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteAt([]byte("X"), 0)
+			f.Close()
+		}, "changed while anefix read it"},
+		{"grown", func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write([]byte("\n"))
+			f.Close()
+		}, "changed while anefix read it"},
+		{"replaced", func(t *testing.T, p string) {
+			if err := os.WriteFile(p+".new", textMain, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(p+".new", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "changed while anefix read it"},
+		{"unchanged", func(*testing.T, string) {}, ""},
+	}
+	for _, c := range cases {
+		for _, stdout := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stdout=%v", c.name, stdout), func(t *testing.T) {
+				dir := t.TempDir()
+				p := filepath.Join(dir, "in.mlir")
+				files(t, dir, map[string]string{"in.mlir": string(textMain)})
+				if err := os.Chtimes(p, past, past); err != nil {
+					t.Fatal(err)
+				}
+				in := open(t, p, OpenOptions{})
+				c.change(t, p)
+				out := filepath.Join(dir, "out.mlir")
+				dst := out
+				var sink bytes.Buffer
+				if stdout {
+					dst = "-"
+				}
+				_, err := Write(dst, KindText, in, encode(textMain), WriteOptions{Stdout: &sink})
+				if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+					t.Fatalf("err %v, want %q", err, c.want)
+				}
+				if _, serr := os.Lstat(out); c.want != "" && serr == nil {
+					t.Error("an output was written")
+				}
+				noTemps(t, dir)
+			})
+		}
+	}
 }

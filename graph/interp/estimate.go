@@ -28,6 +28,13 @@ import (
 // interpreter runs only static shapes). Sizes saturate at MaxInt64
 // (graph.SatMul, graph.SatAdd), never wrap.
 func EstimateMemory(m *graph.Module, name string) int64 {
+	return EstimateLanesMemory(m, name, 1)
+}
+
+// EstimateLanesMemory is EstimateMemory for RunLanes with the given number
+// of lanes: the constants once, the live set once per lane (an upper
+// bound: values shared by every lane are counted in each).
+func EstimateLanesMemory(m *graph.Module, name string, lanes int) int64 {
 	e := &estimator{m: m, peaks: map[*graph.Operation]int64{}, busy: map[*graph.Operation]bool{}}
 	g := m.Graph(name)
 	if g == nil {
@@ -39,7 +46,7 @@ func EstimateMemory(m *graph.Module, name string) int64 {
 			return true
 		})
 	}
-	return graph.SatAdd(e.consts, e.graphPeak(g))
+	return graph.SatAdd(e.consts, graph.SatMul(e.graphPeak(g), int64(max(lanes, 1))))
 }
 
 type estimator struct {

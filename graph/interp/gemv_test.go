@@ -470,7 +470,7 @@ func TestDot8RoundedHWideNaN(t *testing.T) {
 	for i, v := range h {
 		W.raw[2*i], W.raw[2*i+1] = byte(v), byte(v>>8)
 	}
-	got, err := matMul(W, NewFloat(F32, []int{K, 1}, x), false, false, F32, false, true)
+	got, err := matMul(W, NewFloat(F32, []int{K, 1}, x), false, false, F32, false, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,12 +550,12 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 				// and x [M,K] · W [K,N+16] with W a raw f16 weight stored K×N
 				rw := &Tensor{Elem: F16, Shape: []int{tc.K, tc.N + 16}, raw: raw(tc.K * (tc.N + 16)), rawEl: F16}
 				for name, f := range map[string]func() (*Tensor, error){
-					"row form, raw B": func() (*Tensor, error) { return matMul(x, rw, false, false, outEl, false, true) },
-					"x·Wᵀ":            func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true) },
-					"W·x":             func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true) },
-					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true) },
-					"row form":        func() (*Tensor, error) { return matMul(x, rb, false, false, outEl, false, true) },
-					"row form, raw A": func() (*Tensor, error) { return matMul(rx, rb, false, false, outEl, false, true) },
+					"row form, raw B": func() (*Tensor, error) { return matMul(x, rw, false, false, outEl, false, true, nil) },
+					"x·Wᵀ":            func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true, nil) },
+					"W·x":             func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true, nil) },
+					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true, nil) },
+					"row form":        func() (*Tensor, error) { return matMul(x, rb, false, false, outEl, false, true, nil) },
+					"row form, raw A": func() (*Tensor, error) { return matMul(rx, rb, false, false, outEl, false, true, nil) },
 				} {
 					run := func(vec bool) []float32 {
 						useDot8 = vec

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/anefix/anefix/graph"
@@ -52,8 +53,21 @@ type Interp struct {
 	maps   []mapping // the mapped weights, for naming a fault's file
 	// inPlaced counts the ops inPlace ran (tests ask whether it did).
 	inPlaced int
-	work     int64 // counted by the current (or last) Run (work.go)
+	// weightReads counts the bytes matmul and conv read from weights held
+	// in their blobs (WeightBytesRead).
+	weightReads atomic.Int64
+	work        int64 // counted by the current (or last) Run (work.go)
+	// workLanes is how many lanes the current run has (RunLanes; 1 for
+	// Run): the work bound is per lane.
+	workLanes int
 }
+
+// WeightBytesRead is how many bytes matmul and conv have read from weights
+// still in their blobs (f16 or f32 constants used in place), over every
+// Run so far: a weight row block reused from cache for several streams
+// counts once (linalg.go's mmWeightRows), so a batch of streams that
+// shares each pass over a weight reads it once per position.
+func (in *Interp) WeightBytesRead() int64 { return in.weightReads.Load() }
 
 // New prepares an interpreter for m. Nothing is read until Run.
 func New(m *graph.Module, opts Options) *Interp {
@@ -200,7 +214,7 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 			return nil, fmt.Errorf("interp: @%s input %d (%q): %w", name, i, p.Name, err)
 		}
 	}
-	in.work = 0
+	in.work, in.workLanes = 0, 1
 	outs, err := in.runGraph(g, inputs, 0)
 	if we := (*WorkError)(nil); errors.As(err, &we) {
 		return nil, we // its message names the op; the callers' wrapping repeats it per level
@@ -267,16 +281,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 	if len(args) != len(body.Args()) {
 		return nil, fmt.Errorf("interp: @%s takes %d arguments, got %d", g.Name(), len(body.Args()), len(args))
 	}
-	env := make(map[*graph.Value]*Tensor, 64)
-	refs := bufRefs{}
-	st := newHandleState()
-	for i, a := range body.Args() {
-		env[a] = args[i]
-		refs.pin(args[i]) // the caller's tensors are never written
-		if isHandle(a.Type()) {
-			st.contents[a] = args[i]
-		}
-	}
+	l := newLane(body, args)
 	p, err := in.planFor(g)
 	if err != nil {
 		return nil, err
@@ -284,82 +289,141 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 	term := graph.TerminatorName(g.Op.Name)
 	for i, op := range p.ops {
 		if op.Name == term {
-			outs := make([]*Tensor, op.NumOperands())
-			for k, v := range op.Operands() {
-				outs[k] = env[v]
-				if isToken(v.Type()) {
-					t, err := st.final(p.tokenState[k], v)
-					if err != nil {
-						return nil, fmt.Errorf("interp: @%s: output %d: %w", g.Name(), k, err)
-					}
-					outs[k] = t
-				}
-			}
-			return outs, nil
+			return l.outputs(g, p, op)
 		}
-		ins := make([]*Tensor, op.NumOperands())
-		for k, v := range op.Operands() {
-			t, ok := env[v]
-			if !ok {
-				return nil, fmt.Errorf("interp: @%s: %s: operand %d has no value (defined after use?)", g.Name(), op.Describe(), k)
-			}
-			ins[k] = t
-		}
-		update := canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], refs)
-		if err := in.charge(op, ins, update); err != nil {
+		ins, err := l.operands(g, op)
+		if err != nil {
 			return nil, err
 		}
-		var res []*Tensor
-		var err error
-		if isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle" {
-			// The caller's handle would not see the write.
-			err = fmt.Errorf("writes a handle inside an invoked graph; the interpreter runs state writes only in the graph it is asked to run")
-		} else if isStateOp(op.Name) {
-			res, err = st.exec(op, ins, refs)
-		} else if op.Name == "coreai.if" {
-			res, err = in.runIf(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
-		} else if op.Name == "coreai.while" {
-			res, err = in.runWhile(op, ins, func(v *graph.Value) (*Tensor, bool) { t, ok := env[v]; return t, ok }, depth)
-		} else if update {
-			// The buffer dies here and nothing else sees it: update in
-			// place instead of copying a whole cache per layer.
-			res, err = in.sliceUpdateInPlace(op, ins)
-		} else if t, ok, ierr := in.inPlace(p, i, op, ins, refs); ok {
-			res, err = []*Tensor{t}, ierr
-			in.inPlaced++
-		} else {
-			res, err = in.safeExec(op, ins, depth)
+		if err := in.charge(op, ins, in.updatesInPlace(p, i, op, ins, l)); err != nil {
+			return nil, err
 		}
+		res, err := in.dispatch(p, i, op, ins, l, depth)
 		if err != nil {
 			return nil, fmt.Errorf("interp: @%s: %s: %w", g.Name(), op.Describe(), err)
 		}
-		if len(res) != op.NumResults() {
-			return nil, fmt.Errorf("interp: @%s: %s: produced %d results, op declares %d", g.Name(), op.Describe(), len(res), op.NumResults())
+		if err := in.bind(g, op, res, l); err != nil {
+			return nil, err
 		}
-		if in.opts.Observe != nil {
-			in.opts.Observe(op, res)
-		}
-		for k, r := range op.Results() {
-			if isToken(r.Type()) {
-				env[r] = res[k]
-				continue
-			}
-			if err := fitResult(r.Type(), in.widened(r.Type(), res[k])); err != nil {
-				return nil, fmt.Errorf("interp: @%s: %s: result %d: %w", g.Name(), op.Describe(), k, err)
-			}
-			res[k] = fitted(r.Type(), res[k])
-			env[r] = res[k]
-			refs.add(res[k], 1)
-			if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
-				refs.pin(res[k]) // cached across runs
-			}
-		}
-		for _, v := range p.frees[i] {
-			refs.add(env[v], -1)
-			delete(env, v)
-		}
+		l.free(p, i)
 	}
 	return nil, fmt.Errorf("interp: @%s does not end in %s", g.Name(), term)
+}
+
+// lane holds the values of one run of a graph body: its environment, the
+// buffer references that decide in-place updates, and its state handles.
+// Run has one; RunLanes one per stream.
+type lane struct {
+	env  map[*graph.Value]*Tensor
+	refs bufRefs
+	st   *handleState
+}
+
+func newLane(body *graph.Block, args []*Tensor) *lane {
+	l := &lane{env: make(map[*graph.Value]*Tensor, 64), refs: bufRefs{}, st: newHandleState()}
+	for i, a := range body.Args() {
+		l.env[a] = args[i]
+		l.refs.pin(args[i]) // the caller's tensors are never written
+		if isHandle(a.Type()) {
+			l.st.contents[a] = args[i]
+		}
+	}
+	return l
+}
+
+// outputs collects the terminator's operands (a token output stands for
+// its handle's final tensor).
+func (l *lane) outputs(g *graph.Graph, p *plan, op *graph.Operation) ([]*Tensor, error) {
+	outs := make([]*Tensor, op.NumOperands())
+	for k, v := range op.Operands() {
+		outs[k] = l.env[v]
+		if isToken(v.Type()) {
+			t, err := l.st.final(p.tokenState[k], v)
+			if err != nil {
+				return nil, fmt.Errorf("interp: @%s: output %d: %w", g.Name(), k, err)
+			}
+			outs[k] = t
+		}
+	}
+	return outs, nil
+}
+
+func (l *lane) operands(g *graph.Graph, op *graph.Operation) ([]*Tensor, error) {
+	ins := make([]*Tensor, op.NumOperands())
+	for k, v := range op.Operands() {
+		t, ok := l.env[v]
+		if !ok {
+			return nil, fmt.Errorf("interp: @%s: %s: operand %d has no value (defined after use?)", g.Name(), op.Describe(), k)
+		}
+		ins[k] = t
+	}
+	return ins, nil
+}
+
+// dispatch runs op (index i of plan p) on ins in lane l.
+func (in *Interp) dispatch(p *plan, i int, op *graph.Operation, ins []*Tensor, l *lane, depth int) ([]*Tensor, error) {
+	lookup := func(v *graph.Value) (*Tensor, bool) { t, ok := l.env[v]; return t, ok }
+	switch {
+	case isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle":
+		// The caller's handle would not see the write.
+		return nil, fmt.Errorf("writes a handle inside an invoked graph; the interpreter runs state writes only in the graph it is asked to run")
+	case isStateOp(op.Name):
+		return l.st.exec(op, ins, l.refs)
+	case op.Name == "coreai.if":
+		return in.runIf(op, ins, lookup, depth)
+	case op.Name == "coreai.while":
+		return in.runWhile(op, ins, lookup, depth)
+	case in.updatesInPlace(p, i, op, ins, l):
+		// The buffer dies here and nothing else sees it: update in
+		// place instead of copying a whole cache per layer.
+		return in.sliceUpdateInPlace(op, ins)
+	}
+	if t, ok, err := in.inPlace(p, i, op, ins, l.refs); ok {
+		in.inPlaced++
+		return []*Tensor{t}, err
+	}
+	return in.safeExec(op, ins, depth)
+}
+
+// updatesInPlace reports whether op (index i of p) is a slice_update that
+// may write into its operand's buffer in lane l.
+func (in *Interp) updatesInPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, l *lane) bool {
+	return canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs)
+}
+
+// bind checks op's results against its declared types and enters them in
+// lane l.
+func (in *Interp) bind(g *graph.Graph, op *graph.Operation, res []*Tensor, l *lane) error {
+	if len(res) != op.NumResults() {
+		return fmt.Errorf("interp: @%s: %s: produced %d results, op declares %d", g.Name(), op.Describe(), len(res), op.NumResults())
+	}
+	if in.opts.Observe != nil {
+		in.opts.Observe(op, res)
+	}
+	for k, r := range op.Results() {
+		if isToken(r.Type()) {
+			l.env[r] = res[k]
+			continue
+		}
+		if err := fitResult(r.Type(), in.widened(r.Type(), res[k])); err != nil {
+			return fmt.Errorf("interp: @%s: %s: result %d: %w", g.Name(), op.Describe(), k, err)
+		}
+		res[k] = fitted(r.Type(), res[k])
+		l.env[r] = res[k]
+		l.refs.add(res[k], 1)
+		if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
+			l.refs.pin(res[k]) // cached across runs
+		}
+	}
+	return nil
+}
+
+// free drops the values whose last reader is op i of p.
+func (l *lane) free(p *plan, i int) {
+	for _, v := range p.frees[i] {
+		l.refs.add(l.env[v], -1)
+		delete(l.env, v)
+	}
 }
 
 // widened gives, under Options.Wide, a float32 tensor the f16 label its
@@ -624,7 +688,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if t, ok, err := in.execQuant(op, k, ins, el); ok {
 		return one(t, err)
 	}
-	if t, ok, err := execReduce(op, k, ins, el, acc16); ok {
+	if t, ok, err := execReduce(op, k, ins, el, acc16, &in.weightReads); ok {
 		return one(t, err)
 	}
 	if k == "conv" {
@@ -834,7 +898,7 @@ func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Ele
 // ok is false for any other op. acc16 rounds a sum, mean or product to
 // half after every step (the Neural Engine profile's narrow-reduce rule
 // runs them here with acc16 set, numerics.go).
-func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
+func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool, reads *atomic.Int64) (*Tensor, bool, error) {
 	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product":
 		axes, _ := intArg(op, ins, 1, "axes")
@@ -856,7 +920,7 @@ func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 boo
 			return nil, true, err
 		}
 		ta, tb := matmulTransposes(op)
-		t, err := MatMul(ins[0], ins[1], ta, tb, el, acc16)
+		t, err := matMul(ins[0], ins[1], ta, tb, el, acc16, false, reads)
 		return t, true, err
 	}
 	return nil, false, nil
@@ -927,7 +991,7 @@ func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16, ane b
 	if len(ins) > 6 {
 		bias = ins[6]
 	}
-	t, err := conv(ins[0], ins[1], bias, p, el, acc16, ane)
+	t, err := conv(ins[0], ins[1], bias, p, el, acc16, ane, &in.weightReads)
 	if err != nil {
 		return nil, err
 	}

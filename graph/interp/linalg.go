@@ -14,6 +14,29 @@ type mat struct {
 	f           []float32
 	h           []uint16
 	off, sr, sc int
+	// reads, when set, counts the bytes of a weight (a tensor still in its
+	// blob) the kernels read from this view: Interp.WeightBytesRead.
+	reads *atomic.Int64
+}
+
+// counted sets m to count its reads into c when t is a weight in place.
+func (m mat) counted(t *Tensor, c *atomic.Int64) mat {
+	if c != nil && t.FromWeight() {
+		m.reads = c
+	}
+	return m
+}
+
+// tally adds n elements read from m to its count.
+func (m *mat) tally(n int) {
+	if m.reads == nil {
+		return
+	}
+	eb := 4
+	if m.h != nil {
+		eb = 2
+	}
+	m.reads.Add(int64(n * eb))
 }
 
 // viewOf views t row-major, widening a lazily transposed weight first.
@@ -48,6 +71,7 @@ func (m *mat) at(i int) float32 {
 // load returns n elements starting at index start with the given stride,
 // either in place or converted into buf.
 func (m *mat) load(buf []float32, start, n, stride int) []float32 {
+	m.tally(n)
 	if m.h == nil && stride == 1 {
 		return m.f[start : start+n]
 	}
@@ -191,24 +215,53 @@ func mmRowsStream(A, B mat, N, K int, it mmItem, bufA, bufB, acc []float32, out 
 
 // mmWeightRows computes one work item of raw-f16 contiguous weight rows
 // (A) times activation columns (B): each output column is one gemvH;
-// rounded selects the Neural Engine profile's kernels.
+// rounded selects the Neural Engine profile's kernels. With several
+// columns (a batch of streams, RunLanes) the rows are taken a block at a
+// time for every column, so the weight streams from memory once, not once
+// per column; the blocks are multiples of sixteen rows, so gemvH splits
+// each row into the same kernels as for the whole item and every sum is
+// the one-column sum bit for bit.
 func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, outEl Elem, rounded bool) {
 	h := A.h[it.aoff+A.off+it.i0*A.sr:]
-	for j := it.j0; j < it.j1; j++ {
-		x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
-		gemvH(x, h, A.sr, it.i1-it.i0, out[it.ooff+it.i0*N+j:], N, outEl, rounded)
+	A.tally((it.i1 - it.i0) * K)
+	n := it.i1 - it.i0
+	blk := n
+	if it.j1-it.j0 > 1 {
+		blk = weightBlockRows
+	}
+	for r0 := 0; r0 < n; r0 += blk {
+		rows := min(blk, n-r0)
+		for j := it.j0; j < it.j1; j++ {
+			x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+			gemvH(x, h[r0*A.sr:], A.sr, rows, out[it.ooff+(it.i0+r0)*N+j:], N, outEl, rounded)
+		}
 	}
 }
+
+// weightBlockRows is how many weight rows (or columns) mmWeightRows and
+// mmWeightCols finish for every activation before the next: 32 rows of a
+// 4096-wide f16 weight are 256 KiB, within a core's L2 cache.
+const weightBlockRows = 32
 
 // mmWeightCols computes one work item of activation rows (A) times raw-f16
 // weight columns stored contiguously (B; a transposed weight such as a tied
 // lm_head): each output row is one gemvH; rounded selects the Neural Engine
-// profile's kernels.
+// profile's kernels. Several rows take the weight a block at a time, as
+// mmWeightRows does.
 func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem, rounded bool) {
 	h := B.h[it.boff+B.off+it.j0*B.sc:]
-	for i := it.i0; i < it.i1; i++ {
-		x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
-		gemvH(x, h, B.sc, it.j1-it.j0, out[it.ooff+i*N+it.j0:], 1, outEl, rounded)
+	B.tally((it.j1 - it.j0) * K)
+	n := it.j1 - it.j0
+	blk := n
+	if it.i1-it.i0 > 1 {
+		blk = weightBlockRows
+	}
+	for c0 := 0; c0 < n; c0 += blk {
+		cols := min(blk, n-c0)
+		for i := it.i0; i < it.i1; i++ {
+			x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+			gemvH(x, h[c0*B.sc:], B.sc, cols, out[it.ooff+i*N+it.j0+c0:], 1, outEl, rounded)
+		}
 	}
 }
 
@@ -282,23 +335,38 @@ func gemvH(x []float32, h []uint16, hstride, n int, o []float32, ostride int, ou
 }
 
 // mmDot computes one work item by the general path: one sequential dot
-// product over k per output element.
+// product over k per output element. When B is a weight in place and A is
+// not, each column of B is loaded once for all rows of A (a batch of
+// streams reads the weight once); the sums are the same either way.
 func mmDot(A, B mat, N, K int, it mmItem, bufA, bufB []float32, out []float32, outEl Elem, acc16 bool) {
+	dot := func(arow, bcol []float32) float32 {
+		var s float32
+		if acc16 {
+			for k, av := range arow {
+				s = f16.Round32(s + float32(av*bcol[k]))
+			}
+		} else {
+			for k, av := range arow {
+				s += float32(av * bcol[k])
+			}
+		}
+		return s
+	}
+	if B.reads != nil && A.reads == nil && it.i1-it.i0 > 1 {
+		for j := it.j0; j < it.j1; j++ {
+			bcol := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+			for i := it.i0; i < it.i1; i++ {
+				arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+				out[it.ooff+i*N+j] = outEl.round(dot(arow, bcol))
+			}
+		}
+		return
+	}
 	for i := it.i0; i < it.i1; i++ {
 		arow := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
 		for j := it.j0; j < it.j1; j++ {
 			bcol := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
-			var s float32
-			if acc16 {
-				for k, av := range arow {
-					s = f16.Round32(s + float32(av*bcol[k]))
-				}
-			} else {
-				for k, av := range arow {
-					s += float32(av * bcol[k])
-				}
-			}
-			out[it.ooff+i*N+j] = outEl.round(s)
+			out[it.ooff+i*N+j] = outEl.round(dot(arow, bcol))
 		}
 	}
 }
@@ -334,12 +402,13 @@ func split(M, N, K, workers int, base mmItem) []mmItem {
 // broadcasting (transposeA/B swap the last two axes of an operand; a rank-1
 // operand is a row or column vector whose unit axis is dropped).
 func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*Tensor, error) {
-	return matMul(a, b, transposeA, transposeB, out, acc16, false)
+	return matMul(a, b, transposeA, transposeB, out, acc16, false, nil)
 }
 
 // matMul is MatMul; ane rounds every product to fp16 before the float32
 // sum (the Neural Engine profile, numerics.go).
-func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool) (*Tensor, error) {
+// reads, when set, counts the weight bytes the kernels read.
+func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool, reads *atomic.Int64) (*Tensor, error) {
 	if !a.Elem.IsFloat() || !b.Elem.IsFloat() {
 		return nil, fmt.Errorf("matmul of %s and %s: only float operands are supported", a, b)
 	}
@@ -384,7 +453,7 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	if err != nil {
 		return nil, fmt.Errorf("matmul batch: %w", err)
 	}
-	A, B := rawView(a), rawView(b)
+	A, B := rawView(a).counted(a, reads), rawView(b).counted(b, reads)
 	A.sr, A.sc = sam, sak
 	B.sr, B.sc = sbk, sbn
 	res := make([]float32, numel([]int{numel(batch), M, N}))
@@ -418,12 +487,13 @@ type ConvParams struct {
 // column in that order; a 1×1 stride-1 unpadded conv runs as a matmul with
 // the weight used in place.
 func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, error) {
-	return conv(x, w, bias, p, out, acc16, false)
+	return conv(x, w, bias, p, out, acc16, false, nil)
 }
 
 // conv is Conv; ane rounds every product to fp16 before the float32 sum
 // (the Neural Engine profile, numerics.go).
-func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool) (*Tensor, error) {
+// reads, when set, counts the weight bytes the kernels read.
+func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *atomic.Int64) (*Tensor, error) {
 	xs, ws := x.Shape, w.Shape
 	conv1d := len(xs) == 3
 	if conv1d {
@@ -449,9 +519,18 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool) (*Tensor,
 		return nil, fmt.Errorf("conv: empty output for input %v, weight %v", x.Shape, w.Shape)
 	}
 	res := make([]float32, numel([]int{Nb, O, OH, OW}))
-	if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} {
+	if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} && H*W == 1 && Nb > 1 {
+		// A batch of single positions (the streams of RunLanes): out =
+		// X[Nb×C] · Wᵀ[C×O], the weight's rows as columns, so one pass over
+		// the weight serves every row of X. Each sum is the same products
+		// in the same order as the per-row path below.
+		A, B := viewOf(x), viewOf(w).counted(w, reads)
+		A.sr, A.sc = C, 1
+		B.sr, B.sc = 1, C
+		matmulCore(A, B, Nb, O, C, split(Nb, O, C, Workers, mmItem{}), res, out, acc16, ane, Workers)
+	} else if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} {
 		// out[n] = W[O×C] · X[n][C×HW]
-		A, B := viewOf(w), viewOf(x)
+		A, B := viewOf(w).counted(w, reads), viewOf(x)
 		A.sr, A.sc = C, 1
 		B.sr, B.sc = H*W, 1
 		var items []mmItem

@@ -243,7 +243,7 @@ func TestMatmulRoundedPaths(t *testing.T) {
 		if c.rawA {
 			A = raw(a, aShape)
 		}
-		got, err := matMul(A, B, c.ta, c.tb, F16, false, true)
+		got, err := matMul(A, B, c.ta, c.tb, F16, false, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func BenchmarkMatVec(b *testing.B) {
 				b.SetBytes(int64(len(w)))
 				cpu0 := processCPU()
 				for b.Loop() {
-					if _, err := matMul(X, W, false, layout.tb, F16, false, ane); err != nil {
+					if _, err := matMul(X, W, false, layout.tb, F16, false, ane, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

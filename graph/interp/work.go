@@ -70,6 +70,7 @@ func (in *Interp) charge(op *graph.Operation, ins []*Tensor, inPlace bool) error
 	if bound <= 0 {
 		bound = DefaultMaxWork
 	}
+	bound = graph.SatMul(bound, int64(max(in.workLanes, 1))) // RunLanes: the bound of each lane
 	if graph.SatAdd(in.work, w) > bound {
 		return &WorkError{Op: op, Done: in.work, Bound: bound}
 	}

@@ -131,6 +131,9 @@ type SaveOptions struct {
 	BytecodeVersion int
 	// Progress is where a long write may draw a bar (only when a terminal).
 	Progress *os.File
+	// Beside gives the files committed with the output, both or neither
+	// (bundle.WriteOptions.Beside).
+	Beside func(*bundle.Result) ([]bundle.SideFile, error)
 }
 
 // OutputKind decides what dst will be: the input's kind for a directory
@@ -241,7 +244,7 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 		}
 	}
 	return bundle.Write(dst, kind, in, enc, bundle.WriteOptions{
-		Force: opts.Force, Stdout: opts.Stdout, Progress: opts.Progress, Files: files,
+		Force: opts.Force, Stdout: opts.Stdout, Progress: opts.Progress, Files: files, Beside: opts.Beside,
 	})
 }
 

@@ -102,10 +102,12 @@ func parseEntry(b []byte, key string) (Result, bool) {
 	return Result{Outcome: o, ExitCode: code, Duration: time.Duration(secs * float64(time.Second)), Cached: true, Key: key}, true
 }
 
-// store writes the answer through a temporary and a rename (a rename
-// replaces whatever name was there, a link or a FIFO, not what it points
-// to). It returns false when KillAll has run. A failure to cache is not an
-// error of the search; it is reported once.
+// store writes the answer as every file anefix writes beside an output is
+// written (bundle.WriteFile): through a tracked temporary and a rename,
+// replacing only a regular file, so a link or a FIFO at the entry's name is
+// left alone (and the answer not cached), never written through. It
+// returns false when KillAll has run. A failure to cache is not an error
+// of the search; it is reported once.
 func (r *Runner) store(res Result) bool {
 	cacheWrites.RLock()
 	defer cacheWrites.RUnlock()
@@ -126,19 +128,5 @@ func (r *Runner) write(res Result) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(formatEntry(res))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return bundle.WriteFile(p, []byte(formatEntry(res)), true, func(msg string) { r.warn("cache-stale", msg) })
 }

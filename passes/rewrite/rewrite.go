@@ -55,6 +55,11 @@ type Options struct {
 	// MaxMemory bounds what a pass that allocates per weight may plan to
 	// take for one weight (passes.RunOptions.MaxMemory; 0: no bound).
 	MaxMemory int64
+	// Beside, when set, gives the files written beside the output (the
+	// report) from the finished Result, once the output is complete and
+	// before it is put in place: both are committed or neither, so a
+	// report that cannot be made or written leaves no output.
+	Beside func(*Result) ([]bundle.SideFile, error)
 }
 
 // Plan is a rewrite decided before any input is read.
@@ -186,10 +191,19 @@ func (p *Plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 	t1 := time.Now()
 	rec := r.Run.Record(p.Tool)
 	rec.Pipelines = []string{p.Pipeline.String()} // rewrite --pipeline takes it back
-	if r.Written, err = out.Save(ld.Module, ld, modelio.SaveOptions{Stdout: p.Stdout, Progress: p.Progress, Record: &rec}); err != nil {
+	so := modelio.SaveOptions{Stdout: p.Stdout, Progress: p.Progress, Record: &rec}
+	if p.Beside != nil {
+		so.Beside = func(w *bundle.Result) ([]bundle.SideFile, error) {
+			r.Written, r.Write = w, time.Since(t1)
+			return p.Beside(r)
+		}
+	}
+	if r.Written, err = out.Save(ld.Module, ld, so); err != nil {
 		return nil, err
 	}
-	r.Write = time.Since(t1)
+	if p.Beside == nil {
+		r.Write = time.Since(t1)
+	}
 	return r, nil
 }
 

@@ -1,5 +1,8 @@
-// The report of `anefix verify REF CAND`: two graphs decoded greedily side
-// by side by anefix's CPU interpreter, and how far their numbers drift.
+// The report of `anefix verify REF CAND`: two graphs run side by side by
+// anefix's CPU interpreter, and how far their numbers drift. The default
+// mode, "teacher-forced", feeds both graphs the same token streams and
+// fills the fields from mode on; "greedy" decodes each graph from its own
+// tokens and fills steps, agree, first_divergence, min_agree and positions.
 //
 // Compatibility: field numbers are never reused; new fields are appended.
 // The report holds no timings, so the same inputs and flags always give the
@@ -81,6 +84,46 @@ type VerifyReport struct {
 	// True when --ranges ran (ranges may then still be empty: nothing was
 	// flagged).
 	RangesChecked bool `protobuf:"varint,21,opt,name=ranges_checked,json=rangesChecked,proto3" json:"ranges_checked,omitempty"`
+	// "teacher-forced" (the default) or "greedy" (--mode greedy).
+	Mode string `protobuf:"bytes,22,opt,name=mode,proto3" json:"mode,omitempty"`
+	// Teacher-forced: token streams fed (the same to both graphs) and the
+	// positions of each; "tokens" says where they came from (--tokens FILE,
+	// or "pseudo-random, seed N": uniform ids from a PCG seeded by (N,
+	// stream index)).
+	Streams int32  `protobuf:"varint,23,opt,name=streams,proto3" json:"streams,omitempty"`
+	Length  int32  `protobuf:"varint,24,opt,name=length,proto3" json:"length,omitempty"`
+	Tokens  string `protobuf:"bytes,25,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	// The aggregates are optional so that a 0 (identical graphs) is printed
+	// in the JSON rather than left out.
+	// Mean over streams × positions of KL(REF‖CAND) of the softmaxes of the
+	// logits, in nats, computed in float64; and its percentiles (linear
+	// interpolation, numpy's default) and maximum.
+	MeanKld *float64 `protobuf:"fixed64,26,opt,name=mean_kld,json=meanKld,proto3,oneof" json:"mean_kld,omitempty"`
+	KldP50  *float64 `protobuf:"fixed64,27,opt,name=kld_p50,json=kldP50,proto3,oneof" json:"kld_p50,omitempty"`
+	KldP90  *float64 `protobuf:"fixed64,28,opt,name=kld_p90,json=kldP90,proto3,oneof" json:"kld_p90,omitempty"`
+	KldP99  *float64 `protobuf:"fixed64,29,opt,name=kld_p99,json=kldP99,proto3,oneof" json:"kld_p99,omitempty"`
+	KldMax  *float64 `protobuf:"fixed64,30,opt,name=kld_max,json=kldMax,proto3,oneof" json:"kld_max,omitempty"`
+	// Fraction of positions whose top-1 tokens agree, how many positions
+	// were compared, and the Wilson 95 % interval of the fraction.
+	SameTop1          *float64 `protobuf:"fixed64,31,opt,name=same_top1,json=sameTop1,proto3,oneof" json:"same_top1,omitempty"`
+	PositionsCompared int32    `protobuf:"varint,32,opt,name=positions_compared,json=positionsCompared,proto3" json:"positions_compared,omitempty"`
+	SameTop1Low       *float64 `protobuf:"fixed64,33,opt,name=same_top1_low,json=sameTop1Low,proto3,oneof" json:"same_top1_low,omitempty"`
+	SameTop1High      *float64 `protobuf:"fixed64,34,opt,name=same_top1_high,json=sameTop1High,proto3,oneof" json:"same_top1_high,omitempty"`
+	// Same-top-1 over the positions where REF's two largest logits are at
+	// least clear_margin apart (nats), and how many such positions there are.
+	ClearMargin    float64  `protobuf:"fixed64,35,opt,name=clear_margin,json=clearMargin,proto3" json:"clear_margin,omitempty"`
+	ClearPositions int32    `protobuf:"varint,36,opt,name=clear_positions,json=clearPositions,proto3" json:"clear_positions,omitempty"`
+	SameTop1Clear  *float64 `protobuf:"fixed64,37,opt,name=same_top1_clear,json=sameTop1Clear,proto3,oneof" json:"same_top1_clear,omitempty"`
+	// Root mean square over positions of Δp: CAND's probability of REF's top
+	// token minus REF's probability of it.
+	RmsDeltaP *float64 `protobuf:"fixed64,38,opt,name=rms_delta_p,json=rmsDeltaP,proto3,oneof" json:"rms_delta_p,omitempty"`
+	// Each state's relative RMS drift ‖ref − cand‖/‖ref‖ over all streams,
+	// sampled at eight positions along the streams (every position when
+	// fewer), sorted by name.
+	StateDrift []*VerifyStateCurve `protobuf:"bytes,39,rep,name=state_drift,json=stateDrift,proto3" json:"state_drift,omitempty"`
+	// The gates (--max-kld, --min-same-top1); a negative value is no gate.
+	MaxKld        float64 `protobuf:"fixed64,40,opt,name=max_kld,json=maxKld,proto3" json:"max_kld,omitempty"`
+	MinSameTop1   float64 `protobuf:"fixed64,41,opt,name=min_same_top1,json=minSameTop1,proto3" json:"min_same_top1,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -262,6 +305,259 @@ func (x *VerifyReport) GetRangesChecked() bool {
 	return false
 }
 
+func (x *VerifyReport) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *VerifyReport) GetStreams() int32 {
+	if x != nil {
+		return x.Streams
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetLength() int32 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetTokens() string {
+	if x != nil {
+		return x.Tokens
+	}
+	return ""
+}
+
+func (x *VerifyReport) GetMeanKld() float64 {
+	if x != nil && x.MeanKld != nil {
+		return *x.MeanKld
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetKldP50() float64 {
+	if x != nil && x.KldP50 != nil {
+		return *x.KldP50
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetKldP90() float64 {
+	if x != nil && x.KldP90 != nil {
+		return *x.KldP90
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetKldP99() float64 {
+	if x != nil && x.KldP99 != nil {
+		return *x.KldP99
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetKldMax() float64 {
+	if x != nil && x.KldMax != nil {
+		return *x.KldMax
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetSameTop1() float64 {
+	if x != nil && x.SameTop1 != nil {
+		return *x.SameTop1
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetPositionsCompared() int32 {
+	if x != nil {
+		return x.PositionsCompared
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetSameTop1Low() float64 {
+	if x != nil && x.SameTop1Low != nil {
+		return *x.SameTop1Low
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetSameTop1High() float64 {
+	if x != nil && x.SameTop1High != nil {
+		return *x.SameTop1High
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetClearMargin() float64 {
+	if x != nil {
+		return x.ClearMargin
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetClearPositions() int32 {
+	if x != nil {
+		return x.ClearPositions
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetSameTop1Clear() float64 {
+	if x != nil && x.SameTop1Clear != nil {
+		return *x.SameTop1Clear
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetRmsDeltaP() float64 {
+	if x != nil && x.RmsDeltaP != nil {
+		return *x.RmsDeltaP
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetStateDrift() []*VerifyStateCurve {
+	if x != nil {
+		return x.StateDrift
+	}
+	return nil
+}
+
+func (x *VerifyReport) GetMaxKld() float64 {
+	if x != nil {
+		return x.MaxKld
+	}
+	return 0
+}
+
+func (x *VerifyReport) GetMinSameTop1() float64 {
+	if x != nil {
+		return x.MinSameTop1
+	}
+	return 0
+}
+
+type VerifyStateCurve struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Points        []*VerifyDriftPoint    `protobuf:"bytes,2,rep,name=points,proto3" json:"points,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyStateCurve) Reset() {
+	*x = VerifyStateCurve{}
+	mi := &file_verify_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyStateCurve) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyStateCurve) ProtoMessage() {}
+
+func (x *VerifyStateCurve) ProtoReflect() protoreflect.Message {
+	mi := &file_verify_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyStateCurve.ProtoReflect.Descriptor instead.
+func (*VerifyStateCurve) Descriptor() ([]byte, []int) {
+	return file_verify_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *VerifyStateCurve) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *VerifyStateCurve) GetPoints() []*VerifyDriftPoint {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+type VerifyDriftPoint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 0-based position, after whose step the state was compared.
+	Position      int32   `protobuf:"varint,1,opt,name=position,proto3" json:"position,omitempty"`
+	RelativeRms   float64 `protobuf:"fixed64,2,opt,name=relative_rms,json=relativeRms,proto3" json:"relative_rms,omitempty"`
+	MaxAbsDiff    float64 `protobuf:"fixed64,3,opt,name=max_abs_diff,json=maxAbsDiff,proto3" json:"max_abs_diff,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyDriftPoint) Reset() {
+	*x = VerifyDriftPoint{}
+	mi := &file_verify_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyDriftPoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyDriftPoint) ProtoMessage() {}
+
+func (x *VerifyDriftPoint) ProtoReflect() protoreflect.Message {
+	mi := &file_verify_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyDriftPoint.ProtoReflect.Descriptor instead.
+func (*VerifyDriftPoint) Descriptor() ([]byte, []int) {
+	return file_verify_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *VerifyDriftPoint) GetPosition() int32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *VerifyDriftPoint) GetRelativeRms() float64 {
+	if x != nil {
+		return x.RelativeRms
+	}
+	return 0
+}
+
+func (x *VerifyDriftPoint) GetMaxAbsDiff() float64 {
+	if x != nil {
+		return x.MaxAbsDiff
+	}
+	return 0
+}
+
 type VerifyRange struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "reference" or "candidate".
@@ -286,7 +582,7 @@ type VerifyRange struct {
 
 func (x *VerifyRange) Reset() {
 	*x = VerifyRange{}
-	mi := &file_verify_proto_msgTypes[1]
+	mi := &file_verify_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +594,7 @@ func (x *VerifyRange) String() string {
 func (*VerifyRange) ProtoMessage() {}
 
 func (x *VerifyRange) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[1]
+	mi := &file_verify_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +607,7 @@ func (x *VerifyRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyRange.ProtoReflect.Descriptor instead.
 func (*VerifyRange) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{1}
+	return file_verify_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *VerifyRange) GetGraph() string {
@@ -374,7 +670,7 @@ type VerifyLocalize struct {
 
 func (x *VerifyLocalize) Reset() {
 	*x = VerifyLocalize{}
-	mi := &file_verify_proto_msgTypes[2]
+	mi := &file_verify_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +682,7 @@ func (x *VerifyLocalize) String() string {
 func (*VerifyLocalize) ProtoMessage() {}
 
 func (x *VerifyLocalize) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[2]
+	mi := &file_verify_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +695,7 @@ func (x *VerifyLocalize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyLocalize.ProtoReflect.Descriptor instead.
 func (*VerifyLocalize) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{2}
+	return file_verify_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *VerifyLocalize) GetReferenceNumerics() string {
@@ -454,7 +750,7 @@ type VerifyLocalizeOp struct {
 
 func (x *VerifyLocalizeOp) Reset() {
 	*x = VerifyLocalizeOp{}
-	mi := &file_verify_proto_msgTypes[3]
+	mi := &file_verify_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +762,7 @@ func (x *VerifyLocalizeOp) String() string {
 func (*VerifyLocalizeOp) ProtoMessage() {}
 
 func (x *VerifyLocalizeOp) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[3]
+	mi := &file_verify_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +775,7 @@ func (x *VerifyLocalizeOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyLocalizeOp.ProtoReflect.Descriptor instead.
 func (*VerifyLocalizeOp) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{3}
+	return file_verify_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *VerifyLocalizeOp) GetOpId() string {
@@ -535,7 +831,7 @@ type VerifyStep struct {
 
 func (x *VerifyStep) Reset() {
 	*x = VerifyStep{}
-	mi := &file_verify_proto_msgTypes[4]
+	mi := &file_verify_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +843,7 @@ func (x *VerifyStep) String() string {
 func (*VerifyStep) ProtoMessage() {}
 
 func (x *VerifyStep) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[4]
+	mi := &file_verify_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +856,7 @@ func (x *VerifyStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyStep.ProtoReflect.Descriptor instead.
 func (*VerifyStep) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{4}
+	return file_verify_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *VerifyStep) GetIndex() int32 {
@@ -625,7 +921,7 @@ type VerifyStateDrift struct {
 
 func (x *VerifyStateDrift) Reset() {
 	*x = VerifyStateDrift{}
-	mi := &file_verify_proto_msgTypes[5]
+	mi := &file_verify_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +933,7 @@ func (x *VerifyStateDrift) String() string {
 func (*VerifyStateDrift) ProtoMessage() {}
 
 func (x *VerifyStateDrift) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[5]
+	mi := &file_verify_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +946,7 @@ func (x *VerifyStateDrift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyStateDrift.ProtoReflect.Descriptor instead.
 func (*VerifyStateDrift) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{5}
+	return file_verify_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *VerifyStateDrift) GetName() string {
@@ -692,7 +988,7 @@ type VerifyInput struct {
 
 func (x *VerifyInput) Reset() {
 	*x = VerifyInput{}
-	mi := &file_verify_proto_msgTypes[6]
+	mi := &file_verify_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +1000,7 @@ func (x *VerifyInput) String() string {
 func (*VerifyInput) ProtoMessage() {}
 
 func (x *VerifyInput) ProtoReflect() protoreflect.Message {
-	mi := &file_verify_proto_msgTypes[6]
+	mi := &file_verify_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +1013,7 @@ func (x *VerifyInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyInput.ProtoReflect.Descriptor instead.
 func (*VerifyInput) Descriptor() ([]byte, []int) {
-	return file_verify_proto_rawDescGZIP(), []int{6}
+	return file_verify_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *VerifyInput) GetName() string {
@@ -738,7 +1034,7 @@ var File_verify_proto protoreflect.FileDescriptor
 
 const file_verify_proto_rawDesc = "" +
 	"\n" +
-	"\fverify.proto\x12\tanefix.v1\"\xea\x05\n" +
+	"\fverify.proto\x12\tanefix.v1\"\xb2\f\n" +
 	"\fVerifyReport\x12\x1c\n" +
 	"\treference\x18\x01 \x01(\tR\treference\x12\x1c\n" +
 	"\tcandidate\x18\x02 \x01(\tR\tcandidate\x12\x1a\n" +
@@ -764,7 +1060,51 @@ const file_verify_proto_rawDesc = "" +
 	"\bnumerics\x18\x12 \x01(\tR\bnumerics\x12.\n" +
 	"\x06ranges\x18\x13 \x03(\v2\x16.anefix.v1.VerifyRangeR\x06ranges\x125\n" +
 	"\blocalize\x18\x14 \x01(\v2\x19.anefix.v1.VerifyLocalizeR\blocalize\x12%\n" +
-	"\x0eranges_checked\x18\x15 \x01(\bR\rrangesChecked\"\x8f\x01\n" +
+	"\x0eranges_checked\x18\x15 \x01(\bR\rrangesChecked\x12\x12\n" +
+	"\x04mode\x18\x16 \x01(\tR\x04mode\x12\x18\n" +
+	"\astreams\x18\x17 \x01(\x05R\astreams\x12\x16\n" +
+	"\x06length\x18\x18 \x01(\x05R\x06length\x12\x16\n" +
+	"\x06tokens\x18\x19 \x01(\tR\x06tokens\x12\x1e\n" +
+	"\bmean_kld\x18\x1a \x01(\x01H\x00R\ameanKld\x88\x01\x01\x12\x1c\n" +
+	"\akld_p50\x18\x1b \x01(\x01H\x01R\x06kldP50\x88\x01\x01\x12\x1c\n" +
+	"\akld_p90\x18\x1c \x01(\x01H\x02R\x06kldP90\x88\x01\x01\x12\x1c\n" +
+	"\akld_p99\x18\x1d \x01(\x01H\x03R\x06kldP99\x88\x01\x01\x12\x1c\n" +
+	"\akld_max\x18\x1e \x01(\x01H\x04R\x06kldMax\x88\x01\x01\x12 \n" +
+	"\tsame_top1\x18\x1f \x01(\x01H\x05R\bsameTop1\x88\x01\x01\x12-\n" +
+	"\x12positions_compared\x18  \x01(\x05R\x11positionsCompared\x12'\n" +
+	"\rsame_top1_low\x18! \x01(\x01H\x06R\vsameTop1Low\x88\x01\x01\x12)\n" +
+	"\x0esame_top1_high\x18\" \x01(\x01H\aR\fsameTop1High\x88\x01\x01\x12!\n" +
+	"\fclear_margin\x18# \x01(\x01R\vclearMargin\x12'\n" +
+	"\x0fclear_positions\x18$ \x01(\x05R\x0eclearPositions\x12+\n" +
+	"\x0fsame_top1_clear\x18% \x01(\x01H\bR\rsameTop1Clear\x88\x01\x01\x12#\n" +
+	"\vrms_delta_p\x18& \x01(\x01H\tR\trmsDeltaP\x88\x01\x01\x12<\n" +
+	"\vstate_drift\x18' \x03(\v2\x1b.anefix.v1.VerifyStateCurveR\n" +
+	"stateDrift\x12\x17\n" +
+	"\amax_kld\x18( \x01(\x01R\x06maxKld\x12\"\n" +
+	"\rmin_same_top1\x18) \x01(\x01R\vminSameTop1B\v\n" +
+	"\t_mean_kldB\n" +
+	"\n" +
+	"\b_kld_p50B\n" +
+	"\n" +
+	"\b_kld_p90B\n" +
+	"\n" +
+	"\b_kld_p99B\n" +
+	"\n" +
+	"\b_kld_maxB\f\n" +
+	"\n" +
+	"_same_top1B\x10\n" +
+	"\x0e_same_top1_lowB\x11\n" +
+	"\x0f_same_top1_highB\x12\n" +
+	"\x10_same_top1_clearB\x0e\n" +
+	"\f_rms_delta_p\"[\n" +
+	"\x10VerifyStateCurve\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
+	"\x06points\x18\x02 \x03(\v2\x1b.anefix.v1.VerifyDriftPointR\x06points\"s\n" +
+	"\x10VerifyDriftPoint\x12\x1a\n" +
+	"\bposition\x18\x01 \x01(\x05R\bposition\x12!\n" +
+	"\frelative_rms\x18\x02 \x01(\x01R\vrelativeRms\x12 \n" +
+	"\fmax_abs_diff\x18\x03 \x01(\x01R\n" +
+	"maxAbsDiff\"\x8f\x01\n" +
 	"\vVerifyRange\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x13\n" +
 	"\x05op_id\x18\x02 \x01(\tR\x04opId\x12\x16\n" +
@@ -817,28 +1157,32 @@ func file_verify_proto_rawDescGZIP() []byte {
 	return file_verify_proto_rawDescData
 }
 
-var file_verify_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_verify_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_verify_proto_goTypes = []any{
 	(*VerifyReport)(nil),     // 0: anefix.v1.VerifyReport
-	(*VerifyRange)(nil),      // 1: anefix.v1.VerifyRange
-	(*VerifyLocalize)(nil),   // 2: anefix.v1.VerifyLocalize
-	(*VerifyLocalizeOp)(nil), // 3: anefix.v1.VerifyLocalizeOp
-	(*VerifyStep)(nil),       // 4: anefix.v1.VerifyStep
-	(*VerifyStateDrift)(nil), // 5: anefix.v1.VerifyStateDrift
-	(*VerifyInput)(nil),      // 6: anefix.v1.VerifyInput
+	(*VerifyStateCurve)(nil), // 1: anefix.v1.VerifyStateCurve
+	(*VerifyDriftPoint)(nil), // 2: anefix.v1.VerifyDriftPoint
+	(*VerifyRange)(nil),      // 3: anefix.v1.VerifyRange
+	(*VerifyLocalize)(nil),   // 4: anefix.v1.VerifyLocalize
+	(*VerifyLocalizeOp)(nil), // 5: anefix.v1.VerifyLocalizeOp
+	(*VerifyStep)(nil),       // 6: anefix.v1.VerifyStep
+	(*VerifyStateDrift)(nil), // 7: anefix.v1.VerifyStateDrift
+	(*VerifyInput)(nil),      // 8: anefix.v1.VerifyInput
 }
 var file_verify_proto_depIdxs = []int32{
-	4, // 0: anefix.v1.VerifyReport.positions:type_name -> anefix.v1.VerifyStep
-	5, // 1: anefix.v1.VerifyReport.states:type_name -> anefix.v1.VerifyStateDrift
-	6, // 2: anefix.v1.VerifyReport.inputs:type_name -> anefix.v1.VerifyInput
-	1, // 3: anefix.v1.VerifyReport.ranges:type_name -> anefix.v1.VerifyRange
-	2, // 4: anefix.v1.VerifyReport.localize:type_name -> anefix.v1.VerifyLocalize
-	3, // 5: anefix.v1.VerifyLocalize.ops:type_name -> anefix.v1.VerifyLocalizeOp
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	6, // 0: anefix.v1.VerifyReport.positions:type_name -> anefix.v1.VerifyStep
+	7, // 1: anefix.v1.VerifyReport.states:type_name -> anefix.v1.VerifyStateDrift
+	8, // 2: anefix.v1.VerifyReport.inputs:type_name -> anefix.v1.VerifyInput
+	3, // 3: anefix.v1.VerifyReport.ranges:type_name -> anefix.v1.VerifyRange
+	4, // 4: anefix.v1.VerifyReport.localize:type_name -> anefix.v1.VerifyLocalize
+	1, // 5: anefix.v1.VerifyReport.state_drift:type_name -> anefix.v1.VerifyStateCurve
+	2, // 6: anefix.v1.VerifyStateCurve.points:type_name -> anefix.v1.VerifyDriftPoint
+	5, // 7: anefix.v1.VerifyLocalize.ops:type_name -> anefix.v1.VerifyLocalizeOp
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_verify_proto_init() }
@@ -846,13 +1190,14 @@ func file_verify_proto_init() {
 	if File_verify_proto != nil {
 		return
 	}
+	file_verify_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_verify_proto_rawDesc), len(file_verify_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

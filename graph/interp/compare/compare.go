@@ -71,6 +71,11 @@ func FormatBytes(n int64) string { return graph.FormatBytes(n) }
 
 // checkMemory estimates both sides before newSide allocates their inputs.
 func checkMemory(ref, cand *graph.Module, o Options) error {
+	return checkLanesMemory(ref, cand, o, 1)
+}
+
+// checkLanesMemory is checkMemory for lanes streams run together.
+func checkLanesMemory(ref, cand *graph.Module, o Options, lanes int) error {
 	if o.MaxMemory <= 0 {
 		return nil
 	}
@@ -83,14 +88,18 @@ func checkMemory(ref, cand *graph.Module, o Options) error {
 		if err := interp.CheckSizes(m); err != nil {
 			return err // a size past int64 has no estimate to compare
 		}
-		need = graph.SatAdd(need, interp.EstimateMemory(m, g.Name()))
+		need = graph.SatAdd(need, interp.EstimateLanesMemory(m, g.Name(), lanes))
 	}
 	if o.Localize {
 		need = graph.SatAdd(need, localizeBytes(ref))
 	}
 	if need > o.MaxMemory {
-		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count), over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
-			ErrMemory, FormatBytes(need), FormatBytes(o.MaxMemory))
+		streams := ""
+		if lanes > 1 {
+			streams = fmt.Sprintf(" for %d streams together (the live values once per stream; fewer --streams need less)", lanes)
+		}
+		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count)%s, over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
+			ErrMemory, FormatBytes(need), streams, FormatBytes(o.MaxMemory))
 	}
 	return nil
 }
@@ -113,6 +122,7 @@ type StateDrift struct {
 	RelRMS float64 // ‖ref − cand‖ / ‖ref‖
 	// Identical reports bit-identical values (after widening to float64).
 	Identical bool
+	num, den  float64 // Σ(ref − cand)², Σ ref² (stateDriftSums)
 }
 
 // Input says how one graph input was fed.
@@ -477,26 +487,12 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		loc = newLocalizer(ref, cand, newOpNames(cand))
 		loc.hook(&o.Ref, &o.Cand)
 	}
-	rs, err := newSide(ref, o.Function, o.Ref)
+	rs, cs, err := newSides(ref, cand, o.Function, o.Ref, o.Cand, o.CandConstants)
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
-	}
-	defer rs.in.Close()
-	cs, err := newSide(cand, o.Function, o.Cand)
-	if err != nil {
-		return nil, fmt.Errorf("candidate: %w", err)
-	}
-	defer cs.in.Close()
-	// Compare the same output: the candidate's output of the reference's
-	// logits name when it has one (passes may reorder outputs).
-	for k, o := range cs.outs {
-		if o.Name != "" && o.Name == rs.outs[rs.logits].Name && (rs.logitsIsState || !cs.isStateOutput(k)) {
-			cs.logits = k
-		}
-	}
-	if err := feedConstants(rs, cs, ref, o.CandConstants); err != nil {
 		return nil, err
 	}
+	defer rs.in.Close()
+	defer cs.in.Close()
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
 	res.Notes = append(res.Notes, logitsNotes(rs)...)
 	for i := range rs.ins {
@@ -714,6 +710,27 @@ func sortedScaleNames(m map[string]int) []string {
 }
 
 func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
+	out := stateDriftSums(rs, cs, log2)
+	for i := range out {
+		out[i].RelRMS = relRMS(out[i].num, out[i].den)
+	}
+	return out
+}
+
+// relRMS is √(num/den): +inf when only the difference is nonzero.
+func relRMS(num, den float64) float64 {
+	switch {
+	case den > 0:
+		return math.Sqrt(num / den)
+	case num > 0:
+		return math.Inf(1)
+	}
+	return 0
+}
+
+// stateDriftSums compares the states of the two sides' current inputs:
+// max |Δ|, bit identity and the sums of squares behind the relative RMS.
+func stateDriftSums(rs, cs *side, log2 map[string]int) []StateDrift {
 	cByName := map[string]int{}
 	for i, p := range cs.ins {
 		cByName[p.Name] = i
@@ -730,22 +747,26 @@ func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
 		}
 		a, b := rs.args[i], cs.args[k]
 		d := StateDrift{Name: name, Identical: true}
-		var num, den float64
 		scale := log2[name]
-		for e := 0; e < a.Len(); e++ {
-			x, y := a.Float64At(e), math.Ldexp(b.Float64At(e), scale)
+		at := func(t *interp.Tensor) func(int) float64 {
+			if t.Elem.IsFloat() {
+				f := t.Floats() // widened once, not per element
+				return func(e int) float64 { return float64(f[e]) }
+			}
+			return t.Float64At
+		}
+		ra, cb, mul := at(a), at(b), math.Ldexp(1, scale)
+		for e, n := 0, a.Len(); e < n; e++ {
+			x, y := ra(e), cb(e)*mul // × 2^k is exact
 			if math.Float64bits(x) != math.Float64bits(y) {
 				d.Identical = false
 			}
 			diff := x - y
-			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(diff))
-			num += diff * diff
-			den += x * x
-		}
-		if den > 0 {
-			d.RelRMS = math.Sqrt(num / den)
-		} else if num > 0 {
-			d.RelRMS = math.Inf(1)
+			if ad := math.Abs(diff); ad > d.MaxAbs || ad != ad {
+				d.MaxAbs = math.Max(d.MaxAbs, ad)
+			}
+			d.num += diff * diff
+			d.den += x * x
 		}
 		out = append(out, d)
 	}
@@ -757,6 +778,34 @@ func stateDrift(rs, cs *side, log2 map[string]int) []StateDrift {
 // the values of the constant the reference holds, converted to the
 // input's element type (rounded to nearest even, as strip-fp32-casts
 // converts a constant) when they differ.
+// newSides sets up the reference and the candidate of one comparison,
+// both greedy and teacher-forced: the candidate compares the same output
+// (its output of the reference's logits name when it has one: passes may
+// reorder outputs), and its inputs that carry a reference constant are
+// fed. The caller closes both sides' inputs.
+func newSides(ref, cand *graph.Module, fn string, ro, co interp.Options, cis []record.ConstantInput) (rs, cs *side, err error) {
+	rs, err = newSide(ref, fn, ro)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reference: %w", err)
+	}
+	cs, err = newSide(cand, fn, co)
+	if err != nil {
+		rs.in.Close()
+		return nil, nil, fmt.Errorf("candidate: %w", err)
+	}
+	for k, out := range cs.outs {
+		if out.Name != "" && out.Name == rs.outs[rs.logits].Name && (rs.logitsIsState || !cs.isStateOutput(k)) {
+			cs.logits = k
+		}
+	}
+	if err := feedConstants(rs, cs, ref, cis); err != nil {
+		rs.in.Close()
+		cs.in.Close()
+		return nil, nil, err
+	}
+	return rs, cs, nil
+}
+
 func feedConstants(rs, cs *side, ref *graph.Module, cis []record.ConstantInput) error {
 	cs.consts = map[int]string{}
 	for _, ci := range cis {

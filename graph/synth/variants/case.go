@@ -2,12 +2,12 @@ package variants
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/modelio"
 )
@@ -243,7 +243,7 @@ const appleMetadata = "{\"producer\" : \"coreai-core 1.0.0b2\", \"assetVersion\"
 func (c Case) Write(dir string) (string, error) {
 	dst := filepath.Join(dir, c.Name+c.Ext())
 	if c.Form == "printed" {
-		return dst, os.WriteFile(dst, c.Text, 0o644)
+		return dst, bundle.WriteFile(dst, c.Text, false, nil)
 	}
 	text := string(c.Text)
 	m, _, err := mlirtext.Parse(c.Name+".mlir", text)

@@ -123,8 +123,11 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	// --keep directory's earlier outputs are never counted.
 	name := strings.TrimSuffix(filepath.Base(strings.TrimRight(aimodel, "/")), ".aimodel")
 	out := filepath.Join(outRoot, name+".coreai-build")
-	if _, err := os.Lstat(out); err == nil {
-		return nil, fmt.Errorf("%s already exists; remove it or choose another --keep directory", out)
+	logPath := out + ".log"
+	for _, p := range []string{out, logPath} {
+		if _, err := os.Lstat(p); err == nil {
+			return nil, fmt.Errorf("%s already exists; remove it or choose another --keep directory", p)
+		}
 	}
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return nil, err
@@ -142,7 +145,9 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	head := &headWriter{max: MaxStderrKept}
 	sinks := []io.Writer{parser, head}
 	if opts.Keep != "" {
-		f, err := os.Create(filepath.Join(outRoot, name+".coreai-build.log"))
+		// O_EXCL: a file created now, never one that appeared since the
+		// check (a link is not followed, nothing is truncated).
+		f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return nil, err
 		}

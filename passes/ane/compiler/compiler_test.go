@@ -98,3 +98,26 @@ func TestLocatePackage(t *testing.T) {
 		t.Errorf("none: %q %v", p, err)
 	}
 }
+
+// --keep never writes through a link at the log's name, nor replaces a
+// file there: the compile is refused before it starts. Before, os.Create
+// followed the link and truncated its target.
+func TestKeepLogNotFollowed(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "ane")
+	keep := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(keep, "armA.coreai-build.log")); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Compiler, o.Keep = standIn(t), keep
+	if _, err := Run(context.Background(), o, armA); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("err %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+// numericsRow is one row of issue 29's numerics table: a name and the
+// rewrite flags that make its candidate from the input.
+type numericsRow struct {
+	Name  string
+	Flags []string
+}
+
+// numericsRows are the table's pipelines: the default rewrite, the island
+// choices, the numerics passes, and palettize at 8/6/4 bits × group 32/16
+// × tied head on/off. A pass added later is one more row here.
+func numericsRows() []numericsRow {
+	rows := []numericsRow{
+		{"default pipeline", nil},
+		{"islands=all (norms in fp16)", []string{"--set", "strip-fp32-casts.islands=all"}},
+		{"islands=all, keep-norms", []string{"--set", "strip-fp32-casts.islands=all", "--set", "strip-fp32-casts.keep-norms=true"}},
+		{"norms retyped (islands=blockers,norms)", []string{"--set", "strip-fp32-casts.islands=blockers,norms"}},
+		{"+ fp16-safe-reductions", []string{"--enable", "fp16-safe-reductions"}},
+		{"+ scale-state", []string{"--enable", "scale-state"}},
+		{"+ residual-scale (k=5)", []string{"--enable", "residual-scale"}},
+		{"islands=all + residual-scale (k=5)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale"}},
+	}
+	for _, bits := range []int{8, 6, 4} {
+		for _, group := range []int{32, 16} {
+			for _, tied := range []bool{true, false} {
+				rows = append(rows, numericsRow{
+					Name: fmt.Sprintf("+ palettize %d-bit, group %d, tied head %s", bits, group, map[bool]string{true: "on", false: "off"}[tied]),
+					Flags: []string{"--enable", "palettize", "--set", fmt.Sprintf("palettize.bits=%d", bits),
+						"--set", fmt.Sprintf("palettize.group-size=%d", group), "--set", fmt.Sprintf("palettize.tied-head=%v", tied)},
+				})
+			}
+		}
+	}
+	return rows
+}
+
+// numericsTable rewrites in with each row's flags and runs the default
+// teacher-forced verify (streams × length, gates off) under each numerics
+// profile; it returns one markdown table: mean KLD, same-top-1 with its
+// Wilson 95 % interval, and the largest state drift at the last position.
+func numericsTable(t *testing.T, in string, rows []numericsRow, numerics []string, streams, length int) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	fmt.Fprintf(&b, "| pipeline (`anefix rewrite IN …`) | numerics | mean KLD (nats) | KLD p99 | same top-1 [95 %% interval] | state drift at position %d (worst state) |\n|---|---|---|---|---|---|\n", length-1)
+	for i, r := range rows {
+		out := filepath.Join(dir, fmt.Sprintf("row%d%s", i, filepath.Ext(in)))
+		args := append([]string{"rewrite", in, "-o", out}, r.Flags...)
+		if code, _, errs := runCLI(t, "", args...); code != exitOK && code != exitGate {
+			fmt.Fprintf(&b, "| %s | | rewrite exit %d: %s | | | |\n", r.Name, code, oneLineText(errs))
+			continue
+		}
+		for _, n := range numerics {
+			code, stdout, errs := runCLI(t, "", "verify", in, out, "--numerics", n, "--streams", fmt.Sprint(streams), "--length", fmt.Sprint(length),
+				"--max-kld", "-1", "--min-same-top1", "-1", "--json")
+			if code != exitOK {
+				fmt.Fprintf(&b, "| %s | %s | verify exit %d: %s | | | |\n", r.Name, n, code, oneLineText(errs))
+				continue
+			}
+			var rep pb.VerifyReport
+			if err := protojson.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%s: %v", r.Name, err)
+			}
+			worst, worstName := 0.0, "-"
+			for _, s := range rep.States {
+				if s.RelativeRms > worst || worstName == "-" {
+					worst, worstName = s.RelativeRms, s.Name
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f %% [%.2f, %.2f] | %s (%s) |\n", r.Name, n, fmtG(rep.GetMeanKld()), fmtG(rep.GetKldP99()),
+				100*rep.GetSameTop1(), 100*rep.GetSameTop1Low(), 100*rep.GetSameTop1High(), fmtG(worst), worstName)
+		}
+	}
+	return b.String()
+}
+
+func oneLineText(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.ReplaceAll(s, "|", "/")
+}
+
+// TestNumericsTable prints issue 29's numerics table (item 4) for tiny
+// synth arm A from the shipped testdata, 8 streams over the whole context
+// (256 positions), under --numerics ieee and ane:
+//
+//	ANEFIX_NUMERICS_TABLE=1 go test ./cmd/anefix -run TestNumericsTable -v -timeout 2h
+//
+// ANEFIX_NUMERICS_TABLE_FULL=1 adds the full-scale arm A (synth --scale
+// full, about 1.5 GB written to a temporary directory), 8 streams × 32
+// positions (ANEFIX_NUMERICS_TABLE_FULL_LENGTH sets the length).
+func TestNumericsTable(t *testing.T) {
+	if os.Getenv("ANEFIX_NUMERICS_TABLE") == "" && os.Getenv("ANEFIX_NUMERICS_TABLE_FULL") == "" {
+		t.Skip("a measurement, not a check: ANEFIX_NUMERICS_TABLE=1 prints the table")
+	}
+	numerics := []string{"ieee", "ane"}
+	if os.Getenv("ANEFIX_NUMERICS_TABLE") != "" {
+		tab := numericsTable(t, "../../testdata/synth/armA.aimodel", numericsRows(), numerics, 8, 256)
+		t.Logf("tiny arm A (testdata/synth/armA.aimodel), 8 streams × 256 positions:\n%s", tab)
+	}
+	if os.Getenv("ANEFIX_NUMERICS_TABLE_FULL") != "" {
+		full := filepath.Join(t.TempDir(), "full.aimodel")
+		if code, _, errs := runCLI(t, "", "synth", "--arm", "A", "--scale", "full", "-o", full); code != exitOK {
+			t.Fatalf("synth --scale full: %d %s", code, errs)
+		}
+		length := 32
+		if v := os.Getenv("ANEFIX_NUMERICS_TABLE_FULL_LENGTH"); v != "" {
+			fmt.Sscan(v, &length)
+		}
+		tab := numericsTable(t, full, numericsRows(), numerics, 8, length)
+		t.Logf("full-scale arm A, 8 streams × %d positions:\n%s", length, tab)
+	}
+}
