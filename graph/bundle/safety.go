@@ -161,11 +161,12 @@ func walk(root string) ([]Entry, error) {
 	return out, nil
 }
 
-// fileType names a file type for an error.
+// fileType names a file type for an error (one home: the input checks and
+// the write rule both refuse by it).
 func fileType(m os.FileMode) string {
 	switch {
 	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
+		return "a symbolic link, which is not followed"
 	case m.IsDir():
 		return "a directory"
 	case m&os.ModeNamedPipe != 0:
@@ -175,5 +176,5 @@ func fileType(m os.FileMode) string {
 	case m&os.ModeDevice != 0:
 		return "a device"
 	}
-	return "mode " + m.Type().String()
+	return "a special file (mode " + m.Type().String() + ")"
 }

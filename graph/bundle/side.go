@@ -30,28 +30,11 @@ func CheckReplaceFile(path string, force bool) error {
 	case err != nil:
 		return err
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s exists and is not a regular file (%s); anefix replaces only a regular file, even with --force: remove it yourself or choose another path", DisplayName(path), typeName(fi.Mode()))
+		return fmt.Errorf("%s exists and is not a regular file (%s); anefix replaces only a regular file, even with --force: remove it yourself or choose another path", DisplayName(path), fileType(fi.Mode()))
 	case !force:
 		return fmt.Errorf("%s already exists; use --force to replace it", DisplayName(path))
 	}
 	return nil
-}
-
-// typeName says what a non-regular file is, for refusals.
-func typeName(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link, which is not followed"
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // staged is an output complete in its hidden temporary tmp, waiting to be
@@ -89,7 +72,7 @@ func (st pathState) String() string {
 	case st.typ == 0:
 		return "a regular file"
 	}
-	return typeName(st.typ)
+	return fileType(st.typ)
 }
 
 // stageSide writes sf to a hidden temporary beside its path, after
