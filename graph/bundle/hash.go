@@ -362,7 +362,7 @@ func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
 
 // teeHasher writes to w and hashes the same bytes in another goroutine, so
 // hashing a large main.mlirb overlaps with writing it instead of adding to
-// it. At most teeBytes written bytes are in flight. Ranges copied by the kernel
+// it. At most teeBuffers chunks are in flight. Ranges copied by the kernel
 // (addRange) are hashed by the goroutine from a mapping of the input
 // (hashRange), never read back from the output.
 //
@@ -373,19 +373,9 @@ func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
 type teeHasher struct {
 	w    io.Writer
 	ch   chan hashJob
-	free chan []byte // spare teeChunk buffers
+	free chan []byte
 	sum  chan hashResult
 	done bool
-
-	// inflight counts the written bytes queued for hashing, at most
-	// teeBytes. Bytes, not buffers, are counted: an encoder flushes a few
-	// bytes before each kernel-copied range, and when each of those held a
-	// whole buffer the copy stalled after four ranges until the hash of the
-	// ranges before caught up, serialising copy and hash (full arm A's
-	// rewrite: the encoder waited 0.8-1.4 s of its 2.6 s).
-	mu       sync.Mutex
-	drained  *sync.Cond
-	inflight int64
 	// own counts the bytes the goroutine hashed itself (not taken from
 	// src's checkpoints); valid after finish.
 	own int64
@@ -399,7 +389,6 @@ type hashJob struct {
 
 const (
 	teeBuffers = 4
-	teeBytes   = teeBuffers * teeChunk
 	// teeQueue bounds the jobs waiting for the hashing goroutine. Range jobs
 	// hold no bytes, so it is generous: the kernel copy should not wait for
 	// the hash (which may itself wait for the input's verification to reach
@@ -410,7 +399,9 @@ const (
 
 func newTeeHasher(w io.Writer, src *fileHasher) *teeHasher {
 	t := &teeHasher{w: w, ch: make(chan hashJob, teeQueue), free: make(chan []byte, teeBuffers), sum: make(chan hashResult, 1)}
-	t.drained = sync.NewCond(&t.mu)
+	for range teeBuffers {
+		t.free <- make([]byte, 0, teeChunk)
+	}
 	go t.run(src)
 	return t
 }
@@ -451,7 +442,7 @@ func (t *teeHasher) run(src *fileHasher) {
 				own += int64(len(j.b))
 			}
 			pos += int64(len(j.b))
-			t.release(j.b)
+			t.free <- j.b[:0]
 			continue
 		}
 		if d == nil && (j.f != src.f || j.off != pos || pos+j.n > src.size) {
@@ -485,46 +476,12 @@ func (t *teeHasher) run(src *fileHasher) {
 func (t *teeHasher) Write(p []byte) (int, error) {
 	n, err := t.w.Write(p)
 	for q := p[:n]; len(q) > 0; {
-		k := min(teeChunk, len(q))
-		t.ch <- hashJob{b: append(t.acquire(k), q[:k]...)}
+		b := <-t.free
+		k := min(cap(b), len(q))
+		t.ch <- hashJob{b: append(b, q[:k]...)}
 		q = q[k:]
 	}
 	return n, err
-}
-
-// acquire waits until k more bytes may be in flight and returns an empty
-// buffer for them: a spare teeChunk one for a full chunk, an exact one for
-// the short writes between ranges.
-func (t *teeHasher) acquire(k int) []byte {
-	t.mu.Lock()
-	for t.inflight > 0 && t.inflight+int64(k) > teeBytes {
-		t.drained.Wait()
-	}
-	t.inflight += int64(k)
-	t.mu.Unlock()
-	if k < teeChunk {
-		return make([]byte, 0, k)
-	}
-	select {
-	case b := <-t.free:
-		return b
-	default:
-		return make([]byte, 0, teeChunk)
-	}
-}
-
-// release returns b's bytes to the budget once hashed.
-func (t *teeHasher) release(b []byte) {
-	t.mu.Lock()
-	t.inflight -= int64(len(b))
-	t.drained.Broadcast()
-	t.mu.Unlock()
-	if cap(b) == teeChunk {
-		select {
-		case t.free <- b[:0]:
-		default:
-		}
-	}
 }
 
 // addRange hashes n bytes of f at off next, in order with the writes.
