@@ -94,6 +94,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		return err
 	}
 	defer ld.Close()
+	defer loadedGC(ld)()
 	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
@@ -182,7 +183,7 @@ func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 }
 
 func pbFinding(f ane.Finding) *pb.Finding {
-	return &pb.Finding{Rule: f.Rule.ID, FixPass: f.FixPass(), Detail: f.Detail, Log: f.Log,
+	return &pb.Finding{Rule: f.Rule.ID, FixPass: f.FixPass(), Detail: f.Detail, Log: f.Log(),
 		Op: &pb.OpRef{OpId: f.OpID, OpName: f.OpName, Source: f.Source, Graph: f.Graph, Index: count32(f.Index), OpNumber: inspect.OpNumber(f.Op)}}
 }
 
@@ -216,27 +217,27 @@ func pbGroups(gs []ane.Group) []*pb.FindingGroup {
 // and a per-function line (folded when there are many functions).
 func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 	r = pbprint.ForText(r) // names from the model stay on their line
-	var b strings.Builder
-	fmt.Fprintf(&b, "anefix check %s\n", r.Input.GetPath())
+	b := &textChunks{w: w}
+	fmt.Fprintf(b, "anefix check %s\n", r.Input.GetPath())
 	verdict := "LEGAL for the Neural Engine"
 	if !r.Legal {
 		verdict = "NOT LEGAL for the Neural Engine"
 	}
-	fmt.Fprintf(&b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed all-or-nothing behaviour (h18p)\n",
+	fmt.Fprintf(b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed all-or-nothing behaviour (h18p)\n",
 		verdict, r.RegionsPredicted, r.Functions, r.CompilerVersion)
 	if !r.Legal {
-		fmt.Fprintf(&b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
-		fmt.Fprintf(&b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
+		fmt.Fprintf(b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
+		fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
 	}
 	if r.Legal && len(r.Suspects) > 0 {
-		fmt.Fprintf(&b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
-		fmt.Fprintf(&b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
+		fmt.Fprintf(b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
+		fmt.Fprintf(b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
 	}
 	if r.PredictedRegions != nil {
-		fmt.Fprintf(&b, "Architecture %s (%s): %d ANE region(s) predicted over %d function(s)\n",
+		fmt.Fprintf(b, "Architecture %s (%s): %d ANE region(s) predicted over %d function(s)\n",
 			r.Architecture, behaviourName(r.RegionModel), r.GetPredictedRegions(), r.Functions)
 	} else {
-		fmt.Fprintf(&b, "Architecture %s: no region count predicted (%s)\n", r.Architecture, r.RegionModel)
+		fmt.Fprintf(b, "Architecture %s: no region count predicted (%s)\n", r.Architecture, r.RegionModel)
 	}
 	var blockers, infos, apple []*pb.FindingGroup
 	for _, g := range r.Groups {
@@ -250,33 +251,33 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		}
 	}
 	if len(blockers) > 0 {
-		fmt.Fprintf(&b, "\nBlockers (fix with the pass after ->):\n")
-		writeGroups(&b, blockers, "")
+		fmt.Fprintf(b, "\nBlockers (fix with the pass after ->):\n")
+		writeGroups(b, blockers, "")
 	}
 	if len(r.Suspects) > 0 {
-		fmt.Fprintf(&b, "\nSuspects (UNCONFIRMED; never change the verdict or the exit code):\n")
-		writeGroups(&b, r.Suspects, r.Input.GetPath())
+		fmt.Fprintf(b, "\nSuspects (UNCONFIRMED; never change the verdict or the exit code):\n")
+		writeGroups(b, r.Suspects, r.Input.GetPath())
 	}
 	if len(infos) > 0 {
-		fmt.Fprintf(&b, "\nInfo:\n")
-		writeGroups(&b, infos, "")
+		fmt.Fprintf(b, "\nInfo:\n")
+		writeGroups(b, infos, "")
 	}
 	if len(r.Hazards) > 0 || len(r.HazardNotes) > 0 {
-		fmt.Fprintf(&b, "\nfp16 hazards (advisory; never change the verdict or the exit code):\n")
-		writeGroups(&b, r.Hazards, "")
+		fmt.Fprintf(b, "\nfp16 hazards (advisory; never change the verdict or the exit code):\n")
+		writeGroups(b, r.Hazards, "")
 		for _, n := range r.HazardNotes {
-			fmt.Fprintf(&b, "  note: %s\n", n)
+			fmt.Fprintf(b, "  note: %s\n", n)
 		}
 	}
 	if len(apple) > 0 {
-		fmt.Fprintf(&b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n")
-		writeAdvice(&b, apple)
+		fmt.Fprintf(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n")
+		writeAdvice(b, apple)
 	}
 	if len(r.Advice) > 0 {
-		fmt.Fprintf(&b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n")
-		writeAdvice(&b, r.Advice)
+		fmt.Fprintf(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n")
+		writeAdvice(b, r.Advice)
 	}
-	fmt.Fprintf(&b, "\nFunctions:\n")
+	fmt.Fprintf(b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
 		if g.Entry {
@@ -290,7 +291,7 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 				legal++
 			}
 		}
-		fmt.Fprintf(&b, "  %d functions: %d predicted legal (h18p: 1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
+		fmt.Fprintf(b, "  %d functions: %d predicted legal (h18p: 1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
 	}
 	for _, g := range entries {
 		if len(entries) > 6 && g.Legal {
@@ -304,16 +305,15 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		if g.PredictedRegions != nil {
 			arch = fmt.Sprint(g.GetPredictedRegions())
 		}
-		fmt.Fprintf(&b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s region(s)\n",
+		fmt.Fprintf(b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s region(s)\n",
 			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, arch)
 		if g.PredictedRegions == nil || g.RegionModel != r.RegionModel {
-			fmt.Fprintf(&b, "      (%s)\n", g.RegionModel)
+			fmt.Fprintf(b, "      (%s)\n", g.RegionModel)
 		}
 	}
-	fmt.Fprintf(&b, "\nRules: %s. This is a prediction; on a Mac run 'anefix compile %s' to measure.\n",
+	fmt.Fprintf(b, "\nRules: %s. This is a prediction; on a Mac run 'anefix compile %s' to measure.\n",
 		r.RuleSet, r.Input.GetPath())
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 const maxIDsShown = 5
@@ -322,7 +322,7 @@ const maxIDsShown = 5
 // (the compiler's words where it has them) once, then one line per group.
 // With settleIn (the checked input's path) each rule's experiment follows
 // its message, as a command for that input (suspectExperiment).
-func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, settleIn string) {
+func writeGroups(b *textChunks, gs []*pb.FindingGroup, settleIn string) {
 	last := ""
 	for _, g := range gs {
 		if g.Rule != last {
@@ -363,6 +363,7 @@ func writeGroups(b *strings.Builder, gs []*pb.FindingGroup, settleIn string) {
 		if line != "" {
 			fmt.Fprintf(b, "          %s\n", line)
 		}
+		b.lineEnd()
 	}
 }
 
@@ -376,7 +377,7 @@ func behaviourName(model string) string {
 
 // writeAdvice prints one line per advice rule: the count and the first
 // places it applies.
-func writeAdvice(b *strings.Builder, gs []*pb.FindingGroup) {
+func writeAdvice(b *textChunks, gs []*pb.FindingGroup) {
 	var order []string
 	where := map[string][]string{}
 	count := map[string]int32{}

@@ -318,7 +318,9 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	if len(r.Groups) > 0 {
 		fmt.Fprintf(&b, "\nCompiler diagnostics mapped to ops (%d element-type, %d I/O op, %d reordering notes):\n",
 			r.ElementTypeWarnings, r.IoOpFailures, r.ReorderNotes)
-		writeGroups(&b, r.Groups, "")
+		var g textChunks
+		writeGroups(&g, r.Groups, "")
+		b.WriteString(g.String())
 	}
 	writeUnclassified(&b, r)
 	if r.DiagnosticsNotKept+r.FailuresNotKept > 0 {

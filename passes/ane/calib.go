@@ -92,10 +92,10 @@ var wholeFunction = map[*Rule]bool{RuleLUT4SmallGroup: true, RuleMetalKernel: tr
 // splitting are the blockers PartitionFp32 treats as GPU islands.
 var splitting = map[*Rule]bool{RuleElementType: true, RuleIOOp: true, RuleFp32GatherTable: true}
 
-// predictRegions fills gr's architecture prediction. offANE holds the ops
-// of g on non-ANE element types; hasRule reports whether g or a graph it
+// predictRegions fills gr's architecture prediction. offANE reports the
+// ops of g on non-ANE element types; hasRule reports whether g or a graph it
 // invokes has a blocker finding of one of the given rules.
-func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE map[*graph.Operation]bool,
+func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE func(*graph.Operation) bool,
 	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) {
 	gr.RegionModel = a.Describe()
 	switch a.Behaviour {
@@ -127,7 +127,7 @@ func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE map[
 		}
 	}
 	gr.PredictedRegions = runs(g, func(o *graph.Operation) bool {
-		if illegal[o] || offANE[o] {
+		if illegal[o] || offANE(o) {
 			return true
 		}
 		// Guess: an invoked composite with any GPU op counts as GPU as a
@@ -167,26 +167,33 @@ func runs(g *graph.Graph, off func(*graph.Operation) bool) int {
 	return n
 }
 
-// offANEOps returns the ops that read or write a data value of a non-ANE
-// element type (the fp32 islands, reported or not): what PartitionFp32
-// places on the GPU.
-func offANEOps(f *anefacts.Graph) map[*graph.Operation]bool {
-	out := map[*graph.Operation]bool{}
+// offANEOps marks, by op index, the ops that read or write a data value
+// of a non-ANE element type (the fp32 islands, reported or not): what
+// PartitionFp32 places on the GPU. nil when there is none. (A map from op
+// cost about 37 bytes an op where every op is marked: issue 28's chain.)
+func offANEOps(f *anefacts.Graph) []bool {
 	if !f.HasBody() {
-		return out
+		return nil
 	}
-	for _, op := range f.Ops {
+	var out []bool
+	mark := func(i int) {
+		if out == nil {
+			out = make([]bool, len(f.Ops))
+		}
+		out[i] = true
+	}
+	for i, op := range f.Ops {
 		if op == f.Term || op.Name == "coreai.constant" {
 			continue
 		}
-		for i, v := range op.Operands() {
-			if !anefacts.IsParamSlot(op, i) && !anefacts.IsStorageSlot(op, i) && f.BadElem(v) {
-				out[op] = true
+		for j, v := range op.Operands() {
+			if !anefacts.IsParamSlot(op, j) && !anefacts.IsStorageSlot(op, j) && f.BadElem(v) {
+				mark(i)
 			}
 		}
 		for _, r := range op.Results() {
 			if f.BadElem(r) {
-				out[op] = true
+				mark(i)
 			}
 		}
 	}

@@ -56,7 +56,11 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	cg.blockCallers()
 	for i, f := range facts {
 		if gr := &rep.Graphs[i]; gr.Entry {
-			predictRegions(arch, f.G, gr, gr.offANE, cg.findRule, cg.offANE)
+			off := func(o *graph.Operation) bool {
+				i, ok := f.Index[o]
+				return ok && gr.offANE != nil && gr.offANE[i]
+			}
+			predictRegions(arch, f.G, gr, off, cg.findRule, cg.offANE)
 		}
 	}
 	if scan != nil {

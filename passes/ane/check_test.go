@@ -259,7 +259,7 @@ func TestCompositeBlocksCaller(t *testing.T) {
 func TestGroupFindings(t *testing.T) {
 	fs := []Finding{
 		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_4", OpName: "coreai.cast", Source: "q.py:199"},
-		{Rule: RuleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", Fix: "fold-io-unsqueeze"},
+		{Rule: RuleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", rare: &findingRare{fix: "fold-io-unsqueeze"}},
 		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
 		{Rule: RuleElementType, Graph: "other", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
 	}
@@ -348,7 +348,7 @@ func TestDialectLocationsSameFindings(t *testing.T) {
 			}
 			var out []string
 			for _, f := range append(rep.AllFindings(), rep.AllSuspects()...) {
-				out = append(out, f.Rule.ID+" "+f.OpID+" "+f.Source+" via "+f.Via+" "+f.Detail)
+				out = append(out, f.Rule.ID+" "+f.OpID+" "+f.Source+" via "+f.Via()+" "+f.Detail)
 			}
 			return out
 		}

@@ -93,7 +93,7 @@ func GroupFindings(fs []Finding) []Group {
 			j++
 		}
 		f0 := &fs[pos[i]]
-		g := Group{Rule: f0.Rule, OpName: f0.OpName, Source: f0.Source, Via: f0.Via, Fix: f0.FixPass(), Detail: f0.Detail, first: int(pos[i])}
+		g := Group{Rule: f0.Rule, OpName: f0.OpName, Source: f0.Source, Via: f0.Via(), Fix: f0.FixPass(), Detail: f0.Detail, first: int(pos[i])}
 		// Op ids are searched in the list up to 8, then in a set.
 		clear(seenID)
 		for _, p := range pos[i:j] {
@@ -203,7 +203,8 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 	var out []Finding
 	for i := range l.Diagnostics {
 		d := &l.Diagnostics[i]
-		f := Finding{Rule: RuleFor(d.Kind), OpName: d.OpName, Source: d.Source(), Log: "stderr:" + strconv.Itoa(d.Line)}
+		f := Finding{Rule: RuleFor(d.Kind), OpName: d.OpName, Source: d.Source()}
+		f.setRare("", "", "stderr:"+strconv.Itoa(d.Line))
 		if len(d.OpIDs) > 0 {
 			f.OpID = d.OpIDs[0]
 		}
@@ -231,7 +232,8 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 		if len(cands) > 0 {
 			c := cands[0]
 			f.Graph, f.Op, f.Index = c.graph, c.op, c.index
-			f.OpID, f.OpName, f.Source, f.Via = c.op.OpID(), c.op.Name, c.op.Source(), viaFrame(c.op.Loc)
+			f.OpID, f.OpName, f.Source = c.op.OpID(), c.op.Name, c.op.Source()
+			f.setRare(viaFrame(c.op.Loc), f.Fix(), f.Log())
 			if len(cands) > 1 {
 				f.Detail = strings.TrimSpace(f.Detail + " (matched by " + how + "; " + strconv.Itoa(len(cands)) + " candidate ops, first shown)")
 			}
@@ -286,7 +288,7 @@ func Calibrate(predicted, cited []Finding) (citedOnly, predictedOnly int) {
 		if f.Rule == RuleElementType || f.Rule == RuleIOOp {
 			k := key{f.Rule.ID, any(f.Op)}
 			if f.Op == nil {
-				k.op = f.Log
+				k.op = f.Log()
 			}
 			c[k] = true
 		}

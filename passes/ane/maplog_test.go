@@ -34,7 +34,7 @@ func TestMapLog(t *testing.T) {
 	if len(fs) != len(l.Diagnostics) {
 		t.Fatalf("findings %d, diagnostics %d", len(fs), len(l.Diagnostics))
 	}
-	if fs[0].Rule != RuleElementType || fs[0].Op == nil || fs[0].OpID != "_to_copy_12" || fs[0].Log != "stderr:1" {
+	if fs[0].Rule != RuleElementType || fs[0].Op == nil || fs[0].OpID != "_to_copy_12" || fs[0].Log() != "stderr:1" {
 		t.Errorf("first: %+v", fs[0])
 	}
 	if fs[1].Op != nil || fs[1].OpID != "_to_copy_13" || !strings.Contains(fs[1].Detail, "no op in the model matches") {

@@ -75,14 +75,16 @@ func (p *Pass) Report(op *graph.Operation, fix, detail string) { p.ReportVals(op
 // ReportVals is Report for a finding about the element type of vals (the
 // fixing pass's preview asks whether it retypes them: fixes.go).
 func (p *Pass) ReportVals(op *graph.Operation, fix, detail string, vals []*graph.Value) {
-	f := Finding{Rule: p.rule, Graph: p.G.Name(), Op: op, Fix: fix, Detail: detail, vals: vals}
+	f := Finding{Rule: p.rule, Graph: p.G.Name(), Op: op, Detail: detail, vals: vals}
+	via := ""
 	if op != nil {
 		f.Index = p.Index[op]
 		f.OpID = op.OpID()
 		f.OpName = op.Name
 		f.Source = op.Source()
-		f.Via = viaFrame(op.Loc)
+		via = viaFrame(op.Loc)
 	}
+	f.setRare(via, fix, "")
 	p.out.add(f)
 }
 
@@ -177,27 +179,35 @@ func (r *graphRun) result() GraphResult {
 		sortFindings(l)
 	}
 	gr.Findings, gr.Suspects, gr.Hazards, gr.Advice = r.findings, r.suspects, r.hazards, r.advice
-	// The rules each op breaks, by op index. An op breaking one rule shares
-	// that rule's one-element list (capacity 1: adding a second rule
-	// copies it): a map entry and a list per illegal op cost about 80
-	// bytes an op of a graph whose every op is illegal.
+	// The rules each op breaks, by op index. Ops breaking the same rules
+	// share one list (capacity its length: adding a rule copies it): a map
+	// entry and a list per illegal op cost about 80 bytes an op of a graph
+	// whose every op is illegal, and a list per op breaking two rules 32
+	// (issue 28's chain: no-lowering on every op, element-type on its
+	// island).
 	gr.Verdicts = make([]OpVerdict, len(f.Ops))
-	one := map[string][]string{}
+	shared := map[string][]string{}
+	var key []byte
 	addRule := func(op *graph.Operation, id string) {
 		i, ok := f.Index[op]
 		if !ok {
 			return
 		}
 		v := &gr.Verdicts[i]
-		switch {
-		case v.Rules == nil:
-			if one[id] == nil {
-				one[id] = []string{id}
-			}
-			v.Rules = one[id][:1:1]
-		case !slices.Contains(v.Rules, id):
-			v.Rules = append(v.Rules, id)
+		if slices.Contains(v.Rules, id) {
+			return
 		}
+		key = key[:0]
+		for _, r := range v.Rules {
+			key = append(append(key, r...), 0)
+		}
+		key = append(key, id...)
+		l, ok := shared[string(key)]
+		if !ok {
+			l = slices.Clip(append(slices.Clip(v.Rules), id))
+			shared[string(key)] = l
+		}
+		v.Rules = l
 	}
 	for _, f := range r.findings {
 		if f.Rule.Severity == Blocker {

@@ -97,8 +97,8 @@ func runRuleAlone(t *testing.T, r *Rule, m *graph.Module) []string {
 					t.Errorf("rule %s reported a finding under %s", r.ID, x.Rule.ID)
 				}
 				s := x.OpName + ": " + x.Detail
-				if x.Fix != "" {
-					s += " [fix " + x.Fix + "]"
+				if x.Fix() != "" {
+					s += " [fix " + x.Fix() + "]"
 				}
 				out = append(out, s)
 			}
