@@ -17,7 +17,7 @@ type armADecoder struct {
 	args []*Tensor
 }
 
-func newArmADecoder(t *testing.T, g *graph.Graph) *armADecoder {
+func newArmADecoder(t testing.TB, g *graph.Graph) *armADecoder {
 	t.Helper()
 	d := &armADecoder{g: g}
 	for _, p := range g.Inputs() {
@@ -58,7 +58,7 @@ func (d *armADecoder) feed(tok int64, pos int) []*Tensor {
 }
 
 // carry takes the new states from one run's outputs; it returns the logits.
-func (d *armADecoder) carry(t *testing.T, outs []*Tensor) *Tensor {
+func (d *armADecoder) carry(t testing.TB, outs []*Tensor) *Tensor {
 	var logits *Tensor
 	for k, o := range d.g.Outputs() {
 		if o.Name == "logits" {

@@ -1,0 +1,59 @@
+package interp
+
+import (
+	"os"
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/synth"
+)
+
+// BenchmarkRunLanes8 steps eight streams of arm A together (tiny, or the
+// model named by ANEFIX_FULL_MODEL, e.g. `anefix synth --arm A --scale
+// full` and its rewrite); one op is one position for all eight, so ns/op,
+// B/op and a -cpuprofile compare with BenchmarkRunLanes1's one stream.
+func BenchmarkRunLanes8(b *testing.B) { benchLanes(b, 8) }
+
+// BenchmarkRunLanes1 is BenchmarkRunLanes8 with one stream (Run's path).
+func BenchmarkRunLanes1(b *testing.B) { benchLanes(b, 1) }
+
+func benchLanes(b *testing.B, lanes int) {
+	var m *graph.Module
+	if path := os.Getenv("ANEFIX_FULL_MODEL"); path != "" {
+		ld, err := modelio.Load(path, modelio.LoadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ld.Close()
+		m = ld.Module
+	} else {
+		var err error
+		if m, err = synth.Generate(synth.Options{Arm: synth.ArmA, Scale: synth.Tiny}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	g := m.Graph("main")
+	in := New(m, Options{})
+	defer in.Close()
+	ds := make([]*armADecoder, lanes)
+	for l := range ds {
+		ds[l] = newArmADecoder(b, g)
+	}
+	b.ReportAllocs()
+	b.ResetTimer() // loading (and hashing) a full-scale model is not a position
+	for i := 0; i < b.N; i++ {
+		pos := i % 8
+		ins := make([][]*Tensor, lanes)
+		for l, d := range ds {
+			ins[l] = d.feed(int64((l*37+pos*11+1)%256), pos)
+		}
+		outs, err := in.RunLanes("main", ins)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for l, d := range ds {
+			d.carry(b, outs[l])
+		}
+	}
+}
