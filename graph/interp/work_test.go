@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,32 +17,7 @@ import (
 // nestedLoops is the issue's 1.2 KB hang (issue 28, item 4): two nested
 // coreai.while loops of 10^6 iterations each, each under maxIterations,
 // 10^12 iterations in all.
-const nestedLoops = `module {
-  coreai.graph @main(%x: tensor<f32>) -> tensor<f32> {
-    %lim = coreai.constant dense<1.000000e+06> : tensor<f32>
-    %one = coreai.constant dense<1.000000e+00> : tensor<f32>
-    %y = coreai.while %x {
-    ^bb0(%a: tensor<f32>):
-      %c = coreai.decomposable.broadcasting_greater %lim, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>
-      coreai.condition %c, %a : tensor<i1>, tensor<f32>
-    } do {
-    ^bb0(%b: tensor<f32>):
-      %z = coreai.while %x {
-      ^bb0(%a2: tensor<f32>):
-        %c2 = coreai.decomposable.broadcasting_greater %lim, %a2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
-        coreai.condition %c2, %a2 : tensor<i1>, tensor<f32>
-      } do {
-      ^bb0(%b2: tensor<f32>):
-        %n2 = coreai.decomposable.broadcasting_add %b2, %one : (tensor<f32>, tensor<f32>) -> tensor<f32>
-        coreai.yield %n2 : tensor<f32>
-      } : tensor<f32> -> tensor<f32> loc("inner"("/m.py":11:0))
-      %n = coreai.decomposable.broadcasting_add %b, %one : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      coreai.yield %n : tensor<f32>
-    } : tensor<f32> -> tensor<f32> loc("outer"("/m.py":5:0))
-    coreai.output %y : tensor<f32>
-  }
-}
-`
+var nestedLoops = readTestdata("hostile/nested_loops.mlir")
 
 // emptyLoops nests two loops whose regions run no op at all (a flag from
 // the enclosing graph, always true, and a bare yield): only the
@@ -225,4 +202,14 @@ func TestWorkOfDecodeSteps(t *testing.T) {
 		}
 		in.Close()
 	}
+}
+
+// readTestdata reads a file under the repository's testdata/ (shared with
+// cmd/anefix's TestVerifyMaxWork), panicking at init if it is missing.
+func readTestdata(name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
