@@ -19,6 +19,31 @@ import (
 	"github.com/anefix/anefix/graph/oracle"
 )
 
+// newPerfTable builds anefix from the checkout and reads the settings
+// both benchmarks share: ANEFIX_PERF_ROUNDS (default 5) and
+// ANEFIX_PERF_DIR (default a temporary directory).
+func newPerfTable(b *testing.B) *perfTable {
+	rounds := 5
+	if s := os.Getenv("ANEFIX_PERF_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("ANEFIX_PERF_ROUNDS=%q: want a positive count", s)
+		}
+		rounds = n
+	}
+	dir := os.Getenv("ANEFIX_PERF_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(b.TempDir(), "anefix")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return &perfTable{b: b, bin: bin, dir: dir, rounds: rounds}
+}
+
 // BenchmarkPerfTable is the one command behind the README's performance
 // table. It builds anefix from this checkout and its inputs, then measures
 // anefix and each yardstick in the same run, alternating the order of every
@@ -60,32 +85,14 @@ import (
 // shown. Figures depend on the machine's load: the ratios, measured pair
 // by pair in the same moments, are what the README's targets bound.
 func BenchmarkPerfTable(b *testing.B) {
-	rounds := 5
-	if s := os.Getenv("ANEFIX_PERF_ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("ANEFIX_PERF_ROUNDS=%q: want a positive count", s)
-		}
-		rounds = n
-	}
-	dir := os.Getenv("ANEFIX_PERF_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(b.TempDir(), "anefix")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	pt := &perfTable{b: b, bin: bin, dir: dir, rounds: rounds}
+	pt := newPerfTable(b)
 	pt.codecSetup()
 	full := os.Getenv("ANEFIX_FULL_MODEL")
 	if full != "" {
 		pt.fullSetup(full)
 	}
 	b.ResetTimer()
-	for i := range rounds {
+	for i := range pt.rounds {
 		pt.round(i)
 	}
 	b.StopTimer()
@@ -570,31 +577,13 @@ func BenchmarkRewriteFloor(b *testing.B) {
 	if full == "" {
 		b.Skip("set ANEFIX_FULL_MODEL to full-scale synth arm A (made when missing)")
 	}
-	rounds := 5
-	if s := os.Getenv("ANEFIX_PERF_ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("ANEFIX_PERF_ROUNDS=%q: want a positive count", s)
-		}
-		rounds = n
-	}
-	dir := os.Getenv("ANEFIX_PERF_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(b.TempDir(), "anefix")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	pt := &perfTable{b: b, bin: bin, dir: dir, rounds: rounds}
+	pt := newPerfTable(b)
 	pt.fullMain = filepath.Join(full, "main.mlirb")
 	if _, err := os.Stat(pt.fullMain); err != nil {
 		pt.mustRun("synth", "--arm", "A", "--scale", "full", "-o", full)
 	}
 	shaPassTimed(b, pt.fullMain) // warm the page cache
-	cp, rw := filepath.Join(dir, "cp.mlirb"), filepath.Join(dir, "rw.aimodel")
+	cp, rw := filepath.Join(pt.dir, "cp.mlirb"), filepath.Join(pt.dir, "rw.aimodel")
 	pt.write(cp, func() { timedRun(b, "cp", pt.fullMain, cp) }) // untimed, see fullSetup
 	steps := []struct {
 		name string
@@ -603,12 +592,12 @@ func BenchmarkRewriteFloor(b *testing.B) {
 		{"cp", func() (r prun) { pt.write(cp, func() { r = timedRun(b, "cp", pt.fullMain, cp) }); return }},
 		{"hashes", func() prun { return twoHashes(b, pt.fullMain) }},
 		{"floor", func() (r prun) { pt.write(cp, func() { r = floorTogetherRun(b, pt.fullMain, cp) }); return }},
-		{"rewrite", func() (r prun) { pt.write(rw, func() { r = timedRun(b, bin, "rewrite", full, "-o", rw) }); return }},
+		{"rewrite", func() (r prun) { pt.write(rw, func() { r = timedRun(b, pt.bin, "rewrite", full, "-o", rw) }); return }},
 	}
 	mins := map[string]prun{}
 	var loads []float64
 	b.ResetTimer()
-	for i := range rounds {
+	for i := range pt.rounds {
 		loads = append(loads, loadAvg1())
 		var parts []string
 		for _, s := range steps {
@@ -623,7 +612,7 @@ func BenchmarkRewriteFloor(b *testing.B) {
 	b.StopTimer()
 	os.RemoveAll(pt.prevOut)
 	fmt.Printf("rewrite floor loop: %d rounds, %d CPUs, 1-minute load average %s; minima: cp %.3f s, hashes %.3f s, floor (cp ∥ hashes) %.3f s, rewrite %.3f s (CPU %.3f s); rewrite / floor = %.2f\n",
-		rounds, runtime.NumCPU(), spread(loads, "%.1f"), mins["cp"].wall, mins["hashes"].wall, mins["floor"].wall, mins["rewrite"].wall, mins["rewrite"].cpu, mins["rewrite"].wall/mins["floor"].wall)
+		pt.rounds, runtime.NumCPU(), spread(loads, "%.1f"), mins["cp"].wall, mins["hashes"].wall, mins["floor"].wall, mins["rewrite"].wall, mins["rewrite"].cpu, mins["rewrite"].wall/mins["floor"].wall)
 }
 
 // twoHashes is the floor's two SHA-256 passes over p (1 MiB reads, two
