@@ -41,6 +41,8 @@ func funcChain(n int) string {
 // message without its groups (checkSummary) and the groups are made and
 // printed one at a time from the findings (textGroups), so what is kept is
 // the report's findings and verdicts and 12 bytes a finding to order them.
+// Then 222 and 1,996: no-lowering reserves its findings before reporting
+// them (no append growth) and makes its detail once per dialect.
 func TestCheckBytesPerOp(t *testing.T) {
 	const n = 20_000
 	m, _, err := mlirtext.Parse("chain.mlir", funcChain(n))
@@ -69,10 +71,10 @@ func TestCheckBytesPerOp(t *testing.T) {
 	kept := float64(held.HeapAlloc-before.HeapAlloc) / n
 	alloc := float64(after.TotalAlloc-before.TotalAlloc) / n
 	t.Logf("kept %.0f bytes an op, allocated %.0f", kept, alloc)
-	if kept > 300 {
-		t.Errorf("the report and its message keep %.0f bytes an op; the bound is 300", kept)
+	if kept > 260 {
+		t.Errorf("the report and its message keep %.0f bytes an op; the bound is 260", kept)
 	}
-	if alloc > 2700 {
-		t.Errorf("check allocated %.0f bytes an op; the bound is 2700", alloc)
+	if alloc > 2200 {
+		t.Errorf("check allocated %.0f bytes an op; the bound is 2200", alloc)
 	}
 }
