@@ -425,6 +425,39 @@ func portsModule(t *testing.T, n int) *graph.Module {
 		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
 }
 
+// TestDCEWorkLinearInOpaqueText doubles the private graphs of a module
+// whose ops carry attribute text anefix cannot read (one opaque attribute
+// in main and in every private graph, main's naming g0 and a graph that
+// is not there): dce must search the text once for all graph names, so the
+// work doubles. It searched every text once per private graph
+// (strings.Contains each time: ×4 when counted the same way).
+func TestDCEWorkLinearInOpaqueText(t *testing.T) {
+	build := func(t *testing.T, n int) *graph.Module {
+		var b strings.Builder
+		b.WriteString("module {\n  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {\n")
+		b.WriteString("    \"other.use\"() {ref = #other.thing<\"@g0 @missing\">} : () -> ()\n    coreai.output %x : tensor<4xf16>\n  }\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  coreai.graph private @g%d(%%x: tensor<4xf16>) -> tensor<4xf16> {\n", i)
+			fmt.Fprintf(&b, "    \"other.use\"() {ref = #other.thing<\"note %d\">} : () -> ()\n    coreai.output %%x : tensor<4xf16>\n  }\n", i)
+		}
+		b.WriteString("}\n")
+		return parseText(t, b.String())
+	}
+	workDoubles(t, 300, build, func(m *graph.Module) error {
+		p, err := passes.ParsePipeline("dce")
+		if err != nil {
+			return err
+		}
+		if _, err := p.Run(m, passes.RunOptions{}); err != nil {
+			return err
+		}
+		if gs := m.Graphs(); len(gs) != 2 || m.Graph("g0") == nil {
+			return fmt.Errorf("%d graphs left, want main and g0 (named in main's opaque text)", len(gs))
+		}
+		return nil
+	})
+}
+
 // handleStates is one graph of n handle-form states (the form of
 // testdata/states/handle-f32.mlir), each read, reshaped to rank 1, negated,
 // reshaped back and written, its token returned, the accesses on one token
