@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -64,6 +65,8 @@ type Interp struct {
 	// weightReads counts the bytes matmul and conv read from weights held
 	// in their blobs (WeightBytesRead).
 	weightReads atomic.Int64
+	// pool keeps dead float buffers for later results (floatPool).
+	pool floatPool
 	// weightWidened counts the raw-f16 weight elements matmul and conv
 	// convert to float32 (WeightElemsWidened).
 	weightWidened atomic.Int64
@@ -307,6 +310,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		owned = donated([][]*Tensor{args})
 	}
 	l := newLane(body, args, owned)
+	l.pool = in.poolFor()
 	p, err := in.planFor(g)
 	if err != nil {
 		return nil, err
@@ -342,14 +346,19 @@ type lane struct {
 	env  map[*graph.Value]*Tensor
 	refs bufRefs
 	st   *handleState
+	// pool, when set, takes the float buffers that die in this lane
+	// (free); args are the caller's buffers, which it never takes.
+	pool *floatPool
+	args map[unsafe.Pointer]bool
 }
 
 // newLane enters args as the body's arguments. The caller's tensors are
 // never written, but for the buffers in owned (Options.DonateInputs).
 func newLane(body *graph.Block, args []*Tensor, owned map[unsafe.Pointer]bool) *lane {
-	l := &lane{env: make(map[*graph.Value]*Tensor, 64), refs: bufRefs{}, st: newHandleState()}
+	l := &lane{env: make(map[*graph.Value]*Tensor, 64), refs: bufRefs{}, st: newHandleState(), args: map[unsafe.Pointer]bool{}}
 	for i, a := range body.Args() {
 		l.env[a] = args[i]
+		l.args[bufKey(args[i])] = true
 		if k := bufKey(args[i]); k != nil && owned[k] {
 			l.refs.add(args[i], 1)
 		} else {
@@ -452,12 +461,84 @@ func (in *Interp) bind(g *graph.Graph, op *graph.Operation, res []*Tensor, l *la
 	return nil
 }
 
-// free drops the values whose last reader is op i of p.
+// free drops the values whose last reader is op i of p; a whole float
+// buffer that no live value of the lane shares any more goes to the lane's
+// pool.
 func (l *lane) free(p *plan, i int) {
 	for _, v := range p.frees[i] {
-		l.refs.add(l.env[v], -1)
+		t := l.env[v]
+		l.refs.add(t, -1)
 		delete(l.env, v)
+		if l.pool == nil || t == nil || !t.Elem.IsFloat() || t.raw != nil || len(t.F) == 0 || len(t.F) != cap(t.F) {
+			continue
+		}
+		if k := bufKey(t); l.refs[k] == 0 && !l.args[k] {
+			delete(l.refs, k)
+			l.pool.put(t.F)
+		}
 	}
+}
+
+// floatPool keeps the float buffers that died in a run (lane.free) for the
+// next results of their length (inPlace): a decode step frees and
+// allocates the same state-sized temporaries at every layer and position,
+// and a fresh one costs its zeroing and the collector's work.
+type floatPool struct {
+	mu    sync.Mutex
+	free  map[int][][]float32
+	bytes int
+}
+
+// Buffers below minPooled elements are left to the allocator (cheap, and
+// many); the pool holds at most maxPooledBytes.
+const (
+	minPooled      = 4096
+	maxPooledBytes = 256 << 20
+)
+
+// get returns a buffer of n elements (old contents) or nil.
+func (p *floatPool) get(n int) []float32 {
+	if n < minPooled {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.free[n]
+	if len(l) == 0 {
+		return nil
+	}
+	b := l[len(l)-1]
+	p.free[n] = l[:len(l)-1]
+	p.bytes -= 4 * n
+	return b
+}
+
+// put keeps b, which nothing reads any more.
+func (p *floatPool) put(b []float32) {
+	n := len(b)
+	if n < minPooled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bytes+4*n > maxPooledBytes {
+		return
+	}
+	if p.free == nil {
+		p.free = map[int][][]float32{}
+	}
+	p.free[n] = append(p.free[n], b)
+	p.bytes += 4 * n
+}
+
+// poolFor is the pool a run's lanes give their dead buffers to: none under
+// the ane profile, Wide and Observe, whose paths and hooks take every
+// result as a fresh tensor (as inPlace).
+func (in *Interp) poolFor() *floatPool {
+	if in.opts.ANE != nil || in.opts.Wide || in.opts.Observe != nil {
+		return nil
+	}
+	return &in.pool
 }
 
 // widened gives, under Options.Wide, a float32 tensor the f16 label its
@@ -1338,6 +1419,12 @@ func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, re
 				t, err := binaryInto(k, ins[0], ins[1], el, ins[j].F)
 				return t, true, err
 			}
+		}
+		// Else a buffer an earlier op left (floatPool); binaryInto
+		// writes every element.
+		if dst := in.pool.get(numel(shape)); dst != nil {
+			t, err := binaryInto(k, ins[0], ins[1], el, dst)
+			return t, true, err
 		}
 	case unaryFloat[k] != nil && k != "gelu" && len(ins) == 1 && owned(0):
 		t, err := unaryInto(k, ins[0], el, ins[0].F)

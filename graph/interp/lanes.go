@@ -78,6 +78,7 @@ func (in *Interp) runLanes(g *graph.Graph, p *plan, inputs [][]*Tensor) (_ [][]*
 	lanes := make([]*lane, len(inputs))
 	for li, ins := range inputs {
 		lanes[li] = newLane(body, ins, owned)
+		lanes[li].pool = in.poolFor()
 	}
 	shared := map[*graph.Value]bool{} // values equal in every lane
 	term := graph.TerminatorName(g.Op.Name)

@@ -121,23 +121,43 @@ var Workers = runtime.GOMAXPROCS(0)
 
 type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 
-// mmScratch is one worker's buffers: a row of A (K long), up to four
-// columns or rows of B (max(K, N) long; the IEEE kernels use b[0] only)
-// and an output row's sums (N long); tile and lanes, taken when a batch of
-// activations meets a raw-f16 weight (gemvHLanes), go back to tiles when
-// the worker is done.
+// mmScratch is one worker's buffers, each made when a kernel first asks
+// for it (a wide product such as an lm_head would otherwise allocate
+// N-long buffers its kernel never touches): a row of A (rowA, K long), up
+// to four columns or rows of B (colsB, max(K, N) long; the IEEE kernels use
+// the first only) and an output row's sums (sums, N long); tile and lanes,
+// taken when a batch of activations meets a raw-f16 weight (gemvHLanes),
+// go back to tiles when the worker is done.
 type mmScratch struct {
+	K, N, cols  int
 	a, acc      []float32
 	b           [4][]float32
 	tile, lanes *[]float32
 }
 
-func newScratch(K, N, cols int) *mmScratch {
-	s := &mmScratch{a: make([]float32, K), acc: make([]float32, N)}
-	for i := range cols {
-		s.b[i] = make([]float32, max(K, N))
+func newScratch(K, N, cols int) *mmScratch { return &mmScratch{K: K, N: N, cols: cols} }
+
+func (s *mmScratch) rowA() []float32 {
+	if s.a == nil {
+		s.a = make([]float32, s.K)
 	}
-	return s
+	return s.a
+}
+
+func (s *mmScratch) sums() []float32 {
+	if s.acc == nil {
+		s.acc = make([]float32, s.N)
+	}
+	return s.acc
+}
+
+func (s *mmScratch) colsB() [4][]float32 {
+	if s.b[0] == nil {
+		for i := range s.cols {
+			s.b[i] = make([]float32, max(s.K, s.N))
+		}
+	}
+	return s.b
 }
 
 // tiles pools gemvHLanes' buffers (a widened block of sixteen weight rows
@@ -214,17 +234,21 @@ func mmKernel(A, B mat, N, K int, out []float32, outEl Elem, acc16, ane bool) fu
 	switch {
 	case B.sc == 1 && N >= 16: // B contiguous along j: stream rows of B
 		if ane {
-			return func(it mmItem, s *mmScratch) { mmRoundedRowsStream(A, B, N, K, it, s.a, s.b, s.acc, out, outEl) }
+			return func(it mmItem, s *mmScratch) {
+				mmRoundedRowsStream(A, B, N, K, it, s.rowA(), s.colsB(), s.sums(), out, outEl)
+			}
 		}
-		return func(it mmItem, s *mmScratch) { mmRowsStream(A, B, N, K, it, s.a, s.b[0], s.acc, out, outEl, acc16) }
+		return func(it mmItem, s *mmScratch) {
+			mmRowsStream(A, B, N, K, it, s.rowA(), s.colsB()[0], s.sums(), out, outEl, acc16)
+		}
 	case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
 		return func(it mmItem, s *mmScratch) { mmWeightRows(A, B, N, K, it, s, out, outEl, ane) }
 	case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
 		return func(it mmItem, s *mmScratch) { mmWeightCols(A, B, N, K, it, s, out, outEl, ane) }
 	case ane:
-		return func(it mmItem, s *mmScratch) { mmRoundedDot(A, B, N, K, it, s.a, s.b, out, outEl) }
+		return func(it mmItem, s *mmScratch) { mmRoundedDot(A, B, N, K, it, s.rowA(), s.colsB(), out, outEl) }
 	}
-	return func(it mmItem, s *mmScratch) { mmDot(A, B, N, K, it, s.a, s.b[0], out, outEl, acc16) }
+	return func(it mmItem, s *mmScratch) { mmDot(A, B, N, K, it, s.rowA(), s.colsB()[0], out, outEl, acc16) }
 }
 
 // mmRowsStream computes one work item with B contiguous along j: each
@@ -294,7 +318,7 @@ func mmWeightRows(A, B mat, N, K int, it mmItem, s *mmScratch, out []float32, ou
 	for r0 := 0; r0 < n; r0 += blk {
 		rows := min(blk, n-r0)
 		for j := it.j0; j < it.j1; j++ {
-			x := B.load(s.b[0], it.boff+B.off+j*B.sc, K, B.sr)
+			x := B.load(s.colsB()[0], it.boff+B.off+j*B.sc, K, B.sr)
 			A.widen(rows * K)
 			gemvH(x, h[r0*A.sr:], A.sr, rows, out[it.ooff+(it.i0+r0)*N+j:], N, outEl, rounded)
 		}
@@ -328,7 +352,7 @@ func mmWeightCols(A, B mat, N, K int, it mmItem, s *mmScratch, out []float32, ou
 	for c0 := 0; c0 < n; c0 += blk {
 		cols := min(blk, n-c0)
 		for i := it.i0; i < it.i1; i++ {
-			x := A.load(s.a, it.aoff+A.off+i*A.sr, K, A.sc)
+			x := A.load(s.rowA(), it.aoff+A.off+i*A.sr, K, A.sc)
 			B.widen(cols * K)
 			gemvH(x, h[c0*B.sc:], B.sc, cols, out[it.ooff+i*N+it.j0+c0:], 1, outEl, rounded)
 		}
