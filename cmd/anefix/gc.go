@@ -53,16 +53,19 @@ func codecGC() (restore func()) {
 // mapped main module's size is added (mapped). GOMEMLIMIT or GOGC in the
 // environment turns it off.
 //
-// check uses checkHeapFactor: its text report no longer holds every group
-// at once (textGroups), and a read-only input drops the bytecode reader's
-// tables (modelio.Loaded.ReadOnly), so its live heap peaks at about twice
-// what the load left. Measured on the chain read from bytecode
-// (/usr/bin/time, load about 27, noisy; mlir-opt 22: 298 MiB writing
-// bytecode, 256 MiB printing text): 426 MiB and 7.6 s CPU with 2.5, 370
-// MiB and 10.8 s with 2.0; from text 474 -> 402 MiB, 7.4 -> 10.6 s.
+// check and rewrite hold a report made so that its groups are made one at
+// a time as the text prints them (textGroups, rwVerdictText), and check
+// drops the bytecode reader's tables (modelio.Loaded.ReadOnly), so the
+// live heap peaks at about twice what the load left, while check's rules
+// run (on the chain read from bytecode: 182 MB after the load, 372-387 MB
+// in rewrite's check of its output). Measured on the chain read from
+// bytecode (/usr/bin/time, load about 27, noisy; mlir-opt 22: 298 MiB
+// writing bytecode, 256 MiB printing text): check 426 MiB and 7.6 s CPU
+// with a factor of 2.5, 370 MiB and 10.8 s with 2.0; from text 474 -> 402
+// MiB, 7.4 -> 10.6 s. rewrite (load about 11): 520 MiB and 6.8 s CPU with
+// 2.5, 443 MiB and 8.4 s with 2.0.
 const (
-	loadedHeapFactor = 2.5
-	checkHeapFactor  = 2.0
+	loadedHeapFactor = 2.0
 	loadedHeapSlack  = 64 << 20
 )
 
@@ -75,11 +78,6 @@ func loadedLimit(live uint64, mapped int64, factor float64) int64 {
 // loadedGC sets the limit for ld from the heap live now (after one
 // collection) and returns what puts the previous limit back.
 func loadedGC(ld *modelio.Loaded) (restore func()) {
-	return loadedGCWith(ld, loadedHeapFactor)
-}
-
-// loadedGCWith is loadedGC with factor in place of loadedHeapFactor.
-func loadedGCWith(ld *modelio.Loaded, factor float64) (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return func() {}
 	}
@@ -90,6 +88,6 @@ func loadedGCWith(ld *modelio.Loaded, factor float64) (restore func()) {
 	if ld != nil && ld.Input != nil && ld.Input.Bytecode {
 		mapped = ld.Input.Size
 	}
-	old := debug.SetMemoryLimit(loadedLimit(ms.HeapAlloc, mapped, factor))
+	old := debug.SetMemoryLimit(loadedLimit(ms.HeapAlloc, mapped, loadedHeapFactor))
 	return func() { debug.SetMemoryLimit(old) }
 }
