@@ -22,12 +22,13 @@ type mapping struct {
 	base, end uintptr
 }
 
-func (in *Interp) addMapping(f *os.File, off int64, data []byte) {
+// newMapping describes data mapped from f at off (nil when empty).
+func newMapping(f *os.File, off int64, data []byte) *mapping {
 	if len(data) == 0 {
-		return
+		return nil
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	in.maps = append(in.maps, mapping{f, f.Name(), off, p, p + uintptr(len(data))})
+	return &mapping{f, f.Name(), off, p, p + uintptr(len(data))}
 }
 
 // checkMapped fails when a mapped file no longer holds its mapped ranges:

@@ -171,21 +171,32 @@ func laneInvariant(op *graph.Operation, shared map[*graph.Value]bool) bool {
 	return true
 }
 
+// stacksLanes reports whether op is a conv or matmul whose operands but
+// the first are the same in every lane: one stacked may run once on the
+// lanes' activations (EstimateLanesMemory counts the stacked copies).
+func stacksLanes(op *graph.Operation, shared map[*graph.Value]bool) bool {
+	k := canonical(op.Name)
+	if (k != "conv" && k != "matmul") || op.NumResults() != 1 || op.NumOperands() < 2 || shared[op.Operand(0)] {
+		return false
+	}
+	for j := 1; j < op.NumOperands(); j++ {
+		if !shared[op.Operand(j)] {
+			return false
+		}
+	}
+	return true
+}
+
 // stacked runs a conv or matmul whose weight is shared by every lane once
 // on the lanes' activations stacked along the batch axis (conv) or the row
 // axis (matmul), and splits the result per lane. ok is false for any other
 // op, or when the lanes' activations cannot be stacked that way (shapes
 // that differ, a batch axis other than 1, a transposed left operand).
 func (in *Interp) stacked(op *graph.Operation, ins [][]*Tensor, shared map[*graph.Value]bool) ([]*Tensor, bool, error) {
-	k := canonical(op.Name)
-	if (k != "conv" && k != "matmul") || op.NumResults() != 1 || op.NumOperands() < 2 || shared[op.Operand(0)] {
+	if !stacksLanes(op, shared) {
 		return nil, false, nil
 	}
-	for j := 1; j < op.NumOperands(); j++ {
-		if !shared[op.Operand(j)] {
-			return nil, false, nil
-		}
-	}
+	k := canonical(op.Name)
 	x0 := ins[0][0]
 	if !x0.Elem.IsFloat() || len(x0.Shape) < 2 {
 		return nil, false, nil

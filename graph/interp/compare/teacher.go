@@ -96,6 +96,9 @@ type Teacher struct {
 	// batched, about the two graphs' weight bytes per position, whatever
 	// the number of streams.
 	WeightBytes int64
+	// Blobs is what the two graphs' weight blobs took (interp.SharedBlobs):
+	// a blob byte-identical in both is held, mapped and paged in once.
+	Blobs interp.SharedBlobsStats
 }
 
 // SameTop1Frac is SameTop1 as a fraction of the positions.
@@ -224,6 +227,8 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		recs[0].hook(&o.Ref)
 		recs[1].hook(&o.Cand)
 	}
+	blobs := shareBlobs(&o.Ref, &o.Cand)
+	defer blobs.Close()
 	rs0, cs0, err := newSides(ref, cand, o.Function, o.Ref, o.Cand, o.CandConstants)
 	if err != nil {
 		return nil, err
@@ -309,6 +314,13 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	acc.fill(res)
 	res.PSNR = psnr(sqErr, peak, count)
 	res.WeightBytes = rs.in.WeightBytesRead() + cs.in.WeightBytesRead()
+	res.Blobs = o.Ref.Blobs.Stats()
+	if o.Cand.Blobs != o.Ref.Blobs { // the caller gave each its own store
+		c := o.Cand.Blobs.Stats()
+		res.Blobs.Held += c.Held
+		res.Blobs.Shared += c.Shared
+		res.Blobs.Compared += c.Compared
+	}
 	for _, c := range curves {
 		res.States = append(res.States, *c)
 	}

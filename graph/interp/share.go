@@ -1,0 +1,171 @@
+package interp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// SharedBlobs lets several interpreters hold each distinct weight blob
+// once. verify runs REF and CAND side by side, and a rewrite leaves most
+// blobs byte-identical; with an interpreter each, both copies would be
+// mapped and paged in (twice the resident weights, every byte read from
+// both files at every position). Given to both (Options.Blobs), it hands
+// the second interpreter asking for a blob of the same key and size the
+// bytes the first one got, once they are known to be equal: for free when
+// both are the same range of the same file, else by reading the second
+// blob once, sequentially, into a small buffer (never mapped, so never
+// resident) and comparing. A blob that differs (a compressed weight) or
+// whose key differs (a rewrite that renamed it) is held separately. The
+// bytes stay valid until Close, which the owner calls after the
+// interpreters' Close. It is safe for concurrent use.
+type SharedBlobs struct {
+	mu     sync.Mutex
+	byID   map[blobID][]*heldBlob
+	unmaps []func() error
+	// held: bytes of the distinct blobs held; shared: bytes handed to a
+	// module other than the one first holding them; compared: bytes read
+	// to find out they were equal.
+	held, shared, compared int64
+}
+
+// blobID is what a blob must have in common with a held one to be
+// compared with it.
+type blobID struct {
+	key  string
+	size int64
+}
+
+type heldBlob struct {
+	r    *graph.Resource
+	data []byte
+	m    *mapping // nil when the bytes are not a file's mapping
+}
+
+// NewSharedBlobs returns an empty store.
+func NewSharedBlobs() *SharedBlobs { return &SharedBlobs{byID: map[blobID][]*heldBlob{}} }
+
+// SharedBlobsStats is what a store has done so far.
+type SharedBlobsStats struct {
+	// Held is the bytes of the distinct blobs the store holds (mapped or
+	// read): what the interpreters' weights take, whatever their number.
+	Held int64
+	// Shared is the bytes served to a module from a blob another module's
+	// interpreter asked for first (byte-identical): what a store saves.
+	Shared int64
+	// Compared is the bytes read once to find blobs equal (zero when they
+	// were the same range of the same file).
+	Compared int64
+}
+
+// Stats reports the store's counts (zero for a nil store).
+func (s *SharedBlobs) Stats() SharedBlobsStats {
+	if s == nil {
+		return SharedBlobsStats{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return SharedBlobsStats{Held: s.held, Shared: s.shared, Compared: s.compared}
+}
+
+// Close releases the mapped blobs; tensors using them become invalid. A
+// nil store has nothing to release.
+func (s *SharedBlobs) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, u := range s.unmaps {
+		errs = append(errs, u())
+	}
+	s.unmaps, s.byID = nil, map[blobID][]*heldBlob{}
+	return errors.Join(errs...)
+}
+
+// bytes gives r's bytes, shared with an equal blob held already. The
+// returned mapping (nil when not mapped) names the file for faults.
+func (s *SharedBlobs) bytes(r *graph.Resource) ([]byte, *mapping, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := blobID{r.Key, r.Blob.Size()}
+	for _, h := range s.byID[id] {
+		if h.r == r {
+			return h.data, h.m, nil
+		}
+	}
+	for _, h := range s.byID[id] {
+		eq, err := s.equal(h, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		if eq {
+			s.shared += id.size
+			s.byID[id] = append(s.byID[id], &heldBlob{r: r, data: h.data, m: h.m})
+			return h.data, h.m, nil
+		}
+	}
+	data, m, unmap, err := loadBlob(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if unmap != nil {
+		s.unmaps = append(s.unmaps, unmap)
+	}
+	s.held += id.size
+	s.byID[id] = append(s.byID[id], &heldBlob{r: r, data: data, m: m})
+	return data, m, nil
+}
+
+// equal reports whether r's bytes are h's: the same range of the same
+// file, or compared by reading r once.
+func (s *SharedBlobs) equal(h *heldBlob, r *graph.Resource) (bool, error) {
+	if sameSection(h.r.Blob, r.Blob) {
+		return true, nil
+	}
+	buf := make([]byte, min(int64(1<<20), max(r.Blob.Size(), 1)))
+	for off := int64(0); off < int64(len(h.data)); {
+		n := min(int64(len(buf)), int64(len(h.data))-off)
+		k, err := r.Blob.ReadAt(buf[:n], off)
+		if int64(k) < n {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return false, fmt.Errorf("dense_resource<%s>: reading %d bytes at offset %d: %w", r.Key, n, off, err)
+		}
+		s.compared += n
+		if !bytes.Equal(buf[:n], h.data[off:off+n]) {
+			return false, nil
+		}
+		off += n
+	}
+	return true, nil
+}
+
+// sameSection reports whether two blobs are the same range of one file
+// (the same module loaded twice, or verify given one file as REF and
+// CAND).
+func sameSection(a, b graph.BlobSource) bool {
+	sa, ok := a.(*graph.SectionBlob)
+	sb, ok2 := b.(*graph.SectionBlob)
+	if !ok || !ok2 || sa.Offset != sb.Offset || sa.N != sb.N {
+		return false
+	}
+	fa, ok := sa.R.(*os.File)
+	fb, ok2 := sb.R.(*os.File)
+	if !ok || !ok2 {
+		return false
+	}
+	ia, err := fa.Stat()
+	if err != nil {
+		return false
+	}
+	ib, err := fb.Stat()
+	return err == nil && os.SameFile(ia, ib)
+}
