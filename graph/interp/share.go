@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/anefix/anefix/graph"
@@ -32,6 +33,26 @@ type SharedBlobs struct {
 	// module other than the one first holding them; compared: bytes read
 	// to find out they were equal.
 	held, shared, compared int64
+	buf                    []byte // for comparing, reused
+	// folds are the folded lut_to_dense weights (fold.go) computed for
+	// one interpreter, by what they read; folded and foldShared count
+	// their bytes as held and shared are counted.
+	folds              map[foldKey]*foldEntry
+	folded, foldShared int64
+}
+
+// foldKey identifies a folded lut_to_dense by what it computes from: the
+// held bytes of its index and palette blobs (the same pointers for
+// byte-identical blobs), its operand and result types and its axis.
+type foldKey struct {
+	idx, lut *byte
+	sig      string
+}
+
+type foldEntry struct {
+	done chan struct{}
+	t    *Tensor
+	err  error
 }
 
 // blobID is what a blob must have in common with a held one to be
@@ -61,6 +82,11 @@ type SharedBlobsStats struct {
 	// Compared is the bytes read once to find blobs equal (zero when they
 	// were the same range of the same file).
 	Compared int64
+	// Folded is the bytes of the palettized weights computed (a
+	// lut_to_dense of constants, fold.go), each once for every
+	// interpreter whose index and palette blobs are the same bytes;
+	// FoldShared is the bytes of those handed to a second interpreter.
+	Folded, FoldShared int64
 }
 
 // Stats reports the store's counts (zero for a nil store).
@@ -70,7 +96,7 @@ func (s *SharedBlobs) Stats() SharedBlobsStats {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return SharedBlobsStats{Held: s.held, Shared: s.shared, Compared: s.compared}
+	return SharedBlobsStats{Held: s.held, Shared: s.shared, Compared: s.compared, Folded: s.folded, FoldShared: s.foldShared}
 }
 
 // Close releases the mapped blobs; tensors using them become invalid. A
@@ -85,7 +111,7 @@ func (s *SharedBlobs) Close() error {
 	for _, u := range s.unmaps {
 		errs = append(errs, u())
 	}
-	s.unmaps, s.byID = nil, map[blobID][]*heldBlob{}
+	s.unmaps, s.byID, s.folds = nil, map[blobID][]*heldBlob{}, nil
 	return errors.Join(errs...)
 }
 
@@ -129,7 +155,10 @@ func (s *SharedBlobs) equal(h *heldBlob, r *graph.Resource) (bool, error) {
 	if sameSection(h.r.Blob, r.Blob) {
 		return true, nil
 	}
-	buf := make([]byte, min(int64(1<<20), max(r.Blob.Size(), 1)))
+	if s.buf == nil {
+		s.buf = make([]byte, 1<<20)
+	}
+	buf := s.buf
 	for off := int64(0); off < int64(len(h.data)); {
 		n := min(int64(len(buf)), int64(len(h.data))-off)
 		k, err := r.Blob.ReadAt(buf[:n], off)
@@ -168,4 +197,57 @@ func sameSection(a, b graph.BlobSource) bool {
 	}
 	ib, err := fb.Stat()
 	return err == nil && os.SameFile(ia, ib)
+}
+
+// heldData is the first byte of the bytes held for r (nil when none, or
+// empty).
+func (s *SharedBlobs) heldData(r *graph.Resource) *byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.byID[blobID{r.Key, r.Blob.Size()}] {
+		if h.r == r && len(h.data) > 0 {
+			return &h.data[0]
+		}
+	}
+	return nil
+}
+
+// fold gives the folded weight of key, computed by compute once for every
+// interpreter asking (the others wait for it); each gets its own Tensor
+// over the same bytes, since reading a tensor's floats changes the Tensor
+// (Tensor.Floats), never the bytes.
+func (s *SharedBlobs) fold(key foldKey, compute func() (*Tensor, error)) (*Tensor, error) {
+	s.mu.Lock()
+	if s.folds == nil {
+		s.folds = map[foldKey]*foldEntry{}
+	}
+	e, seen := s.folds[key]
+	if !seen {
+		e = &foldEntry{done: make(chan struct{})}
+		s.folds[key] = e
+	}
+	s.mu.Unlock()
+	if !seen {
+		e.t, e.err = compute()
+		if e.err == nil && e.t.raw == nil {
+			e.err = fmt.Errorf("a folded weight not held as bytes") // newLutOut's raw form; never expected
+		}
+		s.mu.Lock()
+		if e.err == nil {
+			s.folded += int64(len(e.t.raw))
+		}
+		s.mu.Unlock()
+		close(e.done)
+	} else {
+		<-e.done
+		if e.err == nil {
+			s.mu.Lock()
+			s.foldShared += int64(len(e.t.raw))
+			s.mu.Unlock()
+		}
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	return &Tensor{Elem: e.t.Elem, Shape: slices.Clone(e.t.Shape), raw: e.t.raw, rawEl: e.t.rawEl}, nil
 }

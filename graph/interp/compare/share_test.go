@@ -2,8 +2,10 @@ package compare
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
@@ -12,7 +14,7 @@ import (
 	"github.com/anefix/anefix/passes"
 )
 
-// blobBytesByKey is what the test expects a store to hold, derived from
+// expectedBlobs is what the test expects a store to hold, derived from
 // the modules alone: the bytes of the float blobs (weights, read in place)
 // and of the palette indices each module's constants name, and of those,
 // the keys whose bytes are the same in both modules.
@@ -49,15 +51,81 @@ func expectedBlobs(t *testing.T, ref, cand *graph.Module) (one, both, same int64
 	return one, both, same
 }
 
-// saveLoad writes m as an .aimodel in a temporary directory and loads it
-// back: CAND as verify sees it, its blobs in a file of their own.
-func saveLoad(t *testing.T, m *graph.Module) *graph.Module {
+// expectedFolds is the bytes of the palettized weights each module's
+// interpreter computes (lut_to_dense ops of constants, by their result
+// types), and of those, the ones whose index and palette blobs are
+// byte-identical in the other module (computed once for both).
+func expectedFolds(t *testing.T, ref, cand *graph.Module) (both, same int64) {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "cand.aimodel")
+	type fold struct {
+		blobs [2][]byte
+		sig   string
+	}
+	folds := func(m *graph.Module) map[*graph.Operation]fold {
+		out := map[*graph.Operation]fold{}
+		m.Graph("main").Op.Walk(func(o *graph.Operation) bool {
+			if !strings.HasSuffix(o.Name, "lut_to_dense") {
+				return true
+			}
+			var f fold
+			f.sig = o.Result(0).Type().String()
+			for k := range 2 {
+				switch a := o.Operand(k).DefiningOp().Inherent("value").(type) {
+				case *graph.DenseResourceAttr:
+					b, err := m.Resource(a.Key).Bytes()
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.blobs[k], f.sig = b, f.sig+a.Type.String()
+				default:
+					f.sig += fmt.Sprint(a)
+				}
+			}
+			for _, v := range o.Operands()[2:] {
+				f.sig += fmt.Sprint(v.DefiningOp().Inherent("value"))
+			}
+			out[o] = f
+			return true
+		})
+		return out
+	}
+	size := func(o *graph.Operation) int64 {
+		n, err := o.Result(0).Type().(*graph.TensorType).ByteSize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	rf, cf := folds(ref), folds(cand)
+	for o := range rf {
+		both += size(o)
+	}
+	for o, f := range cf {
+		both += size(o)
+		for _, g := range rf {
+			if f.sig == g.sig && bytes.Equal(f.blobs[0], g.blobs[0]) && bytes.Equal(f.blobs[1], g.blobs[1]) {
+				same += size(o)
+				break
+			}
+		}
+	}
+	return both, same
+}
+
+// saveFile writes m as an .aimodel in a temporary directory: a file of
+// its own, as verify sees a rewrite's output.
+func saveFile(t *testing.T, m *graph.Module) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "out.aimodel")
 	if _, err := modelio.Save(dst, m, nil, modelio.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ld, err := modelio.Load(dst, modelio.LoadOptions{})
+	return dst
+}
+
+func loadFile(t *testing.T, path string) *graph.Module {
+	t.Helper()
+	ld, err := modelio.Load(path, modelio.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,37 +138,47 @@ func saveLoad(t *testing.T, m *graph.Module) *graph.Module {
 // blobs CAND changed, whatever the pipeline. Same file twice: nothing is
 // read to tell. A rewrite saved to its own file: CAND's unchanged blobs
 // are read once to compare, never held. Palettized: the new index and
-// palette blobs are held besides REF's. The outcome is bit-for-bit the
-// one of separate stores (each interpreter its own blobs, as before).
+// palette blobs are held besides REF's, and CAND's weights are folded
+// (lut_to_dense) for CAND alone. REF palettized and CAND its rewrite: the
+// palettized weights are folded once for both. The outcome is bit-for-bit
+// the one of separate stores (each interpreter its own blobs and folds,
+// as before).
 func TestTeacherSharesIdenticalBlobs(t *testing.T) {
+	palettize8 := passes.Spec{Passes: []string{"palettize"}, Set: []string{"palettize.bits=8"}}
 	cases := []struct {
-		name     string
-		passes   []string // nil: CAND is REF's file loaded again
-		set      []string
-		compared bool // CAND's shared blobs were read to compare
+		name      string
+		ref, cand *passes.Spec // nil: the shipped file as it is
+		compared  bool         // CAND's shared blobs were read to compare
 	}{
 		{name: "same file"},
-		{name: "default rewrite", passes: []string{}, compared: true},
-		{name: "palettize 8 bits", passes: []string{"palettize"}, set: []string{"palettize.bits=8"}, compared: true},
+		{name: "default rewrite", cand: &passes.Spec{}, compared: true},
+		{name: "palettize 8 bits", cand: &palettize8, compared: true},
+		// REF palettized and saved; CAND the default rewrite of that
+		// file, saved apart: the palettized weights are folded once.
+		{name: "rewrite of a palettized file", ref: &palettize8, cand: &passes.Spec{}, compared: true},
+	}
+	run := func(t *testing.T, spec *passes.Spec, m *graph.Module) *graph.Module {
+		p, err := passes.Build(*spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Run(m, passes.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return m
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ref, cand := loadArmA(t)
-			if c.passes != nil {
-				spec := passes.Spec{Passes: c.passes, Set: c.set}
-				if len(c.passes) == 0 {
-					spec = passes.Spec{}
-				}
-				p, err := passes.Build(spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := p.Run(cand, passes.RunOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				cand = saveLoad(t, cand)
+			if c.ref != nil {
+				path := saveFile(t, run(t, c.ref, ref))
+				ref, cand = loadFile(t, path), loadFile(t, path)
+			}
+			if c.cand != nil {
+				cand = loadFile(t, saveFile(t, run(t, c.cand, cand)))
 			}
 			one, both, same := expectedBlobs(t, ref, cand)
+			foldBoth, foldSame := expectedFolds(t, ref, cand)
 			if same == 0 || one == 0 {
 				t.Fatalf("the case shares nothing: one graph %d bytes, identical %d", one, same)
 			}
@@ -109,14 +187,14 @@ func TestTeacherSharesIdenticalBlobs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := interp.SharedBlobsStats{Held: both - same, Shared: same}
+			want := interp.SharedBlobsStats{Held: both - same, Shared: same, Folded: foldBoth - foldSame, FoldShared: foldSame}
 			if c.compared {
 				want.Compared = same
 			}
 			if shared.Blobs != want {
 				t.Errorf("blobs %+v, want %+v (one graph's blobs %d, both %d)", shared.Blobs, want, one, both)
 			}
-			if c.passes != nil && len(c.passes) == 0 && shared.Blobs.Held != one {
+			if c.name == "default rewrite" && shared.Blobs.Held != one {
 				t.Errorf("unchanged weights: held %d bytes, want one graph's %d", shared.Blobs.Held, one)
 			}
 			sep := TeacherOptions{Streams: streams}
@@ -127,8 +205,8 @@ func TestTeacherSharesIdenticalBlobs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if apart.Blobs != (interp.SharedBlobsStats{Held: both}) {
-				t.Errorf("separate stores: %+v, want held %d (both graphs' blobs)", apart.Blobs, both)
+			if apart.Blobs != (interp.SharedBlobsStats{Held: both, Folded: foldBoth}) {
+				t.Errorf("separate stores: %+v, want held %d and folded %d (both graphs')", apart.Blobs, both, foldBoth)
 			}
 			shared.Blobs, apart.Blobs = interp.SharedBlobsStats{}, interp.SharedBlobsStats{}
 			if !reflect.DeepEqual(shared, apart) {

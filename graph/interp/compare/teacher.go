@@ -320,6 +320,8 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		res.Blobs.Held += c.Held
 		res.Blobs.Shared += c.Shared
 		res.Blobs.Compared += c.Compared
+		res.Blobs.Folded += c.Folded
+		res.Blobs.FoldShared += c.FoldShared
 	}
 	for _, c := range curves {
 		res.States = append(res.States, *c)
