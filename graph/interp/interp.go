@@ -64,6 +64,9 @@ type Interp struct {
 	// workLanes is how many lanes the current run has (RunLanes; 1 for
 	// Run): the work bound is per lane.
 	workLanes int
+	// pairing is this interpreter's part in a Pair's run (pair.go), nil
+	// otherwise.
+	pairing *pairSide
 }
 
 // WeightBytesRead is how many bytes matmul and conv have read from weights

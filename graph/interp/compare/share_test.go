@@ -140,9 +140,10 @@ func loadFile(t *testing.T, path string) *graph.Module {
 // are read once to compare, never held. Palettized: the new index and
 // palette blobs are held besides REF's, and CAND's weights are folded
 // (lut_to_dense) for CAND alone. REF palettized and CAND its rewrite: the
-// palettized weights are folded once for both. The outcome is bit-for-bit
-// the one of separate stores (each interpreter its own blobs and folds,
-// as before).
+// palettized weights are folded once for both. A conv or matmul on the
+// same weight bytes in both runs once for both graphs' streams. The
+// outcome is bit-for-bit the one of separate stores (each interpreter its
+// own blobs and folds, each op run per graph: as before).
 func TestTeacherSharesIdenticalBlobs(t *testing.T) {
 	palettize8 := passes.Spec{Passes: []string{"palettize"}, Set: []string{"palettize.bits=8"}}
 	cases := []struct {
@@ -208,7 +209,19 @@ func TestTeacherSharesIdenticalBlobs(t *testing.T) {
 			if apart.Blobs != (interp.SharedBlobsStats{Held: both, Folded: foldBoth}) {
 				t.Errorf("separate stores: %+v, want held %d and folded %d (both graphs')", apart.Blobs, both, foldBoth)
 			}
+			// Every conv and matmul of one graph on a weight the other
+			// holds too, applied alike, runs once for both (interp.Pair):
+			// with all weights identical, the two graphs read one graph's
+			// weight bytes; palettized, those of the unchanged weights.
+			t.Logf("weight bytes read: shared %d (%d ops paired), apart %d", shared.WeightBytes, shared.PairedOps, apart.WeightBytes)
+			switch {
+			case same == one && 2*shared.WeightBytes != apart.WeightBytes:
+				t.Errorf("identical weights: read %d bytes together, want half of %d (apart)", shared.WeightBytes, apart.WeightBytes)
+			case same < one && (shared.WeightBytes <= apart.WeightBytes/2 || shared.WeightBytes >= apart.WeightBytes):
+				t.Errorf("some weights identical: read %d bytes together, want between half of %d (apart) and all", shared.WeightBytes, apart.WeightBytes)
+			}
 			shared.Blobs, apart.Blobs = interp.SharedBlobsStats{}, interp.SharedBlobsStats{}
+			shared.WeightBytes, apart.WeightBytes, shared.PairedOps = 0, 0, 0
 			if !reflect.DeepEqual(shared, apart) {
 				t.Errorf("shared blobs changed the outcome:\n%+v\nseparate:\n%+v", shared, apart)
 			}
