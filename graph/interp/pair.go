@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -73,7 +74,7 @@ type pairSide struct {
 // and returns each one's outputs and error.
 func (p *Pair) Run(ain, bin [][]*Tensor) (aout, bout [][]*Tensor, aerr, berr error) {
 	if !p.matched {
-		p.match()
+		p.safeMatch()
 		p.matched = true
 	}
 	ends := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
@@ -97,6 +98,22 @@ func (p *Pair) Run(ain, bin [][]*Tensor) (aout, bout [][]*Tensor, aerr, berr err
 	}()
 	<-ends[1]
 	return
+}
+
+// safeMatch is match with a weight file's fault (truncated under anefix:
+// matching maps and compares blobs) leaving the ops unpaired; the runs then
+// meet the fault themselves and name the file.
+func (p *Pair) safeMatch() {
+	defer debug.SetPanicOnFault(panicOnFault())
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(faultAddr); !ok {
+				panic(r)
+			}
+			p.order = nil
+		}
+	}()
+	p.match()
 }
 
 // match pairs the ops of both plans that stack on a shared weight with

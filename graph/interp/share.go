@@ -150,11 +150,24 @@ func (s *SharedBlobs) bytes(r *graph.Resource) ([]byte, *mapping, error) {
 }
 
 // equal reports whether r's bytes are h's: the same range of the same
-// file, or compared by reading r once.
-func (s *SharedBlobs) equal(h *heldBlob, r *graph.Resource) (bool, error) {
+// file, or compared by reading r once. A file truncated under anefix is an
+// error naming it: r's read short, or h's mapping faulting (the caller's
+// run has no record of h's mapping yet, so it could not name it).
+func (s *SharedBlobs) equal(h *heldBlob, r *graph.Resource) (eq bool, err error) {
 	if sameSection(h.r.Blob, r.Blob) {
 		return true, nil
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			if f, ok := p.(faultAddr); ok && h.m != nil {
+				if err = h.m.faultAt(f.Addr()); err != nil {
+					eq = false
+					return
+				}
+			}
+			panic(p)
+		}
+	}()
 	if s.buf == nil {
 		s.buf = make([]byte, 1<<20)
 	}
@@ -166,7 +179,12 @@ func (s *SharedBlobs) equal(h *heldBlob, r *graph.Resource) (bool, error) {
 			if err == nil || errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return false, fmt.Errorf("dense_resource<%s>: reading %d bytes at offset %d: %w", r.Key, n, off, err)
+			if sb, ok := r.Blob.(*graph.SectionBlob); ok {
+				if f, ok := sb.R.(*os.File); ok {
+					return false, fmt.Errorf("%s changed while anefix read it: the weight at byte offset %d ends early (%w; the file was truncated under anefix); run again on a file nothing is writing", f.Name(), sb.Offset, err)
+				}
+			}
+			return false, fmt.Errorf("reading %d bytes at offset %d: %w", n, off, err)
 		}
 		s.compared += n
 		if !bytes.Equal(buf[:n], h.data[off:off+n]) {
