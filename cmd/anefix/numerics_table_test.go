@@ -30,8 +30,9 @@ func numericsRows() []numericsRow {
 		{"norms retyped (islands=blockers,norms)", []string{"--set", "strip-fp32-casts.islands=blockers,norms"}},
 		{"+ fp16-safe-reductions", []string{"--enable", "fp16-safe-reductions"}},
 		{"+ scale-state", []string{"--enable", "scale-state"}},
-		{"+ residual-scale (k=5)", []string{"--enable", "residual-scale"}},
-		{"islands=all + residual-scale (k=5)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale"}},
+		{"+ residual-scale (k=5)", []string{"--enable", "residual-scale", "--set", "residual-scale.k=5"}},
+		{"islands=all + residual-scale (k=5)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale", "--set", "residual-scale.k=5"}},
+		{"islands=all + residual-scale (k=auto: 6)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale"}},
 	}
 	for _, bits := range []int{8, 6, 4} {
 		for _, group := range []int{32, 16} {
