@@ -62,7 +62,13 @@ figures are graph/interp/compare's TestResidualScaleIslandsAll):
   ane profile's narrow reduce_sum); k=5 8/8, cosine 0.9999999, 52.5 dB,
   beside the default pipeline's 58.7 dB.
 So k = 5 suffices on that stand-in, with 18 % to spare (4·3700²·2^-10 ≈
-53,500 of 65504). The default, k=auto, is a static rule: the pass cannot
+53,500 of 65504), and not always on tiny arm A, whose stream peaks higher
+than its typical position: teacher-forced over 8 streams × 256 positions
+(cmd/anefix TestNumericsTable), --numerics ane, k=5 has one position at
+KLD 5.13 (mean 4.8e-3), where verify --ranges shows a stream norm's
+reduce_mean (mean_13) reach inf; at k=6 the largest KLD is 0.038 (mean
+6.0e-5), no stream norm leaves fp16, same top-1 98.3 % against the
+default pipeline's 98.0 %. The default, k=auto, is a static rule: the pass cannot
 run the model (passes do not import graph/interp), so it assumes a stream
 of 4 massive channels at 4096 and every other channel at most 1 (a guess
 rounded up from that stand-in, passes/anefacts/stream.go) and takes the
