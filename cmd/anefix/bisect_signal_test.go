@@ -95,11 +95,11 @@ func TestSearchSignalsKeepCacheClean(t *testing.T) {
 	}{
 		// The candidate passes when no f32 is left (islands=all).
 		{"bisect", func(cache string) []string {
-			return []string{"bisect", in, "--test", "sleep 0.02; ! grep -q f32 {}", "--cache", cache}
+			return []string{"bisect", in, "--test", markProbe + "sleep 0.02; ! grep -q f32 {}", "--cache", cache}
 		}},
 		// "Still reproduces" while an f32 remains.
 		{"reduce", func(cache string) []string {
-			return []string{"reduce", in, "--test", "sleep 0.02; grep -q f32 {}", "--cache", cache, "-o", filepath.Join(dir, "small.mlir"), "--force"}
+			return []string{"reduce", in, "--test", markProbe + "sleep 0.02; grep -q f32 {}", "--cache", cache, "-o", filepath.Join(dir, "small.mlir"), "--force"}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,13 +129,27 @@ func TestSearchSignalsKeepCacheClean(t *testing.T) {
 				if i%2 == 1 {
 					sig = syscall.SIGTERM
 				}
+				// Half the runs are signalled at a random moment of the
+				// whole run (startup and cache answers included); the other
+				// half at a random moment after a probe has started, so the
+				// count of runs stopped mid-probe does not depend on how
+				// slowly a loaded machine starts processes.
+				mark := filepath.Join(dir, "mark"+strconv.Itoa(i))
 				cmd := exec.Command(bin, tc.args(cache)...)
+				cmd.Env = append(os.Environ(), "ANEFIX_TEST_MARK="+mark)
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(time.Duration(rng.Int64N(int64(length))))
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				if i%4 >= 2 {
+					waitForFile(mark, done, 10*time.Second)
+					time.Sleep(time.Duration(rng.Int64N(int64(20 * time.Millisecond))))
+				} else {
+					time.Sleep(time.Duration(rng.Int64N(int64(length))))
+				}
 				cmd.Process.Signal(sig)
-				err := cmd.Wait()
+				err := <-done
 				var ee *exec.ExitError
 				switch {
 				case err == nil:
@@ -161,6 +175,26 @@ func TestSearchSignalsKeepCacheClean(t *testing.T) {
 				t.Errorf("after the signals: %q, a clean run: %q", b, a)
 			}
 		})
+	}
+}
+
+// markProbe makes a test command touch $ANEFIX_TEST_MARK when it starts (an
+// environment variable, so the command and its cache key stay the same).
+const markProbe = `[ -z "$ANEFIX_TEST_MARK" ] || : > "$ANEFIX_TEST_MARK"; `
+
+// waitForFile returns once p exists, the process has ended (its Wait result
+// is put back on done) or max has passed.
+func waitForFile(p string, done chan error, max time.Duration) {
+	for end := time.Now().Add(max); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+		select {
+		case err := <-done:
+			done <- err
+			return
+		default:
+		}
 	}
 }
 
