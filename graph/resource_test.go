@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,6 +37,33 @@ func TestResourceRefs(t *testing.T) {
 	refs, ok := m.ResourceRefs()
 	if want := map[string]int{"a": 2, "b": 1}; !ok || !reflect.DeepEqual(refs, want) {
 		t.Errorf("ResourceRefs = %v, %v; want %v, true", refs, ok, want)
+	}
+}
+
+// TestResourceRefsWorkLinear doubles the resources of a module and the
+// opaque attributes naming them (one each): counting references must take
+// twice the work, not four times (each text was searched once per key).
+func TestResourceRefsWorkLinear(t *testing.T) {
+	var works [2]graph.Work
+	for i, n := range []int{300, 600} {
+		var ops, blobs strings.Builder
+		for k := range n {
+			fmt.Fprintf(&ops, "  %%%d = \"x.op\"() {note = #x.thing<\"uses w%d.\">} : () -> tensor<1xf16>\n", k, k)
+			fmt.Fprintf(&blobs, "      w%d.: \"0x020000000000\",\n", k)
+		}
+		src := "module {\n" + ops.String() + "}\n{-#\n  dialect_resources: {\n    builtin: {\n" + strings.TrimSuffix(blobs.String(), ",\n") + "\n    }\n  }\n#-}\n"
+		m, _, err := mlirtext.Parse("refs.mlir", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs map[string]int
+		works[i] = graph.CountWork(func() { refs, _ = m.ResourceRefs() })
+		if len(refs) != n || refs["w0."] != 1 {
+			t.Fatalf("%d keys referred to (w0. %d times), want %d, each once", len(refs), refs["w0."], n)
+		}
+	}
+	if r := float64(works[1].Total()) / float64(works[0].Total()); r > 2.2 {
+		t.Errorf("work %+v at 300, %+v at 600: ×%.2f", works[0], works[1], r)
 	}
 }
 

@@ -20,12 +20,12 @@ type Work struct {
 	// use.
 	Uses int64
 	// Lookups: island and value-set look-ups (Islands.Index, Has, Root;
-	// ValueSets.Find, one per step of its path), and the state analysis'
-	// comparisons of two port names.
+	// ValueSets.Find, one per step of its path), the state analysis'
+	// comparisons of two port names, and the bytes of names a NameFinder
+	// was built from and of texts it searched.
 	Lookups int64
 	// Resources: resource-table entries scanned (Module.Resource,
-	// UniqueResourceKey, RemoveResource, and ResourceRefs' search of opaque
-	// attribute text for each key).
+	// UniqueResourceKey, RemoveResource).
 	Resources int64
 	// Ports: graph ports described (Inputs, Outputs, ArgAttrs, ResAttrs),
 	// searched by name (FindPort) and signature entries copied (function

@@ -98,38 +98,45 @@ func TestWeightMemoryEstimate(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			est := lutHeap(geo, lutGroupChannels(geo, c.s), 2, c.s)
-			var err error
-			use := peakHeap(func() {
-				var skip string
-				_, skip, err = planLUT(newFloatReader(blob, "f16"), typ, axis, c.s, "w")
-				if skip != "" {
-					t.Errorf("skipped: %s", skip)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			// A scalar palette's scratch is a worst case of constant
 			// size (2^16 distinct values), which these values do not
 			// reach: only the floor is checked.
-			checkEstimate(t, est, use, c.s.ClusterDim > 1)
+			checkEstimate(t, est, func() {
+				_, skip, err := planLUT(newFloatReader(blob, "f16"), typ, axis, c.s, "w")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if skip != "" {
+					t.Errorf("skipped: %s", skip)
+				}
+			}, c.s.ClusterDim > 1)
 		})
 	}
 	t.Run("quantize-weights per-block 32", func(t *testing.T) {
 		o := &QuantizeWeightsOptions{DType: "si8", QScheme: "symmetric", Granularity: "per-block", BlockSize: 32}
 		w := &weightConst{typ: typ, elem: "f16", blob: blob, axis: axis, inAxis: 0}
 		est := quantHeap(w, o)
-		var err error
-		use := peakHeap(func() { _, _, err = planQuant(newFloatReader(blob, "f16"), w, o) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEstimate(t, est, use, true)
+		checkEstimate(t, est, func() {
+			if _, _, err := planQuant(newFloatReader(blob, "f16"), w, o); err != nil {
+				t.Fatal(err)
+			}
+		}, true)
 	})
 }
 
-func checkEstimate(t *testing.T, est int64, use heapUse, tight bool) {
+// checkEstimate measures f's heap and compares it with est. The sampled
+// peak also counts dead objects the collector has not yet swept, which a
+// loaded machine leaves longer (one case read 2.8 MiB against 0.85 MiB
+// quiet): below the floor, f is measured twice more and the least peak
+// kept, since garbage only ever adds to a sample.
+func checkEstimate(t *testing.T, est int64, f func(), tight bool) {
 	t.Helper()
+	use := peakHeap(f)
+	for i := 0; i < 2 && float64(est) < 0.75*float64(use.peak); i++ {
+		again := peakHeap(f)
+		t.Logf("peak %s over the floor, measured again: %s", graph.FormatBytes(use.peak), graph.FormatBytes(again.peak))
+		use.peak = min(use.peak, again.peak)
+	}
 	msg := fmt.Sprintf("estimate %s, measured peak %s, allocated %s", graph.FormatBytes(est),
 		graph.FormatBytes(use.peak), graph.FormatBytes(use.allocated))
 	// Below the sampled peak: garbage not yet collected (up to 5 % of the

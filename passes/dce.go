@@ -2,6 +2,8 @@ package passes
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -150,33 +152,51 @@ func removeDeadOps(m *graph.Module) int {
 // too), and returns their names in removal order. It walks the module once,
 // keeping per symbol the top-level ops whose attributes name it, so its
 // time is linear in the module (TestDCEWorkLinearInGraphs); only attribute
-// text anefix cannot read (opaque, or a kind it does not model) is searched
-// again per private graph.
+// text anefix cannot read (opaque, or a kind it does not model) counts as
+// naming every private graph whose name it contains: it is searched once,
+// for all of them (graph.NameFinder; per private graph, the search was
+// quadratic, TestDCEWorkLinearInOpaqueText).
 func removeDeadGraphs(m *graph.Module) []string {
+	var private []*graph.Graph
+	byName := map[string][]*graph.Graph{}
+	for _, g := range m.Graphs() {
+		if g.Visibility() == "private" {
+			private = append(private, g)
+			byName[g.Name()] = append(byName[g.Name()], g)
+		}
+	}
+	var finder *graph.NameFinder // made at the first text to search
 	// exact[name][owner]: how many attributes of ops under the top-level op
-	// owner (nil: the module op) refer to @name.
+	// owner (nil: the module op) refer to @name, or contain name in text.
 	exact := map[string]map[*graph.Operation]int{}
 	mentions := map[*graph.Operation][]string{} // owner → names it refers to
-	type fuzzy struct {
-		owner *graph.Operation
-		text  string
-		all   bool // an attribute kind not modelled: refers to anything
-	}
-	var fuzzies []fuzzy
+	// anything[owner] counts the attributes under owner of a kind not
+	// modelled, which may refer to any graph; anyTotal is their sum.
+	anything := map[*graph.Operation]int{}
+	anyTotal := 0
 	collect := func(owner *graph.Operation, op *graph.Operation) {
+		mention := func(name string) {
+			c := exact[name]
+			if c == nil {
+				c = map[*graph.Operation]int{}
+				exact[name] = c
+			}
+			if c[owner] == 0 {
+				mentions[owner] = append(mentions[owner], name)
+			}
+			c[owner]++
+		}
 		for _, a := range []graph.Attr{op.Attrs, op.Props} {
-			symbolMentions(a, func(name string) {
-				c := exact[name]
-				if c == nil {
-					c = map[*graph.Operation]int{}
-					exact[name] = c
+			symbolMentions(a, mention, func(text string, all bool) {
+				if all {
+					anything[owner]++
+					anyTotal++
+					return
 				}
-				if c[owner] == 0 {
-					mentions[owner] = append(mentions[owner], name)
+				if finder == nil {
+					finder = graph.NewNameFinder(slices.Sorted(maps.Keys(byName)))
 				}
-				c[owner]++
-			}, func(text string, all bool) {
-				fuzzies = append(fuzzies, fuzzy{owner: owner, text: text, all: all})
+				finder.Find(text, mention)
 			})
 		}
 	}
@@ -191,20 +211,7 @@ func removeDeadGraphs(m *graph.Module) []string {
 				return true
 			}
 		}
-		for _, f := range fuzzies {
-			if f.owner != g.Op && !erased[f.owner] && (f.all || strings.Contains(f.text, g.Name())) {
-				return true
-			}
-		}
-		return false
-	}
-	var private []*graph.Graph
-	byName := map[string][]*graph.Graph{}
-	for _, g := range m.Graphs() {
-		if g.Visibility() == "private" {
-			private = append(private, g)
-			byName[g.Name()] = append(byName[g.Name()], g)
-		}
+		return anyTotal > anything[g.Op]
 	}
 	var removed []string
 	queue := private
@@ -223,11 +230,9 @@ func removeDeadGraphs(m *graph.Module) []string {
 				queue = append(queue, byName[name]...)
 			}
 		}
-		for _, f := range fuzzies {
-			if f.owner == g.Op {
-				queue = append(queue, private...) // rare: opaque text in a removed graph
-				break
-			}
+		if k := anything[g.Op]; k > 0 {
+			anyTotal -= k
+			queue = append(queue, private...) // rare: an attribute not modelled in a removed graph
 		}
 	}
 	return removed

@@ -123,6 +123,10 @@ type ioFolder struct {
 	indexInputs bool
 	// indexLeft holds the index-only rank ops left unfolded (noted once).
 	indexLeft []*graph.Operation
+	// ed batches the current graph's port retypes: each retype through
+	// the graph copied its whole signature (quadratic in the ports,
+	// TestWorkLinearInFoldedPorts).
+	ed *graph.PortEdits
 }
 
 // ours reports whether op is an inverse reshape (or its constant) added by
@@ -152,6 +156,8 @@ func (f *ioFolder) graph(g *graph.Graph) {
 	}
 	ins, outs := g.Inputs(), g.Outputs()
 	sa := f.ctx.States(g)
+	f.ed = g.EditPorts()
+	defer func() { f.ed.Apply(); f.ed = nil }()
 	for _, in := range ins {
 		p, ok := sa.ForInput(in.Index)
 		switch {
@@ -174,8 +180,8 @@ func (f *ioFolder) graph(g *graph.Graph) {
 // inputFold finds the rank ops reading input i that can fold into it: all of
 // them must produce one type R; uses by anything else are returned as
 // others. ok is false when nothing folds (or others exist and mode is skip).
-func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph.Operation, others []graph.Use, ok bool) {
-	arg := g.Body().Arg(i)
+func (f *ioFolder) inputFold(g *graph.Graph, p graph.Port) (r graph.Type, fold []*graph.Operation, others []graph.Use, ok bool) {
+	arg := g.Body().Arg(p.Index)
 	for _, u := range arg.Uses() {
 		op := u.Op
 		if f.ours(op) {
@@ -186,7 +192,7 @@ func (f *ioFolder) inputFold(g *graph.Graph, i int) (r graph.Type, fold []*graph
 			if !slices.Contains(f.indexLeft, op) {
 				f.indexLeft = append(f.indexLeft, op)
 				f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s input %s: %s only feeds index operands; not folded (index-inputs=true folds it)",
-					g.Name(), g.Inputs()[i].Label(), op.Describe()))
+					g.Name(), p.Label(), op.Describe()))
 			}
 			others = append(others, u)
 			continue
@@ -208,7 +214,7 @@ func (f *ioFolder) applyInput(g *graph.Graph, i int, r graph.Type, fold []*graph
 	body := g.Body()
 	arg := body.Arg(i)
 	old := arg.Type().(*graph.TensorType)
-	g.SetInputType(i, r)
+	f.ed.SetInputType(i, r)
 	loc := fold[0].Loc
 	for _, op := range fold {
 		log.folded = append(log.folded, op.Describe())
@@ -236,7 +242,7 @@ func (f *ioFolder) applyInput(g *graph.Graph, i int, r graph.Type, fold []*graph
 func (f *ioFolder) input(g *graph.Graph, p graph.Port) {
 	log := &ioPortLog{before: g.Body().Arg(p.Index).Type()}
 	for {
-		r, fold, others, ok := f.inputFold(g, p.Index)
+		r, fold, others, ok := f.inputFold(g, p)
 		if !ok {
 			break
 		}
@@ -269,7 +275,7 @@ func (f *ioFolder) applyOutput(g *graph.Graph, j int, d *graph.Operation, x *gra
 	v := term.Operand(j)
 	log.folded = append(log.folded, d.Describe())
 	term.SetOperand(j, x)
-	g.SetOutputType(j, x.Type())
+	f.ed.SetOutputType(j, x.Type())
 	if !v.HasUses() {
 		if err := d.Erase(); err == nil {
 			f.ch.OpsRemoved++
@@ -298,7 +304,7 @@ func (f *ioFolder) statePair(g *graph.Graph, in, out graph.Port) {
 	inLog := &ioPortLog{before: in.Type}
 	outLog := &ioPortLog{before: out.Type}
 	for {
-		r, fold, others, okIn := f.inputFold(g, in.Index)
+		r, fold, others, okIn := f.inputFold(g, in)
 		d, x := f.outputFold(g, out.Index)
 		okOut := d != nil
 		if !okIn && !okOut {
@@ -439,7 +445,7 @@ func (f *ioFolder) handle(g *graph.Graph, p graph.Port) {
 			f.ch.Notes = append(f.ch.Notes, fmt.Sprintf("@%s state %s (handle): not folded: %s", g.Name(), p.Label(), why))
 			break
 		}
-		g.SetInputType(p.Index, &graph.OpaqueType{Text: "!coreai.handle<" + r.String() + ">"})
+		f.ed.SetInputType(p.Index, &graph.OpaqueType{Text: "!coreai.handle<" + r.String() + ">"})
 		for _, rd := range reads {
 			rd.val.SetType(r)
 			for _, op := range rd.fold {

@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/record"
@@ -92,7 +93,7 @@ func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *StatesAsOutputsOpti
 				return nil, err
 			}
 		}
-		sc.flush()
+		sc.finish(ch)
 	}
 	if len(found) == 0 && len(explicit) == 0 {
 		ch.Notes = append(ch.Notes, "no state but key/value caches in an entry graph (states.include-kv=true adds them, names= any state); nothing changed")
@@ -115,6 +116,11 @@ type saoPorts struct {
 	outNames   map[string]int
 	ed         *graph.PortEdits
 	listedOnce bool
+	// order is each op's position in the body before any handle state was
+	// rewritten (saoHandle erases ops only, so it keeps their order).
+	order map[*graph.Operation]int
+	// handles is set once a handle state was rewritten (finish).
+	handles bool
 }
 
 // ports lists g's ports (again after a handle state changed them).
@@ -141,6 +147,24 @@ func (sc *saoPorts) flush() {
 	}
 }
 
+// finish writes the batched edits and, after handle states, removes the
+// token chains left with nothing on them: dead (dce keeps create_token,
+// which it cannot prove pure). Once per graph: per state it walked the
+// body.
+func (sc *saoPorts) finish(ch *Change) {
+	sc.flush()
+	if !sc.handles {
+		return
+	}
+	for _, op := range sc.g.Body().Ops() {
+		if op.Name == "coreai.create_token" && op.NumResults() == 1 && !op.Result(0).HasUses() {
+			if err := op.Erase(); err == nil {
+				ch.OpsRemoved++
+			}
+		}
+	}
+}
+
 // saoOne turns state p of sc's graph into a plain input and output.
 func saoOne(sc *saoPorts, p graph.StatePair, suffix string, ch *Change) error {
 	g := sc.g
@@ -159,9 +183,24 @@ func saoOne(sc *saoPorts, p graph.StatePair, suffix string, ch *Change) error {
 	}
 	inBefore := in.Type.String()
 	if graph.IsHandle(in.Type) {
-		sc.flush()
-		sc.listedOnce = false // it retypes ports and may add an output
-		return saoHandle(g, in, out, p.Out >= 0, newName, ch)
+		if sc.ed == nil {
+			sc.ed = g.EditPorts()
+		}
+		added, err := saoHandle(sc, in, out, p.Out >= 0, newName, ch)
+		if err != nil {
+			return err
+		}
+		if added {
+			sc.listedOnce = false // an output was added
+			return nil
+		}
+		// The ports as saoHandle left them (its edits wait in sc.ed).
+		sc.ins[in.Index].Type = g.Body().Arg(in.Index).Type()
+		sc.outs[out.Index].Type = g.Terminator().Operand(out.Index).Type()
+		sc.outNames[out.Name]--
+		sc.outNames[newName]++
+		sc.outs[out.Index].Name = newName
+		return nil
 	}
 	if p.Out < 0 {
 		return fmt.Errorf("graph @%s: state %s has no output holding its new value (buffer_mutation names %q); nothing to return", g.Name(), in.Name, in.StateOutput)
@@ -188,24 +227,26 @@ func saoRecord(g *graph.Graph, in, out, inBefore, inAfter, outBefore, outAfter, 
 
 // saoHandle removes the handle accesses of input in and returns the last
 // written value as output newName (out, when has, is the output that
-// returned the write's token).
-func saoHandle(g *graph.Graph, in, out graph.Port, has bool, newName string, ch *Change) error {
+// returned the write's token). The port edits go to sc.ed; added reports
+// that a new output was added (and sc.ed written to the graph first).
+func saoHandle(sc *saoPorts, in, out graph.Port, has bool, newName string, ch *Change) (added bool, err error) {
+	g, ed := sc.g, sc.ed
 	body := g.Body()
 	term := g.Terminator()
 	if body == nil || term == nil {
-		return fmt.Errorf("graph @%s has no body ending in %s", g.Name(), graph.TerminatorName(g.Op.Name))
+		return false, fmt.Errorf("graph @%s has no body ending in %s", g.Name(), graph.TerminatorName(g.Op.Name))
 	}
 	h := body.Arg(in.Index)
 	tt, ok := graph.AsTensor(in.Type)
 	if !ok {
-		return fmt.Errorf("graph @%s: state %s has type %s; want !coreai.handle<tensor<…>>", g.Name(), in.Name, in.Type)
+		return false, fmt.Errorf("graph @%s: state %s has type %s; want !coreai.handle<tensor<…>>", g.Name(), in.Name, in.Type)
 	}
 	for _, u := range h.Uses() {
 		ok := u.Op.Block() == body && u.Index == 0 &&
 			(u.Op.Name == "coreai.read_handle" && u.Op.NumOperands() == 2 && u.Op.NumResults() == 2 ||
 				u.Op.Name == "coreai.write_handle" && u.Op.NumOperands() == 3 && u.Op.NumResults() == 1)
 		if !ok {
-			return fmt.Errorf("graph @%s: state %s is used by %s, not only by read_handle/write_handle in the graph's body; states-as-outputs cannot rewrite that access (name the other states with --set states-as-outputs.names=…)",
+			return false, fmt.Errorf("graph @%s: state %s is used by %s, not only by read_handle/write_handle in the graph's body; states-as-outputs cannot rewrite that access (name the other states with --set states-as-outputs.names=…)",
 				g.Name(), in.Name, u.Op.DescribeInGraph())
 		}
 	}
@@ -215,19 +256,24 @@ func saoHandle(g *graph.Graph, in, out graph.Port, has bool, newName string, ch 
 	}
 	// The handle's argument becomes the tensor itself: its value before any
 	// write.
-	g.SetInputType(in.Index, tt)
-	g.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
-	// The accesses, taken before any rewrite: once a read's value is the
-	// argument itself, other ops take h as operand 0 too.
-	access := map[*graph.Operation]bool{}
-	for _, u := range h.Uses() {
-		access[u.Op] = true
-	}
-	cur := h
-	for _, op := range body.Ops() {
-		if !access[op] {
-			continue
+	ed.SetInputType(in.Index, tt)
+	ed.SetInputAttr(in.Index, graph.AttrBufMutation, nil)
+	// The accesses in block order, taken before any rewrite: once a read's
+	// value is the argument itself, other ops take h as operand 0 too.
+	if sc.order == nil {
+		sc.order = map[*graph.Operation]int{}
+		for i, op := range body.Ops() {
+			sc.order[op] = i
 		}
+	}
+	var access []*graph.Operation
+	for _, u := range h.Uses() {
+		access = append(access, u.Op)
+	}
+	slices.SortFunc(access, func(a, b *graph.Operation) int { return sc.order[a] - sc.order[b] })
+	access = slices.Compact(access)
+	cur := h
+	for _, op := range access {
 		switch op.Name {
 		case "coreai.read_handle":
 			op.Result(0).ReplaceAllUsesWith(cur)
@@ -237,32 +283,27 @@ func saoHandle(g *graph.Graph, in, out graph.Port, has bool, newName string, ch 
 			op.Result(0).ReplaceAllUsesWith(op.Operand(2))
 		}
 		if err := op.Erase(); err != nil {
-			return fmt.Errorf("graph @%s: removing %s: %v", g.Name(), op.DescribeInGraph(), err)
+			return false, fmt.Errorf("graph @%s: removing %s: %v", g.Name(), op.DescribeInGraph(), err)
 		}
 		ch.OpsRemoved++
 	}
+	sc.handles = true
 	if has && graph.IsToken(out.Type) {
 		term.SetOperand(out.Index, cur)
-		g.SetOutputType(out.Index, cur.Type())
-		g.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))
+		ed.SetOutputType(out.Index, cur.Type())
+		ed.SetOutputAttr(out.Index, graph.AttrName, graph.Str(newName))
 	} else {
+		// AddOutput edits the graph's own signature: the batch goes first.
+		sc.flush()
 		if err := g.AddOutput(cur, graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(newName)})); err != nil {
-			return err
+			return false, err
 		}
+		added = true
 		if has {
 			// The state's output was not its token (kept as it is).
 			ch.Notes = append(ch.Notes, fmt.Sprintf("@%s output %s is %s, not the state's token; left as it is, and the new value of %s added as output %s", g.Name(), out.Name, out.Type, in.Name, newName))
 		}
 	}
-	// A token chain left with nothing on it is dead (dce keeps
-	// create_token, which it cannot prove pure).
-	for _, op := range body.Ops() {
-		if op.Name == "coreai.create_token" && op.NumResults() == 1 && !op.Result(0).HasUses() {
-			if err := op.Erase(); err == nil {
-				ch.OpsRemoved++
-			}
-		}
-	}
 	saoRecord(g, in.Name, newName, inBefore, tt.String(), outBefore, cur.Type().String(), "handle", ch)
-	return nil
+	return added, nil
 }

@@ -380,6 +380,17 @@ func TestWorkLinearInStatePairs(t *testing.T) {
 		{"states of promoted states", promoted, states},
 		{"promote-states form=attribute", pairsModule, pass("promote-states{form=attribute}")},
 		{"promote-states form=handle", pairsModule, pass("promote-states{form=handle}")},
+		{"states-as-outputs handle form", handleStates, func(m *graph.Module) error {
+			p, err := passes.ParsePipeline("states-as-outputs")
+			if err != nil {
+				return err
+			}
+			res, err := p.Run(m, passes.RunOptions{})
+			if err == nil && len(res.Steps[0].Change.PlainStates) != len(m.Graph("main").Inputs()) {
+				err = fmt.Errorf("states-as-outputs made %d of %d handle states plain", len(res.Steps[0].Change.PlainStates), len(m.Graph("main").Inputs()))
+			}
+			return err
+		}},
 		{"states-as-outputs", promoted, func(m *graph.Module) error {
 			p, err := passes.ParsePipeline("states-as-outputs")
 			if err != nil {
@@ -412,6 +423,120 @@ func portsModule(t *testing.T, n int) *graph.Module {
 	}
 	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
 		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+}
+
+// TestDCEWorkLinearInOpaqueText doubles the private graphs of a module
+// whose ops carry attribute text anefix cannot read (one opaque attribute
+// in main and in every private graph, main's naming g0 and a graph that
+// is not there): dce must search the text once for all graph names, so the
+// work doubles. It searched every text once per private graph
+// (strings.Contains each time: ×4 when counted the same way).
+func TestDCEWorkLinearInOpaqueText(t *testing.T) {
+	build := func(t *testing.T, n int) *graph.Module {
+		var b strings.Builder
+		b.WriteString("module {\n  coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {\n")
+		b.WriteString("    \"other.use\"() {ref = #other.thing<\"@g0 @missing\">} : () -> ()\n    coreai.output %x : tensor<4xf16>\n  }\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  coreai.graph private @g%d(%%x: tensor<4xf16>) -> tensor<4xf16> {\n", i)
+			fmt.Fprintf(&b, "    \"other.use\"() {ref = #other.thing<\"note %d\">} : () -> ()\n    coreai.output %%x : tensor<4xf16>\n  }\n", i)
+		}
+		b.WriteString("}\n")
+		return parseText(t, b.String())
+	}
+	workDoubles(t, 300, build, func(m *graph.Module) error {
+		p, err := passes.ParsePipeline("dce")
+		if err != nil {
+			return err
+		}
+		if _, err := p.Run(m, passes.RunOptions{}); err != nil {
+			return err
+		}
+		if gs := m.Graphs(); len(gs) != 2 || m.Graph("g0") == nil {
+			return fmt.Errorf("%d graphs left, want main and g0 (named in main's opaque text)", len(gs))
+		}
+		return nil
+	})
+}
+
+// handleStates is one graph of n handle-form states (the form of
+// testdata/states/handle-f32.mlir), each read, reshaped to rank 1, negated,
+// reshaped back and written, its token returned, the accesses on one token
+// chain as exports write them: fold-io-unsqueeze folds
+// both reshapes of each, states-as-outputs makes each a plain input and
+// output.
+func handleStates(t *testing.T, n int) *graph.Module {
+	var ins, outs, ret, types []string
+	var body strings.Builder
+	body.WriteString("    %t = coreai.create_token : !coreai.token\n")
+	body.WriteString("    %s1 = coreai.constant dense<[4]> : tensor<1xsi32>\n")
+	body.WriteString("    %s2 = coreai.constant dense<[1, 4]> : tensor<2xsi32>\n")
+	for i := range n {
+		ins = append(ins, fmt.Sprintf("%%arg%d: !coreai.handle<tensor<1x4xf16>> {MutableBuffers.buffer_mutation = \"s%d\", coreai.name = \"s%d\"}", i, i, i))
+		outs = append(outs, fmt.Sprintf("!coreai.token {coreai.name = \"s%d\"}", i))
+		tok := "%t"
+		if i > 0 {
+			tok = fmt.Sprintf("%%w%d", i-1)
+		}
+		fmt.Fprintf(&body, "    %%r%d, %%rt%d = coreai.read_handle %%arg%d, %s : (<tensor<1x4xf16>>, !coreai.token) -> (tensor<1x4xf16>, !coreai.token)\n", i, i, i, tok)
+		fmt.Fprintf(&body, "    %%a%d = coreai.reshape %%r%d, %%s1 : (tensor<1x4xf16>, tensor<1xsi32>) -> tensor<4xf16>\n", i, i)
+		fmt.Fprintf(&body, "    %%n%d = coreai.neg %%a%d : tensor<4xf16> -> tensor<4xf16>\n", i, i)
+		fmt.Fprintf(&body, "    %%b%d = coreai.reshape %%n%d, %%s2 : (tensor<4xf16>, tensor<2xsi32>) -> tensor<1x4xf16>\n", i, i)
+		fmt.Fprintf(&body, "    %%w%d = coreai.write_handle %%arg%d, %%b%d, %%rt%d : (<tensor<1x4xf16>>, tensor<1x4xf16>, !coreai.token) -> !coreai.token\n", i, i, i, i)
+		ret = append(ret, fmt.Sprintf("%%w%d", i))
+		types = append(types, "!coreai.token")
+	}
+	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
+		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+}
+
+// rankPorts is one graph of n f16 inputs, each reshaped to 1x4, negated
+// and reshaped back to 4 for its output: fold-io-unsqueeze folds every
+// input and output.
+func rankPorts(t *testing.T, n int) *graph.Module {
+	var ins, outs, ret, types []string
+	var body strings.Builder
+	body.WriteString("    %s1 = coreai.constant dense<[4]> : tensor<1xsi32>\n")
+	body.WriteString("    %s2 = coreai.constant dense<[1, 4]> : tensor<2xsi32>\n")
+	for i := range n {
+		ins = append(ins, fmt.Sprintf("%%arg%d: tensor<4xf16> {coreai.name = \"x%d\"}", i, i))
+		outs = append(outs, fmt.Sprintf("tensor<4xf16> {coreai.name = \"y%d\"}", i))
+		fmt.Fprintf(&body, "    %%a%d = coreai.reshape %%arg%d, %%s2 : (tensor<4xf16>, tensor<2xsi32>) -> tensor<1x4xf16>\n", i, i)
+		fmt.Fprintf(&body, "    %%n%d = coreai.neg %%a%d : tensor<1x4xf16> -> tensor<1x4xf16>\n", i, i)
+		fmt.Fprintf(&body, "    %%b%d = coreai.reshape %%n%d, %%s1 : (tensor<1x4xf16>, tensor<1xsi32>) -> tensor<4xf16>\n", i, i)
+		ret = append(ret, fmt.Sprintf("%%b%d", i))
+		types = append(types, "tensor<4xf16>")
+	}
+	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
+		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+}
+
+// TestWorkLinearInFoldedPorts doubles the ports fold-io-unsqueeze retypes,
+// plain inputs and outputs and handle states: the work must double (each
+// retyped port copied the whole signature).
+func TestWorkLinearInFoldedPorts(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(t *testing.T, n int) *graph.Module
+		want  func(m *graph.Module) int // I/O changes
+	}{
+		{"inputs and outputs", rankPorts, func(m *graph.Module) int { return 2 * len(m.Graph("main").Inputs()) }},
+		{"handle states", handleStates, func(m *graph.Module) int { return len(m.Graph("main").Inputs()) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			workDoubles(t, 300, c.build, func(m *graph.Module) error {
+				want := c.want(m)
+				p, err := passes.ParsePipeline("fold-io-unsqueeze")
+				if err != nil {
+					return err
+				}
+				res, err := p.Run(m, passes.RunOptions{})
+				if err == nil && len(res.Steps[0].Change.IOChanges) != want {
+					err = fmt.Errorf("%d I/O changes, want %d (notes %q)", len(res.Steps[0].Change.IOChanges), want, res.Steps[0].Change.Notes)
+				}
+				return err
+			})
+		})
+	}
 }
 
 // TestWorkLinearInPorts doubles the number of a graph's inputs that

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -94,7 +96,8 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		return err
 	}
 	defer ld.Close()
-	defer loadedGC(ld)()
+	ld.ReadOnly()
+	defer loadedGCWith(ld, checkHeapFactor)()
 	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
@@ -106,9 +109,10 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := ld.Input.CheckHash(); err != nil {
 		return err
 	}
-	msg := checkReport(rep, f.asJSON)
-	msg.Input = reportInput(args[0], ld)
+	var msg *pb.CheckReport
 	if f.asJSON {
+		msg = checkReport(rep, true)
+		msg.Input = reportInput(args[0], ld)
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err
@@ -116,8 +120,12 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		if _, err := env.Stdout.Write(b); err != nil {
 			return err
 		}
-	} else if err := writeCheckText(env.Stdout, msg); err != nil {
-		return err
+	} else {
+		msg = checkSummary(rep, false)
+		msg.Input = reportInput(args[0], ld)
+		if err := writeCheckText(env.Stdout, msg, textGroups(rep)); err != nil {
+			return err
+		}
 	}
 	if !msg.Legal {
 		return withCode(exitGate, nil)
@@ -130,17 +138,28 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 // carries (the text prints the groups): a finding per op of a large graph
 // cost a message each.
 func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
+	// Grouped first and converted last, once r is no longer read: a caller
+	// that drops the report lets its findings go while the groups become
+	// messages (with a finding per op, each list is hundreds of bytes an op).
+	groups := [][]ane.Group{ane.GroupFindings(r.AllFindings()), ane.GroupFindings(r.AllSuspects()),
+		ane.GroupFindings(r.AllHazards()), ane.GroupFindings(r.AllAdvice())}
+	msg := checkSummary(r, perGraph)
+	for i, dst := range []*[]*pb.FindingGroup{&msg.Groups, &msg.Suspects, &msg.Hazards, &msg.Advice} {
+		*dst = pbGroups(groups[i])
+		groups[i] = nil
+	}
+	return msg
+}
+
+// checkSummary is the report without its groups (Groups, Suspects,
+// Hazards, Advice): the text report prints them from textGroups.
+func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
 	reg, fns := r.Regions()
 	msg := &pb.CheckReport{
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
 		RegionsPredicted: int32(reg), Functions: int32(fns), HazardNotes: r.HazardNotes,
 		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),
 	}
-	// Grouped first and converted last, once r is no longer read: a caller
-	// that drops the report lets its findings go while the groups become
-	// messages (with a finding per op, each list is hundreds of bytes an op).
-	groups := [][]ane.Group{ane.GroupFindings(r.AllFindings()), ane.GroupFindings(r.AllSuspects()),
-		ane.GroupFindings(r.AllHazards()), ane.GroupFindings(r.AllAdvice())}
 	if n, ok := r.PredictedRegions(); ok {
 		msg.PredictedRegions = proto.Int32(int32(n))
 	}
@@ -175,11 +194,45 @@ func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 			CompilersWords: rule.CompilersWords, Evidence: rule.Evidence, FixPass: rule.Fix,
 			Severity: rule.Severity.String(), Experiment: rule.ExperimentText()})
 	}
-	for i, dst := range []*[]*pb.FindingGroup{&msg.Groups, &msg.Suspects, &msg.Hazards, &msg.Advice} {
-		*dst = pbGroups(groups[i])
-		groups[i] = nil
-	}
 	return msg
+}
+
+// groupSeq is one list of a report's groups as the text report reads it:
+// how many, and in turn each group whose rule id and severity keep accepts
+// (nil: every group). The text walks the blockers' list once for each kind
+// of rule: the filter comes before a group is converted.
+type groupSeq struct {
+	n     int
+	where func(keep func(rule, severity string) bool) iter.Seq[*pb.FindingGroup]
+}
+
+func (s groupSeq) all() iter.Seq[*pb.FindingGroup] { return s.where(nil) }
+
+// checkGroups are a check report's four lists of groups.
+type checkGroups struct{ groups, suspects, hazards, advice groupSeq }
+
+// textGroups are r's groups made and converted one at a time while the
+// text report prints them, from the findings r holds (ane.Grouping): with a
+// finding per op, every group at once as a message was about 220 bytes an
+// op on top of the findings or of the groups (issue 28's 500k-op chain:
+// 112 MB), where the grouping holds 12 bytes a finding.
+func textGroups(r *ane.Report) checkGroups {
+	seq := func(fs []ane.Finding) groupSeq {
+		gr := ane.NewGrouping(fs)
+		return groupSeq{n: gr.Len(), where: func(keep func(rule, severity string) bool) iter.Seq[*pb.FindingGroup] {
+			return func(yield func(*pb.FindingGroup) bool) {
+				for g := range gr.All() {
+					if keep != nil && !keep(g.Rule.ID, g.Rule.Severity.String()) {
+						continue
+					}
+					if !yield(pbprint.ForText(pbGroup(g))) {
+						return
+					}
+				}
+			}
+		}}
+	}
+	return checkGroups{seq(r.AllFindings()), seq(r.AllSuspects()), seq(r.AllHazards()), seq(r.AllAdvice())}
 }
 
 func pbFinding(f ane.Finding) *pb.Finding {
@@ -205,18 +258,22 @@ func pbGroups(gs []ane.Group) []*pb.FindingGroup {
 	}
 	out := make([]*pb.FindingGroup, 0, len(gs))
 	for _, g := range gs {
-		out = append(out, &pb.FindingGroup{Rule: g.Rule.ID, Severity: g.Rule.Severity.String(), OpName: g.OpName,
-			Source: g.Source, FixPass: g.Fix, Count: count32(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,
-			Detail: g.Detail, Message: g.Rule.Message, Via: g.Via})
+		out = append(out, pbGroup(g))
 	}
 	return out
+}
+
+func pbGroup(g ane.Group) *pb.FindingGroup {
+	return &pb.FindingGroup{Rule: g.Rule.ID, Severity: g.Rule.Severity.String(), OpName: g.OpName,
+		Source: g.Source, FixPass: g.Fix, Count: count32(g.Count), Graphs: g.Graphs, OpIds: g.OpIDs,
+		Detail: g.Detail, Message: g.Rule.Message, Via: g.Via}
 }
 
 // writeCheckText prints the report to fit one screen: verdict first, then
 // grouped blockers with their fixes, suspects with their experiments, infos
 // and a per-function line (folded when there are many functions).
-func writeCheckText(w io.Writer, r *pb.CheckReport) error {
-	r = pbprint.ForText(r) // names from the model stay on their line
+func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
+	r = pbprint.ForText(r) // names from the model stay on their line (gs: each group as read)
 	b := &textChunks{w: w}
 	fmt.Fprintf(b, "anefix check %s\n", r.Input.GetPath())
 	verdict := "LEGAL for the Neural Engine"
@@ -229,7 +286,7 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 		fmt.Fprintf(b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
 		fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
 	}
-	if r.Legal && len(r.Suspects) > 0 {
+	if r.Legal && gs.suspects.n > 0 {
 		fmt.Fprintf(b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
 		fmt.Fprintf(b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
 	}
@@ -239,44 +296,27 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 	} else {
 		fmt.Fprintf(b, "Architecture %s: no region count predicted (%s)\n", r.Architecture, r.RegionModel)
 	}
-	var blockers, infos, apple []*pb.FindingGroup
-	for _, g := range r.Groups {
-		switch {
-		case g.Severity == "blocker":
-			blockers = append(blockers, g)
-		case strings.HasPrefix(g.Rule, "apple."):
-			apple = append(apple, g)
-		default:
-			infos = append(infos, g)
-		}
-	}
-	if len(blockers) > 0 {
-		fmt.Fprintf(b, "\nBlockers (fix with the pass after ->):\n")
-		writeGroups(b, blockers, "")
-	}
-	if len(r.Suspects) > 0 {
-		fmt.Fprintf(b, "\nSuspects (UNCONFIRMED; never change the verdict or the exit code):\n")
-		writeGroups(b, r.Suspects, r.Input.GetPath())
-	}
-	if len(infos) > 0 {
-		fmt.Fprintf(b, "\nInfo:\n")
-		writeGroups(b, infos, "")
-	}
-	if len(r.Hazards) > 0 || len(r.HazardNotes) > 0 {
+	// The groups are walked once for each kind, each printed under its
+	// heading once the first one comes.
+	blockers := gs.groups.where(func(_, severity string) bool { return severity == "blocker" })
+	apple := gs.groups.where(func(rule, severity string) bool {
+		return severity != "blocker" && strings.HasPrefix(rule, "apple.")
+	})
+	infos := gs.groups.where(func(rule, severity string) bool {
+		return severity != "blocker" && !strings.HasPrefix(rule, "apple.")
+	})
+	writeGroupSeq(b, "\nBlockers (fix with the pass after ->):\n", blockers, "")
+	writeGroupSeq(b, "\nSuspects (UNCONFIRMED; never change the verdict or the exit code):\n", gs.suspects.all(), r.Input.GetPath())
+	writeGroupSeq(b, "\nInfo:\n", infos, "")
+	if gs.hazards.n > 0 || len(r.HazardNotes) > 0 {
 		fmt.Fprintf(b, "\nfp16 hazards (advisory; never change the verdict or the exit code):\n")
-		writeGroups(b, r.Hazards, "")
+		writeGroupSeq(b, "", gs.hazards.all(), "")
 		for _, n := range r.HazardNotes {
 			fmt.Fprintf(b, "  note: %s\n", n)
 		}
 	}
-	if len(apple) > 0 {
-		fmt.Fprintf(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n")
-		writeAdvice(b, apple)
-	}
-	if len(r.Advice) > 0 {
-		fmt.Fprintf(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n")
-		writeAdvice(b, r.Advice)
-	}
+	writeAdvice(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n", apple)
+	writeAdvice(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
 	fmt.Fprintf(b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
@@ -318,13 +358,23 @@ func writeCheckText(w io.Writer, r *pb.CheckReport) error {
 
 const maxIDsShown = 5
 
-// writeGroups prints groups under one heading per rule: the rule's message
-// (the compiler's words where it has them) once, then one line per group.
-// With settleIn (the checked input's path) each rule's experiment follows
-// its message, as a command for that input (suspectExperiment).
+// writeGroups prints gs as writeGroupSeq does, with no heading.
 func writeGroups(b *textChunks, gs []*pb.FindingGroup, settleIn string) {
+	writeGroupSeq(b, "", slices.Values(gs), settleIn)
+}
+
+// writeGroupSeq prints heading, if there is any group, then the groups under
+// one heading per rule: the rule's message (the compiler's words where it
+// has them) once, then one line per group. With settleIn (the checked
+// input's path) each rule's experiment follows its message, as a command
+// for that input (suspectExperiment).
+func writeGroupSeq(b *textChunks, heading string, gs iter.Seq[*pb.FindingGroup], settleIn string) {
 	last := ""
-	for _, g := range gs {
+	for g := range gs {
+		if heading != "" {
+			b.WriteString(heading)
+			heading = ""
+		}
 		if g.Rule != last {
 			last = g.Rule
 			fmt.Fprintf(b, "  %s: %s\n", g.Rule, g.Message)
@@ -375,13 +425,13 @@ func behaviourName(model string) string {
 	return model
 }
 
-// writeAdvice prints one line per advice rule: the count and the first
-// places it applies.
-func writeAdvice(b *textChunks, gs []*pb.FindingGroup) {
+// writeAdvice prints heading, if there is any group, then one line per
+// advice rule: the count and the first places it applies.
+func writeAdvice(b *textChunks, heading string, gs iter.Seq[*pb.FindingGroup]) {
 	var order []string
 	where := map[string][]string{}
 	count := map[string]int32{}
-	for _, g := range gs {
+	for g := range gs {
 		if _, ok := where[g.Rule]; !ok {
 			order = append(order, g.Rule)
 		}
@@ -391,6 +441,9 @@ func writeAdvice(b *textChunks, gs []*pb.FindingGroup) {
 		}
 		where[g.Rule] = append(where[g.Rule], w)
 		count[g.Rule] += g.Count
+	}
+	if len(order) > 0 {
+		b.WriteString(heading)
 	}
 	for _, id := range order {
 		ws, more := where[id], ""

@@ -109,6 +109,7 @@ func inspectInput(env *Env, path string, ignoreHash bool) (*pb.InspectReport, er
 		return nil, err
 	}
 	defer ld.Close()
+	ld.ReadOnly()
 	if absent := passes.MarkAbsentWeights(ld.Module); len(absent) > 0 {
 		fmt.Fprintf(env.Stderr, "anefix inspect: note: %s\n", passes.AbsentWeightsNote(absent))
 	}

@@ -55,6 +55,7 @@ pass to stderr. --max-memory SIZE (default 8GiB) bounds the memory
 palettize, quantize-weights and legalize-weights may plan for one weight:
 each weight is estimated before any changes, and one over SIZE stops the
 rewrite (exit 1) naming it, the estimate and options that need less.
+--max-work N bounds the run of --verify as it bounds verify's.
 
 Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
@@ -75,6 +76,8 @@ type rewriteFlags struct {
 	compile, verify  bool
 	printPipeline    bool
 	maxMem           sizeFlag
+	maxWork          int64 // of --verify
+	fs               *pflag.FlagSet
 }
 
 func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
@@ -99,6 +102,8 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
 	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output (teacher-forced, 8 streams over the whole context, the default gates; exit 3 when missed)")
 	declareMaxMemory(fs, &o.maxMem, "planning one weight in a pass that allocates per weight (palettize, quantize-weights, legalize-weights)")
+	declareMaxWork(fs, &o.maxWork)
+	o.fs = fs
 }
 
 // runRewrite is `anefix rewrite`: the flags checked, the plan made
@@ -195,7 +200,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 	}
 	if o.verify {
-		if err := rewriteVerify(env, in, o.Out); err != nil {
+		if err := rewriteVerify(env, in, o.Out, o.maxWork); err != nil {
 			return err
 		}
 	}
@@ -264,6 +269,12 @@ func rwCheckFlags(o *rewriteFlags) error {
 		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
 	case o.DryRun && (o.compile || o.verify):
 		return usagef("--compile and --verify need a written output; drop --dry-run")
+	}
+	if o.fs != nil && o.fs.Changed("max-work") && !o.verify {
+		return usagef("--max-work bounds the run of --verify; give --verify or drop it")
+	}
+	if err := checkMaxWork(o.maxWork); err != nil {
+		return err
 	}
 	if err := checkOutputFlags(o.Emit, o.BytecodeVersion); err != nil {
 		return err

@@ -144,7 +144,7 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.localize, "localize", false, "run REF with f16 computed in f32 and rank CAND's ops by the relative error they add")
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
 	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
-	fs.Int64Var(&f.maxWork, "max-work", interp.DefaultMaxWork, fmt.Sprintf("refuse (exit 1) a decode step of either graph that does more work than N units (an op counts %d plus its elements; loops and calls included)", interp.OpWork))
+	declareMaxWork(fs, &f.maxWork)
 	declareMaxMemory(fs, &f.maxMem, "running both graphs (by the declared shapes; mapped weights do not count)")
 }
 
@@ -187,8 +187,8 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 	default:
 		return usagef("--numerics: want ieee or ane, got %q", f.numerics)
 	}
-	if f.maxWork < 1 {
-		return usagef("--max-work must be at least 1, got %d", f.maxWork)
+	if err := checkMaxWork(f.maxWork); err != nil {
+		return err
 	}
 	refOpts.MaxWork, candOpts.MaxWork = f.maxWork, f.maxWork
 	if f.locTop < 1 {
@@ -525,13 +525,15 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 // rewriteVerify is `anefix rewrite IN -o OUT --verify`: the default gate on
 // input vs output. Its report goes to stderr, since rewrite's stdout may
 // carry the IR or the rewrite report.
-func rewriteVerify(env *Env, in, out string) error {
+func rewriteVerify(env *Env, in, out string, maxWork int64) error {
 	if out == "-" || in == "-" {
 		return usagef("--verify needs IN and OUT as files or directories, not stdin/stdout")
 	}
 	e := *env
 	e.Stdout = env.Stderr
-	return verifyPair(&e, in, out, defaultVerifyRun())
+	vr := defaultVerifyRun()
+	vr.Ref.MaxWork, vr.Cand.MaxWork = maxWork, maxWork
+	return verifyPair(&e, in, out, vr)
 }
 
 // writeStatesAndInputs writes what both verify modes end with: each

@@ -39,6 +39,14 @@ func TestLoadedGC(t *testing.T) {
 	}
 	restore()
 	runtime.KeepAlive(keep)
+	// check's factor (gc.go) in place of the default.
+	restore = loadedGCWith(nil, checkHeapFactor)
+	l := debug.SetMemoryLimit(-1)
+	restore()
+	runtime.KeepAlive(keep)
+	if clo, chi := int64(float64(len(keep))*checkHeapFactor)+loadedHeapSlack, int64(float64(ms.HeapAlloc)*checkHeapFactor)+loadedHeapSlack+16<<20; l < clo || l > chi {
+		t.Errorf("limit with check's factor %d MiB; want between %d and %d MiB", l>>20, clo>>20, chi>>20)
+	}
 	t.Setenv("GOGC", "100")
 	loadedGC(nil)()
 	if l := debug.SetMemoryLimit(-1); l != before {

@@ -50,6 +50,7 @@ func TestEveryCommandChecksMainHash(t *testing.T) {
 				{"check", bad},
 				{"convert", bad, "-o", filepath.Join(dir, "c.mlir")},
 				{"rewrite", bad, "-o", filepath.Join(dir, "r.mlir")},
+				{"rewrite", bad, "--dry-run"}, // writes nothing, so no write waits for the check
 				{"verify", bad, "../../testdata/synth/armA.aimodel", "--steps", "1"},
 			}
 			for _, args := range cases {

@@ -567,11 +567,23 @@ func median(v []float64) float64 {
 //
 // At load average 1.0-1.5 on the 2-core build VM it gave 1.33 (rewrite
 // 1.668 s, floor 1.255 s). The write phase is not serialised then: the
-// rewrite used 3.14 s of CPU in 1.67 s (1.9 cores; a CPU profile: 77 % in
-// SHA-256, input and output hash interleaved throughout). What keeps it
-// above 1.1 is the CPU it needs beyond the floor's 2.5 s (decoding, passes,
-// check, encoding: about 0.6 s). Lower figures under load (0.85 of a core)
-// came from the other processes, not from waits in anefix.
+// rewrite used 3.14 s of CPU in 1.67 s (1.9 cores). What keeps it above
+// 1.1 is CPU beyond the floor's, and little of it is the rewrite's own
+// work. perf profiles of the rewrite and of a stand-in doing only its data
+// work (the same two hashes through mappings and the same kernel copy,
+// 1208 bytes off the page) at load 15-30 had the same SHA-256 samples
+// (2.47 and 2.50 s); of the rewrite's 3.26 s, 2.57 s were the two hashes,
+// 0.56 s the kernel copy and 0.13 s everything else: decoding, passes,
+// check and encoding together about 0.06 s, the Go runtime (GC,
+// scheduler) the rest. Against the floor (at load 23: floor 2.71-2.88
+// CPU-s, rewrite 3.17-3.30, CPU ratio 1.22, wall ratio 1.34): the copy
+// costs 0.52-0.58 s against `cp`'s 0.40-0.43 s, because input and output
+// offsets differ modulo the page (the kernel's copy rounds then fill the
+// output with small folios; a 1 MiB splice pipe or output-aligned rounds
+// did not help reliably), and each hash through a mapping beside the copy
+// costs about as much as the floor's 1 MiB reads including their system
+// time. Lower figures under load (0.85 of a core) came from the other
+// processes, not from waits in anefix.
 func BenchmarkRewriteFloor(b *testing.B) {
 	full := os.Getenv("ANEFIX_FULL_MODEL")
 	if full == "" {
@@ -611,8 +623,13 @@ func BenchmarkRewriteFloor(b *testing.B) {
 	}
 	b.StopTimer()
 	os.RemoveAll(pt.prevOut)
-	fmt.Printf("rewrite floor loop: %d rounds, %d CPUs, 1-minute load average %s; minima: cp %.3f s, hashes %.3f s, floor (cp ∥ hashes) %.3f s, rewrite %.3f s (CPU %.3f s); rewrite / floor = %.2f\n",
-		pt.rounds, runtime.NumCPU(), spread(loads, "%.1f"), mins["cp"].wall, mins["hashes"].wall, mins["floor"].wall, mins["rewrite"].wall, mins["rewrite"].cpu, mins["rewrite"].wall/mins["floor"].wall)
+	// The CPU figures split the ratio: rewrite / floor in CPU time says how
+	// much more work the rewrite does; CPU / wall (cores busy) how well it
+	// spreads that work over the cores against the floor's three
+	// independent streams.
+	fl, rwm := mins["floor"], mins["rewrite"]
+	fmt.Printf("rewrite floor loop: %d rounds, %d CPUs, 1-minute load average %s; minima: cp %.3f s, hashes %.3f s, floor (cp ∥ hashes) %.3f s (CPU %.3f s, %.2f cores), rewrite %.3f s (CPU %.3f s, %.2f cores); rewrite / floor = %.2f, in CPU time %.2f\n",
+		pt.rounds, runtime.NumCPU(), spread(loads, "%.1f"), mins["cp"].wall, mins["hashes"].wall, fl.wall, fl.cpu, fl.cpu/fl.wall, rwm.wall, rwm.cpu, rwm.cpu/rwm.wall, rwm.wall/fl.wall, rwm.cpu/fl.cpu)
 }
 
 // twoHashes is the floor's two SHA-256 passes over p (1 MiB reads, two

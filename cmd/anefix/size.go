@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/interp"
 )
 
 // sizeFlag is a byte size given as an integer and a binary unit (B, KiB,
@@ -60,4 +61,18 @@ func (f *sizeFlag) Type() string   { return "size" }
 func declareMaxMemory(fs *pflag.FlagSet, f *sizeFlag, what string) {
 	*f = 8 << 30
 	fs.Var(f, "max-memory", "refuse (exit 1) when "+what+" needs more heap than SIZE by its estimate, made before the work starts, e.g. 512MiB, 8GiB")
+}
+
+// declareMaxWork declares --max-work on fs: the one spelling of the flag
+// and its help in verify and rewrite (for --verify). checkMaxWork checks
+// the value.
+func declareMaxWork(fs *pflag.FlagSet, n *int64) {
+	fs.Int64Var(n, "max-work", interp.DefaultMaxWork, fmt.Sprintf("refuse (exit 1) a decode step of either graph that does more work than N units (an op counts %d plus its elements; loops and calls included)", interp.OpWork))
+}
+
+func checkMaxWork(n int64) error {
+	if n < 1 {
+		return usagef("--max-work must be at least 1, got %d", n)
+	}
+	return nil
 }

@@ -101,6 +101,9 @@ type Entry struct {
 	// Link is, for a symbolic link, the slash-separated path of its target
 	// relative to Input.Root (checked to stay inside it).
 	Link string
+	// listed is the Lstat of the entry when the input was opened
+	// (CheckUnchanged).
+	listed os.FileInfo
 }
 
 // HashCheck is the outcome of comparing main.hash with main.mlirb.
@@ -159,10 +162,12 @@ type Input struct {
 
 // CheckUnchanged reports whether the main file is still the one opened,
 // as it was: same size, modification and change times, and still the file
-// at its path. Write calls it once the output is complete, before the
-// commit: a main file rewritten in place while anefix read it (through its
-// mapping) would give an output mixing the two versions, with a main.hash
-// that matches it. Nil and stdin inputs pass.
+// at its path; and so is every other file and symbolic link of an input
+// directory, as listed when it was opened (metadata.json, weights, …,
+// which an output re-encodes or copies). Write calls it once the output is
+// complete, before the commit: a file rewritten in place while anefix read
+// it (the main file through its mapping) would give an output mixing two
+// versions, with a main.hash that matches it. Nil and stdin inputs pass.
 func (in *Input) CheckUnchanged() error {
 	if in == nil || in.opened == nil || in.File == nil || in.MainPath == "-" {
 		return nil
@@ -171,11 +176,39 @@ func (in *Input) CheckUnchanged() error {
 	if in.Kind.IsDir() {
 		name = displayJoin(in.Path, in.AssetMain, MainFile)
 	}
-	was := in.opened
 	now, err := in.File.Stat()
 	if err != nil {
 		return fmt.Errorf("input %s: %w", DisplayName(name), err)
 	}
+	at, err := os.Stat(in.MainPath)
+	if err != nil || !os.SameFile(at, now) {
+		at = nil
+	}
+	if what := fileChanges(in.opened, now, at != nil); len(what) > 0 {
+		return changedErr(name, what)
+	}
+	for _, e := range in.Entries {
+		p := filepath.Join(in.Root, filepath.FromSlash(e.Rel))
+		if e.listed == nil || e.Mode.IsDir() || p == in.MainPath {
+			continue // a directory's own times change with any file made in it
+		}
+		now, err := os.Lstat(p)
+		var what []string
+		if err != nil {
+			what = []string{"it was removed"}
+		} else {
+			what = fileChanges(e.listed, now, os.SameFile(e.listed, now))
+		}
+		if len(what) > 0 {
+			return changedErr(displayJoin(in.Path, e.Rel), what)
+		}
+	}
+	return nil
+}
+
+// fileChanges lists how a file differs from what it was (both from stat;
+// same: it is still the file at its path).
+func fileChanges(was, now os.FileInfo, same bool) []string {
 	var what []string
 	if now.Size() != was.Size() {
 		what = append(what, fmt.Sprintf("its size went from %d to %d bytes", was.Size(), now.Size()))
@@ -183,17 +216,18 @@ func (in *Input) CheckUnchanged() error {
 	if !now.ModTime().Equal(was.ModTime()) {
 		what = append(what, fmt.Sprintf("it was modified at %s", now.ModTime().Format(time.RFC3339Nano)))
 	}
-	if at, err := os.Stat(in.MainPath); err != nil || !os.SameFile(at, now) {
+	if !same {
 		what = append(what, "another file took its place or it was removed")
 	}
 	if len(what) == 0 && changeTime(now) != changeTime(was) {
 		what = append(what, "its status changed (written to, renamed or removed)")
 	}
-	if len(what) > 0 {
-		return fmt.Errorf("input %s changed while anefix read it (%s), so the output would mix two versions of it; nothing is written: run again once nothing writes to it",
-			DisplayName(name), strings.Join(what, ", "))
-	}
-	return nil
+	return what
+}
+
+func changedErr(name string, what []string) error {
+	return fmt.Errorf("input %s changed while anefix read it (%s), so the output would mix two versions of it; nothing is written: run again once nothing writes to it",
+		DisplayName(name), strings.Join(what, ", "))
 }
 
 type hashResult struct {

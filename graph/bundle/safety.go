@@ -126,7 +126,7 @@ func walk(root string) ([]Entry, error) {
 			if err != nil {
 				return err
 			}
-			e := Entry{Rel: rel, Mode: fi.Mode(), Size: fi.Size()}
+			e := Entry{Rel: rel, Mode: fi.Mode(), Size: fi.Size(), listed: fi}
 			switch {
 			case fi.Mode()&os.ModeSymlink != 0:
 				target, err := filepath.EvalSymlinks(full)

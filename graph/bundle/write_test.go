@@ -587,6 +587,90 @@ func TestWriteBesideAllOrNothing(t *testing.T) {
 	}
 }
 
+// Every file of an input directory that an output re-encodes or copies
+// (metadata.json, main.hash, other files, an LLM bundle's tokenizer) is
+// checked as the main file is: one changed or replaced between the open
+// and the commit gives no output, naming it (one removed, too) (issue 28, item 9: the
+// check covered main.mlirb only, and such an output mixed two versions).
+func TestWriteInputFileChanged(t *testing.T) {
+	past := time.Now().Add(-time.Hour)
+	changes := []struct {
+		name   string
+		change func(t *testing.T, p string)
+	}{
+		{"rewritten in place, same size", func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteAt([]byte("X"), 0)
+			f.Close()
+		}},
+		{"replaced", func(t *testing.T, p string) {
+			if err := os.WriteFile(p+".new", []byte("other"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(p+".new", p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"removed", func(t *testing.T, p string) {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	inputs := []struct {
+		tree   map[string]string
+		kind   Kind
+		change []string // files changed, one per run
+	}{
+		{aimodel(""), KindAIModel, []string{"metadata.json", "main.hash", "extra/notes.txt"}},
+		{llmBundle(), KindLLMBundle, []string{"metadata.json", "m.aimodel/metadata.json", "tokenizer/tokenizer.json"}},
+	}
+	for _, input := range inputs {
+		for _, rel := range append(input.change, "") {
+			for _, c := range changes {
+				if rel == "" && c.name != "removed" {
+					continue
+				}
+				name := input.kind.String() + "/" + rel + "/" + c.name
+				if rel == "" {
+					name = input.kind.String() + "/unchanged"
+				}
+				t.Run(name, func(t *testing.T) {
+					dir := t.TempDir()
+					src := filepath.Join(dir, "in")
+					files(t, src, input.tree)
+					for n := range input.tree {
+						os.Chtimes(filepath.Join(src, filepath.FromSlash(n)), past, past)
+					}
+					in := open(t, src, OpenOptions{})
+					if rel != "" {
+						c.change(t, filepath.Join(src, filepath.FromSlash(rel)))
+					}
+					out := filepath.Join(dir, "out")
+					_, err := Write(out, input.kind, in, encode(bcNew), WriteOptions{})
+					if rel == "" {
+						if err != nil {
+							t.Fatal(err)
+						}
+						return
+					}
+					// A file removed is also refused by its copy.
+					if err == nil || c.name != "removed" && !strings.Contains(err.Error(), "changed while anefix read it") || !strings.Contains(err.Error(), filepath.FromSlash(rel)) {
+						t.Fatalf("err %v, want one naming %s", err, rel)
+					}
+					if _, serr := os.Lstat(out); serr == nil {
+						t.Error("an output was written")
+					}
+					noTemps(t, dir)
+				})
+			}
+		}
+	}
+}
+
 // An input whose main file changes or is replaced between its open and the
 // commit gives no output: the output would mix two versions of it (the
 // main file is read through its mapping while the encoder runs). Before,

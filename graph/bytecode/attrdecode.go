@@ -1,11 +1,13 @@
 package bytecode
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/mlirtext"
 )
 
 // Builtin attribute codes (BuiltinDialectBytecode.td, in order).
@@ -137,6 +139,10 @@ type decodeState struct {
 	attrBusy []bool
 	typeBusy []bool
 	depth    int
+	// fileLocs hands out file locations from blocks of 256 (one per op of
+	// a module read from text: 48 bytes each when allocated one by one, 40
+	// in a block), as the text parser does for its implicit locations.
+	fileLocs []graph.FileLoc
 }
 
 // maxNesting guards the reader's and writer's recursion: twice the text
@@ -305,6 +311,25 @@ func (s *decodeState) entryText(e rawEntry, what string) (string, error) {
 	return text, nil
 }
 
+// textualErr refuses textual entry i, which anefix's text reader (like
+// MLIR's, which parses these entries when it reads them) does not accept:
+// kept verbatim it would be printed as text that no reader reads back.
+func (s *decodeState) textualErr(e rawEntry, what string, i int, text string, err error) error {
+	msg := err.Error()
+	var te *mlirtext.Error
+	if errors.As(err, &te) {
+		msg = fmt.Sprintf("column %d: %s", te.Col, te.Msg)
+		if te.Line > 1 {
+			msg = fmt.Sprintf("line %d, %s", te.Line, msg)
+		}
+	}
+	const show = 80
+	if len(text) > show {
+		text = text[:show] + "..."
+	}
+	return s.f.errAt(e.off, "textual %s entry %d %q is not a valid %s (%s); the file is corrupt or was not written by MLIR", what, i, text, what, msg)
+}
+
 func (s *decodeState) decodeType(i int) (graph.Type, error) {
 	e := s.f.types[i]
 	dialect := s.f.dialects[e.dialect].name
@@ -317,6 +342,11 @@ func (s *decodeState) decodeType(i int) (graph.Type, error) {
 			if t, err := graph.ParseSimpleType(text); err == nil && t.String() == text {
 				return t, nil
 			}
+		}
+		if _, err := mlirtext.ParseType(s.f.name, text); err != nil {
+			return nil, s.textualErr(e, "type", i, text, err)
+		}
+		if dialect == "builtin" {
 			return &graph.RawType{Text: text}, nil
 		}
 		return &graph.OpaqueType{Text: text}, nil
@@ -495,6 +525,9 @@ func (s *decodeState) decodeAttr(i int) (graph.Attr, graph.Loc, error) {
 		text, err := s.entryText(e, "attribute")
 		if err != nil {
 			return nil, nil, err
+		}
+		if _, err := mlirtext.ParseAttr(s.f.name, text); err != nil {
+			return nil, nil, s.textualErr(e, "attribute", i, text, err)
 		}
 		if dialect == "builtin" {
 			return &graph.RawAttr{Text: text}, nil, nil
@@ -689,12 +722,32 @@ func (s *decodeState) dictAttr(d *decoder) (graph.Attr, graph.Loc, error) {
 		return nil, nil, err
 	}
 	entries := make([]graph.NamedAttr, n)
+	sorted := true // MLIR writes a dictionary's keys sorted
 	for k := range entries {
+		at := d.offset()
 		if entries[k].Name, err = s.stringAttrRef(d); err != nil {
 			return nil, nil, err
 		}
+		if k > 0 && entries[k].Name <= entries[k-1].Name {
+			if entries[k].Name == entries[k-1].Name {
+				return nil, nil, s.f.errAt(at, "dictionary attribute has the key %q twice", entries[k].Name)
+			}
+			sorted = false
+		}
 		if entries[k].Value, err = s.attrRef(d); err != nil {
 			return nil, nil, err
+		}
+	}
+	if !sorted {
+		// Keys out of order: MLIR sorts them; a key twice it refuses, as
+		// anefix's text reader does, so the dictionary must print as text
+		// that reads back.
+		seen := make(map[string]bool, n)
+		for _, e := range entries {
+			if seen[e.Name] {
+				return nil, nil, d.errorf("dictionary attribute has the key %q twice", e.Name)
+			}
+			seen[e.Name] = true
 		}
 	}
 	return &graph.DictAttr{Entries: entries}, nil, nil
@@ -814,7 +867,13 @@ func (s *decodeState) fileLineColLoc(d *decoder) (graph.Loc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &graph.FileLoc{File: file, Line: int(line), Col: int(col)}, nil
+	if len(s.fileLocs) == 0 {
+		s.fileLocs = make([]graph.FileLoc, 256)
+	}
+	l := &s.fileLocs[0]
+	s.fileLocs = s.fileLocs[1:]
+	*l = graph.FileLoc{File: file, Line: int(line), Col: int(col)}
+	return l, nil
 }
 
 // fusedLoc reads a fused location's locations and, when withMeta, its metadata reference.

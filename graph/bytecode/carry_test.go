@@ -80,3 +80,21 @@ func TestRemovedResource(t *testing.T) {
 		}
 	})
 }
+
+// TestDescribedSource: a Described source keeps what describes the input
+// and none of the tables, and writing with it is writing with no source.
+func TestDescribedSource(t *testing.T) {
+	m := synthModule(1, 64)
+	data := write(t, m, WriteOptions{Version: 5})
+	m1, src := read(t, data)
+	d := src.Described()
+	if d.Name != src.Name || d.Size != src.Size || d.Version != 5 || d.Producer != src.Producer {
+		t.Errorf("described %+v, read %+v", d, src)
+	}
+	if len(d.Dialects()) != len(src.Dialects()) || len(d.attrs)+len(d.locs)+len(d.types)+len(d.opLocs)+len(d.ops) != 0 {
+		t.Errorf("described source keeps tables: %d dialects of %d, %d attrs, %d locs", len(d.Dialects()), len(src.Dialects()), len(d.attrs), len(d.locs))
+	}
+	if got, want := write(t, m1, WriteOptions{Source: d}), write(t, m1, WriteOptions{}); !bytes.Equal(got, want) {
+		t.Errorf("writing with a described source differs from writing with none (%d bytes vs %d)", len(got), len(want))
+	}
+}

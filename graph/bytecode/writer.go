@@ -134,6 +134,9 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	if m == nil || m.Op == nil {
 		return fmt.Errorf("bytecode: nil module")
 	}
+	if opts.Source != nil && opts.Source.described {
+		opts.Source = nil
+	}
 	wr := &writer{
 		src: opts.Source, strIdx: map[string]int{}, dialIdx: map[string]int{}, opNameIdx: map[string]int{},
 		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},

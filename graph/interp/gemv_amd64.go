@@ -12,6 +12,15 @@ func dot16hAVX(x *float32, h *uint16, stride, blocks int, out *[16]float32)
 func dot8RoundedHAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 
 //go:noescape
+func tr16hAVX(h *uint16, stride, blocks int, dst *float32)
+
+//go:noescape
+func lanes16x4AVX(wt *float32, k int, x *float32, xstride int, acc *[64]float32)
+
+//go:noescape
+func lanes16x4RoundedAVX(wt *float32, k int, x *float32, xstride int, acc *[64]float32)
+
+//go:noescape
 func axpyRowsAVX(a, b *float32, sr, k, chunks int, acc *float32)
 
 //go:noescape
@@ -210,4 +219,47 @@ func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
 	if chunks := axpyChunks(a, b, sr, acc); chunks > 0 {
 		axpyRoundedRowsHAVX(&a[0], &b[0], sr, len(a), chunks, &acc[0])
 	}
+}
+
+// widen16h sets wt[16k+r] = w_r[k] for the sixteen raw-f16 rows of h (row
+// r at r*stride) and k < K: the weight block widened once, k-major, for
+// lanes16x4. Whole groups of eight k convert as dot16hAVX does (F16C), the
+// rest as tail4h does (f16.ToFloat32), so every float is the one the
+// one-lane kernels multiply.
+func widen16h(h []uint16, stride, K int, wt []float32) {
+	if K == 0 {
+		return
+	}
+	_ = h[15*stride+K-1] // every row in range before the unchecked loads
+	_ = wt[16*K-1]
+	k0 := 0
+	if useDot8 && K >= 8 {
+		k0 = K / 8 * 8
+		tr16hAVX(&h[0], stride, K/8, &wt[0])
+	}
+	for k := k0; k < K; k++ {
+		for r := range 16 {
+			wt[16*k+r] = f16.ToFloat32(h[r*stride+k])
+		}
+	}
+}
+
+// lanes16x4 sets acc[16l+r] = Σ_k float32(w_r[k]·x_l[k]) (k ascending; with
+// rounded, each product rounded to fp16 first) for the sixteen rows widened
+// in wt (widen16h) and four activations, lane l at x[l*stride:], K long:
+// dot16h's (or dot8RoundedH's) sums, bit for bit but for a rounded sum that
+// ends NaN (redoNaN's case; the caller redoes it). Only with the vector
+// kernel (useDot8).
+func lanes16x4(wt []float32, K int, x []float32, stride int, acc *[64]float32, rounded bool) {
+	if K == 0 {
+		*acc = [64]float32{}
+		return
+	}
+	_ = wt[16*K-1]
+	_ = x[3*stride+K-1] // every lane in range before the unchecked loads
+	if rounded {
+		lanes16x4RoundedAVX(&wt[0], K, &x[0], stride, acc)
+		return
+	}
+	lanes16x4AVX(&wt[0], K, &x[0], stride, acc)
 }

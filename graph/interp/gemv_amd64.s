@@ -522,3 +522,266 @@ rhastore:
 rhadone:
 	VZEROUPPER
 	RET
+
+// func tr16hAVX(h *uint16, stride, blocks int, dst *float32)
+//
+// Widens sixteen raw-f16 weight rows (row r at h + r*stride elements) over
+// blocks*8 columns k into float32, k-major: dst[16k+r] = w_r[k]. Each block
+// of eight k converts (F16C, exact, as dot16hAVX) and transposes dot16hAVX's
+// tiles without multiplying, so that a batch of activations
+// (lanes16x4AVX) reuses one widening of the weight.
+TEXT ·tr16hAVX(SB), NOSPLIT, $0-32
+	MOVQ h+0(FP), SI
+	MOVQ stride+8(FP), DX
+	MOVQ blocks+16(FP), CX
+	MOVQ dst+24(FP), DI
+	SHLQ $1, DX
+	LEAQ (DX)(DX*2), BX
+	LEAQ (SI)(DX*4), R8
+	LEAQ (R8)(DX*4), R9
+	LEAQ (R9)(DX*4), R10
+	TESTQ CX, CX
+	JZ trdone
+
+trloop:
+	// rows 0-7: columns k = 0..7 at dst + 64k bytes
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS (SI)(DX*1), Y1
+	VCVTPH2PS (SI)(DX*2), Y2
+	VCVTPH2PS (SI)(BX*1), Y3
+	VCVTPH2PS (R8), Y4
+	VCVTPH2PS (R8)(DX*1), Y5
+	VCVTPH2PS (R8)(DX*2), Y6
+	VCVTPH2PS (R8)(BX*1), Y7
+	VUNPCKLPS Y1, Y0, Y10
+	VUNPCKHPS Y1, Y0, Y0
+	VUNPCKLPS Y3, Y2, Y1
+	VUNPCKHPS Y3, Y2, Y2
+	VUNPCKLPS Y5, Y4, Y3
+	VUNPCKHPS Y5, Y4, Y4
+	VUNPCKLPS Y7, Y6, Y5
+	VUNPCKHPS Y7, Y6, Y6
+	VSHUFPS $0x44, Y1, Y10, Y11
+	VSHUFPS $0xEE, Y1, Y10, Y12
+	VSHUFPS $0x44, Y2, Y0, Y13
+	VSHUFPS $0xEE, Y2, Y0, Y14
+	VSHUFPS $0x44, Y5, Y3, Y10
+	VSHUFPS $0xEE, Y5, Y3, Y0
+	VSHUFPS $0x44, Y6, Y4, Y1
+	VSHUFPS $0xEE, Y6, Y4, Y2
+	VPERM2F128 $0x20, Y10, Y11, Y3
+	VMOVUPS Y3, 0(DI)
+	VPERM2F128 $0x20, Y0, Y12, Y3
+	VMOVUPS Y3, 64(DI)
+	VPERM2F128 $0x20, Y1, Y13, Y3
+	VMOVUPS Y3, 128(DI)
+	VPERM2F128 $0x20, Y2, Y14, Y3
+	VMOVUPS Y3, 192(DI)
+	VPERM2F128 $0x31, Y10, Y11, Y3
+	VMOVUPS Y3, 256(DI)
+	VPERM2F128 $0x31, Y0, Y12, Y3
+	VMOVUPS Y3, 320(DI)
+	VPERM2F128 $0x31, Y1, Y13, Y3
+	VMOVUPS Y3, 384(DI)
+	VPERM2F128 $0x31, Y2, Y14, Y3
+	VMOVUPS Y3, 448(DI)
+	// rows 8-15: the same at dst + 64k + 32 bytes
+	VCVTPH2PS (R9), Y0
+	VCVTPH2PS (R9)(DX*1), Y1
+	VCVTPH2PS (R9)(DX*2), Y2
+	VCVTPH2PS (R9)(BX*1), Y3
+	VCVTPH2PS (R10), Y4
+	VCVTPH2PS (R10)(DX*1), Y5
+	VCVTPH2PS (R10)(DX*2), Y6
+	VCVTPH2PS (R10)(BX*1), Y7
+	VUNPCKLPS Y1, Y0, Y10
+	VUNPCKHPS Y1, Y0, Y0
+	VUNPCKLPS Y3, Y2, Y1
+	VUNPCKHPS Y3, Y2, Y2
+	VUNPCKLPS Y5, Y4, Y3
+	VUNPCKHPS Y5, Y4, Y4
+	VUNPCKLPS Y7, Y6, Y5
+	VUNPCKHPS Y7, Y6, Y6
+	VSHUFPS $0x44, Y1, Y10, Y11
+	VSHUFPS $0xEE, Y1, Y10, Y12
+	VSHUFPS $0x44, Y2, Y0, Y13
+	VSHUFPS $0xEE, Y2, Y0, Y14
+	VSHUFPS $0x44, Y5, Y3, Y10
+	VSHUFPS $0xEE, Y5, Y3, Y0
+	VSHUFPS $0x44, Y6, Y4, Y1
+	VSHUFPS $0xEE, Y6, Y4, Y2
+	VPERM2F128 $0x20, Y10, Y11, Y3
+	VMOVUPS Y3, 32(DI)
+	VPERM2F128 $0x20, Y0, Y12, Y3
+	VMOVUPS Y3, 96(DI)
+	VPERM2F128 $0x20, Y1, Y13, Y3
+	VMOVUPS Y3, 160(DI)
+	VPERM2F128 $0x20, Y2, Y14, Y3
+	VMOVUPS Y3, 224(DI)
+	VPERM2F128 $0x31, Y10, Y11, Y3
+	VMOVUPS Y3, 288(DI)
+	VPERM2F128 $0x31, Y0, Y12, Y3
+	VMOVUPS Y3, 352(DI)
+	VPERM2F128 $0x31, Y1, Y13, Y3
+	VMOVUPS Y3, 416(DI)
+	VPERM2F128 $0x31, Y2, Y14, Y3
+	VMOVUPS Y3, 480(DI)
+	ADDQ $512, DI
+	ADDQ $16, SI
+	ADDQ $16, R8
+	ADDQ $16, R9
+	ADDQ $16, R10
+	DECQ CX
+	JNZ trloop
+
+trdone:
+	VZEROUPPER
+	RET
+
+// func lanes16x4AVX(wt *float32, k int, x *float32, xstride int, acc *[64]float32)
+//
+// Four activations (lane l at x + l*xstride elements, k long) against
+// sixteen weight rows widened k-major by tr16hAVX: acc[16l+r] =
+// Σ_k float32(w_r[k]·x_l[k]), k ascending. One lane of a register holds
+// one row, so each sum is dot4h's sequential sum (linalg.go): no FMA, the
+// weight the first source of the product and the sum the first source of
+// the add, as dot16hAVX. Eight independent sums overlap the add latency.
+TEXT ·lanes16x4AVX(SB), NOSPLIT, $0-40
+	MOVQ wt+0(FP), SI
+	MOVQ k+8(FP), CX
+	MOVQ x+16(FP), DI
+	MOVQ xstride+24(FP), DX
+	MOVQ acc+32(FP), AX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ l4done
+
+l4loop:
+	VMOVUPS (SI), Y8
+	VMOVUPS 32(SI), Y9
+	VBROADCASTSS (DI), Y10
+	VMULPS Y10, Y8, Y11
+	VMULPS Y10, Y9, Y12
+	VADDPS Y11, Y0, Y0
+	VADDPS Y12, Y1, Y1
+	VBROADCASTSS (DI)(DX*1), Y13
+	VMULPS Y13, Y8, Y14
+	VMULPS Y13, Y9, Y15
+	VADDPS Y14, Y2, Y2
+	VADDPS Y15, Y3, Y3
+	VBROADCASTSS (DI)(DX*2), Y10
+	VMULPS Y10, Y8, Y11
+	VMULPS Y10, Y9, Y12
+	VADDPS Y11, Y4, Y4
+	VADDPS Y12, Y5, Y5
+	VBROADCASTSS (DI)(BX*1), Y13
+	VMULPS Y13, Y8, Y14
+	VMULPS Y13, Y9, Y15
+	VADDPS Y14, Y6, Y6
+	VADDPS Y15, Y7, Y7
+	ADDQ $64, SI
+	ADDQ $4, DI
+	DECQ CX
+	JNZ l4loop
+
+l4done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
+	VZEROUPPER
+	RET
+
+// func lanes16x4RoundedAVX(wt *float32, k int, x *float32, xstride int, acc *[64]float32)
+//
+// lanes16x4AVX under the Neural Engine profile: every product rounded to
+// fp16 and back (F16C, immediate 0: nearest, ties to even) before it is
+// added, as dot8RoundedHAVX; NaN sums are for the scalar kernel (redoNaN,
+// numerics_linalg.go).
+TEXT ·lanes16x4RoundedAVX(SB), NOSPLIT, $0-40
+	MOVQ wt+0(FP), SI
+	MOVQ k+8(FP), CX
+	MOVQ x+16(FP), DI
+	MOVQ xstride+24(FP), DX
+	MOVQ acc+32(FP), AX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ r4done
+
+r4loop:
+	VMOVUPS (SI), Y8
+	VMOVUPS 32(SI), Y9
+	VBROADCASTSS (DI), Y10
+	VMULPS Y10, Y8, Y11
+	VMULPS Y10, Y9, Y12
+	VCVTPS2PH $0, Y11, X11
+	VCVTPS2PH $0, Y12, X12
+	VCVTPH2PS X11, Y11
+	VCVTPH2PS X12, Y12
+	VADDPS Y11, Y0, Y0
+	VADDPS Y12, Y1, Y1
+	VBROADCASTSS (DI)(DX*1), Y13
+	VMULPS Y13, Y8, Y14
+	VMULPS Y13, Y9, Y15
+	VCVTPS2PH $0, Y14, X14
+	VCVTPS2PH $0, Y15, X15
+	VCVTPH2PS X14, Y14
+	VCVTPH2PS X15, Y15
+	VADDPS Y14, Y2, Y2
+	VADDPS Y15, Y3, Y3
+	VBROADCASTSS (DI)(DX*2), Y10
+	VMULPS Y10, Y8, Y11
+	VMULPS Y10, Y9, Y12
+	VCVTPS2PH $0, Y11, X11
+	VCVTPS2PH $0, Y12, X12
+	VCVTPH2PS X11, Y11
+	VCVTPH2PS X12, Y12
+	VADDPS Y11, Y4, Y4
+	VADDPS Y12, Y5, Y5
+	VBROADCASTSS (DI)(BX*1), Y13
+	VMULPS Y13, Y8, Y14
+	VMULPS Y13, Y9, Y15
+	VCVTPS2PH $0, Y14, X14
+	VCVTPS2PH $0, Y15, X15
+	VCVTPH2PS X14, Y14
+	VCVTPH2PS X15, Y15
+	VADDPS Y14, Y6, Y6
+	VADDPS Y15, Y7, Y7
+	ADDQ $64, SI
+	ADDQ $4, DI
+	DECQ CX
+	JNZ r4loop
+
+r4done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
+	VZEROUPPER
+	RET

@@ -64,3 +64,19 @@ func axpyRoundedRows(a, b []float32, sr int, acc []float32) {
 func axpyRoundedRowsH(a []float32, b []uint16, sr int, acc []float32) {
 	panic("interp: axpyRoundedRowsH without a vector kernel")
 }
+
+// widen16h sets wt[16k+r] = w_r[k] for the sixteen rows of h (row r at
+// r*stride), the portable form of gemv_amd64.go's.
+func widen16h(h []uint16, stride, K int, wt []float32) {
+	for k := range K {
+		for r := range 16 {
+			wt[16*k+r] = f16.ToFloat32(h[r*stride+k])
+		}
+	}
+}
+
+// lanes16x4 is never reached without the vector kernel (useDot8 is
+// false); it is here so that gemvHLanes compiles everywhere.
+func lanes16x4(wt []float32, K int, x []float32, stride int, acc *[64]float32, rounded bool) {
+	panic("interp: lanes16x4 without a vector kernel")
+}

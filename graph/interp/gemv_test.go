@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -604,6 +605,67 @@ func TestDot16hMatchesDot8h(t *testing.T) {
 				for row := range 16 {
 					if math.Float32bits(got[row]) != math.Float32bits(want[row]) {
 						t.Fatalf("K=%d stride=%d trial %d row %d: dot16h %#08x, dot8h %#08x", K, stride, trial, row, math.Float32bits(got[row]), math.Float32bits(want[row]))
+					}
+				}
+			}
+		}
+	}
+}
+
+// gemvHLanes gives every lane gemvH's bits for that lane alone (the
+// one-stream kernel), under IEEE and the ane profile's rounded products,
+// NaN payloads (wide ones too under ane: the scalar kernel redoes those
+// sums), signed zeros and overflow included, for every length, row count
+// (whole blocks of sixteen and the rest), lane count (groups of four and a
+// padded last group), lane stride and output layout; and it widens each
+// block of sixteen rows once for all lanes, where gemvH lane by lane
+// widens it once per lane.
+func TestGemvHLanesMatchesGemvH(t *testing.T) {
+	if !useDot8 {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, rounded := range []bool{false, true} {
+		for _, K := range []int{1, 7, 8, 9, 17, 64, 100, 1029} {
+			for _, n := range []int{1, 15, 16, 17, 33, 48} {
+				for _, L := range []int{1, 2, 3, 4, 5, 8, 9} {
+					for _, outEl := range []Elem{F32, F16} {
+						for _, rowsOut := range []bool{false, true} { // o[r*L+l] (mmWeightRows) or o[l*n+r] (mmWeightCols)
+							hstride, xstride := K+r.IntN(3), K+r.IntN(3)
+							h := make([]uint16, (n-1)*hstride+K)
+							for i := range h {
+								h[i] = randHalfBits(r)
+							}
+							xs := make([]float32, (L-1)*xstride+K)
+							for i := range xs {
+								if rounded {
+									xs[i] = randActANE(r, true)
+								} else {
+									xs[i] = randAct(r)
+								}
+							}
+							ostride, lstride := 1, n
+							if rowsOut {
+								ostride, lstride = L, 1
+							}
+							want := make([]float32, n*L)
+							for l := range L {
+								gemvH(xs[l*xstride:l*xstride+K], h, hstride, n, want[l*lstride:], ostride, outEl, rounded)
+							}
+							var widened atomic.Int64
+							got := make([]float32, n*L)
+							gemvHLanes(xs, xstride, L, h, hstride, n, got, ostride, lstride, outEl, rounded, &mmScratch{}, &mat{widened: &widened})
+							for i := range want {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("rounded=%v K=%d n=%d L=%d %s rowsOut=%v: output %d is %#08x (%g), gemvH gives %#08x (%g)",
+										rounded, K, n, L, outEl, rowsOut, i, math.Float32bits(got[i]), got[i], math.Float32bits(want[i]), want[i])
+								}
+							}
+							full := n / 16 * 16
+							if w, exp := widened.Load(), int64(full*K+(n-full)*K*L); w != exp {
+								t.Fatalf("rounded=%v K=%d n=%d L=%d: widened %d weight elements, want %d (each block of sixteen rows once)", rounded, K, n, L, w, exp)
+							}
+						}
 					}
 				}
 			}

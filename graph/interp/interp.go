@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -38,6 +39,14 @@ type Options struct {
 	// in element operations (work.go); 0 means DefaultMaxWork. Past it
 	// Run returns a *WorkError naming the op.
 	MaxWork int64
+	// DonateInputs hands Run and RunLanes the buffers of their input
+	// tensors: the graph may update them in place (a state's slice_update
+	// writes into it instead of copying it), so the caller must not read
+	// an input after the call, only the outputs (which may share its
+	// buffer). A decode loop that feeds each position's outputs back as
+	// the next inputs saves a copy of every state per position. A buffer
+	// that two inputs share (in one lane or across lanes) stays read-only.
+	DonateInputs bool
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -56,7 +65,12 @@ type Interp struct {
 	// weightReads counts the bytes matmul and conv read from weights held
 	// in their blobs (WeightBytesRead).
 	weightReads atomic.Int64
-	work        int64 // counted by the current (or last) Run (work.go)
+	// pool keeps dead float buffers for later results (floatPool).
+	pool floatPool
+	// weightWidened counts the raw-f16 weight elements matmul and conv
+	// convert to float32 (WeightElemsWidened).
+	weightWidened atomic.Int64
+	work          int64 // counted by the current (or last) Run (work.go)
 	// workLanes is how many lanes the current run has (RunLanes; 1 for
 	// Run): the work bound is per lane.
 	workLanes int
@@ -68,6 +82,16 @@ type Interp struct {
 // counts once (linalg.go's mmWeightRows), so a batch of streams that
 // shares each pass over a weight reads it once per position.
 func (in *Interp) WeightBytesRead() int64 { return in.weightReads.Load() }
+
+// WeightElemsWidened is how many elements of f16 weights still in their
+// blobs matmul and conv have converted to float32, over every Run so far:
+// a batch of streams (RunLanes) that widens each block of a weight once
+// for all of them converts as many as one stream.
+func (in *Interp) WeightElemsWidened() int64 { return in.weightWidened.Load() }
+
+// counts are the kernels' weight counters (WeightBytesRead,
+// WeightElemsWidened).
+func (in *Interp) counts() *counts { return &counts{&in.weightReads, &in.weightWidened} }
 
 // New prepares an interpreter for m. Nothing is read until Run.
 func New(m *graph.Module, opts Options) *Interp {
@@ -281,7 +305,12 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 	if len(args) != len(body.Args()) {
 		return nil, fmt.Errorf("interp: @%s takes %d arguments, got %d", g.Name(), len(body.Args()), len(args))
 	}
-	l := newLane(body, args)
+	var owned map[unsafe.Pointer]bool
+	if depth == 0 && in.opts.DonateInputs {
+		owned = donated([][]*Tensor{args})
+	}
+	l := newLane(body, args, owned)
+	l.pool = in.poolFor()
 	p, err := in.planFor(g)
 	if err != nil {
 		return nil, err
@@ -317,13 +346,24 @@ type lane struct {
 	env  map[*graph.Value]*Tensor
 	refs bufRefs
 	st   *handleState
+	// pool, when set, takes the float buffers that die in this lane
+	// (free); args are the caller's buffers, which it never takes.
+	pool *floatPool
+	args map[unsafe.Pointer]bool
 }
 
-func newLane(body *graph.Block, args []*Tensor) *lane {
-	l := &lane{env: make(map[*graph.Value]*Tensor, 64), refs: bufRefs{}, st: newHandleState()}
+// newLane enters args as the body's arguments. The caller's tensors are
+// never written, but for the buffers in owned (Options.DonateInputs).
+func newLane(body *graph.Block, args []*Tensor, owned map[unsafe.Pointer]bool) *lane {
+	l := &lane{env: make(map[*graph.Value]*Tensor, 64), refs: bufRefs{}, st: newHandleState(), args: map[unsafe.Pointer]bool{}}
 	for i, a := range body.Args() {
 		l.env[a] = args[i]
-		l.refs.pin(args[i]) // the caller's tensors are never written
+		l.args[bufKey(args[i])] = true
+		if k := bufKey(args[i]); k != nil && owned[k] {
+			l.refs.add(args[i], 1)
+		} else {
+			l.refs.pin(args[i])
+		}
 		if isHandle(a.Type()) {
 			l.st.contents[a] = args[i]
 		}
@@ -378,6 +418,9 @@ func (in *Interp) dispatch(p *plan, i int, op *graph.Operation, ins []*Tensor, l
 		// place instead of copying a whole cache per layer.
 		return in.sliceUpdateInPlace(op, ins)
 	}
+	if t, ok := in.sliceView(op, ins); ok {
+		return []*Tensor{t}, nil
+	}
 	if t, ok, err := in.inPlace(p, i, op, ins, l.refs); ok {
 		in.inPlaced++
 		return []*Tensor{t}, err
@@ -418,12 +461,84 @@ func (in *Interp) bind(g *graph.Graph, op *graph.Operation, res []*Tensor, l *la
 	return nil
 }
 
-// free drops the values whose last reader is op i of p.
+// free drops the values whose last reader is op i of p; a whole float
+// buffer that no live value of the lane shares any more goes to the lane's
+// pool.
 func (l *lane) free(p *plan, i int) {
 	for _, v := range p.frees[i] {
-		l.refs.add(l.env[v], -1)
+		t := l.env[v]
+		l.refs.add(t, -1)
 		delete(l.env, v)
+		if l.pool == nil || t == nil || !t.Elem.IsFloat() || t.raw != nil || len(t.F) == 0 || len(t.F) != cap(t.F) {
+			continue
+		}
+		if k := bufKey(t); l.refs[k] == 0 && !l.args[k] {
+			delete(l.refs, k)
+			l.pool.put(t.F)
+		}
 	}
+}
+
+// floatPool keeps the float buffers that died in a run (lane.free) for the
+// next results of their length (inPlace): a decode step frees and
+// allocates the same state-sized temporaries at every layer and position,
+// and a fresh one costs its zeroing and the collector's work.
+type floatPool struct {
+	mu    sync.Mutex
+	free  map[int][][]float32
+	bytes int
+}
+
+// Buffers below minPooled elements are left to the allocator (cheap, and
+// many); the pool holds at most maxPooledBytes.
+const (
+	minPooled      = 4096
+	maxPooledBytes = 256 << 20
+)
+
+// get returns a buffer of n elements (old contents) or nil.
+func (p *floatPool) get(n int) []float32 {
+	if n < minPooled {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.free[n]
+	if len(l) == 0 {
+		return nil
+	}
+	b := l[len(l)-1]
+	p.free[n] = l[:len(l)-1]
+	p.bytes -= 4 * n
+	return b
+}
+
+// put keeps b, which nothing reads any more.
+func (p *floatPool) put(b []float32) {
+	n := len(b)
+	if n < minPooled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bytes+4*n > maxPooledBytes {
+		return
+	}
+	if p.free == nil {
+		p.free = map[int][][]float32{}
+	}
+	p.free[n] = append(p.free[n], b)
+	p.bytes += 4 * n
+}
+
+// poolFor is the pool a run's lanes give their dead buffers to: none under
+// the ane profile, Wide and Observe, whose paths and hooks take every
+// result as a fresh tensor (as inPlace).
+func (in *Interp) poolFor() *floatPool {
+	if in.opts.ANE != nil || in.opts.Wide || in.opts.Observe != nil {
+		return nil
+	}
+	return &in.pool
 }
 
 // widened gives, under Options.Wide, a float32 tensor the f16 label its
@@ -688,7 +803,7 @@ func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor
 	if t, ok, err := in.execQuant(op, k, ins, el); ok {
 		return one(t, err)
 	}
-	if t, ok, err := execReduce(op, k, ins, el, acc16, &in.weightReads); ok {
+	if t, ok, err := execReduce(op, k, ins, el, acc16, in.counts()); ok {
 		return one(t, err)
 	}
 	if k == "conv" {
@@ -898,7 +1013,7 @@ func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Ele
 // ok is false for any other op. acc16 rounds a sum, mean or product to
 // half after every step (the Neural Engine profile's narrow-reduce rule
 // runs them here with acc16 set, numerics.go).
-func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool, reads *atomic.Int64) (*Tensor, bool, error) {
+func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool, reads *counts) (*Tensor, bool, error) {
 	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product":
 		axes, _ := intArg(op, ins, 1, "axes")
@@ -991,7 +1106,7 @@ func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16, ane b
 	if len(ins) > 6 {
 		bias = ins[6]
 	}
-	t, err := conv(ins[0], ins[1], bias, p, el, acc16, ane, &in.weightReads)
+	t, err := conv(ins[0], ins[1], bias, p, el, acc16, ane, in.counts())
 	if err != nil {
 		return nil, err
 	}
@@ -1182,17 +1297,22 @@ func (in *Interp) blobBytes(r *graph.Resource) ([]byte, error) {
 }
 
 // bufRefs counts, per data buffer, how many live values (plus pins for
-// inputs and cached constants) refer to it; reshapes share buffers.
+// inputs and cached constants) refer to it; reshapes and slice views
+// (sliceView) share buffers.
 type bufRefs map[unsafe.Pointer]int
 
+// bufKey names t's buffer by the last element of its backing array, which
+// a view into the buffer (t.F[a:b], sliceView) shares with the whole: the
+// view and its source count as one buffer, so neither is written in place
+// while the other lives.
 func bufKey(t *Tensor) unsafe.Pointer {
 	switch {
 	case t == nil:
 		return nil
 	case len(t.F) > 0:
-		return unsafe.Pointer(&t.F[0])
+		return unsafe.Pointer(&t.F[:cap(t.F)][cap(t.F)-1])
 	case len(t.I) > 0:
-		return unsafe.Pointer(&t.I[0])
+		return unsafe.Pointer(&t.I[:cap(t.I)][cap(t.I)-1])
 	}
 	return nil
 }
@@ -1204,6 +1324,29 @@ func (r bufRefs) add(t *Tensor, d int) {
 }
 
 func (r bufRefs) pin(t *Tensor) { r.add(t, 1<<30) }
+
+// donated is the set of buffers of the inputs (lane by lane) that
+// Options.DonateInputs lets the graph write: each held by one input of one
+// lane, and not a weight still in its blob.
+func donated(inputs [][]*Tensor) map[unsafe.Pointer]bool {
+	n := map[unsafe.Pointer]int{}
+	for _, ins := range inputs {
+		for _, t := range ins {
+			if k := bufKey(t); k != nil {
+				n[k]++
+			}
+		}
+	}
+	owned := map[unsafe.Pointer]bool{}
+	for _, ins := range inputs {
+		for _, t := range ins {
+			if k := bufKey(t); k != nil && n[k] == 1 && t.raw == nil {
+				owned[k] = true
+			}
+		}
+	}
+	return owned
+}
 
 // ownedAt reports whether op (index i of plan p) may overwrite t: t's value
 // is read for the last time here, only once, and no other live value,
@@ -1277,11 +1420,87 @@ func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, re
 				return t, true, err
 			}
 		}
+		// Else a buffer an earlier op left (floatPool); binaryInto
+		// writes every element.
+		if dst := in.pool.get(numel(shape)); dst != nil {
+			t, err := binaryInto(k, ins[0], ins[1], el, dst)
+			return t, true, err
+		}
 	case unaryFloat[k] != nil && k != "gelu" && len(ins) == 1 && owned(0):
 		t, err := unaryInto(k, ins[0], el, ins[0].F)
 		return t, true, err
 	}
 	return nil, false, nil
+}
+
+// sliceView runs a float slice whose box is one contiguous run of its
+// operand (a layer's row of a state or cache: leading axes of size one,
+// then one partial axis, then whole axes) as a view of the operand's
+// buffer, not a copy: a decode step otherwise copies every recurrent state
+// once more. The view and its source share bufKey, so neither is updated
+// in place while the other lives. ok is false for any other slice, and
+// under Wide and Observe (whose hooks take every result as a fresh
+// tensor) and for the ane profile's saturating slices, which write their
+// result.
+func (in *Interp) sliceView(op *graph.Operation, ins []*Tensor) (*Tensor, bool) {
+	if canonical(op.Name) != "slice" || in.opts.Wide || in.opts.Observe != nil || op.NumResults() != 1 || len(ins) == 0 {
+		return nil, false
+	}
+	t := ins[0]
+	if !t.Elem.IsFloat() || t.raw != nil || len(t.F) != t.Len() || len(t.F) == 0 {
+		return nil, false
+	}
+	if el, err := resultElem(op, 0); err != nil || el != t.Elem {
+		return nil, false
+	}
+	begin, ok := intArg(op, ins, 1, "begin")
+	if !ok {
+		return nil, false
+	}
+	if a := in.opts.ANE; a != nil && a.Family == PreA16 && cropsLastAxis(begin) {
+		return nil, false
+	}
+	stride, _ := intArg(op, ins, 3, "stride")
+	if stride == nil {
+		stride, _ = intArg(op, nil, -1, "strides")
+	}
+	size, err := resultShape(op, 0)
+	if err != nil {
+		return nil, false
+	}
+	b, st, err := boxArgs(t.Shape, begin, stride)
+	if err != nil || len(size) != len(b) {
+		return nil, false
+	}
+	off, ok := contiguousBox(t.Shape, b, st, size)
+	if !ok {
+		return nil, false
+	}
+	n := numel(size)
+	return NewFloat(t.Elem, slices.Clone(size), t.F[off:off+n]), true
+}
+
+// contiguousBox returns the offset of the box begin b (strides st), size
+// size, in a row-major tensor of dims when the box is one contiguous run:
+// unit strides, axes of size one, then at most one partial axis, then
+// whole axes; ok is false otherwise, or when the box leaves the tensor.
+func contiguousBox(dims, b, st, size []int) (off int, ok bool) {
+	partial := false
+	for d := range dims {
+		if st[d] != 1 || b[d] < 0 || size[d] < 0 || b[d]+size[d] > dims[d] {
+			return 0, false
+		}
+		if partial && (b[d] != 0 || size[d] != dims[d]) {
+			return 0, false
+		}
+		if size[d] != 1 {
+			partial = true
+		}
+	}
+	for d := range dims {
+		off = off*dims[d] + b[d]
+	}
+	return off, true
 }
 
 func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Tensor, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"unsafe"
 
 	"github.com/anefix/anefix/graph"
 )
@@ -24,7 +25,7 @@ import (
 //   - every other op runs per lane, as Run runs it.
 //
 // Inputs are the lanes' own (never shared with another lane, never
-// written). Regions (coreai.if, coreai.while) and invoked graphs run per
+// written unless Options.DonateInputs hands them over). Regions (coreai.if, coreai.while) and invoked graphs run per
 // lane.
 func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err error) {
 	if len(inputs) == 1 {
@@ -70,9 +71,14 @@ func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err 
 // runLanes is RunLanes' loop over the plan.
 func (in *Interp) runLanes(g *graph.Graph, p *plan, inputs [][]*Tensor) (_ [][]*Tensor, err error) {
 	body := g.Body()
+	var owned map[unsafe.Pointer]bool
+	if in.opts.DonateInputs {
+		owned = donated(inputs)
+	}
 	lanes := make([]*lane, len(inputs))
 	for li, ins := range inputs {
-		lanes[li] = newLane(body, ins)
+		lanes[li] = newLane(body, ins, owned)
+		lanes[li].pool = in.poolFor()
 	}
 	shared := map[*graph.Value]bool{} // values equal in every lane
 	term := graph.TerminatorName(g.Op.Name)

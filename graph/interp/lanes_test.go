@@ -103,7 +103,7 @@ func TestRunLanesMatchesRunAndReadsWeightsOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Alone: one interpreter per lane.
 			var alone [][][]*Tensor // lane, step, outputs
-			var oneLaneReads int64
+			var oneLaneReads, oneLaneWidened int64
 			for l := 0; l < lanes; l++ {
 				in := New(m, tc.opts)
 				d := newArmADecoder(t, g)
@@ -117,7 +117,7 @@ func TestRunLanesMatchesRunAndReadsWeightsOnce(t *testing.T) {
 					steps_ = append(steps_, outs)
 				}
 				if l == 0 {
-					oneLaneReads = in.WeightBytesRead()
+					oneLaneReads, oneLaneWidened = in.WeightBytesRead(), in.WeightElemsWidened()
 				}
 				alone = append(alone, steps_)
 				in.Close()
@@ -154,6 +154,17 @@ func TestRunLanesMatchesRunAndReadsWeightsOnce(t *testing.T) {
 			t.Logf("weight bytes over %d positions: one lane %d, %d lanes together %d (%.2f×)", steps, oneLaneReads, lanes, lanesReads, float64(lanesReads)/float64(oneLaneReads))
 			if lanesReads > oneLaneReads*5/4 {
 				t.Errorf("%d lanes read %d weight bytes, %.2f× one lane's %d: the batch does not share its passes over the weights", lanes, lanesReads, float64(lanesReads)/float64(oneLaneReads), oneLaneReads)
+			}
+			// Converting an f16 weight block to float32 is most of a
+			// one-stream matrix–vector product; eight streams convert it
+			// once (gemvHLanes), not once each.
+			lanesWidened := in.WeightElemsWidened()
+			if oneLaneWidened == 0 {
+				t.Fatal("no f16 weight elements widened for one lane: the count proves nothing")
+			}
+			t.Logf("f16 weight elements widened over %d positions: one lane %d, %d lanes together %d (%.2f×)", steps, oneLaneWidened, lanes, lanesWidened, float64(lanesWidened)/float64(oneLaneWidened))
+			if lanesWidened > oneLaneWidened*5/4 {
+				t.Errorf("%d lanes widened %d f16 weight elements, %.2f× one lane's %d: each lane converts the weights again", lanes, lanesWidened, float64(lanesWidened)/float64(oneLaneWidened), oneLaneWidened)
 			}
 		})
 	}

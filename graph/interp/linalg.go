@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/anefix/anefix/graph/f16"
@@ -17,14 +18,32 @@ type mat struct {
 	// reads, when set, counts the bytes of a weight (a tensor still in its
 	// blob) the kernels read from this view: Interp.WeightBytesRead.
 	reads *atomic.Int64
+	// widened, when set, counts the elements of a raw-f16 weight the
+	// kernels convert to float32: Interp.WeightElemsWidened.
+	widened *atomic.Int64
 }
 
-// counted sets m to count its reads into c when t is a weight in place.
-func (m mat) counted(t *Tensor, c *atomic.Int64) mat {
+// counts are the counters a kernel's weight views add to (Interp.weightReads
+// and Interp.weightWidened); nil counts nothing.
+type counts struct{ reads, widened *atomic.Int64 }
+
+// counted sets m to count its reads and widenings into c when t is a
+// weight in place.
+func (m mat) counted(t *Tensor, c *counts) mat {
 	if c != nil && t.FromWeight() {
-		m.reads = c
+		m.reads = c.reads
+		if m.h != nil {
+			m.widened = c.widened
+		}
 	}
 	return m
+}
+
+// widen adds n elements converted from f16 to m's count.
+func (m *mat) widen(n int) {
+	if m.widened != nil {
+		m.widened.Add(int64(n))
+	}
 }
 
 // tally adds n elements read from m to its count.
@@ -77,6 +96,7 @@ func (m *mat) load(buf []float32, start, n, stride int) []float32 {
 	}
 	buf = buf[:n]
 	if m.h != nil {
+		m.widen(n)
 		h := m.h
 		if stride == 1 {
 			h = h[start : start+n]
@@ -101,20 +121,73 @@ var Workers = runtime.GOMAXPROCS(0)
 
 type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 
-// mmScratch is one worker's buffers: a row of A (K long), up to four
-// columns or rows of B (max(K, N) long; the IEEE kernels use b[0] only)
-// and an output row's sums (N long).
+// mmScratch is one worker's buffers, each made when a kernel first asks
+// for it (a wide product such as an lm_head would otherwise allocate
+// N-long buffers its kernel never touches): a row of A (rowA, K long), up
+// to four columns or rows of B (colsB, max(K, N) long; the IEEE kernels use
+// the first only) and an output row's sums (sums, N long); tile and lanes,
+// taken when a batch of activations meets a raw-f16 weight (gemvHLanes),
+// go back to tiles when the worker is done.
 type mmScratch struct {
-	a, acc []float32
-	b      [4][]float32
+	K, N, cols  int
+	a, acc      []float32
+	b           [4][]float32
+	tile, lanes *[]float32
 }
 
-func newScratch(K, N, cols int) mmScratch {
-	s := mmScratch{a: make([]float32, K), acc: make([]float32, N)}
-	for i := range cols {
-		s.b[i] = make([]float32, max(K, N))
+func newScratch(K, N, cols int) *mmScratch { return &mmScratch{K: K, N: N, cols: cols} }
+
+func (s *mmScratch) rowA() []float32 {
+	if s.a == nil {
+		s.a = make([]float32, s.K)
 	}
-	return s
+	return s.a
+}
+
+func (s *mmScratch) sums() []float32 {
+	if s.acc == nil {
+		s.acc = make([]float32, s.N)
+	}
+	return s.acc
+}
+
+func (s *mmScratch) colsB() [4][]float32 {
+	if s.b[0] == nil {
+		for i := range s.cols {
+			s.b[i] = make([]float32, max(s.K, s.N))
+		}
+	}
+	return s.b
+}
+
+// tiles pools gemvHLanes' buffers (a widened block of sixteen weight rows
+// is 64·K bytes): one per matmul per position would otherwise be most of
+// what a batch of streams allocates.
+var tiles sync.Pool
+
+// buf returns *p at least n long, taken from tiles on first use.
+func (s *mmScratch) buf(p **[]float32, n int) []float32 {
+	if *p == nil {
+		if v, ok := tiles.Get().(*[]float32); ok {
+			*p = v
+		} else {
+			*p = new([]float32)
+		}
+	}
+	if cap(**p) < n {
+		**p = make([]float32, n)
+	}
+	return (**p)[:n]
+}
+
+// release returns the pooled buffers.
+func (s *mmScratch) release() {
+	for _, p := range []**[]float32{&s.tile, &s.lanes} {
+		if *p != nil {
+			tiles.Put(*p)
+			*p = nil
+		}
+	}
 }
 
 // matmulCore computes out[o + i*N + j] = Σ_k A(i,k)·B(k,j) for every work
@@ -134,11 +207,13 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 		for _, it := range items {
 			run(it, s)
 		}
+		s.release()
 		return
 	}
 	var next atomic.Int64
 	goWorkers(min(workers, len(items)), func(int) {
 		s := newScratch(K, N, cols)
+		defer s.release()
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(items) {
@@ -152,24 +227,28 @@ func matmulCore(A, B mat, M, N, K int, items []mmItem, out []float32, outEl Elem
 // mmKernel picks matmulCore's kernel for the operands' layout and the
 // profile: rows of B streamed when B is contiguous along j, raw f16
 // weights dotted in place (gemvH), else the general dot product.
-func mmKernel(A, B mat, N, K int, out []float32, outEl Elem, acc16, ane bool) func(mmItem, mmScratch) {
+func mmKernel(A, B mat, N, K int, out []float32, outEl Elem, acc16, ane bool) func(mmItem, *mmScratch) {
 	if ane {
 		acc16 = false // the profile's accumulator is its own (numerics.go)
 	}
 	switch {
 	case B.sc == 1 && N >= 16: // B contiguous along j: stream rows of B
 		if ane {
-			return func(it mmItem, s mmScratch) { mmRoundedRowsStream(A, B, N, K, it, s.a, s.b, s.acc, out, outEl) }
+			return func(it mmItem, s *mmScratch) {
+				mmRoundedRowsStream(A, B, N, K, it, s.rowA(), s.colsB(), s.sums(), out, outEl)
+			}
 		}
-		return func(it mmItem, s mmScratch) { mmRowsStream(A, B, N, K, it, s.a, s.b[0], s.acc, out, outEl, acc16) }
+		return func(it mmItem, s *mmScratch) {
+			mmRowsStream(A, B, N, K, it, s.rowA(), s.colsB()[0], s.sums(), out, outEl, acc16)
+		}
 	case !acc16 && A.h != nil && A.sc == 1 && B.h == nil:
-		return func(it mmItem, s mmScratch) { mmWeightRows(A, B, N, K, it, s.b[0], out, outEl, ane) }
+		return func(it mmItem, s *mmScratch) { mmWeightRows(A, B, N, K, it, s, out, outEl, ane) }
 	case !acc16 && B.h != nil && B.sr == 1 && A.h == nil:
-		return func(it mmItem, s mmScratch) { mmWeightCols(A, B, N, K, it, s.a, out, outEl, ane) }
+		return func(it mmItem, s *mmScratch) { mmWeightCols(A, B, N, K, it, s, out, outEl, ane) }
 	case ane:
-		return func(it mmItem, s mmScratch) { mmRoundedDot(A, B, N, K, it, s.a, s.b, out, outEl) }
+		return func(it mmItem, s *mmScratch) { mmRoundedDot(A, B, N, K, it, s.rowA(), s.colsB(), out, outEl) }
 	}
-	return func(it mmItem, s mmScratch) { mmDot(A, B, N, K, it, s.a, s.b[0], out, outEl, acc16) }
+	return func(it mmItem, s *mmScratch) { mmDot(A, B, N, K, it, s.rowA(), s.colsB()[0], out, outEl, acc16) }
 }
 
 // mmRowsStream computes one work item with B contiguous along j: each
@@ -216,15 +295,22 @@ func mmRowsStream(A, B mat, N, K int, it mmItem, bufA, bufB, acc []float32, out 
 // mmWeightRows computes one work item of raw-f16 contiguous weight rows
 // (A) times activation columns (B): each output column is one gemvH;
 // rounded selects the Neural Engine profile's kernels. With several
-// columns (a batch of streams, RunLanes) the rows are taken a block at a
-// time for every column, so the weight streams from memory once, not once
-// per column; the blocks are multiples of sixteen rows, so gemvH splits
-// each row into the same kernels as for the whole item and every sum is
-// the one-column sum bit for bit.
-func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, outEl Elem, rounded bool) {
+// columns (a batch of streams, RunLanes) and the vector kernel, gemvHLanes
+// widens each block of rows once for every column; without it the rows
+// are taken a block at a time for every column, so the weight streams from
+// memory once, not once per column; the blocks are multiples of sixteen
+// rows, so gemvH splits each row into the same kernels as for the whole
+// item. Either way every sum is the one-column sum bit for bit.
+func mmWeightRows(A, B mat, N, K int, it mmItem, s *mmScratch, out []float32, outEl Elem, rounded bool) {
 	h := A.h[it.aoff+A.off+it.i0*A.sr:]
 	A.tally((it.i1 - it.i0) * K)
 	n := it.i1 - it.i0
+	o := out[it.ooff+it.i0*N+it.j0:]
+	if L := it.j1 - it.j0; L > 1 && useDot8 && K > 0 {
+		xs, xstride := lanesOf(&B, s, it.boff+B.off+it.j0*B.sc, L, K, B.sc, B.sr)
+		gemvHLanes(xs, xstride, L, h, A.sr, n, o, N, 1, outEl, rounded, s, &A)
+		return
+	}
 	blk := n
 	if it.j1-it.j0 > 1 {
 		blk = weightBlockRows
@@ -232,7 +318,8 @@ func mmWeightRows(A, B mat, N, K int, it mmItem, bufB []float32, out []float32, 
 	for r0 := 0; r0 < n; r0 += blk {
 		rows := min(blk, n-r0)
 		for j := it.j0; j < it.j1; j++ {
-			x := B.load(bufB, it.boff+B.off+j*B.sc, K, B.sr)
+			x := B.load(s.colsB()[0], it.boff+B.off+j*B.sc, K, B.sr)
+			A.widen(rows * K)
 			gemvH(x, h[r0*A.sr:], A.sr, rows, out[it.ooff+(it.i0+r0)*N+j:], N, outEl, rounded)
 		}
 	}
@@ -246,12 +333,18 @@ const weightBlockRows = 32
 // mmWeightCols computes one work item of activation rows (A) times raw-f16
 // weight columns stored contiguously (B; a transposed weight such as a tied
 // lm_head): each output row is one gemvH; rounded selects the Neural Engine
-// profile's kernels. Several rows take the weight a block at a time, as
-// mmWeightRows does.
-func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, outEl Elem, rounded bool) {
+// profile's kernels. Several rows share each widened block of the weight
+// (gemvHLanes) or, without the vector kernel, take the weight a block at a
+// time, as mmWeightRows does.
+func mmWeightCols(A, B mat, N, K int, it mmItem, s *mmScratch, out []float32, outEl Elem, rounded bool) {
 	h := B.h[it.boff+B.off+it.j0*B.sc:]
 	B.tally((it.j1 - it.j0) * K)
 	n := it.j1 - it.j0
+	if L := it.i1 - it.i0; L > 1 && useDot8 && K > 0 {
+		xs, xstride := lanesOf(&A, s, it.aoff+A.off+it.i0*A.sr, L, K, A.sr, A.sc)
+		gemvHLanes(xs, xstride, L, h, B.sc, n, out[it.ooff+it.i0*N+it.j0:], 1, N, outEl, rounded, s, &B)
+		return
+	}
 	blk := n
 	if it.i1-it.i0 > 1 {
 		blk = weightBlockRows
@@ -259,8 +352,88 @@ func mmWeightCols(A, B mat, N, K int, it mmItem, bufA []float32, out []float32, 
 	for c0 := 0; c0 < n; c0 += blk {
 		cols := min(blk, n-c0)
 		for i := it.i0; i < it.i1; i++ {
-			x := A.load(bufA, it.aoff+A.off+i*A.sr, K, A.sc)
+			x := A.load(s.rowA(), it.aoff+A.off+i*A.sr, K, A.sc)
+			B.widen(cols * K)
 			gemvH(x, h[c0*B.sc:], B.sc, cols, out[it.ooff+i*N+it.j0+c0:], 1, outEl, rounded)
+		}
+	}
+}
+
+// lanesOf returns L activation vectors of m, K long, vector l starting at
+// start + l*lstride with its elements estride apart, as one slice with the
+// vectors xstride apart: m's own floats when they lie that way, else
+// copies (widened if raw) in s.
+func lanesOf(m *mat, s *mmScratch, start, L, K, lstride, estride int) (xs []float32, xstride int) {
+	if m.h == nil && estride == 1 && lstride >= K && start+(L-1)*lstride+K <= len(m.f) {
+		m.tally(L * K)
+		return m.f[start : start+(L-1)*lstride+K], lstride
+	}
+	buf := s.buf(&s.lanes, L*K)
+	for l := range L {
+		m.load(buf[l*K:(l+1)*K], start+l*lstride, K, estride)
+	}
+	return buf, K
+}
+
+// gemvHLanes is gemvH for L activations at once (lane l at xs[l*xstride:],
+// K = len of each; its outputs at o[l*lstride + r*ostride]): each block of
+// sixteen raw-f16 rows is widened once (widen16h) and applied to four
+// lanes at a time (lanes16x4, a padded copy for a last group of fewer), so
+// the weight is converted once for all lanes, not once per lane. Every sum
+// is gemvH's for that lane bit for bit: the same float32 products summed
+// sequentially over k (a rounded sum that ends NaN is redone by the scalar
+// kernel, as redoNaN does). Rows past the last whole block run in gemvH,
+// lane by lane. w counts the widening.
+func gemvHLanes(xs []float32, xstride, L int, h []uint16, hstride, n int, o []float32, ostride, lstride int, outEl Elem, rounded bool, s *mmScratch, w *mat) {
+	K := len(xs) - (L-1)*xstride
+	lane := func(l int) []float32 { return xs[l*xstride : l*xstride+K] }
+	full := n / 16 * 16
+	if full > 0 {
+		// Groups of four lanes as (data, stride); a last group of fewer
+		// lanes repeats its last lane in a copy.
+		type group struct {
+			x      []float32
+			stride int
+		}
+		var groups []group
+		for g := 0; g < L; g += 4 {
+			if g+4 <= L {
+				groups = append(groups, group{xs[g*xstride:], xstride})
+				continue
+			}
+			pad := make([]float32, 4*K)
+			for t := range 4 {
+				copy(pad[t*K:(t+1)*K], lane(min(g+t, L-1)))
+			}
+			groups = append(groups, group{pad, K})
+		}
+		wt := s.buf(&s.tile, 16*K)
+		var acc [64]float32
+		for r0 := 0; r0 < full; r0 += 16 {
+			w.widen(16 * K)
+			widen16h(h[r0*hstride:], hstride, K, wt)
+			for gi, g := range groups {
+				lanes16x4(wt, K, g.x, g.stride, &acc, rounded)
+				for t := range min(4, L-4*gi) {
+					l := 4*gi + t
+					a := acc[16*t : 16*t+16]
+					if rounded {
+						for r, v := range a {
+							if v != v {
+								row := h[(r0+r)*hstride : (r0+r)*hstride+K]
+								a[r], _, _, _ = dot4RoundedH(lane(l), row, row, row, row)
+							}
+						}
+					}
+					storeRounded(o[l*lstride:], r0, ostride, a, outEl)
+				}
+			}
+		}
+	}
+	if full < n {
+		for l := range L {
+			w.widen((n - full) * K)
+			gemvH(lane(l), h[full*hstride:], hstride, n-full, o[l*lstride+full*ostride:], ostride, outEl, rounded)
 		}
 	}
 }
@@ -380,15 +553,24 @@ func split(M, N, K, workers int, base mmItem) []mmItem {
 		parts = min(4*workers, max(M, N))
 	}
 	var out []mmItem
+	// Steps of whole blocks of sixteen (along an axis that long): the f16
+	// kernels take sixteen rows at a time (gemvH, gemvHLanes), and an
+	// item's ragged end runs in narrower ones.
+	blocks := func(step, dim int) int {
+		if dim >= 16 {
+			return max(16, (step+15)/16*16)
+		}
+		return step
+	}
 	if N >= M {
-		step := (N + parts - 1) / parts
+		step := blocks((N+parts-1)/parts, N)
 		for j := 0; j < N; j += step {
 			it := base
 			it.i0, it.i1, it.j0, it.j1 = 0, M, j, min(N, j+step)
 			out = append(out, it)
 		}
 	} else {
-		step := (M + parts - 1) / parts
+		step := blocks((M+parts-1)/parts, M)
 		for i := 0; i < M; i += step {
 			it := base
 			it.i0, it.i1, it.j0, it.j1 = i, min(M, i+step), 0, N
@@ -407,8 +589,9 @@ func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*T
 
 // matMul is MatMul; ane rounds every product to fp16 before the float32
 // sum (the Neural Engine profile, numerics.go).
-// reads, when set, counts the weight bytes the kernels read.
-func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool, reads *atomic.Int64) (*Tensor, error) {
+// reads, when set, counts the weight bytes the kernels read and the f16
+// weight elements they widen.
+func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
 	if !a.Elem.IsFloat() || !b.Elem.IsFloat() {
 		return nil, fmt.Errorf("matmul of %s and %s: only float operands are supported", a, b)
 	}
@@ -492,8 +675,9 @@ func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, erro
 
 // conv is Conv; ane rounds every product to fp16 before the float32 sum
 // (the Neural Engine profile, numerics.go).
-// reads, when set, counts the weight bytes the kernels read.
-func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *atomic.Int64) (*Tensor, error) {
+// reads, when set, counts the weight bytes the kernels read and the f16
+// weight elements they widen.
+func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
 	xs, ws := x.Shape, w.Shape
 	conv1d := len(xs) == 3
 	if conv1d {

@@ -188,13 +188,13 @@ func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem)
 	switch k {
 	case "reduce_sum", "reduce_mean", "reduce_product":
 		// narrow-reduce: the existing f16 accumulation of Reduce.
-		return execReduce(op, k, ins, el, true, &in.weightReads)
+		return execReduce(op, k, ins, el, true, in.counts())
 	case "matmul":
 		if err := need(ins, 2); err != nil {
 			return nil, true, err
 		}
 		ta, tb := matmulTransposes(op)
-		res, err = matMul(ins[0], ins[1], ta, tb, el, false, true, &in.weightReads)
+		res, err = matMul(ins[0], ins[1], ta, tb, el, false, true, in.counts())
 		if err == nil {
 			in.saturate(op, res, "matmul-saturation", MatmulCliff)
 		}

@@ -53,6 +53,13 @@ type Loaded struct {
 	Bytecode *bytecode.Source
 }
 
+// ReadOnly drops what only writing the module back would reuse (the
+// bytecode reader's tables), for commands that never write it: the module
+// and the description of the input stay.
+func (l *Loaded) ReadOnly() {
+	l.Bytecode = l.Bytecode.Described()
+}
+
 // Close releases the input file.
 func (l *Loaded) Close() error {
 	if l == nil || l.Input == nil {

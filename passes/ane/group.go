@@ -2,8 +2,8 @@ package ane
 
 import (
 	"cmp"
+	"iter"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -33,15 +33,41 @@ type Group struct {
 
 // GroupFindings groups fs (in the order given) and returns the groups in
 // rule-table order, then by first occurrence.
+func GroupFindings(fs []Finding) []Group {
+	gr := NewGrouping(fs)
+	out := make([]Group, 0, gr.Len())
+	for g := range gr.All() {
+		out = append(out, g)
+	}
+	return out
+}
+
+// Grouping is the groups of a list of findings, made one at a time while
+// they are visited (All), in GroupFindings' order. It holds 12 bytes a
+// finding and 4 a group beside the findings, where the groups themselves
+// are about 150 bytes each: with a finding per op of a large graph, a
+// report printed group by group never holds every group at once (issue
+// 28's 500k-op chain: 72 MB of groups, plus 112 MB as schema messages).
 //
 // The findings' positions are sorted by key (rule, op name, source, fix;
 // then position, so each group's findings keep their order) and each run
-// of equal keys is a group, counted before the groups are made: a map from
-// key to group and a group list grown by append were, with a finding per
-// op of a large graph, about 200 bytes an op at the peak of check.
-func GroupFindings(fs []Finding) []Group {
+// of equal keys is a group: a map from key to group and a group list grown
+// by append were, with a finding per op of a large graph, about 200 bytes
+// an op at the peak of check.
+type Grouping struct {
+	fs []Finding
+	// pos are the findings' positions sorted by key; runs are where each
+	// group starts in pos, in output order, and end where the next one in
+	// pos order starts (ends holds that end for each run).
+	pos        []int32
+	runs, ends []int32
+}
+
+// NewGrouping groups fs, which must not change while the Grouping is used.
+func NewGrouping(fs []Finding) *Grouping {
+	gr := &Grouping{fs: fs}
 	if len(fs) == 0 {
-		return nil
+		return gr
 	}
 	ruleKey := map[*Rule]int32{}
 	rk := make([]int32, len(fs))
@@ -76,68 +102,95 @@ func GroupFindings(fs []Finding) []Group {
 		}
 		return cmp.Compare(a, b)
 	})
-	n := 0
+	var starts []int32
 	for i := range pos {
 		if i == 0 || sameKey(pos[i-1], pos[i]) != 0 {
-			n++
+			starts = append(starts, int32(i))
 		}
 	}
-	out := make([]Group, 0, n)
-	// The graph lists of groups in the first finding's graph share one
-	// slice (of capacity 1: an append copies it).
-	firstGraph := []string{fs[0].Graph}
-	var seenID map[string]bool
-	for i := 0; i < len(pos); {
-		j := i + 1
-		for j < len(pos) && sameKey(pos[i], pos[j]) == 0 {
-			j++
+	ends := make([]int32, len(starts))
+	for k := range starts {
+		ends[k] = int32(len(pos))
+		if k+1 < len(starts) {
+			ends[k] = starts[k+1]
 		}
-		f0 := &fs[pos[i]]
-		g := Group{Rule: f0.Rule, OpName: f0.OpName, Source: f0.Source, Via: f0.Via(), Fix: f0.FixPass(), Detail: f0.Detail, first: int(pos[i])}
-		// Op ids are searched in the list up to 8, then in a set.
-		clear(seenID)
-		for _, p := range pos[i:j] {
-			f := &fs[p]
-			g.Count++
-			if f.Graph != "" && !slices.Contains(g.Graphs, f.Graph) {
-				if len(g.Graphs) == 0 && f.Graph == firstGraph[0] {
-					g.Graphs = firstGraph[:1:1]
-				} else {
-					g.Graphs = append(g.Graphs, f.Graph)
-				}
-			}
-			switch {
-			case f.OpID == "":
-			case len(g.OpIDs) < 8:
-				if !slices.Contains(g.OpIDs, f.OpID) {
-					g.OpIDs = append(g.OpIDs, f.OpID)
-				}
-			default:
-				if seenID == nil {
-					seenID = map[string]bool{}
-				}
-				if len(seenID) == 0 {
-					for _, id := range g.OpIDs {
-						seenID[id] = true
+	}
+	// Output order: rule-table order, then first occurrence (a run's first
+	// position is its smallest). ends follows its run.
+	order := make([]int32, len(starts))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(ruleOrder(fs[pos[starts[a]]].Rule), ruleOrder(fs[pos[starts[b]]].Rule)); c != 0 {
+			return c
+		}
+		return cmp.Compare(pos[starts[a]], pos[starts[b]])
+	})
+	gr.pos = pos
+	gr.runs, gr.ends = make([]int32, len(order)), make([]int32, len(order))
+	for k, o := range order {
+		gr.runs[k], gr.ends[k] = starts[o], ends[o]
+	}
+	return gr
+}
+
+// Len is the number of groups.
+func (gr *Grouping) Len() int { return len(gr.runs) }
+
+// All visits the groups in order, making each one as it is visited.
+func (gr *Grouping) All() iter.Seq[Group] {
+	return func(yield func(Group) bool) {
+		fs := gr.fs
+		if len(fs) == 0 {
+			return
+		}
+		// The graph lists of groups in the first finding's graph share one
+		// slice (of capacity 1: an append copies it).
+		firstGraph := []string{fs[0].Graph}
+		var seenID map[string]bool
+		for k, start := range gr.runs {
+			run := gr.pos[start:gr.ends[k]]
+			f0 := &fs[run[0]]
+			g := Group{Rule: f0.Rule, OpName: f0.OpName, Source: f0.Source, Via: f0.Via(), Fix: f0.FixPass(), Detail: f0.Detail, first: int(run[0])}
+			// Op ids are searched in the list up to 8, then in a set.
+			clear(seenID)
+			for _, p := range run {
+				f := &fs[p]
+				g.Count++
+				if f.Graph != "" && !slices.Contains(g.Graphs, f.Graph) {
+					if len(g.Graphs) == 0 && f.Graph == firstGraph[0] {
+						g.Graphs = firstGraph[:1:1]
+					} else {
+						g.Graphs = append(g.Graphs, f.Graph)
 					}
 				}
-				if !seenID[f.OpID] {
-					seenID[f.OpID] = true
-					g.OpIDs = append(g.OpIDs, f.OpID)
+				switch {
+				case f.OpID == "":
+				case len(g.OpIDs) < 8:
+					if !slices.Contains(g.OpIDs, f.OpID) {
+						g.OpIDs = append(g.OpIDs, f.OpID)
+					}
+				default:
+					if seenID == nil {
+						seenID = map[string]bool{}
+					}
+					if len(seenID) == 0 {
+						for _, id := range g.OpIDs {
+							seenID[id] = true
+						}
+					}
+					if !seenID[f.OpID] {
+						seenID[f.OpID] = true
+						g.OpIDs = append(g.OpIDs, f.OpID)
+					}
 				}
 			}
+			if !yield(g) {
+				return
+			}
 		}
-		out = append(out, g)
-		i = j
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ri, rj := ruleOrder(out[i].Rule), ruleOrder(out[j].Rule)
-		if ri != rj {
-			return ri < rj
-		}
-		return out[i].first < out[j].first
-	})
-	return out
 }
 
 // CountByRule counts findings per rule ID.

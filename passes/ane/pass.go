@@ -88,6 +88,16 @@ func (p *Pass) ReportVals(op *graph.Operation, fix, detail string, vals []*graph
 	p.out.add(f)
 }
 
+// Reserve makes room for n more findings of the pass's rule, for a rule
+// that knows how many it will report before it reports them: a list grown
+// by append to a finding per op of a large graph ends with up to a quarter
+// of it unused, and held both its old and its new array at each growth
+// (issue 28's 500k-op chain: 68 MB and 85 MB at the last one).
+func (p *Pass) Reserve(n int) {
+	l := p.out.list(p.rule.Severity)
+	*l = slices.Grow(*l, n)
+}
+
 // ReportPort records a finding about a graph port, which has no op: what
 // names the port ("input \"x\"") and takes the op name's place in groups.
 func (p *Pass) ReportPort(what, detail string) {
@@ -132,16 +142,21 @@ type graphRun struct {
 }
 
 func (r *graphRun) add(f Finding) {
-	switch f.Rule.Severity {
+	l := r.list(f.Rule.Severity)
+	*l = append(*l, f)
+}
+
+// list is the list that findings of severity s go to.
+func (r *graphRun) list(s Severity) *[]Finding {
+	switch s {
 	case Suspect:
-		r.suspects = append(r.suspects, f)
+		return &r.suspects
 	case Hazard:
-		r.hazards = append(r.hazards, f)
+		return &r.hazards
 	case Advice:
-		r.advice = append(r.advice, f)
-	default:
-		r.findings = append(r.findings, f)
+		return &r.advice
 	}
+	return &r.findings
 }
 
 // runRules runs every rule of Rules that has a Run, in table order, over

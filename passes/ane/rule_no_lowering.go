@@ -14,13 +14,31 @@ var RuleNoLowering = &Rule{
 }
 
 func runNoLowering(p *Pass) {
+	lowered := func(op *graph.Operation) bool {
+		return op == p.Term || isPlumbing(op) || op.Dialect() == "coreai"
+	}
+	// Counted first, so the findings' list grows once (Reserve), and the
+	// detail made once per dialect: a graph of unregistered ops has a
+	// finding per op.
+	n := 0
 	for _, op := range p.Ops {
-		if op == p.Term || isPlumbing(op) {
+		if !lowered(op) {
+			n++
+		}
+	}
+	p.Reserve(n)
+	details := map[string]string{}
+	for _, op := range p.Ops {
+		if lowered(op) {
 			continue
 		}
-		if d := op.Dialect(); d != "coreai" {
-			p.Report(op, "", "dialect "+d)
+		d := op.Dialect()
+		detail, ok := details[d]
+		if !ok {
+			detail = "dialect " + d
+			details[d] = detail
 		}
+		p.Report(op, "", detail)
 	}
 }
 

@@ -125,8 +125,12 @@ func TestSetsidChildIsReported(t *testing.T) {
 		t.Run(c.mode, func(t *testing.T) {
 			pidFile := filepath.Join(dir, c.mode)
 			var w warnings
-			r := newRunner(t, Config{Command: hostileChild(t) + " {} " + c.mode + " " + shq(pidFile) + " 1", Timeout: 300 * time.Millisecond, Warn: w.add})
-			res := runBounded(t, r, []string{p}, 300*time.Millisecond+stopGrace+proc.DefaultDrain+proc.KillDrain+3*time.Second)
+			// The timeout leaves the stand-in time to start its child and
+			// write the pid on a loaded machine (300 ms did not, at load
+			// 34); only setsid-hang waits for it.
+			const timeout = 3 * time.Second
+			r := newRunner(t, Config{Command: hostileChild(t) + " {} " + c.mode + " " + shq(pidFile) + " 1", Timeout: timeout, Warn: w.add})
+			res := runBounded(t, r, []string{p}, timeout+stopGrace+proc.DefaultDrain+proc.KillDrain+3*time.Second)
 			pid := readPid(t, pidFile)
 			defer syscall.Kill(pid, syscall.SIGKILL) // ours: started by this test
 			if res[0].Outcome != c.want {

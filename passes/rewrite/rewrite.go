@@ -186,6 +186,12 @@ func (p *Plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 		return nil, fmt.Errorf("%s: check on the rewritten module: %w; nothing written", in, err)
 	}
 	if p.DryRun {
+		// Nothing is written, so no write waits for the input's main.hash
+		// check (bundle.Write does): wait here, so that a dry run refuses
+		// a damaged bundle (or warns, with IgnoreHash) as check does.
+		if err := ld.Input.CheckHash(); err != nil {
+			return nil, err
+		}
 		return r, nil
 	}
 	t1 := time.Now()
