@@ -135,8 +135,8 @@ func oneLineText(s string) string {
 // full, about 1.5 GB written to a temporary directory, and one 1.5 GB
 // candidate at a time), 8 streams × 32 positions
 // (ANEFIX_NUMERICS_TABLE_FULL_LENGTH sets the length) with verify's
-// --max-memory 20GiB: verify estimates 15.6 GiB of heap for 8 full-scale
-// streams and refuses them at its default 8 GiB. Each full-scale row takes
+// --max-memory 20GiB (room for a longer length; 8 streams × 32 fit the
+// default 8 GiB since the estimate counts weight-only values once). Each full-scale row takes
 // minutes (about 2 to 4 per verify on two shared cores), so
 // ANEFIX_NUMERICS_TABLE_ROWS (a regular expression on the row names) picks
 // rows:
