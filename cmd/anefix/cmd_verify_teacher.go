@@ -206,8 +206,19 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 	} else if err := writeTeacherText(env.Stdout, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "anefix verify: %d streams × %d positions × 2 graphs in %.2fs (%.2f positions/s per stream for the pair); matmul and conv read %s of weights per position for all streams\n",
+	fmt.Fprintf(env.Stderr, "anefix verify: %d streams × %d positions × 2 graphs in %.2fs (%.2f positions/s per stream for the pair); matmul and conv read %s of weights per position for all streams and both graphs\n",
 		res.Streams, res.Length, elapsed.Seconds(), float64(res.Length)/elapsed.Seconds(), compare.FormatBytes(res.WeightBytes/int64(max(res.Length, 1))))
+	if b := res.Blobs; b.Held > 0 {
+		fmt.Fprintf(env.Stderr, "anefix verify: weight blobs held for both graphs: %s, of which %s byte-identical in REF and CAND and held once (%s read to compare them)",
+			compare.FormatBytes(b.Held), compare.FormatBytes(b.Shared), compare.FormatBytes(b.Compared))
+		if res.PairedOps > 0 {
+			fmt.Fprintf(env.Stderr, "; %d convs and matmuls on weights identical in both ran once for both graphs", res.PairedOps)
+		}
+		if b.Folded > 0 {
+			fmt.Fprintf(env.Stderr, "; palettized weights computed: %s, of which %s for both graphs at once", compare.FormatBytes(b.Folded), compare.FormatBytes(b.FoldShared))
+		}
+		fmt.Fprintln(env.Stderr)
+	}
 	if !rep.Passed {
 		return withCode(exitGate, fmt.Errorf("gate not met: %s", teacherGateText(rep)))
 	}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/samber/lo"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -30,8 +32,10 @@ func numericsRows() []numericsRow {
 		{"norms retyped (islands=blockers,norms)", []string{"--set", "strip-fp32-casts.islands=blockers,norms"}},
 		{"+ fp16-safe-reductions", []string{"--enable", "fp16-safe-reductions"}},
 		{"+ scale-state", []string{"--enable", "scale-state"}},
-		{"+ residual-scale (k=5)", []string{"--enable", "residual-scale"}},
-		{"islands=all + residual-scale (k=5)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale"}},
+		{"+ residual-scale (k=5)", []string{"--enable", "residual-scale", "--set", "residual-scale.k=5"}},
+		{"+ residual-scale (k=auto: 6)", []string{"--enable", "residual-scale"}},
+		{"islands=all + residual-scale (k=5)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale", "--set", "residual-scale.k=5"}},
+		{"islands=all + residual-scale (k=auto: 6)", []string{"--set", "strip-fp32-casts.islands=all", "--enable", "residual-scale"}},
 	}
 	for _, bits := range []int{8, 6, 4} {
 		for _, group := range []int{32, 16} {
@@ -48,26 +52,34 @@ func numericsRows() []numericsRow {
 }
 
 // numericsTable rewrites in with each row's flags and runs the default
-// teacher-forced verify (streams × length, gates off) under each numerics
-// profile; it returns one markdown table: mean KLD, same-top-1 with its
-// Wilson 95 % interval, and the largest state drift at the last position.
-func numericsTable(t *testing.T, in string, rows []numericsRow, numerics []string, streams, length int) string {
+// teacher-forced verify (streams × length, gates off, verify's --max-memory
+// set to maxMemory when not empty) under each numerics profile; it returns
+// one markdown table: mean KLD, its p99, same-top-1 with its Wilson 95 %
+// interval, same-top-1 where REF's top-2 gap is clear, and the largest
+// state drift at the last position. Each row's rewrite is removed once
+// measured, so the disk holds one candidate at a time (1.5 GB at full
+// scale).
+func numericsTable(t *testing.T, in string, rows []numericsRow, numerics []string, streams, length int, maxMemory string) string {
 	t.Helper()
 	dir := t.TempDir()
 	var b strings.Builder
-	fmt.Fprintf(&b, "| pipeline (`anefix rewrite IN …`) | numerics | mean KLD (nats) | KLD p99 | same top-1 [95 %% interval] | state drift at position %d (worst state) |\n|---|---|---|---|---|---|\n", length-1)
+	fmt.Fprintf(&b, "| pipeline (`anefix rewrite IN …`) | numerics | mean KLD (nats) | KLD p99 | same top-1 [95 %% interval] | same top-1 at a clear gap | state drift at position %d (worst state) |\n|---|---|---|---|---|---|---|\n", length-1)
 	for i, r := range rows {
 		out := filepath.Join(dir, fmt.Sprintf("row%d%s", i, filepath.Ext(in)))
 		args := append([]string{"rewrite", in, "-o", out}, r.Flags...)
 		if code, _, errs := runCLI(t, "", args...); code != exitOK && code != exitGate {
-			fmt.Fprintf(&b, "| %s | | rewrite exit %d: %s | | | |\n", r.Name, code, oneLineText(errs))
+			fmt.Fprintf(&b, "| %s | | rewrite exit %d: %s | | | | |\n", r.Name, code, oneLineText(errs))
 			continue
 		}
 		for _, n := range numerics {
-			code, stdout, errs := runCLI(t, "", "verify", in, out, "--numerics", n, "--streams", fmt.Sprint(streams), "--length", fmt.Sprint(length),
-				"--max-kld", "-1", "--min-same-top1", "-1", "--json")
+			vargs := []string{"verify", in, out, "--numerics", n, "--streams", fmt.Sprint(streams), "--length", fmt.Sprint(length),
+				"--max-kld", "-1", "--min-same-top1", "-1", "--json"}
+			if maxMemory != "" {
+				vargs = append(vargs, "--max-memory", maxMemory)
+			}
+			code, stdout, errs := runCLI(t, "", vargs...)
 			if code != exitOK {
-				fmt.Fprintf(&b, "| %s | %s | verify exit %d: %s | | | |\n", r.Name, n, code, oneLineText(errs))
+				fmt.Fprintf(&b, "| %s | %s | verify exit %d: %s | | | | |\n", r.Name, n, code, oneLineText(errs))
 				continue
 			}
 			var rep pb.VerifyReport
@@ -80,11 +92,29 @@ func numericsTable(t *testing.T, in string, rows []numericsRow, numerics []strin
 					worst, worstName = s.RelativeRms, s.Name
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f %% [%.2f, %.2f] | %s (%s) |\n", r.Name, n, fmtG(rep.GetMeanKld()), fmtG(rep.GetKldP99()),
-				100*rep.GetSameTop1(), 100*rep.GetSameTop1Low(), 100*rep.GetSameTop1High(), fmtG(worst), worstName)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f %% [%.2f, %.2f] | %.1f %% of %d | %s (%s) |\n", r.Name, n, fmtG(rep.GetMeanKld()), fmtG(rep.GetKldP99()),
+				100*rep.GetSameTop1(), 100*rep.GetSameTop1Low(), 100*rep.GetSameTop1High(), 100*rep.GetSameTop1Clear(), rep.GetClearPositions(), fmtG(worst), worstName)
+		}
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return b.String()
+}
+
+// tableRows keeps the rows whose name matches ANEFIX_NUMERICS_TABLE_ROWS
+// (a regular expression), all rows when it is unset.
+func tableRows(t *testing.T) []numericsRow {
+	rows := numericsRows()
+	expr := os.Getenv("ANEFIX_NUMERICS_TABLE_ROWS")
+	if expr == "" {
+		return rows
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		t.Fatalf("ANEFIX_NUMERICS_TABLE_ROWS: %v", err)
+	}
+	return lo.Filter(rows, func(r numericsRow, _ int) bool { return re.MatchString(r.Name) })
 }
 
 func oneLineText(s string) string {
@@ -102,15 +132,23 @@ func oneLineText(s string) string {
 //	ANEFIX_NUMERICS_TABLE=1 go test ./cmd/anefix -run TestNumericsTable -v -timeout 2h
 //
 // ANEFIX_NUMERICS_TABLE_FULL=1 adds the full-scale arm A (synth --scale
-// full, about 1.5 GB written to a temporary directory), 8 streams × 32
-// positions (ANEFIX_NUMERICS_TABLE_FULL_LENGTH sets the length).
+// full, about 1.5 GB written to a temporary directory, and one 1.5 GB
+// candidate at a time), 8 streams × 32 positions
+// (ANEFIX_NUMERICS_TABLE_FULL_LENGTH sets the length) with verify's
+// --max-memory 20GiB (room for a longer length; 8 streams × 32 fit the
+// default 8 GiB since the estimate counts weight-only values once). Each full-scale row takes
+// minutes (about 2 to 4 per verify on two shared cores), so
+// ANEFIX_NUMERICS_TABLE_ROWS (a regular expression on the row names) picks
+// rows:
+//
+//	ANEFIX_NUMERICS_TABLE_FULL=1 ANEFIX_NUMERICS_TABLE_ROWS='6-bit|group 16' go test ./cmd/anefix -run TestNumericsTable -v -timeout 3h
 func TestNumericsTable(t *testing.T) {
 	if os.Getenv("ANEFIX_NUMERICS_TABLE") == "" && os.Getenv("ANEFIX_NUMERICS_TABLE_FULL") == "" {
 		t.Skip("a measurement, not a check: ANEFIX_NUMERICS_TABLE=1 prints the table")
 	}
 	numerics := []string{"ieee", "ane"}
 	if os.Getenv("ANEFIX_NUMERICS_TABLE") != "" {
-		tab := numericsTable(t, "../../testdata/synth/armA.aimodel", numericsRows(), numerics, 8, 256)
+		tab := numericsTable(t, "../../testdata/synth/armA.aimodel", tableRows(t), numerics, 8, 256, "")
 		t.Logf("tiny arm A (testdata/synth/armA.aimodel), 8 streams × 256 positions:\n%s", tab)
 	}
 	if os.Getenv("ANEFIX_NUMERICS_TABLE_FULL") != "" {
@@ -122,7 +160,7 @@ func TestNumericsTable(t *testing.T) {
 		if v := os.Getenv("ANEFIX_NUMERICS_TABLE_FULL_LENGTH"); v != "" {
 			fmt.Sscan(v, &length)
 		}
-		tab := numericsTable(t, full, numericsRows(), numerics, 8, length)
+		tab := numericsTable(t, full, tableRows(t), numerics, 8, length, "20GiB")
 		t.Logf("full-scale arm A, 8 streams × %d positions:\n%s", length, tab)
 	}
 }

@@ -32,8 +32,10 @@ func EstimateMemory(m *graph.Module, name string) int64 {
 }
 
 // EstimateLanesMemory is EstimateMemory for RunLanes with the given number
-// of lanes: the constants once, the live set once per lane (an upper
-// bound: values shared by every lane are counted in each).
+// of lanes: the constants once; the values RunLanes computes once for all
+// lanes (laneInvariant: a transposed or dequantized weight) once; every
+// other live value once per lane; and at a matmul or conv on a shared
+// weight, the lanes' activations and results stacked (RunLanes' stacked).
 func EstimateLanesMemory(m *graph.Module, name string, lanes int) int64 {
 	e := &estimator{m: m, peaks: map[*graph.Operation]int64{}, busy: map[*graph.Operation]bool{}}
 	g := m.Graph(name)
@@ -46,7 +48,10 @@ func EstimateLanesMemory(m *graph.Module, name string, lanes int) int64 {
 			return true
 		})
 	}
-	return graph.SatAdd(e.consts, graph.SatMul(e.graphPeak(g), int64(max(lanes, 1))))
+	if lanes <= 1 {
+		return graph.SatAdd(e.consts, e.graphPeak(g))
+	}
+	return graph.SatAdd(e.consts, e.blockPeak(g.Body(), int64(lanes)))
 }
 
 type estimator struct {
@@ -105,13 +110,16 @@ func (e *estimator) graphPeak(g *graph.Graph) int64 {
 		return 0 // recursion: the interpreter bounds its depth
 	}
 	e.busy[g.Op] = true
-	p := e.blockPeak(g.Body())
+	p := e.blockPeak(g.Body(), 1)
 	delete(e.busy, g.Op)
 	e.peaks[g.Op] = p
 	return p
 }
 
-func (e *estimator) blockPeak(b *graph.Block) int64 {
+// blockPeak is the peak live set of b run for the given number of lanes
+// (1: Run; more: RunLanes, which runs a lane-invariant op once for all
+// lanes and regions and callees once per lane).
+func (e *estimator) blockPeak(b *graph.Block, lanes int64) int64 {
 	if b == nil {
 		return 0 // a declaration: the interpreter refuses to call it, by name
 	}
@@ -125,20 +133,23 @@ func (e *estimator) blockPeak(b *graph.Block) int64 {
 			return true
 		})
 	}
-	frees := make([]int64, len(ops))
-	var live int64
+	// live and frees per lane; liveOnce and freesOnce for the values
+	// computed once for all lanes.
+	frees, freesOnce := make([]int64, len(ops)), make([]int64, len(ops))
+	var live, liveOnce int64
 	for _, a := range b.Args() {
 		live = graph.SatAdd(live, valueBytes(a.Type()))
 		if i, ok := last[a]; ok {
 			frees[i] = graph.SatAdd(frees[i], valueBytes(a.Type()))
 		}
 	}
-	peak := live
+	shared := map[*graph.Value]bool{}
+	peak := graph.SatMul(live, lanes)
 	for i, op := range ops {
 		var inner int64
 		for _, r := range op.Regions {
 			for _, rb := range r.Blocks {
-				inner = max(inner, e.blockPeak(rb))
+				inner = max(inner, e.blockPeak(rb, 1))
 			}
 		}
 		if c, ok := graph.Callee(op); ok {
@@ -146,23 +157,37 @@ func (e *estimator) blockPeak(b *graph.Block) int64 {
 				inner = max(inner, e.graphPeak(cg))
 			}
 		}
-		var res int64
+		once := lanes > 1 && laneInvariant(op, shared)
+		if lanes > 1 && !once && stacksLanes(op, shared) {
+			// The lanes' activations and results, stacked, beside theirs.
+			inner = graph.SatAdd(inner, graph.SatAdd(valueBytes(op.Operand(0).Type()), valueBytes(op.Result(0).Type())))
+		}
+		var res, resOnce int64
 		constant := op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op)
 		for _, v := range op.Results() {
+			if once {
+				shared[v] = true
+			}
 			if constant {
 				continue // counted once in consts
 			}
 			s := valueBytes(v.Type())
-			res = graph.SatAdd(res, s)
-			if j, ok := last[v]; ok {
-				frees[j] = graph.SatAdd(frees[j], s)
+			j, ok := last[v]
+			if !ok {
+				j = i // unused: dropped after its op
+			}
+			if once {
+				resOnce = graph.SatAdd(resOnce, s)
+				freesOnce[j] = graph.SatAdd(freesOnce[j], s)
 			} else {
-				frees[i] = graph.SatAdd(frees[i], s) // unused: dropped after its op
+				res = graph.SatAdd(res, s)
+				frees[j] = graph.SatAdd(frees[j], s)
 			}
 		}
-		live = graph.SatAdd(live, res)
-		peak = max(peak, graph.SatAdd(live, inner))
+		live, liveOnce = graph.SatAdd(live, res), graph.SatAdd(liveOnce, resOnce)
+		peak = max(peak, graph.SatAdd(liveOnce, graph.SatMul(graph.SatAdd(live, inner), lanes)))
 		live -= frees[i]
+		liveOnce -= freesOnce[i]
 	}
 	return peak
 }

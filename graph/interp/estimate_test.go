@@ -58,3 +58,36 @@ func TestEstimateMappedWeightsFree(t *testing.T) {
 		t.Errorf("estimate %d with %d bytes of weights", got, weights)
 	}
 }
+
+// RunLanes computes a lane-invariant value (here a transposed weight) once
+// for all lanes, so the estimate counts it once; the input and the
+// matmul's result are per lane, and the matmul on the shared weight runs
+// once on the lanes' inputs and results stacked. By hand, in bytes: the
+// constants w (8×4 f32) 128 and the permutation (2 × int64) 16; x 16 per
+// lane; wᵀ 128; y 32 per lane. One lane: peak at the matmul, x + wᵀ + y =
+// 176. Eight lanes: at the matmul, wᵀ once + 8 × (x + y) + 8 × (x + y)
+// stacked = 128 + 384 + 384 = 896 (counting wᵀ per lane gave 8 × 176).
+func TestEstimateLanesMemorySharesInvariants(t *testing.T) {
+	src := `module {
+  coreai.graph @main(%x: tensor<1x4xf32> {coreai.name = "x"}) -> (tensor<1x8xf32> {coreai.name = "y"}) {
+    %w = coreai.constant dense<1.0> : tensor<8x4xf32>
+    %p = coreai.constant dense<[1, 0]> : tensor<2xui32>
+    %wt = "coreai.transpose"(%w, %p) : (tensor<8x4xf32>, tensor<2xui32>) -> tensor<4x8xf32>
+    %y = "coreai.matmul"(%x, %wt) : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
+    coreai.output %y : tensor<1x8xf32>
+  }
+}
+`
+	m, _, err := mlirtext.Parse("t.mlir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		lanes int
+		want  int64
+	}{{1, 144 + 176}, {8, 144 + 896}} {
+		if got := interp.EstimateLanesMemory(m, "main", c.lanes); got != c.want {
+			t.Errorf("%d lanes: estimate %d, want %d", c.lanes, got, c.want)
+		}
+	}
+}

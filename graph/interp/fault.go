@@ -22,12 +22,13 @@ type mapping struct {
 	base, end uintptr
 }
 
-func (in *Interp) addMapping(f *os.File, off int64, data []byte) {
+// newMapping describes data mapped from f at off (nil when empty).
+func newMapping(f *os.File, off int64, data []byte) *mapping {
 	if len(data) == 0 {
-		return
+		return nil
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	in.maps = append(in.maps, mapping{f, f.Name(), off, p, p + uintptr(len(data))})
+	return &mapping{f, f.Name(), off, p, p + uintptr(len(data))}
 }
 
 // checkMapped fails when a mapped file no longer holds its mapped ranges:
@@ -68,13 +69,21 @@ func (in *Interp) inMapping(addr uintptr) bool {
 	return false
 }
 
+// faultAt is the error for a fault at a when a lies in m, else nil.
+func (m *mapping) faultAt(a uintptr) error {
+	if a < m.base || a >= m.end {
+		return nil
+	}
+	return fmt.Errorf("%s changed while anefix read it: the weight mapped from byte offset %d faulted at offset %d (the file was truncated or replaced under anefix); run again on a file nothing is writing",
+		m.file, m.off, m.off+int64(a-m.base))
+}
+
 // faultError is the error for a fault at addr in a mapped weight.
 func (in *Interp) faultError(f faultAddr) error {
 	a := f.Addr()
 	for _, m := range in.maps {
-		if a >= m.base && a < m.end {
-			return fmt.Errorf("%s changed while anefix read it: the weight mapped from byte offset %d faulted at offset %d (the file was truncated or replaced under anefix); run again on a file nothing is writing",
-				m.file, m.off, m.off+int64(a-m.base))
+		if err := m.faultAt(a); err != nil {
+			return err
 		}
 	}
 	files := map[string]bool{}

@@ -129,7 +129,13 @@ func (in *Interp) foldLUT(op *graph.Operation, ins []*Tensor) (*Tensor, error) {
 	if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
 		axis = a[0]
 	}
-	t, err := lutToDense(ins[0], ins[1], axis, el, true)
+	fold := func() (*Tensor, error) { return lutToDense(ins[0], ins[1], axis, el, true) }
+	var t *Tensor
+	if key, ok := in.foldKey(op, axis); ok {
+		t, err = in.opts.Blobs.fold(key, fold)
+	} else {
+		t, err = fold()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -184,4 +190,40 @@ func (o *lutOut) tensor(shape []int) *Tensor {
 		return NewFloat(o.el, shape, o.f)
 	}
 	return NewInt(o.el, shape, o.i)
+}
+
+// foldKey is what identifies folded lut_to_dense op among the
+// interpreters sharing Options.Blobs: its index and palette blobs by the
+// bytes the store holds for them (the same for byte-identical blobs), or
+// an inline dense value by its text when short; false when there is no
+// store or an operand is neither.
+func (in *Interp) foldKey(op *graph.Operation, axis int64) (foldKey, bool) {
+	const maxInline = 64 << 10
+	s := in.opts.Blobs
+	if s == nil || op.NumOperands() < 2 {
+		return foldKey{}, false
+	}
+	var ptrs [2]*byte
+	sig := fmt.Sprintf("%d:%s", axis, op.Result(0).Type())
+	for k := range ptrs {
+		switch a := op.Operand(k).DefiningOp().Inherent("value").(type) {
+		case *graph.DenseResourceAttr:
+			r := in.m.Resource(a.Key)
+			if r == nil || r.Blob == nil {
+				return foldKey{}, false
+			}
+			if ptrs[k] = s.heldData(r); ptrs[k] == nil {
+				return foldKey{}, false
+			}
+			sig += ":" + a.Type.String()
+		case *graph.DenseElementsAttr:
+			if n, err := a.Type.ByteSize(); err != nil || n > maxInline {
+				return foldKey{}, false
+			}
+			sig += ":" + a.String()
+		default:
+			return foldKey{}, false
+		}
+	}
+	return foldKey{idx: ptrs[0], lut: ptrs[1], sig: sig}, true
 }

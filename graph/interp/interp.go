@@ -39,6 +39,10 @@ type Options struct {
 	// in element operations (work.go); 0 means DefaultMaxWork. Past it
 	// Run returns a *WorkError naming the op.
 	MaxWork int64
+	// Blobs, when set, holds the weight blobs, shared with the other
+	// interpreters given the same store (share.go): a blob byte-identical
+	// in two modules is held once. The owner closes it after them.
+	Blobs *SharedBlobs
 	// DonateInputs hands Run and RunLanes the buffers of their input
 	// tensors: the graph may update them in place (a state's slice_update
 	// writes into it instead of copying it), so the caller must not read
@@ -74,6 +78,9 @@ type Interp struct {
 	// workLanes is how many lanes the current run has (RunLanes; 1 for
 	// Run): the work bound is per lane.
 	workLanes int
+	// pairing is this interpreter's part in a Pair's run (pair.go), nil
+	// otherwise.
+	pairing *pairSide
 }
 
 // WeightBytesRead is how many bytes matmul and conv have read from weights
@@ -1273,27 +1280,46 @@ func signExtend(v uint64, nb int, el Elem) int64 {
 }
 
 // blobBytes gives a blob's bytes: in place for in-memory blobs, mapped for
-// sections of an open file, read otherwise.
+// sections of an open file, read otherwise; through Options.Blobs when
+// set (shared with the other interpreters using it).
 func (in *Interp) blobBytes(r *graph.Resource) ([]byte, error) {
+	if s := in.opts.Blobs; s != nil {
+		data, m, err := s.bytes(r)
+		if m != nil {
+			in.maps = append(in.maps, *m)
+		}
+		return data, err
+	}
+	data, m, unmap, err := loadBlob(r)
+	if unmap != nil {
+		in.unmaps = append(in.unmaps, unmap)
+	}
+	if m != nil {
+		in.maps = append(in.maps, *m)
+	}
+	return data, err
+}
+
+// loadBlob is blobBytes' work: the bytes, and for a mapped section its
+// mapping (for naming the file of a fault) and how to unmap it.
+func loadBlob(r *graph.Resource) ([]byte, *mapping, func() error, error) {
 	switch b := r.Blob.(type) {
 	case graph.MemBlob:
-		return []byte(b), nil
+		return []byte(b), nil, nil, nil
 	case *graph.SectionBlob:
 		if f, ok := b.R.(*os.File); ok {
 			if data, unmap, err := mapSection(f, b.Offset, b.N); err == nil {
-				in.unmaps = append(in.unmaps, unmap)
-				in.addMapping(f, b.Offset, data)
-				return data, nil
+				return data, newMapping(f, b.Offset, data), unmap, nil
 			}
 		}
 	}
 	buf := make([]byte, r.Blob.Size())
 	if _, err := r.Blob.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && len(buf) == 0) {
 		if !errors.Is(err, io.EOF) {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return buf, nil
+	return buf, nil, nil, nil
 }
 
 // bufRefs counts, per data buffer, how many live values (plus pins for

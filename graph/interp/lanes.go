@@ -177,21 +177,41 @@ func laneInvariant(op *graph.Operation, shared map[*graph.Value]bool) bool {
 	return true
 }
 
+// stacksLanes reports whether op is a conv or matmul whose operands but
+// the first are the same in every lane: one stacked may run once on the
+// lanes' activations (EstimateLanesMemory counts the stacked copies).
+func stacksLanes(op *graph.Operation, shared map[*graph.Value]bool) bool {
+	k := canonical(op.Name)
+	if (k != "conv" && k != "matmul") || op.NumResults() != 1 || op.NumOperands() < 2 || shared[op.Operand(0)] {
+		return false
+	}
+	for j := 1; j < op.NumOperands(); j++ {
+		if !shared[op.Operand(j)] {
+			return false
+		}
+	}
+	return true
+}
+
 // stacked runs a conv or matmul whose weight is shared by every lane once
 // on the lanes' activations stacked along the batch axis (conv) or the row
 // axis (matmul), and splits the result per lane. ok is false for any other
 // op, or when the lanes' activations cannot be stacked that way (shapes
 // that differ, a batch axis other than 1, a transposed left operand).
 func (in *Interp) stacked(op *graph.Operation, ins [][]*Tensor, shared map[*graph.Value]bool) ([]*Tensor, bool, error) {
-	k := canonical(op.Name)
-	if (k != "conv" && k != "matmul") || op.NumResults() != 1 || op.NumOperands() < 2 || shared[op.Operand(0)] {
+	if !stacksLanes(op, shared) {
 		return nil, false, nil
 	}
-	for j := 1; j < op.NumOperands(); j++ {
-		if !shared[op.Operand(j)] {
-			return nil, false, nil
-		}
+	res, ok, err := in.stackLanes(op, ins)
+	if !ok && in.pairing != nil {
+		in.pairing.pairSkip(op) // runs per lane: the other side runs it alone
 	}
+	return res, ok, err
+}
+
+// stackLanes is stacked past its first test.
+func (in *Interp) stackLanes(op *graph.Operation, ins [][]*Tensor) ([]*Tensor, bool, error) {
+	k := canonical(op.Name)
 	x0 := ins[0][0]
 	if !x0.Elem.IsFloat() || len(x0.Shape) < 2 {
 		return nil, false, nil
@@ -222,30 +242,47 @@ func (in *Interp) stacked(op *graph.Operation, ins [][]*Tensor, shared map[*grap
 	} else if x0.Shape[0] != 1 {
 		return nil, false, nil
 	}
+	xs := make([]*Tensor, len(ins))
+	for li, l := range ins {
+		xs[li] = l[0]
+	}
+	if ps := in.pairing; ps != nil {
+		if out, ok, err := ps.pairStacked(in, op, ins[0], xs, axis); ok || err != nil {
+			return out, true, err
+		}
+	}
+	out, err := in.stackExec(op, ins[0], xs, axis)
+	return out, true, err
+}
+
+// stackExec runs op once with operand 0 the activations xs stacked on
+// axis (its other operands args') and splits the result per activation.
+func (in *Interp) stackExec(op *graph.Operation, args, xs []*Tensor, axis int) ([]*Tensor, error) {
+	x0 := xs[0]
 	n := x0.Len()
-	data := make([]float32, 0, n*len(ins))
-	for _, l := range ins {
-		data = append(data, l[0].Floats()[:n]...)
+	data := make([]float32, 0, n*len(xs))
+	for _, x := range xs {
+		data = append(data, x.Floats()[:n]...)
 	}
 	shape := slices.Clone(x0.Shape)
-	shape[axis] *= len(ins)
-	args := slices.Clone(ins[0])
+	shape[axis] *= len(xs)
+	args = slices.Clone(args)
 	args[0] = NewFloat(x0.Elem, shape, data)
 	res, err := in.safeExec(op, args, 0)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	if len(res) != 1 || !res[0].Elem.IsFloat() || len(res[0].Shape) <= axis || res[0].Shape[axis]%len(ins) != 0 {
-		return nil, true, fmt.Errorf("stacked %d lanes gave %v", len(ins), res)
+	if len(res) != 1 || !res[0].Elem.IsFloat() || len(res[0].Shape) <= axis || res[0].Shape[axis]%len(xs) != 0 {
+		return nil, fmt.Errorf("stacked %d lanes gave %v", len(xs), res)
 	}
 	r := res[0]
-	m := r.Len() / len(ins)
+	m := r.Len() / len(xs)
 	per := slices.Clone(r.Shape)
-	per[axis] /= len(ins)
+	per[axis] /= len(xs)
 	rf := r.Floats()
-	out := make([]*Tensor, len(ins))
-	for li := range ins {
+	out := make([]*Tensor, len(xs))
+	for li := range xs {
 		out[li] = NewFloat(r.Elem, slices.Clone(per), slices.Clone(rf[li*m:(li+1)*m]))
 	}
-	return out, true, nil
+	return out, nil
 }

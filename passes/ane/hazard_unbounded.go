@@ -2,6 +2,7 @@ package ane
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
@@ -34,12 +35,21 @@ var HazardUnbounded = &Rule{
 // taint says where an unbounded value comes from ("state \"m\"").
 type taint map[*graph.Value]string
 
+// streamScale is, for the values derived from the residual stream, the
+// factor by which every contribution to the stream is known to have been
+// multiplied (residual-scale's 2^-k, passes/residual_scale.go); a stream
+// value without an entry is unscaled (factor 1).
+type streamScale map[*graph.Value]float64
+
+// streamSrc marks the taints that start at an embedding lookup.
+const streamSrc = "the residual stream"
+
 // runUnbounded walks the graph in op order, marking the values that derive
 // from a state or the residual stream (embedding lookups) until an op
 // bounds them, and reports the hazardous ops that read a marked value and
 // compute in fp16 or sit in an island the default rewrite retypes.
 func runUnbounded(p *Pass) {
-	t := taint{}
+	t, sc := taint{}, streamScale{}
 	for v, i := range p.IsInput {
 		if pr, ok := p.States.ForInput(i); ok && accumulates(p, v, pr) {
 			t[v] = fmt.Sprintf("state %q", pr.Name)
@@ -56,7 +66,7 @@ func runUnbounded(p *Pass) {
 	}
 	for _, op := range p.Ops {
 		name := anefacts.BaseOpName(op.Name)
-		if src, what := unboundedUse(p, t, op, name); src != "" && op.NumResults() > 0 {
+		if src, what := unboundedUse(p, t, sc, op, name); src != "" && op.NumResults() > 0 {
 			where := "computed in fp16"
 			if !isF16Value(op.Result(0)) {
 				where = "in an fp32 island the default rewrite (strip-fp32-casts islands=blockers) retypes to fp16"
@@ -66,7 +76,7 @@ func runUnbounded(p *Pass) {
 					numLabel(op), what, src, where, userLabel(op)))
 			}
 		}
-		markTaint(p, t, op, name)
+		markTaint(p, t, sc, op, name)
 	}
 }
 
@@ -145,7 +155,12 @@ func isElementwise(name string) bool {
 // unboundedUse returns the source of op's hazardous unbounded input and
 // what op computes, or "" when op is not one of the rule's ops or its
 // input is not marked.
-func unboundedUse(p *Pass, t taint, op *graph.Operation, name string) (string, string) {
+//
+// A sum of squares of the residual stream is not named when the stream is
+// known to be scaled by 2^-k with k at least anefacts.StreamSafeK: the
+// guessed stream (passes/anefacts/stream.go) then fits fp16's sum of
+// squares; a smaller scale is named with the k it would need.
+func unboundedUse(p *Pass, t taint, sc streamScale, op *graph.Operation, name string) (string, string) {
 	if op.NumOperands() == 0 {
 		return "", ""
 	}
@@ -162,15 +177,27 @@ func unboundedUse(p *Pass, t taint, op *graph.Operation, name string) (string, s
 		return t[in], "power"
 	case "coreai.reduce_sum", "coreai.reduce_mean":
 		if sq := in.DefiningOp(); isSquareOp(p, sq) {
-			return t[sq.Operand(0)], "sum of squares (x² overflows fp16 past |x| = 256)"
+			x := sq.Operand(0)
+			src := t[x]
+			f, scaled := sc[x]
+			if !strings.HasPrefix(src, streamSrc) || !scaled || f >= 1 {
+				return src, "sum of squares (x² overflows fp16 past |x| = 256)"
+			}
+			d := lastAxis(x)
+			k := anefacts.StreamSafeK(d)
+			if f <= math.Ldexp(1, -k) {
+				return "", ""
+			}
+			return src, fmt.Sprintf("sum of squares (x² overflows fp16 past |x| = 256; the stream is scaled by %.4g, and a guessed stream of %d massive channels at %d needs 2^-%d: passes/anefacts/stream.go)",
+				f, anefacts.StreamMassiveGuess, anefacts.StreamPeakGuess, k)
 		}
 	}
 	return "", ""
 }
 
 // markTaint marks op's float results when a float operand is marked and op
-// does not bound its result.
-func markTaint(p *Pass, t taint, op *graph.Operation, name string) {
+// does not bound its result, and follows the residual stream's scale.
+func markTaint(p *Pass, t taint, sc streamScale, op *graph.Operation, name string) {
 	if name == "coreai.read_handle" && op.NumOperands() > 0 && op.NumResults() > 0 && isFloatValue(op.Result(0)) {
 		if src := t[op.Operand(0)]; src != "" {
 			t[op.Result(0)] = src
@@ -178,27 +205,99 @@ func markTaint(p *Pass, t taint, op *graph.Operation, name string) {
 		return
 	}
 	if isEmbedding(op, name) {
-		t[op.Result(0)] = "the residual stream (embedding " + opLabelOrName(op) + ")"
+		t[op.Result(0)] = streamSrc + " (embedding " + opLabelOrName(op) + ")"
 		return
 	}
 	if boundsResult(p, op, name) {
 		return
 	}
+	// A state's taint wins over the stream's: a scaled stream is bounded
+	// by the guess (passes/anefacts/stream.go), a state by nothing.
 	src := ""
 	for _, v := range op.Operands() {
-		if s := t[v]; s != "" && isFloatValue(v) {
+		if s := t[v]; s != "" && isFloatValue(v) && (src == "" || strings.HasPrefix(src, streamSrc)) {
 			src = s
-			break
 		}
 	}
 	if src == "" {
 		return
 	}
+	f := 1.0
+	if strings.HasPrefix(src, streamSrc) {
+		f = streamFactor(p, t, sc, op, name)
+	}
 	for _, r := range op.Results() {
 		if isFloatValue(r) {
 			t[r] = src
+			if f < 1 {
+				sc[r] = f
+			}
 		}
 	}
+}
+
+// streamFactor is the scale of the stream value op computes from a stream
+// operand: kept by data movement, multiplied by |c| by a multiply with a
+// value c bounded on both sides, and, for an add (the residual add), the
+// largest scale of its operands, where an operand not derived from the
+// stream counts as scaled only when it is such a multiply (residual-scale
+// multiplies every block output by 2^-k before its add). Any other op: 1.
+func streamFactor(p *Pass, t taint, sc streamScale, op *graph.Operation, name string) float64 {
+	of := func(v *graph.Value) float64 {
+		if f, ok := sc[v]; ok {
+			return f
+		}
+		if t[v] != "" {
+			return 1
+		}
+		if d := v.DefiningOp(); d != nil {
+			if _, c, ok := constMul(p, d); ok {
+				return c
+			}
+		}
+		return 1
+	}
+	switch {
+	case movesData(name) && op.NumOperands() > 0:
+		return of(op.Operand(0))
+	case name == "coreai.broadcasting_mul" || name == "coreai.mul":
+		if x, c, ok := constMul(p, op); ok && t[x] != "" {
+			return min(1, of(x)*c)
+		}
+	case name == "coreai.broadcasting_add" || name == "coreai.add":
+		f := 0.0
+		for _, v := range op.Operands() {
+			f = max(f, of(v))
+		}
+		return min(1, f)
+	}
+	return 1
+}
+
+// constMul: op multiplies a value x by an operand the interval analysis
+// proves to be one finite value c (a splat constant, as residual-scale
+// writes 2^-k); it returns x and |c|.
+func constMul(p *Pass, op *graph.Operation) (*graph.Value, float64, bool) {
+	n := anefacts.BaseOpName(op.Name)
+	if n != "coreai.broadcasting_mul" && n != "coreai.mul" || op.NumOperands() != 2 {
+		return nil, 0, false
+	}
+	for i := 1; i >= 0; i-- {
+		iv := p.bound(op.Operand(i))
+		if !iv.loOpen && !iv.hiOpen && iv.lo == iv.hi && !math.IsInf(iv.lo, 0) {
+			return op.Operand(1 - i), math.Abs(iv.lo), true
+		}
+	}
+	return nil, 0, false
+}
+
+// lastAxis is the length of v's last axis, 0 when not static.
+func lastAxis(v *graph.Value) int64 {
+	tt, ok := graph.AsTensor(v.Type())
+	if !ok || len(tt.Shape) == 0 || tt.Shape[len(tt.Shape)-1] < 0 {
+		return 0
+	}
+	return tt.Shape[len(tt.Shape)-1]
 }
 
 // isEmbedding: a gather from a float table that is a constant (or derived

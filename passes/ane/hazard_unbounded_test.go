@@ -32,6 +32,30 @@ func residualModule(body string) string {
 }`
 }
 
+// scaledResidualModule is residualModule's stream with the embedding
+// multiplied by EMB and the block output %h by BLOCK before their add
+// (residual-scale's form, passes/residual_scale.go), ending in an fp16
+// sum of squares of the sum: the RMSNorm's first half.
+func scaledResidualModule(emb, block string) string {
+	return `module {
+  coreai.graph @main(%ids: tensor<1x1xsi32> {coreai.name = "input_ids"}, %h: tensor<1x1x4xf16> {coreai.name = "h"}) -> (tensor<1x1x1xf16> {coreai.name = "y"}) {
+    %w = coreai.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf16>
+    %ax = coreai.constant dense<2> : tensor<1xsi32>
+    %i = coreai.expand_dims %ids, %ax : (tensor<1x1xsi32>, tensor<1xsi32>) -> tensor<1x1x1xsi32>
+    %e = coreai.gather_nd %w, %i : (tensor<2x4xf16>, tensor<1x1x1xsi32>) -> tensor<1x1x4xf16>
+    %ce = coreai.constant dense<` + emb + `> : tensor<f16>
+    %es = coreai.decomposable.broadcasting_mul %e, %ce : (tensor<1x1x4xf16>, tensor<f16>) -> tensor<1x1x4xf16>
+    %cb = coreai.constant dense<` + block + `> : tensor<f16>
+    %hs = coreai.decomposable.broadcasting_mul %h, %cb : (tensor<1x1x4xf16>, tensor<f16>) -> tensor<1x1x4xf16>
+    %r = coreai.decomposable.broadcasting_add %es, %hs : (tensor<1x1x4xf16>, tensor<1x1x4xf16>) -> tensor<1x1x4xf16>
+    %red = coreai.constant dense<2> : tensor<1xsi32>
+    %sq = coreai.decomposable.broadcasting_mul %r, %r : (tensor<1x1x4xf16>, tensor<1x1x4xf16>) -> tensor<1x1x4xf16>
+    %y = "coreai.reduce_mean"(%sq, %red) <{keep_dims = true}> : (tensor<1x1x4xf16>, tensor<1xsi32>) -> tensor<1x1x1xf16>
+    coreai.output %y : tensor<1x1x1xf16>
+  }
+}`
+}
+
 func TestHazardUnbounded(t *testing.T) {
 	const negExp = `    %c = coreai.constant dense<-1.0> : tensor<ELEM>
     %neg = coreai.decomposable.broadcasting_mul %mn, %c : (tensor<1x4xELEM>, tensor<ELEM>) -> tensor<1x4xELEM>
@@ -48,7 +72,16 @@ func TestHazardUnbounded(t *testing.T) {
 		}
 		return out
 	}
+	const unscaled = `coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256) of a value derived from the residual stream (embedding coreai.gather_nd) with no bounding op between, computed in fp16; used by coreai.output`
 	testRule(t, HazardUnbounded, []ruleCase{
+		// anefacts.StreamSafeK(4) = 6 (passes/anefacts/stream_test.go): a
+		// stream scaled by 2^-6 fits the guess, 2^-5 does not.
+		{name: "residual stream scaled by 2^-6 (embedding and block output)", text: scaledResidualModule("1.562500e-02", "1.562500e-02"), want: nil},
+		{name: "residual stream scaled by 2^-7", text: scaledResidualModule("7.812500e-03", "7.812500e-03"), want: nil},
+		{name: "residual stream scaled by 2^-5: named, with the k it needs", text: scaledResidualModule("3.125000e-02", "3.125000e-02"),
+			want: []string{`coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256; the stream is scaled by 0.03125, and a guessed stream of 4 massive channels at 4096 needs 2^-6: passes/anefacts/stream.go) of a value derived from the residual stream (embedding coreai.gather_nd) with no bounding op between, computed in fp16; used by coreai.output`}},
+		{name: "only the embedding scaled: the block output adds unscaled values", text: scaledResidualModule("1.562500e-02", "1.0"), want: []string{unscaled}},
+		{name: "only the block output scaled", text: scaledResidualModule("1.0", "1.562500e-02"), want: []string{unscaled}},
 		{name: "exp(-m) of an fp16 running-max state", text: stateModule("f16", sub(negExp, "f16")),
 			want: []string{`coreai.exp: exp (overflows fp16 past 11.09) of a value derived from state "m" with no bounding op between, computed in fp16; used by coreai.output`}},
 		{name: "exp(-m) of an fp32 state the default rewrite retypes", text: stateModule("f32", sub(negExp, "f32")),

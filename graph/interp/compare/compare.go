@@ -96,7 +96,7 @@ func checkLanesMemory(ref, cand *graph.Module, o Options, lanes int) error {
 	if need > o.MaxMemory {
 		streams := ""
 		if lanes > 1 {
-			streams = fmt.Sprintf(" for %d streams together (the live values once per stream; fewer --streams need less)", lanes)
+			streams = fmt.Sprintf(" for %d streams together (the live values once per stream, what is computed from weights alone once; fewer --streams need less)", lanes)
 		}
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count)%s, over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
 			ErrMemory, FormatBytes(need), streams, FormatBytes(o.MaxMemory))
@@ -487,6 +487,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		loc = newLocalizer(ref, cand, newOpNames(cand))
 		loc.hook(&o.Ref, &o.Cand)
 	}
+	defer shareBlobs(&o.Ref, &o.Cand).Close()
 	rs, cs, err := newSides(ref, cand, o.Function, o.Ref, o.Cand, o.CandConstants)
 	if err != nil {
 		return nil, err
@@ -772,6 +773,24 @@ func stateDriftSums(rs, cs *side, log2 map[string]int) []StateDrift {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// shareBlobs gives both interpreters one store of weight blobs (unless
+// the caller gave them one), so that a blob byte-identical in REF and CAND
+// (most of them after a rewrite) is mapped and paged in once for both
+// (interp.SharedBlobs). The caller closes it after both interpreters.
+func shareBlobs(ro, co *interp.Options) *interp.SharedBlobs {
+	switch {
+	case ro.Blobs != nil && co.Blobs == nil:
+		co.Blobs = ro.Blobs
+	case co.Blobs != nil && ro.Blobs == nil:
+		ro.Blobs = co.Blobs
+	case ro.Blobs == nil:
+		s := interp.NewSharedBlobs()
+		ro.Blobs, co.Blobs = s, s
+		return s
+	}
+	return nil
 }
 
 // feedConstants sets each externalized constant input of the candidate to

@@ -67,7 +67,7 @@ func rsRunRef(t *testing.T, spec passes.Spec, refOpts, cand interp.Options) (cos
 // Synth's massive residual channels (hundreds on tiny arm A) overflow the
 // squares of an RMSNorm retyped to fp16 (|x| > 256): islands=all breaks
 // the logits, as it would a trained model's, and residual-scale (stream
-// divided by 2^5 at its default, epsilon by 2^10) brings them back to the level of the
+// divided by 2^6 at its default k=auto, epsilon by 2^12) brings them back to the level of the
 // default pipeline, which keeps the norms in f32. Both numerics profiles.
 func TestResidualScaleIslandsAll(t *testing.T) {
 	base := []string{"strip-fp32-casts", "fold-casts", "dce"}

@@ -94,8 +94,15 @@ type Teacher struct {
 	// WeightBytes is what matmul and conv read from the weights of both
 	// graphs over the run (interp.Interp.WeightBytesRead): with the streams
 	// batched, about the two graphs' weight bytes per position, whatever
-	// the number of streams.
+	// the number of streams; a paired op (PairedOps) reads its weight once
+	// for both.
 	WeightBytes int64
+	// PairedOps is how many convs and matmuls ran once for both graphs
+	// per position (interp.Pair): the same weight bytes applied alike.
+	PairedOps int
+	// Blobs is what the two graphs' weight blobs took (interp.SharedBlobs):
+	// a blob byte-identical in both is held, mapped and paged in once.
+	Blobs interp.SharedBlobsStats
 }
 
 // SameTop1Frac is SameTop1 as a fraction of the positions.
@@ -175,12 +182,9 @@ func (ls *laneSide) feed(streams [][]int64, pos int, seed uint64) error {
 	return nil
 }
 
-// step runs every lane once and carries each lane's states over.
-func (ls *laneSide) step() ([][]*interp.Tensor, error) {
-	outs, err := ls.in.RunLanes(ls.g.Name(), ls.lanes)
-	if err != nil {
-		return nil, err
-	}
+// carry takes each lane's states over from its outputs of a step.
+func (ls *laneSide) carry(outs [][]*interp.Tensor) ([][]*interp.Tensor, error) {
+	var err error
 	for l, o := range outs {
 		for i, k := range ls.state {
 			t := o[k]
@@ -224,6 +228,8 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		recs[0].hook(&o.Ref)
 		recs[1].hook(&o.Cand)
 	}
+	blobs := shareBlobs(&o.Ref, &o.Cand)
+	defer blobs.Close()
 	rs0, cs0, err := newSides(ref, cand, o.Function, o.Ref, o.Cand, o.CandConstants)
 	if err != nil {
 		return nil, err
@@ -241,6 +247,9 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	}
 	res.Notes = append(res.Notes, scratch.Notes...)
 	rs, cs := newLaneSide(rs0, len(o.Streams)), newLaneSide(cs0, len(o.Streams))
+	// REF and CAND step together: a conv or matmul on the same weight
+	// bytes in both runs once for both (interp.Pair).
+	pair := interp.NewPair(rs.in, rs.g.Name(), cs.in, cs.g.Name())
 	checkpoints := driftPositions(L)
 	curves := map[string]*StateCurve{}
 	var acc teacherAcc
@@ -253,15 +262,13 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 		if err := cs.feed(o.Streams, pos, o.Seed); err != nil {
 			return nil, err
 		}
-		var ro, co [][]*interp.Tensor
-		var rerr, cerr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			co, cerr = cs.step()
-		}()
-		ro, rerr = rs.step()
-		<-done
+		ro, co, rerr, cerr := pair.Run(rs.lanes, cs.lanes)
+		if rerr == nil {
+			ro, rerr = rs.carry(ro)
+		}
+		if cerr == nil {
+			co, cerr = cs.carry(co)
+		}
 		if rerr != nil {
 			return nil, fmt.Errorf("reference, position %d: %w", pos, rerr)
 		}
@@ -309,6 +316,16 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	acc.fill(res)
 	res.PSNR = psnr(sqErr, peak, count)
 	res.WeightBytes = rs.in.WeightBytesRead() + cs.in.WeightBytesRead()
+	res.PairedOps = pair.Paired()
+	res.Blobs = o.Ref.Blobs.Stats()
+	if o.Cand.Blobs != o.Ref.Blobs { // the caller gave each its own store
+		c := o.Cand.Blobs.Stats()
+		res.Blobs.Held += c.Held
+		res.Blobs.Shared += c.Shared
+		res.Blobs.Compared += c.Compared
+		res.Blobs.Folded += c.Folded
+		res.Blobs.FoldShared += c.FoldShared
+	}
 	for _, c := range curves {
 		res.States = append(res.States, *c)
 	}
