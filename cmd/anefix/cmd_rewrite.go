@@ -169,8 +169,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return usage(err)
 	}
 	var blockers iter.Seq[*pb.FindingGroup]
-	if rep == nil {
-		rep, blockers = rewriteReportOf(o, in, ld, res, load, false)
+	if rep == nil { // a dry run or a failure: no write called Beside
+		rep, blockers = rewriteReportOf(o, in, ld, res, load, o.report != "" || o.json)
 	}
 	writeRewriteSummary(env.Stderr, rep, blockers, o.timings)
 	if res.Err != nil {
