@@ -97,7 +97,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	}
 	defer ld.Close()
 	ld.ReadOnly()
-	defer loadedGCWith(ld, checkHeapFactor)()
+	defer loadedGC(ld)()
 	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -151,7 +152,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	var committed []byte
 	if o.report != "" || o.json {
 		plan.Beside = func(res *rewrite.Result) ([]bundle.SideFile, error) {
-			rep = rewriteReportOf(o, in, ld, res, load)
+			rep, _ = rewriteReportOf(o, in, ld, res, load, true)
 			b, err := protoJSON(rep)
 			if err != nil {
 				return nil, fmt.Errorf("making the report: %w; nothing written", err)
@@ -167,10 +168,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err != nil {
 		return usage(err)
 	}
-	if rep == nil {
-		rep = rewriteReportOf(o, in, ld, res, load)
+	var blockers iter.Seq[*pb.FindingGroup]
+	if rep == nil { // a dry run or a failure: no write called Beside
+		rep, blockers = rewriteReportOf(o, in, ld, res, load, o.report != "" || o.json)
 	}
-	writeRewriteSummary(env.Stderr, rep, o.timings)
+	writeRewriteSummary(env.Stderr, rep, blockers, o.timings)
 	if res.Err != nil {
 		if err := writeRewriteReport(env, o, rep); err != nil {
 			fmt.Fprintf(env.Stderr, "anefix rewrite: %v\n", err)
@@ -208,8 +210,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 }
 
 // rewriteReportOf is the one conversion of a rewrite's result to the report
-// (proto anefix.v1.RewriteReport); load is the time loadInput took.
-func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrite.Result, load time.Duration) *pb.RewriteReport {
+// (proto anefix.v1.RewriteReport); load is the time loadInput took. With
+// all the verdict holds its blockers (the JSON report); without, they are
+// left out of it and returned as a sequence for the text summary, made
+// one at a time as it prints them (rwVerdictText).
+func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrite.Result, load time.Duration, all bool) (*pb.RewriteReport, iter.Seq[*pb.FindingGroup]) {
 	rep := &pb.RewriteReport{DryRun: o.DryRun, VerifyEach: o.VerifyEach, Output: o.Out, Input: reportInput(in, ld)}
 	rwFillReport(rep, res.Pipeline, res.Run)
 	if o.timings {
@@ -221,14 +226,19 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 		if errors.As(res.Err, &pe) {
 			rep.FailedPass = pe.Pass
 		}
-		return rep
+		return rep, nil
 	}
 	// Handed over, not kept: once grouped, the rule model's findings (about
 	// 150 bytes an op of issue 28's 500k-op chain) can go while the groups
 	// become messages (checkReport), and while the report is printed.
 	chk := res.Check
 	res.Check = nil
-	rep.Check = rwVerdict(chk)
+	var blockers iter.Seq[*pb.FindingGroup]
+	if all {
+		rep.Check = rwVerdict(chk)
+	} else {
+		rep.Check, blockers = rwVerdictText(chk)
+	}
 	if wr := res.Written; wr != nil {
 		if o.timings {
 			rep.WriteNs = res.Write.Nanoseconds()
@@ -238,7 +248,7 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 		rep.OutputHash = wr.Hash
 		rep.OutputSize = wr.MainSize
 	}
-	return rep
+	return rep, blockers
 }
 
 // rwVerdict is check's verdict on the rewritten module: what `anefix check
@@ -254,6 +264,19 @@ func rwVerdict(r *ane.Report) *pb.RewriteVerdict {
 		}
 	}
 	return v
+}
+
+// rwVerdictText is rwVerdict without the blockers, which come as a
+// sequence instead, each group made and converted as it is read (as
+// check's text report does, textGroups): on issue 28's 500k-op chain, with
+// a blocker group per op, every group at once as a message was 108 MB on
+// top of the module, where the grouping holds 12 bytes a finding.
+func rwVerdictText(r *ane.Report) (*pb.RewriteVerdict, iter.Seq[*pb.FindingGroup]) {
+	cr := checkSummary(r, false)
+	gs := textGroups(r)
+	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
+		Suspects: count32(gs.suspects.n), RuleSet: cr.RuleSet}
+	return v, gs.groups.where(func(_, severity string) bool { return severity == "blocker" })
 }
 
 // rwCheckFlags rejects flag combinations rewrite cannot honour, before any work.
@@ -458,8 +481,10 @@ func lowestForm(p *pb.PassRun) string {
 // name holds is printable).
 func protoJSON(m proto.Message) ([]byte, error) { return pbprint.Marshal(m) }
 
-// writeRewriteSummary prints what each pass did, for people.
-func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
+// writeRewriteSummary prints what each pass did, for people. blockers,
+// when not nil, are the verdict's blockers (rewriteReportOf), else
+// rep.Check's are printed.
+func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, blockers iter.Seq[*pb.FindingGroup], timings bool) {
 	rep = pbprint.ForText(rep) // names from the model stay on their line
 	for _, p := range rep.Passes {
 		var parts []string
@@ -564,12 +589,12 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, timings bool) {
 			fmt.Fprintf(w, "; %d unconfirmed suspect(s), listed by anefix check", v.Suspects)
 		}
 		fmt.Fprintln(w)
-		if len(v.Blockers) > 0 {
-			fmt.Fprintf(w, "  blockers that remain (fix with the pass after ->):\n")
-			b := &textChunks{w: w, indent: "  "}
-			writeGroups(b, v.Blockers, "")
-			_ = b.Flush() // the summary's other lines ignore write errors too
+		if blockers == nil {
+			blockers = slices.Values(v.Blockers)
 		}
+		b := &textChunks{w: w, indent: "  "}
+		writeGroupSeq(b, "blockers that remain (fix with the pass after ->):\n", blockers, "")
+		_ = b.Flush() // the summary's other lines ignore write errors too
 	}
 	switch {
 	case rep.Written && rep.Output != "-":

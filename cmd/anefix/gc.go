@@ -53,43 +53,50 @@ func codecGC() (restore func()) {
 // mapped main module's size is added (mapped). GOMEMLIMIT or GOGC in the
 // environment turns it off.
 //
-// check uses checkHeapFactor: its text report no longer holds every group
-// at once (textGroups), and a read-only input drops the bytecode reader's
-// tables (modelio.Loaded.ReadOnly), so its live heap peaks at about twice
-// what the load left. Measured on the chain read from bytecode
-// (/usr/bin/time, load about 27, noisy; mlir-opt 22: 298 MiB writing
-// bytecode, 256 MiB printing text): 426 MiB and 7.6 s CPU with 2.5, 370
-// MiB and 10.8 s with 2.0; from text 474 -> 402 MiB, 7.4 -> 10.6 s.
+// check and rewrite hold a report made so that its groups are made one at
+// a time as the text prints them (textGroups, rwVerdictText), and check
+// drops the bytecode reader's tables (modelio.Loaded.ReadOnly), so the
+// live heap peaks at about twice what the load left, while check's rules
+// run (on the chain read from bytecode: 182 MB after the load, 372-387 MB
+// in rewrite's check of its output). Measured on the chain read from
+// bytecode (/usr/bin/time, load about 27, noisy; mlir-opt 22: 298 MiB
+// writing bytecode, 256 MiB printing text): check 426 MiB and 7.6 s CPU
+// with a factor of 2.5, 370 MiB and 10.8 s with 2.0; from text 474 -> 402
+// MiB, 7.4 -> 10.6 s. rewrite (load about 11): 520 MiB and 6.8 s CPU with
+// 2.5, 443-455 MiB and 8.4-8.6 s with 2.0.
+// rewrite keeps the bytecode reader's tables (the writer reuses them), and
+// they do not grow while the command works: they count once, beside the
+// mapped input, not factor times (bytecode.Source.TableBytes; on the chain
+// about 40 MB of the 182 MB live after the load).
 const (
-	loadedHeapFactor = 2.5
-	checkHeapFactor  = 2.0
+	loadedHeapFactor = 2.0
 	loadedHeapSlack  = 64 << 20
 )
 
-// loadedLimit is the soft heap limit for a live heap of live bytes and
-// mapped bytes of input outside the heap.
-func loadedLimit(live uint64, mapped int64, factor float64) int64 {
-	return int64(float64(live)*factor) + mapped + loadedHeapSlack
+// loadedLimit is the soft heap limit for a live heap of live bytes, of
+// which fixed bytes do not grow with the work, and mapped bytes of input
+// outside the heap.
+func loadedLimit(live uint64, fixed, mapped int64, factor float64) int64 {
+	grows := max(int64(live)-fixed, 0)
+	return int64(float64(grows)*factor) + min(fixed, int64(live)) + mapped + loadedHeapSlack
 }
 
 // loadedGC sets the limit for ld from the heap live now (after one
 // collection) and returns what puts the previous limit back.
 func loadedGC(ld *modelio.Loaded) (restore func()) {
-	return loadedGCWith(ld, loadedHeapFactor)
-}
-
-// loadedGCWith is loadedGC with factor in place of loadedHeapFactor.
-func loadedGCWith(ld *modelio.Loaded, factor float64) (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return func() {}
 	}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	var mapped int64
+	var fixed, mapped int64
 	if ld != nil && ld.Input != nil && ld.Input.Bytecode {
 		mapped = ld.Input.Size
 	}
-	old := debug.SetMemoryLimit(loadedLimit(ms.HeapAlloc, mapped, factor))
+	if ld != nil {
+		fixed = ld.Bytecode.TableBytes()
+	}
+	old := debug.SetMemoryLimit(loadedLimit(ms.HeapAlloc, fixed, mapped, loadedHeapFactor))
 	return func() { debug.SetMemoryLimit(old) }
 }

@@ -39,17 +39,30 @@ func TestLoadedGC(t *testing.T) {
 	}
 	restore()
 	runtime.KeepAlive(keep)
-	// check's factor (gc.go) in place of the default.
-	restore = loadedGCWith(nil, checkHeapFactor)
-	l := debug.SetMemoryLimit(-1)
-	restore()
-	runtime.KeepAlive(keep)
-	if clo, chi := int64(float64(len(keep))*checkHeapFactor)+loadedHeapSlack, int64(float64(ms.HeapAlloc)*checkHeapFactor)+loadedHeapSlack+16<<20; l < clo || l > chi {
-		t.Errorf("limit with check's factor %d MiB; want between %d and %d MiB", l>>20, clo>>20, chi>>20)
-	}
 	t.Setenv("GOGC", "100")
 	loadedGC(nil)()
 	if l := debug.SetMemoryLimit(-1); l != before {
 		t.Errorf("with GOGC set the limit became %d; want it left at %d", l, before)
+	}
+}
+
+// TestLoadedLimit: the tables that do not grow with the work (fixed) count
+// once, the rest of the live heap factor times, the mapped input once
+// (hand-derived figures, factor 2, slack 64 MiB).
+func TestLoadedLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		live          uint64
+		fixed, mapped int64
+		want          int64
+	}{
+		{live: 100 * mib, want: 264 * mib},                  // 2×100 + 64
+		{live: 100 * mib, fixed: 40 * mib, want: 224 * mib}, // 2×60 + 40 + 64
+		{live: 100 * mib, fixed: 40 * mib, mapped: 9 * mib, want: 233 * mib},
+		{live: 30 * mib, fixed: 40 * mib, want: 94 * mib}, // fixed above live: live counts once
+	} {
+		if got := loadedLimit(c.live, c.fixed, c.mapped, 2.0); got != c.want {
+			t.Errorf("loadedLimit(%d MiB live, %d fixed, %d mapped) = %d MiB; want %d", c.live/mib, c.fixed/mib, c.mapped/mib, got/mib, c.want/mib)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package bytecode
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
@@ -96,5 +97,32 @@ func TestDescribedSource(t *testing.T) {
 	}
 	if got, want := write(t, m1, WriteOptions{Source: d}), write(t, m1, WriteOptions{}); !bytes.Equal(got, want) {
 		t.Errorf("writing with a described source differs from writing with none (%d bytes vs %d)", len(got), len(want))
+	}
+}
+
+// TestTableBytes: TableBytes is no more than the heap the tables hold,
+// measured as what dropping them (Described) gives back while the module
+// stays, and at least half of it (it leaves out the maps and the strings'
+// bytes; a budget that leaves the tables out must not leave out more than
+// they hold); a Described source holds none.
+func TestTableBytes(t *testing.T) {
+	data := write(t, synthModule(3000, 16), WriteOptions{})
+	m, src := read(t, data)
+	var with, without runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&with)
+	est := src.TableBytes()
+	src = src.Described()
+	runtime.GC()
+	runtime.ReadMemStats(&without)
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(data)
+	freed := int64(with.HeapAlloc) - int64(without.HeapAlloc)
+	t.Logf("TableBytes %d, dropping the tables gave back %d", est, freed)
+	if est < freed/2 || est > freed {
+		t.Errorf("TableBytes %d; dropping the tables gave back %d bytes", est, freed)
+	}
+	if n := src.TableBytes(); n != 0 {
+		t.Errorf("a Described source's TableBytes %d; want 0", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/anefix/anefix/graph"
 )
@@ -765,6 +766,35 @@ type Dialect struct {
 	// does for Apple's aicode and mps), so such files have no mlir-opt
 	// oracle.
 	Version []byte
+}
+
+// TableBytes is about how many heap bytes s's tables and records hold
+// (what Described drops): the slices' capacities and the sections read
+// into memory, not the maps (the use lists' and layouts', none of them one
+// per op) nor the values the entries point at, which the module shares.
+// The tables stay as they are while a command works on the module, so a
+// memory budget in proportion to the work (cmd/anefix/gc.go) leaves them
+// out.
+func (s *Source) TableBytes() int64 {
+	if s == nil || s.described {
+		return 0
+	}
+	n := sliceBytes(s.attrs) + sliceBytes(s.locs) + sliceBytes(s.types) + sliceBytes(s.ops) +
+		sliceBytes(s.opLocs) + sliceBytes(s.opAttrs)
+	if f := s.f; f != nil {
+		for _, d := range f.sections {
+			if d != nil {
+				n += int64(cap(d.buf))
+			}
+		}
+		n += sliceBytes(f.strings) + sliceBytes(f.opNames) + sliceBytes(f.attrs) + sliceBytes(f.types) + sliceBytes(f.props)
+	}
+	return n
+}
+
+func sliceBytes[T any](s []T) int64 {
+	var z T
+	return int64(cap(s)) * int64(unsafe.Sizeof(z))
 }
 
 // Described is a Source that keeps only what describes the input (name,
