@@ -1,5 +1,31 @@
 #include "textflag.h"
 
+// LANES4_ENTRY zeroes lanes16x4AVX's and lanes16x4RoundedAVX's eight sums
+// and tests k (CX); LANES4_EXIT stores the sums at AX. The argument loads
+// stay in each function, where vet checks them against its declaration.
+#define LANES4_ENTRY \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7; \
+	TESTQ CX, CX
+
+#define LANES4_EXIT \
+	VMOVUPS Y0, (AX); \
+	VMOVUPS Y1, 32(AX); \
+	VMOVUPS Y2, 64(AX); \
+	VMOVUPS Y3, 96(AX); \
+	VMOVUPS Y4, 128(AX); \
+	VMOVUPS Y5, 160(AX); \
+	VMOVUPS Y6, 192(AX); \
+	VMOVUPS Y7, 224(AX); \
+	VZEROUPPER; \
+	RET
+
 // func dot8hAVX(x *float32, h *uint16, stride, blocks int, out *[8]float32)
 //
 // For eight weight rows r (raw f16, row r at h + r*stride elements) and
@@ -654,15 +680,7 @@ TEXT ·lanes16x4AVX(SB), NOSPLIT, $0-40
 	MOVQ acc+32(FP), AX
 	SHLQ $2, DX
 	LEAQ (DX)(DX*2), BX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	TESTQ CX, CX
+	LANES4_ENTRY
 	JZ l4done
 
 l4loop:
@@ -694,16 +712,7 @@ l4loop:
 	JNZ l4loop
 
 l4done:
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
-	VZEROUPPER
-	RET
+	LANES4_EXIT
 
 // func lanes16x4RoundedAVX(wt *float32, k int, x *float32, xstride int, acc *[64]float32)
 //
@@ -719,15 +728,7 @@ TEXT ·lanes16x4RoundedAVX(SB), NOSPLIT, $0-40
 	MOVQ acc+32(FP), AX
 	SHLQ $2, DX
 	LEAQ (DX)(DX*2), BX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	TESTQ CX, CX
+	LANES4_ENTRY
 	JZ r4done
 
 r4loop:
@@ -775,13 +776,4 @@ r4loop:
 	JNZ r4loop
 
 r4done:
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
-	VZEROUPPER
-	RET
+	LANES4_EXIT

@@ -138,7 +138,22 @@ func (p *Pair) match() {
 		}
 		seqs[s] = side.in.stackOps(pl)
 	}
-	x, y := seqs[0], seqs[1]
+	p.order = commonOrder(seqs[0], seqs[1])
+}
+
+// maxPairCells bounds commonOrder's table (4 bytes a cell: 64 MiB). Past
+// it the ops run unpaired: the same results, each graph reading its own
+// weights (a real model pairs a few hundred ops; full-scale arm A 133).
+const maxPairCells = 1 << 24
+
+// commonOrder is the longest common subsequence of x and y by signature,
+// as pairs in the order both runs meet them; nil when the table would
+// pass maxPairCells.
+func commonOrder(x, y []stackOp) [][2]*graph.Operation {
+	if int64(len(x)+1)*int64(len(y)+1) > maxPairCells {
+		return nil
+	}
+	var order [][2]*graph.Operation
 	// lcs[i][j]: the longest common subsequence of x[i:] and y[j:].
 	lcs := make([][]int32, len(x)+1)
 	for i := range lcs {
@@ -156,7 +171,7 @@ func (p *Pair) match() {
 	for i, j := 0, 0; i < len(x) && j < len(y); {
 		switch {
 		case x[i].sig == y[j].sig:
-			p.order = append(p.order, [2]*graph.Operation{x[i].op, y[j].op})
+			order = append(order, [2]*graph.Operation{x[i].op, y[j].op})
 			i, j = i+1, j+1
 		case lcs[i+1][j] >= lcs[i][j+1]:
 			i++
@@ -164,6 +179,7 @@ func (p *Pair) match() {
 			j++
 		}
 	}
+	return order
 }
 
 // sameNumerics reports whether two interpreters compute an op alike.
@@ -230,10 +246,16 @@ func opSig(op *graph.Operation) string {
 	return sig
 }
 
+// maxSigBytes bounds a value's signature: a value that uses another twice
+// doubles its text at every level (40 chained x+x would need terabytes);
+// past the bound the value has none and its op runs unpaired.
+const maxSigBytes = 64 << 10
+
 // valueSig is what a lane-invariant value is computed from, as text: a
 // weight blob by the address of the bytes the store holds for it, a short
 // inline value by its text, another op's result by the op's signature
-// and its operands'. false when some part has none.
+// and its operands'. false when some part has none or it would pass
+// maxSigBytes.
 func (in *Interp) valueSig(v *graph.Value, memo map[*graph.Value]string, depth int) (string, bool) {
 	if s, ok := memo[v]; ok {
 		return s, s != ""
@@ -269,7 +291,7 @@ func (in *Interp) valueSig(v *graph.Value, memo map[*graph.Value]string, depth i
 		}
 		for _, o := range d.Operands() {
 			os, ok := in.valueSig(o, memo, depth+1)
-			if !ok {
+			if !ok || len(sig)+len(os) > maxSigBytes {
 				sig = ""
 				break
 			}

@@ -3,7 +3,9 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
@@ -123,4 +125,79 @@ func TestPairRunsSharedWeightOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The pairing's own work is bounded by its input: a weight computed by a
+// chain of x+x doubles its signature text at every step, and two graphs
+// with many stackable ops would need a table of len(x)·len(y) cells. Both
+// are refused (the ops run unpaired, with the same results) instead of
+// allocating without limit. Bounds by hand: 20 doublings of a signature
+// of ~200 bytes are ~200 MB of text (and the same again in temporaries);
+// a 5000 × 5000 table is 100 MB; either kept under 16 MiB allocated.
+func TestPairWorkBounded(t *testing.T) {
+	allocated := func(f func()) uint64 {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		f()
+		runtime.ReadMemStats(&m1)
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	t.Run("doubling signature", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString("module {\n  coreai.graph @main(%x: tensor<1x4xf16> {coreai.name = \"x\"}) -> (tensor<1x2xf16> {coreai.name = \"y\"}) {\n")
+		b.WriteString("    %w0 = coreai.constant dense_resource<w> : tensor<4x2xf16>\n")
+		const levels = 20
+		for i := 1; i <= levels; i++ {
+			fmt.Fprintf(&b, "    %%w%d = coreai.decomposable.broadcasting_add %%w%d, %%w%d : (tensor<4x2xf16>, tensor<4x2xf16>) -> tensor<4x2xf16>\n", i, i-1, i-1)
+		}
+		fmt.Fprintf(&b, "    %%y = \"coreai.matmul\"(%%x, %%w%d) : (tensor<1x4xf16>, tensor<4x2xf16>) -> tensor<1x2xf16>\n", levels)
+		b.WriteString("    coreai.output %y : tensor<1x2xf16>\n  }\n}\n")
+		fmt.Fprintf(&b, "{-#\n  dialect_resources: {\n    builtin: {\n      w: %q\n    }\n  }\n#-}\n", blobHex(2, halves(1, 0, 0, 0, 0, 1, 0, 1)))
+		m, _, err := mlirtext.Parse("doubling.mlir", b.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewSharedBlobs()
+		defer s.Close()
+		in := New(m, Options{Blobs: s})
+		defer in.Close()
+		pl, err := in.planFor(in.graphs["main"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []stackOp
+		if n := allocated(func() { ops = in.stackOps(pl) }); n > 16<<20 {
+			t.Errorf("signatures allocated %d bytes", n)
+		}
+		if len(ops) != 0 {
+			t.Errorf("the matmul on a %d-level doubled weight has a signature (%d bytes): want none", levels, len(ops[0].sig))
+		}
+	})
+	t.Run("table", func(t *testing.T) {
+		mk := func(n int, prefix string) []stackOp {
+			out := make([]stackOp, n)
+			for i := range out {
+				out[i] = stackOp{op: graph.NewOp("coreai.matmul", nil, nil, nil, graph.Unknown), sig: fmt.Sprint(prefix, i%7)}
+			}
+			return out
+		}
+		x, y := mk(5000, "s"), mk(5000, "s")
+		var order [][2]*graph.Operation
+		if n := allocated(func() { order = commonOrder(x, y) }); n > 16<<20 {
+			t.Errorf("5000 × 5000 ops: %d bytes allocated", n)
+		}
+		if order != nil {
+			t.Errorf("5000 × 5000 ops paired %d, want none past the bound", len(order))
+		}
+		// Within the bound, the longest common subsequence by hand:
+		// a b c against b c a pairs b and c.
+		a, b := mk(3, ""), mk(3, "")
+		a[0].sig, a[1].sig, a[2].sig = "a", "b", "c"
+		b[0].sig, b[1].sig, b[2].sig = "b", "c", "a"
+		got := commonOrder(a, b)
+		want := [][2]*graph.Operation{{a[1].op, b[0].op}, {a[2].op, b[1].op}}
+		if !slices.Equal(got, want) {
+			t.Errorf("order %v, want %v", got, want)
+		}
+	})
 }
