@@ -56,13 +56,16 @@ func (f *Graph) Islands() []*Island {
 	// of their first op); its non-ANE values go through one reused list: a
 	// map from op to its list cost about 140 bytes an op at once on issue
 	// 28's 500k-op chain, where every op is in an island.
-	b := &islandBuilder{f: f, byRoot: map[*graph.Value]*building{}}
+	b := &islandBuilder{f: f, byRoot: map[*graph.Value]*building{}, early: map[*graph.Value]bool{}}
+	// Two walks: the first counts each island's ops and the values it may
+	// meet first, so that All and Vals are made once at their size (grown
+	// by append they cost about 37 bytes an op each on that chain, not 8).
 	var bad []*graph.Value
-	for _, op := range f.Ops {
-		if op == f.Term {
-			continue
-		}
+	badOf := func(op *graph.Operation) []*graph.Value {
 		bad = bad[:0]
+		if op == f.Term {
+			return bad
+		}
 		for i, v := range op.Operands() {
 			if !notData(op, i) && f.BadElem(v) {
 				bad = append(bad, v)
@@ -73,7 +76,21 @@ func (f *Graph) Islands() []*Island {
 				bad = append(bad, r)
 			}
 		}
-		if len(bad) > 0 {
+		return bad
+	}
+	for _, op := range f.Ops {
+		if bad := badOf(op); len(bad) > 0 {
+			is := b.get(fi.Root(bad[0]))
+			is.nOps++
+			for _, v := range bad {
+				if !b.definedBefore(op, v) {
+					is.nVals++
+				}
+			}
+		}
+	}
+	for _, op := range f.Ops {
+		if bad := badOf(op); len(bad) > 0 {
 			b.add(b.get(fi.Root(bad[0])), op, bad)
 		}
 	}
@@ -91,23 +108,31 @@ type islandBuilder struct {
 	f      *Graph
 	byRoot map[*graph.Value]*building
 	order  []*graph.Value
+	// early holds the values met before their defining op in f.Ops (block
+	// arguments, values from outside the graph): any other value is met
+	// first as a result of its defining op, so no set of every value met
+	// is needed (a set of the 500k values of issue 28's chain cost about
+	// 40 bytes an op). An op's non-ANE values all join one island
+	// (graph.FloatIslands unions them), so met once is met in that island.
+	early map[*graph.Value]bool
 }
 
 type building struct {
 	Island
 	ops    int
+	nOps   int                // the island's ops, counted before they are added
+	nVals  int                // at least its values: All and Vals are made this size
 	roots  []*graph.Operation // casts in, ops reading an fp32 input
 	consts []*graph.Operation
 	types  map[string]bool
 	reads  map[int]bool // inputs whose data enters the island
 	writes map[int]bool // inputs whose buffer the island's results are written into
-	seen   map[*graph.Value]bool
 }
 
 func (b *islandBuilder) get(r *graph.Value) *building {
 	is := b.byRoot[r]
 	if is == nil {
-		is = &building{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}, seen: map[*graph.Value]bool{}}
+		is = &building{types: map[string]bool{}, reads: map[int]bool{}, writes: map[int]bool{}}
 		b.byRoot[r] = is
 		b.order = append(b.order, r)
 	}
@@ -117,6 +142,10 @@ func (b *islandBuilder) get(r *graph.Value) *building {
 // add records op, whose non-ANE values are bad, in island is.
 func (b *islandBuilder) add(is *building, op *graph.Operation, bad []*graph.Value) {
 	f := b.f
+	if is.All == nil {
+		is.All = make([]*graph.Operation, 0, is.nOps)
+		is.Vals = make([]*graph.Value, 0, is.nVals)
+	}
 	is.ops++
 	is.All = append(is.All, op)
 	opens, readsInput := true, false
@@ -137,12 +166,11 @@ func (b *islandBuilder) add(is *building, op *graph.Operation, bad []*graph.Valu
 		}
 	}
 	for _, v := range bad {
-		if is.seen[v] {
+		if b.met(op, v) {
 			// What follows depends on v alone: once per value (a value
 			// read by every layer is met once per reader).
 			continue
 		}
-		is.seen[v] = true
 		is.Vals = append(is.Vals, v)
 		is.types[graph.ElementType(DataTensorOrType(v.Type())).String()] = true
 		if why := f.portWhy(v); why != "" && is.Why == "" {
@@ -162,6 +190,33 @@ func (b *islandBuilder) add(is *building, op *graph.Operation, bad []*graph.Valu
 	}
 }
 
+// met reports whether v, a non-ANE value of op, was met at an earlier op
+// (or earlier in op's list) and notes it as met.
+func (b *islandBuilder) met(op *graph.Operation, v *graph.Value) bool {
+	if b.definedBefore(op, v) {
+		return true // met as a result of its defining op, an earlier op
+	}
+	if v.DefiningOp() == op && !slices.Contains(op.Operands(), v) {
+		// A result: new unless it was met before op (then it is in early).
+		return b.early[v]
+	}
+	if b.early[v] {
+		return true
+	}
+	b.early[v] = true
+	return false
+}
+
+// definedBefore reports whether v is a result of an op of the graph before op.
+func (b *islandBuilder) definedBefore(op *graph.Operation, v *graph.Value) bool {
+	d := v.DefiningOp()
+	if d == nil || d == op {
+		return false
+	}
+	i, ok := b.f.Index[d]
+	return ok && i < b.f.Index[op]
+}
+
 func (is *building) finish(f *Graph) *Island {
 	is.Roots = is.roots
 	if len(is.Roots) == 0 {
@@ -177,8 +232,8 @@ func (is *building) finish(f *Graph) *Island {
 	}
 	is.Detail = fmt.Sprintf("opens a %s chain of %d ops", joinKeys(is.types), is.ops)
 	// The Island returned keeps its building alive: drop what only the
-	// building needed (seen holds every value of the island).
-	is.types, is.reads, is.writes, is.seen = nil, nil, nil, nil
+	// building needed.
+	is.types, is.reads, is.writes = nil, nil, nil
 	return &is.Island
 }
 
