@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 )
 
@@ -121,172 +120,52 @@ func newFileHasher(f *os.File, size int64) *fileHasher {
 }
 
 // run hashes the file; call it once (in a goroutine to overlap with other
-// work). The state is checkpointed before each chunk is hashed, so the first
-// checkpoint (offset 0) exists as soon as run starts.
+// work). The state is checkpointed before the first byte and after every
+// ckptEvery bytes.
 //
-// The file is hashed where the page cache holds it, through read-only
-// mappings of mapWindow bytes (pread would first copy every byte: ~0.15 s
-// of system time per 1.5 GB pass on the build VM), falling back to reads
-// when it cannot be mapped.
+// Each chunk is read into a buffer that the hash then reads from this
+// core's cache. On the build VM (2026-12-03, `go test ./graph/bundle -run
+// '^$' -bench HashPass`) that costs less than hashing through read-only
+// mappings of the page cache, and does not depend on how the page cache
+// holds the file; reading on another goroutine costs more again (the
+// hash then reads the buffer from the other core's cache).
 func (h *fileHasher) run(p *Progress) {
 	defer p.Done()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // see hashMapped
+	err := h.hashFile(p)
+	h.mu.Lock()
+	h.end, h.err = true, err
+	h.cond.Broadcast()
+	h.mu.Unlock()
+}
+
+// hashFile does run's work and sets sum.
+func (h *fileHasher) hashFile(p *Progress) error {
 	d := sha256.New()
-	var err error
-	off := int64(0)
-	checkpoint := func() bool {
-		state, merr := d.(encoding.BinaryMarshaler).MarshalBinary()
-		if merr != nil {
-			err = merr
-			return false
+	buf := make([]byte, ckptEvery)
+	for off := int64(0); ; {
+		state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
+		if err != nil {
+			return err
 		}
 		h.mu.Lock()
 		h.ckpts = append(h.ckpts, state)
 		h.cond.Broadcast()
 		h.mu.Unlock()
-		return true
-	}
-	mapped := true
-	for mapped && err == nil {
-		if !checkpoint() || off >= h.size {
-			break
-		}
-		w := min(mapWindow, h.size-off)
-		whole, b, merr := mapFile(h.f, off, w)
-		if merr != nil {
-			mapped = false
-			break
-		}
-		for q := int64(0); q < w; q += ckptEvery {
-			if q > 0 && !checkpoint() {
-				break
-			}
-			n := min(ckptEvery, w-q)
-			if err = hashMapped(d, b[q:q+n], h.f, off+q); err != nil {
-				break
-			}
-			p.Add(n)
-		}
-		unmapFile(whole)
-		off += w
-	}
-	if !mapped {
-		// Read the rest; the checkpoint at off is already taken.
-		err = h.readFrom(d, off, p)
-	}
-	h.mu.Lock()
-	h.end, h.err = true, err
-	if err == nil {
-		h.sum = hex.EncodeToString(d.Sum(nil))
-	}
-	h.cond.Broadcast()
-	h.mu.Unlock()
-}
-
-// readFrom hashes the file from off (a multiple of ckptEvery, whose
-// checkpoint is taken) with reads, checkpointing as run does.
-func (h *fileHasher) readFrom(d hash.Hash, off int64, p *Progress) error {
-	ra := readAhead(h.f, off, h.size)
-	defer ra.close()
-	for first := true; ; first = false {
-		if !first {
-			state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
-			if err != nil {
-				return err
-			}
-			h.mu.Lock()
-			h.ckpts = append(h.ckpts, state)
-			h.cond.Broadcast()
-			h.mu.Unlock()
-		}
 		if off >= h.size {
-			return nil
+			break
 		}
 		n := min(ckptEvery, h.size-off)
-		c := <-ra.ch
-		d.Write(c.b)
-		ra.free <- c.b
-		if int64(len(c.b)) < n {
-			return fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(len(c.b)), h.size, orEOF(c.err))
+		k, err := h.f.ReadAt(buf[:n], off)
+		if int64(k) < n {
+			return fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(k), h.size, orEOF(err))
 		}
+		d.Write(buf[:n])
 		off += n
 		p.Add(n)
 	}
-}
-
-// noMapping makes mapFile fail, so that tests cover the read paths that
-// platforms without mmap take.
-var noMapping bool
-
-// mapWindow is how much of a file is mapped at a time: a multiple of
-// ckptEvery and of the page size. Mapped pages count towards the process's
-// resident memory while mapped, so windows are unmapped as soon as they
-// are done.
-const mapWindow = 16 << 20
-
-// hashMapped adds b, mapped from f at off, to d. A mapped file that shrinks
-// under anefix makes the next access fault (SIGBUS); the calling goroutine
-// has debug.SetPanicOnFault set, so the fault is a panic, turned here into
-// the same error a short read gives.
-func hashMapped(d hash.Hash, b []byte, f *os.File, off int64) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(interface{ Addr() uintptr }); !ok {
-				panic(r)
-			}
-			err = fmt.Errorf("%s changed while anefix read it: the %d bytes at offset %d are no longer there (was it truncated?): %w", f.Name(), len(b), off, io.ErrUnexpectedEOF)
-		}
-	}()
-	d.Write(b)
+	h.sum = hex.EncodeToString(d.Sum(nil))
 	return nil
 }
-
-// reader reads a file in ckptEvery chunks one goroutine ahead of its
-// consumer, so that on two cores copying out of the page cache overlaps with
-// hashing instead of adding to it (about 0.1 s of a convert's 0.9 s).
-type reader struct {
-	ch   chan chunk
-	free chan []byte
-	stop chan struct{}
-}
-
-type chunk struct {
-	b   []byte // short (possibly empty) only at a read error or early EOF
-	err error
-}
-
-const readAheadBufs = 4
-
-// readAhead starts reading f from start to size. The consumer receives
-// chunks from ch in order, returns each buffer on free, and calls close when
-// done (also early); a short chunk is the last one.
-func readAhead(f *os.File, start, size int64) *reader {
-	r := &reader{ch: make(chan chunk, readAheadBufs), free: make(chan []byte, readAheadBufs), stop: make(chan struct{})}
-	for range readAheadBufs {
-		r.free <- make([]byte, ckptEvery)
-	}
-	go func() {
-		// At most readAheadBufs chunks are out, so sends on ch never block.
-		for off := start; off < size; {
-			var b []byte
-			select {
-			case b = <-r.free:
-			case <-r.stop:
-				return
-			}
-			n := min(int64(cap(b)), size-off)
-			k, err := f.ReadAt(b[:n], off)
-			r.ch <- chunk{b[:k], err}
-			if int64(k) < n {
-				return
-			}
-			off += n
-		}
-	}()
-	return r
-}
-
-func (r *reader) close() { close(r.stop) }
 
 func orEOF(err error) error {
 	if err == nil || err == io.EOF {
@@ -337,22 +216,9 @@ func (h *fileHasher) equalAt(b []byte, off int64, buf []byte) bool {
 	return k == len(b) && bytes.Equal(buf[:k], b)
 }
 
-// hashRange adds n bytes of f at off to d, through mappings where it can
-// (see fileHasher.run), else with reads into buf.
+// hashRange adds n bytes of f at off to d, reading them into buf (see
+// fileHasher.run).
 func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
-	for n > 0 {
-		w := min(mapWindow, n)
-		whole, b, err := mapFile(f, off, w)
-		if err != nil {
-			break
-		}
-		err = hashMapped(d, b, f, off)
-		unmapFile(whole)
-		if err != nil {
-			return err
-		}
-		off, n = off+w, n-w
-	}
 	k, err := io.CopyBuffer(d, io.NewSectionReader(f, off, n), buf)
 	if err == nil && k != n {
 		err = fmt.Errorf("hashing %s: %d bytes at offset %d, but the file ends after %d: %w", f.Name(), n, off, k, io.ErrUnexpectedEOF)
@@ -363,8 +229,8 @@ func hashRange(d hash.Hash, f *os.File, off, n int64, buf []byte) error {
 // teeHasher writes to w and hashes the same bytes in another goroutine, so
 // hashing a large main.mlirb overlaps with writing it instead of adding to
 // it. At most teeBuffers chunks are in flight. Ranges copied by the kernel
-// (addRange) are hashed by the goroutine from a mapping of the input
-// (hashRange), never read back from the output.
+// (addRange) are hashed by the goroutine from the input (hashRange), never
+// read back from the output.
 //
 // With src (the input's hasher; may be nil) it first only compares: while
 // the output so far equals the start of src's file, nothing is hashed. If
@@ -407,7 +273,6 @@ func newTeeHasher(w io.Writer, src *fileHasher) *teeHasher {
 }
 
 func (t *teeHasher) run(src *fileHasher) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // see hashMapped
 	var (
 		d    hash.Hash // nil while the output equals the start of src's file
 		pos  int64     // output bytes seen
@@ -466,7 +331,6 @@ func (t *teeHasher) run(src *fileHasher) {
 		diverge()
 	}
 	if err != nil {
-		// d may be half-updated (a fault inside Write, see hashMapped).
 		t.sum <- hashResult{"", err, own}
 		return
 	}

@@ -2,11 +2,9 @@ package bundle
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -194,44 +192,4 @@ func TestWriteUnchangedMain(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestHashMappedShrunkFile: a mapped input that shrinks under anefix faults
-// on access; hashMapped turns the fault into an error instead of a crash.
-func TestHashMappedShrunkFile(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f")
-	data := testData(4 * 4096)
-	os.WriteFile(p, data, 0o644)
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	whole, b, err := mapFile(f, 0, int64(len(data)))
-	if err != nil {
-		t.Skipf("cannot map here: %v", err)
-	}
-	defer unmapFile(whole)
-	if err := f.Truncate(0); err != nil {
-		t.Fatal(err)
-	}
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	err = hashMapped(sha256.New(), b, f, 0)
-	if err == nil || !strings.Contains(err.Error(), "changed while anefix read it") {
-		t.Fatalf("err %v, want the file-changed error", err)
-	}
-	if _, _, err := mapFile(f, 0, 1); err == nil {
-		t.Error("mapFile mapped a range past the end of the file")
-	}
-}
-
-// TestReadPathsWithoutMappings runs the hashing and copying tests with
-// mappings disabled: the read paths that platforms without mmap use.
-func TestReadPathsWithoutMappings(t *testing.T) {
-	noMapping = true
-	defer func() { noMapping = false }()
-	t.Run("TeeHasherResumes", TestTeeHasherResumes)
-	t.Run("WriteUnchangedMain", TestWriteUnchangedMain)
-	t.Run("CopyRange", TestCopyRange)
-	t.Run("CopyRangePastEnd", TestCopyRangePastEnd)
 }
