@@ -565,25 +565,13 @@ func median(v []float64) float64 {
 // ANEFIX_FULL_MODEL is made when missing, as BenchmarkPerfTable makes it;
 // ANEFIX_PERF_DIR is the scratch directory (default: a temporary one).
 //
-// At load average 1.0-1.5 on the 2-core build VM it gave 1.33 (rewrite
-// 1.668 s, floor 1.255 s). The write phase is not serialised then: the
-// rewrite used 3.14 s of CPU in 1.67 s (1.9 cores). What keeps it above
-// 1.1 is CPU beyond the floor's, and little of it is the rewrite's own
-// work. perf profiles of the rewrite and of a stand-in doing only its data
-// work (the same two hashes through mappings and the same kernel copy,
-// 1208 bytes off the page) at load 15-30 had the same SHA-256 samples
-// (2.47 and 2.50 s); of the rewrite's 3.26 s, 2.57 s were the two hashes,
-// 0.56 s the kernel copy and 0.13 s everything else: decoding, passes,
-// check and encoding together about 0.06 s, the Go runtime (GC,
-// scheduler) the rest. Against the floor (at load 23: floor 2.71-2.88
-// CPU-s, rewrite 3.17-3.30, CPU ratio 1.22, wall ratio 1.34): the copy
-// costs 0.52-0.58 s against `cp`'s 0.40-0.43 s, because input and output
-// offsets differ modulo the page (the kernel's copy rounds then fill the
-// output with small folios; a 1 MiB splice pipe or output-aligned rounds
-// did not help reliably), and each hash through a mapping beside the copy
-// costs about as much as the floor's 1 MiB reads including their system
-// time. Lower figures under load (0.85 of a core) came from the other
-// processes, not from waits in anefix.
+// The rewrite does the floor's work and little more: both hashes read the
+// input in 1 MiB reads on their own goroutines, as the floor's do
+// (graph/bundle/hash.go), and the kernel copies the weights. What it adds
+// is its own IR work (decoding, passes, check, encoding: about 0.1 CPU-s on
+// full arm A) and a dearer copy: the output's weights sit at other offsets
+// modulo the page than the input's, which `cp` never meets. The README's
+// "rewrite against its floor" section has the figures.
 func BenchmarkRewriteFloor(b *testing.B) {
 	full := os.Getenv("ANEFIX_FULL_MODEL")
 	if full == "" {

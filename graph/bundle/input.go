@@ -166,8 +166,8 @@ type Input struct {
 // directory, as listed when it was opened (metadata.json, weights, …,
 // which an output re-encodes or copies). Write calls it once the output is
 // complete, before the commit: a file rewritten in place while anefix read
-// it (the main file through its mapping) would give an output mixing two
-// versions, with a main.hash that matches it. Nil and stdin inputs pass.
+// it would give an output mixing two versions, with a main.hash that
+// matches it. Nil and stdin inputs pass.
 func (in *Input) CheckUnchanged() error {
 	if in == nil || in.opened == nil || in.File == nil || in.MainPath == "-" {
 		return nil
