@@ -330,8 +330,7 @@ func statePairs(t *testing.T, n int, byName bool) *graph.Module {
 		}
 		types = append(types, "tensor<1x4xf16>")
 	}
-	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
-		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+	return mainGraph(t, ins, outs, body.String(), ret, types)
 }
 
 // TestWorkLinearInStatePairs doubles the number of state pairs of a graph
@@ -421,8 +420,7 @@ func portsModule(t *testing.T, n int) *graph.Module {
 		ret = append(ret, fmt.Sprintf("%%%d", i))
 		types = append(types, "tensor<4xf32>")
 	}
-	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
-		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+	return mainGraph(t, ins, outs, body.String(), ret, types)
 }
 
 // TestDCEWorkLinearInOpaqueText doubles the private graphs of a module
@@ -485,8 +483,7 @@ func handleStates(t *testing.T, n int) *graph.Module {
 		ret = append(ret, fmt.Sprintf("%%w%d", i))
 		types = append(types, "!coreai.token")
 	}
-	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
-		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+	return mainGraph(t, ins, outs, body.String(), ret, types)
 }
 
 // rankPorts is one graph of n f16 inputs, each reshaped to 1x4, negated
@@ -506,8 +503,7 @@ func rankPorts(t *testing.T, n int) *graph.Module {
 		ret = append(ret, fmt.Sprintf("%%b%d", i))
 		types = append(types, "tensor<4xf16>")
 	}
-	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
-		strings.Join(ins, ", "), strings.Join(outs, ", "), body.String(), strings.Join(ret, ", "), strings.Join(types, ", ")))
+	return mainGraph(t, ins, outs, body.String(), ret, types)
 }
 
 // TestWorkLinearInFoldedPorts doubles the ports fold-io-unsqueeze retypes,
@@ -554,4 +550,12 @@ func TestWorkLinearInPorts(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// mainGraph parses a module of one graph @main with inputs INS, outputs
+// OUTS (their attributed types), ops BODY, and the output op returning RET
+// of TYPES.
+func mainGraph(t *testing.T, ins, outs []string, body string, ret, types []string) *graph.Module {
+	return parseText(t, fmt.Sprintf("module {\n  coreai.graph @main(%s) -> (%s) {\n%s    coreai.output %s : %s\n  }\n}\n",
+		strings.Join(ins, ", "), strings.Join(outs, ", "), body, strings.Join(ret, ", "), strings.Join(types, ", ")))
 }

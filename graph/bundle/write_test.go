@@ -587,6 +587,26 @@ func TestWriteBesideAllOrNothing(t *testing.T) {
 	}
 }
 
+// rewriteInPlace and replaceFile change an input file between its open and
+// the commit, in place and by a rename over it.
+func rewriteInPlace(t *testing.T, p string) {
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("X"), 0)
+	f.Close()
+}
+
+func replaceFile(t *testing.T, p string, data []byte) {
+	if err := os.WriteFile(p+".new", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Every file of an input directory that an output re-encodes or copies
 // (metadata.json, main.hash, other files, an LLM bundle's tokenizer) is
 // checked as the main file is: one changed or replaced between the open
@@ -598,22 +618,8 @@ func TestWriteInputFileChanged(t *testing.T) {
 		name   string
 		change func(t *testing.T, p string)
 	}{
-		{"rewritten in place, same size", func(t *testing.T, p string) {
-			f, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteAt([]byte("X"), 0)
-			f.Close()
-		}},
-		{"replaced", func(t *testing.T, p string) {
-			if err := os.WriteFile(p+".new", []byte("other"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Rename(p+".new", p); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		{"rewritten in place, same size", rewriteInPlace},
+		{"replaced", func(t *testing.T, p string) { replaceFile(t, p, []byte("other")) }},
 		{"removed", func(t *testing.T, p string) {
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
@@ -673,8 +679,8 @@ func TestWriteInputFileChanged(t *testing.T) {
 
 // An input whose main file changes or is replaced between its open and the
 // commit gives no output: the output would mix two versions of it (the
-// main file is read through its mapping while the encoder runs). Before,
-// the write went ahead with exit 0.
+// encoder reads the main file while it writes). Before, the write went
+// ahead with exit 0.
 func TestWriteInputChanged(t *testing.T) {
 	past := time.Now().Add(-time.Hour)
 	cases := []struct {
@@ -682,14 +688,7 @@ func TestWriteInputChanged(t *testing.T) {
 		change func(t *testing.T, p string)
 		want   string
 	}{
-		{"rewritten in place, same size", func(t *testing.T, p string) {
-			f, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteAt([]byte("X"), 0)
-			f.Close()
-		}, "changed while anefix read it"},
+		{"rewritten in place, same size", rewriteInPlace, "changed while anefix read it"},
 		{"grown", func(t *testing.T, p string) {
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
@@ -698,14 +697,7 @@ func TestWriteInputChanged(t *testing.T) {
 			f.Write([]byte("\n"))
 			f.Close()
 		}, "changed while anefix read it"},
-		{"replaced", func(t *testing.T, p string) {
-			if err := os.WriteFile(p+".new", textMain, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Rename(p+".new", p); err != nil {
-				t.Fatal(err)
-			}
-		}, "changed while anefix read it"},
+		{"replaced", func(t *testing.T, p string) { replaceFile(t, p, textMain) }, "changed while anefix read it"},
 		{"unchanged", func(*testing.T, string) {}, ""},
 	}
 	for _, c := range cases {

@@ -27,28 +27,14 @@ func TestRunLanesDonatedStatesNotCopied(t *testing.T) {
 		decode := func(opts Options, each func(pos int, outs [][]*Tensor)) int64 {
 			in := New(m, opts)
 			defer in.Close()
-			ds := make([]*armADecoder, lanes)
-			for l := range ds {
-				ds[l] = newArmADecoder(t, g)
-			}
+			ls := newArmALanes(t, g, lanes)
 			var ms0, ms1 runtime.MemStats
 			for pos := range warm + steps {
 				if pos == warm {
 					runtime.GC()
 					runtime.ReadMemStats(&ms0)
 				}
-				ins := make([][]*Tensor, lanes)
-				for l, d := range ds {
-					ins[l] = d.feed(tok(l, pos), pos)
-				}
-				outs, err := in.RunLanes("main", ins)
-				if err != nil {
-					t.Fatal(err)
-				}
-				each(pos, outs)
-				for l, d := range ds {
-					d.carry(t, outs[l])
-				}
+				each(pos, ls.step(t, in, pos, func(l int) int64 { return tok(l, pos) }))
 			}
 			runtime.ReadMemStats(&ms1)
 			return int64(ms1.TotalAlloc-ms0.TotalAlloc) / (lanes * steps)

@@ -50,26 +50,13 @@ func benchLanes(b *testing.B, lanes int, donate bool) {
 	g := m.Graph("main")
 	in := New(m, Options{DonateInputs: donate})
 	defer in.Close()
-	ds := make([]*armADecoder, lanes)
-	for l := range ds {
-		ds[l] = newArmADecoder(b, g)
-	}
+	ls := newArmALanes(b, g, lanes)
 	b.ReportAllocs()
 	b.ResetTimer() // loading (and hashing) a full-scale model is not a position
 	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		pos := i % 8
-		ins := make([][]*Tensor, lanes)
-		for l, d := range ds {
-			ins[l] = d.feed(int64((l*37+pos*11+1)%256), pos)
-		}
-		outs, err := in.RunLanes("main", ins)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for l, d := range ds {
-			d.carry(b, outs[l])
-		}
+		ls.step(b, in, pos, func(l int) int64 { return int64((l*37 + pos*11 + 1) % 256) })
 	}
 	b.StopTimer()
 	b.ReportMetric((processCPU()-cpu0)/float64(b.N)*1e3, "cpu-ms/op")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
@@ -39,15 +40,7 @@ func TestFamiliesHazards(t *testing.T) {
 	} {
 		for _, rewritten := range []bool{false, true} {
 			t.Run(c.name+map[bool]string{false: "/as written", true: "/rewritten"}[rewritten], func(t *testing.T) {
-				path := filepath.Join("..", "..", "testdata", "families", c.name+".mlir")
-				b, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, _, err := mlirtext.Parse(path, string(b))
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := parseFamily(t, c.name)
 				if rewritten {
 					p, err := passes.Build(passes.Spec{})
 					if err != nil {
@@ -168,15 +161,7 @@ func TestUnboundedOnSynthArm(t *testing.T) {
 func TestResidualScaleClearsStreamHazard(t *testing.T) {
 	for _, name := range []string{"lfm2", "mamba2", "xlstm"} {
 		for _, rs := range []bool{false, true} {
-			path := filepath.Join("..", "..", "testdata", "families", name+".mlir")
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, _, err := mlirtext.Parse(path, string(b))
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := parseFamily(t, name)
 			spec := passes.Spec{Set: []string{"strip-fp32-casts.islands=all"}}
 			if rs {
 				spec.Enable = []string{"residual-scale"}
@@ -205,4 +190,19 @@ func TestResidualScaleClearsStreamHazard(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parseFamily parses testdata/families/NAME.mlir.
+func parseFamily(t *testing.T, name string) *graph.Module {
+	t.Helper()
+	path := filepath.Join("..", "..", "testdata", "families", name+".mlir")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := mlirtext.Parse(path, string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -15,16 +15,20 @@ func stateModule(elem, body string) string {
 }`
 }
 
-// residualModule embeds a token, adds a block's output to it (the residual
-// stream) and ends in BODY on the sum %r, in f16.
-func residualModule(body string) string {
-	return `module {
+// residualHead starts the residual-stream modules below: a token's
+// embedding %e and a block's output %h.
+const residualHead = `module {
   coreai.graph @main(%ids: tensor<1x1xsi32> {coreai.name = "input_ids"}, %h: tensor<1x1x4xf16> {coreai.name = "h"}) -> (tensor<1x1x1xf16> {coreai.name = "y"}) {
     %w = coreai.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf16>
     %ax = coreai.constant dense<2> : tensor<1xsi32>
     %i = coreai.expand_dims %ids, %ax : (tensor<1x1xsi32>, tensor<1xsi32>) -> tensor<1x1x1xsi32>
     %e = coreai.gather_nd %w, %i : (tensor<2x4xf16>, tensor<1x1x1xsi32>) -> tensor<1x1x4xf16>
-    %r = coreai.decomposable.broadcasting_add %e, %h : (tensor<1x1x4xf16>, tensor<1x1x4xf16>) -> tensor<1x1x4xf16>
+`
+
+// residualModule embeds a token, adds a block's output to it (the residual
+// stream) and ends in BODY on the sum %r, in f16.
+func residualModule(body string) string {
+	return residualHead + `    %r = coreai.decomposable.broadcasting_add %e, %h : (tensor<1x1x4xf16>, tensor<1x1x4xf16>) -> tensor<1x1x4xf16>
     %red = coreai.constant dense<2> : tensor<1xsi32>
 ` + body + `
     coreai.output %y : tensor<1x1x1xf16>
@@ -37,13 +41,7 @@ func residualModule(body string) string {
 // (residual-scale's form, passes/residual_scale.go), ending in an fp16
 // sum of squares of the sum: the RMSNorm's first half.
 func scaledResidualModule(emb, block string) string {
-	return `module {
-  coreai.graph @main(%ids: tensor<1x1xsi32> {coreai.name = "input_ids"}, %h: tensor<1x1x4xf16> {coreai.name = "h"}) -> (tensor<1x1x1xf16> {coreai.name = "y"}) {
-    %w = coreai.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf16>
-    %ax = coreai.constant dense<2> : tensor<1xsi32>
-    %i = coreai.expand_dims %ids, %ax : (tensor<1x1xsi32>, tensor<1xsi32>) -> tensor<1x1x1xsi32>
-    %e = coreai.gather_nd %w, %i : (tensor<2x4xf16>, tensor<1x1x1xsi32>) -> tensor<1x1x4xf16>
-    %ce = coreai.constant dense<` + emb + `> : tensor<f16>
+	return residualHead + `    %ce = coreai.constant dense<` + emb + `> : tensor<f16>
     %es = coreai.decomposable.broadcasting_mul %e, %ce : (tensor<1x1x4xf16>, tensor<f16>) -> tensor<1x1x4xf16>
     %cb = coreai.constant dense<` + block + `> : tensor<f16>
     %hs = coreai.decomposable.broadcasting_mul %h, %cb : (tensor<1x1x4xf16>, tensor<f16>) -> tensor<1x1x4xf16>
