@@ -131,21 +131,21 @@ func newFileHasher(f *os.File, size int64) *fileHasher {
 // hash then reads the buffer from the other core's cache).
 func (h *fileHasher) run(p *Progress) {
 	defer p.Done()
-	err := h.hashFile(p)
+	sum, err := h.hashFile(p)
 	h.mu.Lock()
-	h.end, h.err = true, err
+	h.end, h.sum, h.err = true, sum, err
 	h.cond.Broadcast()
 	h.mu.Unlock()
 }
 
-// hashFile does run's work and sets sum.
-func (h *fileHasher) hashFile(p *Progress) error {
+// hashFile does run's work and returns the hex SHA-256.
+func (h *fileHasher) hashFile(p *Progress) (string, error) {
 	d := sha256.New()
 	buf := make([]byte, ckptEvery)
 	for off := int64(0); ; {
 		state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
 		if err != nil {
-			return err
+			return "", err
 		}
 		h.mu.Lock()
 		h.ckpts = append(h.ckpts, state)
@@ -157,14 +157,13 @@ func (h *fileHasher) hashFile(p *Progress) error {
 		n := min(ckptEvery, h.size-off)
 		k, err := h.f.ReadAt(buf[:n], off)
 		if int64(k) < n {
-			return fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(k), h.size, orEOF(err))
+			return "", fmt.Errorf("the file ends after %d bytes, but it had %d when opened: %w", off+int64(k), h.size, orEOF(err))
 		}
 		d.Write(buf[:n])
 		off += n
 		p.Add(n)
 	}
-	h.sum = hex.EncodeToString(d.Sum(nil))
-	return nil
+	return hex.EncodeToString(d.Sum(nil)), nil
 }
 
 func orEOF(err error) error {
