@@ -68,10 +68,10 @@ type checkFlags struct {
 }
 
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
-	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+	declareJSON(fs, &f.asJSON)
+	declareIgnoreHash(fs, &f.ignoreHash)
 	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
-	fs.StringVar(&f.arch, "architecture", ane.DefaultArchitecture, "target of the region prediction: h18p (all-or-nothing), h16g (partitions around fp32 islands), other names: unknown")
+	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 }
 
