@@ -462,31 +462,7 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 			return wrap(err)
 		}
 	}
-	// Operands are set as ops are read, in pre-order, until one refers to
-	// a value defined later; from then on every op's operands wait until
-	// the IR is read (read), so use lists come out in op order either way.
-	if !ir.deferring && slices.Contains(operands, nil) {
-		ir.deferring = true
-	}
-	var op *graph.Operation
-	if ir.deferring {
-		op = graph.NewOp(name, nil, resultTypes, attrs, loc)
-	} else {
-		op = graph.NewOp(name, operands, resultTypes, attrs, loc)
-	}
-	op.Props = props
-	op.SetSuccessors(succs)
-	blk.Append(op)
-	if ir.deferring && len(operands) > 0 {
-		if len(ir.pending) == cap(ir.pending) {
-			// Doubled: append's quarter growth for large slices allocated
-			// about five times the final size.
-			grown := make([]pendingOperands, len(ir.pending), max(2*len(ir.pending), 64))
-			copy(grown, ir.pending)
-			ir.pending = grown
-		}
-		ir.pending = append(ir.pending, pendingOperands{op, operands})
-	}
+	op := ir.appendOp(blk, name, operands, resultTypes, attrs, loc, props, succs)
 	if mask&maskUseListOrder != 0 && ir.f.version >= vUseListOrdering {
 		if err := ir.parseUseLists(d, op.Results()); err != nil {
 			return wrap(err)
@@ -534,6 +510,37 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	ir.depth--
 	return nil
+}
+
+// appendOp makes the op parseOp read and appends it to blk; its operands
+// wait in ir.pending once deferring starts.
+func (ir *irReader) appendOp(blk *graph.Block, name string, operands []*graph.Value, resultTypes []graph.Type, attrs *graph.DictAttr, loc graph.Loc, props graph.Attr, succs []*graph.Block) *graph.Operation {
+	// Operands are set as ops are read, in pre-order, until one refers to
+	// a value defined later; from then on every op's operands wait until
+	// the IR is read (read), so use lists come out in op order either way.
+	if !ir.deferring && slices.Contains(operands, nil) {
+		ir.deferring = true
+	}
+	var op *graph.Operation
+	if ir.deferring {
+		op = graph.NewOp(name, nil, resultTypes, attrs, loc)
+	} else {
+		op = graph.NewOp(name, operands, resultTypes, attrs, loc)
+	}
+	op.Props = props
+	op.SetSuccessors(succs)
+	blk.Append(op)
+	if ir.deferring && len(operands) > 0 {
+		if len(ir.pending) == cap(ir.pending) {
+			// Doubled: append's quarter growth for large slices allocated
+			// about five times the final size.
+			grown := make([]pendingOperands, len(ir.pending), max(2*len(ir.pending), 64))
+			copy(grown, ir.pending)
+			ir.pending = grown
+		}
+		ir.pending = append(ir.pending, pendingOperands{op, operands})
+	}
+	return op
 }
 
 // record returns the record of op, a record the reader made; *next is
