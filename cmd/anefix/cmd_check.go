@@ -212,7 +212,7 @@ func (s groupSeq) all() iter.Seq[*pb.FindingGroup] { return s.where(nil) }
 type checkGroups struct{ groups, suspects, hazards, advice groupSeq }
 
 // textGroups are r's groups made and converted one at a time while the
-// text report prints them, from the findings r holds (ane.Grouping): with a
+// text report prints them, from the findings r holds (ane.grouping): with a
 // finding per op, every group at once as a message was about 220 bytes an
 // op on top of the findings or of the groups (issue 28's 500k-op chain:
 // 112 MB), where the grouping holds 12 bytes a finding.

@@ -21,9 +21,9 @@ import (
 //
 //	ANEFIX_FULL_MODEL=armA-full.aimodel go test ./graph/bundle -run '^$' -bench HashPass -benchtime 3x
 func BenchmarkHashPass(b *testing.B) {
-	p := filepath.Join(os.Getenv("ANEFIX_FULL_MODEL"), MainFile)
+	p := filepath.Join(os.Getenv("ANEFIX_FULL_MODEL"), mainFile)
 	if os.Getenv("ANEFIX_FULL_MODEL") == "" {
-		p = filepath.Join(benchAIModel(b, benchSize(b)), MainFile)
+		p = filepath.Join(benchAIModel(b, benchSize(b)), mainFile)
 	}
 	f := mustOpen(b, p)
 	fi, err := f.Stat()

@@ -26,8 +26,8 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 		// A location as an attribute is the location's table entry.
 		return w.locIndex(la.Loc)
 	}
-	if ea, ok := a.(*EncodedAttr); ok {
-		return 0, fmt.Errorf("%w: attribute %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, ea.Text)
+	if ea, ok := a.(*encodedAttr); ok {
+		return 0, fmt.Errorf("%w: attribute %s is kept in the encoding of another bytecode file", errNeedsGeneric, ea.Text)
 	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("attribute nests deeper than %d", maxNesting)
@@ -126,8 +126,8 @@ func (w *writer) typeIndex(t graph.Type) (int, error) {
 		w.lastType, w.lastTypeIdx = t, i
 		return i, nil
 	}
-	if et, ok := t.(*EncodedType); ok {
-		return 0, fmt.Errorf("%w: type %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, et.Text)
+	if et, ok := t.(*encodedType); ok {
+		return 0, fmt.Errorf("%w: type %s is kept in the encoding of another bytecode file", errNeedsGeneric, et.Text)
 	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("type nests deeper than %d", maxNesting)
@@ -155,7 +155,7 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 		return i, nil
 	}
 	switch x := l.(type) {
-	case *EncodedLoc:
+	case *encodedLoc:
 		return w.attrIndex(x.Attr)
 	case *graph.DialectLoc:
 		// A dialect location is its attribute: the same table entry.

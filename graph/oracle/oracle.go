@@ -25,8 +25,8 @@ type T interface {
 	Skipf(format string, args ...any)
 }
 
-// LogT is T that can also log (for a missing release that is not fatal).
-type LogT interface {
+// logT is T that can also log (for a missing release that is not fatal).
+type logT interface {
 	T
 	Logf(format string, args ...any)
 }
@@ -35,13 +35,13 @@ type LogT interface {
 // skip into a failure.
 const RequireEnv = "ANEFIX_REQUIRE_ORACLES"
 
-// MlirOptPath is where Debian's mlir-19-tools installs mlir-opt. The path is
+// mlirOptPath is where Debian's mlir-19-tools installs mlir-opt. The path is
 // fixed on purpose: the tests were checked against this version.
-const MlirOptPath = "/usr/lib/llvm-19/bin/mlir-opt"
+const mlirOptPath = "/usr/lib/llvm-19/bin/mlir-opt"
 
-// Python3Path is Debian's python3, which has python3-numpy. A python3 found
+// python3Path is Debian's python3, which has python3-numpy. A python3 found
 // on PATH (pyenv, venv) may lack numpy or have a different one.
-const Python3Path = "/usr/bin/python3"
+const python3Path = "/usr/bin/python3"
 
 // Required reports whether missing oracles must fail tests.
 func Required() bool {
@@ -49,10 +49,10 @@ func Required() bool {
 	return v != "" && v != "0" && v != "false"
 }
 
-// MlirOpt22Path is where Debian's mlir-22-tools installs mlir-opt 22, which
+// mlirOpt22Path is where Debian's mlir-22-tools installs mlir-opt 22, which
 // writes MLIR 22's native properties layouts (func.func with no_inline), as
 // Apple's toolchain (producer MLIR22.0.0git) does.
-const MlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
+const mlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
 
 // MlirOptTool is one installed mlir-opt release the tests compare against.
 type MlirOptTool struct {
@@ -64,8 +64,8 @@ type MlirOptTool struct {
 
 // MlirOpts are the mlir-opt releases the bytecode oracle tests run against.
 var MlirOpts = []MlirOptTool{
-	{Name: "mlir-opt-19", Path: MlirOptPath, Package: "mlir-19-tools", Producer: "MLIR19.1.7"},
-	{Name: "mlir-opt-22", Path: MlirOpt22Path, Package: "mlir-22-tools", Producer: "MLIR22.1.8"},
+	{Name: "mlir-opt-19", Path: mlirOptPath, Package: "mlir-19-tools", Producer: "MLIR19.1.7"},
+	{Name: "mlir-opt-22", Path: mlirOpt22Path, Package: "mlir-22-tools", Producer: "MLIR22.1.8"},
 }
 
 // MlirOpt returns the path of mlir-opt 19. When it is missing it skips the
@@ -94,7 +94,7 @@ func EachMlirOpt[TT interface {
 // test that runs every release inside one subtest tree. A missing release is
 // logged, or fails the test when ANEFIX_REQUIRE_ORACLES is set; when none is
 // installed the test skips.
-func MlirOptPaths(t LogT) []string {
+func MlirOptPaths(t logT) []string {
 	t.Helper()
 	var paths []string
 	for _, tl := range MlirOpts {
@@ -137,10 +137,10 @@ var numpy struct {
 func Python3Numpy(t T) string {
 	t.Helper()
 	numpy.once.Do(func() {
-		if numpy.err = checkExec(Python3Path); numpy.err != nil {
+		if numpy.err = checkExec(python3Path); numpy.err != nil {
 			return
 		}
-		out, err := exec.Command(Python3Path, "-c", "import numpy").CombinedOutput()
+		out, err := exec.Command(python3Path, "-c", "import numpy").CombinedOutput()
 		if err != nil {
 			numpy.err = &importError{err: err, out: string(out)}
 		}
@@ -148,7 +148,7 @@ func Python3Numpy(t T) string {
 	if numpy.err != nil {
 		missing(t, "python3 with numpy (Debian package python3-numpy)", numpy.err)
 	}
-	return Python3Path
+	return python3Path
 }
 
 type importError struct {

@@ -21,7 +21,7 @@ func TestRuleTable(t *testing.T) {
 			t.Errorf("rule %q twice", r.ID)
 		}
 		seen[r.ID] = true
-		if r.Severity == Suspect && (r.Experiment == "" || !strings.HasPrefix(r.Message, "UNCONFIRMED")) {
+		if r.Severity == suspect && (r.Experiment == "" || !strings.HasPrefix(r.Message, "UNCONFIRMED")) {
 			t.Errorf("suspect %q must say UNCONFIRMED and name an experiment", r.ID)
 		}
 		if r.Fix != "" {
@@ -37,8 +37,8 @@ func TestRuleTable(t *testing.T) {
 	if RuleElementType.Message != "Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16" {
 		t.Errorf("element-type message drifted from the compiler's: %q", RuleElementType.Message)
 	}
-	if RuleIOOp.Message != "ANE I/O op isn't a squeeze / expandDims" {
-		t.Errorf("io-op message drifted: %q", RuleIOOp.Message)
+	if ruleIOOp.Message != "ANE I/O op isn't a squeeze / expandDims" {
+		t.Errorf("io-op message drifted: %q", ruleIOOp.Message)
 	}
 }
 
@@ -267,7 +267,7 @@ func TestCompositeBlocksCaller(t *testing.T) {
 func TestGroupFindings(t *testing.T) {
 	fs := []Finding{
 		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_4", OpName: "coreai.cast", Source: "q.py:199"},
-		{Rule: RuleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", rare: &findingRare{fix: "fold-io-unsqueeze"}},
+		{Rule: ruleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", rare: &findingRare{fix: "fold-io-unsqueeze"}},
 		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
 		{Rule: RuleElementType, Graph: "other", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
 	}
