@@ -25,7 +25,7 @@ func fullModel(b *testing.B) (*graph.Module, func()) {
 	if path == "" {
 		m, err := synth.Generate(synth.Options{Arm: synth.ArmA})
 		if err != nil {
-			b.Skip(err)
+			b.Fatal(err)
 		}
 		return m, func() {}
 	}
