@@ -26,9 +26,6 @@ var zooNoNumpy = map[string]string{
 	"invoke:external":     "a call to a graph without a body: nothing to compute",
 	"metal4_kernel":       "Metal shader source: no numpy equivalent, the interpreter refuses it",
 	"read_handle":         "a state (handle) port: its output is a token; slice_update, what it computes, has its own case",
-	"conv3d":              "not yet on the zoo's inputs: ops2.vec.gz checks the kernel (conv3d/*)",
-	"conv_transpose2d":    "not yet on the zoo's inputs: ops2.vec.gz checks the kernel (conv_transpose2d/*)",
-	"interpolate":         "not yet on the zoo's inputs: ops2.vec.gz checks the kernel (interpolate/*)",
 }
 
 // TestZooAgainstNumpy runs every zoo module in its f32-io form (f32 graph

@@ -1165,6 +1165,45 @@ def zoo(w, rng):
                 for kw in range(3):
                     conv[0, o] = (conv[0, o] + (cx[0, ci, kh:kh + 6, kw:kw + 6] * cw[o, ci, kh, kw]).astype(F32)).astype(F32)
     case("conv2d", [cx, cw], [conv])
+    # conv3d 3x3x3, same order (input channel, kd, kh, kw).
+    dx, dw = rand(rng, (1, 3, 6, 6, 6), F32), rand(rng, (4, 3, 3, 3, 3), F32, 0.3)
+    conv3 = np.zeros((1, 4, 4, 4, 4), F32)
+    for o in range(4):
+        for ci in range(3):
+            for kd, kh, kw in np.ndindex(3, 3, 3):
+                conv3[0, o] = (conv3[0, o] + (dx[0, ci, kd:kd + 4, kh:kh + 4, kw:kw + 4] * dw[o, ci, kd, kh, kw]).astype(F32)).astype(F32)
+    case("conv3d", [dx, dw], [conv3])
+    # conv_transpose2d (torch's, weight [C, O, KH, KW]) stride 2, padding 1,
+    # output_padding 1: each output sums x[c, ih, iw]·w[c, o, kh, kw] from
+    # +0 over c, kh, kw where ih·2 - 1 + kh = oh (likewise w).
+    tx, tw = rand(rng, (1, 3, 4, 4), F32), rand(rng, (3, 8, 3, 3), F32, 0.3)
+    convt = np.zeros((1, 8, 8, 8), F32)
+    for o, oh, ow in np.ndindex(8, 8, 8):
+        acc = F32(0)
+        for ci, kh, kw in np.ndindex(3, 3, 3):
+            th, tv = oh + 1 - kh, ow + 1 - kw
+            if th < 0 or tv < 0 or th % 2 or tv % 2 or th // 2 >= 4 or tv // 2 >= 4:
+                continue
+            acc = F32(acc + F32(tx[0, ci, th // 2, tv // 2] * tw[ci, o, kh, kw]))
+        convt[0, o, oh, ow] = acc
+    case("conv_transpose2d", [tx, tw], [convt])
+    # interpolate, linear, scale 2, offset 0 (half-pixel centres: source
+    # (dst + 0.5)/2 - 0.5 clamped at 0, taps i0 and min(i0+1, n-1) weighted
+    # 1-λ and λ in float32, along w then h).
+    ix = rand(rng, (1, 3, 4, 4), F32)
+    taps = []
+    for dst in range(8):
+        src = max((dst + 0.5) / 2.0 - 0.5, 0.0)
+        i0 = int(min(math.floor(src), 3))
+        lam = min(src - i0, 1.0)
+        taps.append((i0, min(i0 + 1, 3), F32(1 - lam), F32(lam)))
+    up = np.empty((1, 3, 8, 8), F32)
+    for oh, (h0, h1, hl0, hl1) in enumerate(taps):
+        for ow, (w0, w1, wl0, wl1) in enumerate(taps):
+            ra = ((wl0 * ix[:, :, h0, w0]).astype(F32) + (wl1 * ix[:, :, h0, w1]).astype(F32)).astype(F32)
+            rb = ((wl0 * ix[:, :, h1, w0]).astype(F32) + (wl1 * ix[:, :, h1, w1]).astype(F32)).astype(F32)
+            up[:, :, oh, ow] = ((hl0 * ra).astype(F32) + (hl1 * rb).astype(F32)).astype(F32)
+    case("interpolate", [ix], [up])
 
     # Quantization and palettes (graph/interp/quant.go's formulas, float64,
     # rounded once); blockwise_shift_scale and lut_to_dense take only
