@@ -11,10 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes"
 )
 
 // stmtWorkEnv tells TestHelperStmtWork which case and size to run, as
-// "INDEX LAYERS" (an index into workCases), or "none" to run nothing (the
+// "INDEX SIZE" (an index into stmtCases), or "none" to run nothing (the
 // statements every run executes: package initialization, flag parsing).
 const stmtWorkEnv = "ANEFIX_STMTWORK"
 
@@ -74,14 +77,14 @@ func TestPassStatementsLinear(t *testing.T) {
 		return stmtCounts(t, covdata, dir), ops
 	}
 	base, _ := run(t, "none")
-	for i, c := range workCases() {
+	for i, c := range stmtCases() {
 		t.Run(c.name, func(t *testing.T) {
 			var perOp [2]float64
 			var files [2]map[string]int64
 			var totals [2]int64
 			var ops [2]int
-			for k, layers := range stmtLayers {
-				files[k], ops[k] = run(t, fmt.Sprintf("%d %d", i, layers))
+			for k, size := range c.sizes {
+				files[k], ops[k] = run(t, fmt.Sprintf("%d %d", i, size))
 				for f, n := range files[k] {
 					files[k][f] = n - base[f]
 					totals[k] += n - base[f]
@@ -89,12 +92,12 @@ func TestPassStatementsLinear(t *testing.T) {
 				perOp[k] = float64(totals[k]) / float64(ops[k])
 			}
 			growth := perOp[1] / perOp[0]
-			msg := fmt.Sprintf("statements per op %.1f at %d layers (%d), %.1f at %d (%d) (×%.2f); fastest-growing file %s",
-				perOp[0], stmtLayers[0], totals[0], perOp[1], stmtLayers[1], totals[1], growth, fastestFile(files, ops[0], ops[1]))
+			msg := fmt.Sprintf("statements per op %.1f at %s %d (%d), %.1f at %d (%d) (×%.2f); fastest-growing file %s",
+				perOp[0], c.unit, c.sizes[0], totals[0], perOp[1], c.sizes[1], totals[1], growth, fastestFile(files, ops[0], ops[1]))
 			if totals[0] <= 0 {
 				t.Fatalf("no statement counted: the case proves nothing (%s)", msg)
 			}
-			// Linear steps measure ×0.97–1.05 here (a few fixed ops
+			// Linear steps measure ×0.93–1.01 here (a few fixed ops
 			// per module, union-find paths); a scan per op of a slice
 			// that grows with the graph gives ×3–4.
 			if growth > 1.15 {
@@ -104,6 +107,50 @@ func TestPassStatementsLinear(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stmtCase is one step counted at two sizes of its input.
+type stmtCase struct {
+	name, unit string // unit: what sizes counts
+	sizes      [2]int
+	module     func(t *testing.T, size int) *graph.Module
+	run        func(m *graph.Module) error
+}
+
+// stmtCases are workCases on arms of 12 and 48 layers, and the passes whose
+// work grows with something the arms hold few of (state pairs, ports,
+// private graphs) on work_test.go's generated modules of 100 and 400 of
+// them.
+func stmtCases() []stmtCase {
+	var cs []stmtCase
+	for _, c := range workCases() {
+		cs = append(cs, stmtCase{name: c.name, unit: "layers", sizes: stmtLayers,
+			module: func(t *testing.T, n int) *graph.Module { return c.module(t, n) }, run: c.run})
+	}
+	pipeline := func(spec string) func(m *graph.Module) error {
+		return func(m *graph.Module) error {
+			p, err := passes.ParsePipeline(spec)
+			if err != nil {
+				return err
+			}
+			_, err = p.Run(m, passes.RunOptions{})
+			return err
+		}
+	}
+	for _, c := range []struct {
+		name, unit, spec string
+		build            func(t *testing.T, n int) *graph.Module
+	}{
+		{"promote-states, state pairs", "pairs", "promote-states", pairsModule},
+		{"promote-states form=handle, state pairs", "pairs", "promote-states{form=handle}", pairsModule},
+		{"states-as-outputs, handle states", "states", "states-as-outputs", handleStates},
+		{"fold-io-unsqueeze, ports", "ports", "fold-io-unsqueeze", rankPorts},
+		{"strip-fp32-casts, ports", "ports", "strip-fp32-casts", portsModule},
+		{"dce, chained private graphs", "graphs", "dce", func(t *testing.T, n int) *graph.Module { return graphsModule("chain")(t, n) }},
+	} {
+		cs = append(cs, stmtCase{name: c.name, unit: c.unit, sizes: [2]int{100, 400}, module: c.build, run: pipeline(c.spec)})
+	}
+	return cs
 }
 
 // stmtCounts converts one run's counters to text (`go tool covdata
@@ -165,8 +212,8 @@ func fastestFile(files [2]map[string]int64, ops0, ops1 int) string {
 }
 
 // TestHelperStmtWork is TestPassStatementsLinear's child, not a test:
-// with ANEFIX_STMTWORK set (in a binary built with -cover) it runs one work
-// case at one size and prints the module's op count.
+// with ANEFIX_STMTWORK set (in a binary built with -cover) it runs one
+// stmtCase at one size and prints the module's op count.
 func TestHelperStmtWork(t *testing.T) {
 	which := os.Getenv(stmtWorkEnv)
 	if which == "" {
@@ -175,12 +222,12 @@ func TestHelperStmtWork(t *testing.T) {
 	if which == "none" {
 		return
 	}
-	var i, layers int
-	if _, err := fmt.Sscanf(which, "%d %d", &i, &layers); err != nil {
+	var i, size int
+	if _, err := fmt.Sscanf(which, "%d %d", &i, &size); err != nil {
 		t.Fatalf("%s=%q: %v", stmtWorkEnv, which, err)
 	}
-	c := workCases()[i]
-	m := c.module(t, layers)
+	c := stmtCases()[i]
+	m := c.module(t, size)
 	n := m.NumOps()
 	if err := c.run(m); err != nil {
 		t.Fatal(err)
