@@ -29,9 +29,10 @@ Examples:
   anefix convert model.h18p.aimodelc -o copy.h18p.aimodelc  # a compiled package, copied whole
 
 A compiled package (.aimodelc) is read (main.hash checked, links not
-followed, --max-memory bounding the heap reading one of its files needs) and copied file by file, unchanged, holes in
-sparse files kept; it is never re-encoded. What the reader could not read
-besides main.hash is copied as it is, with a warning (inspect lists it).`,
+followed, --max-memory bounding the heap reading one of its files needs)
+and copied file by file, unchanged, holes in sparse files kept; it is
+never re-encoded. What the reader could not read besides main.hash is
+copied as it is, with a warning (inspect lists it).`,
 		Setup: runWith((*convertFlags).declare, runConvert),
 	})
 }
