@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 // Settings are what the whole pipeline shares, besides each pass's own
@@ -157,14 +158,41 @@ type Context struct {
 	// limit of the machine, not of the result: it is no setting, and the
 	// pipeline string does not carry it (RunOptions.MaxMemory).
 	MaxMemory int64
+	// an caches the analyses passes declare (analyses.go) during a
+	// pipeline run; nil outside one (every answer is computed afresh).
+	an *analysisCache
 }
 
 // DefaultContext is the context of a pass run outside a pipeline.
 func DefaultContext() *Context { return &Context{Settings: DefaultSettings()} }
 
-// States is the state analysis of g under the context's settings.
+// States is the state analysis of g under the context's settings
+// (AnalysisStates: a pass that calls it declares it in Requires). In a
+// pipeline run it comes from the run's cache.
 func (c *Context) States(g *graph.Graph) *graph.StateAnalysis {
+	if c.an != nil {
+		return c.an.stateOf(g)
+	}
 	return graph.States(g, c.Settings.States.Analysis())
+}
+
+// StateScope is what graph analyses that pair states (graph.FloatIslands,
+// anefacts) call for each graph: Context.States.
+func (c *Context) StateScope() func(*graph.Graph) *graph.StateAnalysis {
+	if c.an != nil {
+		return c.an.stateOf
+	}
+	return graph.NewStateScope(c.Settings.States.Analysis()).States
+}
+
+// IslandBlockers is AnalysisIslands for m: the ops of the islands check's
+// element-type rule cites. In a pipeline run it comes from the run's
+// cache (whose module is m).
+func (c *Context) IslandBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
+	if c.an != nil && c.an.m == m {
+		return c.an.islandBlockers()
+	}
+	return anefacts.ElementTypeBlockers(m, c.StateScope())
 }
 
 // StateOptions is the state analysis' options under the context's settings.
