@@ -1,7 +1,6 @@
 package passes
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -35,71 +34,6 @@ func TestAnalysisRunsDefaultRewrite(t *testing.T) {
 	if !maps.Equal(res.AnalysisRuns, want) {
 		t.Errorf("analysis runs %v, want %v", res.AnalysisRuns, want)
 	}
-}
-
-// analysisVariants are the synth modules the Preserves check runs over:
-// every arm synth makes (arm D is arm A with +arm-d below), and arm A and C with handle states and the composite
-// recurrence.
-func analysisVariants() []synth.Options {
-	var out []synth.Options
-	for _, a := range []synth.Arm{synth.ArmA, synth.ArmB, synth.ArmC, synth.ArmE} {
-		out = append(out, synth.Options{Arm: a})
-	}
-	for _, a := range []synth.Arm{synth.ArmA, synth.ArmC} {
-		out = append(out, synth.Options{Arm: a, StateForm: "handle"}, synth.Options{Arm: a, Recurrence: synth.RecurrenceComposite})
-	}
-	return out
-}
-
-// TestPreservedAnalyses runs the default pipeline with each other pass
-// enabled over every variant with RunOptions.CheckPreserved: each analysis
-// a pass declares it preserves is compared with the analysis made afresh
-// after it, and each analysis a pass asks for must be in its Requires. A
-// pass that declares Preserves must have run on some variant (a pass that
-// refuses a combination leaves it unchecked, which is counted).
-func TestPreservedAnalyses(t *testing.T) {
-	checked := map[string]int{}
-	refused := 0
-	for _, o := range analysisVariants() {
-		for _, extra := range append([]string{""}, Names()...) {
-			spec := Spec{}
-			if extra != "" {
-				if lookup(extra).DefaultOn {
-					continue
-				}
-				spec.Enable = []string{extra}
-			}
-			name := fmt.Sprintf("arm %s %s %s +%s", o.Arm, o.StateForm, o.Recurrence, extra)
-			m, err := synth.Generate(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Build(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := p.Run(m, RunOptions{CheckPreserved: true})
-			if err != nil && (strings.Contains(err.Error(), "declares it preserves") || strings.Contains(err.Error(), "Requires")) {
-				t.Errorf("%s: %v", name, err)
-				continue
-			}
-			if err != nil {
-				refused++
-				t.Logf("%s: %v", name, err)
-			}
-			for _, s := range res.Steps {
-				if err == nil || s.Pass != res.Steps[len(res.Steps)-1].Pass {
-					checked[s.Pass]++
-				}
-			}
-		}
-	}
-	for _, n := range Names() {
-		if p := lookup(n); len(p.Preserves) > 0 && checked[n] == 0 {
-			t.Errorf("pass %s declares it preserves %v but ran on no variant", n, AnalysisNames(p.Preserves))
-		}
-	}
-	t.Logf("passes checked (runs): %v; %d pipelines refused", checked, refused)
 }
 
 // TestFalseDeclarationsFail: a false Preserves (promote-states changes the

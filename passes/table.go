@@ -19,8 +19,7 @@ import (
 // strip-fp32-casts retypes both sides of a pair together (its islands join
 // them); fold-io-unsqueeze folds both sides of a pair or neither;
 // externalize-constant adds an input after the others; the weight passes
-// rewrite constants, which no state path reads from an input; fold-casts
-// removes casts, which the analysis looks through. finite-masks alone
+// rewrite constants, which no state path reads from an input. finite-masks alone
 // preserves the islands too (values change, types and ops do not).
 // TestPreservedAnalyses checks each declaration.
 var table []*Pass
@@ -39,7 +38,7 @@ func init() {
 		{Name: "quantize-weights", DefaultOn: false, Func: bindCtx[QuantizeWeightsOptions](quantizeWeights), About: quantizeWeightsAbout, Preserves: []*Analysis{AnalysisStates}},
 		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout, Requires: []*Analysis{AnalysisStates}},
 		{Name: "residual-scale", DefaultOn: false, Func: bind[ResidualScaleOptions](residualScale), About: residualScaleAbout},
-		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout},
 		{Name: "fp16-safe-reductions", DefaultOn: false, Func: bind[FP16SafeReductionsOptions](fp16SafeReductions), About: fp16SafeReductionsAbout},
 		{Name: "dce", DefaultOn: true, Func: bind[DCEOptions](dce), About: dceAbout,
 			RunsLast: "it removes what the other passes leave dead: the ops a rewrite bypasses, the blob an externalized constant or a converted weight leaves unreferenced, the token ops handle accesses leave, the constants scaled or rewritten ones replace"},
