@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -379,15 +380,13 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 	res := &Result{CensusBefore: TakeCensus(m)}
 	// The run's own context: p's settings, this run's memory bound and a
 	// cache of the analyses for m.
-	ctx := DefaultContext()
-	if p.Context != nil {
-		c := *p.Context
+	ctx := p.Context
+	if ro.MaxMemory > 0 {
+		c := *cmp.Or(ctx, DefaultContext())
+		c.MaxMemory = ro.MaxMemory
 		ctx = &c
 	}
-	if ro.MaxMemory > 0 {
-		ctx.MaxMemory = ro.MaxMemory
-	}
-	ctx.an = newAnalysisCache(m, ctx.Settings.States.Analysis())
+	ctx = ctx.withCache(m)
 	res.AnalysisRuns = ctx.an.runs
 	start := now()
 	for _, s := range p.Steps {

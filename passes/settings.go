@@ -195,8 +195,19 @@ func (c *Context) IslandBlockers(m *graph.Module) (map[*graph.Operation]bool, er
 	return anefacts.ElementTypeBlockers(m, c.StateScope())
 }
 
-// StateOptions is the state analysis' options under the context's settings.
-func (c *Context) StateOptions() graph.StateOptions { return c.Settings.States.Analysis() }
+// withCache is c (nil: the default context) with a cache of the analyses
+// of m: c itself when it has one for m, else a copy with a new one.
+func (c *Context) withCache(m *graph.Module) *Context {
+	if c == nil {
+		c = DefaultContext()
+	}
+	if c.an != nil && c.an.m == m {
+		return c
+	}
+	out := *c
+	out.an = newAnalysisCache(m, c.Settings.States.Analysis())
+	return &out
+}
 
 // IncludeKV says whether the state passes act on key/value caches.
 func (c *Context) IncludeKV() bool { return c.Settings.States.IncludeKV }

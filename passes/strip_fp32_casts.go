@@ -348,7 +348,7 @@ func PreviewStripFP32Casts(m *graph.Module, set ...string) (*StripFP32CastsPrevi
 	if err != nil {
 		return nil, err
 	}
-	sf := &sfRun{ctx: p.Context, m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
+	sf := &sfRun{ctx: p.Context.withCache(m), m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
 	if err := sf.analyze(); err != nil {
 		return nil, err
 	}
