@@ -51,8 +51,8 @@ func AnalysisNames(as []*Analysis) []string {
 	return out
 }
 
-// analysisCache holds the analyses of one module during one pipeline run.
-// A nil cache computes every answer afresh (a pass run alone).
+// analysisCache holds the analyses of one module during one pipeline run
+// (or one run of a pass alone: Context.withCache).
 type analysisCache struct {
 	m        *graph.Module
 	so       graph.StateOptions
@@ -69,18 +69,13 @@ func newAnalysisCache(m *graph.Module, so graph.StateOptions) *analysisCache {
 	return &analysisCache{m: m, so: so, runs: map[string]int{}, asked: map[*Analysis]bool{}}
 }
 
-// stateAnalyses are the state analyses of every graph of m with a body,
-// keyed by graph op, under so, all made with one graph.StateScope (so each
-// callee is summarized once: linear in the module).
-func stateAnalyses(m *graph.Module, so graph.StateOptions) map[*graph.Operation]*graph.StateAnalysis {
-	return graph.StatesOf(m, so)
-}
-
 // allStates returns AnalysisStates from the cache, computing every graph's
-// the first time.
+// the first time (graph.StatesOf: one scope for the module, so each callee
+// is summarized once). Every graph at once, not each when asked: the
+// scope's summaries describe the graphs as they were when it was made.
 func (c *analysisCache) allStates() map[*graph.Operation]*graph.StateAnalysis {
 	if c.states == nil {
-		c.states = stateAnalyses(c.m, c.so)
+		c.states = graph.StatesOf(c.m, c.so)
 		c.runs[AnalysisStates.Name]++
 	}
 	return c.states
@@ -171,7 +166,7 @@ func (c *analysisCache) checkPreserved(p *Pass) error {
 			if c.states == nil {
 				continue
 			}
-			diff = diffStates(c.states, stateAnalyses(c.m, c.so))
+			diff = diffStates(c.states, graph.StatesOf(c.m, c.so))
 		case AnalysisIslands:
 			if c.blockers == nil {
 				continue

@@ -158,8 +158,9 @@ type Context struct {
 	// limit of the machine, not of the result: it is no setting, and the
 	// pipeline string does not carry it (RunOptions.MaxMemory).
 	MaxMemory int64
-	// an caches the analyses passes declare (analyses.go) during a
-	// pipeline run; nil outside one (every answer is computed afresh).
+	// an caches the analyses passes declare (analyses.go) for one module
+	// while a pipeline, or a pass alone, runs on it (withCache); nil in
+	// a context nothing runs under (every answer is computed afresh).
 	an *analysisCache
 }
 
@@ -167,8 +168,8 @@ type Context struct {
 func DefaultContext() *Context { return &Context{Settings: DefaultSettings()} }
 
 // States is the state analysis of g under the context's settings
-// (AnalysisStates: a pass that calls it declares it in Requires). In a
-// pipeline run it comes from the run's cache.
+// (AnalysisStates: a pass that calls it declares it in Requires). While a
+// pass or a pipeline runs it comes from the run's cache.
 func (c *Context) States(g *graph.Graph) *graph.StateAnalysis {
 	if c.an != nil {
 		return c.an.stateOf(g)
@@ -186,8 +187,8 @@ func (c *Context) StateScope() func(*graph.Graph) *graph.StateAnalysis {
 }
 
 // IslandBlockers is AnalysisIslands for m: the ops of the islands check's
-// element-type rule cites. In a pipeline run it comes from the run's
-// cache (whose module is m).
+// element-type rule cites. While a pass or a pipeline runs on m it comes
+// from the run's cache.
 func (c *Context) IslandBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
 	if c.an != nil && c.an.m == m {
 		return c.an.islandBlockers()
