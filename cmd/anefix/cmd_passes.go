@@ -82,7 +82,7 @@ func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
 	out := &pb.PassList{}
 	for _, p := range list {
 		pi := &pb.PassInfo{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
-			Constraints: passConstraints(p.Name)}
+			Constraints: passConstraints(p.Name), Requires: passes.AnalysisNames(p.Requires), Preserves: passes.AnalysisNames(p.Preserves)}
 		for _, o := range p.Options() {
 			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind, Default: o.Default, Doc: o.Doc, Values: o.Values})
 		}
