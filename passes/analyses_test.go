@@ -1,7 +1,11 @@
 package passes
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,29 +14,84 @@ import (
 	"github.com/anefix/anefix/graph/synth"
 )
 
-// TestAnalysisRunsDefaultRewrite counts the analyses the default pipeline
-// computes on arm A: each once. Before the passes declared them, the state
-// analysis ran four times (strip-fp32-casts' islands and its element-type
-// check, fold-io-unsqueeze, promote-states) and the islands' state pairs
-// were a fifth; now strip-fp32-casts computes the states, its islands read
-// them, and fold-io-unsqueeze and promote-states reuse them because
-// strip-fp32-casts and fold-io-unsqueeze declare they preserve them.
-func TestAnalysisRunsDefaultRewrite(t *testing.T) {
-	m, err := synth.Generate(synth.Options{Arm: synth.ArmA})
+// TestAnalysisRuns counts the analyses pipelines compute. The default
+// pipeline on arm A computes each once: strip-fp32-casts computes the
+// states, its islands read them, and fold-io-unsqueeze and promote-states
+// reuse them because strip-fp32-casts and fold-io-unsqueeze declare they
+// preserve them. (Before the passes declared them, the state analysis
+// ran four times: strip-fp32-casts' islands and its element-type check,
+// fold-io-unsqueeze, promote-states.) promote-states changes the states,
+// so a state pass after it (scale-state, states-as-outputs) computes them
+// again: twice.
+func TestAnalysisRuns(t *testing.T) {
+	for _, c := range []struct {
+		o      synth.Options
+		enable []string
+		want   map[string]int
+	}{
+		{synth.Options{Arm: synth.ArmA}, nil, map[string]int{"states": 1, "islands": 1}},
+		{synth.Options{Arm: synth.ArmA, Recurrence: synth.RecurrenceComposite}, nil, map[string]int{"states": 1, "islands": 1}},
+		{synth.Options{Arm: synth.ArmA}, []string{"scale-state"}, map[string]int{"states": 2, "islands": 1}},
+		{synth.Options{Arm: synth.ArmB}, []string{"states-as-outputs"}, map[string]int{"states": 2, "islands": 1}},
+		{synth.Options{Arm: synth.ArmA}, []string{"externalize-constant", "palettize", "scale-state"}, map[string]int{"states": 2, "islands": 1}},
+	} {
+		m, err := synth.Generate(c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Build(Spec{Enable: c.enable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.Run(m, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(res.AnalysisRuns, c.want) {
+			t.Errorf("arm %s %s +%v: analysis runs %v, want %v", c.o.Arm, c.o.Recurrence, c.enable, res.AnalysisRuns, c.want)
+		}
+	}
+}
+
+// TestAnalysesOnlyThroughContext: the passes reach the state analysis and
+// the element-type islands only through their Context (settings.go), which
+// serves them from the run's cache (analyses.go), so AnalysisRuns counts
+// every run. A pass that called graph.States or anefacts.ElementTypeBlockers
+// itself would compute it again, uncounted.
+func TestAnalysesOnlyThroughContext(t *testing.T) {
+	direct := map[string]bool{"graph.States": true, "graph.StatesOf": true, "graph.NewStateScope": true,
+		"anefacts.ElementTypeBlockers": true, "anefacts.Module": true, "anefacts.ModuleWith": true}
+	allowed := map[string]bool{"analyses.go": true, "settings.go": true}
+	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Build(Spec{})
-	if err != nil {
-		t.Fatal(err)
+	fset := token.NewFileSet()
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && direct[x.Name+"."+sel.Sel.Name] {
+				seen++
+				if !allowed[f] {
+					t.Errorf("%s: %s.%s: ask the Context (ctx.States, ctx.StateScope, ctx.IslandBlockers) and declare the analysis in the pass's Requires", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
-	res, err := p.Run(m, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]int{"states": 1, "islands": 1}
-	if !maps.Equal(res.AnalysisRuns, want) {
-		t.Errorf("analysis runs %v, want %v", res.AnalysisRuns, want)
+	if seen == 0 {
+		t.Fatal("no call to an analysis found at all: the scan sees nothing")
 	}
 }
 
