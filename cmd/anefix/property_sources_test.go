@@ -3,10 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/anefix/anefix/graph/coreaiop/zoo"
+	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/graph/synth/variants"
 )
 
@@ -46,7 +46,7 @@ func zooCases(stride int) []propCase {
 		}
 		text := m.Text
 		name := strings.NewReplacer("/", ".", ":", ".").Replace(m.Name)
-		out = append(out, propCase{Name: name, Axes: map[string]string{"op": m.Op, "form": m.Form},
+		out = append(out, propCase{Name: name, Axes: map[string]string{"op": m.Op, "form": m.Form}, Expect: m.Expect(),
 			Write: func(dir string) (string, error) {
 				p := filepath.Join(dir, name+".mlir")
 				return p, os.WriteFile(p, text, 0o644)
@@ -62,26 +62,22 @@ const variantsSample = 12
 func variantCases(cs []variants.Case) []propCase {
 	out := make([]propCase, len(cs))
 	for i, c := range cs {
-		// Every fp32 value of a variant is the recurrence (its norms and
-		// attention are fp16).
-		out[i] = propCase{Name: c.Name, Axes: c.Axes.Map(), Write: c.Write, Expect: expectations{States: c.States, NoFP32: true}}
+		out[i] = propCase{Name: c.Name, Axes: c.Axes.Map(), Write: c.Write, Expect: c.Expect}
 	}
 	return out
 }
 
-// synthArmCases are the shipped synth arms, read in place.
+// synthArmCases are the shipped synth arms, read in place, each with what
+// graph/synth intends for it (synth.Expected of the options that wrote it).
 func synthArmCases() []propCase {
-	arms, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "synth", "*.aimodel"))
-	sort.Strings(arms)
-	out := make([]propCase, len(arms))
-	for i, a := range arms {
-		pc := propCase{Name: filepath.Base(a), Write: func(string) (string, error) { return a, nil }}
-		if !strings.HasPrefix(pc.Name, "armE") {
-			// Arms A–D carry conv_state/rec_state (README "Test graphs");
-			// their fp32 norm chains stay fp32 by default.
-			pc.Expect.States = []string{"conv_state", "rec_state"}
+	out := make([]propCase, len(synth.ShippedArms))
+	for i, a := range synth.ShippedArms {
+		p := filepath.Join("..", "..", "testdata", "synth", a.Name)
+		e, err := synth.Expected(a.Options)
+		if err != nil {
+			panic("property: synth.Expected(" + a.Name + "): " + err.Error())
 		}
-		out[i] = pc
+		out[i] = propCase{Name: a.Name, Write: func(string) (string, error) { return p, nil }, Expect: e}
 	}
 	return out
 }

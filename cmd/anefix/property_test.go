@@ -9,7 +9,12 @@ package main
 //	P0  IN reads: inspect IN exits 0 (every generated case is a valid model)
 //	P1  rewrite IN -o OUT exits 0, or 1 with a message naming an op
 //	P2  the central promise: check OUT --json names no blocker whose fixing
-//	    pass is on by default (and a rewrite that refused has no OUT: fails)
+//	    pass is on by default (and a rewrite that refused has no OUT: fails);
+//	    and, where the source's generator says which fp32 islands block
+//	    (propCase.Expect, graph/synth/expect), OUT holds what it intends:
+//	    no f32 value at all (NoF32), no f32 value touched by an op located
+//	    in a blocking island (Retype), f32 left in the islands that do not
+//	    block (Keep), each read from OUT itself, not from anefix's analyses
 //	P3  idempotence: rewrite OUT -o OUT2 exits 0 and OUT2's main file is
 //	    byte-identical to OUT's
 //	P4  OUT reads back: convert OUT --emit generic -o - exits 0, and
@@ -17,15 +22,13 @@ package main
 //	P5  verify IN OUT --streams 2 --length 4 exits 0 or 3
 //	P6  inspect, check and convert on IN never panic, never print a Go
 //	    runtime error, never exit 2 (their command lines are well formed)
-//
-// and, where a source knows what its case holds (propCase.Expect):
-//
-//	P7  every input the case declares a conv/recurrent state is a state in
-//	    every entry graph of OUT (the default rewrite promotes them)
-//	P8  OUT holds no fp32 value, when every fp32 value of IN is the
-//	    gated-delta recurrence (the islands the seed's compiler log cites,
-//	    README "Checking on a Mac"): check calling OUT legal while the
-//	    recurrence stays fp32 breaks the central promise in substance
+//	P7  where the generator names its state port pairs and port types
+//	    (Expect.Pairs, Expect.Ports): in every entry graph of OUT each pair's
+//	    input carries MutableBuffers.buffer_mutation = its state, the output
+//	    at the position the generator wrote the pair's output carries the
+//	    state's name, and every port has the type the generator intends
+//	    (what fold-io-unsqueeze folds, what strip-fp32-casts retypes; every
+//	    other port as in IN)
 //
 // No command may panic or print a Go runtime error anywhere (each property
 // fails on it). ANEFIX_PROPERTY_DIR=DIR keeps every input and output under
@@ -47,6 +50,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/oracle"
+	"github.com/anefix/anefix/graph/synth/expect"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
@@ -60,17 +64,9 @@ type propCase struct {
 	// input path; an input that already exists (a shipped model) may be
 	// returned as it is, it is never modified.
 	Write func(dir string) (string, error)
-	// Expect is what the source knows the default rewrite must achieve.
-	Expect expectations
-}
-
-// expectations are checked by P7 and P8 when set.
-type expectations struct {
-	// States must be state inputs of every entry graph of OUT.
-	States []string
-	// NoFP32: OUT must hold no fp32 value (every fp32 value of the case is
-	// the recurrence).
-	NoFP32 bool
+	// Expect is what the case's generator intends the default rewrite to
+	// make of it (P2, P7); zero when the source does not know.
+	Expect expect.Expect
 }
 
 // caseSource is a family of generated inputs: Sample is what CI runs, Full
@@ -397,62 +393,8 @@ func (c *checker) rewriteOK(prop, in, out string, extra ...string) bool {
 	return false
 }
 
-// expected runs P7 and P8 on OUT.
-func (c *checker) expected(out string, e expectations) {
-	if len(e.States) == 0 && !e.NoFP32 {
-		return
-	}
-	r := runGuarded("inspect", out, "--json")
-	if c.crashed("P7", r) {
-		return
-	}
-	var rep pb.InspectReport
-	if r.code != exitOK || protojson.Unmarshal([]byte(r.stdout), &rep) != nil {
-		c.fail("P7", fmt.Sprintf("inspect OUT exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
-		return
-	}
-	var notState []string
-	f32 := 0
-	where := map[string]bool{} // "entry graph", "private graph"
-	for _, g := range rep.GetGraphs() {
-		for _, tc := range g.GetElementTypes() {
-			if tc.GetType() == "f32" {
-				f32 += int(tc.GetCount())
-				if g.GetVisibility() == "public" {
-					where["an entry graph"] = true
-				} else {
-					where["a private graph"] = true
-				}
-			}
-		}
-		if g.GetVisibility() != "public" {
-			continue
-		}
-		state := map[string]bool{}
-		for _, p := range g.GetInputs() {
-			state[p.GetName()] = p.GetIsState()
-		}
-		for _, s := range e.States {
-			if !state[s] {
-				notState = append(notState, g.GetName()+":"+s)
-			}
-		}
-	}
-	if len(notState) > 0 {
-		c.fail("P7", "state pair not promoted: "+classOf(notState[0][strings.IndexByte(notState[0], ':')+1:]), strings.Join(notState, ", "), r)
-	}
-	if e.NoFP32 && f32 > 0 {
-		w := make([]string, 0, len(where))
-		for k := range where {
-			w = append(w, k)
-		}
-		sort.Strings(w)
-		c.fail("P8", "fp32 recurrence left in OUT, in "+strings.Join(w, " and "), fmt.Sprintf("%d f32 values", f32), r)
-	}
-}
-
-// properties runs P0–P8 on one input.
-func (c *checker) properties(dir, in string, e expectations) {
+// properties runs P0–P7 on one input.
+func (c *checker) properties(dir, in string, e expect.Expect) {
 	on := defaultOn()
 	// P6 (and P0): the input is read without a crash.
 	for _, args := range [][]string{
@@ -492,8 +434,9 @@ func (c *checker) properties(dir, in string, e expectations) {
 			}
 		}
 	}
-	// P7, P8.
-	c.expected(out, e)
+	c.islands("P2", in, out, e)
+	// P7.
+	c.ports("P7", in, out, e)
 	// P3.
 	out2 := outPath(dir, in, "out2")
 	before := len(c.failures)
@@ -665,7 +608,7 @@ func runPattern(parts ...string) string {
 	return strings.Join(q, "/")
 }
 
-// TestProperties runs P0–P8 on every case of every source (the CI sample,
+// TestProperties runs P0–P7 on every case of every source (the CI sample,
 // or all with ANEFIX_FULL_SWEEP=1).
 func TestProperties(t *testing.T) {
 	mlirOpt := oracle.MlirOpts[1].Require(t)
@@ -691,5 +634,5 @@ func TestProperties(t *testing.T) {
 			}
 		})
 	}
-	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"})
+	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7"})
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/synth/expect"
 )
 
 // The three forms.
@@ -437,4 +438,14 @@ func metalModule(form string) string {
 		r, a, b, grid, group, shape, t, t, t)
 	g.output(r, "tensor<2x3xF>")
 	return g.module()
+}
+
+// Expect is what the default rewrite must make of the module, for the
+// property tests: the f16 form has no f32 value and the rewrite must not
+// make one. The island form's cast sandwich neither holds a graph port nor
+// writes back what it reads, and f32-io's interface is the caller's
+// choice: what becomes of those is anefix's model of the compiler
+// (passes/anefacts), not the zoo's to say.
+func (m Module) Expect() expect.Expect {
+	return expect.Expect{NoF32: m.Form == FormF16}
 }
