@@ -376,21 +376,39 @@ func verifyLimit(stderr, ref string) string {
 // rewriteOK runs rewrite IN -o OUT extra… under prop (P1, or C) and reports
 // whether OUT was written.
 func (c *checker) rewriteOK(prop, in, out string, extra ...string) bool {
+	wrote, _, _ := c.rewrite(prop, in, out, extra...)
+	return wrote
+}
+
+// refusedByRE finds the pass a rewrite's error names (passes.PassError).
+var refusedByRE = regexp.MustCompile(`: pass ([a-z0-9-]+)(?::| left invalid IR)`)
+
+// rewrite is rewriteOK that also says which pass refused the input, when
+// rewrite exits 1 with a clear refusal ("" when none, or no pass named),
+// and the error's line.
+func (c *checker) rewrite(prop, in, out string, extra ...string) (wrote bool, refusedBy, msg string) {
 	r := runGuarded(append([]string{"rewrite", in, "-o", out}, extra...)...)
 	if c.crashed(prop, r) {
-		return false
+		return false, "", ""
 	}
+	// The error is the last line (the per-pass report comes first); the
+	// paths are blanked (a zoo file is named after its op).
+	msg = strings.NewReplacer(in, "IN", out, "OUT").Replace(lastLine(r.stderr))
 	switch r.code {
 	case exitOK:
-		return true
+		return true, "", ""
 	case exitFailure:
-		if !namesOpRE.MatchString(r.stderr) {
-			c.fail(prop, "rewrite exit 1 naming no op: "+classOf(r.stderr), oneLine(r.stderr), r)
+		// A clear refusal names the pass that refused or an op.
+		if m := refusedByRE.FindStringSubmatch(msg); m != nil && passKnown(m[1]) {
+			refusedBy = m[1]
 		}
-		return false
+		if refusedBy == "" && !namesOpRE.MatchString(msg) {
+			c.fail(prop, "rewrite exit 1 naming no op and no pass: "+classOf(msg), oneLine(msg), r)
+		}
+		return false, refusedBy, msg
 	}
-	c.fail(prop, fmt.Sprintf("rewrite exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
-	return false
+	c.fail(prop, fmt.Sprintf("rewrite exit %d: %s", r.code, classOf(msg)), oneLine(msg), r)
+	return false, "", msg
 }
 
 // properties runs P0–P7 on one input.

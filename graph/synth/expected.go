@@ -21,7 +21,11 @@ import (
 //     logits are a rank-only view of the head's [1, vocab] matmul, so
 //     fold-io-unsqueeze folds both (D: the logits only); input_ids'
 //     expand_dims feeds only the embedding's gather index, which that pass
-//     leaves by default. Arm E's ports stay as they are.
+//     leaves by default. Arm E's ports stay as they are;
+//   - passes: arm E takes its embedding table as an input already, so
+//     externalize-constant has no tied table to take and refuses it; the
+//     hybrid's tied table is an in-graph constant it takes. Every other
+//     pass accepts every arm.
 func Expected(o Options) (expect.Expect, error) {
 	o, err := o.normalize()
 	if err != nil {
@@ -32,6 +36,7 @@ func Expected(o Options) (expect.Expect, error) {
 		e.Pairs = []expect.Pair{{In: "key_cache", Out: "new_k_cache"}, {In: "value_cache", Out: "new_v_cache"}}
 		e.NoF32 = true
 		e.Ports = map[string]string{}
+		e.Refuses = map[string]string{"externalize-constant": "the embedding table is a graph input already"}
 		return e, nil
 	}
 	d := o.hybridDims()

@@ -445,7 +445,10 @@ func metalModule(form string) string {
 // make one. The island form's cast sandwich neither holds a graph port nor
 // writes back what it reads, and f32-io's interface is the caller's
 // choice: what becomes of those is anefix's model of the compiler
-// (passes/anefacts), not the zoo's to say.
+// (passes/anefacts), not the zoo's to say. externalize-constant refuses
+// every module: with one op, no constant feeds both an embedding's
+// gather_nd and a matmul (the tied table it takes by default).
 func (m Module) Expect() expect.Expect {
-	return expect.Expect{NoF32: m.Form == FormF16}
+	return expect.Expect{NoF32: m.Form == FormF16,
+		Refuses: map[string]string{"externalize-constant": "one op: no tied embedding/head table"}}
 }

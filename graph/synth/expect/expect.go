@@ -59,6 +59,10 @@ type Expect struct {
 	// default rewrite leaves them f32 (strip-fp32-casts retypes only
 	// blocking islands by default). The input must have them too.
 	Keep []Frame
+	// Refuses are the passes that must refuse the model, with why (it lacks
+	// what the pass works on, as the pass's documentation says: anefix
+	// passes NAME); every other pass must accept it (TestPassComposition).
+	Refuses map[string]string
 	// Ports, when not nil, are every entry graph's ports whose type the
 	// default rewrite changes ("input NAME" or "output NAME", by the name
 	// after the rewrite) with their type after it (what fold-io-unsqueeze
