@@ -153,7 +153,7 @@ func TestPassComposition(t *testing.T) {
 						wrote, by, msg := c.rewrite("C1", in, out, args...)
 						if wrote {
 							c.readsBack("C4", out)
-							c.verifyRuns("C5", in, out)
+							c.verifyRuns("C5", in, out, pc.Expect.Vocab)
 						}
 						pt.record(c, pipelineWith(extra), wrote, by, msg, pc.Expect, strings.Join(append([]string{"rewrite", in, "-o", out}, args...), " "))
 						ty.cases[src.Name]++

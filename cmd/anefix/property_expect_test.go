@@ -213,3 +213,29 @@ func portDiff(kind, name, inType string, got *pb.Port, ports map[string]string) 
 	}
 	return bad
 }
+
+// published checks P8: check's region prediction for IN against what the
+// published compile measured.
+func (c *checker) published(prop, in string, p *expect.Published) {
+	r := runGuarded("check", in, "--architecture", p.Architecture, "--json")
+	if c.crashed(prop, r) {
+		return
+	}
+	var rep pb.CheckReport
+	if (r.code != exitOK && r.code != exitGate) || protojson.Unmarshal([]byte(r.stdout), &rep) != nil {
+		c.fail(prop, fmt.Sprintf("check IN exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
+		return
+	}
+	got := "none"
+	if rep.PredictedRegions != nil {
+		if int(rep.GetPredictedRegions()) == p.Regions {
+			return
+		}
+		got = fmt.Sprint(rep.GetPredictedRegions())
+	}
+	if p.Disagree != "" {
+		c.accepted = append(c.accepted, failure{Prop: prop, Source: c.source, Case: c.name, Class: "recorded disagreement: " + p.Disagree})
+		return
+	}
+	c.fail(prop, "check's regions differ from the published compile's", fmt.Sprintf("%s (%s): predicts %s, measured %d per function", p.ID, p.Architecture, got, p.Regions), r)
+}

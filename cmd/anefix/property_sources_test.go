@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/anefix/anefix/graph/coreaiop/zoo"
 	"github.com/anefix/anefix/graph/synth"
+	"github.com/anefix/anefix/graph/synth/expect"
 	"github.com/anefix/anefix/graph/synth/variants"
 )
 
@@ -19,6 +21,13 @@ func init() {
 		Sample:  func() []propCase { return variantCases(variants.Sample(variantsSample)) },
 		Full:    func() []propCase { return variantCases(variants.All()) },
 		Compose: func() []propCase { return variantCases(variants.Sample(compositionSample())) },
+	})
+	// The calibration set is small: CI runs all of it, composition a few.
+	addCaseSource(caseSource{
+		Name:    "calibration",
+		Sample:  calibCases,
+		Full:    calibCases,
+		Compose: func() []propCase { cs := calibCases(); return cs[:min(compositionSample(), len(cs))] },
 	})
 	addCaseSource(caseSource{
 		Name:    "zoo",
@@ -78,6 +87,67 @@ func synthArmCases() []propCase {
 			panic("property: synth.Expected(" + a.Name + "): " + err.Error())
 		}
 		out[i] = propCase{Name: a.Name, Write: func(string) (string, error) { return p, nil }, Expect: e}
+	}
+	return out
+}
+
+// calibDir holds the calibration set: one small graph per published
+// compile and the manifest of what each compile measured
+// (passes/ane/calibration_test.go writes the graphs and holds the manifest
+// to its rules).
+var calibDir = filepath.Join("..", "..", "testdata", "calibration")
+
+// calibVocab is the rows of a calibration stand-in's embedding table:
+// the encoders (granite-*) and the decoders with a table (*-table*) gather
+// from a tensor<32x64x…> (passes/ane/calibration_test.go) and return the
+// 64-wide hidden state, not logits; the others take embeddings as input
+// (0: verify's default).
+func calibVocab(graph string) int {
+	if strings.HasPrefix(graph, "granite-") || strings.Contains(graph, "-table") {
+		return 32
+	}
+	return 0
+}
+
+// calibCases are the calibration graphs, read in place, each expecting the
+// region count its published compile measured (per function: the graph
+// stands for one of the compile's functions), or stated.
+func calibCases() []propCase {
+	b, err := os.ReadFile(filepath.Join(calibDir, "manifest.json"))
+	if err != nil {
+		panic("property: calibration manifest: " + err.Error())
+	}
+	var m struct {
+		Cases []struct {
+			ID, Graph, Architecture, Expect, Reason string
+			Regions                                 *int `json:"measured_regions"`
+			Functions                               int  `json:"measured_functions"`
+			Stated                                  *int `json:"stated_regions"`
+		}
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic("property: calibration manifest: " + err.Error())
+	}
+	var out []propCase
+	for _, c := range m.Cases {
+		p := &expect.Published{ID: c.ID, Architecture: c.Architecture}
+		switch {
+		case c.Regions != nil:
+			p.Regions = *c.Regions / max(c.Functions, 1)
+		case c.Stated != nil:
+			p.Regions = *c.Stated
+		default:
+			panic("property: calibration case " + c.ID + " has no region count")
+		}
+		if c.Expect != "agree" {
+			p.Disagree = c.Reason
+		}
+		path := filepath.Join(calibDir, c.Graph+".mlir")
+		out = append(out, propCase{Name: c.ID, Axes: map[string]string{"architecture": c.Architecture},
+			Write: func(string) (string, error) { return path, nil }, Expect: expect.Expect{Published: p, Vocab: calibVocab(c.Graph),
+				// The stand-ins' tables (when they have one) feed only
+				// their embedding gather: none is a tied head.
+				Refuses: map[string]string{"externalize-constant": "no tied embedding/head table"}}})
 	}
 	return out
 }

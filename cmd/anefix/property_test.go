@@ -29,6 +29,10 @@ package main
 //	    state's name, and every port has the type the generator intends
 //	    (what fold-io-unsqueeze folds, what strip-fp32-casts retypes; every
 //	    other port as in IN)
+//	P8  where a published compile measured the model (the calibration
+//	    set): check IN --architecture A --json predicts that many Neural
+//	    Engine regions per function; a disagreement the manifest records,
+//	    with its reason, is listed as accepted, not failed
 //
 // No command may panic or print a Go runtime error anywhere (each property
 // fails on it). ANEFIX_PROPERTY_DIR=DIR keeps every input and output under
@@ -334,9 +338,25 @@ func (c *checker) readsBack(prop, out string) {
 	}
 }
 
-// verifyRuns runs P5.
-func (c *checker) verifyRuns(prop, in, out string) {
-	r := runGuarded("verify", in, out, "--streams", "2", "--length", "4")
+// verifyRuns runs P5: two streams of four tokens, drawn by verify, or
+// below vocab when the source knows the model's (expect.Expect.Vocab).
+func (c *checker) verifyRuns(prop, in, out string, vocab int) {
+	args := []string{"verify", in, out, "--streams", "2", "--length", "4"}
+	if vocab > 0 {
+		f := filepath.Join(c.t.TempDir(), "tokens.txt")
+		var b strings.Builder
+		for s := range 2 {
+			for p := range 4 {
+				fmt.Fprintf(&b, "%d ", (7*p+3*s+1)%vocab)
+			}
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+		args = []string{"verify", in, out, "--tokens", f, "--length", "4"}
+	}
+	r := runGuarded(args...)
 	if c.crashed(prop, r) {
 		return
 	}
@@ -411,7 +431,7 @@ func (c *checker) rewrite(prop, in, out string, extra ...string) (wrote bool, re
 	return false, "", msg
 }
 
-// properties runs P0–P7 on one input.
+// properties runs P0–P8 on one input.
 func (c *checker) properties(dir, in string, e expect.Expect) {
 	on := defaultOn()
 	// P6 (and P0): the input is read without a crash.
@@ -428,6 +448,10 @@ func (c *checker) properties(dir, in string, e expect.Expect) {
 		if args[0] == "inspect" && len(args) == 2 && r.code != exitOK {
 			c.fail("P0", fmt.Sprintf("inspect IN exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
 		}
+	}
+	// P8.
+	if e.Published != nil {
+		c.published("P8", in, e.Published)
 	}
 	// P1.
 	out := outPath(dir, in, "out")
@@ -473,7 +497,7 @@ func (c *checker) properties(dir, in string, e expect.Expect) {
 	}
 	// P4, P5.
 	c.readsBack("P4", out)
-	c.verifyRuns("P5", in, out)
+	c.verifyRuns("P5", in, out, e.Vocab)
 }
 
 // secondRewriteSummary names the passes that changed something the second
@@ -626,7 +650,7 @@ func runPattern(parts ...string) string {
 	return strings.Join(q, "/")
 }
 
-// TestProperties runs P0–P7 on every case of every source (the CI sample,
+// TestProperties runs P0–P8 on every case of every source (the CI sample,
 // or all with ANEFIX_FULL_SWEEP=1).
 func TestProperties(t *testing.T) {
 	mlirOpt := oracle.MlirOpts[1].Require(t)
@@ -652,5 +676,5 @@ func TestProperties(t *testing.T) {
 			}
 		})
 	}
-	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7"})
+	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"})
 }

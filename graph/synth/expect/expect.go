@@ -63,10 +63,29 @@ type Expect struct {
 	// what the pass works on, as the pass's documentation says: anefix
 	// passes NAME); every other pass must accept it (TestPassComposition).
 	Refuses map[string]string
+	// Vocab, when not 0, is how many token ids the model's embedding table
+	// has rows for: verify is fed ids below it (its default draws ids over
+	// the compared output's last axis, which is wider than the table in a
+	// stand-in whose output is hidden states, not logits).
+	Vocab int
+	// Published, when set, is a real compile's region count of the model
+	// (the calibration set, testdata/calibration/manifest.json): check IN
+	// must predict it (P8).
+	Published *Published
 	// Ports, when not nil, are every entry graph's ports whose type the
 	// default rewrite changes ("input NAME" or "output NAME", by the name
 	// after the rewrite) with their type after it (what fold-io-unsqueeze
 	// folds, what strip-fp32-casts retypes); every other port keeps its
 	// type. Nil: ports are not checked.
 	Ports map[string]string
+}
+
+// Published is what a published compile of a model measured (or stated).
+type Published struct {
+	ID           string // the calibration case
+	Architecture string // check --architecture
+	Regions      int    // Neural Engine regions per function
+	// Disagree is the recorded reason check's prediction differs ("" when
+	// it must agree).
+	Disagree string
 }
