@@ -125,8 +125,10 @@ func TestPassComposition(t *testing.T) {
 	}
 	ty := &tally{cases: map[string]int{}}
 	pt := passTally{}
+	sourcesRun := 0
 	for _, src := range caseSources {
 		t.Run(src.Name, func(t *testing.T) {
+			sourcesRun++
 			for j, pc := range compositionCases(src) {
 				t.Run(pc.Name, func(t *testing.T) {
 					dir := caseDir(t, "compose-"+src.Name, pc.Name)
@@ -168,7 +170,10 @@ func TestPassComposition(t *testing.T) {
 		})
 	}
 	ty.report(t, []string{"C1", "C4", "C5"})
-	pt.report(t)
+	// A pass that never ran is a failure only when no source was filtered
+	// out (go test -run 'TestPassComposition$/synth' runs some passes
+	// only).
+	pt.report(t, sourcesRun == len(caseSources))
 }
 
 // passCount is one pass's outcomes over a composition run.
@@ -217,8 +222,8 @@ func (pt passTally) record(c *checker, pipe []string, wrote bool, by, msg string
 }
 
 // report prints the per-pass figures and fails a pass that accepted no
-// input, or never ran.
-func (pt passTally) report(t *testing.T) {
+// input, or (all: every source ran) never ran.
+func (pt passTally) report(t *testing.T, all bool) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-22s %8s %8s %s\n", "pass", "accepted", "refused", "(as its inputs' generators intend)")
@@ -227,7 +232,9 @@ func (pt passTally) report(t *testing.T) {
 		fmt.Fprintf(&b, "%-22s %8d %8d (%d)\n", p, n.accepted, n.refused, n.intended)
 		switch {
 		case n.accepted+n.refused == 0:
-			t.Errorf("pass %s never ran in the composition", p)
+			if all {
+				t.Errorf("pass %s never ran in the composition", p)
+			}
 		case n.accepted == 0:
 			t.Errorf("pass %s refused every input it ran on (%d)", p, n.refused)
 		}

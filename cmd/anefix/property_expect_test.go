@@ -2,14 +2,18 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/graph/synth/expect"
+	"github.com/anefix/anefix/graph/synth/variants"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -238,4 +242,56 @@ func (c *checker) published(prop, in string, p *expect.Published) {
 		return
 	}
 	c.fail(prop, "check's regions differ from the published compile's", fmt.Sprintf("%s (%s): predicts %s, measured %d per function", p.ID, p.Architecture, got, p.Regions), r)
+}
+
+// TestExpectationsCanFail feeds the expectation checks an "output" that
+// is the input itself (no rewrite at all): on arm A the recurrence is
+// still f32 and conv/rec are still plain, on a variant with f32 state
+// ports those ports are still f32; each check must say so. It keeps P2's
+// and P7's generator halves from passing vacuously (say, after a change of
+// the generator's frames or port names).
+func TestExpectationsCanFail(t *testing.T) {
+	arm := filepath.Join("..", "..", "testdata", "synth", "armA.aimodel")
+	e, err := synth.Expected(synth.Options{Arm: synth.ArmA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v variants.Case
+	for _, c := range variants.All() {
+		if c.Axes.State == "plain-return" && c.Axes.Casts == "f32-state" {
+			v = c
+			break
+		}
+	}
+	vin, err := v.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, in string
+		e        expect.Expect
+		check    func(*checker, string, expect.Expect)
+		want     []string // classes that must be among the failures
+	}{
+		{"armA islands", arm, e, func(c *checker, in string, e expect.Expect) { c.islands("P2", in, in, e) },
+			[]string{"blocking fp32 island left in OUT at qwen3_5.py"}},
+		{"armA ports", arm, e, func(c *checker, in string, e expect.Expect) { c.ports("P7", in, in, e) },
+			[]string{"ports not as the generator intends: input conv_state is not state conv_state"}},
+		{"variant islands", vin, v.Expect, func(c *checker, in string, e expect.Expect) { c.islands("P2", in, in, e) },
+			[]string{"blocking fp32 left in OUT (every fp32 value of IN blocks)"}},
+		{"variant ports", vin, v.Expect, func(c *checker, in string, e expect.Expect) { c.ports("P7", in, in, e) },
+			[]string{"ports not as the generator intends"}},
+	} {
+		ck := &checker{t: t, source: "test", name: c.name}
+		c.check(ck, c.in, c.e)
+		for _, w := range c.want {
+			found := false
+			for _, f := range ck.failures {
+				found = found || strings.HasPrefix(f.Class, w)
+			}
+			if !found {
+				t.Errorf("%s: no failure of class %q; got %+v", c.name, w, ck.failures)
+			}
+		}
+	}
 }
