@@ -77,6 +77,7 @@ func (c *checker) islands(prop, in, out string, e expect.Expect) {
 	if !e.NoF32 && len(e.Retype) == 0 && len(e.Keep) == 0 {
 		return
 	}
+	c.expected = append(c.expected, prop)
 	frames := append(append([]expect.Frame(nil), e.Retype...), e.Keep...)
 	_, before, err := f32Census(in, frames)
 	if err != nil {
@@ -131,6 +132,7 @@ func (c *checker) ports(prop, in, out string, e expect.Expect) {
 	if len(e.Pairs) == 0 && e.Ports == nil {
 		return
 	}
+	c.expected = append(c.expected, prop)
 	repIn, repOut := c.inspectJSON(prop, in), c.inspectJSON(prop, out)
 	if repIn == nil || repOut == nil {
 		return
@@ -221,6 +223,7 @@ func portDiff(kind, name, inType string, got *pb.Port, ports map[string]string) 
 // published checks P8: check's region prediction for IN against what the
 // published compile measured.
 func (c *checker) published(prop, in string, p *expect.Published) {
+	c.expected = append(c.expected, prop)
 	r := runGuarded("check", in, "--architecture", p.Architecture, "--json")
 	if c.crashed(prop, r) {
 		return

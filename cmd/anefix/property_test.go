@@ -279,6 +279,9 @@ type checker struct {
 	// accepted are the documented limits a property accepts (verifyLimits),
 	// kept to be counted: the README lists each with its reason.
 	accepted []failure
+	// expected are the properties a generator's expectation was checked
+	// under for this case (P2's islands, P7, P8), for the report.
+	expected []string
 }
 
 func (c *checker) fail(prop, class, detail string, r cliResult) {
@@ -539,7 +542,10 @@ func withoutDialectLocs(text string) (string, error) {
 // tally collects failures over a test and prints the figures: per property
 // the failing cases, per class the count and the smallest reproducer.
 type tally struct {
-	cases    map[string]int // source -> cases run
+	cases map[string]int // source -> cases run
+	// expected counts, per source and property, the cases checked against
+	// their generator's expectation.
+	expected map[string]map[string]int
 	failures []failure
 	accepted []failure
 }
@@ -547,6 +553,19 @@ type tally struct {
 func (ty *tally) add(fs []failure) { ty.failures = append(ty.failures, fs...) }
 
 func (ty *tally) accept(fs []failure) { ty.accepted = append(ty.accepted, fs...) }
+
+// expect counts the properties c checked against an expectation.
+func (ty *tally) expect(c *checker) {
+	if ty.expected == nil {
+		ty.expected = map[string]map[string]int{}
+	}
+	if ty.expected[c.source] == nil {
+		ty.expected[c.source] = map[string]int{}
+	}
+	for _, p := range c.expected {
+		ty.expected[c.source][p]++
+	}
+}
 
 func (ty *tally) report(t *testing.T, props []string) {
 	t.Helper()
@@ -567,7 +586,11 @@ func (ty *tally) report(t *testing.T, props []string) {
 					bad[f.Case] = true
 				}
 			}
-			fmt.Fprintf(&b, "  %-4s %-8d %d/%d (%.0f %%)\n", p, len(bad), n-len(bad), n, 100*float64(n-len(bad))/float64(max(n, 1)))
+			against := ""
+			if k := ty.expected[s][p]; k > 0 {
+				against = fmt.Sprintf(", %d against the generator's expectation", k)
+			}
+			fmt.Fprintf(&b, "  %-4s %-8d %d/%d (%.0f %%%s)\n", p, len(bad), n-len(bad), n, 100*float64(n-len(bad))/float64(max(n, 1)), against)
 		}
 	}
 	type cls struct {
@@ -611,7 +634,7 @@ func (ty *tally) report(t *testing.T, props []string) {
 	}
 	sort.Strings(accKeys)
 	if len(accKeys) > 0 {
-		b.WriteString("held by a documented limit (verify refuses, naming it):\n")
+		b.WriteString("held by a documented limit (verify refuses, naming it) or a recorded disagreement (P8):\n")
 	}
 	for _, k := range accKeys {
 		fmt.Fprintf(&b, "  %s x%d\n", k, acc[k])
@@ -669,6 +692,7 @@ func TestProperties(t *testing.T) {
 					ty.cases[src.Name]++
 					ty.add(c.failures)
 					ty.accept(c.accepted)
+					ty.expect(c)
 					for _, f := range c.failures {
 						t.Errorf("%s %s: %s\n    %s", f.Prop, f.Class, f.Detail, f.Repro)
 					}

@@ -84,7 +84,10 @@ type Expect struct {
 type Published struct {
 	ID           string // the calibration case
 	Architecture string // check --architecture
-	Regions      int    // Neural Engine regions per function
+	// Regions is the Neural Engine region count of the model's entry
+	// graphs together (a calibration stand-in is one function: its
+	// compile's count per function).
+	Regions int
 	// Disagree is the recorded reason check's prediction differs ("" when
 	// it must agree).
 	Disagree string
