@@ -428,50 +428,61 @@ func scalarInt(t *Tensor, what string) (int64, error) {
 	return v[0], nil
 }
 
-// execLayout runs tile, pad, reverse, broadcast_in_dims, get_shape,
-// broadcast_shapes and range; ok is false for any other op.
-func execLayout(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
-	var t *Tensor
-	var err error
-	switch k {
-	case "tile": // (x, reps)
-		if err = need(ins, 2); err == nil {
-			t, err = tile(ins[0], ins[1].Ints(), declared(op))
-		}
-	case "reverse": // (x, axes)
-		if err = need(ins, 2); err == nil {
-			t, err = Reverse(ins[0], ins[1].Ints())
-		}
-	case "pad": // (x, pads, value) mode = <constant|reflect|replicate>
-		if err = need(ins, 2); err == nil {
-			mode := enumWord(op, "mode")
-			if mode == "" {
-				mode = PadConstant // coreai-torch prints the mode even for constant
-			}
-			var v *Tensor
-			if len(ins) > 2 {
-				v = ins[2]
-			}
-			t, err = pad(ins[0], ins[1].Ints(), v, mode, declared(op))
-		}
-	case "broadcast_in_dims": // (x, sizes, axes)
-		if err = need(ins, 3); err == nil {
-			t, err = broadcastInDims(ins[0], ins[1].Ints(), ins[2].Ints(), declared(op))
-		}
-	case "get_shape":
-		if err = need(ins, 1); err == nil {
-			t, err = GetShape(ins[0], el)
-		}
-	case "broadcast_shapes":
-		if err = need(ins, 2); err == nil {
-			t, err = BroadcastShapes(ins[0], ins[1], el)
-		}
-	case "range": // (start, end, step)
-		if err = need(ins, 3); err == nil {
-			t, err = rangeOf(ins[0], ins[1], ins[2], el, declared(op))
-		}
-	default:
-		return nil, false, nil
+// The layout rows' kernels (ops.go).
+
+func tileOp(c opCall) (*Tensor, error) { // (x, reps)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
 	}
-	return t, true, err
+	return tile(c.ins[0], c.ins[1].Ints(), declared(c.op))
+}
+
+func reverseOp(c opCall) (*Tensor, error) { // (x, axes)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return Reverse(c.ins[0], c.ins[1].Ints())
+}
+
+func padOp(c opCall) (*Tensor, error) { // (x, pads, value) mode = <constant|reflect|replicate>
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	mode := enumWord(c.op, "mode")
+	if mode == "" {
+		mode = PadConstant // coreai-torch prints the mode even for constant
+	}
+	var v *Tensor
+	if len(c.ins) > 2 {
+		v = c.ins[2]
+	}
+	return pad(c.ins[0], c.ins[1].Ints(), v, mode, declared(c.op))
+}
+
+func broadcastInDimsOp(c opCall) (*Tensor, error) { // (x, sizes, axes)
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	return broadcastInDims(c.ins[0], c.ins[1].Ints(), c.ins[2].Ints(), declared(c.op))
+}
+
+func getShapeOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	return GetShape(c.ins[0], c.el)
+}
+
+func broadcastShapesOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return BroadcastShapes(c.ins[0], c.ins[1], c.el)
+}
+
+func rangeOp(c opCall) (*Tensor, error) { // (start, end, step)
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	return rangeOf(c.ins[0], c.ins[1], c.ins[2], c.el, declared(c.op))
 }

@@ -805,3 +805,51 @@ func dot4h(x []float32, h0, h1, h2, h3 []uint16) (s0, s1, s2, s3 float32) {
 	}
 	return
 }
+
+func matmulOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	ta, tb := matmulTransposes(c.op)
+	return matMul(c.ins[0], c.ins[1], ta, tb, c.el, c.acc16, false, c.in.counts())
+}
+
+// convOp runs conv (1-D and 2-D) under the wide-accumulator rule of the
+// Neural Engine profile when it is on and the result is f16.
+func convOp(c opCall) (*Tensor, error) {
+	op, ins := c.op, c.ins
+	if err := need(ins, 2); err != nil {
+		return nil, err
+	}
+	p := ConvParams{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Groups: 1}
+	two := func(v []int64, dst *[2]int) {
+		switch len(v) {
+		case 1:
+			dst[0], dst[1] = 1, int(v[0]) // 1-D conv: the spatial axis is W
+		case 2:
+			dst[0], dst[1] = int(v[0]), int(v[1])
+		}
+	}
+	if v, ok := intArg(op, ins, 2, "strides"); ok {
+		two(v, &p.Strides)
+	}
+	if v, ok := intArg(op, ins, 3, "dilations"); ok {
+		two(v, &p.Dilations)
+	}
+	if v, ok := intArg(op, ins, 4, "groups"); ok && len(v) == 1 {
+		p.Groups = int(v[0])
+	}
+	if v, ok := intArg(op, ins, 5, "pad"); ok {
+		switch len(v) {
+		case 2: // 1-D: left, right
+			p.Pads = [4]int{0, 0, int(v[0]), int(v[1])}
+		case 4:
+			p.Pads = [4]int{int(v[0]), int(v[1]), int(v[2]), int(v[3])}
+		}
+	}
+	var bias *Tensor
+	if len(ins) > 6 {
+		bias = ins[6]
+	}
+	return conv(ins[0], ins[1], bias, p, c.el, c.acc16, c.in.opts.ANE != nil && c.el == F16, c.in.counts())
+}

@@ -255,3 +255,42 @@ func scatterCombiner(op *graph.Operation) (add bool, err error) {
 	}
 	return false, fmt.Errorf("scatter_nd: the interpreter runs combiners that replace or add, not this one (yields %s)", y.Type())
 }
+
+// quantizeOp runs quantize and dequantize: (x, scale, offset1, offset2,
+// axis) as coreai-torch lowers them today; (x, scale, offset, axis) in an
+// older printed form. The axis is the last operand in both.
+func quantizeOp(c opCall) (*Tensor, error) {
+	ins := c.ins
+	if len(ins) != 4 && len(ins) != 5 {
+		return nil, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", c.k, len(ins))
+	}
+	axis := int64(0)
+	if a := ins[len(ins)-1].Ints(); len(a) == 1 {
+		axis = a[0]
+	}
+	if c.k == "quantize" {
+		return Quantize(ins[:len(ins)-1], axis, c.el)
+	}
+	return Dequantize(ins[:len(ins)-1], axis, c.el)
+}
+
+func blockwiseShiftScaleOp(c opCall) (*Tensor, error) {
+	if len(c.ins) < 2 || len(c.ins) > 4 {
+		return nil, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(c.ins))
+	}
+	return Dequantize(c.ins, 0, c.el)
+}
+
+func lutToDenseOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	if foldsLUT(c.op) {
+		return c.in.foldLUT(c.op, c.ins)
+	}
+	axis := int64(0)
+	if a, ok := intArg(c.op, c.ins, 2, "axis"); ok && len(a) == 1 {
+		axis = a[0]
+	}
+	return LutToDense(c.ins[0], c.ins[1], axis, c.el)
+}

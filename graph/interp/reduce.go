@@ -286,3 +286,23 @@ func Softmax(a *Tensor, axis int64, out Elem) (*Tensor, error) {
 	}
 	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
 }
+
+// reduceOp runs the reduce_* rows; acc16 rounds a sum, mean or product to
+// half after every step (the Neural Engine profile's narrow-reduce rule
+// runs them with it set: narrowReduceOp).
+func reduceOp(c opCall) (*Tensor, error) {
+	axes, _ := intArg(c.op, c.ins, 1, "axes")
+	keep := true
+	if c.op.Inherent("keep_dims") != nil || c.op.Inherent("keepdims") != nil {
+		keep = boolAttr(c.op, "keep_dims", "keepdims")
+	}
+	return Reduce(c.k, c.ins[0], axes, keep, c.el, c.acc16)
+}
+
+func softmaxOp(c opCall) (*Tensor, error) {
+	axis := int64(-1)
+	if a, ok := intArg(c.op, c.ins, 1, "axis"); ok && len(a) > 0 {
+		axis = a[0]
+	}
+	return Softmax(c.ins[0], axis, c.el)
+}

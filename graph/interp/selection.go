@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/anefix/anefix/graph"
 )
 
 // Ops that select elements by index or by value: gather_along_axis,
@@ -419,75 +418,96 @@ func Scan(t *Tensor, axis int64, flag bool, combiner string, out Elem, acc16 boo
 	return NewInt(out, shape, res), nil
 }
 
-// execSelect runs gather_along_axis, scatter_along_axis, argmax, sort,
-// argsort, any, non_zero and scan; ok is false for any other op.
-func execSelect(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
-	var t *Tensor
-	var err error
-	var axis int64
-	switch k {
-	case "gather_along_axis": // x at indices along axis
-		if err = need(ins, 3); err == nil {
-			if axis, err = scalarInt(ins[2], "axis"); err == nil {
-				t, err = GatherAlongAxis(ins[0], ins[1], axis)
-			}
-		}
-	case "scatter_along_axis": // (x, indices, updates, axis) scatter_mode = <add|mul>
-		if err = need(ins, 4); err == nil {
-			if axis, err = scalarInt(ins[3], "axis"); err == nil {
-				mode := enumWord(op, "scatter_mode")
-				if mode == "" {
-					mode = ScatterUpdate
-				}
-				t, err = ScatterAlongAxis(ins[0], ins[1], ins[2], axis, mode, el)
-			}
-		}
-	case "argmax": // (x, axis)
-		if err = need(ins, 2); err == nil {
-			if axis, err = scalarInt(ins[1], "axis"); err == nil {
-				t, err = ArgMax(ins[0], axis, el)
-			}
-		}
-	case "sort", "argsort": // (x, axis, descending, sorted)
-		if err = need(ins, 3); err == nil {
-			var desc bool
-			if axis, err = scalarInt(ins[1], "axis"); err == nil {
-				if desc, err = flagOf(ins[2], "descending"); err == nil {
-					if k == "sort" {
-						t, err = Sort(ins[0], axis, desc)
-					} else {
-						t, err = ArgSort(ins[0], axis, desc, el)
-					}
-				}
-			}
-		}
-	case "any": // (x, axes)
-		if err = need(ins, 2); err == nil {
-			t, err = Any(ins[0], ins[1].Ints())
-		}
-	case "non_zero":
-		if err = need(ins, 1); err == nil {
-			want := declared(op)
-			if want == nil {
-				// Its row count depends on the values, which a rewrite's
-				// rounding can change: verify compares only outputs both
-				// sides declare alike.
-				err = fmt.Errorf("result type %s is not a static tensor: non_zero's row count depends on the data; the interpreter runs it only when the graph declares the count", op.Result(0).Type())
-			} else {
-				t, err = nonZero(ins[0], el, want)
-			}
-		}
-	case "scan": // (x, axis, flag) combiner = <sum>
-		if err = need(ins, 3); err == nil {
-			var flag bool
-			if axis, err = scalarInt(ins[1], "axis"); err == nil {
-				if flag, err = flagOf(ins[2], "flag"); err == nil {
-					t, err = Scan(ins[0], axis, flag, enumWord(op, "combiner"), el, acc16)
-				}
-			}
-		}
-	default:
-		return nil, false, nil
+// The selection rows' kernels (ops.go).
+
+func gatherAlongAxisOp(c opCall) (*Tensor, error) { // x at indices along axis
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
 	}
-	return t, true, err
+	axis, err := scalarInt(c.ins[2], "axis")
+	if err != nil {
+		return nil, err
+	}
+	return GatherAlongAxis(c.ins[0], c.ins[1], axis)
+}
+
+func scatterAlongAxisOp(c opCall) (*Tensor, error) { // (x, indices, updates, axis) scatter_mode = <add|mul>
+	if err := need(c.ins, 4); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[3], "axis")
+	if err != nil {
+		return nil, err
+	}
+	mode := enumWord(c.op, "scatter_mode")
+	if mode == "" {
+		mode = ScatterUpdate
+	}
+	return ScatterAlongAxis(c.ins[0], c.ins[1], c.ins[2], axis, mode, c.el)
+}
+
+func argmaxOp(c opCall) (*Tensor, error) { // (x, axis)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	return ArgMax(c.ins[0], axis, c.el)
+}
+
+// sortOp runs sort and argsort: (x, axis, descending, sorted).
+func sortOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	desc, err := flagOf(c.ins[2], "descending")
+	if err != nil {
+		return nil, err
+	}
+	if c.k == "sort" {
+		return Sort(c.ins[0], axis, desc)
+	}
+	return ArgSort(c.ins[0], axis, desc, c.el)
+}
+
+func anyOp(c opCall) (*Tensor, error) { // (x, axes)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return Any(c.ins[0], c.ins[1].Ints())
+}
+
+func nonZeroOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	want := declared(c.op)
+	if want == nil {
+		// Its row count depends on the values, which a rewrite's
+		// rounding can change: verify compares only outputs both
+		// sides declare alike.
+		return nil, fmt.Errorf("result type %s is not a static tensor: non_zero's row count depends on the data; the interpreter runs it only when the graph declares the count", c.op.Result(0).Type())
+	}
+	return nonZero(c.ins[0], c.el, want)
+}
+
+func scanOp(c opCall) (*Tensor, error) { // (x, axis, flag) combiner = <sum>
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	flag, err := flagOf(c.ins[2], "flag")
+	if err != nil {
+		return nil, err
+	}
+	return Scan(c.ins[0], axis, flag, enumWord(c.op, "combiner"), c.el, c.acc16)
 }

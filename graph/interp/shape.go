@@ -459,3 +459,108 @@ func Split(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
 	}
 	return out, nil
 }
+
+// The shape rows' kernels (ops.go): each reads its parameters from the
+// op's operands or attributes and runs the kernel above.
+
+func reshapeOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	shape, err := resultShape(c.op, 0)
+	if err != nil {
+		return nil, err
+	}
+	return Reshape(c.ins[0], shape)
+}
+
+func transposeOp(c opCall) (*Tensor, error) {
+	perm, ok := intArg(c.op, c.ins, 1, "perm")
+	if !ok {
+		return nil, fmt.Errorf("no permutation (operand 1 or attribute perm)")
+	}
+	return Transpose(c.ins[0], perm)
+}
+
+func concatOp(c opCall) (*Tensor, error) {
+	ts, axis, err := concatArgs(c.op, c.ins)
+	if err != nil {
+		return nil, err
+	}
+	return Concat(ts, axis)
+}
+
+func splitOp(c opCall) ([]*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	sizes, ok := intArg(c.op, c.ins, 1, "split_sizes")
+	axis, ok2 := intArg(c.op, c.ins, 2, "axis")
+	if !ok || !ok2 || len(axis) != 1 {
+		return nil, fmt.Errorf("split needs sizes and an axis")
+	}
+	return Split(c.ins[0], sizes, axis[0])
+}
+
+func sliceOp(c opCall) (*Tensor, error) {
+	begin, ok := intArg(c.op, c.ins, 1, "begin")
+	if !ok {
+		return nil, fmt.Errorf("no begin indices")
+	}
+	stride, _ := intArg(c.op, c.ins, 3, "stride")
+	if stride == nil {
+		stride, _ = intArg(c.op, nil, -1, "strides")
+	}
+	shape, err := resultShape(c.op, 0)
+	if err != nil {
+		return nil, err
+	}
+	return Slice(c.ins[0], begin, stride, shape)
+}
+
+func sliceUpdateOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	stride, _ := intArg(c.op, c.ins, 4, "stride")
+	return SliceUpdate(c.ins[0], c.ins[1], c.ins[2].Ints(), stride, c.el)
+}
+
+func gatherOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	axis := int64(0)
+	if a, ok := intArg(c.op, c.ins, 2, "axis"); ok && len(a) > 0 {
+		axis = a[0]
+	}
+	return Gather(c.ins[0], c.ins[1], axis)
+}
+
+func gatherNDOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return GatherND(c.ins[0], c.ins[1])
+}
+
+// scatterNDOp: coreai-torch prints `scatter_nd %x with %updates at
+// %indices`: operands (x, updates, indices), and a combiner block.
+func scatterNDOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	add, err := scatterCombiner(c.op)
+	if err != nil {
+		return nil, err
+	}
+	return scatterND(c.ins[0], c.ins[2], c.ins[1], c.el, add)
+}
+
+func broadcastToOp(c opCall) (*Tensor, error) {
+	shape, err := resultShape(c.op, 0)
+	if err != nil {
+		return nil, err
+	}
+	return BroadcastTo(c.ins[0], shape)
+}

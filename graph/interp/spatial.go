@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
 )
 
@@ -450,115 +449,113 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 	return NewFloat(out, shape, res), nil
 }
 
-// execSpatial runs max_pool_2d, sum_pool_2d, sum_pool_3d, conv3d,
-// conv_transpose2d and interpolate; ok is false for any other op.
-func execSpatial(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
-	var t *Tensor
-	var err error
-	switch k {
-	case "max_pool_2d", "sum_pool_2d", "sum_pool_3d": // (x, kernel, strides, dilation[, ceil_mode])
-		if err = need(ins, 4); err != nil {
-			break
-		}
-		nsp := 2
-		if k == "sum_pool_3d" {
-			nsp = 3
-		}
-		var v [][]int
-		if v, err = windowArgs(k, nsp, ins[1].Ints(), ins[2].Ints(), ins[3].Ints()); err != nil {
-			break
-		}
-		w := Window{Kernel: v[0], Stride: v[1], Dilation: v[2]}
-		if k == "max_pool_2d" {
-			if len(ins) > 4 {
-				if w.Ceil, err = flagOf(ins[4], "ceil_mode"); err != nil {
-					break
-				}
-			}
-			t, err = maxPool(ins[0], w, declared(op), el)
-		} else {
-			t, err = sumPool(ins[0], w, declared(op), el, acc16)
-		}
-	case "conv3d": // (x, w, strides, dilations, groups)
-		if err = need(ins, 2); err != nil {
-			break
-		}
-		var sd, dl []int64
-		groups := int64(1)
-		if len(ins) > 2 {
-			sd = ins[2].Ints()
-		}
-		if len(ins) > 3 {
-			dl = ins[3].Ints()
-		}
-		if len(ins) > 4 {
-			if groups, err = scalarInt(ins[4], "groups"); err != nil {
-				break
-			}
-		}
-		var v [][]int
-		if v, err = windowArgs(k, 3, sd, dl); err != nil {
-			break
-		}
-		if groups < 1 || groups > math.MaxInt32 {
-			err = fmt.Errorf("conv3d: groups %d", groups)
-			break
-		}
-		t, err = convND(ins[0], ins[1], v[0], v[1], int(groups), declared(op), el, acc16)
-	case "conv_transpose2d": // (x, w, stride, padding, dilation, output_pad, groups)
-		if err = need(ins, 7); err != nil {
-			break
-		}
-		var p ConvTransposeParams
-		two := func(t *Tensor, dst *[2]int, what string) error {
-			v := t.Ints()
-			switch len(v) {
-			case 1:
-				v = []int64{v[0], v[0]}
-			case 2:
-			default:
-				return fmt.Errorf("conv_transpose2d: %s %v (want 2 values)", what, v)
-			}
-			for d := range dst {
-				if v[d] < 0 || v[d] > math.MaxInt32 {
-					return fmt.Errorf("conv_transpose2d: %s %v", what, v)
-				}
-				dst[d] = int(v[d])
-			}
-			return nil
-		}
-		for i, f := range []struct {
-			dst  *[2]int
-			what string
-		}{{&p.Stride, "stride"}, {&p.Padding, "padding"}, {&p.Dilation, "dilation"}, {&p.OutputPadding, "output padding"}} {
-			if err = two(ins[2+i], f.dst, f.what); err != nil {
-				break
-			}
-		}
-		if err != nil {
-			break
-		}
-		var g int64
-		if g, err = scalarInt(ins[6], "groups"); err != nil {
-			break
-		}
-		if g < 1 || g > math.MaxInt32 {
-			err = fmt.Errorf("conv_transpose2d: groups %d", g)
-			break
-		}
-		p.Groups = int(g)
-		t, err = convTranspose2D(ins[0], ins[1], p, declared(op), el, acc16)
-	case "interpolate": // (x, size, scale, offset) {interpolation_mode = …}
-		if err = need(ins, 4); err != nil {
-			break
-		}
-		if !ins[2].Elem.IsFloat() || !ins[3].Elem.IsFloat() {
-			err = fmt.Errorf("interpolate: scale %s and offset %s must be floats", ins[2], ins[3])
-			break
-		}
-		t, err = interpolate(ins[0], ins[1].Ints(), ins[2].Floats(), ins[3].Floats(), enumWord(op, "interpolation_mode"), declared(op), el)
-	default:
-		return nil, false, nil
+// The spatial rows' kernels (ops.go).
+
+// poolOp runs max_pool_2d, sum_pool_2d and sum_pool_3d: (x, kernel,
+// strides, dilation[, ceil_mode]).
+func poolOp(c opCall) (*Tensor, error) {
+	ins := c.ins
+	if err := need(ins, 4); err != nil {
+		return nil, err
 	}
-	return t, true, err
+	nsp := 2
+	if c.k == "sum_pool_3d" {
+		nsp = 3
+	}
+	v, err := windowArgs(c.k, nsp, ins[1].Ints(), ins[2].Ints(), ins[3].Ints())
+	if err != nil {
+		return nil, err
+	}
+	w := Window{Kernel: v[0], Stride: v[1], Dilation: v[2]}
+	if c.k != "max_pool_2d" {
+		return sumPool(ins[0], w, declared(c.op), c.el, c.acc16)
+	}
+	if len(ins) > 4 {
+		if w.Ceil, err = flagOf(ins[4], "ceil_mode"); err != nil {
+			return nil, err
+		}
+	}
+	return maxPool(ins[0], w, declared(c.op), c.el)
+}
+
+func conv3dOp(c opCall) (*Tensor, error) { // (x, w, strides, dilations, groups)
+	ins := c.ins
+	if err := need(ins, 2); err != nil {
+		return nil, err
+	}
+	var sd, dl []int64
+	groups := int64(1)
+	if len(ins) > 2 {
+		sd = ins[2].Ints()
+	}
+	if len(ins) > 3 {
+		dl = ins[3].Ints()
+	}
+	if len(ins) > 4 {
+		var err error
+		if groups, err = scalarInt(ins[4], "groups"); err != nil {
+			return nil, err
+		}
+	}
+	v, err := windowArgs(c.k, 3, sd, dl)
+	if err != nil {
+		return nil, err
+	}
+	if groups < 1 || groups > math.MaxInt32 {
+		return nil, fmt.Errorf("conv3d: groups %d", groups)
+	}
+	return convND(ins[0], ins[1], v[0], v[1], int(groups), declared(c.op), c.el, c.acc16)
+}
+
+func convTranspose2dOp(c opCall) (*Tensor, error) { // (x, w, stride, padding, dilation, output_pad, groups)
+	ins := c.ins
+	if err := need(ins, 7); err != nil {
+		return nil, err
+	}
+	var p ConvTransposeParams
+	two := func(t *Tensor, dst *[2]int, what string) error {
+		v := t.Ints()
+		switch len(v) {
+		case 1:
+			v = []int64{v[0], v[0]}
+		case 2:
+		default:
+			return fmt.Errorf("conv_transpose2d: %s %v (want 2 values)", what, v)
+		}
+		for d := range dst {
+			if v[d] < 0 || v[d] > math.MaxInt32 {
+				return fmt.Errorf("conv_transpose2d: %s %v", what, v)
+			}
+			dst[d] = int(v[d])
+		}
+		return nil
+	}
+	for i, f := range []struct {
+		dst  *[2]int
+		what string
+	}{{&p.Stride, "stride"}, {&p.Padding, "padding"}, {&p.Dilation, "dilation"}, {&p.OutputPadding, "output padding"}} {
+		if err := two(ins[2+i], f.dst, f.what); err != nil {
+			return nil, err
+		}
+	}
+	g, err := scalarInt(ins[6], "groups")
+	if err != nil {
+		return nil, err
+	}
+	if g < 1 || g > math.MaxInt32 {
+		return nil, fmt.Errorf("conv_transpose2d: groups %d", g)
+	}
+	p.Groups = int(g)
+	return convTranspose2D(ins[0], ins[1], p, declared(c.op), c.el, c.acc16)
+}
+
+func interpolateOp(c opCall) (*Tensor, error) { // (x, size, scale, offset) {interpolation_mode = …}
+	ins := c.ins
+	if err := need(ins, 4); err != nil {
+		return nil, err
+	}
+	if !ins[2].Elem.IsFloat() || !ins[3].Elem.IsFloat() {
+		return nil, fmt.Errorf("interpolate: scale %s and offset %s must be floats", ins[2], ins[3])
+	}
+	return interpolate(ins[0], ins[1].Ints(), ins[2].Floats(), ins[3].Floats(), enumWord(c.op, "interpolation_mode"), declared(c.op), c.el)
 }
