@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
 )
 
 // Ops that select elements by index or by value: gather_along_axis,
