@@ -127,6 +127,8 @@ func (in *Interp) Close() error {
 type plan struct {
 	ops   []*graph.Operation
 	frees [][]*graph.Value
+	// rows are the ops' rows of the op table (ops.go), found once.
+	rows []opRef
 	// tokenState maps a token output to the handle argument whose state
 	// it returns (the state analysis, graph/states.go).
 	tokenState map[int]*graph.Value
@@ -156,6 +158,10 @@ func (in *Interp) planFor(g *graph.Graph) (*plan, error) {
 			}
 			return true
 		})
+	}
+	p.rows = make([]opRef, len(p.ops))
+	for i, op := range p.ops {
+		p.rows[i] = refOf(op.Name)
 	}
 	p.frees = make([][]*graph.Value, len(p.ops))
 	for v, i := range last {
@@ -414,20 +420,20 @@ func (in *Interp) dispatch(p *plan, i int, op *graph.Operation, ins []*Tensor, l
 		// place instead of copying a whole cache per layer.
 		return in.sliceUpdateInPlace(op, ins)
 	}
-	if t, ok := in.sliceView(op, ins); ok {
+	if t, ok := in.sliceView(p.rows[i].k, op, ins); ok {
 		return []*Tensor{t}, nil
 	}
 	if t, ok, err := in.inPlace(p, i, op, ins, l.refs); ok {
 		in.inPlaced++
 		return []*Tensor{t}, err
 	}
-	return in.safeExec(op, ins, site{depth: depth, lane: l})
+	return in.safeExec(op, p.rows[i], ins, site{depth: depth, lane: l})
 }
 
 // updatesInPlace reports whether op (index i of p) is a slice_update that
 // may write into its operand's buffer in lane l.
 func (in *Interp) updatesInPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, l *lane) bool {
-	return canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs)
+	return p.rows[i].k == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs)
 }
 
 // bind checks op's results against its declared types and enters them in
@@ -1023,7 +1029,7 @@ func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, re
 	owned := func(j int) bool {
 		return floats(ins[j]) && len(ins[j].F) > 0 && in.ownedOperand(p, i, op, j, ins[j], refs)
 	}
-	switch k := canonical(op.Name); {
+	switch k := p.rows[i].k; {
 	case k == "cast" && len(ins) == 1 && floats(ins[0]):
 		a := ins[0]
 		if el == F32 || el == a.Elem {
@@ -1068,8 +1074,8 @@ func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, re
 // under Wide and Observe (whose hooks take every result as a fresh
 // tensor) and for the ane profile's saturating slices, which write their
 // result.
-func (in *Interp) sliceView(op *graph.Operation, ins []*Tensor) (*Tensor, bool) {
-	if canonical(op.Name) != "slice" || in.opts.Wide || in.opts.Observe != nil || op.NumResults() != 1 || len(ins) == 0 {
+func (in *Interp) sliceView(k string, op *graph.Operation, ins []*Tensor) (*Tensor, bool) {
+	if k != "slice" || in.opts.Wide || in.opts.Observe != nil || op.NumResults() != 1 || len(ins) == 0 {
 		return nil, false
 	}
 	t := ins[0]
@@ -1135,7 +1141,7 @@ func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Ten
 		return nil, err
 	}
 	if el != ins[0].Elem {
-		return in.exec(op, ins, site{})
+		return in.exec(op, refOf(op.Name), ins, site{})
 	}
 	stride, _ := intArg(op, ins, 4, "stride")
 	t, err := sliceUpdateInto(ins[0], ins[1], ins[2].Ints(), stride)
@@ -1148,7 +1154,7 @@ func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Ten
 // safeExec runs exec and turns a kernel panic (an op whose operands do not
 // fit its declared types in a way the checks above missed) into an error
 // naming the op, so bad input never crashes the tool.
-func (in *Interp) safeExec(op *graph.Operation, ins []*Tensor, s site) (res []*Tensor, err error) {
+func (in *Interp) safeExec(op *graph.Operation, r opRef, ins []*Tensor, s site) (res []*Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if f, ok := r.(faultAddr); ok && in.inMapping(f.Addr()) {
@@ -1158,7 +1164,7 @@ func (in *Interp) safeExec(op *graph.Operation, ins []*Tensor, s site) (res []*T
 			res, err = nil, fmt.Errorf("cannot execute with operands %v: %v (malformed op?)", tensorsString(ins), r)
 		}
 	}()
-	return in.exec(op, ins, s)
+	return in.exec(op, r, ins, s)
 }
 
 func tensorsString(ts []*Tensor) string {

@@ -268,7 +268,7 @@ func (in *Interp) stackExec(op *graph.Operation, args, xs []*Tensor, axis int) (
 	shape[axis] *= len(xs)
 	args = slices.Clone(args)
 	args[0] = NewFloat(x0.Elem, shape, data)
-	res, err := in.safeExec(op, args, site{})
+	res, err := in.safeExec(op, refOf(op.Name), args, site{})
 	if err != nil {
 		return nil, err
 	}

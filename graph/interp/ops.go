@@ -318,9 +318,15 @@ func init() {
 	}
 }
 
-// rowOf finds the row of an op name and the kernel name it runs under
-// (canonical); nil when no row names it.
-func rowOf(name string) (*opRow, string) {
+// opRef is an op name's row (nil when no row names it) and the kernel
+// name it runs under (canonical).
+type opRef struct {
+	row *opRow
+	k   string
+}
+
+// refOf finds the row of an op name.
+func refOf(name string) opRef {
 	n := name
 	for _, p := range [...]string{"coreai.", "decomposable.", "broadcasting_"} {
 		n = strings.TrimPrefix(n, p)
@@ -328,24 +334,21 @@ func rowOf(name string) (*opRow, string) {
 	r := opKeys[n]
 	switch {
 	case r == nil:
-		return nil, n
+		return opRef{nil, n}
 	case r.exact && name != "coreai."+r.name && !slices.Contains(r.aliases, name):
-		return nil, n
+		return opRef{nil, n}
 	}
-	return r, r.name
+	return opRef{r, r.name}
 }
 
 // canonical strips the dialect and the decomposable./broadcasting_ prefixes
 // and maps spelling variants to one kernel name (opRows).
-func canonical(name string) string {
-	_, k := rowOf(name)
-	return k
-}
+func canonical(name string) string { return refOf(name).k }
 
-// exec runs one op at site s.
-func (in *Interp) exec(op *graph.Operation, ins []*Tensor, s site) ([]*Tensor, error) {
-	r, k := rowOf(op.Name)
-	c := opCall{in: in, op: op, k: k, ins: ins, site: s}
+// exec runs one op (its row ref) at site s.
+func (in *Interp) exec(op *graph.Operation, ref opRef, ins []*Tensor, s site) ([]*Tensor, error) {
+	r := ref.row
+	c := opCall{in: in, op: op, k: ref.k, ins: ins, site: s}
 	switch {
 	case r != nil && r.runs != nil:
 		return r.runs(c)

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -48,9 +49,9 @@ var onlyHere = map[string]string{
 func TestOpRowsMatchCoreaiop(t *testing.T) {
 	covered := map[*opRow]bool{}
 	for _, o := range coreaiop.All() {
-		r, _ := rowOf(o.Name)
+		r := refOf(o.Name).row
 		if o.Decomposable {
-			if rd, _ := rowOf(strings.Replace(o.Name, "coreai.", "coreai.decomposable.", 1)); rd != r {
+			if rd := refOf(strings.Replace(o.Name, "coreai.", "coreai.decomposable.", 1)).row; rd != r {
 				t.Errorf("%s: its decomposable spelling runs another row", o.Name)
 			}
 		}
@@ -107,8 +108,8 @@ func TestCanonicalSpellings(t *testing.T) {
 		{"coreai.invoke", true}, {"func.call", true}, {"coreai.broadcasting_invoke", false},
 		{"coreai.if", true}, {"if", false}, {"coreai.write_handle", true}, {"coreai.decomposable.write_handle", false},
 	} {
-		if r, _ := rowOf(c.name); (r != nil) != c.runs {
-			t.Errorf("rowOf(%q) found a row: %v, want %v", c.name, r != nil, c.runs)
+		if r := refOf(c.name).row; (r != nil) != c.runs {
+			t.Errorf("refOf(%q) found a row: %v, want %v", c.name, r != nil, c.runs)
 		}
 	}
 }
@@ -163,7 +164,9 @@ func TestOpRowsWellFormed(t *testing.T) {
 
 // BenchmarkDispatch runs a graph of many tiny ops (2-element tensors), so
 // that the time per op is the interpreter's dispatch (finding the kernel,
-// binding the result), not the kernels' arithmetic. ns/op is one Run.
+// binding the result), not the kernels' arithmetic. ns/op is one Run;
+// cpu-ns/dispatch is the process's CPU time per op (less sensitive to
+// other processes than ns/dispatch).
 func BenchmarkDispatch(b *testing.B) {
 	const n = 400
 	ops := []string{"coreai.decomposable.broadcasting_add", "coreai.sin", "coreai.decomposable.broadcasting_maximum", "coreai.tanh"}
@@ -187,10 +190,13 @@ func BenchmarkDispatch(b *testing.B) {
 	in := New(m, Options{})
 	x := NewFloat(F32, []int{2}, []float32{0.5, -0.25})
 	b.ReportAllocs()
+	runtime.GC()
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := in.Run("main", []*Tensor{x}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/dispatch")
+	b.ReportMetric((processCPU()-cpu0)*1e9/float64(b.N)/n, "cpu-ns/dispatch")
 }

@@ -118,7 +118,7 @@ func (in *Interp) runBlock(b *graph.Block, args []*Tensor, outer lookupFn, depth
 		if err := in.charge(op, ins, false); err != nil {
 			return nil, err
 		}
-		res, err := in.safeExec(op, ins, site{depth: depth, look: look})
+		res, err := in.safeExec(op, refOf(op.Name), ins, site{depth: depth, look: look})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Describe(), err)
 		}
