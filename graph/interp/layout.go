@@ -93,11 +93,11 @@ func sources(shape []int, at func(idx []int) int) []int {
 	return src
 }
 
-// Tile repeats t reps[d] times along each axis d (torch.Tensor.repeat,
+// tile repeats t reps[d] times along each axis d (torch.Tensor.repeat,
 // coreai_torch/_aten_to_core.py replace_tile/replace_repeat: reps has one
 // entry per axis).
-func Tile(t *Tensor, reps []int64) (*Tensor, error) { return tile(t, reps, nil) }
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func tile(t *Tensor, reps []int64, want []int) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(reps) != r {
@@ -161,14 +161,12 @@ const (
 	PadReplicate = "replicate"
 )
 
-// Pad pads t by pads = [before_0, after_0, before_1, after_1, …] (Core AI's
+// pad pads t by pads = [before_0, after_0, before_1, after_1, …] (Core AI's
 // order: one pair per axis, axis 0 first). Constant mode fills with value's
 // element (rounded to t's type); the other modes ignore value. Reflect needs
 // each pad smaller than its axis, as torch does.
-func Pad(t *Tensor, pads []int64, value *Tensor, mode string) (*Tensor, error) {
-	return pad(t, pads, value, mode, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(pads) != 2*r {
@@ -231,14 +229,12 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 	return pickElems(t, shape, src, value)
 }
 
-// BroadcastInDims sets axis axes[i] of t to sizes[i] by broadcasting (t
+// broadcastInDims sets axis axes[i] of t to sizes[i] by broadcasting (t
 // has size 1 there) and keeps the other axes: coreai-torch's lowering of
 // Tensor.expand and copy (tests/ops/test_ops_ir.py TestExpandIR: a 1x3 input
 // with sizes [4] at axes [0] gives 4x3).
-func BroadcastInDims(t *Tensor, sizes, axes []int64) (*Tensor, error) {
-	return broadcastInDims(t, sizes, axes, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func broadcastInDims(t *Tensor, sizes, axes []int64, want []int) (*Tensor, error) {
 	if len(sizes) != len(axes) {
 		return nil, fmt.Errorf("broadcast_in_dims: %d sizes for %d axes", len(sizes), len(axes))
@@ -315,14 +311,12 @@ func BroadcastShapes(a, b *Tensor, out Elem) (*Tensor, error) {
 	return NewInt(out, []int{len(s)}, res), nil
 }
 
-// Range is torch.arange(start, end, step): ceil((end - start) / step)
+// rangeOf is torch.arange(start, end, step): ceil((end - start) / step)
 // elements start + i·step. Integer operands compute exactly; float ones in
 // float64, each element rounded once to out (torch computes in its
 // accumulate type, double for float on the CPU).
-func Range(start, end, step *Tensor, out Elem) (*Tensor, error) {
-	return rangeOf(start, end, step, out, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func rangeOf(start, end, step *Tensor, out Elem, want []int) (*Tensor, error) {
 	for _, t := range []*Tensor{start, end, step} {
 		if t.Len() != 1 {

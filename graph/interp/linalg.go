@@ -580,15 +580,11 @@ func split(M, N, K, workers int, base mmItem) []mmItem {
 	return out
 }
 
-// MatMul multiplies [..., M, K] by [..., K, N] with numpy batch
+// matMul multiplies [..., M, K] by [..., K, N] with numpy batch
 // broadcasting (transposeA/B swap the last two axes of an operand; a rank-1
-// operand is a row or column vector whose unit axis is dropped).
-func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*Tensor, error) {
-	return matMul(a, b, transposeA, transposeB, out, acc16, false, nil)
-}
-
-// matMul is MatMul; ane rounds every product to fp16 before the float32
-// sum (the Neural Engine profile, numerics.go).
+// operand is a row or column vector whose unit axis is dropped). ane
+// rounds every product to fp16 before the float32 sum (the Neural Engine
+// profile, numerics.go).
 // reads, when set, counts the weight bytes the kernels read and the f16
 // weight elements they widen.
 func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
@@ -665,16 +661,11 @@ type ConvParams struct {
 	Groups    int
 }
 
-// Conv is a 2-D convolution (rank-3 NCW inputs are treated as H=1). Each
+// conv is a 2-D convolution (rank-3 NCW inputs are treated as H=1). Each
 // output accumulates in float32 over input channel, kernel row, kernel
 // column in that order; a 1×1 stride-1 unpadded conv runs as a matmul with
-// the weight used in place.
-func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, error) {
-	return conv(x, w, bias, p, out, acc16, false, nil)
-}
-
-// conv is Conv; ane rounds every product to fp16 before the float32 sum
-// (the Neural Engine profile, numerics.go).
+// the weight used in place. ane rounds every product to fp16 before the
+// float32 sum (the Neural Engine profile, numerics.go).
 // reads, when set, counts the weight bytes the kernels read and the f16
 // weight elements they widen.
 func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {

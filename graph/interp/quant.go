@@ -147,16 +147,11 @@ func Quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	return NewInt(out, shape, d), nil
 }
 
-// LutToDense expands palette indices: lut has shape [G_0…G_{K-1}, P, V]
+// lutToDense expands palette indices: lut has shape [G_0…G_{K-1}, P, V]
 // for indices of rank K, each G_d dividing the indices' dimension d (one
 // palette per block); output element c (along axis, V entries per index)
-// is lut[c / block, indices[c], v].
-func LutToDense(indices, lut *Tensor, axis int64, out Elem) (*Tensor, error) {
-	return lutToDense(indices, lut, axis, out, false)
-}
-
-// lutToDense is LutToDense, its float result kept as the bytes of out
-// when raw (a folded weight, fold.go). The indices are walked in order with
+// is lut[c / block, indices[c], v]; its float result is kept as the bytes
+// of out when raw (a folded weight, fold.go). The indices are walked in order with
 // their coordinates kept incrementally (per-dimension offset tables, no
 // division per element: full-scale weights have 10^8 and more).
 func lutToDense(indices, lut *Tensor, axis int64, out Elem, raw bool) (*Tensor, error) {

@@ -318,13 +318,11 @@ func Any(t *Tensor, axes []int64) (*Tensor, error) {
 	return NewInt(Bool, kshape, res), nil
 }
 
-// NonZero lists the coordinates of t's nonzero elements in row-major order,
+// nonZero lists the coordinates of t's nonzero elements in row-major order,
 // one row of rank integers each (torch.nonzero), as out (si32). NaN is
 // nonzero.
-func NonZero(t *Tensor, out Elem) (*Tensor, error) {
-	return nonZero(t, out, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func nonZero(t *Tensor, out Elem, want []int) (*Tensor, error) {
 	if out.IsFloat() {
 		return nil, fmt.Errorf("non_zero: result type %s is not an integer", out)

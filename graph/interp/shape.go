@@ -363,14 +363,9 @@ func ndOffset(op string, shape, st []int, row []int64) (int, error) {
 	return off, nil
 }
 
-// ScatterND returns a copy of t where each index row of indices (depth on
-// the last axis) is replaced by the matching slice of updates.
-func ScatterND(t, indices, updates *Tensor, out Elem) (*Tensor, error) {
-	return scatterND(t, indices, updates, out, false)
-}
-
-// scatterND replaces (add=false) or accumulates into (add=true) the
-// indexed slices.
+// scatterND returns a copy of t where each index row of indices (depth on
+// the last axis) is replaced by the matching slice of updates (add=false)
+// or accumulated into it (add=true).
 func scatterND(t, indices, updates *Tensor, out Elem, add bool) (*Tensor, error) {
 	if len(indices.Shape) == 0 {
 		return nil, fmt.Errorf("scatter_nd: scalar indices")

@@ -129,10 +129,10 @@ func pool(what string, x *Tensor, w Window, want []int, out Elem, fn func(idx []
 	return NewFloat(out, shape, res), nil
 }
 
-// MaxPool is the largest element of each window (torch.max_pool2d: NaN
+// maxPool is the largest element of each window (torch.max_pool2d: NaN
 // propagates; ceil mode keeps a last window that starts inside the input).
-func MaxPool(x *Tensor, w Window, out Elem) (*Tensor, error) { return maxPool(x, w, nil, out) }
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func maxPool(x *Tensor, w Window, want []int, out Elem) (*Tensor, error) {
 	f := x.Floats()
 	return pool("max_pool", x, w, want, out, func(idx []int) float32 {
@@ -149,13 +149,11 @@ func maxPool(x *Tensor, w Window, want []int, out Elem) (*Tensor, error) {
 	})
 }
 
-// SumPool is the sum of each window, accumulated in float32 in row-major
+// sumPool is the sum of each window, accumulated in float32 in row-major
 // window order from -0 as Reduce does (acc16 rounds the running sum to half
 // after each addition), rounded once to out.
-func SumPool(x *Tensor, w Window, out Elem, acc16 bool) (*Tensor, error) {
-	return sumPool(x, w, nil, out, acc16)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func sumPool(x *Tensor, w Window, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	f := x.Floats()
 	return pool("sum_pool", x, w, want, out, func(idx []int) float32 {
@@ -170,16 +168,14 @@ func sumPool(x *Tensor, w Window, want []int, out Elem, acc16 bool) (*Tensor, er
 	})
 }
 
-// ConvND is a convolution over the trailing spatial axes of x (N, C,
+// convND is a convolution over the trailing spatial axes of x (N, C,
 // spatial…) with weight (O, C/groups, kernel…), no padding (coreai-torch's
 // conv3d: (x, w, strides, dilations, groups); it pads with coreai.pad
 // first). Each output accumulates its products in float32 over input
 // channel then kernel positions in row-major order, from +0 as conv does,
 // and is rounded once to out; acc16 rounds the running sum to half.
-func ConvND(x, w *Tensor, strides, dilations []int, groups int, out Elem, acc16 bool) (*Tensor, error) {
-	return convND(x, w, strides, dilations, groups, nil, out, acc16)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func convND(x, w *Tensor, strides, dilations []int, groups int, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	nsp := len(x.Shape) - 2
 	if nsp < 1 || len(w.Shape) != nsp+2 || len(strides) != nsp || len(dilations) != nsp {
@@ -252,17 +248,15 @@ type ConvTransposeParams struct {
 	Groups                                   int
 }
 
-// ConvTranspose2D is torch.conv_transpose2d: x (N, C, H, W), weight (C,
+// convTranspose2D is torch.conv_transpose2d: x (N, C, H, W), weight (C,
 // O/groups, KH, KW), output size (H-1)·stride - 2·padding +
 // dilation·(KH-1) + output_padding + 1 per axis. Each output element sums,
 // in float32 from +0, x[n, c, ih, iw]·w[c, o, kh, kw] over input channel c
 // (of its group), then kh, then kw, for every (ih, iw) with ih·stride -
 // padding + kh·dilation = oh (likewise w); acc16 rounds the running sum to
 // half; the result is rounded once to out.
-func ConvTranspose2D(x, w *Tensor, p ConvTransposeParams, out Elem, acc16 bool) (*Tensor, error) {
-	return convTranspose2D(x, w, p, nil, out, acc16)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func convTranspose2D(x, w *Tensor, p ConvTransposeParams, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	if len(x.Shape) != 4 || len(w.Shape) != 4 {
 		return nil, fmt.Errorf("conv_transpose2d: input %v and weight %v must be rank 4 (NCHW; C, O/groups, KH, KW)", x.Shape, w.Shape)
@@ -349,7 +343,7 @@ const (
 	InterpNearest = "nearest_neighbor"
 )
 
-// Interpolate resizes the last two axes of x (N, C, H, W) to size (the
+// interpolate resizes the last two axes of x (N, C, H, W) to size (the
 // first two axes must keep their size with scale 1 and offset 0), with one
 // scale and offset per axis as coreai-torch computes them. How the runtime
 // maps an output position to an input position is not public; anefix reads
@@ -369,10 +363,9 @@ const (
 //     torch's legacy nearest (floor(dst·in/out)), which the lowering's
 //     test with 4 → 10 needs (half-pixel rounding differs there). Both
 //     readings are guesses that fit every lowering; coordinates in float64.
-func Interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, out Elem) (*Tensor, error) {
-	return interpolate(x, size, scale, offset, mode, nil, out)
-}
-
+//
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, want []int, out Elem) (*Tensor, error) {
 	if len(x.Shape) != 4 || len(size) != 4 || len(scale) != 4 || len(offset) != 4 {
 		return nil, fmt.Errorf("interpolate: input %v, size %v, scale %v, offset %v (rank 4 NCHW, one entry per axis)", x.Shape, size, scale, offset)
