@@ -185,13 +185,13 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// Binary applies an elementwise binary op with broadcasting. Float results
+// broadcastBinary applies an elementwise binary op with broadcasting. Float results
 // are rounded to out's precision after each element.
-func Binary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
+func broadcastBinary(op string, a, b *Tensor, out Elem) (*Tensor, error) {
 	return binaryInto(op, a, b, out, nil)
 }
 
-// binaryInto is Binary writing a float result into dst when dst has the
+// binaryInto is broadcastBinary writing a float result into dst when dst has the
 // result's length: dst may be the data of an operand of the result's shape
 // (each element is written after the operands' elements at its index are
 // read, and no other); otherwise a new buffer.
@@ -279,9 +279,9 @@ func binaryInto(op string, a, b *Tensor, out Elem, dst []float32) (*Tensor, erro
 	return NewInt(out, shape, res), nil
 }
 
-// Compare applies a comparison with broadcasting; the result is i1. Any
+// compare applies a comparison with broadcasting; the result is i1. Any
 // comparison with NaN is false except not_equal.
-func Compare(op string, a, b *Tensor) (*Tensor, error) {
+func compare(op string, a, b *Tensor) (*Tensor, error) {
 	pred, ok := compareOps[op]
 	if !ok {
 		return nil, fmt.Errorf("%s is not a comparison", op)
@@ -321,8 +321,8 @@ func Compare(op string, a, b *Tensor) (*Tensor, error) {
 	return NewInt(Bool, shape, res), nil
 }
 
-// Where selects a where cond is true, else b, with broadcasting.
-func Where(cond, a, b *Tensor, out Elem) (*Tensor, error) {
+// where selects a where cond is true, else b, with broadcasting.
+func where(cond, a, b *Tensor, out Elem) (*Tensor, error) {
 	shape, err := broadcastShape(cond.Shape, a.Shape, b.Shape)
 	if err != nil {
 		return nil, err
@@ -372,10 +372,10 @@ func geluTanh(x float64) float64 {
 	return x / (1 + math.Exp(-2*u))
 }
 
-// Unary applies an elementwise float function, rounding to out.
-func Unary(op string, a *Tensor, out Elem) (*Tensor, error) { return unaryInto(op, a, out, nil) }
+// unary applies an elementwise float function, rounding to out.
+func unary(op string, a *Tensor, out Elem) (*Tensor, error) { return unaryInto(op, a, out, nil) }
 
-// unaryInto is Unary writing a float result into dst when dst has the
+// unaryInto is unary writing a float result into dst when dst has the
 // result's length (dst may be a's own data); otherwise a new buffer.
 func unaryInto(op string, a *Tensor, out Elem, dst []float32) (*Tensor, error) {
 	if !a.Elem.IsFloat() {
@@ -417,10 +417,10 @@ func unaryInto(op string, a *Tensor, out Elem, dst []float32) (*Tensor, error) {
 	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
 }
 
-// Cast converts to element kind out: floats round to nearest even, float to
+// cast converts to element kind out: floats round to nearest even, float to
 // integer truncates toward zero (NaN → 0, out of range saturates), integer
 // to integer wraps.
-func Cast(a *Tensor, out Elem) *Tensor {
+func cast(a *Tensor, out Elem) *Tensor {
 	shape := append([]int(nil), a.Shape...)
 	switch {
 	case a.Elem.IsFloat() && out.IsFloat():
@@ -504,14 +504,14 @@ func compareOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 2); err != nil {
 		return nil, err
 	}
-	return Compare(c.k, c.ins[0], c.ins[1])
+	return compare(c.k, c.ins[0], c.ins[1])
 }
 
 func binaryOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 2); err != nil {
 		return nil, err
 	}
-	return Binary(c.k, c.ins[0], c.ins[1], c.el)
+	return broadcastBinary(c.k, c.ins[0], c.ins[1], c.el)
 }
 
 func unaryOp(c opCall) (*Tensor, error) {
@@ -524,19 +524,19 @@ func unaryOp(c opCall) (*Tensor, error) {
 			k = "gelu_tanh"
 		}
 	}
-	return Unary(k, c.ins[0], c.el)
+	return unary(k, c.ins[0], c.el)
 }
 
 func whereOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 3); err != nil {
 		return nil, err
 	}
-	return Where(c.ins[0], c.ins[1], c.ins[2], c.el)
+	return where(c.ins[0], c.ins[1], c.ins[2], c.el)
 }
 
 func castOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 1); err != nil {
 		return nil, err
 	}
-	return Cast(c.ins[0], c.el), nil
+	return cast(c.ins[0], c.el), nil
 }

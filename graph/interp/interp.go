@@ -30,14 +30,14 @@ type Options struct {
 	// Values keep float32 precision through casts to f16 as well.
 	Wide bool
 	// Saturated, when set, hears each time a profile rule turned finite
-	// values of an op's result into ±inf (rule is a Rule.Name).
+	// values of an op's result into ±inf (rule is a rule.Name).
 	Saturated func(op *graph.Operation, rule string, n int)
 	// Observe, when set, sees every op's results right after it runs (for
 	// tracing where values go non-finite); it must not modify them.
 	Observe func(op *graph.Operation, results []*Tensor)
 	// MaxWork bounds the work of one Run, its loops and calls included,
 	// in element operations (work.go); 0 means DefaultMaxWork. Past it
-	// Run returns a *WorkError naming the op.
+	// Run returns a *workError naming the op.
 	MaxWork int64
 	// Blobs, when set, holds the weight blobs, shared with the other
 	// interpreters given the same store (share.go): a blob byte-identical
@@ -50,7 +50,7 @@ type Options struct {
 	// buffer). A decode loop that feeds each position's outputs back as
 	// the next inputs saves a copy of every state per position. A buffer
 	// that two inputs share (in one lane or across lanes) stays read-only.
-	DonateInputs bool
+	donateInputs bool
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -90,11 +90,11 @@ type Interp struct {
 // shares each pass over a weight reads it once per position.
 func (in *Interp) WeightBytesRead() int64 { return in.weightReads.Load() }
 
-// WeightElemsWidened is how many elements of f16 weights still in their
+// weightElemsWidened is how many elements of f16 weights still in their
 // blobs matmul and conv have converted to float32, over every Run so far:
 // a batch of streams (RunLanes) that widens each block of a weight once
 // for all of them converts as many as one stream.
-func (in *Interp) WeightElemsWidened() int64 { return in.weightWidened.Load() }
+func (in *Interp) weightElemsWidened() int64 { return in.weightWidened.Load() }
 
 // counts are the kernels' weight counters (WeightBytesRead,
 // WeightElemsWidened).
@@ -253,7 +253,7 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 	}
 	in.work, in.workLanes = 0, 1
 	outs, err := in.runGraph(g, inputs, 0)
-	if we := (*WorkError)(nil); errors.As(err, &we) {
+	if we := (*workError)(nil); errors.As(err, &we) {
 		return nil, we // its message names the op; the callers' wrapping repeats it per level
 	}
 	if err != nil {
@@ -319,7 +319,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		return nil, fmt.Errorf("interp: @%s takes %d arguments, got %d", g.Name(), len(body.Args()), len(args))
 	}
 	var owned map[unsafe.Pointer]bool
-	if depth == 0 && in.opts.DonateInputs {
+	if depth == 0 && in.opts.donateInputs {
 		owned = donated([][]*Tensor{args})
 	}
 	l := newLane(body, args, owned)

@@ -1,7 +1,7 @@
 package interp
 
 // Conv is conv for the tests, without the settings only exec uses.
-func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, error) {
+func Conv(x, w, bias *Tensor, p convParams, out Elem, acc16 bool) (*Tensor, error) {
 	return conv(x, w, bias, p, out, acc16, false, nil)
 }
 

@@ -124,9 +124,9 @@ func tile(t *Tensor, reps []int64, want []int) (*Tensor, error) {
 	return pickElems(t, shape, src, nil)
 }
 
-// Reverse flips t along the given axes (torch.flip; negative axes count
+// reverse flips t along the given axes (torch.flip; negative axes count
 // from the end; an axis named twice is flipped once, as torch refuses it).
-func Reverse(t *Tensor, axes []int64) (*Tensor, error) {
+func reverse(t *Tensor, axes []int64) (*Tensor, error) {
 	r := len(t.Shape)
 	flip := make([]bool, r)
 	for _, a := range axes {
@@ -156,9 +156,9 @@ func Reverse(t *Tensor, axes []int64) (*Tensor, error) {
 // (coreai_torch/_aten_to_core.py replace_constant_pad_nd, coreai_torch/_utils.py
 // replace_pad_with_mode).
 const (
-	PadConstant  = "constant"
-	PadReflect   = "reflect"
-	PadReplicate = "replicate"
+	padConstant  = "constant"
+	padReflect   = "reflect"
+	padReplicate = "replicate"
 )
 
 // pad pads t by pads = [before_0, after_0, before_1, after_1, …] (Core AI's
@@ -180,15 +180,15 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 		}
 		n := t.Shape[d]
 		switch mode {
-		case PadReflect:
+		case padReflect:
 			if int(lo) >= n || int(hi) >= n {
 				return nil, fmt.Errorf("pad: reflect padding %d, %d on axis %d must be smaller than its size %d", lo, hi, d, n)
 			}
-		case PadReplicate:
+		case padReplicate:
 			if n == 0 && lo+hi > 0 {
 				return nil, fmt.Errorf("pad: replicate padding of an empty axis %d", d)
 			}
-		case PadConstant:
+		case padConstant:
 		default:
 			return nil, fmt.Errorf("pad: mode %q is not one coreai-torch emits (constant, reflect, replicate)", mode)
 		}
@@ -197,7 +197,7 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 	if err := checkOut("pad", shape, want); err != nil {
 		return nil, err
 	}
-	if mode == PadConstant && value == nil {
+	if mode == padConstant && value == nil {
 		return nil, fmt.Errorf("pad: constant mode needs a value operand")
 	}
 	st := stridesOf(t.Shape)
@@ -208,9 +208,9 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 			v -= int(pads[2*d])
 			switch {
 			case v >= 0 && v < n:
-			case mode == PadConstant:
+			case mode == padConstant:
 				return -1
-			case mode == PadReplicate:
+			case mode == padReplicate:
 				v = min(max(v, 0), n-1)
 			default: // reflect about the edge elements
 				if v < 0 {
@@ -223,7 +223,7 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 		}
 		return i
 	})
-	if mode != PadConstant {
+	if mode != padConstant {
 		value = nil
 	}
 	return pickElems(t, shape, src, value)
@@ -253,16 +253,16 @@ func broadcastInDims(t *Tensor, sizes, axes []int64, want []int) (*Tensor, error
 	if err := checkOut("broadcast_in_dims", shape, want); err != nil {
 		return nil, err
 	}
-	out, err := BroadcastTo(t, shape)
+	out, err := broadcastTo(t, shape)
 	if err != nil {
 		return nil, fmt.Errorf("broadcast_in_dims: %w", err)
 	}
 	return out, nil
 }
 
-// GetShape is t's shape as a rank-1 tensor of out (ui32 in coreai-torch's
+// getShape is t's shape as a rank-1 tensor of out (ui32 in coreai-torch's
 // IR).
-func GetShape(t *Tensor, out Elem) (*Tensor, error) {
+func getShape(t *Tensor, out Elem) (*Tensor, error) {
 	if out.IsFloat() {
 		return nil, fmt.Errorf("get_shape: result type %s is not an integer", out)
 	}
@@ -276,9 +276,9 @@ func GetShape(t *Tensor, out Elem) (*Tensor, error) {
 	return NewInt(out, []int{len(t.Shape)}, res), nil
 }
 
-// BroadcastShapes is numpy's broadcast_shapes of two rank-1 shape tensors
+// broadcastShapes is numpy's broadcast_shapes of two rank-1 shape tensors
 // (coreai_torch/_utils.py computes index shapes with it at run time).
-func BroadcastShapes(a, b *Tensor, out Elem) (*Tensor, error) {
+func broadcastShapes(a, b *Tensor, out Elem) (*Tensor, error) {
 	if len(a.Shape) != 1 || len(b.Shape) != 1 || a.Elem.IsFloat() || b.Elem.IsFloat() || out.IsFloat() {
 		return nil, fmt.Errorf("broadcast_shapes: operands %s, %s and result %s must be rank-1 integer shapes", a, b, out)
 	}
@@ -435,7 +435,7 @@ func reverseOp(c opCall) (*Tensor, error) { // (x, axes)
 	if err := need(c.ins, 2); err != nil {
 		return nil, err
 	}
-	return Reverse(c.ins[0], c.ins[1].Ints())
+	return reverse(c.ins[0], c.ins[1].Ints())
 }
 
 func padOp(c opCall) (*Tensor, error) { // (x, pads, value) mode = <constant|reflect|replicate>
@@ -444,7 +444,7 @@ func padOp(c opCall) (*Tensor, error) { // (x, pads, value) mode = <constant|ref
 	}
 	mode := enumWord(c.op, "mode")
 	if mode == "" {
-		mode = PadConstant // coreai-torch prints the mode even for constant
+		mode = padConstant // coreai-torch prints the mode even for constant
 	}
 	var v *Tensor
 	if len(c.ins) > 2 {
@@ -464,14 +464,14 @@ func getShapeOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 1); err != nil {
 		return nil, err
 	}
-	return GetShape(c.ins[0], c.el)
+	return getShape(c.ins[0], c.el)
 }
 
 func broadcastShapesOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 2); err != nil {
 		return nil, err
 	}
-	return BroadcastShapes(c.ins[0], c.ins[1], c.el)
+	return broadcastShapes(c.ins[0], c.ins[1], c.el)
 }
 
 func rangeOp(c opCall) (*Tensor, error) { // (start, end, step)

@@ -116,8 +116,8 @@ func (m *mat) load(buf []float32, start, n, stride int) []float32 {
 	return buf
 }
 
-// Workers is the default parallelism of matmul and conv.
-var Workers = runtime.GOMAXPROCS(0)
+// workers is the default parallelism of matmul and conv.
+var workers = runtime.GOMAXPROCS(0)
 
 type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 
@@ -638,9 +638,9 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	res := make([]float32, numel([]int{numel(batch), M, N}))
 	var items []mmItem
 	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
-		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
+		items = append(items, split(M, N, K, workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
 	})
-	matmulCore(A, B, M, N, K, items, res, out, acc16, ane, Workers)
+	matmulCore(A, B, M, N, K, items, res, out, acc16, ane, workers)
 	shape := append(append([]int(nil), batch...), M, N)
 	switch {
 	case vecA && vecB:
@@ -653,8 +653,8 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	return NewFloat(out, shape, res), nil
 }
 
-// ConvParams are 2-D convolution attributes (NCHW input, OIHW weight).
-type ConvParams struct {
+// convParams are 2-D convolution attributes (NCHW input, OIHW weight).
+type convParams struct {
 	Strides   [2]int
 	Dilations [2]int
 	Pads      [4]int // top, bottom, left, right
@@ -668,7 +668,7 @@ type ConvParams struct {
 // float32 sum (the Neural Engine profile, numerics.go).
 // reads, when set, counts the weight bytes the kernels read and the f16
 // weight elements they widen.
-func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
+func conv(x, w, bias *Tensor, p convParams, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
 	xs, ws := x.Shape, w.Shape
 	conv1d := len(xs) == 3
 	if conv1d {
@@ -702,7 +702,7 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *co
 		A, B := viewOf(x), viewOf(w).counted(w, reads)
 		A.sr, A.sc = C, 1
 		B.sr, B.sc = 1, C
-		matmulCore(A, B, Nb, O, C, split(Nb, O, C, Workers, mmItem{}), res, out, acc16, ane, Workers)
+		matmulCore(A, B, Nb, O, C, split(Nb, O, C, workers, mmItem{}), res, out, acc16, ane, workers)
 	} else if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} {
 		// out[n] = W[O×C] · X[n][C×HW]
 		A, B := viewOf(w).counted(w, reads), viewOf(x)
@@ -710,9 +710,9 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *co
 		B.sr, B.sc = H*W, 1
 		var items []mmItem
 		for n := 0; n < Nb; n++ {
-			items = append(items, split(O, H*W, C, Workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
+			items = append(items, split(O, H*W, C, workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
 		}
-		matmulCore(A, B, O, H*W, C, items, res, out, acc16, ane, Workers)
+		matmulCore(A, B, O, H*W, C, items, res, out, acc16, ane, workers)
 	} else {
 		xf, wf := x.Floats(), w.Floats()
 		Og := O / g
@@ -812,7 +812,7 @@ func convOp(c opCall) (*Tensor, error) {
 	if err := need(ins, 2); err != nil {
 		return nil, err
 	}
-	p := ConvParams{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Groups: 1}
+	p := convParams{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Groups: 1}
 	two := func(v []int64, dst *[2]int) {
 		switch len(v) {
 		case 1:

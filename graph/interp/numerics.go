@@ -62,25 +62,25 @@ type ANE struct {
 // The measured limits. Each is used by the rule table and by the code that
 // applies it, so the table is their one home for readers.
 const (
-	// MatmulCliff is the largest matmul output magnitude that stays finite.
+	// matmulCliff is the largest matmul output magnitude that stays finite.
 	// bench/results/numeric_cliffs_results.json records the bisected last
 	// finite output as 32758.8 (tolerance 2) for K = 4…128, "expected
 	// 32752"; the fp16 values around it are 32752 (= 65504/2) and 32768,
 	// so anefix reads the limit as: an output that rounds to more than
 	// 32752 in fp16 (true magnitude ≥ 32760, the rounding midpoint)
 	// becomes ±inf. That reading is anefix's; it fits the bisection.
-	MatmulCliff = 32752
-	// SliceCliff is the largest magnitude a slice with a nonzero last-axis
+	matmulCliff = 32752
+	// sliceCliff is the largest magnitude a slice with a nonzero last-axis
 	// begin passes on pre-A16 chips (65504/16: an implied ×16 fixed-point
 	// crop path, docs/numeric-cliffs.md); larger values become ±inf.
-	SliceCliff = 4094
+	sliceCliff = 4094
 	// FP16Max is the largest finite half.
 	FP16Max = 65504
 )
 
-// Rule is one row of the profile: what it changes, for which ops and
+// rule is one row of the profile: what it changes, for which ops and
 // chips, and where the measurement comes from.
-type Rule struct {
+type rule struct {
 	Name   string   // stable identifier, also the flag `verify --ranges` prints
 	Ops    []string // the op rows (ops.go) that name it; nil: every f16 op
 	Family string   // "" for every family, else the only family it holds on
@@ -89,10 +89,10 @@ type Rule struct {
 	Source string   // the third-party document and chips behind it
 }
 
-// ANERules is the profile, in the order a reader should check it. Extending
+// aneRules is the profile, in the order a reader should check it. Extending
 // it means adding a row here, the rule's name in the rules of the op rows
 // it changes (ops.go), which fills Ops, and their ane kernel.
-var ANERules = []Rule{
+var aneRules = []rule{
 	{
 		Name:   "fp16-operands-products",
 		Models: "every operand and every product is rounded to fp16 (round to nearest even); matmul and conv round each product before adding it",
@@ -110,14 +110,14 @@ var ANERules = []Rule{
 	},
 	{
 		Name:   "matmul-saturation",
-		Limit:  MatmulCliff,
+		Limit:  matmulCliff,
 		Models: "a matmul output whose fp16 value exceeds 32752 in magnitude becomes ±inf (the limit does not depend on K); not applied to conv, which the sources did not sweep",
 		Source: "ANEForge docs/numeric-cliffs.md and bench/results/numeric_cliffs_results.json (last finite 32758.8 for K = 4…128), M2 Pro and M5",
 	},
 	{
 		Name:   "slice-saturation",
 		Family: "pre-a16",
-		Limit:  SliceCliff,
+		Limit:  sliceCliff,
 		Models: "a slice whose begin on the last axis is nonzero turns values above 4094 in magnitude into ±inf; absent on A16",
 		Source: "ANEForge docs/numeric-cliffs.md (measured on M2 Pro; M5 exact) and docs/developer/numerics.md (which names only A13 for the same path: the sources disagree on A14/A15, so pre-a16 follows the stricter one)",
 	},
@@ -144,13 +144,13 @@ type Cliff struct {
 func CliffOf(op *graph.Operation, fam Family) (Cliff, bool) {
 	switch canonical(op.Name) {
 	case "matmul":
-		return Cliff{"matmul-saturation", MatmulCliff}, true
+		return Cliff{"matmul-saturation", matmulCliff}, true
 	case "slice":
 		if fam != PreA16 {
 			return Cliff{}, false
 		}
 		if begin, ok := constInts(op, 1, "begin"); ok && cropsLastAxis(begin) {
-			return Cliff{"slice-saturation", SliceCliff}, true
+			return Cliff{"slice-saturation", sliceCliff}, true
 		}
 	}
 	return Cliff{}, false
@@ -183,7 +183,7 @@ func constInts(op *graph.Operation, idx int, attr string) ([]int64, bool) {
 // result; handled is false where the rule does not apply, and the op runs
 // as under IEEE.
 
-// narrowReduceOp is narrow-reduce: the f16 accumulation of Reduce.
+// narrowReduceOp is narrow-reduce: the f16 accumulation of reduce.
 func narrowReduceOp(c opCall) (*Tensor, bool, error) {
 	c.acc16 = true
 	t, err := reduceOp(c)
@@ -199,7 +199,7 @@ func aneMatmulOp(c opCall) (*Tensor, bool, error) {
 	ta, tb := matmulTransposes(c.op)
 	t, err := matMul(c.ins[0], c.ins[1], ta, tb, c.el, false, true, c.in.counts())
 	if err == nil {
-		c.in.saturate(c.op, t, "matmul-saturation", MatmulCliff)
+		c.in.saturate(c.op, t, "matmul-saturation", matmulCliff)
 	}
 	return t, true, err
 }
@@ -215,7 +215,7 @@ func aneSliceOp(c opCall) (*Tensor, bool, error) {
 	// Slice copies, so saturating its result leaves the input alone.
 	t, err := sliceOp(c)
 	if err == nil {
-		c.in.saturate(c.op, t, "slice-saturation", SliceCliff)
+		c.in.saturate(c.op, t, "slice-saturation", sliceCliff)
 	}
 	return t, true, err
 }

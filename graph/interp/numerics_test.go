@@ -112,13 +112,13 @@ func onesF32(n int) []float32 {
 	return v
 }
 
-// TestANERules checks each rule of the Neural Engine profile (ANERules)
+// TestANERules checks each rule of the Neural Engine profile (aneRules)
 // against values computed by hand, beside what IEEE numerics give for the
 // same graph, so that a row passing under both would show a rule that does
 // nothing.
 func TestANERules(t *testing.T) {
 	known := map[string]bool{}
-	for _, r := range ANERules {
+	for _, r := range aneRules {
 		known[r.Name] = true
 	}
 	tested := map[string]bool{}

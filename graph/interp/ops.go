@@ -78,7 +78,7 @@ type opRow struct {
 	binF  binFloat
 	binI  binInt
 	cmp   func(c int) bool
-	// rules are the Neural Engine profile's rules (ANERules names) that
+	// rules are the Neural Engine profile's rules (aneRules names) that
 	// change the op beyond rounding its operands and products to half;
 	// ane runs it under them for an f16 result (handled false: the rule
 	// does not apply to this instance, which then runs as under IEEE).
@@ -309,10 +309,10 @@ func init() {
 		parts[i] = g + ": " + strings.Join(names[g], ", ")
 	}
 	supportedOps = strings.Join(parts, "; ")
-	for i := range ANERules {
+	for i := range aneRules {
 		for _, r := range opRows {
-			if slices.Contains(r.rules, ANERules[i].Name) {
-				ANERules[i].Ops = append(ANERules[i].Ops, r.name)
+			if slices.Contains(r.rules, aneRules[i].Name) {
+				aneRules[i].Ops = append(aneRules[i].Ops, r.name)
 			}
 		}
 	}

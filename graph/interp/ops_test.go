@@ -143,7 +143,7 @@ func TestOpRowsWellFormed(t *testing.T) {
 			t.Errorf("row %s is missing from supportedOps", r.name)
 		}
 		for _, n := range r.rules {
-			if !slices.ContainsFunc(ANERules, func(x Rule) bool { return x.Name == n }) {
+			if !slices.ContainsFunc(aneRules, func(x rule) bool { return x.Name == n }) {
 				t.Errorf("row %s names rule %s, which ANERules does not have", r.name, n)
 			}
 		}
@@ -155,7 +155,7 @@ func TestOpRowsWellFormed(t *testing.T) {
 		"matmul-saturation":      {"matmul"},
 		"slice-saturation":       {"slice"},
 	}
-	for _, r := range ANERules {
+	for _, r := range aneRules {
 		if !slices.Equal(r.Ops, want[r.Name]) {
 			t.Errorf("rule %s applies to %v, want %v", r.Name, r.Ops, want[r.Name])
 		}

@@ -96,8 +96,8 @@ func quantParams(ins []*Tensor, xs []int, axis int64) (scale, off1, off2 func(i 
 	return
 }
 
-// Dequantize computes scale·(q − offset1) + offset2 into out (float).
-func Dequantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
+// dequantize computes scale·(q − offset1) + offset2 into out (float).
+func dequantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	if !out.IsFloat() {
 		return nil, fmt.Errorf("dequantize to %s: want a float result", out)
 	}
@@ -113,10 +113,10 @@ func Dequantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	return NewFloat(out, append([]int(nil), x.Shape...), d), nil
 }
 
-// Quantize computes clip(round_half_even((x − offset2)/scale) + offset1)
+// quantize computes clip(round_half_even((x − offset2)/scale) + offset1)
 // into an integer out, or (x − offset2)/scale + offset1 rounded to a float
 // out.
-func Quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
+func quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	x := ins[0]
 	scale, off1, off2, err := quantParams(ins, x.Shape, axis)
 	if err != nil {
@@ -264,16 +264,16 @@ func quantizeOp(c opCall) (*Tensor, error) {
 		axis = a[0]
 	}
 	if c.k == "quantize" {
-		return Quantize(ins[:len(ins)-1], axis, c.el)
+		return quantize(ins[:len(ins)-1], axis, c.el)
 	}
-	return Dequantize(ins[:len(ins)-1], axis, c.el)
+	return dequantize(ins[:len(ins)-1], axis, c.el)
 }
 
 func blockwiseShiftScaleOp(c opCall) (*Tensor, error) {
 	if len(c.ins) < 2 || len(c.ins) > 4 {
 		return nil, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(c.ins))
 	}
-	return Dequantize(c.ins, 0, c.el)
+	return dequantize(c.ins, 0, c.el)
 }
 
 func lutToDenseOp(c opCall) (*Tensor, error) {
@@ -287,5 +287,5 @@ func lutToDenseOp(c opCall) (*Tensor, error) {
 	if a, ok := intArg(c.op, c.ins, 2, "axis"); ok && len(a) == 1 {
 		axis = a[0]
 	}
-	return LutToDense(c.ins[0], c.ins[1], axis, c.el)
+	return lutToDense(c.ins[0], c.ins[1], axis, c.el, false)
 }

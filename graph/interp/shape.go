@@ -19,8 +19,8 @@ func Reshape(t *Tensor, shape []int) (*Tensor, error) {
 	return &c, nil
 }
 
-// Transpose permutes axes: out.shape[i] = in.shape[perm[i]].
-func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
+// transpose permutes axes: out.shape[i] = in.shape[perm[i]].
+func transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(perm) != r {
 		return nil, fmt.Errorf("transpose: permutation %v for rank %d", perm, r)
@@ -73,8 +73,8 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	return NewInt(t.Elem, oshape, res), nil
 }
 
-// Concat joins tensors along axis.
-func Concat(ts []*Tensor, axis int64) (*Tensor, error) {
+// concat joins tensors along axis.
+func concat(ts []*Tensor, axis int64) (*Tensor, error) {
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("concat of nothing")
 	}
@@ -157,9 +157,9 @@ func checkRegion(dims, begin, stride, size []int) error {
 	return nil
 }
 
-// Slice extracts the box begin + i*stride, i < size. Negative begins count
+// slice extracts the box begin + i*stride, i < size. Negative begins count
 // from the end.
-func Slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
+func slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
 	b, s, err := boxArgs(t.Shape, begin, stride)
 	if err != nil {
 		return nil, err
@@ -210,9 +210,9 @@ func boxArgs(dims []int, begin, stride []int64) ([]int, []int, error) {
 	return b, s, nil
 }
 
-// SliceUpdate returns a copy of t with the box at begin (stride) replaced
+// sliceUpdate returns a copy of t with the box at begin (stride) replaced
 // by update.
-func SliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, error) {
+func sliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, error) {
 	c := t.Clone()
 	c.Elem = out
 	return sliceUpdateInto(c, update, begin, stride)
@@ -256,10 +256,10 @@ func sliceUpdateInto(t, update *Tensor, begin, stride []int64) (*Tensor, error) 
 	return t, nil
 }
 
-// Gather takes slices of t along axis at indices (negative wrap once):
+// gather takes slices of t along axis at indices (negative wrap once):
 // out.shape = t.shape[:axis] + indices.shape + t.shape[axis+1:]. A raw
 // weight table is read in place; only the selected rows are widened.
-func Gather(t, indices *Tensor, axis int64) (*Tensor, error) {
+func gather(t, indices *Tensor, axis int64) (*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
@@ -303,9 +303,9 @@ func Gather(t, indices *Tensor, axis int64) (*Tensor, error) {
 	return NewInt(t.Elem, oshape, res), nil
 }
 
-// GatherND indexes t with the last axis of indices (depth ≤ rank):
+// gatherND indexes t with the last axis of indices (depth ≤ rank):
 // out.shape = indices.shape[:-1] + t.shape[depth:].
-func GatherND(t, indices *Tensor) (*Tensor, error) {
+func gatherND(t, indices *Tensor) (*Tensor, error) {
 	if len(indices.Shape) == 0 {
 		return nil, fmt.Errorf("gather_nd: scalar indices")
 	}
@@ -409,8 +409,8 @@ func scatterND(t, indices, updates *Tensor, out Elem, add bool) (*Tensor, error)
 	return c, nil
 }
 
-// BroadcastTo expands t to shape by numpy broadcasting.
-func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
+// broadcastTo expands t to shape by numpy broadcasting.
+func broadcastTo(t *Tensor, shape []int) (*Tensor, error) {
 	s, err := broadcastShape(t.Shape, shape)
 	if err != nil || !slices.Equal(s, shape) {
 		return nil, fmt.Errorf("cannot broadcast %v to %v", t.Shape, shape)
@@ -426,8 +426,8 @@ func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
 	return NewInt(t.Elem, append([]int(nil), shape...), res), nil
 }
 
-// Split cuts t along axis into pieces of the given sizes.
-func Split(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
+// splitAxis cuts t along axis into pieces of the given sizes.
+func splitAxis(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("split: %w", err)
@@ -447,7 +447,7 @@ func Split(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
 	for i, s := range sizes {
 		size := append([]int(nil), t.Shape...)
 		size[ax] = int(s)
-		if out[i], err = Slice(t, begin, nil, size); err != nil {
+		if out[i], err = slice(t, begin, nil, size); err != nil {
 			return nil, err
 		}
 		begin[ax] += s
@@ -474,7 +474,7 @@ func transposeOp(c opCall) (*Tensor, error) {
 	if !ok {
 		return nil, fmt.Errorf("no permutation (operand 1 or attribute perm)")
 	}
-	return Transpose(c.ins[0], perm)
+	return transpose(c.ins[0], perm)
 }
 
 func concatOp(c opCall) (*Tensor, error) {
@@ -482,7 +482,7 @@ func concatOp(c opCall) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Concat(ts, axis)
+	return concat(ts, axis)
 }
 
 func splitOp(c opCall) ([]*Tensor, error) {
@@ -494,7 +494,7 @@ func splitOp(c opCall) ([]*Tensor, error) {
 	if !ok || !ok2 || len(axis) != 1 {
 		return nil, fmt.Errorf("split needs sizes and an axis")
 	}
-	return Split(c.ins[0], sizes, axis[0])
+	return splitAxis(c.ins[0], sizes, axis[0])
 }
 
 func sliceOp(c opCall) (*Tensor, error) {
@@ -510,7 +510,7 @@ func sliceOp(c opCall) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Slice(c.ins[0], begin, stride, shape)
+	return slice(c.ins[0], begin, stride, shape)
 }
 
 func sliceUpdateOp(c opCall) (*Tensor, error) {
@@ -518,7 +518,7 @@ func sliceUpdateOp(c opCall) (*Tensor, error) {
 		return nil, err
 	}
 	stride, _ := intArg(c.op, c.ins, 4, "stride")
-	return SliceUpdate(c.ins[0], c.ins[1], c.ins[2].Ints(), stride, c.el)
+	return sliceUpdate(c.ins[0], c.ins[1], c.ins[2].Ints(), stride, c.el)
 }
 
 func gatherOp(c opCall) (*Tensor, error) {
@@ -529,14 +529,14 @@ func gatherOp(c opCall) (*Tensor, error) {
 	if a, ok := intArg(c.op, c.ins, 2, "axis"); ok && len(a) > 0 {
 		axis = a[0]
 	}
-	return Gather(c.ins[0], c.ins[1], axis)
+	return gather(c.ins[0], c.ins[1], axis)
 }
 
 func gatherNDOp(c opCall) (*Tensor, error) {
 	if err := need(c.ins, 2); err != nil {
 		return nil, err
 	}
-	return GatherND(c.ins[0], c.ins[1])
+	return gatherND(c.ins[0], c.ins[1])
 }
 
 // scatterNDOp: coreai-torch prints `scatter_nd %x with %updates at
@@ -557,5 +557,5 @@ func broadcastToOp(c opCall) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return BroadcastTo(c.ins[0], shape)
+	return broadcastTo(c.ins[0], shape)
 }

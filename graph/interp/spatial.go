@@ -15,9 +15,9 @@ import (
 // with coreai.pad first (the pools' and conv3d's padding), except
 // conv_transpose2d, which takes torch's padding and output padding.
 
-// Window is a pooling window: one kernel size, stride and dilation per
+// window is a pooling window: one kernel size, stride and dilation per
 // spatial axis.
-type Window struct {
+type window struct {
 	Kernel, Stride, Dilation []int
 	// Ceil rounds the output size up (max_pool_2d's ceil_mode), keeping
 	// only windows that start inside the input, as torch does.
@@ -51,7 +51,7 @@ func windowArgs(what string, nsp int, vals ...[]int64) ([][]int, error) {
 }
 
 // poolShape is the output size per spatial axis of a window over sizes.
-func poolShape(what string, sizes []int, w Window) ([]int, error) {
+func poolShape(what string, sizes []int, w window) ([]int, error) {
 	out := make([]int, len(sizes))
 	for d, n := range sizes {
 		span := w.Dilation[d]*(w.Kernel[d]-1) + 1
@@ -70,7 +70,7 @@ func poolShape(what string, sizes []int, w Window) ([]int, error) {
 // pool runs fn over every window of x (rank 2 + len(w.Kernel)): fn gets the
 // flat indices of the window's elements inside the input, in row-major
 // window order, and returns the output value.
-func pool(what string, x *Tensor, w Window, want []int, out Elem, fn func(idx []int) float32) (*Tensor, error) {
+func pool(what string, x *Tensor, w window, want []int, out Elem, fn func(idx []int) float32) (*Tensor, error) {
 	nsp := len(w.Kernel)
 	if len(x.Shape) != nsp+2 {
 		return nil, fmt.Errorf("%s: input %v must have rank %d (N, C and %d spatial axes)", what, x.Shape, nsp+2, nsp)
@@ -133,7 +133,7 @@ func pool(what string, x *Tensor, w Window, want []int, out Elem, fn func(idx []
 // propagates; ceil mode keeps a last window that starts inside the input).
 // want, when set, is the result shape the op declares (declared), which
 // the result must have.
-func maxPool(x *Tensor, w Window, want []int, out Elem) (*Tensor, error) {
+func maxPool(x *Tensor, w window, want []int, out Elem) (*Tensor, error) {
 	f := x.Floats()
 	return pool("max_pool", x, w, want, out, func(idx []int) float32 {
 		m := float32(math.Inf(-1))
@@ -150,11 +150,11 @@ func maxPool(x *Tensor, w Window, want []int, out Elem) (*Tensor, error) {
 }
 
 // sumPool is the sum of each window, accumulated in float32 in row-major
-// window order from -0 as Reduce does (acc16 rounds the running sum to half
+// window order from -0 as reduce does (acc16 rounds the running sum to half
 // after each addition), rounded once to out.
 // want, when set, is the result shape the op declares (declared), which
 // the result must have.
-func sumPool(x *Tensor, w Window, want []int, out Elem, acc16 bool) (*Tensor, error) {
+func sumPool(x *Tensor, w window, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	f := x.Floats()
 	return pool("sum_pool", x, w, want, out, func(idx []int) float32 {
 		acc := float32(math.Copysign(0, -1))
@@ -189,7 +189,7 @@ func convND(x, w *Tensor, strides, dilations []int, groups int, want []int, out 
 	if C != Cg*g || O%g != 0 {
 		return nil, fmt.Errorf("conv: %d input channels, weight %v, groups %d do not match", C, w.Shape, g)
 	}
-	win := Window{Kernel: w.Shape[2:], Stride: strides, Dilation: dilations}
+	win := window{Kernel: w.Shape[2:], Stride: strides, Dilation: dilations}
 	sp, err := poolShape("conv", x.Shape[2:], win)
 	if err != nil {
 		return nil, err
@@ -240,10 +240,10 @@ func convND(x, w *Tensor, strides, dilations []int, groups int, want []int, out 
 	return NewFloat(out, shape, res), nil
 }
 
-// ConvTransposeParams are conv_transpose2d's operands after the data and
+// convTransposeParams are conv_transpose2d's operands after the data and
 // weight (coreai_torch/_aten_to_core.py _conv_transpose passes torch's own
 // stride, padding, dilation, output padding and groups).
-type ConvTransposeParams struct {
+type convTransposeParams struct {
 	Stride, Padding, Dilation, OutputPadding [2]int
 	Groups                                   int
 }
@@ -257,7 +257,7 @@ type ConvTransposeParams struct {
 // half; the result is rounded once to out.
 // want, when set, is the result shape the op declares (declared), which
 // the result must have.
-func convTranspose2D(x, w *Tensor, p ConvTransposeParams, want []int, out Elem, acc16 bool) (*Tensor, error) {
+func convTranspose2D(x, w *Tensor, p convTransposeParams, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	if len(x.Shape) != 4 || len(w.Shape) != 4 {
 		return nil, fmt.Errorf("conv_transpose2d: input %v and weight %v must be rank 4 (NCHW; C, O/groups, KH, KW)", x.Shape, w.Shape)
 	}
@@ -339,8 +339,8 @@ func convTranspose2D(x, w *Tensor, p ConvTransposeParams, want []int, out Elem, 
 // Interpolation modes coreai-torch emits: linear (upsample_bilinear2d) and
 // nearest_neighbor (upsample_nearest2d), coreai_torch/_aten_to_core.py.
 const (
-	InterpLinear  = "linear"
-	InterpNearest = "nearest_neighbor"
+	interpLinear  = "linear"
+	interpNearest = "nearest_neighbor"
 )
 
 // interpolate resizes the last two axes of x (N, C, H, W) to size (the
@@ -389,7 +389,7 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 	if err := checkOut("interpolate", shape, want); err != nil {
 		return nil, err
 	}
-	if mode != InterpLinear && mode != InterpNearest {
+	if mode != interpLinear && mode != interpNearest {
 		return nil, fmt.Errorf("interpolate: interpolation_mode %q is not one coreai-torch emits (linear, nearest_neighbor)", mode)
 	}
 	// Per output position on each resized axis: the two input positions
@@ -402,7 +402,7 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 		n, s, off := x.Shape[d], float64(scale[d]), float64(offset[d])
 		t := make([]tap, shape[d])
 		for dst := range t {
-			if mode == InterpNearest {
+			if mode == interpNearest {
 				src := math.Floor((float64(dst) - off) / s)
 				i := int(min(max(src, 0), float64(n-1)))
 				t[dst] = tap{i0: i, i1: i, l0: 1}
@@ -426,7 +426,7 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 			r0, r1 := plane[h.i0*W:(h.i0+1)*W], plane[h.i1*W:(h.i1+1)*W]
 			for ow, w := range tw {
 				var v float32
-				if mode == InterpNearest {
+				if mode == interpNearest {
 					v = r0[w.i0]
 				} else {
 					// Each product rounded on its own (float32() forbids a
@@ -459,7 +459,7 @@ func poolOp(c opCall) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := Window{Kernel: v[0], Stride: v[1], Dilation: v[2]}
+	w := window{Kernel: v[0], Stride: v[1], Dilation: v[2]}
 	if c.k != "max_pool_2d" {
 		return sumPool(ins[0], w, declared(c.op), c.el, c.acc16)
 	}
@@ -505,7 +505,7 @@ func convTranspose2dOp(c opCall) (*Tensor, error) { // (x, w, stride, padding, d
 	if err := need(ins, 7); err != nil {
 		return nil, err
 	}
-	var p ConvTransposeParams
+	var p convTransposeParams
 	two := func(t *Tensor, dst *[2]int, what string) error {
 		v := t.Ints()
 		switch len(v) {
