@@ -156,7 +156,7 @@ var opRows = []*opRow{
 	{name: "sigmoid", group: gUnary, run: unaryOp, unary: sigmoid64},
 	{name: "silu", group: gUnary, run: unaryOp, unary: func(x float64) float64 { return x * sigmoid64(x) }},
 	{name: "tanh", group: gUnary, run: unaryOp, unary: math.Tanh},
-	{name: "gelu", group: gUnary, note: "erf, or tanh by its mode", run: unaryOp,
+	{name: "gelu", group: gUnary, note: "erf or tanh form", run: unaryOp,
 		unary: func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }},
 	{name: "gelu_tanh", group: gUnary, run: unaryOp, unary: geluTanh},
 	{name: "softplus", group: gUnary, run: unaryOp,
