@@ -456,7 +456,7 @@ func (in *Interp) bind(g *graph.Graph, op *graph.Operation, res []*Tensor, l *la
 		res[k] = fitted(r.Type(), res[k])
 		l.env[r] = res[k]
 		l.refs.add(res[k], 1)
-		if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
+		if isConstant(op.Name) || foldsLUT(op) {
 			l.refs.pin(res[k]) // cached across runs
 		}
 	}
@@ -731,7 +731,7 @@ func concatArgs(op *graph.Operation, ins []*Tensor) ([]*Tensor, int64, error) {
 // interpreter's module. A float weight blob stays in the file's mapping,
 // so the tensor is valid until Close; treat it as read-only.
 func (in *Interp) Constant(op *graph.Operation) (*Tensor, error) {
-	if op.Name != "coreai.constant" && op.Name != "arith.constant" {
+	if !isConstant(op.Name) {
 		return nil, fmt.Errorf("%s is not a constant", op.Describe())
 	}
 	return in.constant(op)

@@ -170,7 +170,7 @@ func constInts(op *graph.Operation, idx int, attr string) ([]int64, bool) {
 		return nil, false
 	}
 	d := op.Operand(idx).DefiningOp()
-	if d == nil || (d.Name != "coreai.constant" && d.Name != "arith.constant") {
+	if d == nil || !isConstant(d.Name) {
 		return nil, false
 	}
 	if v := d.Inherent("value"); v != nil {

@@ -376,6 +376,10 @@ func (in *Interp) exec(op *graph.Operation, ref opRef, ins []*Tensor, s site) ([
 	return one(r.run(c))
 }
 
+// isConstant reports whether name is a spelling of the constant row: the
+// ops whose value the interpreter caches across runs (bind pins it).
+func isConstant(name string) bool { return name == "coreai.constant" || name == "arith.constant" }
+
 // one is a kernel's single result as exec returns it.
 func one(t *Tensor, err error) ([]*Tensor, error) {
 	if err != nil {

@@ -98,6 +98,10 @@ func TestCanonicalSpellings(t *testing.T) {
 			t.Errorf("canonical(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+	// isConstant knows every spelling of the constant row.
+	if r := opKeys["constant"]; !isConstant("coreai."+r.name) || !slices.ContainsFunc(r.aliases, isConstant) || slices.ContainsFunc(r.aliases, func(n string) bool { return !isConstant(n) }) {
+		t.Errorf("isConstant and the constant row's spellings (coreai.%s, %v) disagree", r.name, r.aliases)
+	}
 	// Constants, calls, regions and states run only under their exact
 	// names (bind, lanes and the weight fold match those).
 	for _, c := range []struct {
@@ -110,6 +114,9 @@ func TestCanonicalSpellings(t *testing.T) {
 	} {
 		if r := refOf(c.name).row; (r != nil) != c.runs {
 			t.Errorf("refOf(%q) found a row: %v, want %v", c.name, r != nil, c.runs)
+		}
+		if r := refOf(c.name).row; isConstant(c.name) != (r != nil && r.name == "constant") {
+			t.Errorf("isConstant(%q) = %v, but its row is %v", c.name, isConstant(c.name), r)
 		}
 	}
 }
