@@ -350,3 +350,49 @@ func mutantDirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
+
+// TestMutantAnchors runs in every go test: the table is well formed and
+// each anchor occurs exactly once, so a refactor that moves a mutated
+// spot shows up at once, not only when the suite runs.
+func TestMutantAnchors(t *testing.T) {
+	if err := checkMutantTable(mutants); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mutants {
+		src, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(m.file)))
+		if err != nil {
+			t.Errorf("mutant %s: %v", m.name, err)
+			continue
+		}
+		if n := bytes.Count(src, []byte(m.find)); n != 1 {
+			t.Errorf("mutant %s: its anchor occurs %d times in %s, not once: update it in mutants_list_test.go\nanchor:\n%s", m.name, n, m.file, m.find)
+		}
+	}
+}
+
+// The harness tells a failing test from a build that failed, from go
+// test's own output (samples of what go 1.26 prints).
+func TestMutantOutputParsing(t *testing.T) {
+	cases := []struct {
+		name, out string
+		build     bool
+		failed    []string
+	}{
+		{"test failure", "--- FAIL: TestA (0.01s)\n    a_test.go:9: wrong\n--- FAIL: TestB (0.00s)\n    --- FAIL: TestB/sub (0.00s)\nFAIL\nFAIL\texample.com/p\t0.1s\nFAIL\n", false, []string{"TestA", "TestB"}},
+		{"compile error", "# example.com/p\np/a.go:3:2: undefined: x\nFAIL\texample.com/p [build failed]\nFAIL\n", true, nil},
+		{"test compile error", "# example.com/p [example.com/p.test]\np/a_test.go:3:2: undefined: y\nFAIL\texample.com/p [build failed]\nFAIL\n", true, nil},
+		{"vet failure", "# example.com/p\n# [example.com/p]\np/a_test.go:9:3: fmt.Sprintf format %d has arg s of wrong type string\nFAIL\texample.com/p [build failed]\n", true, nil},
+		{"panic", "panic: boom\n\ngoroutine 1 [running]:\nFAIL\texample.com/p\t0.1s\nFAIL\n", false, nil},
+	}
+	for _, c := range cases {
+		if got := mutantBuildFailed(c.out); got != c.build {
+			t.Errorf("%s: build failed %v, want %v", c.name, got, c.build)
+		}
+		if got := mutantFailedTests(c.out); !slices.Equal(got, c.failed) {
+			t.Errorf("%s: failed tests %q, want %q", c.name, got, c.failed)
+		}
+	}
+	if got := mutantLastLine("panic: boom\nFAIL\texample.com/p\t0.1s\nFAIL\n"); got != "panic: boom" {
+		t.Errorf("last line %q", got)
+	}
+}
