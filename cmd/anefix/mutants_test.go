@@ -324,7 +324,7 @@ func mutantCopyTree(root, dir string) error {
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || d.Name() == ".git" { // a worktree's .git is a file
 			return nil
 		}
 		data, err := os.ReadFile(p)
