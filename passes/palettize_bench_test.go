@@ -2,10 +2,10 @@ package passes_test
 
 import (
 	"io"
-	"os"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/passes"
 )
@@ -22,7 +22,7 @@ import (
 // compression").
 func BenchmarkPalettize(b *testing.B) {
 	scales := []string{"tiny"}
-	if os.Getenv("ANEFIX_FULLSCALE") != "" {
+	if _, full := oracle.OptedIn("ANEFIX_FULLSCALE"); full {
 		scales = append(scales, "full")
 	}
 	for _, sc := range scales {

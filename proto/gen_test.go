@@ -35,7 +35,7 @@ func genPath(t *testing.T) string {
 	t.Setenv("PATH", path)
 	unavailable := func(format string, args ...any) {
 		t.Helper()
-		oracle.Unavailable(t, "protoc toolchain", fmt.Errorf(format, args...))
+		oracle.Unavailable(t, "protoc toolchain", "apt-get install protobuf-compiler; go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 (or run .ci/run)", fmt.Errorf(format, args...))
 	}
 	if _, err := exec.LookPath("protoc"); err != nil {
 		unavailable("protoc not found (apt-get install protobuf-compiler): %v", err)

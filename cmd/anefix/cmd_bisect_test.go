@@ -11,7 +11,6 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/modelio"
-	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -44,15 +43,11 @@ func fixedArmA(t *testing.T) string {
 }
 
 // twoExperiments is the stand-in that needs two experiments and the names
-// of the two changes it needs: the head as an input and no f32 when
-// externalize-constant exists, else no softmax and no f32.
+// of the two changes it needs: the head as an input and no f32.
 func twoExperiments(t *testing.T) (test string, want []string) {
 	script := "../../testdata/search/standin-needs-two-experiments.sh {}"
-	if _, ok := passes.Lookup("externalize-constant"); ok {
-		// The tied table of synth arm A is tensor<256x32xf16>.
-		return standinEnv(t) + script + " head 'tensor<256x32xf16>'", []string{"strip-fp32-casts islands=all", "externalize-constant"}
-	}
-	return standinEnv(t) + script + " softmax", []string{"strip-fp32-casts islands=all", "arm-d replace=sdpa"}
+	// The tied table of synth arm A is tensor<256x32xf16>.
+	return standinEnv(t) + script + " head 'tensor<256x32xf16>'", []string{"strip-fp32-casts islands=all", "externalize-constant"}
 }
 
 func bisectJSON(t *testing.T, args ...string) (int, *pb.BisectReport, string) {
@@ -198,9 +193,6 @@ func noAlternativesTogether(t *testing.T, rep *pb.BisectReport) {
 // (skip) for every change together", exit 3. No candidate holds two values
 // of one option.
 func TestBisectUnionUntestable(t *testing.T) {
-	if _, ok := passes.Lookup("externalize-constant"); !ok {
-		t.Skip("needs externalize-constant")
-	}
 	fixed := fixedArmA(t)
 	env := standinEnv(t)
 	test := "if ! " + env + "../../testdata/search/standin-needs-op.sh {} coreai.softmax; then exit 125; fi; " +
@@ -400,9 +392,6 @@ func TestBisectNarrowsToRegion(t *testing.T) {
 // model without a tied table) is left out like one that changes nothing;
 // before, it stopped bisect with exit 1 on every such model.
 func TestBisectRefusedChangeLeftOut(t *testing.T) {
-	if _, ok := passes.Lookup("externalize-constant"); !ok {
-		t.Skip("needs externalize-constant")
-	}
 	code, rep, errs := bisectJSON(t, "../../testdata/passes/strip-fp32-casts.mlir", "--test", "! grep -q f32 {}", "--cache", t.TempDir())
 	if code != 0 || rep.Result != "minimal" {
 		t.Fatalf("exit %d %q: %s %s", code, rep.Result, rep.Message, errs)

@@ -26,6 +26,15 @@ import (
 
 const rwArmA = "../../testdata/synth/armA.aimodel"
 
+// requireArmA fails the test when the committed tiny arm A is missing (a
+// committed file missing is a broken checkout, not an unavailable tool).
+func requireArmA(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(rwArmA); err != nil {
+		t.Fatalf("committed synth arm A: %v", err)
+	}
+}
+
 // rwRead returns a file's bytes as a string.
 func rwRead(t *testing.T, p string) string {
 	t.Helper()
@@ -40,9 +49,7 @@ func rwRead(t *testing.T, p string) string {
 // default pipeline on arm A, and, with strip-fp32-casts off, the blockers
 // that remain with the pass that removes them (text and report).
 func TestRewriteCheckVerdict(t *testing.T) {
-	if _, err := os.Stat(rwArmA); err != nil {
-		t.Skipf("no synth arm A: %v", err)
-	}
+	requireArmA(t)
 	for _, c := range []struct {
 		args  []string
 		legal bool
@@ -223,9 +230,7 @@ func rwLoad(t *testing.T, path string) *graph.Module {
 
 // TestRewriteArmA is the issue's "done when" on the synth arm A tiny export.
 func TestRewriteArmA(t *testing.T) {
-	if _, err := os.Stat(rwArmA); err != nil {
-		t.Skipf("no synth arm A: %v", err)
-	}
+	requireArmA(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.aimodel")
 	report := filepath.Join(dir, "r.json")
@@ -328,9 +333,7 @@ func TestRewriteArmA(t *testing.T) {
 }
 
 func TestRewritePipelineFlags(t *testing.T) {
-	if _, err := os.Stat(rwArmA); err != nil {
-		t.Skipf("no synth arm A: %v", err)
-	}
+	requireArmA(t)
 	cases := []struct {
 		name      string
 		args      []string
@@ -498,9 +501,7 @@ func TestRewriteArmDMatchesSynth(t *testing.T) {
 // carried over, the asset's anefix.json records the changes and both
 // metadata.json files are carried over byte for byte.
 func TestRewriteLLMBundle(t *testing.T) {
-	if _, err := os.Stat(rwArmA); err != nil {
-		t.Skipf("no synth arm A: %v", err)
-	}
+	requireArmA(t)
 	in := filepath.Join(t.TempDir(), "bundle")
 	for _, f := range []string{"main.mlirb", "main.hash", "metadata.json"} {
 		b, err := os.ReadFile(filepath.Join(rwArmA, f))
@@ -558,9 +559,7 @@ func TestRewriteLLMBundle(t *testing.T) {
 // doc quotes the mean KLD to two significant digits and same-top-1 to
 // 0.1 %.
 func TestStripNumericsClaim(t *testing.T) {
-	if _, err := os.Stat(rwArmA); err != nil {
-		t.Skipf("no synth arm A: %v", err)
-	}
+	requireArmA(t)
 	p, _ := passes.Lookup("strip-fp32-casts")
 	doc := strings.Join(strings.Fields(p.Doc), " ")
 	kldRe := regexp.MustCompile(`mean KLD: (\S+) nats`)
@@ -1029,7 +1028,7 @@ func TestRewriteRefusesMistypedOptions(t *testing.T) {
 func TestRewriteTwiceIdentical(t *testing.T) {
 	arms, _ := filepath.Glob("../../testdata/synth/*.aimodel")
 	if len(arms) == 0 {
-		t.Skip("no synth arms")
+		t.Fatal("no committed testdata/synth/*.aimodel")
 	}
 	for _, arm := range arms {
 		t.Run(filepath.Base(arm), func(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,15 +17,10 @@ import (
 )
 
 // compiledCorpus lists the real compiled packages (read-only; never copied
-// into the repository). Absent, tests skip unless ANEFIX_REQUIRE_ORACLES=1.
+// into the repository). Absent, tests skip unless oracle.Required.
 func compiledCorpus(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "apple-compiled")
-	ds, _ := filepath.Glob(filepath.Join(dir, "*.aimodelc"))
-	if len(ds) == 0 {
-		oracle.Unavailable(t, "corpus "+dir, errors.New("no compiled packages"))
-	}
-	return ds
+	return oracle.CorpusGlob(t, "apple-compiled/*.aimodelc")
 }
 
 func TestInspectCompiledCorpus(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,26 +13,12 @@ import (
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
-// corpusBytecode lists the bytecode files Apple's toolchain wrote
-// (../shared/corpus beside the repository; never copied into it). Without
-// the corpus the test skips, or fails under ANEFIX_REQUIRE_ORACLES=1.
+// corpusBytecode lists the bytecode files Apple's toolchain wrote (the
+// corpus beside the repository; never copied into it). Without the corpus
+// the test skips, or fails under oracle.Required.
 func corpusBytecode(t *testing.T) []string {
 	t.Helper()
-	var files []string
-	filepath.WalkDir("../../../shared/corpus", func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".mlirb") || strings.HasSuffix(p, ".mpsgraph")) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		if oracle.Required() {
-			t.Fatalf("no *.mlirb or *.mpsgraph under ../shared/corpus, and %s is set", oracle.RequireEnv)
-		}
-		t.Skip("no ../shared/corpus beside the repository")
-	}
-	sort.Strings(files)
-	return files
+	return oracle.CorpusFiles(t, ".mlirb", ".mpsgraph")
 }
 
 // TestCorpusConvertInspect: `convert F -o G` writes every real bytecode file
@@ -43,7 +28,7 @@ func corpusBytecode(t *testing.T) []string {
 // text report.
 func TestCorpusConvertInspect(t *testing.T) {
 	for _, f := range corpusBytecode(t) {
-		t.Run(strings.TrimPrefix(f, "../../../shared/corpus/"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(f, oracle.CorpusDir()+"/"), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), filepath.Base(f))
 			if code, _, errs := runCLI(t, "", "convert", f, "-o", out); code != exitOK {
 				t.Fatalf("convert: exit %d: %s", code, errs)

@@ -11,6 +11,7 @@ import (
 	"github.com/samber/lo"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/anefix/anefix/graph/oracle"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -143,15 +144,17 @@ func oneLineText(s string) string {
 //
 //	ANEFIX_NUMERICS_TABLE_FULL=1 ANEFIX_NUMERICS_TABLE_ROWS='6-bit|group 16' go test ./cmd/anefix -run TestNumericsTable -v -timeout 3h
 func TestNumericsTable(t *testing.T) {
-	if os.Getenv("ANEFIX_NUMERICS_TABLE") == "" && os.Getenv("ANEFIX_NUMERICS_TABLE_FULL") == "" {
-		t.Skip("a measurement, not a check: ANEFIX_NUMERICS_TABLE=1 prints the table")
+	_, tiny := oracle.OptedIn("ANEFIX_NUMERICS_TABLE")
+	_, full := oracle.OptedIn("ANEFIX_NUMERICS_TABLE_FULL")
+	if !full {
+		oracle.OptIn(t, "ANEFIX_NUMERICS_TABLE", "1 to print the table (a measurement, not a check)")
 	}
 	numerics := []string{"ieee", "ane"}
-	if os.Getenv("ANEFIX_NUMERICS_TABLE") != "" {
+	if tiny {
 		tab := numericsTable(t, "../../testdata/synth/armA.aimodel", tableRows(t), numerics, 8, 256, "")
 		t.Logf("tiny arm A (testdata/synth/armA.aimodel), 8 streams × 256 positions:\n%s", tab)
 	}
-	if os.Getenv("ANEFIX_NUMERICS_TABLE_FULL") != "" {
+	if full {
 		full := filepath.Join(t.TempDir(), "full.aimodel")
 		if code, _, errs := runCLI(t, "", "synth", "--arm", "A", "--scale", "full", "-o", full); code != exitOK {
 			t.Fatalf("synth --scale full: %d %s", code, errs)

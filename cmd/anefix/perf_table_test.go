@@ -87,8 +87,7 @@ func newPerfTable(b *testing.B) *perfTable {
 func BenchmarkPerfTable(b *testing.B) {
 	pt := newPerfTable(b)
 	pt.codecSetup()
-	full := os.Getenv("ANEFIX_FULL_MODEL")
-	if full != "" {
+	if full, on := oracle.OptedIn("ANEFIX_FULL_MODEL"); on {
 		pt.fullSetup(full)
 	}
 	b.ResetTimer()
@@ -573,10 +572,7 @@ func median(v []float64) float64 {
 // modulo the page than the input's, which `cp` never meets. The README's
 // "rewrite against its floor" section has the figures.
 func BenchmarkRewriteFloor(b *testing.B) {
-	full := os.Getenv("ANEFIX_FULL_MODEL")
-	if full == "" {
-		b.Skip("set ANEFIX_FULL_MODEL to full-scale synth arm A (made when missing)")
-	}
+	full := oracle.OptIn(b, "ANEFIX_FULL_MODEL", "the path of full-scale synth arm A (made when missing)")
 	pt := newPerfTable(b)
 	pt.fullMain = filepath.Join(full, "main.mlirb")
 	if _, err := os.Stat(pt.fullMain); err != nil {

@@ -98,8 +98,8 @@ func addCaseSource(s caseSource) {
 const FullSweepEnv = "ANEFIX_FULL_SWEEP"
 
 func fullSweep() bool {
-	v := os.Getenv(FullSweepEnv)
-	return v != "" && v != "0" && v != "false"
+	_, on := oracle.OptedIn(FullSweepEnv)
+	return on
 }
 
 func (s caseSource) cases() []propCase {

@@ -80,7 +80,7 @@ func TestRewriteOutputsReadBack(t *testing.T) {
 		t.Fatalf("no synth arms: %v", err)
 	}
 	sort.Strings(arms)
-	full := os.Getenv("ANEFIX_FULL_SWEEP") == "1"
+	full := fullSweep()
 	cfgs := sweepConfigs()
 	type job struct {
 		arm string

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/anefix/anefix/graph/oracle"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,10 +29,7 @@ import (
 // ANEFIX_SNAPSHOT the test is skipped: it writes files outside the test's
 // temporary directory.
 func TestCommandSnapshot(t *testing.T) {
-	dst := os.Getenv("ANEFIX_SNAPSHOT")
-	if dst == "" {
-		t.Skip("set ANEFIX_SNAPSHOT=DIR to record every command's output on testdata (see the comment)")
-	}
+	dst := oracle.OptIn(t, "ANEFIX_SNAPSHOT", "DIR to record every command's output on testdata (see the comment)")
 	work := filepath.Join(os.TempDir(), "anefix-snapshot-work")
 	os.RemoveAll(work)
 	if err := os.MkdirAll(work, 0o755); err != nil {

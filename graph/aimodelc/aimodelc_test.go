@@ -2,7 +2,6 @@ package aimodelc
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,17 +15,11 @@ import (
 	"github.com/anefix/anefix/graph/oracle"
 )
 
-// corpus is the directory of real compiled packages (read-only, never
-// copied into the repository). Absent, tests skip unless
-// ANEFIX_REQUIRE_ORACLES=1.
+// corpus is the real compiled packages (read-only, never copied into the
+// repository). Absent, tests skip unless oracle.Required.
 func corpus(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "apple-compiled")
-	ds, _ := filepath.Glob(filepath.Join(dir, "*.aimodelc"))
-	if len(ds) == 0 {
-		oracle.Unavailable(t, "corpus "+dir, errors.New("no compiled packages"))
-	}
-	return ds
+	return oracle.CorpusGlob(t, "apple-compiled/*.aimodelc")
 }
 
 // The real packages: coreai-build-3600.67.5.8.1, all GPU-placed.
@@ -106,21 +99,20 @@ func TestStandInLayout(t *testing.T) {
 		{"three functions, one region each", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_FUNCTIONS=3"}, 3, 1, 0, "yes", "ANE"},
 		{"prefix names", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_REGIONS=f f_2"}, 2, 1, 0, "yes", "ANE"},
 	}
-	// Installed, or required under ANEFIX_REQUIRE_ORACLES (a missing one is
-	// then a failure of this test, the other cases still run).
-	if err := oracle.MlirOpts[1].Installed(); err == nil {
-		mlirOpt := oracle.MlirOpts[1].Path
-		cases = append(cases, struct {
-			name             string
-			env              []string
-			fns, ane, gpu    int
-			fully, requested string
-		}{"specialized graph as mlir-opt 22 bytecode", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_ANE_REGIONS=2", "FAKE_COREAI_BUILD_MLIR_OPT=" + mlirOpt}, 1, 2, 0, "yes", "ANE"})
-	} else if oracle.Required() {
-		t.Errorf("mlir-opt 22 (Debian package %s) is missing: %v", oracle.MlirOpts[1].Package, err)
-	}
+	// The mlir-opt 22 case (its subtest alone skips, or fails under
+	// oracle.Required, when mlir-opt 22 is missing).
+	const mlirOptCase = "specialized graph as mlir-opt 22 bytecode"
+	cases = append(cases, struct {
+		name             string
+		env              []string
+		fns, ane, gpu    int
+		fully, requested string
+	}{mlirOptCase, []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_ANE_REGIONS=2", "FAKE_COREAI_BUILD_MLIR_OPT=" + oracle.MlirOpts[1].Path}, 1, 2, 0, "yes", "ANE"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == mlirOptCase {
+				oracle.MlirOpts[1].Require(t)
+			}
 			p, err := Open(standIn(t, c.env...), Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -88,18 +88,11 @@ func TestParseHash(t *testing.T) {
 }
 
 // corpusPackages returns the compiled packages Apple's toolchain wrote
-// (../shared/corpus beside the repository; see README "Tests"). Without the
-// corpus the test skips, or fails under ANEFIX_REQUIRE_ORACLES=1.
+// (the corpus beside the repository; see README "Tests"). Without the
+// corpus the test skips, or fails under oracle.Required.
 func corpusPackages(t *testing.T) []string {
 	t.Helper()
-	dirs, _ := filepath.Glob("../../../shared/corpus/apple-compiled/*.aimodelc")
-	if len(dirs) == 0 {
-		if oracle.Required() {
-			t.Fatalf("no compiled packages under ../shared/corpus/apple-compiled, and %s is set", oracle.RequireEnv)
-		}
-		t.Skip("no ../shared/corpus/apple-compiled beside the repository")
-	}
-	return dirs
+	return oracle.CorpusGlob(t, "apple-compiled/*.aimodelc")
 }
 
 // TestCorpusHashIsRaw: in every real package main.hash is the raw SHA-256

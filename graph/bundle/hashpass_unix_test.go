@@ -5,7 +5,7 @@ package bundle
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
+	"github.com/anefix/anefix/graph/oracle"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -21,8 +21,9 @@ import (
 //
 //	ANEFIX_FULL_MODEL=armA-full.aimodel go test ./graph/bundle -run '^$' -bench HashPass -benchtime 3x
 func BenchmarkHashPass(b *testing.B) {
-	p := filepath.Join(os.Getenv("ANEFIX_FULL_MODEL"), MainFile)
-	if os.Getenv("ANEFIX_FULL_MODEL") == "" {
+	full, on := oracle.OptedIn("ANEFIX_FULL_MODEL")
+	p := filepath.Join(full, MainFile)
+	if !on {
 		p = filepath.Join(benchAIModel(b, benchSize(b)), MainFile)
 	}
 	f := mustOpen(b, p)

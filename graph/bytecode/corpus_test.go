@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,37 +13,16 @@ import (
 	"github.com/anefix/anefix/graph/oracle"
 )
 
-// corpusDir holds real files written by Apple's toolchain (../shared/corpus
-// beside the repository, see README "Tests"); they are never copied into
-// the repository.
-const corpusDir = "../../../shared/corpus"
+// corpusExts are the corpus's bytecode files (real files written by
+// Apple's toolchain, found by graph/oracle; never copied into the
+// repository).
+var corpusExts = []string{".mlirb", ".mpsgraph"}
 
-// corpusFiles lists the corpus's bytecode files (*.mlirb, *.mpsgraph).
-// Without the corpus it returns nil, unless ANEFIX_REQUIRE_ORACLES is set:
-// then the test fails.
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	var files []string
-	filepath.WalkDir(corpusDir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".mlirb") || strings.HasSuffix(p, ".mpsgraph")) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 && oracle.Required() {
-		t.Fatalf("no *.mlirb or *.mpsgraph under %s, and %s is set", corpusDir, oracle.RequireEnv)
-	}
-	slices.Sort(files)
-	return files
-}
-
+// requireCorpus lists the corpus's bytecode files; without them the test
+// skips, or fails under oracle.Required.
 func requireCorpus(t *testing.T) []string {
 	t.Helper()
-	files := corpusFiles(t)
-	if len(files) == 0 {
-		t.Skipf("no corpus at %s", corpusDir)
-	}
-	return files
+	return oracle.CorpusFiles(t, corpusExts...)
 }
 
 func readFile(t *testing.T, p string) ([]byte, *graph.Module, *Source) {
@@ -71,7 +49,7 @@ func readFile(t *testing.T, p string) ([]byte, *graph.Module, *Source) {
 func TestCorpus(t *testing.T) {
 	for _, p := range requireCorpus(t) {
 		name := filepath.Base(p)
-		t.Run(strings.TrimPrefix(p, corpusDir+"/"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(p, oracle.CorpusDir()+"/"), func(t *testing.T) {
 			data, m, src := readFile(t, p)
 			if src.Version != 6 || src.Producer != "MLIR22.0.0git" {
 				t.Errorf("version %d producer %q, want 6 MLIR22.0.0git", src.Version, src.Producer)

@@ -185,7 +185,7 @@ func TestAbsurdLengths(t *testing.T) {
 // bytecode of the test inputs, and the corpus's real files when present
 // (added at test time, never copied into testdata).
 func FuzzRead(f *testing.F) {
-	for _, p := range append(seedFiles(f), corpusFiles(f)...) {
+	for _, p := range append(seedFiles(f), oracle.CorpusSeedFiles(f, corpusExts...)...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/graph/synth"
 )
 
@@ -198,7 +199,7 @@ func TestCodecWorkPerOp(t *testing.T) {
 // is structural, not through the text printer.)
 func TestCorpusEditsWithSource(t *testing.T) {
 	for _, p := range requireCorpus(t) {
-		t.Run(strings.TrimPrefix(p, corpusDir+"/"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(p, oracle.CorpusDir()+"/"), func(t *testing.T) {
 			_, m, src := readFile(t, p)
 			var ops []*graph.Operation
 			m.Walk(func(op *graph.Operation) bool { ops = append(ops, op); return true })

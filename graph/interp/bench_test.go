@@ -21,11 +21,11 @@ import (
 // tiny arm A when unset.
 func fullModel(b *testing.B) (*graph.Module, func()) {
 	b.Helper()
-	path := os.Getenv("ANEFIX_FULL_MODEL")
-	if path == "" {
+	path, full := oracle.OptedIn("ANEFIX_FULL_MODEL")
+	if !full {
 		m, err := synth.Generate(synth.Options{Arm: synth.ArmA})
 		if err != nil {
-			b.Skip(err)
+			b.Fatal(err)
 		}
 		return m, func() {}
 	}

@@ -3,12 +3,12 @@ package interp
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
 
 	"github.com/anefix/anefix/graph/f16"
+	"github.com/anefix/anefix/graph/oracle"
 )
 
 // randHalfBits draws weight bits: mostly ordinary weights, some arbitrary
@@ -225,7 +225,7 @@ func TestRound16MatchesRound32(t *testing.T) {
 	}
 	check(in)
 	check(in[:13]) // a tail shorter than a block
-	if os.Getenv("ANEFIX_EXHAUSTIVE") != "1" {
+	if _, all := oracle.OptedIn("ANEFIX_EXHAUSTIVE"); !all {
 		return
 	}
 	buf := make([]float32, 1<<20)

@@ -1,11 +1,11 @@
 package interp
 
 import (
-	"os"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/graph/synth"
 )
 
@@ -29,7 +29,7 @@ func BenchmarkRunLanes1Donated(b *testing.B) { benchLanes(b, 1, true) }
 
 func benchLanes(b *testing.B, lanes int, donate bool) {
 	var m *graph.Module
-	if path := os.Getenv("ANEFIX_FULL_MODEL"); path != "" {
+	if path, full := oracle.OptedIn("ANEFIX_FULL_MODEL"); full {
 		ld, err := modelio.Load(path, modelio.LoadOptions{})
 		if err != nil {
 			b.Fatal(err)

@@ -2,9 +2,13 @@
 // anefix against (Debian's mlir-opt and python3 with numpy), so that every
 // package decides the same way between running, skipping and failing.
 //
-// Locally a missing tool skips the test. In CI (.ci/run sets
-// ANEFIX_REQUIRE_ORACLES=1) a missing tool fails it, so an oracle test can
-// never silently turn into a no-op there.
+// Locally a missing tool (or the corpus) skips the test, naming it. In CI
+// (CI=true, or .ci/run's ANEFIX_REQUIRE_ORACLES=1) a missing tool fails the
+// test, naming it and how to install it, so an oracle test can never
+// silently turn into a no-op there. Heavy tests that run only when asked
+// (ANEFIX_FULL_SWEEP, ANEFIX_FULL_MODEL, ANEFIX_EXHAUSTIVE, benchmarks'
+// full-scale inputs) decide through OptedIn and OptIn: an opt-in is not an
+// unavailability, CI does not turn it on.
 package oracle
 
 import (
@@ -43,10 +47,36 @@ const MlirOptPath = "/usr/lib/llvm-19/bin/mlir-opt"
 // on PATH (pyenv, venv) may lack numpy or have a different one.
 const Python3Path = "/usr/bin/python3"
 
-// Required reports whether missing oracles must fail tests.
-func Required() bool {
-	v := os.Getenv(RequireEnv)
-	return v != "" && v != "0" && v != "false"
+// CIEnv is the variable CI services set (to "true"); set, it makes missing
+// oracles fail tests as RequireEnv does.
+const CIEnv = "CI"
+
+// Required reports whether missing oracles must fail tests: RequireEnv or
+// CIEnv is set to anything but "", "0" or "false".
+func Required() bool { return on(os.Getenv(RequireEnv)) || on(os.Getenv(CIEnv)) }
+
+// on is the one reading of a switch variable: set to anything but "", "0"
+// or "false".
+func on(v string) bool { return v != "" && v != "0" && v != "false" }
+
+// OptedIn reports whether the opt-in variable env is on (anything but "",
+// "0" or "false"), and its value (a path for ANEFIX_FULL_MODEL). Opt-ins
+// make a test do more (every case instead of a sample, a full-scale input);
+// CI and RequireEnv leave them off.
+func OptedIn(env string) (string, bool) {
+	v := os.Getenv(env)
+	return v, on(v)
+}
+
+// OptIn skips a test that runs only when asked unless env is on, saying
+// what setting it does; it returns env's value.
+func OptIn(t T, env, what string) string {
+	t.Helper()
+	v, ok := OptedIn(env)
+	if !ok {
+		t.Skipf("opt-in: set %s to %s", env, what)
+	}
+	return v
 }
 
 // MlirOpt22Path is where Debian's mlir-22-tools installs mlir-opt 22, which
@@ -100,7 +130,7 @@ func MlirOptPaths(t LogT) []string {
 	for _, tl := range MlirOpts {
 		if err := checkExec(tl.Path); err != nil {
 			if Required() {
-				t.Fatalf("oracle %s (Debian package %s) is required (%s is set) but unavailable: %v", tl.Name, tl.Package, RequireEnv, err)
+				t.Fatalf("oracle %s is required (%s or %s is set) but unavailable: %v; install it: apt-get install %s, or run .ci/run", tl.Name, RequireEnv, CIEnv, err, tl.Package)
 			}
 			t.Logf("oracle %s unavailable (%v): checking with the other releases only", tl.Name, err)
 			continue
@@ -108,7 +138,7 @@ func MlirOptPaths(t LogT) []string {
 		paths = append(paths, tl.Path)
 	}
 	if len(paths) == 0 {
-		t.Skipf("no mlir-opt installed (set %s=1 to make this a failure)", RequireEnv)
+		missing(t, "mlir-opt (any of mlir-19-tools, mlir-22-tools)", "apt-get install mlir-19-tools mlir-22-tools, or run .ci/run", os.ErrNotExist)
 	}
 	return paths
 }
@@ -121,7 +151,7 @@ func (m MlirOptTool) Installed() error { return checkExec(m.Path) }
 func (m MlirOptTool) Require(t T) string {
 	t.Helper()
 	if err := checkExec(m.Path); err != nil {
-		missing(t, "mlir-opt (Debian package "+m.Package+")", err)
+		missing(t, m.Name, "apt-get install "+m.Package+", or run .ci/run", err)
 	}
 	return m.Path
 }
@@ -146,7 +176,7 @@ func Python3Numpy(t T) string {
 		}
 	})
 	if numpy.err != nil {
-		missing(t, "python3 with numpy (Debian package python3-numpy)", numpy.err)
+		missing(t, "python3 with numpy at "+Python3Path, "apt-get install python3-numpy, or run .ci/run", numpy.err)
 	}
 	return Python3Path
 }
@@ -169,21 +199,34 @@ func checkExec(path string) error {
 	return nil
 }
 
-// Unavailable skips the test because the oracle or input what is missing,
-// or fails it when ANEFIX_REQUIRE_ORACLES is set. Tests that need the real
-// corpus or protoc decide through it too.
-func Unavailable(t T, what string, err error) {
+// Tool returns the path of the program name found on PATH (a tool the
+// system normally has, such as setsid(1)); when it is missing it skips the
+// test, or fails it when Required, saying install.
+func Tool(t T, name, install string) string {
 	t.Helper()
-	missing(t, what, err)
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, name, install, err)
+	}
+	return p
 }
 
-func missing(t T, what string, err error) {
+// Unavailable skips the test because what it needs (a tool, the corpus)
+// is missing, or fails it when Required; install says how to get it.
+// Every test that needs something outside the repository decides through
+// it (or the functions above and below that call it).
+func Unavailable(t T, what, install string, err error) {
+	t.Helper()
+	missing(t, what, install, err)
+}
+
+func missing(t T, what, install string, err error) {
 	t.Helper()
 	if Required() {
-		t.Fatalf("oracle %s is required (%s is set) but unavailable: %v; run .ci/run or apt-get install it", what, RequireEnv, err)
+		t.Fatalf("%s is required (%s or %s is set) but unavailable: %v; install it: %s", what, RequireEnv, CIEnv, err, install)
 		return
 	}
-	t.Skipf("oracle %s unavailable: %v (set %s=1 to make this a failure)", what, err, RequireEnv)
+	t.Skipf("%s unavailable: %v (install it: %s; set %s=1 to make this a failure)", what, err, install, RequireEnv)
 }
 
 // RunMlirOpt runs the mlir-opt at bin with --allow-unregistered-dialect and

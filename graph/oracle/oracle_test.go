@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,33 +20,121 @@ type recorder struct {
 func (r *recorder) Helper() {}
 func (r *recorder) Skipf(format string, args ...any) {
 	r.skipped = true
-	r.msg = format
+	r.msg = fmt.Sprintf(format, args...)
 }
 func (r *recorder) Fatalf(format string, args ...any) {
 	r.failed = true
-	r.msg = format
+	r.msg = fmt.Sprintf(format, args...)
 }
 
-func TestMissing(t *testing.T) {
+// TestUnavailable: the rule, over settings of ANEFIX_REQUIRE_ORACLES and
+// CI: either on (anything but "", "0", "false") fails the test, naming
+// what is missing and how to install it; otherwise it skips, naming it.
+func TestUnavailable(t *testing.T) {
 	tests := []struct {
-		env                string
-		wantSkip, wantFail bool
+		require, ci string
+		wantFail    bool
 	}{
-		{"", true, false},
-		{"0", true, false},
-		{"false", true, false},
-		{"1", false, true},
-		{"yes", false, true},
+		{"", "", false},
+		{"0", "", false},
+		{"false", "", false},
+		{"", "0", false},
+		{"", "false", false},
+		{"0", "false", false},
+		{"1", "", true},
+		{"yes", "", true},
+		{"", "true", true},
+		{"", "1", true},
+		{"0", "true", true},
+		{"1", "false", true},
 	}
 	for _, tc := range tests {
-		t.Run("env="+tc.env, func(t *testing.T) {
-			t.Setenv(RequireEnv, tc.env)
+		t.Run("require="+tc.require+",CI="+tc.ci, func(t *testing.T) {
+			t.Setenv(RequireEnv, tc.require)
+			t.Setenv(CIEnv, tc.ci)
+			if Required() != tc.wantFail {
+				t.Errorf("Required() = %v, want %v", Required(), tc.wantFail)
+			}
 			r := &recorder{TB: t}
-			missing(r, "tool", exec.ErrNotFound)
-			if r.skipped != tc.wantSkip || r.failed != tc.wantFail {
-				t.Fatalf("skipped=%v failed=%v, want %v %v", r.skipped, r.failed, tc.wantSkip, tc.wantFail)
+			Unavailable(r, "the tool", "apt-get install the-tool", exec.ErrNotFound)
+			if r.skipped == tc.wantFail || r.failed != tc.wantFail {
+				t.Fatalf("skipped=%v failed=%v, want failed=%v", r.skipped, r.failed, tc.wantFail)
+			}
+			for _, want := range []string{"the tool", "apt-get install the-tool", exec.ErrNotFound.Error()} {
+				if !strings.Contains(r.msg, want) {
+					t.Errorf("message %q does not name %q", r.msg, want)
+				}
 			}
 		})
+	}
+}
+
+// TestOptIn: an opt-in runs only when its variable is on, whatever
+// ANEFIX_REQUIRE_ORACLES and CI say (they are about missing tools, not
+// about running heavy tests), and returns its value.
+func TestOptIn(t *testing.T) {
+	const env = "ANEFIX_TEST_OPT_IN"
+	for _, tc := range []struct {
+		value, require string
+		wantOn         bool
+	}{
+		{"", "", false},
+		{"", "1", false},
+		{"0", "1", false},
+		{"false", "", false},
+		{"1", "", true},
+		{"/tmp/full.aimodel", "", true},
+		{"true", "1", true},
+	} {
+		t.Run(env+"="+tc.value+",require="+tc.require, func(t *testing.T) {
+			t.Setenv(env, tc.value)
+			t.Setenv(RequireEnv, tc.require)
+			t.Setenv(CIEnv, tc.require)
+			if v, ok := OptedIn(env); ok != tc.wantOn || v != tc.value {
+				t.Errorf("OptedIn = %q, %v; want %q, %v", v, ok, tc.value, tc.wantOn)
+			}
+			r := &recorder{TB: t}
+			got := OptIn(r, env, "run the heavy case")
+			if r.failed || r.skipped == tc.wantOn {
+				t.Fatalf("skipped=%v failed=%v, want skipped=%v", r.skipped, r.failed, !tc.wantOn)
+			}
+			if r.skipped && (!strings.Contains(r.msg, env) || !strings.Contains(r.msg, "run the heavy case")) {
+				t.Errorf("skip message %q does not name %s and what it does", r.msg, env)
+			}
+			if !r.skipped && got != tc.value {
+				t.Errorf("OptIn = %q, want %q", got, tc.value)
+			}
+		})
+	}
+}
+
+// TestCorpus: with the corpus absent (a working directory outside any
+// module) the corpus lookups skip, or fail under the rule; the seed
+// lookups return nothing and fail only under the rule.
+func TestCorpus(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, require := range []string{"", "1"} {
+		t.Setenv(RequireEnv, require)
+		t.Setenv(CIEnv, "")
+		for name, f := range map[string]func(T) []string{
+			"CorpusFiles":     func(t T) []string { return CorpusFiles(t, ".mlirb") },
+			"CorpusGlob":      func(t T) []string { return CorpusGlob(t, "apple-compiled/*.aimodelc") },
+			"CorpusSeedFiles": func(t T) []string { return CorpusSeedFiles(t, ".mlirb") },
+			"CorpusSeedGlob":  func(t T) []string { return CorpusSeedGlob(t, "apple-compiled/*.aimodelc") },
+		} {
+			r := &recorder{TB: t}
+			if got := f(r); len(got) != 0 {
+				t.Errorf("%s found %v in an empty directory", name, got)
+			}
+			seed := strings.Contains(name, "Seed")
+			wantSkip, wantFail := require == "" && !seed, require != ""
+			if r.skipped != wantSkip || r.failed != wantFail {
+				t.Errorf("%s, %s=%q: skipped=%v failed=%v, want %v %v", name, RequireEnv, require, r.skipped, r.failed, wantSkip, wantFail)
+			}
+			if (r.skipped || r.failed) && !strings.Contains(r.msg, "shared/corpus") {
+				t.Errorf("%s: message %q does not say where the corpus goes", name, r.msg)
+			}
+		}
 	}
 }
 

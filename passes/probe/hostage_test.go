@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anefix/anefix/graph/oracle"
 	"github.com/anefix/anefix/passes/internal/proc"
 )
 
@@ -113,9 +113,7 @@ func TestChildHoldingOutputIgnoresTerm(t *testing.T) {
 // ended, 30 s), the test's own answer is taken when it exits by itself,
 // and the leak is reported with the child's pid.
 func TestSetsidChildIsReported(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid(1)")
-	}
+	oracle.Tool(t, "setsid", "apt-get install util-linux")
 	dir := t.TempDir()
 	p := write(t, dir, "c", "x")
 	for _, c := range []struct {

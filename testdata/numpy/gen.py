@@ -5,7 +5,8 @@ Run with Debian's python3 + python3-numpy (not a pyenv python):
 
     /usr/bin/python3 testdata/numpy/gen.py testdata/numpy
 
-It writes four gzip'd vector files (format below). `go test ./graph/interp`
+It writes gzip'd vector files (format below; zoo.vec.gz holds the op
+zoo's cases). `go test ./graph/interp`
 re-runs this script into a temporary directory and fails when the committed
 files differ from what it produces, so they are never stale.
 
@@ -999,6 +1000,231 @@ def ops2(w, rng):
         w.add("while/%s/in0" % tn, x)
         w.add("while/%s/out" % tn, y)
 
+def zoo(w, rng):
+    """The op zoo's modules (graph/coreaiop/zoo, f32-io form: f32 graph
+    ports) on inputs drawn here: for each zoo op numpy has, its inputs
+    "zoo/<op>/in<i>" (named as the module's ports, in its shapes), expected
+    outputs "zoo/<op>/out<j>" and the tolerance "zoo/<op>/tol" (ulps of the
+    result; 0: bit for bit), under the conventions above. The shapes and
+    settings (axes, permutations, sizes) are the zoo's own, read from its
+    generated modules; TestZooAgainstNumpy fails when they no longer match.
+    Integers of other widths (si8, ui32) are stored as si32."""
+    def case(op, ins, outs, tol=0):
+        for i, a in enumerate(ins):
+            w.add("zoo/%s/in%d" % (op, i), a)
+        for j, a in enumerate(outs):
+            w.add("zoo/%s/out%d" % (op, j), a)
+        w.add("zoo/%s/tol" % op, np.array(tol, I32))
+
+    def un(op, fn, x, tol):
+        out = fn(x.astype(F64)).astype(F32)
+        case(op, [x], [out], tol)
+
+    x = rand(rng, (2, 3), F32, 2.0)
+    for op, fn, tol in (("abs", np.abs, 0), ("neg", np.negative, 0), ("ceil", np.ceil, 0), ("floor", np.floor, 0),
+                        ("round", np.round, 0), ("sign", np.sign, 0), ("square", np.square, 0),
+                        ("relu", lambda v: np.maximum(v, 0), 0), ("reciprocal", np.reciprocal, 0),
+                        ("exp", np.exp, 1), ("sin", np.sin, 1), ("cos", np.cos, 1), ("tan", np.tan, 1),
+                        ("tanh", np.tanh, 1), ("sinh", np.sinh, 1), ("cosh", np.cosh, 1),
+                        ("atan", np.arctan, 1), ("asinh", np.arcsinh, 1), ("erf", UNARY["erf"], 1),
+                        ("sigmoid", sigmoid, 1), ("silu", lambda v: v * sigmoid(v), 1), ("gelu", gelu_tanh, 1)):
+        un(op, fn, rand(rng, (2, 3), F32, 2.0), tol)
+    pos = np.abs(rand(rng, (2, 3), F32, 2.0)) + F32(1e-2)
+    for op, fn, tol in (("log", np.log, 1), ("sqrt", np.sqrt, 0), ("rsqrt", lambda v: 1.0 / np.sqrt(v), 1)):
+        un(op, fn, pos, tol)
+    unit = (rng.random((2, 3)) * 1.8 - 0.9).astype(F32)
+    for op, fn in (("acos", np.arccos), ("asin", np.arcsin), ("atanh", np.arctanh)):
+        un(op, fn, unit, 1)
+    un("acosh", np.arccosh, pos + F32(1), 1)
+
+    a, b = rand(rng, (2, 3), F32, 3.0), rand(rng, (2, 3), F32, 3.0)
+    b[b == 0] = F32(1)
+    for op, fn in (("broadcasting_add", np.add), ("broadcasting_sub", np.subtract), ("broadcasting_mul", np.multiply),
+                   ("broadcasting_divide", np.divide), ("broadcasting_maximum", np.maximum),
+                   ("broadcasting_minimum", np.minimum)):
+        case(op, [a, b], [fn(a, b)])
+    case("broadcasting_floor_divide", [a, b], [np.floor(a.astype(F64) / b.astype(F64)).astype(F32)])
+    case("broadcasting_modulo", [a, b], [np.fmod(a.astype(F64), b.astype(F64)).astype(F32)])
+    case("broadcasting_pow", [np.abs(a), b], [np.power(np.abs(a).astype(F64), b.astype(F64)).astype(F32)], 1)
+    c = b.copy()
+    c[0] = a[0]  # equal in one row
+    for op, fn in (("broadcasting_equal", np.equal), ("broadcasting_not_equal", np.not_equal), ("broadcasting_greater", np.greater)):
+        case(op, [a, c], [fn(a, c)])
+    p, q = rng.integers(0, 2, (2, 3)).astype(BOOL), rng.integers(0, 2, (2, 3)).astype(BOOL)
+    for op, fn in (("broadcasting_and", np.logical_and), ("broadcasting_or", np.logical_or), ("broadcasting_xor", np.logical_xor)):
+        case(op, [p, q], [fn(p, q)])
+    case("not", [p], [np.logical_not(p)])
+    i, j = rng.integers(-1000, 1000, (2, 3)).astype(I32), rng.integers(-1000, 1000, (2, 3)).astype(I32)
+    for op, fn in (("broadcasting_bitwise_and", np.bitwise_and), ("broadcasting_bitwise_or", np.bitwise_or),
+                   ("broadcasting_bitwise_xor", np.bitwise_xor)):
+        case(op, [i, j], [fn(i, j)])
+    case("broadcasting_where", [p, a, b], [np.where(p, a, b)])
+    case("constant", [a], [(a + np.array([[0.5, -1, 2], [0.25, 3, -0.75]], F32)).astype(F32)])
+    xc = rand(rng, (2, 3), F32, 5.0)
+    case("cast", [xc], [np.trunc(xc).astype(I32)])
+
+    # Layout ops.
+    case("concat", [a, b], [np.concatenate([a, b], axis=0)])
+    t = rand(rng, (3, 4), F32)
+    case("transpose", [t], [np.transpose(t, (1, 0))])
+    case("reshape", [a], [a.reshape(6)])
+    case("expand_dims", [a], [np.expand_dims(a, 1)])
+    s1 = rand(rng, (2, 1), F32)
+    case("shrink_dims", [s1], [np.squeeze(s1, 1)])
+    case("reverse", [a], [np.flip(a, 1).copy()])
+    x3 = rand(rng, (2, 4, 3), F32)
+    case("slice", [x3], [x3[:, 1:3, :].copy()])
+    u3 = rand(rng, (2, 2, 3), F32)
+    z3 = x3.copy()
+    z3[0:2, 1:3, 0:3] = u3
+    case("slice_update", [x3, u3], [z3])
+    case("tile", [a], [np.tile(a, (2, 3))])
+    case("pad", [a], [np.pad(a, ((0, 0), (1, 2)))])
+    r = rand(rng, (1, 3), F32)
+    case("broadcast_to", [r], [np.broadcast_to(r, (4, 3)).copy()])
+    case("broadcast_in_dims", [r], [np.broadcast_to(r, (4, 3)).copy()])
+    case("get_shape", [a], [np.array(a.shape, I32)])
+    sa, sb = np.array([4, 1], I32), np.array([1, 3], I32)
+    case("broadcast_shapes", [sa, sb], [np.array(np.broadcast_shapes((4, 1), (1, 3)), I32)])
+    case("range", [], [np.arange(0, 6, 2).astype(I32)])
+    x4 = rand(rng, (4, 3), F32)
+    case("split", [x4], [x4[:2].copy(), x4[2:].copy()])
+
+    # Reductions over axis 1 of [2, 5], keepdims; softmax, sort, scan.
+    r5 = rand(rng, (2, 5), F32, 2.0)
+    keep = lambda v: np.expand_dims(v, 1)
+    case("reduce_sum", [r5], [keep(np.array([seq_sum(row) for row in r5], F32))])
+    case("reduce_mean", [r5], [keep((np.array([seq_sum(row) for row in r5], F32) / F32(5)).astype(F32))])
+    case("reduce_max", [r5], [keep(r5.max(axis=1))])
+    case("reduce_min", [r5], [keep(r5.min(axis=1))])
+    case("reduce_product", [r5], [keep(seq_reduce(r5, 1, np.multiply))])
+    case("argmax", [r5], [keep(np.argmax(r5, axis=1)).astype(I32)])
+    bb = rng.integers(0, 2, (2, 3)).astype(BOOL)
+    bb[0] = False
+    case("any", [bb], [np.any(bb, axis=1, keepdims=True)])
+    m = r5.max(axis=1, keepdims=True)
+    e = np.exp((r5 - m).astype(F32).astype(F64)).astype(F32)
+    sm = np.array([seq_sum(row) for row in e], F32)[:, None]
+    case("softmax", [r5], [(e / sm).astype(F32)], 1)
+    order = np.array([stable_order(row, True) for row in r5])
+    case("sort", [r5], [np.take_along_axis(r5, order, axis=1)])
+    case("argsort", [r5], [order.astype(I32)])
+    cs = np.empty_like(r5)
+    acc = np.full(2, F32(-0.0), F32)
+    for k in range(5):
+        acc = (acc + r5[:, k]).astype(F32)
+        cs[:, k] = acc
+    case("scan", [r5], [cs])
+
+    # Matrix products: f32 products, sequential f32 sums over K.
+    ma, mb = rand(rng, (2, 24), F32), rand(rng, (24, 32), F32)
+    case("batch_matmul", [ma, mb], [seq_matmul(ma, mb)])
+    na, nb = rand(rng, (2, 4), F32), rand(rng, (4, 3), F32)
+    case("broadcasting_batch_matmul", [na, nb], [seq_matmul(na, nb)])
+
+    # Gathers and scatters.
+    gi = rng.integers(0, 3, (2, 3)).astype(I32)
+    case("gather_along_axis", [a, gi], [np.take_along_axis(a, gi, axis=1)])
+    g10 = rand(rng, (10, 4), F32)
+    gn = rng.integers(0, 10, (2, 3, 1)).astype(I32)
+    case("gather_nd", [g10, gn], [g10[gn[..., 0]]])
+    s35, si, su = rand(rng, (3, 5), F32), rng.integers(0, 3, (2, 5)).astype(I32), rand(rng, (2, 5), F32)
+    sc = s35.copy()
+    for row in range(2):
+        for col in range(5):
+            sc[si[row, col], col] = F32(sc[si[row, col], col] + su[row, col])
+    case("scatter_along_axis", [s35, si, su], [sc])
+    n53, nu, ni = rand(rng, (5, 3), F32), rand(rng, (2, 3), F32), np.array([[3], [1]], I32)
+    nz = n53.copy()
+    nz[ni[:, 0]] = nu
+    case("scatter_nd", [n53, nu, ni], [nz])
+
+    # Windows: max_pool_2d k2 s2, sum_pool_2d k4 s4, sum_pool_3d k2 s2
+    # (sums sequential from -0 over the window in row-major order); conv2d
+    # 3x3 (products in float32 summed from +0 over input channel, kh, kw).
+    p4 = rand(rng, (1, 3, 4, 4), F32)
+    case("max_pool_2d", [p4], [p4.reshape(1, 3, 2, 2, 2, 2).max(axis=(3, 5))])
+    p8 = rand(rng, (1, 3, 8, 8), F32)
+    sp2 = np.empty((1, 3, 2, 2), F32)
+    for ch in range(3):
+        for oh in range(2):
+            for ow in range(2):
+                sp2[0, ch, oh, ow] = seq_sum(p8[0, ch, 4 * oh:4 * oh + 4, 4 * ow:4 * ow + 4].reshape(-1))
+    case("sum_pool_2d", [p8], [sp2])
+    p43 = rand(rng, (1, 3, 4, 4, 4), F32)
+    sp3 = np.empty((1, 3, 2, 2, 2), F32)
+    for ch in range(3):
+        for od, oh, ow in np.ndindex(2, 2, 2):
+            sp3[0, ch, od, oh, ow] = seq_sum(p43[0, ch, 2 * od:2 * od + 2, 2 * oh:2 * oh + 2, 2 * ow:2 * ow + 2].reshape(-1))
+    case("sum_pool_3d", [p43], [sp3])
+    cx, cw = rand(rng, (1, 3, 8, 8), F32), rand(rng, (8, 3, 3, 3), F32, 0.3)
+    conv = np.zeros((1, 8, 6, 6), F32)
+    for o in range(8):
+        for ci in range(3):
+            for kh in range(3):
+                for kw in range(3):
+                    conv[0, o] = (conv[0, o] + (cx[0, ci, kh:kh + 6, kw:kw + 6] * cw[o, ci, kh, kw]).astype(F32)).astype(F32)
+    case("conv2d", [cx, cw], [conv])
+    # conv3d 3x3x3, same order (input channel, kd, kh, kw).
+    dx, dw = rand(rng, (1, 3, 6, 6, 6), F32), rand(rng, (4, 3, 3, 3, 3), F32, 0.3)
+    conv3 = np.zeros((1, 4, 4, 4, 4), F32)
+    for o in range(4):
+        for ci in range(3):
+            for kd, kh, kw in np.ndindex(3, 3, 3):
+                conv3[0, o] = (conv3[0, o] + (dx[0, ci, kd:kd + 4, kh:kh + 4, kw:kw + 4] * dw[o, ci, kd, kh, kw]).astype(F32)).astype(F32)
+    case("conv3d", [dx, dw], [conv3])
+    # conv_transpose2d (torch's, weight [C, O, KH, KW]) stride 2, padding 1,
+    # output_padding 1: each output sums x[c, ih, iw]·w[c, o, kh, kw] from
+    # +0 over c, kh, kw where ih·2 - 1 + kh = oh (likewise w).
+    tx, tw = rand(rng, (1, 3, 4, 4), F32), rand(rng, (3, 8, 3, 3), F32, 0.3)
+    convt = np.zeros((1, 8, 8, 8), F32)
+    for o, oh, ow in np.ndindex(8, 8, 8):
+        acc = F32(0)
+        for ci, kh, kw in np.ndindex(3, 3, 3):
+            th, tv = oh + 1 - kh, ow + 1 - kw
+            if th < 0 or tv < 0 or th % 2 or tv % 2 or th // 2 >= 4 or tv // 2 >= 4:
+                continue
+            acc = F32(acc + F32(tx[0, ci, th // 2, tv // 2] * tw[ci, o, kh, kw]))
+        convt[0, o, oh, ow] = acc
+    case("conv_transpose2d", [tx, tw], [convt])
+    # interpolate, linear, scale 2, offset 0 (half-pixel centres: source
+    # (dst + 0.5)/2 - 0.5 clamped at 0, taps i0 and min(i0+1, n-1) weighted
+    # 1-λ and λ in float32, along w then h).
+    ix = rand(rng, (1, 3, 4, 4), F32)
+    taps = []
+    for dst in range(8):
+        src = max((dst + 0.5) / 2.0 - 0.5, 0.0)
+        i0 = int(min(math.floor(src), 3))
+        lam = min(src - i0, 1.0)
+        taps.append((i0, min(i0 + 1, 3), F32(1 - lam), F32(lam)))
+    up = np.empty((1, 3, 8, 8), F32)
+    for oh, (h0, h1, hl0, hl1) in enumerate(taps):
+        for ow, (w0, w1, wl0, wl1) in enumerate(taps):
+            ra = ((wl0 * ix[:, :, h0, w0]).astype(F32) + (wl1 * ix[:, :, h0, w1]).astype(F32)).astype(F32)
+            rb = ((wl0 * ix[:, :, h1, w0]).astype(F32) + (wl1 * ix[:, :, h1, w1]).astype(F32)).astype(F32)
+            up[:, :, oh, ow] = ((hl0 * ra).astype(F32) + (hl1 * rb).astype(F32)).astype(F32)
+    case("interpolate", [ix], [up])
+
+    # Quantization and palettes (graph/interp/quant.go's formulas, float64,
+    # rounded once); blockwise_shift_scale and lut_to_dense take only
+    # constants: (3 - 0)·0.5 and entry 1 of a palette of 0.5.
+    q8 = rng.integers(-128, 128, (2, 32)).astype(I32)
+    case("dequantize", [q8], [q8.astype(F32)])
+    xq = rand(rng, (2, 32), F32, 60.0)
+    case("quantize", [xq], [np.clip(np.rint(xq.astype(F64)), -128, 127).astype(I32)])
+    case("blockwise_shift_scale", [], [np.full((4, 3), 1.5, F32)])
+    case("lut_to_dense", [], [np.full((2, 3), 0.5, F32)])
+
+    # Control flow and calls: if (true: exp), while (add 1 until the f32 sum
+    # reaches 10), invoke of a graph computing exp.
+    case("if", [np.array(True), a], [np.exp(a.astype(F64)).astype(F32)], 1)
+    w0 = rand(rng, (2, 3), F32, 0.5)
+    wv = w0.copy()
+    while F32(10) > seq_sum(wv.reshape(-1)):
+        wv = (wv + F32(1)).astype(F32)
+    case("while", [w0], [wv])
+    case("invoke:body", [a], [np.exp(a.astype(F64)).astype(F32)], 1)
+
 
 def main():
     if len(sys.argv) != 2:
@@ -1023,6 +1249,9 @@ def main():
         w = Writer()
         packed(w, np.random.default_rng(5))
         w.write(os.path.join(out, "packed.vec.gz"))
+        w = Writer()
+        zoo(w, np.random.default_rng(7))
+        w.write(os.path.join(out, "zoo.vec.gz"))
 
 
 if __name__ == "__main__":

@@ -196,11 +196,11 @@ func TestMismatchedInputsError(t *testing.T) {
 func TestSynthArmAvsB(t *testing.T) {
 	a, err := synth.Generate(synth.Options{Arm: synth.ArmA})
 	if err != nil {
-		t.Skipf("synth: %v", err)
+		t.Fatalf("synth: %v", err)
 	}
 	b, err := synth.Generate(synth.Options{Arm: synth.ArmB})
 	if err != nil {
-		t.Skipf("synth: %v", err)
+		t.Fatalf("synth: %v", err)
 	}
 	steps := 24
 	if testing.Short() {
@@ -224,7 +224,7 @@ func TestSynthArmAvsB(t *testing.T) {
 func TestSynthArmEFunctions(t *testing.T) {
 	m, err := synth.Generate(synth.Options{Arm: synth.ArmE})
 	if err != nil {
-		t.Skipf("synth: %v", err)
+		t.Fatalf("synth: %v", err)
 	}
 	for _, fn := range []string{"gather_embeddings_64", "extend_256_8", "prompt_opt_256_16"} {
 		if m.Graph(fn) == nil {

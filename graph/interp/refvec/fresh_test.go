@@ -21,7 +21,7 @@ func TestCommittedVectorsAreFresh(t *testing.T) {
 	if err != nil {
 		t.Fatalf("gen.py: %v\n%s", err, out)
 	}
-	for _, name := range []string{"f16_round.vec.gz", "ops.vec.gz", "ops2.vec.gz", "gated_delta.vec.gz", "packed.vec.gz"} {
+	for _, name := range []string{"f16_round.vec.gz", "ops.vec.gz", "ops2.vec.gz", "gated_delta.vec.gz", "packed.vec.gz", "zoo.vec.gz"} {
 		want, err := Decompress(filepath.Join(tmp, name))
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"github.com/anefix/anefix/graph/oracle"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,9 +55,7 @@ func TestWaitBounded(t *testing.T) {
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			if strings.HasPrefix(c.mode, "setsid") {
-				if _, err := exec.LookPath("setsid"); err != nil {
-					t.Skip("no setsid(1)")
-				}
+				oracle.Tool(t, "setsid", "apt-get install util-linux")
 			}
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			ctx, cancel := context.WithCancel(context.Background())
