@@ -9,7 +9,12 @@ package main
 //	P0  IN reads: inspect IN exits 0 (every generated case is a valid model)
 //	P1  rewrite IN -o OUT exits 0, or 1 with a message naming an op
 //	P2  the central promise: check OUT --json names no blocker whose fixing
-//	    pass is on by default (and a rewrite that refused has no OUT: fails)
+//	    pass is on by default (and a rewrite that refused has no OUT: fails);
+//	    and, where the source's generator says which fp32 islands block
+//	    (propCase.Expect, graph/synth/expect), OUT holds what it intends:
+//	    no f32 value at all (NoF32), no f32 value touched by an op located
+//	    in a blocking island (Retype), f32 left in the islands that do not
+//	    block (Keep), each read from OUT itself, not from anefix's analyses
 //	P3  idempotence: rewrite OUT -o OUT2 exits 0 and OUT2's main file is
 //	    byte-identical to OUT's
 //	P4  OUT reads back: convert OUT --emit generic -o - exits 0, and
@@ -17,15 +22,17 @@ package main
 //	P5  verify IN OUT --streams 2 --length 4 exits 0 or 3
 //	P6  inspect, check and convert on IN never panic, never print a Go
 //	    runtime error, never exit 2 (their command lines are well formed)
-//
-// and, where a source knows what its case holds (propCase.Expect):
-//
-//	P7  every input the case declares a conv/recurrent state is a state in
-//	    every entry graph of OUT (the default rewrite promotes them)
-//	P8  OUT holds no fp32 value, when every fp32 value of IN is the
-//	    gated-delta recurrence (the islands the seed's compiler log cites,
-//	    README "Checking on a Mac"): check calling OUT legal while the
-//	    recurrence stays fp32 breaks the central promise in substance
+//	P7  where the generator names its state port pairs and port types
+//	    (Expect.Pairs, Expect.Ports): in every entry graph of OUT each pair's
+//	    input carries MutableBuffers.buffer_mutation = its state, the output
+//	    at the position the generator wrote the pair's output carries the
+//	    state's name, and every port has the type the generator intends
+//	    (what fold-io-unsqueeze folds, what strip-fp32-casts retypes; every
+//	    other port as in IN)
+//	P8  where a published compile measured the model (the calibration
+//	    set): check IN --architecture A --json predicts that many Neural
+//	    Engine regions per function; a disagreement the manifest records,
+//	    with its reason, is listed as accepted, not failed
 //
 // No command may panic or print a Go runtime error anywhere (each property
 // fails on it). ANEFIX_PROPERTY_DIR=DIR keeps every input and output under
@@ -47,6 +54,7 @@ import (
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/oracle"
+	"github.com/anefix/anefix/graph/synth/expect"
 	"github.com/anefix/anefix/passes"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
@@ -60,17 +68,9 @@ type propCase struct {
 	// input path; an input that already exists (a shipped model) may be
 	// returned as it is, it is never modified.
 	Write func(dir string) (string, error)
-	// Expect is what the source knows the default rewrite must achieve.
-	Expect expectations
-}
-
-// expectations are checked by P7 and P8 when set.
-type expectations struct {
-	// States must be state inputs of every entry graph of OUT.
-	States []string
-	// NoFP32: OUT must hold no fp32 value (every fp32 value of the case is
-	// the recurrence).
-	NoFP32 bool
+	// Expect is what the case's generator intends the default rewrite to
+	// make of it (P2, P7); zero when the source does not know.
+	Expect expect.Expect
 }
 
 // caseSource is a family of generated inputs: Sample is what CI runs, Full
@@ -279,6 +279,9 @@ type checker struct {
 	// accepted are the documented limits a property accepts (verifyLimits),
 	// kept to be counted: the README lists each with its reason.
 	accepted []failure
+	// expected are the properties a generator's expectation was checked
+	// under for this case (P2's islands, P7, P8), for the report.
+	expected []string
 }
 
 func (c *checker) fail(prop, class, detail string, r cliResult) {
@@ -338,9 +341,25 @@ func (c *checker) readsBack(prop, out string) {
 	}
 }
 
-// verifyRuns runs P5.
-func (c *checker) verifyRuns(prop, in, out string) {
-	r := runGuarded("verify", in, out, "--streams", "2", "--length", "4")
+// verifyRuns runs P5: two streams of four tokens, drawn by verify, or
+// below vocab when the source knows the model's (expect.Expect.Vocab).
+func (c *checker) verifyRuns(prop, in, out string, vocab int) {
+	args := []string{"verify", in, out, "--streams", "2", "--length", "4"}
+	if vocab > 0 {
+		f := filepath.Join(c.t.TempDir(), "tokens.txt")
+		var b strings.Builder
+		for s := range 2 {
+			for p := range 4 {
+				fmt.Fprintf(&b, "%d ", (7*p+3*s+1)%vocab)
+			}
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+		args = []string{"verify", in, out, "--tokens", f, "--length", "4"}
+	}
+	r := runGuarded(args...)
 	if c.crashed(prop, r) {
 		return
 	}
@@ -380,79 +399,43 @@ func verifyLimit(stderr, ref string) string {
 // rewriteOK runs rewrite IN -o OUT extra… under prop (P1, or C) and reports
 // whether OUT was written.
 func (c *checker) rewriteOK(prop, in, out string, extra ...string) bool {
-	r := runGuarded(append([]string{"rewrite", in, "-o", out}, extra...)...)
-	if c.crashed(prop, r) {
-		return false
-	}
-	switch r.code {
-	case exitOK:
-		return true
-	case exitFailure:
-		if !namesOpRE.MatchString(r.stderr) {
-			c.fail(prop, "rewrite exit 1 naming no op: "+classOf(r.stderr), oneLine(r.stderr), r)
-		}
-		return false
-	}
-	c.fail(prop, fmt.Sprintf("rewrite exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
-	return false
+	wrote, _, _ := c.rewrite(prop, in, out, extra...)
+	return wrote
 }
 
-// expected runs P7 and P8 on OUT.
-func (c *checker) expected(out string, e expectations) {
-	if len(e.States) == 0 && !e.NoFP32 {
-		return
+// refusedByRE finds the pass a rewrite's error names (passes.PassError).
+var refusedByRE = regexp.MustCompile(`: pass ([a-z0-9-]+)(?::| left invalid IR)`)
+
+// rewrite is rewriteOK that also says which pass refused the input, when
+// rewrite exits 1 with a clear refusal ("" when none, or no pass named),
+// and the error's line.
+func (c *checker) rewrite(prop, in, out string, extra ...string) (wrote bool, refusedBy, msg string) {
+	r := runGuarded(append([]string{"rewrite", in, "-o", out}, extra...)...)
+	if c.crashed(prop, r) {
+		return false, "", ""
 	}
-	r := runGuarded("inspect", out, "--json")
-	if c.crashed("P7", r) {
-		return
-	}
-	var rep pb.InspectReport
-	if r.code != exitOK || protojson.Unmarshal([]byte(r.stdout), &rep) != nil {
-		c.fail("P7", fmt.Sprintf("inspect OUT exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
-		return
-	}
-	var notState []string
-	f32 := 0
-	where := map[string]bool{} // "entry graph", "private graph"
-	for _, g := range rep.GetGraphs() {
-		for _, tc := range g.GetElementTypes() {
-			if tc.GetType() == "f32" {
-				f32 += int(tc.GetCount())
-				if g.GetVisibility() == "public" {
-					where["an entry graph"] = true
-				} else {
-					where["a private graph"] = true
-				}
-			}
+	// The error is the last line (the per-pass report comes first); the
+	// paths are blanked (a zoo file is named after its op).
+	msg = strings.NewReplacer(in, "IN", out, "OUT").Replace(lastLine(r.stderr))
+	switch r.code {
+	case exitOK:
+		return true, "", ""
+	case exitFailure:
+		// A clear refusal names the pass that refused or an op.
+		if m := refusedByRE.FindStringSubmatch(msg); m != nil && passKnown(m[1]) {
+			refusedBy = m[1]
 		}
-		if g.GetVisibility() != "public" {
-			continue
+		if refusedBy == "" && !namesOpRE.MatchString(msg) {
+			c.fail(prop, "rewrite exit 1 naming no op and no pass: "+classOf(msg), oneLine(msg), r)
 		}
-		state := map[string]bool{}
-		for _, p := range g.GetInputs() {
-			state[p.GetName()] = p.GetIsState()
-		}
-		for _, s := range e.States {
-			if !state[s] {
-				notState = append(notState, g.GetName()+":"+s)
-			}
-		}
+		return false, refusedBy, msg
 	}
-	if len(notState) > 0 {
-		c.fail("P7", "state pair not promoted: "+classOf(notState[0][strings.IndexByte(notState[0], ':')+1:]), strings.Join(notState, ", "), r)
-	}
-	if e.NoFP32 && f32 > 0 {
-		w := make([]string, 0, len(where))
-		for k := range where {
-			w = append(w, k)
-		}
-		sort.Strings(w)
-		c.fail("P8", "fp32 recurrence left in OUT, in "+strings.Join(w, " and "), fmt.Sprintf("%d f32 values", f32), r)
-	}
+	c.fail(prop, fmt.Sprintf("rewrite exit %d: %s", r.code, classOf(msg)), oneLine(msg), r)
+	return false, "", msg
 }
 
 // properties runs P0–P8 on one input.
-func (c *checker) properties(dir, in string, e expectations) {
+func (c *checker) properties(dir, in string, e expect.Expect) {
 	on := defaultOn()
 	// P6 (and P0): the input is read without a crash.
 	for _, args := range [][]string{
@@ -468,6 +451,10 @@ func (c *checker) properties(dir, in string, e expectations) {
 		if args[0] == "inspect" && len(args) == 2 && r.code != exitOK {
 			c.fail("P0", fmt.Sprintf("inspect IN exit %d: %s", r.code, classOf(r.stderr)), oneLine(r.stderr), r)
 		}
+	}
+	// P8.
+	if e.Published != nil {
+		c.published("P8", in, e.Published)
 	}
 	// P1.
 	out := outPath(dir, in, "out")
@@ -492,8 +479,9 @@ func (c *checker) properties(dir, in string, e expectations) {
 			}
 		}
 	}
-	// P7, P8.
-	c.expected(out, e)
+	c.islands("P2", in, out, e)
+	// P7.
+	c.ports("P7", in, out, e)
 	// P3.
 	out2 := outPath(dir, in, "out2")
 	before := len(c.failures)
@@ -512,7 +500,7 @@ func (c *checker) properties(dir, in string, e expectations) {
 	}
 	// P4, P5.
 	c.readsBack("P4", out)
-	c.verifyRuns("P5", in, out)
+	c.verifyRuns("P5", in, out, e.Vocab)
 }
 
 // secondRewriteSummary names the passes that changed something the second
@@ -554,7 +542,10 @@ func withoutDialectLocs(text string) (string, error) {
 // tally collects failures over a test and prints the figures: per property
 // the failing cases, per class the count and the smallest reproducer.
 type tally struct {
-	cases    map[string]int // source -> cases run
+	cases map[string]int // source -> cases run
+	// expected counts, per source and property, the cases checked against
+	// their generator's expectation.
+	expected map[string]map[string]int
 	failures []failure
 	accepted []failure
 }
@@ -562,6 +553,19 @@ type tally struct {
 func (ty *tally) add(fs []failure) { ty.failures = append(ty.failures, fs...) }
 
 func (ty *tally) accept(fs []failure) { ty.accepted = append(ty.accepted, fs...) }
+
+// expect counts the properties c checked against an expectation.
+func (ty *tally) expect(c *checker) {
+	if ty.expected == nil {
+		ty.expected = map[string]map[string]int{}
+	}
+	if ty.expected[c.source] == nil {
+		ty.expected[c.source] = map[string]int{}
+	}
+	for _, p := range c.expected {
+		ty.expected[c.source][p]++
+	}
+}
 
 func (ty *tally) report(t *testing.T, props []string) {
 	t.Helper()
@@ -582,7 +586,11 @@ func (ty *tally) report(t *testing.T, props []string) {
 					bad[f.Case] = true
 				}
 			}
-			fmt.Fprintf(&b, "  %-4s %-8d %d/%d (%.0f %%)\n", p, len(bad), n-len(bad), n, 100*float64(n-len(bad))/float64(max(n, 1)))
+			against := ""
+			if k := ty.expected[s][p]; k > 0 {
+				against = fmt.Sprintf(", %d against the generator's expectation", k)
+			}
+			fmt.Fprintf(&b, "  %-4s %-8d %d/%d (%.0f %%%s)\n", p, len(bad), n-len(bad), n, 100*float64(n-len(bad))/float64(max(n, 1)), against)
 		}
 	}
 	type cls struct {
@@ -626,7 +634,7 @@ func (ty *tally) report(t *testing.T, props []string) {
 	}
 	sort.Strings(accKeys)
 	if len(accKeys) > 0 {
-		b.WriteString("held by a documented limit (verify refuses, naming it):\n")
+		b.WriteString("held by a documented limit (verify refuses, naming it) or a recorded disagreement (P8):\n")
 	}
 	for _, k := range accKeys {
 		fmt.Fprintf(&b, "  %s x%d\n", k, acc[k])
@@ -684,6 +692,7 @@ func TestProperties(t *testing.T) {
 					ty.cases[src.Name]++
 					ty.add(c.failures)
 					ty.accept(c.accepted)
+					ty.expect(c)
 					for _, f := range c.failures {
 						t.Errorf("%s %s: %s\n    %s", f.Prop, f.Class, f.Detail, f.Repro)
 					}

@@ -11,8 +11,8 @@ import (
 // coreai.output; never a panic. Layers and ctx are bounded so an input
 // stays fast.
 func FuzzOptions(f *testing.F) {
-	for _, s := range shipped {
-		f.Add(byte(s.o.Arm), uint8(s.o.Layers), uint16(s.o.Ctx), s.o.Seed, false, false)
+	for _, s := range ShippedArms {
+		f.Add(byte(s.Options.Arm), uint8(s.Options.Layers), uint16(s.Options.Ctx), s.Options.Seed, false, false)
 	}
 	f.Add(byte('A'), uint8(1), uint16(2), uint64(1), true, true)
 	f.Add(byte('E'), uint8(1), uint16(256), uint64(7), true, false)

@@ -19,20 +19,6 @@ const testdataDir = "../../testdata/synth"
 // maxShippedFile bounds every shipped file ("a few hundred KB at most").
 const maxShippedFile = 400 << 10
 
-var shipped = []struct {
-	name string
-	o    Options
-}{
-	{"armA.aimodel", Options{Arm: ArmA}},
-	{"armB.aimodel", Options{Arm: ArmB}},
-	{"armC.aimodel", Options{Arm: ArmC}},
-	{"armD.aimodel", Options{Arm: ArmD}},
-	{"armE.aimodel", Options{Arm: ArmE}},
-	// Arm B with its four states in the handle form (make_stateful; Apple's
-	// iOS export): a new arm, so A-E and the figures built on them stay.
-	{"armB-handle.aimodel", Options{Arm: ArmB, StateForm: StateHandle}},
-}
-
 // writeAIModel writes o's module the way the CLI does.
 func writeAIModel(t *testing.T, dst string, o Options) {
 	t.Helper()
@@ -67,11 +53,11 @@ func listFiles(t *testing.T, dir string) map[string][]byte {
 // TestShippedTestdata fails when testdata/synth is stale. Regenerate with
 // `go generate ./graph/synth` (which runs this test with -update).
 func TestShippedTestdata(t *testing.T) {
-	for _, s := range shipped {
-		fresh := filepath.Join(t.TempDir(), s.name)
-		writeAIModel(t, fresh, s.o)
+	for _, s := range ShippedArms {
+		fresh := filepath.Join(t.TempDir(), s.Name)
+		writeAIModel(t, fresh, s.Options)
 		want := listFiles(t, fresh)
-		dst := filepath.Join(testdataDir, s.name)
+		dst := filepath.Join(testdataDir, s.Name)
 		if goldentest.Update() {
 			if err := os.RemoveAll(dst); err != nil {
 				t.Fatal(err)
@@ -93,15 +79,15 @@ func TestShippedTestdata(t *testing.T) {
 		sort.Strings(names)
 		for _, n := range names {
 			if len(want[n]) > maxShippedFile {
-				t.Errorf("%s/%s is %d bytes, over the %d budget for shipped files", s.name, n, len(want[n]), maxShippedFile)
+				t.Errorf("%s/%s is %d bytes, over the %d budget for shipped files", s.Name, n, len(want[n]), maxShippedFile)
 			}
 			if !bytes.Equal(got[n], want[n]) {
-				t.Errorf("testdata/synth/%s/%s is stale or missing; regenerate with: go generate ./graph/synth", s.name, n)
+				t.Errorf("testdata/synth/%s/%s is stale or missing; regenerate with: go generate ./graph/synth", s.Name, n)
 			}
 		}
 		for n := range got {
 			if _, ok := want[n]; !ok {
-				t.Errorf("testdata/synth/%s/%s is not generated; regenerate with: go generate ./graph/synth", s.name, n)
+				t.Errorf("testdata/synth/%s/%s is not generated; regenerate with: go generate ./graph/synth", s.Name, n)
 			}
 		}
 	}

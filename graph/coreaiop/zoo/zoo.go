@@ -23,6 +23,7 @@ import (
 
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/mlirtext"
+	"github.com/anefix/anefix/graph/synth/expect"
 )
 
 // The three forms.
@@ -437,4 +438,24 @@ func metalModule(form string) string {
 		r, a, b, grid, group, shape, t, t, t)
 	g.output(r, "tensor<2x3xF>")
 	return g.module()
+}
+
+// Expect is what the default rewrite must make of the module, for the
+// property tests: the f16 form has no f32 value and the rewrite must not
+// make one, unless the op has a float setting that stays f32 whatever the
+// data's type (a FloatParam operand: interpolate's scale and offset). The island form's cast sandwich neither holds a graph port nor
+// writes back what it reads, and f32-io's interface is the caller's
+// choice: what becomes of those is anefix's model of the compiler
+// (passes/anefacts), not the zoo's to say. externalize-constant refuses
+// every module: with one op, no constant feeds both an embedding's
+// gather_nd and a matmul (the tied table it takes by default).
+func (m Module) Expect() expect.Expect {
+	f32Param := false
+	if o := coreaiop.Lookup(m.Op); o != nil {
+		for _, r := range o.Operands {
+			f32Param = f32Param || r == coreaiop.FloatParam
+		}
+	}
+	return expect.Expect{NoF32: m.Form == FormF16 && !f32Param,
+		Refuses: map[string]string{"externalize-constant": "one op: no tied embedding/head table"}}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/synth/expect"
 )
 
 // The values of each axis, in order.
@@ -90,6 +91,9 @@ type Case struct {
 	// anefix's default rewrite must leave as states (README: it promotes
 	// conv/rec states).
 	States []string
+	// Expect is what the default rewrite must make of the case, from its
+	// axes (expected.go), for the property tests.
+	Expect expect.Expect
 }
 
 // All returns every case, in a fixed order: the full product of State,
@@ -122,27 +126,10 @@ func buildAll() []Case {
 						Locations: Locations[pick(i, 3, len(Locations))],
 						ConvShift: ConvShifts[pick(i, 4, len(ConvShifts))],
 					}
-					out = append(out, Case{Name: a.Name(), Axes: a, Form: a.Encoding, Text: build(a), States: stateInputs(a)})
+					out = append(out, Case{Name: a.Name(), Axes: a, Form: a.Encoding, Text: build(a), States: stateInputs(a), Expect: expected(a)})
 					i++
 				}
 			}
-		}
-	}
-	return out
-}
-
-// stateInputs are the input names of the conv and recurrent states.
-func stateInputs(a Axes) []string {
-	var out []string
-	for _, k := range []string{"conv", "rec"} {
-		if a.State == "plain-update" {
-			in, _ := portName(a.Naming, k, -1)
-			out = append(out, in)
-			continue
-		}
-		for l := range linLayers {
-			in, _ := portName(a.Naming, k, l)
-			out = append(out, in)
 		}
 	}
 	return out

@@ -108,13 +108,6 @@ type entryGraph struct {
 	ctx    int64
 }
 
-func (h *hybrid) recElem() string {
-	if h.a.Casts == "f32-state" {
-		return "f32"
-	}
-	return "f16"
-}
-
 // portName gives a state port pair's names in the case's convention;
 // layer < 0 is a stacked buffer of all layers.
 func portName(conv, kind string, layer int) (in, out string) {
@@ -167,35 +160,7 @@ func (h *hybrid) entry(name string, ctx int64) {
 	g := &entryGraph{hybrid: h, f: h.m.newFn(), ctx: ctx}
 	a := h.a
 	attrForm, handleForm := a.State == "attr", a.State == "handle"
-	convT := tensor("f16", 1, convCh, convK-1)
-	recT := tensor(h.recElem(), 1, linHeads, keyDim, valueDim)
-	var lin []*stateVar
-	if a.State == "plain-update" {
-		for _, k := range []string{"conv", "rec"} {
-			in, out := portName(a.Naming, k, -1)
-			t := convT
-			if k == "rec" {
-				t = recT
-			}
-			t = t.withShape(append([]int64{linLayers}, t.shape...)...)
-			lin = append(lin, &stateVar{kind: k, in: in, out: out, t: t, layer: -1, stacked: true})
-		}
-	} else {
-		for l := range linLayers {
-			for _, k := range []string{"conv", "rec"} {
-				in, out := portName(a.Naming, k, l)
-				t := convT
-				if k == "rec" {
-					t = recT
-				}
-				sv := &stateVar{kind: k, in: in, out: out, t: t, layer: l, attr: attrForm, handle: handleForm}
-				if attrForm || handleForm {
-					sv.out = in // the output carries the buffer's name
-				}
-				lin = append(lin, sv)
-			}
-		}
-	}
+	lin := linStates(a)
 	kvT := tensor("f16", 1, attnHeads, ctx, headDim)
 	var kv []*stateVar
 	for _, k := range []string{"key", "value"} {
@@ -298,6 +263,46 @@ func (h *hybrid) entry(name string, ctx int64) {
 	f.at(lineHead)
 	f.output(ov...)
 	f.finish("@"+name, ins, outs, true, "")
+}
+
+// linStates are the conv and recurrent state port pairs of the linear
+// layers in the case's form (per layer, or one stacked buffer per kind).
+func linStates(a Axes) []*stateVar {
+	attrForm, handleForm := a.State == "attr", a.State == "handle"
+	recElem := "f16" // f32-state: the recurrent state's port is fp32
+	if a.Casts == "f32-state" {
+		recElem = "f32"
+	}
+	convT := tensor("f16", 1, convCh, convK-1)
+	recT := tensor(recElem, 1, linHeads, keyDim, valueDim)
+	var lin []*stateVar
+	if a.State == "plain-update" {
+		for _, k := range []string{"conv", "rec"} {
+			in, out := portName(a.Naming, k, -1)
+			t := convT
+			if k == "rec" {
+				t = recT
+			}
+			t = t.withShape(append([]int64{linLayers}, t.shape...)...)
+			lin = append(lin, &stateVar{kind: k, in: in, out: out, t: t, layer: -1, stacked: true})
+		}
+	} else {
+		for l := range linLayers {
+			for _, k := range []string{"conv", "rec"} {
+				in, out := portName(a.Naming, k, l)
+				t := convT
+				if k == "rec" {
+					t = recT
+				}
+				sv := &stateVar{kind: k, in: in, out: out, t: t, layer: l, attr: attrForm, handle: handleForm}
+				if attrForm || handleForm {
+					sv.out = in // the output carries the buffer's name
+				}
+				lin = append(lin, sv)
+			}
+		}
+	}
+	return lin
 }
 
 // readState returns the state's current value for one layer's use.
