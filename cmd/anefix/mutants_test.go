@@ -265,9 +265,23 @@ func mutantGoCmd(repo string, args ...string) (string, error) {
 		return strings.HasPrefix(kv, mutantsEnv+"=") || strings.HasPrefix(kv, "GOFLAGS=")
 	})
 	cmd.Env = append(env, "GOFLAGS=-trimpath "+os.Getenv("GOFLAGS"))
+	if os.Getenv("GOROOT") == "" {
+		// A -trimpath test binary's runtime.GOROOT() is "" unless GOROOT
+		// is set, and tests find the go command through it
+		// (passes/stmtwork_test.go).
+		cmd.Env = append(cmd.Env, "GOROOT="+mutantGoroot())
+	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+var mutantGoroot = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
 
 var (
 	failLine     = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
