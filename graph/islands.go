@@ -40,9 +40,11 @@ type IslandOptions struct {
 	// instead of joining its own operands and results.
 	Callee func(op *Operation) *Graph
 	// States, when set, joins each state input with the output carrying
-	// its new value, as the state analysis (states.go) pairs them under
-	// these options: the two must keep one type.
-	States *StateOptions
+	// its new value, as this state analysis (states.go) of each graph
+	// pairs them: the two must keep one type. A caller with options only
+	// passes NewStateScope(o).States (one scope for all graphs: callees
+	// are summarized once); a pass pipeline passes the analysis it has.
+	States func(*Graph) *StateAnalysis
 	// Seed values are noted first, in order (inspect numbers islands by
 	// value definition order, results before an op's region arguments).
 	Seed []*Value
@@ -117,10 +119,6 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 		d := v.DefiningOp()
 		return d != nil && d.NumOperands() == 0 && len(d.Regions) == 0
 	}
-	var states *StateScope // one for all graphs: callees are summarized once
-	if o.States != nil {
-		states = NewStateScope(*o.States)
-	}
 	for _, g := range graphs {
 		root := g.Op
 		g.Op.Walk(func(op *Operation) bool {
@@ -190,7 +188,7 @@ func FloatIslands(graphs []*Graph, o IslandOptions) *Islands {
 			return true
 		})
 		if o.States != nil {
-			is.joinStates(g, states, o.Member)
+			is.joinStates(g, o.States(g), o.Member)
 		}
 	}
 	if o.ConstantsApart {
@@ -222,12 +220,12 @@ func (is *Islands) joinCall(op *Operation, callee *Graph, member func(*Value) bo
 	}
 }
 
-func (is *Islands) joinStates(g *Graph, states *StateScope, member func(*Value) bool) {
+func (is *Islands) joinStates(g *Graph, sa *StateAnalysis, member func(*Value) bool) {
 	t := g.Terminator()
 	if t == nil || g.Body() == nil {
 		return
 	}
-	for _, p := range states.States(g).Pairs {
+	for _, p := range sa.Pairs {
 		if p.Out < 0 || p.Out >= t.NumOperands() {
 			continue
 		}

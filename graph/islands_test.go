@@ -116,7 +116,7 @@ func TestFloatIslandsCallsAndStates(t *testing.T) {
 	}{
 		{"a call joins its own values", IslandOptions{}, []string{"farg", "k", "s r"}},
 		{"Callee", IslandOptions{Callee: callee}, []string{"farg s", "k r"}},
-		{"Callee and States", IslandOptions{Callee: callee, States: &StateOptions{}}, []string{"farg k s r"}},
+		{"Callee and States", IslandOptions{Callee: callee, States: NewStateScope(StateOptions{}).States}, []string{"farg k s r"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

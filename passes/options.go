@@ -425,14 +425,17 @@ func (p *Pass) Run(m *graph.Module, opts Options) (*Change, error) { return p.Ru
 
 // RunIn applies the pass under ctx's settings (nil: the defaults). A
 // struct built by hand is checked against the declarations first, so the
-// pass body never checks its options.
+// pass body never checks its options. Outside a pipeline the pass gets a
+// cache of its own for m, so that it computes each analysis it requires
+// once (strip-fp32-casts reads the states for its islands and for the
+// element-type check).
 func (p *Pass) RunIn(ctx *Context, m *graph.Module, opts Options) (*Change, error) {
 	if d := p.Func.bind(opts); d != nil {
 		if err := d.valid(opts); err != nil {
 			return nil, err
 		}
 	}
-	return p.Func.fn(ctx, m, opts)
+	return p.Func.fn(ctx.withCache(m), m, opts)
 }
 
 // Options describes p's declared options, in declaration order.

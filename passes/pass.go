@@ -22,6 +22,17 @@ type Pass struct {
 	// verifiable or return an error that names the op
 	// (graph.Operation.Describe) and what to do.
 	Func runner
+	// RunsLast, when set, says why the pass runs after every other pass of
+	// a pipeline (dce: one declaration instead of an "X before dce"
+	// constraint per pass). CheckOrder refuses a pipeline that puts a pass
+	// after it, as it refuses a broken Constraint.
+	RunsLast string
+	// Requires lists the analyses the pass reads through its Context
+	// (analyses.go); Preserves those whose answer it leaves unchanged, so
+	// the pipeline keeps them for the next pass instead of computing them
+	// again. TestPreservedAnalyses checks every Preserves against a fresh
+	// analysis after the pass.
+	Requires, Preserves []*Analysis
 	About
 }
 

@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -304,6 +305,13 @@ type RunOptions struct {
 	Clock func() time.Time
 	// MaxMemory is Context.MaxMemory for this run (0: no bound).
 	MaxMemory int64
+	// CheckPreserved computes every analysis (analyses.go) before each
+	// pass and, after it, compares each one the pass declares it preserves
+	// with the analysis made afresh: a difference stops the run with a
+	// PassError (a false Preserves, a bug in the table), as does a pass
+	// that asks for an analysis it does not declare in Requires. For
+	// tests; it costs the analyses once per pass.
+	CheckPreserved bool
 }
 
 // StepResult is what one pass did.
@@ -324,6 +332,9 @@ type Result struct {
 	// arguments) by element type.
 	CensusBefore, CensusAfter Census
 	Duration                  time.Duration
+	// AnalysisRuns counts, by analysis name, how many times the run
+	// computed each analysis the passes declare (analyses.go).
+	AnalysisRuns map[string]int
 }
 
 // Record is anefix's record of the run (graph/record), written by tool
@@ -367,17 +378,23 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 		now = time.Now
 	}
 	res := &Result{CensusBefore: TakeCensus(m)}
+	// The run's own context: p's settings, this run's memory bound and a
+	// cache of the analyses for m.
 	ctx := p.Context
 	if ro.MaxMemory > 0 {
-		if ctx == nil {
-			ctx = DefaultContext()
-		}
-		c := *ctx
+		c := *cmp.Or(ctx, DefaultContext())
 		c.MaxMemory = ro.MaxMemory
 		ctx = &c
 	}
+	ctx = ctx.withCache(m)
+	res.AnalysisRuns = ctx.an.runs
 	start := now()
 	for _, s := range p.Steps {
+		if ro.CheckPreserved {
+			if err := ctx.an.fill(); err != nil {
+				return res, &PassError{Pass: s.Pass.Name, Err: err}
+			}
+		}
 		t0 := now()
 		ch, err := runPass(ctx, s.Pass, m, s.Options)
 		t1 := now()
@@ -386,6 +403,17 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 			res.Steps = append(res.Steps, sr)
 			return res, &PassError{Pass: s.Pass.Name, Err: err}
 		}
+		if ro.CheckPreserved {
+			err := ctx.an.checkRequired(s.Pass)
+			if err == nil {
+				err = ctx.an.checkPreserved(s.Pass)
+			}
+			if err != nil {
+				res.Steps = append(res.Steps, sr)
+				return res, &PassError{Pass: s.Pass.Name, Err: err}
+			}
+		}
+		ctx.an.keep(s.Pass)
 		if ro.VerifyEach {
 			verr := graph.Verify(m)
 			sr.Verify = now().Sub(t1)

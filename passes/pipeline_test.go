@@ -23,14 +23,19 @@ func TestCheckTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := lookup("arm-d"), lookup("dce")
+	st, fc := lookup("strip-fp32-casts"), lookup("fold-casts")
 	noRun := &Pass{Name: "x"}
+	unknown := *fc
+	unknown.Preserves = []*Analysis{{Name: "made-up"}}
 	for _, c := range []struct {
 		name        string
 		table       []*Pass
 		constraints []Constraint
 		want        string
 	}{
-		{"order broken", []*Pass{b, a}, []Constraint{{"arm-d", "dce", "why"}}, `"arm-d" must come before "dce"`},
+		{"order broken", []*Pass{fc, st}, []Constraint{{"strip-fp32-casts", "fold-casts", "why"}}, `"strip-fp32-casts" must come before "fold-casts"`},
+		{"runs last", []*Pass{b, a}, nil, `pass "dce" runs last (it removes what the other passes leave dead`},
+		{"unknown analysis", []*Pass{&unknown}, nil, `pass "fold-casts" names an analysis the pipeline does not compute`},
 		{"unknown pass", []*Pass{a}, []Constraint{{"arm-d", "dce", "why"}}, "not in the table"},
 		{"repeated", []*Pass{a, a}, nil, "repeated"},
 		{"no function", []*Pass{noRun}, nil, "without a function"},
@@ -78,7 +83,10 @@ func TestBuild(t *testing.T) {
 		{name: "unknown disable", spec: Spec{Disable: []string{"nope"}}, wantErr: `--disable: unknown pass "nope"`, wantValid: "dce"},
 		{name: "enable and disable", spec: Spec{Enable: []string{"dce"}, Disable: []string{"dce"}}, wantErr: "both enabled and disabled"},
 		{name: "passes with toggles", spec: Spec{Passes: []string{"dce"}, Disable: []string{"dce"}}, wantErr: "cannot be combined"},
-		{name: "order broken", spec: Spec{Passes: []string{"dce", "fold-casts"}}, wantErr: `"fold-casts" must run before "dce"`},
+		{name: "order broken", spec: Spec{Passes: []string{"fold-casts", "strip-fp32-casts"}}, wantErr: `"strip-fp32-casts" must run before "fold-casts": fold-casts cleans up`},
+		// dce declares it runs last; no constraint names it.
+		{name: "after dce", spec: Spec{Passes: []string{"dce", "fold-casts"}}, wantErr: `pass "fold-casts" must run before "dce": dce runs last: it removes what the other passes leave dead`},
+		{name: "after dce, no constraint before", spec: Spec{Passes: []string{"dce", "promote-states"}}, wantErr: `pass "promote-states" must run before "dce": dce runs last`},
 		{name: "repeated", spec: Spec{Passes: []string{"dce", "dce"}}, wantErr: "appears twice"},
 		{name: "set unknown pass", spec: Spec{Set: []string{"nope.x=1"}}, wantErr: `unknown pass "nope"`, wantValid: "fold-casts"},
 		{name: "set unknown option", spec: Spec{Set: []string{"strip-fp32-casts.clampp=true"}}, wantErr: `has no option "clampp"`, wantValid: "clamp"},

@@ -22,7 +22,7 @@ func randomOrder(r *rand.Rand) []string {
 		var ready []int
 		for i, n := range pick {
 			free := true
-			for _, c := range Constraints {
+			for _, c := range orderRules(table, Constraints) {
 				if c.After == n && slices.Contains(pick, c.Before) {
 					free = false
 				}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/passes/anefacts"
 )
 
 // Settings are what the whole pipeline shares, besides each pass's own
@@ -157,18 +158,57 @@ type Context struct {
 	// limit of the machine, not of the result: it is no setting, and the
 	// pipeline string does not carry it (RunOptions.MaxMemory).
 	MaxMemory int64
+	// an caches the analyses passes declare (analyses.go) for one module
+	// while a pipeline, or a pass alone, runs on it (withCache); nil in
+	// a context nothing runs under (every answer is computed afresh).
+	an *analysisCache
 }
 
 // DefaultContext is the context of a pass run outside a pipeline.
 func DefaultContext() *Context { return &Context{Settings: DefaultSettings()} }
 
-// States is the state analysis of g under the context's settings.
+// States is the state analysis of g under the context's settings
+// (AnalysisStates: a pass that calls it declares it in Requires). While a
+// pass or a pipeline runs it comes from the run's cache.
 func (c *Context) States(g *graph.Graph) *graph.StateAnalysis {
+	if c.an != nil {
+		return c.an.stateOf(g)
+	}
 	return graph.States(g, c.Settings.States.Analysis())
 }
 
-// StateOptions is the state analysis' options under the context's settings.
-func (c *Context) StateOptions() graph.StateOptions { return c.Settings.States.Analysis() }
+// StateScope is what graph analyses that pair states (graph.FloatIslands,
+// anefacts) call for each graph: Context.States.
+func (c *Context) StateScope() func(*graph.Graph) *graph.StateAnalysis {
+	if c.an != nil {
+		return c.an.stateOf
+	}
+	return graph.NewStateScope(c.Settings.States.Analysis()).States
+}
+
+// IslandBlockers is AnalysisIslands for m: the ops of the islands check's
+// element-type rule cites. While a pass or a pipeline runs on m it comes
+// from the run's cache.
+func (c *Context) IslandBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
+	if c.an != nil && c.an.m == m {
+		return c.an.islandBlockers()
+	}
+	return anefacts.ElementTypeBlockers(m, c.StateScope())
+}
+
+// withCache is c (nil: the default context) with a cache of the analyses
+// of m: c itself when it has one for m, else a copy with a new one.
+func (c *Context) withCache(m *graph.Module) *Context {
+	if c == nil {
+		c = DefaultContext()
+	}
+	if c.an != nil && c.an.m == m {
+		return c
+	}
+	out := *c
+	out.an = newAnalysisCache(m, c.Settings.States.Analysis())
+	return &out
+}
 
 // IncludeKV says whether the state passes act on key/value caches.
 func (c *Context) IncludeKV() bool { return c.Settings.States.IncludeKV }

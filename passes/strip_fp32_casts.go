@@ -14,7 +14,6 @@ import (
 	"github.com/anefix/anefix/graph/coreaiop"
 	"github.com/anefix/anefix/graph/f16"
 	"github.com/anefix/anefix/graph/record"
-	"github.com/anefix/anefix/passes/anefacts"
 )
 
 var stripFP32CastsAbout = About{
@@ -349,7 +348,7 @@ func PreviewStripFP32Casts(m *graph.Module, set ...string) (*StripFP32CastsPrevi
 	if err != nil {
 		return nil, err
 	}
-	sf := &sfRun{ctx: p.Context, m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
+	sf := &sfRun{ctx: p.Context.withCache(m), m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
 	if err := sf.analyze(); err != nil {
 		return nil, err
 	}
@@ -410,7 +409,7 @@ func (sf *sfRun) setup() error {
 	if sf.sel.blockers && !sf.sel.all {
 		// Asked before anything changes: the islands check reports on
 		// the module as this pass receives it.
-		if sf.blockers, err = anefacts.ElementTypeBlockers(sf.m, sf.ctx.StateOptions()); err != nil {
+		if sf.blockers, err = sf.ctx.IslandBlockers(sf.m); err != nil {
 			return err
 		}
 	}
@@ -440,12 +439,11 @@ func (sf *sfRun) setup() error {
 func (sf *sfRun) group() {
 	// 1. Group f32 values into islands (graph.IslandOptions says why this
 	// pass follows calls and states).
-	so := sf.ctx.StateOptions()
 	sf.fi = graph.FloatIslands(sf.gs, graph.IslandOptions{
 		Member:      isF32,
 		SkipOperand: skipOperand,
 		Callee:      func(op *graph.Operation) *graph.Graph { return callTarget(op, sf.graphs) },
-		States:      &so,
+		States:      sf.ctx.StateScope(),
 		Ties:        coreaiop.Ties,
 	})
 	sf.order = sf.fi.Values // first-seen order of values, for determinism

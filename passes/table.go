@@ -1,6 +1,9 @@
 package passes
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // table is every pass in default pipeline order: name, whether the default
 // pipeline runs it, its function with its options struct, and its
@@ -9,25 +12,36 @@ import "fmt"
 //
 // arm-d comes first: Constraints require it before strip-fp32-casts (it
 // deletes the recurrence whose constants stripping would convert).
+//
+// Requires and Preserves name the analyses of analyses.go. A pass
+// preserves the state pairs when it changes no port, no state path and no
+// pairing evidence: finite-masks rewrites constants' values in place;
+// strip-fp32-casts retypes both sides of a pair together (its islands join
+// them); fold-io-unsqueeze folds both sides of a pair or neither;
+// externalize-constant adds an input after the others; the weight passes
+// rewrite constants, which no state path reads from an input. finite-masks alone
+// preserves the islands too (values change, types and ops do not).
+// TestPreservedAnalyses checks each declaration.
 var table []*Pass
 
 func init() {
 	table = []*Pass{
 		{Name: "arm-d", DefaultOn: false, Func: bind[ArmDOptions](runArmD), About: armDAbout},
-		{Name: "finite-masks", DefaultOn: false, Func: bind[FiniteMasksOptions](finiteMasks), About: finiteMasksAbout},
-		{Name: "strip-fp32-casts", DefaultOn: true, Func: bindCtx[StripFP32CastsOptions](stripFP32Casts), About: stripFP32CastsAbout},
-		{Name: "fold-io-unsqueeze", DefaultOn: true, Func: bindCtx[FoldIOUnsqueezeOptions](runFoldIOUnsqueeze), About: foldIOUnsqueezeAbout},
-		{Name: "promote-states", DefaultOn: true, Func: bindCtx[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout},
-		{Name: "states-as-outputs", DefaultOn: false, Func: bindCtx[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout},
-		{Name: "externalize-constant", DefaultOn: false, Func: bind[ExternalizeConstantOptions](runExternalizeConstant), About: externalizeConstantAbout},
-		{Name: "legalize-weights", DefaultOn: false, Func: bindCtx[LegalizeWeightsOptions](legalizeWeights), About: legalizeWeightsAbout},
-		{Name: "palettize", DefaultOn: false, Func: bindCtx[PalettizeOptions](palettize), About: palettizeAbout},
-		{Name: "quantize-weights", DefaultOn: false, Func: bindCtx[QuantizeWeightsOptions](quantizeWeights), About: quantizeWeightsAbout},
-		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout},
+		{Name: "finite-masks", DefaultOn: false, Func: bind[FiniteMasksOptions](finiteMasks), About: finiteMasksAbout, Preserves: []*Analysis{AnalysisStates, AnalysisIslands}},
+		{Name: "strip-fp32-casts", DefaultOn: true, Func: bindCtx[StripFP32CastsOptions](stripFP32Casts), About: stripFP32CastsAbout, Requires: []*Analysis{AnalysisStates, AnalysisIslands}, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "fold-io-unsqueeze", DefaultOn: true, Func: bindCtx[FoldIOUnsqueezeOptions](runFoldIOUnsqueeze), About: foldIOUnsqueezeAbout, Requires: []*Analysis{AnalysisStates}, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "promote-states", DefaultOn: true, Func: bindCtx[PromoteStatesOptions](runPromoteStates), About: promoteStatesAbout, Requires: []*Analysis{AnalysisStates}},
+		{Name: "states-as-outputs", DefaultOn: false, Func: bindCtx[StatesAsOutputsOptions](runStatesAsOutputs), About: statesAsOutputsAbout, Requires: []*Analysis{AnalysisStates}},
+		{Name: "externalize-constant", DefaultOn: false, Func: bind[ExternalizeConstantOptions](runExternalizeConstant), About: externalizeConstantAbout, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "legalize-weights", DefaultOn: false, Func: bindCtx[LegalizeWeightsOptions](legalizeWeights), About: legalizeWeightsAbout, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "palettize", DefaultOn: false, Func: bindCtx[PalettizeOptions](palettize), About: palettizeAbout, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "quantize-weights", DefaultOn: false, Func: bindCtx[QuantizeWeightsOptions](quantizeWeights), About: quantizeWeightsAbout, Preserves: []*Analysis{AnalysisStates}},
+		{Name: "scale-state", DefaultOn: false, Func: bindCtx[ScaleStateOptions](scaleState), About: scaleStateAbout, Requires: []*Analysis{AnalysisStates}},
 		{Name: "residual-scale", DefaultOn: false, Func: bind[ResidualScaleOptions](residualScale), About: residualScaleAbout},
 		{Name: "fold-casts", DefaultOn: true, Func: bind[NoOptions](foldCasts), About: foldCastsAbout},
 		{Name: "fp16-safe-reductions", DefaultOn: false, Func: bind[FP16SafeReductionsOptions](fp16SafeReductions), About: fp16SafeReductionsAbout},
-		{Name: "dce", DefaultOn: true, Func: bind[DCEOptions](dce), About: dceAbout},
+		{Name: "dce", DefaultOn: true, Func: bind[DCEOptions](dce), About: dceAbout,
+			RunsLast: "it removes what the other passes leave dead: the ops a rewrite bypasses, the blob an externalized constant or a converted weight leaves unreferenced, the token ops handle accesses leave, the constants scaled or rewritten ones replace"},
 	}
 	if err := checkTable(table, Constraints); err != nil {
 		panic("passes: " + err.Error())
@@ -53,38 +67,26 @@ type Constraint struct {
 var Constraints = []Constraint{
 	{"strip-fp32-casts", "fold-casts", "fold-casts cleans up the casts that stripping leaves as identities"},
 	{"arm-d", "strip-fp32-casts", "arm-d removes the recurrence; stripping first would convert constants arm-d then deletes"},
-	{"fold-casts", "dce", "dce removes what the other passes leave dead"},
-	{"strip-fp32-casts", "dce", "dce removes what the other passes leave dead"},
-	{"fold-io-unsqueeze", "dce", "dce removes what the other passes leave dead"},
-	{"arm-d", "dce", "dce removes what the other passes leave dead"},
 	{"promote-states", "states-as-outputs", "states-as-outputs undoes promote-states; in the other order promote-states would make the returned updates states again"},
 	{"strip-fp32-casts", "externalize-constant", "the new input takes the constant's type after stripping, so the caller feeds what the graph computes with"},
-	{"externalize-constant", "dce", "dce drops the blob the externalized constant leaves unreferenced"},
-	{"states-as-outputs", "dce", "dce removes the token ops the handle accesses leave dead"},
 	{"finite-masks", "strip-fp32-casts", "stripping refuses (or clamps) an f32 constant past the fp16 range; finite-masks makes a -1e9 mask finite first"},
-	{"finite-masks", "dce", "dce removes what the other passes leave dead"},
 	{"promote-states", "scale-state", "scale-state scales the states promote-states made (it finds plain pairs on its own too)"},
 	{"fold-io-unsqueeze", "scale-state", "fold-io-unsqueeze reshapes I/O ports; the scaling multiplies sit right next to them"},
-	{"scale-state", "dce", "dce removes what the other passes leave dead"},
 	{"strip-fp32-casts", "fp16-safe-reductions", "stripping turns fp32 reductions into f16 ones, the ones this pass rewrites"},
-	{"fp16-safe-reductions", "dce", "dce removes what the other passes leave dead (the reductions' axis constants)"},
 	{"strip-fp32-casts", "palettize", "stripping converts the f32 weights of the islands it retypes; palettizing first would leave f32 palettes in them"},
 	{"externalize-constant", "palettize", "an externalized table stays a plain input; palettizing first would make its palette indices the input"},
-	{"palettize", "dce", "dce removes what the other passes leave dead"},
 	{"palettize", "quantize-weights", "with both on, a weight is palettized (quantize-weights then leaves the lut_to_dense it feeds)"},
 	{"strip-fp32-casts", "quantize-weights", "stripping converts the f32 weights of the islands it retypes first"},
-	{"quantize-weights", "dce", "dce removes what the other passes leave dead"},
 	{"strip-fp32-casts", "legalize-weights", "stripping retypes the dequantized f32 weights of the islands it retypes first, so the palettes take the type the graph computes with"},
-	{"legalize-weights", "dce", "dce removes what the other passes leave dead"},
 	{"strip-fp32-casts", "residual-scale", "stripping retypes the norms' epsilon constants; scaling them after keeps the scaled value in the type the norm computes with"},
 	{"residual-scale", "fp16-safe-reductions", "residual-scale finds each RMSNorm by its reduce_mean, which fp16-safe-reductions rewrites as a matmul"},
-	{"residual-scale", "dce", "dce drops the epsilon constants the scaled ones replace"},
 	{"legalize-weights", "quantize-weights", "legalize-weights rewrites the INT4 weights the input has; quantize-weights after it writes the type it is asked for"},
 }
 
 // checkTable refuses a table with a repeated name or a pass without a
-// function, and a constraint that names an unknown pass or that the table's
-// order breaks.
+// function, a constraint that names an unknown pass or that the table's
+// order breaks, a pass that runs last with another after it, and an
+// analysis required or preserved that the pipeline does not know.
 func checkTable(table []*Pass, constraints []Constraint) error {
 	seen := map[string]bool{}
 	pos := map[string]int{}
@@ -95,10 +97,18 @@ func checkTable(table []*Pass, constraints []Constraint) error {
 		if err := checkOptions(p); err != nil {
 			return fmt.Errorf("table: %w", err)
 		}
+		if p.RunsLast != "" && i != len(table)-1 {
+			return fmt.Errorf("table: pass %q runs last (%s) but %q comes after it", p.Name, p.RunsLast, table[i+1].Name)
+		}
+		for _, a := range append(slices.Clone(p.Requires), p.Preserves...) {
+			if !slices.Contains(analyses, a) {
+				return fmt.Errorf("table: pass %q names an analysis the pipeline does not compute", p.Name)
+			}
+		}
 		seen[p.Name] = true
 		pos[p.Name] = i
 	}
-	for _, c := range constraints {
+	for _, c := range orderRules(table, constraints) {
 		if !seen[c.Before] || !seen[c.After] {
 			return fmt.Errorf("constraint %s < %s names a pass not in the table", c.Before, c.After)
 		}
@@ -138,8 +148,25 @@ func Names() []string {
 	return out
 }
 
-// CheckOrder refuses a pipeline that names an unknown pass, repeats one, or
-// breaks an ordering constraint.
+// orderRules are the constraints and, for each pass of table that runs
+// last, one constraint putting every other pass before it.
+func orderRules(table []*Pass, constraints []Constraint) []Constraint {
+	out := slices.Clone(constraints)
+	for _, last := range table {
+		if last.RunsLast == "" {
+			continue
+		}
+		for _, p := range table {
+			if p != last {
+				out = append(out, Constraint{p.Name, last.Name, last.Name + " runs last: " + last.RunsLast})
+			}
+		}
+	}
+	return out
+}
+
+// CheckOrder refuses a pipeline that names an unknown pass, repeats one,
+// breaks an ordering constraint or puts a pass after one that runs last.
 func CheckOrder(pipeline []string) error {
 	pos := map[string]int{}
 	for i, n := range pipeline {
@@ -151,7 +178,7 @@ func CheckOrder(pipeline []string) error {
 		}
 		pos[n] = i
 	}
-	for _, c := range Constraints {
+	for _, c := range orderRules(table, Constraints) {
 		b, okB := pos[c.Before]
 		a, okA := pos[c.After]
 		if okB && okA && b > a {

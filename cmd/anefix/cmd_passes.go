@@ -82,7 +82,7 @@ func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
 	out := &pb.PassList{}
 	for _, p := range list {
 		pi := &pb.PassInfo{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
-			Constraints: passConstraints(p.Name)}
+			Constraints: passConstraints(p.Name), Requires: passes.AnalysisNames(p.Requires), Preserves: passes.AnalysisNames(p.Preserves)}
 		for _, o := range p.Options() {
 			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind, Default: o.Default, Doc: o.Doc, Values: o.Values})
 		}
@@ -147,6 +147,9 @@ func passConstraints(name string) []string {
 			out = append(out, fmt.Sprintf("%s runs before %s: %s", c.Before, c.After, c.Why))
 		}
 	}
+	if p, ok := passes.Lookup(name); ok && p.RunsLast != "" {
+		out = append(out, fmt.Sprintf("%s runs last (after every other pass): %s", name, p.RunsLast))
+	}
 	return out
 }
 
@@ -174,10 +177,21 @@ func writePassDoc(w io.Writer, p *passes.Pass) {
 			fmt.Fprintf(w, "      values: %s\n", strings.Join(o.Values, ", "))
 		}
 	}
+	if len(p.Requires)+len(p.Preserves) > 0 {
+		fmt.Fprintf(w, "\nAnalyses: requires %s; preserves %s\n", analysisList(p.Requires), analysisList(p.Preserves))
+	}
 	if cs := passConstraints(p.Name); len(cs) > 0 {
 		fmt.Fprintf(w, "\nOrdering:\n")
 		for _, c := range cs {
 			fmt.Fprintf(w, "  %s\n", c)
 		}
 	}
+}
+
+// analysisList spells a pass's declared analyses.
+func analysisList(as []*passes.Analysis) string {
+	if len(as) == 0 {
+		return "none"
+	}
+	return strings.Join(passes.AnalysisNames(as), ", ")
 }

@@ -407,7 +407,7 @@ func TestPassesCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, "", "passes", "strip-fp32-casts")
-	for _, w := range []string{"strip-fp32-casts (on by default)", "Incompatible element type for ANE", "clamp (bool, default false)", "islands (list, default blockers)", "Ordering:"} {
+	for _, w := range []string{"strip-fp32-casts (on by default)", "Incompatible element type for ANE", "clamp (bool, default false)", "islands (list, default blockers)", "Ordering:", "Analyses: requires states, islands; preserves states"} {
 		if code != exitOK || !strings.Contains(out, w) {
 			t.Errorf("passes strip-fp32-casts lacks %q:\n%s", w, out)
 		}
@@ -420,7 +420,8 @@ func TestPassesCommand(t *testing.T) {
 	}
 	code, out, _ = runCLI(t, "", "passes", "dce", "--json")
 	one := &pb.PassInfo{}
-	if err := protojson.Unmarshal([]byte(out), one); code != exitOK || err != nil || one.Name != "dce" || len(one.Options) != 2 {
+	if err := protojson.Unmarshal([]byte(out), one); code != exitOK || err != nil || one.Name != "dce" || len(one.Options) != 2 ||
+		len(one.Constraints) != 1 || !strings.HasPrefix(one.Constraints[0], "dce runs last (after every other pass): ") || len(one.Requires)+len(one.Preserves) != 0 {
 		t.Errorf("passes dce --json: %v %+v", err, one)
 	}
 	code, _, stderr := runCLI(t, "", "passes", "nope")

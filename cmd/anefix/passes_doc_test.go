@@ -74,6 +74,15 @@ documentation as this file.
 	for _, c := range passes.Constraints {
 		fmt.Fprintf(&b, "- `%s` before `%s`: %s\n", c.Before, c.After, c.Why)
 	}
+	for _, n := range passes.Names() {
+		if p, _ := passes.Lookup(n); p.RunsLast != "" {
+			fmt.Fprintf(&b, "- `%s` runs last (after every other pass): %s\n", n, p.RunsLast)
+		}
+	}
+	b.WriteString("\nAnalyses the passes share (a pipeline computes each once, when a pass that requires it first runs, and again only after a pass that does not preserve it):\n\n")
+	for _, a := range passes.Analyses() {
+		fmt.Fprintf(&b, "- `%s`: %s\n", a.Name, passesMDCell(a.Doc))
+	}
 	b.WriteString("\nPipeline-wide settings (every pass reads them; `--set GROUP.NAME=VALUE`):\n\n")
 	for _, g := range passes.SettingGroups() {
 		fmt.Fprintf(&b, "- [`%s`](#settings-%s): %s\n", g.Name, g.Name, passesMDCell(g.Summary))
@@ -105,6 +114,9 @@ documentation as this file.
 			fmt.Fprintf(&b, "\nCompiler message it answers:\n\n```text\n%s\n```\n", p.Addresses)
 		}
 		fmt.Fprintf(&b, "\n```text\n%s\n```\n", strings.TrimSpace(p.Doc))
+		if len(p.Requires)+len(p.Preserves) > 0 {
+			fmt.Fprintf(&b, "\nAnalyses: requires %s; preserves %s.\n", passesAnalysisList(p.Requires), passesAnalysisList(p.Preserves))
+		}
 		b.WriteString("\nOptions")
 		if len(p.Options()) == 0 {
 			b.WriteString(": none.\n")
@@ -177,4 +189,12 @@ func passesMDExample(t *testing.T, b *strings.Builder, name string) {
 	fmt.Fprintf(b, "\n`anefix %s` prints:\n\n```mlir\n%s\n```\n", strings.Join(args, " "), strings.TrimRight(stdout, "\n"))
 	// Without --timings the summary has no wall times, so it is stable.
 	fmt.Fprintf(b, "\nand on stderr:\n\n```text\n%s\n```\n", strings.TrimRight(stderr, "\n"))
+}
+
+// passesAnalysisList spells a pass's analyses for PASSES.md.
+func passesAnalysisList(as []*passes.Analysis) string {
+	if len(as) == 0 {
+		return "none"
+	}
+	return "`" + strings.Join(passes.AnalysisNames(as), "`, `") + "`"
 }

@@ -12,6 +12,12 @@
 // anefix.v1.RewriteReport) is converted from the same entries, in
 // cmd/anefix. The package imports nothing of anefix's, so every layer may
 // import it.
+//
+// The file carries its format version ("version": FormatVersion; a record
+// without one is version 1, as anefix wrote them before). A reader reads
+// the versions up to its own and refuses a newer one, naming the file,
+// the version found and the versions it reads; members it does not know
+// survive a read, a compose (Then) and a write (unknown.go).
 package record
 
 import (
@@ -21,6 +27,18 @@ import (
 	"fmt"
 	"slices"
 )
+
+// FormatVersion is the version of anefix.json this anefix writes, in its
+// "version" member. Version 1 is the record before it had one (no
+// "version" member); version 2 adds the member and keeps members a reader
+// does not know (a later version's additions) through a read, a compose
+// and a write. A change an older reader could misread (a member whose
+// meaning changes, an entry a host must act on) makes a new version,
+// which older readers refuse.
+const FormatVersion = 2
+
+// oldestVersion is the oldest version this anefix reads.
+const oldestVersion = 1
 
 // Record is the content of anefix.json.
 type Record struct {
@@ -32,6 +50,32 @@ type Record struct {
 	// rewrite --pipeline '<each>' reproduces the model. Omitted in records
 	// written before it was kept.
 	Pipelines []string `json:"pipelines,omitempty"`
+	// unknown are the members this anefix does not know (unknown.go).
+	unknown unknown
+}
+
+// recordFields is Record without methods, written after its version.
+type recordFields Record
+
+type versionedRecord struct {
+	Version int `json:"version"`
+	recordFields
+}
+
+// MarshalJSON writes the record at FormatVersion, its unknown members
+// last.
+func (r Record) MarshalJSON() ([]byte, error) {
+	return encodeKeeping(versionedRecord{FormatVersion, recordFields(r)}, r.unknown)
+}
+
+// UnmarshalJSON reads the members of a record; Parse checks the version
+// first.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var v versionedRecord
+	u, err := decodeKeeping(b, &v)
+	*r = Record(v.recordFields)
+	r.unknown = u
+	return err
 }
 
 // Entries are what a rewrite records about the model's interface. A pass
@@ -82,22 +126,24 @@ func (e Entries) By(pass string) Entries {
 // IOChange is a graph input or output whose type or role a pass changed.
 // A pass leaves Pass empty; the pipeline names it (passes.Result.Record).
 type IOChange struct {
-	Pass     string `json:"pass"`
-	Graph    string `json:"graph"`
-	Port     string `json:"port"` // coreai.name
-	IsOutput bool   `json:"isOutput"`
-	Before   string `json:"before"` // type before; "" for a new port
-	After    string `json:"after"`  // type after
-	Why      string `json:"why"`
+	Pass     string  `json:"pass"`
+	Graph    string  `json:"graph"`
+	Port     string  `json:"port"` // coreai.name
+	IsOutput bool    `json:"isOutput"`
+	Before   string  `json:"before"` // type before; "" for a new port
+	After    string  `json:"after"`  // type after
+	Why      string  `json:"why"`
+	unknown  unknown // members this anefix does not know (unknown.go)
 }
 
 // State is one state pair: Input is fed, Output holds the new value
 // (promote-states makes it a runtime state, states-as-outputs a plain
 // input/output pair).
 type State struct {
-	Graph  string `json:"graph"`
-	Input  string `json:"input"`
-	Output string `json:"output"`
+	Graph   string  `json:"graph"`
+	Input   string  `json:"input"`
+	Output  string  `json:"output"`
+	unknown unknown // members this anefix does not know (unknown.go)
 }
 
 // ConstantInput says that graph input Input of Graph carries the constant
@@ -116,6 +162,7 @@ type ConstantInput struct {
 	Shape    []int64 `json:"shape"`
 	DType    string  `json:"dtype"` // element type ("f16")
 	Bytes    int64   `json:"bytes"`
+	unknown  unknown // members this anefix does not know (unknown.go)
 }
 
 // StateScale is one state scale-state rescaled: the stored state is the
@@ -123,11 +170,12 @@ type ConstantInput struct {
 // multiplies by 2^-Log2, one that reads it multiplies by 2^Log2). A pass
 // leaves Note empty; the record says it in words (ScaleNote).
 type StateScale struct {
-	Graph string `json:"graph"`
-	State string `json:"state"`
-	Log2  int    `json:"log2"`
-	Form  string `json:"form"` // attribute, handle or pair (a plain input/output pair)
-	Note  string `json:"note"`
+	Graph   string  `json:"graph"`
+	State   string  `json:"state"`
+	Log2    int     `json:"log2"`
+	Form    string  `json:"form"` // attribute, handle or pair (a plain input/output pair)
+	Note    string  `json:"note"`
+	unknown unknown // members this anefix does not know (unknown.go)
 }
 
 // ScaleNote says what a host does with a state scaled by 2^log2.
@@ -148,10 +196,21 @@ func (r *Record) Encode() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Parse decodes a record; name stands for the file in errors.
+// Parse decodes a record; name stands for the file in errors. It reads
+// versions oldestVersion to FormatVersion and refuses a newer one (its
+// members may mean what this anefix cannot tell), naming the versions it
+// reads.
 func Parse(b []byte, name string) (*Record, error) {
 	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
+	err := checkVersion(b)
+	var ve *versionError
+	if errors.As(err, &ve) {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("%s: not anefix's record: %v at byte offset %d; delete the file or rewrite the model again", name, err, se.Offset)
@@ -162,6 +221,38 @@ func Parse(b []byte, name string) (*Record, error) {
 		return nil, fmt.Errorf("%s: %v; delete the file or rewrite the model again", name, err)
 	}
 	return &r, nil
+}
+
+// versionError is a version this anefix does not read.
+type versionError struct{ msg string }
+
+func (e *versionError) Error() string { return e.msg }
+
+// checkVersion reads the "version" member of the object b (absent: version
+// 1) and refuses one this anefix does not read. A b that is no object is
+// left to the decoder's error.
+func checkVersion(b []byte) error {
+	var probe struct {
+		Version json.RawMessage `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return err
+	}
+	if probe.Version == nil {
+		return nil // version 1, written before records had a version
+	}
+	reads := fmt.Sprintf("this anefix reads versions %d to %d (version 1 has no \"version\" member)", oldestVersion, FormatVersion)
+	var v int
+	if err := json.Unmarshal(probe.Version, &v); err != nil {
+		return &versionError{fmt.Sprintf("record format version %s is not a whole number; %s; delete the file or rewrite the model again", probe.Version, reads)}
+	}
+	switch {
+	case v > FormatVersion:
+		return &versionError{fmt.Sprintf("record format version %d is newer than this anefix reads: %s; read it with the anefix that wrote it or a newer one", v, reads)}
+	case v < oldestVersion:
+		return &versionError{fmt.Sprintf("record format version %d is no version anefix wrote: %s; delete the file or rewrite the model again", v, reads)}
+	}
+	return nil
 }
 
 // maxEntries bounds each list of a record. A record lists ports and
@@ -230,8 +321,9 @@ func (r *Record) check() error {
 
 // Then is the record of a model rewritten as r says and then as next says:
 // what a host needs is every change since the export, so the entries of
-// both are kept in order, and the passes are r's followed by those of
-// next's not in r. A rewrite that changes nothing (rewriting a rewrite's
+// both are kept in order (with the members of each this anefix does not
+// know), and the passes are r's followed by those of next's not in r; of
+// the unknown top-level members, next's win. A rewrite that changes nothing (rewriting a rewrite's
 // output with the same pipeline) thus leaves the record as it was, byte
 // for byte.
 func (r *Record) Then(next Record) Record {
@@ -243,6 +335,7 @@ func (r *Record) Then(next Record) Record {
 	out.Add(r.Entries)
 	out.Add(next.Entries)
 	out.Pipelines = append(append([]string(nil), r.Pipelines...), next.Pipelines...)
+	out.unknown = r.unknown.with(next.unknown)
 	for _, p := range next.Passes {
 		if !slices.Contains(out.Passes, p) {
 			out.Passes = append(out.Passes, p)

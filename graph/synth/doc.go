@@ -28,4 +28,8 @@
 // testdata/synth ships the tiny arms as .aimodel directories, exactly what
 // `anefix synth --arm X -o testdata/synth/armX.aimodel` writes; regenerate
 // them with `go generate ./graph/synth` (a test fails when they are stale).
+//
+// Expected says what anefix's default rewrite must make of an arm, from
+// the builder's own parameters (graph/synth/expect): the property tests in
+// cmd/anefix compare the rewrite's output with it.
 package synth

@@ -49,6 +49,13 @@ var ErrEmpty = fmt.Errorf("ane check: empty module")
 // Module returns the facts of every graph of m, in m.Graphs() order, with
 // states paired under so; an empty module is ErrEmpty.
 func Module(m *graph.Module, so graph.StateOptions) ([]*Graph, error) {
+	// One scope for all graphs: callees are summarized once.
+	return ModuleWith(m, graph.NewStateScope(so).States)
+}
+
+// ModuleWith is Module with each graph's states from states (a pipeline
+// passes the state analysis it has already: passes/analyses.go).
+func ModuleWith(m *graph.Module, states func(*graph.Graph) *graph.StateAnalysis) ([]*Graph, error) {
 	if m == nil || len(m.Op.Regions) == 0 || len(m.Op.Regions[0].Blocks) == 0 {
 		return nil, ErrEmpty
 	}
@@ -58,7 +65,6 @@ func Module(m *graph.Module, so graph.StateOptions) ([]*Graph, error) {
 	}
 	graphs := m.Graphs()
 	out := make([]*Graph, len(graphs))
-	states := graph.NewStateScope(so) // one for all graphs: callees are summarized once
 	for i, g := range graphs {
 		out[i] = newGraph(g, states, entries[g.Op])
 	}
@@ -69,7 +75,7 @@ func Module(m *graph.Module, so graph.StateOptions) ([]*Graph, error) {
 	return out, nil
 }
 
-func newGraph(g *graph.Graph, states *graph.StateScope, entry bool) *Graph {
+func newGraph(g *graph.Graph, states func(*graph.Graph) *graph.StateAnalysis, entry bool) *Graph {
 	f := &Graph{G: g, Entry: entry, Index: map[*graph.Operation]int{}, ParamOnly: map[*graph.Value]bool{}, IndexOnly: map[*graph.Value]bool{},
 		Storage: map[*graph.Value]bool{}, IsInput: map[*graph.Value]int{}, IsOutput: map[*graph.Value][]int{}}
 	if g.Body() == nil {
@@ -85,7 +91,7 @@ func newGraph(g *graph.Graph, states *graph.StateScope, entry bool) *Graph {
 	})
 	f.Inputs = g.Inputs()
 	f.Outputs = g.Outputs()
-	f.States = states.States(g)
+	f.States = states(g)
 	for i, a := range g.Body().Args() {
 		f.IsInput[a] = i
 	}

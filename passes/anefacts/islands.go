@@ -264,11 +264,11 @@ func joinKeys(m map[string]bool) string {
 // every op of an island with a Why (the ops that open it carry the
 // finding, the others are illegal with it). strip-fp32-casts'
 // islands=blockers retypes the islands holding them and nothing else.
-// States pair under states (the pipeline's settings), so that a plain pair
-// promote-states will make a state is the round trip through the
-// interface it becomes.
-func ElementTypeBlockers(m *graph.Module, states graph.StateOptions) (map[*graph.Operation]bool, error) {
-	fs, err := Module(m, states)
+// States pair as states says (the pipeline's state analysis, under its
+// settings), so that a plain pair promote-states will make a state is the
+// round trip through the interface it becomes.
+func ElementTypeBlockers(m *graph.Module, states func(*graph.Graph) *graph.StateAnalysis) (map[*graph.Operation]bool, error) {
+	fs, err := ModuleWith(m, states)
 	if err != nil {
 		return nil, err
 	}

@@ -39,12 +39,12 @@ func TestPassesLinkWithoutRuleModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, err := anefacts.ElementTypeBlockers(m, graph.StateOptions{})
+		before, err := anefacts.ElementTypeBlockers(m, graph.NewStateScope(graph.StateOptions{}).States)
 		if err != nil || len(before) == 0 {
 			t.Fatalf("arm A: %d element-type blockers, %v; want some", len(before), err)
 		}
 		run(t, m, "strip-fp32-casts")
-		after, err := anefacts.ElementTypeBlockers(m, graph.StateOptions{})
+		after, err := anefacts.ElementTypeBlockers(m, graph.NewStateScope(graph.StateOptions{}).States)
 		if err != nil || len(after) != 0 {
 			t.Errorf("after strip-fp32-casts: %d element-type blockers left, %v", len(after), err)
 		}

@@ -81,8 +81,14 @@ type PassInfo struct {
 	Addresses string            `protobuf:"bytes,4,opt,name=addresses,proto3" json:"addresses,omitempty"`
 	Doc       string            `protobuf:"bytes,5,opt,name=doc,proto3" json:"doc,omitempty"`
 	Options   []*PassOptionInfo `protobuf:"bytes,6,rep,name=options,proto3" json:"options,omitempty"`
-	// Ordering constraints naming this pass, as sentences.
-	Constraints   []string `protobuf:"bytes,7,rep,name=constraints,proto3" json:"constraints,omitempty"`
+	// Ordering constraints naming this pass, as sentences (a pass that runs
+	// last says so here once).
+	Constraints []string `protobuf:"bytes,7,rep,name=constraints,proto3" json:"constraints,omitempty"`
+	// The analyses the pass reads ("states", "islands") and those it leaves
+	// unchanged, which a pipeline keeps for the next pass (PASSES.md lists
+	// what each analysis is).
+	Requires      []string `protobuf:"bytes,8,rep,name=requires,proto3" json:"requires,omitempty"`
+	Preserves     []string `protobuf:"bytes,9,rep,name=preserves,proto3" json:"preserves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -162,6 +168,20 @@ func (x *PassInfo) GetOptions() []*PassOptionInfo {
 func (x *PassInfo) GetConstraints() []string {
 	if x != nil {
 		return x.Constraints
+	}
+	return nil
+}
+
+func (x *PassInfo) GetRequires() []string {
+	if x != nil {
+		return x.Requires
+	}
+	return nil
+}
+
+func (x *PassInfo) GetPreserves() []string {
+	if x != nil {
+		return x.Preserves
 	}
 	return nil
 }
@@ -252,7 +272,7 @@ const file_passes_proto_rawDesc = "" +
 	"\n" +
 	"\fpasses.proto\x12\tanefix.v1\"7\n" +
 	"\bPassList\x12+\n" +
-	"\x06passes\x18\x01 \x03(\v2\x13.anefix.v1.PassInfoR\x06passes\"\xde\x01\n" +
+	"\x06passes\x18\x01 \x03(\v2\x13.anefix.v1.PassInfoR\x06passes\"\x98\x02\n" +
 	"\bPassInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -261,7 +281,9 @@ const file_passes_proto_rawDesc = "" +
 	"\taddresses\x18\x04 \x01(\tR\taddresses\x12\x10\n" +
 	"\x03doc\x18\x05 \x01(\tR\x03doc\x123\n" +
 	"\aoptions\x18\x06 \x03(\v2\x19.anefix.v1.PassOptionInfoR\aoptions\x12 \n" +
-	"\vconstraints\x18\a \x03(\tR\vconstraints\"|\n" +
+	"\vconstraints\x18\a \x03(\tR\vconstraints\x12\x1a\n" +
+	"\brequires\x18\b \x03(\tR\brequires\x12\x1c\n" +
+	"\tpreserves\x18\t \x03(\tR\tpreserves\"|\n" +
 	"\x0ePassOptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +

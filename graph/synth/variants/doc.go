@@ -40,4 +40,7 @@
 // Text and generic text, bytecode and .aimodel encodings are made from the
 // printed text with anefix's own readers and writers (graph/mlirtext,
 // graph/modelio): a case checks the pipeline on a form, not the codecs.
+//
+// Each case's Expect says what anefix's default rewrite must make of it,
+// from its axes (expected.go): the property tests compare with it.
 package variants
