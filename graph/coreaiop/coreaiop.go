@@ -81,7 +81,7 @@ const (
 	// FollowsData: the element type of the Data operands (an i1 or integer
 	// data operand gives an i1 or integer result).
 	FollowsData
-	// Integer: a fixed integer type set by the op (Op.ResultElem).
+	// Integer: a fixed integer type set by the op (Op.resultElem).
 	Integer
 	// Bool: i1 (comparisons).
 	Bool
@@ -133,16 +133,16 @@ type Op struct {
 	// (the broadcasting_* ops); both spellings name this row.
 	Decomposable bool
 	// Operands are the roles of the first operands; Rest the role of the
-	// operands between them and Tail (variadic ops: concat's inputs, a
-	// call's arguments); Tail the roles of the last operands when there is
+	// operands between them and tail (variadic ops: concat's inputs, a
+	// call's arguments); tail the roles of the last operands when there is
 	// at least one Rest operand before them (quantize's axis comes last in
 	// its four- and five-operand forms).
 	Operands []Role
 	Rest     Role
-	Tail     []Role
+	tail     []Role
 	Result   Result
-	// ResultElem is the element type an Integer result has ("ui32").
-	ResultElem string
+	// resultElem is the element type an Integer result has ("ui32").
+	resultElem string
 	Regions    Regions
 	// Terminator: the op ends a region (output, yield, condition).
 	Terminator bool
@@ -153,10 +153,10 @@ type Op struct {
 	// value keeps its identity through it (ane check follows buffers
 	// through these).
 	Moves bool
-	// Fixed, when not empty, says why the op's f32 values cannot become f16
+	// fixed, when not empty, says why the op's f32 values cannot become f16
 	// although the op is known (strip-fp32-casts leaves an island holding
 	// it in f32 and says this).
-	Fixed string
+	fixed string
 	// Seen: the op is in a graph that compiled for the Neural Engine
 	// (Apple's iOS builders, arm E 19/19, or the seed's graphs;
 	// testdata/mlir/coreai/README.md): ane check's known ops.
@@ -192,13 +192,13 @@ type Arg struct {
 	Type, Value string
 }
 
-// RoleOf returns the role of operand i of an op with n operands.
-func (o *Op) RoleOf(i, n int) Role {
+// roleOf returns the role of operand i of an op with n operands.
+func (o *Op) roleOf(i, n int) Role {
 	if i < 0 || i >= n {
 		return None
 	}
-	if k := n - len(o.Tail); len(o.Tail) > 0 && i >= k && k > len(o.Operands) {
-		return o.Tail[i-k]
+	if k := n - len(o.tail); len(o.tail) > 0 && i >= k && k > len(o.Operands) {
+		return o.tail[i-k]
 	}
 	if i < len(o.Operands) {
 		return o.Operands[i]
@@ -209,8 +209,8 @@ func (o *Op) RoleOf(i, n int) Role {
 // CanRetype reports whether the op's f32 values may become f16 (the op is
 // type-polymorphic in its float data) and, when not, why.
 func (o *Op) CanRetype() (bool, string) {
-	if o.Fixed != "" {
-		return false, o.Fixed
+	if o.fixed != "" {
+		return false, o.fixed
 	}
 	return true, ""
 }
@@ -250,7 +250,7 @@ func OperandRole(op *graph.Operation, i int) Role {
 	if o == nil {
 		return None
 	}
-	return o.RoleOf(i, op.NumOperands())
+	return o.roleOf(i, op.NumOperands())
 }
 
 // All returns the table's rows sorted by name.
@@ -369,7 +369,7 @@ func init() {
 
 // Mismatch checks op's types against its row: Data (and Scalar) operands
 // and a FollowsData result share one element type, a Bool result is i1, an
-// Integer result has ResultElem, and the values Ties groups share one
+// Integer result has resultElem, and the values Ties groups share one
 // element type. It returns what disagrees, or "" (also for ops the table
 // does not know). A pass that retypes values can run it on what it wrote.
 func Mismatch(op *graph.Operation) string {
@@ -389,7 +389,7 @@ func Mismatch(op *graph.Operation) string {
 	}
 	var data string
 	for i, v := range op.Operands() {
-		r := o.RoleOf(i, op.NumOperands())
+		r := o.roleOf(i, op.NumOperands())
 		if r != Data && r != Scalar {
 			continue
 		}
@@ -418,8 +418,8 @@ func Mismatch(op *graph.Operation) string {
 				return fmt.Sprintf("%s: result %d is %s, not i1", op.Name, i, e)
 			}
 		case Integer:
-			if e != o.ResultElem {
-				return fmt.Sprintf("%s: result %d is %s, not %s", op.Name, i, e, o.ResultElem)
+			if e != o.resultElem {
+				return fmt.Sprintf("%s: result %d is %s, not %s", op.Name, i, e, o.resultElem)
 			}
 		}
 	}

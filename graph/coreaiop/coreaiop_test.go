@@ -49,19 +49,19 @@ func TestRows(t *testing.T) {
 		if o.Source == "" {
 			t.Errorf("%s: no source", o.Name)
 		}
-		if o.Result == Integer && o.ResultElem == "" || o.Result != Integer && o.ResultElem != "" {
-			t.Errorf("%s: ResultElem %q does not fit result rule %s", o.Name, o.ResultElem, o.Result)
+		if o.Result == Integer && o.resultElem == "" || o.Result != Integer && o.resultElem != "" {
+			t.Errorf("%s: ResultElem %q does not fit result rule %s", o.Name, o.resultElem, o.Result)
 		}
 		if o.Decomposable && Lookup("coreai.decomposable."+strings.TrimPrefix(o.Name, "coreai.")) != o {
 			t.Errorf("%s: the decomposable spelling finds another row", o.Name)
 		}
 		if e := o.Example; e != nil {
 			n := len(e.Operands)
-			if o.Rest == None && n != len(o.Operands)+len(o.Tail) {
+			if o.Rest == None && n != len(o.Operands)+len(o.tail) {
 				t.Errorf("%s: example has %d operands, the roles %d", o.Name, n, len(o.Operands))
 			}
 			for i, a := range e.Operands {
-				r := o.RoleOf(i, n)
+				r := o.roleOf(i, n)
 				if r == None {
 					t.Errorf("%s: example operand %d has no role", o.Name, i)
 				}
@@ -107,7 +107,7 @@ func TestRoleOf(t *testing.T) {
 		o := Lookup(c.op)
 		got := None
 		if o != nil {
-			got = o.RoleOf(c.i, c.n)
+			got = o.roleOf(c.i, c.n)
 		}
 		if got != c.want {
 			t.Errorf("%s operand %d of %d: %s, want %s", c.op, c.i, c.n, got, c.want)

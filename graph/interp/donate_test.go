@@ -49,7 +49,7 @@ func TestRunLanesDonatedStatesNotCopied(t *testing.T) {
 			}
 			want = append(want, c)
 		})
-		alloc = decode(Options{DonateInputs: true}, func(pos int, outs [][]*Tensor) {
+		alloc = decode(Options{donateInputs: true}, func(pos int, outs [][]*Tensor) {
 			for l := range outs {
 				for k, o := range outs[l] {
 					if !sameBits(o, want[pos][l][k]) {

@@ -90,7 +90,7 @@ func (e *estimator) constBytes(o *graph.Operation) int64 {
 		}
 		return n
 	}
-	if o.Name != "coreai.constant" && o.Name != "arith.constant" || len(o.Results()) != 1 || lazyIndices(o) {
+	if !isConstant(o.Name) || len(o.Results()) != 1 || lazyIndices(o) {
 		return 0
 	}
 	if a, ok := o.Inherent("value").(*graph.DenseResourceAttr); ok {
@@ -163,7 +163,7 @@ func (e *estimator) blockPeak(b *graph.Block, lanes int64) int64 {
 			inner = graph.SatAdd(inner, graph.SatAdd(valueBytes(op.Operand(0).Type()), valueBytes(op.Result(0).Type())))
 		}
 		var res, resOnce int64
-		constant := op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op)
+		constant := isConstant(op.Name) || foldsLUT(op)
 		for _, v := range op.Results() {
 			if once {
 				shared[v] = true

@@ -25,7 +25,7 @@ func foldsLUT(op *graph.Operation) bool {
 	}
 	for _, v := range op.Operands() {
 		d := v.DefiningOp()
-		if d == nil || d.Name != "coreai.constant" && d.Name != "arith.constant" {
+		if d == nil || !isConstant(d.Name) {
 			return false
 		}
 	}

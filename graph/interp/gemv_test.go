@@ -168,7 +168,7 @@ func TestMatMulVectorKernelSameBits(t *testing.T) {
 			// conv1x1: W [N,K,1,1] rows times x [1,K,1,M]
 			cw := &Tensor{Elem: F16, Shape: []int{tc.N, tc.K, 1, 1}, raw: w.raw, rawEl: F16}
 			cx := act(1, tc.K, 1, tc.M)
-			cv := func() (*Tensor, error) { return Conv(cx, cw, nil, ConvParams{}, outEl, false) }
+			cv := func() (*Tensor, error) { return Conv(cx, cw, nil, convParams{}, outEl, false) }
 			// row form: x [M,K] · B [K,N] with B float (activations, a
 			// KV cache), and the same with x a raw f16 weight
 			rb := act(tc.K, tc.N+16)
@@ -237,7 +237,7 @@ func TestRound16MatchesRound32(t *testing.T) {
 	}
 }
 
-// Binary's direct loops (binRowDirect) give the bits of binaryFloat's
+// broadcastBinary's direct loops (binRowDirect) give the bits of binaryFloat's
 // functions, NaN payloads included, same-shape and with a scalar operand.
 func TestBinRowDirectSameBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
@@ -278,11 +278,11 @@ func TestBinRowDirectSameBits(t *testing.T) {
 			}
 		}
 	}
-	// and through Binary, broadcasting a [n] row against [1] and [n]
+	// and through broadcastBinary, broadcasting a [n] row against [1] and [n]
 	a := NewFloat(F32, []int{n}, x)
 	for _, b := range []*Tensor{NewFloat(F32, []int{n}, y), NewFloat(F32, []int{1}, y[:1])} {
 		for _, op := range []string{"add", "sub", "mul"} {
-			got, err := Binary(op, a, b, F32)
+			got, err := broadcastBinary(op, a, b, F32)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,11 +308,11 @@ func TestTransposeOrder(t *testing.T) {
 		for i := range f {
 			f[i], iv[i] = float32(i), int64(i)
 		}
-		a, err := Transpose(NewFloat(F32, shape, f), p)
+		a, err := transpose(NewFloat(F32, shape, f), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Transpose(NewInt(SI64, shape, iv), p)
+		b, err := transpose(NewInt(SI64, shape, iv), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -554,7 +554,7 @@ func TestMatMulRoundedVectorSameBits(t *testing.T) {
 					"row form, raw B": func() (*Tensor, error) { return matMul(x, rw, false, false, outEl, false, true, nil) },
 					"x·Wᵀ":            func() (*Tensor, error) { return matMul(x, w, false, true, outEl, false, true, nil) },
 					"W·x":             func() (*Tensor, error) { return matMul(w, xt, false, false, outEl, false, true, nil) },
-					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, ConvParams{}, outEl, false, true, nil) },
+					"conv1x1":         func() (*Tensor, error) { return conv(cx, cw, nil, convParams{}, outEl, false, true, nil) },
 					"row form":        func() (*Tensor, error) { return matMul(x, rb, false, false, outEl, false, true, nil) },
 					"row form, raw A": func() (*Tensor, error) { return matMul(rx, rb, false, false, outEl, false, true, nil) },
 				} {

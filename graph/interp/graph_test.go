@@ -124,7 +124,7 @@ func TestGatedDeltaAgainstNumpy(t *testing.T) {
 			want, wantS := get("out"), get("state")
 			Tn, H, Dk, Dv := q.Shape[0], q.Shape[1], q.Shape[2], v.Shape[2]
 			el := q.Elem
-			m := gatedDeltaStep(el.IRType(), int64(H), int64(Dk), int64(Dv))
+			m := gatedDeltaStep(el.irType(), int64(H), int64(Dk), int64(Dv))
 			if err := graph.Verify(m); err != nil {
 				t.Fatal(err)
 			}

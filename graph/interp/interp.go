@@ -30,14 +30,14 @@ type Options struct {
 	// Values keep float32 precision through casts to f16 as well.
 	Wide bool
 	// Saturated, when set, hears each time a profile rule turned finite
-	// values of an op's result into ±inf (rule is a Rule.Name).
+	// values of an op's result into ±inf (rule is a rule.Name).
 	Saturated func(op *graph.Operation, rule string, n int)
 	// Observe, when set, sees every op's results right after it runs (for
 	// tracing where values go non-finite); it must not modify them.
 	Observe func(op *graph.Operation, results []*Tensor)
 	// MaxWork bounds the work of one Run, its loops and calls included,
 	// in element operations (work.go); 0 means DefaultMaxWork. Past it
-	// Run returns a *WorkError naming the op.
+	// Run returns a *workError naming the op.
 	MaxWork int64
 	// Blobs, when set, holds the weight blobs, shared with the other
 	// interpreters given the same store (share.go): a blob byte-identical
@@ -50,7 +50,7 @@ type Options struct {
 	// buffer). A decode loop that feeds each position's outputs back as
 	// the next inputs saves a copy of every state per position. A buffer
 	// that two inputs share (in one lane or across lanes) stays read-only.
-	DonateInputs bool
+	donateInputs bool
 }
 
 // Interp runs the graphs of one module. It caches constants (weights stay
@@ -90,11 +90,11 @@ type Interp struct {
 // shares each pass over a weight reads it once per position.
 func (in *Interp) WeightBytesRead() int64 { return in.weightReads.Load() }
 
-// WeightElemsWidened is how many elements of f16 weights still in their
+// weightElemsWidened is how many elements of f16 weights still in their
 // blobs matmul and conv have converted to float32, over every Run so far:
 // a batch of streams (RunLanes) that widens each block of a weight once
 // for all of them converts as many as one stream.
-func (in *Interp) WeightElemsWidened() int64 { return in.weightWidened.Load() }
+func (in *Interp) weightElemsWidened() int64 { return in.weightWidened.Load() }
 
 // counts are the kernels' weight counters (WeightBytesRead,
 // WeightElemsWidened).
@@ -127,6 +127,8 @@ func (in *Interp) Close() error {
 type plan struct {
 	ops   []*graph.Operation
 	frees [][]*graph.Value
+	// rows are the ops' rows of the op table (ops.go), found once.
+	rows []opRef
 	// tokenState maps a token output to the handle argument whose state
 	// it returns (the state analysis, graph/states.go).
 	tokenState map[int]*graph.Value
@@ -156,6 +158,10 @@ func (in *Interp) planFor(g *graph.Graph) (*plan, error) {
 			}
 			return true
 		})
+	}
+	p.rows = make([]opRef, len(p.ops))
+	for i, op := range p.ops {
+		p.rows[i] = refOf(op.Name)
 	}
 	p.frees = make([][]*graph.Value, len(p.ops))
 	for v, i := range last {
@@ -247,7 +253,7 @@ func (in *Interp) Run(name string, inputs []*Tensor) (_ []*Tensor, err error) {
 	}
 	in.work, in.workLanes = 0, 1
 	outs, err := in.runGraph(g, inputs, 0)
-	if we := (*WorkError)(nil); errors.As(err, &we) {
+	if we := (*workError)(nil); errors.As(err, &we) {
 		return nil, we // its message names the op; the callers' wrapping repeats it per level
 	}
 	if err != nil {
@@ -313,7 +319,7 @@ func (in *Interp) runGraph(g *graph.Graph, args []*Tensor, depth int) ([]*Tensor
 		return nil, fmt.Errorf("interp: @%s takes %d arguments, got %d", g.Name(), len(body.Args()), len(args))
 	}
 	var owned map[unsafe.Pointer]bool
-	if depth == 0 && in.opts.DonateInputs {
+	if depth == 0 && in.opts.donateInputs {
 		owned = donated([][]*Tensor{args})
 	}
 	l := newLane(body, args, owned)
@@ -409,36 +415,25 @@ func (l *lane) operands(g *graph.Graph, op *graph.Operation) ([]*Tensor, error) 
 
 // dispatch runs op (index i of plan p) on ins in lane l.
 func (in *Interp) dispatch(p *plan, i int, op *graph.Operation, ins []*Tensor, l *lane, depth int) ([]*Tensor, error) {
-	lookup := func(v *graph.Value) (*Tensor, bool) { t, ok := l.env[v]; return t, ok }
-	switch {
-	case isStateOp(op.Name) && depth > 0 && op.Name == "coreai.write_handle":
-		// The caller's handle would not see the write.
-		return nil, fmt.Errorf("writes a handle inside an invoked graph; the interpreter runs state writes only in the graph it is asked to run")
-	case isStateOp(op.Name):
-		return l.st.exec(op, ins, l.refs)
-	case op.Name == "coreai.if":
-		return in.runIf(op, ins, lookup, depth)
-	case op.Name == "coreai.while":
-		return in.runWhile(op, ins, lookup, depth)
-	case in.updatesInPlace(p, i, op, ins, l):
+	if in.updatesInPlace(p, i, op, ins, l) {
 		// The buffer dies here and nothing else sees it: update in
 		// place instead of copying a whole cache per layer.
 		return in.sliceUpdateInPlace(op, ins)
 	}
-	if t, ok := in.sliceView(op, ins); ok {
+	if t, ok := in.sliceView(p.rows[i].k, op, ins); ok {
 		return []*Tensor{t}, nil
 	}
 	if t, ok, err := in.inPlace(p, i, op, ins, l.refs); ok {
 		in.inPlaced++
 		return []*Tensor{t}, err
 	}
-	return in.safeExec(op, ins, depth)
+	return in.safeExec(op, p.rows[i], ins, site{depth: depth, lane: l})
 }
 
 // updatesInPlace reports whether op (index i of p) is a slice_update that
 // may write into its operand's buffer in lane l.
 func (in *Interp) updatesInPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, l *lane) bool {
-	return canonical(op.Name) == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs)
+	return p.rows[i].k == "slice_update" && len(ins) >= 3 && in.ownedAt(p, i, op, ins[0], l.refs)
 }
 
 // bind checks op's results against its declared types and enters them in
@@ -461,7 +456,7 @@ func (in *Interp) bind(g *graph.Graph, op *graph.Operation, res []*Tensor, l *la
 		res[k] = fitted(r.Type(), res[k])
 		l.env[r] = res[k]
 		l.refs.add(res[k], 1)
-		if op.Name == "coreai.constant" || op.Name == "arith.constant" || foldsLUT(op) {
+		if isConstant(op.Name) || foldsLUT(op) {
 			l.refs.pin(res[k]) // cached across runs
 		}
 	}
@@ -606,50 +601,6 @@ func fitted(t graph.Type, v *Tensor) *Tensor {
 	return &c
 }
 
-// canonical strips the dialect and the decomposable./broadcasting_ prefixes
-// and maps spelling variants to one kernel name.
-func canonical(name string) string {
-	n := name
-	for _, p := range []string{"coreai.", "decomposable.", "broadcasting_"} {
-		n = strings.TrimPrefix(n, p)
-	}
-	switch n {
-	case "subtract":
-		return "sub"
-	case "multiply":
-		return "mul"
-	case "div", "real_div", "divide":
-		return "divide"
-	case "max":
-		return "maximum"
-	case "min":
-		return "minimum"
-	case "reduce_prod":
-		// one spelling for every rule keyed by name (the Neural Engine
-		// profile's narrow-reduce rule lists reduce_product only)
-		return "reduce_product"
-	case "squeeze":
-		return "shrink_dims"
-	case "unsqueeze":
-		return "expand_dims"
-	case "slice_":
-		return "slice"
-	case "select":
-		return "where"
-	case "batch_matmul", "matmul":
-		return "matmul"
-	case "conv", "conv2d", "conv1d":
-		return "conv"
-	case "negative":
-		return "neg"
-	case "pow", "power":
-		return "pow"
-	case "and", "or", "xor", "not": // coreai's i1 ops (broadcasting_and, …)
-		return "logical_" + n
-	}
-	return n
-}
-
 func resultElem(op *graph.Operation, i int) (Elem, error) {
 	tt, ok := graph.AsTensor(op.Result(i).Type())
 	if !ok {
@@ -744,312 +695,6 @@ func need(ins []*Tensor, n int) error {
 	return nil
 }
 
-// exec runs one op.
-func (in *Interp) exec(op *graph.Operation, ins []*Tensor, depth int) ([]*Tensor, error) {
-	switch op.Name {
-	case "coreai.constant", "arith.constant":
-		t, err := in.constant(op)
-		if err != nil {
-			return nil, err
-		}
-		return []*Tensor{t}, nil
-	case "coreai.invoke", "func.call":
-		ref, ok := op.Inherent("callee").(*graph.SymbolRefAttr)
-		if !ok {
-			return nil, fmt.Errorf("has no callee symbol")
-		}
-		g := in.graphs[ref.Root]
-		if g == nil {
-			return nil, fmt.Errorf("callee @%s is not a graph of this module", ref.Root)
-		}
-		return in.runGraph(g, ins, depth+1)
-	}
-	k := canonical(op.Name)
-	if k == "metal4_kernel" {
-		return nil, fmt.Errorf("the interpreter cannot run op %q: its computation is Metal shader source (kernel_source), which anefix does not execute", op.Name)
-	}
-	if k == "split" {
-		if err := need(ins, 1); err != nil {
-			return nil, err
-		}
-		sizes, ok := intArg(op, ins, 1, "split_sizes")
-		axis, ok2 := intArg(op, ins, 2, "axis")
-		if !ok || !ok2 || len(axis) != 1 {
-			return nil, fmt.Errorf("split needs sizes and an axis")
-		}
-		return Split(ins[0], sizes, axis[0])
-	}
-	if op.NumResults() != 1 {
-		return nil, fmt.Errorf("the interpreter cannot run op %q (%d results)", op.Name, op.NumResults())
-	}
-	el, err := resultElem(op, 0)
-	if err != nil {
-		return nil, err
-	}
-	acc16 := in.opts.AccumulateF16 && el == F16
-	one := func(t *Tensor, err error) ([]*Tensor, error) {
-		if err != nil {
-			return nil, err
-		}
-		return []*Tensor{t}, nil
-	}
-	if in.opts.ANE != nil && el == F16 {
-		if t, ok, err := in.aneExec(op, k, ins, el); ok {
-			return one(t, err)
-		}
-	}
-	if in.opts.Wide && (el == F16 || el == BF16) {
-		el = F32
-	}
-	if t, ok, err := execElementwise(op, k, ins, el); ok {
-		return one(t, err)
-	}
-	if t, ok, err := execShape(op, k, ins, el); ok {
-		return one(t, err)
-	}
-	if t, ok, err := in.execQuant(op, k, ins, el); ok {
-		return one(t, err)
-	}
-	if t, ok, err := execReduce(op, k, ins, el, acc16, in.counts()); ok {
-		return one(t, err)
-	}
-	if k == "conv" {
-		return in.conv(op, ins, el, acc16, in.opts.ANE != nil && el == F16)
-	}
-	// The ops below have no rule of the Neural Engine profile: under
-	// --numerics ane they run as under IEEE (numerics.go).
-	if t, ok, err := execLayout(op, k, ins, el); ok {
-		return one(t, err)
-	}
-	if t, ok, err := execSelect(op, k, ins, el, acc16); ok {
-		return one(t, err)
-	}
-	if t, ok, err := execSpatial(op, k, ins, el, acc16); ok {
-		return one(t, err)
-	}
-	return nil, fmt.Errorf("the interpreter cannot run op %q; supported: %s", op.Name, supportedOps)
-}
-
-// supportedOps is what the interpreter runs, for the refusal above (README
-// "Known limits" lists what it does not).
-const supportedOps = "elementwise/broadcasting arithmetic (modulo as fmod), comparisons, logical and bitwise ops, where, unary math (trigonometric and hyperbolic functions and their inverses included), " +
-	"reductions, any, argmax, scan (sum), sort, argsort, softmax, matmul, conv2d, conv3d, conv_transpose2d, max_pool_2d, sum_pool_2d, sum_pool_3d, interpolate (linear, nearest_neighbor), " +
-	"shape ops (reshape, transpose, concat, split, slice, slice_update, tile, pad, reverse, broadcast_to, broadcast_in_dims, get_shape, broadcast_shapes, range), " +
-	"gather, gather_nd, gather_along_axis, scatter_nd, scatter_along_axis, non_zero (with a static result), cast, constant, invoke, if, while, " +
-	"quantize, dequantize, blockwise_shift_scale, lut_to_dense, create_token/read_handle/write_handle"
-
-// execElementwise runs the elementwise ops (comparisons, arithmetic, unary
-// math, where, cast); ok is false for any other op.
-func execElementwise(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
-	switch {
-	case compareOps[k] != nil:
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		t, err := Compare(k, ins[0], ins[1])
-		return t, true, err
-	case binaryFloat[k] != nil || binaryInt[k] != nil:
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		t, err := Binary(k, ins[0], ins[1], el)
-		return t, true, err
-	case unaryFloat[k] != nil || k == "logical_not":
-		if err := need(ins, 1); err != nil {
-			return nil, true, err
-		}
-		// coreai-torch prints torch's approximate="tanh" as
-		// `approximate = <tanh>` (testdata/mlir/coreai/enums.mlir); this
-		// read a "mode" string nothing writes, so every tanh GELU ran
-		// exact (TestZooAgainstNumpy/gelu).
-		if k == "gelu" && enumWord(op, "approximate") == "tanh" {
-			k = "gelu_tanh"
-		}
-		t, err := Unary(k, ins[0], el)
-		return t, true, err
-	}
-	switch k {
-	case "where":
-		if err := need(ins, 3); err != nil {
-			return nil, true, err
-		}
-		t, err := Where(ins[0], ins[1], ins[2], el)
-		return t, true, err
-	case "cast":
-		if err := need(ins, 1); err != nil {
-			return nil, true, err
-		}
-		return Cast(ins[0], el), true, nil
-	}
-	return nil, false, nil
-}
-
-// execShape runs the ops that move or pick elements (reshape, transpose,
-// concat, slice, gather, scatter, broadcast); ok is false for any other op.
-func execShape(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
-	switch k {
-	case "reshape", "expand_dims", "shrink_dims", "flatten":
-		if err := need(ins, 1); err != nil {
-			return nil, true, err
-		}
-		shape, err := resultShape(op, 0)
-		if err != nil {
-			return nil, true, err
-		}
-		t, err := Reshape(ins[0], shape)
-		return t, true, err
-	case "transpose", "permute":
-		perm, ok := intArg(op, ins, 1, "perm")
-		if !ok {
-			return nil, true, fmt.Errorf("no permutation (operand 1 or attribute perm)")
-		}
-		t, err := Transpose(ins[0], perm)
-		return t, true, err
-	case "concat":
-		ts, axis, err := concatArgs(op, ins)
-		if err != nil {
-			return nil, true, err
-		}
-		t, err := Concat(ts, axis)
-		return t, true, err
-	case "slice":
-		begin, ok := intArg(op, ins, 1, "begin")
-		if !ok {
-			return nil, true, fmt.Errorf("no begin indices")
-		}
-		stride, _ := intArg(op, ins, 3, "stride")
-		if stride == nil {
-			stride, _ = intArg(op, nil, -1, "strides")
-		}
-		shape, err := resultShape(op, 0)
-		if err != nil {
-			return nil, true, err
-		}
-		t, err := Slice(ins[0], begin, stride, shape)
-		return t, true, err
-	case "slice_update":
-		if err := need(ins, 3); err != nil {
-			return nil, true, err
-		}
-		stride, _ := intArg(op, ins, 4, "stride")
-		t, err := SliceUpdate(ins[0], ins[1], ins[2].Ints(), stride, el)
-		return t, true, err
-	case "gather":
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		axis := int64(0)
-		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) > 0 {
-			axis = a[0]
-		}
-		t, err := Gather(ins[0], ins[1], axis)
-		return t, true, err
-	case "gather_nd":
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		t, err := GatherND(ins[0], ins[1])
-		return t, true, err
-	case "scatter_nd":
-		// coreai-torch prints `scatter_nd %x with %updates at %indices`:
-		// operands (x, updates, indices), and a combiner block.
-		if err := need(ins, 3); err != nil {
-			return nil, true, err
-		}
-		add, err := scatterCombiner(op)
-		if err != nil {
-			return nil, true, err
-		}
-		t, err := scatterND(ins[0], ins[2], ins[1], el, add)
-		return t, true, err
-	case "broadcast_to", "expand":
-		shape, err := resultShape(op, 0)
-		if err != nil {
-			return nil, true, err
-		}
-		t, err := BroadcastTo(ins[0], shape)
-		return t, true, err
-	}
-	return nil, false, nil
-}
-
-// execQuant runs the quantization ops (quantize, dequantize,
-// blockwise_shift_scale, lut_to_dense); ok is false for any other op.
-func (in *Interp) execQuant(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
-	switch k {
-	case "quantize", "dequantize":
-		// (x, scale, offset1, offset2, axis) as coreai-torch lowers them
-		// today; (x, scale, offset, axis) in an older printed form. The
-		// axis is the last operand in both.
-		if len(ins) != 4 && len(ins) != 5 {
-			return nil, true, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", k, len(ins))
-		}
-		axis := int64(0)
-		if a := ins[len(ins)-1].Ints(); len(a) == 1 {
-			axis = a[0]
-		}
-		if k == "quantize" {
-			t, err := Quantize(ins[:len(ins)-1], axis, el)
-			return t, true, err
-		}
-		t, err := Dequantize(ins[:len(ins)-1], axis, el)
-		return t, true, err
-	case "blockwise_shift_scale":
-		if len(ins) < 2 || len(ins) > 4 {
-			return nil, true, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(ins))
-		}
-		t, err := Dequantize(ins, 0, el)
-		return t, true, err
-	case "lut_to_dense":
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		if foldsLUT(op) {
-			t, err := in.foldLUT(op, ins)
-			return t, true, err
-		}
-		axis := int64(0)
-		if a, ok := intArg(op, ins, 2, "axis"); ok && len(a) == 1 {
-			axis = a[0]
-		}
-		t, err := LutToDense(ins[0], ins[1], axis, el)
-		return t, true, err
-	}
-	return nil, false, nil
-}
-
-// execReduce runs the accumulating ops (reductions, softmax, matmul);
-// ok is false for any other op. acc16 rounds a sum, mean or product to
-// half after every step (the Neural Engine profile's narrow-reduce rule
-// runs them here with acc16 set, numerics.go).
-func execReduce(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool, reads *counts) (*Tensor, bool, error) {
-	switch k {
-	case "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_product":
-		axes, _ := intArg(op, ins, 1, "axes")
-		keep := true
-		if op.Inherent("keep_dims") != nil || op.Inherent("keepdims") != nil {
-			keep = boolAttr(op, "keep_dims", "keepdims")
-		}
-		t, err := Reduce(k, ins[0], axes, keep, el, acc16)
-		return t, true, err
-	case "softmax":
-		axis := int64(-1)
-		if a, ok := intArg(op, ins, 1, "axis"); ok && len(a) > 0 {
-			axis = a[0]
-		}
-		t, err := Softmax(ins[0], axis, el)
-		return t, true, err
-	case "matmul":
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		ta, tb := matmulTransposes(op)
-		t, err := matMul(ins[0], ins[1], ta, tb, el, acc16, false, reads)
-		return t, true, err
-	}
-	return nil, false, nil
-}
-
 // concatArgs accepts the axis as an attribute, or as the operand the op
 // table (graph/coreaiop) names the axis (coreai.concat: the first, whatever
 // the data operands are: a cache write's begin index concatenates
@@ -1081,53 +726,12 @@ func concatArgs(op *graph.Operation, ins []*Tensor) ([]*Tensor, int64, error) {
 	return nil, 0, fmt.Errorf("cannot find the concat axis (attribute axis or an integer constant operand)")
 }
 
-func (in *Interp) conv(op *graph.Operation, ins []*Tensor, el Elem, acc16, ane bool) ([]*Tensor, error) {
-	if err := need(ins, 2); err != nil {
-		return nil, err
-	}
-	p := ConvParams{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Groups: 1}
-	two := func(v []int64, dst *[2]int) {
-		switch len(v) {
-		case 1:
-			dst[0], dst[1] = 1, int(v[0]) // 1-D conv: the spatial axis is W
-		case 2:
-			dst[0], dst[1] = int(v[0]), int(v[1])
-		}
-	}
-	if v, ok := intArg(op, ins, 2, "strides"); ok {
-		two(v, &p.Strides)
-	}
-	if v, ok := intArg(op, ins, 3, "dilations"); ok {
-		two(v, &p.Dilations)
-	}
-	if v, ok := intArg(op, ins, 4, "groups"); ok && len(v) == 1 {
-		p.Groups = int(v[0])
-	}
-	if v, ok := intArg(op, ins, 5, "pad"); ok {
-		switch len(v) {
-		case 2: // 1-D: left, right
-			p.Pads = [4]int{0, 0, int(v[0]), int(v[1])}
-		case 4:
-			p.Pads = [4]int{int(v[0]), int(v[1]), int(v[2]), int(v[3])}
-		}
-	}
-	var bias *Tensor
-	if len(ins) > 6 {
-		bias = ins[6]
-	}
-	t, err := conv(ins[0], ins[1], bias, p, el, acc16, ane, in.counts())
-	if err != nil {
-		return nil, err
-	}
-	return []*Tensor{t}, nil
-}
-
 // constant decodes a dense or dense_resource value once and caches it.
 // Constant evaluates a coreai.constant (or arith.constant) op of the
 // interpreter's module. A float weight blob stays in the file's mapping,
 // so the tensor is valid until Close; treat it as read-only.
 func (in *Interp) Constant(op *graph.Operation) (*Tensor, error) {
-	if op.Name != "coreai.constant" && op.Name != "arith.constant" {
+	if !isConstant(op.Name) {
 		return nil, fmt.Errorf("%s is not a constant", op.Describe())
 	}
 	return in.constant(op)
@@ -1425,7 +1029,7 @@ func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, re
 	owned := func(j int) bool {
 		return floats(ins[j]) && len(ins[j].F) > 0 && in.ownedOperand(p, i, op, j, ins[j], refs)
 	}
-	switch k := canonical(op.Name); {
+	switch k := p.rows[i].k; {
 	case k == "cast" && len(ins) == 1 && floats(ins[0]):
 		a := ins[0]
 		if el == F32 || el == a.Elem {
@@ -1470,8 +1074,8 @@ func (in *Interp) inPlace(p *plan, i int, op *graph.Operation, ins []*Tensor, re
 // under Wide and Observe (whose hooks take every result as a fresh
 // tensor) and for the ane profile's saturating slices, which write their
 // result.
-func (in *Interp) sliceView(op *graph.Operation, ins []*Tensor) (*Tensor, bool) {
-	if canonical(op.Name) != "slice" || in.opts.Wide || in.opts.Observe != nil || op.NumResults() != 1 || len(ins) == 0 {
+func (in *Interp) sliceView(k string, op *graph.Operation, ins []*Tensor) (*Tensor, bool) {
+	if k != "slice" || in.opts.Wide || in.opts.Observe != nil || op.NumResults() != 1 || len(ins) == 0 {
 		return nil, false
 	}
 	t := ins[0]
@@ -1537,7 +1141,7 @@ func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Ten
 		return nil, err
 	}
 	if el != ins[0].Elem {
-		return in.exec(op, ins, 0)
+		return in.exec(op, refOf(op.Name), ins, site{})
 	}
 	stride, _ := intArg(op, ins, 4, "stride")
 	t, err := sliceUpdateInto(ins[0], ins[1], ins[2].Ints(), stride)
@@ -1550,7 +1154,7 @@ func (in *Interp) sliceUpdateInPlace(op *graph.Operation, ins []*Tensor) ([]*Ten
 // safeExec runs exec and turns a kernel panic (an op whose operands do not
 // fit its declared types in a way the checks above missed) into an error
 // naming the op, so bad input never crashes the tool.
-func (in *Interp) safeExec(op *graph.Operation, ins []*Tensor, depth int) (res []*Tensor, err error) {
+func (in *Interp) safeExec(op *graph.Operation, r opRef, ins []*Tensor, s site) (res []*Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if f, ok := r.(faultAddr); ok && in.inMapping(f.Addr()) {
@@ -1560,7 +1164,7 @@ func (in *Interp) safeExec(op *graph.Operation, ins []*Tensor, depth int) (res [
 			res, err = nil, fmt.Errorf("cannot execute with operands %v: %v (malformed op?)", tensorsString(ins), r)
 		}
 	}()
-	return in.exec(op, ins, depth)
+	return in.exec(op, r, ins, s)
 }
 
 func tensorsString(ts []*Tensor) string {

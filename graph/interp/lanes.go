@@ -62,7 +62,7 @@ func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err 
 	}
 	in.work, in.workLanes = 0, len(inputs)
 	outs, err := in.runLanes(g, p, inputs)
-	if we := (*WorkError)(nil); errors.As(err, &we) {
+	if we := (*workError)(nil); errors.As(err, &we) {
 		return nil, we // as Run: its message names the op
 	}
 	return outs, err
@@ -72,7 +72,7 @@ func (in *Interp) RunLanes(name string, inputs [][]*Tensor) (_ [][]*Tensor, err 
 func (in *Interp) runLanes(g *graph.Graph, p *plan, inputs [][]*Tensor) (_ [][]*Tensor, err error) {
 	body := g.Body()
 	var owned map[unsafe.Pointer]bool
-	if in.opts.DonateInputs {
+	if in.opts.donateInputs {
 		owned = donated(inputs)
 	}
 	lanes := make([]*lane, len(inputs))
@@ -268,7 +268,7 @@ func (in *Interp) stackExec(op *graph.Operation, args, xs []*Tensor, axis int) (
 	shape[axis] *= len(xs)
 	args = slices.Clone(args)
 	args[0] = NewFloat(x0.Elem, shape, data)
-	res, err := in.safeExec(op, args, 0)
+	res, err := in.safeExec(op, refOf(op.Name), args, site{})
 	if err != nil {
 		return nil, err
 	}

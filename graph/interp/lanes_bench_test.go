@@ -48,7 +48,7 @@ func benchLanes(b *testing.B, lanes int, donate bool) {
 		}
 	}
 	g := m.Graph("main")
-	in := New(m, Options{DonateInputs: donate})
+	in := New(m, Options{donateInputs: donate})
 	defer in.Close()
 	ls := newArmALanes(b, g, lanes)
 	b.ReportAllocs()

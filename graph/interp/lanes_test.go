@@ -147,7 +147,7 @@ func TestRunLanesMatchesRunAndReadsWeightsOnce(t *testing.T) {
 					steps_ = append(steps_, outs)
 				}
 				if l == 0 {
-					oneLaneReads, oneLaneWidened = in.WeightBytesRead(), in.WeightElemsWidened()
+					oneLaneReads, oneLaneWidened = in.WeightBytesRead(), in.weightElemsWidened()
 				}
 				alone = append(alone, steps_)
 				in.Close()
@@ -180,7 +180,7 @@ func TestRunLanesMatchesRunAndReadsWeightsOnce(t *testing.T) {
 				}
 			}
 			shared("weight bytes read", oneLaneReads, in.WeightBytesRead(), "the batch does not share its passes over the weights")
-			shared("f16 weight elements widened", oneLaneWidened, in.WeightElemsWidened(), "each lane converts the weights again")
+			shared("f16 weight elements widened", oneLaneWidened, in.weightElemsWidened(), "each lane converts the weights again")
 		})
 	}
 }
@@ -209,7 +209,7 @@ func sameBits(a, b *Tensor) bool {
 
 // The work bound of RunLanes is Run's, per lane: a bound a little above
 // one step's work lets eight lanes run that step, and one below it stops
-// them with a *WorkError.
+// them with a *workError.
 func TestRunLanesWorkBoundPerLane(t *testing.T) {
 	m, err := synth.Generate(synth.Options{Arm: synth.ArmA, Scale: synth.Tiny})
 	if err != nil {
@@ -232,7 +232,7 @@ func TestRunLanesWorkBoundPerLane(t *testing.T) {
 			ins[l] = newArmADecoder(t, g).feed(int64(l), 0)
 		}
 		_, err := in.RunLanes("main", ins)
-		var we *WorkError
+		var we *workError
 		if c.ok != (err == nil) || (!c.ok && !errors.As(err, &we)) {
 			t.Errorf("bound %d (one step %d): 8 lanes gave %v", c.bound, step, err)
 		}

@@ -93,11 +93,11 @@ func sources(shape []int, at func(idx []int) int) []int {
 	return src
 }
 
-// Tile repeats t reps[d] times along each axis d (torch.Tensor.repeat,
+// tile repeats t reps[d] times along each axis d (torch.Tensor.repeat,
 // coreai_torch/_aten_to_core.py replace_tile/replace_repeat: reps has one
 // entry per axis).
-func Tile(t *Tensor, reps []int64) (*Tensor, error) { return tile(t, reps, nil) }
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func tile(t *Tensor, reps []int64, want []int) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(reps) != r {
@@ -124,9 +124,9 @@ func tile(t *Tensor, reps []int64, want []int) (*Tensor, error) {
 	return pickElems(t, shape, src, nil)
 }
 
-// Reverse flips t along the given axes (torch.flip; negative axes count
+// reverse flips t along the given axes (torch.flip; negative axes count
 // from the end; an axis named twice is flipped once, as torch refuses it).
-func Reverse(t *Tensor, axes []int64) (*Tensor, error) {
+func reverse(t *Tensor, axes []int64) (*Tensor, error) {
 	r := len(t.Shape)
 	flip := make([]bool, r)
 	for _, a := range axes {
@@ -156,19 +156,17 @@ func Reverse(t *Tensor, axes []int64) (*Tensor, error) {
 // (coreai_torch/_aten_to_core.py replace_constant_pad_nd, coreai_torch/_utils.py
 // replace_pad_with_mode).
 const (
-	PadConstant  = "constant"
-	PadReflect   = "reflect"
-	PadReplicate = "replicate"
+	padConstant  = "constant"
+	padReflect   = "reflect"
+	padReplicate = "replicate"
 )
 
-// Pad pads t by pads = [before_0, after_0, before_1, after_1, …] (Core AI's
+// pad pads t by pads = [before_0, after_0, before_1, after_1, …] (Core AI's
 // order: one pair per axis, axis 0 first). Constant mode fills with value's
 // element (rounded to t's type); the other modes ignore value. Reflect needs
 // each pad smaller than its axis, as torch does.
-func Pad(t *Tensor, pads []int64, value *Tensor, mode string) (*Tensor, error) {
-	return pad(t, pads, value, mode, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(pads) != 2*r {
@@ -182,15 +180,15 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 		}
 		n := t.Shape[d]
 		switch mode {
-		case PadReflect:
+		case padReflect:
 			if int(lo) >= n || int(hi) >= n {
 				return nil, fmt.Errorf("pad: reflect padding %d, %d on axis %d must be smaller than its size %d", lo, hi, d, n)
 			}
-		case PadReplicate:
+		case padReplicate:
 			if n == 0 && lo+hi > 0 {
 				return nil, fmt.Errorf("pad: replicate padding of an empty axis %d", d)
 			}
-		case PadConstant:
+		case padConstant:
 		default:
 			return nil, fmt.Errorf("pad: mode %q is not one coreai-torch emits (constant, reflect, replicate)", mode)
 		}
@@ -199,7 +197,7 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 	if err := checkOut("pad", shape, want); err != nil {
 		return nil, err
 	}
-	if mode == PadConstant && value == nil {
+	if mode == padConstant && value == nil {
 		return nil, fmt.Errorf("pad: constant mode needs a value operand")
 	}
 	st := stridesOf(t.Shape)
@@ -210,9 +208,9 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 			v -= int(pads[2*d])
 			switch {
 			case v >= 0 && v < n:
-			case mode == PadConstant:
+			case mode == padConstant:
 				return -1
-			case mode == PadReplicate:
+			case mode == padReplicate:
 				v = min(max(v, 0), n-1)
 			default: // reflect about the edge elements
 				if v < 0 {
@@ -225,20 +223,18 @@ func pad(t *Tensor, pads []int64, value *Tensor, mode string, want []int) (*Tens
 		}
 		return i
 	})
-	if mode != PadConstant {
+	if mode != padConstant {
 		value = nil
 	}
 	return pickElems(t, shape, src, value)
 }
 
-// BroadcastInDims sets axis axes[i] of t to sizes[i] by broadcasting (t
+// broadcastInDims sets axis axes[i] of t to sizes[i] by broadcasting (t
 // has size 1 there) and keeps the other axes: coreai-torch's lowering of
 // Tensor.expand and copy (tests/ops/test_ops_ir.py TestExpandIR: a 1x3 input
 // with sizes [4] at axes [0] gives 4x3).
-func BroadcastInDims(t *Tensor, sizes, axes []int64) (*Tensor, error) {
-	return broadcastInDims(t, sizes, axes, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func broadcastInDims(t *Tensor, sizes, axes []int64, want []int) (*Tensor, error) {
 	if len(sizes) != len(axes) {
 		return nil, fmt.Errorf("broadcast_in_dims: %d sizes for %d axes", len(sizes), len(axes))
@@ -257,16 +253,16 @@ func broadcastInDims(t *Tensor, sizes, axes []int64, want []int) (*Tensor, error
 	if err := checkOut("broadcast_in_dims", shape, want); err != nil {
 		return nil, err
 	}
-	out, err := BroadcastTo(t, shape)
+	out, err := broadcastTo(t, shape)
 	if err != nil {
 		return nil, fmt.Errorf("broadcast_in_dims: %w", err)
 	}
 	return out, nil
 }
 
-// GetShape is t's shape as a rank-1 tensor of out (ui32 in coreai-torch's
+// getShape is t's shape as a rank-1 tensor of out (ui32 in coreai-torch's
 // IR).
-func GetShape(t *Tensor, out Elem) (*Tensor, error) {
+func getShape(t *Tensor, out Elem) (*Tensor, error) {
 	if out.IsFloat() {
 		return nil, fmt.Errorf("get_shape: result type %s is not an integer", out)
 	}
@@ -280,9 +276,9 @@ func GetShape(t *Tensor, out Elem) (*Tensor, error) {
 	return NewInt(out, []int{len(t.Shape)}, res), nil
 }
 
-// BroadcastShapes is numpy's broadcast_shapes of two rank-1 shape tensors
+// broadcastShapes is numpy's broadcast_shapes of two rank-1 shape tensors
 // (coreai_torch/_utils.py computes index shapes with it at run time).
-func BroadcastShapes(a, b *Tensor, out Elem) (*Tensor, error) {
+func broadcastShapes(a, b *Tensor, out Elem) (*Tensor, error) {
 	if len(a.Shape) != 1 || len(b.Shape) != 1 || a.Elem.IsFloat() || b.Elem.IsFloat() || out.IsFloat() {
 		return nil, fmt.Errorf("broadcast_shapes: operands %s, %s and result %s must be rank-1 integer shapes", a, b, out)
 	}
@@ -315,14 +311,12 @@ func BroadcastShapes(a, b *Tensor, out Elem) (*Tensor, error) {
 	return NewInt(out, []int{len(s)}, res), nil
 }
 
-// Range is torch.arange(start, end, step): ceil((end - start) / step)
+// rangeOf is torch.arange(start, end, step): ceil((end - start) / step)
 // elements start + i·step. Integer operands compute exactly; float ones in
 // float64, each element rounded once to out (torch computes in its
 // accumulate type, double for float on the CPU).
-func Range(start, end, step *Tensor, out Elem) (*Tensor, error) {
-	return rangeOf(start, end, step, out, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func rangeOf(start, end, step *Tensor, out Elem, want []int) (*Tensor, error) {
 	for _, t := range []*Tensor{start, end, step} {
 		if t.Len() != 1 {
@@ -428,50 +422,61 @@ func scalarInt(t *Tensor, what string) (int64, error) {
 	return v[0], nil
 }
 
-// execLayout runs tile, pad, reverse, broadcast_in_dims, get_shape,
-// broadcast_shapes and range; ok is false for any other op.
-func execLayout(op *graph.Operation, k string, ins []*Tensor, el Elem) (*Tensor, bool, error) {
-	var t *Tensor
-	var err error
-	switch k {
-	case "tile": // (x, reps)
-		if err = need(ins, 2); err == nil {
-			t, err = tile(ins[0], ins[1].Ints(), declared(op))
-		}
-	case "reverse": // (x, axes)
-		if err = need(ins, 2); err == nil {
-			t, err = Reverse(ins[0], ins[1].Ints())
-		}
-	case "pad": // (x, pads, value) mode = <constant|reflect|replicate>
-		if err = need(ins, 2); err == nil {
-			mode := enumWord(op, "mode")
-			if mode == "" {
-				mode = PadConstant // coreai-torch prints the mode even for constant
-			}
-			var v *Tensor
-			if len(ins) > 2 {
-				v = ins[2]
-			}
-			t, err = pad(ins[0], ins[1].Ints(), v, mode, declared(op))
-		}
-	case "broadcast_in_dims": // (x, sizes, axes)
-		if err = need(ins, 3); err == nil {
-			t, err = broadcastInDims(ins[0], ins[1].Ints(), ins[2].Ints(), declared(op))
-		}
-	case "get_shape":
-		if err = need(ins, 1); err == nil {
-			t, err = GetShape(ins[0], el)
-		}
-	case "broadcast_shapes":
-		if err = need(ins, 2); err == nil {
-			t, err = BroadcastShapes(ins[0], ins[1], el)
-		}
-	case "range": // (start, end, step)
-		if err = need(ins, 3); err == nil {
-			t, err = rangeOf(ins[0], ins[1], ins[2], el, declared(op))
-		}
-	default:
-		return nil, false, nil
+// The layout rows' kernels (ops.go).
+
+func tileOp(c opCall) (*Tensor, error) { // (x, reps)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
 	}
-	return t, true, err
+	return tile(c.ins[0], c.ins[1].Ints(), declared(c.op))
+}
+
+func reverseOp(c opCall) (*Tensor, error) { // (x, axes)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return reverse(c.ins[0], c.ins[1].Ints())
+}
+
+func padOp(c opCall) (*Tensor, error) { // (x, pads, value) mode = <constant|reflect|replicate>
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	mode := enumWord(c.op, "mode")
+	if mode == "" {
+		mode = padConstant // coreai-torch prints the mode even for constant
+	}
+	var v *Tensor
+	if len(c.ins) > 2 {
+		v = c.ins[2]
+	}
+	return pad(c.ins[0], c.ins[1].Ints(), v, mode, declared(c.op))
+}
+
+func broadcastInDimsOp(c opCall) (*Tensor, error) { // (x, sizes, axes)
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	return broadcastInDims(c.ins[0], c.ins[1].Ints(), c.ins[2].Ints(), declared(c.op))
+}
+
+func getShapeOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	return getShape(c.ins[0], c.el)
+}
+
+func broadcastShapesOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return broadcastShapes(c.ins[0], c.ins[1], c.el)
+}
+
+func rangeOp(c opCall) (*Tensor, error) { // (start, end, step)
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	return rangeOf(c.ins[0], c.ins[1], c.ins[2], c.el, declared(c.op))
 }

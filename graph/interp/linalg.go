@@ -116,8 +116,8 @@ func (m *mat) load(buf []float32, start, n, stride int) []float32 {
 	return buf
 }
 
-// Workers is the default parallelism of matmul and conv.
-var Workers = runtime.GOMAXPROCS(0)
+// workers is the default parallelism of matmul and conv.
+var workers = runtime.GOMAXPROCS(0)
 
 type mmItem struct{ boff, aoff, ooff, i0, i1, j0, j1 int }
 
@@ -580,15 +580,11 @@ func split(M, N, K, workers int, base mmItem) []mmItem {
 	return out
 }
 
-// MatMul multiplies [..., M, K] by [..., K, N] with numpy batch
+// matMul multiplies [..., M, K] by [..., K, N] with numpy batch
 // broadcasting (transposeA/B swap the last two axes of an operand; a rank-1
-// operand is a row or column vector whose unit axis is dropped).
-func MatMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16 bool) (*Tensor, error) {
-	return matMul(a, b, transposeA, transposeB, out, acc16, false, nil)
-}
-
-// matMul is MatMul; ane rounds every product to fp16 before the float32
-// sum (the Neural Engine profile, numerics.go).
+// operand is a row or column vector whose unit axis is dropped). ane
+// rounds every product to fp16 before the float32 sum (the Neural Engine
+// profile, numerics.go).
 // reads, when set, counts the weight bytes the kernels read and the f16
 // weight elements they widen.
 func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
@@ -642,9 +638,9 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	res := make([]float32, numel([]int{numel(batch), M, N}))
 	var items []mmItem
 	forEachBroadcast(batch, [][]int{as[:ra-2], bs[:rb-2]}, func(o int, idx []int) {
-		items = append(items, split(M, N, K, Workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
+		items = append(items, split(M, N, K, workers, mmItem{aoff: idx[0] * M * K, boff: idx[1] * K * N, ooff: o * M * N})...)
 	})
-	matmulCore(A, B, M, N, K, items, res, out, acc16, ane, Workers)
+	matmulCore(A, B, M, N, K, items, res, out, acc16, ane, workers)
 	shape := append(append([]int(nil), batch...), M, N)
 	switch {
 	case vecA && vecB:
@@ -657,27 +653,22 @@ func matMul(a, b *Tensor, transposeA, transposeB bool, out Elem, acc16, ane bool
 	return NewFloat(out, shape, res), nil
 }
 
-// ConvParams are 2-D convolution attributes (NCHW input, OIHW weight).
-type ConvParams struct {
+// convParams are 2-D convolution attributes (NCHW input, OIHW weight).
+type convParams struct {
 	Strides   [2]int
 	Dilations [2]int
 	Pads      [4]int // top, bottom, left, right
 	Groups    int
 }
 
-// Conv is a 2-D convolution (rank-3 NCW inputs are treated as H=1). Each
+// conv is a 2-D convolution (rank-3 NCW inputs are treated as H=1). Each
 // output accumulates in float32 over input channel, kernel row, kernel
 // column in that order; a 1×1 stride-1 unpadded conv runs as a matmul with
-// the weight used in place.
-func Conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16 bool) (*Tensor, error) {
-	return conv(x, w, bias, p, out, acc16, false, nil)
-}
-
-// conv is Conv; ane rounds every product to fp16 before the float32 sum
-// (the Neural Engine profile, numerics.go).
+// the weight used in place. ane rounds every product to fp16 before the
+// float32 sum (the Neural Engine profile, numerics.go).
 // reads, when set, counts the weight bytes the kernels read and the f16
 // weight elements they widen.
-func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
+func conv(x, w, bias *Tensor, p convParams, out Elem, acc16, ane bool, reads *counts) (*Tensor, error) {
 	xs, ws := x.Shape, w.Shape
 	conv1d := len(xs) == 3
 	if conv1d {
@@ -711,7 +702,7 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *co
 		A, B := viewOf(x), viewOf(w).counted(w, reads)
 		A.sr, A.sc = C, 1
 		B.sr, B.sc = 1, C
-		matmulCore(A, B, Nb, O, C, split(Nb, O, C, Workers, mmItem{}), res, out, acc16, ane, Workers)
+		matmulCore(A, B, Nb, O, C, split(Nb, O, C, workers, mmItem{}), res, out, acc16, ane, workers)
 	} else if KH == 1 && KW == 1 && g == 1 && sh == 1 && sw == 1 && p.Pads == [4]int{} {
 		// out[n] = W[O×C] · X[n][C×HW]
 		A, B := viewOf(w).counted(w, reads), viewOf(x)
@@ -719,9 +710,9 @@ func conv(x, w, bias *Tensor, p ConvParams, out Elem, acc16, ane bool, reads *co
 		B.sr, B.sc = H*W, 1
 		var items []mmItem
 		for n := 0; n < Nb; n++ {
-			items = append(items, split(O, H*W, C, Workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
+			items = append(items, split(O, H*W, C, workers, mmItem{boff: n * C * H * W, ooff: n * O * H * W})...)
 		}
-		matmulCore(A, B, O, H*W, C, items, res, out, acc16, ane, Workers)
+		matmulCore(A, B, O, H*W, C, items, res, out, acc16, ane, workers)
 	} else {
 		xf, wf := x.Floats(), w.Floats()
 		Og := O / g
@@ -804,4 +795,52 @@ func dot4h(x []float32, h0, h1, h2, h3 []uint16) (s0, s1, s2, s3 float32) {
 		s3 += float32(v * f16.ToFloat32(h3[k]))
 	}
 	return
+}
+
+func matmulOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	ta, tb := matmulTransposes(c.op)
+	return matMul(c.ins[0], c.ins[1], ta, tb, c.el, c.acc16, false, c.in.counts())
+}
+
+// convOp runs conv (1-D and 2-D) under the wide-accumulator rule of the
+// Neural Engine profile when it is on and the result is f16.
+func convOp(c opCall) (*Tensor, error) {
+	op, ins := c.op, c.ins
+	if err := need(ins, 2); err != nil {
+		return nil, err
+	}
+	p := convParams{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Groups: 1}
+	two := func(v []int64, dst *[2]int) {
+		switch len(v) {
+		case 1:
+			dst[0], dst[1] = 1, int(v[0]) // 1-D conv: the spatial axis is W
+		case 2:
+			dst[0], dst[1] = int(v[0]), int(v[1])
+		}
+	}
+	if v, ok := intArg(op, ins, 2, "strides"); ok {
+		two(v, &p.Strides)
+	}
+	if v, ok := intArg(op, ins, 3, "dilations"); ok {
+		two(v, &p.Dilations)
+	}
+	if v, ok := intArg(op, ins, 4, "groups"); ok && len(v) == 1 {
+		p.Groups = int(v[0])
+	}
+	if v, ok := intArg(op, ins, 5, "pad"); ok {
+		switch len(v) {
+		case 2: // 1-D: left, right
+			p.Pads = [4]int{0, 0, int(v[0]), int(v[1])}
+		case 4:
+			p.Pads = [4]int{int(v[0]), int(v[1]), int(v[2]), int(v[3])}
+		}
+	}
+	var bias *Tensor
+	if len(ins) > 6 {
+		bias = ins[6]
+	}
+	return conv(ins[0], ins[1], bias, p, c.el, c.acc16, c.in.opts.ANE != nil && c.el == F16, c.in.counts())
 }

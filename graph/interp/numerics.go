@@ -62,36 +62,37 @@ type ANE struct {
 // The measured limits. Each is used by the rule table and by the code that
 // applies it, so the table is their one home for readers.
 const (
-	// MatmulCliff is the largest matmul output magnitude that stays finite.
+	// matmulCliff is the largest matmul output magnitude that stays finite.
 	// bench/results/numeric_cliffs_results.json records the bisected last
 	// finite output as 32758.8 (tolerance 2) for K = 4…128, "expected
 	// 32752"; the fp16 values around it are 32752 (= 65504/2) and 32768,
 	// so anefix reads the limit as: an output that rounds to more than
 	// 32752 in fp16 (true magnitude ≥ 32760, the rounding midpoint)
 	// becomes ±inf. That reading is anefix's; it fits the bisection.
-	MatmulCliff = 32752
-	// SliceCliff is the largest magnitude a slice with a nonzero last-axis
+	matmulCliff = 32752
+	// sliceCliff is the largest magnitude a slice with a nonzero last-axis
 	// begin passes on pre-A16 chips (65504/16: an implied ×16 fixed-point
 	// crop path, docs/numeric-cliffs.md); larger values become ±inf.
-	SliceCliff = 4094
+	sliceCliff = 4094
 	// FP16Max is the largest finite half.
 	FP16Max = 65504
 )
 
-// Rule is one row of the profile: what it changes, for which ops and
+// rule is one row of the profile: what it changes, for which ops and
 // chips, and where the measurement comes from.
-type Rule struct {
+type rule struct {
 	Name   string   // stable identifier, also the flag `verify --ranges` prints
-	Ops    []string // canonical op names it applies to; nil: every f16 op
+	Ops    []string // the op rows (ops.go) that name it; nil: every f16 op
 	Family string   // "" for every family, else the only family it holds on
 	Limit  float64  // the threshold it applies, 0 when none
 	Models string   // what the interpreter does
 	Source string   // the third-party document and chips behind it
 }
 
-// ANERules is the profile, in the order a reader should check it. Extending
-// it means adding a row here and the code it names in aneExec.
-var ANERules = []Rule{
+// aneRules is the profile, in the order a reader should check it. Extending
+// it means adding a row here, the rule's name in the rules of the op rows
+// it changes (ops.go), which fills Ops, and their ane kernel.
+var aneRules = []rule{
 	{
 		Name:   "fp16-operands-products",
 		Models: "every operand and every product is rounded to fp16 (round to nearest even); matmul and conv round each product before adding it",
@@ -99,28 +100,24 @@ var ANERules = []Rule{
 	},
 	{
 		Name:   "wide-accumulator",
-		Ops:    []string{"matmul", "conv"},
 		Models: "matmul and conv sum their fp16-rounded products in float32, sequentially in index order (float32 stands in for the 'fp32-class' accumulator; its true width is not public)",
 		Source: "ANEForge docs/developer/numerics.md (wide accumulator; 16384 ones sum exactly), M2 Pro and M5",
 	},
 	{
 		Name:   "narrow-reduce",
-		Ops:    []string{"reduce_sum", "reduce_mean", "reduce_product"},
 		Models: "reduce_sum accumulates in fp16: the running sum is rounded to half after every addition; reduce_mean is that sum divided by the count (anefix's guess: the source measures reduce_sum only, and a mean is lowered as sum and scale); reduce_product rounds every product to fp16 (the operands-and-products rule); reduce_max/min are exact either way; ties round to even, so an 8-term row summing to 2049 gives 2048 where ANEForge's bench read 2050 on the device: how the engine breaks ties is not known",
 		Source: "ANEForge docs/developer/numerics.md (the reduce_sum trap: matmul wide, reduce_sum narrow) and docs/numeric-cliffs.md (integer row sums exact only through 2048), M2 Pro and M5",
 	},
 	{
 		Name:   "matmul-saturation",
-		Ops:    []string{"matmul"},
-		Limit:  MatmulCliff,
+		Limit:  matmulCliff,
 		Models: "a matmul output whose fp16 value exceeds 32752 in magnitude becomes ±inf (the limit does not depend on K); not applied to conv, which the sources did not sweep",
 		Source: "ANEForge docs/numeric-cliffs.md and bench/results/numeric_cliffs_results.json (last finite 32758.8 for K = 4…128), M2 Pro and M5",
 	},
 	{
 		Name:   "slice-saturation",
-		Ops:    []string{"slice"},
 		Family: "pre-a16",
-		Limit:  SliceCliff,
+		Limit:  sliceCliff,
 		Models: "a slice whose begin on the last axis is nonzero turns values above 4094 in magnitude into ±inf; absent on A16",
 		Source: "ANEForge docs/numeric-cliffs.md (measured on M2 Pro; M5 exact) and docs/developer/numerics.md (which names only A13 for the same path: the sources disagree on A14/A15, so pre-a16 follows the stricter one)",
 	},
@@ -147,13 +144,13 @@ type Cliff struct {
 func CliffOf(op *graph.Operation, fam Family) (Cliff, bool) {
 	switch canonical(op.Name) {
 	case "matmul":
-		return Cliff{"matmul-saturation", MatmulCliff}, true
+		return Cliff{"matmul-saturation", matmulCliff}, true
 	case "slice":
 		if fam != PreA16 {
 			return Cliff{}, false
 		}
 		if begin, ok := constInts(op, 1, "begin"); ok && cropsLastAxis(begin) {
-			return Cliff{"slice-saturation", SliceCliff}, true
+			return Cliff{"slice-saturation", sliceCliff}, true
 		}
 	}
 	return Cliff{}, false
@@ -173,7 +170,7 @@ func constInts(op *graph.Operation, idx int, attr string) ([]int64, bool) {
 		return nil, false
 	}
 	d := op.Operand(idx).DefiningOp()
-	if d == nil || (d.Name != "coreai.constant" && d.Name != "arith.constant") {
+	if d == nil || !isConstant(d.Name) {
 		return nil, false
 	}
 	if v := d.Inherent("value"); v != nil {
@@ -182,39 +179,45 @@ func constInts(op *graph.Operation, idx int, attr string) ([]int64, bool) {
 	return nil, false
 }
 
-// aneExec runs op under the profile when a rule names it; handled is false
-// for ops that run as under IEEE. el is the op's result type (f16).
-func (in *Interp) aneExec(op *graph.Operation, k string, ins []*Tensor, el Elem) (res *Tensor, handled bool, err error) {
-	switch k {
-	case "reduce_sum", "reduce_mean", "reduce_product":
-		// narrow-reduce: the existing f16 accumulation of Reduce.
-		return execReduce(op, k, ins, el, true, in.counts())
-	case "matmul":
-		if err := need(ins, 2); err != nil {
-			return nil, true, err
-		}
-		ta, tb := matmulTransposes(op)
-		res, err = matMul(ins[0], ins[1], ta, tb, el, false, true, in.counts())
-		if err == nil {
-			in.saturate(op, res, "matmul-saturation", MatmulCliff)
-		}
-		return res, true, err
-	case "slice":
-		// slice-saturation: the IEEE slice (execShape reads its
-		// parameters; a begin that does not read is its error to
-		// report), then the cliff where the rule's begin applies.
-		begin, ok := intArg(op, ins, 1, "begin")
-		if !ok || in.opts.ANE.Family != PreA16 || !cropsLastAxis(begin) {
-			return nil, false, nil
-		}
-		// Slice copies, so saturating its result leaves the input alone.
-		res, _, err = execShape(op, k, ins, el)
-		if err == nil {
-			in.saturate(op, res, "slice-saturation", SliceCliff)
-		}
-		return res, true, err
+// The profile's kernels (the ane field of the rows in ops.go) for an f16
+// result; handled is false where the rule does not apply, and the op runs
+// as under IEEE.
+
+// narrowReduceOp is narrow-reduce: the f16 accumulation of reduce.
+func narrowReduceOp(c opCall) (*Tensor, bool, error) {
+	c.acc16 = true
+	t, err := reduceOp(c)
+	return t, true, err
+}
+
+// aneMatmulOp is wide-accumulator with each product rounded to half, then
+// matmul-saturation.
+func aneMatmulOp(c opCall) (*Tensor, bool, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, true, err
 	}
-	return nil, false, nil
+	ta, tb := matmulTransposes(c.op)
+	t, err := matMul(c.ins[0], c.ins[1], ta, tb, c.el, false, true, c.in.counts())
+	if err == nil {
+		c.in.saturate(c.op, t, "matmul-saturation", matmulCliff)
+	}
+	return t, true, err
+}
+
+// aneSliceOp is slice-saturation: the IEEE slice (sliceOp reads its
+// parameters; a begin that does not read is its error to report), then
+// the cliff where the rule's begin applies.
+func aneSliceOp(c opCall) (*Tensor, bool, error) {
+	begin, ok := intArg(c.op, c.ins, 1, "begin")
+	if !ok || c.in.opts.ANE.Family != PreA16 || !cropsLastAxis(begin) {
+		return nil, false, nil
+	}
+	// Slice copies, so saturating its result leaves the input alone.
+	t, err := sliceOp(c)
+	if err == nil {
+		c.in.saturate(c.op, t, "slice-saturation", sliceCliff)
+	}
+	return t, true, err
 }
 
 // saturate turns finite values above limit in magnitude into ±inf and tells

@@ -11,114 +11,118 @@ import (
 	"github.com/anefix/anefix/graph/mlirtext"
 )
 
-// TestANERules checks each rule of the Neural Engine profile (ANERules)
-// against values computed by hand, beside what IEEE numerics give for the
-// same graph, so that a row passing under both would show a rule that does
-// nothing.
-func TestANERules(t *testing.T) {
-	inf := float32(math.Inf(1))
-	ones := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = 1
-		}
-		return v
-	}
-	cases := []struct {
-		rule, name string
-		in         string // type of %x
-		body       string // ops ending in coreai.output
-		x          []float32
-		ieee       []float32
-		pre, a16   []float32 // ane profile per family (a16 nil: same as pre)
-	}{
-		{"fp16-operands-products", "matmul rounds each product before the sum",
-			// (1+2^-10)² = 1 + 2^-9 + 2^-20 rounds to 1 + 2^-9, which the
-			// second product (−1 · (1+2^-9)) cancels exactly; IEEE keeps
-			// the 2^-20 (a half subnormal).
-			"tensor<1x2xf16>", `
+// aneRuleCases are TestANERules' rows: per rule of the Neural Engine
+// profile, a graph, its input, and the outputs under IEEE and under the
+// profile per family, each derived by hand in its comment.
+var aneRuleCases = []struct {
+	rule, name string
+	in         string // type of %x
+	body       string // ops ending in coreai.output
+	x          []float32
+	ieee       []float32
+	pre, a16   []float32 // ane profile per family (a16 nil: same as pre)
+}{
+	{"fp16-operands-products", "matmul rounds each product before the sum",
+		// (1+2^-10)² = 1 + 2^-9 + 2^-20 rounds to 1 + 2^-9, which the
+		// second product (−1 · (1+2^-9)) cancels exactly; IEEE keeps
+		// the 2^-20 (a half subnormal).
+		"tensor<1x2xf16>", `
     %w = coreai.constant dense<[[1.000977e+00], [1.001953e+00]]> : tensor<2x1xf16>
     %y = "coreai.matmul"(%x, %w) : (tensor<1x2xf16>, tensor<2x1xf16>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			[]float32{1.0009765625, -1}, []float32{0x1p-20}, []float32{0}, nil},
-		{"fp16-operands-products", "an f32 matmul keeps IEEE arithmetic",
-			"tensor<1x2xf32>", `
+		[]float32{1.0009765625, -1}, []float32{0x1p-20}, []float32{0}, nil},
+	{"fp16-operands-products", "an f32 matmul keeps IEEE arithmetic",
+		"tensor<1x2xf32>", `
     %w = coreai.constant dense<[[1.0009765625], [1.001953125]]> : tensor<2x1xf32>
     %y = "coreai.matmul"(%x, %w) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
     coreai.output %y : tensor<1x1xf32>`,
-			[]float32{1.0009765625, -1}, []float32{0x1p-20}, []float32{0x1p-20}, nil},
-		{"wide-accumulator", "4096 ones through matmul sum exactly",
-			"tensor<1x4096xf16>", `
+		[]float32{1.0009765625, -1}, []float32{0x1p-20}, []float32{0x1p-20}, nil},
+	{"wide-accumulator", "4096 ones through matmul sum exactly",
+		"tensor<1x4096xf16>", `
     %w = coreai.constant dense<1.000000e+00> : tensor<4096x1xf16>
     %y = "coreai.matmul"(%x, %w) : (tensor<1x4096xf16>, tensor<4096x1xf16>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			ones(4096), []float32{4096}, []float32{4096}, nil},
-		{"narrow-reduce", "4096 ones through reduce_sum stall at 2048",
-			// 2048 + 1 = 2049 is a tie between halves 2048 and 2050 and
-			// rounds to the even 2048, so the running sum stays there.
-			"tensor<1x4096xf16>", `
+		onesF32(4096), []float32{4096}, []float32{4096}, nil},
+	{"narrow-reduce", "4096 ones through reduce_sum stall at 2048",
+		// 2048 + 1 = 2049 is a tie between halves 2048 and 2050 and
+		// rounds to the even 2048, so the running sum stays there.
+		"tensor<1x4096xf16>", `
     %ax = coreai.constant dense<[1]> : tensor<1xsi32>
     %y = coreai.reduce_sum %x, %ax : (tensor<1x4096xf16>, tensor<1xsi32>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			ones(4096), []float32{4096}, []float32{2048}, nil},
-		{"narrow-reduce", "reduce_mean is the narrow sum over the count",
-			"tensor<1x4096xf16>", `
+		onesF32(4096), []float32{4096}, []float32{2048}, nil},
+	{"narrow-reduce", "reduce_mean is the narrow sum over the count",
+		"tensor<1x4096xf16>", `
     %ax = coreai.constant dense<[1]> : tensor<1xsi32>
     %y = coreai.reduce_mean %x, %ax : (tensor<1x4096xf16>, tensor<1xsi32>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			ones(4096), []float32{1}, []float32{0.5}, nil},
-		{"narrow-reduce", "reduce_prod (the alias) rounds every product as reduce_product does",
-			// 1.5^7 = 2187/128 is a tie between halves and rounds to
-			// 2188/128; × 1.5 is 25.640625, exact. Rounded once at the
-			// end, 1.5^8 = 6561/256 is 25.625 in half. The alias once
-			// escaped the rule (the rule matched reduce_product only).
-			"tensor<1x8xf16>", `
+		onesF32(4096), []float32{1}, []float32{0.5}, nil},
+	{"narrow-reduce", "reduce_prod (the alias) rounds every product as reduce_product does",
+		// 1.5^7 = 2187/128 is a tie between halves and rounds to
+		// 2188/128; × 1.5 is 25.640625, exact. Rounded once at the
+		// end, 1.5^8 = 6561/256 is 25.625 in half. The alias once
+		// escaped the rule (the rule matched reduce_product only).
+		"tensor<1x8xf16>", `
     %ax = coreai.constant dense<[1]> : tensor<1xsi32>
     %y = "coreai.reduce_prod"(%x, %ax) : (tensor<1x8xf16>, tensor<1xsi32>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			[]float32{1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5}, []float32{25.625}, []float32{25.640625}, nil},
-		{"narrow-reduce", "a sum that overflows half midway",
-			// 30000+30000 = 60000, +30000 overflows half: inf stays inf.
-			"tensor<1x6xf16>", `
+		[]float32{1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5}, []float32{25.625}, []float32{25.640625}, nil},
+	{"narrow-reduce", "a sum that overflows half midway",
+		// 30000+30000 = 60000, +30000 overflows half: inf stays inf.
+		"tensor<1x6xf16>", `
     %ax = coreai.constant dense<[1]> : tensor<1xsi32>
     %y = coreai.reduce_sum %x, %ax : (tensor<1x6xf16>, tensor<1xsi32>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			[]float32{30000, 30000, 30000, -30000, -30000, -29984}, []float32{16}, []float32{inf}, nil},
-		{"matmul-saturation", "an output of 32760 rounds to 32768 and saturates",
-			"tensor<1x2xf16>", `
+		[]float32{30000, 30000, 30000, -30000, -30000, -29984}, []float32{16}, []float32{posInf}, nil},
+	{"matmul-saturation", "an output of 32760 rounds to 32768 and saturates",
+		"tensor<1x2xf16>", `
     %w = coreai.constant dense<1.000000e+00> : tensor<2x1xf16>
     %y = "coreai.matmul"(%x, %w) : (tensor<1x2xf16>, tensor<2x1xf16>) -> tensor<1x1xf16>
     coreai.output %y : tensor<1x1xf16>`,
-			[]float32{16380, 16380}, []float32{32768}, []float32{inf}, nil},
-		{"matmul-saturation", "32752 itself stays finite; negative outputs saturate to -inf",
-			"tensor<2x2xf16>", `
+		[]float32{16380, 16380}, []float32{32768}, []float32{posInf}, nil},
+	{"matmul-saturation", "32752 itself stays finite; negative outputs saturate to -inf",
+		"tensor<2x2xf16>", `
     %w = coreai.constant dense<1.000000e+00> : tensor<2x1xf16>
     %y = "coreai.matmul"(%x, %w) : (tensor<2x2xf16>, tensor<2x1xf16>) -> tensor<2x1xf16>
     coreai.output %y : tensor<2x1xf16>`,
-			[]float32{16376, 16376, -16380, -16380}, []float32{32752, -32768}, []float32{32752, -inf}, nil},
-		{"slice-saturation", "a slice with last-axis begin 1 (pre-A16 only)",
-			"tensor<1x4xf16>", `
+		[]float32{16376, 16376, -16380, -16380}, []float32{32752, -32768}, []float32{32752, -posInf}, nil},
+	{"slice-saturation", "a slice with last-axis begin 1 (pre-A16 only)",
+		"tensor<1x4xf16>", `
     %b = coreai.constant dense<[0, 1]> : tensor<2xsi32>
     %e = coreai.constant dense<[1, 4]> : tensor<2xsi32>
     %s = coreai.constant dense<[1, 1]> : tensor<2xsi32>
     %y = "coreai.slice"(%x, %b, %e, %s) : (tensor<1x4xf16>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<1x3xf16>
     coreai.output %y : tensor<1x3xf16>`,
-			[]float32{0, 4094, 4096, -5000}, []float32{4094, 4096, -5000}, []float32{4094, inf, -inf}, []float32{4094, 4096, -5000}},
-		{"slice-saturation", "a slice with last-axis begin 0 passes every value",
-			"tensor<1x4xf16>", `
+		[]float32{0, 4094, 4096, -5000}, []float32{4094, 4096, -5000}, []float32{4094, posInf, -posInf}, []float32{4094, 4096, -5000}},
+	{"slice-saturation", "a slice with last-axis begin 0 passes every value",
+		"tensor<1x4xf16>", `
     %b = coreai.constant dense<[0, 0]> : tensor<2xsi32>
     %e = coreai.constant dense<[1, 3]> : tensor<2xsi32>
     %s = coreai.constant dense<[1, 1]> : tensor<2xsi32>
     %y = "coreai.slice"(%x, %b, %e, %s) : (tensor<1x4xf16>, tensor<2xsi32>, tensor<2xsi32>, tensor<2xsi32>) -> tensor<1x3xf16>
     coreai.output %y : tensor<1x3xf16>`,
-			[]float32{4094, 4096, -5000, 0}, []float32{4094, 4096, -5000}, []float32{4094, 4096, -5000}, nil},
+		[]float32{4094, 4096, -5000, 0}, []float32{4094, 4096, -5000}, []float32{4094, 4096, -5000}, nil},
+}
+
+func onesF32(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 1
 	}
+	return v
+}
+
+// TestANERules checks each rule of the Neural Engine profile (aneRules)
+// against values computed by hand, beside what IEEE numerics give for the
+// same graph, so that a row passing under both would show a rule that does
+// nothing.
+func TestANERules(t *testing.T) {
 	known := map[string]bool{}
-	for _, r := range ANERules {
+	for _, r := range aneRules {
 		known[r.Name] = true
 	}
 	tested := map[string]bool{}
-	for _, c := range cases {
+	for _, c := range aneRuleCases {
 		if !known[c.rule] {
 			t.Fatalf("%s: no rule %q in ANERules", c.name, c.rule)
 		}

@@ -173,47 +173,47 @@ func TestOpsAgainstNumpy(t *testing.T) {
 		base := strings.TrimSuffix(op, "_scalar")
 		switch {
 		case unaryFloat[op] != nil:
-			got, err = Unary(op, vecIn(t, f, c, "in0"), el)
+			got, err = unary(op, vecIn(t, f, c, "in0"), el)
 		case binaryFloat[base] != nil:
-			got, err = Binary(base, vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), el)
+			got, err = broadcastBinary(base, vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), el)
 		case compareOps[op] != nil:
-			got, err = Compare(op, vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"))
+			got, err = compare(op, vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"))
 		case op == "where":
-			got, err = Where(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "in2"), el)
+			got, err = where(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "in2"), el)
 		case strings.HasPrefix(op, "reduce_"):
 			name := op[:strings.LastIndex(op, "_ax")]
 			acc16 := strings.Contains(name, "_acc16")
 			name = strings.Replace(name, "_acc16", "", 1)
-			got, err = Reduce(name, vecIn(t, f, c, "in0"), vecIn(t, f, c, "axis").Ints(), true, el, acc16)
+			got, err = reduce(name, vecIn(t, f, c, "in0"), vecIn(t, f, c, "axis").Ints(), true, el, acc16)
 		case op == "softmax":
-			got, err = Softmax(vecIn(t, f, c, "in0"), vecIn(t, f, c, "axis").Ints()[0], el)
+			got, err = softmax(vecIn(t, f, c, "in0"), vecIn(t, f, c, "axis").Ints()[0], el)
 		case strings.HasPrefix(op, "matmul"):
 			got, err = MatMul(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), false, false, el, strings.HasSuffix(op, "_acc16"))
 		case op == "conv1x1":
-			got, err = Conv(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), nil, ConvParams{}, el, false)
+			got, err = Conv(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), nil, convParams{}, el, false)
 		case op == "conv_dw_causal":
 			pad := vecIn(t, f, c, "pad").Ints()
-			p := ConvParams{Groups: int(vecIn(t, f, c, "groups").Ints()[0])}
+			p := convParams{Groups: int(vecIn(t, f, c, "groups").Ints()[0])}
 			for i := range p.Pads {
 				p.Pads[i] = int(pad[i])
 			}
 			got, err = Conv(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), nil, p, el, false)
 		case op == "transpose":
-			got, err = Transpose(vecIn(t, f, c, "in0"), vecIn(t, f, c, "perm").Ints())
+			got, err = transpose(vecIn(t, f, c, "in0"), vecIn(t, f, c, "perm").Ints())
 		case op == "concat":
-			got, err = Concat([]*Tensor{vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1")}, vecIn(t, f, c, "axis").Ints()[0])
+			got, err = concat([]*Tensor{vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1")}, vecIn(t, f, c, "axis").Ints()[0])
 		case op == "slice":
-			got, err = Slice(vecIn(t, f, c, "in0"), vecIn(t, f, c, "begin").Ints(), vecIn(t, f, c, "stride").Ints(), want.Shape)
+			got, err = slice(vecIn(t, f, c, "in0"), vecIn(t, f, c, "begin").Ints(), vecIn(t, f, c, "stride").Ints(), want.Shape)
 		case op == "slice_update":
-			got, err = SliceUpdate(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "begin").Ints(), nil, el)
+			got, err = sliceUpdate(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "begin").Ints(), nil, el)
 		case op == "gather":
-			got, err = Gather(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "axis").Ints()[0])
+			got, err = gather(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "axis").Ints()[0])
 		case op == "gather_nd":
-			got, err = GatherND(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"))
+			got, err = gatherND(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"))
 		case op == "scatter_nd":
 			got, err = ScatterND(vecIn(t, f, c, "in0"), vecIn(t, f, c, "in1"), vecIn(t, f, c, "in2"), el)
 		case op == "broadcast_to":
-			got, err = BroadcastTo(vecIn(t, f, c, "in0"), want.Shape)
+			got, err = broadcastTo(vecIn(t, f, c, "in0"), want.Shape)
 		case op == "dequantize" || op == "quantize" || op == "blockwise_shift_scale":
 			// dt is "<data>_<result>"; quantized integers come as si32
 			// records and take the IR type the case name gives.
@@ -226,16 +226,16 @@ func TestOpsAgainstNumpy(t *testing.T) {
 			if op == "quantize" {
 				el = quantElem(dst)
 				ins[2] = asElem(ins[2], el)
-				got, err = Quantize(ins, axis, el)
+				got, err = quantize(ins, axis, el)
 				want = asElem(want, el)
 			} else {
 				ins[0], ins[2] = asElem(ins[0], quantElem(src)), asElem(ins[2], quantElem(src))
-				got, err = Dequantize(ins, axis, el)
+				got, err = dequantize(ins, axis, el)
 			}
 		case op == "lut_to_dense" || op == "lut_to_dense_vec":
 			got, err = LutToDense(asElem(vecIn(t, f, c, "in0"), UI4), vecIn(t, f, c, "in1"), vecIn(t, f, c, "axis").Ints()[0], el)
 		case strings.HasPrefix(op, "cast_"):
-			got = Cast(vecIn(t, f, c, "in0"), el)
+			got = cast(vecIn(t, f, c, "in0"), el)
 			_ = dt
 		default:
 			t.Errorf("%s: no kernel mapped to this numpy case", c)
@@ -251,7 +251,7 @@ func TestOpsAgainstNumpy(t *testing.T) {
 	// split has several results.
 	for _, dt := range []string{"f32", "f16"} {
 		c := "split/" + dt
-		parts, err := Split(vecIn(t, f, c, "in0"), vecIn(t, f, c, "sizes").Ints(), vecIn(t, f, c, "axis").Ints()[0])
+		parts, err := splitAxis(vecIn(t, f, c, "in0"), vecIn(t, f, c, "sizes").Ints(), vecIn(t, f, c, "axis").Ints()[0])
 		if err != nil || len(parts) != 3 {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -322,7 +322,7 @@ func TestRawWeightPathsAgainstNumpy(t *testing.T) {
 	f := loadVecs(t, "ops.vec.gz")
 	// conv1x1: weight rows raw (dot4h over 8 output channels).
 	c := "conv1x1/f16"
-	got, err := Conv(vecIn(t, f, c, "in0"), rawF16(vecIn(t, f, c, "in1")), nil, ConvParams{}, F16, false)
+	got, err := Conv(vecIn(t, f, c, "in0"), rawF16(vecIn(t, f, c, "in1")), nil, convParams{}, F16, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,8 +336,8 @@ func TestRawWeightPathsAgainstNumpy(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareTensors(t, c+" (raw B)", got, want, 0)
-	bt, _ := Transpose(b, []int64{1, 0})
-	lazy, _ := Transpose(rawF16(bt), []int64{1, 0})
+	bt, _ := transpose(b, []int64{1, 0})
+	lazy, _ := transpose(rawF16(bt), []int64{1, 0})
 	if !lazy.rawT {
 		t.Fatal("expected a lazy transpose")
 	}
@@ -353,7 +353,7 @@ func TestRawWeightPathsAgainstNumpy(t *testing.T) {
 		wv[i] = float32(i%5) - 1.5 + float32(i)/16
 	}
 	w := FromF32(F16, []int{7, 5, 1, 1}, wv)
-	want2, _ := Conv(x, w, nil, ConvParams{}, F16, false)
-	got2, _ := Conv(x, rawF16(w), nil, ConvParams{}, F16, false)
+	want2, _ := Conv(x, w, nil, convParams{}, F16, false)
+	got2, _ := Conv(x, rawF16(w), nil, convParams{}, F16, false)
 	compareTensors(t, "conv 7x5 raw vs float", got2, want2, 0)
 }

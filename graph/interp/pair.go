@@ -265,7 +265,7 @@ func (in *Interp) valueSig(v *graph.Value, memo map[*graph.Value]string, depth i
 		return "", false
 	}
 	var sig string
-	if d.Name == "coreai.constant" || d.Name == "arith.constant" {
+	if isConstant(d.Name) {
 		switch a := d.Inherent("value").(type) {
 		case *graph.DenseResourceAttr:
 			r := in.m.Resource(a.Key)

@@ -104,7 +104,7 @@ func TestPairRunsSharedWeightOnce(t *testing.T) {
 			if c.candFails != (berr != nil) {
 				t.Fatalf("candidate error %v, want one: %v", berr, c.candFails)
 			}
-			if c.candFails && !errors.As(berr, new(*WorkError)) {
+			if c.candFails && !errors.As(berr, new(*workError)) {
 				t.Errorf("candidate error %v, want the work bound's", berr)
 			}
 			if p.Paired() != c.paired {

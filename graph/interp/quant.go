@@ -96,8 +96,8 @@ func quantParams(ins []*Tensor, xs []int, axis int64) (scale, off1, off2 func(i 
 	return
 }
 
-// Dequantize computes scale·(q − offset1) + offset2 into out (float).
-func Dequantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
+// dequantize computes scale·(q − offset1) + offset2 into out (float).
+func dequantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	if !out.IsFloat() {
 		return nil, fmt.Errorf("dequantize to %s: want a float result", out)
 	}
@@ -113,10 +113,10 @@ func Dequantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	return NewFloat(out, append([]int(nil), x.Shape...), d), nil
 }
 
-// Quantize computes clip(round_half_even((x − offset2)/scale) + offset1)
+// quantize computes clip(round_half_even((x − offset2)/scale) + offset1)
 // into an integer out, or (x − offset2)/scale + offset1 rounded to a float
 // out.
-func Quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
+func quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	x := ins[0]
 	scale, off1, off2, err := quantParams(ins, x.Shape, axis)
 	if err != nil {
@@ -147,16 +147,11 @@ func Quantize(ins []*Tensor, axis int64, out Elem) (*Tensor, error) {
 	return NewInt(out, shape, d), nil
 }
 
-// LutToDense expands palette indices: lut has shape [G_0…G_{K-1}, P, V]
+// lutToDense expands palette indices: lut has shape [G_0…G_{K-1}, P, V]
 // for indices of rank K, each G_d dividing the indices' dimension d (one
 // palette per block); output element c (along axis, V entries per index)
-// is lut[c / block, indices[c], v].
-func LutToDense(indices, lut *Tensor, axis int64, out Elem) (*Tensor, error) {
-	return lutToDense(indices, lut, axis, out, false)
-}
-
-// lutToDense is LutToDense, its float result kept as the bytes of out
-// when raw (a folded weight, fold.go). The indices are walked in order with
+// is lut[c / block, indices[c], v]; its float result is kept as the bytes
+// of out when raw (a folded weight, fold.go). The indices are walked in order with
 // their coordinates kept incrementally (per-dimension offset tables, no
 // division per element: full-scale weights have 10^8 and more).
 func lutToDense(indices, lut *Tensor, axis int64, out Elem, raw bool) (*Tensor, error) {
@@ -254,4 +249,43 @@ func scatterCombiner(op *graph.Operation) (add bool, err error) {
 		}
 	}
 	return false, fmt.Errorf("scatter_nd: the interpreter runs combiners that replace or add, not this one (yields %s)", y.Type())
+}
+
+// quantizeOp runs quantize and dequantize: (x, scale, offset1, offset2,
+// axis) as coreai-torch lowers them today; (x, scale, offset, axis) in an
+// older printed form. The axis is the last operand in both.
+func quantizeOp(c opCall) (*Tensor, error) {
+	ins := c.ins
+	if len(ins) != 4 && len(ins) != 5 {
+		return nil, fmt.Errorf("%s needs (x, scale, offset1, offset2, axis) or (x, scale, offset, axis), has %d operands", c.k, len(ins))
+	}
+	axis := int64(0)
+	if a := ins[len(ins)-1].Ints(); len(a) == 1 {
+		axis = a[0]
+	}
+	if c.k == "quantize" {
+		return quantize(ins[:len(ins)-1], axis, c.el)
+	}
+	return dequantize(ins[:len(ins)-1], axis, c.el)
+}
+
+func blockwiseShiftScaleOp(c opCall) (*Tensor, error) {
+	if len(c.ins) < 2 || len(c.ins) > 4 {
+		return nil, fmt.Errorf("blockwise_shift_scale needs (data, scale[, offset1[, offset2]]), has %d operands", len(c.ins))
+	}
+	return dequantize(c.ins, 0, c.el)
+}
+
+func lutToDenseOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	if foldsLUT(c.op) {
+		return c.in.foldLUT(c.op, c.ins)
+	}
+	axis := int64(0)
+	if a, ok := intArg(c.op, c.ins, 2, "axis"); ok && len(a) == 1 {
+		axis = a[0]
+	}
+	return lutToDense(c.ins[0], c.ins[1], axis, c.el, false)
 }

@@ -5,11 +5,11 @@ import (
 	"math"
 )
 
-// Reduce reduces over axes (keepDims keeps them as 1). Float sums and
+// reduce reduces over axes (keepDims keeps them as 1). Float sums and
 // products accumulate in float32 sequentially in row-major order of the
 // reduced elements (acc16 rounds the running value to half after each step);
 // the result is rounded to out.
-func Reduce(op string, a *Tensor, axes []int64, keepDims bool, out Elem, acc16 bool) (*Tensor, error) {
+func reduce(op string, a *Tensor, axes []int64, keepDims bool, out Elem, acc16 bool) (*Tensor, error) {
 	rank := len(a.Shape)
 	red := make([]bool, rank)
 	if len(axes) == 0 {
@@ -245,10 +245,10 @@ func reduceInt(op string, a *Tensor, kshape, oshape, ostr []int, out Elem) (*Ten
 	return NewInt(out, oshape, acc), nil
 }
 
-// Softmax along axis, in float32: m = max, e = exp(x-m) (exp evaluated in
+// softmax along axis, in float32: m = max, e = exp(x-m) (exp evaluated in
 // float64, rounded to float32), s = sequential float32 sum, out = e/s
 // rounded to out.
-func Softmax(a *Tensor, axis int64, out Elem) (*Tensor, error) {
+func softmax(a *Tensor, axis int64, out Elem) (*Tensor, error) {
 	ax, err := normAxis(axis, len(a.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("softmax: %w", err)
@@ -285,4 +285,24 @@ func Softmax(a *Tensor, axis int64, out Elem) (*Tensor, error) {
 		}
 	}
 	return NewFloat(out, append([]int(nil), a.Shape...), res), nil
+}
+
+// reduceOp runs the reduce_* rows; acc16 rounds a sum, mean or product to
+// half after every step (the Neural Engine profile's narrow-reduce rule
+// runs them with it set: narrowReduceOp).
+func reduceOp(c opCall) (*Tensor, error) {
+	axes, _ := intArg(c.op, c.ins, 1, "axes")
+	keep := true
+	if c.op.Inherent("keep_dims") != nil || c.op.Inherent("keepdims") != nil {
+		keep = boolAttr(c.op, "keep_dims", "keepdims")
+	}
+	return reduce(c.k, c.ins[0], axes, keep, c.el, c.acc16)
+}
+
+func softmaxOp(c opCall) (*Tensor, error) {
+	axis := int64(-1)
+	if a, ok := intArg(c.op, c.ins, 1, "axis"); ok && len(a) > 0 {
+		axis = a[0]
+	}
+	return softmax(c.ins[0], axis, c.el)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Reduce's block path (reduceBlock, for reduced axes that are one run of
+// reduce's block path (reduceBlock, for reduced axes that are one run of
 // adjacent axes) gives reduceWalk's bits, NaN payloads and signed zeros
 // included, over generated shapes, runs of axes, every reduction and both
 // accumulators; and other axis sets are left to the walk.

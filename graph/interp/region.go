@@ -118,18 +118,7 @@ func (in *Interp) runBlock(b *graph.Block, args []*Tensor, outer lookupFn, depth
 		if err := in.charge(op, ins, false); err != nil {
 			return nil, err
 		}
-		var res []*Tensor
-		var err error
-		switch {
-		case op.Name == "coreai.if":
-			res, err = in.runIf(op, ins, look, depth)
-		case op.Name == "coreai.while":
-			res, err = in.runWhile(op, ins, look, depth)
-		case isStateOp(op.Name):
-			err = fmt.Errorf("state ops inside a region are not run by the interpreter")
-		default:
-			res, err = in.safeExec(op, ins, depth)
-		}
+		res, err := in.safeExec(op, refOf(op.Name), ins, site{depth: depth, look: look})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Describe(), err)
 		}

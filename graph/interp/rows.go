@@ -71,14 +71,14 @@ func (p *rowPlan) offsets(r int, idx []int) {
 }
 
 // minParallel is the output size from which an elementwise kernel splits
-// its rows across Workers (below it, starting goroutines costs more).
+// its rows across workers (below it, starting goroutines costs more).
 const minParallel = 1 << 16
 
-// parallelRows runs fn over [0, rows) in contiguous ranges, on Workers
+// parallelRows runs fn over [0, rows) in contiguous ranges, on workers
 // goroutines when total (the element count) is large. A worker's panic
 // (a fault in a mapped file, a malformed op) reaches the caller (fault.go).
 func parallelRows(rows, total int, fn func(lo, hi int)) {
-	w := min(Workers, rows)
+	w := min(workers, rows)
 	if total < minParallel || w <= 1 {
 		fn(0, rows)
 		return
@@ -124,7 +124,7 @@ func regionRows(dims, begin, stride, size []int, fn func(o, i, n, step int)) err
 // the view (row-major over size) is tensor element base + Σ_d c[d]·st[d],
 // and fn(o, i, n, step) covers view elements o..o+n-1 at tensor indices
 // i, i+step, …. A rank-0 view is one element. It is the one walk of the
-// slicing kernels (regionRows, region) and Transpose.
+// slicing kernels (regionRows, region) and transpose.
 func stridedRows(size, st []int, base int, fn func(o, i, n, step int)) {
 	r := len(size)
 	if r == 0 {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/anefix/anefix/graph"
 )
 
 // Ops that select elements by index or by value: gather_along_axis,
@@ -75,9 +73,9 @@ func indexedAlong(what string, t, idx *Tensor, axis int64) ([]int, error) {
 	return src, ferr
 }
 
-// GatherAlongAxis is torch.gather (numpy take_along_axis): out has the
+// gatherAlongAxis is torch.gather (numpy take_along_axis): out has the
 // indices' shape, out[…, i, …] = t[…, indices[…, i, …], …] along axis.
-func GatherAlongAxis(t, indices *Tensor, axis int64) (*Tensor, error) {
+func gatherAlongAxis(t, indices *Tensor, axis int64) (*Tensor, error) {
 	src, err := indexedAlong("gather_along_axis", t, indices, axis)
 	if err != nil {
 		return nil, err
@@ -89,19 +87,19 @@ func GatherAlongAxis(t, indices *Tensor, axis int64) (*Tensor, error) {
 // src and value forms, <add> and <mul> for its reduce forms
 // (coreai_torch/_aten_to_core.py replace_scatter).
 const (
-	ScatterUpdate = "update"
-	ScatterAdd    = "add"
-	ScatterMul    = "mul"
+	scatterUpdate = "update"
+	scatterAdd    = "add"
+	scatterMul    = "mul"
 )
 
-// ScatterAlongAxis is torch.scatter (and scatter_reduce's add and multiply):
+// scatterAlongAxis is torch.scatter (and scatter_reduce's add and multiply):
 // a copy of t where the element indices names along axis is replaced by,
 // added to or multiplied by the update at the same position. Updates are
 // applied in row-major order of the indices, each result rounded to out;
 // when two indices name one element the last update wins (torch leaves that
 // order undefined: anefix's choice). updates may be larger than indices on
 // every axis (torch reads the part indices covers).
-func ScatterAlongAxis(t, indices, updates *Tensor, axis int64, mode string, out Elem) (*Tensor, error) {
+func scatterAlongAxis(t, indices, updates *Tensor, axis int64, mode string, out Elem) (*Tensor, error) {
 	dst, err := indexedAlong("scatter_along_axis", t, indices, axis)
 	if err != nil {
 		return nil, err
@@ -123,7 +121,7 @@ func ScatterAlongAxis(t, indices, updates *Tensor, axis int64, mode string, out 
 		return i
 	})
 	switch mode {
-	case ScatterUpdate, ScatterAdd, ScatterMul:
+	case scatterUpdate, scatterAdd, scatterMul:
 	default:
 		return nil, fmt.Errorf("scatter_along_axis: scatter_mode %q is not one coreai-torch emits (none, add, mul)", mode)
 	}
@@ -134,9 +132,9 @@ func ScatterAlongAxis(t, indices, updates *Tensor, axis int64, mode string, out 
 		for k, o := range dst {
 			v := u[src[k]]
 			switch mode {
-			case ScatterAdd:
+			case scatterAdd:
 				v += c.F[o]
-			case ScatterMul:
+			case scatterMul:
 				v *= c.F[o]
 			}
 			c.F[o] = out.round(v)
@@ -146,9 +144,9 @@ func ScatterAlongAxis(t, indices, updates *Tensor, axis int64, mode string, out 
 	for k, o := range dst {
 		v := updates.I[src[k]]
 		switch mode {
-		case ScatterAdd:
+		case scatterAdd:
 			v += c.I[o]
-		case ScatterMul:
+		case scatterMul:
 			v *= c.I[o]
 		}
 		c.I[o] = out.wrap(v)
@@ -206,8 +204,8 @@ func order(t *Tensor, ax int, descending bool) []int {
 	return perm
 }
 
-// Sort sorts t along axis (see order).
-func Sort(t *Tensor, axis int64, descending bool) (*Tensor, error) {
+// sortAxis sorts t along axis (see order).
+func sortAxis(t *Tensor, axis int64, descending bool) (*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("sort: %w", err)
@@ -215,9 +213,9 @@ func Sort(t *Tensor, axis int64, descending bool) (*Tensor, error) {
 	return pickElems(t, append([]int(nil), t.Shape...), order(t, ax, descending), nil)
 }
 
-// ArgSort gives the positions along axis that Sort puts in each place, as
+// argSort gives the positions along axis that sortAxis puts in each place, as
 // out (si32 in coreai-torch's IR).
-func ArgSort(t *Tensor, axis int64, descending bool, out Elem) (*Tensor, error) {
+func argSort(t *Tensor, axis int64, descending bool, out Elem) (*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("argsort: %w", err)
@@ -234,11 +232,11 @@ func ArgSort(t *Tensor, axis int64, descending bool, out Elem) (*Tensor, error) 
 	return NewInt(out, append([]int(nil), t.Shape...), res), nil
 }
 
-// ArgMax is the position of the largest element along axis, the axis kept
+// argMax is the position of the largest element along axis, the axis kept
 // with size 1 (coreai-torch's IR: tensor<2x5xf32> → tensor<2x1xui32>): the
 // first of equal maxima and the first NaN, as torch.argmax (NaN counts as
 // the largest); booleans count as 0 and 1. An empty axis has no maximum.
-func ArgMax(t *Tensor, axis int64, out Elem) (*Tensor, error) {
+func argMax(t *Tensor, axis int64, out Elem) (*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("argmax: %w", err)
@@ -279,10 +277,10 @@ func ArgMax(t *Tensor, axis int64, out Elem) (*Tensor, error) {
 	return NewInt(out, shape, res), nil
 }
 
-// Any is true where some element over axes is nonzero (torch.any; the axes
+// anyAxes is true where some element over axes is nonzero (torch.any; the axes
 // kept with size 1, as coreai-torch's IR prints it: tensor<2x3xi1> over
 // [1] → tensor<2x1xi1>); false over an empty set.
-func Any(t *Tensor, axes []int64) (*Tensor, error) {
+func anyAxes(t *Tensor, axes []int64) (*Tensor, error) {
 	r := len(t.Shape)
 	red := make([]bool, r)
 	for _, a := range axes {
@@ -320,13 +318,11 @@ func Any(t *Tensor, axes []int64) (*Tensor, error) {
 	return NewInt(Bool, kshape, res), nil
 }
 
-// NonZero lists the coordinates of t's nonzero elements in row-major order,
+// nonZero lists the coordinates of t's nonzero elements in row-major order,
 // one row of rank integers each (torch.nonzero), as out (si32). NaN is
 // nonzero.
-func NonZero(t *Tensor, out Elem) (*Tensor, error) {
-	return nonZero(t, out, nil)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func nonZero(t *Tensor, out Elem, want []int) (*Tensor, error) {
 	if out.IsFloat() {
 		return nil, fmt.Errorf("non_zero: result type %s is not an integer", out)
@@ -363,16 +359,16 @@ func nonZero(t *Tensor, out Elem, want []int) (*Tensor, error) {
 // Scan combiners coreai-torch emits: sum (cumsum and masked_scatter's
 // running index, coreai_torch/_aten_to_core.py replace_cumsum,
 // replace_masked_scatter).
-const ScanSum = "sum"
+const scanSum = "sum"
 
-// Scan is the running combination of t along axis (inclusive: element k
+// scan is the running combination of t along axis (inclusive: element k
 // combines positions 0…k, torch.cumsum). Float sums accumulate in float32 in
-// index order, as Reduce does (acc16 rounds the running sum to half after
+// index order, as reduce does (acc16 rounds the running sum to half after
 // each addition), and each element is rounded to out. coreai-torch always
 // passes false as scan's i1 operand; what true means (a reverse or an
 // exclusive scan) is not public, so the interpreter refuses it.
-func Scan(t *Tensor, axis int64, flag bool, combiner string, out Elem, acc16 bool) (*Tensor, error) {
-	if combiner != ScanSum {
+func scan(t *Tensor, axis int64, flag bool, combiner string, out Elem, acc16 bool) (*Tensor, error) {
+	if combiner != scanSum {
 		return nil, fmt.Errorf("scan: combiner %q is not one coreai-torch emits (sum)", combiner)
 	}
 	if flag {
@@ -392,7 +388,7 @@ func Scan(t *Tensor, axis int64, flag bool, combiner string, out Elem, acc16 boo
 		res := make([]float32, len(src))
 		for o := 0; o < l.outer; o++ {
 			for i := 0; i < l.inner; i++ {
-				acc := float32(math.Copysign(0, -1)) // as Reduce: -0 + x == x
+				acc := float32(math.Copysign(0, -1)) // as reduce: -0 + x == x
 				for k := 0; k < l.n; k++ {
 					p := l.at(o, k, i)
 					acc += src[p]
@@ -419,75 +415,96 @@ func Scan(t *Tensor, axis int64, flag bool, combiner string, out Elem, acc16 boo
 	return NewInt(out, shape, res), nil
 }
 
-// execSelect runs gather_along_axis, scatter_along_axis, argmax, sort,
-// argsort, any, non_zero and scan; ok is false for any other op.
-func execSelect(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
-	var t *Tensor
-	var err error
-	var axis int64
-	switch k {
-	case "gather_along_axis": // x at indices along axis
-		if err = need(ins, 3); err == nil {
-			if axis, err = scalarInt(ins[2], "axis"); err == nil {
-				t, err = GatherAlongAxis(ins[0], ins[1], axis)
-			}
-		}
-	case "scatter_along_axis": // (x, indices, updates, axis) scatter_mode = <add|mul>
-		if err = need(ins, 4); err == nil {
-			if axis, err = scalarInt(ins[3], "axis"); err == nil {
-				mode := enumWord(op, "scatter_mode")
-				if mode == "" {
-					mode = ScatterUpdate
-				}
-				t, err = ScatterAlongAxis(ins[0], ins[1], ins[2], axis, mode, el)
-			}
-		}
-	case "argmax": // (x, axis)
-		if err = need(ins, 2); err == nil {
-			if axis, err = scalarInt(ins[1], "axis"); err == nil {
-				t, err = ArgMax(ins[0], axis, el)
-			}
-		}
-	case "sort", "argsort": // (x, axis, descending, sorted)
-		if err = need(ins, 3); err == nil {
-			var desc bool
-			if axis, err = scalarInt(ins[1], "axis"); err == nil {
-				if desc, err = flagOf(ins[2], "descending"); err == nil {
-					if k == "sort" {
-						t, err = Sort(ins[0], axis, desc)
-					} else {
-						t, err = ArgSort(ins[0], axis, desc, el)
-					}
-				}
-			}
-		}
-	case "any": // (x, axes)
-		if err = need(ins, 2); err == nil {
-			t, err = Any(ins[0], ins[1].Ints())
-		}
-	case "non_zero":
-		if err = need(ins, 1); err == nil {
-			want := declared(op)
-			if want == nil {
-				// Its row count depends on the values, which a rewrite's
-				// rounding can change: verify compares only outputs both
-				// sides declare alike.
-				err = fmt.Errorf("result type %s is not a static tensor: non_zero's row count depends on the data; the interpreter runs it only when the graph declares the count", op.Result(0).Type())
-			} else {
-				t, err = nonZero(ins[0], el, want)
-			}
-		}
-	case "scan": // (x, axis, flag) combiner = <sum>
-		if err = need(ins, 3); err == nil {
-			var flag bool
-			if axis, err = scalarInt(ins[1], "axis"); err == nil {
-				if flag, err = flagOf(ins[2], "flag"); err == nil {
-					t, err = Scan(ins[0], axis, flag, enumWord(op, "combiner"), el, acc16)
-				}
-			}
-		}
-	default:
-		return nil, false, nil
+// The selection rows' kernels (ops.go).
+
+func gatherAlongAxisOp(c opCall) (*Tensor, error) { // x at indices along axis
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
 	}
-	return t, true, err
+	axis, err := scalarInt(c.ins[2], "axis")
+	if err != nil {
+		return nil, err
+	}
+	return gatherAlongAxis(c.ins[0], c.ins[1], axis)
+}
+
+func scatterAlongAxisOp(c opCall) (*Tensor, error) { // (x, indices, updates, axis) scatter_mode = <add|mul>
+	if err := need(c.ins, 4); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[3], "axis")
+	if err != nil {
+		return nil, err
+	}
+	mode := enumWord(c.op, "scatter_mode")
+	if mode == "" {
+		mode = scatterUpdate
+	}
+	return scatterAlongAxis(c.ins[0], c.ins[1], c.ins[2], axis, mode, c.el)
+}
+
+func argmaxOp(c opCall) (*Tensor, error) { // (x, axis)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	return argMax(c.ins[0], axis, c.el)
+}
+
+// sortOp runs sort and argsort: (x, axis, descending, sorted).
+func sortOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	desc, err := flagOf(c.ins[2], "descending")
+	if err != nil {
+		return nil, err
+	}
+	if c.k == "sort" {
+		return sortAxis(c.ins[0], axis, desc)
+	}
+	return argSort(c.ins[0], axis, desc, c.el)
+}
+
+func anyOp(c opCall) (*Tensor, error) { // (x, axes)
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return anyAxes(c.ins[0], c.ins[1].Ints())
+}
+
+func nonZeroOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	want := declared(c.op)
+	if want == nil {
+		// Its row count depends on the values, which a rewrite's
+		// rounding can change: verify compares only outputs both
+		// sides declare alike.
+		return nil, fmt.Errorf("result type %s is not a static tensor: non_zero's row count depends on the data; the interpreter runs it only when the graph declares the count", c.op.Result(0).Type())
+	}
+	return nonZero(c.ins[0], c.el, want)
+}
+
+func scanOp(c opCall) (*Tensor, error) { // (x, axis, flag) combiner = <sum>
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	axis, err := scalarInt(c.ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	flag, err := flagOf(c.ins[2], "flag")
+	if err != nil {
+		return nil, err
+	}
+	return scan(c.ins[0], axis, flag, enumWord(c.op, "combiner"), c.el, c.acc16)
 }

@@ -19,8 +19,8 @@ func Reshape(t *Tensor, shape []int) (*Tensor, error) {
 	return &c, nil
 }
 
-// Transpose permutes axes: out.shape[i] = in.shape[perm[i]].
-func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
+// transpose permutes axes: out.shape[i] = in.shape[perm[i]].
+func transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	r := len(t.Shape)
 	if len(perm) != r {
 		return nil, fmt.Errorf("transpose: permutation %v for rank %d", perm, r)
@@ -73,8 +73,8 @@ func Transpose(t *Tensor, perm []int64) (*Tensor, error) {
 	return NewInt(t.Elem, oshape, res), nil
 }
 
-// Concat joins tensors along axis.
-func Concat(ts []*Tensor, axis int64) (*Tensor, error) {
+// concat joins tensors along axis.
+func concat(ts []*Tensor, axis int64) (*Tensor, error) {
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("concat of nothing")
 	}
@@ -157,9 +157,9 @@ func checkRegion(dims, begin, stride, size []int) error {
 	return nil
 }
 
-// Slice extracts the box begin + i*stride, i < size. Negative begins count
+// slice extracts the box begin + i*stride, i < size. Negative begins count
 // from the end.
-func Slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
+func slice(t *Tensor, begin, stride []int64, size []int) (*Tensor, error) {
 	b, s, err := boxArgs(t.Shape, begin, stride)
 	if err != nil {
 		return nil, err
@@ -210,9 +210,9 @@ func boxArgs(dims []int, begin, stride []int64) ([]int, []int, error) {
 	return b, s, nil
 }
 
-// SliceUpdate returns a copy of t with the box at begin (stride) replaced
+// sliceUpdate returns a copy of t with the box at begin (stride) replaced
 // by update.
-func SliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, error) {
+func sliceUpdate(t, update *Tensor, begin, stride []int64, out Elem) (*Tensor, error) {
 	c := t.Clone()
 	c.Elem = out
 	return sliceUpdateInto(c, update, begin, stride)
@@ -256,10 +256,10 @@ func sliceUpdateInto(t, update *Tensor, begin, stride []int64) (*Tensor, error) 
 	return t, nil
 }
 
-// Gather takes slices of t along axis at indices (negative wrap once):
+// gather takes slices of t along axis at indices (negative wrap once):
 // out.shape = t.shape[:axis] + indices.shape + t.shape[axis+1:]. A raw
 // weight table is read in place; only the selected rows are widened.
-func Gather(t, indices *Tensor, axis int64) (*Tensor, error) {
+func gather(t, indices *Tensor, axis int64) (*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
@@ -303,9 +303,9 @@ func Gather(t, indices *Tensor, axis int64) (*Tensor, error) {
 	return NewInt(t.Elem, oshape, res), nil
 }
 
-// GatherND indexes t with the last axis of indices (depth ≤ rank):
+// gatherND indexes t with the last axis of indices (depth ≤ rank):
 // out.shape = indices.shape[:-1] + t.shape[depth:].
-func GatherND(t, indices *Tensor) (*Tensor, error) {
+func gatherND(t, indices *Tensor) (*Tensor, error) {
 	if len(indices.Shape) == 0 {
 		return nil, fmt.Errorf("gather_nd: scalar indices")
 	}
@@ -363,14 +363,9 @@ func ndOffset(op string, shape, st []int, row []int64) (int, error) {
 	return off, nil
 }
 
-// ScatterND returns a copy of t where each index row of indices (depth on
-// the last axis) is replaced by the matching slice of updates.
-func ScatterND(t, indices, updates *Tensor, out Elem) (*Tensor, error) {
-	return scatterND(t, indices, updates, out, false)
-}
-
-// scatterND replaces (add=false) or accumulates into (add=true) the
-// indexed slices.
+// scatterND returns a copy of t where each index row of indices (depth on
+// the last axis) is replaced by the matching slice of updates (add=false)
+// or accumulated into it (add=true).
 func scatterND(t, indices, updates *Tensor, out Elem, add bool) (*Tensor, error) {
 	if len(indices.Shape) == 0 {
 		return nil, fmt.Errorf("scatter_nd: scalar indices")
@@ -414,8 +409,8 @@ func scatterND(t, indices, updates *Tensor, out Elem, add bool) (*Tensor, error)
 	return c, nil
 }
 
-// BroadcastTo expands t to shape by numpy broadcasting.
-func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
+// broadcastTo expands t to shape by numpy broadcasting.
+func broadcastTo(t *Tensor, shape []int) (*Tensor, error) {
 	s, err := broadcastShape(t.Shape, shape)
 	if err != nil || !slices.Equal(s, shape) {
 		return nil, fmt.Errorf("cannot broadcast %v to %v", t.Shape, shape)
@@ -431,8 +426,8 @@ func BroadcastTo(t *Tensor, shape []int) (*Tensor, error) {
 	return NewInt(t.Elem, append([]int(nil), shape...), res), nil
 }
 
-// Split cuts t along axis into pieces of the given sizes.
-func Split(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
+// splitAxis cuts t along axis into pieces of the given sizes.
+func splitAxis(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
 	ax, err := normAxis(axis, len(t.Shape))
 	if err != nil {
 		return nil, fmt.Errorf("split: %w", err)
@@ -452,10 +447,115 @@ func Split(t *Tensor, sizes []int64, axis int64) ([]*Tensor, error) {
 	for i, s := range sizes {
 		size := append([]int(nil), t.Shape...)
 		size[ax] = int(s)
-		if out[i], err = Slice(t, begin, nil, size); err != nil {
+		if out[i], err = slice(t, begin, nil, size); err != nil {
 			return nil, err
 		}
 		begin[ax] += s
 	}
 	return out, nil
+}
+
+// The shape rows' kernels (ops.go): each reads its parameters from the
+// op's operands or attributes and runs the kernel above.
+
+func reshapeOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	shape, err := resultShape(c.op, 0)
+	if err != nil {
+		return nil, err
+	}
+	return Reshape(c.ins[0], shape)
+}
+
+func transposeOp(c opCall) (*Tensor, error) {
+	perm, ok := intArg(c.op, c.ins, 1, "perm")
+	if !ok {
+		return nil, fmt.Errorf("no permutation (operand 1 or attribute perm)")
+	}
+	return transpose(c.ins[0], perm)
+}
+
+func concatOp(c opCall) (*Tensor, error) {
+	ts, axis, err := concatArgs(c.op, c.ins)
+	if err != nil {
+		return nil, err
+	}
+	return concat(ts, axis)
+}
+
+func splitOp(c opCall) ([]*Tensor, error) {
+	if err := need(c.ins, 1); err != nil {
+		return nil, err
+	}
+	sizes, ok := intArg(c.op, c.ins, 1, "split_sizes")
+	axis, ok2 := intArg(c.op, c.ins, 2, "axis")
+	if !ok || !ok2 || len(axis) != 1 {
+		return nil, fmt.Errorf("split needs sizes and an axis")
+	}
+	return splitAxis(c.ins[0], sizes, axis[0])
+}
+
+func sliceOp(c opCall) (*Tensor, error) {
+	begin, ok := intArg(c.op, c.ins, 1, "begin")
+	if !ok {
+		return nil, fmt.Errorf("no begin indices")
+	}
+	stride, _ := intArg(c.op, c.ins, 3, "stride")
+	if stride == nil {
+		stride, _ = intArg(c.op, nil, -1, "strides")
+	}
+	shape, err := resultShape(c.op, 0)
+	if err != nil {
+		return nil, err
+	}
+	return slice(c.ins[0], begin, stride, shape)
+}
+
+func sliceUpdateOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	stride, _ := intArg(c.op, c.ins, 4, "stride")
+	return sliceUpdate(c.ins[0], c.ins[1], c.ins[2].Ints(), stride, c.el)
+}
+
+func gatherOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	axis := int64(0)
+	if a, ok := intArg(c.op, c.ins, 2, "axis"); ok && len(a) > 0 {
+		axis = a[0]
+	}
+	return gather(c.ins[0], c.ins[1], axis)
+}
+
+func gatherNDOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 2); err != nil {
+		return nil, err
+	}
+	return gatherND(c.ins[0], c.ins[1])
+}
+
+// scatterNDOp: coreai-torch prints `scatter_nd %x with %updates at
+// %indices`: operands (x, updates, indices), and a combiner block.
+func scatterNDOp(c opCall) (*Tensor, error) {
+	if err := need(c.ins, 3); err != nil {
+		return nil, err
+	}
+	add, err := scatterCombiner(c.op)
+	if err != nil {
+		return nil, err
+	}
+	return scatterND(c.ins[0], c.ins[2], c.ins[1], c.el, add)
+}
+
+func broadcastToOp(c opCall) (*Tensor, error) {
+	shape, err := resultShape(c.op, 0)
+	if err != nil {
+		return nil, err
+	}
+	return broadcastTo(c.ins[0], shape)
 }

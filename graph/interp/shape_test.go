@@ -69,7 +69,7 @@ func TestNDIndexRows(t *testing.T) {
 		{idx: []int64{-4}, wantErr: "index -4 out of range on axis 0 (size 3)"},
 	} {
 		ind := NewInt(SI32, []int{len(c.idx), 1}, c.idx)
-		g, err := GatherND(x, ind)
+		g, err := gatherND(x, ind)
 		upd := NewInt(SI32, []int{len(c.idx), 2}, make([]int64, 2*len(c.idx)))
 		_, serr := ScatterND(x, ind, upd, SI32)
 		if c.wantErr != "" {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/f16"
 )
 
@@ -16,9 +15,9 @@ import (
 // with coreai.pad first (the pools' and conv3d's padding), except
 // conv_transpose2d, which takes torch's padding and output padding.
 
-// Window is a pooling window: one kernel size, stride and dilation per
+// window is a pooling window: one kernel size, stride and dilation per
 // spatial axis.
-type Window struct {
+type window struct {
 	Kernel, Stride, Dilation []int
 	// Ceil rounds the output size up (max_pool_2d's ceil_mode), keeping
 	// only windows that start inside the input, as torch does.
@@ -52,7 +51,7 @@ func windowArgs(what string, nsp int, vals ...[]int64) ([][]int, error) {
 }
 
 // poolShape is the output size per spatial axis of a window over sizes.
-func poolShape(what string, sizes []int, w Window) ([]int, error) {
+func poolShape(what string, sizes []int, w window) ([]int, error) {
 	out := make([]int, len(sizes))
 	for d, n := range sizes {
 		span := w.Dilation[d]*(w.Kernel[d]-1) + 1
@@ -71,7 +70,7 @@ func poolShape(what string, sizes []int, w Window) ([]int, error) {
 // pool runs fn over every window of x (rank 2 + len(w.Kernel)): fn gets the
 // flat indices of the window's elements inside the input, in row-major
 // window order, and returns the output value.
-func pool(what string, x *Tensor, w Window, want []int, out Elem, fn func(idx []int) float32) (*Tensor, error) {
+func pool(what string, x *Tensor, w window, want []int, out Elem, fn func(idx []int) float32) (*Tensor, error) {
 	nsp := len(w.Kernel)
 	if len(x.Shape) != nsp+2 {
 		return nil, fmt.Errorf("%s: input %v must have rank %d (N, C and %d spatial axes)", what, x.Shape, nsp+2, nsp)
@@ -130,11 +129,11 @@ func pool(what string, x *Tensor, w Window, want []int, out Elem, fn func(idx []
 	return NewFloat(out, shape, res), nil
 }
 
-// MaxPool is the largest element of each window (torch.max_pool2d: NaN
+// maxPool is the largest element of each window (torch.max_pool2d: NaN
 // propagates; ceil mode keeps a last window that starts inside the input).
-func MaxPool(x *Tensor, w Window, out Elem) (*Tensor, error) { return maxPool(x, w, nil, out) }
-
-func maxPool(x *Tensor, w Window, want []int, out Elem) (*Tensor, error) {
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
+func maxPool(x *Tensor, w window, want []int, out Elem) (*Tensor, error) {
 	f := x.Floats()
 	return pool("max_pool", x, w, want, out, func(idx []int) float32 {
 		m := float32(math.Inf(-1))
@@ -150,14 +149,12 @@ func maxPool(x *Tensor, w Window, want []int, out Elem) (*Tensor, error) {
 	})
 }
 
-// SumPool is the sum of each window, accumulated in float32 in row-major
-// window order from -0 as Reduce does (acc16 rounds the running sum to half
+// sumPool is the sum of each window, accumulated in float32 in row-major
+// window order from -0 as reduce does (acc16 rounds the running sum to half
 // after each addition), rounded once to out.
-func SumPool(x *Tensor, w Window, out Elem, acc16 bool) (*Tensor, error) {
-	return sumPool(x, w, nil, out, acc16)
-}
-
-func sumPool(x *Tensor, w Window, want []int, out Elem, acc16 bool) (*Tensor, error) {
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
+func sumPool(x *Tensor, w window, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	f := x.Floats()
 	return pool("sum_pool", x, w, want, out, func(idx []int) float32 {
 		acc := float32(math.Copysign(0, -1))
@@ -171,16 +168,14 @@ func sumPool(x *Tensor, w Window, want []int, out Elem, acc16 bool) (*Tensor, er
 	})
 }
 
-// ConvND is a convolution over the trailing spatial axes of x (N, C,
+// convND is a convolution over the trailing spatial axes of x (N, C,
 // spatial…) with weight (O, C/groups, kernel…), no padding (coreai-torch's
 // conv3d: (x, w, strides, dilations, groups); it pads with coreai.pad
 // first). Each output accumulates its products in float32 over input
 // channel then kernel positions in row-major order, from +0 as conv does,
 // and is rounded once to out; acc16 rounds the running sum to half.
-func ConvND(x, w *Tensor, strides, dilations []int, groups int, out Elem, acc16 bool) (*Tensor, error) {
-	return convND(x, w, strides, dilations, groups, nil, out, acc16)
-}
-
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func convND(x, w *Tensor, strides, dilations []int, groups int, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	nsp := len(x.Shape) - 2
 	if nsp < 1 || len(w.Shape) != nsp+2 || len(strides) != nsp || len(dilations) != nsp {
@@ -194,7 +189,7 @@ func convND(x, w *Tensor, strides, dilations []int, groups int, want []int, out 
 	if C != Cg*g || O%g != 0 {
 		return nil, fmt.Errorf("conv: %d input channels, weight %v, groups %d do not match", C, w.Shape, g)
 	}
-	win := Window{Kernel: w.Shape[2:], Stride: strides, Dilation: dilations}
+	win := window{Kernel: w.Shape[2:], Stride: strides, Dilation: dilations}
 	sp, err := poolShape("conv", x.Shape[2:], win)
 	if err != nil {
 		return nil, err
@@ -245,26 +240,24 @@ func convND(x, w *Tensor, strides, dilations []int, groups int, want []int, out 
 	return NewFloat(out, shape, res), nil
 }
 
-// ConvTransposeParams are conv_transpose2d's operands after the data and
+// convTransposeParams are conv_transpose2d's operands after the data and
 // weight (coreai_torch/_aten_to_core.py _conv_transpose passes torch's own
 // stride, padding, dilation, output padding and groups).
-type ConvTransposeParams struct {
+type convTransposeParams struct {
 	Stride, Padding, Dilation, OutputPadding [2]int
 	Groups                                   int
 }
 
-// ConvTranspose2D is torch.conv_transpose2d: x (N, C, H, W), weight (C,
+// convTranspose2D is torch.conv_transpose2d: x (N, C, H, W), weight (C,
 // O/groups, KH, KW), output size (H-1)·stride - 2·padding +
 // dilation·(KH-1) + output_padding + 1 per axis. Each output element sums,
 // in float32 from +0, x[n, c, ih, iw]·w[c, o, kh, kw] over input channel c
 // (of its group), then kh, then kw, for every (ih, iw) with ih·stride -
 // padding + kh·dilation = oh (likewise w); acc16 rounds the running sum to
 // half; the result is rounded once to out.
-func ConvTranspose2D(x, w *Tensor, p ConvTransposeParams, out Elem, acc16 bool) (*Tensor, error) {
-	return convTranspose2D(x, w, p, nil, out, acc16)
-}
-
-func convTranspose2D(x, w *Tensor, p ConvTransposeParams, want []int, out Elem, acc16 bool) (*Tensor, error) {
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
+func convTranspose2D(x, w *Tensor, p convTransposeParams, want []int, out Elem, acc16 bool) (*Tensor, error) {
 	if len(x.Shape) != 4 || len(w.Shape) != 4 {
 		return nil, fmt.Errorf("conv_transpose2d: input %v and weight %v must be rank 4 (NCHW; C, O/groups, KH, KW)", x.Shape, w.Shape)
 	}
@@ -346,11 +339,11 @@ func convTranspose2D(x, w *Tensor, p ConvTransposeParams, want []int, out Elem, 
 // Interpolation modes coreai-torch emits: linear (upsample_bilinear2d) and
 // nearest_neighbor (upsample_nearest2d), coreai_torch/_aten_to_core.py.
 const (
-	InterpLinear  = "linear"
-	InterpNearest = "nearest_neighbor"
+	interpLinear  = "linear"
+	interpNearest = "nearest_neighbor"
 )
 
-// Interpolate resizes the last two axes of x (N, C, H, W) to size (the
+// interpolate resizes the last two axes of x (N, C, H, W) to size (the
 // first two axes must keep their size with scale 1 and offset 0), with one
 // scale and offset per axis as coreai-torch computes them. How the runtime
 // maps an output position to an input position is not public; anefix reads
@@ -370,10 +363,9 @@ const (
 //     torch's legacy nearest (floor(dst·in/out)), which the lowering's
 //     test with 4 → 10 needs (half-pixel rounding differs there). Both
 //     readings are guesses that fit every lowering; coordinates in float64.
-func Interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, out Elem) (*Tensor, error) {
-	return interpolate(x, size, scale, offset, mode, nil, out)
-}
-
+//
+// want, when set, is the result shape the op declares (declared), which
+// the result must have.
 func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, want []int, out Elem) (*Tensor, error) {
 	if len(x.Shape) != 4 || len(size) != 4 || len(scale) != 4 || len(offset) != 4 {
 		return nil, fmt.Errorf("interpolate: input %v, size %v, scale %v, offset %v (rank 4 NCHW, one entry per axis)", x.Shape, size, scale, offset)
@@ -397,7 +389,7 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 	if err := checkOut("interpolate", shape, want); err != nil {
 		return nil, err
 	}
-	if mode != InterpLinear && mode != InterpNearest {
+	if mode != interpLinear && mode != interpNearest {
 		return nil, fmt.Errorf("interpolate: interpolation_mode %q is not one coreai-torch emits (linear, nearest_neighbor)", mode)
 	}
 	// Per output position on each resized axis: the two input positions
@@ -410,7 +402,7 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 		n, s, off := x.Shape[d], float64(scale[d]), float64(offset[d])
 		t := make([]tap, shape[d])
 		for dst := range t {
-			if mode == InterpNearest {
+			if mode == interpNearest {
 				src := math.Floor((float64(dst) - off) / s)
 				i := int(min(max(src, 0), float64(n-1)))
 				t[dst] = tap{i0: i, i1: i, l0: 1}
@@ -434,7 +426,7 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 			r0, r1 := plane[h.i0*W:(h.i0+1)*W], plane[h.i1*W:(h.i1+1)*W]
 			for ow, w := range tw {
 				var v float32
-				if mode == InterpNearest {
+				if mode == interpNearest {
 					v = r0[w.i0]
 				} else {
 					// Each product rounded on its own (float32() forbids a
@@ -450,115 +442,113 @@ func interpolate(x *Tensor, size []int64, scale, offset []float32, mode string, 
 	return NewFloat(out, shape, res), nil
 }
 
-// execSpatial runs max_pool_2d, sum_pool_2d, sum_pool_3d, conv3d,
-// conv_transpose2d and interpolate; ok is false for any other op.
-func execSpatial(op *graph.Operation, k string, ins []*Tensor, el Elem, acc16 bool) (*Tensor, bool, error) {
-	var t *Tensor
-	var err error
-	switch k {
-	case "max_pool_2d", "sum_pool_2d", "sum_pool_3d": // (x, kernel, strides, dilation[, ceil_mode])
-		if err = need(ins, 4); err != nil {
-			break
-		}
-		nsp := 2
-		if k == "sum_pool_3d" {
-			nsp = 3
-		}
-		var v [][]int
-		if v, err = windowArgs(k, nsp, ins[1].Ints(), ins[2].Ints(), ins[3].Ints()); err != nil {
-			break
-		}
-		w := Window{Kernel: v[0], Stride: v[1], Dilation: v[2]}
-		if k == "max_pool_2d" {
-			if len(ins) > 4 {
-				if w.Ceil, err = flagOf(ins[4], "ceil_mode"); err != nil {
-					break
-				}
-			}
-			t, err = maxPool(ins[0], w, declared(op), el)
-		} else {
-			t, err = sumPool(ins[0], w, declared(op), el, acc16)
-		}
-	case "conv3d": // (x, w, strides, dilations, groups)
-		if err = need(ins, 2); err != nil {
-			break
-		}
-		var sd, dl []int64
-		groups := int64(1)
-		if len(ins) > 2 {
-			sd = ins[2].Ints()
-		}
-		if len(ins) > 3 {
-			dl = ins[3].Ints()
-		}
-		if len(ins) > 4 {
-			if groups, err = scalarInt(ins[4], "groups"); err != nil {
-				break
-			}
-		}
-		var v [][]int
-		if v, err = windowArgs(k, 3, sd, dl); err != nil {
-			break
-		}
-		if groups < 1 || groups > math.MaxInt32 {
-			err = fmt.Errorf("conv3d: groups %d", groups)
-			break
-		}
-		t, err = convND(ins[0], ins[1], v[0], v[1], int(groups), declared(op), el, acc16)
-	case "conv_transpose2d": // (x, w, stride, padding, dilation, output_pad, groups)
-		if err = need(ins, 7); err != nil {
-			break
-		}
-		var p ConvTransposeParams
-		two := func(t *Tensor, dst *[2]int, what string) error {
-			v := t.Ints()
-			switch len(v) {
-			case 1:
-				v = []int64{v[0], v[0]}
-			case 2:
-			default:
-				return fmt.Errorf("conv_transpose2d: %s %v (want 2 values)", what, v)
-			}
-			for d := range dst {
-				if v[d] < 0 || v[d] > math.MaxInt32 {
-					return fmt.Errorf("conv_transpose2d: %s %v", what, v)
-				}
-				dst[d] = int(v[d])
-			}
-			return nil
-		}
-		for i, f := range []struct {
-			dst  *[2]int
-			what string
-		}{{&p.Stride, "stride"}, {&p.Padding, "padding"}, {&p.Dilation, "dilation"}, {&p.OutputPadding, "output padding"}} {
-			if err = two(ins[2+i], f.dst, f.what); err != nil {
-				break
-			}
-		}
-		if err != nil {
-			break
-		}
-		var g int64
-		if g, err = scalarInt(ins[6], "groups"); err != nil {
-			break
-		}
-		if g < 1 || g > math.MaxInt32 {
-			err = fmt.Errorf("conv_transpose2d: groups %d", g)
-			break
-		}
-		p.Groups = int(g)
-		t, err = convTranspose2D(ins[0], ins[1], p, declared(op), el, acc16)
-	case "interpolate": // (x, size, scale, offset) {interpolation_mode = …}
-		if err = need(ins, 4); err != nil {
-			break
-		}
-		if !ins[2].Elem.IsFloat() || !ins[3].Elem.IsFloat() {
-			err = fmt.Errorf("interpolate: scale %s and offset %s must be floats", ins[2], ins[3])
-			break
-		}
-		t, err = interpolate(ins[0], ins[1].Ints(), ins[2].Floats(), ins[3].Floats(), enumWord(op, "interpolation_mode"), declared(op), el)
-	default:
-		return nil, false, nil
+// The spatial rows' kernels (ops.go).
+
+// poolOp runs max_pool_2d, sum_pool_2d and sum_pool_3d: (x, kernel,
+// strides, dilation[, ceil_mode]).
+func poolOp(c opCall) (*Tensor, error) {
+	ins := c.ins
+	if err := need(ins, 4); err != nil {
+		return nil, err
 	}
-	return t, true, err
+	nsp := 2
+	if c.k == "sum_pool_3d" {
+		nsp = 3
+	}
+	v, err := windowArgs(c.k, nsp, ins[1].Ints(), ins[2].Ints(), ins[3].Ints())
+	if err != nil {
+		return nil, err
+	}
+	w := window{Kernel: v[0], Stride: v[1], Dilation: v[2]}
+	if c.k != "max_pool_2d" {
+		return sumPool(ins[0], w, declared(c.op), c.el, c.acc16)
+	}
+	if len(ins) > 4 {
+		if w.Ceil, err = flagOf(ins[4], "ceil_mode"); err != nil {
+			return nil, err
+		}
+	}
+	return maxPool(ins[0], w, declared(c.op), c.el)
+}
+
+func conv3dOp(c opCall) (*Tensor, error) { // (x, w, strides, dilations, groups)
+	ins := c.ins
+	if err := need(ins, 2); err != nil {
+		return nil, err
+	}
+	var sd, dl []int64
+	groups := int64(1)
+	if len(ins) > 2 {
+		sd = ins[2].Ints()
+	}
+	if len(ins) > 3 {
+		dl = ins[3].Ints()
+	}
+	if len(ins) > 4 {
+		var err error
+		if groups, err = scalarInt(ins[4], "groups"); err != nil {
+			return nil, err
+		}
+	}
+	v, err := windowArgs(c.k, 3, sd, dl)
+	if err != nil {
+		return nil, err
+	}
+	if groups < 1 || groups > math.MaxInt32 {
+		return nil, fmt.Errorf("conv3d: groups %d", groups)
+	}
+	return convND(ins[0], ins[1], v[0], v[1], int(groups), declared(c.op), c.el, c.acc16)
+}
+
+func convTranspose2dOp(c opCall) (*Tensor, error) { // (x, w, stride, padding, dilation, output_pad, groups)
+	ins := c.ins
+	if err := need(ins, 7); err != nil {
+		return nil, err
+	}
+	var p convTransposeParams
+	two := func(t *Tensor, dst *[2]int, what string) error {
+		v := t.Ints()
+		switch len(v) {
+		case 1:
+			v = []int64{v[0], v[0]}
+		case 2:
+		default:
+			return fmt.Errorf("conv_transpose2d: %s %v (want 2 values)", what, v)
+		}
+		for d := range dst {
+			if v[d] < 0 || v[d] > math.MaxInt32 {
+				return fmt.Errorf("conv_transpose2d: %s %v", what, v)
+			}
+			dst[d] = int(v[d])
+		}
+		return nil
+	}
+	for i, f := range []struct {
+		dst  *[2]int
+		what string
+	}{{&p.Stride, "stride"}, {&p.Padding, "padding"}, {&p.Dilation, "dilation"}, {&p.OutputPadding, "output padding"}} {
+		if err := two(ins[2+i], f.dst, f.what); err != nil {
+			return nil, err
+		}
+	}
+	g, err := scalarInt(ins[6], "groups")
+	if err != nil {
+		return nil, err
+	}
+	if g < 1 || g > math.MaxInt32 {
+		return nil, fmt.Errorf("conv_transpose2d: groups %d", g)
+	}
+	p.Groups = int(g)
+	return convTranspose2D(ins[0], ins[1], p, declared(c.op), c.el, c.acc16)
+}
+
+func interpolateOp(c opCall) (*Tensor, error) { // (x, size, scale, offset) {interpolation_mode = …}
+	ins := c.ins
+	if err := need(ins, 4); err != nil {
+		return nil, err
+	}
+	if !ins[2].Elem.IsFloat() || !ins[3].Elem.IsFloat() {
+		return nil, fmt.Errorf("interpolate: scale %s and offset %s must be floats", ins[2], ins[3])
+	}
+	return interpolate(ins[0], ins[1].Ints(), ins[2].Floats(), ins[3].Floats(), enumWord(c.op, "interpolation_mode"), declared(c.op), c.el)
 }

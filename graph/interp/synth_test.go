@@ -99,16 +99,16 @@ func TestLazyTransposeMatMul(t *testing.T) {
 		raw[i] &= 0x3b // keep finite, moderate halves
 	}
 	w := &Tensor{Elem: F16, Shape: []int{6, 5}, raw: raw, rawEl: F16}
-	wt, err := Transpose(w, []int64{1, 0})
+	wt, err := transpose(w, []int64{1, 0})
 	if err != nil || !wt.rawT {
 		t.Fatalf("lazy transpose: %v", err)
 	}
 	x := FromF32(F16, []int{2, 6}, []float32{1, -2, 0.5, 3, 0.25, -1, 2, 2, 2, -0.5, 1, 0})
 	dense := &Tensor{Elem: F16, Shape: []int{6, 5}, raw: append([]byte(nil), raw...), rawEl: F16}
-	dt, _ := Transpose(dense, []int64{1, 0})
+	dt, _ := transpose(dense, []int64{1, 0})
 	dt.Floats() // materialize
 	// wᵀ [5,6] as the left operand of [5,6]·[6,2].
-	xt, _ := Transpose(x, []int64{1, 0})
+	xt, _ := transpose(x, []int64{1, 0})
 	got, err := MatMul(wt, xt, false, false, F16, false)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestLazyTransposeMatMul(t *testing.T) {
 		}
 	}
 	// As the right operand: x [2,6] · (wᵀ)ᵀ, a double lazy transpose.
-	wtt, _ := Transpose(wt, []int64{1, 0})
+	wtt, _ := transpose(wt, []int64{1, 0})
 	g2, err := MatMul(x, wtt, false, false, F16, false)
 	if err != nil {
 		t.Fatal(err)

@@ -105,8 +105,8 @@ func pick(c bool, a, b Elem) Elem {
 	return b
 }
 
-// IRType returns the IR element type for e.
-func (e Elem) IRType() graph.Type {
+// irType returns the IR element type for e.
+func (e Elem) irType() graph.Type {
 	switch e {
 	case F16:
 		return graph.F16
@@ -339,7 +339,7 @@ func (t *Tensor) Type() *graph.TensorType {
 	for i, d := range t.Shape {
 		s[i] = int64(d)
 	}
-	return graph.Tensor(t.Elem.IRType(), s...)
+	return graph.Tensor(t.Elem.irType(), s...)
 }
 
 // Clone returns a deep copy (raw weights are materialized).

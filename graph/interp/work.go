@@ -48,14 +48,14 @@ const callWork = 4 * OpWork
 // a unit of work.
 const termsPerUnit = 8
 
-// WorkError is the error of a Run stopped by its work bound.
-type WorkError struct {
+// workError is the error of a Run stopped by its work bound.
+type workError struct {
 	Op    *graph.Operation // the op that would have passed the bound
 	Done  int64            // work counted before it
 	Bound int64
 }
 
-func (e *WorkError) Error() string {
+func (e *workError) Error() string {
 	return fmt.Sprintf("interp: %s: the run has counted %d units of work (an op costs %d plus the elements it reads or writes; loops and calls included), and this op would pass the bound of %d (anefix verify --max-work): the graph's loops or calls repeat too much work to finish; raise the bound if it really does this much",
 		e.Op.DescribeInGraph(), e.Done, OpWork, e.Bound)
 }
@@ -72,7 +72,7 @@ func (in *Interp) charge(op *graph.Operation, ins []*Tensor, inPlace bool) error
 	}
 	bound = graph.SatMul(bound, int64(max(in.workLanes, 1))) // RunLanes: the bound of each lane
 	if graph.SatAdd(in.work, w) > bound {
-		return &WorkError{Op: op, Done: in.work, Bound: bound}
+		return &workError{Op: op, Done: in.work, Bound: bound}
 	}
 	in.work += w
 	return nil
@@ -118,7 +118,7 @@ func opElements(op *graph.Operation, ins []*Tensor, inPlace bool) int64 {
 		return 0 // a view of its operand's data
 	case "transpose":
 		if first != nil && first.FromWeight() && len(first.Shape) == 2 {
-			return 0 // a weight's transpose is a view of its blob (Transpose)
+			return 0 // a weight's transpose is a view of its blob (transpose)
 		}
 	case "gather", "gather_nd", "gather_along_axis", "slice":
 		// They read what they write (and their indices), not the table.

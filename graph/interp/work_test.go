@@ -86,7 +86,7 @@ func TestWorkBoundEndsHostileGraphs(t *testing.T) {
 			in := New(m, Options{MaxWork: bound})
 			defer in.Close()
 			_, err = in.Run("main", []*Tensor{c.arg})
-			var we *WorkError
+			var we *workError
 			if !errors.As(err, &we) {
 				t.Fatalf("error %v, want the work bound", err)
 			}
