@@ -322,8 +322,8 @@ func (a *IntegerAttr) String() string {
 	return a.valueString() + " : " + a.Type.String()
 }
 
-// AttrWriter is where WriteAttr prints: a *strings.Builder or *bufio.Writer.
-type AttrWriter interface {
+// attrWriter is where WriteAttr prints: a *strings.Builder or *bufio.Writer.
+type attrWriter interface {
 	Write(p []byte) (int, error)
 	WriteString(s string) (int, error)
 	WriteByte(c byte) error
@@ -333,12 +333,12 @@ type AttrWriter interface {
 // attributes are written element by element, so printing a large attribute
 // does not build its spelling as strings nested in strings (each level a
 // full copy); errors are left to w (a bufio.Writer keeps the first).
-func WriteAttr(w AttrWriter, a Attr) { WriteAttrTypes(w, a, nil) }
+func WriteAttr(w attrWriter, a Attr) { WriteAttrTypes(w, a, nil) }
 
 // WriteAttrTypes is WriteAttr with the types inside a spelled by typeStr
 // (nil: Type.String): a printer that caches type spellings passes its
 // cache, since a module's attributes repeat few types.
-func WriteAttrTypes(w AttrWriter, a Attr, typeStr func(Type) string) {
+func WriteAttrTypes(w attrWriter, a Attr, typeStr func(Type) string) {
 	var ap attrPrinter
 	ap.w, ap.typeStr = w, typeStr
 	ap.attr(a)
@@ -347,7 +347,7 @@ func WriteAttrTypes(w AttrWriter, a Attr, typeStr func(Type) string) {
 // attrPrinter holds one scratch buffer for a WriteAttr call: numbers are
 // formatted into it and written in chunks, not as a string each.
 type attrPrinter struct {
-	w       AttrWriter
+	w       attrWriter
 	scratch []byte
 	typeStr func(Type) string // nil: Type.String
 }
@@ -502,7 +502,7 @@ func QuoteString(s string) string {
 }
 
 // WriteQuoted writes s as an MLIR string literal (QuoteString) to w.
-func WriteQuoted(w AttrWriter, s string) {
+func WriteQuoted(w attrWriter, s string) {
 	const digits = "0123456789ABCDEF"
 	w.WriteByte('"')
 	start := 0

@@ -32,18 +32,18 @@ func Callees(root *Operation) map[string]bool {
 	return out
 }
 
-// EntryRule says which graphs count as entry graphs, the ones whose I/O is
+// entryRule says which graphs count as entry graphs, the ones whose I/O is
 // the model's I/O. Every rule needs a body: a declaration has no I/O values.
 // The rules differ on purpose only where a graph is neither plainly an entry
 // (public, uncalled) nor plainly a composite (private, called).
-type EntryRule int
+type entryRule int
 
 const (
 	// EntryNotPrivate: not private ("", "public" or "nested") and called by
 	// no op. The I/O passes' rule (fold-io-unsqueeze, promote-states,
 	// states-as-outputs, scale-state, externalize-constant): they rewrite
 	// signatures, and a called graph's signature belongs to its callers.
-	EntryNotPrivate EntryRule = iota
+	EntryNotPrivate entryRule = iota
 	// EntryPublic: as EntryNotPrivate, but "nested" is no entry either.
 	// ane check's rule, which applies the entry-only rules (I/O ops, I/O
 	// types) to what the compiler sees as the model's functions.
@@ -57,7 +57,7 @@ const (
 )
 
 // EntryGraphs lists m's entry graphs under rule, in module order.
-func EntryGraphs(m *Module, rule EntryRule) []*Graph {
+func EntryGraphs(m *Module, rule entryRule) []*Graph {
 	called := Callees(m.Op)
 	var out []*Graph
 	for _, g := range m.Graphs() {

@@ -48,7 +48,7 @@ func callModule(t *testing.T) *Module {
 func TestEntryGraphs(t *testing.T) {
 	m := callModule(t)
 	tests := []struct {
-		rule EntryRule
+		rule entryRule
 		want []string
 	}{
 		{EntryNotPrivate, []string{"main", "nest"}},

@@ -58,7 +58,7 @@ type IslandOptions struct {
 
 // Islands is FloatIslands' answer: connected sets of member values.
 type Islands struct {
-	sets  *ValueSets
+	sets  *valueSets
 	index map[*Value]int // root → island number, built by Index
 	// Values lists every member value once, in the order first seen: seeds,
 	// then per op in walk order its regions' block arguments, operands and

@@ -77,7 +77,7 @@ func locString(l Loc) string {
 // location per op, and building each one's spelling as strings nested in
 // strings (a fused location of name and file locations) cost more than the
 // rest of printing the op.
-func WriteLoc(w AttrWriter, l Loc) {
+func WriteLoc(w attrWriter, l Loc) {
 	switch x := l.(type) {
 	case *FileLoc:
 		WriteQuoted(w, x.File)
@@ -124,7 +124,7 @@ func WriteLoc(w AttrWriter, l Loc) {
 
 // writeInt writes n in decimal; into the writer's free buffer when it has
 // one (a bufio.Writer or bytes.Buffer: no allocation).
-func writeInt(w AttrWriter, n int64) {
+func writeInt(w attrWriter, n int64) {
 	if bw, ok := w.(interface{ AvailableBuffer() []byte }); ok {
 		w.Write(strconv.AppendInt(bw.AvailableBuffer(), n, 10))
 		return

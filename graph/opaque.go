@@ -1,10 +1,10 @@
 package graph
 
-// BytecodeOnly is implemented by values a codec keeps in an encoding anefix
+// bytecodeOnly is implemented by values a codec keeps in an encoding anefix
 // cannot print or interpret (a registered op's native properties blob whose
 // layout is unknown, an attribute of a newer MLIR kept encoded). Such values
 // survive a bytecode round trip untouched but have no text form.
-type BytecodeOnly interface {
+type bytecodeOnly interface {
 	BytecodeOnly() string
 }
 
@@ -30,7 +30,7 @@ func FindBytecodeOnly(m *Module) (*Operation, string) {
 // HasOpaqueProps reports whether op's properties are bytecode-only, so its
 // inherent attributes (a graph's name and signature) cannot be read.
 func HasOpaqueProps(op *Operation) bool {
-	_, ok := op.Props.(BytecodeOnly)
+	_, ok := op.Props.(bytecodeOnly)
 	return ok
 }
 
@@ -70,7 +70,7 @@ func opaqueAttr(a Attr) string {
 	if a == nil {
 		return ""
 	}
-	if b, ok := a.(BytecodeOnly); ok {
+	if b, ok := a.(bytecodeOnly); ok {
 		return b.BytecodeOnly()
 	}
 	switch x := a.(type) {
@@ -112,7 +112,7 @@ func opaqueType(t Type) string {
 	if t == nil {
 		return ""
 	}
-	if b, ok := t.(BytecodeOnly); ok {
+	if b, ok := t.(bytecodeOnly); ok {
 		return b.BytecodeOnly()
 	}
 	switch x := t.(type) {
@@ -137,7 +137,7 @@ func opaqueLoc(l Loc) string {
 	if l == nil {
 		return ""
 	}
-	if b, ok := l.(BytecodeOnly); ok {
+	if b, ok := l.(bytecodeOnly); ok {
 		return b.BytecodeOnly()
 	}
 	switch x := l.(type) {

@@ -35,11 +35,11 @@ var (
 	synonyms = map[string]string{"states": "state", "caches": "cache"}
 )
 
-// NameWords splits a port name into lower-case words: separators, camelCase
+// nameWords splits a port name into lower-case words: separators, camelCase
 // humps and letter/digit boundaries all split ("convState0" and
 // "conv-state-0" are conv, state, 0). Plurals of state and cache are
 // canonicalized.
-func NameWords(name string) []string {
+func nameWords(name string) []string {
 	var words []string
 	var cur []rune
 	flush := func() {
@@ -94,7 +94,7 @@ func newStateNames(o StateOptions) *stateNames {
 func wordSet(xs []string) map[string]bool {
 	out := map[string]bool{}
 	for _, x := range xs {
-		for _, w := range NameWords(x) {
+		for _, w := range nameWords(x) {
 			out[w] = true
 		}
 	}
@@ -105,7 +105,7 @@ func wordSet(xs []string) map[string]bool {
 // words of its side and without Hugging Face's past_key_values prefix, with
 // key/value spelled k/v. affixed says whether an affix was dropped.
 func (sn *stateNames) key(name string, output bool) (key string, affixed bool) {
-	ws := NameWords(name)
+	ws := nameWords(name)
 	if !output && len(ws) >= 3 && ws[0] == "past" && ws[1] == "key" && ws[2] == "values" {
 		ws, affixed = ws[3:], true // past_key_values.0.key ↔ present.0.key
 	}
@@ -141,7 +141,7 @@ func (sn *stateNames) match(in, out string) (same, affixed bool) {
 	}
 	// The output adds an affix to the input's whole name, an input affix
 	// included: s0_in → s0_in_out (states-as-outputs' <state>_out).
-	raw := strings.Join(canonicalKV(NameWords(in)), "_")
+	raw := strings.Join(canonicalKV(nameWords(in)), "_")
 	return false, oa && hasStem(raw) && raw == ok
 }
 
@@ -161,7 +161,7 @@ func canonicalKV(ws []string) []string {
 // Only a weak dataflow match asks it (weakOK), never the names alone:
 // layer-numbered ports (conv_state_0, conv_state_1) look the same.
 func successor(in, out string) bool {
-	a, b := NameWords(in), NameWords(out)
+	a, b := nameWords(in), nameWords(out)
 	if len(a) != len(b) {
 		return false
 	}
@@ -197,7 +197,7 @@ func hasStem(key string) bool {
 // state(s)", which in a transformer is the residual stream (an RNN's hidden
 // state is spelled with a kind word or paired by its structure).
 func (sn *stateNames) looksLikeState(name string) bool {
-	ws := NameWords(name)
+	ws := nameWords(name)
 	hidden, word := false, false
 	for i, w := range ws {
 		switch {
@@ -216,7 +216,7 @@ func (sn *stateNames) looksLikeState(name string) bool {
 
 // kind classifies a state by its name.
 func (sn *stateNames) kind(name string) StateKind {
-	ws := NameWords(name)
+	ws := nameWords(name)
 	has := map[string]bool{}
 	for _, w := range ws {
 		if c, ok := kvWords[w]; ok {
@@ -290,7 +290,7 @@ func (pn *portNames) keys() {
 	}
 	for i, p := range pn.ins {
 		k, _ := pn.sn.key(p.Name, false)
-		raw := strings.Join(canonicalKV(NameWords(p.Name)), "_")
+		raw := strings.Join(canonicalKV(nameWords(p.Name)), "_")
 		pn.inByKey[k] = append(pn.inByKey[k], i)
 		if raw != k {
 			pn.inByKey[raw] = append(pn.inByKey[raw], i)
@@ -312,7 +312,7 @@ func (pn *portNames) outputsMatching(in string) []int {
 	}
 	pn.keys()
 	k, _ := pn.sn.key(in, false)
-	raw := strings.Join(canonicalKV(NameWords(in)), "_")
+	raw := strings.Join(canonicalKV(nameWords(in)), "_")
 	return matchingPorts([][]int{pn.outByName[in], pn.outByKey[k], pn.outByKey[raw]}, pn.outs, func(o string) bool {
 		same, affixed := pn.sn.match(in, o)
 		return same || affixed

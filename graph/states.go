@@ -239,24 +239,8 @@ func (sc *StateScope) States(g *Graph) *StateAnalysis {
 	body, term := g.Body(), g.Terminator()
 	ins, outs := g.Inputs(), g.Outputs()
 	pn := newPortNames(sn, ins, outs)
-	add := func(p StatePair) {
-		if p.Out >= 0 {
-			p.OutName = outs[p.Out].Name
-		}
-		p.Name = ins[p.In].Name
-		if p.Kind == StateUnknownKind {
-			p.Kind = sn.kind(p.Name)
-		}
-		if p.Kind == StateUnknownKind && (p.Evidence == EvidenceShift || p.Evidence == EvidenceUpdate) {
-			p.Kind = StateRecurrent
-		}
-		sa.byIn[p.In] = len(sa.Pairs)
-		if p.Out >= 0 {
-			sa.byOut[p.Out] = len(sa.Pairs)
-		}
-		sa.Pairs = append(sa.Pairs, p)
-	}
-	freeOut := func(k int) bool { _, used := sa.byOut[k]; return !used }
+	b := &stateBuilder{sa: sa, g: g, ins: ins, outs: outs, sn: sn, pn: pn}
+	add, freeOut := b.add, b.freeOut
 
 	// The contract.
 	for _, in := range ins {
@@ -273,7 +257,7 @@ func (sc *StateScope) States(g *Graph) *StateAnalysis {
 			add(StatePair{In: in.Index, Out: out, Form: StateAttribute, Evidence: EvidenceContract})
 		}
 	}
-	freeIn := func(i int) bool { _, used := sa.byIn[i]; return !used }
+	freeIn := b.freeIn
 
 	// The user's pairs.
 	for _, s := range o.Pairs {
@@ -374,19 +358,62 @@ func (sc *StateScope) States(g *Graph) *StateAnalysis {
 	}
 
 	// Names alone.
+	b.pairByNames()
+	sa.sort()
+	return sa
+}
+
+// stateBuilder holds what one StateScope.States call builds from: the
+// analysis so far and the graph's ports.
+type stateBuilder struct {
+	sa        *StateAnalysis
+	g         *Graph
+	ins, outs []Port
+	sn        *stateNames
+	pn        *portNames
+}
+
+// add records pair p, filling in its port names and, where the names or
+// the evidence say it, its kind.
+func (b *stateBuilder) add(p StatePair) {
+	sa, ins, outs, sn := b.sa, b.ins, b.outs, b.sn
+	if p.Out >= 0 {
+		p.OutName = outs[p.Out].Name
+	}
+	p.Name = ins[p.In].Name
+	if p.Kind == StateUnknownKind {
+		p.Kind = sn.kind(p.Name)
+	}
+	if p.Kind == StateUnknownKind && (p.Evidence == EvidenceShift || p.Evidence == EvidenceUpdate) {
+		p.Kind = StateRecurrent
+	}
+	sa.byIn[p.In] = len(sa.Pairs)
+	if p.Out >= 0 {
+		sa.byOut[p.Out] = len(sa.Pairs)
+	}
+	sa.Pairs = append(sa.Pairs, p)
+}
+
+func (b *stateBuilder) freeIn(i int) bool  { _, used := b.sa.byIn[i]; return !used }
+func (b *stateBuilder) freeOut(k int) bool { _, used := b.sa.byOut[k]; return !used }
+
+// pairByNames is States' last step, names alone: an input whose name says
+// state pairs with the one free output its name matches.
+func (b *stateBuilder) pairByNames() {
+	sa, g, ins, outs, sn, pn := b.sa, b.g, b.ins, b.outs, b.sn, b.pn
 	for _, in := range ins {
-		if !freeIn(in.Index) || in.Name == "" || IsHandleType(in.Type) || !sn.looksLikeState(in.Name) {
+		if !b.freeIn(in.Index) || in.Name == "" || IsHandleType(in.Type) || !sn.looksLikeState(in.Name) {
 			continue
 		}
 		var match []Port
 		for _, k := range pn.outputsMatching(in.Name) {
-			if out := outs[k]; freeOut(out.Index) && !IsHandleType(out.Type) {
+			if out := outs[k]; b.freeOut(out.Index) && !IsHandleType(out.Type) {
 				match = append(match, out)
 			}
 		}
 		switch {
 		case len(match) == 1 && TypeEqual(in.Type, match[0].Type):
-			add(StatePair{In: in.Index, Out: match[0].Index, Form: StatePlain, Evidence: EvidenceName})
+			b.add(StatePair{In: in.Index, Out: match[0].Index, Form: StatePlain, Evidence: EvidenceName})
 		case len(match) == 1:
 			sa.Notes = append(sa.Notes, fmt.Sprintf("@%s input %s (%s) and output %s (%s) are named as one state but differ in type; a state keeps one type, so they are not paired",
 				g.Name(), in.Label(), in.Type, match[0].Label(), match[0].Type))
@@ -398,8 +425,6 @@ func (sc *StateScope) States(g *Graph) *StateAnalysis {
 				g.Name(), in.Label(), someLabels(outs)))
 		}
 	}
-	sa.sort()
-	return sa
 }
 
 // weakOK says whether the names back a weak dataflow match (an update, or

@@ -83,7 +83,7 @@ var (
 	F32   = &FloatType{"f32"}
 	F64   = &FloatType{"f64"}
 	I1    = &IntegerType{Width: 1}
-	I8    = &IntegerType{Width: 8}
+	i8    = &IntegerType{Width: 8}
 	I32   = &IntegerType{Width: 32}
 	I64   = &IntegerType{Width: 64}
 	SI8   = &IntegerType{Width: 8, Signedness: Signed}

@@ -1,29 +1,29 @@
 package graph
 
-// ValueSets groups values into disjoint sets (union-find with path
+// valueSets groups values into disjoint sets (union-find with path
 // halving). Passes and analyses use it to find connected islands of values,
 // such as the f32 values a pair of casts encloses.
-type ValueSets struct{ parent map[*Value]*Value }
+type valueSets struct{ parent map[*Value]*Value }
 
 // NewValueSets returns empty sets.
-func NewValueSets() *ValueSets { return &ValueSets{parent: map[*Value]*Value{}} }
+func NewValueSets() *valueSets { return &valueSets{parent: map[*Value]*Value{}} }
 
 // Add makes v a member (its own set if new).
-func (s *ValueSets) Add(v *Value) {
+func (s *valueSets) Add(v *Value) {
 	if _, ok := s.parent[v]; !ok {
 		s.parent[v] = v
 	}
 }
 
 // Has reports whether v was added.
-func (s *ValueSets) Has(v *Value) bool {
+func (s *valueSets) Has(v *Value) bool {
 	countWork(workLookups, 1)
 	_, ok := s.parent[v]
 	return ok
 }
 
 // Find returns the representative of v's set (adding v if new).
-func (s *ValueSets) Find(v *Value) *Value {
+func (s *valueSets) Find(v *Value) *Value {
 	s.Add(v)
 	countWork(workLookups, 1)
 	for s.parent[v] != v {
@@ -36,7 +36,7 @@ func (s *ValueSets) Find(v *Value) *Value {
 
 // Union merges the sets of a and b; a's representative stays the
 // representative, so the first value seen names an island.
-func (s *ValueSets) Union(a, b *Value) {
+func (s *valueSets) Union(a, b *Value) {
 	ra, rb := s.Find(a), s.Find(b)
 	if ra != rb {
 		s.parent[rb] = ra

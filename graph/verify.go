@@ -327,7 +327,7 @@ func (v *verifier) call(op *Operation) {
 
 func (v *verifier) graph(g *Graph) {
 	if HasOpaqueProps(g.Op) {
-		why := g.Op.Props.(BytecodeOnly).BytecodeOnly()
+		why := g.Op.Props.(bytecodeOnly).BytecodeOnly()
 		v.addf(g.Op, "%s, so anefix cannot read this graph's name or signature. anefix decodes the native layouts of func.func, func.call and builtin.module; "+
 			"for this op the layout must be confirmed first (see README, Known limits), or the model exported as generic MLIR text by its exporter", why)
 		return

@@ -20,7 +20,7 @@ type Work struct {
 	// use.
 	Uses int64
 	// Lookups: island and value-set look-ups (Islands.Index, Has, Root;
-	// ValueSets.Find, one per step of its path), the state analysis'
+	// valueSets.Find, one per step of its path), the state analysis'
 	// comparisons of two port names, and the bytes of names a NameFinder
 	// was built from and of texts it searched.
 	Lookups int64

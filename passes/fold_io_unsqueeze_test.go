@@ -7,142 +7,154 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-func TestFoldIOUnsqueeze(t *testing.T) {
-	f16, si32 := graph.F16, graph.SI32
-	idsGather := func() *tbGraph {
-		tg := tbModule("main", tbPort{"input_ids", tbT(si32, 1, 1), ""})
-		ax := tg.constI(si32, 2)
-		e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), ax}, tbT(si32, 1, 1, 1))
-		table := tg.constI(graph.UI32, 1, 2, 3)
-		gth := tg.op("coreai.gather_nd", "embedding", []*graph.Value{table, e}, tbT(graph.UI32, 1, 1))
-		tg.out(gth, "h")
-		return tg
-	}
-	type want struct {
-		ins, outs []string // port types after
-		removed   int
-		added     int
-		io        []string // "port before->after" per IOChange
-		notes     []string // substrings, one per note
-		absent    []string // op names that must be gone
-	}
-	cases := []struct {
-		name  string
-		opts  Options
-		build func() *tbGraph
-		want  want
-	}{
+// foldIOIdsGather: input_ids unsqueezed into an embedding's gather_nd
+// indices.
+func foldIOIdsGather() *tbGraph {
+	tg := tbModule("main", tbPort{"input_ids", tbT(graph.SI32, 1, 1), ""})
+	ax := tg.constI(graph.SI32, 2)
+	e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), ax}, tbT(graph.SI32, 1, 1, 1))
+	table := tg.constI(graph.UI32, 1, 2, 3)
+	gth := tg.op("coreai.gather_nd", "embedding", []*graph.Value{table, e}, tbT(graph.UI32, 1, 1))
+	tg.out(gth, "h")
+	return tg
+}
+
+type foldIOWant struct {
+	ins, outs []string // port types after
+	removed   int
+	added     int
+	io        []string // "port before->after" per IOChange
+	notes     []string // substrings, one per note
+	absent    []string // op names that must be gone
+}
+
+type foldIOCase struct {
+	name  string
+	opts  Options
+	build func() *tbGraph
+	want  foldIOWant
+}
+
+// foldIOCases is a function, not a variable: its options come from the
+// pass table, which is filled after package variables are.
+func foldIOCases() []foldIOCase {
+	return []foldIOCase{
 		// An index input (the embedding's gather_nd indices) is not data:
 		// its expand_dims stays unless index-inputs=true.
-		{"input_ids expand before gather stays", nil, idsGather, want{ins: []string{"tensor<1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"},
+		{"input_ids expand before gather stays", nil, foldIOIdsGather, foldIOWant{ins: []string{"tensor<1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"},
 			notes: []string{"@main input input_ids: coreai.expand_dims (unsqueeze) only feeds index operands; not folded (index-inputs=true folds it)"}}},
-		{"input_ids expand before gather, index-inputs=true", with(func(o *FoldIOUnsqueezeOptions) { o.IndexInputs = true }), idsGather, want{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
+		{"input_ids expand before gather, index-inputs=true", with(func(o *FoldIOUnsqueezeOptions) { o.IndexInputs = true }), foldIOIdsGather, foldIOWant{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
 			io: []string{"input_ids tensor<1x1xsi32>->tensor<1x1x1xsi32>"}, absent: []string{"coreai.expand_dims"}}},
 		// x[idx] lowers to gather_nd(x, reshape(idx)); index_put to
 		// scatter_nd(x, vals, cast(reshape(idx))) (coreai-torch's printed
 		// tests): the reshapes are index computations too.
 		{"reshape then cast feeding scatter_nd indices stays", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 5, 3), ""}, tbPort{"idx", tbT(si32, 2), ""}, tbPort{"vals", tbT(f16, 2, 3), ""})
-			r := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(1), tg.constI(graph.UI32, 2, 1)}, tbT(si32, 2, 1))
-			c := tg.op("coreai.cast", "cast", []*graph.Value{r}, tbT(si32, 2, 1))
-			tg.out(tg.op("coreai.scatter_nd", "index_put", []*graph.Value{tg.arg(0), tg.arg(2), c}, tbT(f16, 5, 3)), "y")
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 5, 3), ""}, tbPort{"idx", tbT(graph.SI32, 2), ""}, tbPort{"vals", tbT(graph.F16, 2, 3), ""})
+			r := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(1), tg.constI(graph.UI32, 2, 1)}, tbT(graph.SI32, 2, 1))
+			c := tg.op("coreai.cast", "cast", []*graph.Value{r}, tbT(graph.SI32, 2, 1))
+			tg.out(tg.op("coreai.scatter_nd", "index_put", []*graph.Value{tg.arg(0), tg.arg(2), c}, tbT(graph.F16, 5, 3)), "y")
 			return tg
-		}, want{ins: []string{"tensor<5x3xf16>", "tensor<2xsi32>", "tensor<2x3xf16>"}, outs: []string{"tensor<5x3xf16>"},
+		}, foldIOWant{ins: []string{"tensor<5x3xf16>", "tensor<2xsi32>", "tensor<2x3xf16>"}, outs: []string{"tensor<5x3xf16>"},
 			notes: []string{"@main input idx: coreai.reshape (view) only feeds index operands"}}},
 		{"reshape feeding gather_nd data folds", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 5, 3), ""}, tbPort{"idx", tbT(si32, 2, 1), ""})
-			r := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(0), tg.constI(graph.UI32, 5, 1, 3)}, tbT(f16, 5, 1, 3))
-			tg.out(tg.op("coreai.gather_nd", "index", []*graph.Value{r, tg.arg(1)}, tbT(f16, 2, 1, 3)), "y")
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 5, 3), ""}, tbPort{"idx", tbT(graph.SI32, 2, 1), ""})
+			r := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(0), tg.constI(graph.UI32, 5, 1, 3)}, tbT(graph.F16, 5, 1, 3))
+			tg.out(tg.op("coreai.gather_nd", "index", []*graph.Value{r, tg.arg(1)}, tbT(graph.F16, 2, 1, 3)), "y")
 			return tg
-		}, want{ins: []string{"tensor<5x1x3xf16>", "tensor<2x1xsi32>"}, outs: []string{"tensor<2x1x3xf16>"}, removed: 1,
+		}, foldIOWant{ins: []string{"tensor<5x1x3xf16>", "tensor<2x1xsi32>"}, outs: []string{"tensor<2x1x3xf16>"}, removed: 1,
 			io: []string{"x tensor<5x3xf16>->tensor<5x1x3xf16>"}}},
 		{"output expand and chain of two input expands", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
-			e1 := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			e2 := tg.op("coreai.expand_dims", "unsqueeze_1", []*graph.Value{e1, tg.constI(si32, 0)}, tbT(f16, 1, 1, 4))
-			y := tg.op("coreai.exp", "exp", []*graph.Value{e2}, tbT(f16, 1, 1, 4))
-			s := tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(si32, 0, 1)}, tbT(f16, 4))
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
+			e1 := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			e2 := tg.op("coreai.expand_dims", "unsqueeze_1", []*graph.Value{e1, tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 1, 4))
+			y := tg.op("coreai.exp", "exp", []*graph.Value{e2}, tbT(graph.F16, 1, 1, 4))
+			s := tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(graph.SI32, 0, 1)}, tbT(graph.F16, 4))
 			tg.out(s, "y")
 			return tg
-		}, want{ins: []string{"tensor<1x1x4xf16>"}, outs: []string{"tensor<1x1x4xf16>"}, removed: 3,
+		}, foldIOWant{ins: []string{"tensor<1x1x4xf16>"}, outs: []string{"tensor<1x1x4xf16>"}, removed: 3,
 			io:     []string{"x tensor<4xf16>->tensor<1x1x4xf16>", "y tensor<4xf16>->tensor<1x1x4xf16>"},
 			absent: []string{"coreai.expand_dims", "coreai.shrink_dims"}}},
 		{"rank-only reshape folds, general reshape does not", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"a", tbT(f16, 2, 6), ""}, tbPort{"b", tbT(f16, 2, 6), ""})
-			ra := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(0), tg.constI(graph.UI32, 2, 1, 6)}, tbT(f16, 2, 1, 6))
-			rb := tg.op("coreai.reshape", "view_1", []*graph.Value{tg.arg(1), tg.constI(graph.UI32, 3, 4)}, tbT(f16, 3, 4))
-			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{ra}, tbT(f16, 2, 1, 6)), "ya")
-			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{rb}, tbT(f16, 3, 4)), "yb")
+			tg := tbModule("main", tbPort{"a", tbT(graph.F16, 2, 6), ""}, tbPort{"b", tbT(graph.F16, 2, 6), ""})
+			ra := tg.op("coreai.reshape", "view", []*graph.Value{tg.arg(0), tg.constI(graph.UI32, 2, 1, 6)}, tbT(graph.F16, 2, 1, 6))
+			rb := tg.op("coreai.reshape", "view_1", []*graph.Value{tg.arg(1), tg.constI(graph.UI32, 3, 4)}, tbT(graph.F16, 3, 4))
+			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{ra}, tbT(graph.F16, 2, 1, 6)), "ya")
+			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{rb}, tbT(graph.F16, 3, 4)), "yb")
 			return tg
-		}, want{ins: []string{"tensor<2x1x6xf16>", "tensor<2x6xf16>"}, outs: []string{"tensor<2x1x6xf16>", "tensor<3x4xf16>"},
+		}, foldIOWant{ins: []string{"tensor<2x1x6xf16>", "tensor<2x6xf16>"}, outs: []string{"tensor<2x1x6xf16>", "tensor<3x4xf16>"},
 			removed: 1, io: []string{"a tensor<2x6xf16>->tensor<2x1x6xf16>"}}},
 		{"other users get an inverse reshape", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4)), "a")
-			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{tg.arg(0)}, tbT(f16, 4)), "b")
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
+			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4)), "a")
+			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "b")
 			tg.out(tg.arg(0), "c") // pass-through output keeps its old type
 			return tg
-		}, want{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4xf16>", "tensor<4xf16>"},
+		}, foldIOWant{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4xf16>", "tensor<4xf16>"},
 			removed: 1, added: 2, io: []string{"x tensor<4xf16>->tensor<1x4xf16>"}}},
 		{"other users with other-users=skip", with(func(o *FoldIOUnsqueezeOptions) { o.OtherUsers = "skip" }), func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4)), "a")
-			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{tg.arg(0)}, tbT(f16, 4)), "b")
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
+			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4)), "a")
+			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "b")
 			return tg
-		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4xf16>"},
+		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4xf16>"},
 			notes: []string{"input x: not folded (coreai.expand_dims (unsqueeze)): 1 other users"}}},
 		{"two expands to different shapes: one folds, the other reads the inverse", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
-			e1 := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			e2 := tg.op("coreai.expand_dims", "unsqueeze_1", []*graph.Value{tg.arg(0), tg.constI(si32, 1)}, tbT(f16, 4, 1))
-			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e1}, tbT(f16, 1, 4)), "a")
-			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{e2}, tbT(f16, 4, 1)), "b")
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
+			e1 := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			e2 := tg.op("coreai.expand_dims", "unsqueeze_1", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 1)}, tbT(graph.F16, 4, 1))
+			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e1}, tbT(graph.F16, 1, 4)), "a")
+			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{e2}, tbT(graph.F16, 4, 1)), "b")
 			return tg
-		}, want{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4x1xf16>"},
+		}, foldIOWant{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4x1xf16>"},
 			removed: 1, added: 2, io: []string{"x tensor<4xf16>->tensor<1x4xf16>"}}},
 		{"state pair folds on both sides", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"s", tbT(f16, 4), "s"})
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4))
-			tg.out(tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(si32, 0)}, tbT(f16, 4)), "s")
+			tg := tbModule("main", tbPort{"s", tbT(graph.F16, 4), "s"})
+			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4))
+			tg.out(tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(graph.SI32, 0)}, tbT(graph.F16, 4)), "s")
 			return tg
-		}, want{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>"}, removed: 2,
+		}, foldIOWant{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>"}, removed: 2,
 			io: []string{"s tensor<4xf16>->tensor<1x4xf16>", "s tensor<4xf16>->tensor<1x4xf16>"}}},
 		{"state pair with one side only is left alone", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"s", tbT(f16, 4), "s"})
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4))
-			tg.out(tg.op("coreai.reshape", "view", []*graph.Value{y, tg.constI(graph.UI32, 2, 2)}, tbT(f16, 2, 2)), "junk")
-			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{tg.arg(0)}, tbT(f16, 4)), "s")
+			tg := tbModule("main", tbPort{"s", tbT(graph.F16, 4), "s"})
+			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4))
+			tg.out(tg.op("coreai.reshape", "view", []*graph.Value{y, tg.constI(graph.UI32, 2, 2)}, tbT(graph.F16, 2, 2)), "junk")
+			tg.out(tg.op("coreai.exp", "exp_1", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 4)), "s")
 			return tg
-		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<2x2xf16>", "tensor<4xf16>"},
+		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<2x2xf16>", "tensor<4xf16>"},
 			notes: []string{"state s → s: not folded: only one side"}}},
 		{"states=false leaves states alone", with(func(o *FoldIOUnsqueezeOptions) { o.States = false }), func() *tbGraph {
-			tg := tbModule("main", tbPort{"s", tbT(f16, 4), "s"})
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4))
-			tg.out(tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(si32, 0)}, tbT(f16, 4)), "s")
+			tg := tbModule("main", tbPort{"s", tbT(graph.F16, 4), "s"})
+			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4))
+			tg.out(tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(graph.SI32, 0)}, tbT(graph.F16, 4)), "s")
 			return tg
-		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<4xf16>"}}},
+		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<4xf16>"}}},
 		{"ops option restricts the fold", with(func(o *FoldIOUnsqueezeOptions) { o.Ops = []string{"coreai.shrink_dims"} }), func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
-			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(si32, 0)}, tbT(f16, 1, 4))
-			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(f16, 1, 4)), "a")
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
+			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
+			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4)), "a")
 			return tg
-		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<1x4xf16>"}}},
+		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<1x4xf16>"}}},
 		{"private and called graphs keep their signatures", nil, func() *tbGraph {
-			tg := tbModule("main", tbPort{"x", tbT(f16, 4), ""})
-			callee := tbAddGraph(tg.m, "helper", "private", tbPort{"in", tbT(f16, 4), ""})
-			ce := tbOpIn(callee, "coreai.expand_dims", "unsqueeze", "", []*graph.Value{callee.Body().Arg(0), tbConstI(callee, tg.m, si32, 0)}, tbT(f16, 1, 4))
+			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
+			callee := tbAddGraph(tg.m, "helper", "private", tbPort{"in", tbT(graph.F16, 4), ""})
+			ce := tbOpIn(callee, "coreai.expand_dims", "unsqueeze", "", []*graph.Value{callee.Body().Arg(0), tbConstI(callee, tg.m, graph.SI32, 0)}, tbT(graph.F16, 1, 4))
 			tbOut(callee, ce.Result(0), "out")
-			inv := tbOpIn(tg.g, "coreai.invoke", "", "", []*graph.Value{tg.arg(0)}, tbT(f16, 1, 4))
+			inv := tbOpIn(tg.g, "coreai.invoke", "", "", []*graph.Value{tg.arg(0)}, tbT(graph.F16, 1, 4))
 			inv.SetAttr("callee", &graph.SymbolRefAttr{Root: "helper"})
 			tg.out(inv.Result(0), "y")
 			return tg
-		}, want{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<1x4xf16>"}}},
+		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<1x4xf16>"}}},
 	}
+
+}
+
+func TestFoldIOUnsqueeze(t *testing.T) {
+	cases := foldIOCases()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tg := c.build()

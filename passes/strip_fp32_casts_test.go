@@ -83,60 +83,61 @@ const stripBasic = `module {
 #-}
 `
 
-func TestStripFP32Casts(t *testing.T) {
-	cases := []struct {
-		name    string
-		text    string
-		set     []string
-		wantErr string   // substring of the error; "" = success
-		want    []string // substrings of the printed result
-		notWant []string
-		f32Left int64 // f32 values expected after the pass
-		// wantNote is a substring of one of the change's notes ("" = none asked).
-		wantNote string
-		check    func(t *testing.T, m *graph.Module, ch *Change)
-	}{
-		{
-			name:    "basic island",
-			text:    strings.Replace(stripBasic, "BLOB", f32hex(1, 2, 1e-9, -70000), 1),
-			set:     []string{"strip-fp32-casts.clamp=true"},
-			want:    []string{"dense_resource<w0_f16> : tensor<4xf16>", "coreai.exp %3 : tensor<4xf16> -> tensor<4xf16>"},
-			notWant: []string{"coreai.cast", "f32", "w0:"},
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if ch.OpsRemoved != 2 {
-					t.Errorf("OpsRemoved = %d, want 2", ch.OpsRemoved)
+type stripFP32CastsCase struct {
+	name    string
+	text    string
+	set     []string
+	wantErr string   // substring of the error; "" = success
+	want    []string // substrings of the printed result
+	notWant []string
+	f32Left int64 // f32 values expected after the pass
+	// wantNote is a substring of one of the change's notes ("" = none asked).
+	wantNote string
+	check    func(t *testing.T, m *graph.Module, ch *Change)
+}
+
+var stripFP32CastsCases = []stripFP32CastsCase{
+	{
+		name:    "basic island",
+		text:    strings.Replace(stripBasic, "BLOB", f32hex(1, 2, 1e-9, -70000), 1),
+		set:     []string{"strip-fp32-casts.clamp=true"},
+		want:    []string{"dense_resource<w0_f16> : tensor<4xf16>", "coreai.exp %3 : tensor<4xf16> -> tensor<4xf16>"},
+		notWant: []string{"coreai.cast", "f32", "w0:"},
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if ch.OpsRemoved != 2 {
+				t.Errorf("OpsRemoved = %d, want 2", ch.OpsRemoved)
+			}
+			if len(ch.Constants) != 2 {
+				t.Fatalf("constants = %+v", ch.Constants)
+			}
+			rc := ch.Constants[1]
+			if rc.Resource != "w0" || rc.Overflow != 1 || rc.Underflow != 1 || rc.Elements != 4 {
+				t.Errorf("resource change = %+v", rc)
+			}
+			r := m.Resource("w0_f16")
+			if r == nil || m.Resource("w0") != nil {
+				t.Fatalf("resources: %v", m.Resources)
+			}
+			b, err := r.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []uint16{0x3c00, 0x4000, 0x0000, 0xfbff} // 1, 2, flushed, clamped
+			for i, w := range want {
+				if got := binary.LittleEndian.Uint16(b[2*i:]); got != w {
+					t.Errorf("elem %d = %#04x, want %#04x", i, got, w)
 				}
-				if len(ch.Constants) != 2 {
-					t.Fatalf("constants = %+v", ch.Constants)
-				}
-				rc := ch.Constants[1]
-				if rc.Resource != "w0" || rc.Overflow != 1 || rc.Underflow != 1 || rc.Elements != 4 {
-					t.Errorf("resource change = %+v", rc)
-				}
-				r := m.Resource("w0_f16")
-				if r == nil || m.Resource("w0") != nil {
-					t.Fatalf("resources: %v", m.Resources)
-				}
-				b, err := r.Bytes()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := []uint16{0x3c00, 0x4000, 0x0000, 0xfbff} // 1, 2, flushed, clamped
-				for i, w := range want {
-					if got := binary.LittleEndian.Uint16(b[2*i:]); got != w {
-						t.Errorf("elem %d = %#04x, want %#04x", i, got, w)
-					}
-				}
-			},
+			}
 		},
-		{
-			name:    "overflow is an error without clamp",
-			text:    strings.Replace(stripBasic, "BLOB", f32hex(1, 2, 3, 1e6), 1),
-			wantErr: "exceed the f16 range",
-		},
-		{
-			name: "unknown op leaves its island in f32 with a note naming it",
-			text: `module {
+	},
+	{
+		name:    "overflow is an error without clamp",
+		text:    strings.Replace(stripBasic, "BLOB", f32hex(1, 2, 3, 1e6), 1),
+		wantErr: "exceed the f16 range",
+	},
+	{
+		name: "unknown op leaves its island in f32 with a note naming it",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
     %1 = "coreai.frobnicate"(%0) : (tensor<4xf32>) -> tensor<4xf32> loc("frob_3"("m.py":7:0))
@@ -144,13 +145,13 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			f32Left:  2,
-			want:     []string{`coreai.frobnicate %0 : tensor<4xf32> -> tensor<4xf32>`},
-			wantNote: "it holds coreai.frobnicate (frob_3 at m.py:7), which strip-fp32-casts cannot retype: the op table (graph/coreaiop) has no row for coreai.frobnicate",
-		},
-		{
-			name: "unknown op in an island selected by pattern stops the pass naming it",
-			text: `module {
+		f32Left:  2,
+		want:     []string{`coreai.frobnicate %0 : tensor<4xf32> -> tensor<4xf32>`},
+		wantNote: "it holds coreai.frobnicate (frob_3 at m.py:7), which strip-fp32-casts cannot retype: the op table (graph/coreaiop) has no row for coreai.frobnicate",
+	},
+	{
+		name: "unknown op in an island selected by pattern stops the pass naming it",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
     %1 = "coreai.frobnicate"(%0) : (tensor<4xf32>) -> tensor<4xf32> loc("frob_3"("m.py":7:0))
@@ -158,12 +159,12 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.islands=frob_*"},
-			wantErr: "coreai.frobnicate (frob_3 at m.py:7) in an fp32 island that islands= selects by pattern cannot be retyped to f16",
-		},
-		{
-			name: "island selection by op id",
-			text: `module {
+		set:     []string{"strip-fp32-casts.islands=frob_*"},
+		wantErr: "coreai.frobnicate (frob_3 at m.py:7) in an fp32 island that islands= selects by pattern cannot be retyped to f16",
+	},
+	{
+		name: "island selection by op id",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("a.py":1:0))
     %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
@@ -174,14 +175,14 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2, %5 : tensor<4xf16>, tensor<4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.islands=_to_copy_9"},
-			f32Left: 2,
-			want:    []string{"coreai.exp %arg0 : tensor<4xf16>", "_to_copy_1"},
-			notWant: []string{"_to_copy_9"},
-		},
-		{
-			name: "island exclusion by op id",
-			text: `module {
+		set:     []string{"strip-fp32-casts.islands=_to_copy_9"},
+		f32Left: 2,
+		want:    []string{"coreai.exp %arg0 : tensor<4xf16>", "_to_copy_1"},
+		notWant: []string{"_to_copy_9"},
+	},
+	{
+		name: "island exclusion by op id",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("a.py":1:0))
     %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
@@ -192,14 +193,14 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2, %5 : tensor<4xf16>, tensor<4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.exclude=*b.py:*"},
-			f32Left: 2,
-			want:    []string{"_to_copy_9"},
-			notWant: []string{"_to_copy_1"},
-		},
-		{
-			name: "keep-norms leaves a normalization island in f32",
-			text: `module {
+		set:     []string{"strip-fp32-casts.exclude=*b.py:*"},
+		f32Left: 2,
+		want:    []string{"_to_copy_9"},
+		notWant: []string{"_to_copy_1"},
+	},
+	{
+		name: "keep-norms leaves a normalization island in f32",
+		text: `module {
   coreai.graph @main(%x: tensor<1x4xf16>) -> (tensor<1x4xf16>, tensor<1x4xf16>) {
     %ax = coreai.constant dense<1> : tensor<1xsi32>
     %eps = coreai.constant dense<1.0e-06> : tensor<f32>
@@ -216,19 +217,19 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %6, %9 : tensor<1x4xf16>, tensor<1x4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.keep-norms=true"},
-			f32Left: 7,
-			want:    []string{"_to_copy_1", "coreai.exp %arg0 : tensor<1x4xf16>"},
-			notWant: []string{"_to_copy_2"},
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.Notes) < 2 || !strings.Contains(strings.Join(ch.Notes, "\n"), "_to_copy_1 at norm.py:1) left in f32: it computes a normalization") {
-					t.Errorf("notes = %q", ch.Notes)
-				}
-			},
+		set:     []string{"strip-fp32-casts.keep-norms=true"},
+		f32Left: 7,
+		want:    []string{"_to_copy_1", "coreai.exp %arg0 : tensor<1x4xf16>"},
+		notWant: []string{"_to_copy_2"},
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.Notes) < 2 || !strings.Contains(strings.Join(ch.Notes, "\n"), "_to_copy_1 at norm.py:1) left in f32: it computes a normalization") {
+				t.Errorf("notes = %q", ch.Notes)
+			}
 		},
-		{
-			name: "island selection by source glob",
-			text: `module {
+	},
+	{
+		name: "island selection by source glob",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32> loc("_to_copy_1"("models/a.py":1:0))
     %1 = coreai.cast %0 : tensor<4xf32> to tensor<4xf16>
@@ -236,28 +237,28 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.islands=*/b.py:*"},
-			f32Left: 1,
-		},
-		{
-			name: "f32 graph I/O converted by default",
-			text: `module {
+		set:     []string{"strip-fp32-casts.islands=*/b.py:*"},
+		f32Left: 1,
+	},
+	{
+		name: "f32 graph I/O converted by default",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf32> {coreai.name = "x"}, %h: tensor<4xf16> {coreai.name = "h"}) -> (tensor<4xf32> {coreai.name = "y"}) {
     %0 = coreai.cast %h : tensor<4xf16> to tensor<4xf32>
     %1 = coreai.decomposable.broadcasting_add %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     coreai.output %1 : tensor<4xf32>
   }
 }`,
-			want: []string{"tensor<4xf16> {coreai.name = \"x\"}", "-> (tensor<4xf16> {coreai.name = \"y\"})"},
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.IOChanges) != 2 || ch.IOChanges[0].Port != "x" || !ch.IOChanges[1].IsOutput || ch.IOChanges[1].Before != "tensor<4xf32>" {
-					t.Errorf("IOChanges = %+v", ch.IOChanges)
-				}
-			},
+		want: []string{"tensor<4xf16> {coreai.name = \"x\"}", "-> (tensor<4xf16> {coreai.name = \"y\"})"},
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.IOChanges) != 2 || ch.IOChanges[0].Port != "x" || !ch.IOChanges[1].IsOutput || ch.IOChanges[1].Before != "tensor<4xf32>" {
+				t.Errorf("IOChanges = %+v", ch.IOChanges)
+			}
 		},
-		{
-			name: "f32 graph I/O kept with io=false",
-			text: `module {
+	},
+	{
+		name: "f32 graph I/O kept with io=false",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf32> {coreai.name = "x"}, %h: tensor<4xf16> {coreai.name = "h"}) -> (tensor<4xf16> {coreai.name = "y"}) {
     %0 = coreai.cast %h : tensor<4xf16> to tensor<4xf32>
     %1 = coreai.decomposable.broadcasting_add %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -265,17 +266,17 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.io=false"},
-			f32Left: 3,
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "@main input x") {
-					t.Errorf("notes = %q", ch.Notes)
-				}
-			},
+		set:     []string{"strip-fp32-casts.io=false"},
+		f32Left: 3,
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "@main input x") {
+				t.Errorf("notes = %q", ch.Notes)
+			}
 		},
-		{
-			name: "invoke callee retyped consistently",
-			text: `module {
+	},
+	{
+		name: "invoke callee retyped consistently",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %c = coreai.constant dense<1.0e-06> : tensor<f32>
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
@@ -289,17 +290,17 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %1 : tensor<4xf32>
   }
 }`,
-			want: []string{"private @norm(%arg0: tensor<4xf16>", "broadcasting_add %arg0, %arg1 : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>",
-				"dense<1.013280e-06> : tensor<f16>" /* 17·2^-24, the f16 nearest 1e-6, as MLIR spells it */},
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.IOChanges) != 0 {
-					t.Errorf("a callee's signature is not model I/O: %+v", ch.IOChanges)
-				}
-			},
+		want: []string{"private @norm(%arg0: tensor<4xf16>", "broadcasting_add %arg0, %arg1 : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>",
+			"dense<1.013280e-06> : tensor<f16>" /* 17·2^-24, the f16 nearest 1e-6, as MLIR spells it */},
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.IOChanges) != 0 {
+				t.Errorf("a callee's signature is not model I/O: %+v", ch.IOChanges)
+			}
 		},
-		{
-			name: "call to a declaration leaves its island in f32",
-			text: `module {
+	},
+	{
+		name: "call to a declaration leaves its island in f32",
+		text: `module {
   func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
   func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
@@ -308,12 +309,12 @@ func TestStripFP32Casts(t *testing.T) {
     return %2 : tensor<4xf16>
   }
 }`,
-			f32Left:  2,
-			wantNote: "it holds func.call (at t.mlir:5), which strip-fp32-casts cannot retype: it calls a graph whose body is not in this module",
-		},
-		{
-			name: "call to a declaration selected by pattern stops the pass",
-			text: `module {
+		f32Left:  2,
+		wantNote: "it holds func.call (at t.mlir:5), which strip-fp32-casts cannot retype: it calls a graph whose body is not in this module",
+	},
+	{
+		name: "call to a declaration selected by pattern stops the pass",
+		text: `module {
   func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
   func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
@@ -322,12 +323,12 @@ func TestStripFP32Casts(t *testing.T) {
     return %2 : tensor<4xf16>
   }
 }`,
-			set:     []string{"strip-fp32-casts.islands=t.mlir:5"},
-			wantErr: "func.call (at t.mlir:5) in an fp32 island that islands= selects by pattern cannot be retyped to f16: it calls a graph whose body is not in this module",
-		},
-		{
-			name: "casts to other types stay, retyped",
-			text: `module {
+		set:     []string{"strip-fp32-casts.islands=t.mlir:5"},
+		wantErr: "func.call (at t.mlir:5) in an fp32 island that islands= selects by pattern cannot be retyped to f16: it calls a graph whose body is not in this module",
+	},
+	{
+		name: "casts to other types stay, retyped",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>, %i: tensor<4xsi32>) -> (tensor<4xf16>, tensor<4xsi32>) {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
     %1 = coreai.cast %i : tensor<4xsi32> to tensor<4xf32>
@@ -337,11 +338,11 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %4, %3 : tensor<4xf16>, tensor<4xsi32>
   }
 }`,
-			want: []string{"coreai.cast %arg1 : tensor<4xsi32> to tensor<4xf16>", "coreai.cast %1 : tensor<4xf16> to tensor<4xsi32>"},
-		},
-		{
-			name: "resource still used elsewhere is kept",
-			text: `module {
+		want: []string{"coreai.cast %arg1 : tensor<4xsi32> to tensor<4xf16>", "coreai.cast %1 : tensor<4xf16> to tensor<4xsi32>"},
+	},
+	{
+		name: "resource still used elsewhere is kept",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf32>) {
     %w = coreai.constant dense_resource<w0> : tensor<4xf32>
     %v = coreai.constant dense_resource<w0> : tensor<4xf32>
@@ -358,31 +359,31 @@ func TestStripFP32Casts(t *testing.T) {
     }
   }
 #-}`,
-			set:     []string{"strip-fp32-casts.io=false"},
-			f32Left: 1,
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if m.Resource("w0") == nil || m.Resource("w0_f16") == nil {
-					t.Errorf("want both w0 and w0_f16, have %d resources", len(m.Resources))
-				}
-			},
+		set:     []string{"strip-fp32-casts.io=false"},
+		f32Left: 1,
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if m.Resource("w0") == nil || m.Resource("w0_f16") == nil {
+				t.Errorf("want both w0 and w0_f16, have %d resources", len(m.Resources))
+			}
 		},
-		{
-			name: "state pair retyped together",
-			text: `module {
+	},
+	{
+		name: "state pair retyped together",
+		text: `module {
   coreai.graph @main(%s: tensor<4xf32> {MutableBuffers.buffer_mutation = "s_out", coreai.name = "s"}, %x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf32> {coreai.name = "s_out"}) {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
     %1 = coreai.decomposable.broadcasting_add %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     coreai.output %1 : tensor<4xf32>
   }
 }`,
-			want: []string{"%arg0: tensor<4xf16> {MutableBuffers.buffer_mutation", "-> (tensor<4xf16> {coreai.name = \"s_out\"})"},
-		},
-		{
-			// coreai-torch's make_stateful form (testdata/states/handle-f32.mlir): the f32
-			// handle, its read and its write are retyped together; the
-			// tokens stay.
-			name: "handle state retyped with its reads and writes",
-			text: `module {
+		want: []string{"%arg0: tensor<4xf16> {MutableBuffers.buffer_mutation", "-> (tensor<4xf16> {coreai.name = \"s_out\"})"},
+	},
+	{
+		// coreai-torch's make_stateful form (testdata/states/handle-f32.mlir): the f32
+		// handle, its read and its write are retyped together; the
+		// tokens stay.
+		name: "handle state retyped with its reads and writes",
+		text: `module {
   coreai.graph @main(%h: !coreai.handle<tensor<4xf32>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}, %x: tensor<4xf16> {coreai.name = "x"}) -> (!coreai.token {coreai.name = "s"}, tensor<4xf16> {coreai.name = "y"}) {
     %t0 = "coreai.create_token"() : () -> !coreai.token
     %v, %t1 = "coreai.read_handle"(%h, %t0) : (!coreai.handle<tensor<4xf32>>, !coreai.token) -> (tensor<4xf32>, !coreai.token) loc("read_1"("m.py":3:0))
@@ -393,27 +394,27 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %t2, %2 : !coreai.token, tensor<4xf16>
   }
 }`,
-			want: []string{
-				`%arg0: !coreai.handle<tensor<4xf16>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}`,
-				"coreai.read_handle %arg0, %0 : (<tensor<4xf16>>, !coreai.token) -> (tensor<4xf16>, !coreai.token)",
-				"coreai.write_handle %arg0, %3, %2 : (<tensor<4xf16>>, tensor<4xf16>, !coreai.token) -> !coreai.token",
-				"-> (!coreai.token {coreai.name = \"s\"}, tensor<4xf16> {coreai.name = \"y\"})",
-			},
-			notWant: []string{"f32", "coreai.cast"},
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.IOChanges) != 1 || ch.IOChanges[0].Port != "s" || ch.IOChanges[0].After != "!coreai.handle<tensor<4xf16>>" {
-					t.Errorf("I/O changes = %+v, want the handle state s retyped", ch.IOChanges)
-				}
-				if ch.OpsRemoved != 2 {
-					t.Errorf("OpsRemoved = %d, want the 2 casts", ch.OpsRemoved)
-				}
-			},
+		want: []string{
+			`%arg0: !coreai.handle<tensor<4xf16>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}`,
+			"coreai.read_handle %arg0, %0 : (<tensor<4xf16>>, !coreai.token) -> (tensor<4xf16>, !coreai.token)",
+			"coreai.write_handle %arg0, %3, %2 : (<tensor<4xf16>>, tensor<4xf16>, !coreai.token) -> !coreai.token",
+			"-> (!coreai.token {coreai.name = \"s\"}, tensor<4xf16> {coreai.name = \"y\"})",
 		},
-		{
-			// With io=false an island holding a handle state reaches graph
-			// I/O and stays f32, with a note.
-			name: "handle state kept with io=false",
-			text: `module {
+		notWant: []string{"f32", "coreai.cast"},
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.IOChanges) != 1 || ch.IOChanges[0].Port != "s" || ch.IOChanges[0].After != "!coreai.handle<tensor<4xf16>>" {
+				t.Errorf("I/O changes = %+v, want the handle state s retyped", ch.IOChanges)
+			}
+			if ch.OpsRemoved != 2 {
+				t.Errorf("OpsRemoved = %d, want the 2 casts", ch.OpsRemoved)
+			}
+		},
+	},
+	{
+		// With io=false an island holding a handle state reaches graph
+		// I/O and stays f32, with a note.
+		name: "handle state kept with io=false",
+		text: `module {
   coreai.graph @main(%h: !coreai.handle<tensor<4xf32>> {MutableBuffers.buffer_mutation = "s", coreai.name = "s"}, %x: tensor<4xf16> {coreai.name = "x"}) -> (!coreai.token {coreai.name = "s"}) {
     %t0 = "coreai.create_token"() : () -> !coreai.token
     %v, %t1 = "coreai.read_handle"(%h, %t0) : (!coreai.handle<tensor<4xf32>>, !coreai.token) -> (tensor<4xf32>, !coreai.token)
@@ -423,20 +424,20 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %t2 : !coreai.token
   }
 }`,
-			set:     []string{"strip-fp32-casts.io=false"},
-			want:    []string{"!coreai.handle<tensor<4xf32>>", "coreai.cast"},
-			f32Left: 4, // the read, the cast, the add and the handle (census by element type)
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "@main input s") {
-					t.Errorf("notes = %q", ch.Notes)
-				}
-			},
+		set:     []string{"strip-fp32-casts.io=false"},
+		want:    []string{"!coreai.handle<tensor<4xf32>>", "coreai.cast"},
+		f32Left: 4, // the read, the cast, the add and the handle (census by element type)
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.Notes) != 1 || !strings.Contains(ch.Notes[0], "@main input s") {
+				t.Errorf("notes = %q", ch.Notes)
+			}
 		},
-		{
-			// A private composite's interior is retyped for every caller;
-			// the summary says which composite.
-			name: "composite interior named in the summary",
-			text: `module {
+	},
+	{
+		// A private composite's interior is retyped for every caller;
+		// the summary says which composite.
+		name: "composite interior named in the summary",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16> {coreai.name = "x"}) -> (tensor<4xf16> {coreai.name = "y"}) {
     %0 = coreai.invoke @gdu(%x) : (tensor<4xf16>) -> tensor<4xf16>
     coreai.output %0 : tensor<4xf16>
@@ -448,19 +449,19 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			notWant: []string{"f32"},
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				if len(ch.Notes) != 2 || ch.Notes[0] != "1 fp32 island(s) retyped to f16, 1 of them reaching into composite graph(s) @gdu" ||
-					!strings.Contains(ch.Notes[1], "reaching into composite @gdu (every call of it computes in f16 now)") {
-					t.Errorf("notes = %q", ch.Notes)
-				}
-			},
+		notWant: []string{"f32"},
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			if len(ch.Notes) != 2 || ch.Notes[0] != "1 fp32 island(s) retyped to f16, 1 of them reaching into composite graph(s) @gdu" ||
+				!strings.Contains(ch.Notes[1], "reaching into composite @gdu (every call of it computes in f16 now)") {
+				t.Errorf("notes = %q", ch.Notes)
+			}
 		},
-		{
-			// Ops without locations have no op id: the summary names the
-			// op and source and no empty list of ids.
-			name: "summary without op ids",
-			text: `module {
+	},
+	{
+		// Ops without locations have no op id: the summary names the
+		// op and source and no empty list of ids.
+		name: "summary without op ids",
+		text: `module {
   coreai.graph @main(%x: tensor<4xf16>) -> tensor<4xf16> {
     %0 = coreai.cast %x : tensor<4xf16> to tensor<4xf32>
     %1 = coreai.exp %0 : tensor<4xf32> -> tensor<4xf32>
@@ -468,18 +469,21 @@ func TestStripFP32Casts(t *testing.T) {
     coreai.output %2 : tensor<4xf16>
   }
 }`,
-			check: func(t *testing.T, m *graph.Module, ch *Change) {
-				for _, n := range ch.Notes {
-					if strings.Contains(n, "first ops") || strings.HasSuffix(strings.TrimSpace(n), ";") {
-						t.Errorf("note %q lists op ids there are none of", n)
-					}
+		check: func(t *testing.T, m *graph.Module, ch *Change) {
+			for _, n := range ch.Notes {
+				if strings.Contains(n, "first ops") || strings.HasSuffix(strings.TrimSpace(n), ";") {
+					t.Errorf("note %q lists op ids there are none of", n)
 				}
-				if len(ch.Notes) != 2 || !strings.HasSuffix(ch.Notes[1], "2 f16↔f32 cast(s) each") {
-					t.Errorf("notes = %q", ch.Notes)
-				}
-			},
+			}
+			if len(ch.Notes) != 2 || !strings.HasSuffix(ch.Notes[1], "2 f16↔f32 cast(s) each") {
+				t.Errorf("notes = %q", ch.Notes)
+			}
 		},
-	}
+	},
+}
+
+func TestStripFP32Casts(t *testing.T) {
+	cases := stripFP32CastsCases
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := ptParse(t, tc.text)

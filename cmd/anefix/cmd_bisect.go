@@ -112,8 +112,8 @@ func (o *searchOpts) declare(fs *pflag.FlagSet, cmd string) {
 	fs.IntVarP(&o.jobs, "jobs", "j", 1, "test commands run at once")
 	fs.IntVar(&o.maxProbes, "max-probes", 0, "stop after starting this many test commands (0: no limit; cache hits are free)")
 	fs.DurationVar(&o.timeout, "probe-timeout", 0, "stop a test command (SIGTERM to its process group, SIGKILL 5 s later) after this long and count it as cannot tell (0: no limit)")
-	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb")
+	declareJSON(fs, &o.json)
+	declareIgnoreHash(fs, &o.ignoreHash)
 	fs.BoolVar(&o.showOutput, "show-output", false, "pass the test commands' output through to stderr")
 }
 

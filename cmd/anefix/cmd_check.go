@@ -68,10 +68,10 @@ type checkFlags struct {
 }
 
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.CheckReport)")
-	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+	declareJSON(fs, &f.asJSON)
+	declareIgnoreHash(fs, &f.ignoreHash)
 	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
-	fs.StringVar(&f.arch, "architecture", ane.DefaultArchitecture, "target of the region prediction: h18p (all-or-nothing), h16g (partitions around fp32 islands), other names: unknown")
+	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 }
 
@@ -212,7 +212,7 @@ func (s groupSeq) all() iter.Seq[*pb.FindingGroup] { return s.where(nil) }
 type checkGroups struct{ groups, suspects, hazards, advice groupSeq }
 
 // textGroups are r's groups made and converted one at a time while the
-// text report prints them, from the findings r holds (ane.Grouping): with a
+// text report prints them, from the findings r holds (ane.grouping): with a
 // finding per op, every group at once as a message was about 220 bytes an
 // op on top of the findings or of the groups (issue 28's 500k-op chain:
 // 112 MB), where the grouping holds 12 bytes a finding.

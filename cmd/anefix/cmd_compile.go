@@ -73,14 +73,14 @@ func (f *compileFlags) declare(fs *pflag.FlagSet) {
 	o := &f.o
 	fs.StringVar(&o.Platform, "platform", o.Platform, "coreai-build --platform")
 	fs.StringVar(&o.PreferredCompute, "preferred-compute", o.PreferredCompute, "coreai-build --preferred-compute")
-	fs.StringVar(&o.Architecture, "architecture", o.Architecture, "coreai-build --architecture")
+	declareArchitecture(fs, &o.Architecture)
 	fs.StringVar(&o.Compiler, "compiler", "", "run this binary instead of 'xcrun coreai-build' (default $"+compiler.EnvCompiler+")")
 	fs.StringVar(&o.Keep, "keep", "", "keep the .aimodelc and the compiler's log in DIR")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "kill the compiler (its whole process group) after this long")
 	fs.BoolVar(&f.requireANE, "require-ane", false, "exit 3 unless every function got an ANE region and no ANE compile failed")
 	fs.IntVar(&f.minRegions, "min-regions", 0, "exit 3 unless at least N ANE regions were written")
-	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.CompileReport)")
-	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "warn instead of failing when main.hash does not match main.mlirb")
+	declareJSON(fs, &f.asJSON)
+	declareIgnoreHash(fs, &f.ignoreHash)
 }
 
 // runCompile is `anefix compile`.

@@ -29,9 +29,10 @@ Examples:
   anefix convert model.h18p.aimodelc -o copy.h18p.aimodelc  # a compiled package, copied whole
 
 A compiled package (.aimodelc) is read (main.hash checked, links not
-followed, within --max-memory) and copied file by file, unchanged, holes in
-sparse files kept; it is never re-encoded. What the reader could not read
-besides main.hash is copied as it is, with a warning (inspect lists it).`,
+followed, --max-memory bounding the heap reading one of its files needs)
+and copied file by file, unchanged, holes in sparse files kept; it is
+never re-encoded. What the reader could not read besides main.hash is
+copied as it is, with a warning (inspect lists it).`,
 		Setup: runWith((*convertFlags).declare, runConvert),
 	})
 }
@@ -47,12 +48,12 @@ type convertFlags struct {
 
 func (f *convertFlags) declare(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVarP(&f.out, "output", "o", "", "output path, or - for stdout (required)")
-	fs.StringVar(&f.emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
-	fs.BoolVar(&f.force, "force", false, "replace an existing output")
-	fs.IntVar(&f.version, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
-	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
-	declareMaxMemory(fs, &f.maxMem, "for a compiled package: reading one of its files")
+	declareOutput(fs, &f.out)
+	declareEmit(fs, &f.emit)
+	declareForce(fs, &f.force)
+	declareBytecodeVersion(fs, &f.version)
+	declareIgnoreHash(fs, &f.ignoreHash)
+	declareMaxMemory(fs, &f.maxMem)
 }
 
 // runConvert is `anefix convert`.

@@ -59,10 +59,10 @@ type inspectFlags struct {
 
 func (f *inspectFlags) declare(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (protojson of anefix.v1.InspectReport)")
-	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+	declareJSON(fs, &f.asJSON)
+	declareIgnoreHash(fs, &f.ignoreHash)
 	fs.StringVar(&f.source, "source", "", "for a compiled package: the .aimodel it was compiled from, to compare with metadata.json's sourceHash")
-	declareMaxMemory(fs, &f.maxMem, "for a compiled package: reading one of its files")
+	declareMaxMemory(fs, &f.maxMem)
 }
 
 // runInspect is `anefix inspect`.

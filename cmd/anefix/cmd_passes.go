@@ -38,7 +38,7 @@ Examples:
 type passesFlags struct{ asJSON bool }
 
 func (f *passesFlags) declare(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.asJSON, "json", false, "print as JSON")
+	declareJSON(fs, &f.asJSON)
 }
 
 // runPasses is `anefix passes`.

@@ -56,8 +56,8 @@ type reduceFlags struct {
 
 func (o *reduceFlags) declare(fs *pflag.FlagSet) {
 	o.searchOpts.declare(fs, "reduce")
-	fs.StringVarP(&o.out, "output", "o", "", "where to write the smallest model (required)")
-	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+	declareOutput(fs, &o.out)
+	declareForce(fs, &o.force)
 }
 
 // runReduce is `anefix reduce`.

@@ -82,7 +82,7 @@ type rewriteFlags struct {
 }
 
 func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
-	fs.StringVarP(&o.Out, "output", "o", "", "output path, or - for stdout (required unless --dry-run)")
+	declareOutput(fs, &o.Out)
 	fs.StringSliceVar(&o.Spec.Passes, "passes", nil, "run exactly these passes, in this order (comma list)")
 	fs.StringSliceVar(&o.Spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
 	fs.StringSliceVar(&o.Spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
@@ -94,15 +94,15 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PrintIRAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
 	fs.BoolVar(&o.VerifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
 	fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
-	fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout (needs -o to a file)")
+	declareJSON(fs, &o.json)
 	fs.BoolVar(&o.timings, "timings", false, "add wall times to the summary and the report (which are otherwise the same bytes on every run)")
-	fs.BoolVar(&o.Force, "force", false, "replace an existing output (and --report FILE)")
-	fs.StringVar(&o.Emit, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's)")
-	fs.IntVar(&o.BytecodeVersion, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
-	fs.BoolVar(&o.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (with a warning)")
+	declareForce(fs, &o.Force)
+	declareEmit(fs, &o.Emit)
+	declareBytecodeVersion(fs, &o.BytecodeVersion)
+	declareIgnoreHash(fs, &o.ignoreHash)
 	fs.BoolVar(&o.compile, "compile", false, "after writing, compile input and output with coreai-build and print ANE regions before → after")
 	fs.BoolVar(&o.verify, "verify", false, "after writing, run anefix verify on input vs output (teacher-forced, 8 streams over the whole context, the default gates; exit 3 when missed)")
-	declareMaxMemory(fs, &o.maxMem, "planning one weight in a pass that allocates per weight (palettize, quantize-weights, legalize-weights)")
+	declareMaxMemory(fs, &o.maxMem)
 	declareMaxWork(fs, &o.maxWork)
 	o.fs = fs
 }

@@ -54,7 +54,7 @@ func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&f.layers, "layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
 	fs.StringVar(&f.scale, "scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
 	fs.IntVar(&f.ctx, "ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
-	fs.Uint64Var(&f.seed, "seed", 0, "weight generator seed")
+	declareSeed(fs, &f.seed)
 	fs.StringVar(&f.stateForm, "state-form", "tensor", "states as tensor inputs with MutableBuffers.buffer_mutation (tensor) or as !coreai.handle/!coreai.token (handle, as after Core AI's optimize)")
 	fs.StringVar(&f.stateRead, "state-read", "sum", "A-D: how the gated-delta step reads its state: elementwise multiply and a sum over dim -2 (sum, as coreai-torch's gated_delta_update composite does) or batch matmuls (matmul)")
 	fs.StringVar(&f.recurrence, "recurrence", "inline", "A-D: the gated-delta step as inline f32 ops (inline, the seed's iOS builder) or a call to a gated_delta_update composite graph (composite, as coreai-models' macOS builder exports it)")
@@ -62,9 +62,9 @@ func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&f.locations, "locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
 	fs.BoolVar(&f.trainedGates, "trained-gates", true, "A-D: recurrence gates as trained gated-delta/Mamba2 models initialise them (dt log-uniform in [0.001, 0.1], A log-uniform in [1, 16]: decay near 1); false restores the fast-forgetting gates (decay <= 0.24)")
 	fs.BoolVar(&f.massive, "massive-activations", true, "A-D: a few residual channels with magnitudes in the hundreds (tiny) to thousands (full), growing with depth, written by one MLP super neuron per channel and layer (graph/synth/massive.go); false leaves them out")
-	fs.StringVarP(&f.out, "output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - (required)")
-	fs.StringVar(&f.emit, "emit", "", "output form: generic, pretty or bytecode (default: by OUT's extension)")
-	fs.BoolVar(&f.force, "force", false, "replace an existing output")
+	declareOutput(fs, &f.out)
+	declareEmit(fs, &f.emit)
+	declareForce(fs, &f.force)
 }
 
 // runSynth is `anefix synth`.

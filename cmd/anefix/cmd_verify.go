@@ -94,7 +94,9 @@ naming the op (exit 1) instead of running for days: N units, an op
 counting a fixed cost (about a thousand additions' worth) plus the
 elements it reads or writes (a matmul's multiply-adds at 8 to a unit);
 the default, 2^33, is about 40 times a decode step of full-scale synth
-arm A (0.75 B weights).
+arm A (0.75 B weights). --max-memory SIZE (default 8GiB) bounds the heap
+running both graphs needs by the declared shapes (mapped weights do not
+count).
 
 Examples:
   anefix verify armA.mlir armA.fixed.aimodel
@@ -132,9 +134,9 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.clearMargin, "clear-margin", compare.DefaultClearMargin, "teacher-forced: REF top-2 logit gap (nats) from which a position counts as a clear top-1")
 	fs.IntVar(&f.steps, "steps", 24, "greedy: generated tokens to compare (N)")
 	fs.StringVar(&f.prompt, "prompt-ids", "1", "greedy: comma-separated prompt token ids fed before generation")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the pseudo-random token streams and inputs (embeddings, hidden states)")
+	declareSeed(fs, &f.seed)
 	fs.IntVar(&f.minAgree, "min-agree", -1, "greedy: steps that must agree for exit 0; -1 means all N")
-	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (proto anefix.v1.VerifyReport)")
+	declareJSON(fs, &f.asJSON)
 	fs.StringVar(&f.function, "function", "", "graph to run in both modules (default: main, else the first public graph)")
 	fs.StringVar(&f.acc, "accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
 	fs.StringVar(&f.candAcc, "cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
@@ -143,9 +145,9 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ranges, "ranges", false, "report ops whose values leave the fp16 range, meet the profile's saturation points or become inf/NaN")
 	fs.BoolVar(&f.localize, "localize", false, "run REF with f16 computed in f32 and rank CAND's ops by the relative error they add")
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
-	fs.BoolVar(&f.ignoreHash, "ignore-hash", false, "proceed when main.hash does not match main.mlirb (warns)")
+	declareIgnoreHash(fs, &f.ignoreHash)
 	declareMaxWork(fs, &f.maxWork)
-	declareMaxMemory(fs, &f.maxMem, "running both graphs (by the declared shapes; mapped weights do not count)")
+	declareMaxMemory(fs, &f.maxMem)
 }
 
 // runVerify is `anefix verify`: the flags checked and made a verifyRun,

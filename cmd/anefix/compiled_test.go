@@ -17,7 +17,7 @@ import (
 )
 
 // compiledCorpus lists the real compiled packages (read-only; never copied
-// into the repository). Absent, tests skip unless oracle.Required.
+// into the repository). Absent, tests skip unless ANEFIX_REQUIRE_ORACLES or CI.
 func compiledCorpus(t *testing.T) []string {
 	t.Helper()
 	return oracle.CorpusGlob(t, "apple-compiled/*.aimodelc")

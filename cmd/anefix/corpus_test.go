@@ -15,7 +15,7 @@ import (
 
 // corpusBytecode lists the bytecode files Apple's toolchain wrote (the
 // corpus beside the repository; never copied into it). Without the corpus
-// the test skips, or fails under oracle.Required.
+// the test skips, or fails under ANEFIX_REQUIRE_ORACLES or CI.
 func corpusBytecode(t *testing.T) []string {
 	t.Helper()
 	return oracle.CorpusFiles(t, ".mlirb", ".mpsgraph")

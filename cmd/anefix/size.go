@@ -57,10 +57,11 @@ func (f *sizeFlag) Type() string   { return "size" }
 
 // declareMaxMemory declares --max-memory (default 8GiB) on fs: the one
 // spelling of the flag and its help in every command that bounds its
-// memory. what says what is estimated against SIZE.
-func declareMaxMemory(fs *pflag.FlagSet, f *sizeFlag, what string) {
+// memory. What is estimated against SIZE differs by command, so each
+// command's Help says it.
+func declareMaxMemory(fs *pflag.FlagSet, f *sizeFlag) {
 	*f = 8 << 30
-	fs.Var(f, "max-memory", "refuse (exit 1) when "+what+" needs more heap than SIZE by its estimate, made before the work starts, e.g. 512MiB, 8GiB")
+	fs.Var(f, "max-memory", "refuse (exit 1) when the work the command's help names needs more heap than SIZE by its estimate, made before the work starts, e.g. 512MiB, 8GiB")
 }
 
 // declareMaxWork declares --max-work on fs: the one spelling of the flag

@@ -16,7 +16,7 @@ import (
 )
 
 // corpus is the real compiled packages (read-only, never copied into the
-// repository). Absent, tests skip unless oracle.Required.
+// repository). Absent, tests skip unless ANEFIX_REQUIRE_ORACLES or CI.
 func corpus(t testing.TB) []string {
 	t.Helper()
 	return oracle.CorpusGlob(t, "apple-compiled/*.aimodelc")
@@ -100,7 +100,7 @@ func TestStandInLayout(t *testing.T) {
 		{"prefix names", []string{"FAKE_COREAI_BUILD_SCENARIO=ane", "FAKE_COREAI_BUILD_REGIONS=f f_2"}, 2, 1, 0, "yes", "ANE"},
 	}
 	// The mlir-opt 22 case (its subtest alone skips, or fails under
-	// oracle.Required, when mlir-opt 22 is missing).
+	// ANEFIX_REQUIRE_ORACLES or CI, when mlir-opt 22 is missing).
 	const mlirOptCase = "specialized graph as mlir-opt 22 bytecode"
 	cases = append(cases, struct {
 		name             string
@@ -266,11 +266,11 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("%v %+v %q", r.err, r.p.Functions[0].GPU, r.p.Problems)
 				}
 			}},
-		{"main.hash of the wrong length", "ane", edit(HashFile, func(b []byte) []byte { return b[:31] }),
+		{"main.hash of the wrong length", "ane", edit(hashFile, func(b []byte) []byte { return b[:31] }),
 			func(t *testing.T, r result) { wantErr(t, r.err, "want the 32-byte SHA-256 digest") }},
 		{"main.hash mismatch", "ane", edit("main-h18p.mlirb", func(b []byte) []byte { return append(b, ' ') }),
 			func(t *testing.T, r result) { wantErr(t, r.err, "does not match the SHA-256 of main-h18p.mlirb") }},
-		{"metadata.json is not JSON", "ane", edit(MetadataFile, func([]byte) []byte { return []byte("[") }),
+		{"metadata.json is not JSON", "ane", edit(metadataFile, func([]byte) []byte { return []byte("[") }),
 			func(t *testing.T, r result) {
 				if r.err != nil || r.p.Metadata != nil || !strings.Contains(strings.Join(r.p.Problems, " "), "metadata.json is not a JSON object") {
 					t.Errorf("%v %q", r.err, r.p.Problems)
@@ -321,7 +321,7 @@ func TestBadInput(t *testing.T) {
 // temporary directory): errors or marked unknowns, never a panic.
 func TestCorpusDamaged(t *testing.T) {
 	d := corpus(t)[0]
-	files := []string{"main-h18p.mlirb", MetadataFile, StatsFile, pkgDir + "/manifest.plist", pkgDir + "/specialized_model_1.mpsgraph"}
+	files := []string{"main-h18p.mlirb", metadataFile, statsFile, pkgDir + "/manifest.plist", pkgDir + "/specialized_model_1.mpsgraph"}
 	for _, rel := range files {
 		orig, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(rel)))
 		if err != nil {
@@ -398,11 +398,11 @@ func wantDisagreement(t *testing.T, p *Package, err error, sub string) {
 // form (re-encoded in memory by howett.net/plist, which anefix uses only
 // in tests, as an encoder independent of its reader) reads the same.
 func TestManifestForms(t *testing.T) {
-	xml, err := os.ReadFile(filepath.Join(corpus(t)[0], filepath.FromSlash(pkgDir), ManifestFile))
+	xml, err := os.ReadFile(filepath.Join(corpus(t)[0], filepath.FromSlash(pkgDir), manifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := ParseManifest(xml, "xml")
+	want, err := parseManifest(xml, "xml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestManifestForms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ParseManifest(b, "other form")
+		got, err := parseManifest(b, "other form")
 		if err != nil {
 			t.Fatalf("form %d: %v", form, err)
 		}
@@ -428,7 +428,7 @@ func TestManifestForms(t *testing.T) {
 
 func TestDeviceName(t *testing.T) {
 	for v, want := range map[int64]string{1: "GPU", 2: "ANE", 3: "GPU+ANE", 4: "CPU", 7: "GPU+ANE+CPU", 0: "unknown(0)", 8: "unknown(8)", -1: "unknown(-1)"} {
-		if got := DeviceName(v); got != want {
+		if got := deviceName(v); got != want {
 			t.Errorf("DeviceName(%d) = %s, want %s", v, got, want)
 		}
 	}

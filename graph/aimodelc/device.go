@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// DeviceName spells a compilation descriptor's preferredDevice or
+// deviceName spells a compilation descriptor's preferredDevice or
 // allowedComputeDevices integer. GUESS: the values are taken as the
 // MPSGraphComputeDevice bit set (GPU 1, ANE 2, CPU 4) as two independent
 // public bindings of MPSGraph spell it; Apple's headers are not public
 // here. The corpus is consistent with it: preferredDevice 1 and
 // allowedComputeDevices 1 next to "preferredDevice=GPU" in the main file.
 // A value with other bits is returned as "unknown(N)".
-func DeviceName(v int64) string {
+func deviceName(v int64) string {
 	if v <= 0 || v&^7 != 0 {
 		return "unknown(" + strconv.FormatInt(v, 10) + ")"
 	}

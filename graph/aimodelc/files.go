@@ -21,9 +21,9 @@ import (
 
 // Names of the files at the top of a compiled package.
 const (
-	HashFile     = "main.hash"
-	MetadataFile = "metadata.json"
-	StatsFile    = "stats.json"
+	hashFile     = "main.hash"
+	metadataFile = "metadata.json"
+	statsFile    = "stats.json"
 )
 
 // Limits on files read whole, so a hostile package cannot make anefix
@@ -96,8 +96,8 @@ func sha256Of(r io.Reader, name string) (string, error) {
 	return strings.ToUpper(hex.EncodeToString(h.Sum(nil))), nil
 }
 
-// HashCheck compares main.hash with the SHA-256 of main-<arch>.mlirb.
-type HashCheck struct {
+// hashCheck compares main.hash with the SHA-256 of main-<arch>.mlirb.
+type hashCheck struct {
 	Present bool
 	// Form is "raw" (32 bytes, as Apple writes it) or "hex" (64 hex digits).
 	Form    string
@@ -108,9 +108,9 @@ type HashCheck struct {
 
 // checkHash reads main.hash (32 raw bytes, or the 64 hex digits earlier
 // anefix versions wrote) and compares it with the main file's digest.
-func checkHash(root, mainName string) (HashCheck, error) {
-	var hc HashCheck
-	b, err := readSmall(root, HashFile, maxHashFile)
+func checkHash(root, mainName string) (hashCheck, error) {
+	var hc hashCheck
+	b, err := readSmall(root, hashFile, maxHashFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return hc, nil
 	}
@@ -121,7 +121,7 @@ func checkHash(root, mainName string) (HashCheck, error) {
 	// One reading of main.hash for the whole tool: graph/bundle's.
 	want, form, err := bundle.ParseHash(b)
 	if err != nil {
-		return hc, fmt.Errorf("%s: %w", HashFile, err)
+		return hc, fmt.Errorf("%s: %w", hashFile, err)
 	}
 	hc.Form, hc.Want = "raw", strings.ToUpper(want)
 	if form != bundle.HashRaw {
@@ -134,14 +134,14 @@ func checkHash(root, mainName string) (HashCheck, error) {
 	return hc, nil
 }
 
-// Metadata is a compiled package's metadata.json. Apple's keys are read,
+// metadata is a compiled package's metadata.json. Apple's keys are read,
 // never rewritten; Keys lists every top-level key in file order.
-type Metadata struct {
+type metadata struct {
 	Producer, SourceHash, AssetVersion, CreationDate string
 	Keys                                             []string
 }
 
-func parseMetadata(b []byte, name string) (*Metadata, error) {
+func parseMetadata(b []byte, name string) (*metadata, error) {
 	// Into a struct, not a map of every key: a metadata.json of many keys
 	// then costs the key list below, not a copy of each value as well.
 	var raw struct {
@@ -153,7 +153,7 @@ func parseMetadata(b []byte, name string) (*Metadata, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%s is not a JSON object: %v", name, err)
 	}
-	md := &Metadata{Keys: jsonKeys(b)}
+	md := &metadata{Keys: jsonKeys(b)}
 	for _, f := range []struct {
 		key string
 		v   json.RawMessage
@@ -190,29 +190,29 @@ func jsonKeys(b []byte) []string {
 	return keys
 }
 
-// Stats is a compiled package's stats.json, in file order.
-type Stats struct {
-	Operations   []NameCount
-	StorageTypes []NameCount
+// stats is a compiled package's stats.json, in file order.
+type stats struct {
+	Operations   []nameCount
+	StorageTypes []nameCount
 	ComputeTypes []string
 }
 
-// NameCount is one row of stats.json.
-type NameCount struct {
+// nameCount is one row of stats.json.
+type nameCount struct {
 	Name  string `json:"name"`
 	Count int64  `json:"count"`
 }
 
-func parseStats(b []byte, name string) (*Stats, error) {
+func parseStats(b []byte, name string) (*stats, error) {
 	var s struct {
-		Operations   *[]NameCount `json:"operationDistribution"`
-		StorageTypes *[]NameCount `json:"storageTypes"`
+		Operations   *[]nameCount `json:"operationDistribution"`
+		StorageTypes *[]nameCount `json:"storageTypes"`
 		ComputeTypes *[]string    `json:"computeTypes"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s does not hold operationDistribution/storageTypes/computeTypes as the real packages do: %v", name, err)
 	}
-	st := &Stats{}
+	st := &stats{}
 	if s.Operations != nil {
 		st.Operations = *s.Operations
 	}
@@ -225,20 +225,20 @@ func parseStats(b []byte, name string) (*Stats, error) {
 	return st, nil
 }
 
-// GraphFile is one MLIR file of a package, as read.
-type GraphFile struct {
+// graphFile is one MLIR file of a package, as read.
+type graphFile struct {
 	Module   *graph.Module
 	Text     bool   // MLIR text (stand-ins only), not bytecode
 	Version  int    // bytecode version; 0 for text
 	Producer string // bytecode producer; "" for text
 }
 
-// ReadGraph reads the member rel of the package root (opened as readSmall
+// readGraph reads the member rel of the package root (opened as readSmall
 // does): MLIR bytecode (a real package's main file and .mpsgraph files),
 // or MLIR text, which only stand-ins hold: the stand-in compiler in
 // testdata/compiler writes its specialized graph as text. Blobs are not
 // needed here, so the file is closed before returning.
-func ReadGraph(root, rel string) (*GraphFile, error) {
+func readGraph(root, rel string) (*graphFile, error) {
 	f, fi, err := bundle.OpenMember(root, rel)
 	if err != nil {
 		return nil, err
@@ -251,7 +251,7 @@ func ReadGraph(root, rel string) (*GraphFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &GraphFile{Module: m, Version: src.Version, Producer: src.Producer}, nil
+		return &graphFile{Module: m, Version: src.Version, Producer: src.Producer}, nil
 	}
 	if fi.Size() > maxTextGraph {
 		return nil, fmt.Errorf("%s is neither MLIR bytecode (no magic 4D 4C EF 52) nor MLIR text of a sensible size (%d bytes)", q(rel), fi.Size())
@@ -267,7 +267,7 @@ func ReadGraph(root, rel string) (*GraphFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &GraphFile{Module: m, Text: true}, nil
+	return &graphFile{Module: m, Text: true}, nil
 }
 
 // rel is p relative to root, slash-separated.

@@ -16,7 +16,7 @@ import (
 func FuzzParseManifest(f *testing.F) {
 	ds, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "apple-compiled", "*.aimodelc"))
 	for _, d := range ds {
-		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(pkgDir), ManifestFile)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(pkgDir), manifestFile)); err == nil {
 			f.Add(b)
 		}
 	}
@@ -26,7 +26,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{ "Package Version" = { "1" = { ANERegionsHash = { h18p = "x"; }; }; }; }`)) // OpenStep
 	f.Add([]byte("bplist00"))
 	for _, p := range []string{
-		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in.h18p.aimodelc", filepath.FromSlash(pkgDir), ManifestFile),
+		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in.h18p.aimodelc", filepath.FromSlash(pkgDir), manifestFile),
 		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in-manifest.binary.plist"),
 		filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in-manifest.openstep.plist"),
 	} {
@@ -37,7 +37,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(strings.Repeat("(", 300)))
 	f.Add(dagPlist(12))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := ParseManifest(b, "manifest.plist")
+		m, err := parseManifest(b, "manifest.plist")
 		if err != nil {
 			if m != nil {
 				t.Fatal("manifest and error")
@@ -61,12 +61,12 @@ func FuzzParseManifest(f *testing.F) {
 // stand-in compiler's files and, at test time, the corpus's.
 func FuzzOpenPackage(f *testing.F) {
 	base := standInBase(f)
-	man, _ := os.ReadFile(filepath.Join(base, filepath.FromSlash(pkgDir), ManifestFile))
+	man, _ := os.ReadFile(filepath.Join(base, filepath.FromSlash(pkgDir), manifestFile))
 	spec, _ := os.ReadFile(filepath.Join(base, filepath.FromSlash(pkgDir), "specialized_model_1.mpsgraph"))
 	f.Add(man, spec)
 	ds, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "apple-compiled", "*.aimodelc"))
 	for _, d := range ds {
-		m, err1 := os.ReadFile(filepath.Join(d, filepath.FromSlash(pkgDir), ManifestFile))
+		m, err1 := os.ReadFile(filepath.Join(d, filepath.FromSlash(pkgDir), manifestFile))
 		s, err2 := os.ReadFile(filepath.Join(d, filepath.FromSlash(pkgDir), "specialized_model_1.mpsgraph"))
 		if err1 == nil && err2 == nil {
 			f.Add(m, s)
@@ -78,9 +78,9 @@ func FuzzOpenPackage(f *testing.F) {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, filepath.FromSlash(pkgDir))
-		os.Chmod(filepath.Join(p, ManifestFile), 0o644)
+		os.Chmod(filepath.Join(p, manifestFile), 0o644)
 		os.Chmod(filepath.Join(p, "specialized_model_1.mpsgraph"), 0o644)
-		if os.WriteFile(filepath.Join(p, ManifestFile), manifest, 0o644) != nil || os.WriteFile(filepath.Join(p, "specialized_model_1.mpsgraph"), graph, 0o644) != nil {
+		if os.WriteFile(filepath.Join(p, manifestFile), manifest, 0o644) != nil || os.WriteFile(filepath.Join(p, "specialized_model_1.mpsgraph"), graph, 0o644) != nil {
 			t.Fatal("cannot write the inputs")
 		}
 		pkg, err := Open(dir, Options{})

@@ -16,11 +16,11 @@ var regionTypeRe = regexp.MustCompile(`^#placement\.region_type<([A-Za-z0-9_]+)>
 // Region symbols in a specialized graph: <fn>_<k>_<TYPE>_region_<i>, where
 // <fn>_<k> is the entry function's symbol (main_…_0 in the corpus). The
 // corpus's decoder also has <…>_region_0_nested_<n> symbols; they are
-// parts of region 0, not regions of the entry function (see GraphPlacement).
+// parts of region 0, not regions of the entry function (see graphPlacement).
 var regionSymRe = regexp.MustCompile(`^(.+)_([A-Z][A-Za-z0-9]*)_region_([0-9]+)(_nested_[0-9]+)?$`)
 
-// RegionCall is one op carrying a region_type attribute.
-type RegionCall struct {
+// regionCall is one op carrying a region_type attribute.
+type regionCall struct {
 	Type   string // "GPU", "ANE", … as written in the attribute
 	Callee string // the region's symbol (callee), or the op's own sym_name
 	// Caller is the symbol of the function the op sits in ("" when it sits
@@ -29,17 +29,17 @@ type RegionCall struct {
 	Op     string // the op's name, e.g. placement.region_call
 }
 
-// GraphPlacement is what a specialized graph says about its regions.
-type GraphPlacement struct {
+// graphPlacement is what a specialized graph says about its regions.
+type graphPlacement struct {
 	// Calls are the ops carrying region_type, in walk order.
-	Calls []RegionCall
+	Calls []regionCall
 	// Symbols are the function symbols whose name has the region form,
 	// sorted, with their parsed parts.
-	Symbols []RegionSymbol
+	Symbols []regionSymbol
 	// FuncAttrs maps a function symbol to its discardable attributes.
 	FuncAttrs map[string]*graph.DictAttr
 	// Signatures maps a function symbol to its inputs and results.
-	Signatures map[string]Signature
+	Signatures map[string]signature
 	// ModuleAttrs are the top-level op's attributes; the corpus's carry the
 	// compilation descriptor again (mps.preferredDevice = 1 : ui64, …).
 	ModuleAttrs *graph.DictAttr
@@ -48,31 +48,31 @@ type GraphPlacement struct {
 	Problems []string
 }
 
-// Signature is what a function's body says about its interface: the types
+// signature is what a function's body says about its interface: the types
 // of its entry block's arguments, and the number of values its body's
 // terminator returns (-1 when the body is not a single block ending in an
 // op without regions, so the count is not read).
-type Signature struct {
+type signature struct {
 	Args    []string
 	Results int
 }
 
-// RegionSymbol is a symbol of the form <owner>_<TYPE>_region_<i>[_nested_<n>].
-type RegionSymbol struct {
+// regionSymbol is a symbol of the form <owner>_<TYPE>_region_<i>[_nested_<n>].
+type regionSymbol struct {
 	Name, Owner, Type, Index string
 	Nested                   bool
 }
 
-// ReadPlacement walks a specialized graph for region_type attributes and
+// readPlacement walks a specialized graph for region_type attributes and
 // region symbols. It only reads the IR.
-func ReadPlacement(m *graph.Module) *GraphPlacement {
-	gp := &GraphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, Signatures: map[string]Signature{}, ModuleAttrs: m.Op.Attrs}
+func readPlacement(m *graph.Module) *graphPlacement {
+	gp := &graphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, Signatures: map[string]signature{}, ModuleAttrs: m.Op.Attrs}
 	m.Walk(func(op *graph.Operation) bool {
 		if s, ok := op.Inherent("sym_name").(*graph.StringAttr); ok && len(op.Regions) > 0 {
 			gp.FuncAttrs[s.Value] = op.Attrs
 			gp.Signatures[s.Value] = signatureOf(op)
 			if p := regionSymRe.FindStringSubmatch(s.Value); p != nil {
-				gp.Symbols = append(gp.Symbols, RegionSymbol{Name: s.Value, Owner: p[1], Type: p[2], Index: p[3], Nested: p[4] != ""})
+				gp.Symbols = append(gp.Symbols, regionSymbol{Name: s.Value, Owner: p[1], Type: p[2], Index: p[3], Nested: p[4] != ""})
 			}
 		}
 		rt := op.Inherent("region_type")
@@ -89,7 +89,7 @@ func ReadPlacement(m *graph.Module) *GraphPlacement {
 			gp.Problems = append(gp.Problems, fmt.Sprintf("%s: region_type = %s is not #placement.region_type<…>", op.Name, rt.String()))
 			return true
 		}
-		c := RegionCall{Type: p[1], Op: op.Name, Caller: enclosingSymbol(op)}
+		c := regionCall{Type: p[1], Op: op.Name, Caller: enclosingSymbol(op)}
 		switch v := op.Inherent("callee").(type) {
 		case *graph.SymbolRefAttr:
 			c.Callee = v.Root
@@ -107,8 +107,8 @@ func ReadPlacement(m *graph.Module) *GraphPlacement {
 	return gp
 }
 
-func signatureOf(op *graph.Operation) Signature {
-	sig := Signature{Results: -1}
+func signatureOf(op *graph.Operation) signature {
+	sig := signature{Results: -1}
 	blocks := op.Regions[0].Blocks
 	if len(blocks) == 0 {
 		return sig
@@ -147,7 +147,7 @@ func (t typeCounts) add(typ, sym string) {
 
 // callsOf counts the region_type entries directly in the entry function
 // sym (calls made from inside another region are that region's parts).
-func (gp *GraphPlacement) callsOf(sym string) (typeCounts, map[string]int) {
+func (gp *graphPlacement) callsOf(sym string) (typeCounts, map[string]int) {
 	tc := typeCounts{}
 	nested := map[string]int{}
 	for _, c := range gp.Calls {
@@ -162,13 +162,13 @@ func (gp *GraphPlacement) callsOf(sym string) (typeCounts, map[string]int) {
 }
 
 // hasSymbol reports whether the graph defines a function named sym.
-func (gp *GraphPlacement) hasSymbol(sym string) bool {
+func (gp *graphPlacement) hasSymbol(sym string) bool {
 	_, ok := gp.FuncAttrs[sym]
 	return ok
 }
 
 // totalCalls is the number of region_type entries directly in sym.
-func (gp *GraphPlacement) totalCalls(sym string) int {
+func (gp *graphPlacement) totalCalls(sym string) int {
 	n := 0
 	for _, c := range gp.Calls {
 		if c.Caller == sym {
@@ -179,7 +179,7 @@ func (gp *GraphPlacement) totalCalls(sym string) int {
 }
 
 // symbolsOf counts the top-level region symbols named after sym.
-func (gp *GraphPlacement) symbolsOf(sym string) typeCounts {
+func (gp *graphPlacement) symbolsOf(sym string) typeCounts {
 	tc := typeCounts{}
 	for _, s := range gp.Symbols {
 		if s.Owner == sym && !s.Nested {
@@ -190,7 +190,7 @@ func (gp *GraphPlacement) symbolsOf(sym string) typeCounts {
 }
 
 // moduleInt reads an integer attribute of the top-level op.
-func (gp *GraphPlacement) moduleInt(name string) (int64, bool) {
+func (gp *graphPlacement) moduleInt(name string) (int64, bool) {
 	if v, ok := gp.ModuleAttrs.Get(name).(*graph.IntegerAttr); ok && v.Big == nil {
 		return v.Value, true
 	}

@@ -12,11 +12,11 @@ import (
 	"github.com/anefix/anefix/graph/plist"
 )
 
-// ManifestFile is the property list inside an .mpsgraphpackage.
-const ManifestFile = "manifest.plist"
+// manifestFile is the property list inside an .mpsgraphpackage.
+const manifestFile = "manifest.plist"
 
-// Manifest is what anefix reads from an .mpsgraphpackage's manifest.plist.
-type Manifest struct {
+// manifest is what anefix reads from an .mpsgraphpackage's manifest.plist.
+type manifest struct {
 	// Format is the property list's form (XML in every real package).
 	Format plist.Format
 	// Versions are the "Package Version" keys (e.g. "7.0.56"), sorted.
@@ -27,15 +27,15 @@ type Manifest struct {
 	Original string
 	// Functions are the entry functions of every optimized module, sorted
 	// by symbol then name.
-	Functions []ManifestFunction
+	Functions []manifestFunction
 	// Notes are the values found in a shape the real packages do not show,
 	// each with its key path and the value; what depends on one is left
 	// unknown, the rest is read.
 	Notes []string
 }
 
-// ManifestFunction is one entry function of an optimized module.
-type ManifestFunction struct {
+// manifestFunction is one entry function of an optimized module.
+type manifestFunction struct {
 	// Name is the descriptor's entryFunctionName.
 	Name string
 	// Symbol is the function's symbol in the specialized graph ("Key to
@@ -70,7 +70,7 @@ type ManifestFunction struct {
 }
 
 // HasAttribute reports whether the entry function carries attribute a.
-func (f *ManifestFunction) HasAttribute(a string) bool {
+func (f *manifestFunction) HasAttribute(a string) bool {
 	return slices.Contains(f.Attributes, a)
 }
 
@@ -85,17 +85,17 @@ type descriptor struct {
 // describeMax bounds how much of an unexpected value a note shows.
 const describeMax = 120
 
-// ParseManifest reads a manifest.plist (XML, binary or OpenStep property
+// parseManifest reads a manifest.plist (XML, binary or OpenStep property
 // list) within the decoder's default limits. name is used in messages.
-func ParseManifest(data []byte, name string) (*Manifest, error) {
-	return parseManifest(data, name, plist.Limits{})
+func parseManifest(data []byte, name string) (*manifest, error) {
+	return parseManifestWithin(data, name, plist.Limits{})
 }
 
-// parseManifest is ParseManifest within lim. It fails only when data is not
+// parseManifestWithin is parseManifest within lim. It fails only when data is not
 // a property list (or passes a limit) or holds no "Package Version"
 // dictionary; any other value of a shape the real packages do not show is
 // a Note, and only what depends on it is left out.
-func parseManifest(data []byte, name string, lim plist.Limits) (*Manifest, error) {
+func parseManifestWithin(data []byte, name string, lim plist.Limits) (*manifest, error) {
 	root, res, err := plist.Decode(data, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a property list anefix can read: %w", name, err)
@@ -108,7 +108,7 @@ func parseManifest(data []byte, name string, lim plist.Limits) (*Manifest, error
 	if !ok {
 		return nil, fmt.Errorf(`%s: no "Package Version" dictionary; this is not an .mpsgraphpackage manifest anefix knows`, name)
 	}
-	m := &Manifest{Format: res.Format, ANERegionsHash: map[string]string{}}
+	m := &manifest{Format: res.Format, ANERegionsHash: map[string]string{}}
 	note := func(format string, args ...any) { m.Notes = append(m.Notes, fmt.Sprintf(format, args...)) }
 	m.Versions = slices.Sorted(maps.Keys(pv))
 	for _, v := range m.Versions {
@@ -164,7 +164,7 @@ func parseManifest(data []byte, name string, lim plist.Limits) (*Manifest, error
 // parseModule reads one "Optimized Modules" entry: its key is a JSON array
 // of JSON strings, each a descriptor object; its value names the file, the
 // descriptor → symbol map and the attributes per symbol.
-func parseModule(key string, val any, where string, note func(string, ...any)) []ManifestFunction {
+func parseModule(key string, val any, where string, note func(string, ...any)) []manifestFunction {
 	var descs []string
 	if err := json.Unmarshal([]byte(key), &descs); err != nil {
 		note("%s: the key is not a JSON array of strings (%v); its functions are not read", where, err)
@@ -212,7 +212,7 @@ func parseModule(key string, val any, where string, note func(string, ...any)) [
 			delete(symbols, fn)
 		}
 	}
-	attrs := map[string]*ManifestFunction{} // symbol -> the attribute fields
+	attrs := map[string]*manifestFunction{} // symbol -> the attribute fields
 	if ea, ok := mod["Entry Function Attributes"]; ok {
 		ed, ok := ea.(map[string]any)
 		if !ok {
@@ -222,7 +222,7 @@ func parseModule(key string, val any, where string, note func(string, ...any)) [
 			attrs[sym] = parseAttributes(ed[sym], fmt.Sprintf(`%s: "Entry Function Attributes"/%q`, where, sym), note)
 		}
 	}
-	var out []ManifestFunction
+	var out []manifestFunction
 	for i, ds := range descs {
 		var d descriptor
 		if err := json.Unmarshal([]byte(ds), &d); err != nil {
@@ -233,7 +233,7 @@ func parseModule(key string, val any, where string, note func(string, ...any)) [
 			note("%s: descriptor %d has no entryFunctionName; not read", where, i+1)
 			continue
 		}
-		f := ManifestFunction{Name: d.EntryFunctionName, Symbol: symbols[d.EntryFunctionName], File: file}
+		f := manifestFunction{Name: d.EntryFunctionName, Symbol: symbols[d.EntryFunctionName], File: file}
 		if a := attrs[f.Symbol]; f.Symbol != "" && a != nil {
 			f.Attributes, f.Valued = a.Attributes, a.Valued
 			f.StateInputs, f.HasStateInputs = a.StateInputs, a.HasStateInputs
@@ -269,8 +269,8 @@ func parseModule(key string, val any, where string, note func(string, ...any)) [
 // of strings (stateless packages) that may also hold dictionaries (stateful
 // ones: {"mps.stateInputIndices": [0, 1]}, {"mps.tokenResIndices": [1,
 // 2]}, coreai-facts §0). Any other element is noted and skipped.
-func parseAttributes(v any, where string, note func(string, ...any)) *ManifestFunction {
-	f := &ManifestFunction{}
+func parseAttributes(v any, where string, note func(string, ...any)) *manifestFunction {
+	f := &manifestFunction{}
 	list, ok := v.([]any)
 	if !ok {
 		note("%s is %s, want an array; not read", where, article(v))

@@ -44,8 +44,8 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// ErrMemory is wrapped by every MemoryError.
-var ErrMemory = errors.New("over the memory limit")
+// errMemory is wrapped by every MemoryError.
+var errMemory = errors.New("over the memory limit")
 
 // MemoryError is a package refused because reading one of its files would
 // need more heap than Options.MaxMemory.
@@ -65,7 +65,7 @@ func (e *MemoryError) Error() string {
 	return fmt.Sprintf("reading %s needs an estimated %d bytes of heap, over the limit of %d (--max-memory)", e.What, e.Need, e.Limit)
 }
 
-func (e *MemoryError) Unwrap() error { return ErrMemory }
+func (e *MemoryError) Unwrap() error { return errMemory }
 
 // fits refuses a step estimated at need bytes past the limit.
 func (p *Package) fits(what string, need int64) error {

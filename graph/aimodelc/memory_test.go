@@ -40,7 +40,7 @@ func TestGraphHeapEstimate(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rerr error
-		got := allocDuring(func() { _, rerr = ReadGraph(f.root, f.rel) })
+		got := allocDuring(func() { _, rerr = readGraph(f.root, f.rel) })
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
@@ -78,7 +78,7 @@ func TestJSONHeapEstimate(t *testing.T) {
 	keys.WriteString("}")
 	for _, c := range []struct {
 		name, text string
-	}{{StatsFile, stats.String()}, {MetadataFile, meta.String()}, {MetadataFile, keys.String()}} {
+	}{{statsFile, stats.String()}, {metadataFile, meta.String()}, {metadataFile, keys.String()}} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, c.name), []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestMaxMemory(t *testing.T) {
 	}
 	_, err = Open(dir, Options{MaxMemory: 16 << 10})
 	var me *MemoryError
-	if !errors.As(err, &me) || !errors.Is(err, ErrMemory) || !strings.Contains(me.What, "specialized_model_1.mpsgraph") || me.Need != graphHeap(spec.Size()) {
+	if !errors.As(err, &me) || !errors.Is(err, errMemory) || !strings.Contains(me.What, "specialized_model_1.mpsgraph") || me.Need != graphHeap(spec.Size()) {
 		t.Errorf("16 KiB: %v", err)
 	}
 	// A manifest of 400 KB whose values decode to more than the 200 KB

@@ -44,38 +44,38 @@ type Package struct {
 	MainFile string
 	// Main is the main file's bytecode version and producer (nil when it
 	// could not be read; Problems says why).
-	Main *GraphFile
-	Hash HashCheck
+	Main *graphFile
+	Hash hashCheck
 	// Metadata and Stats are nil when the file is absent or unreadable.
-	Metadata *Metadata
-	Stats    *Stats
+	Metadata *metadata
+	Stats    *stats
 	// Delegates are the .mpsgraphpackage directories, relative to Root.
-	Delegates []Delegate
+	Delegates []delegate
 	Functions []*Function
 	// RegionDirs are every ANE region directory found, relative to Root,
 	// sorted; Unattributed those no entry function claims.
-	RegionDirs   []RegionDir
+	RegionDirs   []regionDir
 	Unattributed []string
 	// Problems are unknowns and inconsistencies, each naming its file.
 	Problems []string
 	Files    int
 	Bytes    int64
-	Source   *SourceCheck
+	Source   *sourceCheck
 
 	maxMemory int64
 	sizes     map[string]int64 // regular files by relative path, from walk
 }
 
-// Delegate is one .mpsgraphpackage.
-type Delegate struct {
+// delegate is one .mpsgraphpackage.
+type delegate struct {
 	Dir            string // relative to Root
 	Versions       []string
 	ANERegionsHash map[string]string
 	Original       string
 }
 
-// RegionDir is one <fn>_ANE_region_<i>_<j>.bc directory.
-type RegionDir struct {
+// regionDir is one <fn>_ANE_region_<i>_<j>.bc directory.
+type regionDir struct {
 	Rel    string // relative to Root
 	Prefix string // <fn>
 	I, J   string
@@ -85,7 +85,7 @@ type RegionDir struct {
 }
 
 // Complete reports whether the directory holds a region binary.
-func (r *RegionDir) Complete() bool { return len(r.Binaries) > 0 }
+func (r *regionDir) Complete() bool { return len(r.Binaries) > 0 }
 
 // Count is a number with the evidence it came from. Known is false when
 // no source could be read or two sources disagree; N is then meaningless.
@@ -95,8 +95,8 @@ type Count struct {
 	Evidence []string
 }
 
-// Flag is a yes/no with evidence; Known as in Count.
-type Flag struct {
+// flag is a yes/no with evidence; Known as in Count.
+type flag struct {
 	Value    bool
 	Known    bool
 	Evidence []string
@@ -106,7 +106,7 @@ type Flag struct {
 type Function struct {
 	Name   string // entryFunctionName
 	Symbol string // its symbol in the specialized graph
-	// Delegate and GraphFile are relative to Root.
+	// Delegate and graphFile are relative to Root.
 	Delegate, GraphFile string
 	// Attributes are the manifest's string attributes, Valued its
 	// dictionary ones ("mps.stateInputIndices = [0, 1]").
@@ -115,7 +115,7 @@ type Function struct {
 	// (mps.stateInputIndices), nil when it names none; StatesEvidence says
 	// where that and their types came from. TokenResults are the results
 	// mps.tokenResIndices names.
-	States         []StateInput
+	States         []stateInput
 	StatesEvidence []string
 	TokenResults   []int
 	// Requested is the device the compilation asked for ("GPU", "ANE", …,
@@ -126,7 +126,7 @@ type Function struct {
 	ANE, GPU          Count
 	// OtherRegions counts regions of any other type (CPU, …) by type.
 	OtherRegions map[string]int
-	FullyOnANE   Flag
+	FullyOnANE   flag
 	// Disagreements are the places two sources say different things.
 	Disagreements []string
 	// RegionDirs and RegionSymbols list what the counts were made from.
@@ -134,16 +134,16 @@ type Function struct {
 	RegionSymbols []string
 }
 
-// StateInput is an input of an entry function the manifest names a state.
-type StateInput struct {
+// stateInput is an input of an entry function the manifest names a state.
+type stateInput struct {
 	Index int
 	// Type is the input's type in the specialized graph; "" when the graph
 	// could not be read or has no such input.
 	Type string
 }
 
-// SourceCheck compares metadata.json's sourceHash with a given .aimodel.
-type SourceCheck struct {
+// sourceCheck compares metadata.json's sourceHash with a given .aimodel.
+type sourceCheck struct {
 	Path string
 	// Hashed is the file whose SHA-256 was compared (the .aimodel's
 	// main.mlirb) and Digest that digest, upper-case hex.
@@ -176,7 +176,7 @@ func IsPackage(dir string) bool {
 // (public build scripts ship an .aimodelc with tokenizer/ that way). ok is
 // false for anything else, including assets.main leaving the directory.
 func InBundle(dir string) (string, bool) {
-	b, err := readSmall(dir, MetadataFile, maxSmallFile)
+	b, err := readSmall(dir, metadataFile, maxSmallFile)
 	if err != nil {
 		return "", false
 	}
@@ -244,12 +244,12 @@ func Open(path string, opts Options) (*Package, error) {
 	}
 	switch {
 	case !p.Hash.Present:
-		p.problem("%s: no %s", path, HashFile)
+		p.problem("%s: no %s", path, hashFile)
 	case !p.Hash.Matches && !opts.IgnoreHash:
 		return nil, fmt.Errorf("input %s: %s (%s) does not match the SHA-256 of %s (%s); the package is damaged or was edited (--ignore-hash proceeds)",
-			path, HashFile, p.Hash.Want, mainName, p.Hash.Got)
+			path, hashFile, p.Hash.Want, mainName, p.Hash.Got)
 	case !p.Hash.Matches:
-		p.problem("%s: %s does not match %s (ignored with --ignore-hash)", path, HashFile, mainName)
+		p.problem("%s: %s does not match %s (ignored with --ignore-hash)", path, hashFile, mainName)
 	}
 	if err := p.readSmallFiles(); err != nil {
 		return nil, fmt.Errorf("input %s: %w", path, err)
@@ -261,7 +261,7 @@ func Open(path string, opts Options) (*Package, error) {
 	if err := p.fits(mainName, graphHeap(p.sizeOf(mainName))); err != nil {
 		return nil, fmt.Errorf("input %s: %w", path, err)
 	}
-	if g, err := ReadGraph(root, mainName); err != nil {
+	if g, err := readGraph(root, mainName); err != nil {
 		p.problem("cannot read %v", err)
 	} else {
 		p.Main = g
@@ -309,7 +309,7 @@ func (p *Package) walk() error {
 				return nil
 			}
 			if strings.HasSuffix(d.Name(), ".mpsgraphpackage") {
-				p.Delegates = append(p.Delegates, Delegate{Dir: r})
+				p.Delegates = append(p.Delegates, delegate{Dir: r})
 			}
 			if m := regionDirRe.FindStringSubmatch(d.Name()); m != nil {
 				rd, err := readRegionDir(path, r, m)
@@ -347,8 +347,8 @@ func underRegionDir(r string) bool {
 	return false
 }
 
-func readRegionDir(path, r string, m []string) (RegionDir, error) {
-	rd := RegionDir{Rel: r, Prefix: m[1], I: m[2], J: m[3]}
+func readRegionDir(path, r string, m []string) (regionDir, error) {
+	rd := regionDir{Rel: r, Prefix: m[1], I: m[2], J: m[3]}
 	err := filepath.WalkDir(path, func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return relErr(r+"/"+rel(path, q), err)
@@ -374,8 +374,8 @@ func (p *Package) readSmallFiles() error {
 		name  string
 		parse func([]byte) error
 	}{
-		{MetadataFile, func(b []byte) (err error) { p.Metadata, err = parseMetadata(b, MetadataFile); return err }},
-		{StatsFile, func(b []byte) (err error) { p.Stats, err = parseStats(b, StatsFile); return err }},
+		{metadataFile, func(b []byte) (err error) { p.Metadata, err = parseMetadata(b, metadataFile); return err }},
+		{statsFile, func(b []byte) (err error) { p.Stats, err = parseStats(b, statsFile); return err }},
 	} {
 		if err := p.fits(f.name, jsonHeap(p.sizeOf(f.name))); err != nil {
 			return err
@@ -387,8 +387,8 @@ func (p *Package) readSmallFiles() error {
 				p.problem("%v", err)
 			}
 		case errors.Is(err, os.ErrNotExist):
-			if f.name == MetadataFile {
-				p.problem("no %s", MetadataFile)
+			if f.name == metadataFile {
+				p.problem("no %s", metadataFile)
 			}
 		default:
 			p.problem("%v", err)
@@ -403,12 +403,12 @@ func (p *Package) readDelegates() error {
 	if len(p.Delegates) == 0 {
 		p.problem("no .mpsgraphpackage delegate in the package, so no entry function and no region count can be read")
 	}
-	graphs := map[string]*GraphPlacement{} // by GraphFile
+	graphs := map[string]*graphPlacement{} // by graphFile
 	graphErr := map[string]string{}
-	placements := map[*Function]*GraphPlacement{}
+	placements := map[*Function]*graphPlacement{}
 	for di := range p.Delegates {
 		d := &p.Delegates[di]
-		mname := d.Dir + "/" + ManifestFile
+		mname := d.Dir + "/" + manifestFile
 		size := p.sizeOf(mname)
 		if err := p.fits(mname, size); err != nil {
 			return err
@@ -418,7 +418,7 @@ func (p *Package) readDelegates() error {
 			p.problem("%v; this delegate's functions and regions are unknown", err)
 			continue
 		}
-		man, err := parseManifest(b, q(mname), p.plistLimits(size))
+		man, err := parseManifestWithin(b, q(mname), p.plistLimits(size))
 		if which, ok := manifestLimit(err); ok && which == "bytes" && p.maxMemory > 0 && p.plistLimits(size).MaxBytes < plist.DefaultLimits.MaxBytes {
 			return &MemoryError{What: q(mname) + " and its decoded values", Limit: p.maxMemory}
 		}
@@ -445,7 +445,7 @@ func (p *Package) readDelegates() error {
 			fn := &Function{Name: mf.Name, Symbol: mf.Symbol, Delegate: d.Dir, GraphFile: gf, Attributes: mf.Attributes, Valued: mf.Valued, TokenResults: mf.TokenResults}
 			if mf.HasStateInputs {
 				for _, i := range mf.StateInputs {
-					fn.States = append(fn.States, StateInput{Index: i})
+					fn.States = append(fn.States, stateInput{Index: i})
 				}
 				fn.StatesEvidence = append(fn.StatesEvidence, fmt.Sprintf("%s: Entry Function Attributes of %s: mps.stateInputIndices = %s", q(mname), q(mf.Symbol), intList(mf.StateInputs)))
 			}
@@ -453,15 +453,15 @@ func (p *Package) readDelegates() error {
 				fn.UseANELLIR = fmt.Sprint(mf.UseANELLIR)
 			}
 			if mf.HasPreferredDevice {
-				fn.Requested = DeviceName(mf.PreferredDevice)
+				fn.Requested = deviceName(mf.PreferredDevice)
 				fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: compilationDescriptor.preferredDevice = %d (%s; MPSGraphComputeDevice bit values, a guess from public bindings)",
 					q(mname), mf.PreferredDevice, fn.Requested))
 			}
 			if mf.HasAllowedComputeDevices {
 				fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: compilationDescriptor.allowedComputeDevices = %d (%s)",
-					q(mname), mf.AllowedComputeDevices, DeviceName(mf.AllowedComputeDevices)))
+					q(mname), mf.AllowedComputeDevices, deviceName(mf.AllowedComputeDevices)))
 			}
-			var gp *GraphPlacement
+			var gp *graphPlacement
 			if gf != "" {
 				if g, ok := graphs[gf]; ok {
 					gp = g
@@ -469,11 +469,11 @@ func (p *Package) readDelegates() error {
 					if err := p.fits(gf, graphHeap(p.sizeOf(gf))); err != nil {
 						return err
 					}
-					if g, err := ReadGraph(p.Root, gf); err != nil {
+					if g, err := readGraph(p.Root, gf); err != nil {
 						graphErr[gf] = err.Error()
 						p.problem("cannot read %v", err)
 					} else {
-						gp = ReadPlacement(g.Module)
+						gp = readPlacement(g.Module)
 						graphs[gf] = gp
 						for _, pr := range gp.Problems {
 							p.problem("%s: %s", q(gf), pr)
@@ -505,8 +505,8 @@ func (p *Package) readDelegates() error {
 // dirsOf attributes region directories to fn: the directory's <fn> part is
 // the function's symbol or name, or starts with either followed by "_"
 // (the longest such match over all functions wins; claimed records it).
-func (p *Package) dirsOf(fn *Function, claimed map[string]bool) []RegionDir {
-	var out []RegionDir
+func (p *Package) dirsOf(fn *Function, claimed map[string]bool) []regionDir {
+	var out []regionDir
 	for _, rd := range p.RegionDirs {
 		if claimed[rd.Rel] {
 			continue
@@ -554,7 +554,7 @@ func (p *Package) checkSource(src string) error {
 	if err != nil {
 		return fmt.Errorf("--source %s: %w", src, err)
 	}
-	sc := &SourceCheck{Path: src, Hashed: target, Digest: d}
+	sc := &sourceCheck{Path: src, Hashed: target, Digest: d}
 	if p.Metadata != nil {
 		sc.Matches = strings.EqualFold(p.Metadata.SourceHash, d)
 	}

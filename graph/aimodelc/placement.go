@@ -12,7 +12,7 @@ import (
 // settle decides the counts of one function from the specialized graph
 // (gp; nil when it could not be read, graphErr says why) and the region
 // directories attributed to it.
-func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir, p *Package) {
+func (fn *Function) settle(gp *graphPlacement, graphErr string, dirs []regionDir, p *Package) {
 	for _, d := range dirs {
 		fn.RegionDirs = append(fn.RegionDirs, d.Rel)
 	}
@@ -28,12 +28,12 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 	// The device requested, as the specialized graph and main file say.
 	if gp != nil {
 		if v, ok := gp.moduleInt("mps.preferredDevice"); ok {
-			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: module attribute mps.preferredDevice = %d (%s)", q(fn.GraphFile), v, DeviceName(v)))
+			fn.RequestedEvidence = append(fn.RequestedEvidence, fmt.Sprintf("%s: module attribute mps.preferredDevice = %d (%s)", q(fn.GraphFile), v, deviceName(v)))
 			switch {
 			case fn.Requested == "":
-				fn.Requested = DeviceName(v)
-			case fn.Requested != DeviceName(v):
-				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, q(fn.GraphFile), DeviceName(v)))
+				fn.Requested = deviceName(v)
+			case fn.Requested != deviceName(v):
+				fn.Disagreements = append(fn.Disagreements, fmt.Sprintf("requested device: the manifest's preferredDevice reads as %s, %s's mps.preferredDevice as %s", fn.Requested, q(fn.GraphFile), deviceName(v)))
 			}
 		}
 	}
@@ -121,12 +121,12 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 	}
 	switch {
 	case fn.ANE.Known && fn.ANE.N == 0:
-		fn.FullyOnANE = Flag{Value: false, Known: true, Evidence: []string{"0 ANE regions"}}
+		fn.FullyOnANE = flag{Value: false, Known: true, Evidence: []string{"0 ANE regions"}}
 	case fn.ANE.Known && fn.GPU.Known:
-		fn.FullyOnANE = Flag{Value: fn.GPU.N == 0 && others == 0, Known: true,
+		fn.FullyOnANE = flag{Value: fn.GPU.N == 0 && others == 0, Known: true,
 			Evidence: []string{fmt.Sprintf("%d ANE, %d GPU, %d other region(s)", fn.ANE.N, fn.GPU.N, others)}}
 	case claimsANE:
-		fn.FullyOnANE = Flag{Value: true, Known: true, Evidence: []string{"manifest attribute mps.fullyPlacedOnANE only (the region counts are unknown)"}}
+		fn.FullyOnANE = flag{Value: true, Known: true, Evidence: []string{"manifest attribute mps.fullyPlacedOnANE only (the region counts are unknown)"}}
 	default:
 		fn.FullyOnANE.Evidence = []string{"the region counts are unknown"}
 	}
@@ -144,7 +144,7 @@ func (fn *Function) settle(gp *GraphPlacement, graphErr string, dirs []RegionDir
 // settleStates gives the states the manifest names their types from the
 // specialized graph's function, and says where an index names no input
 // (or a token index no result) of it.
-func (fn *Function) settleStates(gp *GraphPlacement) {
+func (fn *Function) settleStates(gp *graphPlacement) {
 	if gp == nil || fn.Symbol == "" || (fn.States == nil && fn.TokenResults == nil) {
 		return
 	}

@@ -17,7 +17,7 @@ func TestInBundleLargeMetadata(t *testing.T) {
 	dir := t.TempDir()
 	const n = 4 << 20 // elements of 3 bytes ("{}," and the last "{}")
 	meta := `{"a":[` + strings.Repeat(`{},`, n-1) + `{}]}`
-	if err := os.WriteFile(filepath.Join(dir, MetadataFile), []byte(meta), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, metadataFile), []byte(meta), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats

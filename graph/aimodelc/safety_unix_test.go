@@ -89,7 +89,7 @@ func outside(t *testing.T, pkg string) string {
 	}
 	write("delegates/MPSGraph/mpsExecutable.mpsgraphpackage/specialized_model_1.mpsgraph", bytes.ReplaceAll(spec, []byte("decode_stand_in"), []byte(secret)))
 	write("graphs/specialized_model_1.mpsgraph", bytes.ReplaceAll(spec, []byte("GPU"), []byte("ANE")))
-	h, err := os.ReadFile(filepath.Join(pkg, HashFile))
+	h, err := os.ReadFile(filepath.Join(pkg, hashFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func relink(t *testing.T, pkg, rel, target string) {
 // followed" and the reads then followed the link: an outside file's
 // content appeared in the report, and a link to a FIFO hung Open forever.
 func TestMembersNotFollowed(t *testing.T) {
-	man := pkgDir + "/" + ManifestFile
+	man := pkgDir + "/" + manifestFile
 	spec := pkgDir + "/specialized_model_1.mpsgraph"
 	cases := []struct {
 		name   string
@@ -121,15 +121,15 @@ func TestMembersNotFollowed(t *testing.T) {
 		errSub string // Open's error; "" when it must succeed with a problem
 		prob   string // a problem Open must report
 	}{
-		{"metadata.json links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, MetadataFile, filepath.Join(out, "metadata.json")) }, "", "metadata.json is a symbolic link"},
-		{"stats.json links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, StatsFile, filepath.Join(out, "stats.json")) }, "", "stats.json is a symbolic link"},
+		{"metadata.json links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, metadataFile, filepath.Join(out, "metadata.json")) }, "", "metadata.json is a symbolic link"},
+		{"stats.json links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, statsFile, filepath.Join(out, "stats.json")) }, "", "stats.json is a symbolic link"},
 		{"manifest.plist links outside", func(t *testing.T, pkg, out string) {
 			relink(t, pkg, man, filepath.Join(out, "delegates/MPSGraph/mpsExecutable.mpsgraphpackage/manifest.plist"))
 		}, "", "manifest.plist is a symbolic link"},
 		{"the specialized graph links outside", func(t *testing.T, pkg, out string) {
 			relink(t, pkg, spec, filepath.Join(out, "delegates/MPSGraph/mpsExecutable.mpsgraphpackage/specialized_model_1.mpsgraph"))
 		}, "", "specialized_model_1.mpsgraph is a symbolic link"},
-		{"main.hash links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, HashFile, filepath.Join(out, "main.hash")) }, "main.hash is a symbolic link", ""},
+		{"main.hash links outside", func(t *testing.T, pkg, out string) { relink(t, pkg, hashFile, filepath.Join(out, "main.hash")) }, "main.hash is a symbolic link", ""},
 		{"the delegates directory links outside", func(t *testing.T, pkg, out string) {
 			relink(t, pkg, "main-h18p-delegates", filepath.Join(out, "delegates"))
 		}, "", "main-h18p-delegates is a symbolic link"},
@@ -143,11 +143,11 @@ func TestMembersNotFollowed(t *testing.T) {
 		}, "", "sub is a symbolic link"},
 		{"metadata.json links to a FIFO", func(t *testing.T, pkg, out string) {
 			mkfifo(t, filepath.Join(out, "fifo"))
-			relink(t, pkg, MetadataFile, filepath.Join(out, "fifo"))
+			relink(t, pkg, metadataFile, filepath.Join(out, "fifo"))
 		}, "", "metadata.json is a symbolic link"},
 		{"stats.json links to a FIFO inside", func(t *testing.T, pkg, out string) {
 			mkfifo(t, filepath.Join(pkg, "..", "fifo"))
-			relink(t, pkg, StatsFile, "../fifo")
+			relink(t, pkg, statsFile, "../fifo")
 		}, "", "stats.json is a symbolic link"},
 		{"manifest.plist links to a FIFO", func(t *testing.T, pkg, out string) {
 			mkfifo(t, filepath.Join(out, "fifo"))
@@ -159,11 +159,11 @@ func TestMembersNotFollowed(t *testing.T) {
 		}, "", "specialized_model_1.mpsgraph is a symbolic link"},
 		{"main.hash links to a FIFO", func(t *testing.T, pkg, out string) {
 			mkfifo(t, filepath.Join(out, "fifo"))
-			relink(t, pkg, HashFile, filepath.Join(out, "fifo"))
+			relink(t, pkg, hashFile, filepath.Join(out, "fifo"))
 		}, "main.hash is a symbolic link", ""},
 		{"metadata.json is a FIFO", func(t *testing.T, pkg, out string) {
-			os.Remove(filepath.Join(pkg, MetadataFile))
-			mkfifo(t, filepath.Join(pkg, MetadataFile))
+			os.Remove(filepath.Join(pkg, metadataFile))
+			mkfifo(t, filepath.Join(pkg, metadataFile))
 		}, "metadata.json is a special file", ""},
 		{"a link to a FIFO elsewhere in the package", func(t *testing.T, pkg, out string) {
 			mkfifo(t, filepath.Join(out, "fifo"))
@@ -203,7 +203,7 @@ func TestMembersNotFollowed(t *testing.T) {
 // of its input).
 func TestInBundleFIFO(t *testing.T) {
 	dir := t.TempDir()
-	mkfifo(t, filepath.Join(dir, MetadataFile))
+	mkfifo(t, filepath.Join(dir, metadataFile))
 	within(t, 20*time.Second, "InBundle", func() {
 		if _, ok := InBundle(dir); ok {
 			t.Error("a FIFO named metadata.json made the directory a bundle")
@@ -212,7 +212,7 @@ func TestInBundleFIFO(t *testing.T) {
 	out := t.TempDir()
 	mkfifo(t, filepath.Join(out, "fifo"))
 	dir2 := t.TempDir()
-	if err := os.Symlink(filepath.Join(out, "fifo"), filepath.Join(dir2, MetadataFile)); err != nil {
+	if err := os.Symlink(filepath.Join(out, "fifo"), filepath.Join(dir2, metadataFile)); err != nil {
 		t.Fatal(err)
 	}
 	within(t, 20*time.Second, "InBundle", func() { InBundle(dir2) })
@@ -223,14 +223,14 @@ func TestInBundleFIFO(t *testing.T) {
 // root (CI), which reads them anyway, the package reads as usual. Run as
 // both (see README, Tests).
 func TestUnreadableMembers(t *testing.T) {
-	man := pkgDir + "/" + ManifestFile
+	man := pkgDir + "/" + manifestFile
 	spec := pkgDir + "/specialized_model_1.mpsgraph"
 	cases := []struct {
 		rel   string
 		fatal bool // Open fails rather than reporting a problem
 	}{
-		{MetadataFile, false}, {StatsFile, false}, {man, false}, {spec, false},
-		{HashFile, true}, {"main-h18p.mlirb", true}, {"main-h18p-delegates", false}, {pkgDir, false},
+		{metadataFile, false}, {statsFile, false}, {man, false}, {spec, false},
+		{hashFile, true}, {"main-h18p.mlirb", true}, {"main-h18p-delegates", false}, {pkgDir, false},
 	}
 	for _, c := range cases {
 		t.Run(c.rel, func(t *testing.T) {

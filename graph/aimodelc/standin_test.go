@@ -23,14 +23,14 @@ func statefulStandIn(t *testing.T) string {
 
 func setManifest(t *testing.T, dir string, b []byte) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(pkgDir), ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(pkgDir), manifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func readStandInManifest(t *testing.T, form string) []byte {
 	t.Helper()
-	p := filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in.h18p.aimodelc", filepath.FromSlash(pkgDir), ManifestFile)
+	p := filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in.h18p.aimodelc", filepath.FromSlash(pkgDir), manifestFile)
 	if form != "xml" {
 		p = filepath.Join("..", "..", "testdata", "compiled", "stateful-stand-in-manifest."+form+".plist")
 	}
@@ -136,7 +136,7 @@ func TestStatefulStandInStringIndices(t *testing.T) {
 // types) and token results (1 and 2), each with its evidence.
 func checkStates(t *testing.T, f *Function) {
 	t.Helper()
-	want := []StateInput{{0, "tensor<1x8x16xf16>"}, {1, "tensor<1x8x4xf16>"}}
+	want := []stateInput{{0, "tensor<1x8x16xf16>"}, {1, "tensor<1x8x4xf16>"}}
 	if fmt.Sprint(f.States) != fmt.Sprint(want) || fmt.Sprint(f.TokenResults) != "[1 2]" {
 		t.Errorf("states %v, token results %v; want %v, [1 2]", f.States, f.TokenResults, want)
 	}

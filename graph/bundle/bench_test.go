@@ -29,7 +29,7 @@ func benchAIModel(b *testing.B, size int64) string {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	f, err := os.Create(filepath.Join(dir, MainFile))
+	f, err := os.Create(filepath.Join(dir, mainFile))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,16 +44,16 @@ func benchAIModel(b *testing.B, size int64) string {
 		}
 	}
 	f.Close()
-	sum, err := hashReader(mustOpen(b, filepath.Join(dir, MainFile)), nil)
+	sum, err := hashReader(mustOpen(b, filepath.Join(dir, mainFile)), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := FormatHash(sum, HashRaw)
+	raw, err := formatHash(sum, HashRaw)
 	if err != nil {
 		b.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, HashFile), raw, 0o644)
-	os.WriteFile(filepath.Join(dir, MetadataFile), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(dir, hashFile), raw, 0o644)
+	os.WriteFile(filepath.Join(dir, metadataFile), []byte(`{}`), 0o644)
 	return dir
 }
 
@@ -70,7 +70,7 @@ func mustOpen(b *testing.B, p string) *os.File {
 // copying main.mlirb with io.Copy (copy_file_range, like cp).
 func BenchmarkCopyBaseline(b *testing.B) {
 	size := benchSize(b)
-	src := filepath.Join(benchAIModel(b, size), MainFile)
+	src := filepath.Join(benchAIModel(b, size), mainFile)
 	out := b.TempDir()
 	b.SetBytes(size)
 	b.ResetTimer()
@@ -113,7 +113,7 @@ func BenchmarkOpenWriteAIModel(b *testing.B) {
 				enc := func(w io.Writer) error {
 					switch mode {
 					case "range":
-						return w.(RangeCopier).CopyRange(in.File, 0, in.Size)
+						return w.(rangeCopier).CopyRange(in.File, 0, in.Size)
 					case "range-shifted":
 						if _, err := w.Write(Magic); err != nil {
 							return err
@@ -121,7 +121,7 @@ func BenchmarkOpenWriteAIModel(b *testing.B) {
 						if _, err := w.Write([]byte{0}); err != nil {
 							return err
 						}
-						return w.(RangeCopier).CopyRange(in.File, 4, in.Size-4)
+						return w.(rangeCopier).CopyRange(in.File, 4, in.Size-4)
 					}
 					_, err := io.Copy(w, io.NewSectionReader(in.File, 0, in.Size))
 					return err

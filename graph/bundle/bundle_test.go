@@ -216,7 +216,7 @@ func TestOpenStdin(t *testing.T) {
 	}{
 		{textMain, KindText, ""},
 		{bcMain, KindBytecode, ""},
-		{nil, KindUnknown, "stdin is empty"},
+		{nil, kindUnknown, "stdin is empty"},
 	}
 	for _, tc := range tests {
 		in, err := Open("-", OpenOptions{Stdin: bytes.NewReader(tc.in)})

@@ -23,12 +23,12 @@ func FuzzOpenDir(f *testing.F) {
 		if nested {
 			ai = filepath.Join(root, "m.aimodel")
 			os.Mkdir(ai, 0o755)
-			os.WriteFile(filepath.Join(root, MetadataFile), meta, 0o644)
+			os.WriteFile(filepath.Join(root, metadataFile), meta, 0o644)
 		} else {
-			os.WriteFile(filepath.Join(ai, MetadataFile), meta, 0o644)
+			os.WriteFile(filepath.Join(ai, metadataFile), meta, 0o644)
 		}
-		os.WriteFile(filepath.Join(ai, HashFile), hash, 0o644)
-		os.WriteFile(filepath.Join(ai, MainFile), main, 0o644)
+		os.WriteFile(filepath.Join(ai, hashFile), hash, 0o644)
+		os.WriteFile(filepath.Join(ai, mainFile), main, 0o644)
 		in, err := Open(root, OpenOptions{})
 		if err != nil {
 			return

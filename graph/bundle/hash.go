@@ -17,10 +17,10 @@ import (
 // startHash reads main.hash and starts (or, without DeferHash, completes)
 // comparing it with the SHA-256 of main.mlirb.
 func (in *Input) startHash(aiRel string) error {
-	name := displayJoin(in.Path, in.AssetMain, HashFile)
-	raw, err := readInside(in.Root, filepath.ToSlash(filepath.Join(aiRel, HashFile)), maxHashFileSize)
+	name := displayJoin(in.Path, in.AssetMain, hashFile)
+	raw, err := readInside(in.Root, filepath.ToSlash(filepath.Join(aiRel, hashFile)), maxHashFileSize)
 	if errors.Is(err, os.ErrNotExist) {
-		in.warn(fmt.Sprintf("%s is missing, so %s was not verified", name, MainFile))
+		in.warn(fmt.Sprintf("%s is missing, so %s was not verified", name, mainFile))
 		return nil
 	}
 	if err != nil {
@@ -38,7 +38,7 @@ func (in *Input) startHash(aiRel string) error {
 	in.Hash.Form = form
 	in.Hash.Want = want
 	in.hasher = newFileHasher(in.File, in.Size)
-	prog := NewProgress(in.opts.Progress, "verifying "+HashFile, in.Size)
+	prog := terminalProgress(in.opts.Progress, "verifying "+hashFile, in.Size)
 	if in.opts.DeferHash {
 		go in.hasher.run(prog)
 		return nil
@@ -57,7 +57,7 @@ func (in *Input) CheckHash() error {
 	in.hashed = true
 	var r hashResult
 	r.sum, r.err = in.hasher.result()
-	name := displayJoin(in.Path, in.AssetMain, HashFile)
+	name := displayJoin(in.Path, in.AssetMain, hashFile)
 	if r.err != nil {
 		in.hashErr = fmt.Errorf("verifying %s: %w", name, r.err)
 		return in.hashErr
@@ -67,7 +67,7 @@ func (in *Input) CheckHash() error {
 	form := in.Hash.Form
 	in.Hash.Matches = r.sum == in.Hash.Want
 	if !in.Hash.Matches {
-		msg := fmt.Sprintf("%s (%s) holds the digest %s but the SHA-256 of %s is %s: the bundle is damaged or was edited by hand", name, form, in.Hash.Want, displayJoin(in.Path, in.AssetMain, MainFile), r.sum)
+		msg := fmt.Sprintf("%s (%s) holds the digest %s but the SHA-256 of %s is %s: the bundle is damaged or was edited by hand", name, form, in.Hash.Want, displayJoin(in.Path, in.AssetMain, mainFile), r.sum)
 		if !in.opts.IgnoreHash {
 			in.hashErr = fmt.Errorf("%s; use --ignore-hash to proceed anyway", msg)
 			return in.hashErr
@@ -77,7 +77,7 @@ func (in *Input) CheckHash() error {
 	return nil
 }
 
-func hashReader(r io.Reader, p *Progress) (string, error) {
+func hashReader(r io.Reader, p *progress) (string, error) {
 	defer p.Done()
 	h := sha256.New()
 	buf := make([]byte, 1<<20)
@@ -129,7 +129,7 @@ func newFileHasher(f *os.File, size int64) *fileHasher {
 // mappings of the page cache, and does not depend on how the page cache
 // holds the file; reading on another goroutine costs more again (the
 // hash then reads the buffer from the other core's cache).
-func (h *fileHasher) run(p *Progress) {
+func (h *fileHasher) run(p *progress) {
 	defer p.Done()
 	sum, err := h.hashFile(p)
 	h.mu.Lock()
@@ -139,7 +139,7 @@ func (h *fileHasher) run(p *Progress) {
 }
 
 // hashFile does run's work and returns the hex SHA-256.
-func (h *fileHasher) hashFile(p *Progress) (string, error) {
+func (h *fileHasher) hashFile(p *progress) (string, error) {
 	d := sha256.New()
 	buf := make([]byte, ckptEvery)
 	for off := int64(0); ; {

@@ -163,7 +163,7 @@ func TestWriteUnchangedMain(t *testing.T) {
 						if _, err := w.Write(data[:4]); err != nil {
 							return err
 						}
-						return w.(RangeCopier).CopyRange(in.File, 4, in.Size-4)
+						return w.(rangeCopier).CopyRange(in.File, 4, in.Size-4)
 					}
 					return encode(data)(w)
 				}
@@ -182,7 +182,7 @@ func TestWriteUnchangedMain(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", mode, err)
 				}
-				got, _ := os.ReadFile(filepath.Join(out, HashFile))
+				got, _ := os.ReadFile(filepath.Join(out, hashFile))
 				if string(got) != tc.want || res.Hash != sha(data) {
 					t.Errorf("%s: main.hash %q (result %s), want %q", mode, got, res.Hash, tc.want)
 				}

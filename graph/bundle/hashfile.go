@@ -8,33 +8,33 @@ import (
 	"os"
 )
 
-// HashForm is how a main.hash file spells the SHA-256 digest of the main
+// hashForm is how a main.hash file spells the SHA-256 digest of the main
 // bytecode file.
-type HashForm int
+type hashForm int
 
 const (
-	// HashNone: there was no main.hash (or an unreadable one was ignored
+	// hashNone: there was no main.hash (or an unreadable one was ignored
 	// under --ignore-hash). Outputs then get HashRaw.
-	HashNone HashForm = iota
+	hashNone hashForm = iota
 	// HashRaw is the 32 digest bytes themselves and nothing else: what
 	// Apple's toolchain writes (every package in ../shared/corpus holds
 	// sha256(main-h18p.mlirb) this way; a test checks it).
 	HashRaw
-	// HashHex is 64 hexadecimal digits without a newline: what anefix
+	// hashHex is 64 hexadecimal digits without a newline: what anefix
 	// versions before the switch to raw wrote.
-	HashHex
-	// HashHexLine is HashHex followed by one "\n", as `echo` or an editor
+	hashHex
+	// hashHexLine is hashHex followed by one "\n", as `echo` or an editor
 	// leaves it.
-	HashHexLine
+	hashHexLine
 )
 
-func (f HashForm) String() string {
+func (f hashForm) String() string {
 	switch f {
 	case HashRaw:
 		return "raw"
-	case HashHex:
+	case hashHex:
 		return "hex"
-	case HashHexLine:
+	case hashHexLine:
 		return "hex+newline"
 	}
 	return "none"
@@ -43,36 +43,36 @@ func (f HashForm) String() string {
 // ParseHash reads the bytes of a main.hash file. Exactly two spellings are
 // accepted, told apart by length: 32 bytes are the raw digest (HashRaw); 64
 // hex digits of either case, optionally followed by a single "\n", are the
-// hex form (HashHex, HashHexLine). Anything else (other lengths, other
+// hex form (hashHex, hashHexLine). Anything else (other lengths, other
 // whitespace, `sha256sum`'s "digest  name" lines) is an error that says what
 // was found. The digest is returned as lower-case hex.
-func ParseHash(b []byte) (string, HashForm, error) {
+func ParseHash(b []byte) (string, hashForm, error) {
 	switch {
 	case len(b) == sha256.Size:
 		return hex.EncodeToString(b), HashRaw, nil
 	case len(b) == 2*sha256.Size || len(b) == 2*sha256.Size+1 && b[len(b)-1] == '\n':
-		form := HashHex
+		form := hashHex
 		if len(b) > 2*sha256.Size {
-			form = HashHexLine
+			form = hashHexLine
 		}
 		d, err := hex.DecodeString(string(b[:2*sha256.Size]))
 		if err == nil {
 			return hex.EncodeToString(d), form, nil
 		}
 	}
-	return "", HashNone, fmt.Errorf("want the 32-byte SHA-256 digest Apple's toolchain writes (or the 64 hex digits earlier anefix versions wrote), but it holds %d bytes (%s)", len(b), describeBytes(b))
+	return "", hashNone, fmt.Errorf("want the 32-byte SHA-256 digest Apple's toolchain writes (or the 64 hex digits earlier anefix versions wrote), but it holds %d bytes (%s)", len(b), describeBytes(b))
 }
 
-// FormatHash spells the hex digest sum in form; HashNone gives HashRaw.
-func FormatHash(sum string, form HashForm) ([]byte, error) {
+// formatHash spells the hex digest sum in form; hashNone gives HashRaw.
+func formatHash(sum string, form hashForm) ([]byte, error) {
 	d, err := hex.DecodeString(sum)
 	if err != nil || len(d) != sha256.Size {
 		return nil, fmt.Errorf("internal error: %q is not a hex SHA-256", sum)
 	}
 	switch form {
-	case HashHex:
+	case hashHex:
 		return []byte(hex.EncodeToString(d)), nil
-	case HashHexLine:
+	case hashHexLine:
 		return []byte(hex.EncodeToString(d) + "\n"), nil
 	}
 	return d, nil
@@ -92,13 +92,13 @@ func describeBytes(b []byte) string {
 	return fmt.Sprintf("text %q", truncate(string(b), n))
 }
 
-// CheckHashFile compares the main.hash file hashPath (either form, see
+// checkHashFile compares the main.hash file hashPath (either form, see
 // ParseHash) with the SHA-256 of mainPath, for layouts Open does not
 // handle, such as a compiled package whose main file is main-<arch>.mlirb.
 // A main.hash that cannot be parsed is an error naming it; a digest that
 // differs is reported in the result, not as an error.
-func CheckHashFile(hashPath, mainPath string) (HashCheck, error) {
-	var c HashCheck
+func checkHashFile(hashPath, mainPath string) (hashCheck, error) {
+	var c hashCheck
 	f, err := os.Open(hashPath)
 	if err != nil {
 		return c, err

@@ -14,7 +14,7 @@ import (
 )
 
 // FuzzParseHash: ParseHash never panics, and what it accepts writes back
-// (FormatHash) to bytes it parses to the same digest and form.
+// (formatHash) to bytes it parses to the same digest and form.
 func FuzzParseHash(f *testing.F) {
 	d := sha256.Sum256(nil)
 	for _, s := range []string{string(d[:]), hex.EncodeToString(d[:]), hex.EncodeToString(d[:]) + "\n", "", "zz"} {
@@ -25,7 +25,7 @@ func FuzzParseHash(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := FormatHash(sum, form)
+		out, err := formatHash(sum, form)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,22 +42,22 @@ func TestParseHash(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		form HashForm
+		form hashForm
 		err  string // substring; empty means success
 	}{
 		{"raw", string(d[:]), HashRaw, ""},
-		{"hex", h, HashHex, ""},
-		{"hex upper case", strings.ToUpper(h), HashHex, ""},
-		{"hex newline", h + "\n", HashHexLine, ""},
-		{"empty", "", HashNone, "holds 0 bytes"},
-		{"31 raw bytes", string(d[:31]), HashNone, "holds 31 bytes (hex "},
-		{"33 raw bytes", string(d[:]) + "\n", HashNone, "holds 33 bytes"},
-		{"hex CRLF", h + "\r\n", HashNone, "holds 66 bytes"},
-		{"hex two newlines", h + "\n\n", HashNone, "holds 66 bytes"},
-		{"hex leading space", " " + h, HashNone, "holds 65 bytes"},
-		{"hex not hex", strings.Repeat("g", 64), HashNone, `holds 64 bytes (text "gggg`},
-		{"hex 63 digits and newline", h[:63] + "\n", HashNone, "holds 64 bytes"},
-		{"sha256sum line", h + "  main.mlirb\n", HashNone, "holds 77 bytes"},
+		{"hex", h, hashHex, ""},
+		{"hex upper case", strings.ToUpper(h), hashHex, ""},
+		{"hex newline", h + "\n", hashHexLine, ""},
+		{"empty", "", hashNone, "holds 0 bytes"},
+		{"31 raw bytes", string(d[:31]), hashNone, "holds 31 bytes (hex "},
+		{"33 raw bytes", string(d[:]) + "\n", hashNone, "holds 33 bytes"},
+		{"hex CRLF", h + "\r\n", hashNone, "holds 66 bytes"},
+		{"hex two newlines", h + "\n\n", hashNone, "holds 66 bytes"},
+		{"hex leading space", " " + h, hashNone, "holds 65 bytes"},
+		{"hex not hex", strings.Repeat("g", 64), hashNone, `holds 64 bytes (text "gggg`},
+		{"hex 63 digits and newline", h[:63] + "\n", hashNone, "holds 64 bytes"},
+		{"sha256sum line", h + "  main.mlirb\n", hashNone, "holds 77 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,20 +76,20 @@ func TestParseHash(t *testing.T) {
 			if form != HashRaw {
 				want = strings.ToLower(want)
 			}
-			out, err := FormatHash(sum, form)
+			out, err := formatHash(sum, form)
 			if err != nil || string(out) != want {
 				t.Errorf("FormatHash(%v) = %q, %v; want %q", form, out, err, want)
 			}
 		})
 	}
-	if out, _ := FormatHash(h, HashNone); !bytes.Equal(out, d[:]) {
+	if out, _ := formatHash(h, hashNone); !bytes.Equal(out, d[:]) {
 		t.Errorf("FormatHash(HashNone) = %x, want the raw digest", out)
 	}
 }
 
 // corpusPackages returns the compiled packages Apple's toolchain wrote
 // (the corpus beside the repository; see README "Tests"). Without the
-// corpus the test skips, or fails under oracle.Required.
+// corpus the test skips, or fails under ANEFIX_REQUIRE_ORACLES or CI.
 func corpusPackages(t *testing.T) []string {
 	t.Helper()
 	return oracle.CorpusGlob(t, "apple-compiled/*.aimodelc")
@@ -104,7 +104,7 @@ func TestCorpusHashIsRaw(t *testing.T) {
 			if len(mains) != 1 {
 				t.Fatalf("want one main-<arch>.mlirb, found %v", mains)
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, HashFile))
+			raw, err := os.ReadFile(filepath.Join(dir, hashFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestCorpusHashIsRaw(t *testing.T) {
 			if !bytes.Equal(raw, d[:]) {
 				t.Fatalf("main.hash %x is not sha256(%s) %x", raw, filepath.Base(mains[0]), d)
 			}
-			c, err := CheckHashFile(filepath.Join(dir, HashFile), mains[0])
+			c, err := checkHashFile(filepath.Join(dir, hashFile), mains[0])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func TestCorpusAsAIModel(t *testing.T) {
 			ai := filepath.Join(tmp, "m.aimodel")
 			os.Mkdir(ai, 0o755)
 			want := map[string][]byte{}
-			for name, src := range map[string]string{MainFile: mains[0], HashFile: filepath.Join(dir, HashFile), MetadataFile: filepath.Join(dir, MetadataFile)} {
+			for name, src := range map[string]string{mainFile: mains[0], hashFile: filepath.Join(dir, hashFile), metadataFile: filepath.Join(dir, metadataFile)} {
 				b, err := os.ReadFile(src)
 				if err != nil {
 					t.Fatal(err)
@@ -158,10 +158,10 @@ func TestCorpusAsAIModel(t *testing.T) {
 			}
 			defer in.Close()
 			enc := func(w io.Writer) error {
-				if _, err := w.Write(want[MainFile][:4]); err != nil {
+				if _, err := w.Write(want[mainFile][:4]); err != nil {
 					return err
 				}
-				return w.(RangeCopier).CopyRange(in.File, 4, in.Size-4)
+				return w.(rangeCopier).CopyRange(in.File, 4, in.Size-4)
 			}
 			out := filepath.Join(tmp, "o.aimodel")
 			if _, err := Write(out, KindAIModel, in, enc, WriteOptions{}); err != nil {

@@ -22,9 +22,9 @@ import (
 //	ANEFIX_FULL_MODEL=armA-full.aimodel go test ./graph/bundle -run '^$' -bench HashPass -benchtime 3x
 func BenchmarkHashPass(b *testing.B) {
 	full, on := oracle.OptedIn("ANEFIX_FULL_MODEL")
-	p := filepath.Join(full, MainFile)
+	p := filepath.Join(full, mainFile)
 	if !on {
-		p = filepath.Join(benchAIModel(b, benchSize(b)), MainFile)
+		p = filepath.Join(benchAIModel(b, benchSize(b)), mainFile)
 	}
 	f := mustOpen(b, p)
 	fi, err := f.Stat()

@@ -16,7 +16,7 @@ import (
 type Kind int
 
 const (
-	KindUnknown Kind = iota
+	kindUnknown Kind = iota
 	// KindText is a single MLIR text file (generic or printed form).
 	KindText
 	// KindBytecode is a single MLIR bytecode file.
@@ -51,9 +51,9 @@ var Magic = []byte{0x4D, 0x4C, 0xEF, 0x52}
 
 // Names of the files inside an .aimodel and an LLM bundle.
 const (
-	MainFile     = "main.mlirb"
-	HashFile     = "main.hash"
-	MetadataFile = "metadata.json"
+	mainFile     = "main.mlirb"
+	hashFile     = "main.hash"
+	metadataFile = "metadata.json"
 	// RecordFile is anefix's own record of a rewrite (pipeline, I/O changes,
 	// promoted states), written beside main.mlirb in the .aimodel. It is a
 	// file of its own rather than a key in metadata.json because that file
@@ -106,15 +106,15 @@ type Entry struct {
 	listed os.FileInfo
 }
 
-// HashCheck is the outcome of comparing main.hash with main.mlirb.
-type HashCheck struct {
+// hashCheck is the outcome of comparing main.hash with main.mlirb.
+type hashCheck struct {
 	Checked bool   // main.hash existed and was compared
 	Matches bool   // the SHA-256 of main.mlirb equals main.hash
 	Want    string // the digest main.hash holds, as lower-case hex
 	Got     string // hex SHA-256 of main.mlirb
-	// Form is how main.hash spelled the digest (HashNone when there was no
+	// Form is how main.hash spelled the digest (hashNone when there was no
 	// usable main.hash); an output's main.hash is written in the same form.
-	Form HashForm
+	Form hashForm
 }
 
 // Input is an opened input. Close it when done.
@@ -148,7 +148,7 @@ type Input struct {
 	// Entries lists everything inside Root, sorted, for outputs that carry
 	// the other files over.
 	Entries []Entry
-	Hash    HashCheck
+	Hash    hashCheck
 	// Warnings collects warnings, such as an ignored hash mismatch.
 	Warnings []string
 
@@ -174,7 +174,7 @@ func (in *Input) CheckUnchanged() error {
 	}
 	name := in.Path
 	if in.Kind.IsDir() {
-		name = displayJoin(in.Path, in.AssetMain, MainFile)
+		name = displayJoin(in.Path, in.AssetMain, mainFile)
 	}
 	now, err := in.File.Stat()
 	if err != nil {
@@ -344,30 +344,30 @@ func (in *Input) openPath() error {
 // metadata.json with assets.main).
 func (in *Input) openDir(root string) error {
 	in.Root = root
-	if _, err := os.Lstat(filepath.Join(root, MainFile)); err == nil {
+	if _, err := os.Lstat(filepath.Join(root, mainFile)); err == nil {
 		in.Kind = KindAIModel
 		in.AIModelDir = root
 	} else {
-		meta, err := readInside(root, MetadataFile, maxMetadataSize)
+		meta, err := readInside(root, metadataFile, maxMetadataSize)
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s)", in.Path, MainFile, MetadataFile)
+			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s)", in.Path, mainFile, metadataFile)
 		}
 		if err != nil {
 			return fmt.Errorf("input %s: %w", in.Path, err)
 		}
 		asset, err := assetsMain(meta)
 		if errors.Is(err, errNoAssetsMain) {
-			return fmt.Errorf("input %s has no %s, so it is not an .aimodel, and its %s has no \"assets\": {\"main\": ...} entry, so it is not an LLM bundle either; an .aimodel needs its %s", in.Path, MainFile, MetadataFile, MainFile)
+			return fmt.Errorf("input %s has no %s, so it is not an .aimodel, and its %s has no \"assets\": {\"main\": ...} entry, so it is not an LLM bundle either; an .aimodel needs its %s", in.Path, mainFile, metadataFile, mainFile)
 		}
 		if err != nil {
-			return fmt.Errorf("input %s: %s: %w", in.Path, MetadataFile, err)
+			return fmt.Errorf("input %s: %s: %w", in.Path, metadataFile, err)
 		}
 		dir, err := resolveInside(root, asset)
 		if err != nil {
-			return fmt.Errorf("input %s: %s: assets.main: %w", in.Path, MetadataFile, err)
+			return fmt.Errorf("input %s: %s: assets.main: %w", in.Path, metadataFile, err)
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("input %s: %s: assets.main %q is not a directory inside the bundle", in.Path, MetadataFile, asset)
+			return fmt.Errorf("input %s: %s: assets.main %q is not a directory inside the bundle", in.Path, metadataFile, asset)
 		}
 		in.Kind = KindLLMBundle
 		in.BundleMetadata = meta
@@ -384,7 +384,7 @@ func (in *Input) openDir(root string) error {
 	if err != nil {
 		return err
 	}
-	name := filepath.Join(aiRel, MainFile)
+	name := filepath.Join(aiRel, mainFile)
 	mainPath, err := resolveInside(root, filepath.ToSlash(name))
 	if err != nil {
 		return fmt.Errorf("input %s: %w", in.Path, err)
@@ -395,16 +395,16 @@ func (in *Input) openDir(root string) error {
 	}
 	in.File = f
 	in.MainPath = mainPath
-	meta, err := readInside(root, filepath.ToSlash(filepath.Join(aiRel, MetadataFile)), maxMetadataSize)
+	meta, err := readInside(root, filepath.ToSlash(filepath.Join(aiRel, metadataFile)), maxMetadataSize)
 	switch {
 	case err == nil:
 		in.Metadata = meta
 	case errors.Is(err, os.ErrNotExist):
-		in.warn(fmt.Sprintf("%s has no %s", displayJoin(in.Path, in.AssetMain), MetadataFile))
+		in.warn(fmt.Sprintf("%s has no %s", displayJoin(in.Path, in.AssetMain), metadataFile))
 	default:
 		return fmt.Errorf("input %s: %w", in.Path, err)
 	}
-	if err := in.loadMain(displayJoin(in.Path, in.AssetMain, MainFile)); err != nil {
+	if err := in.loadMain(displayJoin(in.Path, in.AssetMain, mainFile)); err != nil {
 		return err
 	}
 	return in.startHash(aiRel)
@@ -434,7 +434,7 @@ func (in *Input) loadMain(display string) error {
 	case n > 0 && int64(n) == in.Size && n < len(Magic) && bytes.Equal(head[:n], Magic[:n]):
 		return fmt.Errorf("%s is %d byte(s), the start of the MLIR bytecode magic 4D 4C EF 52 and nothing more: a truncated file; export or copy it again", display, n)
 	}
-	if in.Kind == KindUnknown {
+	if in.Kind == kindUnknown {
 		in.Kind = KindText
 		if in.Bytecode {
 			in.Kind = KindBytecode

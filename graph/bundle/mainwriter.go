@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 )
 
-// RangeCopier is implemented by the io.Writer that Write hands an Encoder.
+// rangeCopier is implemented by the io.Writer that Write hands an Encoder.
 // CopyRange appends n bytes of f starting at off to the output. When the
 // output is a file the kernel moves the bytes (copy_file_range) instead of
 // passing them through user space, which is what makes copying gigabytes of
@@ -19,7 +19,7 @@ import (
 //	if rc, ok := w.(interface{ CopyRange(*os.File, int64, int64) error }); ok { ... }
 //
 // (the anonymous interface keeps codecs from importing this package).
-type RangeCopier interface {
+type rangeCopier interface {
 	CopyRange(f *os.File, off, n int64) error
 }
 
@@ -38,7 +38,7 @@ type mainWriter struct {
 	bw      *bufio.Writer
 	out     *os.File // the destination file; nil for stdout
 	th      *teeHasher
-	prog    *Progress
+	prog    *progress
 	n       int64
 	srcs    map[*os.File]*os.File
 }
@@ -49,7 +49,7 @@ var kernelCopied atomic.Int64
 
 // src, when not nil, is the input's hasher: output bytes equal to the
 // input's are then not hashed twice (see teeHasher).
-func newMainWriter(w io.Writer, out *os.File, kind Kind, hash bool, src *fileHasher, prog *Progress) *mainWriter {
+func newMainWriter(w io.Writer, out *os.File, kind Kind, hash bool, src *fileHasher, prog *progress) *mainWriter {
 	m := &mainWriter{kind: kind, out: out, prog: prog}
 	if hash {
 		m.th = newTeeHasher(w, src)

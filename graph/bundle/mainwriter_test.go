@@ -24,7 +24,7 @@ func rangeEncoder(src *os.File, data []byte, spans []span) (Encoder, []byte) {
 		if _, err := w.Write(Magic); err != nil {
 			return err
 		}
-		rc := w.(RangeCopier)
+		rc := w.(rangeCopier)
 		for i, s := range spans {
 			if _, err := w.Write([]byte{byte('a' + i)}); err != nil {
 				return err
@@ -87,7 +87,7 @@ func TestCopyRange(t *testing.T) {
 		if !bytes.Equal(got, want) || res.MainSize != int64(len(want)) {
 			t.Errorf("stdin=%v: output differs (len %d, want %d)", stdin, len(got), len(want))
 		}
-		hash, _ := os.ReadFile(filepath.Join(dir, "o", HashFile))
+		hash, _ := os.ReadFile(filepath.Join(dir, "o", hashFile))
 		if string(hash) != rawSha(want) || res.Hash != sha(want) {
 			t.Errorf("stdin=%v: main.hash %x, want %s", stdin, hash, sha(want))
 		}
@@ -129,7 +129,7 @@ func TestCopyRangePastEnd(t *testing.T) {
 	for _, s := range spans {
 		enc := func(w io.Writer) error {
 			w.Write(Magic)
-			return w.(RangeCopier).CopyRange(f, s.off, s.n)
+			return w.(rangeCopier).CopyRange(f, s.off, s.n)
 		}
 		for _, k := range []struct {
 			kind Kind
@@ -187,7 +187,7 @@ func TestCopyRangeAlignedHead(t *testing.T) {
 			if _, err := w.Write(want[:lead]); err != nil {
 				return err
 			}
-			return w.(RangeCopier).CopyRange(f, int64(lead), int64(len(data)-lead))
+			return w.(rangeCopier).CopyRange(f, int64(lead), int64(len(data)-lead))
 		}
 		out := filepath.Join(dir, "o")
 		res, err := Write(out, KindAIModel, in, enc, WriteOptions{Force: true})
@@ -222,7 +222,7 @@ func TestCopyRangeProgress(t *testing.T) {
 		prog := newProgress(&bytes.Buffer{}, "test", 0, time.Hour, time.Hour)
 		mw := newMainWriter(out, out, KindAIModel, hash, nil, prog)
 		mw.Write(Magic)
-		rc := RangeCopier(mw)
+		rc := rangeCopier(mw)
 		for _, s := range []span{{4, 1000}, {5000, 2 * minKernelCopy}, {int64(4 + 1000 + 2*minKernelCopy), minKernelCopy}} {
 			if err := rc.CopyRange(f, s.off, s.n); err != nil {
 				t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"strings"
 )
 
-// ErrLink and ErrSpecial are wrapped by OpenMember's refusals.
+// errLink and errSpecial are wrapped by OpenMember's refusals.
 var (
-	ErrLink    = errors.New("is a symbolic link")
-	ErrSpecial = errors.New("is not a regular file")
+	errLink    = errors.New("is a symbolic link")
+	errSpecial = errors.New("is not a regular file")
 )
 
 // OpenMember opens rel (slash-separated, below the directory root) for
@@ -23,7 +23,7 @@ var (
 // each part first, then an open confined to root (os.Root) with O_NOFOLLOW
 // and O_NONBLOCK, so that a FIFO put in place after the check cannot block
 // the open, and a Stat of the open file, which must be the regular file
-// checked. Errors name rel, never root, and wrap ErrLink, ErrSpecial or
+// checked. Errors name rel, never root, and wrap errLink, errSpecial or
 // the file system's error (errors.Is(err, os.ErrPermission) and
 // os.ErrNotExist work).
 func OpenMember(root, rel string) (*os.File, fs.FileInfo, error) {
@@ -53,13 +53,13 @@ func OpenMember(root, rel string) (*os.File, fs.FileInfo, error) {
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			if sub == rel {
-				return nil, nil, fmt.Errorf("%s %w; links inside are not followed, so it is not read", DisplayName(rel), ErrLink)
+				return nil, nil, fmt.Errorf("%s %w; links inside are not followed, so it is not read", DisplayName(rel), errLink)
 			}
-			return nil, nil, fmt.Errorf("%s %w; links inside are not followed, so %s is not read", DisplayName(sub), ErrLink, DisplayName(rel))
+			return nil, nil, fmt.Errorf("%s %w; links inside are not followed, so %s is not read", DisplayName(sub), errLink, DisplayName(rel))
 		case i < len(parts)-1 && !fi.IsDir():
 			return nil, nil, fmt.Errorf("%s is not a directory, so %s is not read", DisplayName(sub), DisplayName(rel))
 		case i == len(parts)-1 && !fi.Mode().IsRegular():
-			return nil, nil, fmt.Errorf("%s %w (%v), so it is not read", DisplayName(rel), ErrSpecial, fi.Mode().Type())
+			return nil, nil, fmt.Errorf("%s %w (%v), so it is not read", DisplayName(rel), errSpecial, fi.Mode().Type())
 		}
 		last = fi
 	}
@@ -74,7 +74,7 @@ func OpenMember(root, rel string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() || !os.SameFile(fi, last) {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s changed while it was opened (it %w now, or another file took its place); run again once the directory is complete", DisplayName(rel), ErrSpecial)
+		return nil, nil, fmt.Errorf("%s changed while it was opened (it %w now, or another file took its place); run again once the directory is complete", DisplayName(rel), errSpecial)
 	}
 	return f, fi, nil
 }
@@ -100,7 +100,7 @@ func ReadMember(root, rel string, max int64) ([]byte, error) {
 	return readOpened(f, fi, DisplayName(rel), max)
 }
 
-// readOpened reads an open regular file whole (see ReadSmallFile).
+// readOpened reads an open regular file whole (see readSmallFile).
 func readOpened(f *os.File, fi fs.FileInfo, name string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can sensibly have", name, fi.Size(), max)

@@ -38,24 +38,24 @@ func TestRealBytecodeBundle(t *testing.T) {
 		}
 		return out
 	}
-	run(src, "--emit-bytecode", "-o", filepath.Join(model, MainFile))
-	mainBytes, _ := os.ReadFile(filepath.Join(model, MainFile))
-	os.WriteFile(filepath.Join(model, HashFile), []byte(sha(mainBytes)), 0o644)
-	os.WriteFile(filepath.Join(model, MetadataFile), []byte(`{}`), 0o644)
+	run(src, "--emit-bytecode", "-o", filepath.Join(model, mainFile))
+	mainBytes, _ := os.ReadFile(filepath.Join(model, mainFile))
+	os.WriteFile(filepath.Join(model, hashFile), []byte(sha(mainBytes)), 0o644)
+	os.WriteFile(filepath.Join(model, metadataFile), []byte(`{}`), 0o644)
 
 	in := open(t, model, OpenOptions{})
 	if in.Kind != KindAIModel || !in.Bytecode || !in.Hash.Matches {
 		t.Fatalf("kind %v bytecode %v hash %+v", in.Kind, in.Bytecode, in.Hash)
 	}
 	out := filepath.Join(dir, "out.aimodel")
-	_, err := Write(out, KindUnknown, in, func(w io.Writer) error {
-		return w.(RangeCopier).CopyRange(in.File, 0, in.Size)
+	_, err := Write(out, kindUnknown, in, func(w io.Writer) error {
+		return w.(rangeCopier).CopyRange(in.File, 0, in.Size)
 	}, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := run("--mlir-print-op-generic", "--mlir-print-debuginfo", filepath.Join(model, MainFile))
-	got := run("--mlir-print-op-generic", "--mlir-print-debuginfo", filepath.Join(out, MainFile))
+	want := run("--mlir-print-op-generic", "--mlir-print-debuginfo", filepath.Join(model, mainFile))
+	got := run("--mlir-print-op-generic", "--mlir-print-debuginfo", filepath.Join(out, mainFile))
 	if !bytes.Equal(got, want) {
 		t.Errorf("mlir-opt reads the rewritten bundle differently:\n%s\nwant\n%s", got, want)
 	}

@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// Progress draws a progress bar for long work. It draws only on a terminal
+// progress draws a progress bar for long work. It draws only on a terminal
 // and only once the work has taken longer than a second, so short runs and
 // redirected stderr stay clean. A nil *Progress is valid and does nothing.
-type Progress struct {
+type progress struct {
 	label string
 	total int64
 	n     atomic.Int64
@@ -30,29 +30,29 @@ const (
 	barWidth      = 30
 )
 
-// NewProgress returns a bar for total bytes of work labelled label, drawn on
+// terminalProgress returns a bar for total bytes of work labelled label, drawn on
 // f, or nil when f is nil or not a terminal.
-func NewProgress(f *os.File, label string, total int64) *Progress {
-	if f == nil || !IsTerminal(f) {
+func terminalProgress(f *os.File, label string, total int64) *progress {
+	if f == nil || !isTerminal(f) {
 		return nil
 	}
 	return newProgress(f, label, total, progressDelay, progressTick)
 }
 
-// IsTerminal reports whether f is a character device (a terminal), using
+// isTerminal reports whether f is a character device (a terminal), using
 // only Stat so that no terminal library is needed.
-func IsTerminal(f *os.File) bool {
+func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func newProgress(w io.Writer, label string, total int64, delay, tick time.Duration) *Progress {
-	p := &Progress{label: label, total: total, w: w, stop: make(chan struct{}), done: make(chan struct{})}
+func newProgress(w io.Writer, label string, total int64, delay, tick time.Duration) *progress {
+	p := &progress{label: label, total: total, w: w, stop: make(chan struct{}), done: make(chan struct{})}
 	go p.run(delay, tick)
 	return p
 }
 
-func (p *Progress) run(delay, tick time.Duration) {
+func (p *progress) run(delay, tick time.Duration) {
 	defer close(p.done)
 	t := time.NewTimer(delay)
 	defer t.Stop()
@@ -75,7 +75,7 @@ func (p *Progress) run(delay, tick time.Duration) {
 	}
 }
 
-func (p *Progress) draw() {
+func (p *progress) draw() {
 	n := p.n.Load()
 	if p.total <= 0 {
 		// Unknown total (a generated model): bytes so far, no percentage.
@@ -91,7 +91,7 @@ func (p *Progress) draw() {
 }
 
 // Add records n more bytes of work done.
-func (p *Progress) Add(n int64) {
+func (p *progress) Add(n int64) {
 	if p != nil {
 		p.n.Add(n)
 	}
@@ -99,7 +99,7 @@ func (p *Progress) Add(n int64) {
 
 // Done stops the bar and clears it if it was drawn. It may be called more
 // than once.
-func (p *Progress) Done() {
+func (p *progress) Done() {
 	if p == nil {
 		return
 	}
@@ -110,7 +110,7 @@ func (p *Progress) Done() {
 }
 
 // Reader counts what is read through it.
-func (p *Progress) Reader(r io.Reader) io.Reader {
+func (p *progress) Reader(r io.Reader) io.Reader {
 	if p == nil {
 		return r
 	}
@@ -118,7 +118,7 @@ func (p *Progress) Reader(r io.Reader) io.Reader {
 }
 
 // Writer counts what is written through it.
-func (p *Progress) Writer(w io.Writer) io.Writer {
+func (p *progress) Writer(w io.Writer) io.Writer {
 	if p == nil {
 		return w
 	}
@@ -127,7 +127,7 @@ func (p *Progress) Writer(w io.Writer) io.Writer {
 
 type progressReader struct {
 	r io.Reader
-	p *Progress
+	p *progress
 }
 
 func (r *progressReader) Read(b []byte) (int, error) {
@@ -138,7 +138,7 @@ func (r *progressReader) Read(b []byte) (int, error) {
 
 type progressWriter struct {
 	w io.Writer
-	p *Progress
+	p *progress
 }
 
 func (w *progressWriter) Write(b []byte) (int, error) {

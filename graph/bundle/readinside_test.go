@@ -16,12 +16,12 @@ func TestReadInsideLargeFile(t *testing.T) {
 	dir := t.TempDir()
 	const n = 4 << 20
 	meta := `{"a":[` + strings.Repeat(`{},`, n-1) + `{}]}`
-	if err := os.WriteFile(filepath.Join(dir, MetadataFile), []byte(meta), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, metadataFile), []byte(meta), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	got, err := readInside(dir, MetadataFile, maxMetadataSize)
+	got, err := readInside(dir, metadataFile, maxMetadataSize)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func ReadRecord(dir string) (*record.Record, error) {
 		return nil, nil
 	}
 	p := filepath.Join(dir, RecordFile)
-	b, err := ReadSmallFile(p, p, maxRecordSize)
+	b, err := readSmallFile(p, p, maxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

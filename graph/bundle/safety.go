@@ -52,20 +52,20 @@ func readInside(root, rel string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	return ReadSmallFile(p, rel, max)
+	return readSmallFile(p, rel, max)
 }
 
-// ReadSmallFile reads the regular file p, of at most max bytes, into one
+// readSmallFile reads the regular file p, of at most max bytes, into one
 // buffer of the size Stat reported (io.ReadAll grows its buffer by
 // appending, which allocated about twice a large metadata.json's size). A
 // file that shrinks or grows while being read is an error. name stands for
 // p in errors other than os.Open's. p's type is checked before it is
 // opened, so a FIFO or a device is an error and never blocks the open.
-func ReadSmallFile(p, name string, max int64) ([]byte, error) {
+func readSmallFile(p, name string, max int64) ([]byte, error) {
 	return readSmall(p, name, max, false)
 }
 
-// ReadSmallFileNoFollow is ReadSmallFile for a file in a directory others
+// ReadSmallFileNoFollow is readSmallFile for a file in a directory others
 // may have written into (passes/probe's cache): a symbolic link at p is an
 // error and is not followed (it is opened with O_NOFOLLOW where the system
 // has it), as is anything but a regular file (a link to /dev/zero, a

@@ -18,7 +18,7 @@ const (
 // the kernel, copy_file_range, where it can), and out is extended to size,
 // so a sparse 1 GB file stays sparse instead of becoming 1 GB of written
 // blocks. A file system that does not answer SEEK_DATA gets a plain copy.
-func copyContent(out, in *os.File, size int64, prog *Progress) error {
+func copyContent(out, in *os.File, size int64, prog *progress) error {
 	var off int64
 	for off < size {
 		data, err := in.Seek(off, seekData)
@@ -58,7 +58,7 @@ func copyContent(out, in *os.File, size int64, prog *Progress) error {
 	return out.Truncate(size)
 }
 
-func plainCopy(out, in *os.File, prog *Progress) error {
+func plainCopy(out, in *os.File, prog *progress) error {
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func TestRemovePendingDuringFallbackCommit(t *testing.T) {
 		pending.Lock()
 		pending.stopped = false
 		pending.Unlock()
-		if _, err := os.Stat(filepath.Join(out, MainFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, mainFile)); err != nil {
 			t.Fatalf("run %d: output incomplete: %v", i, err)
 		}
 		des, _ := os.ReadDir(dir)

@@ -24,8 +24,8 @@ type TreeOptions struct {
 	Warn func(msg string)
 }
 
-// TreeResult describes a tree WriteTree wrote.
-type TreeResult struct {
+// treeResult describes a tree WriteTree wrote.
+type treeResult struct {
 	Path  string // absolute
 	Files int
 	Bytes int64
@@ -41,7 +41,7 @@ type TreeResult struct {
 // gain owner write permission (the corpus's are read-only), as in Write, so
 // that a later --force can replace the copy. It is how a compiled package (.aimodelc),
 // which anefix reads but never re-encodes, is converted.
-func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, error) {
+func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*treeResult, error) {
 	src := &Input{Path: srcPath, Root: srcRoot, Kind: KindAIModel}
 	abs, exists, err := checkTarget(dst, src, opts.Force, opts.Warn)
 	if err != nil {
@@ -67,14 +67,14 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*TreeResult, err
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
-	res := &TreeResult{Path: abs}
+	res := &treeResult{Path: abs}
 	for _, e := range entries {
 		if e.Mode.IsRegular() {
 			res.Files++
 			res.Bytes += e.Size
 		}
 	}
-	w.prog = NewProgress(opts.Progress, "copying", res.Bytes)
+	w.prog = terminalProgress(opts.Progress, "copying", res.Bytes)
 	if err := w.copyEntries(entries, nil); err != nil {
 		return nil, err
 	}

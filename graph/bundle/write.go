@@ -52,14 +52,14 @@ type Result struct {
 	// MainSize is the size of the main file in bytes.
 	MainSize int64
 	// Hash is the SHA-256 of the main file as hex, written to main.hash in
-	// HashForm (directory outputs only): the input's form, raw when the
+	// hashForm (directory outputs only): the input's form, raw when the
 	// input had no main.hash.
 	Hash     string
-	HashForm HashForm
+	HashForm hashForm
 }
 
 // Write writes an output of the given kind at dst, with enc producing the
-// main file. kind KindUnknown mirrors src's kind (a bytecode file when dst
+// main file. kind kindUnknown mirrors src's kind (a bytecode file when dst
 // is "-" and src is a directory). src may be nil when there is no input to
 // carry files over from (then an LLM bundle output is impossible).
 //
@@ -73,7 +73,7 @@ type Result struct {
 // KindAIModel outputs must be bytecode and KindText outputs must not be: the
 // first bytes the encoder writes are checked against the MLIR bytecode magic.
 func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result, error) {
-	if kind == KindUnknown {
+	if kind == kindUnknown {
 		if src == nil {
 			return nil, errors.New("output kind unknown: no input to mirror")
 		}
@@ -279,7 +279,7 @@ func CheckReplace(out string, kind Kind, src *Input) error {
 }
 
 // ownFiles are the names anefix writes into an .aimodel output.
-var ownFiles = []string{MainFile, HashFile, MetadataFile, RecordFile}
+var ownFiles = []string{mainFile, hashFile, metadataFile, RecordFile}
 
 func checkReplaceDir(out string, kind Kind, src *Input) error {
 	// allowed maps each path anefix may have written to its type.
@@ -307,11 +307,11 @@ func checkReplaceDir(out string, kind Kind, src *Input) error {
 	for _, n := range ownFiles {
 		allowed[path.Join(aiRel, n)] = 0 // a regular file
 	}
-	marker := MainFile
+	marker := mainFile
 	if kind == KindLLMBundle {
-		allowed[MetadataFile] = 0
+		allowed[metadataFile] = 0
 		allowed[aiRel] = os.ModeDir
-		marker = MetadataFile
+		marker = metadataFile
 	}
 	what := "a previous " + kind.String() + " output"
 	if foreign, err := foreignEntry(out, allowed); err != nil {
@@ -426,7 +426,7 @@ type writer struct {
 	kind Kind
 	enc  Encoder
 	tmp  string
-	prog *Progress
+	prog *progress
 }
 
 func (w *writer) cleanup() {
@@ -491,7 +491,7 @@ func (w *writer) build(abs string) (*Result, error) {
 			entries, aiRel = w.src.Entries, srcAI
 		}
 	}
-	skip := map[string]bool{path.Join(aiRel, MainFile): true, path.Join(aiRel, HashFile): true}
+	skip := map[string]bool{path.Join(aiRel, mainFile): true, path.Join(aiRel, hashFile): true}
 	for rel := range w.opts.Files {
 		skip[path.Clean(rel)] = true
 	}
@@ -502,7 +502,7 @@ func (w *writer) build(abs string) (*Result, error) {
 	if err := w.writeExtraFiles(); err != nil {
 		return nil, err
 	}
-	mainPath := filepath.Join(tmp, filepath.FromSlash(aiRel), MainFile)
+	mainPath := filepath.Join(tmp, filepath.FromSlash(aiRel), mainFile)
 	if err := mkdirIn(tmp, filepath.Dir(mainPath), 0o755); err != nil {
 		return nil, err
 	}
@@ -511,18 +511,18 @@ func (w *writer) build(abs string) (*Result, error) {
 		return nil, err
 	}
 	form := HashRaw
-	if w.src != nil && w.src.Hash.Form != HashNone {
+	if w.src != nil && w.src.Hash.Form != hashNone {
 		form = w.src.Hash.Form
 	}
-	hashBytes, err := FormatHash(sum, form)
+	hashBytes, err := formatHash(sum, form)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), HashFile), hashBytes, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(filepath.Dir(mainPath), hashFile), hashBytes, 0o644); err != nil {
 		return nil, err
 	}
 	w.prog.Done()
-	res.MainPath = filepath.Join(abs, filepath.FromSlash(aiRel), MainFile)
+	res.MainPath = filepath.Join(abs, filepath.FromSlash(aiRel), mainFile)
 	res.MainSize, res.Hash, res.HashForm = size, sum, form
 	return res, nil
 }
@@ -556,7 +556,7 @@ func reroot(entries []Entry, dir string) ([]Entry, error) {
 }
 
 func (w *writer) startProgress(entries []Entry) {
-	w.prog = NewProgress(w.opts.Progress, "writing", w.progressTotal(entries))
+	w.prog = terminalProgress(w.opts.Progress, "writing", w.progressTotal(entries))
 }
 
 // progressTotal is the bytes a write will produce: the main file (as large
@@ -720,7 +720,7 @@ func safeEncode(enc Encoder, out io.Writer) (err error) {
 // through a link, not a FIFO swapped in) into a new file with the given
 // permissions; the kernel copies the bytes where it can (copy_file_range),
 // and holes stay holes (copyContent).
-func copyFile(root, rel, dst string, perm os.FileMode, prog *Progress) error {
+func copyFile(root, rel, dst string, perm os.FileMode, prog *progress) error {
 	in, fi, err := OpenMember(root, rel)
 	if err != nil {
 		return err

@@ -164,7 +164,7 @@ func TestWriteStdout(t *testing.T) {
 	files(t, dir, aimodel(""))
 	in := open(t, dir, OpenOptions{})
 	var out bytes.Buffer
-	res, err := Write("-", KindUnknown, in, encode(bcNew), WriteOptions{Stdout: &out})
+	res, err := Write("-", kindUnknown, in, encode(bcNew), WriteOptions{Stdout: &out})
 	if err != nil || !bytes.Equal(out.Bytes(), bcNew) || res.Kind != KindBytecode {
 		t.Fatalf("stdout: %v %q %+v", err, out.Bytes(), res)
 	}
@@ -328,7 +328,7 @@ func TestWriteDeterministic(t *testing.T) {
 	var snaps []map[string]string
 	for range 2 {
 		out := filepath.Join(t.TempDir(), "o")
-		if _, err := Write(out, KindUnknown, in, encode(bcNew), WriteOptions{}); err != nil {
+		if _, err := Write(out, kindUnknown, in, encode(bcNew), WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		snaps = append(snaps, snapshot(t, out))
@@ -372,10 +372,10 @@ func TestProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if NewProgress(f, "x", 1) != nil || NewProgress(nil, "x", 1) != nil {
+	if terminalProgress(f, "x", 1) != nil || terminalProgress(nil, "x", 1) != nil {
 		t.Errorf("progress enabled on a regular file")
 	}
-	var nilP *Progress
+	var nilP *progress
 	nilP.Add(1)
 	nilP.Done()
 }
@@ -388,7 +388,7 @@ func TestProgressTotalCountsMainOnce(t *testing.T) {
 	in := open(t, filepath.Join(dir, "m.aimodel"), OpenOptions{})
 	var others int64
 	for _, e := range in.Entries {
-		if e.Mode.IsRegular() && e.Rel != MainFile {
+		if e.Mode.IsRegular() && e.Rel != mainFile {
 			others += e.Size
 		}
 	}
@@ -578,7 +578,7 @@ func TestWriteBesideAllOrNothing(t *testing.T) {
 					t.Fatalf("err %v, want written %v (%q)", err, c.written, c.want)
 				}
 				b, _ := os.ReadFile(report)
-				_, merr := os.Stat(filepath.Join(out, MainFile))
+				_, merr := os.Stat(filepath.Join(out, mainFile))
 				if c.written && (string(b) != "new" || merr != nil) || !c.written && (string(b) != "old" || merr == nil) {
 					t.Errorf("report %q, output main.mlirb: %v; want both written or neither", b, merr)
 				}

@@ -63,30 +63,30 @@ const (
 
 var floatTypeCodes = map[string]uint64{"bf16": tyBF16, "f16": tyF16, "f32": tyF32, "f64": tyF64, "f80": tyF80, "f128": tyF128}
 
-// EncodedAttr is an attribute anefix keeps in its bytecode encoding because
+// encodedAttr is an attribute anefix keeps in its bytecode encoding because
 // it cannot model it: a custom encoding of a dialect other than builtin, or
 // a builtin kind without a graph form (sparse, distinct, dense strings, …).
 // It can only be written back into the file it came from, where its index
 // and every index inside it stay valid.
-type EncodedAttr struct {
+type encodedAttr struct {
 	*graph.RawAttr // Text is a description for display only
 	Dialect        string
 	src            *rawFile
 	index          int
 }
 
-// EncodedLoc is a location kind anefix does not model, kept encoded like an
-// EncodedAttr (it embeds UnknownLoc only to be a graph.Loc).
-type EncodedLoc struct {
+// encodedLoc is a location kind anefix does not model, kept encoded like an
+// encodedAttr (it embeds UnknownLoc only to be a graph.Loc).
+type encodedLoc struct {
 	graph.UnknownLoc
-	Attr *EncodedAttr
+	Attr *encodedAttr
 }
 
 // String describes the location; it is not MLIR syntax.
-func (l *EncodedLoc) String() string { return l.Attr.Text }
+func (l *encodedLoc) String() string { return l.Attr.Text }
 
-// EncodedType is the type counterpart of EncodedAttr.
-type EncodedType struct {
+// encodedType is the type counterpart of encodedAttr.
+type encodedType struct {
 	*graph.RawType
 	Dialect string
 	src     *rawFile
@@ -108,21 +108,21 @@ type NativeProps struct {
 
 // BytecodeOnly marks values that exist only as bytecode encodings: a text
 // printer must refuse them rather than print their description.
-func (a *EncodedAttr) BytecodeOnly() string {
+func (a *encodedAttr) BytecodeOnly() string {
 	return "attribute " + a.Text + " is kept in its bytecode encoding"
 }
 
-// BytecodeOnly implements the marker described on EncodedAttr.
-func (t *EncodedType) BytecodeOnly() string {
+// BytecodeOnly implements the marker described on encodedAttr.
+func (t *encodedType) BytecodeOnly() string {
 	return "type " + t.Text + " is kept in its bytecode encoding"
 }
 
-// BytecodeOnly implements the marker described on EncodedAttr.
-func (l *EncodedLoc) BytecodeOnly() string {
+// BytecodeOnly implements the marker described on encodedAttr.
+func (l *encodedLoc) BytecodeOnly() string {
 	return "location " + l.Attr.Text + " is kept in its bytecode encoding"
 }
 
-// BytecodeOnly implements the marker described on EncodedAttr.
+// BytecodeOnly implements the marker described on encodedAttr.
 func (p *NativeProps) BytecodeOnly() string {
 	if p.Why != "" {
 		return "the native properties of " + p.Op + " are kept in their bytecode layout: " + p.Why
@@ -209,10 +209,10 @@ func (s *decodeState) loc(at int64, i uint64) (graph.Loc, error) {
 	// (#dialect<…>) location; coreai-torch's #debuginfo.location would be one.
 	var l graph.Loc
 	switch x := a.(type) {
-	case *EncodedAttr:
+	case *encodedAttr:
 		if x.Dialect == "builtin" {
 			// A builtin location kind anefix does not model (from a newer MLIR).
-			l = &EncodedLoc{Attr: x}
+			l = &encodedLoc{Attr: x}
 		} else {
 			// A dialect attribute that is a LocationAttr in its dialect.
 			l = &graph.DialectLoc{Attr: x}
@@ -352,7 +352,7 @@ func (s *decodeState) decodeType(i int) (graph.Type, error) {
 		return &graph.OpaqueType{Text: text}, nil
 	}
 	if dialect != "builtin" {
-		return &EncodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!%s<bytecode-encoded type #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil
+		return &encodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!%s<bytecode-encoded type #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil
 	}
 	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	t, err := s.builtinType(d, i)
@@ -416,7 +416,7 @@ func (s *decodeState) builtinType(d *decoder, i int) (graph.Type, error) {
 		return nil, err
 	}
 	encoded := func() graph.Type {
-		return &EncodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!builtin<bytecode-encoded type #%d, code %d>", i, code)}, Dialect: "builtin", src: s.f, index: i}
+		return &encodedType{RawType: &graph.RawType{Text: fmt.Sprintf("!builtin<bytecode-encoded type #%d, code %d>", i, code)}, Dialect: "builtin", src: s.f, index: i}
 	}
 	switch code {
 	case tyInteger:
@@ -481,7 +481,7 @@ func (s *decodeState) builtinType(d *decoder, i int) (graph.Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &EncodedType{RawType: &graph.RawType{Text: "complex<" + elem.String() + ">"}, Dialect: "builtin", src: s.f, index: i}, nil
+		return &encodedType{RawType: &graph.RawType{Text: "complex<" + elem.String() + ">"}, Dialect: "builtin", src: s.f, index: i}, nil
 	case tyTuple:
 		ts, err := s.typeList(d)
 		if err != nil {
@@ -491,7 +491,7 @@ func (s *decodeState) builtinType(d *decoder, i int) (graph.Type, error) {
 		for k, t := range ts {
 			parts[k] = t.String()
 		}
-		return &EncodedType{RawType: &graph.RawType{Text: "tuple<" + strings.Join(parts, ", ") + ">"}, Dialect: "builtin", src: s.f, index: i}, nil
+		return &encodedType{RawType: &graph.RawType{Text: "tuple<" + strings.Join(parts, ", ") + ">"}, Dialect: "builtin", src: s.f, index: i}, nil
 	case tyVector:
 		shape, err := s.shape(d)
 		if err != nil {
@@ -507,7 +507,7 @@ func (s *decodeState) builtinType(d *decoder, i int) (graph.Type, error) {
 			fmt.Fprintf(&b, "%dx", x)
 		}
 		b.WriteString(elem.String() + ">")
-		return &EncodedType{RawType: &graph.RawType{Text: b.String()}, Dialect: "builtin", src: s.f, index: i}, nil
+		return &encodedType{RawType: &graph.RawType{Text: b.String()}, Dialect: "builtin", src: s.f, index: i}, nil
 	case tyMemRef, tyMemRefSpace, tyUnrankedMemRef, tyUnrankedMemRefSpace, tyVectorScalable:
 		// Kept encoded; the rest of the entry references other entries that
 		// stay valid in the same file.
@@ -535,7 +535,7 @@ func (s *decodeState) decodeAttr(i int) (graph.Attr, graph.Loc, error) {
 		return &graph.OpaqueAttr{Text: text}, nil, nil
 	}
 	if dialect != "builtin" {
-		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: fmt.Sprintf("#%s<bytecode-encoded attribute #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil, nil
+		return &encodedAttr{RawAttr: &graph.RawAttr{Text: fmt.Sprintf("#%s<bytecode-encoded attribute #%d>", dialect, i)}, Dialect: dialect, src: s.f, index: i}, nil, nil
 	}
 	d := newDecoder(s.f.entryData(e), e.off, s.f.name)
 	a, l, err := s.builtinAttr(d, i)
@@ -636,7 +636,7 @@ func (s *decodeState) builtinAttr(d *decoder, i int) (graph.Attr, graph.Loc, err
 	}
 	keep := func(text string) (graph.Attr, graph.Loc, error) {
 		d.pos = len(d.buf)
-		return &EncodedAttr{RawAttr: &graph.RawAttr{Text: text}, Dialect: "builtin", src: s.f, index: i}, nil, nil
+		return &encodedAttr{RawAttr: &graph.RawAttr{Text: text}, Dialect: "builtin", src: s.f, index: i}, nil, nil
 	}
 	locAttr := func(l graph.Loc, err error) (graph.Attr, graph.Loc, error) {
 		if err != nil {

@@ -26,8 +26,8 @@ func (w *writer) attrIndex(a graph.Attr) (int, error) {
 		// A location as an attribute is the location's table entry.
 		return w.locIndex(la.Loc)
 	}
-	if ea, ok := a.(*EncodedAttr); ok {
-		return 0, fmt.Errorf("%w: attribute %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, ea.Text)
+	if ea, ok := a.(*encodedAttr); ok {
+		return 0, fmt.Errorf("%w: attribute %s is kept in the encoding of another bytecode file", errNeedsGeneric, ea.Text)
 	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("attribute nests deeper than %d", maxNesting)
@@ -126,8 +126,8 @@ func (w *writer) typeIndex(t graph.Type) (int, error) {
 		w.lastType, w.lastTypeIdx = t, i
 		return i, nil
 	}
-	if et, ok := t.(*EncodedType); ok {
-		return 0, fmt.Errorf("%w: type %s is kept in the encoding of another bytecode file", ErrNeedsGeneric, et.Text)
+	if et, ok := t.(*encodedType); ok {
+		return 0, fmt.Errorf("%w: type %s is kept in the encoding of another bytecode file", errNeedsGeneric, et.Text)
 	}
 	if w.depth > maxNesting {
 		return 0, fmt.Errorf("type nests deeper than %d", maxNesting)
@@ -155,7 +155,7 @@ func (w *writer) locIndex(l graph.Loc) (int, error) {
 		return i, nil
 	}
 	switch x := l.(type) {
-	case *EncodedLoc:
+	case *encodedLoc:
 		return w.attrIndex(x.Attr)
 	case *graph.DialectLoc:
 		// A dialect location is its attribute: the same table entry.
@@ -331,48 +331,7 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 	switch x := a.(type) {
 	case *graph.ArrayAttr:
 		e.varint(atArray)
-		if t, float, vals, ok := x.Packed(); ok {
-			// One scratch attribute encoded per element, and an element
-			// equal to the one before reuses its entry: a packed array's
-			// elements are often few distinct values (no room is reserved
-			// for an entry per element).
-			e.varint(uint64(len(vals)))
-			e.buf = slices.Grow(e.buf, len(vals))
-			var scratch graph.Attr = &graph.IntegerAttr{Type: t}
-			if float {
-				scratch = &graph.FloatAttr{Type: t}
-			}
-			last, lastIdx := uint64(0), -1
-			for _, v := range vals {
-				if lastIdx >= 0 && v == last {
-					e.varint(uint64(lastIdx))
-					continue
-				}
-				if float {
-					scratch.(*graph.FloatAttr).Bits = v
-				} else {
-					scratch.(*graph.IntegerAttr).Value = int64(v)
-				}
-				if lastIdx, err = w.attrIndex(scratch); err != nil {
-					break
-				}
-				e.varint(uint64(lastIdx))
-				last = v
-			}
-			break
-		}
-		e.varint(uint64(len(x.Elems)))
-		// Room for an entry per element at once (table, set and this
-		// encoding, whose indices are at most the table's length after the
-		// elements), rather than each growing many times over a large array.
-		n := len(x.Elems)
-		w.attrs = slices.Grow(w.attrs, n)
-		w.seedKeys()
-		w.attrKey.reserve(&w.store, w.attrs, n)
-		e.buf = slices.Grow(e.buf, n*varintLen(uint64(len(w.attrs)+n)))
-		for _, el := range x.Elems {
-			ref(el)
-		}
+		err = w.encodeArray(&e, x)
 	case *graph.DictAttr:
 		e.varint(atDict)
 		e.varint(uint64(len(x.Entries)))
@@ -474,6 +433,59 @@ func (w *writer) encodeAttr(a graph.Attr) (string, bool, []byte, error) {
 		return "", false, nil, fmt.Errorf("attribute kind %T has no bytecode encoding", a)
 	}
 	return "builtin", true, e.buf, err
+}
+
+// encodeArray writes an array attribute's elements (after its kind) to e,
+// each as the index of its entry.
+func (w *writer) encodeArray(e *encoder, x *graph.ArrayAttr) error {
+	if t, float, vals, ok := x.Packed(); ok {
+		// One scratch attribute encoded per element, and an element
+		// equal to the one before reuses its entry: a packed array's
+		// elements are often few distinct values (no room is reserved
+		// for an entry per element).
+		e.varint(uint64(len(vals)))
+		e.buf = slices.Grow(e.buf, len(vals))
+		var scratch graph.Attr = &graph.IntegerAttr{Type: t}
+		if float {
+			scratch = &graph.FloatAttr{Type: t}
+		}
+		last, lastIdx := uint64(0), -1
+		for _, v := range vals {
+			if lastIdx >= 0 && v == last {
+				e.varint(uint64(lastIdx))
+				continue
+			}
+			if float {
+				scratch.(*graph.FloatAttr).Bits = v
+			} else {
+				scratch.(*graph.IntegerAttr).Value = int64(v)
+			}
+			var err error
+			if lastIdx, err = w.attrIndex(scratch); err != nil {
+				return err
+			}
+			e.varint(uint64(lastIdx))
+			last = v
+		}
+		return nil
+	}
+	e.varint(uint64(len(x.Elems)))
+	// Room for an entry per element at once (table, set and this
+	// encoding, whose indices are at most the table's length after the
+	// elements), rather than each growing many times over a large array.
+	n := len(x.Elems)
+	w.attrs = slices.Grow(w.attrs, n)
+	w.seedKeys()
+	w.attrKey.reserve(&w.store, w.attrs, n)
+	e.buf = slices.Grow(e.buf, n*varintLen(uint64(len(w.attrs)+n)))
+	for _, el := range x.Elems {
+		i, err := w.attrIndex(el)
+		if err != nil {
+			return err
+		}
+		e.varint(uint64(i))
+	}
+	return nil
 }
 
 // writeAPInt writes an integer of known width the way MLIR does: one byte up

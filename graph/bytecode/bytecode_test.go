@@ -115,7 +115,7 @@ func write(t testing.TB, m *graph.Module, opts WriteOptions) []byte {
 func TestRoundTripMlirOpt(t *testing.T) {
 	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
-			for v := in.minVersion; v <= MaxVersion; v++ {
+			for v := in.minVersion; v <= maxVersion; v++ {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {
 					t.Parallel()
 					roundTripMlirOpt(t, tl, in.file, in.minVersion, v, in.args)
@@ -146,18 +146,18 @@ func roundTripMlirOpt(t *testing.T, tl oracle.MlirOptTool, file string, minVersi
 		// Opaque encodings only stay valid in their own file's
 		// tables (native blobs also only at versions with the
 		// same layout rules).
-		if err := Write(&bytes.Buffer{}, m, WriteOptions{}); !errors.Is(err, ErrNeedsGeneric) {
+		if err := Write(&bytes.Buffer{}, m, WriteOptions{}); !errors.Is(err, errNeedsGeneric) {
 			t.Errorf("fresh tables with opaque encodings: got %v, want ErrNeedsGeneric", err)
 		}
 	} else if got := canonical(t, tl, write(t, m, WriteOptions{})); got != want {
 		t.Errorf("fresh tables: mlir-opt printout differs\n%s", diffLines(want, got))
 	}
-	for ov := max(minVersion, 1); ov <= MaxVersion; ov++ {
+	for ov := max(minVersion, 1); ov <= maxVersion; ov++ {
 		if ov == v {
 			continue
 		}
 		if native && (ov < vNativeProperties || v >= vNativeProperties) {
-			if err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src, Version: ov}); !errors.Is(err, ErrNeedsGeneric) || !containsAny(err.Error(), nativeOps) {
+			if err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src, Version: ov}); !errors.Is(err, errNeedsGeneric) || !containsAny(err.Error(), nativeOps) {
 				t.Errorf("v%d→v%d with native properties: got %v, want ErrNeedsGeneric naming one of %v", v, ov, err, nativeOps)
 			}
 			continue
@@ -188,7 +188,7 @@ func hasEncoded(m *graph.Module) bool {
 	var visitAttr func(a graph.Attr)
 	visitAttr = func(a graph.Attr) {
 		switch x := a.(type) {
-		case *EncodedAttr:
+		case *encodedAttr:
 			found = true
 		case *graph.DictAttr:
 			for _, e := range x.Entries {
@@ -199,7 +199,7 @@ func hasEncoded(m *graph.Module) bool {
 				visitAttr(e)
 			}
 		case *graph.TypeAttr:
-			if _, ok := x.Type.(*EncodedType); ok {
+			if _, ok := x.Type.(*encodedType); ok {
 				found = true
 			}
 		}
@@ -212,11 +212,11 @@ func hasEncoded(m *graph.Module) bool {
 			visitAttr(op.Props)
 		}
 		for _, r := range op.Results() {
-			if _, ok := r.Type().(*EncodedType); ok {
+			if _, ok := r.Type().(*encodedType); ok {
 				found = true
 			}
 		}
-		if _, ok := op.Loc.(*EncodedLoc); ok {
+		if _, ok := op.Loc.(*encodedLoc); ok {
 			found = true
 		}
 		if dl, ok := op.Loc.(*graph.DialectLoc); ok {

@@ -84,7 +84,7 @@ func TestNativePropsChangedOp(t *testing.T) {
 		}
 		add.SetOperands(add.Operands()[:1])
 		err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src})
-		if !errors.Is(err, ErrNeedsGeneric) || !strings.Contains(err.Error(), "arith.addi") || !strings.Contains(err.Error(), "generic") {
+		if !errors.Is(err, errNeedsGeneric) || !strings.Contains(err.Error(), "arith.addi") || !strings.Contains(err.Error(), "generic") {
 			t.Fatalf("got %v, want ErrNeedsGeneric naming arith.addi and generic text", err)
 		}
 	})
@@ -171,7 +171,7 @@ func TestRegisterNativeLayout(t *testing.T) {
 		t.Errorf("Describe does not show the callee:\n%s", d)
 	}
 
-	RegisterNativeLayout("func.call", []PropField{{Name: "callee"}})
+	RegisterNativeLayout("func.call", []propField{{Name: "callee"}})
 	m, src := read(t, data)
 	call := findOp(m, "func.call")
 	props, ok := call.Props.(*graph.DictAttr)

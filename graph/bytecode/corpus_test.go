@@ -19,7 +19,7 @@ import (
 var corpusExts = []string{".mlirb", ".mpsgraph"}
 
 // requireCorpus lists the corpus's bytecode files; without them the test
-// skips, or fails under oracle.Required.
+// skips, or fails under ANEFIX_REQUIRE_ORACLES or CI.
 func requireCorpus(t *testing.T) []string {
 	t.Helper()
 	return oracle.CorpusFiles(t, corpusExts...)
@@ -77,7 +77,7 @@ func TestCorpus(t *testing.T) {
 			m.Walk(func(op *graph.Operation) bool {
 				if dl, ok := op.Loc.(*graph.DialectLoc); ok {
 					dialectLocs++
-					if ea, ok := dl.Attr.(*EncodedAttr); !ok || ea.Dialect != "aicode" {
+					if ea, ok := dl.Attr.(*encodedAttr); !ok || ea.Dialect != "aicode" {
 						t.Errorf("%s: location %T %v, want an aicode-encoded attribute", op.Name, dl.Attr, dl.Attr)
 					}
 				}
@@ -116,7 +116,7 @@ func TestCorpus(t *testing.T) {
 				}
 				// At another bytecode version the opaque blobs of Apple's
 				// ops cannot be proven right: refused, naming an op.
-				if err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src, Version: 4}); !errors.Is(err, ErrNeedsGeneric) {
+				if err := Write(&bytes.Buffer{}, m, WriteOptions{Source: src, Version: 4}); !errors.Is(err, errNeedsGeneric) {
 					t.Errorf("version 4 re-encode: %v, want ErrNeedsGeneric", err)
 				}
 			default:
@@ -142,7 +142,7 @@ func TestCorpusBadInput(t *testing.T) {
 		}
 		for n := 0; n < len(data); n += step {
 			_, _, err := Read(bytes.NewReader(data[:n]), int64(n), p)
-			var fe *FormatError
+			var fe *formatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), p+": byte offset") {
 				t.Errorf("%s truncated to %d bytes: %v, want a FormatError with the offset", p, n, err)
 			}

@@ -34,7 +34,7 @@ func TestDialectLocRoundTrip(t *testing.T) {
 		t.Errorf("rewrite is not byte-identical")
 	}
 	// An encoded dialect attribute cannot be re-encoded into another file.
-	enc := &graph.DialectLoc{Attr: &EncodedAttr{RawAttr: &graph.RawAttr{Text: "#aicode<bytecode-encoded attribute #4>"}, Dialect: "aicode", src: src.f, index: 0}}
+	enc := &graph.DialectLoc{Attr: &encodedAttr{RawAttr: &graph.RawAttr{Text: "#aicode<bytecode-encoded attribute #4>"}, Dialect: "aicode", src: src.f, index: 0}}
 	g2.Body().First().Loc = enc
 	if err := Write(&bytes.Buffer{}, m2, WriteOptions{}); err == nil || !strings.Contains(err.Error(), "location") {
 		t.Errorf("encoded location in fresh tables: %v, want a location error", err)

@@ -10,7 +10,7 @@
 // the graph IR's typed forms. What anefix cannot model stays encoded:
 // textual attributes and types of other dialects become graph.OpaqueAttr /
 // graph.OpaqueType, custom-encoded ones (and builtin kinds without a graph
-// form) become EncodedAttr / EncodedType, and op properties in a registered
+// form) become encodedAttr / encodedType, and op properties in a registered
 // op's own layout become NativeProps — except func.func, func.call and
 // builtin.module, whose MLIR 19 and MLIR 22 layouts are decoded into a
 // properties dictionary (the layout named by the producer's MLIR release,
@@ -32,12 +32,12 @@
 // uses did not change. An op with opaque native properties that a pass
 // changed (operands, results, regions, successors), or that would have to
 // be written at a version with other properties rules, is refused with an
-// error wrapping ErrNeedsGeneric that names the op.
+// error wrapping errNeedsGeneric that names the op.
 //
 // Resources are never read into memory: each blob becomes a
 // graph.SectionBlob over the input, and Write streams it to the output (with
 // CopyRange(*os.File, off, n) when the output offers it, as graph/bundle's
 // writer does, so the kernel copies the bytes). Malformed input gives a
-// *FormatError with the byte offset; lengths and counts are checked against
+// *formatError with the byte offset; lengths and counts are checked against
 // the bytes that remain before anything is allocated.
 package bytecode

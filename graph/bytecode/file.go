@@ -105,7 +105,7 @@ type resHandle struct {
 }
 
 func (f *rawFile) errAt(off int64, format string, args ...any) error {
-	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &formatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
 // readAt reads exactly n bytes at off, reporting short files as format errors.
@@ -129,7 +129,7 @@ func parseRawFile(r io.ReaderAt, size int64, name string) (*rawFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(head) < 4 || [4]byte(head[:4]) != Magic {
+	if len(head) < 4 || [4]byte(head[:4]) != magic {
 		return nil, f.errAt(0, "not MLIR bytecode (missing the \"ML\\xEFR\" magic number)")
 	}
 	d := newDecoder(head, 0, name)
@@ -137,8 +137,8 @@ func parseRawFile(r io.ReaderAt, size int64, name string) (*rawFile, error) {
 	if f.version, err = d.varint(); err != nil {
 		return nil, err
 	}
-	if f.version > MaxVersion {
-		return nil, f.errAt(4, "bytecode version %d is newer than the newest supported version %d", f.version, MaxVersion)
+	if f.version > maxVersion {
+		return nil, f.errAt(4, "bytecode version %d is newer than the newest supported version %d", f.version, maxVersion)
 	}
 	if f.producer, err = d.cstring(); err != nil {
 		return nil, f.errAt(int64(d.pos), "producer string is not NUL-terminated within 4096 bytes")

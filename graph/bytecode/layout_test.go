@@ -32,7 +32,7 @@ func TestNativeLayoutsMlirOpt(t *testing.T) {
 		t.Fatal(err)
 	}
 	oracle.EachMlirOpt(t, func(t *testing.T, tl oracle.MlirOptTool) {
-		major := ProducerMLIRMajor(tl.Producer)
+		major := producerMLIRMajor(tl.Producer)
 		data := emitBytecode(t, tl, layoutsFile, 6)
 		m, src := read(t, data)
 		var calls []*graph.Operation
@@ -158,7 +158,7 @@ func TestProducerMLIRMajor(t *testing.T) {
 		in   string
 		want int
 	}{{"MLIR19.1.7", 19}, {"MLIR22.0.0git", 22}, {"MLIR22.1.8", 22}, {"anefix", 0}, {"MLIR", 0}, {"MLIRx.1", 0}, {"MLIR99999999999999999999.0", 0}} {
-		if got := ProducerMLIRMajor(c.in); got != c.want {
+		if got := producerMLIRMajor(c.in); got != c.want {
 			t.Errorf("ProducerMLIRMajor(%q) = %d, want %d", c.in, got, c.want)
 		}
 	}

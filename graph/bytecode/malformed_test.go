@@ -44,7 +44,7 @@ func TestSeedsCurrent(t *testing.T) {
 			dir, from = filepath.Join(dir, "mlir22"), vNativeProperties
 		}
 		for _, in := range textInputs {
-			for v := max(in.minVersion, from); v <= MaxVersion; v++ {
+			for v := max(in.minVersion, from); v <= maxVersion; v++ {
 				name := filepath.Join(dir, fmt.Sprintf("%s.v%d.mlirb", strings.TrimSuffix(in.file, ".mlir"), v))
 				data := emitBytecode(t, tl, filepath.Join("testdata", in.file), v, in.args...)
 				if goldentest.Update() {
@@ -71,7 +71,7 @@ func TestSeedsCurrent(t *testing.T) {
 func checkRead(t testing.TB, data []byte) *graph.Module {
 	m, src, err := Read(bytes.NewReader(data), int64(len(data)), "fuzz.mlirb")
 	if err != nil {
-		var fe *FormatError
+		var fe *formatError
 		if !errors.As(err, &fe) && !strings.Contains(err.Error(), "fuzz.mlirb") {
 			t.Fatalf("error does not name the file: %v", err)
 		}
@@ -80,7 +80,7 @@ func checkRead(t testing.TB, data []byte) *graph.Module {
 	for _, opts := range []WriteOptions{{Source: src}, {}} {
 		var out bytes.Buffer
 		if err := Write(&out, m, opts); err != nil {
-			if errors.Is(err, ErrNeedsGeneric) {
+			if errors.Is(err, errNeedsGeneric) {
 				continue
 			}
 			// A readable file can still hold IR the writer refuses (e.g. a
@@ -154,7 +154,7 @@ func TestCorrupted(t *testing.T) {
 // TestAbsurdLengths: lengths and counts claiming more than the file has are
 // clear errors with the byte offset.
 func TestAbsurdLengths(t *testing.T) {
-	head := append(Magic[:], appendVarint(nil, 6)...)
+	head := append(magic[:], appendVarint(nil, 6)...)
 	head = append(head, "x\x00"...)
 	cases := []struct {
 		name string
@@ -165,13 +165,13 @@ func TestAbsurdLengths(t *testing.T) {
 		{"huge varint", append(bytes.Clone(head), secString, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), "claims 18446744073709551615 bytes"},
 		{"truncated varint", append(bytes.Clone(head), secString, 0x80), "byte offset 9: length 7 exceeds the 0 bytes that remain"},
 		{"bad magic", []byte("MLIR"), "not MLIR bytecode"},
-		{"newer version", append(append(Magic[:], appendVarint(nil, 7)...), 0), "version 7 is newer"},
+		{"newer version", append(append(magic[:], appendVarint(nil, 7)...), 0), "version 7 is newer"},
 		{"missing sections", append(bytes.Clone(head), secString, 1<<1|1, 1), "missing required section Dialect (1)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := Read(bytes.NewReader(c.data), int64(len(c.data)), "bad.mlirb")
-			var fe *FormatError
+			var fe *formatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.mlirb: byte offset") {
 				t.Errorf("got %v, want a FormatError containing %q", err, c.want)
 			}
@@ -319,7 +319,7 @@ func TestTextualEntriesChecked(t *testing.T) {
 				checkText(t, m2)
 				return
 			}
-			var fe *FormatError
+			var fe *formatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.mlirb: byte offset") {
 				t.Errorf("got %v, want a FormatError naming the file and containing %q", err, c.want)
 			}

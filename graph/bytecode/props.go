@@ -10,38 +10,38 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// PropKind is the attribute kind a native properties field must hold. The
+// propKind is the attribute kind a native properties field must hold. The
 // reader checks every decoded field against it, so that a layout is only
 // accepted for a blob it really describes.
-type PropKind int
+type propKind int
 
 // Attribute kinds of native properties fields.
 const (
-	AnyProp          PropKind = iota // any attribute
-	StringProp                       // a string (sym_name, sym_visibility)
-	FunctionTypeProp                 // a type attribute holding a function type
-	DictArrayProp                    // an array of dictionaries (arg_attrs, res_attrs)
-	UnitProp                         // the unit attribute (no_inline)
-	SymbolRefProp                    // a symbol reference (callee)
+	anyProp          propKind = iota // any attribute
+	stringProp                       // a string (sym_name, sym_visibility)
+	functionTypeProp                 // a type attribute holding a function type
+	dictArrayProp                    // an array of dictionaries (arg_attrs, res_attrs)
+	unitProp                         // the unit attribute (no_inline)
+	symbolRefProp                    // a symbol reference (callee)
 )
 
-func (k PropKind) String() string {
+func (k propKind) String() string {
 	return [...]string{"any attribute", "a string", "a function type", "an array of dictionaries", "unit", "a symbol reference"}[k]
 }
 
-func (k PropKind) matches(a graph.Attr) bool {
+func (k propKind) matches(a graph.Attr) bool {
 	switch k {
-	case StringProp:
+	case stringProp:
 		_, ok := a.(*graph.StringAttr)
 		return ok
-	case FunctionTypeProp:
+	case functionTypeProp:
 		ta, ok := a.(*graph.TypeAttr)
 		if !ok {
 			return false
 		}
 		_, ok = ta.Type.(*graph.FunctionType)
 		return ok
-	case DictArrayProp:
+	case dictArrayProp:
 		arr, ok := a.(*graph.ArrayAttr)
 		if !ok {
 			return false
@@ -55,38 +55,38 @@ func (k PropKind) matches(a graph.Attr) bool {
 			}
 		}
 		return true
-	case UnitProp:
+	case unitProp:
 		_, ok := a.(*graph.UnitAttr)
 		return ok
-	case SymbolRefProp:
+	case symbolRefProp:
 		_, ok := a.(*graph.SymbolRefAttr)
 		return ok
 	}
 	return true
 }
 
-// PropField is one entry of an op's native properties layout: an attribute
+// propField is one entry of an op's native properties layout: an attribute
 // reference, written as a plain index or, when Optional, as a flagged one
 // (0 = absent), holding an attribute of the given Kind.
-type PropField struct {
+type propField struct {
 	Name     string
 	Optional bool
-	Kind     PropKind
+	Kind     propKind
 }
 
-// NativeLayout is the native properties layout ODS generates for one op in
+// nativeLayout is the native properties layout ODS generates for one op in
 // the MLIR releases listed in MLIR (major versions whose output was checked;
 // empty for a layout registered without that knowledge). ODS writes an op's
 // attributes sorted by name, the required ones with writeAttribute (a plain
 // index) and the optional, default-valued and unit ones with
 // writeOptionalAttribute (a flagged index), as MLIR's op definition
 // generator does (read in its source, and seen in mlir-opt's output).
-type NativeLayout struct {
+type nativeLayout struct {
 	MLIR   []int
-	Fields []PropField
+	Fields []propField
 }
 
-func (l *NativeLayout) forMLIR(major int) bool {
+func (l *nativeLayout) forMLIR(major int) bool {
 	for _, m := range l.MLIR {
 		if m == major {
 			return true
@@ -96,7 +96,7 @@ func (l *NativeLayout) forMLIR(major int) bool {
 }
 
 // describe is "MLIR 19" or "MLIR 22" for messages.
-func (l *NativeLayout) describe() string {
+func (l *nativeLayout) describe() string {
 	if len(l.MLIR) == 0 {
 		return "a registered layout"
 	}
@@ -108,9 +108,9 @@ func (l *NativeLayout) describe() string {
 }
 
 var (
-	optStr       = func(n string) PropField { return PropField{n, true, StringProp} }
-	optDictArray = func(n string) PropField { return PropField{n, true, DictArrayProp} }
-	optUnit      = func(n string) PropField { return PropField{n, true, UnitProp} }
+	optStr       = func(n string) propField { return propField{n, true, stringProp} }
+	optDictArray = func(n string) propField { return propField{n, true, dictArrayProp} }
+	optUnit      = func(n string) propField { return propField{n, true, unitProp} }
 )
 
 // nativeLayouts are the layouts anefix knows, each confirmed by reading
@@ -121,22 +121,22 @@ var (
 // (20 or 21) was not checked, so for other producers the layout is inferred
 // from the blob (see decodeNative). Registered ops not listed keep their
 // blob opaque.
-var nativeLayouts = map[string][]*NativeLayout{
-	"builtin.module": {{MLIR: []int{19, 22}, Fields: []PropField{optStr("sym_name"), optStr("sym_visibility")}}},
+var nativeLayouts = map[string][]*nativeLayout{
+	"builtin.module": {{MLIR: []int{19, 22}, Fields: []propField{optStr("sym_name"), optStr("sym_visibility")}}},
 	"func.func": {
-		{MLIR: []int{19}, Fields: []PropField{
-			optDictArray("arg_attrs"), {"function_type", false, FunctionTypeProp}, optDictArray("res_attrs"),
-			{"sym_name", false, StringProp}, optStr("sym_visibility"),
+		{MLIR: []int{19}, Fields: []propField{
+			optDictArray("arg_attrs"), {"function_type", false, functionTypeProp}, optDictArray("res_attrs"),
+			{"sym_name", false, stringProp}, optStr("sym_visibility"),
 		}},
-		{MLIR: []int{22}, Fields: []PropField{
-			optDictArray("arg_attrs"), {"function_type", false, FunctionTypeProp}, optUnit("no_inline"),
-			optDictArray("res_attrs"), {"sym_name", false, StringProp}, optStr("sym_visibility"),
+		{MLIR: []int{22}, Fields: []propField{
+			optDictArray("arg_attrs"), {"function_type", false, functionTypeProp}, optUnit("no_inline"),
+			optDictArray("res_attrs"), {"sym_name", false, stringProp}, optStr("sym_visibility"),
 		}},
 	},
 	"func.call": {
-		{MLIR: []int{19}, Fields: []PropField{{"callee", false, SymbolRefProp}}},
-		{MLIR: []int{22}, Fields: []PropField{
-			optDictArray("arg_attrs"), {"callee", false, SymbolRefProp}, optUnit("no_inline"), optDictArray("res_attrs"),
+		{MLIR: []int{19}, Fields: []propField{{"callee", false, symbolRefProp}}},
+		{MLIR: []int{22}, Fields: []propField{
+			optDictArray("arg_attrs"), {"callee", false, symbolRefProp}, optUnit("no_inline"), optDictArray("res_attrs"),
 		}},
 	},
 }
@@ -150,17 +150,17 @@ var layoutMu sync.RWMutex
 // into a dictionary and re-encoded after changes instead of being carried
 // opaquely. Use it only for a layout confirmed against real files, e.g. with
 // NativeProps.Describe. Nil fields remove the declaration.
-func RegisterNativeLayout(op string, fields []PropField) {
+func RegisterNativeLayout(op string, fields []propField) {
 	layoutMu.Lock()
 	defer layoutMu.Unlock()
 	if fields == nil {
 		delete(nativeLayouts, op)
 		return
 	}
-	nativeLayouts[op] = []*NativeLayout{{Fields: append([]PropField(nil), fields...)}}
+	nativeLayouts[op] = []*nativeLayout{{Fields: append([]propField(nil), fields...)}}
 }
 
-func layoutsOf(op string) []*NativeLayout {
+func layoutsOf(op string) []*nativeLayout {
 	layoutMu.RLock()
 	defer layoutMu.RUnlock()
 	return nativeLayouts[op]
@@ -168,10 +168,10 @@ func layoutsOf(op string) []*NativeLayout {
 
 var producerRe = regexp.MustCompile(`^MLIR(\d+)\.`)
 
-// ProducerMLIRMajor is the MLIR major version named by a bytecode producer
+// producerMLIRMajor is the MLIR major version named by a bytecode producer
 // string ("MLIR22.0.0git" → 22), or 0 when it names none (anefix's own
 // "anefix", other writers).
-func ProducerMLIRMajor(producer string) int {
+func producerMLIRMajor(producer string) int {
 	m := producerRe.FindStringSubmatch(producer)
 	if m == nil {
 		return 0
@@ -184,7 +184,7 @@ func ProducerMLIRMajor(producer string) int {
 }
 
 // layoutForMLIR is the layout confirmed for an MLIR major version, or nil.
-func layoutForMLIR(op string, major int) *NativeLayout {
+func layoutForMLIR(op string, major int) *nativeLayout {
 	for _, l := range layoutsOf(op) {
 		if l.forMLIR(major) {
 			return l
@@ -209,7 +209,7 @@ var upstreamDialects = map[string]bool{
 
 // decodeProps decodes one op's properties blob. For a registered op it
 // returns the layout used, nil when the blob is kept opaque.
-func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.Attr, *NativeLayout, error) {
+func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.Attr, *nativeLayout, error) {
 	d := newDecoder(p.data, p.off, ir.f.name)
 	if !registered {
 		a, err := ir.st.attrRef(d)
@@ -235,8 +235,8 @@ func (ir *irReader) decodeProps(name string, registered bool, p rawProp) (graph.
 	// others: a blob is accepted by the first layout it fits completely with
 	// every field of the right kind. The known layouts of one op differ in
 	// their number of fields, so at most one of them can fit.
-	major := ProducerMLIRMajor(ir.f.producer)
-	order := make([]*NativeLayout, 0, len(layouts))
+	major := producerMLIRMajor(ir.f.producer)
+	order := make([]*nativeLayout, 0, len(layouts))
 	for _, l := range layouts {
 		if l.forMLIR(major) {
 			order = append(order, l)
@@ -272,7 +272,7 @@ type layoutMismatch struct {
 
 func (e *layoutMismatch) Error() string { return fmt.Sprintf("at byte offset %d: %s", e.off, e.msg) }
 
-func (ir *irReader) decodeNative(name string, p rawProp, l *NativeLayout) (graph.Attr, error) {
+func (ir *irReader) decodeNative(name string, p rawProp, l *nativeLayout) (graph.Attr, error) {
 	d := newDecoder(p.data, p.off, ir.f.name)
 	mismatch := func(at int64, format string, args ...any) error {
 		return &layoutMismatch{at, l.describe() + ": " + fmt.Sprintf(format, args...)}

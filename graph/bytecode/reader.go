@@ -43,7 +43,7 @@ type Source struct {
 	opLocs, opAttrs []int32
 	// layouts is the native layout the input's ops of each name were
 	// decoded with (one per name: a file comes from one MLIR version).
-	layouts map[string]*NativeLayout
+	layouts map[string]*nativeLayout
 	// argUseFlags holds the byte announcing block-argument use-list orders
 	// where it is not 1: MLIR reads any non-zero value as "present", and
 	// Apple's writer (MLIR22.0.0git) emits 0x20 there.
@@ -67,7 +67,7 @@ type opEntry struct {
 // small.
 type opRecord struct {
 	props      graph.Attr    // Op.Props as read; a different value means changed
-	layout     *NativeLayout // the native layout the props were decoded with; nil when opaque or unregistered
+	layout     *nativeLayout // the native layout the props were decoded with; nil when opaque or unregistered
 	propIdx    int32
 	nOperands  uint32
 	nResults   uint32
@@ -87,7 +87,7 @@ type useListRecord struct {
 // Read parses MLIR bytecode (versions 0 to 6) from r, which holds size
 // bytes; name is used in error messages. Blob resources are not read: each
 // becomes a graph.SectionBlob pointing into r, so r must stay open while the
-// module is used or written. Malformed input gives a *FormatError with the
+// module is used or written. Malformed input gives a *formatError with the
 // byte offset.
 func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error) {
 	f, err := parseRawFile(r, size, name)
@@ -97,7 +97,7 @@ func Read(r io.ReaderAt, size int64, name string) (*graph.Module, *Source, error
 	src := &Source{
 		Name: name, Size: size, Version: int(f.version), Producer: f.producer, f: f,
 		uses:    map[*graph.Value]*useListRecord{},
-		layouts: map[string]*NativeLayout{}, argUseFlags: map[*graph.Block]byte{},
+		layouts: map[string]*nativeLayout{}, argUseFlags: map[*graph.Block]byte{},
 	}
 	ir := &irReader{f: f, st: newDecodeState(f), src: src}
 	m, err := ir.read()
@@ -397,7 +397,7 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	name := ir.names[ni] // one string per op name, shared by its ops
 	wrap := func(err error) error {
-		if fe, ok := err.(*FormatError); ok {
+		if fe, ok := err.(*formatError); ok {
 			fe.Msg += fmt.Sprintf(" (in op %s at byte offset %d)", name, opAt)
 			return fe
 		}
@@ -462,31 +462,7 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 			return wrap(err)
 		}
 	}
-	// Operands are set as ops are read, in pre-order, until one refers to
-	// a value defined later; from then on every op's operands wait until
-	// the IR is read (read), so use lists come out in op order either way.
-	if !ir.deferring && slices.Contains(operands, nil) {
-		ir.deferring = true
-	}
-	var op *graph.Operation
-	if ir.deferring {
-		op = graph.NewOp(name, nil, resultTypes, attrs, loc)
-	} else {
-		op = graph.NewOp(name, operands, resultTypes, attrs, loc)
-	}
-	op.Props = props
-	op.SetSuccessors(succs)
-	blk.Append(op)
-	if ir.deferring && len(operands) > 0 {
-		if len(ir.pending) == cap(ir.pending) {
-			// Doubled: append's quarter growth for large slices allocated
-			// about five times the final size.
-			grown := make([]pendingOperands, len(ir.pending), max(2*len(ir.pending), 64))
-			copy(grown, ir.pending)
-			ir.pending = grown
-		}
-		ir.pending = append(ir.pending, pendingOperands{op, operands})
-	}
+	op := ir.appendOp(blk, name, operands, resultTypes, attrs, loc, props, succs)
 	if mask&maskUseListOrder != 0 && ir.f.version >= vUseListOrdering {
 		if err := ir.parseUseLists(d, op.Results()); err != nil {
 			return wrap(err)
@@ -534,6 +510,37 @@ func (ir *irReader) parseOp(d *decoder, blk *graph.Block, regionBlocks []*graph.
 	}
 	ir.depth--
 	return nil
+}
+
+// appendOp makes the op parseOp read and appends it to blk; its operands
+// wait in ir.pending once deferring starts.
+func (ir *irReader) appendOp(blk *graph.Block, name string, operands []*graph.Value, resultTypes []graph.Type, attrs *graph.DictAttr, loc graph.Loc, props graph.Attr, succs []*graph.Block) *graph.Operation {
+	// Operands are set as ops are read, in pre-order, until one refers to
+	// a value defined later; from then on every op's operands wait until
+	// the IR is read (read), so use lists come out in op order either way.
+	if !ir.deferring && slices.Contains(operands, nil) {
+		ir.deferring = true
+	}
+	var op *graph.Operation
+	if ir.deferring {
+		op = graph.NewOp(name, nil, resultTypes, attrs, loc)
+	} else {
+		op = graph.NewOp(name, operands, resultTypes, attrs, loc)
+	}
+	op.Props = props
+	op.SetSuccessors(succs)
+	blk.Append(op)
+	if ir.deferring && len(operands) > 0 {
+		if len(ir.pending) == cap(ir.pending) {
+			// Doubled: append's quarter growth for large slices allocated
+			// about five times the final size.
+			grown := make([]pendingOperands, len(ir.pending), max(2*len(ir.pending), 64))
+			copy(grown, ir.pending)
+			ir.pending = grown
+		}
+		ir.pending = append(ir.pending, pendingOperands{op, operands})
+	}
+	return op
 }
 
 // record returns the record of op, a record the reader made; *next is

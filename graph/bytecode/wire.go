@@ -8,8 +8,8 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// Magic is the 4-byte signature every MLIR bytecode file starts with ("MLïR").
-var Magic = [4]byte{'M', 'L', 0xEF, 'R'}
+// magic is the 4-byte signature every MLIR bytecode file starts with ("MLïR").
+var magic = [4]byte{'M', 'L', 0xEF, 'R'}
 
 // Section IDs of the bytecode format (mlir/Bytecode/Encoding.h).
 const (
@@ -33,8 +33,8 @@ const (
 	vElideUnknownArgLoc  = 4
 	vNativeProperties    = 5
 	vODSSegmentSizes     = 6 // operand segment sizes as native properties
-	MinVersion           = 0
-	MaxVersion           = 6
+	minVersion           = 0
+	maxVersion           = 6
 	alignmentByte        = 0xCB
 	maxReasonableEntries = 1 << 31
 )
@@ -59,14 +59,14 @@ func sectionName(id byte) string {
 	return fmt.Sprintf("unknown (%d)", id)
 }
 
-// FormatError reports malformed bytecode at a byte offset of the input.
-type FormatError struct {
+// formatError reports malformed bytecode at a byte offset of the input.
+type formatError struct {
 	File   string
 	Offset int64 // absolute byte offset in the file
 	Msg    string
 }
 
-func (e *FormatError) Error() string {
+func (e *formatError) Error() string {
 	name := e.File
 	if name == "" {
 		name = "<bytecode>"
@@ -88,7 +88,7 @@ func newDecoder(buf []byte, base int64, file string) *decoder {
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
-	return &FormatError{File: d.file, Offset: d.base + int64(d.pos), Msg: fmt.Sprintf(format, args...)}
+	return &formatError{File: d.file, Offset: d.base + int64(d.pos), Msg: fmt.Sprintf(format, args...)}
 }
 
 func (d *decoder) empty() bool    { return d.pos >= len(d.buf) }
@@ -161,7 +161,7 @@ func (d *decoder) count(what string, minBytes int) (int, error) {
 		return 0, err
 	}
 	if minBytes > 0 && v > uint64(d.remaining()/minBytes) || v > maxReasonableEntries {
-		return 0, &FormatError{File: d.file, Offset: at, Msg: fmt.Sprintf("%s count %d is larger than the %d bytes that remain", what, v, d.remaining())}
+		return 0, &formatError{File: d.file, Offset: at, Msg: fmt.Sprintf("%s count %d is larger than the %d bytes that remain", what, v, d.remaining())}
 	}
 	return int(v), nil
 }
@@ -209,7 +209,7 @@ func (d *decoder) section() (byte, *decoder, error) {
 	}
 	id := idAlign & 0x7f
 	if id >= numSections {
-		return 0, nil, &FormatError{File: d.file, Offset: at, Msg: fmt.Sprintf("invalid section ID %d", id)}
+		return 0, nil, &formatError{File: d.file, Offset: at, Msg: fmt.Sprintf("invalid section ID %d", id)}
 	}
 	if idAlign&0x80 != 0 {
 		align, err := d.varint()
@@ -223,7 +223,7 @@ func (d *decoder) section() (byte, *decoder, error) {
 	start := d.offset()
 	body, err := d.bytes(length)
 	if err != nil {
-		return 0, nil, &FormatError{File: d.file, Offset: at, Msg: fmt.Sprintf("section %s claims %d bytes but only %d remain", sectionName(id), length, d.remaining())}
+		return 0, nil, &formatError{File: d.file, Offset: at, Msg: fmt.Sprintf("section %s claims %d bytes but only %d remain", sectionName(id), length, d.remaining())}
 	}
 	return id, newDecoder(body, start, d.file), nil
 }

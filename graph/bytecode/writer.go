@@ -27,11 +27,11 @@ type WriteOptions struct {
 	Producer string
 }
 
-// ErrNeedsGeneric marks errors where anefix cannot prove that an op's
+// errNeedsGeneric marks errors where anefix cannot prove that an op's
 // opaque encoding is still right after a change. The way out is generic
 // MLIR text written by a tool that knows the op (the exporter's own MLIR
 // printing in generic form), which anefix then reads and writes fully.
-var ErrNeedsGeneric = errors.New("op encoding cannot be re-derived; convert the model to generic MLIR text with a tool that knows the op (e.g. the exporter printing the module in generic op form) and run anefix on that text")
+var errNeedsGeneric = errors.New("op encoding cannot be re-derived; convert the model to generic MLIR text with a tool that knows the op (e.g. the exporter printing the module in generic op form) and run anefix on that text")
 
 // rangeCopier is offered by outputs that can copy a range of a file without
 // passing it through user space (graph/bundle's main file writer).
@@ -142,7 +142,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},
 		attrMemo: map[graph.Attr]int{}, strAttrs: map[string]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
 	}
-	wr.version = MaxVersion
+	wr.version = maxVersion
 	producer := "anefix"
 	if wr.src != nil {
 		wr.f = wr.src.f
@@ -150,8 +150,8 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 		producer = wr.f.producer
 	}
 	if opts.Version != 0 {
-		if opts.Version < 1 || opts.Version > MaxVersion {
-			return fmt.Errorf("bytecode: version %d is not supported; choose 1 to %d", opts.Version, MaxVersion)
+		if opts.Version < 1 || opts.Version > maxVersion {
+			return fmt.Errorf("bytecode: version %d is not supported; choose 1 to %d", opts.Version, maxVersion)
 		}
 		wr.version = uint64(opts.Version)
 	}
@@ -161,7 +161,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 	if strings.IndexByte(producer, 0) >= 0 {
 		return fmt.Errorf("bytecode: producer string contains a NUL byte")
 	}
-	wr.major = ProducerMLIRMajor(producer)
+	wr.major = producerMLIRMajor(producer)
 	if err := wr.seed(); err != nil {
 		return err
 	}
@@ -503,7 +503,7 @@ func (w *writer) encodeIR(m *graph.Module) ([]byte, error) {
 }
 
 // opError prefixes an error with the op; a %w in format keeps the cause
-// (ErrNeedsGeneric) visible to errors.Is.
+// (errNeedsGeneric) visible to errors.Is.
 func opError(op *graph.Operation, format string, args ...any) error {
 	return fmt.Errorf("bytecode: op %s: "+format, append([]any{op.Describe()}, args...)...)
 }
@@ -547,7 +547,7 @@ func (w *irWriter) op(e *encoder, op *graph.Operation, blocks map[*graph.Block]i
 		pd, ok := op.Props.(*graph.DictAttr)
 		if !ok {
 			return fmt.Errorf("%w: op %s: properties %s cannot be written as attributes (bytecode version %d has no properties before version 5, or the op is registered with a layout anefix does not know)",
-				ErrNeedsGeneric, op.Describe(), op.Props.String(), w.version)
+				errNeedsGeneric, op.Describe(), op.Props.String(), w.version)
 		}
 		for _, en := range pd.Entries {
 			attrs = attrs.With(en.Name, en.Value)
@@ -791,7 +791,7 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 	switch p := op.Props.(type) {
 	case *NativeProps:
 		if rec == nil || p.src != w.f {
-			return 0, false, fmt.Errorf("%w: op %s carries native properties from another file", ErrNeedsGeneric, op.Describe())
+			return 0, false, fmt.Errorf("%w: op %s carries native properties from another file", errNeedsGeneric, op.Describe())
 		}
 		if err := w.checkNative(op, rec, p); err != nil {
 			return 0, false, err
@@ -831,7 +831,7 @@ func (w *irWriter) propsIndex(op *graph.Operation, rec *opRecord, registered boo
 // is known to fit the reader, and the properties go into the attribute
 // dictionary, which every MLIR version moves into the properties of a
 // registered op when reading (checked with mlir-opt 19 and 22).
-func (w *irWriter) layoutFor(op *graph.Operation, rec *opRecord) *NativeLayout {
+func (w *irWriter) layoutFor(op *graph.Operation, rec *opRecord) *nativeLayout {
 	if rec != nil && rec.layout != nil {
 		return rec.layout
 	}
@@ -855,16 +855,16 @@ func (w *irWriter) layoutFor(op *graph.Operation, rec *opRecord) *NativeLayout {
 func (w *irWriter) checkNative(op *graph.Operation, rec *opRecord, p *NativeProps) error {
 	if rec == nil || int(rec.nOperands) != op.NumOperands() || int(rec.nResults) != op.NumResults() ||
 		int(rec.nRegions) != len(op.Regions) || int(rec.nSuccs) != len(op.Successors()) {
-		return fmt.Errorf("%w: op %s was changed, and its native (op-specific) properties have a layout anefix cannot prove", ErrNeedsGeneric, op.Describe())
+		return fmt.Errorf("%w: op %s was changed, and its native (op-specific) properties have a layout anefix cannot prove", errNeedsGeneric, op.Describe())
 	}
 	if (w.version >= vODSSegmentSizes) != (w.f.version >= vODSSegmentSizes) {
 		return fmt.Errorf("%w: op %s has native properties whose layout may differ between bytecode versions %d and %d; keep version %d",
-			ErrNeedsGeneric, op.Describe(), w.f.version, w.version, w.f.version)
+			errNeedsGeneric, op.Describe(), w.f.version, w.version, w.f.version)
 	}
 	return nil
 }
 
-func (w *irWriter) encodeNative(op *graph.Operation, layout []PropField) ([]byte, error) {
+func (w *irWriter) encodeNative(op *graph.Operation, layout []propField) ([]byte, error) {
 	d, ok := op.Props.(*graph.DictAttr)
 	if !ok {
 		return nil, opError(op, "properties %s are not a dictionary", op.Props.String())
@@ -919,7 +919,7 @@ func (w *writer) emit(out io.Writer, producer string, ir []byte) error {
 	// Resource keys and external group keys are strings too: add them
 	// before the string section is built.
 	resOff, resBody, resAlign, blobs := w.resourceSections()
-	head := append(Magic[:0:0], Magic[:]...)
+	head := append(magic[:0:0], magic[:]...)
 	head = appendVarint(head, w.version)
 	head = append(head, producer...)
 	head = append(head, 0)

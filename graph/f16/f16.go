@@ -14,9 +14,9 @@ const MaxHalf = 65504
 
 // Bit patterns of a few half values.
 const (
-	PosInf   uint16 = 0x7c00
-	NegInf   uint16 = 0xfc00
-	QuietNaN uint16 = 0x7e00
+	posInf   uint16 = 0x7c00
+	negInf   uint16 = 0xfc00
+	quietNaN uint16 = 0x7e00
 )
 
 // FromFloat32 rounds f to the nearest half (ties to even).
@@ -27,10 +27,10 @@ func FromFloat32(f float32) uint16 {
 	mant := b & 0x7fffff
 	if exp == 0xff {
 		if mant == 0 {
-			return sign | PosInf
+			return sign | posInf
 		}
 		// Quiet bit set so a signalling NaN cannot turn into infinity.
-		return sign | PosInf | 0x200 | uint16(mant>>13)
+		return sign | posInf | 0x200 | uint16(mant>>13)
 	}
 	if exp == 0 {
 		// Zero or float32 subnormal (< 2^-126): far below half's smallest
@@ -39,7 +39,7 @@ func FromFloat32(f float32) uint16 {
 	}
 	e := exp - 127
 	if e > 15 {
-		return sign | PosInf
+		return sign | posInf
 	}
 	m := mant | 0x800000 // 24 significant bits
 	shift := uint(13)
@@ -61,8 +61,8 @@ func FromFloat32(f float32) uint16 {
 		// biased exponent; a rounding carry propagates naturally.
 		bits = uint32(e+14)<<10 + q
 	}
-	if bits >= uint32(PosInf) {
-		return sign | PosInf
+	if bits >= uint32(posInf) {
+		return sign | posInf
 	}
 	return sign | uint16(bits)
 }

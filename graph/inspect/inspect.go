@@ -144,8 +144,8 @@ func typeString(t graph.Type) string {
 	return t.String()
 }
 
-func statePairOf(sp graph.StatePair) *StatePair {
-	return &StatePair{Form: sp.Form.String(), Kind: sp.Kind.String(), Evidence: sp.Evidence.String()}
+func statePairOf(sp graph.StatePair) *statePair {
+	return &statePair{Form: sp.Form.String(), Kind: sp.Kind.String(), Evidence: sp.Evidence.String()}
 }
 
 func inspectGraph(g *graph.Graph, composites map[string]string, states *graph.StateScope) *GraphInspection {

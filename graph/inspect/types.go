@@ -40,11 +40,11 @@ type Port struct {
 	StatePartner string
 	Attributes   []string
 	// State is set when the state analysis pairs the port (graph/states.go).
-	State *StatePair
+	State *statePair
 }
 
-// StatePair says how a state's ports were paired.
-type StatePair struct{ Form, Kind, Evidence string }
+// statePair says how a state's ports were paired.
+type statePair struct{ Form, Kind, Evidence string }
 
 // OpRef names one op; OpNumber is nil when its location carries no number.
 type OpRef struct {

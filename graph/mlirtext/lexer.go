@@ -7,74 +7,74 @@ import (
 	"unicode/utf8"
 )
 
-// Kind classifies a token. The set mirrors MLIR's own lexer so the parser can
+// kind classifies a token. The set mirrors MLIR's own lexer so the parser can
 // follow MLIR's grammar decisions one for one.
-type Kind uint8
+type kind uint8
 
 const (
-	EOF Kind = iota
-	BareIdent
-	PercentIdent // %name, %0
-	CaretIdent   // ^bb0
-	AtIdent      // @sym or @"quoted sym"
-	HashIdent    // #alias, #dialect.attr
-	BangIdent    // !alias, !dialect.type
-	String       // "..." (Text keeps the quotes; use Unquote)
-	Integer      // 12, 0x1F
-	Float        // 1.5, 1.0e-3
-	LParen
-	RParen
-	LSquare
-	RSquare
-	LBrace
-	RBrace
-	Less
-	Greater
-	Comma
-	Equal
-	Colon
-	ColonColon // ::
-	Arrow      // ->
-	Question
-	Star
-	Plus
-	Minus
-	Ellipsis      // ...
-	FileMetaBegin // {-#
-	FileMetaEnd   // #-}
+	EOF kind = iota
+	bareIdent
+	percentIdent // %name, %0
+	caretIdent   // ^bb0
+	atIdent      // @sym or @"quoted sym"
+	hashIdent    // #alias, #dialect.attr
+	bangIdent    // !alias, !dialect.type
+	stringLit    // "..." (Text keeps the quotes; use unquote)
+	integer      // 12, 0x1F
+	float        // 1.5, 1.0e-3
+	lParen
+	rParen
+	lSquare
+	rSquare
+	lBrace
+	rBrace
+	less
+	greater
+	comma
+	equal
+	colon
+	colonColon // ::
+	arrow      // ->
+	question
+	star
+	plus
+	minus
+	ellipsis      // ...
+	fileMetaBegin // {-#
+	fileMetaEnd   // #-}
 	numKinds
 )
 
 var kindNames = [numKinds]string{
-	EOF: "end of file", BareIdent: "identifier", PercentIdent: "%identifier",
-	CaretIdent: "^identifier", AtIdent: "@symbol", HashIdent: "#identifier",
-	BangIdent: "!identifier", String: "string", Integer: "integer", Float: "float",
-	LParen: "'('", RParen: "')'", LSquare: "'['", RSquare: "']'", LBrace: "'{'",
-	RBrace: "'}'", Less: "'<'", Greater: "'>'", Comma: "','", Equal: "'='",
-	Colon: "':'", ColonColon: "'::'", Arrow: "'->'", Question: "'?'", Star: "'*'",
-	Plus: "'+'", Minus: "'-'", Ellipsis: "'...'", FileMetaBegin: "'{-#'",
-	FileMetaEnd: "'#-}'",
+	EOF: "end of file", bareIdent: "identifier", percentIdent: "%identifier",
+	caretIdent: "^identifier", atIdent: "@symbol", hashIdent: "#identifier",
+	bangIdent: "!identifier", stringLit: "string", integer: "integer", float: "float",
+	lParen: "'('", rParen: "')'", lSquare: "'['", rSquare: "']'", lBrace: "'{'",
+	rBrace: "'}'", less: "'<'", greater: "'>'", comma: "','", equal: "'='",
+	colon: "':'", colonColon: "'::'", arrow: "'->'", question: "'?'", star: "'*'",
+	plus: "'+'", minus: "'-'", ellipsis: "'...'", fileMetaBegin: "'{-#'",
+	fileMetaEnd: "'#-}'",
 }
 
-func (k Kind) String() string {
+func (k kind) String() string {
 	if k < numKinds && kindNames[k] != "" {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
-// Token is one lexeme. Pos and End are byte offsets into the source; Text is
+// token is one lexeme. Pos and End are byte offsets into the source; Text is
 // the exact source slice (no copy), so positions and spellings are never lost.
-type Token struct {
-	Kind Kind
+type token struct {
+	Kind kind
 	Pos  int
 	End  int
 	Text string
 }
 
-// Source is an input buffer with a name, turning byte offsets into 1-based
+// source is an input buffer with a name, turning byte offsets into 1-based
 // line:col (MLIR counts columns in bytes).
-type Source struct {
+type source struct {
 	Name string
 	Text string
 	// The last LineCol answer: the parser asks for op positions in file
@@ -86,10 +86,10 @@ type Source struct {
 }
 
 // NewSource wraps text named name (a file path, or "<stdin>").
-func NewSource(name, text string) *Source { return &Source{Name: name, Text: text, curLine: 1} }
+func NewSource(name, text string) *source { return &source{Name: name, Text: text, curLine: 1} }
 
 // LineCol returns the 1-based line and column of byte offset off.
-func (s *Source) LineCol(off int) (line, col int) {
+func (s *source) LineCol(off int) (line, col int) {
 	off = max(0, min(off, len(s.Text)))
 	if s.curLine == 0 || off < s.curOff { // a Source not from NewSource, or a step back
 		s.curOff, s.curLine, s.curStart = 0, 1, 0
@@ -109,7 +109,7 @@ func (s *Source) LineCol(off int) (line, col int) {
 }
 
 // LineText returns the text of 1-based line n without its newline.
-func (s *Source) LineText(n int) string {
+func (s *source) LineText(n int) string {
 	start := 0
 	for l := 1; l < n; l++ {
 		k := strings.IndexByte(s.Text[start:], '\n')
@@ -179,43 +179,43 @@ func (e *Error) Error() string {
 }
 
 // ErrorAt builds an Error for byte offset off of s.
-func (s *Source) ErrorAt(off int, format string, args ...any) *Error {
+func (s *source) ErrorAt(off int, format string, args ...any) *Error {
 	line, col := s.LineCol(off)
 	return &Error{File: s.Name, Line: line, Col: col, Msg: fmt.Sprintf(format, args...), LineText: s.LineText(line)}
 }
 
-// Lexer turns a Source into tokens on demand. It can be reset to any offset,
+// lexer turns a Source into tokens on demand. It can be reset to any offset,
 // which the parser needs for MLIR's context-dependent spots (dimension lists
 // such as `4x8xf16`, dialect bodies).
-type Lexer struct {
-	src *Source
+type lexer struct {
+	src *source
 	s   string
 	pos int
 	err *Error
 }
 
 // NewLexer starts lexing src from the beginning.
-func NewLexer(src *Source) *Lexer { return &Lexer{src: src, s: src.Text} }
+func NewLexer(src *source) *lexer { return &lexer{src: src, s: src.Text} }
 
 // Err is the first lexical error, if any; after it Next returns EOF.
-func (l *Lexer) Err() *Error { return l.err }
+func (l *lexer) Err() *Error { return l.err }
 
 // Reset moves the lexer to byte offset off.
-func (l *Lexer) Reset(off int) { l.pos = off }
+func (l *lexer) Reset(off int) { l.pos = off }
 
 // Pos is the current byte offset.
-func (l *Lexer) Pos() int { return l.pos }
+func (l *lexer) Pos() int { return l.pos }
 
-func (l *Lexer) fail(off int, format string, args ...any) Token {
+func (l *lexer) fail(off int, format string, args ...any) token {
 	if l.err == nil {
 		l.err = l.src.ErrorAt(off, format, args...)
 	}
 	l.pos = len(l.s)
-	return Token{Kind: EOF, Pos: off, End: off}
+	return token{Kind: EOF, Pos: off, End: off}
 }
 
-func (l *Lexer) tok(k Kind, start int) Token {
-	return Token{Kind: k, Pos: start, End: l.pos, Text: l.s[start:l.pos]}
+func (l *lexer) tok(k kind, start int) token {
+	return token{Kind: k, Pos: start, End: l.pos, Text: l.s[start:l.pos]}
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -260,10 +260,10 @@ func isBareIdentChar(c byte) bool {
 func isSuffixChar(c byte) bool { return isBareIdentChar(c) || c == '-' }
 
 // Next returns the next token, skipping whitespace and // comments.
-func (l *Lexer) Next() Token {
+func (l *lexer) Next() token {
 	for {
 		if l.pos >= len(l.s) {
-			return Token{Kind: EOF, Pos: len(l.s), End: len(l.s)}
+			return token{Kind: EOF, Pos: len(l.s), End: len(l.s)}
 		}
 		start := l.pos
 		c := l.s[l.pos]
@@ -280,51 +280,51 @@ func (l *Lexer) Next() Token {
 			}
 			return l.fail(start, "unexpected character '/'")
 		case '(':
-			return l.tok(LParen, start)
+			return l.tok(lParen, start)
 		case ')':
-			return l.tok(RParen, start)
+			return l.tok(rParen, start)
 		case '[':
-			return l.tok(LSquare, start)
+			return l.tok(lSquare, start)
 		case ']':
-			return l.tok(RSquare, start)
+			return l.tok(rSquare, start)
 		case '{':
 			if strings.HasPrefix(l.s[l.pos:], "-#") {
 				l.pos += 2
-				return l.tok(FileMetaBegin, start)
+				return l.tok(fileMetaBegin, start)
 			}
-			return l.tok(LBrace, start)
+			return l.tok(lBrace, start)
 		case '}':
-			return l.tok(RBrace, start)
+			return l.tok(rBrace, start)
 		case '<':
-			return l.tok(Less, start)
+			return l.tok(less, start)
 		case '>':
-			return l.tok(Greater, start)
+			return l.tok(greater, start)
 		case ',':
-			return l.tok(Comma, start)
+			return l.tok(comma, start)
 		case '=':
-			return l.tok(Equal, start)
+			return l.tok(equal, start)
 		case '?':
-			return l.tok(Question, start)
+			return l.tok(question, start)
 		case '*':
-			return l.tok(Star, start)
+			return l.tok(star, start)
 		case '+':
-			return l.tok(Plus, start)
+			return l.tok(plus, start)
 		case ':':
 			if l.pos < len(l.s) && l.s[l.pos] == ':' {
 				l.pos++
-				return l.tok(ColonColon, start)
+				return l.tok(colonColon, start)
 			}
-			return l.tok(Colon, start)
+			return l.tok(colon, start)
 		case '-':
 			if l.pos < len(l.s) && l.s[l.pos] == '>' {
 				l.pos++
-				return l.tok(Arrow, start)
+				return l.tok(arrow, start)
 			}
-			return l.tok(Minus, start)
+			return l.tok(minus, start)
 		case '.':
 			if strings.HasPrefix(l.s[l.pos:], "..") {
 				l.pos += 2
-				return l.tok(Ellipsis, start)
+				return l.tok(ellipsis, start)
 			}
 			return l.fail(start, "unexpected character '.'")
 		case '"':
@@ -336,7 +336,7 @@ func (l *Lexer) Next() Token {
 		case '#':
 			if strings.HasPrefix(l.s[l.pos:], "-}") {
 				l.pos += 2
-				return l.tok(FileMetaEnd, start)
+				return l.tok(fileMetaEnd, start)
 			}
 			return l.lexPrefixed(start, c)
 		default:
@@ -347,7 +347,7 @@ func (l *Lexer) Next() Token {
 				for l.pos < len(l.s) && isBareIdentChar(l.s[l.pos]) {
 					l.pos++
 				}
-				return l.tok(BareIdent, start)
+				return l.tok(bareIdent, start)
 			}
 			if c >= 0x20 && c < 0x7f {
 				return l.fail(start, "unexpected character %q", c)
@@ -357,7 +357,7 @@ func (l *Lexer) Next() Token {
 	}
 }
 
-func (l *Lexer) lexString(start int) Token {
+func (l *lexer) lexString(start int) token {
 	// Most strings hold neither an escape nor a line break: find the
 	// closing quote with IndexByte (a resource blob is megabytes of hex
 	// digits in one string) and check the body for both the same way.
@@ -365,7 +365,7 @@ func (l *Lexer) lexString(start int) Token {
 		body := l.s[l.pos : l.pos+j]
 		if strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, '\n') < 0 {
 			l.pos += j + 1
-			return l.tok(String, start)
+			return l.tok(stringLit, start)
 		}
 	}
 	for l.pos < len(l.s) {
@@ -373,7 +373,7 @@ func (l *Lexer) lexString(start int) Token {
 		l.pos++
 		switch c {
 		case '"':
-			return l.tok(String, start)
+			return l.tok(stringLit, start)
 		case '\n':
 			return l.fail(start, "string literal not terminated before end of line")
 		case '\\':
@@ -394,37 +394,37 @@ func (l *Lexer) lexString(start int) Token {
 	return l.fail(start, "unterminated string literal")
 }
 
-func (l *Lexer) lexAt(start int) Token {
+func (l *lexer) lexAt(start int) token {
 	if l.pos < len(l.s) && l.s[l.pos] == '"' {
 		l.pos++
 		t := l.lexString(l.pos - 1)
 		if t.Kind == EOF {
 			return t
 		}
-		return l.tok(AtIdent, start)
+		return l.tok(atIdent, start)
 	}
 	if l.pos < len(l.s) && (isLetter(l.s[l.pos]) || l.s[l.pos] == '_') {
 		for l.pos < len(l.s) && isBareIdentChar(l.s[l.pos]) {
 			l.pos++
 		}
-		return l.tok(AtIdent, start)
+		return l.tok(atIdent, start)
 	}
 	return l.fail(start, "@ identifier expected to start with a letter, '_' or '\"'")
 }
 
 // lexPrefixed lexes %id ^id #id !id. Their suffix is either all digits or a
 // letter-led run of identifier characters (MLIR's suffix-id).
-func (l *Lexer) lexPrefixed(start int, c byte) Token {
-	var k Kind
+func (l *lexer) lexPrefixed(start int, c byte) token {
+	var k kind
 	switch c {
 	case '%':
-		k = PercentIdent
+		k = percentIdent
 	case '^':
-		k = CaretIdent
+		k = caretIdent
 	case '#':
-		k = HashIdent
+		k = hashIdent
 	default:
-		k = BangIdent
+		k = bangIdent
 	}
 	if l.pos >= len(l.s) {
 		return l.fail(start, "invalid %c identifier", c)
@@ -445,20 +445,20 @@ func (l *Lexer) lexPrefixed(start int, c byte) Token {
 	return l.tok(k, start)
 }
 
-func (l *Lexer) lexNumber(start int) Token {
+func (l *lexer) lexNumber(start int) token {
 	// Hex integer: 0x... (also how MLIR spells float bit patterns).
 	if l.s[start] == '0' && l.pos < len(l.s) && l.s[l.pos] == 'x' && l.pos+1 < len(l.s) && isHex(l.s[l.pos+1]) {
 		l.pos++
 		for l.pos < len(l.s) && isHex(l.s[l.pos]) {
 			l.pos++
 		}
-		return l.tok(Integer, start)
+		return l.tok(integer, start)
 	}
 	for l.pos < len(l.s) && isDigit(l.s[l.pos]) {
 		l.pos++
 	}
 	if l.pos >= len(l.s) || l.s[l.pos] != '.' {
-		return l.tok(Integer, start)
+		return l.tok(integer, start)
 	}
 	l.pos++
 	for l.pos < len(l.s) && isDigit(l.s[l.pos]) {
@@ -476,13 +476,13 @@ func (l *Lexer) lexNumber(start int) Token {
 			}
 		}
 	}
-	return l.tok(Float, start)
+	return l.tok(float, start)
 }
 
 // BalancedBody scans a dialect attribute/type body starting just after its
 // opening '<' and returns the offset of the matching '>'. Nested <>, (), [],
 // {} and string literals are honoured; the '>' of '->' does not close.
-func (l *Lexer) BalancedBody(open int) (int, *Error) {
+func (l *lexer) BalancedBody(open int) (int, *Error) {
 	var stack []byte
 	stack = append(stack, '>')
 	i := open
@@ -531,9 +531,9 @@ func (l *Lexer) BalancedBody(open int) (int, *Error) {
 	return 0, l.src.ErrorAt(open-1, "unterminated dialect body: missing '>'")
 }
 
-// Unquote decodes an MLIR string literal (with quotes) into its bytes. MLIR
+// unquote decodes an MLIR string literal (with quotes) into its bytes. MLIR
 // escapes are \" \\ \n \t and \XX (two hex digits, any byte).
-func Unquote(lit string) (string, bool) {
+func unquote(lit string) (string, bool) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", false
 	}

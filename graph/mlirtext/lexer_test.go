@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-func lexAll(t *testing.T, in string) ([]Token, *Error) {
+func lexAll(t *testing.T, in string) ([]token, *Error) {
 	t.Helper()
 	l := NewLexer(NewSource("t.mlir", in))
-	var out []Token
+	var out []token
 	for {
 		tk := l.Next()
 		if tk.Kind == EOF {
@@ -97,7 +97,7 @@ func TestErrorCaret(t *testing.T) {
 func TestQuoteUnquote(t *testing.T) {
 	for _, s := range []string{"", "plain", "a\"b", "back\\slash", "nl\n\ttab", "\x00\xff", "qwen3_5_ios.py"} {
 		q := graph.QuoteString(s)
-		u, ok := Unquote(q)
+		u, ok := unquote(q)
 		if !ok || u != s {
 			t.Errorf("Quote/Unquote(%q) = %q -> %q, %v", s, q, u, ok)
 		}
@@ -106,7 +106,7 @@ func TestQuoteUnquote(t *testing.T) {
 		t.Errorf("Quote spelled %s, want MLIR's \\XX form", got)
 	}
 	for _, bad := range []string{`"\`, `x`, `"\q"`, `"\4"`} {
-		if _, ok := Unquote(bad); ok {
+		if _, ok := unquote(bad); ok {
 			t.Errorf("Unquote(%q) accepted", bad)
 		}
 	}

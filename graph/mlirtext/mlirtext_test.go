@@ -318,12 +318,12 @@ func TestResourcesStayLazy(t *testing.T) {
 }
 
 func TestParseForm(t *testing.T) {
-	for s, want := range map[string]Form{"generic": FormGeneric, "pretty": FormPretty, "": FormKeep, "keep": FormKeep} {
-		if f, ok := ParseForm(s); !ok || f != want || (s != "" && f.String() != s) {
+	for s, want := range map[string]Form{"generic": FormGeneric, "pretty": FormPretty, "": formKeep, "keep": formKeep} {
+		if f, ok := parseForm(s); !ok || f != want || (s != "" && f.String() != s) {
 			t.Errorf("ParseForm(%q) = %v, %v", s, f, ok)
 		}
 	}
-	if _, ok := ParseForm("fancy"); ok {
+	if _, ok := parseForm("fancy"); ok {
 		t.Error("ParseForm accepted fancy")
 	}
 }

@@ -12,8 +12,8 @@ import (
 type Form uint8
 
 const (
-	// FormKeep means "the form the input had" when writing.
-	FormKeep Form = iota
+	// formKeep means "the form the input had" when writing.
+	formKeep Form = iota
 	// FormGeneric is MLIR's generic op form, as `mlir-opt --mlir-print-op-generic`.
 	FormGeneric
 	// FormPretty is the printed (custom) form coreai-torch writes.
@@ -30,17 +30,17 @@ func (f Form) String() string {
 	return "keep"
 }
 
-// ParseForm reads "generic", "pretty" or "keep"/"".
-func ParseForm(s string) (Form, bool) {
+// parseForm reads "generic", "pretty" or "keep"/"".
+func parseForm(s string) (Form, bool) {
 	switch s {
 	case "generic":
 		return FormGeneric, true
 	case "pretty":
 		return FormPretty, true
 	case "", "keep":
-		return FormKeep, true
+		return formKeep, true
 	}
-	return FormKeep, false
+	return formKeep, false
 }
 
 // Parse reads MLIR text (generic or coreai printed form) named name. It
@@ -85,8 +85,8 @@ func standaloneParser(name, text string) *parser {
 	clear(fnTypes)
 	// The alias tables stay empty: only a whole file defines aliases.
 	*p = parser{attrAliases: p.attrAliases, typeAliases: p.typeAliases, locAliases: p.locAliases, types: types, fnTypes: fnTypes}
-	*src = Source{Name: name, Text: text, curLine: 1}
-	*lex = Lexer{src: src, s: text}
+	*src = source{Name: name, Text: text, curLine: 1}
+	*lex = lexer{src: src, s: text}
 	p.src, p.lex = src, lex
 	p.next()
 	return p
@@ -120,7 +120,7 @@ func parseUnshared(name, text string) (*graph.Module, Form, error) {
 func parse(p *parser) (*graph.Module, Form, error) {
 	m := p.parseFile()
 	if p.err != nil {
-		return nil, FormKeep, p.err
+		return nil, formKeep, p.err
 	}
 	form := FormGeneric
 	if p.pretty {
@@ -168,17 +168,17 @@ func (p *parser) parseFile() *graph.Module {
 	body := m.Body()
 	for p.ok() && !p.is(EOF) {
 		switch p.tok.Kind {
-		case HashIdent:
+		case hashIdent:
 			if p.peekIsAliasDef() {
 				p.parseAttrAliasDef()
 				continue
 			}
-		case BangIdent:
+		case bangIdent:
 			if p.peekIsAliasDef() {
 				p.parseTypeAliasDef()
 				continue
 			}
-		case FileMetaBegin:
+		case fileMetaBegin:
 			p.parseFileMetadata(m)
 			continue
 		}
@@ -224,7 +224,7 @@ func (p *parser) peekIsAliasDef() bool {
 	save := p.lex.Pos()
 	t := p.lex.Next()
 	p.lex.Reset(save)
-	return t.Kind == Equal
+	return t.Kind == equal
 }
 
 func (p *parser) parseAttrAliasDef() {
@@ -424,7 +424,7 @@ type ssaUse struct {
 }
 
 func (p *parser) parseSSAUse() (ssaUse, bool) {
-	if !p.is(PercentIdent) {
+	if !p.is(percentIdent) {
 		p.fail("expected SSA operand, found %s", describe(p.tok))
 		return ssaUse{}, false
 	}
@@ -432,7 +432,7 @@ func (p *parser) parseSSAUse() (ssaUse, bool) {
 	// `%x#1` lexes as two adjacent tokens.
 	end := p.tok.End
 	p.next()
-	if p.is(HashIdent) && p.tok.Pos == end {
+	if p.is(hashIdent) && p.tok.Pos == end {
 		n, err := strconv.Atoi(p.tok.Text[1:])
 		if err != nil {
 			p.fail("invalid SSA value result number")
@@ -536,16 +536,16 @@ func (p *parser) parseOperation() *graph.Operation {
 	defer p.leave()
 	var groups []resultGroup
 	total := 0
-	if p.is(PercentIdent) {
+	if p.is(percentIdent) {
 		for p.ok() {
-			if !p.is(PercentIdent) {
+			if !p.is(percentIdent) {
 				p.fail("expected SSA result name")
 				return nil
 			}
 			g := resultGroup{name: p.tok.Text[1:], count: 1, pos: p.tok.Pos}
 			p.next()
-			if p.accept(Colon) {
-				if !p.is(Integer) || strings.HasPrefix(p.tok.Text, "0x") {
+			if p.accept(colon) {
+				if !p.is(integer) || strings.HasPrefix(p.tok.Text, "0x") {
 					p.fail("expected integer number of results")
 					return nil
 				}
@@ -559,11 +559,11 @@ func (p *parser) parseOperation() *graph.Operation {
 			}
 			groups = append(groups, g)
 			total += g.count
-			if !p.accept(Comma) {
+			if !p.accept(comma) {
 				break
 			}
 		}
-		if !p.expect(Equal, "'=' after SSA result names") {
+		if !p.expect(equal, "'=' after SSA result names") {
 			return nil
 		}
 	}
@@ -573,9 +573,9 @@ func (p *parser) parseOperation() *graph.Operation {
 	line, col := p.src.LineCol(namePos)
 	var op *graph.Operation
 	switch p.tok.Kind {
-	case String:
+	case stringLit:
 		op = p.parseGenericOp()
-	case BareIdent:
+	case bareIdent:
 		op = p.parseCustomOp(total)
 		p.pretty = true
 	default:
@@ -605,7 +605,7 @@ func (p *parser) parseOperation() *graph.Operation {
 
 // parseGenericOp: "name"(operands)[succ] <{props}> (regions) {attrs} : fn-type
 func (p *parser) parseGenericOp() *graph.Operation {
-	name, ok := Unquote(p.tok.Text)
+	name, ok := unquote(p.tok.Text)
 	if !ok || name == "" {
 		p.fail("invalid operation name")
 		return nil
@@ -616,15 +616,15 @@ func (p *parser) parseGenericOp() *graph.Operation {
 	// push above this op's part).
 	mark := len(p.useStack)
 	defer func() { p.useStack = p.useStack[:mark] }()
-	p.parseCommaList(LParen, RParen, "'(' to start operand list", func() {
+	p.parseCommaList(lParen, rParen, "'(' to start operand list", func() {
 		if u, ok := p.parseSSAUse(); ok {
 			p.useStack = append(p.useStack, u)
 		}
 	})
-	if p.is(LSquare) {
+	if p.is(lSquare) {
 		var succ []*graph.Block
-		p.parseCommaList(LSquare, RSquare, "'['", func() {
-			if !p.is(CaretIdent) {
+		p.parseCommaList(lSquare, rSquare, "'['", func() {
+			if !p.is(caretIdent) {
 				p.fail("expected block name")
 				return
 			}
@@ -633,24 +633,24 @@ func (p *parser) parseGenericOp() *graph.Operation {
 		})
 		op.SetSuccessors(succ)
 	}
-	if p.is(Less) {
+	if p.is(less) {
 		p.next()
-		if p.is(LBrace) && p.enter() { // the level parseAttr would count
+		if p.is(lBrace) && p.enter() { // the level parseAttr would count
 			op.Props = p.parseDictCached()
 			p.leave()
 		} else {
 			op.Props = p.parseAttr()
 		}
-		if !p.expect(Greater, "'>' to close properties") {
+		if !p.expect(greater, "'>' to close properties") {
 			return nil
 		}
 	}
-	if p.is(LParen) {
-		p.parseCommaList(LParen, RParen, "'('", func() {
+	if p.is(lParen) {
+		p.parseCommaList(lParen, rParen, "'('", func() {
 			p.parseRegion(op.AddRegion(), nil)
 		})
 	}
-	if p.is(LBrace) {
+	if p.is(lBrace) {
 		if d := p.parseDictCached(); d != nil && d.Len() > 0 {
 			op.Attrs = d
 		}
@@ -659,7 +659,7 @@ func (p *parser) parseGenericOp() *graph.Operation {
 		return nil
 	}
 	typePos := p.tok.Pos
-	if !p.expect(Colon, "':' followed by the operation's function type") {
+	if !p.expect(colon, "':' followed by the operation's function type") {
 		return nil
 	}
 	t := p.parseType()
@@ -697,7 +697,7 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 		return
 	}
 	defer p.leave()
-	if !p.expect(LBrace, "'{' to begin a region") {
+	if !p.expect(lBrace, "'{' to begin a region") {
 		return
 	}
 	s := p.pushScope(r)
@@ -728,20 +728,20 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 				}
 			}
 		}
-		if p.is(CaretIdent) {
+		if p.is(caretIdent) {
 			p.fail("a function body with named arguments cannot start with a block label")
 			return
 		}
 		p.parseBlockOps(b)
-	} else if !p.is(RBrace) && !p.is(CaretIdent) {
+	} else if !p.is(rBrace) && !p.is(caretIdent) {
 		b := r.AddBlock(nil, nil)
 		s.order = append(s.order, b)
 		p.parseBlockOps(b)
 	}
-	for p.ok() && p.is(CaretIdent) {
+	for p.ok() && p.is(caretIdent) {
 		p.parseLabeledBlock(s)
 	}
-	p.expect(RBrace, "'}' to end the region")
+	p.expect(rBrace, "'}' to end the region")
 	// Blocks referenced before their label were created early; put every
 	// block in definition order (undefined ones are reported on close).
 	if p.ok() && len(s.order) == len(r.Blocks) {
@@ -751,7 +751,7 @@ func (p *parser) parseRegion(r *graph.Region, entry []*entryArg) {
 
 // parseBlockOps reads ops until '}' or the next block label.
 func (p *parser) parseBlockOps(b *graph.Block) {
-	for p.ok() && !p.is(RBrace) && !p.is(CaretIdent) {
+	for p.ok() && !p.is(rBrace) && !p.is(caretIdent) {
 		if p.is(EOF) {
 			p.fail("expected '}' to end the region")
 			return
@@ -780,15 +780,15 @@ func (p *parser) parseLabeledBlock(s *scope) {
 	}
 	bd.defined = true
 	s.order = append(s.order, b)
-	if p.is(LParen) {
-		p.parseCommaList(LParen, RParen, "'('", func() {
-			if !p.is(PercentIdent) {
+	if p.is(lParen) {
+		p.parseCommaList(lParen, rParen, "'('", func() {
+			if !p.is(percentIdent) {
 				p.fail("expected block argument name")
 				return
 			}
 			an, apos := p.tok.Text[1:], p.tok.Pos
 			p.next()
-			if !p.expect(Colon, "':' and a type for block argument") {
+			if !p.expect(colon, "':' and a type for block argument") {
 				return
 			}
 			t := p.parseType()
@@ -804,7 +804,7 @@ func (p *parser) parseLabeledBlock(s *scope) {
 			p.defineValues(an, apos, []*graph.Value{v})
 		})
 	}
-	if !p.expect(Colon, "':' after block label") {
+	if !p.expect(colon, "':' after block label") {
 		return
 	}
 	p.parseBlockOps(b)

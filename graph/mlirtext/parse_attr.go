@@ -17,9 +17,9 @@ import (
 // parser is a recursive-descent reader of MLIR text following MLIR's own
 // grammar (mlir/lib/AsmParser). It stops at the first error.
 type parser struct {
-	src *Source
-	lex *Lexer
-	tok Token
+	src *source
+	lex *lexer
+	tok token
 	err *Error
 	// prevEnd is where the previous token ended: errors about something
 	// missing after it point there, not at the next line's first token.
@@ -125,18 +125,18 @@ func (p *parser) failAt(off int, format string, args ...any) {
 	}
 	// Park on EOF so every loop terminates.
 	p.lex.Reset(len(p.src.Text))
-	p.tok = Token{Kind: EOF, Pos: len(p.src.Text), End: len(p.src.Text)}
+	p.tok = token{Kind: EOF, Pos: len(p.src.Text), End: len(p.src.Text)}
 }
 
 func (p *parser) fail(format string, args ...any) { p.failAt(p.tok.Pos, format, args...) }
 
 func (p *parser) ok() bool { return p.err == nil }
 
-func (p *parser) is(k Kind) bool { return p.tok.Kind == k }
+func (p *parser) is(k kind) bool { return p.tok.Kind == k }
 
-func (p *parser) isKeyword(s string) bool { return p.tok.Kind == BareIdent && p.tok.Text == s }
+func (p *parser) isKeyword(s string) bool { return p.tok.Kind == bareIdent && p.tok.Text == s }
 
-func (p *parser) accept(k Kind) bool {
+func (p *parser) accept(k kind) bool {
 	if p.tok.Kind == k {
 		p.next()
 		return true
@@ -152,7 +152,7 @@ func (p *parser) acceptKeyword(s string) bool {
 	return false
 }
 
-func (p *parser) expect(k Kind, what string) bool {
+func (p *parser) expect(k kind, what string) bool {
 	if p.tok.Kind == k {
 		p.next()
 		return true
@@ -161,7 +161,7 @@ func (p *parser) expect(k Kind, what string) bool {
 	return false
 }
 
-func describe(t Token) string {
+func describe(t token) string {
 	if t.Kind == EOF {
 		return "end of file"
 	}
@@ -185,7 +185,7 @@ func (p *parser) enter() bool {
 func (p *parser) leave() { p.depth-- }
 
 // parseCommaList parses `open elem (, elem)* close`, allowing an empty list.
-func (p *parser) parseCommaList(open, close Kind, what string, elem func()) {
+func (p *parser) parseCommaList(open, close kind, what string, elem func()) {
 	if !p.expect(open, what) {
 		return
 	}
@@ -194,7 +194,7 @@ func (p *parser) parseCommaList(open, close Kind, what string, elem func()) {
 	}
 	for p.ok() {
 		elem()
-		if p.accept(Comma) {
+		if p.accept(comma) {
 			continue
 		}
 		if !p.accept(close) { // the message expect gives, built only when needed
@@ -213,11 +213,11 @@ func (p *parser) parseType() graph.Type {
 	}
 	defer p.leave()
 	switch p.tok.Kind {
-	case LParen:
+	case lParen:
 		return p.parseFunctionType()
-	case BangIdent:
+	case bangIdent:
 		return p.parseDialectType()
-	case BareIdent:
+	case bareIdent:
 		return p.parseBuiltinType()
 	}
 	p.fail("expected type, found %s", describe(p.tok))
@@ -246,13 +246,13 @@ func (p *parser) parseFunctionType() graph.Type {
 	defer func() { p.deepest = max(outer, p.deepest) }()
 	mark := len(p.typeStack)
 	defer func() { p.typeStack = p.typeStack[:mark] }()
-	p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
+	p.parseCommaList(lParen, rParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
 	nIn := len(p.typeStack) - mark
-	if !p.expect(Arrow, "'->' in function type") {
+	if !p.expect(arrow, "'->' in function type") {
 		return nil
 	}
-	if p.is(LParen) {
-		p.parseCommaList(LParen, RParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
+	if p.is(lParen) {
+		p.parseCommaList(lParen, rParen, "'('", func() { p.typeStack = append(p.typeStack, p.parseType()) })
 	} else if t := p.parseType(); t != nil {
 		p.typeStack = append(p.typeStack, t)
 	}
@@ -391,8 +391,8 @@ func skipSpace(s string, i int) int {
 // parseResultTypes parses `T` or `(T, U)` after an arrow.
 func (p *parser) parseResultTypes() []graph.Type {
 	var out []graph.Type
-	if p.is(LParen) {
-		p.parseCommaList(LParen, RParen, "'('", func() { out = append(out, p.parseType()) })
+	if p.is(lParen) {
+		p.parseCommaList(lParen, rParen, "'('", func() { out = append(out, p.parseType()) })
 		return out
 	}
 	if t := p.parseType(); t != nil {
@@ -541,10 +541,10 @@ elem:
 	if !p.ok() {
 		return nil
 	}
-	if p.accept(Comma) {
+	if p.accept(comma) {
 		t.Encoding = p.parseAttr()
 	}
-	if !p.expect(Greater, "'>' to close tensor type") {
+	if !p.expect(greater, "'>' to close tensor type") {
 		return nil
 	}
 	return t
@@ -560,44 +560,44 @@ func (p *parser) parseAttr() graph.Attr {
 	defer p.leave()
 	tok := p.tok
 	switch tok.Kind {
-	case HashIdent:
+	case hashIdent:
 		return p.parseHashAttr()
-	case LSquare:
+	case lSquare:
 		// The builder packs arrays of integers or floats of one type (8
 		// bytes an element) and gathers elements in blocks.
 		var b graph.ArrayBuilder
-		p.parseCommaList(LSquare, RSquare, "'['", func() {
+		p.parseCommaList(lSquare, rSquare, "'['", func() {
 			b.Add(p.parseAttr())
 		})
 		if !p.ok() {
 			return nil
 		}
 		return b.Array()
-	case LBrace:
+	case lBrace:
 		return p.parseDict()
-	case String:
-		v, ok := Unquote(tok.Text)
+	case stringLit:
+		v, ok := unquote(tok.Text)
 		if !ok {
 			p.fail("invalid string literal")
 			return nil
 		}
 		p.next()
 		a := &graph.StringAttr{Value: v}
-		if p.accept(Colon) {
+		if p.accept(colon) {
 			a.Type = p.parseType()
 			p.lastAttrType = a.Type
 		}
 		return a
-	case AtIdent:
+	case atIdent:
 		return p.parseSymbolRef()
-	case Minus, Integer, Float:
+	case minus, integer, float:
 		return p.parseNumberAttr()
-	case BangIdent, LParen:
+	case bangIdent, lParen:
 		if t := p.parseType(); t != nil {
 			return &graph.TypeAttr{Type: t}
 		}
 		return nil
-	case BareIdent:
+	case bareIdent:
 		switch tok.Text {
 		case "true", "false":
 			p.next()
@@ -656,7 +656,7 @@ func (p *parser) parseRawAttr() graph.Attr {
 	end := close + 1
 	p.lex.Reset(end)
 	p.next()
-	if p.is(Colon) && (p.src.Text[start:start+6] == "sparse" || p.src.Text[start:start+6] == "opaque") {
+	if p.is(colon) && (p.src.Text[start:start+6] == "sparse" || p.src.Text[start:start+6] == "opaque") {
 		p.next()
 		p.parseType()
 		end = p.tok.Pos
@@ -817,7 +817,7 @@ func (p *parser) parseDictCached() *graph.DictAttr {
 func (p *parser) parseDict() *graph.DictAttr {
 	var entries []graph.NamedAttr
 	seen := map[string]bool{}
-	p.parseCommaList(LBrace, RBrace, "'{'", func() {
+	p.parseCommaList(lBrace, rBrace, "'{'", func() {
 		pos := p.tok.Pos
 		name, ok := p.parseAttrName()
 		if !ok {
@@ -829,7 +829,7 @@ func (p *parser) parseDict() *graph.DictAttr {
 		}
 		seen[name] = true
 		var v graph.Attr = &graph.UnitAttr{}
-		if p.accept(Equal) {
+		if p.accept(equal) {
 			v = p.parseAttr()
 		}
 		entries = append(entries, graph.NamedAttr{Name: name, Value: v})
@@ -851,12 +851,12 @@ func (p *parser) parseAttrName() (string, bool) { return p.parseKey("attribute n
 // expected thing in the error.
 func (p *parser) parseKey(what string) (string, bool) {
 	switch p.tok.Kind {
-	case BareIdent:
+	case bareIdent:
 		s := p.tok.Text
 		p.next()
 		return s, true
-	case String:
-		s, ok := Unquote(p.tok.Text)
+	case stringLit:
+		s, ok := unquote(p.tok.Text)
 		if !ok {
 			p.fail("invalid string literal")
 			return "", false
@@ -868,10 +868,10 @@ func (p *parser) parseKey(what string) (string, bool) {
 	return "", false
 }
 
-func symbolText(tok Token) (string, bool) {
+func symbolText(tok token) (string, bool) {
 	s := tok.Text[1:]
 	if strings.HasPrefix(s, `"`) {
-		return Unquote(s)
+		return unquote(s)
 	}
 	return s, true
 }
@@ -884,9 +884,9 @@ func (p *parser) parseSymbolRef() graph.Attr {
 	}
 	p.next()
 	a := &graph.SymbolRefAttr{Root: root}
-	for p.is(ColonColon) {
+	for p.is(colonColon) {
 		p.next()
-		if !p.is(AtIdent) {
+		if !p.is(atIdent) {
 			p.fail("expected nested symbol reference after '::'")
 			return nil
 		}
@@ -905,21 +905,21 @@ func (p *parser) parseSymbolRef() graph.Attr {
 // default to i64 and floats to f64, as in MLIR.
 func (p *parser) parseNumberAttr() graph.Attr {
 	start := p.tok.Pos
-	neg := p.accept(Minus)
+	neg := p.accept(minus)
 	tok := p.tok
-	if tok.Kind != Integer && tok.Kind != Float {
+	if tok.Kind != integer && tok.Kind != float {
 		p.fail("expected integer or float after '-'")
 		return nil
 	}
 	p.next()
 	var typ graph.Type
-	if p.accept(Colon) {
+	if p.accept(colon) {
 		typ = p.parseType()
 		if !p.ok() {
 			return nil
 		}
 	}
-	if tok.Kind == Float {
+	if tok.Kind == float {
 		if typ == nil {
 			typ = graph.F64
 		}
@@ -1119,15 +1119,15 @@ type denseBody struct {
 func (p *parser) parseDense() graph.Attr {
 	start := p.tok.Pos
 	p.next()
-	if !p.expect(Less, "'<' after 'dense'") {
+	if !p.expect(less, "'<' after 'dense'") {
 		return nil
 	}
 	b := &denseBody{bodyStart: p.tok.Pos}
 	p.scanDenseBody(b)
-	if !p.ok() || !p.expect(Greater, "'>' to close dense literal") {
+	if !p.ok() || !p.expect(greater, "'>' to close dense literal") {
 		return nil
 	}
-	if !p.expect(Colon, "':' and a type after dense literal") {
+	if !p.expect(colon, "':' and a type after dense literal") {
 		return nil
 	}
 	typ := p.parseType()
@@ -1163,12 +1163,12 @@ func (p *parser) parseDense() graph.Attr {
 // scanDenseBody runs the first pass over a dense literal's body, up to its closing '>'.
 func (p *parser) scanDenseBody(b *denseBody) {
 	switch {
-	case p.is(Greater):
+	case p.is(greater):
 		// empty: dense<> : tensor<0xT>
-	case p.is(String):
+	case p.is(stringLit):
 		b.hexStr = p.tok.Text
 		p.next()
-	case p.is(LSquare):
+	case p.is(lSquare):
 		p.scanDenseElems(b, 0)
 	default:
 		b.splat = true
@@ -1183,12 +1183,12 @@ func (p *parser) scanDenseElems(b *denseBody, level int) bool {
 		return false
 	}
 	defer p.leave()
-	if p.is(LSquare) {
+	if p.is(lSquare) {
 		if len(b.shape) <= level {
 			b.shape = append(b.shape, -1) // shape[level] is this level's length
 		}
 		n := int64(0)
-		p.parseCommaList(LSquare, RSquare, "'['", func() {
+		p.parseCommaList(lSquare, rSquare, "'['", func() {
 			p.scanDenseElems(b, level+1)
 			n++
 		})
@@ -1201,14 +1201,14 @@ func (p *parser) scanDenseElems(b *denseBody, level int) bool {
 		return p.ok()
 	}
 	switch p.tok.Kind {
-	case LParen, String:
+	case lParen, stringLit:
 		b.opaque = true
 		p.skipBalancedValue()
 		return p.ok()
 	}
-	neg := p.accept(Minus)
+	neg := p.accept(minus)
 	switch {
-	case p.is(Integer) || p.is(Float):
+	case p.is(integer) || p.is(float):
 	case !neg && (p.isKeyword("true") || p.isKeyword("false")):
 	default:
 		p.fail("expected element literal of primitive type")
@@ -1241,7 +1241,7 @@ func (p *parser) denseFromHex(b *denseBody, tt *graph.TensorType, raw func() gra
 	elemBytes := graph.ElemBytes(tt.Elem)
 	isBool := graph.BitWidth(tt.Elem) == 1
 	n := tt.NumElements()
-	s, ok := Unquote(b.hexStr)
+	s, ok := unquote(b.hexStr)
 	if !ok || !strings.HasPrefix(s, "0x") {
 		return raw() // dense string elements
 	}
@@ -1292,9 +1292,9 @@ func (p *parser) denseFromElems(b *denseBody, tt *graph.TensorType) graph.Attr {
 	neg := false
 	for tok := lx.Next(); tok.Kind != EOF && tok.Pos < b.bodyEnd; tok = lx.Next() {
 		switch tok.Kind {
-		case LSquare, RSquare, Comma:
+		case lSquare, rSquare, comma:
 			continue
-		case Minus:
+		case minus:
 			neg = true
 			continue
 		}
@@ -1310,9 +1310,9 @@ func (p *parser) denseFromElems(b *denseBody, tt *graph.TensorType) graph.Attr {
 }
 
 // elemBits converts one dense element literal to its storage bits.
-func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
+func (p *parser) elemBits(tok token, neg bool, elem graph.Type) (uint64, bool) {
 	isBool := graph.BitWidth(elem) == 1
-	if tok.Kind == BareIdent { // true/false
+	if tok.Kind == bareIdent { // true/false
 		if !isBool {
 			p.failAt(tok.Pos, "expected %s element, found boolean", elem)
 			return 0, false
@@ -1324,7 +1324,7 @@ func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
 	}
 	switch t := elem.(type) {
 	case *graph.FloatType:
-		if tok.Kind == Integer && strings.HasPrefix(tok.Text, "0x") {
+		if tok.Kind == integer && strings.HasPrefix(tok.Text, "0x") {
 			bits, err := strconv.ParseUint(tok.Text[2:], 16, 64)
 			if err != nil || neg || bits>>uint(graph.BitWidth(t)) != 0 && graph.BitWidth(t) < 64 {
 				p.failAt(tok.Pos, "hexadecimal float constant out of range for type %s", t)
@@ -1332,7 +1332,7 @@ func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
 			}
 			return bits, true
 		}
-		if tok.Kind == Integer {
+		if tok.Kind == integer {
 			p.failAt(tok.Pos, "expected floating-point elements, but parsed integer")
 			return 0, false
 		}
@@ -1346,7 +1346,7 @@ func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
 		}
 		return graph.FloatBits(v, t.Name), true
 	default:
-		if tok.Kind == Float {
+		if tok.Kind == float {
 			p.failAt(tok.Pos, "expected integer elements, but parsed floating-point")
 			return 0, false
 		}
@@ -1386,16 +1386,16 @@ func (p *parser) elemBits(tok Token, neg bool, elem graph.Type) (uint64, bool) {
 
 // skipBalancedValue skips one element (string or parenthesized complex).
 func (p *parser) skipBalancedValue() {
-	if p.is(String) {
+	if p.is(stringLit) {
 		p.next()
 		return
 	}
 	depth := 0
 	for p.ok() {
 		switch p.tok.Kind {
-		case LParen:
+		case lParen:
 			depth++
-		case RParen:
+		case rParen:
 			depth--
 		case EOF:
 			p.fail("unterminated element literal")
@@ -1410,15 +1410,15 @@ func (p *parser) skipBalancedValue() {
 
 func (p *parser) parseDenseResource() graph.Attr {
 	p.next()
-	if !p.expect(Less, "'<' after 'dense_resource'") {
+	if !p.expect(less, "'<' after 'dense_resource'") {
 		return nil
 	}
 	var key string
 	switch p.tok.Kind {
-	case BareIdent:
+	case bareIdent:
 		key = p.tok.Text
-	case String:
-		k, ok := Unquote(p.tok.Text)
+	case stringLit:
+		k, ok := unquote(p.tok.Text)
 		if !ok {
 			p.fail("invalid resource key")
 			return nil
@@ -1429,7 +1429,7 @@ func (p *parser) parseDenseResource() graph.Attr {
 		return nil
 	}
 	p.next()
-	if !p.expect(Greater, "'>'") || !p.expect(Colon, "':' and a type after dense_resource") {
+	if !p.expect(greater, "'>'") || !p.expect(colon, "':' and a type after dense_resource") {
 		return nil
 	}
 	pos := p.tok.Pos
@@ -1449,7 +1449,7 @@ func (p *parser) parseDenseResource() graph.Attr {
 func (p *parser) parseDenseArray() graph.Attr {
 	start := p.tok.Pos
 	p.next()
-	if !p.expect(Less, "'<' after 'array'") {
+	if !p.expect(less, "'<' after 'array'") {
 		return nil
 	}
 	elem := p.parseType()
@@ -1473,7 +1473,7 @@ func (p *parser) parseDenseArray() graph.Attr {
 		w = 0
 	}
 	a := &graph.DenseArrayAttr{Elem: elem, Raw: []byte{}}
-	if p.accept(Colon) {
+	if p.accept(colon) {
 		// Sized once, in the elements' storage bytes: growing by append
 		// allocated about five times the final size. The commas before the
 		// next '>' bound the count (a comment holding '>' only makes the
@@ -1485,10 +1485,10 @@ func (p *parser) parseDenseArray() graph.Attr {
 		raw := make([]byte, 0, n*w)
 		var buf [8]byte
 		for p.ok() {
-			neg := p.accept(Minus)
+			neg := p.accept(minus)
 			tok := p.tok
 			switch {
-			case tok.Kind == Integer || tok.Kind == Float, !neg && (p.isKeyword("true") || p.isKeyword("false")):
+			case tok.Kind == integer || tok.Kind == float, !neg && (p.isKeyword("true") || p.isKeyword("false")):
 			default:
 				p.fail("expected array element")
 				return nil
@@ -1500,14 +1500,14 @@ func (p *parser) parseDenseArray() graph.Attr {
 			}
 			binary.LittleEndian.PutUint64(buf[:], bits)
 			raw = append(raw, buf[:w]...)
-			if !p.accept(Comma) {
+			if !p.accept(comma) {
 				break
 			}
 		}
 		a.Raw = raw
 	}
 	end := p.tok.End
-	if !p.expect(Greater, "'>' to close array attribute") {
+	if !p.expect(greater, "'>' to close array attribute") {
 		return nil
 	}
 	if verbatim {
@@ -1521,14 +1521,14 @@ func (p *parser) parseDenseArray() graph.Attr {
 // parseLoc parses `loc(…)`. When slot is non-nil a not-yet-defined `#alias`
 // is allowed and patched into *slot once the alias appears.
 func (p *parser) parseLoc(slot *graph.Loc) graph.Loc {
-	if !p.acceptKeyword("loc") || !p.expect(LParen, "'(' after 'loc'") {
+	if !p.acceptKeyword("loc") || !p.expect(lParen, "'(' after 'loc'") {
 		if p.ok() {
 			p.fail("expected 'loc'")
 		}
 		return nil
 	}
 	var l graph.Loc
-	if slot != nil && p.is(HashIdent) && !p.isDialectAttrStart() {
+	if slot != nil && p.is(hashIdent) && !p.isDialectAttrStart() {
 		name := p.tok.Text[1:]
 		if a, ok := p.locAliases[name]; ok {
 			l = a
@@ -1540,7 +1540,7 @@ func (p *parser) parseLoc(slot *graph.Loc) graph.Loc {
 	} else {
 		l = p.parseLocCached(")")
 	}
-	if !p.expect(RParen, "')' to close location") {
+	if !p.expect(rParen, "')' to close location") {
 		return nil
 	}
 	return l
@@ -1657,7 +1657,7 @@ func (p *parser) parseLocInstance() graph.Loc {
 	defer p.leave()
 	tok := p.tok
 	switch tok.Kind {
-	case HashIdent:
+	case hashIdent:
 		if p.isDialectAttrStart() {
 			// `loc(#debuginfo.location<…>)`: a dialect attribute used as a
 			// location (coreai-torch), kept verbatim with its balanced body.
@@ -1681,16 +1681,16 @@ func (p *parser) parseLocInstance() graph.Loc {
 		}
 		p.failAt(tok.Pos, "undefined symbol alias id '%s'", name)
 		return nil
-	case String:
-		s, ok := Unquote(tok.Text)
+	case stringLit:
+		s, ok := unquote(tok.Text)
 		if !ok {
 			p.fail("invalid string literal")
 			return nil
 		}
 		p.next()
-		if p.accept(Colon) { // "file":line:col
+		if p.accept(colon) { // "file":line:col
 			line, ok1 := p.parseUint("line number")
-			if !ok1 || !p.expect(Colon, "':' and a column number") {
+			if !ok1 || !p.expect(colon, "':' and a column number") {
 				return nil
 			}
 			col, ok2 := p.parseUint("column number")
@@ -1700,14 +1700,14 @@ func (p *parser) parseLocInstance() graph.Loc {
 			return &graph.FileLoc{File: s, Line: line, Col: col}
 		}
 		nl := &graph.NameLoc{Name: s}
-		if p.accept(LParen) {
+		if p.accept(lParen) {
 			nl.Child = p.parseLocCached(")")
-			if !p.expect(RParen, "')' after child location") {
+			if !p.expect(rParen, "')' after child location") {
 				return nil
 			}
 		}
 		return nl
-	case BareIdent:
+	case bareIdent:
 		switch tok.Text {
 		case "unknown":
 			p.next()
@@ -1715,13 +1715,13 @@ func (p *parser) parseLocInstance() graph.Loc {
 		case "fused":
 			p.next()
 			fl := &graph.FusedLoc{}
-			if p.accept(Less) {
+			if p.accept(less) {
 				fl.Metadata = p.parseAttr()
-				if !p.expect(Greater, "'>' after fused location metadata") {
+				if !p.expect(greater, "'>' after fused location metadata") {
 					return nil
 				}
 			}
-			p.parseCommaList(LSquare, RSquare, "'[' in fused location", func() {
+			p.parseCommaList(lSquare, rSquare, "'[' in fused location", func() {
 				fl.Locs = append(fl.Locs, p.parseLocCached(",]"))
 			})
 			if !p.ok() {
@@ -1730,7 +1730,7 @@ func (p *parser) parseLocInstance() graph.Loc {
 			return fl
 		case "callsite":
 			p.next()
-			if !p.expect(LParen, "'(' after 'callsite'") {
+			if !p.expect(lParen, "'(' after 'callsite'") {
 				return nil
 			}
 			callee := p.parseLocInstance()
@@ -1739,7 +1739,7 @@ func (p *parser) parseLocInstance() graph.Loc {
 				return nil
 			}
 			caller := p.parseLocInstance()
-			if !p.expect(RParen, "')' to close callsite") {
+			if !p.expect(rParen, "')' to close callsite") {
 				return nil
 			}
 			return &graph.CallSiteLoc{Callee: callee, Caller: caller}
@@ -1753,11 +1753,11 @@ func (p *parser) parseLocInstance() graph.Loc {
 // attribute (`#d.name…`, `#d<…>`) rather than naming an alias (`#loc3`).
 func (p *parser) isDialectAttrStart() bool {
 	t := p.tok
-	return t.Kind == HashIdent && (strings.Contains(t.Text, ".") || t.End < len(p.src.Text) && p.src.Text[t.End] == '<')
+	return t.Kind == hashIdent && (strings.Contains(t.Text, ".") || t.End < len(p.src.Text) && p.src.Text[t.End] == '<')
 }
 
 func (p *parser) parseUint(what string) (int, bool) {
-	if !p.is(Integer) || strings.HasPrefix(p.tok.Text, "0x") {
+	if !p.is(integer) || strings.HasPrefix(p.tok.Text, "0x") {
 		p.fail("expected %s", what)
 		return 0, false
 	}

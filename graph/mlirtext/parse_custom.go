@@ -120,7 +120,7 @@ func (p *parser) parseCustomOp(nResults int) *graph.Operation {
 
 func (p *parser) parseModuleOp() *graph.Operation {
 	op := graph.NewOp("builtin.module", nil, nil, nil, nil)
-	if p.is(AtIdent) {
+	if p.is(atIdent) {
 		s, ok := symbolText(p.tok)
 		if !ok {
 			p.fail("invalid symbol name")
@@ -145,7 +145,7 @@ func (p *parser) parseModuleOp() *graph.Operation {
 func (p *parser) parseFuncOp(name string) *graph.Operation {
 	op := graph.NewOp(name, nil, nil, nil, nil)
 	var props []graph.NamedAttr
-	for p.is(BareIdent) {
+	for p.is(bareIdent) {
 		switch {
 		case p.tok.Text == "private" || p.tok.Text == "public" || p.tok.Text == "nested":
 			props = append(props, graph.NamedAttr{Name: graph.AttrVisibility, Value: graph.Str(p.tok.Text)})
@@ -157,7 +157,7 @@ func (p *parser) parseFuncOp(name string) *graph.Operation {
 		}
 		p.next()
 	}
-	if !p.is(AtIdent) {
+	if !p.is(atIdent) {
 		p.fail("expected symbol name (@name) of %s", name)
 		return nil
 	}
@@ -174,8 +174,8 @@ func (p *parser) parseFuncOp(name string) *graph.Operation {
 	var inTypes []graph.Type
 	var argAttrs []graph.Attr
 	named := -1
-	p.parseCommaList(LParen, RParen, "'(' to start the argument list", func() {
-		isNamed := p.is(PercentIdent)
+	p.parseCommaList(lParen, rParen, "'(' to start the argument list", func() {
+		isNamed := p.is(percentIdent)
 		if named == -1 {
 			named = map[bool]int{true: 1, false: 0}[isNamed]
 		} else if (named == 1) != isNamed {
@@ -186,13 +186,13 @@ func (p *parser) parseFuncOp(name string) *graph.Operation {
 		if isNamed {
 			a.name = p.tok.Text[1:]
 			p.next()
-			if !p.expect(Colon, "':' and the argument type") {
+			if !p.expect(colon, "':' and the argument type") {
 				return
 			}
 		}
 		a.typ = p.parseType()
 		var d graph.Attr = &graph.DictAttr{}
-		if p.is(LBrace) {
+		if p.is(lBrace) {
 			if dd := p.parseDict(); dd != nil {
 				d = dd
 			}
@@ -211,22 +211,22 @@ func (p *parser) parseFuncOp(name string) *graph.Operation {
 	})
 	var outTypes []graph.Type
 	var resAttrs []graph.Attr
-	if p.accept(Arrow) {
+	if p.accept(arrow) {
 		inParens := false
 		one := func() {
 			outTypes = append(outTypes, p.parseType())
 			var d graph.Attr = &graph.DictAttr{}
 			// Without parentheses a '{' starts the body, not result attributes.
-			if inParens && p.is(LBrace) {
+			if inParens && p.is(lBrace) {
 				if dd := p.parseDict(); dd != nil {
 					d = dd
 				}
 			}
 			resAttrs = append(resAttrs, d)
 		}
-		if p.is(LParen) { // a result list; a function-typed result needs ((…) -> …)
+		if p.is(lParen) { // a result list; a function-typed result needs ((…) -> …)
 			inParens = true
-			p.parseCommaList(LParen, RParen, "'('", one)
+			p.parseCommaList(lParen, rParen, "'('", one)
 		} else {
 			one()
 		}
@@ -248,7 +248,7 @@ func (p *parser) parseFuncOp(name string) *graph.Operation {
 		}
 	}
 	r := op.AddRegion()
-	if p.is(LBrace) {
+	if p.is(lBrace) {
 		if named != 1 && len(args) > 0 {
 			p.fail("a %s with a body needs named arguments (%%arg0: type)", name)
 			return nil
@@ -280,13 +280,13 @@ const attrNoInline = "no_inline"
 // parseOperandList reads `%a, %b#1, …` (possibly empty).
 func (p *parser) parseOperandList() []ssaUse {
 	var uses []ssaUse
-	for p.is(PercentIdent) {
+	for p.is(percentIdent) {
 		u, ok := p.parseSSAUse()
 		if !ok {
 			return nil
 		}
 		uses = append(uses, u)
-		if !p.accept(Comma) {
+		if !p.accept(comma) {
 			break
 		}
 	}
@@ -298,7 +298,7 @@ func (p *parser) parseTypeListNoParens() []graph.Type {
 	var ts []graph.Type
 	for p.ok() {
 		ts = append(ts, p.parseType())
-		if !p.accept(Comma) {
+		if !p.accept(comma) {
 			break
 		}
 	}
@@ -309,7 +309,7 @@ func (p *parser) parseTypeListNoParens() []graph.Type {
 func (p *parser) parseReturnOp(name string) *graph.Operation {
 	op := graph.NewOp(name, nil, nil, nil, nil)
 	uses := p.parseOperandList()
-	if p.is(LBrace) {
+	if p.is(lBrace) {
 		if d := p.parseDict(); d != nil && d.Len() > 0 {
 			op.Attrs = d
 		}
@@ -318,7 +318,7 @@ func (p *parser) parseReturnOp(name string) *graph.Operation {
 		return op
 	}
 	pos := p.tok.Pos
-	if !p.expect(Colon, "':' and the operand types") {
+	if !p.expect(colon, "':' and the operand types") {
 		return nil
 	}
 	types := p.parseTypeListNoParens()
@@ -331,7 +331,7 @@ func (p *parser) parseReturnOp(name string) *graph.Operation {
 
 // parseCallOp: `coreai.invoke @f(%a, %b) [{attrs}] : (T, U) -> V`.
 func (p *parser) parseCallOp(name string) *graph.Operation {
-	if !p.is(AtIdent) {
+	if !p.is(atIdent) {
 		p.fail("expected callee symbol (@name)")
 		return nil
 	}
@@ -340,20 +340,20 @@ func (p *parser) parseCallOp(name string) *graph.Operation {
 		return nil
 	}
 	var uses []ssaUse
-	p.parseCommaList(LParen, RParen, "'(' to start the call operands", func() {
+	p.parseCommaList(lParen, rParen, "'(' to start the call operands", func() {
 		if u, ok := p.parseSSAUse(); ok {
 			uses = append(uses, u)
 		}
 	})
 	op := graph.NewOp(name, nil, nil, nil, nil)
 	op.Props = graph.Dict(graph.NamedAttr{Name: "callee", Value: callee})
-	if p.is(LBrace) {
+	if p.is(lBrace) {
 		if d := p.parseDict(); d != nil && d.Len() > 0 {
 			op.Attrs = d
 		}
 	}
 	pos := p.tok.Pos
-	if !p.expect(Colon, "':' and the callee's function type") {
+	if !p.expect(colon, "':' and the callee's function type") {
 		return nil
 	}
 	t := p.parseType()
@@ -413,10 +413,10 @@ func (p *parser) parseUniformOp(name string, nResults int) *graph.Operation {
 					p.fail("expected '%s' in %s", kw, name)
 					return nil
 				}
-				p.parseCommaList(LParen, RParen, "'('", add)
+				p.parseCommaList(lParen, rParen, "'('", add)
 				continue
 			}
-			if !p.acceptKeyword(kw) && !(kw == "at" && name == "coreai.gather_nd" && p.accept(Comma)) {
+			if !p.acceptKeyword(kw) && !(kw == "at" && name == "coreai.gather_nd" && p.accept(comma)) {
 				p.fail("expected '%s' in %s", kw, name)
 				return nil
 			}
@@ -431,11 +431,11 @@ func (p *parser) parseUniformOp(name string, nResults int) *graph.Operation {
 	op := graph.NewOp(name, nil, nil, nil, nil)
 	// Enum attributes printed stripped: `mode = <constant>`.
 	var props []graph.NamedAttr
-	for p.is(BareIdent) && p.peekIs(Equal) {
+	for p.is(bareIdent) && p.peekIs(equal) {
 		key := p.tok.Text
 		p.next()
 		p.next() // '='
-		if !p.is(Less) {
+		if !p.is(less) {
 			p.fail("expected '<' and an enum value after '%s ='", key)
 			return nil
 		}
@@ -457,7 +457,7 @@ func (p *parser) parseUniformOp(name string, nResults int) *graph.Operation {
 			if kw != "" && !p.acceptKeyword(kw) {
 				break
 			}
-			if i > 0 || p.is(LBrace) {
+			if i > 0 || p.is(lBrace) {
 				p.parseRegion(op.AddRegion(), nil)
 			}
 			if !p.ok() {
@@ -469,7 +469,7 @@ func (p *parser) parseUniformOp(name string, nResults int) *graph.Operation {
 }
 
 // peekIs reports whether the token after the current one has kind k.
-func (p *parser) peekIs(k Kind) bool {
+func (p *parser) peekIs(k kind) bool {
 	save := p.lex.Pos()
 	t := p.lex.Next()
 	p.lex.Reset(save)
@@ -480,7 +480,7 @@ func (p *parser) peekIs(k Kind) bool {
 // printed stripped of its dialect prefix: `<tensor<1x4xf32>>` is
 // `!coreai.handle<tensor<1x4xf32>>` (coreai-torch's read_handle/write_handle).
 func (p *parser) parseSigType() graph.Type {
-	if !p.is(Less) {
+	if !p.is(less) {
 		return p.parseType()
 	}
 	close, err := p.lex.BalancedBody(p.tok.Pos + 1)
@@ -499,21 +499,21 @@ func (p *parser) finishUniform(op *graph.Operation, uses []ssaUse, nResults int)
 		return nil
 	}
 	name := op.Name
-	if p.is(LBrace) {
+	if p.is(lBrace) {
 		if d := p.parseDict(); d != nil && d.Len() > 0 {
 			op.Attrs = d
 		}
 	}
 	pos := p.tok.Pos
-	if !p.is(Colon) {
+	if !p.is(colon) {
 		p.failAt(p.prevEnd, "expected ':' and the op's type signature, found %s", describe(p.tok))
 		return nil
 	}
 	p.next()
 	var ins []graph.Type
-	parens := p.is(LParen)
+	parens := p.is(lParen)
 	if parens {
-		p.parseCommaList(LParen, RParen, "'('", func() { ins = append(ins, p.parseSigType()) })
+		p.parseCommaList(lParen, rParen, "'('", func() { ins = append(ins, p.parseSigType()) })
 	} else {
 		ins = []graph.Type{p.parseSigType()}
 	}
@@ -522,7 +522,7 @@ func (p *parser) finishUniform(op *graph.Operation, uses []ssaUse, nResults int)
 	}
 	var outs []graph.Type
 	switch {
-	case p.accept(Arrow) || p.acceptKeyword("to"):
+	case p.accept(arrow) || p.acceptKeyword("to"):
 		outs = p.parseResultTypes()
 	case len(uses) == 0 && !parens:
 		// No operands: the signature is the result type alone
@@ -568,7 +568,7 @@ func (p *parser) parseMetalKernel(nResults int) *graph.Operation {
 	}
 	sizes := make([]int64, len(metalKernelGroups))
 	for i, g := range metalKernelGroups {
-		if i > 0 && !p.expect(Comma, "',' before '"+strings.TrimSuffix(g, "(")+"'") {
+		if i > 0 && !p.expect(comma, "',' before '"+strings.TrimSuffix(g, "(")+"'") {
 			return nil
 		}
 		kw := strings.TrimSuffix(g, "(")
@@ -578,7 +578,7 @@ func (p *parser) parseMetalKernel(nResults int) *graph.Operation {
 		}
 		n := len(uses)
 		if kw != g {
-			p.parseCommaList(LParen, RParen, "'(' after '"+kw+"'", add)
+			p.parseCommaList(lParen, rParen, "'(' after '"+kw+"'", add)
 		} else {
 			add()
 		}

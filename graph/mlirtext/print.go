@@ -13,7 +13,7 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// Format prints m in form (FormKeep is treated as FormGeneric).
+// Format prints m in form (formKeep is treated as FormGeneric).
 func Format(m *graph.Module, form Form) ([]byte, error) {
 	var b bytes.Buffer
 	if err := Write(&b, m, form); err != nil {

@@ -60,14 +60,14 @@ func unhex(c byte) (byte, bool) {
 // parseFileMetadata reads `{-# dialect_resources: {…}, external_resources: {…} #-}`.
 func (p *parser) parseFileMetadata(m *graph.Module) {
 	p.next() // {-#
-	for p.ok() && !p.is(FileMetaEnd) {
-		if !p.is(BareIdent) {
+	for p.ok() && !p.is(fileMetaEnd) {
+		if !p.is(bareIdent) {
 			p.fail("expected identifier key in file metadata dictionary")
 			return
 		}
 		section, pos := p.tok.Text, p.tok.Pos
 		p.next()
-		if !p.expect(Colon, "':'") {
+		if !p.expect(colon, "':'") {
 			return
 		}
 		switch section {
@@ -79,11 +79,11 @@ func (p *parser) parseFileMetadata(m *graph.Module) {
 			p.failAt(pos, "unknown key '%s' in file metadata dictionary", section)
 			return
 		}
-		if !p.accept(Comma) {
+		if !p.accept(comma) {
 			break
 		}
 	}
-	p.expect(FileMetaEnd, "'#-}' to end file metadata")
+	p.expect(fileMetaEnd, "'#-}' to end file metadata")
 }
 
 func (p *parser) parseResourceKey() (string, bool) {
@@ -91,15 +91,15 @@ func (p *parser) parseResourceKey() (string, bool) {
 }
 
 func (p *parser) parseResourceSection(m *graph.Module, external bool) {
-	p.parseCommaList(LBrace, RBrace, "'{'", func() {
+	p.parseCommaList(lBrace, rBrace, "'{'", func() {
 		owner, ok := p.parseResourceKey()
-		if !ok || !p.expect(Colon, "':'") {
+		if !ok || !p.expect(colon, "':'") {
 			return
 		}
-		p.parseCommaList(LBrace, RBrace, "'{'", func() {
+		p.parseCommaList(lBrace, rBrace, "'{'", func() {
 			keyPos := p.tok.Pos
 			key, ok := p.parseResourceKey()
-			if !ok || !p.expect(Colon, "':'") {
+			if !ok || !p.expect(colon, "':'") {
 				return
 			}
 			r := &graph.Resource{Dialect: owner, Key: key}
@@ -108,7 +108,7 @@ func (p *parser) parseResourceSection(m *graph.Module, external bool) {
 			case p.isKeyword("true") || p.isKeyword("false"):
 				r.Kind = graph.BoolResource
 				r.Bool = p.tok.Text == "true"
-			case p.is(String):
+			case p.is(stringLit):
 				if !p.fillBlobOrString(r, valTok) {
 					return
 				}
@@ -149,10 +149,10 @@ func (p *parser) hasResource(m *graph.Module, key string) bool {
 // fillBlobOrString decides between a hex blob ("0x" + 8-digit little-endian
 // alignment + data) and a plain string, validating the hex digits now so a
 // bad file fails at parse time with a position.
-func (p *parser) fillBlobOrString(r *graph.Resource, tok Token) bool {
+func (p *parser) fillBlobOrString(r *graph.Resource, tok token) bool {
 	body := tok.Text[1 : len(tok.Text)-1]
 	if len(body) < 2 || body[:2] != "0x" {
-		s, ok := Unquote(tok.Text)
+		s, ok := unquote(tok.Text)
 		if !ok {
 			p.fail("invalid string literal")
 			return false

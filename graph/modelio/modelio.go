@@ -143,10 +143,10 @@ type SaveOptions struct {
 	Beside func(*bundle.Result) ([]bundle.SideFile, error)
 }
 
-// OutputKind decides what dst will be: the input's kind for a directory
+// outputKind decides what dst will be: the input's kind for a directory
 // input written to a path without a telling extension, else by extension
 // (.aimodel, .mlirb, .mlir), else a single file like the input.
-func OutputKind(dst string, src *Loaded, emit string) bundle.Kind {
+func outputKind(dst string, src *Loaded, emit string) bundle.Kind {
 	ext := strings.ToLower(filepath.Ext(strings.TrimRight(dst, "/")))
 	switch {
 	case dst == "-":
@@ -247,7 +247,7 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 	if kind == bundle.KindAIModel && (in == nil || in.Metadata == nil) {
 		// An .aimodel made from a single file still needs metadata.json.
 		if _, given := files["metadata.json"]; !given {
-			files = withFile(files, "metadata.json", []byte(DefaultMetadata))
+			files = withFile(files, "metadata.json", []byte(defaultMetadata))
 		}
 	}
 	return bundle.Write(dst, kind, in, enc, bundle.WriteOptions{
@@ -316,9 +316,9 @@ func (f *finalNewlines) flush(n int) error {
 // end writes the text's last newlines: n of them.
 func (f *finalNewlines) end(n int) error { return f.flush(n) }
 
-// DefaultMetadata is the metadata.json written into an .aimodel that anefix
+// defaultMetadata is the metadata.json written into an .aimodel that anefix
 // creates from a single file (there is no author metadata to carry over).
-const DefaultMetadata = "{\n  \"generatedBy\": \"anefix\"\n}\n"
+const defaultMetadata = "{\n  \"generatedBy\": \"anefix\"\n}\n"
 
 func withFile(files map[string][]byte, name string, data []byte) map[string][]byte {
 	out := make(map[string][]byte, len(files)+1)

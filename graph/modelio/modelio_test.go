@@ -155,7 +155,7 @@ func TestOutputKind(t *testing.T) {
 		{"out", "bytecode", &Loaded{Input: &bundle.Input{Kind: bundle.KindText}, Form: FormGeneric}, bundle.KindBytecode},
 	}
 	for _, c := range cases {
-		if got := OutputKind(c.dst, c.src, c.emit); got != c.want {
+		if got := outputKind(c.dst, c.src, c.emit); got != c.want {
 			t.Errorf("OutputKind(%q, emit %q) = %s, want %s", c.dst, c.emit, got, c.want)
 		}
 	}

@@ -72,7 +72,7 @@ func PlanOutput(dst string, src *Loaded, emit string, version int, force bool) (
 	if err := checkEmitValue(emit); err != nil {
 		return nil, err
 	}
-	kind := OutputKind(dst, src, emit)
+	kind := outputKind(dst, src, emit)
 	if dst != "" && emit != "" {
 		switch {
 		case emit != FormBytecode && kind != bundle.KindText:
@@ -101,14 +101,14 @@ func PlanOutput(dst string, src *Loaded, emit string, version int, force bool) (
 	return p, nil
 }
 
-// plan decides the kind and the encoding of dst (the rules of OutputKind,
+// plan decides the kind and the encoding of dst (the rules of outputKind,
 // then the form: text keeps the input's text form, every other kind holds
 // bytecode).
 func plan(dst string, src *Loaded, emit string) (*Plan, error) {
 	if emit != "" && emit != FormGeneric && emit != FormPretty && emit != FormBytecode {
 		return nil, fmt.Errorf("unknown output form %q (want generic, pretty or bytecode)", emit)
 	}
-	kind := OutputKind(dst, src, emit)
+	kind := outputKind(dst, src, emit)
 	form := emit
 	if kind == bundle.KindText {
 		if form == "" || form == FormBytecode {

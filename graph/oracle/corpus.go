@@ -65,7 +65,7 @@ func corpusList(t T, skip bool, what string, find func(dir string) []string) []s
 	t.Helper()
 	dir := CorpusDir()
 	ps := find(dir)
-	if len(ps) == 0 && (skip || Required()) {
+	if len(ps) == 0 && (skip || required()) {
 		missing(t, what, corpusInstall, errors.New("nothing under "+dir))
 	}
 	slices.Sort(ps)

@@ -29,31 +29,31 @@ type T interface {
 	Skipf(format string, args ...any)
 }
 
-// LogT is T that can also log (for a missing release that is not fatal).
-type LogT interface {
+// logT is T that can also log (for a missing release that is not fatal).
+type logT interface {
 	T
 	Logf(format string, args ...any)
 }
 
-// RequireEnv is the environment variable that turns a missing oracle from a
+// requireEnv is the environment variable that turns a missing oracle from a
 // skip into a failure.
-const RequireEnv = "ANEFIX_REQUIRE_ORACLES"
+const requireEnv = "ANEFIX_REQUIRE_ORACLES"
 
-// MlirOptPath is where Debian's mlir-19-tools installs mlir-opt. The path is
+// mlirOptPath is where Debian's mlir-19-tools installs mlir-opt. The path is
 // fixed on purpose: the tests were checked against this version.
-const MlirOptPath = "/usr/lib/llvm-19/bin/mlir-opt"
+const mlirOptPath = "/usr/lib/llvm-19/bin/mlir-opt"
 
-// Python3Path is Debian's python3, which has python3-numpy. A python3 found
+// python3Path is Debian's python3, which has python3-numpy. A python3 found
 // on PATH (pyenv, venv) may lack numpy or have a different one.
-const Python3Path = "/usr/bin/python3"
+const python3Path = "/usr/bin/python3"
 
-// CIEnv is the variable CI services set (to "true"); set, it makes missing
-// oracles fail tests as RequireEnv does.
-const CIEnv = "CI"
+// ciEnv is the variable CI services set (to "true"); set, it makes missing
+// oracles fail tests as requireEnv does.
+const ciEnv = "CI"
 
-// Required reports whether missing oracles must fail tests: RequireEnv or
-// CIEnv is set to anything but "", "0" or "false".
-func Required() bool { return on(os.Getenv(RequireEnv)) || on(os.Getenv(CIEnv)) }
+// required reports whether missing oracles must fail tests: requireEnv or
+// ciEnv is set to anything but "", "0" or "false".
+func required() bool { return on(os.Getenv(requireEnv)) || on(os.Getenv(ciEnv)) }
 
 // on is the one reading of a switch variable: set to anything but "", "0"
 // or "false".
@@ -62,7 +62,7 @@ func on(v string) bool { return v != "" && v != "0" && v != "false" }
 // OptedIn reports whether the opt-in variable env is on (anything but "",
 // "0" or "false"), and its value (a path for ANEFIX_FULL_MODEL). Opt-ins
 // make a test do more (every case instead of a sample, a full-scale input);
-// CI and RequireEnv leave them off.
+// CI and requireEnv leave them off.
 func OptedIn(env string) (string, bool) {
 	v := os.Getenv(env)
 	return v, on(v)
@@ -79,10 +79,10 @@ func OptIn(t T, env, what string) string {
 	return v
 }
 
-// MlirOpt22Path is where Debian's mlir-22-tools installs mlir-opt 22, which
+// mlirOpt22Path is where Debian's mlir-22-tools installs mlir-opt 22, which
 // writes MLIR 22's native properties layouts (func.func with no_inline), as
 // Apple's toolchain (producer MLIR22.0.0git) does.
-const MlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
+const mlirOpt22Path = "/usr/lib/llvm-22/bin/mlir-opt"
 
 // MlirOptTool is one installed mlir-opt release the tests compare against.
 type MlirOptTool struct {
@@ -94,8 +94,8 @@ type MlirOptTool struct {
 
 // MlirOpts are the mlir-opt releases the bytecode oracle tests run against.
 var MlirOpts = []MlirOptTool{
-	{Name: "mlir-opt-19", Path: MlirOptPath, Package: "mlir-19-tools", Producer: "MLIR19.1.7"},
-	{Name: "mlir-opt-22", Path: MlirOpt22Path, Package: "mlir-22-tools", Producer: "MLIR22.1.8"},
+	{Name: "mlir-opt-19", Path: mlirOptPath, Package: "mlir-19-tools", Producer: "MLIR19.1.7"},
+	{Name: "mlir-opt-22", Path: mlirOpt22Path, Package: "mlir-22-tools", Producer: "MLIR22.1.8"},
 }
 
 // MlirOpt returns the path of mlir-opt 19. When it is missing it skips the
@@ -124,13 +124,13 @@ func EachMlirOpt[TT interface {
 // test that runs every release inside one subtest tree. A missing release is
 // logged, or fails the test when ANEFIX_REQUIRE_ORACLES is set; when none is
 // installed the test skips.
-func MlirOptPaths(t LogT) []string {
+func MlirOptPaths(t logT) []string {
 	t.Helper()
 	var paths []string
 	for _, tl := range MlirOpts {
 		if err := checkExec(tl.Path); err != nil {
-			if Required() {
-				t.Fatalf("oracle %s is required (%s or %s is set) but unavailable: %v; install it: apt-get install %s, or run .ci/run", tl.Name, RequireEnv, CIEnv, err, tl.Package)
+			if required() {
+				t.Fatalf("oracle %s is required (%s or %s is set) but unavailable: %v; install it: apt-get install %s, or run .ci/run", tl.Name, requireEnv, ciEnv, err, tl.Package)
 			}
 			t.Logf("oracle %s unavailable (%v): checking with the other releases only", tl.Name, err)
 			continue
@@ -167,18 +167,18 @@ var numpy struct {
 func Python3Numpy(t T) string {
 	t.Helper()
 	numpy.once.Do(func() {
-		if numpy.err = checkExec(Python3Path); numpy.err != nil {
+		if numpy.err = checkExec(python3Path); numpy.err != nil {
 			return
 		}
-		out, err := exec.Command(Python3Path, "-c", "import numpy").CombinedOutput()
+		out, err := exec.Command(python3Path, "-c", "import numpy").CombinedOutput()
 		if err != nil {
 			numpy.err = &importError{err: err, out: string(out)}
 		}
 	})
 	if numpy.err != nil {
-		missing(t, "python3 with numpy at "+Python3Path, "apt-get install python3-numpy, or run .ci/run", numpy.err)
+		missing(t, "python3 with numpy at "+python3Path, "apt-get install python3-numpy, or run .ci/run", numpy.err)
 	}
-	return Python3Path
+	return python3Path
 }
 
 type importError struct {
@@ -222,11 +222,11 @@ func Unavailable(t T, what, install string, err error) {
 
 func missing(t T, what, install string, err error) {
 	t.Helper()
-	if Required() {
-		t.Fatalf("%s is required (%s or %s is set) but unavailable: %v; install it: %s", what, RequireEnv, CIEnv, err, install)
+	if required() {
+		t.Fatalf("%s is required (%s or %s is set) but unavailable: %v; install it: %s", what, requireEnv, ciEnv, err, install)
 		return
 	}
-	t.Skipf("%s unavailable: %v (install it: %s; set %s=1 to make this a failure)", what, err, install, RequireEnv)
+	t.Skipf("%s unavailable: %v (install it: %s; set %s=1 to make this a failure)", what, err, install, requireEnv)
 }
 
 // RunMlirOpt runs the mlir-opt at bin with --allow-unregistered-dialect and

@@ -50,10 +50,10 @@ func TestUnavailable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run("require="+tc.require+",CI="+tc.ci, func(t *testing.T) {
-			t.Setenv(RequireEnv, tc.require)
-			t.Setenv(CIEnv, tc.ci)
-			if Required() != tc.wantFail {
-				t.Errorf("Required() = %v, want %v", Required(), tc.wantFail)
+			t.Setenv(requireEnv, tc.require)
+			t.Setenv(ciEnv, tc.ci)
+			if required() != tc.wantFail {
+				t.Errorf("Required() = %v, want %v", required(), tc.wantFail)
 			}
 			r := &recorder{TB: t}
 			Unavailable(r, "the tool", "apt-get install the-tool", exec.ErrNotFound)
@@ -88,8 +88,8 @@ func TestOptIn(t *testing.T) {
 	} {
 		t.Run(env+"="+tc.value+",require="+tc.require, func(t *testing.T) {
 			t.Setenv(env, tc.value)
-			t.Setenv(RequireEnv, tc.require)
-			t.Setenv(CIEnv, tc.require)
+			t.Setenv(requireEnv, tc.require)
+			t.Setenv(ciEnv, tc.require)
 			if v, ok := OptedIn(env); ok != tc.wantOn || v != tc.value {
 				t.Errorf("OptedIn = %q, %v; want %q, %v", v, ok, tc.value, tc.wantOn)
 			}
@@ -114,8 +114,8 @@ func TestOptIn(t *testing.T) {
 func TestCorpus(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, require := range []string{"", "1"} {
-		t.Setenv(RequireEnv, require)
-		t.Setenv(CIEnv, "")
+		t.Setenv(requireEnv, require)
+		t.Setenv(ciEnv, "")
 		for name, f := range map[string]func(T) []string{
 			"CorpusFiles":     func(t T) []string { return CorpusFiles(t, ".mlirb") },
 			"CorpusGlob":      func(t T) []string { return CorpusGlob(t, "apple-compiled/*.aimodelc") },
@@ -129,7 +129,7 @@ func TestCorpus(t *testing.T) {
 			seed := strings.Contains(name, "Seed")
 			wantSkip, wantFail := require == "" && !seed, require != ""
 			if r.skipped != wantSkip || r.failed != wantFail {
-				t.Errorf("%s, %s=%q: skipped=%v failed=%v, want %v %v", name, RequireEnv, require, r.skipped, r.failed, wantSkip, wantFail)
+				t.Errorf("%s, %s=%q: skipped=%v failed=%v, want %v %v", name, requireEnv, require, r.skipped, r.failed, wantSkip, wantFail)
 			}
 			if (r.skipped || r.failed) && !strings.Contains(r.msg, "shared/corpus") {
 				t.Errorf("%s: message %q does not say where the corpus goes", name, r.msg)

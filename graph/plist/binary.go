@@ -183,7 +183,7 @@ func (p *bplist) object(idx, from uint64) (any, error) {
 		if err := p.need(off+1, n, "UID"); err != nil {
 			return nil, err
 		}
-		return p.scalar(off, UID(p.uint(off+1, int(n))), costScalar)
+		return p.scalar(off, uid(p.uint(off+1, int(n))), costScalar)
 	case 0xA, 0xC, 0xD:
 		return p.container(idx, off, kind, low)
 	}
@@ -296,7 +296,7 @@ func (p *bplist) container(idx, off uint64, kind byte, low int) (any, error) {
 			out = append(out, v)
 		}
 		if kind == 0xC {
-			return Set(out), nil
+			return set(out), nil
 		}
 		return out, nil
 	}

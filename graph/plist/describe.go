@@ -67,11 +67,11 @@ func (d *describer) value(v any) {
 		d.write("<" + hex.EncodeToString(x) + ">")
 	case time.Time:
 		d.write(x.UTC().Format(time.RFC3339))
-	case UID:
+	case uid:
 		d.write("UID(" + strconv.FormatUint(uint64(x), 10) + ")")
 	case []any:
 		d.list("[", "]", x)
-	case Set:
+	case set:
 		d.list("set[", "]", x)
 	case map[string]any:
 		if !d.write("{") {

@@ -69,7 +69,7 @@ func depthOf(v any) int {
 			d = max(d, depthOf(e))
 		}
 		return d + 1
-	case Set:
+	case set:
 		for _, e := range x {
 			d = max(d, depthOf(e))
 		}
@@ -94,7 +94,7 @@ func countOf(v any) int {
 			n += countOf(e)
 		}
 		return n
-	case Set:
+	case set:
 		n := 1
 		for _, e := range x {
 			n += countOf(e)

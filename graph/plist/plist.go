@@ -1,5 +1,5 @@
 // Package plist decodes property lists (XML, binary bplist00, and the
-// OpenStep/GNUstep text form) into plain Go values, within limits on
+// openStep/GNUstep text form) into plain Go values, within limits on
 // nesting depth, value count and the decoded tree's size that are checked
 // while decoding, so no input can make it recurse, allocate or run without
 // bound. It only reads; anefix writes no property list.
@@ -20,18 +20,18 @@ import (
 // is an error, so nothing is dropped silently), an array []any, and the
 // scalars are:
 //
-//	string             <string>, bplist strings, OpenStep strings
+//	string             <string>, bplist strings, openStep strings
 //	int64, uint64      <integer> (uint64 only above MaxInt64), <*I…>
 //	float64            <real>, <*R…>
 //	bool               <true/>, <false/>, <*BY>, <*BN>
-//	[]byte             <data>, OpenStep <hex>
+//	[]byte             <data>, openStep <hex>
 //	time.Time          <date> (UTC), <*D…>
 //	UID                bplist UID objects (keyed archives)
 //	Set                bplist sets
 //	nil                bplist null
 type (
-	UID uint64
-	Set []any
+	uid uint64
+	set []any
 )
 
 // Format is the form a property list was written in.
@@ -40,7 +40,7 @@ type Format int
 const (
 	XML Format = iota + 1
 	Binary
-	OpenStep // the text form; GNUstep's typed values (<*I1>) are read too
+	openStep // the text form; GNUstep's typed values (<*I1>) are read too
 )
 
 func (f Format) String() string {
@@ -49,7 +49,7 @@ func (f Format) String() string {
 		return "XML"
 	case Binary:
 		return "binary"
-	case OpenStep:
+	case openStep:
 		return "OpenStep"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
@@ -72,9 +72,9 @@ type Limits struct {
 // well under a second and a few hundred MB at most (TestLimitsCost).
 var DefaultLimits = Limits{MaxDepth: 256, MaxValues: 1 << 20, MaxBytes: 256 << 20}
 
-// ErrLimit is wrapped by every error that a limit, not a malformed input,
+// errLimit is wrapped by every error that a limit, not a malformed input,
 // caused.
-var ErrLimit = errors.New("over the decoder's limit")
+var errLimit = errors.New("over the decoder's limit")
 
 // Error is a malformed or over-limit property list. Pos is a byte offset
 // (binary, XML) or "line L, column C" (text).
@@ -94,10 +94,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s property list, %s: %s", e.Format, e.Pos, e.Msg)
 }
 
-// Unwrap makes errors.Is(err, ErrLimit) true for limit errors.
+// Unwrap makes errors.Is(err, errLimit) true for limit errors.
 func (e *Error) Unwrap() error {
 	if e.Limit != "" {
-		return ErrLimit
+		return errLimit
 	}
 	return nil
 }
@@ -148,10 +148,10 @@ func (b *budget) value(n int64) string {
 	switch {
 	case b.values > b.lim.MaxValues:
 		b.hit = "values"
-		return fmt.Sprintf("more than %d values (counting every place a shared object appears); %v", b.lim.MaxValues, ErrLimit)
+		return fmt.Sprintf("more than %d values (counting every place a shared object appears); %v", b.lim.MaxValues, errLimit)
 	case b.bytes > b.lim.MaxBytes:
 		b.hit = "bytes"
-		return fmt.Sprintf("the decoded values would take more than %d bytes; %v", b.lim.MaxBytes, ErrLimit)
+		return fmt.Sprintf("the decoded values would take more than %d bytes; %v", b.lim.MaxBytes, errLimit)
 	}
 	return ""
 }
@@ -161,15 +161,15 @@ func (b *budget) enter() string {
 	b.depth++
 	if b.depth > b.lim.MaxDepth {
 		b.hit = "depth"
-		return fmt.Sprintf("arrays and dictionaries nested more than %d deep; %v", b.lim.MaxDepth, ErrLimit)
+		return fmt.Sprintf("arrays and dictionaries nested more than %d deep; %v", b.lim.MaxDepth, errLimit)
 	}
 	return ""
 }
 
 func (b *budget) leave() { b.depth-- }
 
-// Result is what Decode found besides the value.
-type Result struct {
+// result is what Decode found besides the value.
+type result struct {
 	Format Format
 	// Values and Bytes are the decoded tree's value count and estimated
 	// heap, as counted against the limits.
@@ -180,7 +180,7 @@ type Result struct {
 // Decode reads one property list: binary when data starts with "bplist",
 // XML when it starts (after an optional byte-order mark and white space)
 // with "<?", "<!" or "<plist", else the text form.
-func Decode(data []byte, lim Limits) (any, Result, error) {
+func Decode(data []byte, lim Limits) (any, result, error) {
 	b := newBudget(lim)
 	var (
 		v   any
@@ -195,13 +195,13 @@ func Decode(data []byte, lim Limits) (any, Result, error) {
 		f = XML
 		v, err = decodeXML(data, b)
 	default:
-		f = OpenStep
+		f = openStep
 		v, err = decodeText(data, b)
 	}
 	if err != nil {
-		return nil, Result{Format: f}, err
+		return nil, result{Format: f}, err
 	}
-	return v, Result{Format: f, Values: b.values, Bytes: b.bytes}, nil
+	return v, result{Format: f, Values: b.values, Bytes: b.bytes}, nil
 }
 
 func isXML(data []byte) bool {
@@ -223,7 +223,7 @@ func KindOf(v any) string {
 		return "dictionary"
 	case []any:
 		return "array"
-	case Set:
+	case set:
 		return "set"
 	case string:
 		return "string"
@@ -237,7 +237,7 @@ func KindOf(v any) string {
 		return "data"
 	case time.Time:
 		return "date"
-	case UID:
+	case uid:
 		return "UID"
 	}
 	return fmt.Sprintf("%T", v)

@@ -50,7 +50,7 @@ func canon(v any) any {
 		return "data:" + hex.EncodeToString(x)
 	case time.Time:
 		return "date:" + x.UTC().Format(time.RFC3339Nano)
-	case UID:
+	case uid:
 		return fmt.Sprintf("uid:%d", uint64(x))
 	case hplist.UID:
 		return fmt.Sprintf("uid:%d", uint64(x))
@@ -68,7 +68,7 @@ func corpusManifests(t *testing.T) map[string][]byte {
 }
 
 // corpusManifestsF is corpusManifests for fuzz seeds: nothing without the
-// corpus (failing only under oracle.Required).
+// corpus (failing only under ANEFIX_REQUIRE_ORACLES or CI).
 func corpusManifestsF(t testing.TB) map[string][]byte {
 	t.Helper()
 	return readManifests(t, oracle.CorpusSeedGlob(t, manifestGlob))
@@ -125,7 +125,7 @@ func TestCorpusManifests(t *testing.T) {
 // the kinds a form can hold.
 type gen struct {
 	r          *rand.Rand
-	stringOnly bool // OpenStep: strings, data, arrays and dictionaries
+	stringOnly bool // openStep: strings, data, arrays and dictionaries
 }
 
 func (g *gen) str() string {
@@ -376,7 +376,7 @@ func chainBinary(levels int) []byte {
 func hostile() []struct {
 	name  string
 	in    []byte
-	limit bool // refused for a limit (ErrLimit), not as malformed
+	limit bool // refused for a limit (errLimit), not as malformed
 } {
 	return hostileScaled(1)
 }
@@ -437,13 +437,13 @@ func (p bp) bytesWith(edit func([]byte)) []byte {
 
 // decodeWithin runs Decode under a deadline: a hang is a failure, not a
 // stuck test.
-func decodeWithin(t *testing.T, in []byte, lim Limits, d time.Duration) (any, Result, error) {
+func decodeWithin(t *testing.T, in []byte, lim Limits, d time.Duration) (any, result, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	type out struct {
 		v   any
-		r   Result
+		r   result
 		err error
 	}
 	done := make(chan out, 1)
@@ -457,7 +457,7 @@ func decodeWithin(t *testing.T, in []byte, lim Limits, d time.Duration) (any, Re
 	case <-ctx.Done():
 		t.Fatalf("Decode did not return within %v", d)
 	}
-	return nil, Result{}, nil
+	return nil, result{}, nil
 }
 
 // The shapes (4 MB of "(": a stack overflow, 1.75 GB; the 383-byte
@@ -481,8 +481,8 @@ func TestHostile(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Errorf("error %T, want *Error", err)
 			}
-			if errors.Is(err, ErrLimit) != c.limit {
-				t.Errorf("limit error %v, want %v: %v", errors.Is(err, ErrLimit), c.limit, err)
+			if errors.Is(err, errLimit) != c.limit {
+				t.Errorf("limit error %v, want %v: %v", errors.Is(err, errLimit), c.limit, err)
 			}
 			if bound := 8*uint64(len(c.in)) + 64<<20; alloc > bound {
 				t.Errorf("allocated %d bytes for %d bytes of input; the bound is %d", alloc, len(c.in), bound)
@@ -497,14 +497,14 @@ func TestLimits(t *testing.T) {
 	if _, _, err := Decode(nest(10), Limits{MaxDepth: 10}); err != nil {
 		t.Errorf("depth 10 under MaxDepth 10: %v", err)
 	}
-	if _, _, err := Decode(nest(11), Limits{MaxDepth: 10}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "nested more than 10 deep") {
+	if _, _, err := Decode(nest(11), Limits{MaxDepth: 10}); !errors.Is(err, errLimit) || !strings.Contains(err.Error(), "nested more than 10 deep") {
 		t.Errorf("depth 11 under MaxDepth 10: %v", err)
 	}
 	list := []byte("(" + strings.Repeat("a,", 99) + "a)") // 101 values: the array and 100 strings
 	if _, r, err := Decode(list, Limits{MaxValues: 101}); err != nil || r.Values != 101 {
 		t.Errorf("101 values under MaxValues 101: %v, %d", err, r.Values)
 	}
-	if _, _, err := Decode(list, Limits{MaxValues: 100}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "more than 100 values") {
+	if _, _, err := Decode(list, Limits{MaxValues: 100}); !errors.Is(err, errLimit) || !strings.Contains(err.Error(), "more than 100 values") {
 		t.Errorf("101 values under MaxValues 100: %v", err)
 	}
 	_, r, err := Decode(list, Limits{})
@@ -514,7 +514,7 @@ func TestLimits(t *testing.T) {
 	if _, _, err := Decode(list, Limits{MaxBytes: r.Bytes}); err != nil {
 		t.Errorf("%d bytes under MaxBytes %d: %v", r.Bytes, r.Bytes, err)
 	}
-	if _, _, err := Decode(list, Limits{MaxBytes: r.Bytes - 1}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "more than") {
+	if _, _, err := Decode(list, Limits{MaxBytes: r.Bytes - 1}); !errors.Is(err, errLimit) || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("%d bytes under MaxBytes %d: %v", r.Bytes, r.Bytes-1, err)
 	}
 	// A shared object counts once per place: the DAG of 10 levels has

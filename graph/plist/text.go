@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// The text form (OpenStep, "old-style"): { key = value; … }, ( a, b, ),
+// The text form (openStep, "old-style"): { key = value; … }, ( a, b, ),
 // "quoted" or unquoted strings, <hex data>, // and /* */ comments, and a
 // dictionary body without braces at the top ("strings file"). GNUstep adds
 // typed values <*I12> <*R1.5> <*BY> <*BN> <*D2001-01-01 00:00:00 +0000>
@@ -32,11 +32,11 @@ func (t *textDecoder) where(pos int) string {
 }
 
 func (t *textDecoder) errAt(pos int, format string, args ...any) error {
-	return &Error{Format: OpenStep, Pos: t.where(pos), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Format: openStep, Pos: t.where(pos), Msg: fmt.Sprintf(format, args...)}
 }
 
 func (t *textDecoder) limitErr(msg string) error {
-	return &Error{Format: OpenStep, Pos: t.where(t.pos), Msg: msg, Limit: t.b.hit}
+	return &Error{Format: openStep, Pos: t.where(t.pos), Msg: msg, Limit: t.b.hit}
 }
 
 func decodeText(data []byte, b *budget) (any, error) {
@@ -90,7 +90,7 @@ func textBytes(data []byte) ([]byte, error) {
 	if bo != nil {
 		data = data[2:]
 		if len(data)%2 != 0 {
-			return nil, &Error{Format: OpenStep, Msg: "UTF-16 text of an odd number of bytes"}
+			return nil, &Error{Format: openStep, Msg: "UTF-16 text of an odd number of bytes"}
 		}
 		u := make([]uint16, len(data)/2)
 		for i := range u {
@@ -99,7 +99,7 @@ func textBytes(data []byte) ([]byte, error) {
 		data = []byte(string(utf16.Decode(u)))
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return nil, &Error{Format: OpenStep, Pos: fmt.Sprintf("byte %d", i), Msg: "a NUL byte: not a text property list"}
+		return nil, &Error{Format: openStep, Pos: fmt.Sprintf("byte %d", i), Msg: "a NUL byte: not a text property list"}
 	}
 	return data, nil
 }

@@ -13,7 +13,7 @@ var AdviceAlignment = &Rule{
 	Title:    "graph input/output whose last axis is not a multiple of 64 bytes",
 	Message:  "the Neural Engine pads the last axis of inputs and outputs to 64 bytes; a last axis that is not a multiple of 64 bytes costs padding",
 	Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (tensor memory alignment); performance only",
-	Severity: Advice,
+	Severity: advice,
 	Run:      runAlignment,
 }
 

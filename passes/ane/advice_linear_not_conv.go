@@ -14,7 +14,7 @@ var AdviceLinear = &Rule{
 	Title:    "matmul against a constant weight (a linear layer) instead of a 1×1 conv2d",
 	Message:  "a linear layer is decomposed into less efficient ops; a 1×1 conv2d maps to the Neural Engine's convolution engine",
 	Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (Conv2d instead of Linear); performance only",
-	Severity: Advice,
+	Severity: advice,
 	Run:      runLinear,
 }
 

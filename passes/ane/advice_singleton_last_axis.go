@@ -11,7 +11,7 @@ var AdviceSingletonLast = &Rule{
 	Title:    "graph input/output whose last axis is 1",
 	Message:  "a last axis of size 1 is padded to 64 bytes (32× the memory at fp16); move a larger dimension last",
 	Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (tensor memory alignment); checked on graph inputs and outputs of rank ≥ 2 only (the guide lets intermediates that stay in L2 be narrower); performance only",
-	Severity: Advice,
+	Severity: advice,
 	Run:      runSingletonLast,
 }
 

@@ -16,7 +16,7 @@ var AdviceSoftmaxAxis = &Rule{
 		"large tensors; Apple advises the channel axis",
 	Evidence: "apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md (softmax placement); the same " +
 		"guide's per-head attention example applies softmax on the last axis, so this is advice for large tensors only",
-	Severity: Advice,
+	Severity: advice,
 	Run:      runSoftmaxAxis,
 }
 

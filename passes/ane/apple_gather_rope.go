@@ -15,7 +15,7 @@ var AppleGatherRoPE = &Rule{
 		"Contradicting measurement: apple/coreai-models python/src/coreai_models/export/mlir_ops.py lowers " +
 		"rope_gather_cached_cos_sin to gather_nd of the 2-D cache with [B, S, 1] indices, and the seed note's arm E " +
 		"(coreai-build 3600.83.1, h18p) got 19/19. Kept as info: no verdict rests on it",
-	Severity: Info,
+	Severity: info,
 	Run:      runGatherRoPE,
 }
 

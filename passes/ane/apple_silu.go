@@ -15,7 +15,7 @@ var AppleSilu = &Rule{
 		"mps.cast). Contradicting measurement: apple/coreai-models python/src/coreai_models/primitives/ios/mlp.py calls " +
 		"nn.functional.silu, and the seed note's arm E (Apple's stock Qwen3-0.6B iOS, coreai-build 3600.83.1, h18p) got 19/19 " +
 		"regions. Kept as info: no verdict rests on it",
-	Severity: Info,
+	Severity: info,
 	Run:      runSilu,
 }
 

@@ -15,27 +15,27 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// Behaviour is how a compiler for one architecture is modelled to place a
+// behaviour is how a compiler for one architecture is modelled to place a
 // function that holds ops the Neural Engine cannot run.
-type Behaviour int
+type behaviour int
 
 const (
-	// AllOrNothing: any blocker fails the function's Neural Engine compile;
+	// allOrNothing: any blocker fails the function's Neural Engine compile;
 	// a fully legal function gets one region.
-	AllOrNothing Behaviour = iota
-	// PartitionFp32: ops on non-ANE element types (fp32 islands) run on the
+	allOrNothing behaviour = iota
+	// partitionFp32: ops on non-ANE element types (fp32 islands) run on the
 	// GPU and split the function; each maximal run of the other ops gets
 	// one region. Whole-function rules (RuleLUT4SmallGroup, RuleMetalKernel)
 	// still give 0; other blockers leave the count unknown.
-	PartitionFp32
-	// UnknownBehaviour: no published compile for the architecture.
-	UnknownBehaviour
+	partitionFp32
+	// unknownBehaviour: no published compile for the architecture.
+	unknownBehaviour
 )
 
 // Architecture is a target the region prediction is made for.
 type Architecture struct {
 	Name      string
-	Behaviour Behaviour
+	Behaviour behaviour
 	// Evidence names the compiles the behaviour rests on ("" when unknown).
 	Evidence string
 }
@@ -47,10 +47,10 @@ const DefaultArchitecture = "h18p"
 // coreai-build --architecture (h18p: iPhone 17 Pro; h16g: the M4 Mac of
 // 4rg0naut/silicon-ledger-public EXP-005).
 var archs = map[string]Architecture{
-	"h18p": {Name: "h18p", Behaviour: AllOrNothing, Evidence: "all-or-nothing: the seed note's arms A–E " +
+	"h18p": {Name: "h18p", Behaviour: allOrNothing, Evidence: "all-or-nothing: the seed note's arms A–E " +
 		"(coreai-build 3600.83.1, iOS h18p: 0 regions with a blocker, 19/19 without) and MiniCPM5-2B / Qwen3-1.7B " +
 		"(4rg0naut/coreai-model-zoo knowledge/ane-vs-gpu-iphone-2026-09.md: 0 or 31/31, never a partial count)"},
-	"h16g": {Name: "h16g", Behaviour: PartitionFp32, Evidence: "partitioning around fp32 islands: Granite-Embedding-97M " +
+	"h16g": {Name: "h16g", Behaviour: partitionFp32, Evidence: "partitioning around fp32 islands: Granite-Embedding-97M " +
 		"(4rg0naut/silicon-ledger-public results/EXP-005-ane-residency/README.md, coreai-build 3600.83.1, macOS h16g): " +
 		"fp16 with 12 inline fp32 softmax chains 13 regions, without them 1, fp32 throughout 0"},
 }
@@ -59,7 +59,7 @@ var archName = regexp.MustCompile(`^h[0-9]{2}[a-z]{1,2}$`)
 
 // ParseArchitecture resolves a --architecture value ("" is the default).
 // A well-formed name without published compiles is accepted with
-// UnknownBehaviour: no region count is predicted for it.
+// unknownBehaviour: no region count is predicted for it.
 func ParseArchitecture(s string) (Architecture, error) {
 	if s == "" {
 		s = DefaultArchitecture
@@ -70,7 +70,7 @@ func ParseArchitecture(s string) (Architecture, error) {
 	if !archName.MatchString(s) {
 		return Architecture{}, fmt.Errorf("architecture %q is not a coreai-build architecture name (such as h18p or h16g)", s)
 	}
-	return Architecture{Name: s, Behaviour: UnknownBehaviour}, nil
+	return Architecture{Name: s, Behaviour: unknownBehaviour}, nil
 }
 
 // KnownArchitectures lists the architectures with a region model, sorted.
@@ -78,7 +78,7 @@ func KnownArchitectures() []string { return []string{"h16g", "h18p"} }
 
 // Describe says, in one line, what the prediction for a assumes.
 func (a Architecture) Describe() string {
-	if a.Behaviour == UnknownBehaviour {
+	if a.Behaviour == unknownBehaviour {
 		return "unknown: no published compile for " + a.Name + ", so no region count is predicted (known: " +
 			strings.Join(KnownArchitectures(), ", ") + ")"
 	}
@@ -89,19 +89,19 @@ func (a Architecture) Describe() string {
 // Neural Engine under every known behaviour.
 var wholeFunction = map[*Rule]bool{RuleLUT4SmallGroup: true, RuleMetalKernel: true}
 
-// splitting are the blockers PartitionFp32 treats as GPU islands.
-var splitting = map[*Rule]bool{RuleElementType: true, RuleIOOp: true, RuleFp32GatherTable: true}
+// splitting are the blockers partitionFp32 treats as GPU islands.
+var splitting = map[*Rule]bool{RuleElementType: true, ruleIOOp: true, RuleFp32GatherTable: true}
 
 // predictRegions fills gr's architecture prediction. offANE reports the
 // ops of g on non-ANE element types; hasRule reports whether g or a graph it
 // invokes has a blocker finding of one of the given rules.
-func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE func(*graph.Operation) bool,
+func predictRegions(a Architecture, g *graph.Graph, gr *graphResult, offANE func(*graph.Operation) bool,
 	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) {
 	gr.RegionModel = a.Describe()
 	switch a.Behaviour {
-	case UnknownBehaviour:
+	case unknownBehaviour:
 		return
-	case AllOrNothing:
+	case allOrNothing:
 		gr.PredictedRegions, gr.RegionsKnown = gr.RegionsObserved, true
 		return
 	}
@@ -112,7 +112,7 @@ func predictRegions(a Architecture, g *graph.Graph, gr *GraphResult, offANE func
 	}
 	other := map[*Rule]bool{}
 	for _, r := range Rules {
-		if r.Severity == Blocker && !splitting[r] && !wholeFunction[r] {
+		if r.Severity == blocker && !splitting[r] && !wholeFunction[r] {
 			other[r] = true
 		}
 	}
@@ -169,7 +169,7 @@ func runs(g *graph.Graph, off func(*graph.Operation) bool) int {
 
 // offANEOps marks, by op index, the ops that read or write a data value
 // of a non-ANE element type (the fp32 islands, reported or not): what
-// PartitionFp32 places on the GPU. nil when there is none. (A map from op
+// partitionFp32 places on the GPU. nil when there is none. (A map from op
 // cost about 37 bytes an op where every op is marked: issue 28's chain.)
 func offANEOps(f *anefacts.Graph) []bool {
 	if !f.HasBody() {

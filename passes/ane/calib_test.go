@@ -10,14 +10,14 @@ import (
 func TestParseArchitecture(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want Behaviour
+		want behaviour
 		err  bool
 	}{
-		{"", AllOrNothing, false},
-		{"h18p", AllOrNothing, false},
-		{"h16g", PartitionFp32, false},
-		{"h17p", UnknownBehaviour, false},
-		{"h16c", UnknownBehaviour, false},
+		{"", allOrNothing, false},
+		{"h18p", allOrNothing, false},
+		{"h16g", partitionFp32, false},
+		{"h17p", unknownBehaviour, false},
+		{"h16c", unknownBehaviour, false},
 		{"foo", 0, true},
 		{"H18P", 0, true},
 		{"h18p ", 0, true},
@@ -120,7 +120,7 @@ func TestArchitectureRegions(t *testing.T) {
 			}
 			var blockers []string
 			for _, f := range gr.Findings {
-				if f.Rule.Severity == Blocker {
+				if f.Rule.Severity == blocker {
 					blockers = append(blockers, f.Rule.ID)
 				}
 			}
@@ -191,7 +191,7 @@ func TestCalibratedRulesInTable(t *testing.T) {
 		}
 	}
 	for _, r := range []*Rule{AppleSilu, AppleGatherRoPE} {
-		if !strings.Contains(r.Message, "CONTRADICTED") || r.Severity != Info {
+		if !strings.Contains(r.Message, "CONTRADICTED") || r.Severity != info {
 			t.Errorf("%s must be info and say which measurement contradicts it", r.ID)
 		}
 	}

@@ -43,7 +43,7 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{RuleSet: RuleSetVersion, Compiler: CompilerVersion, Architecture: arch}
+	rep := &Report{RuleSet: RuleSetVersion, Compiler: compilerVersion, Architecture: arch}
 	var scan *anefacts.Scan
 	if !o.NoHazards {
 		scan = anefacts.NewScan(m)
@@ -185,7 +185,7 @@ func (cg *callGraph) offANE(name string) bool {
 // order. Constants are free (they never split a run); the terminator ends
 // the last run. A contiguous run of a topological order is convex, so each
 // run is a subgraph a partitioning compiler could place as one region.
-func segments(g *graph.Graph, gr *GraphResult, calleeBlocked func(string) bool) int {
+func segments(g *graph.Graph, gr *graphResult, calleeBlocked func(string) bool) int {
 	illegal := map[*graph.Operation]bool{}
 	for _, v := range gr.Verdicts {
 		if v.Verdict == Illegal {

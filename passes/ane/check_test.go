@@ -21,7 +21,7 @@ func TestRuleTable(t *testing.T) {
 			t.Errorf("rule %q twice", r.ID)
 		}
 		seen[r.ID] = true
-		if r.Severity == Suspect && (r.Experiment == "" || !strings.HasPrefix(r.Message, "UNCONFIRMED")) {
+		if r.Severity == suspect && (r.Experiment == "" || !strings.HasPrefix(r.Message, "UNCONFIRMED")) {
 			t.Errorf("suspect %q must say UNCONFIRMED and name an experiment", r.ID)
 		}
 		if r.Fix != "" {
@@ -37,8 +37,8 @@ func TestRuleTable(t *testing.T) {
 	if RuleElementType.Message != "Incompatible element type for ANE: expected fp16, f8E4M3, si8, ui8, si16, or ui16" {
 		t.Errorf("element-type message drifted from the compiler's: %q", RuleElementType.Message)
 	}
-	if RuleIOOp.Message != "ANE I/O op isn't a squeeze / expandDims" {
-		t.Errorf("io-op message drifted: %q", RuleIOOp.Message)
+	if ruleIOOp.Message != "ANE I/O op isn't a squeeze / expandDims" {
+		t.Errorf("io-op message drifted: %q", ruleIOOp.Message)
 	}
 }
 
@@ -52,157 +52,165 @@ func summary(fs []Finding) []string {
 	return out
 }
 
-func TestRules(t *testing.T) {
-	f16, f32, si32 := graph.F16, graph.F32, graph.SI32
-	si4 := &graph.IntegerType{Width: 4, Signedness: graph.Signed}
-	ui4 := &graph.IntegerType{Width: 4, Signedness: graph.Unsigned}
-	f8 := &graph.FloatType{Name: "f8E4M3FN"}
-	// weights dequantizes data of type elem with blockwise_shift_scale and
-	// feeds the result to a matmul with input x.
-	weights := func(data *graph.TensorType, palettized bool) func() *graph.Module {
-		return func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""})
-			w := g.constant(data)
-			if palettized {
-				w = g.op("coreai.lut_to_dense", "lut", 1, []*graph.Value{g.constant(tensor(ui4, 4, 4)), g.constant(tensor(si32, 1, 1, 16, 1)), g.constant(tensor(graph.SI16))}, tensor(data.Elem, 4, 4))
-			}
-			scale := g.op("coreai.reshape", "", 0, []*graph.Value{g.constant(tensor(f16)), g.constant(tensor(graph.UI32, 2))}, tensor(f16, 1, 1))
-			d := g.op("coreai.blockwise_shift_scale", "bss", 2, []*graph.Value{w, scale, g.constant(tensor(data.Elem, 1, 1)), g.constant(tensor(f16, 1, 1))}, tensor(f16, 4, 4))
-			g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "mm", 3, []*graph.Value{g.arg(0), d}, tensor(f16, 1, 4)), "y")
-			return g.m
+// The element types of TestRules' weights beyond graph's named ones.
+var (
+	rulesSI4 = &graph.IntegerType{Width: 4, Signedness: graph.Signed}
+	rulesUI4 = &graph.IntegerType{Width: 4, Signedness: graph.Unsigned}
+	rulesF8  = &graph.FloatType{Name: "f8E4M3FN"}
+)
+
+// rulesWeights dequantizes data of type elem with blockwise_shift_scale and
+// feeds the result to a matmul with input x.
+func rulesWeights(data *graph.TensorType, palettized bool) func() *graph.Module {
+	return func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 4), ""})
+		w := g.constant(data)
+		if palettized {
+			w = g.op("coreai.lut_to_dense", "lut", 1, []*graph.Value{g.constant(tensor(rulesUI4, 4, 4)), g.constant(tensor(graph.SI32, 1, 1, 16, 1)), g.constant(tensor(graph.SI16))}, tensor(data.Elem, 4, 4))
 		}
+		scale := g.op("coreai.reshape", "", 0, []*graph.Value{g.constant(tensor(graph.F16)), g.constant(tensor(graph.UI32, 2))}, tensor(graph.F16, 1, 1))
+		d := g.op("coreai.blockwise_shift_scale", "bss", 2, []*graph.Value{w, scale, g.constant(tensor(data.Elem, 1, 1)), g.constant(tensor(graph.F16, 1, 1))}, tensor(graph.F16, 4, 4))
+		g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "mm", 3, []*graph.Value{g.arg(0), d}, tensor(graph.F16, 1, 4)), "y")
+		return g.m
 	}
-	cases := []struct {
-		name     string
-		build    func() *graph.Module
-		findings []string // sorted summaries of blockers and infos
-		suspects []string
-		regions  int // observed prediction for @main
-		segments int
-	}{
-		{"fp16 graph is legal", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""})
-			y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 1, 4))
-			g.out(g.op("coreai.silu", "silu", 2, []*graph.Value{y}, tensor(f16, 1, 4)), "y")
-			return g.m
-		}, []string{"apple.silu coreai.silu "}, nil, 1, 1}, // info only: the verdict stays legal
-		{"fp32 input read by an add", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f32, 1, 4), ""})
-			c := g.constant(tensor(f32))
-			g.out(g.op("coreai.decomposable.broadcasting_add", "add", 1, []*graph.Value{g.arg(0), c}, tensor(f32, 1, 4)), "y")
-			return g.m
-		}, []string{"element-type coreai.decomposable.broadcasting_add strip-fp32-casts",
-			"io-op coreai.decomposable.broadcasting_add strip-fp32-casts"}, nil, 0, 0},
-		{"expand_dims on an input", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 4), ""})
-			e := g.op("coreai.expand_dims", "unsqueeze", 1, []*graph.Value{g.arg(0), g.constant(tensor(si32, 1))}, tensor(f16, 1, 4))
-			g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{e}, tensor(f16, 1, 4)), "y")
-			return g.m
-		}, []string{"io-op coreai.expand_dims fold-io-unsqueeze"}, nil, 0, 1},
-		{"si32 in_step building slice_update begin is exempt", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"in_step", tensor(si32, 1), ""}, port{"x", tensor(f16, 1, 8), ""},
-				port{"cache", tensor(f16, 1, 8), "new_cache"})
-			zero := g.constant(tensor(si32, 1))
-			axis := g.constant(tensor(si32))
-			begin := g.op("coreai.concat", "cat", 1, []*graph.Value{axis, zero, g.arg(0)}, tensor(si32, 2))
-			end := g.op("coreai.concat", "cat_1", 1, []*graph.Value{axis, zero, g.arg(0)}, tensor(si32, 2))
-			stride := g.constant(tensor(si32, 2))
-			u := g.op("coreai.slice_update", "slice_update", 2, []*graph.Value{g.arg(2), g.arg(1), begin, end, stride}, tensor(f16, 1, 8))
-			g.out(u, "new_cache")
-			return g.m
-		}, nil, []string{"suspect.state-write coreai.slice_update "}, 1, 1},
-		{"position ids cast to fp16 is exempt", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"pos", tensor(si32, 1, 4), ""})
-			c := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(0)}, tensor(f16, 1, 4))
-			g.out(g.op("coreai.cos", "cos", 2, []*graph.Value{c}, tensor(f16, 1, 4)), "y")
-			return g.m
-		}, nil, nil, 1, 1},
-		{"inline fp32 chain between casts is a suspect", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""})
-			a := g.op("coreai.cast", "_to_copy", 10, []*graph.Value{g.arg(0)}, tensor(f32, 1, 4))
-			b := g.op("coreai.rsqrt", "rsqrt", 11, []*graph.Value{a}, tensor(f32, 1, 4))
-			c := g.op("coreai.cast", "_to_copy_1", 12, []*graph.Value{b}, tensor(f16, 1, 4))
-			g.out(g.op("coreai.exp", "exp", 13, []*graph.Value{c}, tensor(f16, 1, 4)), "y")
-			return g.m
-		}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
-		{"fp32 round trip through a state is reported at the opening casts", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 4), ""}, port{"s", tensor(f16, 1, 4), "s"})
-			xs := g.op("coreai.cast", "_to_copy", 199, []*graph.Value{g.arg(0)}, tensor(f32, 1, 4))
-			ss := g.op("coreai.cast", "_to_copy_1", 199, []*graph.Value{g.arg(1)}, tensor(f32, 1, 4))
-			n := g.op("coreai.decomposable.broadcasting_add", "add", 200, []*graph.Value{xs, ss}, tensor(f32, 1, 4))
-			back := g.op("coreai.cast", "_to_copy_2", 201, []*graph.Value{n}, tensor(f16, 1, 4))
-			g.out(back, "s")
-			return g.m
-		}, []string{"element-type coreai.cast strip-fp32-casts", "element-type coreai.cast strip-fp32-casts"}, nil, 0, 0},
-		{"rank 6", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 1, 1, 1, 2, 2), ""})
-			y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 1, 1, 1, 1, 2, 2))
-			g.out(g.op("coreai.exp", "exp_1", 1, []*graph.Value{y}, tensor(f16, 1, 1, 1, 1, 2, 2)), "y")
-			return g.m
-		}, []string{"rank coreai.exp ", "rank coreai.exp "}, nil, 0, 0},
-		{"dynamic shape", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, graph.Dynamic, 4), ""})
-			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, graph.Dynamic, 4)), "y")
-			return g.m
-		}, []string{"static-shape coreai.exp "}, nil, 0, 0},
-		{"foreign dialect, linear int4, unknown coreai op", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 4), ""})
-			a := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(f16, 4))
-			b := g.op("arith.negf", "neg", 2, []*graph.Value{a}, tensor(f16, 4))
-			c := g.op("coreai.exp", "exp_1", 3, []*graph.Value{b}, tensor(f16, 4))
-			_ = c
-			w := g.constant(tensor(si4, 4))
-			d := g.op("coreai.blockwise_shift_scale", "bss", 4, []*graph.Value{w, g.constant(tensor(f16, 1)), g.constant(tensor(si4, 1)), g.constant(tensor(f16, 1))}, tensor(f16, 4))
-			e := g.op("coreai.exp", "exp_2", 5, []*graph.Value{d}, tensor(f16, 4))
-			f := g.op("coreai.frobnicate", "frob", 6, []*graph.Value{e}, tensor(f16, 4))
-			g.out(f, "y")
-			return g.m
-		}, []string{"linear-int4 coreai.blockwise_shift_scale legalize-weights", "no-lowering arith.negf ", "unverified-op coreai.frobnicate "}, nil, 0, 3},
-		{"linear int4 weights", weights(tensor(si4, 4, 4), false), []string{"linear-int4 coreai.blockwise_shift_scale legalize-weights"}, nil, 0, 2},
-		{"linear ui4 weights", weights(tensor(ui4, 4, 4), false), []string{"linear-int4 coreai.blockwise_shift_scale legalize-weights"}, nil, 0, 2},
-		{"si8 weights compile", weights(tensor(graph.SI8, 4, 4), false), nil, nil, 1, 1},
-		{"f8E4M3FN weights compile", weights(tensor(f8, 4, 4), false), nil, nil, 1, 1},
-		{"palettized (ui4 indices, lut_to_dense) weights compile", weights(tensor(graph.SI8, 4, 4), true), nil, nil, 1, 1},
-		{"quantize/dequantize axis operands are parameters", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 2, 4), ""})
-			sc, o1, o2 := g.constant(tensor(f16, 2)), g.constant(tensor(graph.SI8, 2)), g.constant(tensor(f16, 2))
-			axis := g.constant(tensor(si32))
-			q := g.op("coreai.quantize", "q", 1, []*graph.Value{g.arg(0), sc, o1, o2, axis}, tensor(graph.SI8, 2, 4))
-			dq := g.op("coreai.dequantize", "dq", 2, []*graph.Value{q, sc, o1, o2, axis}, tensor(f16, 2, 4))
-			g.out(g.op("coreai.exp", "exp", 3, []*graph.Value{dq}, tensor(f16, 2, 4)), "y")
-			return g.m
-		}, nil, nil, 1, 1},
-		{"scatter_nd (x, updates, indices): si32 indices exempt, f32 updates not", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 5, 3), ""}, port{"idx", tensor(si32, 2, 1), ""}, port{"vals", tensor(f16, 2, 3), ""})
-			r := g.op("coreai.scatter_nd", "index_put", 1, []*graph.Value{g.arg(0), g.arg(2), g.arg(1)}, tensor(f16, 5, 3))
-			g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{r}, tensor(f16, 5, 3)), "y")
-			return g.m
-		}, nil, nil, 1, 1},
-		{"scatter_nd with f32 updates", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 5, 3), ""}, port{"idx", tensor(si32, 2, 1), ""}, port{"vals", tensor(f16, 2, 3), ""})
-			v := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(2)}, tensor(f32, 2, 3))
-			x := g.op("coreai.cast", "_to_copy_1", 1, []*graph.Value{g.arg(0)}, tensor(f32, 5, 3))
-			r := g.op("coreai.scatter_nd", "index_put", 2, []*graph.Value{x, v, g.arg(1)}, tensor(f32, 5, 3))
-			g.out(g.op("coreai.cast", "_to_copy_2", 3, []*graph.Value{r}, tensor(f16, 5, 3)), "y")
-			return g.m
-		}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts", "suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
-		{"slice_update of a state that is not stored back is no state write", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"x", tensor(f16, 1, 8), ""}, port{"cache", tensor(f16, 1, 8), "cache"})
-			b := g.constant(tensor(si32, 2))
-			u := g.op("coreai.slice_update", "peek", 1, []*graph.Value{g.arg(1), g.arg(0), b, b, b}, tensor(f16, 1, 8))
-			g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{u}, tensor(f16, 1, 8)), "y")
-			g.out(g.arg(0), "cache")
-			return g.m
-		}, nil, nil, 1, 1},
-		{"tied head constant", func() *graph.Module {
-			g := newGraph(nil, "main", "", port{"ids", tensor(si32, 1, 1, 1), ""})
-			table := g.constant(tensor(f16, 16, 4))
-			h := g.op("coreai.gather_nd", "embedding", 1, []*graph.Value{table, g.arg(0)}, tensor(f16, 1, 1, 4))
-			tt := g.op("coreai.transpose", "t", 2, []*graph.Value{table, g.constant(tensor(graph.UI32, 2))}, tensor(f16, 4, 16))
-			g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "matmul", 3, []*graph.Value{h, tt}, tensor(f16, 1, 1, 16)), "logits")
-			return g.m
-		}, []string{"apple.gather-rope coreai.gather_nd "}, []string{"suspect.tied-head-constant coreai.constant "}, 1, 1},
-	}
+}
+
+type rulesCase struct {
+	name     string
+	build    func() *graph.Module
+	findings []string // sorted summaries of blockers and infos
+	suspects []string
+	regions  int // observed prediction for @main
+	segments int
+}
+
+var rulesCases = []rulesCase{
+	{"fp16 graph is legal", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 4), ""})
+		y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 4))
+		g.out(g.op("coreai.silu", "silu", 2, []*graph.Value{y}, tensor(graph.F16, 1, 4)), "y")
+		return g.m
+	}, []string{"apple.silu coreai.silu "}, nil, 1, 1}, // info only: the verdict stays legal
+	{"fp32 input read by an add", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F32, 1, 4), ""})
+		c := g.constant(tensor(graph.F32))
+		g.out(g.op("coreai.decomposable.broadcasting_add", "add", 1, []*graph.Value{g.arg(0), c}, tensor(graph.F32, 1, 4)), "y")
+		return g.m
+	}, []string{"element-type coreai.decomposable.broadcasting_add strip-fp32-casts",
+		"io-op coreai.decomposable.broadcasting_add strip-fp32-casts"}, nil, 0, 0},
+	{"expand_dims on an input", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
+		e := g.op("coreai.expand_dims", "unsqueeze", 1, []*graph.Value{g.arg(0), g.constant(tensor(graph.SI32, 1))}, tensor(graph.F16, 1, 4))
+		g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{e}, tensor(graph.F16, 1, 4)), "y")
+		return g.m
+	}, []string{"io-op coreai.expand_dims fold-io-unsqueeze"}, nil, 0, 1},
+	{"si32 in_step building slice_update begin is exempt", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"in_step", tensor(graph.SI32, 1), ""}, port{"x", tensor(graph.F16, 1, 8), ""},
+			port{"cache", tensor(graph.F16, 1, 8), "new_cache"})
+		zero := g.constant(tensor(graph.SI32, 1))
+		axis := g.constant(tensor(graph.SI32))
+		begin := g.op("coreai.concat", "cat", 1, []*graph.Value{axis, zero, g.arg(0)}, tensor(graph.SI32, 2))
+		end := g.op("coreai.concat", "cat_1", 1, []*graph.Value{axis, zero, g.arg(0)}, tensor(graph.SI32, 2))
+		stride := g.constant(tensor(graph.SI32, 2))
+		u := g.op("coreai.slice_update", "slice_update", 2, []*graph.Value{g.arg(2), g.arg(1), begin, end, stride}, tensor(graph.F16, 1, 8))
+		g.out(u, "new_cache")
+		return g.m
+	}, nil, []string{"suspect.state-write coreai.slice_update "}, 1, 1},
+	{"position ids cast to fp16 is exempt", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"pos", tensor(graph.SI32, 1, 4), ""})
+		c := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 4))
+		g.out(g.op("coreai.cos", "cos", 2, []*graph.Value{c}, tensor(graph.F16, 1, 4)), "y")
+		return g.m
+	}, nil, nil, 1, 1},
+	{"inline fp32 chain between casts is a suspect", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 4), ""})
+		a := g.op("coreai.cast", "_to_copy", 10, []*graph.Value{g.arg(0)}, tensor(graph.F32, 1, 4))
+		b := g.op("coreai.rsqrt", "rsqrt", 11, []*graph.Value{a}, tensor(graph.F32, 1, 4))
+		c := g.op("coreai.cast", "_to_copy_1", 12, []*graph.Value{b}, tensor(graph.F16, 1, 4))
+		g.out(g.op("coreai.exp", "exp", 13, []*graph.Value{c}, tensor(graph.F16, 1, 4)), "y")
+		return g.m
+	}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
+	{"fp32 round trip through a state is reported at the opening casts", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 4), ""}, port{"s", tensor(graph.F16, 1, 4), "s"})
+		xs := g.op("coreai.cast", "_to_copy", 199, []*graph.Value{g.arg(0)}, tensor(graph.F32, 1, 4))
+		ss := g.op("coreai.cast", "_to_copy_1", 199, []*graph.Value{g.arg(1)}, tensor(graph.F32, 1, 4))
+		n := g.op("coreai.decomposable.broadcasting_add", "add", 200, []*graph.Value{xs, ss}, tensor(graph.F32, 1, 4))
+		back := g.op("coreai.cast", "_to_copy_2", 201, []*graph.Value{n}, tensor(graph.F16, 1, 4))
+		g.out(back, "s")
+		return g.m
+	}, []string{"element-type coreai.cast strip-fp32-casts", "element-type coreai.cast strip-fp32-casts"}, nil, 0, 0},
+	{"rank 6", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 1, 1, 1, 2, 2), ""})
+		y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 1, 1, 1, 2, 2))
+		g.out(g.op("coreai.exp", "exp_1", 1, []*graph.Value{y}, tensor(graph.F16, 1, 1, 1, 1, 2, 2)), "y")
+		return g.m
+	}, []string{"rank coreai.exp ", "rank coreai.exp "}, nil, 0, 0},
+	{"dynamic shape", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, graph.Dynamic, 4), ""})
+		g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, graph.Dynamic, 4)), "y")
+		return g.m
+	}, []string{"static-shape coreai.exp "}, nil, 0, 0},
+	{"foreign dialect, linear int4, unknown coreai op", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
+		a := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 4))
+		b := g.op("arith.negf", "neg", 2, []*graph.Value{a}, tensor(graph.F16, 4))
+		c := g.op("coreai.exp", "exp_1", 3, []*graph.Value{b}, tensor(graph.F16, 4))
+		_ = c
+		w := g.constant(tensor(rulesSI4, 4))
+		d := g.op("coreai.blockwise_shift_scale", "bss", 4, []*graph.Value{w, g.constant(tensor(graph.F16, 1)), g.constant(tensor(rulesSI4, 1)), g.constant(tensor(graph.F16, 1))}, tensor(graph.F16, 4))
+		e := g.op("coreai.exp", "exp_2", 5, []*graph.Value{d}, tensor(graph.F16, 4))
+		f := g.op("coreai.frobnicate", "frob", 6, []*graph.Value{e}, tensor(graph.F16, 4))
+		g.out(f, "y")
+		return g.m
+	}, []string{"linear-int4 coreai.blockwise_shift_scale legalize-weights", "no-lowering arith.negf ", "unverified-op coreai.frobnicate "}, nil, 0, 3},
+	{"linear int4 weights", rulesWeights(tensor(rulesSI4, 4, 4), false), []string{"linear-int4 coreai.blockwise_shift_scale legalize-weights"}, nil, 0, 2},
+	{"linear ui4 weights", rulesWeights(tensor(rulesUI4, 4, 4), false), []string{"linear-int4 coreai.blockwise_shift_scale legalize-weights"}, nil, 0, 2},
+	{"si8 weights compile", rulesWeights(tensor(graph.SI8, 4, 4), false), nil, nil, 1, 1},
+	{"f8E4M3FN weights compile", rulesWeights(tensor(rulesF8, 4, 4), false), nil, nil, 1, 1},
+	{"palettized (ui4 indices, lut_to_dense) weights compile", rulesWeights(tensor(graph.SI8, 4, 4), true), nil, nil, 1, 1},
+	{"quantize/dequantize axis operands are parameters", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 2, 4), ""})
+		sc, o1, o2 := g.constant(tensor(graph.F16, 2)), g.constant(tensor(graph.SI8, 2)), g.constant(tensor(graph.F16, 2))
+		axis := g.constant(tensor(graph.SI32))
+		q := g.op("coreai.quantize", "q", 1, []*graph.Value{g.arg(0), sc, o1, o2, axis}, tensor(graph.SI8, 2, 4))
+		dq := g.op("coreai.dequantize", "dq", 2, []*graph.Value{q, sc, o1, o2, axis}, tensor(graph.F16, 2, 4))
+		g.out(g.op("coreai.exp", "exp", 3, []*graph.Value{dq}, tensor(graph.F16, 2, 4)), "y")
+		return g.m
+	}, nil, nil, 1, 1},
+	{"scatter_nd (x, updates, indices): si32 indices exempt, f32 updates not", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 5, 3), ""}, port{"idx", tensor(graph.SI32, 2, 1), ""}, port{"vals", tensor(graph.F16, 2, 3), ""})
+		r := g.op("coreai.scatter_nd", "index_put", 1, []*graph.Value{g.arg(0), g.arg(2), g.arg(1)}, tensor(graph.F16, 5, 3))
+		g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{r}, tensor(graph.F16, 5, 3)), "y")
+		return g.m
+	}, nil, nil, 1, 1},
+	{"scatter_nd with f32 updates", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 5, 3), ""}, port{"idx", tensor(graph.SI32, 2, 1), ""}, port{"vals", tensor(graph.F16, 2, 3), ""})
+		v := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(2)}, tensor(graph.F32, 2, 3))
+		x := g.op("coreai.cast", "_to_copy_1", 1, []*graph.Value{g.arg(0)}, tensor(graph.F32, 5, 3))
+		r := g.op("coreai.scatter_nd", "index_put", 2, []*graph.Value{x, v, g.arg(1)}, tensor(graph.F32, 5, 3))
+		g.out(g.op("coreai.cast", "_to_copy_2", 3, []*graph.Value{r}, tensor(graph.F16, 5, 3)), "y")
+		return g.m
+	}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts", "suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
+	{"slice_update of a state that is not stored back is no state write", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 8), ""}, port{"cache", tensor(graph.F16, 1, 8), "cache"})
+		b := g.constant(tensor(graph.SI32, 2))
+		u := g.op("coreai.slice_update", "peek", 1, []*graph.Value{g.arg(1), g.arg(0), b, b, b}, tensor(graph.F16, 1, 8))
+		g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{u}, tensor(graph.F16, 1, 8)), "y")
+		g.out(g.arg(0), "cache")
+		return g.m
+	}, nil, nil, 1, 1},
+	{"tied head constant", func() *graph.Module {
+		g := newGraph(nil, "main", "", port{"ids", tensor(graph.SI32, 1, 1, 1), ""})
+		table := g.constant(tensor(graph.F16, 16, 4))
+		h := g.op("coreai.gather_nd", "embedding", 1, []*graph.Value{table, g.arg(0)}, tensor(graph.F16, 1, 1, 4))
+		tt := g.op("coreai.transpose", "t", 2, []*graph.Value{table, g.constant(tensor(graph.UI32, 2))}, tensor(graph.F16, 4, 16))
+		g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "matmul", 3, []*graph.Value{h, tt}, tensor(graph.F16, 1, 1, 16)), "logits")
+		return g.m
+	}, []string{"apple.gather-rope coreai.gather_nd "}, []string{"suspect.tied-head-constant coreai.constant "}, 1, 1},
+}
+
+func TestRules(t *testing.T) {
+	cases := rulesCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := c.build()
@@ -259,7 +267,7 @@ func TestCompositeBlocksCaller(t *testing.T) {
 func TestGroupFindings(t *testing.T) {
 	fs := []Finding{
 		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_4", OpName: "coreai.cast", Source: "q.py:199"},
-		{Rule: RuleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", rare: &findingRare{fix: "fold-io-unsqueeze"}},
+		{Rule: ruleIOOp, Graph: "main", OpID: "unsqueeze", OpName: "coreai.expand_dims", Source: "q.py:120", rare: &findingRare{fix: "fold-io-unsqueeze"}},
 		{Rule: RuleElementType, Graph: "main", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
 		{Rule: RuleElementType, Graph: "other", OpID: "_to_copy_5", OpName: "coreai.cast", Source: "q.py:199"},
 	}

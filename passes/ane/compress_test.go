@@ -39,7 +39,7 @@ func TestLinearInt4Fix(t *testing.T) {
 		}
 		n := 0
 		for _, f := range rep.AllFindings() {
-			if f.Rule != RuleLinearInt4 {
+			if f.Rule != ruleLinearInt4 {
 				continue
 			}
 			n++
@@ -59,7 +59,7 @@ func TestLinearInt4Fix(t *testing.T) {
 		}
 		after, _ := Check(m)
 		for _, f := range after.AllFindings() {
-			if f.Rule == RuleLinearInt4 || f.Rule == RuleLUT4SmallGroup {
+			if f.Rule == ruleLinearInt4 || f.Rule == RuleLUT4SmallGroup {
 				t.Errorf("%s: after %s: %s %s", c.name, c.fix, f.Rule.ID, f.Detail)
 			}
 		}

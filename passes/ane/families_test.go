@@ -57,7 +57,7 @@ func TestFamiliesHazards(t *testing.T) {
 				var stateFindings []string
 				stabiliser := false
 				for _, f := range rep.AllHazards() {
-					if f.Rule != HazardUnbounded || !strings.Contains(f.Detail, "state ") {
+					if f.Rule != hazardUnbounded || !strings.Contains(f.Detail, "state ") {
 						continue
 					}
 					s := f.OpName + ": " + f.Detail
@@ -133,7 +133,7 @@ func TestUnboundedOnSynthArm(t *testing.T) {
 		}
 		resid, rec := 0, 0
 		for _, f := range rep.AllHazards() {
-			if f.Rule != HazardUnbounded {
+			if f.Rule != hazardUnbounded {
 				continue
 			}
 			switch {
@@ -180,7 +180,7 @@ func TestResidualScaleClearsStreamHazard(t *testing.T) {
 			}
 			stream := 0
 			for _, f := range rep.AllHazards() {
-				if f.Rule == HazardUnbounded && strings.Contains(f.Detail, "the residual stream") {
+				if f.Rule == hazardUnbounded && strings.Contains(f.Detail, "the residual stream") {
 					stream++
 				}
 			}

@@ -42,12 +42,12 @@ func TestPipelineFixpointReturnedState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := CountByRule(check(t, m).AllFindings()); c[RuleElementType.ID] == 0 {
+			if c := countByRule(check(t, m).AllFindings()); c[RuleElementType.ID] == 0 {
 				t.Errorf("input: no element-type blocker; the plain pair is a round trip")
 			}
 			runPipeline(t, m, nil)
 			r := check(t, m)
-			if c := CountByRule(r.AllFindings()); c[RuleElementType.ID] != 0 {
+			if c := countByRule(r.AllFindings()); c[RuleElementType.ID] != 0 {
 				t.Errorf("after the default rewrite: %v", groupKeys(r.AllFindings()))
 			}
 			if p, ok := graph.States(m.Graph("main"), graph.StateOptions{}).ForInput(1); !ok || p.Form != graph.StateAttribute {
@@ -90,12 +90,12 @@ func TestCompositeRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := check(t, m)
-			if n := CountByRule(before.AllFindings())[RuleElementType.ID]; n == 0 {
+			if n := countByRule(before.AllFindings())[RuleElementType.ID]; n == 0 {
 				t.Errorf("%s: no element-type blocker for the fp32 inside the composite", c.Name)
 			}
 			runPipeline(t, m, nil)
 			after := check(t, m)
-			if n := CountByRule(after.AllFindings())[RuleElementType.ID]; n != 0 || !after.Legal() {
+			if n := countByRule(after.AllFindings())[RuleElementType.ID]; n != 0 || !after.Legal() {
 				t.Errorf("%s after the default rewrite: %v", c.Name, groupKeys(after.AllFindings()))
 			}
 			if n := graph.ElementTypeCounts(m.Op)["f32"]; n != 0 {

@@ -42,7 +42,7 @@ func GroupFindings(fs []Finding) []Group {
 	return out
 }
 
-// Grouping is the groups of a list of findings, made one at a time while
+// grouping is the groups of a list of findings, made one at a time while
 // they are visited (All), in GroupFindings' order. It holds 12 bytes a
 // finding and 4 a group beside the findings, where the groups themselves
 // are about 150 bytes each: with a finding per op of a large graph, a
@@ -54,7 +54,7 @@ func GroupFindings(fs []Finding) []Group {
 // of equal keys is a group: a map from key to group and a group list grown
 // by append were, with a finding per op of a large graph, about 200 bytes
 // an op at the peak of check.
-type Grouping struct {
+type grouping struct {
 	fs []Finding
 	// pos are the findings' positions sorted by key; runs are where each
 	// group starts in pos, in output order, and end where the next one in
@@ -64,8 +64,8 @@ type Grouping struct {
 }
 
 // NewGrouping groups fs, which must not change while the Grouping is used.
-func NewGrouping(fs []Finding) *Grouping {
-	gr := &Grouping{fs: fs}
+func NewGrouping(fs []Finding) *grouping {
+	gr := &grouping{fs: fs}
 	if len(fs) == 0 {
 		return gr
 	}
@@ -136,10 +136,10 @@ func NewGrouping(fs []Finding) *Grouping {
 }
 
 // Len is the number of groups.
-func (gr *Grouping) Len() int { return len(gr.runs) }
+func (gr *grouping) Len() int { return len(gr.runs) }
 
 // All visits the groups in order, making each one as it is visited.
-func (gr *Grouping) All() iter.Seq[Group] {
+func (gr *grouping) All() iter.Seq[Group] {
 	return func(yield func(Group) bool) {
 		fs := gr.fs
 		if len(fs) == 0 {
@@ -193,8 +193,8 @@ func (gr *Grouping) All() iter.Seq[Group] {
 	}
 }
 
-// CountByRule counts findings per rule ID.
-func CountByRule(fs []Finding) map[string]int {
+// countByRule counts findings per rule ID.
+func countByRule(fs []Finding) map[string]int {
 	return lo.CountValuesBy(fs, func(f Finding) string { return f.Rule.ID })
 }
 
@@ -206,11 +206,11 @@ func RuleFor(k compilerlog.Kind) *Rule {
 	case compilerlog.KindElementType:
 		return RuleElementType
 	case compilerlog.KindIOOp:
-		return RuleIOOp
+		return ruleIOOp
 	case compilerlog.KindReorder:
-		return RuleReorder
+		return ruleReorder
 	}
-	return RuleCompilerOther
+	return ruleCompilerOther
 }
 
 type opAt struct {
@@ -263,7 +263,7 @@ func MapLog(m *graph.Module, l *compilerlog.Log) []Finding {
 		}
 		// The rule's message already says what the compiler said; keep the
 		// text only for diagnostics the table has no row for.
-		if f.Rule == RuleCompilerOther || f.Rule == RuleReorder {
+		if f.Rule == ruleCompilerOther || f.Rule == ruleReorder {
 			f.Detail = d.Message
 		}
 		var cands []opAt
@@ -333,12 +333,12 @@ func Calibrate(predicted, cited []Finding) (citedOnly, predictedOnly int) {
 	}
 	p, c := map[key]bool{}, map[key]bool{}
 	for _, f := range predicted {
-		if (f.Rule == RuleElementType || f.Rule == RuleIOOp) && f.Op != nil {
+		if (f.Rule == RuleElementType || f.Rule == ruleIOOp) && f.Op != nil {
 			p[key{f.Rule.ID, f.Op}] = true
 		}
 	}
 	for _, f := range cited {
-		if f.Rule == RuleElementType || f.Rule == RuleIOOp {
+		if f.Rule == RuleElementType || f.Rule == ruleIOOp {
 			k := key{f.Rule.ID, any(f.Op)}
 			if f.Op == nil {
 				k.op = f.Log()

@@ -10,18 +10,18 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// HazardExp: an exp whose input is proven (from constants, clamps and
+// hazardExp: an exp whose input is proven (from constants, clamps and
 // interval arithmetic over data movement, add, sub and mul) able to exceed
 // ln(65504), so that its fp16 result is +inf. Inputs without a provable
 // bound are not reported: the rule never guesses.
-var HazardExp = &Rule{
+var hazardExp = &Rule{
 	ID:    "fp16.exp-overflow",
 	Title: "exp of an input proven able to exceed ln(65504) ≈ 11.09",
 	Message: "exp whose input can exceed ln(65504) ≈ 11.09 overflows fp16 to +inf; the bound is proven from the graph " +
 		"(constants, clamps as broadcasting_maximum/minimum, data movement, add/sub/mul of bounded values), never guessed",
 	Evidence: "IEEE 754 binary16: exp(x) > 65504 for x > ln(65504) ≈ 11.0898; inputs without a provable bound are not reported",
-	Severity: Hazard,
-	Requires: []*Fact{FactFP16Scan},
+	Severity: hazard,
+	Requires: []*fact{factFP16Scan},
 	Run:      runExp,
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 func TestHazardExp(t *testing.T) {
-	testRule(t, HazardExp, []ruleCase{
+	testRule(t, hazardExp, []ruleCase{
 		{name: "exp of x clamped to [-4, 12]", file: "hazards/exp_bounded.mlir", want: []string{"coreai.exp: op_id 5: input range [-4, 12] from minimum of maximum of constant lo (op_id 1) [-4, -4] [-4, ?] and constant hi (op_id 2) [12, 12]: exp(12) = 162755, above ln(65504) ≈ 11.0899, so the result is +inf in fp16"}},
 		{name: "exp of an unbounded input", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
@@ -47,7 +47,7 @@ func TestBoundShared(t *testing.T) {
 	if bd.proved > 2*n {
 		t.Errorf("%d values proven for a graph of %d ops", bd.proved, n)
 	}
-	if got := runRuleAlone(t, HazardExp, m); len(got) != 0 {
+	if got := runRuleAlone(t, hazardExp, m); len(got) != 0 {
 		t.Errorf("findings %q", got)
 	}
 }

@@ -6,15 +6,15 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// HazardFlush: a float constant wider than f16 holding nonzero values
+// hazardFlush: a float constant wider than f16 holding nonzero values
 // that round to ±0 in fp16.
-var HazardFlush = &Rule{
+var hazardFlush = &Rule{
 	ID:       "fp16.flush-to-zero",
 	Title:    "nonzero constant that rounds to zero in fp16",
 	Message:  "constant holds nonzero values whose fp16 rounding is ±0 (|x| < 2^-25): converted to fp16 they vanish",
 	Evidence: "IEEE 754 binary16 (graph/f16): smallest subnormal 2^-24 ≈ 5.96e-08, so nonzero |x| < 2^-25 rounds to ±0; checked on constants wider than f16",
-	Severity: Hazard,
-	Requires: []*Fact{FactFP16Scan},
+	Severity: hazard,
+	Requires: []*fact{factFP16Scan},
 	Run:      runFlush,
 }
 

@@ -21,8 +21,8 @@ var HazardRange = &Rule{
 		"softmax's max subtraction over a row that is masked throughout",
 	Evidence: "IEEE 754 binary16 (graph/f16): largest finite value 65504; |x| >= 65520 rounds to ±inf. f16 " +
 		"constants are checked for ±inf, wider ones also for finite values past 65504",
-	Severity: Hazard,
-	Requires: []*Fact{FactFP16Scan},
+	Severity: hazard,
+	Requires: []*fact{factFP16Scan},
 	Run:      runRange,
 }
 

@@ -11,18 +11,18 @@ import (
 // its lowering computes exp(x) in fp16).
 const softplusCliff = 10.4
 
-// HazardSoftplus: a softplus computed in fp16 whose input is proven able to
+// hazardSoftplus: a softplus computed in fp16 whose input is proven able to
 // pass the cliff. Like hazard_exp.go it reports proven bounds only; an input
 // derived from a state or the residual stream is hazard_unbounded.go's.
-var HazardSoftplus = &Rule{
+var hazardSoftplus = &Rule{
 	ID:    "fp16.softplus-cliff",
 	Title: "fp16 softplus of an input proven able to pass x ≈ 10.4",
 	Message: "softplus in fp16 whose input can exceed ≈ 10.4: on the Neural Engine the result drops to 0 there instead of " +
 		"following x; write it as max(x, 0) + log(1 + exp(−|x|)), whose exp never overflows",
 	Evidence: "coremltools issue 2687 (Neural Engine, fp16: softplus output 0 for x > 10.4; M4, coremltools 9.0); " +
 		"the bound is proven from the graph as fp16.exp-overflow proves it",
-	Severity: Hazard,
-	Requires: []*Fact{FactFP16Scan},
+	Severity: hazard,
+	Requires: []*fact{factFP16Scan},
 	Run:      runSoftplus,
 }
 

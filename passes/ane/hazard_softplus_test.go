@@ -15,7 +15,7 @@ func TestHazardSoftplus(t *testing.T) {
   }
 }`
 	}
-	testRule(t, HazardSoftplus, []ruleCase{
+	testRule(t, hazardSoftplus, []ruleCase{
 		{name: "softplus of x clamped to [-4, 12]", text: clamped("12.0"),
 			want: []string{"coreai.softplus: input range [-4, 12] from minimum of maximum of constant  [-4, -4] [-4, ?] and constant  [12, 12]: above the cliff at x ≈ 10.4, where the Neural Engine's fp16 softplus returns 0; used by coreai.output"}},
 		{name: "softplus of x clamped to [-4, 10]", text: clamped("10.0"), want: nil},

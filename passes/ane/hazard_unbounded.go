@@ -10,14 +10,14 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// HazardUnbounded: an exp, softplus, power or sum of squares computed in
+// hazardUnbounded: an exp, softplus, power or sum of squares computed in
 // fp16 (or in an fp32 island the default rewrite retypes to fp16) whose
 // input comes from a value nothing bounds: a recurrent state (a running
 // maximum, an SSM state) or the residual stream (which carries the massive
 // activation channels of trained models). hazard_exp.go reports only proven
 // overflows; these inputs have no proven bound at all, and they are where
 // fp16 recurrences are known to fail, so the rule names them.
-var HazardUnbounded = &Rule{
+var hazardUnbounded = &Rule{
 	ID:    "fp16.unbounded-input",
 	Title: "exp, softplus, power or sum of squares in fp16 of a state or the residual stream",
 	Message: "exp, softplus, power or sum of squares whose input derives from a recurrent state or the residual stream, " +
@@ -27,8 +27,8 @@ var HazardUnbounded = &Rule{
 		"(exporters keep norms in fp32), and fp16 recurrent states are reported to break trained models " +
 		"(TensorRT-Model-Connect PR #725: Qwen3.5 with an fp16 SSM state, MMLU 0.45 -> 0.15; Qwen3.5's config keeps " +
 		"mamba_ssm_dtype float32, as llama.cpp and MLX PR #997 do); coremltools issue 2687 for softplus",
-	Severity: Hazard,
-	Requires: []*Fact{FactFP16Scan, FactIslands},
+	Severity: hazard,
+	Requires: []*fact{factFP16Scan, factIslands},
 	Run:      runUnbounded,
 }
 

@@ -71,7 +71,7 @@ func TestHazardUnbounded(t *testing.T) {
 		return out
 	}
 	const unscaled = `coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256) of a value derived from the residual stream (embedding coreai.gather_nd) with no bounding op between, computed in fp16; used by coreai.output`
-	testRule(t, HazardUnbounded, []ruleCase{
+	testRule(t, hazardUnbounded, []ruleCase{
 		// anefacts.StreamSafeK(4) = 6 (passes/anefacts/stream_test.go): a
 		// stream scaled by 2^-6 fits the guess, 2^-5 does not.
 		{name: "residual stream scaled by 2^-6 (embedding and block output)", text: scaledResidualModule("1.562500e-02", "1.562500e-02"), want: nil},

@@ -14,7 +14,7 @@ import (
 // They are advisory (severity Hazard): they never change a verdict, a
 // region count or the exit code, because the compiler accepts such graphs;
 // what they threaten is the numbers, not placement. They read the module's
-// fp16 constant scan (anefacts.Scan, FactFP16Scan). This file holds what
+// fp16 constant scan (anefacts.Scan, factFP16Scan). This file holds what
 // their details share.
 
 func fmtVal(v float64) string {

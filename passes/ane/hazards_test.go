@@ -91,7 +91,7 @@ func TestHazards(t *testing.T) {
 			}
 			for i, w := range tc.want {
 				f := hz[i]
-				if f.Rule.ID != w.rule || f.OpID != w.opID || f.Rule.Severity != Hazard {
+				if f.Rule.ID != w.rule || f.OpID != w.opID || f.Rule.Severity != hazard {
 					t.Errorf("hazard %d: %s at %q (%s), want %s at %q", i, f.Rule.ID, f.OpID, f.Rule.Severity, w.rule, w.opID)
 				}
 				for _, d := range w.detail {
@@ -110,7 +110,7 @@ func TestHazards(t *testing.T) {
 				t.Errorf("unexpected notes %q", rep.HazardNotes)
 			}
 			for _, f := range append(rep.AllFindings(), rep.AllSuspects()...) {
-				if f.Rule.Severity == Hazard {
+				if f.Rule.Severity == hazard {
 					t.Errorf("hazard %s among the legality findings", f.Rule.ID)
 				}
 			}
@@ -197,7 +197,7 @@ func TestHazardBounds(t *testing.T) {
 			}
 			got := false
 			for _, f := range rep.AllHazards() {
-				if f.Rule == HazardExp {
+				if f.Rule == hazardExp {
 					got = true
 				}
 			}

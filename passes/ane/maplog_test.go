@@ -40,10 +40,10 @@ func TestMapLog(t *testing.T) {
 	if fs[1].Op != nil || fs[1].OpID != "_to_copy_13" || !strings.Contains(fs[1].Detail, "no op in the model matches") {
 		t.Errorf("unmatched id: %+v", fs[1])
 	}
-	if fs[5].Rule != RuleIOOp || fs[5].Op != add || fs[5].OpID != "add_7" {
+	if fs[5].Rule != ruleIOOp || fs[5].Op != add || fs[5].OpID != "add_7" {
 		t.Errorf("by source line: %+v", fs[5])
 	}
-	if fs[6].Rule != RuleReorder {
+	if fs[6].Rule != ruleReorder {
 		t.Errorf("reorder: %+v", fs[6])
 	}
 	gs := GroupFindings(fs)

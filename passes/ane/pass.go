@@ -10,25 +10,25 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// Fact is a shared result a rule may require: computed once per graph (or
+// fact is a shared result a rule may require: computed once per graph (or
 // once per module) by the runner, whichever rule asks first, and read by
 // every rule that declares it in Requires. The facts every rule has without
 // asking are Pass's embedded anefacts.Graph: the ops in order, the ports,
 // the values that are only settings or compressed storage, the state pairs
 // and the round trips of composites' call sites.
-type Fact struct {
+type fact struct {
 	Name string
 	Doc  string
 }
 
 var (
-	// FactIslands is anefacts.Graph.Islands: the graph's non-ANE values
+	// factIslands is anefacts.Graph.Islands: the graph's non-ANE values
 	// grouped into islands, each with why the compiler cites it or "".
-	FactIslands = &Fact{Name: "islands", Doc: "the graph's non-ANE (fp32, …) islands and why each is cited (anefacts.Graph.Islands)"}
-	// FactFP16Scan is the module's fp16 constant scan (anefacts.Scan),
+	factIslands = &fact{Name: "islands", Doc: "the graph's non-ANE (fp32, …) islands and why each is cited (anefacts.Graph.Islands)"}
+	// factFP16Scan is the module's fp16 constant scan (anefacts.Scan),
 	// shared by every graph so that a resource is read once. A rule that
 	// requires it does not run when Options.NoHazards turns the scan off.
-	FactFP16Scan = &Fact{Name: "fp16-scan", Doc: "each float constant's range as fp16 sees it, blobs read once per module (anefacts.Scan)"}
+	factFP16Scan = &fact{Name: "fp16-scan", Doc: "each float constant's range as fp16 sees it, blobs read once per module (anefacts.Scan)"}
 )
 
 // Pass is what a rule's Run gets for one graph: the graph's facts, the
@@ -40,26 +40,26 @@ type Pass struct {
 	out  *graphRun
 	// used records the facts asked for (TestRuleRequires compares them
 	// with Requires).
-	used map[*Fact]bool
+	used map[*fact]bool
 }
 
-// Islands returns FactIslands for this graph.
+// Islands returns factIslands for this graph.
 func (p *Pass) Islands() []*anefacts.Island {
-	p.used[FactIslands] = true
+	p.used[factIslands] = true
 	if !p.out.islandsDone {
 		p.out.islands, p.out.islandsDone = p.Graph.Islands(), true
 	}
 	return p.out.islands
 }
 
-// Scan returns FactFP16Scan (never nil in a rule that requires it).
+// Scan returns factFP16Scan (never nil in a rule that requires it).
 func (p *Pass) Scan() *anefacts.Scan {
-	p.used[FactFP16Scan] = true
+	p.used[factFP16Scan] = true
 	return p.out.scan
 }
 
 // bound is the interval the graph proves for v (hazard_exp.go), remembered
-// across the rules of this graph; it reads FactFP16Scan.
+// across the rules of this graph; it reads factFP16Scan.
 func (p *Pass) bound(v *graph.Value) interval {
 	scan := p.Scan()
 	if p.out.bounds == nil {
@@ -147,27 +147,27 @@ func (r *graphRun) add(f Finding) {
 }
 
 // list is the list that findings of severity s go to.
-func (r *graphRun) list(s Severity) *[]Finding {
+func (r *graphRun) list(s severity) *[]Finding {
 	switch s {
-	case Suspect:
+	case suspect:
 		return &r.suspects
-	case Hazard:
+	case hazard:
 		return &r.hazards
-	case Advice:
+	case advice:
 		return &r.advice
 	}
 	return &r.findings
 }
 
 // runRules runs every rule of Rules that has a Run, in table order, over
-// one graph. A rule requiring FactFP16Scan is skipped when scan is nil.
+// one graph. A rule requiring factFP16Scan is skipped when scan is nil.
 func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
 	r := newGraphRun(f, scan)
 	if !f.HasBody() {
 		return r
 	}
 	for _, rule := range Rules {
-		if rule.Run == nil || (scan == nil && slices.Contains(rule.Requires, FactFP16Scan)) {
+		if rule.Run == nil || (scan == nil && slices.Contains(rule.Requires, factFP16Scan)) {
 			continue
 		}
 		r.run(rule)
@@ -180,16 +180,16 @@ func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
 }
 
 // run runs one rule and returns the facts it asked for.
-func (r *graphRun) run(rule *Rule) map[*Fact]bool {
-	p := &Pass{Graph: r.facts, rule: rule, out: r, used: map[*Fact]bool{}}
+func (r *graphRun) run(rule *Rule) map[*fact]bool {
+	p := &Pass{Graph: r.facts, rule: rule, out: r, used: map[*fact]bool{}}
 	rule.Run(p)
 	return p.used
 }
 
 // result turns the findings into the graph's verdicts.
-func (r *graphRun) result() GraphResult {
+func (r *graphRun) result() graphResult {
 	f := r.facts
-	gr := GraphResult{Name: f.G.Name(), Entry: f.Entry, Ops: len(f.Ops)}
+	gr := graphResult{Name: f.G.Name(), Entry: f.Entry, Ops: len(f.Ops)}
 	for _, l := range [][]Finding{r.findings, r.suspects, r.hazards, r.advice} {
 		sortFindings(l)
 	}
@@ -200,7 +200,7 @@ func (r *graphRun) result() GraphResult {
 	// whose every op is illegal, and a list per op breaking two rules 32
 	// (issue 28's chain: no-lowering on every op, element-type on its
 	// island).
-	gr.Verdicts = make([]OpVerdict, len(f.Ops))
+	gr.Verdicts = make([]opVerdict, len(f.Ops))
 	shared := map[string][]string{}
 	var key []byte
 	addRule := func(op *graph.Operation, id string) {
@@ -225,7 +225,7 @@ func (r *graphRun) result() GraphResult {
 		v.Rules = l
 	}
 	for _, f := range r.findings {
-		if f.Rule.Severity == Blocker {
+		if f.Rule.Severity == blocker {
 			gr.Blocked = true
 			if f.Op != nil {
 				addRule(f.Op, f.Rule.ID)

@@ -9,12 +9,12 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// Verdict is one op's outcome.
-type Verdict int
+// verdict is one op's outcome.
+type verdict int
 
 const (
-	// Legal: no blocker applies.
-	Legal Verdict = iota
+	// legal: no blocker applies.
+	legal verdict = iota
 	// Illegal: at least one blocker applies.
 	Illegal
 	// Exempt: an index computation (integer values that only feed axes,
@@ -22,7 +22,7 @@ const (
 	Exempt
 )
 
-func (v Verdict) String() string {
+func (v verdict) String() string {
 	switch v {
 	case Illegal:
 		return "illegal"
@@ -98,21 +98,21 @@ func (f *Finding) setRare(via, fix, log string) {
 	f.rare = &findingRare{via: via, fix: fix, log: log}
 }
 
-// OpVerdict is one op's verdict with the IDs of the rules behind it.
-type OpVerdict struct {
+// opVerdict is one op's verdict with the IDs of the rules behind it.
+type opVerdict struct {
 	Op      *graph.Operation
 	Index   int
-	Verdict Verdict
+	Verdict verdict
 	Rules   []string
 }
 
-// GraphResult is what the model says about one graph.
-type GraphResult struct {
+// graphResult is what the model says about one graph.
+type graphResult struct {
 	Name string
 	// Entry marks a graph the compiler compiles as a function (public, not
 	// called by another graph); composites are checked but not counted.
 	Entry    bool
-	Verdicts []OpVerdict
+	Verdicts []opVerdict
 	Findings []Finding // blockers and infos, op order
 	Suspects []Finding // op order
 	// Hazards are the advisory fp16 findings (hazard_*.go), op order; they
@@ -146,17 +146,17 @@ type GraphResult struct {
 type Report struct {
 	RuleSet  string
 	Compiler string
-	Graphs   []GraphResult
+	Graphs   []graphResult
 	// HazardNotes says what the fp16 hazard rules could not read (a blob
 	// whose bytes are absent, the scan budget), in first-seen order.
 	HazardNotes []string
-	// Architecture is the target of GraphResult.PredictedRegions.
+	// Architecture is the target of graphResult.PredictedRegions.
 	Architecture Architecture
 }
 
 // AllAdvice returns every performance finding across graphs.
 func (r *Report) AllAdvice() []Finding {
-	return allOf(r, func(g *GraphResult) []Finding { return g.Advice })
+	return allOf(r, func(g *graphResult) []Finding { return g.Advice })
 }
 
 // PredictedRegions sums the architecture prediction over entry graphs; ok
@@ -198,7 +198,7 @@ func (r *Report) Regions() (regions, functions int) {
 // graph's own list (capacity clipped, so an append copies it) when only
 // one graph has any, since a copy of a list of a finding per op doubled
 // what check held; callers only read it.
-func allOf(r *Report, list func(*GraphResult) []Finding) []Finding {
+func allOf(r *Report, list func(*graphResult) []Finding) []Finding {
 	n, only := 0, -1
 	for i := range r.Graphs {
 		if l := len(list(&r.Graphs[i])); l > 0 {
@@ -218,15 +218,15 @@ func allOf(r *Report, list func(*GraphResult) []Finding) []Finding {
 
 // AllFindings returns every blocker/info finding across graphs.
 func (r *Report) AllFindings() []Finding {
-	return allOf(r, func(g *GraphResult) []Finding { return g.Findings })
+	return allOf(r, func(g *graphResult) []Finding { return g.Findings })
 }
 
 // AllSuspects returns every suspect finding across graphs.
 func (r *Report) AllSuspects() []Finding {
-	return allOf(r, func(g *GraphResult) []Finding { return g.Suspects })
+	return allOf(r, func(g *graphResult) []Finding { return g.Suspects })
 }
 
 // AllHazards returns every fp16 hazard finding across graphs.
 func (r *Report) AllHazards() []Finding {
-	return allOf(r, func(g *GraphResult) []Finding { return g.Hazards })
+	return allOf(r, func(g *graphResult) []Finding { return g.Hazards })
 }

@@ -14,16 +14,16 @@ func TestRuleCompilerRows(t *testing.T) {
 		want *Rule
 	}{
 		{compilerlog.KindElementType, RuleElementType},
-		{compilerlog.KindIOOp, RuleIOOp},
-		{compilerlog.KindReorder, RuleReorder},
-		{compilerlog.KindValidation, RuleCompilerOther},
-		{compilerlog.KindOther, RuleCompilerOther},
+		{compilerlog.KindIOOp, ruleIOOp},
+		{compilerlog.KindReorder, ruleReorder},
+		{compilerlog.KindValidation, ruleCompilerOther},
+		{compilerlog.KindOther, ruleCompilerOther},
 	} {
 		if got := RuleFor(c.kind); got != c.want {
 			t.Errorf("RuleFor(%v) = %s, want %s", c.kind, got.ID, c.want.ID)
 		}
 	}
-	for _, r := range []*Rule{RuleReorder, RuleCompilerOther} {
+	for _, r := range []*Rule{ruleReorder, ruleCompilerOther} {
 		if !r.FromCompiler || r.Run != nil {
 			t.Errorf("%s: a compiler-diagnostic row has FromCompiler and no Run", r.ID)
 		}

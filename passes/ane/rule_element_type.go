@@ -18,8 +18,8 @@ var RuleElementType = &Rule{
 		"buffer the graph is given (read, updated in fp32, written back); other fp32 chains are suspects; integer " +
 		"values that only feed axes/shape/index operands or casts are skipped",
 	Fix:      "strip-fp32-casts",
-	Severity: Blocker,
-	Requires: []*Fact{FactIslands},
+	Severity: blocker,
+	Requires: []*fact{factIslands},
 	Run:      runElementType,
 }
 

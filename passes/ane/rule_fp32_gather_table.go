@@ -15,7 +15,7 @@ var RuleFp32GatherTable = &Rule{
 	Evidence: "4rg0naut/coreai-model-zoo knowledge/ane-vs-gpu-iphone-2026-09.md §5 and §7 (Qwen3-1.7B, coreai-build 3600.83.1, " +
 		"iOS h18p, --disable-embedding-quantization-ios): 0 regions; the same export with the table quantized (int8) 31/31. " +
 		"Under h16g's partitioning model the gather is one more fp32 island",
-	Severity:   Blocker,
+	Severity:   blocker,
 	Experiment: "keep the table quantized (the iOS export's int8 default) or fp16; no anefix pass rewrites a constant table's type",
 	Run:        runFp32GatherTable,
 }

@@ -7,12 +7,12 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// RuleIOOp: an op on an entry graph's boundary that changes rank
+// ruleIOOp: an op on an entry graph's boundary that changes rank
 // (expand_dims / shrink_dims, which fold-io-unsqueeze folds into the port)
 // or reads or writes the port in a non-ANE element type (a boundary cast
 // or add on an fp32 port, which strip-fp32-casts removes). Integer inputs
 // that only feed indices are not ports in this sense.
-var RuleIOOp = &Rule{
+var ruleIOOp = &Rule{
 	ID:             "io-op",
 	Title:          "graph input/output passes through a squeeze/expand_dims, cast or non-ANE type",
 	Message:        "ANE I/O op isn't a squeeze / expandDims",
@@ -26,7 +26,7 @@ var RuleIOOp = &Rule{
 		"Granite-Embedding-97M with an fp32 pooled output still got 1 region (4rg0naut/silicon-ledger-public " +
 		"results/EXP-005-ane-residency/README.md, v1/v2)",
 	Fix:      "fold-io-unsqueeze",
-	Severity: Blocker,
+	Severity: blocker,
 	Run:      runIOOp,
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func TestRuleIOOp(t *testing.T) {
-	testRule(t, RuleIOOp, []ruleCase{
+	testRule(t, ruleIOOp, []ruleCase{
 		{name: "expand_dims on an input", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
 			e := g.op("coreai.expand_dims", "unsqueeze", 1, []*graph.Value{g.arg(0), g.constant(tensor(graph.SI32, 1))}, tensor(graph.F16, 1, 4))

@@ -5,9 +5,9 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// RuleLinearInt4: a blockwise_shift_scale that dequantizes linear 4-bit
+// ruleLinearInt4: a blockwise_shift_scale that dequantizes linear 4-bit
 // integer weights (not palettized ones).
-var RuleLinearInt4 = &Rule{
+var ruleLinearInt4 = &Rule{
 	ID:    "linear-int4",
 	Title: "linear blockwise INT4 weights (blockwise_shift_scale)",
 	Message: "ANECCompileOffline() failed: OSStatus=0, aneCompileStatus=1 (empty ErrorList) for linear-INT4 weights; " +
@@ -15,7 +15,7 @@ var RuleLinearInt4 = &Rule{
 	CompilersWords: false,
 	Evidence:       "apple/coreai-models #55 (SIGSEGV in 3600.67) and #205 (exit 0, GPU-only .aimodelc, 3600.82.1)",
 	Fix:            "legalize-weights",
-	Severity:       Blocker,
+	Severity:       blocker,
 	Run:            runLinearInt4,
 }
 

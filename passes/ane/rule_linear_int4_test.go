@@ -7,7 +7,7 @@ import (
 )
 
 func TestRuleLinearInt4(t *testing.T) {
-	testRule(t, RuleLinearInt4, []ruleCase{
+	testRule(t, ruleLinearInt4, []ruleCase{
 		{name: "linear si4 weights", build: dequantized(&graph.IntegerType{Width: 4, Signedness: graph.Signed}, false), want: []string{"coreai.blockwise_shift_scale: linear si4 weights tensor<4x4xsi4>"}},
 		{name: "linear ui4 weights", build: dequantized(&graph.IntegerType{Width: 4, Signedness: graph.Unsigned}, false), want: []string{"coreai.blockwise_shift_scale: linear ui4 weights tensor<4x4xui4>"}},
 		{name: "si8 weights compile", build: dequantized(graph.SI8, false), want: nil},

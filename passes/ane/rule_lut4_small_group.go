@@ -21,7 +21,7 @@ var RuleLUT4SmallGroup = &Rule{
 		"channels share a palette, apple/coreai-torch coreai_torch/_compression/custom_layers.py); P = 16 is 4-bit. Guess: a per-tensor palette (no dimension split) is " +
 		"not reported, no record covers it; the g32 boundary is measured on h18p only",
 	Fix:      "",
-	Severity: Blocker,
+	Severity: blocker,
 	Experiment: "re-export with 32 or more channels per 4-bit palette (coreai.llm.export --compression " +
 		"4bit_weight_palettized_group32) or 6/8 bits, or palettize the fp16 export with anefix rewrite --enable palettize " +
 		"(its defaults are 4-bit, 32 channels), then `anefix compile --require-ane`",

@@ -2,14 +2,14 @@ package ane
 
 import "github.com/anefix/anefix/graph"
 
-// RuleNoLowering: an op of a dialect other than coreai (builtin ops,
+// ruleNoLowering: an op of a dialect other than coreai (builtin ops,
 // func.call and func.return excepted).
-var RuleNoLowering = &Rule{
+var ruleNoLowering = &Rule{
 	ID:       "no-lowering",
 	Title:    "op outside the coreai dialect",
 	Message:  "op has no Neural Engine lowering: coreai-build compiles coreai dialect ops",
 	Evidence: "coreai-facts §2 (the coreai op set coreai-torch and mlx2coreai emit); no compiler message on record",
-	Severity: Blocker,
+	Severity: blocker,
 	Run:      runNoLowering,
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func TestRuleNoLowering(t *testing.T) {
-	testRule(t, RuleNoLowering, []ruleCase{
+	testRule(t, ruleNoLowering, []ruleCase{
 		{name: "an arith op", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
 			g.out(g.op("arith.negf", "neg", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 4)), "y")

@@ -7,7 +7,7 @@ import (
 )
 
 func TestRuleRank(t *testing.T) {
-	testRule(t, RuleRank, []ruleCase{
+	testRule(t, ruleRank, []ruleCase{
 		{name: "rank 6", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 1, 1, 1, 2, 2), ""})
 			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 1, 1, 1, 2, 2)), "y")

@@ -4,14 +4,14 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// RuleStatic: an op reads or writes a tensor whose shape is dynamic or
+// ruleStatic: an op reads or writes a tensor whose shape is dynamic or
 // unranked.
-var RuleStatic = &Rule{
+var ruleStatic = &Rule{
 	ID:       "static-shape",
 	Title:    "dynamic or unranked shape",
 	Message:  "dynamic shape: the Neural Engine compiles only fully static shapes (one function per shape)",
 	Evidence: "coreai-facts §4 (Apple's iOS export writes one static function per (context, query) shape); no compiler message on record",
-	Severity: Blocker,
+	Severity: blocker,
 	Run:      runStatic,
 }
 

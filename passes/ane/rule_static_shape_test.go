@@ -7,7 +7,7 @@ import (
 )
 
 func TestRuleStatic(t *testing.T) {
-	testRule(t, RuleStatic, []ruleCase{
+	testRule(t, ruleStatic, []ruleCase{
 		{name: "dynamic dimension", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, graph.Dynamic, 4), ""})
 			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, graph.Dynamic, 4)), "y")

@@ -5,16 +5,16 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// RuleUnverifiedOp: a coreai op the op table (graph/coreaiop) does not
+// ruleUnverifiedOp: a coreai op the op table (graph/coreaiop) does not
 // record as seen in a graph that compiled for the Neural Engine (Apple's
 // iOS builders, the seed's graphs; testdata/mlir/coreai/README.md). Info,
-// not a blocker. blockwise_shift_scale is judged by RuleLinearInt4 alone.
-var RuleUnverifiedOp = &Rule{
+// not a blocker. blockwise_shift_scale is judged by ruleLinearInt4 alone.
+var ruleUnverifiedOp = &Rule{
 	ID:       "unverified-op",
 	Title:    "coreai op not seen in a graph that compiled for the Neural Engine",
 	Message:  "no record either way of this op on the Neural Engine",
 	Evidence: "the op table's rows marked seen (graph/coreaiop: Op.Seen) were seen in Apple's iOS builders (arm E compiles 19/19) or in the seed's graphs",
-	Severity: Info,
+	Severity: info,
 	Run:      runUnverifiedOp,
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func TestRuleUnverifiedOp(t *testing.T) {
-	testRule(t, RuleUnverifiedOp, []ruleCase{
+	testRule(t, ruleUnverifiedOp, []ruleCase{
 		{name: "an op the table has not seen compile", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 4), ""})
 			g.out(g.op("coreai.frobnicate", "frob", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 4)), "y")

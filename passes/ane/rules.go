@@ -19,39 +19,39 @@ import (
 // changes, so reports say which model produced them.
 const RuleSetVersion = "ane-rules-5 (calibrated to coreai-build 3600.83.1, per architecture)"
 
-// CompilerVersion is the coreai-build whose observed behaviour the region
+// compilerVersion is the coreai-build whose observed behaviour the region
 // prediction follows.
-const CompilerVersion = "3600.83.1"
+const compilerVersion = "3600.83.1"
 
-// Severity says what a finding means for the prediction.
-type Severity int
+// severity says what a finding means for the prediction.
+type severity int
 
 const (
-	// Blocker: the op makes the graph's Neural Engine compile fail (under
+	// blocker: the op makes the graph's Neural Engine compile fail (under
 	// the observed behaviour) or splits it (under a partitioning compiler).
-	Blocker Severity = iota
-	// Suspect: unconfirmed; never changes a verdict or the exit code.
-	Suspect
-	// Info: worth knowing, no effect on the prediction.
-	Info
-	// Hazard: the fp16 numbers may go wrong (hazard_*.go); advisory, kept
+	blocker severity = iota
+	// suspect: unconfirmed; never changes a verdict or the exit code.
+	suspect
+	// info: worth knowing, no effect on the prediction.
+	info
+	// hazard: the fp16 numbers may go wrong (hazard_*.go); advisory, kept
 	// apart from the legality findings, never changes a verdict or the
 	// exit code.
-	Hazard
-	// Advice: performance guidance (advice_*.go); kept apart like hazards,
+	hazard
+	// advice: performance guidance (advice_*.go); kept apart like hazards,
 	// never changes a verdict, a region prediction or the exit code.
-	Advice
+	advice
 )
 
-func (s Severity) String() string {
+func (s severity) String() string {
 	switch s {
-	case Blocker:
+	case blocker:
 		return "blocker"
-	case Suspect:
+	case suspect:
 		return "suspect"
-	case Hazard:
+	case hazard:
 		return "hazard"
-	case Advice:
+	case advice:
 		return "advice"
 	}
 	return "info"
@@ -79,7 +79,7 @@ type Rule struct {
 	Evidence string
 	// Fix is the anefix pass that removes the finding ("" when none).
 	Fix      string
-	Severity Severity
+	Severity severity
 	// Experiment (suspects) is what to run on a Mac to settle the question.
 	Experiment string
 	// ExperimentRewrite, when set, makes the experiment one rewrite: the
@@ -91,7 +91,7 @@ type Rule struct {
 	FromCompiler bool
 	// Requires names the shared results Run reads beyond the graph's facts
 	// (pass.go: Fact), each computed once however many rules ask.
-	Requires []*Fact
+	Requires []*fact
 	// Run finds the rule's findings in one graph and records them with
 	// p.Report; the runner calls it once per graph that has a body.
 	Run func(p *Pass)
@@ -100,10 +100,10 @@ type Rule struct {
 // Rules is the table, in report order (findings on one op, groups and
 // `check --rules` follow it) and in the order the rules run.
 var Rules = []*Rule{
-	RuleElementType, RuleIOOp, RuleRank, RuleStatic, RuleNoLowering, RuleLinearInt4,
-	SuspectTiedHead, SuspectFp32Chain, SuspectStateWrite,
-	RuleUnverifiedOp, RuleReorder, RuleCompilerOther,
-	HazardRange, HazardFlush, HazardExp, HazardUnbounded, HazardSoftplus,
+	RuleElementType, ruleIOOp, ruleRank, ruleStatic, ruleNoLowering, ruleLinearInt4,
+	suspectTiedHead, SuspectFp32Chain, suspectStateWrite,
+	ruleUnverifiedOp, ruleReorder, ruleCompilerOther,
+	HazardRange, hazardFlush, hazardExp, hazardUnbounded, hazardSoftplus,
 	RuleLUT4SmallGroup, RuleMetalKernel, RuleFp32GatherTable, AppleSilu, AppleGatherRoPE,
 	AdviceAlignment, AdviceSingletonLast, AdviceSoftmaxAxis, AdviceLinear,
 }

@@ -101,7 +101,7 @@ func TestSeedBDiffersFromAOnlyInStates(t *testing.T) {
 	nonState := func(r *Report) string {
 		var fs []Finding
 		for _, f := range r.AllSuspects() {
-			if f.Rule != SuspectStateWrite {
+			if f.Rule != suspectStateWrite {
 				fs = append(fs, f)
 			}
 		}
@@ -113,7 +113,7 @@ func TestSeedBDiffersFromAOnlyInStates(t *testing.T) {
 	// The state findings: A writes conv/rec as plain inputs, B as states.
 	writes := func(r *Report) (plain, state int) {
 		for _, f := range r.AllSuspects() {
-			if f.Rule == SuspectStateWrite {
+			if f.Rule == suspectStateWrite {
 				if strings.Contains(f.Detail, "writes state") {
 					state++
 				} else {
@@ -132,18 +132,18 @@ func TestSeedBDiffersFromAOnlyInStates(t *testing.T) {
 
 func TestSeedArmD(t *testing.T) {
 	r := check(t, armD(t))
-	counts := CountByRule(r.AllFindings())
+	counts := countByRule(r.AllFindings())
 	if counts[RuleElementType.ID] != 0 {
 		t.Errorf("arm D element-type findings = %d, want 0 (seed: none); %v", counts[RuleElementType.ID], groupKeys(r.AllFindings()))
 	}
-	s := CountByRule(r.AllSuspects())
-	for _, id := range []string{SuspectTiedHead.ID, SuspectFp32Chain.ID, SuspectStateWrite.ID} {
+	s := countByRule(r.AllSuspects())
+	for _, id := range []string{suspectTiedHead.ID, SuspectFp32Chain.ID, suspectStateWrite.ID} {
 		if s[id] == 0 {
 			t.Errorf("arm D: suspect %s missing (seed's three candidates); have %v", id, groupKeys(r.AllSuspects()))
 		}
 	}
 	for _, f := range r.AllSuspects() {
-		if f.Rule.Severity != Suspect {
+		if f.Rule.Severity != suspect {
 			t.Errorf("suspect list holds a %s", f.Rule.Severity)
 		}
 	}
@@ -155,7 +155,7 @@ func TestSeedArmE(t *testing.T) {
 		t.Errorf("arm E regions %d/%d legal %v, want 19/19 (seed)", reg, n, r.Legal())
 	}
 	for _, f := range r.AllFindings() {
-		if f.Rule.Severity == Blocker {
+		if f.Rule.Severity == blocker {
 			t.Errorf("arm E blocker: %s %s %s", f.Rule.ID, f.OpID, f.Source)
 		}
 	}
@@ -165,10 +165,10 @@ func TestSeedArmAAfterDefaultRewrite(t *testing.T) {
 	m := genArm(t, synth.ArmA)
 	runPipeline(t, m, nil)
 	r := check(t, m)
-	c := CountByRule(r.AllFindings())
-	if c[RuleElementType.ID] != 0 || c[RuleIOOp.ID] != 0 {
+	c := countByRule(r.AllFindings())
+	if c[RuleElementType.ID] != 0 || c[ruleIOOp.ID] != 0 {
 		t.Errorf("after the default rewrite: element-type %d, io-op %d, want 0, 0: %v",
-			c[RuleElementType.ID], c[RuleIOOp.ID], groupKeys(r.AllFindings()))
+			c[RuleElementType.ID], c[ruleIOOp.ID], groupKeys(r.AllFindings()))
 	}
 	// What remains is listed, not hidden: log it for the test record.
 	t.Logf("remaining after rewrite: regions %v findings %v suspects %v", r.Legal(), groupKeys(r.AllFindings()), groupKeys(r.AllSuspects()))

@@ -12,11 +12,11 @@ var SuspectFp32Chain = &Rule{
 		"but they remain fp32",
 	Evidence: "seed arm D: untested candidate for the second blocker (inline fp32 norm chains)",
 	Fix:      "strip-fp32-casts",
-	Severity: Suspect,
+	Severity: suspect,
 	Experiment: "converts these chains to fp16 too (islands=norms takes the normalization chains only); " +
 		"compare the regions with the default rewrite's",
 	ExperimentRewrite: []string{"--set", "strip-fp32-casts.islands=all"},
-	Requires:          []*Fact{FactIslands},
+	Requires:          []*fact{factIslands},
 	Run:               runFp32Chain,
 }
 

@@ -7,14 +7,14 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// SuspectStateWrite: a slice_update that updates a buffer the graph is
+// suspectStateWrite: a slice_update that updates a buffer the graph is
 // given and whose result is stored back into it: through write_handle on
 // the state's handle (the handle form) or as the output holding the
 // state's new value (a state, or a plain input returned under a matching
 // output, paired by the state analysis, graph/states.go), except the form
 // Apple's dense control compiles with 19/19 regions: a rank-5 KV-cache
-// state ([layers, B, H·D, 1, S]; RuleRank's evidence cites it).
-var SuspectStateWrite = &Rule{
+// state ([layers, B, H·D, 1, S]; ruleRank's evidence cites it).
+var suspectStateWrite = &Rule{
 	ID:    "suspect.state-write",
 	Title: "slice_update writes into a state",
 	Message: "UNCONFIRMED: a slice_update (`slice_update %x with %u at (…)`) updates a buffer the graph is given and " +
@@ -24,7 +24,7 @@ var SuspectStateWrite = &Rule{
 		"mutable_slice_update state writes; no such op is in the IR, where a state write is slice_update " +
 		"then write_handle, or slice_update returned as a state output, coreai-facts §0); " +
 		"arm E's KV-cache writes compile 19/19, so those are not listed",
-	Severity: Suspect,
+	Severity: suspect,
 	Experiment: "the conv/recurrent states become a plain input and output, so the update is returned instead " +
 		"of written (handle states too); compare the regions with the default rewrite's",
 	ExperimentRewrite: []string{"--enable", "states-as-outputs"},

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSuspectStateWrite(t *testing.T) {
-	testRule(t, SuspectStateWrite, []ruleCase{
+	testRule(t, suspectStateWrite, []ruleCase{
 		{name: "slice_update of a state returned as its new value", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 8), ""}, port{"cache", tensor(graph.F16, 1, 8), "new_cache"})
 			b := g.constant(tensor(graph.SI32, 2))

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSuspectTiedHead(t *testing.T) {
-	testRule(t, SuspectTiedHead, []ruleCase{
+	testRule(t, suspectTiedHead, []ruleCase{
 		{name: "table feeding the embedding and the head", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"ids", tensor(graph.SI32, 1, 1, 1), ""})
 			table := g.constant(tensor(graph.F16, 16, 4))

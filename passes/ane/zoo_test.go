@@ -94,7 +94,7 @@ func rewriteZoo(t *testing.T, z zoo.Module) zooOutcome {
 	}
 	seen := map[string]bool{}
 	for _, f := range rep.AllFindings() {
-		if f.Rule.Severity != Blocker {
+		if f.Rule.Severity != blocker {
 			continue
 		}
 		if fix := f.FixPass(); fix != "" && defaultOn(fix) {
@@ -273,14 +273,14 @@ func TestFindingsSayWhatWould(t *testing.T) {
     %1 = coreai.expand_dims %x, %0 : (tensor<?x3xf16>, tensor<1xsi32>) to tensor<?x1x3xf16>
     coreai.output %1 : tensor<?x1x3xf16>
   }
-}`, RuleIOOp, "", "fold-io-unsqueeze leaves it: its shape tensor<?x3xf16> is dynamic"},
+}`, ruleIOOp, "", "fold-io-unsqueeze leaves it: its shape tensor<?x3xf16> is dynamic"},
 		{"static expand_dims", `module {
   coreai.graph @main(%x: tensor<2x3xf16> {coreai.name = "x"}) -> (tensor<2x1x3xf16> {coreai.name = "y"}) {
     %0 = coreai.constant dense<1> : tensor<1xsi32>
     %1 = coreai.expand_dims %x, %0 : (tensor<2x3xf16>, tensor<1xsi32>) to tensor<2x1x3xf16>
     coreai.output %1 : tensor<2x1x3xf16>
   }
-}`, RuleIOOp, "fold-io-unsqueeze", "rank change"},
+}`, ruleIOOp, "fold-io-unsqueeze", "rank change"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

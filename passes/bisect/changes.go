@@ -40,8 +40,8 @@ type Change struct {
 
 // Roles.
 const (
-	RoleExperiment = "experiment"
-	RoleNeutralize = "neutralize"
+	roleExperiment = "experiment"
+	roleNeutralize = "neutralize"
 )
 
 // String names the change: "strip-fp32-casts islands=all".
@@ -63,10 +63,10 @@ func (c Change) Flags() string {
 	return s
 }
 
-// Experiments are the named experiments, in search order. A pass that is
+// experiments are the named experiments, in search order. A pass that is
 // not registered is skipped (externalize-constant and states-as-outputs
 // plug in by name).
-var Experiments = []Change{
+var experiments = []Change{
 	{Pass: "strip-fp32-casts", Options: []string{"islands=norms"}},
 	{Pass: "strip-fp32-casts", Options: []string{"islands=all"}},
 	{Pass: "externalize-constant"},
@@ -79,9 +79,9 @@ func armDKinds() []string {
 	return passes.Defaults[passes.ArmDOptions]().Replace
 }
 
-// Loader returns a fresh copy of the input module each call, and a
+// loader returns a fresh copy of the input module each call, and a
 // function to release it.
-type Loader func() (*graph.Module, func(), error)
+type loader func() (*graph.Module, func(), error)
 
 // Apply runs the changes set (indices into all) on m in pipeline order
 // (passes.Names(), then index), as one-pass pipelines with verification
@@ -89,7 +89,7 @@ type Loader func() (*graph.Module, func(), error)
 // whether any change did anything. A set holding two alternatives
 // (Conflict) is an error: such a candidate is never built.
 func Apply(m *graph.Module, all []Change, set []int) (bool, error) {
-	if a, b, opt, ok := Conflict(all, set); ok {
+	if a, b, opt, ok := conflict(all, set); ok {
 		return false, fmt.Errorf("changes %q and %q set option %s of one pass to two values; a candidate holds at most one of them", all[a], all[b], opt)
 	}
 	changed := false
@@ -174,13 +174,13 @@ func runs(all []Change, set []int) []Change {
 	return out
 }
 
-// Conflict finds two alternatives in set: experiments of one pass, which
+// conflict finds two alternatives in set: experiments of one pass, which
 // set one of its options to two values (strip-fp32-casts islands=norms and
 // islands=all; the pass's defaults count as values). It returns them and
 // the first option (in the pass's order) on which they differ.
 // Neutralizations never conflict: each names regions no other change of
 // its pass names, and those of one kind fold (Change.Fold).
-func Conflict(all []Change, set []int) (a, b int, option string, ok bool) {
+func conflict(all []Change, set []int) (a, b int, option string, ok bool) {
 	for x := 0; x < len(set); x++ {
 		for y := x + 1; y < len(set); y++ {
 			if opt := differ(all[set[x]], all[set[y]]); opt != "" {
@@ -194,7 +194,7 @@ func Conflict(all []Change, set []int) (a, b int, option string, ok bool) {
 // differ is the first option two experiments of one pass give different
 // values, or "".
 func differ(c, d Change) string {
-	if c.Pass != d.Pass || c.Role != RoleExperiment || d.Role != RoleExperiment {
+	if c.Pass != d.Pass || c.Role != roleExperiment || d.Role != roleExperiment {
 		return ""
 	}
 	ec, ed := effective(c), effective(d)
@@ -232,7 +232,7 @@ func effective(c Change) []string {
 // among items set an option to several, in plan order (the first
 // experiment of the first such pass first). Without alternatives it is
 // items alone.
-func (p *Plan) Maximal(items []int) [][]int {
+func (p *plan) Maximal(items []int) [][]int {
 	type alt struct {
 		pass string
 		keys []string // distinct effective options, in plan order
@@ -242,7 +242,7 @@ func (p *Plan) Maximal(items []int) [][]int {
 	keyOf := map[int]string{}
 	for _, i := range items {
 		c := p.Changes[i]
-		if c.Role != RoleExperiment {
+		if c.Role != roleExperiment {
 			continue
 		}
 		k := strings.Join(effective(c), "\x00")
@@ -273,7 +273,7 @@ func (p *Plan) Maximal(items []int) [][]int {
 		var set []int
 		for _, i := range items {
 			c := p.Changes[i]
-			if k, ok := pick[c.Pass]; ok && c.Role == RoleExperiment && keyOf[i] != k {
+			if k, ok := pick[c.Pass]; ok && c.Role == roleExperiment && keyOf[i] != k {
 				continue
 			}
 			set = append(set, i)
@@ -298,8 +298,8 @@ func did(c *passes.Change) bool {
 	return c != nil && (c.OpsRemoved+c.OpsAdded+c.OpsRetyped > 0 || len(c.IOChanges)+len(c.Constants)+len(c.States)+len(c.Replaced) > 0)
 }
 
-// Plan is the candidate change list for one input.
-type Plan struct {
+// plan is the candidate change list for one input.
+type plan struct {
 	Changes []Change
 	// Coarse is how many of Changes are coarse (the rest refine them).
 	Coarse int
@@ -309,7 +309,7 @@ type Plan struct {
 }
 
 // Children lists the fine changes that refine coarse change i.
-func (p *Plan) Children(i int) []int {
+func (p *plan) Children(i int) []int {
 	var out []int
 	for j := p.Coarse; j < len(p.Changes); j++ {
 		if p.Changes[j].Refines == i {
@@ -324,7 +324,7 @@ func (p *Plan) Children(i int) []int {
 // there), then arm-d per region kind, and per region for a kind with more
 // than one. Each is tried alone once on a fresh copy; one that changes
 // nothing, or whose pass refuses the input, is dropped (into Ineffective).
-func BuildPlan(load Loader) (*Plan, error) {
+func BuildPlan(load loader) (*plan, error) {
 	var coarse []Change
 	seen := map[string]bool{}
 	add := func(c Change) {
@@ -335,8 +335,8 @@ func BuildPlan(load Loader) (*Plan, error) {
 		c.Refines = -1
 		coarse = append(coarse, c)
 	}
-	for _, c := range Experiments {
-		c.Role = RoleExperiment
+	for _, c := range experiments {
+		c.Role = roleExperiment
 		add(c)
 	}
 	m, done, err := load()
@@ -350,14 +350,14 @@ func BuildPlan(load Loader) (*Plan, error) {
 	}
 	for _, f := range rep.AllSuspects() {
 		if fix := f.FixPass(); fix != "" {
-			add(Change{Pass: fix, Role: RoleExperiment})
+			add(Change{Pass: fix, Role: roleExperiment})
 		}
 	}
 	for _, k := range armDKinds() {
-		add(Change{Pass: "arm-d", Options: []string{"replace=" + k}, Role: RoleNeutralize})
+		add(Change{Pass: "arm-d", Options: []string{"replace=" + k}, Role: roleNeutralize})
 	}
 
-	plan := &Plan{}
+	plan := &plan{}
 	var fine []Change
 	for _, c := range coarse {
 		m, done, err := load()
@@ -380,7 +380,7 @@ func BuildPlan(load Loader) (*Plan, error) {
 		kind := strings.TrimPrefix(c.Options[0], "replace=")
 		for g := 1; g <= armDCount(notes, kind) && armDCount(notes, kind) > 1; g++ {
 			fine = append(fine, Change{Pass: "arm-d", Options: []string{"groups=" + strconv.Itoa(g), c.Options[0]},
-				Role: RoleNeutralize, Refines: idx, Fold: "groups"})
+				Role: roleNeutralize, Refines: idx, Fold: "groups"})
 		}
 	}
 	plan.Coarse = len(plan.Changes)

@@ -6,13 +6,13 @@ import (
 	"github.com/anefix/anefix/passes/probe"
 )
 
-// Tester answers a batch of change sets (each sorted) with one outcome per
+// tester answers a batch of change sets (each sorted) with one outcome per
 // set, in order. A batch is the unit that may run in parallel: the sets
 // asked for never depend on how many run at once, so neither does the
 // search.
-type Tester func(sets [][]int) ([]probe.Outcome, error)
+type tester func(sets [][]int) ([]probe.Outcome, error)
 
-// DDMin returns a 1-minimal subset of items (sorted) for which test is
+// ddMin returns a 1-minimal subset of items (sorted) for which test is
 // good (Zeller and Hildebrandt's ddmin): split the current set into n
 // parts; if a part is good, continue with it; else if a complement is good
 // (n > 2), continue with it at n-1; else split finer, until the parts are
@@ -27,7 +27,7 @@ type Tester func(sets [][]int) ([]probe.Outcome, error)
 // unresolved test: it splits further rather than giving up, and found is
 // false when no subset it asked about was good. The set returned is the
 // last one known good (nil when none), also when err is not nil.
-func DDMin(items, fixed []int, good bool, test Tester) (set []int, found bool, err error) {
+func ddMin(items, fixed []int, good bool, test tester) (set []int, found bool, err error) {
 	c := append([]int(nil), items...)
 	n := 2
 	ask := func(sets [][]int) (int, error) {

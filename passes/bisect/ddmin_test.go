@@ -50,7 +50,7 @@ func seq(n int) []int {
 	return s
 }
 
-// DDMin finds the needed changes; the probe count is logged against the
+// ddMin finds the needed changes; the probe count is logged against the
 // search space (2^n subsets).
 func TestDDMin(t *testing.T) {
 	cases := []struct {
@@ -76,7 +76,7 @@ func TestDDMin(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.n, c.needs, c.skip), func(t *testing.T) {
 			o := &oracle{needs: c.needs, skip: c.skip}
-			got, found, err := DDMin(seq(c.n), c.fixed, true, o.test)
+			got, found, err := ddMin(seq(c.n), c.fixed, true, o.test)
 			if err != nil || !found {
 				t.Fatal(found, err)
 			}
@@ -93,7 +93,7 @@ func TestDDMin(t *testing.T) {
 // never built), ddmin splits further instead of giving up, and finds the
 // needed changes; when no subset passes it says so (found false, no set).
 func TestDDMinUnresolvedStart(t *testing.T) {
-	skipBoth := func(o *oracle) Tester {
+	skipBoth := func(o *oracle) tester {
 		return func(sets [][]int) ([]probe.Outcome, error) {
 			out, err := o.test(sets)
 			for i, s := range sets {
@@ -114,7 +114,7 @@ func TestDDMinUnresolvedStart(t *testing.T) {
 		{nil, nil}, // nothing passes
 	} {
 		o := &oracle{needs: c.needs}
-		got, found, err := DDMin(seq(8), nil, false, skipBoth(o))
+		got, found, err := ddMin(seq(8), nil, false, skipBoth(o))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestDDMinUnresolvedStart(t *testing.T) {
 	}
 	// Everything skipped: not found, and every single change was asked.
 	o := &oracle{skip: seq(8)}
-	if got, found, _ := DDMin(seq(8), nil, false, o.test); found || got != nil {
+	if got, found, _ := ddMin(seq(8), nil, false, o.test); found || got != nil {
 		t.Errorf("all skipped: %v %v", got, found)
 	}
 }
@@ -136,7 +136,7 @@ func TestDDMinDeterministic(t *testing.T) {
 	for range 3 {
 		var asked [][]int
 		o := &oracle{needs: [][]int{{3, 11}}}
-		_, _, err := DDMin(seq(13), nil, true, func(sets [][]int) ([]probe.Outcome, error) {
+		_, _, err := ddMin(seq(13), nil, true, func(sets [][]int) ([]probe.Outcome, error) {
 			asked = append(asked, sets...)
 			return o.test(sets)
 		})

@@ -170,7 +170,7 @@ func TestAlternativesNeverTogether(t *testing.T) {
 	for i := range all {
 		all[i] = i
 	}
-	a, b, opt, ok := Conflict(plan.Changes, all)
+	a, b, opt, ok := conflict(plan.Changes, all)
 	if !ok || opt != "islands" || plan.Changes[a].String() != "strip-fp32-casts islands=norms" || plan.Changes[b].String() != "strip-fp32-casts islands=all" {
 		t.Fatalf("conflict %v %d %d %q", ok, a, b, opt)
 	}
@@ -187,18 +187,18 @@ func TestAlternativesNeverTogether(t *testing.T) {
 		t.Fatalf("Maximal: %v", whole)
 	}
 	for i, s := range whole {
-		if _, _, _, bad := Conflict(plan.Changes, s); bad || len(s) != plan.Coarse-1 || !slices.Contains(s, []int{a, b}[i]) {
+		if _, _, _, bad := conflict(plan.Changes, s); bad || len(s) != plan.Coarse-1 || !slices.Contains(s, []int{a, b}[i]) {
 			t.Errorf("maximal set %d: %v", i, s)
 		}
 	}
 	// Neutralizations of one pass never conflict.
 	var neut []int
 	for i, c := range plan.Changes {
-		if c.Role == RoleNeutralize {
+		if c.Role == roleNeutralize {
 			neut = append(neut, i)
 		}
 	}
-	if _, _, _, bad := Conflict(plan.Changes, neut); bad {
+	if _, _, _, bad := conflict(plan.Changes, neut); bad {
 		t.Error("arm-d changes reported as alternatives")
 	}
 }

@@ -31,7 +31,7 @@ type ProbeRecord struct {
 type Prober struct {
 	Ctx      context.Context
 	Runner   *probe.Runner
-	Work     *Workdir
+	Work     *workdir
 	Progress func(string) // nil: quiet
 	Probes   []ProbeRecord
 }

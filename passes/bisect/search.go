@@ -12,16 +12,16 @@ import (
 // Results of a bisection.
 const (
 	ResultMinimal    = "minimal"     // a minimal set was found (exit 0)
-	ResultInputGood  = "input-good"  // the input without changes already passes (exit 3)
-	ResultAllBad     = "all-bad"     // every change together still fails (exit 3)
-	ResultAllSkip    = "all-skip"    // no set passed, and the test could not tell for every change together (exit 3)
-	ResultBudget     = "budget"      // --max-probes ran out (exit 3)
+	resultInputGood  = "input-good"  // the input without changes already passes (exit 3)
+	resultAllBad     = "all-bad"     // every change together still fails (exit 3)
+	resultAllSkip    = "all-skip"    // no set passed, and the test could not tell for every change together (exit 3)
+	resultBudget     = "budget"      // --max-probes ran out (exit 3)
 	ResultNoCompiler = "no-compiler" // the test exited 4 (exit 4)
 )
 
 // Report is what Bisect found.
 type Report struct {
-	Plan    *Plan
+	Plan    *plan
 	Probes  []ProbeRecord
 	Minimal []int // indices into Plan.Changes, sorted
 	Result  string
@@ -40,7 +40,7 @@ type Report struct {
 // unresolved. Then each arm-d kind in the minimal set is narrowed to its
 // regions (ddmin over the kind's regions with the rest of the minimal set
 // applied), keeping the kind when no set of its regions passes.
-func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
+func Bisect(src Source, plan *plan, p *Prober) (*Report, error) {
 	rep := &Report{Plan: plan}
 	memo := map[string]probe.Outcome{}
 	test := func(sets [][]int) ([]probe.Outcome, error) {
@@ -52,7 +52,7 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 				out[i] = o
 				continue
 			}
-			if _, _, _, ok := Conflict(plan.Changes, s); ok {
+			if _, _, _, ok := conflict(plan.Changes, s); ok {
 				out[i] = probe.Skip // never built: two values of one option
 				memo[setKey(s)] = probe.Skip
 				continue
@@ -80,7 +80,7 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 			rep.Result, rep.Message = ResultNoCompiler, "the test exited 4 (compiler unavailable); stopped at once"
 			return rep, nil
 		case errors.Is(err, probe.ErrBudget):
-			rep.Result = ResultBudget
+			rep.Result = resultBudget
 			rep.Message = fmt.Sprintf("--max-probes used up; smallest passing set so far: %s", names(plan, rep.Minimal))
 			return rep, nil
 		}
@@ -99,7 +99,7 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		return finish(err)
 	}
 	if res[0] == probe.Good {
-		rep.Result, rep.Message = ResultInputGood, "the input itself already passes the test (no change needed)"
+		rep.Result, rep.Message = resultInputGood, "the input itself already passes the test (no change needed)"
 		return finish(nil)
 	}
 	together := "every change together"
@@ -116,7 +116,7 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		}
 	}
 	if first < 0 && unresolved == 0 {
-		rep.Result, rep.Message = ResultAllBad, "the test still fails with "+together+" applied"
+		rep.Result, rep.Message = resultAllBad, "the test still fails with "+together+" applied"
 		return finish(nil)
 	}
 	// ddmin over every coarse change. Their union is a candidate known
@@ -124,9 +124,9 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 	// the test could not tell) ddmin starts from it as from an unresolved
 	// test. When that finds nothing, the first good largest set is a
 	// start known good.
-	best, found, err := DDMin(coarse, nil, len(whole) == 1 && first == 0, test)
+	best, found, err := ddMin(coarse, nil, len(whole) == 1 && first == 0, test)
 	if err == nil && !found && first >= 0 {
-		best, found, err = DDMin(whole[first], nil, true, test)
+		best, found, err = ddMin(whole[first], nil, true, test)
 	}
 	if best == nil && first >= 0 {
 		best = whole[first] // known good, for --max-probes' message
@@ -136,7 +136,7 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		return finish(err)
 	}
 	if !found {
-		rep.Result = ResultAllSkip
+		rep.Result = resultAllSkip
 		rep.Message = fmt.Sprintf("no set of changes passed: the test could not tell (skip or timeout) for %s, and no smaller set it was asked about passed", together)
 		return finish(nil)
 	}
@@ -155,9 +155,9 @@ func Bisect(src Source, plan *Plan, p *Prober) (*Report, error) {
 		var ok bool
 		switch res[0] {
 		case probe.Good:
-			sub, ok, err = DDMin(kids, fixed, true, test)
+			sub, ok, err = ddMin(kids, fixed, true, test)
 		case probe.Skip, probe.Timeout:
-			sub, ok, err = DDMin(kids, fixed, false, test)
+			sub, ok, err = ddMin(kids, fixed, false, test)
 		default:
 			continue
 		}
@@ -188,7 +188,7 @@ func build(src Source, all []Change, set []int, path string) error {
 
 func setKey(s []int) string { return fmt.Sprint(s) }
 
-func names(plan *Plan, set []int) string {
+func names(plan *plan, set []int) string {
 	if len(set) == 0 {
 		return "(none)"
 	}

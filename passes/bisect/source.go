@@ -19,23 +19,23 @@ type Source struct {
 	IgnoreHash bool
 }
 
-// Opened is one fresh copy of the input.
-type Opened struct {
+// opened is one fresh copy of the input.
+type opened struct {
 	Module *graph.Module
 	ld     *modelio.Loaded
 }
 
 // Open loads a fresh copy.
-func (s Source) Open() (*Opened, error) {
+func (s Source) Open() (*opened, error) {
 	ld, err := modelio.Load(s.Path, modelio.LoadOptions{IgnoreHash: s.IgnoreHash, Warn: func(string) {}})
 	if err != nil {
 		return nil, err
 	}
-	return &Opened{Module: ld.Module, ld: ld}, nil
+	return &opened{Module: ld.Module, ld: ld}, nil
 }
 
 // Loader adapts Open to a Loader.
-func (s Source) Loader() Loader {
+func (s Source) Loader() loader {
 	return func() (*graph.Module, func(), error) {
 		o, err := s.Open()
 		if err != nil {
@@ -47,7 +47,7 @@ func (s Source) Loader() Loader {
 
 // Save writes the (rewritten) module as a model of the input's kind at
 // path, which must not exist, after checking it with graph.Verify.
-func (o *Opened) Save(path string) error {
+func (o *opened) Save(path string) error {
 	if err := graph.Verify(o.Module); err != nil {
 		return fmt.Errorf("candidate is not a valid model (a bug in anefix; please report it with the input): %w", err)
 	}
@@ -57,7 +57,7 @@ func (o *Opened) Save(path string) error {
 
 // SaveForce writes the module at path as the user's output: --force
 // replaces an existing one (bundle.Write's rules), else it must not exist.
-func (o *Opened) SaveForce(path string, force bool) error {
+func (o *opened) SaveForce(path string, force bool) error {
 	if err := graph.Verify(o.Module); err != nil {
 		return fmt.Errorf("the result is not a valid model (a bug in anefix; please report it with the input): %w", err)
 	}
@@ -66,11 +66,11 @@ func (o *Opened) SaveForce(path string, force bool) error {
 }
 
 // Close releases the input file.
-func (o *Opened) Close() { o.ld.Close() }
+func (o *opened) Close() { o.ld.Close() }
 
-// Workdir is a temporary directory for candidates, removed by Close and,
+// workdir is a temporary directory for candidates, removed by Close and,
 // on a signal, by the CLI's handler (bundle.RemovePending).
-type Workdir struct {
+type workdir struct {
 	dir  string
 	base string
 	n    int
@@ -78,29 +78,29 @@ type Workdir struct {
 
 // NewWorkdir makes the directory; candidates are named after in's base
 // name, so they keep its extension and kind.
-func NewWorkdir(in string) (*Workdir, error) {
+func NewWorkdir(in string) (*workdir, error) {
 	d, err := bundle.MkdirTemp("", "anefix-search-*")
 	if err != nil {
 		return nil, fmt.Errorf("temporary directory for candidates: %w", err)
 	}
 	base := filepath.Base(strings.TrimRight(in, "/"))
-	return &Workdir{dir: d, base: base}, nil
+	return &workdir{dir: d, base: base}, nil
 }
 
 // Next returns a fresh candidate path.
-func (w *Workdir) Next() string {
+func (w *workdir) Next() string {
 	w.n++
 	return filepath.Join(w.dir, fmt.Sprintf("c%d-%s", w.n, w.base))
 }
 
 // Dir is the directory.
-func (w *Workdir) Dir() string { return w.dir }
+func (w *workdir) Dir() string { return w.dir }
 
 // Remove deletes one candidate.
-func (w *Workdir) Remove(path string) { os.RemoveAll(path) }
+func (w *workdir) Remove(path string) { os.RemoveAll(path) }
 
 // Close removes the directory.
-func (w *Workdir) Close() error { return bundle.RemoveTemp(w.dir) }
+func (w *workdir) Close() error { return bundle.RemoveTemp(w.dir) }
 
 // Loaded is the opened input (for its description in a report).
-func (o *Opened) Loaded() *modelio.Loaded { return o.ld }
+func (o *opened) Loaded() *modelio.Loaded { return o.ld }

@@ -45,7 +45,7 @@ func uncacheable(code int, signalled bool) string {
 	switch {
 	case signalled:
 		return "stopped by anefix"
-	case code == ExitNoCompiler:
+	case code == exitNoCompiler:
 		return "compiler unavailable"
 	case code == 126 || code == 127:
 		return fmt.Sprintf("exit %d: the shell could not run a command", code)
@@ -95,7 +95,7 @@ func parseEntry(b []byte, key string) (Result, bool) {
 	}
 	code, err1 := strconv.Atoi(f[3])
 	secs, err2 := strconv.ParseFloat(f[4], 64)
-	o := Classify(code)
+	o := classify(code)
 	if err1 != nil || err2 != nil || o.String() != f[2] || uncacheable(code, false) != "" || code < 0 || code > 255 || !(secs >= 0 && secs < 1e9) {
 		return Result{}, false
 	}

@@ -150,7 +150,7 @@ func TestHostileCacheEntries(t *testing.T) {
 	dir := t.TempDir()
 	p := write(t, dir, "c", "x")
 	const cmd = "exit 1; : {}"
-	key, err := Key(p, cmd)
+	key, err := key(p, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}

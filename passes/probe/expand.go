@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// CandidateEnv is the environment variable that holds the candidate's path
+// candidateEnv is the environment variable that holds the candidate's path
 // while a test command runs. {} in the command becomes a reference to it,
 // never the path itself, so no byte of a path (an input named
 // `$(rm -rf ~)`, a quote, a backquote) is read as syntax by the shell that
@@ -14,14 +14,14 @@ import (
 // (`eval`, `sh -c "… {} …"`) gives that parser the path's bytes, as it
 // would give any argument; in a nested shell write "$ANEFIX_CANDIDATE"
 // inside single quotes, so the nested shell expands it itself.
-const CandidateEnv = "ANEFIX_CANDIDATE"
+const candidateEnv = "ANEFIX_CANDIDATE"
 
 // The references {} becomes: outside quotes one double-quoted word;
 // inside double quotes the bare reference, braced so that text after it
 // (`"{}.log"`) is not read as part of the name.
 const (
-	refUnquoted = `"$` + CandidateEnv + `"`
-	refInDouble = `${` + CandidateEnv + `}`
+	refUnquoted = `"$` + candidateEnv + `"`
+	refInDouble = `${` + candidateEnv + `}`
 )
 
 // Expand returns command with every {} replaced by a reference to
@@ -59,7 +59,7 @@ func Expand(command string) (string, error) {
 	refuse := func(i int, why, instead string) error {
 		return fmt.Errorf("%s: {} at byte %d is %s; %s", quoteCmd(command), i, why, instead)
 	}
-	const useEnv = "write \"$" + CandidateEnv + "\" there instead (the candidate's path, set for every test)"
+	const useEnv = "write \"$" + candidateEnv + "\" there instead (the candidate's path, set for every test)"
 	for i := 0; i < len(command); i++ {
 		c := command[i]
 		f := top()
@@ -98,7 +98,7 @@ func Expand(command string) (string, error) {
 			body := command[i+1 : i+1+end]
 			if j := strings.Index(body, "{}"); j >= 0 {
 				return "", refuse(i+1+j, "inside single quotes, where a reference is not expanded and the program given that text (sh -c, python -c, awk) would read the path itself",
-					"write {} outside the quotes, or \"$"+CandidateEnv+"\" inside them for a nested shell")
+					"write {} outside the quotes, or \"$"+candidateEnv+"\" inside them for a nested shell")
 			}
 			out.WriteString(command[i : i+1+end])
 			if i+1+end < len(command) {
@@ -161,8 +161,8 @@ func Expand(command string) (string, error) {
 		}
 		out.WriteByte(c)
 	}
-	if n == 0 && !strings.Contains(command, CandidateEnv) {
-		return "", fmt.Errorf("%s has no {} (where the candidate's path goes) and does not name $%s", quoteCmd(command), CandidateEnv)
+	if n == 0 && !strings.Contains(command, candidateEnv) {
+		return "", fmt.Errorf("%s has no {} (where the candidate's path goes) and does not name $%s", quoteCmd(command), candidateEnv)
 	}
 	return out.String(), nil
 }

@@ -46,7 +46,7 @@ func runForm(t *testing.T, form, p string) string {
 		t.Fatalf("%s: %v", form, err)
 	}
 	cmd := exec.Command("/bin/sh", "-c", exp)
-	cmd.Env = append(os.Environ(), CandidateEnv+"="+p)
+	cmd.Env = append(os.Environ(), candidateEnv+"="+p)
 	cmd.Dir = filepath.Dir(p)
 	out, err := cmd.Output()
 	if err != nil {
@@ -128,7 +128,7 @@ func FuzzExpand(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		out, err := Expand(cmd)
-		if err != nil || strings.Contains(cmd, CandidateEnv) {
+		if err != nil || strings.Contains(cmd, candidateEnv) {
 			return
 		}
 		back := strings.ReplaceAll(strings.ReplaceAll(out, refUnquoted, "{}"), refInDouble, "{}")

@@ -18,7 +18,7 @@ func FuzzParseEntry(f *testing.F) {
 		if !ok {
 			return
 		}
-		if res.Outcome != Classify(res.ExitCode) || uncacheable(res.ExitCode, false) != "" || res.Duration < 0 || res.Key != k {
+		if res.Outcome != classify(res.ExitCode) || uncacheable(res.ExitCode, false) != "" || res.Duration < 0 || res.Key != k {
 			t.Fatalf("accepted %q as %+v", b, res)
 		}
 		again, ok := parseEntry([]byte(formatEntry(res)), k)

@@ -41,8 +41,8 @@ const (
 
 // Exit statuses with a meaning of their own.
 const (
-	ExitSkip       = 125
-	ExitNoCompiler = 4
+	exitSkip       = 125
+	exitNoCompiler = 4
 )
 
 func (o Outcome) String() string {
@@ -61,14 +61,14 @@ func (o Outcome) String() string {
 	return "?"
 }
 
-// Classify maps an exit status to an outcome.
-func Classify(code int) Outcome {
+// classify maps an exit status to an outcome.
+func classify(code int) Outcome {
 	switch code {
 	case 0:
 		return Good
-	case ExitSkip:
+	case exitSkip:
 		return Skip
-	case ExitNoCompiler:
+	case exitNoCompiler:
 		return NoCompiler
 	}
 	return Bad
@@ -102,8 +102,8 @@ var ErrNoCompiler = errors.New("the test command exited 4: compiler unavailable"
 // ErrBudget is returned when --max-probes is used up.
 var ErrBudget = errors.New("probe budget (--max-probes) used up")
 
-// ErrStopping is returned once KillAll has run: nothing new is started.
-var ErrStopping = errors.New("stopping on a signal; no test is started")
+// errStopping is returned once KillAll has run: nothing new is started.
+var errStopping = errors.New("stopping on a signal; no test is started")
 
 // Result is one probe.
 type Result struct {
@@ -128,11 +128,11 @@ type Runner struct {
 }
 
 // New checks cfg and returns a Runner. A command Expand refuses is an
-// error of type *CommandError.
+// error of type *commandError.
 func New(cfg Config) (*Runner, error) {
 	exp, err := Expand(cfg.Command)
 	if err != nil {
-		return nil, &CommandError{err}
+		return nil, &commandError{err}
 	}
 	if cfg.Jobs < 1 {
 		cfg.Jobs = 1
@@ -145,12 +145,12 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, expanded: exp, warned: map[string]bool{}}, nil
 }
 
-// CommandError is a test command that cannot be run as given (a usage
+// commandError is a test command that cannot be run as given (a usage
 // error for the CLI).
-type CommandError struct{ Err error }
+type commandError struct{ Err error }
 
-func (e *CommandError) Error() string { return e.Err.Error() }
-func (e *CommandError) Unwrap() error { return e.Err }
+func (e *commandError) Error() string { return e.Err.Error() }
+func (e *commandError) Unwrap() error { return e.Err }
 
 // Counts returns the test commands started and the cache hits so far.
 func (r *Runner) Counts() (run, cached int) {
@@ -184,9 +184,9 @@ func DefaultCacheDir() (string, error) {
 // answers of version 1 may be a search's interruption cached as "bad".
 const keyVersion = "anefix-probe-2"
 
-// Key hashes the candidate at path (a file, or a directory's files by
+// key hashes the candidate at path (a file, or a directory's files by
 // sorted relative name, each name and length framed) with the command.
-func Key(path, command string) (string, error) {
+func key(path, command string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d:%s\x00", keyVersion, len(command), command)
 	st, err := os.Stat(path)
@@ -240,7 +240,7 @@ func (r *Runner) Run(ctx context.Context, paths []string) ([]Result, error) {
 	res := make([]Result, len(paths))
 	var todo []int
 	for i, p := range paths {
-		k, err := Key(p, r.cfg.Command)
+		k, err := key(p, r.cfg.Command)
 		if err != nil {
 			return nil, fmt.Errorf("candidate %s: %w", p, err)
 		}
@@ -326,7 +326,7 @@ const stopGrace = 5 * time.Second
 // its end on its own (cacheable).
 func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
 	cmd := exec.Command("/bin/sh", "-c", r.expanded)
-	cmd.Env = append(os.Environ(), CandidateEnv+"="+path)
+	cmd.Env = append(os.Environ(), candidateEnv+"="+path)
 	pctx := ctx
 	if r.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -334,7 +334,7 @@ func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
 		defer cancel()
 	}
 	g, err := start(pctx, cmd, r.cfg.Output)
-	if errors.Is(err, ErrStopping) {
+	if errors.Is(err, errStopping) {
 		return Result{Key: key}, nil // not answered
 	}
 	if err != nil {
@@ -365,7 +365,7 @@ func (r *Runner) one(ctx context.Context, path, key string) (Result, error) {
 	if code < 0 {
 		return Result{}, fmt.Errorf("running the test command: %w", ex.Err)
 	}
-	res.ExitCode, res.Outcome = code, Classify(code)
+	res.ExitCode, res.Outcome = code, classify(code)
 	res.Uncached = uncacheable(code, ex.Signalled)
 	if code == 126 || code == 127 {
 		r.warn("notfound", fmt.Sprintf("the test command exited %d (the shell could not find or run a command in it: %s); such answers count as bad and are never cached", code, r.cfg.Command))
@@ -399,12 +399,12 @@ var running = struct {
 }{groups: map[*proc.Group]bool{}}
 
 // start starts cmd in its own group and registers it, unless KillAll has
-// run (ErrStopping).
+// run (errStopping).
 func start(ctx context.Context, cmd *exec.Cmd, out io.Writer) (*proc.Group, error) {
 	running.Lock()
 	defer running.Unlock()
 	if running.stopping {
-		return nil, ErrStopping
+		return nil, errStopping
 	}
 	g, err := proc.Start(ctx, cmd, proc.Options{Output: out, Grace: stopGrace})
 	if err != nil {

@@ -16,7 +16,7 @@ func TestClassify(t *testing.T) {
 		code int
 		want Outcome
 	}{{0, Good}, {1, Bad}, {2, Bad}, {3, Bad}, {4, NoCompiler}, {124, Bad}, {125, Skip}, {126, Bad}, {137, Bad}} {
-		if got := Classify(c.code); got != c.want {
+		if got := classify(c.code); got != c.want {
 			t.Errorf("Classify(%d) = %s, want %s", c.code, got, c.want)
 		}
 	}
@@ -39,21 +39,21 @@ func TestKey(t *testing.T) {
 		write(t, d, "main.mlirb", "bytes")
 		write(t, d, "metadata.json", "{}")
 	}
-	ka, _ := Key(a, "t {}")
-	kb, _ := Key(b, "t {}")
+	ka, _ := key(a, "t {}")
+	kb, _ := key(b, "t {}")
 	if ka != kb {
 		t.Error("same files, different keys")
 	}
-	if k, _ := Key(a, "u {}"); k == ka {
+	if k, _ := key(a, "u {}"); k == ka {
 		t.Error("command not in the key")
 	}
 	write(t, b, "metadata.json", "{ }")
-	if k, _ := Key(b, "t {}"); k == ka {
+	if k, _ := key(b, "t {}"); k == ka {
 		t.Error("content not in the key")
 	}
 	c := t.TempDir()
 	write(t, c, "main.mlirbmetadata.json", "bytes{}")
-	if k, _ := Key(c, "t {}"); k == ka {
+	if k, _ := key(c, "t {}"); k == ka {
 		t.Error("file boundaries not in the key")
 	}
 }

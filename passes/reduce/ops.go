@@ -29,7 +29,7 @@ func (t target) name(i int) string {
 func targets(m *graph.Module, kind string) []target {
 	var out []target
 	graphs := m.Graphs()
-	if kind == KindDropGraph {
+	if kind == kindDropGraph {
 		public := 0
 		for _, g := range graphs {
 			if g.Visibility() == "" {
@@ -113,11 +113,11 @@ func passThrough(op *graph.Operation) []*graph.Value {
 func eligibleOp(op *graph.Operation, kind string) bool {
 	isConst := op.Name == "coreai.constant"
 	switch kind {
-	case KindToConstant:
+	case kindToConstant:
 		return !isConst && zeroable(op)
-	case KindPassThrough:
+	case kindPassThrough:
 		return !isConst && op.NumResults() > 0 && passThrough(op) != nil
-	case KindShrinkConstant:
+	case kindShrinkConstant:
 		if !isConst || op.NumResults() != 1 || zeroAttr(op.Result(0).Type()) == nil {
 			return false
 		}
@@ -190,13 +190,13 @@ func act(m *graph.Module, kind string, t target) error {
 	}
 	op := t.op
 	switch kind {
-	case KindToConstant, KindShrinkConstant:
+	case kindToConstant, kindShrinkConstant:
 		for _, r := range op.Results() {
 			c := passes.NewConstantOp(m, zeroAttr(r.Type()), op.Loc)
 			c.InsertBefore(op)
 			r.ReplaceAllUsesWith(c.Result(0))
 		}
-	case KindPassThrough:
+	case kindPassThrough:
 		for i, v := range passThrough(op) {
 			op.Result(i).ReplaceAllUsesWith(v)
 		}

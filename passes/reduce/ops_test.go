@@ -26,15 +26,15 @@ func TestStepKinds(t *testing.T) {
 		shrinks bool
 	}{
 		// One entry graph: it stays.
-		{KindDropGraph, 0, false},
+		{kindDropGraph, 0, false},
 		// Every op but the terminator has static int/float/i1 results,
 		// except the cast to tensor<?x3xsi32>.
-		{KindToConstant, 6, true},
+		{kindToConstant, 6, true},
 		// add and where (an operand of x's type) and and (an i1 operand);
 		// greater and the casts change the type.
-		{KindPassThrough, 3, true},
+		{kindPassThrough, 3, true},
 		// No constants.
-		{KindShrinkConstant, 0, false},
+		{kindShrinkConstant, 0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestStepKinds(t *testing.T) {
 		})
 	}
 	// Nothing to act on is not a candidate.
-	if _, _, err := apply(src, KindToConstant, nil, filepath.Join(t.TempDir(), "x.mlir")); !errors.Is(err, bisect.ErrSkipCandidate) {
+	if _, _, err := apply(src, kindToConstant, nil, filepath.Join(t.TempDir(), "x.mlir")); !errors.Is(err, bisect.ErrSkipCandidate) {
 		t.Errorf("empty target list: %v", err)
 	}
 }

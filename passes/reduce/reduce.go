@@ -21,25 +21,25 @@ import (
 
 // Step kinds, in the order they are tried.
 const (
-	KindDropGraph      = "drop-graph"
-	KindToConstant     = "to-constant"
-	KindPassThrough    = "pass-through"
-	KindShrinkConstant = "shrink-constant"
+	kindDropGraph      = "drop-graph"
+	kindToConstant     = "to-constant"
+	kindPassThrough    = "pass-through"
+	kindShrinkConstant = "shrink-constant"
 )
 
-// Kinds lists the step kinds in order.
-var Kinds = []string{KindDropGraph, KindToConstant, KindPassThrough, KindShrinkConstant}
+// kinds lists the step kinds in order.
+var kinds = []string{kindDropGraph, kindToConstant, kindPassThrough, kindShrinkConstant}
 
 // Results.
 const (
 	ResultReduced    = "reduced"     // OUT is the smallest model found (exit 0)
-	ResultInputBad   = "input-bad"   // the test does not hold on the input (exit 3)
-	ResultBudget     = "budget"      // --max-probes ran out; OUT is the smallest so far (exit 3)
+	resultInputBad   = "input-bad"   // the test does not hold on the input (exit 3)
+	resultBudget     = "budget"      // --max-probes ran out; OUT is the smallest so far (exit 3)
 	ResultNoCompiler = "no-compiler" // the test exited 4 (exit 4)
 )
 
-// Step is one accepted shrinking step.
-type Step struct {
+// step is one accepted shrinking step.
+type step struct {
 	Kind                string
 	Targets             []string // op ids (or "#n op-name" without one), graph names
 	OpsBefore, OpsAfter int
@@ -47,7 +47,7 @@ type Step struct {
 
 // Report is what Reduce did.
 type Report struct {
-	Steps               []Step
+	Steps               []step
 	OpsBefore, OpsAfter int
 	Remaining           map[string]int // op name → count in the result
 	Result, Message     string
@@ -76,14 +76,14 @@ func Reduce(src bisect.Source, p *bisect.Prober) (*Report, string, error) {
 		}
 		switch {
 		case errors.Is(err, probe.ErrBudget):
-			rep.Result, rep.Message = ResultBudget, "--max-probes used up; the output is the smallest model found so far"
+			rep.Result, rep.Message = resultBudget, "--max-probes used up; the output is the smallest model found so far"
 			return rep, cur.Path, nil
 		case errors.Is(err, probe.ErrNoCompiler):
 			rep.Result, rep.Message = ResultNoCompiler, "the test exited 4 (compiler unavailable); stopped at once"
 			return rep, "", nil
 		case err != nil:
 			return rep, "", err
-		case rep.Result == ResultInputBad:
+		case rep.Result == resultInputBad:
 			return rep, "", nil
 		}
 		return rep, cur.Path, nil
@@ -101,7 +101,7 @@ func Reduce(src bisect.Source, p *bisect.Prober) (*Report, string, error) {
 		return finish(err)
 	}
 	if res[0].Outcome != probe.Good {
-		rep.Result = ResultInputBad
+		rep.Result = resultInputBad
 		rep.Message = fmt.Sprintf("the test does not hold on the input (%s, exit %d): nothing to reduce", res[0].Outcome, res[0].ExitCode)
 		return finish(nil)
 	}
@@ -113,14 +113,14 @@ func Reduce(src bisect.Source, p *bisect.Prober) (*Report, string, error) {
 		if err != nil {
 			return err
 		}
-		rep.Steps = append(rep.Steps, Step{Kind: kind, Targets: names, OpsBefore: curOps, OpsAfter: n})
+		rep.Steps = append(rep.Steps, step{Kind: kind, Targets: names, OpsBefore: curOps, OpsAfter: n})
 		if cur.Path != src.Path {
 			os.RemoveAll(cur.Path)
 		}
 		cur, curOps = bisect.Source{Path: next}, n
 		return nil
 	}
-	for _, kind := range Kinds {
+	for _, kind := range kinds {
 		if err := shrink(kind, &cur, &curOps, p, accept); err != nil {
 			return finish(err)
 		}
@@ -192,7 +192,7 @@ func tryParts(kind string, cur bisect.Source, curOps int, parts [][]int, p *bise
 		part := part
 		cands[i] = bisect.Candidate{Step: fmt.Sprintf("%s %d target(s)", kind, len(part)), Build: func(path string) error {
 			_, n, err := apply(cur, kind, part, path)
-			if err == nil && n >= curOps && kind != KindShrinkConstant {
+			if err == nil && n >= curOps && kind != kindShrinkConstant {
 				os.RemoveAll(path)
 				return bisect.ErrSkipCandidate
 			}

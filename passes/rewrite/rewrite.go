@@ -62,8 +62,8 @@ type Options struct {
 	Beside func(*Result) ([]bundle.SideFile, error)
 }
 
-// Plan is a rewrite decided before any input is read.
-type Plan struct {
+// plan is a rewrite decided before any input is read.
+type plan struct {
 	Options
 	Pipeline   *passes.Pipeline
 	printAll   bool
@@ -73,7 +73,7 @@ type Plan struct {
 // NewPlan builds the pipeline and vets what needs no input: an unknown
 // pass or option, a broken order, a --print-ir-after name outside the
 // pipeline (each a *passes.UsageError) and an existing output without Force.
-func NewPlan(o Options) (*Plan, error) {
+func NewPlan(o Options) (*plan, error) {
 	spec := o.Spec
 	if o.ArmD {
 		// The seed's arm D is the builder's graph with only the recurrence,
@@ -94,7 +94,7 @@ func NewPlan(o Options) (*Plan, error) {
 		}
 		return nil, err
 	}
-	p := &Plan{Options: o, Pipeline: pl, printAfter: map[string]bool{}}
+	p := &plan{Options: o, Pipeline: pl, printAfter: map[string]bool{}}
 	for _, n := range o.PrintIRAfter {
 		if n == "all" {
 			p.printAll = true
@@ -157,7 +157,7 @@ type Result struct {
 // does not verify) or after it (the verdict, the write) is returned as
 // the error; the pipeline's own failure is Result.Err, with the steps
 // done so far.
-func (p *Plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
+func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 	t0 := time.Now()
 	var out *modelio.Plan
 	if !p.DryRun {
@@ -216,7 +216,7 @@ func (p *Plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 // printIR prints the IR after pass when the plan asks for it. Weights
 // would drown the IR (and can be gigabytes): the blobs are left out,
 // their dense_resource handles stay.
-func (p *Plan) printIR(pass string, m *graph.Module) error {
+func (p *plan) printIR(pass string, m *graph.Module) error {
 	if !p.printAll && !p.printAfter[pass] {
 		return nil
 	}

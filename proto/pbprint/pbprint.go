@@ -30,7 +30,7 @@ import (
 // re-indented by encoding/json, whose whitespace is stable (protojson's is
 // deliberately not). m is not modified.
 func Marshal(m proto.Message) ([]byte, error) {
-	raw, err := protojson.Marshal(MapStrings(m, EscapeInvalid))
+	raw, err := protojson.Marshal(mapStrings(m, escapeInvalid))
 	if err != nil {
 		return nil, err
 	}
@@ -64,11 +64,11 @@ func escapeRawControls(b []byte) []byte {
 
 // ForText returns m with every string passed through bundle.DisplayName,
 // for the text reports: no string can start a line or an escape sequence.
-func ForText[M proto.Message](m M) M { return MapStrings(m, bundle.DisplayName) }
+func ForText[M proto.Message](m M) M { return mapStrings(m, bundle.DisplayName) }
 
-// EscapeInvalid returns s with each byte that is not part of valid UTF-8
+// escapeInvalid returns s with each byte that is not part of valid UTF-8
 // replaced by \xNN; valid strings are returned as they are.
-func EscapeInvalid(s string) string {
+func escapeInvalid(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
@@ -85,11 +85,11 @@ func EscapeInvalid(s string) string {
 	return b.String()
 }
 
-// MapStrings returns m with f applied to every string (singular, repeated,
+// mapStrings returns m with f applied to every string (singular, repeated,
 // map key or value) of it and of the messages it holds. m is not modified:
 // when f changes a string the result is a copy, else m itself (reports are
 // large and hostile names rare).
-func MapStrings[M proto.Message](m M, f func(string) string) M {
+func mapStrings[M proto.Message](m M, f func(string) string) M {
 	if !rewrite(m.ProtoReflect(), f, false) {
 		return m
 	}

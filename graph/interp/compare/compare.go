@@ -62,8 +62,8 @@ type Options struct {
 	Localize bool
 }
 
-// ErrMemory is the error (wrapped) of a comparison past Options.MaxMemory.
-var ErrMemory = errors.New("needs more memory than allowed")
+// errMemory is the error (wrapped) of a comparison past Options.MaxMemory.
+var errMemory = errors.New("needs more memory than allowed")
 
 // FormatBytes prints n in the largest binary unit that keeps it >= 1
 // (graph.FormatBytes).
@@ -99,13 +99,13 @@ func checkLanesMemory(ref, cand *graph.Module, o Options, lanes int) error {
 			streams = fmt.Sprintf(" for %d streams together (the live values once per stream, what is computed from weights alone once; fewer --streams need less)", lanes)
 		}
 		return fmt.Errorf("running both graphs %w: an estimated %s of heap from the shapes they declare (constants, inputs and the live values; mapped weights do not count)%s, over the limit of %s (--max-memory); raise --max-memory if this machine has the memory, or check the shapes the graphs declare",
-			ErrMemory, FormatBytes(need), streams, FormatBytes(o.MaxMemory))
+			errMemory, FormatBytes(need), streams, FormatBytes(o.MaxMemory))
 	}
 	return nil
 }
 
-// Step is one decoded position.
-type Step struct {
+// step is one decoded position.
+type step struct {
 	Index     int   // 0-based over prompt and generated positions
 	Prompt    bool  // a prompt position (not counted in the agreement)
 	RefToken  int64 // argmax of the reference's first output
@@ -125,8 +125,8 @@ type StateDrift struct {
 	num, den  float64 // Σ(ref − cand)², Σ ref² (stateDriftSums)
 }
 
-// Input says how one graph input was fed.
-type Input struct {
+// input says how one graph input was fed.
+type input struct {
 	Name string
 	Role string // token, position, step, mask, state, random, zero
 }
@@ -134,17 +134,17 @@ type Input struct {
 // Result is the outcome of a comparison.
 type Result struct {
 	Function        string
-	Steps           []Step
+	Steps           []step
 	Agree, N        int
 	FirstDivergence int // index into the generated steps, -1 when none
 	PSNR            float64
 	// Identical is true when every output and state matched bit for bit.
 	Identical bool
 	States    []StateDrift
-	Inputs    []Input
+	Inputs    []input
 	Notes     []string
 	Ranges    []Range   // with Options.Ranges
-	Localize  *Localize // with Options.Localize
+	Localize  *localize // with Options.Localize
 }
 
 // side is one module being decoded.
@@ -497,7 +497,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	res := &Result{Function: rs.g.Name(), FirstDivergence: -1, Identical: true}
 	res.Notes = append(res.Notes, logitsNotes(rs)...)
 	for i := range rs.ins {
-		res.Inputs = append(res.Inputs, Input{Name: rs.ins[i].Name, Role: rs.role(i)})
+		res.Inputs = append(res.Inputs, input{Name: rs.ins[i].Name, Role: rs.role(i)})
 	}
 	if err := matchInputs(rs, cs, res); err != nil {
 		return nil, err
@@ -535,7 +535,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 			return nil, fmt.Errorf("first outputs differ in size: %v vs %v", rl.Shape, cl.Shape)
 		}
 		rf, cf := values(rl), values(cl)
-		st := Step{Index: pos, Prompt: prompt}
+		st := step{Index: pos, Prompt: prompt}
 		var okR, okC bool
 		st.RefToken, okR = argmax(rl, rf)
 		st.CandToken, okC = argmax(cl, cf)
@@ -625,7 +625,7 @@ func stepNoise(seed uint64, step int) func(string, int) []float64 {
 // compareLogits fills st's MaxAbs and Cosine from one step's logits, adds
 // to the running squared error and peak (in element order), and reports
 // whether the two are bit-identical.
-func compareLogits(rf, cf []float64, st *Step, sqErrP, peakP *float64) bool {
+func compareLogits(rf, cf []float64, st *step, sqErrP, peakP *float64) bool {
 	identical := true
 	sqErr, peak, maxAbs := *sqErrP, *peakP, st.MaxAbs
 	var dot, nr, nc float64

@@ -8,8 +8,8 @@ import (
 	"github.com/anefix/anefix/graph/interp"
 )
 
-// LocalizeOp is one matched op of `verify --localize`.
-type LocalizeOp struct {
+// localizeOp is one matched op of `verify --localize`.
+type localizeOp struct {
 	OpID, Source, Op string
 	// RelError is the largest ‖ref − cand‖/‖ref‖ of the op's results over
 	// the run; Growth the largest increase of it over the worst error
@@ -18,13 +18,13 @@ type LocalizeOp struct {
 	order            int
 }
 
-// Localize ranks the matched ops by how much error each adds.
-type Localize struct {
+// localize ranks the matched ops by how much error each adds.
+type localize struct {
 	Matched, UnmatchedRef, UnmatchedCand int
 	// Skipped counts reference results not kept for comparison because
 	// they would have passed localizeBudget.
 	Skipped int
-	Ops     []LocalizeOp // all matched ops that ran, largest growth first
+	Ops     []localizeOp // all matched ops that ran, largest growth first
 }
 
 // localizeBudget bounds the reference results kept per position (float32
@@ -82,7 +82,7 @@ type localizer struct {
 	candErr           map[*graph.Value]float64
 	rel, growth       []float64
 	ran               []bool
-	res               Localize
+	res               localize
 	names             *opNames
 }
 
@@ -253,14 +253,14 @@ func relError(r, c []float32) float64 {
 	return math.Sqrt(num / den)
 }
 
-func (l *localizer) result() *Localize {
+func (l *localizer) result() *localize {
 	out := l.res
 	for p, pr := range l.pairs {
 		if !l.ran[p] {
 			continue
 		}
 		c := pr[1]
-		out.Ops = append(out.Ops, LocalizeOp{OpID: l.names.id(c), Source: graph.Source(c.Loc), Op: c.Name,
+		out.Ops = append(out.Ops, localizeOp{OpID: l.names.id(c), Source: graph.Source(c.Loc), Op: c.Name,
 			RelError: l.rel[p], Growth: l.growth[p], order: l.names.index[c]})
 	}
 	sort.SliceStable(out.Ops, func(i, j int) bool {

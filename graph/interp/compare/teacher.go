@@ -54,18 +54,18 @@ const (
 	DefaultMinSameTop1 = 0.9
 )
 
-// DriftPoint is the relative RMS of one state at one position, over all
+// driftPoint is the relative RMS of one state at one position, over all
 // streams: ‖ref − cand‖ / ‖ref‖ after that position's step.
-type DriftPoint struct {
+type driftPoint struct {
 	Position int // 0-based
 	RelRMS   float64
 	MaxAbs   float64
 }
 
-// StateCurve is one state's drift along the streams.
-type StateCurve struct {
+// stateCurve is one state's drift along the streams.
+type stateCurve struct {
 	Name   string
-	Points []DriftPoint
+	Points []driftPoint
 }
 
 // Teacher is the outcome of a teacher-forced comparison. Every figure is
@@ -86,9 +86,9 @@ type Teacher struct {
 	RMSDeltaP         float64
 	PSNR              float64
 	Identical         bool
-	States            []StateCurve
+	States            []stateCurve
 	Final             []StateDrift // each state after the last position
-	Inputs            []Input
+	Inputs            []input
 	Notes             []string
 	Ranges            []Range
 	// WeightBytes is what matmul and conv read from the weights of both
@@ -239,7 +239,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	res := &Teacher{Function: rs0.g.Name(), Streams: len(o.Streams), Length: L, ClearMargin: o.ClearMargin, Identical: true}
 	res.Notes = append(res.Notes, logitsNotes(rs0)...)
 	for i := range rs0.ins {
-		res.Inputs = append(res.Inputs, Input{Name: rs0.ins[i].Name, Role: rs0.role(i)})
+		res.Inputs = append(res.Inputs, input{Name: rs0.ins[i].Name, Role: rs0.role(i)})
 	}
 	var scratch Result
 	if err := matchInputs(rs0, cs0, &scratch); err != nil {
@@ -251,7 +251,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	// bytes in both runs once for both (interp.Pair).
 	pair := interp.NewPair(rs.in, rs.g.Name(), cs.in, cs.g.Name())
 	checkpoints := driftPositions(L)
-	curves := map[string]*StateCurve{}
+	curves := map[string]*stateCurve{}
 	var acc teacherAcc
 	var sqErr, peak float64
 	var count int
@@ -281,7 +281,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 				return nil, fmt.Errorf("first outputs differ in size: %v vs %v", rl.Shape, cl.Shape)
 			}
 			rf, cf := values(rl), values(cl)
-			var st Step
+			var st step
 			if !compareLogits(rf, cf, &st, &sqErr, &peak) {
 				res.Identical = false
 			}
@@ -291,18 +291,18 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 				n = min(rl.Shape[len(rl.Shape)-1], n)
 			}
 			if n > 0 {
-				acc.add(PositionMeasure(rf[len(rf)-n:], cf[len(cf)-n:]), o.ClearMargin)
+				acc.add(positionMeasure(rf[len(rf)-n:], cf[len(cf)-n:]), o.ClearMargin)
 			}
 		}
 		if slices.Contains(checkpoints, pos) || pos == L-1 {
 			for _, d := range laneStateDrift(rs, cs, o.CandStateLog2) {
 				c := curves[d.Name]
 				if c == nil {
-					c = &StateCurve{Name: d.Name}
+					c = &stateCurve{Name: d.Name}
 					curves[d.Name] = c
 				}
 				if slices.Contains(checkpoints, pos) {
-					c.Points = append(c.Points, DriftPoint{Position: pos, RelRMS: d.RelRMS, MaxAbs: d.MaxAbs})
+					c.Points = append(c.Points, driftPoint{Position: pos, RelRMS: d.RelRMS, MaxAbs: d.MaxAbs})
 				}
 				if pos == L-1 {
 					res.Final = append(res.Final, d)
@@ -402,8 +402,8 @@ func laneStateDrift(rs, cs *laneSide, log2 map[string]int) []StateDrift {
 	return out
 }
 
-// Measure is what one position contributes, from REF's and CAND's logits.
-type Measure struct {
+// measure is what one position contributes, from REF's and CAND's logits.
+type measure struct {
 	KLD       float64 // KL(REF‖CAND) of the softmaxes, nats (+inf when CAND is not finite where REF is)
 	DeltaP    float64 // CAND's probability of REF's top token minus REF's
 	Same      bool    // the argmaxes agree (first of equal ones)
@@ -411,13 +411,13 @@ type Measure struct {
 	NonFinite bool
 }
 
-// PositionMeasure computes a position's Measure in float64: log-softmax
+// positionMeasure computes a position's Measure in float64: log-softmax
 // by subtracting the maximum and the log of the sum of exponentials.
-func PositionMeasure(r, c []float64) Measure {
+func positionMeasure(r, c []float64) measure {
 	lr, okR := logSoftmax(r)
 	lc, okC := logSoftmax(c)
 	top, ctop := argmax64(r), argmax64(c)
-	m := Measure{Same: top == ctop, Margin: topGap(r, top)}
+	m := measure{Same: top == ctop, Margin: topGap(r, top)}
 	if !okR || !okC {
 		m.KLD, m.NonFinite = math.Inf(1), true
 		if okR {
@@ -479,8 +479,8 @@ func topGap(v []float64, top int) float64 {
 	return v[top] - second
 }
 
-// Wilson is the 95 % Wilson score interval of k successes in n trials.
-func Wilson(k, n int) (lo, hi float64) {
+// wilson is the 95 % Wilson score interval of k successes in n trials.
+func wilson(k, n int) (lo, hi float64) {
 	if n == 0 {
 		return 0, 1
 	}
@@ -500,7 +500,7 @@ type teacherAcc struct {
 	nonFinite       int
 }
 
-func (a *teacherAcc) add(m Measure, clearMargin float64) {
+func (a *teacherAcc) add(m measure, clearMargin float64) {
 	a.klds = append(a.klds, m.KLD)
 	if m.Same {
 		a.same++
@@ -520,7 +520,7 @@ func (a *teacherAcc) add(m Measure, clearMargin float64) {
 func (a *teacherAcc) fill(t *Teacher) {
 	n := len(a.klds)
 	t.Positions, t.SameTop1, t.ClearPositions, t.ClearSame = n, a.same, a.clear, a.cs
-	t.SameTop1Low, t.High = Wilson(a.same, n)
+	t.SameTop1Low, t.High = wilson(a.same, n)
 	if n == 0 {
 		return
 	}
@@ -531,14 +531,14 @@ func (a *teacherAcc) fill(t *Teacher) {
 	t.MeanKLD = sum / float64(n)
 	sorted := slices.Clone(a.klds)
 	slices.Sort(sorted)
-	t.KLDP50, t.KLDP90, t.KLDP99 = Percentile(sorted, 50), Percentile(sorted, 90), Percentile(sorted, 99)
+	t.KLDP50, t.KLDP90, t.KLDP99 = percentile(sorted, 50), percentile(sorted, 90), percentile(sorted, 99)
 	t.KLDMax = sorted[n-1]
 	t.RMSDeltaP = math.Sqrt(a.sqDP / float64(n))
 }
 
-// Percentile is the p-th percentile of sorted values by linear
+// percentile is the p-th percentile of sorted values by linear
 // interpolation between closest ranks (numpy.percentile's default).
-func Percentile(sorted []float64, p float64) float64 {
+func percentile(sorted []float64, p float64) float64 {
 	n := len(sorted)
 	if n == 0 {
 		return 0

@@ -78,7 +78,7 @@ func TestTeacherMeasuresMatchNumpy(t *testing.T) {
 	}
 	var acc teacherAcc
 	for i := range ref {
-		acc.add(PositionMeasure(ref[i], cand[i]), DefaultClearMargin)
+		acc.add(positionMeasure(ref[i], cand[i]), DefaultClearMargin)
 	}
 	var got Teacher
 	acc.fill(&got)
@@ -209,7 +209,7 @@ func TestTeacherPalettizeRanks(t *testing.T) {
 
 func TestWilsonEdges(t *testing.T) {
 	for _, c := range []struct{ k, n int }{{0, 10}, {10, 10}, {5, 10}, {0, 0}} {
-		lo, hi := Wilson(c.k, c.n)
+		lo, hi := wilson(c.k, c.n)
 		if lo < 0 || hi > 1 || lo > hi {
 			t.Errorf("Wilson(%d, %d) = [%g, %g]", c.k, c.n, lo, hi)
 		}
@@ -234,7 +234,7 @@ func TestTeacherMemoryCountsStreams(t *testing.T) {
 		t.Errorf("1 stream under a limit of %d: %v", limit, err)
 	}
 	_, err := CompareTeacher(ref, cand, TeacherOptions{Streams: RandomStreams(8, 2, 256, 0), MaxMemory: limit})
-	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "for 8 streams together") {
+	if !errors.Is(err, errMemory) || !strings.Contains(err.Error(), "for 8 streams together") {
 		t.Errorf("8 streams under a limit of %d: %v", limit, err)
 	}
 }

@@ -22,11 +22,11 @@ func TestCommittedVectorsAreFresh(t *testing.T) {
 		t.Fatalf("gen.py: %v\n%s", err, out)
 	}
 	for _, name := range []string{"f16_round.vec.gz", "ops.vec.gz", "ops2.vec.gz", "gated_delta.vec.gz", "packed.vec.gz", "zoo.vec.gz"} {
-		want, err := Decompress(filepath.Join(tmp, name))
+		want, err := decompress(filepath.Join(tmp, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Decompress(filepath.Join(dir, name))
+		got, err := decompress(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}

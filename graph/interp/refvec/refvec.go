@@ -15,24 +15,24 @@ import (
 	"sort"
 )
 
-// Magic starts every decompressed vector file.
-const Magic = "ANEFIXVEC1\n"
+// magic starts every decompressed vector file.
+const magic = "ANEFIXVEC1\n"
 
-// DType is a record's element type.
-type DType uint8
+// dType is a record's element type.
+type dType uint8
 
 // Element types, as gen.py numbers them.
 const (
-	F32 DType = iota
+	F32 dType = iota
 	F16
-	F64
+	f64
 	SI32
 	Bool
 )
 
 var dtypeNames = [...]string{"f32", "f16", "f64", "si32", "bool"}
 
-func (d DType) String() string {
+func (d dType) String() string {
 	if int(d) < len(dtypeNames) {
 		return dtypeNames[d]
 	}
@@ -40,13 +40,13 @@ func (d DType) String() string {
 }
 
 // Size is the element size in bytes.
-func (d DType) Size() int {
+func (d dType) Size() int {
 	switch d {
 	case F32, SI32:
 		return 4
 	case F16:
 		return 2
-	case F64:
+	case f64:
 		return 8
 	case Bool:
 		return 1
@@ -57,7 +57,7 @@ func (d DType) Size() int {
 // Tensor is one record.
 type Tensor struct {
 	Name  string
-	DType DType
+	DType dType
 	Shape []int
 	Data  []byte // little endian, row-major
 }
@@ -120,19 +120,19 @@ func lastSlash(s string) int {
 
 // ReadFile reads and decodes a gzip'd vector file.
 func ReadFile(path string) (*File, error) {
-	raw, err := Decompress(path)
+	raw, err := decompress(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := Parse(raw)
+	f, err := parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// Decompress returns the decompressed contents of a gzip'd vector file.
-func Decompress(path string) ([]byte, error) {
+// decompress returns the decompressed contents of a gzip'd vector file.
+func decompress(path string) ([]byte, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -152,13 +152,13 @@ func Decompress(path string) ([]byte, error) {
 // maxElems bounds a record so a corrupt header cannot request absurd memory.
 const maxElems = 1 << 28
 
-// Parse decodes decompressed vector-file bytes.
-func Parse(raw []byte) (*File, error) {
-	if !bytes.HasPrefix(raw, []byte(Magic)) {
-		return nil, fmt.Errorf("refvec: missing magic %q", Magic)
+// parse decodes decompressed vector-file bytes.
+func parse(raw []byte) (*File, error) {
+	if !bytes.HasPrefix(raw, []byte(magic)) {
+		return nil, fmt.Errorf("refvec: missing magic %q", magic)
 	}
 	f := &File{Tensors: map[string]*Tensor{}}
-	p := len(Magic)
+	p := len(magic)
 	need := func(n int, what string) error {
 		if n < 0 || len(raw)-p < n {
 			return fmt.Errorf("refvec: offset %d: truncated %s (need %d bytes, have %d)", p, what, n, len(raw)-p)
@@ -176,7 +176,7 @@ func Parse(raw []byte) (*File, error) {
 		}
 		name := string(raw[p : p+n])
 		p += n
-		dt, rank := DType(raw[p]), int(raw[p+1])
+		dt, rank := dType(raw[p]), int(raw[p+1])
 		p += 2
 		if dt.Size() == 0 {
 			return nil, fmt.Errorf("refvec: record %q: unknown dtype %d", name, dt)

@@ -18,30 +18,30 @@ func TestReadCommitted(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	good := []byte(Magic + "\x01\x00a\x00\x01\x02\x00\x00\x00" + "\x00\x00\x80\x3f\x00\x00\x00\x40")
-	if f, err := Parse(good); err != nil || f.Tensors["a"].Len() != 2 {
+	good := []byte(magic + "\x01\x00a\x00\x01\x02\x00\x00\x00" + "\x00\x00\x80\x3f\x00\x00\x00\x40")
+	if f, err := parse(good); err != nil || f.Tensors["a"].Len() != 2 {
 		t.Fatalf("good input: %v", err)
 	}
 	for _, bad := range [][]byte{
 		[]byte("nope"),
 		good[:len(good)-1],
-		[]byte(Magic + "\x01\x00a\x09\x00"),
-		[]byte(Magic + "\x01\x00a\x00\x01\xff\xff\xff\xff"),
-		append(append([]byte{}, good...), good[len(Magic):]...),
+		[]byte(magic + "\x01\x00a\x09\x00"),
+		[]byte(magic + "\x01\x00a\x00\x01\xff\xff\xff\xff"),
+		append(append([]byte{}, good...), good[len(magic):]...),
 	} {
-		if _, err := Parse(bad); err == nil {
+		if _, err := parse(bad); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
 		}
 	}
 }
 
 func FuzzParse(f *testing.F) {
-	raw, err := Decompress(filepath.Join("..", "..", "..", "testdata", "numpy", "gated_delta.vec.gz"))
+	raw, err := decompress(filepath.Join("..", "..", "..", "testdata", "numpy", "gated_delta.vec.gz"))
 	if err == nil {
 		f.Add(raw[:min(len(raw), 4096)])
 	}
-	f.Add([]byte(Magic))
+	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = Parse(b)
+		_, _ = parse(b)
 	})
 }

@@ -60,7 +60,7 @@ type Result struct {
 	RegionsKnown bool
 	RegionFiles  []string
 	Log          *compilerlog.Log
-	// Stderr is the first MaxStderrKept bytes of the compiler's output
+	// Stderr is the first maxStderrKept bytes of the compiler's output
 	// (the whole log is parsed into Log and, under Keep, written beside
 	// the package); StderrTruncated says there was more.
 	Stderr          []byte
@@ -107,11 +107,11 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	}
 	outRoot := opts.Keep
 	if outRoot == "" {
-		tmp, err := TempDir("anefix-compile-")
+		tmp, err := tempDir("anefix-compile-")
 		if err != nil {
 			return nil, err
 		}
-		defer RemoveTemp(tmp)
+		defer removeTemp(tmp)
 		outRoot = tmp
 	} else if err := os.MkdirAll(outRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("--keep %s: %w", outRoot, err)
@@ -142,7 +142,7 @@ func Run(ctx context.Context, opts Options, aimodel string) (*Result, error) {
 	// The log is parsed as it arrives, never held whole (compilerlog's
 	// bounds); under --keep it also streams to a file.
 	parser := compilerlog.NewParser()
-	head := &headWriter{max: MaxStderrKept}
+	head := &headWriter{max: maxStderrKept}
 	sinks := []io.Writer{parser, head}
 	if opts.Keep != "" {
 		// O_EXCL: a file created now, never one that appeared since the
@@ -228,8 +228,8 @@ func locatePackage(out string) (string, error) {
 	return "", fmt.Errorf("the compiler wrote %d .aimodelc packages into %s; one compile writes one", len(found), out)
 }
 
-// MaxStderrKept bounds Result.Stderr.
-const MaxStderrKept = 64 << 10
+// maxStderrKept bounds Result.Stderr.
+const maxStderrKept = 64 << 10
 
 // headWriter keeps the first max bytes written to it.
 type headWriter struct {

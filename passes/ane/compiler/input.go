@@ -9,16 +9,16 @@ import (
 	"github.com/anefix/anefix/graph/modelio"
 )
 
-// Input is a loaded model made ready for the compiler: the .aimodel
+// input is a loaded model made ready for the compiler: the .aimodel
 // directory to hand it (the input's own, or a temporary one).
-type Input struct {
+type input struct {
 	Loaded  *modelio.Loaded
 	AIModel string
 	cleanup func()
 }
 
 // Close removes the temporary .aimodel (if any) and closes the input.
-func (c *Input) Close() {
+func (c *input) Close() {
 	if c.cleanup != nil {
 		c.cleanup()
 	}
@@ -29,14 +29,14 @@ func (c *Input) Close() {
 // .aimodel (or an LLM bundle holding one), writes its module into a
 // temporary .aimodel (removed by Close, or by Stop on a signal), since
 // coreai-build compiles .aimodel directories. On error ld is closed.
-func PrepareInput(ld *modelio.Loaded, path string) (*Input, error) {
-	ci := &Input{Loaded: ld}
+func PrepareInput(ld *modelio.Loaded, path string) (*input, error) {
+	ci := &input{Loaded: ld}
 	switch ld.Input.Kind {
 	case bundle.KindAIModel, bundle.KindLLMBundle:
 		ci.AIModel = ld.Input.AIModelDir
 		return ci, nil
 	}
-	tmp, err := TempDir("anefix-aimodel-")
+	tmp, err := tempDir("anefix-aimodel-")
 	if err != nil {
 		ld.Close()
 		return nil, err
@@ -46,7 +46,7 @@ func PrepareInput(ld *modelio.Loaded, path string) (*Input, error) {
 		base = "model"
 	}
 	ci.AIModel = filepath.Join(tmp, base+".aimodel")
-	ci.cleanup = func() { RemoveTemp(tmp) }
+	ci.cleanup = func() { removeTemp(tmp) }
 	if _, err := modelio.Save(ci.AIModel, ld.Module, ld, modelio.SaveOptions{}); err != nil {
 		ci.Close()
 		return nil, fmt.Errorf("preparing %s for the compiler: %w", path, err)

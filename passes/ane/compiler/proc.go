@@ -28,8 +28,8 @@ var reg = struct {
 // errStopping is returned once Stop has run: nothing new is started.
 var errStopping = errors.New("stopping on a signal; nothing new is started")
 
-// TempDir creates a temporary directory that Stop removes.
-func TempDir(prefix string) (string, error) {
+// tempDir creates a temporary directory that Stop removes.
+func tempDir(prefix string) (string, error) {
 	reg.Lock()
 	defer reg.Unlock()
 	if reg.stopping {
@@ -42,8 +42,8 @@ func TempDir(prefix string) (string, error) {
 	return d, err
 }
 
-// RemoveTemp removes a directory made by TempDir.
-func RemoveTemp(d string) {
+// removeTemp removes a directory made by tempDir.
+func removeTemp(d string) {
 	reg.Lock()
 	delete(reg.temps, d)
 	reg.Unlock()
@@ -66,7 +66,7 @@ func Interrupt() bool {
 }
 
 // Stop does what Interrupt does and removes every temporary directory made
-// by TempDir that is still there, returning those removed, sorted.
+// by tempDir that is still there, returning those removed, sorted.
 func Stop() []string {
 	Interrupt()
 	reg.Lock()

@@ -54,16 +54,16 @@ func (k Kind) String() string {
 
 // The compiler's phrases the parser keys on (testdata/compilerlogs).
 const (
-	PhraseElementType = "Incompatible element type for ANE"
-	PhraseIOOp        = "ANE I/O op isn't a squeeze / expandDims"
-	PhraseReorder     = "maxReorderingDistance"
-	PhraseValidation  = "ane_validation_message"
-	PhraseANECFailed  = "ANECCompileOffline() failed"
-	RegionMarker      = "_ANE_region"
+	phraseElementType = "Incompatible element type for ANE"
+	phraseIOOp        = "ANE I/O op isn't a squeeze / expandDims"
+	phraseReorder     = "maxReorderingDistance"
+	phraseValidation  = "ane_validation_message"
+	phraseANECFailed  = "ANECCompileOffline() failed"
+	regionMarker      = "_ANE_region"
 )
 
-// Diagnostic is one warning, note or error line.
-type Diagnostic struct {
+// diagnostic is one warning, note or error line.
+type diagnostic struct {
 	Line     int    // 1-based line number in the log
 	Severity string // "warning", "note", "error" or "" when the line has none
 	Kind     Kind
@@ -86,20 +86,20 @@ type Diagnostic struct {
 }
 
 // Source returns "file:line" or "".
-func (d *Diagnostic) Source() string {
+func (d *diagnostic) Source() string {
 	if d.File == "" {
 		return ""
 	}
 	return d.File + ":" + strconv.Itoa(d.SrcLine)
 }
 
-// Field is one key = value entry of a statusdict, value as text.
-type Field struct {
+// field is one key = value entry of a statusdict, value as text.
+type field struct {
 	Key, Value string
 }
 
-// Failure is one `ANECCompileOffline() failed` block.
-type Failure struct {
+// failure is one `ANECCompileOffline() failed` block.
+type failure struct {
 	Line      int   // line of "ANECCompileOffline() failed"
 	OSStatus  int64 // OSStatus=N
 	Status    int64 // aneCompileStatus=N
@@ -107,18 +107,18 @@ type Failure struct {
 	// SourceFile is CompiledInputSourceFileName.
 	SourceFile string
 	// Region is the region parsed from SourceFile (zero when none).
-	Region Region
+	Region region
 	// ErrorList holds the ErrorList entries (empty list = the silent case of
 	// testdata/compilerlogs/issue205-empty-errorlist.log).
 	ErrorList []string
 	// Fields are the other statusdict entries, sorted by key.
-	Fields []Field
+	Fields []field
 	// Truncated is set when the log ended inside the statusdict.
 	Truncated bool
 }
 
-// Region identifies an ANE region file `<function>_ANE_region_<i>_<j>…`.
-type Region struct {
+// region identifies an ANE region file `<function>_ANE_region_<i>_<j>…`.
+type region struct {
 	File     string // base name
 	Function string // text before "_ANE_region" (may be elided with "...")
 	I, J     int
@@ -132,9 +132,9 @@ type Log struct {
 	// Diagnostics are the diagnostics kept: the first MaxKeptPerGroup of
 	// each group (kind, op name, validation message), at most MaxKept in
 	// all, in log order.
-	Diagnostics []Diagnostic
+	Diagnostics []diagnostic
 	// Failures are the first MaxKeptFailures failure blocks.
-	Failures []Failure
+	Failures []failure
 	Lines    int
 	// Unclassified counts non-empty lines that are neither diagnostics nor
 	// part of a failure block.
@@ -144,7 +144,7 @@ type Log struct {
 	// parameter at index 0, …" of coreai-facts.md §0): each distinct text
 	// once, with the line it first appeared on and how often it appeared,
 	// in order of first appearance; at most MaxKeptOther texts.
-	Other []OtherLine
+	Other []otherLine
 	// OtherNotKept counts the unclassified lines whose text is not among
 	// Other (the log had more than MaxKeptOther distinct texts).
 	OtherNotKept int
@@ -152,39 +152,39 @@ type Log struct {
 	Counts map[Kind]int
 	// DroppedDiagnostics and DroppedFailures count the records not kept.
 	DroppedDiagnostics, DroppedFailures int
-	// LongLines counts lines longer than MaxLineBytes: only their first
-	// MaxLineBytes are parsed.
+	// LongLines counts lines longer than maxLineBytes: only their first
+	// maxLineBytes are parsed.
 	LongLines int
 }
 
-// OtherLine is one distinct unclassified line of the log.
-type OtherLine struct {
+// otherLine is one distinct unclassified line of the log.
+type otherLine struct {
 	Line  int    // 1-based line of its first appearance
-	Text  string // the line, spaces trimmed, cut to MaxKeptText bytes
+	Text  string // the line, spaces trimmed, cut to maxKeptText bytes
 	Count int    // how many lines of the log have this text
 }
 
 // Count returns how many diagnostics of kind k the whole log holds.
 func (l *Log) Count(k Kind) int { return l.Counts[k] }
 
-// The retention bounds. With lines cut at MaxLineBytes and the kept text
-// of each record cut at MaxKeptText, what a Log keeps is at most about
-// MaxKept*(5*MaxKeptText + maxKeptIDs*maxKeptID) + 2*MaxKeptFailures*MaxBlockBytes
-// + 2*MaxKeptOther*MaxKeptText + MaxLineBytes, under 96 MiB, whatever the log's size (the README's
+// The retention bounds. With lines cut at maxLineBytes and the kept text
+// of each record cut at maxKeptText, what a Log keeps is at most about
+// MaxKept*(5*maxKeptText + maxKeptIDs*maxKeptID) + 2*MaxKeptFailures*maxBlockBytes
+// + 2*MaxKeptOther*maxKeptText + maxLineBytes, under 96 MiB, whatever the log's size (the README's
 // safety section states it). Every kept string is a copy, so no record
 // pins the (up to 1 MiB) line it came from.
 const (
-	// MaxLineBytes bounds the part of one log line that is parsed.
-	MaxLineBytes = 1 << 20
+	// maxLineBytes bounds the part of one log line that is parsed.
+	maxLineBytes = 1 << 20
 	// MaxKept bounds the diagnostics kept; MaxKeptPerGroup those of one group.
 	MaxKept         = 4096
 	MaxKeptPerGroup = 64
-	// MaxKeptText bounds each kept diagnostic's Raw and Message.
-	MaxKeptText = 2048
+	// maxKeptText bounds each kept diagnostic's Raw and Message.
+	maxKeptText = 2048
 	// MaxKeptFailures bounds the failure blocks kept.
 	MaxKeptFailures = 64
-	// MaxBlockBytes bounds the text of one failure block.
-	MaxBlockBytes = 256 << 10
+	// maxBlockBytes bounds the text of one failure block.
+	maxBlockBytes = 256 << 10
 	// MaxKeptOther bounds the distinct unclassified lines kept.
 	MaxKeptOther = 256
 )
@@ -225,14 +225,14 @@ type groupKey struct {
 	opName, validated string
 }
 
-// Parser parses a log as it is written (an io.Writer, so a running
+// parser parses a log as it is written (an io.Writer, so a running
 // compiler's stderr can feed it directly), keeping at most one line
-// (MaxLineBytes) of unparsed text and the bounded records of Log.
-type Parser struct {
+// (maxLineBytes) of unparsed text and the bounded records of Log.
+type parser struct {
 	log    Log
 	line   []byte
-	long   bool // the current line passed MaxLineBytes
-	fail   *Failure
+	long   bool // the current line passed maxLineBytes
+	fail   *failure
 	block  []string
 	blockN int // bytes in block
 	depth  int
@@ -242,12 +242,12 @@ type Parser struct {
 }
 
 // NewParser returns a Parser with an empty Log.
-func NewParser() *Parser {
-	return &Parser{log: Log{Counts: map[Kind]int{}}, groups: map[groupKey]int{}, other: map[string]int{}}
+func NewParser() *parser {
+	return &parser{log: Log{Counts: map[Kind]int{}}, groups: map[groupKey]int{}, other: map[string]int{}}
 }
 
 // Write feeds log bytes; it never fails.
-func (p *Parser) Write(b []byte) (int, error) {
+func (p *parser) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
@@ -255,7 +255,7 @@ func (p *Parser) Write(b []byte) (int, error) {
 		if i >= 0 {
 			chunk = b[:i]
 		}
-		if room := MaxLineBytes - len(p.line); len(chunk) > room {
+		if room := maxLineBytes - len(p.line); len(chunk) > room {
 			p.line = append(p.line, chunk[:room]...)
 			p.long = true
 		} else {
@@ -271,7 +271,7 @@ func (p *Parser) Write(b []byte) (int, error) {
 }
 
 // Finish ends the log (a last line without a newline counts) and returns it.
-func (p *Parser) Finish() *Log {
+func (p *parser) Finish() *Log {
 	if p.done {
 		return &p.log
 	}
@@ -286,7 +286,7 @@ func (p *Parser) Finish() *Log {
 	return &p.log
 }
 
-func (p *Parser) endLine() {
+func (p *parser) endLine() {
 	if p.long {
 		p.log.LongLines++
 	}
@@ -298,29 +298,29 @@ func (p *Parser) endLine() {
 	p.lineText(line)
 }
 
-func (p *Parser) lineText(line string) {
+func (p *parser) lineText(line string) {
 	log := &p.log
 	log.Lines++
 	if p.fail != nil {
-		if p.blockN < MaxBlockBytes {
-			if len(line) > MaxBlockBytes-p.blockN {
-				line = line[:MaxBlockBytes-p.blockN]
+		if p.blockN < maxBlockBytes {
+			if len(line) > maxBlockBytes-p.blockN {
+				line = line[:maxBlockBytes-p.blockN]
 			}
 			p.block = append(p.block, line)
 			p.blockN += len(line) + 1
 		}
 		p.depth += braceDelta(line)
-		if p.depth <= 0 || len(p.block) >= maxBlockLines || p.blockN >= MaxBlockBytes {
+		if p.depth <= 0 || len(p.block) >= maxBlockLines || p.blockN >= maxBlockBytes {
 			p.fail.Truncated = p.depth > 0
 			p.finishBlock()
 		}
 		return
 	}
-	if i := strings.Index(line, PhraseANECFailed); i >= 0 {
-		p.fail = &Failure{Line: log.Lines}
+	if i := strings.Index(line, phraseANECFailed); i >= 0 {
+		p.fail = &failure{Line: log.Lines}
 		rest := line[i:]
-		if len(rest) > MaxBlockBytes {
-			rest = rest[:MaxBlockBytes]
+		if len(rest) > maxBlockBytes {
+			rest = rest[:maxBlockBytes]
 		}
 		p.block = []string{rest}
 		p.blockN = len(rest) + 1
@@ -367,10 +367,10 @@ func (p *Parser) lineText(line string) {
 
 // keepOther records an unclassified line: a text seen before only counts
 // again, a new one is kept while fewer than MaxKeptOther are.
-func (p *Parser) keepOther(t string) {
+func (p *parser) keepOther(t string) {
 	log := &p.log
-	if len(t) > MaxKeptText {
-		t = t[:MaxKeptText]
+	if len(t) > maxKeptText {
+		t = t[:maxKeptText]
 	}
 	if i, ok := p.other[t]; ok {
 		log.Other[i].Count++
@@ -382,19 +382,19 @@ func (p *Parser) keepOther(t string) {
 	}
 	t = strings.Clone(t) // the map key and the record share one copy
 	p.other[t] = len(log.Other)
-	log.Other = append(log.Other, OtherLine{Line: log.Lines, Text: t, Count: 1})
+	log.Other = append(log.Other, otherLine{Line: log.Lines, Text: t, Count: 1})
 }
 
-// keepText copies s, cut to MaxKeptText bytes, so a kept record does not
+// keepText copies s, cut to maxKeptText bytes, so a kept record does not
 // pin the line it came from.
 func keepText(s string) string {
-	if len(s) > MaxKeptText {
-		s = s[:MaxKeptText]
+	if len(s) > maxKeptText {
+		s = s[:maxKeptText]
 	}
 	return strings.Clone(s)
 }
 
-func (p *Parser) finishBlock() {
+func (p *parser) finishBlock() {
 	if len(p.log.Failures) < MaxKeptFailures {
 		finishFailure(p.fail, p.block)
 		p.log.Failures = append(p.log.Failures, *p.fail)
@@ -424,11 +424,11 @@ func braceDelta(s string) int {
 	return d
 }
 
-func parseDiagnostic(line string, n int) (Diagnostic, bool) {
-	d := Diagnostic{Line: n, Raw: line}
+func parseDiagnostic(line string, n int) (diagnostic, bool) {
+	d := diagnostic{Line: n, Raw: line}
 	sev := findSeverity(line)
-	hasPhrase := strings.Contains(line, PhraseValidation) || strings.Contains(line, PhraseElementType) ||
-		strings.Contains(line, PhraseIOOp) || strings.Contains(line, PhraseReorder)
+	hasPhrase := strings.Contains(line, phraseValidation) || strings.Contains(line, phraseElementType) ||
+		strings.Contains(line, phraseIOOp) || strings.Contains(line, phraseReorder)
 	if sev == nil && !hasPhrase {
 		return d, false
 	}
@@ -445,11 +445,11 @@ func parseDiagnostic(line string, n int) (Diagnostic, bool) {
 		stripped = line[:a] + line[b:]
 	}
 	switch {
-	case strings.Contains(line, PhraseElementType):
+	case strings.Contains(line, phraseElementType):
 		d.Kind = KindElementType
-	case strings.Contains(line, PhraseIOOp):
+	case strings.Contains(line, phraseIOOp):
 		d.Kind = KindIOOp
-	case strings.Contains(line, PhraseReorder):
+	case strings.Contains(line, phraseReorder):
 		d.Kind = KindReorder
 		if m := reReorder.FindStringSubmatch(line); m != nil {
 			d.Distance, _ = strconv.Atoi(m[1])
@@ -512,7 +512,7 @@ func findSeverity(s string) []int {
 // the key optional, spaces allowed) and returns the span of the whole
 // construct [a, b) and of the text [c, e).
 func findValidation(s string) (a, b, c, e int, ok bool) {
-	i := strings.Index(s, PhraseValidation)
+	i := strings.Index(s, phraseValidation)
 	if i < 0 {
 		return
 	}
@@ -520,7 +520,7 @@ func findValidation(s string) (a, b, c, e int, ok bool) {
 	if a > 0 && s[a-1] == '"' {
 		a--
 	}
-	j := i + len(PhraseValidation)
+	j := i + len(phraseValidation)
 	if j < len(s) && s[j] == '"' {
 		j++
 	}
@@ -616,7 +616,7 @@ func unescape(s string) string {
 }
 
 // finishFailure fills a Failure from its block text.
-func finishFailure(f *Failure, block []string) {
+func finishFailure(f *failure, block []string) {
 	text := strings.Join(block, "\n")
 	if m := reOSStatus.FindStringSubmatch(text); m != nil {
 		f.OSStatus, _ = strconv.ParseInt(m[1], 10, 64)
@@ -643,7 +643,7 @@ func finishFailure(f *Failure, block []string) {
 		switch kv.key {
 		case "CompiledInputSourceFileName":
 			f.SourceFile = plText(kv.val)
-			f.Region = ParseRegion(f.SourceFile)
+			f.Region = parseRegion(f.SourceFile)
 		case "ErrorList":
 			if arr, ok := kv.val.(plArray); ok {
 				for _, e := range arr {
@@ -653,20 +653,20 @@ func finishFailure(f *Failure, block []string) {
 				f.ErrorList = append(f.ErrorList, t)
 			}
 		default:
-			f.Fields = append(f.Fields, Field{kv.key, plText(kv.val)})
+			f.Fields = append(f.Fields, field{kv.key, plText(kv.val)})
 		}
 	}
 	sort.SliceStable(f.Fields, func(a, b int) bool { return f.Fields[a].Key < f.Fields[b].Key })
 }
 
-// ParseRegion extracts the function and indices from an ANE region file
+// parseRegion extracts the function and indices from an ANE region file
 // name such as ".../extend_1024_16_..._ANE_region_1_0.bc.mlir".
-func ParseRegion(path string) Region {
+func parseRegion(path string) region {
 	base := path
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]
 	}
-	r := Region{File: base}
+	r := region{File: base}
 	loc := reRegion.FindStringSubmatchIndex(base)
 	if loc == nil {
 		return r

@@ -39,7 +39,7 @@ func TestIssue205EmptyErrorList(t *testing.T) {
 	if len(f.ErrorList) != 0 {
 		t.Errorf("ErrorList = %q, want empty", f.ErrorList)
 	}
-	want := Region{File: "extend_1024_16_..._ANE_region_1_0.bc.mlir", Function: "extend_1024_16_...", I: 1, J: 0, Valid: true}
+	want := region{File: "extend_1024_16_..._ANE_region_1_0.bc.mlir", Function: "extend_1024_16_...", I: 1, J: 0, Valid: true}
 	if f.Region != want {
 		t.Errorf("region = %+v, want %+v", f.Region, want)
 	}
@@ -85,7 +85,7 @@ func TestSeedArmA(t *testing.T) {
 // the bf16 element-type error was counted and never shown).
 func TestUnclassifiedKept(t *testing.T) {
 	l := parseFile(t, "zimage-bf16-input.log")
-	want := []OtherLine{
+	want := []otherLine{
 		{Line: 1, Text: "Incompatible element type for parameter at index 0,", Count: 1},
 		{Line: 2, Text: "mlir module expected element type bf16 but received f16", Count: 1},
 	}
@@ -111,7 +111,7 @@ func TestUnclassifiedBounded(t *testing.T) {
 			p := NewParser()
 			for r := 0; r < c.repeat; r++ {
 				for i := 0; i < c.distinct; i++ {
-					fmt.Fprintf(p, "  noise line %d:%s\n", i, strings.Repeat("x", i%3*MaxKeptText))
+					fmt.Fprintf(p, "  noise line %d:%s\n", i, strings.Repeat("x", i%3*maxKeptText))
 				}
 			}
 			l := p.Finish()
@@ -122,7 +122,7 @@ func TestUnclassifiedBounded(t *testing.T) {
 			sum := l.OtherNotKept
 			for i, o := range l.Other {
 				sum += o.Count
-				if o.Count != c.repeat || o.Line != i+1 || len(o.Text) > MaxKeptText || !strings.HasPrefix(o.Text, fmt.Sprintf("noise line %d:", i)) {
+				if o.Count != c.repeat || o.Line != i+1 || len(o.Text) > maxKeptText || !strings.HasPrefix(o.Text, fmt.Sprintf("noise line %d:", i)) {
 					t.Fatalf("record %d: line %d count %d text %.40q", i, o.Line, o.Count, o.Text)
 				}
 			}
@@ -156,7 +156,7 @@ func TestErrorListEntries(t *testing.T) {
 	if f.OSStatus != -1 || f.Status != 3 || f.Region.I != 2 || f.Region.J != 1 || f.Region.Function != "prompt_opt_256_8" {
 		t.Errorf("failure: %+v", f)
 	}
-	if !reflect.DeepEqual(f.Fields, []Field{{"NetworkName", "net"}}) {
+	if !reflect.DeepEqual(f.Fields, []field{{"NetworkName", "net"}}) {
 		t.Errorf("fields: %+v", f.Fields)
 	}
 }
@@ -214,7 +214,7 @@ func TestTruncatedBlock(t *testing.T) {
 func TestLongLine(t *testing.T) {
 	// An over-long line is cut, counted and parsed, never an error: the
 	// compiler's log must not end a compile that already ran.
-	in := "warning: " + PhraseElementType + strings.Repeat("x", MaxLineBytes+10) + "\nwarning: " + PhraseIOOp + "\n"
+	in := "warning: " + phraseElementType + strings.Repeat("x", maxLineBytes+10) + "\nwarning: " + phraseIOOp + "\n"
 	l, err := Parse(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestLongLine(t *testing.T) {
 	if l.LongLines != 1 || l.Lines != 2 || l.Count(KindElementType) != 1 || l.Count(KindIOOp) != 1 {
 		t.Errorf("long %d, lines %d, counts %v", l.LongLines, l.Lines, l.Counts)
 	}
-	if len(l.Diagnostics[0].Raw) > MaxKeptText {
+	if len(l.Diagnostics[0].Raw) > maxKeptText {
 		t.Errorf("kept %d bytes of the long line", len(l.Diagnostics[0].Raw))
 	}
 }
@@ -232,9 +232,9 @@ func TestLongLine(t *testing.T) {
 func hugeLog(w io.Writer, n, groups int) {
 	bw := bufio.NewWriter(w)
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op \"add_%d\" %s: expected f16, got f32\n", i, i%groups, i, PhraseElementType)
+		fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op \"add_%d\" %s: expected f16, got f32\n", i, i%groups, i, phraseElementType)
 		if i%1000 == 999 {
-			fmt.Fprintf(bw, "%s: OSStatus=-1 aneCompileStatus=2 statusdict={\n  ErrorList = ();\n}\n", PhraseANECFailed)
+			fmt.Fprintf(bw, "%s: OSStatus=-1 aneCompileStatus=2 statusdict={\n  ErrorList = ();\n}\n", phraseANECFailed)
 		}
 	}
 	bw.Flush()
@@ -324,12 +324,12 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, fl := range l.Failures {
-			_ = ParseRegion(fl.SourceFile)
+			_ = parseRegion(fl.SourceFile)
 		}
 		n := l.OtherNotKept
 		for _, o := range l.Other {
 			n += o.Count
-			if o.Text == "" || len(o.Text) > MaxKeptText || o.Count < 1 || o.Line < 1 || o.Line > l.Lines {
+			if o.Text == "" || len(o.Text) > maxKeptText || o.Count < 1 || o.Line < 1 || o.Line > l.Lines {
 				t.Fatalf("unclassified record %+v", o)
 			}
 		}
@@ -346,9 +346,9 @@ func TestKeptRecordsDoNotPinLines(t *testing.T) {
 	pr, pw := io.Pipe()
 	go func() {
 		bw := bufio.NewWriter(pw)
-		pad := strings.Repeat("x", MaxLineBytes-200)
+		pad := strings.Repeat("x", maxLineBytes-200)
 		for i := 0; i < n; i++ {
-			fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op %s %s \"add_%d\"\n", i, i, PhraseElementType, pad, i)
+			fmt.Fprintf(bw, "model.py:%d:3: warning: 'coreai.op%d' op %s %s \"add_%d\"\n", i, i, phraseElementType, pad, i)
 		}
 		bw.Flush()
 		pw.Close()

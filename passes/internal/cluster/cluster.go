@@ -25,7 +25,7 @@ type Points struct {
 	K []uint16
 }
 
-// Workspace holds the buffers KMeans1D reuses from one group to the next;
+// Workspace holds the buffers kMeans1D reuses from one group to the next;
 // one goroutine uses it at a time. The zero value is ready.
 type Workspace struct {
 	pr, rpr prefix
@@ -90,18 +90,18 @@ func (pr *prefix) sse(a, b int) float64 {
 	return math.Max(0, pr.q[b]-pr.q[a]-s*s/w)
 }
 
-// MaxLloydIterations bounds Lloyd's iterations; they stop earlier at the
+// maxLloydIterations bounds Lloyd's iterations; they stop earlier at the
 // fixed point (no boundary moved). A run that hits the bound keeps its last
 // centroids, whose error is still no higher than its seeds'.
-const MaxLloydIterations = 1000
+const maxLloydIterations = 1000
 
-// ExactLimit is the number of distinct values up to which KMeans1D solves
+// exactLimit is the number of distinct values up to which kMeans1D solves
 // the exact problem on the values themselves.
-const ExactLimit = 4096
+const exactLimit = 4096
 
-// KMeans1D is k-means of weighted 1-D points, ascending, min(k, p.Len())
-// centroids. Up to ExactLimit distinct values it is the optimum
-// (Optimal1D). Above that it is what coreai-optimization's default does
+// kMeans1D is k-means of weighted 1-D points, ascending, min(k, p.Len())
+// centroids. Up to exactLimit distinct values it is the optimum
+// (optimal1D). Above that it is what coreai-optimization's default does
 // (its "fast mode": the values rounded to decimals places, 4 by default,
 // then the exact k-means of the rounded values, which its kmeans1d
 // computes; src/coreai_opt/coreai_utils/passes/weight_palettization.py and
@@ -110,21 +110,21 @@ const ExactLimit = 4096
 // seeds. Lloyd's iterations never raise the error and nearest-entry
 // assignment is no worse than the rounded values' clusters, so the result
 // is never worse than that reference on the same points. Where rounding
-// to decimals still leaves more than ExactLimit values (weights far from
+// to decimals still leaves more than exactLimit values (weights far from
 // zero), it rounds to fewer places (a guess at what keeps the cost
 // bounded; the reference would use all of them). decimals < 0 skips the
 // rounded problem (Lloyd's from quantile seeds only).
-func KMeans1D(p Points, k, decimals int) []float64 {
+func kMeans1D(p Points, k, decimals int) []float64 {
 	return new(Workspace).KMeans1D(p, k, decimals)
 }
 
-// KMeans1D is the package's KMeans1D with ws's buffers.
+// kMeans1D is the package's kMeans1D with ws's buffers.
 func (ws *Workspace) KMeans1D(p Points, k, decimals int) []float64 {
 	n := p.Len()
 	if n <= k {
 		return append([]float64(nil), p.V...)
 	}
-	if n <= ExactLimit {
+	if n <= exactLimit {
 		return ws.optimal(p, k)
 	}
 	pr := ws.pr.fill(p)
@@ -132,7 +132,7 @@ func (ws *Workspace) KMeans1D(p Points, k, decimals int) []float64 {
 		return lloyd(p, pr, quantileSeeds(p, pr, k))
 	}
 	r := ws.round(p, decimals)
-	for r.Len() > ExactLimit && decimals > 0 {
+	for r.Len() > exactLimit && decimals > 0 {
 		decimals--
 		r = ws.round(p, decimals)
 	}
@@ -145,7 +145,7 @@ func (ws *Workspace) KMeans1D(p Points, k, decimals int) []float64 {
 	}
 	// Rounding left few values (weights small against 10^-decimals): the
 	// quantile-seeded run may do better, and the better one is kept.
-	if q := lloyd(p, pr, quantileSeeds(p, pr, k)); SSE(p, q) < SSE(p, c) {
+	if q := lloyd(p, pr, quantileSeeds(p, pr, k)); sse(p, q) < sse(p, c) {
 		return q
 	}
 	return c
@@ -160,12 +160,12 @@ func finite(v []float64) bool {
 	return true
 }
 
-// Round rounds every value to decimals decimal places, half to even, the
+// round rounds every value to decimals decimal places, half to even, the
 // way numpy's round does for an fp16 array: the product by 10^decimals is
 // rounded to fp16, rounded to an integer, and divided back in fp16
 // (TestRoundMatchesNumpy checks every fp16 value), and merges the values
 // that meet.
-func Round(p Points, decimals int) Points {
+func round(p Points, decimals int) Points {
 	var ws Workspace
 	q := ws.round(p, decimals)
 	return Points{V: append([]float64(nil), q.V...), W: append([]float64(nil), q.W...)}
@@ -187,7 +187,7 @@ func roundTable(decimals int) *[1 << 16]float64 {
 	}
 	t := new([1 << 16]float64)
 	for k := 0; k < 1<<16; k++ {
-		t[k] = roundValue(f16.ToFloat64(KeyPattern(uint16(k))), decimals)
+		t[k] = roundValue(f16.ToFloat64(keyPattern(uint16(k))), decimals)
 	}
 	v, _ := roundTables.LoadOrStore(decimals, t)
 	return v.(*[1 << 16]float64)
@@ -224,7 +224,7 @@ func lloyd(p Points, pr *prefix, c []float64) []float64 {
 	k := len(c)
 	bounds := make([]int, k+1)
 	prev := make([]int, k+1)
-	for it := 0; it < MaxLloydIterations; it++ {
+	for it := 0; it < maxLloydIterations; it++ {
 		lloydBounds(p.V, c, bounds)
 		if it > 0 && equalInts(bounds, prev) {
 			break
@@ -389,12 +389,12 @@ func (ws *Workspace) upperBound(p Points, pr *prefix, k int) float64 {
 	return e
 }
 
-// Optimal1D is the exact k-means of weighted 1-D points: the least squared
+// optimal1D is the exact k-means of weighted 1-D points: the least squared
 // error over all partitions into k contiguous runs of the sorted values
 // (which contain every optimum), by dynamic programming with the
 // divide-and-conquer rule for its monotone split points, O(k·n·log n) cost
 // evaluations. Ascending, min(k, p.Len()) centroids.
-func Optimal1D(p Points, k int) []float64 { return new(Workspace).optimal(p, k) }
+func optimal1D(p Points, k int) []float64 { return new(Workspace).optimal(p, k) }
 
 func (ws *Workspace) optimal(p Points, k int) []float64 {
 	n := p.Len()
@@ -487,9 +487,9 @@ func Pad(c []float64, k int) []float64 {
 	return out
 }
 
-// SSE is the squared error of assigning every point to its nearest entry
+// sse is the squared error of assigning every point to its nearest entry
 // of eff (ascending; the values the program reconstructs).
-func SSE(p Points, eff []float64) float64 {
+func sse(p Points, eff []float64) float64 {
 	var e float64
 	NewAssigner(eff).Sorted(p.V, func(i, j int) {
 		d := p.V[i] - eff[j]

@@ -64,14 +64,14 @@ func TestOptimal1DIsOptimal(t *testing.T) {
 		n, k := 5+r.IntN(10), 1+r.IntN(4)
 		p := randPoints(r, n, 0.05)
 		want := bruteBest(p, k)
-		got := SSE(p, Optimal1D(p, k))
+		got := sse(p, optimal1D(p, k))
 		if got > want*(1+1e-9)+1e-18 {
 			t.Fatalf("n=%d k=%d: Optimal1D error %g, brute force %g", n, k, got, want)
 		}
 	}
 }
 
-// KMeans1D is exact up to ExactLimit values, and above it never worse
+// kMeans1D is exact up to exactLimit values, and above it never worse
 // than the rounded reference (the rounded points' optimum, each exact
 // value given its rounded value's cluster).
 func TestKMeans1DQuality(t *testing.T) {
@@ -79,28 +79,28 @@ func TestKMeans1DQuality(t *testing.T) {
 	for _, c := range []struct {
 		n   int
 		std float64
-	}{{300, 0.02}, {ExactLimit, 0.02}, {9000, 0.02}, {9000, 0.05}, {6000, 0.004}} {
+	}{{300, 0.02}, {exactLimit, 0.02}, {9000, 0.02}, {9000, 0.05}, {6000, 0.004}} {
 		p := randPoints(r, c.n, c.std)
-		got := SSE(p, KMeans1D(p, 16, 4))
-		if c.n <= ExactLimit {
-			if want := SSE(p, Optimal1D(p, 16)); got > want*(1+1e-12) {
+		got := sse(p, kMeans1D(p, 16, 4))
+		if c.n <= exactLimit {
+			if want := sse(p, optimal1D(p, 16)); got > want*(1+1e-12) {
 				t.Errorf("n=%d: %g, optimum %g", c.n, got, want)
 			}
 			continue
 		}
-		rp := Round(p, 4)
-		rc := Pad(Optimal1D(rp, 16), 16)
+		rp := round(p, 4)
+		rc := Pad(optimal1D(rp, 16), 16)
 		ra := NewAssigner(rc)
 		var ref float64
 		for i, v := range p.V {
-			x := Round(Points{V: []float64{v}, W: []float64{1}}, 4).V[0]
+			x := round(Points{V: []float64{v}, W: []float64{1}}, 4).V[0]
 			d := v - rc[ra.Index(x)]
 			ref += p.W[i] * d * d
 		}
 		if got > ref {
 			t.Errorf("n=%d std=%g: error %g above the rounded reference's %g", c.n, c.std, got, ref)
 		}
-		opt := SSE(p, Optimal1D(p, 16))
+		opt := sse(p, optimal1D(p, 16))
 		t.Logf("n=%d std=%g: error/optimum %.6f, reference/optimum %.6f", c.n, c.std, got/opt, ref/opt)
 	}
 }
@@ -109,8 +109,8 @@ func TestLloydNeverWorseThanSeeds(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	p := randPoints(r, 5000, 0.03)
 	seeds := quantileSeeds(p, newPrefix(p), 16)
-	before := SSE(p, seeds)
-	after := SSE(p, lloyd(p, newPrefix(p), append([]float64(nil), seeds...)))
+	before := sse(p, seeds)
+	after := sse(p, lloyd(p, newPrefix(p), append([]float64(nil), seeds...)))
 	if after > before {
 		t.Fatalf("Lloyd raised the error: %g → %g", before, after)
 	}
@@ -225,7 +225,7 @@ sys.stdout.write(" ".join(str(int(x)) for x in r.view(np.uint16)))
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
-		got := Round(Points{V: []float64{v}, W: []float64{1}}, 4).V[0]
+		got := round(Points{V: []float64{v}, W: []float64{1}}, 4).V[0]
 		if got != f16.ToFloat64(uint16(want)) && bad < 5 {
 			t.Errorf("fp16 %#04x (%g): rounds to %g, numpy %g", i, v, got, f16.ToFloat64(uint16(want)))
 			bad++

@@ -42,7 +42,7 @@ var (
 func initKeyTables() {
 	keyF16, keyBF16 = new([1 << 16]float64), new([1 << 16]float64)
 	for k := 0; k < 1<<16; k++ {
-		p := KeyPattern(uint16(k))
+		p := keyPattern(uint16(k))
 		keyF16[k] = f16.ToFloat64(p)
 		keyBF16[k] = float64(f16.BF16ToFloat32(p))
 	}
@@ -58,8 +58,8 @@ func Key(p uint16) uint16 {
 	return p | 0x8000
 }
 
-// KeyPattern is Key's inverse.
-func KeyPattern(k uint16) uint16 {
+// keyPattern is Key's inverse.
+func keyPattern(k uint16) uint16 {
 	if k&0x8000 != 0 {
 		return k &^ 0x8000
 	}

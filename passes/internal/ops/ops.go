@@ -56,7 +56,7 @@ func squeezed(s []int64) []int64 {
 	return out
 }
 
-// ConstStyle finds how the module's coreai.constant ops hold their value
+// constStyle finds how the module's coreai.constant ops hold their value
 // (attribute name, and whether in properties), so new constants look like
 // the exporter's. The default is a discardable "value" attribute, which is
 // what coreai-torch's generic form carries for the unregistered op.
@@ -65,18 +65,18 @@ func squeezed(s []int64) []int64 {
 // order are all it visits); a pass that builds many constants asks once and
 // keeps the answer (Style), since a module without such a constant is
 // walked whole.
-func ConstStyle(m *graph.Module) (name string, inProps bool) {
+func constStyle(m *graph.Module) (name string, inProps bool) {
 	s := StyleOf(m)
 	return s.Name, s.InProps
 }
 
-// Style is how a module's constants hold their value (ConstStyle).
+// Style is how a module's constants hold their value (constStyle).
 type Style struct {
 	Name    string // the value attribute's name
 	InProps bool   // in the op's properties, not its attributes
 }
 
-// StyleOf is ConstStyle's answer as a Style.
+// StyleOf is constStyle's answer as a Style.
 func StyleOf(m *graph.Module) Style {
 	if s, ok := firstConstStyle(m.Op); ok {
 		return s
@@ -109,14 +109,14 @@ func firstConstStyle(op *graph.Operation) (Style, bool) {
 }
 
 // Const builds a detached coreai.constant holding a, styled as the
-// module's existing constants (ConstStyle).
+// module's existing constants (constStyle).
 func Const(m *graph.Module, a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation {
 	return StyleOf(m).Const(a, loc)
 }
 
-// ConstValue is Const for any value attribute of type t (a dense_resource
+// constValue is Const for any value attribute of type t (a dense_resource
 // among them).
-func ConstValue(m *graph.Module, a graph.Attr, t *graph.TensorType, loc graph.Loc) *graph.Operation {
+func constValue(m *graph.Module, a graph.Attr, t *graph.TensorType, loc graph.Loc) *graph.Operation {
 	return StyleOf(m).ConstValue(a, t, loc)
 }
 
@@ -125,7 +125,7 @@ func (s Style) Const(a *graph.DenseElementsAttr, loc graph.Loc) *graph.Operation
 	return s.ConstValue(a, a.Type, loc)
 }
 
-// ConstValue is Style.Const for any value attribute of type t.
+// constValue is Style.Const for any value attribute of type t.
 func (s Style) ConstValue(a graph.Attr, t *graph.TensorType, loc graph.Loc) *graph.Operation {
 	op := graph.NewOp("coreai.constant", nil, []graph.Type{t}, nil, loc)
 	if s.InProps {

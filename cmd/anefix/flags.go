@@ -1,0 +1,54 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/anefix/anefix/passes/ane"
+)
+
+// The flags more than one command takes, each declared here once so it has
+// one spelling, one default and one help text in every command's --help
+// (TestSharedFlagsDeclaredOnce walks every command and holds this). What a
+// flag bounds or picks in one command belongs in that command's Help.
+// --max-memory and --max-work are declared in size.go, beside their type.
+
+// declareJSON declares --json.
+func declareJSON(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "json", false, "print the report as JSON on stdout (protojson of its anefix.v1 message, proto/*.proto)")
+}
+
+// declareIgnoreHash declares --ignore-hash.
+func declareIgnoreHash(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "ignore-hash", false, "proceed when main.hash does not match main.mlirb instead of refusing the input")
+}
+
+// declareOutput declares -o/--output.
+func declareOutput(fs *pflag.FlagSet, p *string) {
+	fs.StringVarP(p, "output", "o", "", "output: .aimodel directory, .mlirb, .mlir, or - for stdout where the command allows it (required)")
+}
+
+// declareForce declares --force.
+func declareForce(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "force", false, "replace an existing output (in rewrite, also an existing --report FILE)")
+}
+
+// declareEmit declares --emit.
+func declareEmit(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's; synth: by OUT's extension)")
+}
+
+// declareBytecodeVersion declares --bytecode-version.
+func declareBytecodeVersion(fs *pflag.FlagSet, p *int) {
+	fs.IntVar(p, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
+}
+
+// declareSeed declares --seed.
+func declareSeed(fs *pflag.FlagSet, p *uint64) {
+	fs.Uint64Var(p, "seed", 0, "seed of the pseudo-random values (synth: the weights; verify: the token streams and inputs: embeddings, hidden states)")
+}
+
+// declareArchitecture declares --architecture with its default, the
+// target check predicts for and compile passes to coreai-build.
+func declareArchitecture(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "architecture", ane.DefaultArchitecture, "Neural Engine target: h18p or h16g (check: the region prediction's model, other names predict no count; compile: passed to coreai-build)")
+}
