@@ -97,7 +97,7 @@ type Case struct {
 }
 
 // All returns every case, in a fixed order: the full product of State,
-// Naming, Recurrence and castSites (320 cases), each with an encoding,
+// Naming, Recurrence and Casts (320 cases), each with an encoding,
 // graph names, location style and conv shift picked by a fixed hash of its
 // index, so that every value of those axes meets every value of the others
 // (TestAxesCovered). Same call, same cases, same bytes. The cases are built
