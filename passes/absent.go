@@ -8,10 +8,10 @@ import (
 	"github.com/anefix/anefix/graph"
 )
 
-// AbsentWeights lists the dense_resource keys the module's ops refer to
+// absentWeights lists the dense_resource keys the module's ops refer to
 // that have no entry in its resources: published IR excerpts often leave
 // out the `{-# dialect_resources … #-}` block that holds the weights.
-func AbsentWeights(m *graph.Module) []string {
+func absentWeights(m *graph.Module) []string {
 	refs, _ := m.ResourceRefs()
 	var out []string
 	have := m.ResourcesByKey()
@@ -30,7 +30,7 @@ func AbsentWeights(m *graph.Module) []string {
 // the interpreter, a writer) still fails on such an entry, naming the key.
 // Only read-only commands call it; it returns the keys it marked.
 func MarkAbsentWeights(m *graph.Module) []string {
-	keys := AbsentWeights(m)
+	keys := absentWeights(m)
 	for _, k := range keys {
 		m.Resources = append(m.Resources, &graph.Resource{Dialect: "builtin", Key: k, Kind: graph.BlobResource, Alignment: 1})
 	}

@@ -32,7 +32,7 @@ func TestMarkAbsentWeights(t *testing.T) {
 	if err := graph.Verify(m); err == nil {
 		t.Fatal("a module missing two blobs verifies")
 	}
-	if got := strings.Join(AbsentWeights(m), ","); got != "gone_a,gone_b" {
+	if got := strings.Join(absentWeights(m), ","); got != "gone_a,gone_b" {
 		t.Fatalf("AbsentWeights = %s", got)
 	}
 	if got := strings.Join(MarkAbsentWeights(m), ","); got != "gone_a,gone_b" {
@@ -41,7 +41,7 @@ func TestMarkAbsentWeights(t *testing.T) {
 	if err := graph.Verify(m); err != nil {
 		t.Fatalf("after marking: %v", err)
 	}
-	if len(AbsentWeights(m)) != 0 || len(MarkAbsentWeights(m)) != 0 {
+	if len(absentWeights(m)) != 0 || len(MarkAbsentWeights(m)) != 0 {
 		t.Error("marking is not idempotent")
 	}
 	// What needs the bytes still fails, naming the key.

@@ -24,19 +24,19 @@ type Analysis struct {
 }
 
 var (
-	// AnalysisStates is the state analysis (graph/states.go) of every
+	// analysisStates is the state analysis (graph/states.go) of every
 	// graph of the module under the pipeline's states settings.
-	AnalysisStates = &Analysis{Name: "states", Doc: "which input of each graph is a state and which output carries its new value (graph/states.go), under the pipeline's states settings"}
-	// AnalysisIslands is the element-type islands check cites
-	// (anefacts.ElementTypeBlockers), with states paired by AnalysisStates:
+	analysisStates = &Analysis{Name: "states", Doc: "which input of each graph is a state and which output carries its new value (graph/states.go), under the pipeline's states settings"}
+	// analysisIslands is the element-type islands check cites
+	// (anefacts.ElementTypeBlockers), with states paired by analysisStates:
 	// what strip-fp32-casts' islands=blockers retypes.
-	AnalysisIslands = &Analysis{Name: "islands", Doc: "the ops of the non-ANE islands ane check's element-type rule cites (passes/anefacts), states paired as the states analysis pairs them",
-		from: []*Analysis{AnalysisStates}}
+	analysisIslands = &Analysis{Name: "islands", Doc: "the ops of the non-ANE islands ane check's element-type rule cites (passes/anefacts), states paired as the states analysis pairs them",
+		from: []*Analysis{analysisStates}}
 )
 
 // analyses are every analysis a pass may declare, in the order they are
 // listed in docs.
-var analyses = []*Analysis{AnalysisStates, AnalysisIslands}
+var analyses = []*Analysis{analysisStates, analysisIslands}
 
 // Analyses lists the analyses passes may declare, for `anefix passes` and
 // PASSES.md.
@@ -69,14 +69,14 @@ func newAnalysisCache(m *graph.Module, so graph.StateOptions) *analysisCache {
 	return &analysisCache{m: m, so: so, runs: map[string]int{}, asked: map[*Analysis]bool{}}
 }
 
-// allStates returns AnalysisStates from the cache, computing every graph's
+// allStates returns analysisStates from the cache, computing every graph's
 // the first time (graph.StatesOf: one scope for the module, so each callee
 // is summarized once). Every graph at once, not each when asked: the
 // scope's summaries describe the graphs as they were when it was made.
 func (c *analysisCache) allStates() map[*graph.Operation]*graph.StateAnalysis {
 	if c.states == nil {
 		c.states = graph.StatesOf(c.m, c.so)
-		c.runs[AnalysisStates.Name]++
+		c.runs[analysisStates.Name]++
 	}
 	return c.states
 }
@@ -84,7 +84,7 @@ func (c *analysisCache) allStates() map[*graph.Operation]*graph.StateAnalysis {
 // stateOf returns g's analysis from the cache; a graph the cache does not
 // hold (one a pass made after the cache was filled) is analyzed on its own.
 func (c *analysisCache) stateOf(g *graph.Graph) *graph.StateAnalysis {
-	c.asked[AnalysisStates] = true
+	c.asked[analysisStates] = true
 	return c.stateOfUnasked(g)
 }
 
@@ -97,17 +97,17 @@ func (c *analysisCache) stateOfUnasked(g *graph.Graph) *graph.StateAnalysis {
 	return graph.States(g, c.so)
 }
 
-// islandBlockers returns AnalysisIslands from the cache, computing it the
+// islandBlockers returns analysisIslands from the cache, computing it the
 // first time.
 func (c *analysisCache) islandBlockers() (map[*graph.Operation]bool, error) {
-	c.asked[AnalysisIslands] = true
+	c.asked[analysisIslands] = true
 	if c.blockers == nil {
 		b, err := anefacts.ElementTypeBlockers(c.m, c.stateOfUnasked)
 		if err != nil {
 			return nil, err
 		}
 		c.blockers = b
-		c.runs[AnalysisIslands.Name]++
+		c.runs[analysisIslands.Name]++
 	}
 	return c.blockers, nil
 }
@@ -147,9 +147,9 @@ func (c *analysisCache) keep(p *Pass) {
 		}
 		dropped[a] = true
 		switch a {
-		case AnalysisStates:
+		case analysisStates:
 			c.states = nil
-		case AnalysisIslands:
+		case analysisIslands:
 			c.blockers = nil
 		}
 	}
@@ -162,12 +162,12 @@ func (c *analysisCache) checkPreserved(p *Pass) error {
 	for _, a := range p.Preserves {
 		var diff string
 		switch a {
-		case AnalysisStates:
+		case analysisStates:
 			if c.states == nil {
 				continue
 			}
 			diff = diffStates(c.states, graph.StatesOf(c.m, c.so))
-		case AnalysisIslands:
+		case analysisIslands:
 			if c.blockers == nil {
 				continue
 			}

@@ -105,7 +105,7 @@ func TestFalseDeclarationsFail(t *testing.T) {
 		edit func(p *Pass)
 		want string
 	}{
-		{"promote-states", func(p *Pass) { p.Preserves = []*Analysis{AnalysisStates} }, "declares it preserves analysis states"},
+		{"promote-states", func(p *Pass) { p.Preserves = []*Analysis{analysisStates} }, "declares it preserves analysis states"},
 		{"fold-io-unsqueeze", func(p *Pass) { p.Requires = nil }, "asks for analysis states but does not declare it in Requires"},
 	} {
 		t.Run(c.pass, func(t *testing.T) {
@@ -141,9 +141,9 @@ func TestAnalysisCacheKeep(t *testing.T) {
 		states, blockers bool
 	}{
 		{nil, false, false},
-		{[]*Analysis{AnalysisStates}, true, false},
-		{[]*Analysis{AnalysisIslands}, false, false},
-		{[]*Analysis{AnalysisStates, AnalysisIslands}, true, true},
+		{[]*Analysis{analysisStates}, true, false},
+		{[]*Analysis{analysisIslands}, false, false},
+		{[]*Analysis{analysisStates, analysisIslands}, true, true},
 	} {
 		an := newAnalysisCache(m, graph.StateOptions{})
 		if err := an.fill(); err != nil {

@@ -101,7 +101,7 @@ func (o *ArmDOptions) checkTogether() error {
 	}
 	for _, k := range o.Replace {
 		if !known[k] {
-			return &ValueError{Option: "replace", Value: k, Valid: slices.Sorted(maps.Keys(known)), Of: "the kinds options composites and regions name"}
+			return &valueError{Option: "replace", Value: k, Valid: slices.Sorted(maps.Keys(known)), Of: "the kinds options composites and regions name"}
 		}
 	}
 	return nil
@@ -628,7 +628,7 @@ func (a *armd) replace(r *adRegion) error {
 	a.ch.OpsAdded += b.added
 	for _, op := range r.ops {
 		if op.Name != "coreai.constant" {
-			a.ch.Replaced = append(a.ch.Replaced, Ref(r.g, op))
+			a.ch.Replaced = append(a.ch.Replaced, ref(r.g, op))
 		}
 	}
 	for i := len(r.ops) - 1; i >= 0; i-- {

@@ -113,7 +113,7 @@ func TestWeightMemoryEstimate(t *testing.T) {
 		})
 	}
 	t.Run("quantize-weights per-block 32", func(t *testing.T) {
-		o := &QuantizeWeightsOptions{DType: "si8", QScheme: "symmetric", Granularity: "per-block", BlockSize: 32}
+		o := &quantizeWeightsOptions{DType: "si8", QScheme: "symmetric", Granularity: "per-block", BlockSize: 32}
 		w := &weightConst{typ: typ, elem: "f16", blob: blob, axis: axis, inAxis: 0}
 		est := quantHeap(w, o)
 		checkEstimate(t, est, func() {

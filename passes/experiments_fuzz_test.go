@@ -31,9 +31,9 @@ func FuzzExperimentPasses(f *testing.F) {
 			pass *Pass
 			opts Options
 		}{
-			{lookup("promote-states"), with(func(o *PromoteStatesOptions) { o.Form = "handle" })},
-			{lookup("states-as-outputs"), Defaults[StatesAsOutputsOptions]()},
-			{lookup("externalize-constant"), with(func(o *ExternalizeConstantOptions) { o.MinBytes = 0 })},
+			{lookup("promote-states"), with(func(o *promoteStatesOptions) { o.Form = "handle" })},
+			{lookup("states-as-outputs"), Defaults[statesAsOutputsOptions]()},
+			{lookup("externalize-constant"), with(func(o *externalizeConstantOptions) { o.MinBytes = 0 })},
 		}
 		for _, s := range steps {
 			if _, err := runPass(withStates(func(o *StateSettings) { o.IncludeKV = true }), s.pass, m, s.opts); err != nil {

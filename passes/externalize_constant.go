@@ -48,15 +48,15 @@ what the experiment tests.`,
 	Addresses: "seed arm D: untested candidate for the second blocker (the tied head as an in-graph constant of a single main)",
 }
 
-// ExternalizeConstantOptions are externalize-constant's options (declared
+// externalizeConstantOptions are externalize-constant's options (declared
 // in externalizeConstantAbout).
-type ExternalizeConstantOptions struct {
+type externalizeConstantOptions struct {
 	Constant string
 	MinBytes int
 	Name     string
 }
 
-func (o *ExternalizeConstantOptions) declare(d *Decls) {
+func (o *externalizeConstantOptions) declare(d *Decls) {
 	Declare(d, &o.Constant, Option[string]{Name: "constant", Default: "tied-head", Doc: "tied-head, or a dense_resource key, or an op id (FX name) of the constant to externalize", Check: ecCheckConstant})
 	Declare(d, &o.MinBytes, Option[int]{Name: "min-bytes", Default: 4096, Doc: "never externalize a constant smaller than this many bytes", Check: ecCheckMin})
 	Declare(d, &o.Name, Option[string]{Name: "name", Doc: "coreai.name of the new input (default: the resource key, or const_<op id>)"})
@@ -163,7 +163,7 @@ func ecMatches(op *graph.Operation, sel string) bool {
 	return ecResource(op) == sel || op.OpID() == sel
 }
 
-func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (*Change, error) {
+func runExternalizeConstant(m *graph.Module, opts *externalizeConstantOptions) (*Change, error) {
 	sel, minBytes, name := strings.TrimSpace(opts.Constant), int64(opts.MinBytes), opts.Name
 	entries := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	isEntry := map[string]bool{} // by name: Graphs() makes new views each call
@@ -219,7 +219,7 @@ func runExternalizeConstant(m *graph.Module, opts *ExternalizeConstantOptions) (
 			tt, _ := graph.AsTensor(op.Result(0).Type())
 			in := ecInputName(op, name, used)
 			used[in] = true
-			ref := Ref(g, op)
+			ref := ref(g, op)
 			res := ecResource(op)
 			typ := op.Result(0).Type()
 			arg := g.AddInput(typ, graph.Dict(graph.NamedAttr{Name: graph.AttrName, Value: graph.Str(in)}), op.Loc)

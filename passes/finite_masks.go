@@ -51,43 +51,43 @@ error naming the op: a mask is small, a weight that size is not a mask.`,
 	Addresses: "check's fp16.out-of-range hazard (a -inf or -1e9 mask constant)",
 }
 
-// FiniteMasksOptions are finite-masks' options; declare
+// finiteMasksOptions are finite-masks' options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type FiniteMasksOptions struct {
-	Value MaskValue
+type finiteMasksOptions struct {
+	Value maskValue
 }
 
-func (o *FiniteMasksOptions) declare(d *Decls) {
-	Declare(d, &o.Value, Option[MaskValue]{Name: "value", Default: MaskValue{"-40000", -40000}, Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16",
-		Check: fmCheckValue, Codec: &Codec[MaskValue]{Kind: "string", Parse: fmParseValue, Format: MaskValue.String,
-			Sample: func(r *rand.Rand) MaskValue {
+func (o *finiteMasksOptions) declare(d *Decls) {
+	Declare(d, &o.Value, Option[maskValue]{Name: "value", Default: maskValue{"-40000", -40000}, Doc: "the finite value written in place of -inf and values below -65504; must be negative, at least -65504 and exactly representable in fp16",
+		Check: fmCheckValue, Codec: &Codec[maskValue]{Kind: "string", Parse: fmParseValue, Format: maskValue.String,
+			Sample: func(r *rand.Rand) maskValue {
 				x := -float64(1 + r.IntN(2048))
-				return MaskValue{strconv.FormatFloat(x, 'g', -1, 64), x}
+				return maskValue{strconv.FormatFloat(x, 'g', -1, 64), x}
 			}}})
 }
 
-// MaskValue is finite-masks' value: a number, kept as it was written so
+// maskValue is finite-masks' value: a number, kept as it was written so
 // that notes and reports repeat it.
-type MaskValue struct {
+type maskValue struct {
 	Text string
 	X    float64
 }
 
-func (v MaskValue) String() string { return v.Text }
+func (v maskValue) String() string { return v.Text }
 
-func fmParseValue(s string) (MaskValue, error) {
+func fmParseValue(s string) (maskValue, error) {
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return MaskValue{}, fmt.Errorf("want a number such as -40000, got %q", s)
+		return maskValue{}, fmt.Errorf("want a number such as -40000, got %q", s)
 	}
-	return MaskValue{s, x}, nil
+	return maskValue{s, x}, nil
 }
 
 // fmMaxBlob bounds the dense_resource constants finite-masks rewrites in
 // memory (a mask is a few MiB at most).
 const fmMaxBlob = 64 << 20
 
-func fmCheckValue(v MaskValue) error {
+func fmCheckValue(v maskValue) error {
 	s, x := v.Text, v.X
 	if !(x < 0) || x < -f16.MaxHalf {
 		return fmt.Errorf("want a negative value no lower than -65504 (fp16's most negative finite value), got %s", s)
@@ -102,7 +102,7 @@ func fmCheckValue(v MaskValue) error {
 // below -65504, the negative side of the fp16.out-of-range rule.
 func fmMasked(x float64) bool { return x < -f16.MaxHalf }
 
-func finiteMasks(m *graph.Module, opts *FiniteMasksOptions) (*Change, error) {
+func finiteMasks(m *graph.Module, opts *finiteMasksOptions) (*Change, error) {
 	val := opts.Value.X
 	ops, err := anefacts.RangeHazardConstants(m)
 	if err != nil {

@@ -56,7 +56,7 @@ func fcIsCast(op *graph.Operation) bool {
 	return op.Name == "coreai.cast" && op.NumOperands() == 1 && op.NumResults() == 1 && op.Operand(0) != nil
 }
 
-func foldCasts(m *graph.Module, _ *NoOptions) (*Change, error) {
+func foldCasts(m *graph.Module, _ *noOptions) (*Change, error) {
 	ch := &Change{}
 	var casts []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {

@@ -70,16 +70,16 @@ pass when the I/O change is unwelcome and the compiler did not complain.`,
 	Addresses: "ANE I/O op isn't a squeeze / expandDims",
 }
 
-// FoldIOUnsqueezeOptions are fold-io-unsqueeze's options; declare
+// foldIOUnsqueezeOptions are fold-io-unsqueeze's options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type FoldIOUnsqueezeOptions struct {
+type foldIOUnsqueezeOptions struct {
 	Ops         []string
 	OtherUsers  string
 	States      bool
 	IndexInputs bool
 }
 
-func (o *FoldIOUnsqueezeOptions) declare(d *Decls) {
+func (o *foldIOUnsqueezeOptions) declare(d *Decls) {
 	Declare(d, &o.Ops, Option[[]string]{Name: "ops", Default: []string{"coreai.expand_dims", "coreai.shrink_dims", "coreai.reshape"}, Doc: "rank ops to fold (any of coreai.expand_dims, coreai.shrink_dims, coreai.reshape); a reshape folds only when it is rank-only", Values: ioRankOpNames})
 	Declare(d, &o.OtherUsers, Option[string]{Name: "other-users", Default: "reshape", Doc: "when a folded input has other users: reshape (give them a coreai.reshape back to the old shape) or skip (leave the input alone)", Values: []string{"reshape", "skip"}})
 	Declare(d, &o.States, Option[bool]{Name: "states", Default: true, Doc: "also fold state inputs/outputs (only when both sides of a state fold to the same type)"})
@@ -99,7 +99,7 @@ var (
 	}()
 )
 
-func runFoldIOUnsqueeze(ctx *Context, m *graph.Module, opts *FoldIOUnsqueezeOptions) (*Change, error) {
+func runFoldIOUnsqueeze(ctx *Context, m *graph.Module, opts *foldIOUnsqueezeOptions) (*Change, error) {
 	f := &ioFolder{ctx: ctx, m: m, ch: &Change{}, ops: map[string]bool{}, created: map[*graph.Operation]bool{},
 		states: opts.States, mode: opts.OtherUsers, indexInputs: opts.IndexInputs}
 	for _, n := range opts.Ops {
@@ -525,7 +525,7 @@ func PreviewFoldIOUnsqueeze(m *graph.Module, set ...string) (*FoldIOUnsqueezePre
 	mapping := map[*graph.Value]*graph.Value{}
 	cm := &graph.Module{Op: m.Op.Clone(mapping), Resources: append([]*graph.Resource(nil), m.Resources...),
 		ExternalResources: m.ExternalResources, Implicit: m.Implicit}
-	if _, err := runFoldIOUnsqueeze(p.Context, cm, p.Steps[0].Options.(*FoldIOUnsqueezeOptions)); err != nil {
+	if _, err := runFoldIOUnsqueeze(p.Context, cm, p.Steps[0].Options.(*foldIOUnsqueezeOptions)); err != nil {
 		return nil, err
 	}
 	pv := &FoldIOUnsqueezePreview{clone: mapping, ports: map[*graph.Operation]bool{}}

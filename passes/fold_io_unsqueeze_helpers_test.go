@@ -158,7 +158,7 @@ func tbRun(t *testing.T, pass string, m *graph.Module, opts Options) (*Change, e
 // withStates returns a context whose state settings are the defaults
 // changed by f.
 func withStates(f func(*StateSettings)) *Context {
-	ctx := DefaultContext()
+	ctx := defaultContext()
 	f(&ctx.Settings.States)
 	return ctx
 }

@@ -43,7 +43,7 @@ func foldIOCases() []foldIOCase {
 		// its expand_dims stays unless index-inputs=true.
 		{"input_ids expand before gather stays", nil, foldIOIdsGather, foldIOWant{ins: []string{"tensor<1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"},
 			notes: []string{"@main input input_ids: coreai.expand_dims (unsqueeze) only feeds index operands; not folded (index-inputs=true folds it)"}}},
-		{"input_ids expand before gather, index-inputs=true", with(func(o *FoldIOUnsqueezeOptions) { o.IndexInputs = true }), foldIOIdsGather, foldIOWant{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
+		{"input_ids expand before gather, index-inputs=true", with(func(o *foldIOUnsqueezeOptions) { o.IndexInputs = true }), foldIOIdsGather, foldIOWant{ins: []string{"tensor<1x1x1xsi32>"}, outs: []string{"tensor<1x1xui32>"}, removed: 1,
 			io: []string{"input_ids tensor<1x1xsi32>->tensor<1x1x1xsi32>"}, absent: []string{"coreai.expand_dims"}}},
 		// x[idx] lowers to gather_nd(x, reshape(idx)); index_put to
 		// scatter_nd(x, vals, cast(reshape(idx))) (coreai-torch's printed
@@ -92,7 +92,7 @@ func foldIOCases() []foldIOCase {
 			return tg
 		}, foldIOWant{ins: []string{"tensor<1x4xf16>"}, outs: []string{"tensor<1x4xf16>", "tensor<4xf16>", "tensor<4xf16>"},
 			removed: 1, added: 2, io: []string{"x tensor<4xf16>->tensor<1x4xf16>"}}},
-		{"other users with other-users=skip", with(func(o *FoldIOUnsqueezeOptions) { o.OtherUsers = "skip" }), func() *tbGraph {
+		{"other users with other-users=skip", with(func(o *foldIOUnsqueezeOptions) { o.OtherUsers = "skip" }), func() *tbGraph {
 			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
 			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
 			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4)), "a")
@@ -126,14 +126,14 @@ func foldIOCases() []foldIOCase {
 			return tg
 		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<2x2xf16>", "tensor<4xf16>"},
 			notes: []string{"state s → s: not folded: only one side"}}},
-		{"states=false leaves states alone", with(func(o *FoldIOUnsqueezeOptions) { o.States = false }), func() *tbGraph {
+		{"states=false leaves states alone", with(func(o *foldIOUnsqueezeOptions) { o.States = false }), func() *tbGraph {
 			tg := tbModule("main", tbPort{"s", tbT(graph.F16, 4), "s"})
 			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
 			y := tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4))
 			tg.out(tg.op("coreai.shrink_dims", "squeeze", []*graph.Value{y, tg.constI(graph.SI32, 0)}, tbT(graph.F16, 4)), "s")
 			return tg
 		}, foldIOWant{ins: []string{"tensor<4xf16>"}, outs: []string{"tensor<4xf16>"}}},
-		{"ops option restricts the fold", with(func(o *FoldIOUnsqueezeOptions) { o.Ops = []string{"coreai.shrink_dims"} }), func() *tbGraph {
+		{"ops option restricts the fold", with(func(o *foldIOUnsqueezeOptions) { o.Ops = []string{"coreai.shrink_dims"} }), func() *tbGraph {
 			tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
 			e := tg.op("coreai.expand_dims", "unsqueeze", []*graph.Value{tg.arg(0), tg.constI(graph.SI32, 0)}, tbT(graph.F16, 1, 4))
 			tg.out(tg.op("coreai.exp", "exp", []*graph.Value{e}, tbT(graph.F16, 1, 4)), "a")
@@ -241,7 +241,7 @@ func TestFoldIOUnsqueezeInverseReshape(t *testing.T) {
 }
 
 func TestFoldIOUnsqueezeBadOptions(t *testing.T) {
-	for _, o := range []*FoldIOUnsqueezeOptions{with(func(o *FoldIOUnsqueezeOptions) { o.OtherUsers = "drop" }), with(func(o *FoldIOUnsqueezeOptions) { o.Ops = []string{"coreai.transpose"} })} {
+	for _, o := range []*foldIOUnsqueezeOptions{with(func(o *foldIOUnsqueezeOptions) { o.OtherUsers = "drop" }), with(func(o *foldIOUnsqueezeOptions) { o.Ops = []string{"coreai.transpose"} })} {
 		tg := tbModule("main", tbPort{"x", tbT(graph.F16, 4), ""})
 		tg.out(tg.arg(0), "y")
 		if _, err := tbRun(t, "fold-io-unsqueeze", tg.m, o); err == nil || !strings.Contains(err.Error(), "option ") {

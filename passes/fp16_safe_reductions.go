@@ -64,13 +64,13 @@ module's gain):
 	Addresses: "reduce_sum accumulates in fp16 on the Neural Engine (ANEForge's measurements)",
 }
 
-// FP16SafeReductionsOptions are fp16-safe-reductions' options; declare
+// fp16SafeReductionsOptions are fp16-safe-reductions' options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type FP16SafeReductionsOptions struct {
+type fp16SafeReductionsOptions struct {
 	MinElements int
 }
 
-func (o *FP16SafeReductionsOptions) declare(d *Decls) {
+func (o *fp16SafeReductionsOptions) declare(d *Decls) {
 	Declare(d, &o.MinElements, Option[int]{Name: "min-elements", Default: 2, Doc: "rewrite only reductions that sum at least this many elements (a sum of one element is exact)", Check: frCheckMin})
 }
 
@@ -105,7 +105,7 @@ func frIntConst(v *graph.Value) ([]int64, bool) {
 	return out, true
 }
 
-func fp16SafeReductions(m *graph.Module, opts *FP16SafeReductionsOptions) (*Change, error) {
+func fp16SafeReductions(m *graph.Module, opts *fp16SafeReductionsOptions) (*Change, error) {
 	minN := int64(opts.MinElements)
 	ch := &Change{}
 	var todo []*graph.Operation

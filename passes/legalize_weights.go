@@ -46,15 +46,15 @@ from not legal to legal (TestCompressionArms).`,
 	Addresses: "check's linear-int4 blocker (linear blockwise INT4 weights: apple/coreai-models #55, #205)",
 }
 
-// LegalizeWeightsOptions are legalize-weights' options; declare
+// legalizeWeightsOptions are legalize-weights' options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type LegalizeWeightsOptions struct {
+type legalizeWeightsOptions struct {
 	Bits              int
 	GroupSize         int
 	RoundingPrecision int
 }
 
-func (o *LegalizeWeightsOptions) declare(d *Decls) {
+func (o *legalizeWeightsOptions) declare(d *Decls) {
 	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per palette index: 1, 2, 3, 4, 6 or 8", Check: checkBits})
 	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
 	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "as palettize's, for the groups it re-clusters", Check: checkPrecision})
@@ -190,7 +190,7 @@ func sameShape(a, b *graph.TensorType) bool {
 	return true
 }
 
-func legalizeWeights(ctx *Context, gm *graph.Module, o *LegalizeWeightsOptions) (*Change, error) {
+func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) (*Change, error) {
 	m := newWeightModule(gm)
 	ch := &Change{}
 	var dropKeys []string
@@ -264,7 +264,7 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *LegalizeWeightsOptions) 
 			how = "exact"
 		}
 		cw.Form = fmt.Sprintf("%s from linear %s: %s", cw.Form, dt.Elem, how)
-		cw.Op, cw.Type, cw.BytesBefore = Ref(w.g, w.op), w.typ.String(), before
+		cw.Op, cw.Type, cw.BytesBefore = ref(w.g, w.op), w.typ.String(), before
 		if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
 			cw.Resource = a.Key
 		}
@@ -287,7 +287,7 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *LegalizeWeightsOptions) 
 // legalizeSettings are the palettes legalize-weights gives a weight of
 // typ whose output channels run along axis: one per group-size channels,
 // or one for the whole weight when group-size does not divide them.
-func legalizeSettings(o *LegalizeWeightsOptions, typ *graph.TensorType, axis int) lutSettings {
+func legalizeSettings(o *legalizeWeightsOptions, typ *graph.TensorType, axis int) lutSettings {
 	s := lutSettings{Bits: o.Bits, GroupSize: o.GroupSize, ClusterDim: 1, Granularity: "per-grouped-channel", LUTDType: "f16",
 		Method: "unique", Decimals: o.RoundingPrecision}
 	if typ.Shape[axis]%int64(o.GroupSize) != 0 {
@@ -300,7 +300,7 @@ func legalizeSettings(o *LegalizeWeightsOptions, typ *graph.TensorType, axis int
 // whose re-clustering would need more memory than limit (0: no bound): its
 // palettes (lutHeap) and its decoded parameters (raw, unpacked and float32
 // values).
-func legalizeBound(w *int4Weight, o *LegalizeWeightsOptions, limit int64) error {
+func legalizeBound(w *int4Weight, o *legalizeWeightsOptions, limit int64) error {
 	if limit <= 0 {
 		return nil
 	}

@@ -7,12 +7,12 @@ import (
 	"github.com/anefix/anefix/passes/anefacts"
 )
 
-// MinLUT4Group is the smallest number of channels per 4-bit palette that a
+// minLUT4Group is the smallest number of channels per 4-bit palette that a
 // published compile placed on the Neural Engine: MiniCPM5-2B with 4-bit
 // palettes over 8 channels got 0 regions and over 32 channels 31/31
 // (coreai-build 3600.83.1, iOS h18p), Granite-Embedding-97M over 16
 // channels 0 (passes/ane rule_lut4_small_group.go has the records).
-const MinLUT4Group = 32
+const minLUT4Group = 32
 
 // LUTGroup reads a lut_to_dense's shapes: indices [d_0…d_{K-1}], lut
 // [g_0…g_{K-1}, P, V] and the decompressed weight, whose dimension on the
@@ -58,7 +58,7 @@ func LUTGroup(indices, lut *graph.TensorType, axis int64) (group, palette int64,
 }
 
 // LUT4SmallGroup reports a lut_to_dense with 4-bit palettes (P = 16) that
-// each cover fewer than MinLUT4Group channels (LUTGroup), and says so. A
+// each cover fewer than minLUT4Group channels (LUTGroup), and says so. A
 // palette over the whole tensor is not reported: no record covers it.
 func LUT4SmallGroup(op *graph.Operation) (string, int64, bool) {
 	if op.NumOperands() < 2 {
@@ -73,7 +73,7 @@ func LUT4SmallGroup(op *graph.Operation) (string, int64, bool) {
 		}
 	}
 	group, p, split, ok := LUTGroup(it, lt, axis)
-	if !ok || !split || p != 16 || group >= MinLUT4Group {
+	if !ok || !split || p != 16 || group >= minLUT4Group {
 		return "", group, false
 	}
 	return fmt.Sprintf("4-bit palettes of %d channels (indices %s, lut %s)", group, it.String(), lt.String()), group, true

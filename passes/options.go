@@ -24,10 +24,10 @@ import (
 // Options is one pass's parsed options: a pointer to its options struct.
 type Options any
 
-// NoOptions is the options struct of a pass without options.
-type NoOptions struct{}
+// noOptions is the options struct of a pass without options.
+type noOptions struct{}
 
-func (*NoOptions) declare(*Decls) {}
+func (*noOptions) declare(*Decls) {}
 
 // Option declares one option of type T. Declare binds it to a field of an
 // options struct.
@@ -37,7 +37,7 @@ type Option[T any] struct {
 	Doc     string
 	// Values, when set, are the only values a string option (or each
 	// element of a list option) takes (an enum): anything else is refused
-	// with a ValueError listing them, and the docs list them.
+	// with a valueError listing them, and the docs list them.
 	Values []string
 	// Check, when set, refuses a parsed value that is still wrong (a
 	// number out of range), so that --set reports it as a usage error
@@ -151,7 +151,7 @@ func (b *bound[T]) check(v T) error {
 		}
 		for _, s := range vals {
 			if !slices.Contains(b.o.Values, s) {
-				return &ValueError{Option: b.o.Name, Value: s, Valid: b.o.Values}
+				return &valueError{Option: b.o.Name, Value: s, Valid: b.o.Values}
 			}
 		}
 	}
@@ -301,16 +301,16 @@ func sampleText(r *rand.Rand, kind string, values []string) string {
 	return word()
 }
 
-// ValueError is a value outside the allowed values of an option (declared
+// valueError is a value outside the allowed values of an option (declared
 // Values, or values another option defines, such as arm-d's kinds).
-type ValueError struct {
+type valueError struct {
 	Option, Value string
 	Valid         []string
 	// Of says where Valid comes from when another option defines it.
 	Of string
 }
 
-func (e *ValueError) Error() string {
+func (e *valueError) Error() string {
 	valid := strings.Join(e.Valid, ", ")
 	if n := len(e.Valid); n > 1 {
 		valid = strings.Join(e.Valid[:n-1], ", ") + " or " + e.Valid[n-1]
@@ -356,7 +356,7 @@ func (d *Decls) valid(opts any) error {
 }
 
 // crossChecker is an options struct whose values can be wrong together
-// (a *ValueError names the allowed values): Build calls it once every
+// (a *valueError names the allowed values): Build calls it once every
 // value is set, so such a value is a usage error before any pass runs.
 type crossChecker interface{ checkTogether() error }
 
@@ -391,7 +391,7 @@ func bindCtx[O any, PO interface {
 			return nil, fmt.Errorf("options are %T, want %s", opts, r.want)
 		}
 		if ctx == nil {
-			ctx = DefaultContext()
+			ctx = defaultContext()
 		}
 		return f(ctx, m, o)
 	}

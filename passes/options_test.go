@@ -122,13 +122,13 @@ func TestRunChecksHandBuiltOptions(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"promote-states", &PromoteStatesOptions{Form: "hande"}, `option form: "hande" is not auto, attribute or handle`},
-		{"states-as-outputs", &StatesAsOutputsOptions{}, "option suffix: want a non-empty suffix"},
-		{"externalize-constant", &ExternalizeConstantOptions{Constant: " ", MinBytes: 1}, "option constant: want tied-head"},
-		{"finite-masks", &FiniteMasksOptions{Value: MaskValue{"x", 0}}, `option value: want a number such as -40000, got "x"`},
-		{"scale-state", &ScaleStateOptions{Exponents: []StateExponent{{"s", 99}}}, "option exponents: s: exponent 99 is outside"},
-		{"fold-io-unsqueeze", &FoldIOUnsqueezeOptions{Ops: []string{"coreai.add"}, OtherUsers: "skip"}, `option ops: "coreai.add" is not`},
-		{"palettize", func() Options { o := Defaults[PalettizeOptions](); o.Bits = 5; return o }(), "option bits: want 1, 2, 3, 4, 6 or 8, got 5"},
+		{"promote-states", &promoteStatesOptions{Form: "hande"}, `option form: "hande" is not auto, attribute or handle`},
+		{"states-as-outputs", &statesAsOutputsOptions{}, "option suffix: want a non-empty suffix"},
+		{"externalize-constant", &externalizeConstantOptions{Constant: " ", MinBytes: 1}, "option constant: want tied-head"},
+		{"finite-masks", &finiteMasksOptions{Value: maskValue{"x", 0}}, `option value: want a number such as -40000, got "x"`},
+		{"scale-state", &scaleStateOptions{Exponents: []stateExponent{{"s", 99}}}, "option exponents: s: exponent 99 is outside"},
+		{"fold-io-unsqueeze", &foldIOUnsqueezeOptions{Ops: []string{"coreai.add"}, OtherUsers: "skip"}, `option ops: "coreai.add" is not`},
+		{"palettize", func() Options { o := Defaults[palettizeOptions](); o.Bits = 5; return o }(), "option bits: want 1, 2, 3, 4, 6 or 8, got 5"},
 		{"arm-d", func() Options { o := Defaults[ArmDOptions](); o.Replace = []string{"mlp"}; return o }(), `option replace: "mlp" is not recurrence, rope or sdpa`},
 	} {
 		_, err := lookup(c.pass).Run(graph.NewModule(), c.opts)

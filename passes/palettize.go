@@ -115,9 +115,9 @@ model's.`,
 	Addresses: "the seed's export asked for --compression 4bit_weight_palettized_group32 and the measured arms had fp16 weights (1.5 GB)",
 }
 
-// PalettizeOptions are palettize's options; declare
+// palettizeOptions are palettize's options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type PalettizeOptions struct {
+type palettizeOptions struct {
 	Bits              int
 	Granularity       string
 	GroupSize         int
@@ -133,7 +133,7 @@ type PalettizeOptions struct {
 	MinElements       int
 }
 
-func (o *PalettizeOptions) declare(d *Decls) {
+func (o *palettizeOptions) declare(d *Decls) {
 	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per index: 1, 2, 3, 4, 6 or 8 (2^bits palette entries)", Check: checkBits})
 	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-grouped-channel", Doc: "per-tensor, per-channel or per-grouped-channel", Check: checkGranularity})
 	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette with per-grouped-channel (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
@@ -204,7 +204,7 @@ type lutSettings struct {
 	Decimals                    int
 }
 
-func (o *PalettizeOptions) settings() lutSettings {
+func (o *palettizeOptions) settings() lutSettings {
 	return lutSettings{Bits: o.Bits, GroupSize: o.GroupSize, ClusterDim: o.ClusterDim, Granularity: o.Granularity,
 		LUTDType: o.LUTDType, PerChannelScale: o.PerChannelScale, Method: o.Method, Decimals: o.RoundingPrecision}
 }
@@ -235,7 +235,7 @@ func (s lutSettings) form(group int64) string {
 	return fmt.Sprintf("%d-bit LUT (%s), %s, %s%s", s.Bits, s.LUTDType, g, s.Method, extra)
 }
 
-func palettize(ctx *Context, gm *graph.Module, o *PalettizeOptions) (*Change, error) {
+func palettize(ctx *Context, gm *graph.Module, o *palettizeOptions) (*Change, error) {
 	m := newWeightModule(gm)
 	s := o.settings()
 	if err := s.check(); err != nil {
@@ -260,7 +260,7 @@ func palettize(ctx *Context, gm *graph.Module, o *PalettizeOptions) (*Change, er
 		},
 		func(pl *lutPlan, w *weightConst, first bool) *graph.Value {
 			cw, warn := pl.emit(m, w.op, w.name(), ch)
-			cw.Op, cw.Resource, cw.Type, cw.BytesBefore = Ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
+			cw.Op, cw.Resource, cw.Type, cw.BytesBefore = ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
 			if first {
 				ch.Compressed = append(ch.Compressed, cw)
 				warns.add(w.op, warn)
@@ -341,7 +341,7 @@ func (w *smallGroupWarnings) note(ch *Change) {
 	case w.n == 1:
 		ch.Notes = append(ch.Notes, "warning: "+w.first)
 	case w.n > 1:
-		ch.Notes = append(ch.Notes, fmt.Sprintf("warning: %d weights have 4-bit palettes of fewer than %d channels; the first: %s", w.n, MinLUT4Group, w.first))
+		ch.Notes = append(ch.Notes, fmt.Sprintf("warning: %d weights have 4-bit palettes of fewer than %d channels; the first: %s", w.n, minLUT4Group, w.first))
 	}
 }
 

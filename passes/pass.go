@@ -69,8 +69,8 @@ type OpRef struct {
 	Graph, OpID, OpName, Source string
 }
 
-// Ref describes op for a report.
-func Ref(g *graph.Graph, op *graph.Operation) OpRef {
+// ref describes op for a report.
+func ref(g *graph.Graph, op *graph.Operation) OpRef {
 	name := ""
 	if g != nil {
 		name = g.Name()

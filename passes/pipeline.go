@@ -202,7 +202,7 @@ func (b *builder) finish() (*Pipeline, error) {
 	return p, nil
 }
 
-// usageFor makes err, met at what, a UsageError (a ValueError's message
+// usageFor makes err, met at what, a UsageError (a valueError's message
 // names the values the option takes).
 func usageFor(what string, err error) *UsageError {
 	return &UsageError{Msg: what + ": " + err.Error()}
@@ -382,7 +382,7 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 	// cache of the analyses for m.
 	ctx := p.Context
 	if ro.MaxMemory > 0 {
-		c := *cmp.Or(ctx, DefaultContext())
+		c := *cmp.Or(ctx, defaultContext())
 		c.MaxMemory = ro.MaxMemory
 		ctx = &c
 	}
@@ -449,7 +449,7 @@ func VerifyInput(m *graph.Module, path, needs, otherwise string) error {
 	if err == nil {
 		return nil
 	}
-	if absent := AbsentWeights(m); len(absent) > 0 {
+	if absent := absentWeights(m); len(absent) > 0 {
 		return fmt.Errorf("%s: %s; %s", path, AbsentWeightsNote(absent), needs)
 	}
 	return fmt.Errorf("%s: the input does not verify, so %s: %w", path, otherwise, err)

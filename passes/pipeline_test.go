@@ -137,7 +137,7 @@ func TestBuildOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := p.Steps[0]
-	o := s.Options.(*StripFP32CastsOptions)
+	o := s.Options.(*stripFP32CastsOptions)
 	if !o.Clamp || !o.IO || !reflect.DeepEqual(o.Islands, []string{"a*", "b"}) {
 		t.Errorf("options = %+v", o)
 	}
@@ -156,12 +156,12 @@ func TestRunStopsOnInvalidIR(t *testing.T) {
   }
 }`)
 	ran := false
-	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *NoOptions) (*Change, error) {
+	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *noOptions) (*Change, error) {
 		m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
 		return &Change{}, nil
 	})}
-	after := &Pass{Name: "after", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { ran = true; return nil, nil })}
-	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: &NoOptions{}}, {Pass: after, Options: &NoOptions{}}}}
+	after := &Pass{Name: "after", Func: bind(func(*graph.Module, *noOptions) (*Change, error) { ran = true; return nil, nil })}
+	p := &Pipeline{Steps: []Step{{Pass: breaker, Options: &noOptions{}}, {Pass: after, Options: &noOptions{}}}}
 	var printed []string
 	res, err := p.Run(m, RunOptions{VerifyEach: true, AfterPass: func(n string, _ *graph.Module) error { printed = append(printed, n); return nil }})
 	var pe *PassError
@@ -186,7 +186,7 @@ func TestRunVerifyAfter(t *testing.T) {
     coreai.output %x : tensor<4xf16>
   }
 }`)
-	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *NoOptions) (*Change, error) {
+	breaker := &Pass{Name: "breaker", Func: bind(func(m *graph.Module, _ *noOptions) (*Change, error) {
 		m.Graphs()[0].SetOutputType(0, graph.Tensor(graph.F32, 4))
 		return &Change{}, nil
 	})}
@@ -195,7 +195,7 @@ func TestRunVerifyAfter(t *testing.T) {
 		want  string
 	}{
 		{nil, ""},
-		{[]Step{{Pass: breaker, Options: &NoOptions{}}}, "rerun with --verify-each to find the pass"},
+		{[]Step{{Pass: breaker, Options: &noOptions{}}}, "rerun with --verify-each to find the pass"},
 	} {
 		res, err := (&Pipeline{Steps: c.steps}).Run(m, RunOptions{VerifyAfter: true})
 		var pe *PassError
@@ -210,7 +210,7 @@ func TestRunVerifyAfter(t *testing.T) {
 
 func TestRunPanicBecomesError(t *testing.T) {
 	m := graph.NewModule()
-	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Func: bind(func(*graph.Module, *NoOptions) (*Change, error) { panic("kaboom") })}, Options: &NoOptions{}}}}
+	p := &Pipeline{Steps: []Step{{Pass: &Pass{Name: "boom", Func: bind(func(*graph.Module, *noOptions) (*Change, error) { panic("kaboom") })}, Options: &noOptions{}}}}
 	_, err := p.Run(m, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "pass boom: internal error") || !strings.Contains(err.Error(), "kaboom") {
 		t.Fatalf("err = %v", err)

@@ -24,7 +24,7 @@ import (
 // the same order, every option and setting with the same value.
 func (p *Pipeline) String() string {
 	var b strings.Builder
-	settings := DefaultSettings()
+	settings := defaultSettings()
 	if p.Context != nil {
 		settings = p.Context.Settings
 	}

@@ -135,7 +135,7 @@ func TestPipelineString(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `states{pairs="" auto=true kinds=` + strings.Join(DefaultSettings().States.Kinds, ",") + ` affixes=next,out include-kv=true},fold-casts,dce{graphs=true resources=true}`
+	want := `states{pairs="" auto=true kinds=` + strings.Join(defaultSettings().States.Kinds, ",") + ` affixes=next,out include-kv=true},fold-casts,dce{graphs=true resources=true}`
 	if got := pl.String(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

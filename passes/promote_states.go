@@ -55,14 +55,14 @@ promotion.`,
 	Addresses: "conv/rec carried as plain I/O leave the runtime's state binding out (seed arm A vs B)",
 }
 
-// PromoteStatesOptions are promote-states' options; declare
+// promoteStatesOptions are promote-states' options; declare
 // declares each (name, typed default, doc, check) for the pipeline. Which pairs it promotes is the pipeline's states
 // setting (settings.go).
-type PromoteStatesOptions struct {
+type promoteStatesOptions struct {
 	Form string
 }
 
-func (o *PromoteStatesOptions) declare(d *Decls) {
+func (o *promoteStatesOptions) declare(d *Decls) {
 	Declare(d, &o.Form, Option[string]{Name: "form", Default: "auto", Doc: "how a promoted state is written: attribute (a tensor input marked MutableBuffers.buffer_mutation), handle (a !coreai.handle input read and written through tokens, as make_stateful prints it), or auto (handle when the graph already has a handle state, else attribute)", Values: []string{"auto", "attribute", "handle"}})
 }
 
@@ -79,7 +79,7 @@ func psFormFor(form string, g *graph.Graph) string {
 	return "attribute"
 }
 
-func runPromoteStates(ctx *Context, m *graph.Module, opts *PromoteStatesOptions) (*Change, error) {
+func runPromoteStates(ctx *Context, m *graph.Module, opts *promoteStatesOptions) (*Change, error) {
 	ch := &Change{}
 	graphs := graph.EntryGraphs(m, graph.EntryNotPrivate)
 	// Analyzed before anything changes, so that a bad named pair stops

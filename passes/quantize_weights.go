@@ -57,9 +57,9 @@ RSS; tiny arm A si4 per-block 32: 80.8 KiB to 22.8 KiB, SNR 20.2 dB.`,
 	Addresses: "linear weight quantization after export (coreai-optimization's quantize_weights works on a program in memory, in Python)",
 }
 
-// QuantizeWeightsOptions are quantize-weights' options; declare
+// quantizeWeightsOptions are quantize-weights' options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type QuantizeWeightsOptions struct {
+type quantizeWeightsOptions struct {
 	DType       string
 	QScheme     string
 	Granularity string
@@ -71,7 +71,7 @@ type QuantizeWeightsOptions struct {
 	MinElements int
 }
 
-func (o *QuantizeWeightsOptions) declare(d *Decls) {
+func (o *quantizeWeightsOptions) declare(d *Decls) {
 	Declare(d, &o.DType, Option[string]{Name: "dtype", Default: "si8", Doc: "si8, ui8, si4 or ui4 (4-bit: check's linear-int4 blocker)", Check: checkQDType})
 	Declare(d, &o.QScheme, Option[string]{Name: "qscheme", Default: "symmetric", Doc: "symmetric or asymmetric", Check: checkQScheme})
 	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-channel", Doc: "per-tensor, per-channel or per-block", Check: checkQGranularity})
@@ -106,7 +106,7 @@ func checkQGranularity(s string) error {
 	}
 }
 
-func quantizeWeights(ctx *Context, gm *graph.Module, o *QuantizeWeightsOptions) (*Change, error) {
+func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) (*Change, error) {
 	m := newWeightModule(gm)
 	sel := weightSelect{Ops: o.Ops, Weights: o.Weights, Exclude: o.Exclude, TiedHead: o.TiedHead, MinElements: o.MinElements}
 	ws, notes := sel.pick(m)
@@ -130,7 +130,7 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *QuantizeWeightsOptions) 
 		func(qp *quantPlan, w *weightConst, first bool) *graph.Value {
 			out, after := qp.emit(m, w, ch)
 			if first {
-				ch.Compressed = append(ch.Compressed, CompressedWeight{Op: Ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
+				ch.Compressed = append(ch.Compressed, CompressedWeight{Op: ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
 					Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
 					SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err)})
 			}
@@ -150,7 +150,7 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *QuantizeWeightsOptions) 
 // block its range, scale, zero point and done flag (23 bytes), per output
 // channel its signal and error sums and block offset, the block offsets of
 // the other axes, and the batches of whole channels it reads.
-func quantHeap(w *weightConst, o *QuantizeWeightsOptions) int64 {
+func quantHeap(w *weightConst, o *quantizeWeightsOptions) int64 {
 	geo := newGeometry(w.typ.Shape, w.axis)
 	nb := int64(1)
 	switch o.Granularity {
@@ -169,7 +169,7 @@ func quantHeap(w *weightConst, o *QuantizeWeightsOptions) int64 {
 type quantPlan struct {
 	r          floatReader
 	typ        *graph.TensorType
-	o          *QuantizeWeightsOptions
+	o          *quantizeWeightsOptions
 	bits       int
 	signed     bool
 	qmin, qmax float64
@@ -198,7 +198,7 @@ func (qp *quantPlan) form() string {
 
 // planQuant computes a weight's scales and zero points (coreai-optimization's
 // _compute_qparams_by_dtype) and its error.
-func planQuant(r floatReader, w *weightConst, o *QuantizeWeightsOptions) (*quantPlan, string, error) {
+func planQuant(r floatReader, w *weightConst, o *quantizeWeightsOptions) (*quantPlan, string, error) {
 	qp := &quantPlan{r: r, typ: w.typ, o: o, axis: w.axis}
 	qp.bits = 8
 	if o.DType == "si4" || o.DType == "ui4" {

@@ -81,14 +81,14 @@ below 65504.`,
 	Addresses: "fp16 overflow of RMSNorm's sum of squares on massive residual activations (norms retyped to fp16)",
 }
 
-// ResidualScaleOptions are residual-scale's options.
-type ResidualScaleOptions struct {
+// residualScaleOptions are residual-scale's options.
+type residualScaleOptions struct {
 	// K divides the stream by 2^K; 0 is auto (anefacts.StreamSafeK of the
 	// stream's width).
 	K int
 }
 
-func (o *ResidualScaleOptions) declare(d *Decls) {
+func (o *residualScaleOptions) declare(d *Decls) {
 	Declare(d, &o.K, Option[int]{Name: "k", Default: 0,
 		Doc:   "the stream is divided by 2^k (1..14), or auto: the smallest k that keeps a guessed stream (4 massive channels at 4096, every other channel at most 1) inside half of fp16's range in an fp16 norm's sum of squares; a static rule that measures nothing (6 for any width up to 2^20); 5 was measured to suffice on full synth arm A (see the pass's doc)",
 		Check: rsCheckK, Codec: &Codec[int]{Kind: "string", Parse: rsParseK, Format: rsFormatK,
@@ -136,7 +136,7 @@ type rsStream struct {
 	norms  []rsNorm
 }
 
-func residualScale(m *graph.Module, opts *ResidualScaleOptions) (*Change, error) {
+func residualScale(m *graph.Module, opts *residualScaleOptions) (*Change, error) {
 	ch := &Change{}
 	var lookups []*graph.Operation
 	m.Walk(func(op *graph.Operation) bool {

@@ -30,7 +30,7 @@ func TestResidualScaleK(t *testing.T) {
 		if c.set != "" {
 			sets = []string{c.set}
 		}
-		o, err := ParseOptions[ResidualScaleOptions](sets...)
+		o, err := ParseOptions[residualScaleOptions](sets...)
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%q: err %v, want one saying %q", c.set, err, c.wantErr)
@@ -52,7 +52,7 @@ func TestResidualScaleAutoOnSynth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := ParseOptions[ResidualScaleOptions]("k=auto")
+	o, err := ParseOptions[residualScaleOptions]("k=auto")
 	if err != nil {
 		t.Fatal(err)
 	}

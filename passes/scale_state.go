@@ -67,16 +67,16 @@ from the candidate bundle and compares (and would feed) states in the
 reference's units. Running the pass twice scales twice.`,
 }
 
-// ScaleStateOptions are scale-state's options; declare
+// scaleStateOptions are scale-state's options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type ScaleStateOptions struct {
-	Exponents []StateExponent
+type scaleStateOptions struct {
+	Exponents []stateExponent
 	Default   int
 }
 
-func (o *ScaleStateOptions) declare(d *Decls) {
-	Declare(d, &o.Exponents, Option[[]StateExponent]{Name: "exponents", Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k",
-		Check: ssCheckExponents, Codec: ListCodec(ssParseExponent, StateExponent.String, ssSampleExponent)})
+func (o *scaleStateOptions) declare(d *Decls) {
+	Declare(d, &o.Exponents, Option[[]stateExponent]{Name: "exponents", Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k",
+		Check: ssCheckExponents, Codec: ListCodec(ssParseExponent, stateExponent.String, ssSampleExponent)})
 	Declare(d, &o.Default, Option[int]{Name: "default", Default: 1, Doc: "exponent for every other state but the key/value caches (the states settings pick them, as for promote-states); 0 leaves them alone", Check: ssCheckDefault})
 }
 
@@ -87,27 +87,27 @@ func ssCheckDefault(n int) error {
 	return nil
 }
 
-// StateExponent is one entry of exponents: state Name stored scaled by
+// stateExponent is one entry of exponents: state Name stored scaled by
 // 2^-K.
-type StateExponent struct {
+type stateExponent struct {
 	Name string
 	K    int
 }
 
 // String is the entry as exponents takes it.
-func (e StateExponent) String() string { return e.Name + "=" + strconv.Itoa(e.K) }
+func (e stateExponent) String() string { return e.Name + "=" + strconv.Itoa(e.K) }
 
-func ssParseExponent(s string) (StateExponent, error) {
+func ssParseExponent(s string) (stateExponent, error) {
 	name, val, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
 	k, err := strconv.Atoi(strings.TrimSpace(val))
 	if !ok || name == "" || err != nil {
-		return StateExponent{}, fmt.Errorf("%q is not name=exponent (example: rec_state=4)", s)
+		return stateExponent{}, fmt.Errorf("%q is not name=exponent (example: rec_state=4)", s)
 	}
-	return StateExponent{name, k}, nil
+	return stateExponent{name, k}, nil
 }
 
-func ssCheckExponents(list []StateExponent) error {
+func ssCheckExponents(list []stateExponent) error {
 	for _, e := range list {
 		if e.K < -ssMaxExp || e.K > ssMaxExp {
 			return fmt.Errorf("%s: exponent %d is outside -%d…%d", e.Name, e.K, ssMaxExp, ssMaxExp)
@@ -116,11 +116,11 @@ func ssCheckExponents(list []StateExponent) error {
 	return nil
 }
 
-func ssSampleExponent(r *rand.Rand) StateExponent {
-	return StateExponent{[]string{"rec_state", "conv_state", "s.0"}[r.IntN(3)], r.IntN(2*ssMaxExp+1) - ssMaxExp}
+func ssSampleExponent(r *rand.Rand) stateExponent {
+	return stateExponent{[]string{"rec_state", "conv_state", "s.0"}[r.IntN(3)], r.IntN(2*ssMaxExp+1) - ssMaxExp}
 }
 
-func scaleState(ctx *Context, m *graph.Module, opts *ScaleStateOptions) (*Change, error) {
+func scaleState(ctx *Context, m *graph.Module, opts *scaleStateOptions) (*Change, error) {
 	exps := map[string]int{} // the last entry of a name wins, as --set does
 	for _, e := range opts.Exponents {
 		exps[e.Name] = e.K

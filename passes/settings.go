@@ -144,8 +144,8 @@ func newSettings() *Settings {
 	return s
 }
 
-// DefaultSettings are the settings of a pipeline nobody set anything in.
-func DefaultSettings() Settings {
+// defaultSettings are the settings of a pipeline nobody set anything in.
+func defaultSettings() Settings {
 	return *newSettings()
 }
 
@@ -164,11 +164,11 @@ type Context struct {
 	an *analysisCache
 }
 
-// DefaultContext is the context of a pass run outside a pipeline.
-func DefaultContext() *Context { return &Context{Settings: DefaultSettings()} }
+// defaultContext is the context of a pass run outside a pipeline.
+func defaultContext() *Context { return &Context{Settings: defaultSettings()} }
 
 // States is the state analysis of g under the context's settings
-// (AnalysisStates: a pass that calls it declares it in Requires). While a
+// (analysisStates: a pass that calls it declares it in Requires). While a
 // pass or a pipeline runs it comes from the run's cache.
 func (c *Context) States(g *graph.Graph) *graph.StateAnalysis {
 	if c.an != nil {
@@ -186,7 +186,7 @@ func (c *Context) StateScope() func(*graph.Graph) *graph.StateAnalysis {
 	return graph.NewStateScope(c.Settings.States.Analysis()).States
 }
 
-// IslandBlockers is AnalysisIslands for m: the ops of the islands check's
+// IslandBlockers is analysisIslands for m: the ops of the islands check's
 // element-type rule cites. While a pass or a pipeline runs on m it comes
 // from the run's cache.
 func (c *Context) IslandBlockers(m *graph.Module) (map[*graph.Operation]bool, error) {
@@ -200,7 +200,7 @@ func (c *Context) IslandBlockers(m *graph.Module) (map[*graph.Operation]bool, er
 // of m: c itself when it has one for m, else a copy with a new one.
 func (c *Context) withCache(m *graph.Module) *Context {
 	if c == nil {
-		c = DefaultContext()
+		c = defaultContext()
 	}
 	if c.an != nil && c.an.m == m {
 		return c

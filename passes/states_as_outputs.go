@@ -43,14 +43,14 @@ each returned value back as the next step's input; the report and the record
 	Addresses: "seed arm D: untested candidate for the second blocker (the state writes)",
 }
 
-// StatesAsOutputsOptions are states-as-outputs' options; declare
+// statesAsOutputsOptions are states-as-outputs' options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type StatesAsOutputsOptions struct {
+type statesAsOutputsOptions struct {
 	Names  []string
 	Suffix string
 }
 
-func (o *StatesAsOutputsOptions) declare(d *Decls) {
+func (o *statesAsOutputsOptions) declare(d *Decls) {
 	Declare(d, &o.Names, Option[[]string]{Name: "names", Doc: "the states to turn into plain I/O (comma list of input names); empty: every state but the key/value caches (states.include-kv=true adds them)"})
 	Declare(d, &o.Suffix, Option[string]{Name: "suffix", Default: "_out", Doc: "appended to a state's name to name the output carrying its new value", Check: saoCheckSuffix})
 }
@@ -62,7 +62,7 @@ func saoCheckSuffix(s string) error {
 	return nil
 }
 
-func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *StatesAsOutputsOptions) (*Change, error) {
+func runStatesAsOutputs(ctx *Context, m *graph.Module, opts *statesAsOutputsOptions) (*Change, error) {
 	suffix := opts.Suffix
 	explicit := map[string]bool{}
 	for _, n := range opts.Names {

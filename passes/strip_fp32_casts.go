@@ -100,9 +100,9 @@ a sensitivity signal, not a verdict on a trained model. Check every result with 
 verify; restrict the pass further with exclude=<pattern>.`,
 }
 
-// StripFP32CastsOptions are strip-fp32-casts' options; declare
+// stripFP32CastsOptions are strip-fp32-casts' options; declare
 // declares each (name, typed default, doc, check) for the pipeline.
-type StripFP32CastsOptions struct {
+type stripFP32CastsOptions struct {
 	Clamp     bool
 	Islands   []string
 	Exclude   []string
@@ -110,7 +110,7 @@ type StripFP32CastsOptions struct {
 	IO        bool
 }
 
-func (o *StripFP32CastsOptions) declare(d *Decls) {
+func (o *stripFP32CastsOptions) declare(d *Decls) {
 	Declare(d, &o.Clamp, Option[bool]{Name: "clamp", Doc: "saturate f32 constants beyond ±65504 to ±65504 instead of failing"})
 	Declare(d, &o.Islands, Option[[]string]{Name: "islands", Default: []string{"blockers"}, Doc: "which islands to retype, a union of: blockers (the islands anefix check reports under its element-type rule), norms (normalization chains, by structure), all (every island), or glob patterns matching an op id or source file:line of an op in the island (* matches anything); a pattern that matches no op of the module is a usage error (exit 2), one that matches ops but no island is noted", Check: checkIslandSelectors})
 	Declare(d, &o.Exclude, Option[[]string]{Name: "exclude", Doc: "leave in f32 the islands with an op whose op id or source matches one of these glob patterns (applied after islands; a pattern that matches no op of the module is a usage error)"})
@@ -277,7 +277,7 @@ func calledGraphs(m *graph.Module, graphs map[string]*graph.Graph) map[*graph.Op
 type sfRun struct {
 	ctx                         *Context
 	m                           *graph.Module
-	opts                        *StripFP32CastsOptions
+	opts                        *stripFP32CastsOptions
 	ch                          *Change
 	clamp, convertIO, keepNorms bool
 	sel                         islandSelectors
@@ -305,7 +305,7 @@ type constPlan struct {
 func (sf *sfRun) isIOGraph(g *graph.Graph) bool { return sf.ioGraphs[g.Op] }
 
 // stripFP32Casts runs the five steps in order; each method is one step.
-func stripFP32Casts(ctx *Context, m *graph.Module, opts *StripFP32CastsOptions) (*Change, error) {
+func stripFP32Casts(ctx *Context, m *graph.Module, opts *stripFP32CastsOptions) (*Change, error) {
 	sf := &sfRun{ctx: ctx, m: m, opts: opts, ch: &Change{}}
 	if err := sf.analyze(); err != nil {
 		return nil, err
@@ -348,7 +348,7 @@ func PreviewStripFP32Casts(m *graph.Module, set ...string) (*StripFP32CastsPrevi
 	if err != nil {
 		return nil, err
 	}
-	sf := &sfRun{ctx: p.Context.withCache(m), m: m, opts: p.Steps[0].Options.(*StripFP32CastsOptions), ch: &Change{}}
+	sf := &sfRun{ctx: p.Context.withCache(m), m: m, opts: p.Steps[0].Options.(*stripFP32CastsOptions), ch: &Change{}}
 	if err := sf.analyze(); err != nil {
 		return nil, err
 	}
@@ -699,7 +699,7 @@ func (sf *sfRun) planConstants() error {
 				continue
 			}
 			name, a := denseAttrOf(op)
-			cc := ConstantChange{Op: Ref(graph.EnclosingGraph(op), op), From: "f32", To: "f16"}
+			cc := ConstantChange{Op: ref(graph.EnclosingGraph(op), op), From: "f32", To: "f16"}
 			var na graph.Attr
 			var st f16.Stats
 			switch x := a.(type) {

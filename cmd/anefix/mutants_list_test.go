@@ -21,8 +21,8 @@ var mutants = []mutant{
 	{
 		name:    "pass-refuses-every-model",
 		file:    "passes/residual_scale.go",
-		find:    "func residualScale(m *graph.Module, opts *ResidualScaleOptions) (*Change, error) {\n",
-		replace: "func residualScale(m *graph.Module, opts *ResidualScaleOptions) (*Change, error) {\n\tfor _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {\n\t\treturn nil, fmt.Errorf(\"graph @%s: residual-scale: no residual stream found; what to do: leave the pass off\", g.Name())\n\t}\n",
+		find:    "func residualScale(m *graph.Module, opts *residualScaleOptions) (*Change, error) {\n",
+		replace: "func residualScale(m *graph.Module, opts *residualScaleOptions) (*Change, error) {\n\tfor _, g := range graph.EntryGraphs(m, graph.EntryNotPrivate) {\n\t\treturn nil, fmt.Errorf(\"graph @%s: residual-scale: no residual stream found; what to do: leave the pass off\", g.Name())\n\t}\n",
 		breaks:  "residual-scale refuses every model with a clear message naming @main (a refusal composition used to accept)",
 		catch:   []mutantCatch{{"./passes", "TestResidualScale"}, {"./cmd/anefix", "TestPassComposition$"}},
 	},

@@ -13,7 +13,7 @@
 // cmd/anefix. The package imports nothing of anefix's, so every layer may
 // import it.
 //
-// The file carries its format version ("version": FormatVersion; a record
+// The file carries its format version ("version": formatVersion; a record
 // without one is version 1, as anefix wrote them before). A reader reads
 // the versions up to its own and refuses a newer one, naming the file,
 // the version found and the versions it reads; members it does not know
@@ -28,14 +28,14 @@ import (
 	"slices"
 )
 
-// FormatVersion is the version of anefix.json this anefix writes, in its
+// formatVersion is the version of anefix.json this anefix writes, in its
 // "version" member. Version 1 is the record before it had one (no
 // "version" member); version 2 adds the member and keeps members a reader
 // does not know (a later version's additions) through a read, a compose
 // and a write. A change an older reader could misread (a member whose
 // meaning changes, an entry a host must act on) makes a new version,
 // which older readers refuse.
-const FormatVersion = 2
+const formatVersion = 2
 
 // oldestVersion is the oldest version this anefix reads.
 const oldestVersion = 1
@@ -62,10 +62,10 @@ type versionedRecord struct {
 	recordFields
 }
 
-// MarshalJSON writes the record at FormatVersion, its unknown members
+// MarshalJSON writes the record at formatVersion, its unknown members
 // last.
 func (r Record) MarshalJSON() ([]byte, error) {
-	return encodeKeeping(versionedRecord{FormatVersion, recordFields(r)}, r.unknown)
+	return encodeKeeping(versionedRecord{formatVersion, recordFields(r)}, r.unknown)
 }
 
 // UnmarshalJSON reads the members of a record; Parse checks the version
@@ -197,7 +197,7 @@ func (r *Record) Encode() ([]byte, error) {
 }
 
 // Parse decodes a record; name stands for the file in errors. It reads
-// versions oldestVersion to FormatVersion and refuses a newer one (its
+// versions oldestVersion to formatVersion and refuses a newer one (its
 // members may mean what this anefix cannot tell), naming the versions it
 // reads.
 func Parse(b []byte, name string) (*Record, error) {
@@ -241,13 +241,13 @@ func checkVersion(b []byte) error {
 	if probe.Version == nil {
 		return nil // version 1, written before records had a version
 	}
-	reads := fmt.Sprintf("this anefix reads versions %d to %d (version 1 has no \"version\" member)", oldestVersion, FormatVersion)
+	reads := fmt.Sprintf("this anefix reads versions %d to %d (version 1 has no \"version\" member)", oldestVersion, formatVersion)
 	var v int
 	if err := json.Unmarshal(probe.Version, &v); err != nil {
 		return &versionError{fmt.Sprintf("record format version %s is not a whole number; %s; delete the file or rewrite the model again", probe.Version, reads)}
 	}
 	switch {
-	case v > FormatVersion:
+	case v > formatVersion:
 		return &versionError{fmt.Sprintf("record format version %d is newer than this anefix reads: %s; read it with the anefix that wrote it or a newer one", v, reads)}
 	case v < oldestVersion:
 		return &versionError{fmt.Sprintf("record format version %d is no version anefix wrote: %s; delete the file or rewrite the model again", v, reads)}

@@ -18,7 +18,7 @@ func readTestdata(t *testing.T, name string) []byte {
 }
 
 // TestRecordVersions reads hand-written records of every version: an
-// unversioned (version 1) record is read, and written at FormatVersion with
+// unversioned (version 1) record is read, and written at formatVersion with
 // its entries as they were (v1_written.json, written by hand); members
 // this anefix does not know survive a read and a write, at the top level
 // and inside entries; a newer version, a version that is no whole number

@@ -47,11 +47,11 @@ type builder struct {
 	stack []frame        // caller frames, outermost first
 	loc   graph.Loc
 	// blobs by resource key, so functions share weights.
-	blobs    map[string]*Blob
+	blobs    map[string]*blob
 	curGraph *graph.Operation
 }
 
-func newBuilder(m *graph.Module, seed uint64, blobs map[string]*Blob) *builder {
+func newBuilder(m *graph.Module, seed uint64, blobs map[string]*blob) *builder {
 	return &builder{m: m, seed: seed, names: map[string]int{}, loc: graph.Unknown, blobs: blobs}
 }
 
@@ -212,16 +212,16 @@ func (b *builder) floats(elem *graph.FloatType, shape []int64, vals ...float64) 
 
 // weight is a dense_resource fp16 constant backed by a synthetic blob. The
 // same key always means the same bytes, so functions can share weights.
-func (b *builder) weight(key string, d Dist, shape ...int64) *graph.Value {
+func (b *builder) weight(key string, d dist, shape ...int64) *graph.Value {
 	return b.patchedWeight(key, d, nil, nil, shape...)
 }
 
 // patchedWeight is weight with some columns and elements overridden
 // (Blob.Patch); nil patches make the plain weight.
-func (b *builder) patchedWeight(key string, d Dist, cols []ColDist, elems []ElemValue, shape ...int64) *graph.Value {
+func (b *builder) patchedWeight(key string, d dist, cols []colDist, elems []elemValue, shape ...int64) *graph.Value {
 	blob, ok := b.blobs[key]
 	if !ok {
-		blob = NewBlob(b.seed, key, d, shape...)
+		blob = newBlob(b.seed, key, d, shape...)
 		if len(cols) > 0 || len(elems) > 0 {
 			blob.Patch(cols, elems)
 		}

@@ -77,22 +77,22 @@ type Options struct {
 	// AIProgram.optimize()).
 	StateForm string
 	// Recurrence is how arms A–D compute the gated-delta step:
-	// RecurrenceInline (default: the seed's iOS builder, inline f32 ops
+	// recurrenceInline (default: the seed's iOS builder, inline f32 ops
 	// under qwen3_5_ios.py:290) or RecurrenceComposite (a coreai.invoke of
 	// a private `gated_delta_update` composite graph, as the current
 	// coreai-models macOS builder exports it).
 	Recurrence string
-	// Locations is how op locations are written: LocBuiltin (default,
+	// Locations is how op locations are written: locBuiltin (default,
 	// MLIR fused locations) or LocDebugInfo (coreai-torch's
 	// #debuginfo.location dialect attributes; see dialectlocs.go).
 	Locations string
 	// StateRead is how the gated-delta step reads its state (S·k and S·q):
-	// StateReadSum (default: elementwise multiply, then a sum over dim -2,
+	// stateReadSum (default: elementwise multiply, then a sum over dim -2,
 	// as coreai-torch's gated_delta_update composite computes it, which
 	// exercises the narrow reductions of the Neural Engine profile) or
 	// StateReadMatmul (batch matmuls, synth's structure before issue 13).
 	StateRead string
-	// Weights is how the weights are stored: WeightsF16 (default, fp16
+	// Weights is how the weights are stored: weightsF16 (default, fp16
 	// dense_resource blobs), WeightsLinearInt4 (linear blockwise INT4, the
 	// form check's linear-int4 rule blocks) or WeightsPalettized (4-bit
 	// palettes over groups of 32 channels). graph/synth writes fp16;
@@ -110,25 +110,25 @@ type Options struct {
 
 // Weight storage forms.
 const (
-	WeightsF16        = "f16"
+	weightsF16        = "f16"
 	WeightsLinearInt4 = "linear-int4"
 	WeightsPalettized = "palettized"
 )
 
 // State-read forms.
 const (
-	StateReadSum    = "sum"
+	stateReadSum    = "sum"
 	StateReadMatmul = "matmul"
 )
 
 // Recurrence forms.
 const (
-	RecurrenceInline    = "inline"
+	recurrenceInline    = "inline"
 	RecurrenceComposite = "composite"
 )
 
-// HybridDims are Qwen3.5-style hybrid decoder dims (arms A–D).
-type HybridDims struct {
+// hybridDims are Qwen3.5-style hybrid decoder dims (arms A–D).
+type hybridDims struct {
 	Hidden, Intermediate, Vocab, Layers int
 	// Full attention.
 	Heads, KVHeads, HeadDim, RotaryDim int
@@ -138,15 +138,15 @@ type HybridDims struct {
 	Eps                                                float64
 }
 
-// FullAttentionInterval: every 4th layer is full attention (Qwen3.5's
+// fullAttentionInterval: every 4th layer is full attention (Qwen3.5's
 // layer_types pattern L, L, L, F).
-const FullAttentionInterval = 4
+const fullAttentionInterval = 4
 
 // IsFull reports whether layer i is a full-attention layer.
-func (d HybridDims) IsFull(i int) bool { return i%FullAttentionInterval == FullAttentionInterval-1 }
+func (d hybridDims) IsFull(i int) bool { return i%fullAttentionInterval == fullAttentionInterval-1 }
 
 // Counts returns the number of linear and full-attention layers.
-func (d HybridDims) Counts() (lin, full int) {
+func (d hybridDims) Counts() (lin, full int) {
 	for i := 0; i < d.Layers; i++ {
 		if d.IsFull(i) {
 			full++
@@ -158,34 +158,34 @@ func (d HybridDims) Counts() (lin, full int) {
 }
 
 // KeyDim is the gated delta net's total key width (heads × dim).
-func (d HybridDims) KeyDim() int { return d.LinKHeads * d.LinKDim }
+func (d hybridDims) KeyDim() int { return d.LinKHeads * d.LinKDim }
 
 // ValueDim is the gated delta net's total value width.
-func (d HybridDims) ValueDim() int { return d.LinVHeads * d.LinVDim }
+func (d hybridDims) ValueDim() int { return d.LinVHeads * d.LinVDim }
 
 // ConvDim is the width of the short causal conv (q | k | v).
-func (d HybridDims) ConvDim() int { return 2*d.KeyDim() + d.ValueDim() }
+func (d hybridDims) ConvDim() int { return 2*d.KeyDim() + d.ValueDim() }
 
-// Qwen35Full are Qwen3.5-0.8B's text dims (public config.json).
-var Qwen35Full = HybridDims{
+// qwen35Full are Qwen3.5-0.8B's text dims (public config.json).
+var qwen35Full = hybridDims{
 	Hidden: 1024, Intermediate: 3584, Vocab: 248320, Layers: 24,
 	Heads: 8, KVHeads: 2, HeadDim: 256, RotaryDim: 64, RopeTheta: 1e7,
 	LinKHeads: 16, LinVHeads: 16, LinKDim: 128, LinVDim: 128, ConvKernel: 4,
 	Eps: 1e-6,
 }
 
-// Qwen35Tiny keeps every structural feature of Qwen35Full (GQA, partial
+// qwen35Tiny keeps every structural feature of qwen35Full (GQA, partial
 // rotary, several heads, kernel 4) at a size whose text form is a few
 // hundred KB.
-var Qwen35Tiny = HybridDims{
+var qwen35Tiny = hybridDims{
 	Hidden: 32, Intermediate: 64, Vocab: 256, Layers: 4,
 	Heads: 2, KVHeads: 1, HeadDim: 16, RotaryDim: 4, RopeTheta: 1e7,
 	LinKHeads: 2, LinVHeads: 2, LinKDim: 8, LinVDim: 8, ConvKernel: 4,
 	Eps: 1e-6,
 }
 
-// DenseDims are Qwen3-style dense decoder dims (arm E).
-type DenseDims struct {
+// denseDims are Qwen3-style dense decoder dims (arm E).
+type denseDims struct {
 	Hidden, Intermediate, Vocab, Layers int
 	Heads, KVHeads, HeadDim             int
 	RopeTheta                           float64
@@ -193,26 +193,26 @@ type DenseDims struct {
 	Eps                                 float64
 }
 
-// Qwen3Full are Qwen3-0.6B's dims (public config.json).
-var Qwen3Full = DenseDims{
+// qwen3Full are Qwen3-0.6B's dims (public config.json).
+var qwen3Full = denseDims{
 	Hidden: 1024, Intermediate: 3072, Vocab: 151936, Layers: 28,
 	Heads: 16, KVHeads: 8, HeadDim: 128, RopeTheta: 1e6, MaxPositions: 40960, Eps: 1e-6,
 }
 
-// Qwen3Tiny is a small Qwen3-shaped decoder with GQA.
-var Qwen3Tiny = DenseDims{
+// qwen3Tiny is a small Qwen3-shaped decoder with GQA.
+var qwen3Tiny = denseDims{
 	Hidden: 32, Intermediate: 64, Vocab: 256, Layers: 2,
 	Heads: 2, KVHeads: 1, HeadDim: 16, RopeTheta: 1e6, MaxPositions: 1024, Eps: 1e-6,
 }
 
 // Apple's iOS static ladder (coreai-models BaseForCausalLMForiOS).
 var (
-	// QueryBuckets are the static query lengths.
-	QueryBuckets = []int{8, 16, 64}
-	// MinCacheLen is the smallest static cache length; it doubles up to ctx.
-	MinCacheLen = 256
-	// GatherLen is the query length of arm E's one gather_embeddings function.
-	GatherLen = 64
+	// queryBuckets are the static query lengths.
+	queryBuckets = []int{8, 16, 64}
+	// minCacheLen is the smallest static cache length; it doubles up to ctx.
+	minCacheLen = 256
+	// gatherLen is the query length of arm E's one gather_embeddings function.
+	gatherLen = 64
 )
 
 // normalize fills defaults and checks ranges.
@@ -235,8 +235,8 @@ func (o Options) normalize() (Options, error) {
 	}
 	switch o.Recurrence {
 	case "":
-		o.Recurrence = RecurrenceInline
-	case RecurrenceInline:
+		o.Recurrence = recurrenceInline
+	case recurrenceInline:
 	case RecurrenceComposite:
 		if o.Arm == ArmE {
 			return o, fmt.Errorf("synth: arm E is a dense decoder with no recurrence; --recurrence composite applies to arms A-D")
@@ -246,22 +246,22 @@ func (o Options) normalize() (Options, error) {
 	}
 	switch o.StateRead {
 	case "":
-		o.StateRead = StateReadSum
-	case StateReadSum, StateReadMatmul:
+		o.StateRead = stateReadSum
+	case stateReadSum, StateReadMatmul:
 	default:
 		return o, fmt.Errorf("synth: unknown state-read form %q: want sum or matmul", o.StateRead)
 	}
 	switch o.Locations {
 	case "":
-		o.Locations = LocBuiltin
-	case LocBuiltin, LocDebugInfo:
+		o.Locations = locBuiltin
+	case locBuiltin, LocDebugInfo:
 	default:
 		return o, fmt.Errorf("synth: unknown location form %q: want builtin or debuginfo", o.Locations)
 	}
 	switch o.Weights {
 	case "":
-		o.Weights = WeightsF16
-	case WeightsF16, WeightsLinearInt4, WeightsPalettized:
+		o.Weights = weightsF16
+	case weightsF16, WeightsLinearInt4, WeightsPalettized:
 	default:
 		return o, fmt.Errorf("synth: unknown weights form %q: want f16, linear-int4 or palettized", o.Weights)
 	}
@@ -275,8 +275,8 @@ func (o Options) normalize() (Options, error) {
 		}
 	}
 	if o.Arm == ArmE {
-		if o.Ctx < MinCacheLen || o.Ctx > 1<<16 {
-			return o, fmt.Errorf("synth: --ctx %d out of range %d..65536 for arm E", o.Ctx, MinCacheLen)
+		if o.Ctx < minCacheLen || o.Ctx > 1<<16 {
+			return o, fmt.Errorf("synth: --ctx %d out of range %d..65536 for arm E", o.Ctx, minCacheLen)
 		}
 	} else if o.Ctx < 2 || o.Ctx > 1<<20 {
 		return o, fmt.Errorf("synth: --ctx %d out of range 2..1048576", o.Ctx)
@@ -285,10 +285,10 @@ func (o Options) normalize() (Options, error) {
 }
 
 // hybridDims returns the dims for arms A–D after options.
-func (o Options) hybridDims() HybridDims {
-	d := Qwen35Tiny
+func (o Options) hybridDims() hybridDims {
+	d := qwen35Tiny
 	if o.Scale == Full {
-		d = Qwen35Full
+		d = qwen35Full
 	}
 	if o.Arm == ArmC {
 		d.Layers = 6
@@ -300,10 +300,10 @@ func (o Options) hybridDims() HybridDims {
 }
 
 // denseDims returns the dims for arm E after options.
-func (o Options) denseDims() DenseDims {
-	d := Qwen3Tiny
+func (o Options) denseDims() denseDims {
+	d := qwen3Tiny
 	if o.Scale == Full {
-		d = Qwen3Full
+		d = qwen3Full
 	}
 	if o.Layers > 0 {
 		d.Layers = o.Layers

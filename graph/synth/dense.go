@@ -15,23 +15,23 @@ import (
 // computed as table @ hidden, as Apple's extend does).
 type dense struct {
 	kvAttn   // the builder, the caches, in_step and the mask
-	d        DenseDims
+	d        denseDims
 	ctx, q   int
 	cos, sin *graph.Value
 }
 
 // Function names of arm E, in module order: extend_{ctx}_{q} for every
 // cache length of the ladder and query bucket, then prompt_opt_{ctx}_{q},
-// then gather_embeddings_{GatherLen}.
+// then gather_embeddings_{gatherLen}.
 func denseFunctionNames(maxCtx int) []string {
 	var ext, pro []string
-	for c := MinCacheLen; c <= maxCtx; c *= 2 {
-		for _, q := range QueryBuckets {
+	for c := minCacheLen; c <= maxCtx; c *= 2 {
+		for _, q := range queryBuckets {
 			ext = append(ext, fmt.Sprintf("extend_%d_%d", c, q))
 			pro = append(pro, fmt.Sprintf("prompt_opt_%d_%d", c, q))
 		}
 	}
-	return append(append(ext, pro...), fmt.Sprintf("gather_embeddings_%d", GatherLen))
+	return append(append(ext, pro...), fmt.Sprintf("gather_embeddings_%d", gatherLen))
 }
 
 func buildDense(m *graph.Module, o Options) error {
@@ -39,13 +39,13 @@ func buildDense(m *graph.Module, o Options) error {
 	if d.Layers < 1 {
 		return fmt.Errorf("synth: need at least one layer")
 	}
-	b := newBuilder(m, o.Seed, map[string]*Blob{})
+	b := newBuilder(m, o.Seed, map[string]*blob{})
 	rope := newRopeTables(d)
 	m.AddResource(rope[0].key, 2, rope[0])
 	m.AddResource(rope[1].key, 2, rope[1])
 	for _, prefill := range []bool{false, true} {
-		for c := MinCacheLen; c <= o.Ctx; c *= 2 {
-			for _, q := range QueryBuckets {
+		for c := minCacheLen; c <= o.Ctx; c *= 2 {
+			for _, q := range queryBuckets {
 				e := &dense{kvAttn: kvAttn{builder: b}, d: d, ctx: c, q: q}
 				e.function(prefill, rope)
 			}
@@ -56,9 +56,9 @@ func buildDense(m *graph.Module, o Options) error {
 }
 
 // gatherFunction is gather_embeddings_N: table[ids] for a float table.
-func gatherFunction(b *builder, d DenseDims) {
-	args := b.newGraph(fmt.Sprintf("gather_embeddings_%d", GatherLen), []port{
-		{name: "in_new_token_ids", typ: graph.Tensor(graph.SI32, 1, int64(GatherLen))},
+func gatherFunction(b *builder, d denseDims) {
+	args := b.newGraph(fmt.Sprintf("gather_embeddings_%d", gatherLen), []port{
+		{name: "in_new_token_ids", typ: graph.Tensor(graph.SI32, 1, int64(gatherLen))},
 		{name: "embedding_table", typ: graph.Tensor(graph.F16, int64(d.Vocab), 1, int64(d.Hidden))},
 	})
 	b.stack = nil
@@ -159,7 +159,7 @@ func (e *dense) norm(key string, x *graph.Value) *graph.Value {
 
 func (e *dense) conv(key string, x *graph.Value, cout int64) *graph.Value {
 	cin := shapeOf(x)[1]
-	return e.conv1x1(x, e.weight(key, Normal(1/math.Sqrt(float64(cin))), cout, cin, 1, 1))
+	return e.conv1x1(x, e.weight(key, normal(1/math.Sqrt(float64(cin))), cout, cin, 1, 1))
 }
 
 func (e *dense) layer(i int, x *graph.Value) *graph.Value {
@@ -289,7 +289,7 @@ type ropeTable struct {
 	inv  []float64
 }
 
-func newRopeTables(d DenseDims) [2]*ropeTable {
+func newRopeTables(d denseDims) [2]*ropeTable {
 	inv := make([]float64, d.HeadDim/2)
 	for i := range inv {
 		inv[i] = 1 / math.Pow(d.RopeTheta, float64(2*i)/float64(d.HeadDim))

@@ -13,10 +13,10 @@ import (
 // node names as identifiers, op_id, output_maps, call_stack, as the real
 // exports' builtin locations hold them). Its printed body is not public: LocDebugInfo writes the spelling
 // testdata/mlir/coreai/debuginfo_locs.mlir documents as anefix's guess, the
-// one graph/mlirtext reads. LocBuiltin (the default, what testdata/synth
+// one graph/mlirtext reads. locBuiltin (the default, what testdata/synth
 // ships) keeps MLIR's builtin fused locations.
 const (
-	LocBuiltin   = "builtin"
+	locBuiltin   = "builtin"
 	LocDebugInfo = "debuginfo"
 )
 

@@ -16,7 +16,7 @@
 // states as !coreai.handle/!coreai.token (StateHandle) and the recurrence
 // as a gated_delta_update composite (RecurrenceComposite). The recurrence
 // reads its state as coreai-torch's gated_delta_update composite does,
-// with an elementwise multiply and a sum over dim -2 (StateReadSum, the
+// with an elementwise multiply and a sum over dim -2 (stateReadSum, the
 // default), or with batch matmuls (StateReadMatmul, synth's structure
 // before issue 13).
 //

@@ -11,7 +11,7 @@ import (
 //   - states: the KV caches are states already (arm E's named
 //     new_k_cache/new_v_cache); conv_state and rec_state are plain pairs
 //     the rewrite promotes (A, C, D) or states already (B);
-//   - fp32: the gated-delta recurrence (LineStepCasts on, or the composite)
+//   - fp32: the gated-delta recurrence (lineStepCasts on, or the composite)
 //     is the island that blocks: a round trip through rec_state, the casts
 //     the seed's compiler cited; the builder's local fp32 RMSNorms and its
 //     RoPE are islands the compiler never cited, which stay f32. Arm D has
@@ -38,7 +38,7 @@ func Expected(o Options) (expect.Expect, error) {
 		return expect.Expect{}, err
 	}
 	var e expect.Expect
-	if seedShape && o.StateForm == StateTensor && o.Recurrence == RecurrenceInline && o.Weights == WeightsF16 {
+	if seedShape && o.StateForm == StateTensor && o.Recurrence == recurrenceInline && o.Weights == weightsF16 {
 		e.Published = &expect.Published{ID: "seed arm " + o.Arm.String(), Architecture: "h18p"}
 		switch o.Arm {
 		case ArmE:
@@ -66,9 +66,9 @@ func Expected(o Options) (expect.Expect, error) {
 	}
 	// Every layer has its two norms in local f32 (normF32: lines l..l+5,
 	// the cast back at l+6).
-	e.Keep = []expect.Frame{{File: fileIOS, From: LineNorm, To: LineNorm + 6}}
+	e.Keep = []expect.Frame{{File: fileIOS, From: lineNorm, To: lineNorm + 6}}
 	if nLin > 0 && o.Arm != ArmD {
-		e.Keep = append(e.Keep, expect.Frame{File: fileIOS, From: LineGatedNorm, To: LineGatedNorm + 7})
+		e.Keep = append(e.Keep, expect.Frame{File: fileIOS, From: lineGatedNorm, To: lineGatedNorm + 7})
 		if o.Recurrence == RecurrenceComposite {
 			e.Retype = []expect.Frame{{File: fileGDU}}
 		} else {
@@ -76,7 +76,7 @@ func Expected(o Options) (expect.Expect, error) {
 		}
 	}
 	if nFull > 0 && o.Arm != ArmD {
-		e.Keep = append(e.Keep, expect.Frame{File: fileIOS, From: LineRotary, To: LineRotary + 5}, expect.Frame{File: fileIOS, From: LineApplyRope, To: LineApplyRope + 7})
+		e.Keep = append(e.Keep, expect.Frame{File: fileIOS, From: lineRotary, To: lineRotary + 5}, expect.Frame{File: fileIOS, From: lineApplyRope, To: lineApplyRope + 7})
 	}
 	e.Ports = map[string]string{"output logits": fmt.Sprintf("tensor<1x%dxf16>", d.Vocab)}
 	if nFull > 0 && o.Arm != ArmD {

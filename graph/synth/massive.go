@@ -61,7 +61,7 @@ import (
 
 // massiveChannels is how many residual channels are massive: 2 at tiny
 // scale, 4 at full (trained models show two to four).
-func massiveChannels(d HybridDims) int {
+func massiveChannels(d hybridDims) int {
 	if d.Hidden >= 256 {
 		return 4
 	}
@@ -105,7 +105,7 @@ type massive struct {
 // not a law: the gains only need it within tens of percent.
 func (mv *massive) ordinaryRMS(k int) float64 { return math.Sqrt(0.02*0.02 + mv.perAdd*float64(k)) }
 
-func planMassive(d HybridDims, seed uint64, on bool) *massive {
+func planMassive(d hybridDims, seed uint64, on bool) *massive {
 	mv := &massive{on: on, perAdd: 0.27}
 	if d.Hidden < 256 {
 		mv.perAdd = 0.18
@@ -173,7 +173,7 @@ func planMassive(d HybridDims, seed uint64, on bool) *massive {
 
 // rms is the stream's RMS with the massive channels at x and the ordinary
 // ones at ordinaryRMS(k).
-func (mv *massive) rms(d HybridDims, x float64, k int) float64 {
+func (mv *massive) rms(d hybridDims, x float64, k int) float64 {
 	M, H, r := float64(len(mv.chans)), float64(d.Hidden), mv.ordinaryRMS(k)
 	return math.Sqrt((M*x*x + (H-M)*r*r) / H)
 }
@@ -184,7 +184,7 @@ func silu(x float64) float64 { return x / (1 + math.Exp(-x)) }
 // ordinary channels: the factor by which the massive channels' share of
 // the RMS shrinks them (layer i's input norm reads the stream after 2i
 // adds, its post-attention norm after 2i+1, the final norm after 2·Layers).
-func (mv *massive) normGain(d HybridDims, k int) float64 {
+func (mv *massive) normGain(d hybridDims, k int) float64 {
 	if !mv.on {
 		return 1
 	}
@@ -210,11 +210,11 @@ func (h *hybrid) residualNormWeight(key string, k int) *graph.Value {
 		}
 		g = h.mv.rms(d, h.mv.expected[d.Layers], k) / r
 	}
-	dist := Dist{Mean: g * normWeight.Mean, Std: g * normWeight.Std}
-	var elems []ElemValue
+	dist := dist{Mean: g * normWeight.Mean, Std: g * normWeight.Std}
+	var elems []elemValue
 	if h.mv.on {
 		for _, c := range h.mv.chans {
-			elems = append(elems, ElemValue{Index: c, Value: h.mv.normW})
+			elems = append(elems, elemValue{Index: c, Value: h.mv.normW})
 		}
 	}
 	return h.patchedWeight(key, dist, nil, elems, int64(d.Hidden))
@@ -224,13 +224,13 @@ func (h *hybrid) residualNormWeight(key string, k int) *graph.Value {
 // columns.
 func (h *hybrid) embedding() *graph.Value {
 	d := h.d
-	var cols []ColDist
+	var cols []colDist
 	if h.mv.on {
 		for k, c := range h.mv.chans {
-			cols = append(cols, ColDist{Col: c, Stride: int64(d.Hidden), Dist: Dist{Mean: h.mv.signs[k] * h.mv.seedMean, Std: 0.02}})
+			cols = append(cols, colDist{Col: c, Stride: int64(d.Hidden), Dist: dist{Mean: h.mv.signs[k] * h.mv.seedMean, Std: 0.02}})
 		}
 	}
-	return h.patchedWeight("model.embed_tokens.weight", Normal(0.02), cols, nil, int64(d.Vocab), int64(d.Hidden))
+	return h.patchedWeight("model.embed_tokens.weight", normal(0.02), cols, nil, int64(d.Vocab), int64(d.Hidden))
 }
 
 // superWeights are layer i's MLP patches: up and gate [inter, hid] get
@@ -245,21 +245,21 @@ func (h *hybrid) embedding() *graph.Value {
 // neuron writes its channel and leaks into the others no more than an
 // ordinary neuron does (a trained super neuron's output is concentrated
 // the same way).
-func (mv *massive) superWeights(d HybridDims, i int) (upGate []ElemValue, downCols []ColDist, down []ElemValue) {
+func (mv *massive) superWeights(d hybridDims, i int) (upGate []elemValue, downCols []colDist, down []elemValue) {
 	if !mv.on {
 		return nil, nil, nil
 	}
 	hid, inter := int64(d.Hidden), int64(d.Intermediate)
-	leak := Normal(1 / math.Sqrt(float64(inter)) / (superNeuron * silu(superNeuron)))
+	leak := normal(1 / math.Sqrt(float64(inter)) / (superNeuron * silu(superNeuron)))
 	for k, c := range mv.chans {
 		j := mv.neurons[i][k]
 		s := mv.signs[k]
 		for a := int64(0); a < hid; a++ {
-			upGate = append(upGate, ElemValue{Index: j*hid + a}) // reads its channel only
+			upGate = append(upGate, elemValue{Index: j*hid + a}) // reads its channel only
 		}
-		upGate = append(upGate, ElemValue{Index: j*hid + c, Value: s * mv.superIn})
-		downCols = append(downCols, ColDist{Col: j, Stride: inter, Dist: leak})
-		down = append(down, ElemValue{Index: c*inter + j, Value: s * mv.superOut})
+		upGate = append(upGate, elemValue{Index: j*hid + c, Value: s * mv.superIn})
+		downCols = append(downCols, colDist{Col: j, Stride: inter, Dist: leak})
+		down = append(down, elemValue{Index: c*inter + j, Value: s * mv.superOut})
 	}
 	return upGate, downCols, down
 }

@@ -19,9 +19,9 @@ import (
 // what was asked.
 func TestBlobPatchChunking(t *testing.T) {
 	const rows, cols = 37, 11
-	b := NewBlob(3, "w", Normal(0.05), rows, cols).Patch(
-		[]ColDist{{Col: 4, Stride: cols, Dist: Dist{Mean: 7, Std: 0.01}}},
-		[]ElemValue{{Index: 5*cols + 4, Value: -3}, {Index: 0, Value: 0.5}, {Index: rows*cols - 1, Value: 2}})
+	b := newBlob(3, "w", normal(0.05), rows, cols).Patch(
+		[]colDist{{Col: 4, Stride: cols, Dist: dist{Mean: 7, Std: 0.01}}},
+		[]elemValue{{Index: 5*cols + 4, Value: -3}, {Index: 0, Value: 0.5}, {Index: rows*cols - 1, Value: 2}})
 	whole := b.Bytes()
 	for _, chunk := range []int{1, 3, 7, 8, 9, 64} {
 		var got []byte
@@ -61,7 +61,7 @@ func TestTrainedGates(t *testing.T) {
 	softplus := func(x float64) float64 { return math.Log1p(math.Exp(x)) }
 	for _, c := range []struct {
 		name     string
-		d        Dist
+		d        dist
 		f        func(float64) float64
 		lo, hi   float64
 		median   float64
@@ -70,7 +70,7 @@ func TestTrainedGates(t *testing.T) {
 		{"dt", trainedDtBias, softplus, 0.001, 0.1, 0.01, 0.01},
 		{"A", trainedA, math.Exp, 1, 16, 4, 0.005},
 	} {
-		b := NewBlob(0, c.name, c.d, 4096)
+		b := newBlob(0, c.name, c.d, 4096)
 		vals := make([]float64, 4096)
 		for i := range vals {
 			vals[i] = c.f(f16.ToFloat64(b.Elem(int64(i))))
@@ -175,22 +175,22 @@ func TestMassiveActivationsBounded(t *testing.T) {
 // i.i.d. draws synth made before issue 29 (the same generator, key and
 // distribution), and the other addition stays on.
 func TestTrainedLikeOff(t *testing.T) {
-	blob := func(m *graph.Module, key string) *Blob {
+	blob := func(m *graph.Module, key string) *blob {
 		for _, r := range m.Resources {
 			if r.Key == key {
-				return r.Blob.(*Blob)
+				return r.Blob.(*blob)
 			}
 		}
 		t.Fatalf("no resource %s", key)
 		return nil
 	}
-	d := Qwen35Tiny
+	d := qwen35Tiny
 	emb, dt := "model.embed_tokens.weight", "model.layers.0.linear_attn.dt_bias"
 	up := "model.layers.0.mlp.up_proj.weight"
 	old := map[string][]byte{
-		emb: NewBlob(0, emb, Normal(0.02), int64(d.Vocab), int64(d.Hidden)).Bytes(),
-		dt:  NewBlob(0, dt, Dist{Mean: 1, Std: 0.5}, int64(d.LinVHeads)).Bytes(),
-		up:  NewBlob(0, up, Normal(1/math.Sqrt(float64(d.Hidden))), int64(d.Intermediate), int64(d.Hidden), 1, 1).Bytes(),
+		emb: newBlob(0, emb, normal(0.02), int64(d.Vocab), int64(d.Hidden)).Bytes(),
+		dt:  newBlob(0, dt, dist{Mean: 1, Std: 0.5}, int64(d.LinVHeads)).Bytes(),
+		up:  newBlob(0, up, normal(1/math.Sqrt(float64(d.Hidden))), int64(d.Intermediate), int64(d.Hidden), 1, 1).Bytes(),
 	}
 	for _, c := range []struct {
 		o               Options

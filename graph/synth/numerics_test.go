@@ -96,7 +96,7 @@ func TestRealisticScales(t *testing.T) {
 	}
 
 	e := gen(t, Options{Arm: ArmE, Ctx: 256})
-	table := NewBlob(1, "table", Normal(0.02), int64(Qwen3Tiny.Vocab), 1, int64(Qwen3Tiny.Hidden))
+	table := newBlob(1, "table", normal(0.02), int64(qwen3Tiny.Vocab), 1, int64(qwen3Tiny.Hidden))
 	eargs := inputs(t, e.Graph("extend_256_8"), map[string]func(*interp.Tensor){
 		"transformer_input": func(x *interp.Tensor) {
 			for i := range x.F {

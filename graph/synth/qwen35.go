@@ -13,41 +13,41 @@ import (
 // are invented but fixed, and other packages may rely on them (the arm-D
 // pass finds the recurrence, RoPE and SDPA by these frames).
 const (
-	LineNorm       = 58  // RMSNorm.forward: 58..64
-	LineGatedNorm  = 96  // RMSNormGated.forward: 96..103
-	LineRotary     = 120 // rotary tables from position_ids: 120..125 (f32)
-	LineApplyRope  = 140 // apply_rope: 140..147 (f32)
-	LineAttn       = 160 // full attention: 160..179
-	LineRopeQ      = 169 // attention calls apply_rope on q here
-	LineRopeK      = 170 // … and on k here
-	LineKVWrite    = 173 // attention writes the KV cache here
-	LineSDPA       = 175 // attention calls the per-head SDPA here
-	LineLinear     = 200 // gated delta net: 200..296
-	LineRecState   = 287 // layer's slice of rec_state
-	LineRecurrence = 290 // the call into _gated_delta_step (seed: cited)
-	LineRecWrite   = 292 // rec_state write
-	LineMLP        = 305 // MLP: 305..309
-	LineAddLinMix  = 330 // residual add after a linear-attention mixer
-	LineAddFullMix = 331 // residual add after a full-attention mixer
-	LineAddLinMLP  = 332 // residual add after the MLP of a linear layer
-	LineAddFullMLP = 333 // residual add after the MLP of a full layer
-	LineLayerLoop  = 345 // model loop calling each layer
-	LineModelCall  = 356 // ForCausalLM.forward calling the model
+	lineNorm       = 58  // RMSNorm.forward: 58..64
+	lineGatedNorm  = 96  // RMSNormGated.forward: 96..103
+	lineRotary     = 120 // rotary tables from position_ids: 120..125 (f32)
+	lineApplyRope  = 140 // apply_rope: 140..147 (f32)
+	lineAttn       = 160 // full attention: 160..179
+	lineRopeQ      = 169 // attention calls apply_rope on q here
+	lineRopeK      = 170 // … and on k here
+	lineKVWrite    = 173 // attention writes the KV cache here
+	lineSDPA       = 175 // attention calls the per-head SDPA here
+	lineLinear     = 200 // gated delta net: 200..296
+	lineRecState   = 287 // layer's slice of rec_state
+	lineRecurrence = 290 // the call into _gated_delta_step (seed: cited)
+	lineRecWrite   = 292 // rec_state write
+	lineMLP        = 305 // MLP: 305..309
+	lineAddLinMix  = 330 // residual add after a linear-attention mixer
+	lineAddFullMix = 331 // residual add after a full-attention mixer
+	lineAddLinMLP  = 332 // residual add after the MLP of a linear layer
+	lineAddFullMLP = 333 // residual add after the MLP of a full layer
+	lineLayerLoop  = 345 // model loop calling each layer
+	lineModelCall  = 356 // ForCausalLM.forward calling the model
 	// In models/macos/qwen3_5.py:
-	LineStepCasts = 199 // the six f16→f32 casts of _gated_delta_step (seed: cited)
-	LineStepBack  = 208 // o and the new state cast back to f16: 208, 209
+	lineStepCasts = 199 // the six f16→f32 casts of _gated_delta_step (seed: cited)
+	lineStepBack  = 208 // o and the new state cast back to f16: 208, 209
 )
 
 // Exported file names the locations use, for passes and tests.
 const (
-	SourceIOS   = fileIOS
-	SourceMacOS = fileMac
+	sourceIOS   = fileIOS
+	sourceMacOS = fileMac
 )
 
 // hybrid builds arms A, B, C: the community iOS builder's single `main`.
 type hybrid struct {
 	kvAttn     // the builder, the KV caches, in_step and the mask
-	d          HybridDims
+	d          hybridDims
 	ctx        int
 	states     bool // conv/rec as states (arm B)
 	composite  bool // recurrence as a gated_delta_update composite
@@ -66,7 +66,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 	if d.Layers < 1 {
 		return fmt.Errorf("synth: need at least one layer")
 	}
-	h := &hybrid{kvAttn: kvAttn{builder: newBuilder(m, o.Seed, map[string]*Blob{})}, d: d, ctx: o.Ctx, states: o.Arm == ArmB,
+	h := &hybrid{kvAttn: kvAttn{builder: newBuilder(m, o.Seed, map[string]*blob{})}, d: d, ctx: o.Ctx, states: o.Arm == ArmB,
 		composite: o.Recurrence == RecurrenceComposite, matmulRead: o.StateRead == StateReadMatmul,
 		mv: planMassive(d, o.Seed, !o.NoMassiveActivations), fastGates: o.NoTrainedGates}
 	nLin, nFull := d.Counts()
@@ -104,7 +104,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 	h.conv, h.rec = args[k], args[k+1]
 
 	// ForCausalLM.forward → model.forward.
-	h.push(fileIOS, LineModelCall)
+	h.push(fileIOS, lineModelCall)
 	h.at("embedding", fileIOS, 341)
 	h.emb = h.embedding()
 	x := h.gatherND(h.emb, h.expandDims(ids, 2)) // [1, 1, H]
@@ -116,7 +116,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 		h.pop()
 	}
 	for i := 0; i < d.Layers; i++ {
-		h.push(fileIOS, LineLayerLoop)
+		h.push(fileIOS, lineLayerLoop)
 		x = h.layer(i, x)
 		h.pop()
 	}
@@ -156,7 +156,7 @@ func buildHybrid(m *graph.Module, o Options) error {
 }
 
 // normWeight is an RMSNorm scale: about 1 with a little spread.
-var normWeight = Dist{Mean: 1, Std: 0.05}
+var normWeight = dist{Mean: 1, Std: 0.05}
 
 // rmsNorm is the builder's local fp32 RMSNorm over the last axis:
 // cast to f32, square, mean, + eps, rsqrt, scale, cast back.
@@ -171,8 +171,8 @@ func (h *hybrid) residualNorm(key string, x *graph.Value, k int) *graph.Value {
 }
 
 func (h *hybrid) rmsNormW(weight func() *graph.Value, x *graph.Value) *graph.Value {
-	y := h.normF32W(weight, x, LineNorm)
-	h.at("_to_copy", fileIOS, LineNorm+6)
+	y := h.normF32W(weight, x, lineNorm)
+	h.at("_to_copy", fileIOS, lineNorm+6)
 	return h.cast(y, graph.F16)
 }
 
@@ -213,17 +213,17 @@ func (h *hybrid) rotaryTables() {
 	for i := range inv {
 		inv[i] = 1 / math.Pow(d.RopeTheta, float64(2*i)/float64(d.RotaryDim))
 	}
-	h.at("unsqueeze", fileIOS, LineRotary)
+	h.at("unsqueeze", fileIOS, lineRotary)
 	p := h.expandDims(h.pos, -1) // [1, 1, 1]
-	h.at("_to_copy", fileIOS, LineRotary+1)
+	h.at("_to_copy", fileIOS, lineRotary+1)
 	p = h.cast(p, graph.F32)
-	h.at("mul", fileIOS, LineRotary+2)
+	h.at("mul", fileIOS, lineRotary+2)
 	fr := h.mul(p, h.floats(graph.F32, i64s(half), inv...)) // [1, 1, half]
-	h.at("cat", fileIOS, LineRotary+3)
+	h.at("cat", fileIOS, lineRotary+3)
 	emb := h.concat(-1, fr, fr)
-	h.at("cos", fileIOS, LineRotary+4)
+	h.at("cos", fileIOS, lineRotary+4)
 	h.cos = h.unary("cos", emb)
-	h.at("sin", fileIOS, LineRotary+5)
+	h.at("sin", fileIOS, lineRotary+5)
 	h.sin = h.unary("sin", emb)
 }
 
@@ -232,33 +232,33 @@ func (h *hybrid) rotaryTables() {
 func (h *hybrid) applyRope(x *graph.Value) *graph.Value {
 	s := shapeOf(x)
 	rot, hd := int64(h.d.RotaryDim), s[3]
-	h.at("slice", fileIOS, LineApplyRope)
+	h.at("slice", fileIOS, lineApplyRope)
 	xr := h.narrow(x, 3, 0, rot)
-	h.at("slice", fileIOS, LineApplyRope+1)
+	h.at("slice", fileIOS, lineApplyRope+1)
 	xp := h.narrow(x, 3, rot, hd-rot)
-	h.at("_to_copy", fileIOS, LineApplyRope+2)
+	h.at("_to_copy", fileIOS, lineApplyRope+2)
 	xr = h.cast(xr, graph.F32)
-	h.at("unsqueeze", fileIOS, LineApplyRope+3)
+	h.at("unsqueeze", fileIOS, lineApplyRope+3)
 	c := h.expandDims(h.cos, 2) // [1, 1, 1, rot]
-	h.at("unsqueeze", fileIOS, LineApplyRope+3)
+	h.at("unsqueeze", fileIOS, lineApplyRope+3)
 	sn := h.expandDims(h.sin, 2)
-	h.at("slice", fileIOS, LineApplyRope+4)
+	h.at("slice", fileIOS, lineApplyRope+4)
 	x1 := h.narrow(xr, 3, 0, rot/2)
-	h.at("slice", fileIOS, LineApplyRope+4)
+	h.at("slice", fileIOS, lineApplyRope+4)
 	x2 := h.narrow(xr, 3, rot/2, rot/2)
-	h.at("neg", fileIOS, LineApplyRope+4)
+	h.at("neg", fileIOS, lineApplyRope+4)
 	x2 = h.mul(x2, h.scalar(-1, graph.F32))
-	h.at("cat", fileIOS, LineApplyRope+4)
+	h.at("cat", fileIOS, lineApplyRope+4)
 	rh := h.concat(-1, x2, x1)
-	h.at("mul", fileIOS, LineApplyRope+5)
+	h.at("mul", fileIOS, lineApplyRope+5)
 	a := h.mul(xr, c)
-	h.at("mul", fileIOS, LineApplyRope+5)
+	h.at("mul", fileIOS, lineApplyRope+5)
 	bb := h.mul(rh, sn)
-	h.at("add", fileIOS, LineApplyRope+5)
+	h.at("add", fileIOS, lineApplyRope+5)
 	y := h.add(a, bb)
-	h.at("_to_copy", fileIOS, LineApplyRope+6)
+	h.at("_to_copy", fileIOS, lineApplyRope+6)
 	y = h.cast(y, graph.F16)
-	h.at("cat", fileIOS, LineApplyRope+7)
+	h.at("cat", fileIOS, lineApplyRope+7)
 	return h.concat(-1, y, xp)
 }
 
@@ -269,7 +269,7 @@ func (h *hybrid) proj(key string, x *graph.Value, cout int, line int) *graph.Val
 	h.at("permute", fileIOS, line)
 	t := h.swap(x, -3, -1)
 	h.at("convolution", fileIOS, line)
-	w := h.weight(key, Normal(1/math.Sqrt(float64(cin))), int64(cout), cin, 1, 1)
+	w := h.weight(key, normal(1/math.Sqrt(float64(cin))), int64(cout), cin, 1, 1)
 	y := h.conv1x1(t, w)
 	h.at("permute", fileIOS, line)
 	return h.swap(y, -3, -1)
@@ -282,12 +282,12 @@ func (h *hybrid) layer(i int, x *graph.Value) *graph.Value {
 	n := h.residualNorm(p+"input_layernorm.weight", x, 2*i)
 	h.pop()
 	var r *graph.Value
-	addMix, addMLP := LineAddLinMix, LineAddLinMLP
+	addMix, addMLP := lineAddLinMix, lineAddLinMLP
 	if full {
 		h.push(fileIOS, 329)
 		r = h.attention(p+"self_attn.", n)
 		h.pop()
-		addMix, addMLP = LineAddFullMix, LineAddFullMLP
+		addMix, addMLP = lineAddFullMix, lineAddFullMLP
 	} else {
 		h.push(fileIOS, 328)
 		r = h.gatedDelta(p+"linear_attn.", n)
@@ -308,19 +308,19 @@ func (h *hybrid) layer(i int, x *graph.Value) *graph.Value {
 func (h *hybrid) mlp(i int, p string, x *graph.Value) *graph.Value {
 	hid, inter := int64(h.d.Hidden), int64(h.d.Intermediate)
 	upGate, downCols, down := h.mv.superWeights(h.d, i)
-	h.at("view", fileIOS, LineMLP)
+	h.at("view", fileIOS, lineMLP)
 	t := h.reshape(x, 1, hid, 1, 1)
-	h.at("convolution", fileIOS, LineMLP+1)
-	up := h.conv1x1(t, h.patchedWeight(p+"up_proj.weight", Normal(1/math.Sqrt(float64(hid))), nil, upGate, inter, hid, 1, 1))
-	h.at("convolution", fileIOS, LineMLP+2)
-	g := h.conv1x1(t, h.patchedWeight(p+"gate_proj.weight", Normal(1/math.Sqrt(float64(hid))), nil, upGate, inter, hid, 1, 1))
-	h.at("silu", fileIOS, LineMLP+2)
+	h.at("convolution", fileIOS, lineMLP+1)
+	up := h.conv1x1(t, h.patchedWeight(p+"up_proj.weight", normal(1/math.Sqrt(float64(hid))), nil, upGate, inter, hid, 1, 1))
+	h.at("convolution", fileIOS, lineMLP+2)
+	g := h.conv1x1(t, h.patchedWeight(p+"gate_proj.weight", normal(1/math.Sqrt(float64(hid))), nil, upGate, inter, hid, 1, 1))
+	h.at("silu", fileIOS, lineMLP+2)
 	g = h.unary("silu", g)
-	h.at("mul", fileIOS, LineMLP+3)
+	h.at("mul", fileIOS, lineMLP+3)
 	m := h.mul(up, g)
-	h.at("convolution", fileIOS, LineMLP+3)
-	dn := h.conv1x1(m, h.patchedWeight(p+"down_proj.weight", Normal(1/math.Sqrt(float64(inter))), downCols, down, hid, inter, 1, 1))
-	h.at("view", fileIOS, LineMLP+4)
+	h.at("convolution", fileIOS, lineMLP+3)
+	dn := h.conv1x1(m, h.patchedWeight(p+"down_proj.weight", normal(1/math.Sqrt(float64(inter))), downCols, down, hid, inter, 1, 1))
+	h.at("view", fileIOS, lineMLP+4)
 	return h.reshape(dn, 1, 1, 1, hid)
 }
 
@@ -330,60 +330,60 @@ func (h *hybrid) mlp(i int, p string, x *graph.Value) *graph.Value {
 func (h *hybrid) attention(p string, x *graph.Value) *graph.Value {
 	d := h.d
 	nh, nkv, hd := int64(d.Heads), int64(d.KVHeads), int64(d.HeadDim)
-	q := h.proj(p+"q_proj.weight", x, int(2*nh*hd), LineAttn+1) // query | gate per head
-	kk := h.proj(p+"k_proj.weight", x, int(nkv*hd), LineAttn+2)
-	v := h.proj(p+"v_proj.weight", x, int(nkv*hd), LineAttn+3)
-	h.at("view", fileIOS, LineAttn+4)
+	q := h.proj(p+"q_proj.weight", x, int(2*nh*hd), lineAttn+1) // query | gate per head
+	kk := h.proj(p+"k_proj.weight", x, int(nkv*hd), lineAttn+2)
+	v := h.proj(p+"v_proj.weight", x, int(nkv*hd), lineAttn+3)
+	h.at("view", fileIOS, lineAttn+4)
 	q = h.reshape(q, 1, 1, nh, 2*hd)
-	h.at("slice", fileIOS, LineAttn+4)
+	h.at("slice", fileIOS, lineAttn+4)
 	gate := h.narrow(q, 3, hd, hd)
-	h.at("slice", fileIOS, LineAttn+4)
+	h.at("slice", fileIOS, lineAttn+4)
 	q = h.narrow(q, 3, 0, hd)
-	h.at("view", fileIOS, LineAttn+5)
+	h.at("view", fileIOS, lineAttn+5)
 	gate = h.reshape(gate, 1, 1, 1, nh*hd)
-	h.at("view", fileIOS, LineAttn+6)
+	h.at("view", fileIOS, lineAttn+6)
 	kk = h.reshape(kk, 1, 1, nkv, hd)
 
-	h.push(fileIOS, LineAttn+7)
+	h.push(fileIOS, lineAttn+7)
 	q = h.rmsNorm(p+"q_norm.weight", q)
 	h.pop()
-	h.push(fileIOS, LineAttn+8)
+	h.push(fileIOS, lineAttn+8)
 	kk = h.rmsNorm(p+"k_norm.weight", kk)
 	h.pop()
-	h.push(fileIOS, LineRopeQ)
+	h.push(fileIOS, lineRopeQ)
 	q = h.applyRope(q)
 	h.pop()
-	h.push(fileIOS, LineRopeK)
+	h.push(fileIOS, lineRopeK)
 	kk = h.applyRope(kk)
 	h.pop()
 
 	// To BC1S [1, C, 1, S] for the cache and SDPA.
-	h.at("view", fileIOS, LineAttn+11)
+	h.at("view", fileIOS, lineAttn+11)
 	q = h.reshape(q, 1, 1, 1, nh*hd)
-	h.at("permute", fileIOS, LineAttn+11)
+	h.at("permute", fileIOS, lineAttn+11)
 	q = h.swap(q, -3, -1)
-	h.at("view", fileIOS, LineAttn+12)
+	h.at("view", fileIOS, lineAttn+12)
 	kk = h.reshape(kk, 1, 1, 1, nkv*hd)
-	h.at("permute", fileIOS, LineAttn+12)
+	h.at("permute", fileIOS, lineAttn+12)
 	kk = h.swap(kk, -3, -1)
-	h.at("permute", fileIOS, LineAttn+12)
+	h.at("permute", fileIOS, lineAttn+12)
 	v = h.swap(v, -3, -1)
 
-	h.push(fileIOS, LineKVWrite)
+	h.push(fileIOS, lineKVWrite)
 	kAll, vAll := h.kvWrite(int64(h.fulI), 1, kk, v)
 	h.pop()
-	h.push(fileIOS, LineSDPA)
+	h.push(fileIOS, lineSDPA)
 	o := h.sdpa(q, kAll, vAll, d.Heads, d.KVHeads, d.HeadDim) // [1, nh·hd, 1, 1]
 	h.pop()
 	h.fulI++
 
-	h.at("permute", fileIOS, LineAttn+17)
+	h.at("permute", fileIOS, lineAttn+17)
 	o = h.swap(o, -3, -1) // [1, 1, 1, nh·hd]
-	h.at("sigmoid", fileIOS, LineAttn+17)
+	h.at("sigmoid", fileIOS, lineAttn+17)
 	g := h.unary("sigmoid", gate)
-	h.at("mul", fileIOS, LineAttn+17)
+	h.at("mul", fileIOS, lineAttn+17)
 	o = h.mul(o, g)
-	return h.proj(p+"o_proj.weight", o, d.Hidden, LineAttn+18)
+	return h.proj(p+"o_proj.weight", o, d.Hidden, lineAttn+18)
 }
 
 // gatedDelta is a Qwen3.5 gated delta net layer at query length 1; x is
@@ -397,72 +397,72 @@ func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
 	dk, dv := int64(d.LinKDim), int64(d.LinVDim)
 	P := C + vd + 2*hv
 
-	f := h.proj(p+"in_proj_all.weight", x, int(P), LineLinear+1) // [1, 1, 1, P]
-	h.at("view", fileIOS, LineLinear+2)
+	f := h.proj(p+"in_proj_all.weight", x, int(P), lineLinear+1) // [1, 1, 1, P]
+	h.at("view", fileIOS, lineLinear+2)
 	f = h.reshape(f, 1, 1, P)
-	h.at("slice", fileIOS, LineLinear+3)
+	h.at("slice", fileIOS, lineLinear+3)
 	mixed := h.narrow(f, 2, 0, C)
-	h.at("slice", fileIOS, LineLinear+4)
+	h.at("slice", fileIOS, lineLinear+4)
 	z := h.narrow(f, 2, C, vd)
-	h.at("view", fileIOS, LineLinear+4)
+	h.at("view", fileIOS, lineLinear+4)
 	z = h.reshape(z, 1, 1, hv, dv)
-	h.at("slice", fileIOS, LineLinear+5)
+	h.at("slice", fileIOS, lineLinear+5)
 	bIn := h.narrow(f, 2, C+vd, hv)
-	h.at("slice", fileIOS, LineLinear+6)
+	h.at("slice", fileIOS, lineLinear+6)
 	aIn := h.narrow(f, 2, C+vd+hv, hv)
 
 	// Short causal conv over [history (K-1 rows) | new row].
-	h.at("select", fileIOS, LineLinear+10)
+	h.at("select", fileIOS, lineLinear+10)
 	hist := h.slice(h.conv, []int64{li, 0, 1, 0}, []int64{li + 1, 1, K, C})
 	hist = h.shrinkDims(hist, 0) // [1, K-1, C]
-	h.at("cat", fileIOS, LineLinear+11)
+	h.at("cat", fileIOS, lineLinear+11)
 	cin := h.concat(1, hist, mixed) // [1, K, C]
-	h.at("slice", fileIOS, LineLinear+12)
+	h.at("slice", fileIOS, lineLinear+12)
 	win := h.narrow(cin, 1, 0, K)
-	h.at("unsqueeze", fileIOS, LineLinear+13)
+	h.at("unsqueeze", fileIOS, lineLinear+13)
 	u := h.expandDims(win, 0)
-	h.at("immutable_slice_update", fileIOS, LineLinear+13)
+	h.at("immutable_slice_update", fileIOS, lineLinear+13)
 	h.conv = h.sliceUpdate(h.conv, u, h.si32(li, 0, 0, 0), h.si32(li+1, 1, K, C))
-	w := h.weight(p+"conv_weight", Normal(0.3), K, C)
+	w := h.weight(p+"conv_weight", normal(0.3), K, C)
 	var co *graph.Value
 	for t := int64(0); t < K; t++ {
-		h.at("slice", fileIOS, LineLinear+14+int(min(t, 1)))
+		h.at("slice", fileIOS, lineLinear+14+int(min(t, 1)))
 		xt := h.narrow(cin, 1, t, 1) // [1, 1, C]
-		h.at("select", fileIOS, LineLinear+14+int(min(t, 1)))
+		h.at("select", fileIOS, lineLinear+14+int(min(t, 1)))
 		wt := h.reshape(h.narrow(w, 0, t, 1), C)
-		h.at("mul", fileIOS, LineLinear+14+int(min(t, 1)))
+		h.at("mul", fileIOS, lineLinear+14+int(min(t, 1)))
 		m := h.mul(xt, wt)
 		if co == nil {
 			co = m
 			continue
 		}
-		h.at("add", fileIOS, LineLinear+15)
+		h.at("add", fileIOS, lineLinear+15)
 		co = h.add(co, m)
 	}
-	h.at("silu", fileIOS, LineLinear+18)
+	h.at("silu", fileIOS, lineLinear+18)
 	act := h.unary("silu", co)
-	h.at("split_with_sizes", fileIOS, LineLinear+19)
+	h.at("split_with_sizes", fileIOS, lineLinear+19)
 	sizes := h.ui32(kd, kd, vd)
 	ax := h.si32s(2)
 	sp := graph.NewOp("coreai.split", []*graph.Value{act, sizes, ax},
 		[]graph.Type{graph.Tensor(graph.F16, 1, 1, kd), graph.Tensor(graph.F16, 1, 1, kd), graph.Tensor(graph.F16, 1, 1, vd)}, nil, h.loc)
 	h.blk.Append(sp)
-	h.at("view", fileIOS, LineLinear+20)
+	h.at("view", fileIOS, lineLinear+20)
 	q := h.reshape(sp.Result(0), 1, 1, hk, dk)
-	h.at("view", fileIOS, LineLinear+21)
+	h.at("view", fileIOS, lineLinear+21)
 	k := h.reshape(sp.Result(1), 1, 1, hk, dk)
-	h.at("view", fileIOS, LineLinear+22)
+	h.at("view", fileIOS, lineLinear+22)
 	v := h.reshape(sp.Result(2), 1, 1, hv, dv)
 
-	h.at("sigmoid", fileIOS, LineLinear+23)
+	h.at("sigmoid", fileIOS, lineLinear+23)
 	beta := h.unary("sigmoid", bIn) // [1, 1, Hv]
 	g := h.decay(p, aIn)
 	if !h.composite { // the composite normalizes q and k itself
-		q = h.l2norm(q, LineLinear+25)
-		k = h.l2norm(k, LineLinear+26)
+		q = h.l2norm(q, lineLinear+25)
+		k = h.l2norm(k, lineLinear+26)
 	}
 
-	h.at("select", fileIOS, LineRecState)
+	h.at("select", fileIOS, lineRecState)
 	st := h.slice(h.rec, []int64{li, 0, 0, 0, 0}, []int64{li + 1, 1, hv, dk, dv})
 	st = h.shrinkDims(st, 0) // [1, Hv, Dk, Dv]
 
@@ -470,14 +470,14 @@ func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
 	if h.composite {
 		o, ns = h.callGDU(q, k, v, beta, g, st) // o: [1, 1, Hv, Dv]
 	} else {
-		h.push(fileIOS, LineRecurrence)
+		h.push(fileIOS, lineRecurrence)
 		o, ns = h.step5(q, k, v, beta, g, st)
 		h.pop()
 	}
 
-	h.at("unsqueeze", fileIOS, LineRecWrite)
+	h.at("unsqueeze", fileIOS, lineRecWrite)
 	nu := h.expandDims(ns, 0)
-	h.at("immutable_slice_update", fileIOS, LineRecWrite)
+	h.at("immutable_slice_update", fileIOS, lineRecWrite)
 	h.rec = h.sliceUpdate(h.rec, nu, h.si32(li, 0, 0, 0, 0), h.si32(li+1, 1, hv, dk, dv))
 	h.linI++
 
@@ -498,17 +498,17 @@ func (h *hybrid) gatedDelta(p string, x *graph.Value) *graph.Value {
 // Mamba2 models start; fastA and fastDtBias are synth's gates before issue
 // 29 (NoTrainedGates), under which exp(g) ≤ 0.24.
 var (
-	trainedA      = Dist{Mean: math.Log(16) / 2, Std: math.Log(16) / 2, Uniform: true}
-	trainedDtBias = Dist{Mean: (math.Log(0.001) + math.Log(0.1)) / 2, Std: (math.Log(0.1) - math.Log(0.001)) / 2, Uniform: true, InvSoftplusExp: true}
-	fastA         = Dist{Mean: 1.4, Std: 1.3, Uniform: true}
-	fastDtBias    = Dist{Mean: 1, Std: 0.5}
+	trainedA      = dist{Mean: math.Log(16) / 2, Std: math.Log(16) / 2, Uniform: true}
+	trainedDtBias = dist{Mean: (math.Log(0.001) + math.Log(0.1)) / 2, Std: (math.Log(0.1) - math.Log(0.001)) / 2, Uniform: true, InvSoftplusExp: true}
+	fastA         = dist{Mean: 1.4, Std: 1.3, Uniform: true}
+	fastDtBias    = dist{Mean: 1, Std: 0.5}
 )
 
 // decay is g = −exp(A_log) · softplus(a + dt_bias), with softplus
 // decomposed as torch does (threshold 20).
 func (h *hybrid) decay(p string, a *graph.Value) *graph.Value {
 	hv := int64(h.d.LinVHeads)
-	line := LineLinear + 24
+	line := lineLinear + 24
 	aLog, dtBias := trainedA, trainedDtBias
 	if h.fastGates {
 		aLog, dtBias = fastA, fastDtBias
@@ -566,7 +566,7 @@ type stepSrc struct {
 }
 
 var (
-	stepMac       = stepSrc{file: fileMac, casts: LineStepCasts}
+	stepMac       = stepSrc{file: fileMac, casts: lineStepCasts}
 	stepComposite = stepSrc{file: fileGDU, casts: 41, headMajor: true, castsState: 47}
 )
 
@@ -667,7 +667,7 @@ func (h *hybrid) stepEnd(file string, l int, o, s *graph.Value) (*graph.Value, *
 
 // gatedNorm is RMSNormGated in local f32: norm(o)·w·silu(z), cast back.
 func (h *hybrid) gatedNorm(key string, o, z *graph.Value) *graph.Value {
-	l := LineGatedNorm
+	l := lineGatedNorm
 	y := h.normF32(key, o, l)
 	h.at("_to_copy", fileIOS, l+6)
 	zz := h.cast(z, graph.F32)
@@ -679,9 +679,9 @@ func (h *hybrid) gatedNorm(key string, o, z *graph.Value) *graph.Value {
 	return h.cast(y, graph.F16)
 }
 
-// GDUGraph is the private composite graph the --recurrence composite
+// gduGraph is the private composite graph the --recurrence composite
 // variant calls from every gated-delta layer.
-const GDUGraph = "gated_delta_update_0"
+const gduGraph = "gated_delta_update_0"
 
 // callGDU calls the gated_delta_update composite the way coreai-torch's
 // externalized GatedDeltaUpdate is called: q, k [1, Hk, S, Dk], v
@@ -690,15 +690,15 @@ const GDUGraph = "gated_delta_update_0"
 func (h *hybrid) callGDU(q, k, v, beta, g, st *graph.Value) (*graph.Value, *graph.Value) {
 	hv, dv := int64(h.d.LinVHeads), int64(h.d.LinVDim)
 	hm := func(x *graph.Value) *graph.Value {
-		h.at("permute", fileIOS, LineRecurrence-1)
+		h.at("permute", fileIOS, lineRecurrence-1)
 		if len(shapeOf(x)) == 3 {
 			return h.transpose(x, 0, 2, 1)
 		}
 		return h.transpose(x, 0, 2, 1, 3)
 	}
 	args := []*graph.Value{hm(q), hm(k), hm(v), hm(g), hm(beta), st}
-	h.at("gated_delta_update", fileIOS, LineRecurrence)
-	r := h.invoke(GDUGraph, args, graph.Tensor(graph.F16, 1, 1, hv, dv), tt(st))
+	h.at("gated_delta_update", fileIOS, lineRecurrence)
+	r := h.invoke(gduGraph, args, graph.Tensor(graph.F16, 1, 1, hv, dv), tt(st))
 	return r[0], r[1]
 }
 
@@ -718,7 +718,7 @@ func (h *hybrid) gduGraph() {
 		ins[i] = port{name: names[i], typ: types[i]}
 	}
 	outs := []string{"output_0", "output_1"}
-	args := h.newGraph(GDUGraph, ins,
+	args := h.newGraph(gduGraph, ins,
 		graph.NamedAttr{Name: graph.AttrVisibility, Value: graph.Str("private")},
 		graph.NamedAttr{Name: "no_inline", Value: &graph.UnitAttr{}},
 		graph.NamedAttr{Name: graph.AttrCompositeDec, Value: compositeDecl("gated_delta_update", names, outs, "use_qk_l2_norm = true, ")})

@@ -74,10 +74,10 @@ func Metadata(o Options) ([]byte, error) {
 		return nil, err
 	}
 	locNote := "" // absent for the default, so shipped arms stay as they were
-	if o.Locations != LocBuiltin {
+	if o.Locations != locBuiltin {
 		locNote = fmt.Sprintf("\n  \"locations\": %q,", o.Locations)
 	}
-	if o.Weights != WeightsF16 {
+	if o.Weights != weightsF16 {
 		locNote += fmt.Sprintf("\n  \"weights\": %q,", o.Weights)
 	}
 	layers := o.hybridDims().Layers

@@ -84,7 +84,7 @@ func TestRecurrenceIsland(t *testing.T) {
 			ids[op.OpID()] = true
 			switch {
 			case src == "macos/qwen3_5.py:199" && graph.IsFloat(from, "f16") && graph.IsFloat(to, "f32"):
-				if !hasFrame(op.Loc, fileIOS, LineRecurrence) {
+				if !hasFrame(op.Loc, fileIOS, lineRecurrence) {
 					t.Errorf("%s lacks the qwen3_5_ios.py:290 caller frame", op.Describe())
 				}
 				in++
@@ -176,7 +176,7 @@ func TestTiedHead(t *testing.T) {
 	m.Walk(func(op *graph.Operation) bool {
 		if r, ok := op.Inherent("value").(*graph.DenseResourceAttr); ok && r.Key == "model.embed_tokens.weight" {
 			users += len(op.Result(0).Uses())
-			if s := r.Type.Shape; s[0] != int64(Qwen35Tiny.Vocab) || s[1] != int64(Qwen35Tiny.Hidden) {
+			if s := r.Type.Shape; s[0] != int64(qwen35Tiny.Vocab) || s[1] != int64(qwen35Tiny.Hidden) {
 				t.Errorf("embedding shape %v", s)
 			}
 		}
@@ -299,11 +299,11 @@ func TestArmD(t *testing.T) {
 		count[op.Name]++
 		src := graph.ShortSource(op.Loc)
 		switch {
-		case hasFrame(op.Loc, fileIOS, LineRecurrence), src == "macos/qwen3_5.py:199":
+		case hasFrame(op.Loc, fileIOS, lineRecurrence), src == "macos/qwen3_5.py:199":
 			t.Errorf("recurrence op left: %s", op.Describe())
-		case hasFrame(op.Loc, fileIOS, LineSDPA) && !strings.HasPrefix(op.OpID(), "anefix"):
+		case hasFrame(op.Loc, fileIOS, lineSDPA) && !strings.HasPrefix(op.OpID(), "anefix"):
 			t.Errorf("SDPA op left: %s", op.Describe())
-		case hasFrame(op.Loc, fileIOS, LineRopeQ), hasFrame(op.Loc, fileIOS, LineRopeK):
+		case hasFrame(op.Loc, fileIOS, lineRopeQ), hasFrame(op.Loc, fileIOS, lineRopeK):
 			t.Errorf("RoPE op left: %s", op.Describe())
 		}
 		if op.Name == "coreai.cast" && graph.IsFloat(elemOf(op.Result(0)), "f32") && strings.HasPrefix(src, "ios/qwen3_5_ios.py:") {
@@ -391,7 +391,7 @@ func TestHandleStates(t *testing.T) {
 func TestCompositeRecurrence(t *testing.T) {
 	m := gen(t, Options{Arm: ArmA, Recurrence: RecurrenceComposite})
 	gs := m.Graphs()
-	if len(gs) != 2 || gs[1].Name() != GDUGraph || gs[1].Visibility() != "private" {
+	if len(gs) != 2 || gs[1].Name() != gduGraph || gs[1].Visibility() != "private" {
 		t.Fatalf("graphs %v", gs)
 	}
 	decl, _ := gs[1].CompositeDecl().(*graph.OpaqueAttr)
@@ -399,7 +399,7 @@ func TestCompositeRecurrence(t *testing.T) {
 		t.Errorf("composite_decl = %v", gs[1].CompositeDecl())
 	}
 	main := gs[0]
-	if c := main.Composites(); len(c) != 1 || c[0] != GDUGraph {
+	if c := main.Composites(); len(c) != 1 || c[0] != gduGraph {
 		t.Errorf("main invokes %v", c)
 	}
 	invokes, casts := 0, 0

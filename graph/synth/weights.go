@@ -13,12 +13,12 @@ import (
 	"github.com/anefix/anefix/graph/f16"
 )
 
-// Dist is the distribution of a synthetic fp16 weight tensor: Mean + Std·N(0,1)
+// dist is the distribution of a synthetic fp16 weight tensor: Mean + Std·N(0,1)
 // (Uniform false) or Mean + U(-Std, Std) (Uniform true). Values are drawn by
 // table lookup: a 16-bit uniform variate indexes a 65536-entry table of fp16
 // quantiles, which is both fast (about a nanosecond per element) and gives a
 // real Gaussian shape clipped near ±4.3σ.
-type Dist struct {
+type dist struct {
 	Mean, Std float64
 	Uniform   bool
 	// InvSoftplusExp draws t = Mean + Std·z as above and stores
@@ -28,42 +28,42 @@ type Dist struct {
 	InvSoftplusExp bool
 }
 
-// Normal is a zero-mean Gaussian with the given standard deviation.
-func Normal(std float64) Dist { return Dist{Std: std} }
+// normal is a zero-mean Gaussian with the given standard deviation.
+func normal(std float64) dist { return dist{Std: std} }
 
-// Blob is one synthetic weight tensor stored as a dense_resource blob: little
+// blob is one synthetic weight tensor stored as a dense_resource blob: little
 // endian fp16, generated on demand. Any byte range can be generated on its
 // own (the generator is counter based), so a writer can stream a 1.5 GB
 // module in chunks, in parallel, without holding it in memory, and the bytes
 // do not depend on how the range is split.
-type Blob struct {
+type blob struct {
 	Key   string  // resource key, the parameter's dotted name
 	Shape []int64 // tensor shape
-	Dist  Dist
+	Dist  dist
 	seed  uint64
 	// cols draw whole columns from their own distribution, and elems fix
 	// single elements (sorted by index): the structure a stand-in for a
 	// trained model needs on top of i.i.d. noise (massive.go).
-	cols  []ColDist
-	elems []ElemValue
+	cols  []colDist
+	elems []elemValue
 }
 
-// ColDist draws the elements i with i mod Stride == Col (a column of a
+// colDist draws the elements i with i mod Stride == Col (a column of a
 // row-major matrix with Stride columns) from Dist instead of the blob's.
-type ColDist struct {
+type colDist struct {
 	Col, Stride int64
-	Dist        Dist
+	Dist        dist
 }
 
-// ElemValue fixes element Index of a blob to Value (rounded to fp16).
-type ElemValue struct {
+// elemValue fixes element Index of a blob to Value (rounded to fp16).
+type elemValue struct {
 	Index int64
 	Value float64
 }
 
 // Patch returns b with columns and single elements overridden (a later
 // element wins over an earlier column). Element indices must be in range.
-func (b *Blob) Patch(cols []ColDist, elems []ElemValue) *Blob {
+func (b *blob) Patch(cols []colDist, elems []elemValue) *blob {
 	n := b.NumElements()
 	for _, c := range cols {
 		if c.Stride <= 0 || c.Col < 0 || c.Col >= c.Stride {
@@ -77,20 +77,20 @@ func (b *Blob) Patch(cols []ColDist, elems []ElemValue) *Blob {
 	}
 	b.cols = append(b.cols, cols...)
 	b.elems = append(b.elems, elems...)
-	slices.SortStableFunc(b.elems, func(x, y ElemValue) int { return cmp.Compare(x.Index, y.Index) })
+	slices.SortStableFunc(b.elems, func(x, y elemValue) int { return cmp.Compare(x.Index, y.Index) })
 	return b
 }
 
-// NewBlob returns the fp16 blob named key of the given shape, drawn from d
+// newBlob returns the fp16 blob named key of the given shape, drawn from d
 // with the generator seeded by (seed, key).
-func NewBlob(seed uint64, key string, d Dist, shape ...int64) *Blob {
+func newBlob(seed uint64, key string, d dist, shape ...int64) *blob {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(key))
-	return &Blob{Key: key, Shape: append([]int64(nil), shape...), Dist: d, seed: mix64(seed ^ mix64(h.Sum64()))}
+	return &blob{Key: key, Shape: append([]int64(nil), shape...), Dist: d, seed: mix64(seed ^ mix64(h.Sum64()))}
 }
 
 // NumElements of the tensor.
-func (b *Blob) NumElements() int64 {
+func (b *blob) NumElements() int64 {
 	n := int64(1)
 	for _, d := range b.Shape {
 		n *= d
@@ -99,13 +99,13 @@ func (b *Blob) NumElements() int64 {
 }
 
 // Size is the blob's length in bytes (2 per element).
-func (b *Blob) Size() int64 { return 2 * b.NumElements() }
+func (b *blob) Size() int64 { return 2 * b.NumElements() }
 
 // Alignment is the blob's required alignment in bytes.
-func (b *Blob) Alignment() int { return 2 }
+func (b *blob) Alignment() int { return 2 }
 
 // ReadAt fills p with bytes [off, off+len(p)) of the blob (io.ReaderAt).
-func (b *Blob) ReadAt(p []byte, off int64) (int, error) {
+func (b *blob) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("synth: blob %s: negative offset %d", b.Key, off)
 	}
@@ -127,7 +127,7 @@ func (b *Blob) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // WriteTo streams the whole blob to w in 1 MiB chunks (io.WriterTo).
-func (b *Blob) WriteTo(w io.Writer) (int64, error) {
+func (b *blob) WriteTo(w io.Writer) (int64, error) {
 	buf := make([]byte, 1<<20)
 	var done int64
 	size := b.Size()
@@ -148,16 +148,16 @@ func (b *Blob) WriteTo(w io.Writer) (int64, error) {
 
 // Bytes generates the whole blob in memory; only for small (tiny-scale)
 // tensors and tests.
-func (b *Blob) Bytes() []byte {
+func (b *blob) Bytes() []byte {
 	p := make([]byte, b.Size())
 	b.fill(p, 0)
 	return p
 }
 
 // Elem returns the fp16 bits of element i.
-func (b *Blob) Elem(i int64) uint16 {
+func (b *blob) Elem(i int64) uint16 {
 	if len(b.elems) > 0 {
-		k, ok := slices.BinarySearchFunc(b.elems, i, func(e ElemValue, i int64) int { return cmp.Compare(e.Index, i) })
+		k, ok := slices.BinarySearchFunc(b.elems, i, func(e elemValue, i int64) int { return cmp.Compare(e.Index, i) })
 		for ok && k+1 < len(b.elems) && b.elems[k+1].Index == i {
 			k++ // the last patch of an element wins
 		}
@@ -181,7 +181,7 @@ const golden = 0x9E3779B97F4A7C15
 // fill writes bytes [off, off+len(p)) of the blob into p. Element i is the
 // (i%4)-th 16-bit lane of mix64(seed + (i/4)·golden), mapped through the
 // distribution's table.
-func (b *Blob) fill(p []byte, off int64) {
+func (b *blob) fill(p []byte, off int64) {
 	if len(p) == 0 {
 		return
 	}
@@ -211,7 +211,7 @@ func (b *Blob) fill(p []byte, off int64) {
 
 // patch rewrites, in p (bytes [off, off+len(p)) of the blob), the elements
 // the blob's columns and single elements override.
-func (b *Blob) patch(p []byte, off int64) {
+func (b *blob) patch(p []byte, off int64) {
 	if len(b.cols) == 0 && len(b.elems) == 0 {
 		return
 	}
@@ -234,7 +234,7 @@ func (b *Blob) patch(p []byte, off int64) {
 			put(i)
 		}
 	}
-	k, _ := slices.BinarySearchFunc(b.elems, first, func(e ElemValue, i int64) int { return cmp.Compare(e.Index, i) })
+	k, _ := slices.BinarySearchFunc(b.elems, first, func(e elemValue, i int64) int { return cmp.Compare(e.Index, i) })
 	for ; k < len(b.elems) && b.elems[k].Index <= last; k++ {
 		put(b.elems[k].Index)
 	}
@@ -255,7 +255,7 @@ var tables sync.Map // Dist -> *[65536]uint16
 
 // tableFor returns the quantile table of d: entry u is the fp16 value at
 // probability (u+0.5)/65536.
-func tableFor(d Dist) *[65536]uint16 {
+func tableFor(d dist) *[65536]uint16 {
 	if t, ok := tables.Load(d); ok {
 		return t.(*[65536]uint16)
 	}

@@ -13,7 +13,7 @@ import (
 // The bytes of a range must not depend on how it is split: writers stream
 // and may read at any offset and length.
 func TestBlobChunkingIndependent(t *testing.T) {
-	b := NewBlob(7, "model.layers.0.mlp.up_proj.weight", Normal(0.05), 37, 11)
+	b := newBlob(7, "model.layers.0.mlp.up_proj.weight", normal(0.05), 37, 11)
 	whole := b.Bytes()
 	if int64(len(whole)) != b.Size() || b.Size() != 2*37*11 {
 		t.Fatalf("size %d, want %d", len(whole), 2*37*11)
@@ -47,7 +47,7 @@ func TestBlobChunkingIndependent(t *testing.T) {
 }
 
 func TestBlobReadAtBounds(t *testing.T) {
-	b := NewBlob(0, "w", Normal(1), 4)
+	b := newBlob(0, "w", normal(1), 4)
 	p := make([]byte, 4)
 	if n, err := b.ReadAt(p, 6); n != 2 || err != io.EOF {
 		t.Fatalf("ReadAt past end: n=%d err=%v, want 2, EOF", n, err)
@@ -61,14 +61,14 @@ func TestBlobReadAtBounds(t *testing.T) {
 }
 
 func TestBlobSeedsAndKeys(t *testing.T) {
-	a := NewBlob(1, "k", Normal(1), 64).Bytes()
-	if !bytes.Equal(a, NewBlob(1, "k", Normal(1), 64).Bytes()) {
+	a := newBlob(1, "k", normal(1), 64).Bytes()
+	if !bytes.Equal(a, newBlob(1, "k", normal(1), 64).Bytes()) {
 		t.Fatal("same seed and key gave different bytes")
 	}
-	if bytes.Equal(a, NewBlob(2, "k", Normal(1), 64).Bytes()) {
+	if bytes.Equal(a, newBlob(2, "k", normal(1), 64).Bytes()) {
 		t.Fatal("another seed gave the same bytes")
 	}
-	if bytes.Equal(a, NewBlob(1, "k2", Normal(1), 64).Bytes()) {
+	if bytes.Equal(a, newBlob(1, "k2", normal(1), 64).Bytes()) {
 		t.Fatal("another key gave the same bytes")
 	}
 }
@@ -78,16 +78,16 @@ func TestBlobSeedsAndKeys(t *testing.T) {
 func TestBlobMoments(t *testing.T) {
 	cases := []struct {
 		name string
-		d    Dist
+		d    dist
 		// expected mean and std of the samples
 		mean, std float64
 	}{
-		{"normal", Normal(0.02), 0, 0.02},
-		{"norm weight", Dist{Mean: 1, Std: 0.05}, 1, 0.05},
-		{"uniform", Dist{Mean: 1.4, Std: 1.3, Uniform: true}, 1.4, 1.3 / math.Sqrt(3)},
+		{"normal", normal(0.02), 0, 0.02},
+		{"norm weight", dist{Mean: 1, Std: 0.05}, 1, 0.05},
+		{"uniform", dist{Mean: 1.4, Std: 1.3, Uniform: true}, 1.4, 1.3 / math.Sqrt(3)},
 	}
 	for _, c := range cases {
-		b := NewBlob(3, c.name, c.d, 1<<16)
+		b := newBlob(3, c.name, c.d, 1<<16)
 		var s, s2 float64
 		n := float64(b.NumElements())
 		for i := int64(0); i < b.NumElements(); i++ {
@@ -104,7 +104,7 @@ func TestBlobMoments(t *testing.T) {
 }
 
 func BenchmarkBlobFill(b *testing.B) {
-	blob := NewBlob(0, "w", Normal(0.02), 1<<20)
+	blob := newBlob(0, "w", normal(0.02), 1<<20)
 	buf := make([]byte, blob.Size())
 	b.SetBytes(blob.Size())
 	for i := 0; i < b.N; i++ {

@@ -43,21 +43,21 @@ type Graph struct {
 	Term       *graph.Operation
 }
 
-// ErrEmpty is the error for a module without a body.
-var ErrEmpty = fmt.Errorf("ane check: empty module")
+// errEmpty is the error for a module without a body.
+var errEmpty = fmt.Errorf("ane check: empty module")
 
 // Module returns the facts of every graph of m, in m.Graphs() order, with
-// states paired under so; an empty module is ErrEmpty.
+// states paired under so; an empty module is errEmpty.
 func Module(m *graph.Module, so graph.StateOptions) ([]*Graph, error) {
 	// One scope for all graphs: callees are summarized once.
-	return ModuleWith(m, graph.NewStateScope(so).States)
+	return moduleWith(m, graph.NewStateScope(so).States)
 }
 
-// ModuleWith is Module with each graph's states from states (a pipeline
+// moduleWith is Module with each graph's states from states (a pipeline
 // passes the state analysis it has already: passes/analyses.go).
-func ModuleWith(m *graph.Module, states func(*graph.Graph) *graph.StateAnalysis) ([]*Graph, error) {
+func moduleWith(m *graph.Module, states func(*graph.Graph) *graph.StateAnalysis) ([]*Graph, error) {
 	if m == nil || len(m.Op.Regions) == 0 || len(m.Op.Regions[0].Blocks) == 0 {
-		return nil, ErrEmpty
+		return nil, errEmpty
 	}
 	entries := map[*graph.Operation]bool{}
 	for _, g := range graph.EntryGraphs(m, graph.EntryPublic) {

@@ -268,7 +268,7 @@ func joinKeys(m map[string]bool) string {
 // settings), so that a plain pair promote-states will make a state is the
 // round trip through the interface it becomes.
 func ElementTypeBlockers(m *graph.Module, states func(*graph.Graph) *graph.StateAnalysis) (map[*graph.Operation]bool, error) {
-	fs, err := ModuleWith(m, states)
+	fs, err := moduleWith(m, states)
 	if err != nil {
 		return nil, err
 	}

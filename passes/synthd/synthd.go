@@ -21,7 +21,7 @@ import (
 // INT4 exports apple/coreai-models #55 and #205 report), palettized is
 // palettize at its defaults (4-bit, one palette per 32 output channels).
 func Generate(o synth.Options) (*graph.Module, error) {
-	m, err := synth.GenerateWith(o, ArmD)
+	m, err := synth.GenerateWith(o, armD)
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +46,8 @@ func Generate(o synth.Options) (*graph.Module, error) {
 	return m, nil
 }
 
-// ArmD is the synth.ArmDFunc that runs the arm-d pass at its defaults.
-func ArmD(m *graph.Module) error {
+// armD is the synth.ArmDFunc that runs the arm-d pass at its defaults.
+func armD(m *graph.Module) error {
 	_, err := passes.ArmD(m, nil)
 	return err
 }

@@ -8,7 +8,7 @@ import "testing"
 func TestExpectF16(t *testing.T) {
 	n := 0
 	for _, m := range Modules() {
-		want := m.Form == FormF16 && m.Op != "coreai.interpolate"
+		want := m.Form == formF16 && m.Op != "coreai.interpolate"
 		if got := m.Expect().NoF32; got != want {
 			t.Errorf("%s: Expect().NoF32 = %v, want %v", m.Name, got, want)
 		}

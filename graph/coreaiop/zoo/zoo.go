@@ -28,13 +28,13 @@ import (
 
 // The three forms.
 const (
-	FormIsland = "island"
-	FormF16    = "f16"
+	formIsland = "island"
+	formF16    = "f16"
 	FormF32IO  = "f32-io"
 )
 
-// Forms lists the forms in generation order.
-var Forms = []string{FormIsland, FormF16, FormF32IO}
+// allForms lists the forms in generation order.
+var allForms = []string{formIsland, formF16, FormF32IO}
 
 // Module is one generated module.
 type Module struct {
@@ -74,7 +74,7 @@ func build() ([]Module, []Skip) {
 			continue
 		}
 		for _, v := range variants {
-			for _, form := range Forms {
+			for _, form := range allForms {
 				name := o.Name
 				if v.name != "" {
 					name += ":" + v.name
@@ -171,7 +171,7 @@ type gen struct {
 
 func newGen(form string) *gen {
 	g := &gen{form: form, compute: "f32"}
-	if form == FormF16 {
+	if form == formF16 {
 		g.compute = "f16"
 	}
 	return g
@@ -189,7 +189,7 @@ func (g *gen) line(format string, args ...any) { g.body = append(g.body, fmt.Spr
 // an island (its shores are casts), else the compute type. A complex value
 // keeps the compute type (no complex<f16> is on record).
 func (g *gen) portFloat(t string) string {
-	if g.form == FormIsland && !strings.Contains(t, "complex<") {
+	if g.form == formIsland && !strings.Contains(t, "complex<") {
 		return "f16"
 	}
 	return g.compute
@@ -456,6 +456,6 @@ func (m Module) Expect() expect.Expect {
 			f32Param = f32Param || r == coreaiop.FloatParam
 		}
 	}
-	return expect.Expect{NoF32: m.Form == FormF16 && !f32Param,
+	return expect.Expect{NoF32: m.Form == formF16 && !f32Param,
 		Refuses: map[string]string{"externalize-constant": "one op: no tied embedding/head table"}}
 }

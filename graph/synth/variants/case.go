@@ -15,42 +15,42 @@ import (
 
 // The values of each axis, in order.
 var (
-	// States: the conv and recurrent states as attribute-form states
+	// states: the conv and recurrent states as attribute-form states
 	// (MutableBuffers.buffer_mutation), as handles read and written through
 	// tokens, as plain pairs of one stacked buffer per kind written per
 	// layer by slice_update into the input, or as plain per-layer pairs
 	// whose new values are returned as outputs of their own.
-	States = []string{"attr", "handle", "plain-update", "plain-return"}
-	// Namings of a state port pair (portName): conv_state_0 → …_out,
+	states = []string{"attr", "handle", "plain-update", "plain-return"}
+	// namings of a state port pair (portName): conv_state_0 → …_out,
 	// new_…, next_…, updated_…, past_…/present_…, conv_cache_0 →
 	// updated_conv_cache_0, convState0 → newConvState0, layers.0.conv_state
 	// → layers.0.new_conv_state, and names with no state word: c0.0 → c1.0,
 	// w0_in → w0_out.
-	Namings = []string{"out", "new", "next", "updated", "past-present", "cache", "camel", "layers", "h01", "in-out"}
-	// Recurrences: the gated-delta step inline, or in a private noinline
+	namings = []string{"out", "new", "next", "updated", "past-present", "cache", "camel", "layers", "h01", "in-out"}
+	// recurrences: the gated-delta step inline, or in a private noinline
 	// gated_delta_update composite called with coreai.invoke.
-	Recurrences = []string{"inline", "composite"}
-	// CastSites: where the fp32 casts sit. site: every operand of the
+	recurrences = []string{"inline", "composite"}
+	// castSites: where the fp32 casts sit. site: every operand of the
 	// recurrence is cast at the call site (the composite's interface is
 	// fp32); inside: the recurrence l2-normalises in fp16 and casts inside
 	// (coreai-torch's composite); state-ports: as inside, but the recurrent
 	// state is cast where it enters and leaves the graph; f32-state: the
 	// recurrent state's port is fp32 itself.
-	CastSites = []string{"site", "inside", "state-ports", "f32-state"}
-	// Encodings: how Write stores the case: printed text (as coreai-torch
+	castSites = []string{"site", "inside", "state-ports", "f32-state"}
+	// encodings: how Write stores the case: printed text (as coreai-torch
 	// prints it), generic text, a bytecode file, an .aimodel directory.
-	Encodings = []string{"printed", "generic", "mlirb", "aimodel"}
-	// Graphs: the entry graph's name, or two entry graphs of different
+	encodings = []string{"printed", "generic", "mlirb", "aimodel"}
+	// graphs: the entry graph's name, or two entry graphs of different
 	// context lengths (extend_8_1, extend_16_1). The names are labels: every
 	// entry graph takes one token (extend_1024_16's context is 8 too).
-	Graphs = []string{"main", "extend_1024_16", "forward", "multi"}
-	// Locations: none, MLIR name locations ("fx"("file":line:0)), or
+	graphs = []string{"main", "extend_1024_16", "forward", "multi"}
+	// locations: none, MLIR name locations ("fx"("file":line:0)), or
 	// #debuginfo.location attributes.
-	Locations = []string{"none", "name", "debuginfo"}
-	// ConvShifts: how the conv state's next value is made from the
+	locations = []string{"none", "name", "debuginfo"}
+	// convShifts: how the conv state's next value is made from the
 	// window: slice the concatenated window (window), or concatenate a
 	// slice of the state with the step (roll).
-	ConvShifts = []string{"window", "roll"}
+	convShifts = []string{"window", "roll"}
 )
 
 // Axes is one case's point on every axis.
@@ -73,8 +73,8 @@ func (a Axes) Map() map[string]string {
 	}
 }
 
-// AxisNames lists the keys of Map in a fixed order.
-var AxisNames = []string{"state", "naming", "recurrence", "casts", "encoding", "graphs", "locations", "conv-shift"}
+// axisNames lists the keys of Map in a fixed order.
+var axisNames = []string{"state", "naming", "recurrence", "casts", "encoding", "graphs", "locations", "conv-shift"}
 
 // Case is one generated model.
 type Case struct {
@@ -97,7 +97,7 @@ type Case struct {
 }
 
 // All returns every case, in a fixed order: the full product of State,
-// Naming, Recurrence and CastSites (320 cases), each with an encoding,
+// Naming, Recurrence and Casts (320 cases), each with an encoding,
 // graph names, location style and conv shift picked by a fixed hash of its
 // index, so that every value of those axes meets every value of the others
 // (TestAxesCovered). Same call, same cases, same bytes. The cases are built
@@ -116,15 +116,15 @@ var (
 func buildAll() []Case {
 	var out []Case
 	i := uint64(0)
-	for _, s := range States {
-		for _, n := range Namings {
-			for _, r := range Recurrences {
-				for _, c := range CastSites {
+	for _, s := range states {
+		for _, n := range namings {
+			for _, r := range recurrences {
+				for _, c := range castSites {
 					a := Axes{State: s, Naming: n, Recurrence: r, Casts: c,
-						Encoding:  Encodings[pick(i, 1, len(Encodings))],
-						Graphs:    Graphs[pick(i, 2, len(Graphs))],
-						Locations: Locations[pick(i, 3, len(Locations))],
-						ConvShift: ConvShifts[pick(i, 4, len(ConvShifts))],
+						Encoding:  encodings[pick(i, 1, len(encodings))],
+						Graphs:    graphs[pick(i, 2, len(graphs))],
+						Locations: locations[pick(i, 3, len(locations))],
+						ConvShift: convShifts[pick(i, 4, len(convShifts))],
 					}
 					out = append(out, Case{Name: a.Name(), Axes: a, Form: a.Encoding, Text: build(a), States: stateInputs(a), Expect: expected(a)})
 					i++

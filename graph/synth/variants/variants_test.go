@@ -41,8 +41,8 @@ func TestAll(t *testing.T) {
 
 func values2(ax string) []string {
 	return map[string][]string{
-		"state": States, "naming": Namings, "recurrence": Recurrences, "casts": CastSites,
-		"encoding": Encodings, "graphs": Graphs, "locations": Locations, "conv-shift": ConvShifts,
+		"state": states, "naming": namings, "recurrence": recurrences, "casts": castSites,
+		"encoding": encodings, "graphs": graphs, "locations": locations, "conv-shift": convShifts,
 	}[ax]
 }
 
@@ -53,15 +53,15 @@ func TestAxesCovered(t *testing.T) {
 	pairs := map[string]bool{}
 	for _, c := range allCases {
 		m := c.Axes.Map()
-		for _, a := range AxisNames {
-			for _, b := range AxisNames {
+		for _, a := range axisNames {
+			for _, b := range axisNames {
 				pairs[a+"="+m[a]+" "+b+"="+m[b]] = true
 			}
 		}
 	}
 	missing := 0
-	for i, a := range AxisNames {
-		for _, b := range AxisNames[i+1:] {
+	for i, a := range axisNames {
+		for _, b := range axisNames[i+1:] {
 			for _, va := range values2(a) {
 				for _, vb := range values2(b) {
 					if !pairs[a+"="+va+" "+b+"="+vb] {
@@ -102,7 +102,7 @@ func TestSample(t *testing.T) {
 				seen[ax+"="+v] = true
 			}
 		}
-		for _, ax := range AxisNames {
+		for _, ax := range axisNames {
 			for _, v := range values2(ax) {
 				if !seen[ax+"="+v] {
 					t.Errorf("Sample(%d) has no case with %s=%s", n, ax, v)
@@ -351,8 +351,8 @@ func TestWriteForms(t *testing.T) {
 			}
 		}
 	}
-	if len(done) != len(Encodings)*len(Locations) {
-		t.Errorf("checked %d form/location pairs, want %d", len(done), len(Encodings)*len(Locations))
+	if len(done) != len(encodings)*len(locations) {
+		t.Errorf("checked %d form/location pairs, want %d", len(done), len(encodings)*len(locations))
 	}
 }
 
