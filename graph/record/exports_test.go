@@ -2,9 +2,7 @@ package record
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -112,23 +110,7 @@ func TestExportsNamedOutside(t *testing.T) {
 	fset := token.NewFileSet()
 	exported := map[string][]string{} // package → its exported names
 	named := map[string]bool{}        // "package.Name" named from another package
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".pb.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := eachGoFile(root, fset, func(p string, f *ast.File) error {
 		dir, _ := filepath.Rel(root, filepath.Dir(p))
 		dir = filepath.ToSlash(dir)
 		if !strings.HasSuffix(p, "_test.go") {

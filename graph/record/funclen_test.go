@@ -21,23 +21,7 @@ func TestNoLongFunctions(t *testing.T) {
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()
 	files := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".pb.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := eachGoFile(root, fset, func(p string, f *ast.File) error {
 		files++
 		for _, decl := range f.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
@@ -75,4 +59,30 @@ func funcName(fd *ast.FuncDecl) string {
 		return id.Name + "." + fd.Name.Name
 	}
 	return fd.Name.Name
+}
+
+// eachGoFile parses every .go file of the module below root, except
+// testdata, dot directories and generated protobuf code, and calls fn with
+// its path and syntax tree: the walk TestNoLongFunctions and
+// TestExportsNamedOutside share.
+func eachGoFile(root string, fset *token.FileSet, fn func(path string, f *ast.File) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") && p != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".pb.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		return fn(p, f)
+	})
 }
