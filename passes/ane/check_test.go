@@ -122,14 +122,7 @@ var rulesCases = []rulesCase{
 		g.out(g.op("coreai.cos", "cos", 2, []*graph.Value{c}, tensor(graph.F16, 1, 4)), "y")
 		return g.m
 	}, nil, nil, 1, 1},
-	{"inline fp32 chain between casts is a suspect", func() *graph.Module {
-		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 4), ""})
-		a := g.op("coreai.cast", "_to_copy", 10, []*graph.Value{g.arg(0)}, tensor(graph.F32, 1, 4))
-		b := g.op("coreai.rsqrt", "rsqrt", 11, []*graph.Value{a}, tensor(graph.F32, 1, 4))
-		c := g.op("coreai.cast", "_to_copy_1", 12, []*graph.Value{b}, tensor(graph.F16, 1, 4))
-		g.out(g.op("coreai.exp", "exp", 13, []*graph.Value{c}, tensor(graph.F16, 1, 4)), "y")
-		return g.m
-	}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
+	{"inline fp32 chain between casts is a suspect", inlineChain, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
 	{"fp32 round trip through a state is reported at the opening casts", func() *graph.Module {
 		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 4), ""}, port{"s", tensor(graph.F16, 1, 4), "s"})
 		xs := g.op("coreai.cast", "_to_copy", 199, []*graph.Value{g.arg(0)}, tensor(graph.F32, 1, 4))
@@ -183,30 +176,9 @@ var rulesCases = []rulesCase{
 		g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{r}, tensor(graph.F16, 5, 3)), "y")
 		return g.m
 	}, nil, nil, 1, 1},
-	{"scatter_nd with f32 updates", func() *graph.Module {
-		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 5, 3), ""}, port{"idx", tensor(graph.SI32, 2, 1), ""}, port{"vals", tensor(graph.F16, 2, 3), ""})
-		v := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(2)}, tensor(graph.F32, 2, 3))
-		x := g.op("coreai.cast", "_to_copy_1", 1, []*graph.Value{g.arg(0)}, tensor(graph.F32, 5, 3))
-		r := g.op("coreai.scatter_nd", "index_put", 2, []*graph.Value{x, v, g.arg(1)}, tensor(graph.F32, 5, 3))
-		g.out(g.op("coreai.cast", "_to_copy_2", 3, []*graph.Value{r}, tensor(graph.F16, 5, 3)), "y")
-		return g.m
-	}, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts", "suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
-	{"slice_update of a state that is not stored back is no state write", func() *graph.Module {
-		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 8), ""}, port{"cache", tensor(graph.F16, 1, 8), "cache"})
-		b := g.constant(tensor(graph.SI32, 2))
-		u := g.op("coreai.slice_update", "peek", 1, []*graph.Value{g.arg(1), g.arg(0), b, b, b}, tensor(graph.F16, 1, 8))
-		g.out(g.op("coreai.exp", "exp", 2, []*graph.Value{u}, tensor(graph.F16, 1, 8)), "y")
-		g.out(g.arg(0), "cache")
-		return g.m
-	}, nil, nil, 1, 1},
-	{"tied head constant", func() *graph.Module {
-		g := newGraph(nil, "main", "", port{"ids", tensor(graph.SI32, 1, 1, 1), ""})
-		table := g.constant(tensor(graph.F16, 16, 4))
-		h := g.op("coreai.gather_nd", "embedding", 1, []*graph.Value{table, g.arg(0)}, tensor(graph.F16, 1, 1, 4))
-		tt := g.op("coreai.transpose", "t", 2, []*graph.Value{table, g.constant(tensor(graph.UI32, 2))}, tensor(graph.F16, 4, 16))
-		g.out(g.op("coreai.decomposable.broadcasting_batch_matmul", "matmul", 3, []*graph.Value{h, tt}, tensor(graph.F16, 1, 1, 16)), "logits")
-		return g.m
-	}, []string{"apple.gather-rope coreai.gather_nd "}, []string{"suspect.tied-head-constant coreai.constant "}, 1, 1},
+	{"scatter_nd with f32 updates", scatterF32Updates, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts", "suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
+	{"slice_update of a state that is not stored back is no state write", stateNotStoredBack, nil, nil, 1, 1},
+	{"tied head constant", tiedHead, []string{"apple.gather-rope coreai.gather_nd "}, []string{"suspect.tied-head-constant coreai.constant "}, 1, 1},
 }
 
 func TestRules(t *testing.T) {
