@@ -28,16 +28,7 @@ func runFamily(t *testing.T, m *graph.Module, tokens []int64) [][]float32 {
 	ins, outs := g.Inputs(), g.Outputs()
 	args := make([]*Tensor, len(ins))
 	for i, p := range ins {
-		tt, _ := graph.AsTensor(p.Type)
-		el, err := ElemOf(tt.Elem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shape, err := ShapeOf(tt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		args[i] = Zeros(el, shape)
+		args[i] = zerosOf(t, p.Type)
 	}
 	in := New(m, Options{})
 	defer in.Close()

@@ -21,16 +21,7 @@ func newArmADecoder(t testing.TB, g *graph.Graph) *armADecoder {
 	t.Helper()
 	d := &armADecoder{g: g}
 	for _, p := range g.Inputs() {
-		tt, _ := graph.AsTensor(p.Type)
-		el, err := ElemOf(tt.Elem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shape, err := ShapeOf(tt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.args = append(d.args, Zeros(el, shape))
+		d.args = append(d.args, zerosOf(t, p.Type))
 	}
 	return d
 }
@@ -238,4 +229,23 @@ func TestRunLanesWorkBoundPerLane(t *testing.T) {
 		}
 		in.Close()
 	}
+}
+
+// zerosOf is a zero tensor of a static tensor type: the input a test feeds
+// when the values do not matter (or are filled in afterwards).
+func zerosOf(t testing.TB, typ graph.Type) *Tensor {
+	t.Helper()
+	tt, ok := graph.AsTensor(typ)
+	if !ok || !tt.IsStatic() {
+		t.Fatalf("%s is not a static tensor", typ)
+	}
+	el, err := ElemOf(tt.Elem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, err := ShapeOf(tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Zeros(el, shape)
 }

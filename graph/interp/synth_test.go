@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/synth"
 )
 
@@ -22,16 +21,7 @@ func TestSynthArmA(t *testing.T) {
 		ports := g.Inputs()
 		args := make([]*Tensor, len(ports))
 		for i, p := range ports {
-			tt, _ := graph.AsTensor(p.Type)
-			el, err := ElemOf(tt.Elem)
-			if err != nil {
-				t.Fatal(err)
-			}
-			shape := make([]int, len(tt.Shape))
-			for k, d := range tt.Shape {
-				shape[k] = int(d)
-			}
-			args[i] = Zeros(el, shape)
+			args[i] = zerosOf(t, p.Type)
 		}
 		var logits [][]float32
 		tok := int64(1)

@@ -172,21 +172,9 @@ func TestWorkOfDecodeSteps(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, uint64(o.Arm)))
 		var args []*Tensor
 		for _, p := range g.Inputs() {
-			tt, ok := graph.AsTensor(p.Type)
-			if !ok {
-				t.Fatalf("input %s is not a tensor", p.Name)
-			}
-			el, err := ElemOf(tt.Elem)
-			if err != nil {
-				t.Fatal(err)
-			}
-			shape, err := ShapeOf(tt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := Zeros(el, shape)
+			a := zerosOf(t, p.Type)
 			for k := range a.F {
-				a.F[k] = el.round(float32(r.NormFloat64()))
+				a.F[k] = a.Elem.round(float32(r.NormFloat64()))
 			}
 			args = append(args, a)
 		}
