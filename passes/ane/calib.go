@@ -113,13 +113,12 @@ type regionPlan struct {
 // blocker finding of one of the given rules.
 func planRegions(a Architecture, gr *graphResult, offANE func(*graph.Operation) bool,
 	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) regionPlan {
-	p := regionPlan{model: a.Describe()}
+	p := regionPlan{model: a.Describe(), off: func(*graph.Operation) bool { return false }}
 	switch a.Behaviour {
 	case unknownBehaviour:
 		return p
 	case allOrNothing:
 		p.known, p.whole = true, gr.Blocked
-		p.off = func(*graph.Operation) bool { return false }
 		return p
 	}
 	if r := hasRule(gr.Name, wholeFunction); r != nil {

@@ -2,19 +2,22 @@ package ane
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/mlirtext"
 	"github.com/anefix/anefix/graph/synth"
 	"github.com/anefix/anefix/graph/synth/expect"
 	"github.com/anefix/anefix/passes/synthd"
 )
 
-// placementModels are the synth arms A–E and every testdata/families
-// stand-in (a family added there is picked up), as written and after the
-// default rewrite.
+// placementModels are the synth arms A–E, every testdata/families
+// stand-in (a family added there is picked up) and every calibration graph
+// (whole-function rules among them), as written and after the default
+// rewrite.
 func placementModels(t *testing.T) map[string]func(t *testing.T) *graph.Module {
 	t.Helper()
 	out := map[string]func(t *testing.T) *graph.Module{}
@@ -27,13 +30,24 @@ func placementModels(t *testing.T) map[string]func(t *testing.T) *graph.Module {
 			return m
 		}
 	}
-	fams, err := filepath.Glob(filepath.Join("..", "..", "testdata", "families", "*.mlir"))
-	if err != nil || len(fams) == 0 {
-		t.Fatalf("no families: %v", err)
-	}
-	for _, p := range fams {
-		name := strings.TrimSuffix(filepath.Base(p), ".mlir")
-		out[name] = func(t *testing.T) *graph.Module { return parseFamily(t, name) }
+	for _, dir := range []string{"families", "calibration"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*.mlir"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no %s: %v", dir, err)
+		}
+		for _, p := range files {
+			out[dir+"/"+strings.TrimSuffix(filepath.Base(p), ".mlir")] = func(t *testing.T) *graph.Module {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, _, err := mlirtext.Parse(p, string(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+		}
 	}
 	for name, gen := range out {
 		out[name+"/rewritten"] = func(t *testing.T) *graph.Module {
