@@ -65,6 +65,7 @@ Examples:
 type checkFlags struct {
 	asJSON, ignoreHash, rules, hazardWeights bool
 	arch                                     string
+	opsFlags
 }
 
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
@@ -73,6 +74,7 @@ func (f *checkFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
 	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
+	f.opsFlags.declare(fs)
 }
 
 // runCheck reads the input, hands it to the rule model (ane.CheckInput
@@ -91,6 +93,9 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if _, err := ane.ParseArchitecture(f.arch); err != nil {
 		return usagef("--architecture: %v", err)
 	}
+	if err := f.opsFlags.validate(); err != nil {
+		return err
+	}
 	ld, err := loadInput(env, args[0], f.ignoreHash)
 	if err != nil {
 		return err
@@ -98,7 +103,8 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	defer ld.Close()
 	ld.ReadOnly()
 	defer loadedGC(ld)()
-	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
+	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch,
+		Placement: f.opsFlags.wanted()})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
 	}
@@ -109,9 +115,14 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := ld.Input.CheckHash(); err != nil {
 		return err
 	}
+	ops, err := f.opsFlags.filter(rep.Ops)
+	if err != nil {
+		return err
+	}
 	var msg *pb.CheckReport
 	if f.asJSON {
 		msg = checkReport(rep, true)
+		msg.Ops = pbOps(ops)
 		msg.Input = reportInput(args[0], ld)
 		b, err := protoJSON(msg)
 		if err != nil {
