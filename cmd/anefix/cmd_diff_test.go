@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/anefix/anefix/proto/anefixpb"
+)
+
+// TestDiffExitCodes: differences are not a failure (0); a missing or
+// unreadable input is bad input (1); a wrong argument count, two stdins or
+// an architecture that is not a name are usage errors (2).
+func TestDiffExitCodes(t *testing.T) {
+	armA := filepath.Join("..", "..", "testdata", "synth", "armA.aimodel")
+	armB := filepath.Join("..", "..", "testdata", "synth", "armB.aimodel")
+	junk := filepath.Join(t.TempDir(), "junk.mlir")
+	if err := os.WriteFile(junk, []byte("module { this is not mlir"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{armA, armB}, exitOK, "Regions per function"},
+		{[]string{armA, armA}, exitOK, "No change"},
+		{[]string{armA}, exitUsage, "exactly two inputs"},
+		{[]string{armA, armB, armA}, exitUsage, "exactly two inputs"},
+		{[]string{"-", "-"}, exitUsage, "only one of A and B"},
+		{[]string{armA, armB, "--architecture", "not a name"}, exitUsage, "--architecture"},
+		{[]string{armA, filepath.Join(t.TempDir(), "absent.mlir")}, exitFailure, "absent.mlir"},
+		{[]string{junk, armA}, exitFailure, "junk.mlir"},
+	} {
+		code, o, e := runCLI(t, "", append([]string{"diff"}, c.args...)...)
+		if code != c.code || !strings.Contains(o+e, c.says) {
+			t.Errorf("diff %q: exit %d, want %d saying %q\n%s%s", c.args, code, c.code, c.says, o, e)
+		}
+	}
+}
+
+// TestDiffMatchesRewriteReport: `anefix diff IN OUT` on the written files
+// and `rewrite --diff`'s planDiff (computed in memory on a copy of the
+// input's ops) are the same message; its counts agree with what the passes
+// themselves report (strip-fp32-casts' ops retyped, the I/O changes of
+// fold-io-unsqueeze and promote-states), and its text starts with the
+// summary.
+func TestDiffMatchesRewriteReport(t *testing.T) {
+	in := filepath.Join("..", "..", "testdata", "synth", "armA.aimodel")
+	dir := t.TempDir()
+	out, report := filepath.Join(dir, "out.aimodel"), filepath.Join(dir, "report.json")
+	if code, o, e := runCLI(t, "", "rewrite", in, "-o", out, "--report", report, "--diff"); code != exitOK {
+		t.Fatalf("rewrite: exit %d\n%s%s", code, o, e)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep pb.RewriteReport
+	if err := protojson.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	code, o, e := runCLI(t, "", "diff", in, out, "--json")
+	if code != exitOK {
+		t.Fatalf("diff: exit %d\n%s%s", code, o, e)
+	}
+	var d pb.PlanDiff
+	if err := protojson.Unmarshal([]byte(o), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.GetA().GetPath() != in || d.GetB().GetPath() != out {
+		t.Errorf("inputs %q, %q", d.GetA().GetPath(), d.GetB().GetPath())
+	}
+	d.A, d.B = nil, nil
+	if !proto.Equal(&d, rep.GetPlanDiff()) {
+		t.Errorf("diff IN OUT and rewrite --diff differ:\n%s\n%s", protojson.Format(&d), protojson.Format(rep.GetPlanDiff()))
+	}
+	var retyped, ioChanges int32
+	for _, p := range rep.GetPasses() {
+		if p.GetName() == "strip-fp32-casts" {
+			retyped = p.GetOpsRetyped()
+		}
+		ioChanges += int32(len(p.GetIoChanges()))
+	}
+	// fold-io-unsqueeze's two reshapes; promote-states' input and output
+	// per state, which the diff lists as one port change each.
+	t.Logf("diff: %d ops retyped, %d ports changed; passes: %d retyped, %d I/O changes", d.OpsRetyped, len(d.Ports), retyped, ioChanges)
+	if d.OpsRetyped != retyped || retyped == 0 {
+		t.Errorf("diff says %d ops retyped, strip-fp32-casts %d", d.OpsRetyped, retyped)
+	}
+	if int32(len(d.Ports)) != ioChanges {
+		t.Errorf("diff lists %d port changes, the passes %d I/O changes", len(d.Ports), ioChanges)
+	}
+	code, o, e = runCLI(t, "", "diff", in, out)
+	if code != exitOK {
+		t.Fatalf("diff: exit %d\n%s%s", code, o, e)
+	}
+	lines := strings.Split(o, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[1], "Architecture h18p: 0 → 1 ANE region(s)") || !strings.Contains(lines[2], fmt.Sprintf("%d retyped", retyped)) {
+		t.Errorf("summary first, please:\n%s", o)
+	}
+	for _, s := range []string{"Ops moved to another device", "Ops retyped", "Ops removed", "I/O changed", "States changed",
+		"@main output new_conv_state → conv_state: renamed, became state", "@main rec_state: promoted"} {
+		if !strings.Contains(o, s) {
+			t.Errorf("text lacks %q", s)
+		}
+	}
+}
