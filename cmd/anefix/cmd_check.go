@@ -65,6 +65,7 @@ Examples:
 type checkFlags struct {
 	asJSON, ignoreHash, rules, hazardWeights bool
 	arch                                     string
+	view                                     viewFlags
 }
 
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
@@ -73,6 +74,7 @@ func (f *checkFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
 	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
+	f.view.declare(fs)
 }
 
 // runCheck reads the input, hands it to the rule model (ane.CheckInput
@@ -90,6 +92,9 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	}
 	if _, err := ane.ParseArchitecture(f.arch); err != nil {
 		return usagef("--architecture: %v", err)
+	}
+	if err := f.view.vet(args[0], f.asJSON); err != nil {
+		return err
 	}
 	ld, err := loadInput(env, args[0], f.ignoreHash)
 	if err != nil {
@@ -110,9 +115,16 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		return err
 	}
 	var msg *pb.CheckReport
-	if f.asJSON {
+	if f.asJSON || f.view.any() {
 		msg = checkReport(rep, true)
 		msg.Input = reportInput(args[0], ld)
+	}
+	if err := f.view.write(env, msg); err != nil {
+		return err
+	}
+	switch {
+	case f.view.stdout():
+	case f.asJSON:
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err
@@ -120,7 +132,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		if _, err := env.Stdout.Write(b); err != nil {
 			return err
 		}
-	} else {
+	default:
 		msg = checkSummary(rep, false)
 		msg.Input = reportInput(args[0], ld)
 		if err := writeCheckText(env.Stdout, msg, textGroups(rep)); err != nil {
