@@ -191,8 +191,9 @@ func TestCheckHTMLBrowser(t *testing.T) {
 const screenshotDir = "../../testdata/screenshots"
 
 // TestCheckHTMLScreenshots takes the README's pictures of the graph view
-// (arm A, and arm A after the default rewrite), each after a search for
-// arm A's blocker _to_copy_4, in a 1280×800 window. -update writes them;
+// (arm A after a search for its blocker _to_copy_4, and arm A after the
+// default rewrite, where the casts are gone, after a search for a state
+// write that remains), in a 1280×800 window. -update writes them;
 // without it the committed ones must exist with the same size. Either way
 // a picture stays under 400 KB.
 func TestCheckHTMLScreenshots(t *testing.T) {
@@ -203,14 +204,17 @@ func TestCheckHTMLScreenshots(t *testing.T) {
 	if code, _, errs := runCLI(t, "", "rewrite", armA, "-o", fixed); code != 0 {
 		t.Fatalf("rewrite: code %d, stderr %q", code, errs)
 	}
-	for _, c := range []struct{ in, png string }{{armA, "armA-check.png"}, {fixed, "armA-rewritten-check.png"}} {
+	for _, c := range []struct{ in, png, query string }{
+		{armA, "armA-check.png", "_to_copy_4"},
+		{fixed, "armA-rewritten-check.png", "immutable_slice_update_1"},
+	} {
 		page := filepath.Join(dir, c.png+".html")
 		if code, _, errs := runCLI(t, "", "check", c.in, "--html", page); code != exitGate && code != 0 {
 			t.Fatalf("check --html %s: code %d, stderr %q", c.in, code, errs)
 		}
-		st := openPage(t, b, page, "_to_copy_4")
+		st := openPage(t, b, page, c.query)
 		if len(st.Errors) != 0 || st.Found < 0 {
-			t.Fatalf("%s: errors %v, _to_copy_4 found %d", c.png, st.Errors, st.Found)
+			t.Fatalf("%s: errors %v, %s found %d", c.png, st.Errors, c.query, st.Found)
 		}
 		shot, err := b.Screenshot()
 		if err != nil {

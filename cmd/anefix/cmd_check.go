@@ -66,6 +66,7 @@ type checkFlags struct {
 	asJSON, ignoreHash, rules, hazardWeights bool
 	arch                                     string
 	view                                     viewFlags
+	opsFlags
 }
 
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
@@ -74,6 +75,7 @@ func (f *checkFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
 	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
+	f.opsFlags.declare(fs)
 	f.view.declare(fs)
 }
 
@@ -93,6 +95,9 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if _, err := ane.ParseArchitecture(f.arch); err != nil {
 		return usagef("--architecture: %v", err)
 	}
+	if err := f.opsFlags.validate(); err != nil {
+		return err
+	}
 	if err := f.view.vet(args[0], f.asJSON); err != nil {
 		return err
 	}
@@ -103,7 +108,8 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	defer ld.Close()
 	ld.ReadOnly()
 	defer loadedGC(ld)()
-	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
+	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch,
+		Placement: f.opsFlags.wanted() || f.view.any()})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
 	}
@@ -114,17 +120,26 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := ld.Input.CheckHash(); err != nil {
 		return err
 	}
+	ops, err := f.opsFlags.filter(rep.Ops)
+	if err != nil {
+		return err
+	}
 	var msg *pb.CheckReport
 	if f.asJSON || f.view.any() {
 		msg = checkReport(rep, true)
 		msg.Input = reportInput(args[0], ld)
 	}
-	if err := f.view.write(env, msg); err != nil {
-		return err
+	if f.view.any() {
+		// The view draws every op; --only, --source and --op filter the listing.
+		msg.Ops = pbOps(rep.Ops)
+		if err := f.view.write(env, msg); err != nil {
+			return err
+		}
 	}
 	switch {
 	case f.view.stdout():
 	case f.asJSON:
+		msg.Ops = pbOps(ops)
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err

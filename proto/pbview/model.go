@@ -1,6 +1,8 @@
 package pbview
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,12 +58,16 @@ type section struct {
 	Graph  string `json:"graph"`
 	Groups []int  `json:"groups"`
 	Ops    int    `json:"n"`
+	// Repeats is how many times the section's first run came back (the
+	// layers of a loop); 1 when it did not.
+	Repeats int `json:"repeats"`
 }
 
 // group is consecutive ops of a section, drawn as one collapsible box.
 type group struct {
 	Name    string `json:"name"`
 	Section int    `json:"sec"`
+	Repeat  int    `json:"repeat"`
 	run     string
 	Ops     []int          `json:"ops"`
 	Devices map[string]int `json:"devices"`
@@ -138,7 +144,7 @@ func build(rep *pb.CheckReport, o Options) *page {
 	if p.Title == "" {
 		p.Title = "anefix check " + rep.GetInput().GetPath()
 	}
-	ops := placements(rep)
+	ops := rep.GetOps()
 	type key struct {
 		graph string
 		index int32
@@ -150,9 +156,9 @@ func build(rep *pb.CheckReport, o Options) *page {
 	p.Ops = make([]node, len(ops))
 	for i, op := range ops {
 		n := &p.Ops[i]
-		*n = node{ID: op.OpId, Name: op.OpName, Graph: op.Graph, Index: op.Index, Source: op.Source,
-			Device: op.Device, Class: deviceClass(op.Device), Reason: op.Reason, Types: op.ElementTypes,
-			Region: op.Region, Segment: op.Segment, Measured: op.GetMeasuredDevice(), layer: op.Layer, frames: op.Frames}
+		*n = node{ID: op.GetOpId(), Name: op.GetOpName(), Graph: op.GetGraph(), Index: op.GetIndex(), Source: op.GetSource(),
+			Device: op.GetDevice(), Class: deviceClass(op.GetDevice()), Reason: op.GetReason(), Types: op.GetElementTypes(),
+			Region: op.GetRegion(), Segment: op.GetSegment(), Measured: op.GetMeasuredDevice(), layer: op.GetLayer(), frames: op.GetFrames()}
 		for _, in := range op.Inputs {
 			if j, ok := at[key{op.Graph, in}]; ok && j != i {
 				n.Inputs = append(n.Inputs, j)
@@ -253,11 +259,13 @@ func applyChanges(p *page, changes []Change) []Change {
 // so opening any group stays quick on a model of any size.
 const maxGroup = 400
 
-// sectionKey is an op's section: its layer (the outermost frame of its
-// location), else its source file, else "(no source)".
+// sectionKey is an op's section: the first two frames of its location
+// (the top-level statement, and the statement of the block it calls: for a
+// decoder, the loop over its layers), else its source file, else
+// "(no source)".
 func sectionKey(op *node) string {
-	if op.layer != "" {
-		return op.layer
+	if len(op.frames) > 0 {
+		return strings.Join(op.frames[:min(len(op.frames), 2)], " > ")
 	}
 	if f, _, ok := strings.Cut(op.Source, ":"); ok && f != "" {
 		return f
@@ -269,39 +277,64 @@ func sectionKey(op *node) string {
 }
 
 // runKey is what keeps consecutive ops of a section in one group: the
-// second frame of the location (the statement inside the layer), else the
-// source. Layers one loop builds share every frame, but their ops come one
-// layer after the other, so a new run starts at each layer's first block.
+// third frame (the statement inside a layer), else the last frame, else
+// the source.
 func runKey(op *node) string {
-	if len(op.frames) > 1 {
-		return op.frames[1]
+	switch n := len(op.frames); {
+	case n > 2:
+		return op.frames[2]
+	case n > 0:
+		return op.frames[n-1]
 	}
 	return op.Source
 }
 
+// secState follows a section's runs: layers one loop builds share every
+// frame of their locations, so a layer is told from the next by its runs:
+// when the section's first run key comes back after another, a new repeat
+// (layer) begins.
+type secState struct {
+	first     string
+	other     bool
+	repeat    int
+	lastGroup int
+}
+
 // groups gathers ops into sections (per graph and section key, in order of
 // first appearance) and, inside a section, into groups of consecutive ops
-// with one run key (at most maxGroup each), and lays each group out.
+// of one repeat with one run key (at most maxGroup each), and lays each
+// group out.
 func groups(ops []node) ([]section, []group) {
 	type key struct{ graph, name string }
 	at := map[key]int{}
 	secs, gs := []section{}, []group{}
-	last := -1 // the group the previous op went to
+	var st []secState
 	for i := range ops {
 		n := &ops[i]
 		k := key{n.Graph, sectionKey(n)}
+		rk := runKey(n)
 		si, ok := at[k]
 		if !ok {
 			si = len(secs)
 			at[k] = si
 			secs = append(secs, section{Name: k.name, Graph: k.graph})
+			st = append(st, secState{first: rk, repeat: 1, lastGroup: -1})
 		}
-		rk := runKey(n)
-		if last < 0 || gs[last].Section != si || gs[last].run != rk || len(gs[last].Ops) >= maxGroup {
+		s := &st[si]
+		if rk != s.first {
+			s.other = true
+		} else if s.other {
+			s.repeat++
+			s.other = false
+		}
+		last := s.lastGroup
+		if last < 0 || gs[last].run != rk || gs[last].Repeat != s.repeat || len(gs[last].Ops) >= maxGroup {
 			last = len(gs)
-			gs = append(gs, group{Name: rk, Section: si, run: rk, Devices: map[string]int{}, Marks: map[string]int{}})
+			s.lastGroup = last
+			gs = append(gs, group{Name: rk, Section: si, Repeat: s.repeat, run: rk, Devices: map[string]int{}, Marks: map[string]int{}})
 			secs[si].Groups = append(secs[si].Groups, last)
 		}
+		secs[si].Repeats = s.repeat
 		g := &gs[last]
 		n.Group = last
 		g.Ops = append(g.Ops, i)
@@ -342,7 +375,22 @@ func layout(ops []node, g *group) {
 		byDepth[depth[i]] = append(byDepth[depth[i]], i)
 	}
 	row, width := 0, 0
-	for _, ids := range byDepth {
+	for d, ids := range byDepth {
+		if d > 0 {
+			// Below its producers: ops sorted by their producers' mean x
+			// (ties in program order), which uncrosses most edges.
+			bary := make(map[int]float64, len(ids))
+			for _, i := range ids {
+				sum, n := 0, 0
+				for _, j := range ops[i].Inputs {
+					if _, ok := depth[j]; ok {
+						sum, n = sum+ops[j].X, n+1
+					}
+				}
+				bary[i] = float64(sum) / float64(max(n, 1))
+			}
+			slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(bary[a], bary[b]) })
+		}
 		for k, i := range ids {
 			col := k % perRow
 			if k > 0 && col == 0 {
@@ -401,9 +449,7 @@ func lists(rep *pb.CheckReport, rules map[string]*pb.Rule) []list {
 				msg = rules[g.GetRule()].GetMessage()
 			}
 			ids := g.GetOpIds()
-			if len(ids) > 50 {
-				ids = ids[:50]
-			}
+			ids = append([]string{}, ids[:min(len(ids), 50)]...)
 			li.Groups = append(li.Groups, fgroup{Rule: g.GetRule(), Message: msg, Fix: g.GetFixPass(), OpName: g.GetOpName(),
 				Source: g.GetSource(), Detail: g.GetDetail(), Count: g.GetCount(), OpIDs: ids})
 		}

@@ -36,7 +36,7 @@
   var hdr = el("header");
   hdr.appendChild(el("h1", "", D.title));
   var hl = el("div", "hdr");
-  D.header.forEach(function (l) { hl.appendChild(el("div", "", l)); });
+  D.header.forEach(function (l, i) { hl.appendChild(el("div", i === 0 ? "verdict" : "", l)); });
   hl.appendChild(el("div", "", D.ops.length + " ops in " + D.sections.length + " sections, " + D.groups.length + " groups; by device: " + counts(D.devices)));
   hdr.appendChild(hl);
   if ((D.summary && D.summary.length) || (D.missing && D.missing.length)) {
@@ -82,7 +82,7 @@
       f.appendChild(el("span", "", " x" + g.n + " " + g.op + (g.src ? " at " + g.src : "") + (g.fix ? " -> " + g.fix : "")));
       f.appendChild(el("div", "", g.msg));
       if (g.detail) f.appendChild(el("div", "", g.detail));
-      g.ids.forEach(function (id) {
+      (g.ids || []).forEach(function (id) {
         if (!id) return;
         var b = el("button", "opbtn", id);
         b.addEventListener("click", function () { q.value = id; search(id, 0); });
@@ -104,7 +104,7 @@
     sh.appendChild(scaret);
     sh.appendChild(el("span", "name", sec.name));
     sh.appendChild(el("span", "", "@" + sec.graph));
-    sh.appendChild(el("span", "", sec.n + " ops in " + sec.groups.length + " groups"));
+    sh.appendChild(el("span", "", sec.n + " ops in " + sec.groups.length + " groups" + (sec.repeats > 1 ? ", " + sec.repeats + " repeats (layers)" : "")));
     var devs = {}, marks = {}, changes = 0;
     sec.groups.forEach(function (gi) {
       var g = D.groups[gi];
@@ -126,7 +126,7 @@
       var h = el("div", "ghead");
       var caret = el("span", "caret", "\u25b6");
       h.appendChild(caret);
-      h.appendChild(el("span", "name", g.name || "(no source)"));
+      h.appendChild(el("span", "name", (sec.repeats > 1 ? "#" + g.repeat + " " : "") + (g.name || "(no source)")));
       h.appendChild(el("span", "", g.ops.length + " ops"));
       badges(h, g.devices, g.marks, g.changes);
       var body = el("div", "gbody");
@@ -211,7 +211,8 @@
     row("element types", (o.types || []).join(", "));
     row("marks", (o.marks || []).join(", "));
     row("change", o.chg);
-    row("group", D.sections[D.groups[o.g].sec].name + " \u203a " + D.groups[o.g].name);
+    var og = D.groups[o.g], os = D.sections[og.sec];
+    row("group", os.name + " \u203a " + (os.repeats > 1 ? "#" + og.repeat + " " : "") + og.name);
     row("inputs", (o.in || []).map(function (j) { return D.ops[j].id || "#" + D.ops[j].index; }).join(", "));
     side.appendChild(kv);
     (o.f || []).forEach(function (k) {

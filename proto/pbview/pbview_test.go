@@ -25,7 +25,10 @@ type op struct {
 func report(ops []op, blocked ...int32) *pb.CheckReport {
 	rep := &pb.CheckReport{Input: &pb.Input{Path: "t.aimodel"}, Architecture: "h18p", RuleSet: "test",
 		Rules: []*pb.Rule{{Id: "element-type", Message: "Incompatible element type", Severity: "blocker", FixPass: "strip-fp32-casts"}}}
-	setOps(rep, ops)
+	for i, o := range ops {
+		rep.Ops = append(rep.Ops, &pb.OpPlacement{OpId: o.id, OpName: o.name, Source: o.src, Device: o.dev, Graph: "main",
+			Index: int32(i), Inputs: o.in, ElementTypes: o.types, Layer: o.layer, Frames: o.frames})
+	}
 	g := &pb.GraphCheck{Name: "main", Entry: true, Ops: int32(len(ops))}
 	for _, i := range blocked {
 		g.Findings = append(g.Findings, &pb.Finding{Rule: "element-type", FixPass: "strip-fp32-casts", Detail: "f32 operand",
@@ -59,13 +62,13 @@ func dataOf(t *testing.T, doc string) page {
 	return p
 }
 
-// small is one layer (top.py:5) of four ops from one statement of it
-// (blk.py:2), and an op of another layer.
+// small is four ops of one block (top.py:5 calling blk.py:2), and an op of
+// another (top.py:9).
 var small = []op{
-	{id: "a", name: "coreai.cast", src: "m.py:10", dev: "gpu", types: []string{"f16", "f32"}, layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2", "m.py:10"}},
-	{id: "b", name: "coreai.mul", src: "m.py:11", dev: "gpu", in: []int32{0}, types: []string{"f32"}, layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2", "m.py:11"}},
-	{id: "c", name: "coreai.add", src: "m.py:11:4", dev: "ane", in: []int32{0, 1}, layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2", "m.py:11"}},
-	{id: "d", name: "coreai.constant", src: "m.py:12", dev: "none", layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2", "m.py:12"}},
+	{id: "a", name: "coreai.cast", src: "m.py:10", dev: "gpu", types: []string{"f16", "f32"}, layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2"}},
+	{id: "b", name: "coreai.mul", src: "m.py:11", dev: "gpu", in: []int32{0}, types: []string{"f32"}, layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2"}},
+	{id: "c", name: "coreai.add", src: "m.py:11:4", dev: "ane", in: []int32{0, 1}, layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2"}},
+	{id: "d", name: "coreai.constant", src: "m.py:12", dev: "none", layer: "top.py:5", frames: []string{"top.py:5", "blk.py:2"}},
 	{id: "e", name: "coreai.write_handle", src: "n.py:1", dev: "unknown", in: []int32{2, 3}, layer: "top.py:9", frames: []string{"top.py:9", "n.py:1"}},
 }
 
@@ -161,14 +164,14 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestLayout: positions derived by hand. Sections are the layers (top.py:5
-// and top.py:9), each one group here. In top.py:5's group, a and d have
+// TestLayout: positions derived by hand. Sections are the first two frames
+// (top.py:5 > blk.py:2, top.py:9 > n.py:1), each one group here. In top.py:5's group, a and d have
 // no producer in the group (depth 0, one row, program order), b reads a
 // (depth 1), c reads a and b (depth 2).
 func TestLayout(t *testing.T) {
 	p := dataOf(t, htmlOf(t, report(small), Options{}))
-	if len(p.Sections) != 2 || p.Sections[0].Name != "top.py:5" || p.Sections[1].Name != "top.py:9" || len(p.Groups) != 2 {
-		t.Fatalf("sections %+v, groups %d; want top.py:5 and top.py:9 of one group each", p.Sections, len(p.Groups))
+	if len(p.Sections) != 2 || p.Sections[0].Name != "top.py:5 > blk.py:2" || p.Sections[1].Name != "top.py:9 > n.py:1" || len(p.Groups) != 2 {
+		t.Fatalf("sections %+v, groups %d; want top.py:5 > blk.py:2 and top.py:9 > n.py:1 of one group each", p.Sections, len(p.Groups))
 	}
 	col := func(c int) int { return margin + c*(nodeW+gapX) }
 	row := func(r int) int { return margin + r*rowH }
@@ -192,26 +195,33 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// TestGroups: in one layer, a new group starts where the statement inside
-// the layer (the second frame) changes, and after maxGroup ops: a loop's
-// layers (attn, mlp, attn, mlp) become four groups, not two.
+// TestGroups: a section is the first two frames (a loop over layers); in
+// it, a new group starts where the third frame (the statement inside the
+// layer) changes, and a new repeat where the section's first statement
+// comes back: two layers of (attn, mlp) are four groups in repeats 1, 1,
+// 2, 2. A group holds at most maxGroup ops.
 func TestGroups(t *testing.T) {
 	var ops []op
 	for _, blk := range []string{"attn.py:1", "mlp.py:1", "attn.py:1", "mlp.py:1"} {
 		for range 3 {
-			ops = append(ops, op{id: "x", name: "coreai.add", dev: "ane", layer: "top.py:1", frames: []string{"top.py:1", blk, "m.py:3"}})
+			ops = append(ops, op{id: "x", name: "coreai.add", dev: "ane", layer: "top.py:1", frames: []string{"top.py:1", "loop.py:2", blk, "m.py:3"}})
 		}
 	}
 	for range maxGroup + 1 {
 		ops = append(ops, op{id: "y", name: "coreai.add", dev: "ane", layer: "top.py:2", frames: []string{"top.py:2", "m.py:4"}})
 	}
 	p := dataOf(t, htmlOf(t, report(ops), Options{}))
-	var sizes []int
+	var got []string
 	for _, g := range p.Groups {
-		sizes = append(sizes, len(g.Ops))
+		got = append(got, fmt.Sprintf("%d:%s#%d:%d", g.Section, g.Name, g.Repeat, len(g.Ops)))
 	}
-	if fmt.Sprint(sizes) != fmt.Sprint([]int{3, 3, 3, 3, maxGroup, 1}) || len(p.Sections) != 2 || len(p.Sections[0].Groups) != 4 {
-		t.Errorf("group sizes %v in %d sections; want [3 3 3 3 %d 1] in 2 (4 + 2)", sizes, len(p.Sections), maxGroup)
+	want := []string{"0:attn.py:1#1:3", "0:mlp.py:1#1:3", "0:attn.py:1#2:3", "0:mlp.py:1#2:3",
+		fmt.Sprintf("1:m.py:4#1:%d", maxGroup), "1:m.py:4#1:1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groups (section:run#repeat:ops)\n got %v\nwant %v", got, want)
+	}
+	if len(p.Sections) != 2 || p.Sections[0].Name != "top.py:1 > loop.py:2" || p.Sections[0].Repeats != 2 || p.Sections[1].Repeats != 1 {
+		t.Errorf("sections %+v", p.Sections)
 	}
 }
 
