@@ -65,6 +65,7 @@ Examples:
 type checkFlags struct {
 	asJSON, ignoreHash, rules, hazardWeights bool
 	arch                                     string
+	view                                     viewFlags
 	opsFlags
 }
 
@@ -75,6 +76,7 @@ func (f *checkFlags) declare(fs *pflag.FlagSet) {
 	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 	f.opsFlags.declare(fs)
+	f.view.declare(fs)
 }
 
 // runCheck reads the input, hands it to the rule model (ane.CheckInput
@@ -96,6 +98,9 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := f.opsFlags.validate(); err != nil {
 		return err
 	}
+	if err := f.view.vet(args[0], f.asJSON); err != nil {
+		return err
+	}
 	ld, err := loadInput(env, args[0], f.ignoreHash)
 	if err != nil {
 		return err
@@ -104,7 +109,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	ld.ReadOnly()
 	defer loadedGC(ld)()
 	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch,
-		Placement: f.opsFlags.wanted()})
+		Placement: f.opsFlags.wanted() || f.view.any()})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
 	}
@@ -120,10 +125,21 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		return err
 	}
 	var msg *pb.CheckReport
-	if f.asJSON {
+	if f.asJSON || f.view.any() {
 		msg = checkReport(rep, true)
-		msg.Ops = pbOps(ops)
 		msg.Input = reportInput(args[0], ld)
+	}
+	if f.view.any() {
+		// The view draws every op; --only, --source and --op filter the listing.
+		msg.Ops = pbOps(rep.Ops)
+		if err := f.view.write(env, msg); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.view.stdout():
+	case f.asJSON:
+		msg.Ops = pbOps(ops)
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err
@@ -131,7 +147,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		if _, err := env.Stdout.Write(b); err != nil {
 			return err
 		}
-	} else {
+	default:
 		msg = checkSummary(rep, false)
 		msg.Input = reportInput(args[0], ld)
 		if err := writeCheckText(env.Stdout, msg, textGroups(rep)); err != nil {
