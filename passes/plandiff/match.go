@@ -96,7 +96,7 @@ func match(a, b []*graph.Operation, own []string) (ma, mb []int) {
 		for n, j := range ys {
 			sb[n] = shapeSig(b[j])
 		}
-		for _, p := range lcs(sa, sb) {
+		for _, p := range align(sa, sb) {
 			ma[xs[p[0]]], mb[ys[p[1]]] = ys[p[1]], xs[p[0]]
 		}
 	}
@@ -109,6 +109,32 @@ func filled(n int) []int {
 		s[i] = -1
 	}
 	return s
+}
+
+// lcsCells bounds the table lcs fills (a key shared by thousands of ops,
+// such as the constants of a module without locations, would need one of
+// their product).
+const lcsCells = 1 << 20
+
+// align pairs two lists of shapes: by lcs within lcsCells, else each shape's
+// occurrences in order (linear, and symmetric too).
+func align(a, b []string) [][2]int {
+	if len(a)*len(b) <= lcsCells {
+		return lcs(a, b)
+	}
+	at := map[string][]int{}
+	for j, s := range b {
+		at[s] = append(at[s], j)
+	}
+	var out [][2]int
+	for i, s := range a {
+		if js := at[s]; len(js) > 0 {
+			out = append(out, [2]int{i, js[0]})
+			at[s] = js[1:]
+		}
+	}
+	slices.SortFunc(out, func(x, y [2]int) int { return x[0] - y[0] })
+	return out
 }
 
 // lcs returns the index pairs of a longest common subsequence of a and b.

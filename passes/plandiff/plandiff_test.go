@@ -438,3 +438,32 @@ func firstDiff(x, y []string) string {
 	}
 	return fmt.Sprintf("lengths %d, %d", len(x), len(y))
 }
+
+// TestAlignLargeGroups: past lcsCells, align pairs each shape's
+// occurrences in order (in linear space) and stays symmetric.
+func TestAlignLargeGroups(t *testing.T) {
+	a := make([]string, 1500)
+	b := make([]string, 1400)
+	for i := range a {
+		a[i] = fmt.Sprint(i % 3)
+	}
+	for j := range b {
+		b[j] = fmt.Sprint((j + 1) % 3)
+	}
+	if len(a)*len(b) <= lcsCells {
+		t.Fatal("the lists must exceed lcsCells")
+	}
+	ab, ba := align(a, b), align(b, a)
+	if len(ab) != 1400 || len(ba) != 1400 {
+		t.Fatalf("%d, %d pairs, want 1400 (every shape of b has a partner)", len(ab), len(ba))
+	}
+	mirror := map[[2]int]bool{}
+	for _, p := range ba {
+		mirror[[2]int{p[1], p[0]}] = true
+	}
+	for _, p := range ab {
+		if a[p[0]] != b[p[1]] || !mirror[p] {
+			t.Fatalf("pair %v: shapes %s, %s; mirrored %v", p, a[p[0]], b[p[1]], mirror[p])
+		}
+	}
+}
