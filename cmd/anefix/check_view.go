@@ -57,12 +57,17 @@ func (v *viewFlags) vet(in string, asJSON bool) error {
 // write draws msg (the JSON report, with its per-graph findings and ops)
 // into the files asked for, each put in place atomically, or on stdout.
 func (v *viewFlags) write(env *Env, msg *pb.CheckReport) error {
+	return v.writeWith(env, msg, pbview.Options{})
+}
+
+// writeWith is write with what the caller adds (diff: its changes).
+func (v *viewFlags) writeWith(env *Env, msg *pb.CheckReport, vo pbview.Options) error {
 	for _, o := range []struct {
 		path string
 		draw func(*bytes.Buffer) error
 	}{
-		{v.html, func(b *bytes.Buffer) error { return pbview.HTML(b, msg, pbview.Options{}) }},
-		{v.dot, func(b *bytes.Buffer) error { return pbview.DOT(b, msg, pbview.Options{}) }},
+		{v.html, func(b *bytes.Buffer) error { return pbview.HTML(b, msg, vo) }},
+		{v.dot, func(b *bytes.Buffer) error { return pbview.DOT(b, msg, vo) }},
 	} {
 		if o.path == "" {
 			continue

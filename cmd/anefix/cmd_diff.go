@@ -13,12 +13,13 @@ import (
 	"github.com/anefix/anefix/passes/ane"
 	"github.com/anefix/anefix/passes/plandiff"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbview"
 )
 
 func init() {
 	register(&command{
 		Name:    "diff",
-		Usage:   "diff A B [--json] [--architecture h18p|h16g|…]",
+		Usage:   "diff A B [--json] [--html FILE] [--dot FILE] [--architecture h18p|h16g|…]",
 		Summary: "compare two modules' predicted placement: regions, ops moved, retyped, added, removed, I/O and states",
 		Help: `Checks A and B (each an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir
 text, or "-" for one of them) under one architecture and prints what changed
@@ -33,6 +34,12 @@ Ops pair by graph name, then by op name and op id (the FX node name in the
 location), else source line, else program order; an op a pass replaced by
 one of another name shows as removed and added (passes/plandiff says more).
 
+--html FILE draws B as 'check B --html' does (one self-contained page, ops
+coloured by predicted device) with the changed ops highlighted by kind
+(moved, retyped, added) and the summary and removed ops in its header;
+--dot FILE the same graph for Graphviz. "-" writes either to stdout instead
+of the text.
+
 It is a comparison of two predictions, not a compile. Differences are not a
 failure: exit code 0 whatever changed, 1 bad input, 2 usage.
 
@@ -40,6 +47,7 @@ Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
   anefix diff model.aimodel model.fixed.aimodel
   anefix diff model.aimodel model.fixed.aimodel --architecture h16g
+  anefix diff model.aimodel model.fixed.aimodel --html diff.html
   anefix diff model.aimodel model.fixed.aimodel --json | jq '.ports[] | {nameA, nameB, kinds}'`,
 		Setup: runWith((*diffFlags).declare, runDiff),
 	})
@@ -48,12 +56,14 @@ Examples:
 type diffFlags struct {
 	asJSON, ignoreHash bool
 	arch               string
+	view               viewFlags
 }
 
 func (f *diffFlags) declare(fs *pflag.FlagSet) {
 	declareJSON(fs, &f.asJSON)
 	declareIgnoreHash(fs, &f.ignoreHash)
 	declareArchitecture(fs, &f.arch)
+	f.view.declare(fs)
 }
 
 // runDiff loads and checks both inputs, hands them to plandiff and prints
@@ -67,6 +77,11 @@ func runDiff(env *Env, f *diffFlags, args []string) error {
 	}
 	if _, err := ane.ParseArchitecture(f.arch); err != nil {
 		return usagef("--architecture: %v", err)
+	}
+	for _, in := range args {
+		if err := f.view.vet(in, f.asJSON); err != nil {
+			return err
+		}
 	}
 	var sides [2]plandiff.Side
 	var inputs [2]*pb.Input
@@ -90,7 +105,17 @@ func runDiff(env *Env, f *diffFlags, args []string) error {
 	}
 	msg := planDiffReport(d)
 	msg.A, msg.B = inputs[0], inputs[1]
-	if f.asJSON {
+	if f.view.any() {
+		view := checkReport(sides[1].Report, true)
+		view.Input, view.Ops = inputs[1], pbOps(sides[1].Report.Ops)
+		if err := f.view.writeWith(env, view, diffView(msg, view)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.view.stdout():
+		return nil
+	case f.asJSON:
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err
@@ -99,6 +124,43 @@ func runDiff(env *Env, f *diffFlags, args []string) error {
 		return err
 	}
 	return writeDiffText(env.Stdout, msg, d.Empty())
+}
+
+// diffView is what the drawing of B adds: the summary and the changed ops
+// by kind (an op both moved and retyped shows as retyped). A removed op is
+// named in the header when its op id is not one of B's, which would
+// highlight another op; else it is counted there.
+func diffView(r *pb.PlanDiff, b *pb.CheckReport) pbview.Options {
+	o := pbview.Options{Title: "anefix diff " + r.GetA().GetPath() + " " + r.GetB().GetPath(),
+		Summary: []string{
+			fmt.Sprintf("Architecture %s: %s → %s ANE region(s) predicted over %d → %d function(s)", r.Architecture,
+				regionsText(r.RegionsA), regionsText(r.RegionsB), r.FunctionsA, r.FunctionsB),
+			fmt.Sprintf("ops: %d moved to another device, %d retyped, %d removed, %d added; I/O: %d port(s) changed; states: %d pair(s) changed",
+				r.OpsPlacementChanged, r.OpsRetyped, r.OpsRemoved, r.OpsAdded, len(r.Ports), len(r.States)),
+		}}
+	inB := map[string]bool{}
+	for _, p := range b.Ops {
+		inB[p.OpId] = true
+	}
+	unnamed := 0
+	for _, c := range r.Ops {
+		switch {
+		case c.B == nil && inB[c.A.OpId]:
+			unnamed++
+		case c.B == nil:
+			o.Changes = append(o.Changes, pbview.Change{OpID: c.A.OpId, Kind: pbview.Removed})
+		case c.A == nil:
+			o.Changes = append(o.Changes, pbview.Change{OpID: c.B.OpId, Kind: pbview.Added})
+		case c.Retyped:
+			o.Changes = append(o.Changes, pbview.Change{OpID: c.B.OpId, Kind: pbview.Retyped})
+		case c.PlacementChanged:
+			o.Changes = append(o.Changes, pbview.Change{OpID: c.B.OpId, Kind: pbview.Moved})
+		}
+	}
+	if unnamed > 0 {
+		o.Summary = append(o.Summary, fmt.Sprintf("%d removed op(s) share an op id with an op of B and are not drawn: 'anefix diff --json' lists them", unnamed))
+	}
+	return o
 }
 
 // diffSide checks one loaded input with placements (no hazard rules: they

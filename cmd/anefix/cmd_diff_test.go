@@ -111,3 +111,53 @@ func TestDiffMatchesRewriteReport(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffHTML: diff --html draws B with every changed op highlighted by
+// its kind (counts from diff --json: retyped; moved and not retyped) and
+// the removed ops listed in the header; "-" writes the page on stdout
+// instead of the text.
+func TestDiffHTML(t *testing.T) {
+	in := filepath.Join("..", "..", "testdata", "synth", "armA.aimodel")
+	dir := t.TempDir()
+	out, page := filepath.Join(dir, "out.aimodel"), filepath.Join(dir, "d.html")
+	if code, o, e := runCLI(t, "", "rewrite", in, "-o", out); code != exitOK {
+		t.Fatalf("rewrite: exit %d\n%s%s", code, o, e)
+	}
+	code, o, e := runCLI(t, "", "diff", in, out, "--json")
+	if code != exitOK {
+		t.Fatalf("diff --json: exit %d\n%s%s", code, o, e)
+	}
+	var d pb.PlanDiff
+	if err := protojson.Unmarshal([]byte(o), &d); err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for _, c := range d.Ops {
+		if c.PlacementChanged && !c.Retyped {
+			moved++
+		}
+	}
+	if code, o, e := runCLI(t, "", "diff", in, out, "--html", page); code != exitOK || !strings.Contains(o, "Regions per function") {
+		t.Fatalf("diff --html: exit %d\n%s%s", code, o, e)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for kind, want := range map[string]int{"retyped": int(d.OpsRetyped), "moved": moved, "added": int(d.OpsAdded)} {
+		if n := strings.Count(s, `"chg":"`+kind+`"`); n != want {
+			t.Errorf("%d ops drawn %s, the diff has %d", n, kind, want)
+		}
+	}
+	if n := strings.Count(s, `"kind":"removed"`); n != int(d.OpsRemoved) || n == 0 {
+		t.Errorf("%d removed ops in the header, the diff has %d", n, d.OpsRemoved)
+	}
+	code, o, _ = runCLI(t, "", "diff", in, out, "--html", "-")
+	if code != exitOK || o != s {
+		t.Errorf("--html -: exit %d, stdout is the page: %v", code, o == s)
+	}
+	if code, _, e := runCLI(t, "", "diff", in, out, "--html", "-", "--json"); code != exitUsage {
+		t.Errorf("--html - --json: exit %d, want %d\n%s", code, exitUsage, e)
+	}
+}
