@@ -69,6 +69,9 @@ func TestDiffMatchesRewriteReport(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("diff: exit %d\n%s%s", code, o, e)
 	}
+	if _, again, _ := runCLI(t, "", "diff", in, out, "--json"); again != o {
+		t.Errorf("two runs of diff --json differ")
+	}
 	var d pb.PlanDiff
 	if err := protojson.Unmarshal([]byte(o), &d); err != nil {
 		t.Fatal(err)
