@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/anefix/anefix/graph/oracle"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 )
 
@@ -162,5 +163,60 @@ func TestDiffHTML(t *testing.T) {
 	}
 	if code, _, e := runCLI(t, "", "diff", in, out, "--html", "-", "--json"); code != exitUsage {
 		t.Errorf("--html - --json: exit %d, want %d\n%s", code, exitUsage, e)
+	}
+}
+
+// TestDiffHTMLBrowser opens diff --html of arm A against its rewrite in
+// headless Chromium: no error and no load; a search for a retyped op
+// (exp_2, in the recurrence strip-fp32-casts retypes) reveals it
+// highlighted as retyped with the change in its side panel; with every
+// group open, the ops drawn highlighted per kind are the diff's counts.
+func TestDiffHTMLBrowser(t *testing.T) {
+	b := oracle.Chromium(t, 1280, 800)
+	defer b.Close()
+	dir := t.TempDir()
+	out, page := filepath.Join(dir, "out.aimodel"), filepath.Join(dir, "d.html")
+	if code, o, e := runCLI(t, "", "rewrite", armA, "-o", out); code != exitOK {
+		t.Fatalf("rewrite: exit %d\n%s%s", code, o, e)
+	}
+	code, o, e := runCLI(t, "", "diff", armA, out, "--json")
+	if code != exitOK {
+		t.Fatalf("diff --json: exit %d\n%s%s", code, o, e)
+	}
+	var d pb.PlanDiff
+	if err := protojson.Unmarshal([]byte(o), &d); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"retyped": int(d.OpsRetyped)}
+	for _, c := range d.Ops {
+		if c.PlacementChanged && !c.Retyped {
+			want["moved"]++
+		}
+	}
+	if code, o, e := runCLI(t, "", "diff", armA, out, "--html", page); code != exitOK {
+		t.Fatalf("diff --html: exit %d\n%s%s", code, o, e)
+	}
+	st := openPage(t, b, page, "exp_2")
+	if st.Ready <= 0 || len(st.Errors) != 0 || st.Resources != 0 {
+		t.Errorf("page: ready %v, errors %v, %d resources loaded", st.Ready, st.Errors, st.Resources)
+	}
+	var hitClass string
+	if err := b.Eval(&hitClass, `var h = document.querySelector("g.op.hit"); return h ? h.getAttribute("class") : "";`); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hitClass, "chg-retyped") || !st.Visible || !strings.Contains(st.Side, "retyped") {
+		t.Errorf("search exp_2: class %q, on screen %v, side panel %.200q; want it highlighted as retyped", hitClass, st.Visible, st.Side)
+	}
+	if n := expandAll(t, b); n != modelOps(t, out) {
+		t.Errorf("%d ops drawn, B has %d", n, modelOps(t, out))
+	}
+	for kind, n := range want {
+		var got int
+		if err := b.Eval(&got, `return document.querySelectorAll("g.op.chg-"+arguments[0]).length;`, kind); err != nil {
+			t.Fatal(err)
+		}
+		if got != n {
+			t.Errorf("%d ops drawn highlighted %s, the diff has %d", got, kind, n)
+		}
 	}
 }
