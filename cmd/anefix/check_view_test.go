@@ -184,6 +184,17 @@ func TestCheckHTMLBrowser(t *testing.T) {
 	}
 	st := openPage(t, b, page, "_to_copy_4")
 	checkPage(t, b, st, "_to_copy_4", "element-type", modelOps(t, armA))
+	// A link to the page with #search=ID opens at that op.
+	if err := b.Open("file://" + page + "#search=unsqueeze_1"); err != nil {
+		t.Fatal(err)
+	}
+	var hit string
+	if err := b.Eval(&hit, `var h = document.querySelector("g.op.hit"); return h ? h.querySelector("title").textContent : "";`); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hit, "unsqueeze_1 coreai.expand_dims") {
+		t.Errorf("page#search=unsqueeze_1 highlights %q, want unsqueeze_1 (the io-op blocker)", hit)
+	}
 }
 
 // screenshotDir holds the README's screenshots, written by
@@ -249,13 +260,29 @@ func TestCheckHTMLScreenshots(t *testing.T) {
 // TestCheckHTMLFullModel is the full-scale arm A (opt-in: ANEFIX_FULL_MODEL
 // names it, e.g. anefix synth --arm A --scale full): check --html without
 // reading the weights (--hazard-weights=false), then the page must be ready
-// within 10 s of navigation (performance.now() at the page's ready mark)
-// and its search must find the blocker _to_copy_4.
+// within 10 s of navigation (performance.now() at the page's ready mark),
+// its search must find the blocker _to_copy_4, and with every group open
+// it draws every op.
 func TestCheckHTMLFullModel(t *testing.T) {
-	model := oracle.OptIn(t, "ANEFIX_FULL_MODEL", "the full-scale arm A .aimodel")
+	largePage(t, oracle.OptIn(t, "ANEFIX_FULL_MODEL", "the full-scale arm A .aimodel"))
+}
+
+// TestCheckHTML25kOps is the same on a model of 25,787 ops: a stand-in
+// made here, arm A at tiny dimensions with 96 decoder layers (the full
+// arm A on record has 24 layers and 7,349 ops; the issue asks for 25k).
+func TestCheckHTML25kOps(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "armA-96.aimodel")
+	if code, _, errs := runCLI(t, "", "synth", "--arm", "A", "--layers", "96", "-o", model); code != 0 {
+		t.Fatalf("synth: code %d, stderr %q", code, errs)
+	}
+	largePage(t, model)
+}
+
+// largePage checks the page of a large model (see TestCheckHTMLFullModel).
+func largePage(t *testing.T, model string) {
 	b := oracle.Chromium(t, 1280, 800)
 	defer b.Close()
-	page := filepath.Join(t.TempDir(), "full.html")
+	page := filepath.Join(t.TempDir(), "large.html")
 	t0 := time.Now()
 	if code, _, errs := runCLI(t, "", "check", model, "--hazard-weights=false", "--html", page); code != exitGate {
 		t.Fatalf("check --html: code %d, stderr %q", code, errs)
@@ -273,5 +300,5 @@ func TestCheckHTMLFullModel(t *testing.T) {
 	wantOps := modelOps(t, model)
 	t1 := time.Now()
 	checkPage(t, b, st, "_to_copy_4", "element-type", wantOps)
-	t.Logf("every group opened and checked in %v", time.Since(t1))
+	t.Logf("every group opened and %d ops counted in %v", wantOps, time.Since(t1))
 }

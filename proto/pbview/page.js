@@ -56,6 +56,9 @@
   var lg = el("span", "legend");
   [["ane", "ANE"], ["gpu", "GPU"], ["cpu", "CPU"], ["none", "no device"], ["unknown", "unknown"]].forEach(function (p) { lg.appendChild(el("span", p[0], p[1])); });
   lg.appendChild(el("span", "", "red border: blocker; dashed: suspect / hazard; pale: fp32; \u25c6 state"));
+  if (D.ops.some(function (o) { return o.chg; }) || (D.missing && D.missing.length)) {
+    ["retyped", "added", "removed", "moved"].forEach(function (k) { lg.appendChild(el("span", "chg-" + k, k)); });
+  }
   bar.appendChild(lg);
   hdr.appendChild(bar);
   document.body.appendChild(hdr);
@@ -231,13 +234,24 @@
   // starting with it and ":" (file:line finds file:line:col). Enter moves
   // to the next hit.
   var lastHits = [], lastQ = null, lastHit = null;
+  function ends(s, t) { return s.length >= t.length && s.lastIndexOf(t) === s.length - t.length; }
+  // srcMatch: the source is the text, or ends in "/" + text (a path
+  // suffix), or either followed by ":" (file:line finds file:line:col).
+  function srcMatch(src, text) {
+    if (!src) return false;
+    return src === text || ends(src, "/" + text) || src.lastIndexOf(text + ":", 0) === 0 || src.indexOf("/" + text + ":") >= 0;
+  }
+  // find returns the op with that id first, then the ops ID#2, ID#3, …
+  // sharing its FX name, then the ops at that source, each in program order.
   function find(text) {
-    var out = [];
+    var exact = [], named = [], at = [];
     for (var i = 0; i < D.ops.length; i++) {
       var o = D.ops[i];
-      if (o.id === text || o.src === text || (o.src && o.src.lastIndexOf(text + ":", 0) === 0)) out.push(i);
+      if (o.id === text) exact.push(i);
+      else if (o.id.lastIndexOf(text + "#", 0) === 0) named.push(i);
+      else if (srcMatch(o.src, text)) at.push(i);
     }
-    return out;
+    return exact.concat(named, at);
   }
   function search(text, step) {
     text = text.trim();
