@@ -32,12 +32,23 @@
     return out.join(", ");
   }
 
+  // Paths are shown without the directory every source shares (the full
+  // path stays in the op's source row and tooltip).
+  var common = null;
+  D.ops.forEach(function (o) {
+    if (!o.src) return;
+    var d = o.src.slice(0, o.src.lastIndexOf("/") + 1);
+    if (common === null) common = d;
+    while (common && d.lastIndexOf(common, 0) !== 0) common = common.slice(0, common.slice(0, -1).lastIndexOf("/") + 1);
+  });
+  function disp(s) { return common ? s.split(common).join("") : s; }
+
   // Header: title, report lines, the caller's summary, the search bar.
   var hdr = el("header");
   hdr.appendChild(el("h1", "", D.title));
   var hl = el("div", "hdr");
   D.header.forEach(function (l, i) { hl.appendChild(el("div", i === 0 ? "verdict" : "", l)); });
-  hl.appendChild(el("div", "", D.ops.length + " ops in " + D.sections.length + " sections, " + D.groups.length + " groups; by device: " + counts(D.devices)));
+  hl.appendChild(el("div", "", D.ops.length + " ops in " + D.sections.length + " sections, " + D.groups.length + " groups; by device: " + counts(D.devices) + (common ? "; paths below " + common : "")));
   hdr.appendChild(hl);
   if ((D.summary && D.summary.length) || (D.missing && D.missing.length)) {
     var sm = el("div", "summary");
@@ -105,7 +116,7 @@
     var sh = el("div", "ghead shead");
     var scaret = el("span", "caret", "\u25b6");
     sh.appendChild(scaret);
-    sh.appendChild(el("span", "name", sec.name));
+    sh.appendChild(el("span", "name", disp(sec.name)));
     sh.appendChild(el("span", "", "@" + sec.graph));
     sh.appendChild(el("span", "", sec.n + " ops in " + sec.groups.length + " groups" + (sec.repeats > 1 ? ", " + sec.repeats + " repeats (layers)" : "")));
     var devs = {}, marks = {}, changes = 0;
@@ -129,7 +140,7 @@
       var h = el("div", "ghead");
       var caret = el("span", "caret", "\u25b6");
       h.appendChild(caret);
-      h.appendChild(el("span", "name", (sec.repeats > 1 ? "#" + g.repeat + " " : "") + (g.name || "(no source)")));
+      h.appendChild(el("span", "name", (sec.repeats > 1 ? "#" + g.repeat + " " : "") + (disp(g.name) || "(no source)")));
       h.appendChild(el("span", "", g.ops.length + " ops"));
       badges(h, g.devices, g.marks, g.changes);
       var body = el("div", "gbody");
@@ -215,7 +226,7 @@
     row("marks", (o.marks || []).join(", "));
     row("change", o.chg);
     var og = D.groups[o.g], os = D.sections[og.sec];
-    row("group", os.name + " \u203a " + (os.repeats > 1 ? "#" + og.repeat + " " : "") + og.name);
+    row("group", disp(os.name) + " \u203a " + (os.repeats > 1 ? "#" + og.repeat + " " : "") + disp(og.name));
     row("inputs", (o.in || []).map(function (j) { return D.ops[j].id || "#" + D.ops[j].index; }).join(", "));
     side.appendChild(kv);
     (o.f || []).forEach(function (k) {
