@@ -152,6 +152,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// opsText asks writeCheckText for the per-op listing in place of the
+// groups; total is the number of ops before the filters.
+type opsText struct{ total int }
+
 // writeOpsText prints the listing, one line per op, grouped per graph:
 // op id, device (with the ANE region), legal segment, op name, element
 // types, source and reason.

@@ -161,7 +161,11 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	default:
 		msg = checkSummary(rep, false)
 		msg.Input = reportInput(args[0], ld)
-		if err := writeCheckText(env.Stdout, msg, textGroups(rep)); err != nil {
+		var ot *opsText
+		if f.opsFlags.wanted() {
+			msg.Ops, ot = pbOps(ops), &opsText{total: len(rep.Ops)}
+		}
+		if err := writeCheckText(env.Stdout, msg, textGroups(rep), ot); err != nil {
 			return err
 		}
 	}
@@ -192,21 +196,30 @@ func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 // checkSummary is the report without its groups (Groups, Suspects,
 // Hazards, Advice): the text report prints them from textGroups.
 func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
-	reg, fns := r.Regions()
+	// One architecture per report: regions_predicted and regions_observed,
+	// h18p's all-or-nothing counts before, now repeat the architecture's
+	// (the same numbers for h18p; 0 where it has none), check.proto.
+	_, fns := r.Regions()
 	msg := &pb.CheckReport{
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
-		RegionsPredicted: int32(reg), Functions: int32(fns), HazardNotes: r.HazardNotes,
+		Functions: int32(fns), HazardNotes: r.HazardNotes,
 		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),
 	}
 	if n, ok := r.PredictedRegions(); ok {
 		msg.PredictedRegions = proto.Int32(int32(n))
+		msg.RegionsPredicted = int32(n)
+	}
+	if n, ok := r.OpsOff(); ok {
+		msg.OpsOff = proto.Int32(count32(n))
 	}
 	for i := range r.Graphs {
 		g := &r.Graphs[i]
 		gc := &pb.GraphCheck{Name: g.Name, Entry: g.Entry, Ops: count32(g.Ops), Legal: !g.Blocked,
-			RegionsObserved: int32(g.RegionsObserved), Segments: int32(g.Segments), RegionModel: g.RegionModel}
+			Segments: int32(g.Segments), RegionModel: g.RegionModel}
 		if g.Entry && g.RegionsKnown {
 			gc.PredictedRegions = proto.Int32(int32(g.PredictedRegions))
+			gc.RegionsObserved = int32(g.PredictedRegions)
+			gc.OpsOff = proto.Int32(count32(g.OpsOff))
 		}
 		for _, v := range g.Verdicts {
 			switch v.Verdict {
@@ -309,31 +322,87 @@ func pbGroup(g ane.Group) *pb.FindingGroup {
 
 // writeCheckText prints the report to fit one screen: verdict first, then
 // grouped blockers with their fixes, suspects with their experiments, infos
-// and a per-function line (folded when there are many functions).
-func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
+// and a per-function line (folded when there are many functions); with
+// ops (check --ops), the per-op listing in place of the groups. Every line
+// that depends on the architecture speaks for r.Architecture only.
+func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups, ops *opsText) error {
 	r = pbprint.ForText(r) // names from the model stay on their line (gs: each group as read)
 	b := &textChunks{w: w}
 	fmt.Fprintf(b, "anefix check %s\n", r.Input.GetPath())
-	verdict := "LEGAL for the Neural Engine"
-	if !r.Legal {
-		verdict = "NOT LEGAL for the Neural Engine"
-	}
-	fmt.Fprintf(b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed all-or-nothing behaviour (h18p)\n",
-		verdict, r.RegionsPredicted, r.Functions, r.CompilerVersion)
-	if !r.Legal {
-		fmt.Fprintf(b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
-		fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
-	}
+	writeCheckHeadline(b, r)
 	if r.Legal && gs.suspects.n > 0 {
-		fmt.Fprintf(b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
+		fmt.Fprintf(b, "  Legal by the known rules only: the seed's arm D was legal by them too and its compile still got 0 regions;\n")
 		fmt.Fprintf(b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
 	}
-	if r.PredictedRegions != nil {
-		fmt.Fprintf(b, "Architecture %s (%s): %d ANE region(s) predicted over %d function(s)\n",
-			r.Architecture, behaviourName(r.RegionModel), r.GetPredictedRegions(), r.Functions)
+	if ops != nil {
+		writeOpsText(b, r, ops.total)
 	} else {
-		fmt.Fprintf(b, "Architecture %s: no region count predicted (%s)\n", r.Architecture, r.RegionModel)
+		writeCheckGroups(b, r, gs)
 	}
+	writeCheckFunctions(b, r)
+	compile := "anefix compile " + r.Input.GetPath()
+	if r.Architecture != ane.DefaultArchitecture {
+		compile += " --architecture " + r.Architecture
+	}
+	fmt.Fprintf(b, "\nRules: %s. This is a prediction for %s; on a Mac run '%s' to measure.\n",
+		r.RuleSet, r.Architecture, compile)
+	return b.Flush()
+}
+
+// writeCheckHeadline prints the verdict for r.Architecture: the exit code
+// follows the blockers whatever the architecture; what they mean there
+// (no region, a partial placement, or nothing on record) is said here.
+func writeCheckHeadline(b *textChunks, r *pb.CheckReport) {
+	model := behaviourName(r.RegionModel)
+	if r.PredictedRegions == nil {
+		verdict := "LEGAL by the rules"
+		if !r.Legal {
+			verdict = fmt.Sprintf("NOT LEGAL by the rules: %d of %d function(s) hold a blocker", blockedFunctions(r), r.Functions)
+		}
+		fmt.Fprintf(b, "Prediction: %s; %s: no region count (%s)\n", verdict, r.Architecture, r.RegionModel)
+		if !r.Legal {
+			fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
+		}
+		return
+	}
+	regions, off := r.GetPredictedRegions(), r.GetOpsOff()
+	if model == "all-or-nothing" {
+		verdict := "LEGAL for the Neural Engine"
+		if !r.Legal {
+			verdict = "NOT LEGAL for the Neural Engine"
+		}
+		fmt.Fprintf(b, "Prediction: %s: %d of %d function(s) get an ANE region on %s (%s, coreai-build %s)\n",
+			verdict, regions, r.Functions, r.Architecture, model, r.CompilerVersion)
+		if !r.Legal {
+			fmt.Fprintf(b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU: %d op(s) off the Neural Engine).\n", off)
+			fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s); %s's does not.\n", r.Segments, r.Architecture)
+		}
+		return
+	}
+	verdict := "LEGAL for the Neural Engine"
+	switch {
+	case !r.Legal && regions == 0:
+		verdict = "NOT LEGAL for the Neural Engine"
+	case !r.Legal || off > 0:
+		verdict = "PARTIAL"
+	}
+	fmt.Fprintf(b, "Prediction: %s: %d ANE region(s) over %d function(s) on %s (%s), %d op(s) off the Neural Engine\n",
+		verdict, regions, r.Functions, r.Architecture, model, off)
+}
+
+// blockedFunctions counts the entry graphs with a blocker.
+func blockedFunctions(r *pb.CheckReport) int {
+	n := 0
+	for _, g := range r.Graphs {
+		if g.Entry && !g.Legal {
+			n++
+		}
+	}
+	return n
+}
+
+// writeCheckGroups prints the findings, suspects, hazards and advice.
+func writeCheckGroups(b *textChunks, r *pb.CheckReport, gs checkGroups) {
 	// The groups are walked once for each kind, each printed under its
 	// heading once the first one comes.
 	blockers := gs.groups.where(func(_, severity string) bool { return severity == "blocker" })
@@ -355,6 +424,12 @@ func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
 	}
 	writeAdvice(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n", apple)
 	writeAdvice(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
+}
+
+// writeCheckFunctions prints one line per entry function (the legal ones
+// folded when there are more than six), each placement under
+// r.Architecture.
+func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 	fmt.Fprintf(b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
@@ -369,29 +444,32 @@ func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
 				legal++
 			}
 		}
-		fmt.Fprintf(b, "  %d functions: %d predicted legal (h18p: 1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
+		fmt.Fprintf(b, "  %d functions: %d legal, %d blocked; %s: %s\n", len(entries), legal, len(entries)-legal,
+			r.Architecture, placedText(r.PredictedRegions, r.OpsOff))
 	}
 	for _, g := range entries {
 		if len(entries) > 6 && g.Legal {
 			continue
 		}
-		state := "legal (h18p: 1 region)"
+		state := "legal"
 		if !g.Legal {
-			state = "blocked (h18p: 0 regions)"
+			state = "blocked"
 		}
-		arch := "unknown"
-		if g.PredictedRegions != nil {
-			arch = fmt.Sprint(g.GetPredictedRegions())
-		}
-		fmt.Fprintf(b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s region(s)\n",
-			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, arch)
+		fmt.Fprintf(b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s\n",
+			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, placedText(g.PredictedRegions, g.OpsOff))
 		if g.PredictedRegions == nil || g.RegionModel != r.RegionModel {
 			fmt.Fprintf(b, "      (%s)\n", g.RegionModel)
 		}
 	}
-	fmt.Fprintf(b, "\nRules: %s. This is a prediction; on a Mac run 'anefix compile %s' to measure.\n",
-		r.RuleSet, r.Input.GetPath())
-	return b.Flush()
+}
+
+// placedText says where a prediction puts a function's (or the model's)
+// ops: its ANE regions and the ops off the Neural Engine.
+func placedText(regions, off *int32) string {
+	if regions == nil {
+		return "no region count"
+	}
+	return fmt.Sprintf("%d ANE region(s), %d op(s) off the Neural Engine", *regions, *off)
 }
 
 const maxIDsShown = 5

@@ -265,20 +265,27 @@ func (cg *callGraph) placement(arch Architecture, offOf func(i int) func(*graph.
 // placeComposites fills the non-entry graphs: a called graph's ops take
 // the device its call sites have when they all agree.
 func (cg *callGraph) placeComposites(byGraph [][]OpPlacement, types map[graph.Type]string) {
-	callSites := map[string][]*OpPlacement{}
+	type site struct {
+		Graph string
+		Index int
+	}
+	callSites := map[string][]site{}
 	for _, f := range cg.facts {
 		for j, op := range f.Ops {
 			if c, ok := graph.Callee(op); ok {
-				callSites[c] = append(callSites[c], &OpPlacement{Graph: f.G.Name(), Index: j})
+				callSites[c] = append(callSites[c], site{f.G.Name(), j})
 			}
 		}
 	}
-	var deviceOf func(name string, seen map[string]bool) string
-	deviceOf = func(name string, seen map[string]bool) string {
-		if seen[name] {
-			return DeviceUnknown
+	// Once per graph (a chain of composites is followed once, not once per
+	// link); a graph met again while its callers are followed is a cycle.
+	memo := map[string]string{}
+	var deviceOf func(name string) string
+	deviceOf = func(name string) string {
+		if d, ok := memo[name]; ok {
+			return d
 		}
-		seen[name] = true
+		memo[name] = DeviceUnknown
 		dev := ""
 		for _, s := range callSites[name] {
 			i := cg.byName[s.Graph]
@@ -286,21 +293,23 @@ func (cg *callGraph) placeComposites(byGraph [][]OpPlacement, types map[graph.Ty
 			if byGraph[i] != nil {
 				d = byGraph[i][s.Index].Device
 			} else if !cg.rep.Graphs[i].Entry {
-				d = deviceOf(s.Graph, seen)
+				d = deviceOf(s.Graph)
 			}
 			if dev == "" {
 				dev = d
 			} else if dev != d {
-				return DeviceUnknown
+				dev = DeviceUnknown
+				break
 			}
 		}
+		memo[name] = dev
 		return dev
 	}
 	for i, f := range cg.facts {
 		if cg.rep.Graphs[i].Entry {
 			continue
 		}
-		dev := deviceOf(f.G.Name(), map[string]bool{})
+		dev := deviceOf(f.G.Name())
 		reason := "placed with the ops that invoke it"
 		if dev == "" {
 			dev, reason = DeviceNone, "not compiled (neither an entry graph nor called)"
