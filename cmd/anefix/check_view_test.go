@@ -76,6 +76,11 @@ func TestCheckViewFlags(t *testing.T) {
 	if code != exitGate || !strings.HasPrefix(out, "digraph ") || out != string(d) {
 		t.Errorf("--dot -: code %d, stdout starts %.40q, same as the file: %v", code, out, out == string(d))
 	}
+	// --json beside --html lists ops only with --ops (as without --html).
+	code, out, _ = runCLI(t, "", "check", armA, "--json", "--html", html, "--force")
+	if code != exitGate || strings.Contains(out, `"ops": [`) {
+		t.Errorf("--json --html: code %d, ops listed: %v; want none without --ops", code, strings.Contains(out, `"ops": [`))
+	}
 	for _, c := range []struct {
 		args []string
 		code int

@@ -150,7 +150,10 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	switch {
 	case f.view.stdout():
 	case f.asJSON:
-		msg.Ops = pbOps(ops)
+		msg.Ops = nil
+		if f.opsFlags.wanted() {
+			msg.Ops = pbOps(ops)
+		}
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err
