@@ -108,7 +108,8 @@ type pageState struct {
 	Drawn     int      `json:"drawn"`
 	Ops       int      `json:"ops"`
 	// After a search: the op found, whether it is the highlighted element,
-	// on screen, and what the side panel says about it.
+	// on screen (below the sticky header, inside the window), and what the
+	// side panel says about it.
 	Found   int    `json:"found"`
 	Hit     string `json:"hit"`
 	Visible bool   `json:"visible"`
@@ -133,7 +134,8 @@ func openPage(t *testing.T, b *oracle.Browser, file, query string) pageState {
 		return {ready: ready, errors: window.anefixErrors, resources: performance.getEntriesByType("resource").length,
 			drawn: drawn, ops: window.anefixView ? anefixView.ops : -1, found: found,
 			hit: hit ? hit.getAttribute("data-op") : "",
-			visible: !!r && r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth,
+			visible: !!r && r.width > 0 && r.top >= document.querySelector("header").getBoundingClientRect().bottom &&
+				r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth,
 			side: side ? side.textContent : ""};`, query)
 	if err != nil {
 		t.Fatal(err)

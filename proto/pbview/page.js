@@ -66,7 +66,7 @@
   bar.appendChild(q); bar.appendChild(hits); bar.appendChild(ex); bar.appendChild(co);
   var lg = el("span", "legend");
   [["ane", "ANE"], ["gpu", "GPU"], ["cpu", "CPU"], ["none", "no device"], ["unknown", "unknown"]].forEach(function (p) { lg.appendChild(el("span", p[0], p[1])); });
-  lg.appendChild(el("span", "", "red border: blocker; dashed: suspect / hazard; pale: fp32; \u25c6 state"));
+  lg.appendChild(el("span", "", "red border: blocker; dashed: suspect / hazard; blue stripe, pale: fp32; \u25c6 state; Rk: ANE region k"));
   if (D.ops.some(function (o) { return o.chg; }) || (D.missing && D.missing.length)) {
     ["retyped", "added", "removed", "moved"].forEach(function (k) { lg.appendChild(el("span", "chg-" + k, k)); });
   }
@@ -189,10 +189,12 @@
       var o = D.ops[i];
       var cls = "op " + o.cls + (o.marks ? " " + o.marks.join(" ") : "") + (o.chg ? " chg-" + o.chg : "");
       var e = sv("g", { "class": cls, "data-op": i, transform: "translate(" + o.x + "," + o.y + ")" });
-      e.appendChild(sv("rect", { width: 180, height: 26, rx: 3, "class": o.cls }));
+      // ANE regions alternate two greens, so neighbouring regions part.
+      e.appendChild(sv("rect", { width: 180, height: 26, rx: 3, "class": o.cls + (o.cls === "ane" && o.region % 2 === 0 ? " ane2" : "") }));
+      if (o.marks && o.marks.indexOf("fp32") >= 0) e.appendChild(sv("rect", { x: 170, y: 1, width: 9, height: 24, "class": "f32tag" }));
       var label = (o.marks && o.marks.indexOf("state") >= 0 ? "\u25c6 " : "") + (o.id || "#" + o.index) + " " + o.name.replace(/^[a-z_]+\./, "");
       var t = sv("text", { x: 4, y: 17 });
-      t.textContent = short(label, 27);
+      t.textContent = short(label, 24) + (o.cls === "ane" && o.region > 0 ? " R" + o.region : "");
       e.appendChild(t);
       var tip = sv("title", {});
       tip.textContent = (o.id || "#" + o.index) + " " + o.name + (o.src ? " at " + o.src : "") + " \u2014 " + o.dev;

@@ -102,7 +102,7 @@ func TestHostileNames(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
 			ops := []op{{id: c.name, name: "coreai." + c.name, src: c.name + ":1", dev: "ANE region 0", layer: c.name}}
-			page := htmlOf(t, report(ops, 0), Options{Title: c.name, Summary: []string{c.name}, Changes: []Change{{OpID: c.name, Kind: Retyped}}})
+			page := htmlOf(t, report(ops, 0), Options{Title: c.name, Headline: []string{c.name}, Summary: []string{c.name}, Changes: []Change{{OpID: c.name, Kind: Retyped}}})
 			if n := strings.Count(strings.ToLower(page), "<script"); n != 3 {
 				t.Errorf("%d <script in the page, want 3", n)
 			}
@@ -118,6 +118,9 @@ func TestHostileNames(t *testing.T) {
 			}
 			if got := p.Title; got != c.want {
 				t.Errorf("title %q, want %q", got, c.want)
+			}
+			if got := p.Header[0]; got != c.want {
+				t.Errorf("headline %q, want %q", got, c.want)
 			}
 			if got := p.Ops[0].Change; got != "retyped" {
 				t.Errorf("change %q, want retyped", got)
