@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph/bundle"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 	"github.com/anefix/anefix/proto/pbview"
 )
 
@@ -57,32 +59,40 @@ func (v *viewFlags) vet(in string, asJSON bool) error {
 // write draws msg (the JSON report, with its per-graph findings and ops)
 // into the files asked for, each put in place atomically, or on stdout.
 func (v *viewFlags) write(env *Env, msg *pb.CheckReport) error {
-	return v.writeWith(env, msg, pbview.Options{})
+	// The page's verdict is the text report's headline, word for word.
+	var head bytes.Buffer
+	tc := &textChunks{w: &head}
+	writeCheckHeadline(tc, pbprint.ForText(msg))
+	if err := tc.Flush(); err != nil {
+		return err
+	}
+	return v.writeWith(env, msg, pbview.Options{Headline: strings.Split(strings.TrimRight(head.String(), "\n"), "\n")})
 }
 
-// writeWith is write with what the caller adds (diff: its changes).
-func (v *viewFlags) writeWith(env *Env, msg *pb.CheckReport, vo pbview.Options) error {
-	for _, o := range []struct {
+// writeWith is write with the drawing's options given (diff: its summary
+// and changes).
+func (v *viewFlags) writeWith(env *Env, msg *pb.CheckReport, o pbview.Options) error {
+	for _, out := range []struct {
 		path string
 		draw func(*bytes.Buffer) error
 	}{
-		{v.html, func(b *bytes.Buffer) error { return pbview.HTML(b, msg, vo) }},
-		{v.dot, func(b *bytes.Buffer) error { return pbview.DOT(b, msg, vo) }},
+		{v.html, func(b *bytes.Buffer) error { return pbview.HTML(b, msg, o) }},
+		{v.dot, func(b *bytes.Buffer) error { return pbview.DOT(b, msg, o) }},
 	} {
-		if o.path == "" {
+		if out.path == "" {
 			continue
 		}
 		var b bytes.Buffer
-		if err := o.draw(&b); err != nil {
+		if err := out.draw(&b); err != nil {
 			return err
 		}
-		if o.path == "-" {
+		if out.path == "-" {
 			if _, err := env.Stdout.Write(b.Bytes()); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := bundle.WriteFile(o.path, b.Bytes(), v.force, nil); err != nil {
+		if err := bundle.WriteFile(out.path, b.Bytes(), v.force, nil); err != nil {
 			return err
 		}
 	}

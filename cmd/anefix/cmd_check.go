@@ -50,6 +50,16 @@ softmax axis, linear vs 1x1 conv); it never changes the verdict either.
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
 
+--html FILE writes the graph view: one self-contained page (no network, no
+server; open it in any browser) drawing every op coloured by its predicted
+device, fp32 ops pale, state ops marked, blockers, suspects and hazards
+outlined with their rule, message, fix pass and source (click an op); ops
+are grouped by their location's frames (a layer loop's layers apart),
+collapsed until opened; the search box (or FILE#search=TEXT) finds an op by
+op id or by source "file:line". --dot FILE writes the same graph for
+Graphviz. "-" writes either to stdout in place of the text report; an
+existing FILE is replaced only with --force.
+
 Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
 1 bad input. Suspects and fp16 hazards never change the exit code.
 
@@ -57,7 +67,8 @@ Examples:
   anefix check testdata/synth/armA.aimodel
   anefix check --rules
   anefix check model.aimodel --architecture h16g
-  anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
+  anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'
+  anefix check testdata/synth/armA.aimodel --html armA.html --dot armA.dot`,
 		Setup: runWith((*checkFlags).declare, runCheck),
 	})
 }
@@ -139,7 +150,10 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	switch {
 	case f.view.stdout():
 	case f.asJSON:
-		msg.Ops = pbOps(ops)
+		msg.Ops = nil
+		if f.opsFlags.wanted() {
+			msg.Ops = pbOps(ops)
+		}
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ import (
 const (
 	chromiumPath     = "/usr/bin/chromium"
 	chromedriverPath = "/usr/bin/chromedriver"
-	chromiumInstall  = "apt-get install chromium chromium-driver"
+	chromiumInstall  = "apt-get install chromium chromium-driver, or run .ci/run"
 )
 
 // chromiumArgs keep the browser off the network and out of the user's
@@ -44,6 +44,7 @@ func Chromium(t T, width, height int) *Browser {
 	for _, p := range []string{chromiumPath, chromedriverPath} {
 		if err := checkExec(p); err != nil {
 			missing(t, "Chromium ("+p+")", chromiumInstall, err)
+			return nil
 		}
 	}
 	b, err := startChromium(width, height)

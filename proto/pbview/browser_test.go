@@ -1,6 +1,7 @@
 package pbview
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,5 +52,46 @@ func TestBrowserHostileNames(t *testing.T) {
 	}
 	if errs, err := b.ConsoleErrors(); err != nil || len(errs) != 0 {
 		t.Errorf("console errors %v (%v)", errs, err)
+	}
+}
+
+// TestBrowserChangesAndSearch: a diff's changes are drawn in their kind's
+// class, a change naming no op is listed in the header, and the search
+// finds an op by op id, by the FX name of ID#2, by a full source and by a
+// path suffix of it with its line.
+func TestBrowserChangesAndSearch(t *testing.T) {
+	b := oracle.Chromium(t, 1000, 700)
+	defer b.Close()
+	ops := append([]op{}, small...)
+	ops = append(ops, op{id: "a#2", name: "coreai.constant", src: "/abs/dir/m.py:40", dev: "none", layer: "top.py:9", frames: []string{"top.py:9", "n.py:1"}})
+	file := filepath.Join(t.TempDir(), "diff.html")
+	o := Options{Summary: []string{"regions 0 -> 1"}, Changes: []Change{{"a", Retyped}, {"c", Moved}, {"gone_1", Removed}}}
+	if err := os.WriteFile(file, []byte(htmlOf(t, report(ops, 0), o)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Open("file://" + file); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Errors                 []string
+		Retyped, Moved, Header int
+		Searches               []int
+	}
+	err := b.Eval(&res, `
+		anefixView.expandAll();
+		var s = [];
+		["c", "a", "m.py:11", "dir/m.py:40", "m.py:1", "nosuch"].forEach(function (q) { s.push(anefixView.search(q)); });
+		return {Errors: window.anefixErrors, Retyped: document.querySelectorAll("g.op.chg-retyped").length,
+			Moved: document.querySelectorAll("g.op.chg-moved").length,
+			Header: document.querySelector("header .summary").textContent.indexOf("removed: gone_1") >= 0 ? 1 : 0,
+			Searches: s};`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a finds a (0) first; m.py:11 is b (1) then c; dir/m.py:40 is a#2
+	// (5); m.py:1 matches no source (m.py:10 is another line).
+	want := []int{2, 0, 1, 5, -1, -1}
+	if len(res.Errors) != 0 || res.Retyped != 1 || res.Moved != 1 || res.Header != 1 || fmt.Sprint(res.Searches) != fmt.Sprint(want) {
+		t.Errorf("got %+v; want no errors, 1 retyped, 1 moved, removed gone_1 in the header, searches %v", res, want)
 	}
 }

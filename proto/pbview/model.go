@@ -140,7 +140,7 @@ func isState(opName string) bool {
 // build turns the report into the page: ops in program order, grouped,
 // each group laid out; findings attached to their op by (graph, index).
 func build(rep *pb.CheckReport, o Options) *page {
-	p := &page{Title: o.Title, Header: header(rep), Summary: o.Summary, Devices: map[string]int{}}
+	p := &page{Title: o.Title, Header: header(rep, o.Headline), Summary: o.Summary, Devices: map[string]int{}}
 	if p.Title == "" {
 		p.Title = "anefix check " + rep.GetInput().GetPath()
 	}
@@ -409,7 +409,14 @@ func layout(ops []node, g *group) {
 
 // header is the report's summary lines, in the order the text report
 // gives them.
-func header(rep *pb.CheckReport) []string {
+func header(rep *pb.CheckReport, headline []string) []string {
+	if len(headline) > 0 {
+		lines := slices.Clone(headline)
+		if m := rep.GetRegionModel(); m != "" {
+			lines = append(lines, m)
+		}
+		return lines
+	}
 	verdict := "NOT LEGAL for the Neural Engine"
 	if rep.GetLegal() {
 		verdict = "legal for the Neural Engine"

@@ -32,12 +32,23 @@
     return out.join(", ");
   }
 
+  // Paths are shown without the directory every source shares (the full
+  // path stays in the op's source row and tooltip).
+  var common = null;
+  D.ops.forEach(function (o) {
+    if (!o.src) return;
+    var d = o.src.slice(0, o.src.lastIndexOf("/") + 1);
+    if (common === null) common = d;
+    while (common && d.lastIndexOf(common, 0) !== 0) common = common.slice(0, common.slice(0, -1).lastIndexOf("/") + 1);
+  });
+  function disp(s) { return common ? s.split(common).join("") : s; }
+
   // Header: title, report lines, the caller's summary, the search bar.
   var hdr = el("header");
   hdr.appendChild(el("h1", "", D.title));
   var hl = el("div", "hdr");
   D.header.forEach(function (l, i) { hl.appendChild(el("div", i === 0 ? "verdict" : "", l)); });
-  hl.appendChild(el("div", "", D.ops.length + " ops in " + D.sections.length + " sections, " + D.groups.length + " groups; by device: " + counts(D.devices)));
+  hl.appendChild(el("div", "", D.ops.length + " ops in " + D.sections.length + " sections, " + D.groups.length + " groups; by device: " + counts(D.devices) + (common ? "; paths below " + common : "")));
   hdr.appendChild(hl);
   if ((D.summary && D.summary.length) || (D.missing && D.missing.length)) {
     var sm = el("div", "summary");
@@ -55,7 +66,10 @@
   bar.appendChild(q); bar.appendChild(hits); bar.appendChild(ex); bar.appendChild(co);
   var lg = el("span", "legend");
   [["ane", "ANE"], ["gpu", "GPU"], ["cpu", "CPU"], ["none", "no device"], ["unknown", "unknown"]].forEach(function (p) { lg.appendChild(el("span", p[0], p[1])); });
-  lg.appendChild(el("span", "", "red border: blocker; dashed: suspect / hazard; pale: fp32; \u25c6 state"));
+  lg.appendChild(el("span", "", "red border: blocker; dashed: suspect / hazard; blue stripe, pale: fp32; \u25c6 state; Rk: ANE region k"));
+  if (D.ops.some(function (o) { return o.chg; }) || (D.missing && D.missing.length)) {
+    ["retyped", "added", "removed", "moved"].forEach(function (k) { lg.appendChild(el("span", "chg-" + k, k)); });
+  }
   bar.appendChild(lg);
   hdr.appendChild(bar);
   document.body.appendChild(hdr);
@@ -102,7 +116,7 @@
     var sh = el("div", "ghead shead");
     var scaret = el("span", "caret", "\u25b6");
     sh.appendChild(scaret);
-    sh.appendChild(el("span", "name", sec.name));
+    sh.appendChild(el("span", "name", disp(sec.name)));
     sh.appendChild(el("span", "", "@" + sec.graph));
     sh.appendChild(el("span", "", sec.n + " ops in " + sec.groups.length + " groups" + (sec.repeats > 1 ? ", " + sec.repeats + " repeats (layers)" : "")));
     var devs = {}, marks = {}, changes = 0;
@@ -126,7 +140,7 @@
       var h = el("div", "ghead");
       var caret = el("span", "caret", "\u25b6");
       h.appendChild(caret);
-      h.appendChild(el("span", "name", (sec.repeats > 1 ? "#" + g.repeat + " " : "") + (g.name || "(no source)")));
+      h.appendChild(el("span", "name", (sec.repeats > 1 ? "#" + g.repeat + " " : "") + (disp(g.name) || "(no source)")));
       h.appendChild(el("span", "", g.ops.length + " ops"));
       badges(h, g.devices, g.marks, g.changes);
       var body = el("div", "gbody");
@@ -175,10 +189,12 @@
       var o = D.ops[i];
       var cls = "op " + o.cls + (o.marks ? " " + o.marks.join(" ") : "") + (o.chg ? " chg-" + o.chg : "");
       var e = sv("g", { "class": cls, "data-op": i, transform: "translate(" + o.x + "," + o.y + ")" });
-      e.appendChild(sv("rect", { width: 180, height: 26, rx: 3, "class": o.cls }));
+      // ANE regions alternate two greens, so neighbouring regions part.
+      e.appendChild(sv("rect", { width: 180, height: 26, rx: 3, "class": o.cls + (o.cls === "ane" && o.region % 2 === 0 ? " ane2" : "") }));
+      if (o.marks && o.marks.indexOf("fp32") >= 0) e.appendChild(sv("rect", { x: 170, y: 1, width: 9, height: 24, "class": "f32tag" }));
       var label = (o.marks && o.marks.indexOf("state") >= 0 ? "\u25c6 " : "") + (o.id || "#" + o.index) + " " + o.name.replace(/^[a-z_]+\./, "");
       var t = sv("text", { x: 4, y: 17 });
-      t.textContent = short(label, 27);
+      t.textContent = short(label, 24) + (o.cls === "ane" && o.region > 0 ? " R" + o.region : "");
       e.appendChild(t);
       var tip = sv("title", {});
       tip.textContent = (o.id || "#" + o.index) + " " + o.name + (o.src ? " at " + o.src : "") + " \u2014 " + o.dev;
@@ -212,7 +228,7 @@
     row("marks", (o.marks || []).join(", "));
     row("change", o.chg);
     var og = D.groups[o.g], os = D.sections[og.sec];
-    row("group", os.name + " \u203a " + (os.repeats > 1 ? "#" + og.repeat + " " : "") + og.name);
+    row("group", disp(os.name) + " \u203a " + (os.repeats > 1 ? "#" + og.repeat + " " : "") + disp(og.name));
     row("inputs", (o.in || []).map(function (j) { return D.ops[j].id || "#" + D.ops[j].index; }).join(", "));
     side.appendChild(kv);
     (o.f || []).forEach(function (k) {
@@ -231,13 +247,24 @@
   // starting with it and ":" (file:line finds file:line:col). Enter moves
   // to the next hit.
   var lastHits = [], lastQ = null, lastHit = null;
+  function ends(s, t) { return s.length >= t.length && s.lastIndexOf(t) === s.length - t.length; }
+  // srcMatch: the source is the text, or ends in "/" + text (a path
+  // suffix), or either followed by ":" (file:line finds file:line:col).
+  function srcMatch(src, text) {
+    if (!src) return false;
+    return src === text || ends(src, "/" + text) || src.lastIndexOf(text + ":", 0) === 0 || src.indexOf("/" + text + ":") >= 0;
+  }
+  // find returns the op with that id first, then the ops ID#2, ID#3, …
+  // sharing its FX name, then the ops at that source, each in program order.
   function find(text) {
-    var out = [];
+    var exact = [], named = [], at = [];
     for (var i = 0; i < D.ops.length; i++) {
       var o = D.ops[i];
-      if (o.id === text || o.src === text || (o.src && o.src.lastIndexOf(text + ":", 0) === 0)) out.push(i);
+      if (o.id === text) exact.push(i);
+      else if (o.id.lastIndexOf(text + "#", 0) === 0) named.push(i);
+      else if (srcMatch(o.src, text)) at.push(i);
     }
-    return out;
+    return exact.concat(named, at);
   }
   function search(text, step) {
     text = text.trim();

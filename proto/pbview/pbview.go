@@ -58,6 +58,10 @@ type Change struct {
 type Options struct {
 	// Title of the page; empty is "anefix check <input path>".
 	Title string
+	// Headline is the verdict, shown first (the CLI gives its text
+	// report's, so the page says what check says); empty, the page states
+	// one from the report's legal and region counts.
+	Headline []string
 	// Summary lines shown in a header block above the graph (a diff's
 	// region counts, say).
 	Summary []string
@@ -104,6 +108,11 @@ func escapeOptions(o Options) Options {
 		sum[i] = pbprint.EscapeInvalid(s)
 	}
 	o.Summary = sum
+	head := make([]string, len(o.Headline))
+	for i, s := range o.Headline {
+		head[i] = pbprint.EscapeInvalid(s)
+	}
+	o.Headline = head
 	ch := make([]Change, len(o.Changes))
 	for i, c := range o.Changes {
 		ch[i] = Change{OpID: pbprint.EscapeInvalid(c.OpID), Kind: c.Kind}

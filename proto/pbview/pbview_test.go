@@ -102,7 +102,7 @@ func TestHostileNames(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
 			ops := []op{{id: c.name, name: "coreai." + c.name, src: c.name + ":1", dev: "ANE region 0", layer: c.name}}
-			page := htmlOf(t, report(ops, 0), Options{Title: c.name, Summary: []string{c.name}, Changes: []Change{{OpID: c.name, Kind: Retyped}}})
+			page := htmlOf(t, report(ops, 0), Options{Title: c.name, Headline: []string{c.name}, Summary: []string{c.name}, Changes: []Change{{OpID: c.name, Kind: Retyped}}})
 			if n := strings.Count(strings.ToLower(page), "<script"); n != 3 {
 				t.Errorf("%d <script in the page, want 3", n)
 			}
@@ -119,6 +119,9 @@ func TestHostileNames(t *testing.T) {
 			if got := p.Title; got != c.want {
 				t.Errorf("title %q, want %q", got, c.want)
 			}
+			if got := p.Header[0]; got != c.want {
+				t.Errorf("headline %q, want %q", got, c.want)
+			}
 			if got := p.Ops[0].Change; got != "retyped" {
 				t.Errorf("change %q, want retyped", got)
 			}
@@ -127,13 +130,15 @@ func TestHostileNames(t *testing.T) {
 }
 
 // FuzzHTMLNames: whatever the bytes of a name, the page has exactly its
-// three script elements and its data decodes.
+// three script elements and its data decodes, and the DOT file reads under
+// checkDOT with one node per op.
 func FuzzHTMLNames(f *testing.F) {
 	for _, s := range []string{"", "</script>", "</SCRIPT >", "<!--<script>", "\xff\xfe", "\u2028", "]]>", "\x00\n\r"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		page := htmlOf(t, report([]op{{id: s, name: s, src: s, dev: s, layer: s}}, 0), Options{Title: s, Summary: []string{s}})
+		rep := report([]op{{id: s, name: s, src: s, dev: s, layer: s, frames: []string{s, s}}, {id: s, name: s, src: s, dev: s, in: []int32{0}}}, 0)
+		page := htmlOf(t, rep, Options{Title: s, Summary: []string{s}})
 		if n := strings.Count(strings.ToLower(page), "</script"); n != 3 {
 			t.Fatalf("%d </script in the page for %q, want 3", n, s)
 		}
@@ -141,6 +146,13 @@ func FuzzHTMLNames(f *testing.F) {
 			t.Fatalf("comment opener in the page body for %q", s)
 		}
 		dataOf(t, page)
+		var d bytes.Buffer
+		if err := DOT(&d, rep, Options{Title: s}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(checkDOT(t, d.String())); n != 2 {
+			t.Fatalf("%d DOT nodes for %q, want 2", n, s)
+		}
 	})
 }
 
