@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/graph/inspect"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
@@ -96,6 +97,13 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := f.opsFlags.validate(); err != nil {
 		return err
 	}
+	var pkg *aimodelc.Package
+	if f.compiled != "" {
+		var err error
+		if pkg, err = openCompiled(f.compiled, f.arch, f.ignoreHash); err != nil {
+			return err
+		}
+	}
 	ld, err := loadInput(env, args[0], f.ignoreHash)
 	if err != nil {
 		return err
@@ -119,10 +127,17 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	var m *measured
+	if pkg != nil {
+		m = newMeasured(f.compiled, pkg, rep)
+	}
 	var msg *pb.CheckReport
 	if f.asJSON {
 		msg = checkReport(rep, true)
-		msg.Ops = pbOps(ops)
+		msg.Ops = pbOps(ops, m)
+		if m != nil {
+			m.fill(msg)
+		}
 		msg.Input = reportInput(args[0], ld)
 		b, err := protoJSON(msg)
 		if err != nil {
@@ -136,7 +151,10 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		msg.Input = reportInput(args[0], ld)
 		var ot *opsText
 		if f.opsFlags.wanted() {
-			msg.Ops, ot = pbOps(ops), &opsText{total: len(rep.Ops)}
+			msg.Ops, ot = pbOps(ops, m), &opsText{total: len(rep.Ops)}
+		}
+		if m != nil {
+			m.fill(msg)
 		}
 		if err := writeCheckText(env.Stdout, msg, textGroups(rep), ot); err != nil {
 			return err
@@ -404,6 +422,9 @@ func writeCheckGroups(b *textChunks, r *pb.CheckReport, gs checkGroups) {
 // r.Architecture.
 func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 	fmt.Fprintf(b, "\nFunctions:\n")
+	if r.Compiled != "" {
+		fmt.Fprintf(b, "  (measured: read from the compiled package %s)\n", quotePath(r.Compiled))
+	}
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
 		if g.Entry {
@@ -432,6 +453,9 @@ func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, placedText(g.PredictedRegions, g.OpsOff))
 		if g.PredictedRegions == nil || g.RegionModel != r.RegionModel {
 			fmt.Fprintf(b, "      (%s)\n", g.RegionModel)
+		}
+		if r.Compiled != "" {
+			fmt.Fprintf(b, "      %s\n", measuredText(g))
 		}
 	}
 }
