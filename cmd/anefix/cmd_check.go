@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "check",
-		Usage:   "check IN [--json] [--architecture h18p|h16g|…]",
+		Usage:   "check IN [--json] [--architecture h18p|h16g|…] [--ops [--only …] [--source FILE[:LINE]] [--op ID]] [--compiled PKG.aimodelc]",
 		Summary: "predict where the Neural Engine compiler will refuse (rule model, any machine)",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir text or
 "-") and checks every op against anefix's model of the Neural Engine's rules
@@ -44,9 +44,29 @@ every published h18p compile shows); h16g partitions around fp32 islands
 (one region per run of Neural Engine ops, as Granite-Embedding-97M's
 compiles on macOS h16g show); any other architecture has no published
 compile, so no count is predicted (predictedRegions is absent). It never
-changes the verdict or the exit code. A "Performance advice" section lists
+changes the exit code (3 whenever a function holds a blocker), but every
+line of the report speaks for that one architecture: the headline says what
+the blockers mean there (arm A on h16g: "PARTIAL: 19 ANE region(s) ..., 241 op(s) off
+the Neural Engine"), the Functions lines and the footer name it. A
+"Performance advice" section lists
 Apple's layout guidance (64-byte last axis on I/O, singleton last axes,
 softmax axis, linear vs 1x1 conv); it never changes the verdict either.
+
+--ops lists every op, one line each, grouped per graph: its op id (the FX
+name; NAME#2, … for further ops sharing it, constants last; GRAPH#INDEX
+without one), predicted device (ane with its region, gpu, none for
+constants and terminators, unknown where the architecture has no model),
+legal segment, op name, element types, source and reason (legal, the rules
+that block it, or why its function is off the Neural Engine). --only
+blocked|ane|gpu|none|unknown (comma: any of them), --source FILE[:LINE] (a
+path suffix at a '/') and --op ID select ops and imply --ops; they apply to
+--json's ops list alike, which is present only with --ops. An --op id that
+is not in the report fails (exit 1) naming the nearest ids.
+
+--compiled PKG reads a compiled package of IN (built for the report's
+architecture) and prints its measured ANE and GPU regions beside each
+function's prediction; with --ops each op whose FX name the package's
+regions carry gets its measured device too.
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
@@ -58,6 +78,8 @@ Examples:
   anefix check testdata/synth/armA.aimodel
   anefix check --rules
   anefix check model.aimodel --architecture h16g
+  anefix check model.aimodel --only blocked --source qwen3_5.py:199
+  anefix check model.aimodel --op _to_copy_4 --json | jq '.ops[0].device'
   anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
 		Setup: runWith((*checkFlags).declare, runCheck),
 	})

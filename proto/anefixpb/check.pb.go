@@ -1104,7 +1104,8 @@ type CompileReport struct {
 	Regions int32 `protobuf:"varint,6,opt,name=regions,proto3" json:"regions,omitempty"`
 	// The ANE region directories, relative to the .aimodelc.
 	RegionFiles []string `protobuf:"bytes,7,rep,name=region_files,json=regionFiles,proto3" json:"region_files,omitempty"`
-	// Predicted by the rule model for the same input.
+	// Predicted by the rule model for the same input and architecture; 0
+	// when the architecture has no region model (predicted_regions absent).
 	RegionsPredicted int32             `protobuf:"varint,8,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
 	Functions        int32             `protobuf:"varint,9,opt,name=functions,proto3" json:"functions,omitempty"`
 	PredictedLegal   bool              `protobuf:"varint,10,opt,name=predicted_legal,json=predictedLegal,proto3" json:"predicted_legal,omitempty"`
@@ -1148,8 +1149,13 @@ type CompileReport struct {
 	// unclassified_not_kept counts the lines whose text is not among them.
 	Unclassified        []*LogLine `protobuf:"bytes,27,rep,name=unclassified,proto3" json:"unclassified,omitempty"`
 	UnclassifiedNotKept int32      `protobuf:"varint,28,opt,name=unclassified_not_kept,json=unclassifiedNotKept,proto3" json:"unclassified_not_kept,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The --architecture the compiler was run for; regions_predicted is the
+	// rule model's count for it (check --architecture), absent here when the
+	// architecture has no region model (regions_predicted is then 0).
+	Architecture     string `protobuf:"bytes,29,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	PredictedRegions *int32 `protobuf:"varint,30,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -1374,6 +1380,20 @@ func (x *CompileReport) GetUnclassified() []*LogLine {
 func (x *CompileReport) GetUnclassifiedNotKept() int32 {
 	if x != nil {
 		return x.UnclassifiedNotKept
+	}
+	return 0
+}
+
+func (x *CompileReport) GetArchitecture() string {
+	if x != nil {
+		return x.Architecture
+	}
+	return ""
+}
+
+func (x *CompileReport) GetPredictedRegions() int32 {
+	if x != nil && x.PredictedRegions != nil {
+		return *x.PredictedRegions
 	}
 	return 0
 }
@@ -1620,7 +1640,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\x91\t\n" +
+	" \x01(\bR\ttruncated\"\xfd\t\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1650,7 +1670,10 @@ const file_check_proto_rawDesc = "" +
 	"\x14diagnostics_not_kept\x18\x19 \x01(\x05R\x12diagnosticsNotKept\x12*\n" +
 	"\x11failures_not_kept\x18\x1a \x01(\x05R\x0ffailuresNotKept\x126\n" +
 	"\funclassified\x18\x1b \x03(\v2\x12.anefix.v1.LogLineR\funclassified\x122\n" +
-	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\"G\n" +
+	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\x12\"\n" +
+	"\farchitecture\x18\x1d \x01(\tR\farchitecture\x120\n" +
+	"\x11predicted_regions\x18\x1e \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01B\x14\n" +
+	"\x12_predicted_regions\"G\n" +
 	"\aLogLine\x12\x12\n" +
 	"\x04line\x18\x01 \x01(\x05R\x04line\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x14\n" +
@@ -1725,6 +1748,7 @@ func file_check_proto_init() {
 	file_check_proto_msgTypes[3].OneofWrappers = []any{}
 	file_check_proto_msgTypes[4].OneofWrappers = []any{}
 	file_check_proto_msgTypes[5].OneofWrappers = []any{}
+	file_check_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
