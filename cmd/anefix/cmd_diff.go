@@ -107,8 +107,8 @@ func runDiff(env *Env, f *diffFlags, args []string) error {
 	msg.A, msg.B = inputs[0], inputs[1]
 	if f.view.any() {
 		view := checkReport(sides[1].Report, true)
-		view.Input, view.Ops = inputs[1], pbOps(sides[1].Report.Ops)
-		if err := f.view.writeWith(env, view, diffView(msg, view)); err != nil {
+		view.Input, view.Ops = inputs[1], pbOps(sides[1].Report.Ops, nil)
+		if err := f.view.writeWith(env, view, diffView(msg)); err != nil {
 			return err
 		}
 	}
@@ -126,11 +126,11 @@ func runDiff(env *Env, f *diffFlags, args []string) error {
 	return writeDiffText(env.Stdout, msg, d.Empty())
 }
 
-// diffView is what the drawing of B adds: the summary and the changed ops
-// by kind (an op both moved and retyped shows as retyped). A removed op is
-// named in the header when its op id is not one of B's, which would
-// highlight another op; else it is counted there.
-func diffView(r *pb.PlanDiff, b *pb.CheckReport) pbview.Options {
+// diffView is what the drawing of B adds: the summary, the changed ops of
+// B by kind (an op both moved and retyped shows as retyped), and one
+// header line naming the first removed ops (a line per removed op would
+// fill the sticky header of a large diff).
+func diffView(r *pb.PlanDiff) pbview.Options {
 	o := pbview.Options{Title: "anefix diff " + r.GetA().GetPath() + " " + r.GetB().GetPath(),
 		Summary: []string{
 			fmt.Sprintf("Architecture %s: %s → %s ANE region(s) predicted over %d → %d function(s)", r.Architecture,
@@ -138,17 +138,11 @@ func diffView(r *pb.PlanDiff, b *pb.CheckReport) pbview.Options {
 			fmt.Sprintf("ops: %d moved to another device, %d retyped, %d removed, %d added; I/O: %d port(s) changed; states: %d pair(s) changed",
 				r.OpsPlacementChanged, r.OpsRetyped, r.OpsRemoved, r.OpsAdded, len(r.Ports), len(r.States)),
 		}}
-	inB := map[string]bool{}
-	for _, p := range b.Ops {
-		inB[p.OpId] = true
-	}
-	unnamed := 0
+	var removed []string
 	for _, c := range r.Ops {
 		switch {
-		case c.B == nil && inB[c.A.OpId]:
-			unnamed++
 		case c.B == nil:
-			o.Changes = append(o.Changes, pbview.Change{OpID: c.A.OpId, Kind: pbview.Removed})
+			removed = append(removed, c.A.OpId)
 		case c.A == nil:
 			o.Changes = append(o.Changes, pbview.Change{OpID: c.B.OpId, Kind: pbview.Added})
 		case c.Retyped:
@@ -157,8 +151,12 @@ func diffView(r *pb.PlanDiff, b *pb.CheckReport) pbview.Options {
 			o.Changes = append(o.Changes, pbview.Change{OpID: c.B.OpId, Kind: pbview.Moved})
 		}
 	}
-	if unnamed > 0 {
-		o.Summary = append(o.Summary, fmt.Sprintf("%d removed op(s) share an op id with an op of B and are not drawn: 'anefix diff --json' lists them", unnamed))
+	if n := len(removed); n > 0 {
+		more := ""
+		if n > 8 {
+			removed, more = removed[:8], ", …"
+		}
+		o.Summary = append(o.Summary, fmt.Sprintf("removed (ops of A, not drawn): %d: %s%s", n, strings.Join(removed, ", "), more))
 	}
 	return o
 }
@@ -209,7 +207,7 @@ func planDiffReport(d *plandiff.Diff) *pb.PlanDiff {
 		if p == nil {
 			return nil
 		}
-		return pbOps([]ane.OpPlacement{*p})[0]
+		return pbOps([]ane.OpPlacement{*p}, nil)[0]
 	}
 	for _, c := range d.Ops {
 		msg.Ops = append(msg.Ops, &pb.OpChange{Graph: c.Graph, A: one(c.A), B: one(c.B), PlacementChanged: c.Placement, Retyped: c.Retyped})
