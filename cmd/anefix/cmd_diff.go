@@ -175,7 +175,7 @@ func diffSide(env *Env, ld *modelio.Loaded, path, arch string) (plandiff.Side, e
 	if err := ld.Input.CheckHash(); err != nil {
 		return plandiff.Side{}, err
 	}
-	return plandiff.Side{Module: ld.Module, Report: rep, Path: path}, nil
+	return plandiff.Side{Module: ld.Module, Report: rep, Path: ld.TextName()}, nil
 }
 
 // planDiffReport converts the diff to the schema.

@@ -220,3 +220,40 @@ func TestDiffHTMLBrowser(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffTextPositions: ops written without a location get their position
+// in the text (MLIR's rule), which is no source line: read from a file or
+// from stdin ("<stdin>"), the island's exp still pairs with its rewrite's
+// (by hand: the cast removed, exp and the terminator retyped, nothing
+// added). Before, from stdin, all three ops were removed and two added.
+func TestDiffTextPositions(t *testing.T) {
+	const island = `module {
+  coreai.graph @main(%x: tensor<1x4xf16> {coreai.name = "x"}) -> (tensor<1x4xf32> {coreai.name = "y"}) {
+    %v0 = coreai.cast %x : tensor<1x4xf16> to tensor<1x4xf32>
+    %v1 = coreai.exp %v0 : (tensor<1x4xf32>) -> tensor<1x4xf32>
+    coreai.output %v1 : tensor<1x4xf32>
+  }
+}
+`
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "island.mlir"), filepath.Join(dir, "island.fixed.mlir")
+	if err := os.WriteFile(in, []byte(island), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, o, e := runCLI(t, "", "rewrite", in, "-o", out); code != exitOK {
+		t.Fatalf("rewrite: exit %d\n%s%s", code, o, e)
+	}
+	for _, args := range [][]string{{"diff", in, out, "--json"}, {"diff", "-", out, "--json"}} {
+		code, o, e := runCLI(t, island, args...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d\n%s%s", args, code, o, e)
+		}
+		var d pb.PlanDiff
+		if err := protojson.Unmarshal([]byte(o), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.OpsRemoved != 1 || d.OpsAdded != 0 || d.OpsRetyped != 2 {
+			t.Errorf("%q: %d removed, %d added, %d retyped; want 1, 0, 2", args, d.OpsRemoved, d.OpsAdded, d.OpsRetyped)
+		}
+	}
+}

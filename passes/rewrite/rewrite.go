@@ -182,7 +182,7 @@ func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 	var before plandiff.Side
 	if p.Diff {
 		var err error
-		if before, err = inputSide(in, ld.Module); err != nil {
+		if before, err = inputSide(in, ld); err != nil {
 			return nil, err
 		}
 	}
@@ -251,10 +251,10 @@ func (p *plan) printIR(pass string, m *graph.Module) error {
 // inputSide checks the input as the plan diff compares it and copies its
 // ops, which the pipeline rewrites in place; the copy has no resource
 // table (the weights' bytes), which the diff does not read.
-func inputSide(in string, m *graph.Module) (plandiff.Side, error) {
-	rep, err := ane.CheckWith(m, ane.Options{NoHazards: true, Placement: true})
+func inputSide(in string, ld *modelio.Loaded) (plandiff.Side, error) {
+	rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazards: true, Placement: true})
 	if err != nil {
 		return plandiff.Side{}, fmt.Errorf("%s: check on the input, for the plan diff: %w", in, err)
 	}
-	return plandiff.Side{Module: &graph.Module{Op: m.Op.Clone(nil)}, Report: rep, Path: in}, nil
+	return plandiff.Side{Module: &graph.Module{Op: ld.Module.Op.Clone(nil)}, Report: rep, Path: ld.TextName()}, nil
 }
