@@ -46,6 +46,7 @@ var exportsKept = map[string]string{
 	"passes/plandiff.PortChange":          "the element type of Diff.Ports, which cmd/anefix ranges over",
 	"passes/plandiff.StateChange":         "the element type of Diff.States, which cmd/anefix ranges over",
 	"proto/pbview.ChangeKind":             "the type of Change.Kind, the diff view's API",
+	"proto/pbview.Removed":                "a value of the exported enum ChangeKind, kept whole (diff names removed ops in the header instead)",
 	"graph/plist.XML":                     "a value of the exported Error.Format; xml is an import's name",
 	"graph/plist.Binary":                  "a value of the exported Error.Format; binary is an import's name",
 	"graph/coreaiop.Role":                 "the type of the exported field Op.Operands and of Data, Param",
