@@ -36,8 +36,9 @@ one of another name shows as removed and added (passes/plandiff says more).
 
 --html FILE draws B as 'check B --html' does (one self-contained page, ops
 coloured by predicted device) with the changed ops highlighted by kind
-(moved, retyped, added) and the summary and removed ops in its header;
---dot FILE the same graph for Graphviz. "-" writes either to stdout instead
+(moved, retyped, added); its header holds the summary and the count and
+first ids of the removed ops, which B does not have to draw; --dot FILE
+the same graph for Graphviz. "-" writes either to stdout instead
 of the text.
 
 It is a comparison of two predictions, not a compile. Differences are not a
