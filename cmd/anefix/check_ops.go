@@ -22,6 +22,8 @@ type opsFlags struct {
 	ops          bool
 	only, source string
 	op           string
+	// compiled is a compiled package of the input (check_compiled.go).
+	compiled string
 }
 
 // opsOnly are --only's values: a device, or "blocked" (the op itself
@@ -31,8 +33,11 @@ var opsOnly = []string{"blocked", ane.DeviceANE, ane.DeviceGPU, ane.DeviceNone, 
 func (f *opsFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ops, "ops", false, "list every op's predicted placement (device, region, segment, reason, element types, source); JSON: the ops list")
 	fs.StringVar(&f.only, "only", "", "with --ops: only the ops that are "+strings.Join(opsOnly, ", ")+" (comma-separated: any of them)")
-	fs.StringVar(&f.source, "source", "", "with --ops: only the ops whose source location ends in FILE[:LINE] (a path suffix at a '/')")
+	// Not --source: inspect's --source is the .aimodel a package was
+	// compiled from, and a flag name means one thing (flags_shared_test.go).
+	fs.StringVar(&f.source, "at", "", "with --ops: only the ops whose source location ends in FILE[:LINE] (a path suffix at a '/')")
 	fs.StringVar(&f.op, "op", "", "with --ops: only the op with this op id (and the ops sharing its FX name, ID#2, …); an id not in the report fails naming the nearest")
+	fs.StringVar(&f.compiled, "compiled", "", "a compiled package (.aimodelc) of IN: its measured ANE/GPU regions per function beside the prediction; with --ops each op's measured device where the package's regions name its FX name")
 }
 
 // wanted reports whether any per-op output was asked for.
@@ -51,8 +56,8 @@ func (f *opsFlags) validate() error {
 	return nil
 }
 
-// pbOps converts the placements.
-func pbOps(ps []ane.OpPlacement) []*pb.OpPlacement {
+// pbOps converts the placements, with m's measured devices (m may be nil).
+func pbOps(ps []ane.OpPlacement, m *measured) []*pb.OpPlacement {
 	out := make([]*pb.OpPlacement, len(ps))
 	for i, p := range ps {
 		in := make([]int32, len(p.Inputs))
@@ -63,6 +68,9 @@ func pbOps(ps []ane.OpPlacement) []*pb.OpPlacement {
 			OpName: p.OpName, Source: p.Source, Region: count32(p.Region), Segment: count32(p.Segment),
 			Reason: p.Reason, Blocked: p.Blocked, ElementTypes: p.ElementTypes, Inputs: in, Layer: p.Layer,
 			Frames: p.Frames}
+		if d := m.device(p); d != "" {
+			out[i].MeasuredDevice = &d
+		}
 	}
 	return out
 }
@@ -183,7 +191,11 @@ func writeOpsText(b *textChunks, r *pb.CheckReport, total int) {
 		if types == "" {
 			types = "-"
 		}
-		fmt.Fprintf(b, "    %-24s %-8s seg %-3s %-40s %-10s %s  %s\n", p.OpId, dev, seg, p.OpName, types, src, p.Reason)
+		measured := ""
+		if p.MeasuredDevice != nil {
+			measured = "  [measured: " + p.GetMeasuredDevice() + "]"
+		}
+		fmt.Fprintf(b, "    %-24s %-8s seg %-3s %-40s %-10s %s  %s%s\n", p.OpId, dev, seg, p.OpName, types, src, p.Reason, measured)
 		b.lineEnd()
 	}
 }

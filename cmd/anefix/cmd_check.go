@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/graph/inspect"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
@@ -21,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "check",
-		Usage:   "check IN [--json] [--architecture h18p|h16g|…]",
+		Usage:   "check IN [--json] [--architecture h18p|h16g|…] [--ops [--only …] [--at FILE[:LINE]] [--op ID]] [--compiled PKG.aimodelc]",
 		Summary: "predict where the Neural Engine compiler will refuse (rule model, any machine)",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir text or
 "-") and checks every op against anefix's model of the Neural Engine's rules
@@ -43,9 +44,29 @@ every published h18p compile shows); h16g partitions around fp32 islands
 (one region per run of Neural Engine ops, as Granite-Embedding-97M's
 compiles on macOS h16g show); any other architecture has no published
 compile, so no count is predicted (predictedRegions is absent). It never
-changes the verdict or the exit code. A "Performance advice" section lists
+changes the exit code (3 whenever a function holds a blocker), but every
+line of the report speaks for that one architecture: the headline says what
+the blockers mean there (arm A on h16g: "PARTIAL: 19 ANE region(s) ..., 241 op(s) off
+the Neural Engine"), the Functions lines and the footer name it. A
+"Performance advice" section lists
 Apple's layout guidance (64-byte last axis on I/O, singleton last axes,
 softmax axis, linear vs 1x1 conv); it never changes the verdict either.
+
+--ops lists every op, one line each, grouped per graph: its op id (the FX
+name; NAME#2, … for further ops sharing it, constants last; GRAPH#INDEX
+without one), predicted device (ane with its region, gpu, none for
+constants and terminators, unknown where the architecture has no model),
+legal segment, op name, element types, source and reason (legal, the rules
+that block it, or why its function is off the Neural Engine). --only
+blocked|ane|gpu|none|unknown (comma: any of them), --at FILE[:LINE] (a
+path suffix at a '/') and --op ID select ops and imply --ops; they apply to
+--json's ops list alike, which is present only with --ops. An --op id that
+is not in the report fails (exit 1) naming the nearest ids.
+
+--compiled PKG reads a compiled package of IN (built for the report's
+architecture) and prints its measured ANE and GPU regions beside each
+function's prediction; with --ops each op whose FX name the package's
+regions carry gets its measured device too.
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
@@ -67,6 +88,8 @@ Examples:
   anefix check testdata/synth/armA.aimodel
   anefix check --rules
   anefix check model.aimodel --architecture h16g
+  anefix check model.aimodel --only blocked --at qwen3_5.py:199
+  anefix check model.aimodel --op _to_copy_4 --json | jq '.ops[0].device'
   anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'
   anefix check testdata/synth/armA.aimodel --html armA.html --dot armA.dot`,
 		Setup: runWith((*checkFlags).declare, runCheck),
@@ -112,6 +135,13 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := f.view.vet(args[0], f.asJSON); err != nil {
 		return err
 	}
+	var pkg *aimodelc.Package
+	if f.compiled != "" {
+		var err error
+		if pkg, err = openCompiled(f.compiled, f.arch, f.ignoreHash); err != nil {
+			return err
+		}
+	}
 	ld, err := loadInput(env, args[0], f.ignoreHash)
 	if err != nil {
 		return err
@@ -135,14 +165,21 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	var m *measured
+	if pkg != nil {
+		m = newMeasured(f.compiled, pkg, rep)
+	}
 	var msg *pb.CheckReport
 	if f.asJSON || f.view.any() {
 		msg = checkReport(rep, true)
+		if m != nil {
+			m.fill(msg)
+		}
 		msg.Input = reportInput(args[0], ld)
 	}
 	if f.view.any() {
-		// The view draws every op; --only, --source and --op filter the listing.
-		msg.Ops = pbOps(rep.Ops)
+		// The view draws every op; --only, --at and --op filter the listing.
+		msg.Ops = pbOps(rep.Ops, m)
 		if err := f.view.write(env, msg); err != nil {
 			return err
 		}
@@ -152,7 +189,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	case f.asJSON:
 		msg.Ops = nil
 		if f.opsFlags.wanted() {
-			msg.Ops = pbOps(ops)
+			msg.Ops = pbOps(ops, m)
 		}
 		b, err := protoJSON(msg)
 		if err != nil {
@@ -166,7 +203,10 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		msg.Input = reportInput(args[0], ld)
 		var ot *opsText
 		if f.opsFlags.wanted() {
-			msg.Ops, ot = pbOps(ops), &opsText{total: len(rep.Ops)}
+			msg.Ops, ot = pbOps(ops, m), &opsText{total: len(rep.Ops)}
+		}
+		if m != nil {
+			m.fill(msg)
 		}
 		if err := writeCheckText(env.Stdout, msg, textGroups(rep), ot); err != nil {
 			return err
@@ -434,6 +474,9 @@ func writeCheckGroups(b *textChunks, r *pb.CheckReport, gs checkGroups) {
 // r.Architecture.
 func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 	fmt.Fprintf(b, "\nFunctions:\n")
+	if r.Compiled != "" {
+		fmt.Fprintf(b, "  (measured: read from the compiled package %s)\n", quotePath(r.Compiled))
+	}
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
 		if g.Entry {
@@ -462,6 +505,9 @@ func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, placedText(g.PredictedRegions, g.OpsOff))
 		if g.PredictedRegions == nil || g.RegionModel != r.RegionModel {
 			fmt.Fprintf(b, "      (%s)\n", g.RegionModel)
+		}
+		if r.Compiled != "" {
+			fmt.Fprintf(b, "      %s\n", measuredText(g))
 		}
 	}
 }

@@ -67,6 +67,9 @@ type OpPlacement struct {
 	// Frames are the file frames of the op's location, "file:line",
 	// outermost first (the call chain a view can group by, level by level).
 	Frames []string
+	// FXName is the op's FX name as its location carries it (graph.OpID),
+	// "" when none: what a compiled package's regions name it by.
+	FXName string
 }
 
 // graphPlacement is what placing one graph's ops needs.
@@ -338,6 +341,7 @@ func (cg *callGraph) uniqueIDs(ps []OpPlacement) {
 	taken := map[string]bool{}
 	for i := range ps {
 		raw[i] = cg.facts[cg.byName[ps[i].Graph]].Ops[ps[i].Index].OpID()
+		ps[i].FXName = raw[i]
 		if raw[i] != "" {
 			taken[raw[i]] = true
 		}

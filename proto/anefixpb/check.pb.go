@@ -381,9 +381,15 @@ type GraphCheck struct {
 	// Ops (nested ones too, constants not) CheckReport.architecture's
 	// behaviour keeps off the Neural Engine (entry graphs only); absent when
 	// predicted_regions is.
-	OpsOff        *int32 `protobuf:"varint,15,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	OpsOff *int32 `protobuf:"varint,15,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
+	// check --compiled PKG: the regions the compiled package measured for
+	// the entry functions named after this graph (compile's per_function
+	// rule), ANE and GPU; absent without --compiled or when the package does
+	// not settle the count.
+	MeasuredAneRegions *int32 `protobuf:"varint,16,opt,name=measured_ane_regions,json=measuredAneRegions,proto3,oneof" json:"measured_ane_regions,omitempty"`
+	MeasuredGpuRegions *int32 `protobuf:"varint,17,opt,name=measured_gpu_regions,json=measuredGpuRegions,proto3,oneof" json:"measured_gpu_regions,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *GraphCheck) Reset() {
@@ -521,6 +527,20 @@ func (x *GraphCheck) GetOpsOff() int32 {
 	return 0
 }
 
+func (x *GraphCheck) GetMeasuredAneRegions() int32 {
+	if x != nil && x.MeasuredAneRegions != nil {
+		return *x.MeasuredAneRegions
+	}
+	return 0
+}
+
+func (x *GraphCheck) GetMeasuredGpuRegions() int32 {
+	if x != nil && x.MeasuredGpuRegions != nil {
+		return *x.MeasuredGpuRegions
+	}
+	return 0
+}
+
 type CheckReport struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Input   *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
@@ -563,11 +583,14 @@ type CheckReport struct {
 	Advice []*FindingGroup `protobuf:"bytes,17,rep,name=advice,proto3" json:"advice,omitempty"`
 	// Every op's predicted placement under architecture (check --ops; absent
 	// without it: a record per op), graph by graph in module order, each
-	// graph's ops in pre-order; check's filters (--only, --source, --op)
+	// graph's ops in pre-order; check's filters (--only, --at, --op)
 	// apply.
 	Ops []*OpPlacement `protobuf:"bytes,18,rep,name=ops,proto3" json:"ops,omitempty"`
 	// Sum of the functions' ops_off; absent when any is unknown.
-	OpsOff        *int32 `protobuf:"varint,19,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
+	OpsOff *int32 `protobuf:"varint,19,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
+	// check --compiled PKG: the compiled package the measurements come from
+	// (GraphCheck.measured_*_regions, OpPlacement.measured_device).
+	Compiled      string `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -735,6 +758,13 @@ func (x *CheckReport) GetOpsOff() int32 {
 	return 0
 }
 
+func (x *CheckReport) GetCompiled() string {
+	if x != nil {
+		return x.Compiled
+	}
+	return ""
+}
+
 // OpPlacement is one op's predicted placement under the report's
 // architecture (passes/ane/placement.go). Per entry function the distinct
 // regions of its "ane" ops are its predicted_regions.
@@ -786,8 +816,11 @@ type OpPlacement struct {
 	// in the exports on record carries a layer index (frames has the rest
 	// of the chain).
 	Layer string `protobuf:"bytes,12,opt,name=layer,proto3" json:"layer,omitempty"`
-	// For a compiled package: the device the package places the op on
-	// (graph/aimodelc), when it can be told per op; absent otherwise.
+	// check --compiled PKG: the region types ("gpu", "ane", … lower case,
+	// comma separated when several) of the package's regions whose ops carry
+	// this op's FX name (the specialized graph keeps coreai-torch's
+	// debuginfo; graph/aimodelc FXRegionTypes); absent for constants, ops
+	// without an FX name and names the package's regions do not carry.
 	MeasuredDevice *string `protobuf:"bytes,13,opt,name=measured_device,json=measuredDevice,proto3,oneof" json:"measured_device,omitempty"`
 	// The op itself breaks a blocker rule (reason lists the rules).
 	Blocked bool `protobuf:"varint,14,opt,name=blocked,proto3" json:"blocked,omitempty"`
@@ -1071,7 +1104,8 @@ type CompileReport struct {
 	Regions int32 `protobuf:"varint,6,opt,name=regions,proto3" json:"regions,omitempty"`
 	// The ANE region directories, relative to the .aimodelc.
 	RegionFiles []string `protobuf:"bytes,7,rep,name=region_files,json=regionFiles,proto3" json:"region_files,omitempty"`
-	// Predicted by the rule model for the same input.
+	// Predicted by the rule model for the same input and architecture; 0
+	// when the architecture has no region model (predicted_regions absent).
 	RegionsPredicted int32             `protobuf:"varint,8,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
 	Functions        int32             `protobuf:"varint,9,opt,name=functions,proto3" json:"functions,omitempty"`
 	PredictedLegal   bool              `protobuf:"varint,10,opt,name=predicted_legal,json=predictedLegal,proto3" json:"predicted_legal,omitempty"`
@@ -1115,8 +1149,13 @@ type CompileReport struct {
 	// unclassified_not_kept counts the lines whose text is not among them.
 	Unclassified        []*LogLine `protobuf:"bytes,27,rep,name=unclassified,proto3" json:"unclassified,omitempty"`
 	UnclassifiedNotKept int32      `protobuf:"varint,28,opt,name=unclassified_not_kept,json=unclassifiedNotKept,proto3" json:"unclassified_not_kept,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The --architecture the compiler was run for; regions_predicted is the
+	// rule model's count for it (check --architecture), absent here when the
+	// architecture has no region model (regions_predicted is then 0).
+	Architecture     string `protobuf:"bytes,29,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	PredictedRegions *int32 `protobuf:"varint,30,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -1345,6 +1384,20 @@ func (x *CompileReport) GetUnclassifiedNotKept() int32 {
 	return 0
 }
 
+func (x *CompileReport) GetArchitecture() string {
+	if x != nil {
+		return x.Architecture
+	}
+	return ""
+}
+
+func (x *CompileReport) GetPredictedRegions() int32 {
+	if x != nil && x.PredictedRegions != nil {
+		return *x.PredictedRegions
+	}
+	return 0
+}
+
 // LogLine is one distinct line of a compiler log.
 type LogLine struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1503,7 +1556,7 @@ const file_check_proto_rawDesc = "" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
 	"\amessage\x18\n" +
 	" \x01(\tR\amessage\x12\x10\n" +
-	"\x03via\x18\v \x01(\tR\x03via\"\xb4\x04\n" +
+	"\x03via\x18\v \x01(\tR\x03via\"\xd4\x05\n" +
 	"\n" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -1523,10 +1576,14 @@ const file_check_proto_rawDesc = "" +
 	"\x11predicted_regions\x18\f \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01\x12!\n" +
 	"\fregion_model\x18\r \x01(\tR\vregionModel\x12*\n" +
 	"\x06advice\x18\x0e \x03(\v2\x12.anefix.v1.FindingR\x06advice\x12\x1c\n" +
-	"\aops_off\x18\x0f \x01(\x05H\x01R\x06opsOff\x88\x01\x01B\x14\n" +
+	"\aops_off\x18\x0f \x01(\x05H\x01R\x06opsOff\x88\x01\x01\x125\n" +
+	"\x14measured_ane_regions\x18\x10 \x01(\x05H\x02R\x12measuredAneRegions\x88\x01\x01\x125\n" +
+	"\x14measured_gpu_regions\x18\x11 \x01(\x05H\x03R\x12measuredGpuRegions\x88\x01\x01B\x14\n" +
 	"\x12_predicted_regionsB\n" +
 	"\n" +
-	"\b_ops_off\"\x9e\x06\n" +
+	"\b_ops_offB\x17\n" +
+	"\x15_measured_ane_regionsB\x17\n" +
+	"\x15_measured_gpu_regions\"\xba\x06\n" +
 	"\vCheckReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
 	"\brule_set\x18\x02 \x01(\tR\aruleSet\x12)\n" +
@@ -1547,7 +1604,8 @@ const file_check_proto_rawDesc = "" +
 	"\x11predicted_regions\x18\x10 \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01\x12/\n" +
 	"\x06advice\x18\x11 \x03(\v2\x17.anefix.v1.FindingGroupR\x06advice\x12(\n" +
 	"\x03ops\x18\x12 \x03(\v2\x16.anefix.v1.OpPlacementR\x03ops\x12\x1c\n" +
-	"\aops_off\x18\x13 \x01(\x05H\x01R\x06opsOff\x88\x01\x01B\x14\n" +
+	"\aops_off\x18\x13 \x01(\x05H\x01R\x06opsOff\x88\x01\x01\x12\x1a\n" +
+	"\bcompiled\x18\x14 \x01(\tR\bcompiledB\x14\n" +
 	"\x12_predicted_regionsB\n" +
 	"\n" +
 	"\b_ops_off\"\xa8\x03\n" +
@@ -1582,7 +1640,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\x91\t\n" +
+	" \x01(\bR\ttruncated\"\xfd\t\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1612,7 +1670,10 @@ const file_check_proto_rawDesc = "" +
 	"\x14diagnostics_not_kept\x18\x19 \x01(\x05R\x12diagnosticsNotKept\x12*\n" +
 	"\x11failures_not_kept\x18\x1a \x01(\x05R\x0ffailuresNotKept\x126\n" +
 	"\funclassified\x18\x1b \x03(\v2\x12.anefix.v1.LogLineR\funclassified\x122\n" +
-	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\"G\n" +
+	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\x12\"\n" +
+	"\farchitecture\x18\x1d \x01(\tR\farchitecture\x120\n" +
+	"\x11predicted_regions\x18\x1e \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01B\x14\n" +
+	"\x12_predicted_regions\"G\n" +
 	"\aLogLine\x12\x12\n" +
 	"\x04line\x18\x01 \x01(\x05R\x04line\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x14\n" +
@@ -1687,6 +1748,7 @@ func file_check_proto_init() {
 	file_check_proto_msgTypes[3].OneofWrappers = []any{}
 	file_check_proto_msgTypes[4].OneofWrappers = []any{}
 	file_check_proto_msgTypes[5].OneofWrappers = []any{}
+	file_check_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
