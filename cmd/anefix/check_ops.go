@@ -33,7 +33,9 @@ var opsOnly = []string{"blocked", ane.DeviceANE, ane.DeviceGPU, ane.DeviceNone, 
 func (f *opsFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ops, "ops", false, "list every op's predicted placement (device, region, segment, reason, element types, source); JSON: the ops list")
 	fs.StringVar(&f.only, "only", "", "with --ops: only the ops that are "+strings.Join(opsOnly, ", ")+" (comma-separated: any of them)")
-	fs.StringVar(&f.source, "source", "", "with --ops: only the ops whose source location ends in FILE[:LINE] (a path suffix at a '/')")
+	// Not --source: inspect's --source is the .aimodel a package was
+	// compiled from, and a flag name means one thing (flags_shared_test.go).
+	fs.StringVar(&f.source, "at", "", "with --ops: only the ops whose source location ends in FILE[:LINE] (a path suffix at a '/')")
 	fs.StringVar(&f.op, "op", "", "with --ops: only the op with this op id (and the ops sharing its FX name, ID#2, …); an id not in the report fails naming the nearest")
 	fs.StringVar(&f.compiled, "compiled", "", "a compiled package (.aimodelc) of IN: its measured ANE/GPU regions per function beside the prediction; with --ops each op's measured device where the package's regions name its FX name")
 }

@@ -106,7 +106,7 @@ func TestCheckOpsEveryOp(t *testing.T) {
 	}
 }
 
-// TestCheckOpsFilters: --only, --source and --op select the same ops in
+// TestCheckOpsFilters: --only, --at and --op select the same ops in
 // JSON and text; without --ops the JSON has no ops. Arm A's figures: its
 // compile log cited the 18 casts at macos/qwen3_5.py:199 (the recurrence
 // the generator marks, graph/synth/expected.go), and check's own groups
@@ -132,14 +132,14 @@ func TestCheckOpsFilters(t *testing.T) {
 		want int
 		each func(name, dev string) bool
 	}{
-		{[]string{"--only", "blocked", "--source", "macos/qwen3_5.py:199"}, 18, func(n, d string) bool { return n == "coreai.cast" && d == "gpu" }},
+		{[]string{"--only", "blocked", "--at", "macos/qwen3_5.py:199"}, 18, func(n, d string) bool { return n == "coreai.cast" && d == "gpu" }},
 		{[]string{"--only", "blocked"}, illegal, nil},
 		{[]string{"--op", "_to_copy_4"}, 1, func(n, d string) bool { return n == "coreai.cast" && d == "gpu" }},
 		// A file without a line; a suffix must start at a '/':
 		// "qwen3_5.py" is not "qwen3_5_ios.py", "5.py" matches nothing.
-		{[]string{"--source", "qwen3_5.py"}, inMacFile, nil},
-		{[]string{"--source", "5.py:199"}, 0, nil},
-		{[]string{"--only", "none,gpu", "--architecture", "h16g", "--source", "qwen3_5.py"}, -1, func(_, d string) bool { return d == "gpu" || d == "none" }},
+		{[]string{"--at", "qwen3_5.py"}, inMacFile, nil},
+		{[]string{"--at", "5.py:199"}, 0, nil},
+		{[]string{"--only", "none,gpu", "--architecture", "h16g", "--at", "qwen3_5.py"}, -1, func(_, d string) bool { return d == "gpu" || d == "none" }},
 	} {
 		name := strings.Join(c.args, " ")
 		r, _ := checkJSON(t, append([]string{armA}, c.args...)...)

@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "check",
-		Usage:   "check IN [--json] [--architecture h18p|h16g|…] [--ops [--only …] [--source FILE[:LINE]] [--op ID]] [--compiled PKG.aimodelc]",
+		Usage:   "check IN [--json] [--architecture h18p|h16g|…] [--ops [--only …] [--at FILE[:LINE]] [--op ID]] [--compiled PKG.aimodelc]",
 		Summary: "predict where the Neural Engine compiler will refuse (rule model, any machine)",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir text or
 "-") and checks every op against anefix's model of the Neural Engine's rules
@@ -58,7 +58,7 @@ without one), predicted device (ane with its region, gpu, none for
 constants and terminators, unknown where the architecture has no model),
 legal segment, op name, element types, source and reason (legal, the rules
 that block it, or why its function is off the Neural Engine). --only
-blocked|ane|gpu|none|unknown (comma: any of them), --source FILE[:LINE] (a
+blocked|ane|gpu|none|unknown (comma: any of them), --at FILE[:LINE] (a
 path suffix at a '/') and --op ID select ops and imply --ops; they apply to
 --json's ops list alike, which is present only with --ops. An --op id that
 is not in the report fails (exit 1) naming the nearest ids.
@@ -88,7 +88,7 @@ Examples:
   anefix check testdata/synth/armA.aimodel
   anefix check --rules
   anefix check model.aimodel --architecture h16g
-  anefix check model.aimodel --only blocked --source qwen3_5.py:199
+  anefix check model.aimodel --only blocked --at qwen3_5.py:199
   anefix check model.aimodel --op _to_copy_4 --json | jq '.ops[0].device'
   anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'
   anefix check testdata/synth/armA.aimodel --html armA.html --dot armA.dot`,
@@ -178,7 +178,7 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		msg.Input = reportInput(args[0], ld)
 	}
 	if f.view.any() {
-		// The view draws every op; --only, --source and --op filter the listing.
+		// The view draws every op; --only, --at and --op filter the listing.
 		msg.Ops = pbOps(rep.Ops, m)
 		if err := f.view.write(env, msg); err != nil {
 			return err

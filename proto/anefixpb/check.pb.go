@@ -583,7 +583,7 @@ type CheckReport struct {
 	Advice []*FindingGroup `protobuf:"bytes,17,rep,name=advice,proto3" json:"advice,omitempty"`
 	// Every op's predicted placement under architecture (check --ops; absent
 	// without it: a record per op), graph by graph in module order, each
-	// graph's ops in pre-order; check's filters (--only, --source, --op)
+	// graph's ops in pre-order; check's filters (--only, --at, --op)
 	// apply.
 	Ops []*OpPlacement `protobuf:"bytes,18,rep,name=ops,proto3" json:"ops,omitempty"`
 	// Sum of the functions' ops_off; absent when any is unknown.

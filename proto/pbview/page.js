@@ -194,7 +194,9 @@
       if (o.marks && o.marks.indexOf("fp32") >= 0) e.appendChild(sv("rect", { x: 170, y: 1, width: 9, height: 24, "class": "f32tag" }));
       var label = (o.marks && o.marks.indexOf("state") >= 0 ? "\u25c6 " : "") + (o.id || "#" + o.index) + " " + o.name.replace(/^[a-z_]+\./, "");
       var t = sv("text", { x: 4, y: 17 });
-      t.textContent = short(label, 24) + (o.cls === "ane" && o.region > 0 ? " R" + o.region : "");
+      // About 6.6 px a character: 26 fit the box, 25 beside the fp32 stripe.
+      var tag = o.cls === "ane" && o.region > 0 ? " R" + o.region : "";
+      t.textContent = short(label, (o.marks && o.marks.indexOf("fp32") >= 0 ? 25 : 26) - tag.length) + tag;
       e.appendChild(t);
       var tip = sv("title", {});
       tip.textContent = (o.id || "#" + o.index) + " " + o.name + (o.src ? " at " + o.src : "") + " \u2014 " + o.dev;
