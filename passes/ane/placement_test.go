@@ -30,6 +30,14 @@ func placementModels(t *testing.T) map[string]func(t *testing.T) *graph.Module {
 			return m
 		}
 	}
+	// The recurrence as a composite: its ops are placed with their call.
+	out["armA-composite"] = func(t *testing.T) *graph.Module {
+		m, err := synthd.Generate(synth.Options{Arm: synth.ArmA, Recurrence: synth.RecurrenceComposite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 	for _, dir := range []string{"families", "calibration"} {
 		files, err := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*.mlir"))
 		if err != nil || len(files) == 0 {
@@ -63,7 +71,8 @@ func placementModels(t *testing.T) map[string]func(t *testing.T) *graph.Module {
 // ones and one without a record), every op of every graph has exactly one
 // placement with a unique op id; per entry function the distinct regions
 // of its "ane" ops are its predicted region count; an "ane" op is never
-// illegal; an op's segment is 0 exactly when it is illegal or off.
+// illegal and in no segment; the "gpu" ops of an entry function number its
+// OpsOff; a composite's ops have no region or segment of their own.
 func TestPlacementProperties(t *testing.T) {
 	for name, gen := range placementModels(t) {
 		for _, arch := range append(KnownArchitectures(), "h99x") {
@@ -88,6 +97,10 @@ func checkPlacement(t *testing.T, rep *Report) {
 	ids := map[string]bool{}
 	regions := map[string]map[int]bool{}
 	gpu := map[string]int{}
+	entry := map[string]bool{}
+	for i := range rep.Graphs {
+		entry[rep.Graphs[i].Name] = rep.Graphs[i].Entry
+	}
 	for _, p := range rep.Ops {
 		if p.Device == DeviceGPU {
 			gpu[p.Graph]++
@@ -101,6 +114,16 @@ func checkPlacement(t *testing.T, rep *Report) {
 			t.Errorf("op id %q empty or not unique", p.OpID)
 		}
 		ids[p.OpID] = true
+		if !entry[p.Graph] {
+			// A composite's ops sit in their callers' regions.
+			if p.Region != 0 || p.Segment != 0 {
+				t.Errorf("%s: composite op with region %d, segment %d", p.OpID, p.Region, p.Segment)
+			}
+			if p.Device == DeviceGPU {
+				gpu[p.Graph]++
+			}
+			continue
+		}
 		switch p.Device {
 		case DeviceANE:
 			if p.Region < 1 {
@@ -217,15 +240,27 @@ func TestPlacementExpected(t *testing.T) {
 		}
 	}
 	t.Run("armA", func(t *testing.T) {
-		for _, arch := range []string{"h18p", "h16g"} {
-			m := genArm(t, synth.ArmA)
+		for _, c := range []struct {
+			arch       string
+			recurrence string
+		}{{"h18p", ""}, {"h16g", ""}, {"h18p", synth.RecurrenceComposite}, {"h16g", synth.RecurrenceComposite}} {
+			arch := c.arch
+			o := synth.Options{Arm: synth.ArmA, Recurrence: c.recurrence}
+			m, err := synth.Generate(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ea, err := synth.Expected(o)
+			if err != nil {
+				t.Fatal(err)
+			}
 			rep, byID := place(m, arch)
-			if p := byID["_to_copy_4"]; p.Device != DeviceGPU {
+			if p := byID["_to_copy_4"]; c.recurrence == "" && p.Device != DeviceGPU {
 				t.Errorf("%s: _to_copy_4 on %q (%s), want gpu", arch, p.Device, p.Reason)
 			}
 			n := 0
 			for _, p := range rep.Ops {
-				if arch == ea.Published.Architecture && p.Device == DeviceANE {
+				if ea.Published != nil && arch == ea.Published.Architecture && p.Device == DeviceANE {
 					t.Errorf("%s: %s on the Neural Engine; the seed's compile gave %d regions", arch, p.OpID, ea.Published.Regions)
 				}
 			}
