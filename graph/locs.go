@@ -3,6 +3,7 @@ package graph
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,6 +161,44 @@ func OpID(l Loc) string {
 		}
 	}
 	return ""
+}
+
+// FXNames returns the FX node names of every debuginfo metadata a location
+// carries (`identifiers = [...]`, the first of each), in pre-order, without
+// repeats; name locations are not read as FX names here. A compiled
+// package's specialized graph fuses its own name locations
+// ("coreai"("op_id":10:0)) with the source op's metadata, where OpID stops
+// at the name.
+func FXNames(l Loc) []string {
+	var out []string
+	add := func(id string) {
+		if id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	var walk func(l Loc)
+	walk = func(l Loc) {
+		switch x := l.(type) {
+		case *FusedLoc:
+			add(metadataIdentifier(x.Metadata))
+			for _, c := range x.Locs {
+				walk(c)
+			}
+		case *CallSiteLoc:
+			walk(x.Callee)
+			walk(x.Caller)
+		case *DialectLoc:
+			if x.Attr != nil {
+				add(identifierIn(x.Attr.String()))
+			}
+		case *NameLoc:
+			if x.Child != nil {
+				walk(x.Child)
+			}
+		}
+	}
+	walk(l)
+	return out
 }
 
 // metadataIdentifier finds the first string of an `identifiers = [...]`

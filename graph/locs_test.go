@@ -73,3 +73,30 @@ func TestDialectLocPrintsVerbatim(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// TestFXNames: every debuginfo metadata's first identifier, in pre-order,
+// once each; name locations are not FX names. The shape of the first case
+// is an op of the real connector package's specialized graph
+// (../shared/corpus/apple-compiled), where OpID reads the name "coreai".
+func TestFXNames(t *testing.T) {
+	md := func(id string) *OpaqueAttr {
+		return &OpaqueAttr{Text: `#debuginfo.metadata<sources = [{identifiers = ["` + id + `"], name = "torch"}]>`}
+	}
+	file := &FileLoc{File: "m.py", Line: 3}
+	for _, c := range []struct {
+		name string
+		loc  Loc
+		want []string
+	}{
+		{"name location fused with metadata", &FusedLoc{Locs: []Loc{&NameLoc{Name: "coreai", Child: file}, &FusedLoc{Metadata: md("view"), Locs: []Loc{file}}}}, []string{"view"}},
+		{"two, one repeated", &FusedLoc{Metadata: md("addmm"), Locs: []Loc{&FusedLoc{Metadata: md("view")}, &FusedLoc{Metadata: md("addmm")}}}, []string{"addmm", "view"}},
+		{"call site", &CallSiteLoc{Callee: &FusedLoc{Metadata: md("mul")}, Caller: &FusedLoc{Metadata: md("mul_1")}}, []string{"mul", "mul_1"}},
+		{"dialect location", &DialectLoc{Attr: &OpaqueAttr{Text: `#debuginfo.location<metadata = [#debuginfo.metadata<name = "sources", data = [{identifiers = ["add"]}]>]>`}}, []string{"add"}},
+		{"a name alone", &NameLoc{Name: "addmm"}, nil},
+		{"none", file, nil},
+	} {
+		if got := FXNames(c.loc); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

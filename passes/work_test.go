@@ -68,6 +68,13 @@ func workCases() []workCase {
 			_, err := ane.CheckWith(m, ane.Options{NoHazards: true})
 			return err
 		}},
+		workCase{name: "check placement (check --ops)", arm: synth.ArmA, run: func(m *graph.Module) error {
+			rep, err := ane.CheckWith(m, ane.Options{NoHazards: true, Placement: true})
+			if err == nil && len(rep.Ops) == 0 {
+				err = fmt.Errorf("no placement")
+			}
+			return err
+		}},
 		workCase{name: "VerifyWritable", arm: synth.ArmA, run: graph.VerifyWritable},
 	)
 	return cs
@@ -282,6 +289,10 @@ func TestWorkLinearInGraphs(t *testing.T) {
 	}{
 		{"inspect", func(m *graph.Module) error { inspect.Report(m); return nil }},
 		{"check", func(m *graph.Module) error { _, err := ane.CheckWith(m, ane.Options{}); return err }},
+		{"check placement", func(m *graph.Module) error {
+			_, err := ane.CheckWith(m, ane.Options{Placement: true})
+			return err
+		}},
 		{"default pipeline", func(m *graph.Module) error {
 			p, err := passes.Build(passes.Spec{})
 			if err != nil {

@@ -18,9 +18,9 @@ func TestCheckArchitecture(t *testing.T) {
 		regions *int32
 		text    string
 	}{
-		{"h18p", exitGate, ptr32(0), "Architecture h18p (all-or-nothing): 0 ANE region(s) predicted"},
-		{"h16g", exitGate, ptr32(13), "Architecture h16g (partitioning around fp32 islands): 13 ANE region(s) predicted"},
-		{"h17p", exitGate, nil, "Architecture h17p: no region count predicted (unknown: no published compile for h17p"},
+		{"h18p", exitGate, ptr32(0), "Prediction: NOT LEGAL for the Neural Engine: 0 of 1 function(s) get an ANE region on h18p (all-or-nothing"},
+		{"h16g", exitGate, ptr32(13), "Prediction: PARTIAL: 13 ANE region(s) over 1 function(s) on h16g (partitioning around fp32 islands)"},
+		{"h17p", exitGate, nil, "Prediction: NOT LEGAL by the rules: 1 of 1 function(s) hold a blocker; h17p: no region count (unknown: no published compile for h17p"},
 	} {
 		code, out, errs := runCLI(t, "", "check", "--json", "--architecture", c.arch, v0)
 		if code != c.code {

@@ -61,7 +61,7 @@ func TestCheckBytesPerOp(t *testing.T) {
 	runtime.GC()
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
-	if err := writeCheckText(io.Discard, msg, gs); err != nil {
+	if err := writeCheckText(io.Discard, msg, gs, nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph"
+	"github.com/anefix/anefix/graph/aimodelc"
 	"github.com/anefix/anefix/graph/inspect"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
@@ -21,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "check",
-		Usage:   "check IN [--json] [--architecture h18p|h16g|…]",
+		Usage:   "check IN [--json] [--architecture h18p|h16g|…] [--ops [--only …] [--at FILE[:LINE]] [--op ID]] [--compiled PKG.aimodelc]",
 		Summary: "predict where the Neural Engine compiler will refuse (rule model, any machine)",
 		Help: `Loads IN (an .aimodel, an LLM bundle, a .mlirb bytecode file, .mlir text or
 "-") and checks every op against anefix's model of the Neural Engine's rules
@@ -43,12 +44,42 @@ every published h18p compile shows); h16g partitions around fp32 islands
 (one region per run of Neural Engine ops, as Granite-Embedding-97M's
 compiles on macOS h16g show); any other architecture has no published
 compile, so no count is predicted (predictedRegions is absent). It never
-changes the verdict or the exit code. A "Performance advice" section lists
+changes the exit code (3 whenever a function holds a blocker), but every
+line of the report speaks for that one architecture: the headline says what
+the blockers mean there (arm A on h16g: "PARTIAL: 19 ANE region(s) ..., 241 op(s) off
+the Neural Engine"), the Functions lines and the footer name it. A
+"Performance advice" section lists
 Apple's layout guidance (64-byte last axis on I/O, singleton last axes,
 softmax axis, linear vs 1x1 conv); it never changes the verdict either.
 
+--ops lists every op, one line each, grouped per graph: its op id (the FX
+name; NAME#2, … for further ops sharing it, constants last; GRAPH#INDEX
+without one), predicted device (ane with its region, gpu, none for
+constants and terminators, unknown where the architecture has no model),
+legal segment, op name, element types, source and reason (legal, the rules
+that block it, or why its function is off the Neural Engine). --only
+blocked|ane|gpu|none|unknown (comma: any of them), --at FILE[:LINE] (a
+path suffix at a '/') and --op ID select ops and imply --ops; they apply to
+--json's ops list alike, which is present only with --ops. An --op id that
+is not in the report fails (exit 1) naming the nearest ids.
+
+--compiled PKG reads a compiled package of IN (built for the report's
+architecture) and prints its measured ANE and GPU regions beside each
+function's prediction; with --ops each op whose FX name the package's
+regions carry gets its measured device too.
+
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
+
+--html FILE writes the graph view: one self-contained page (no network, no
+server; open it in any browser) drawing every op coloured by its predicted
+device, fp32 ops pale, state ops marked, blockers, suspects and hazards
+outlined with their rule, message, fix pass and source (click an op); ops
+are grouped by their location's frames (a layer loop's layers apart),
+collapsed until opened; the search box (or FILE#search=TEXT) finds an op by
+op id or by source "file:line". --dot FILE writes the same graph for
+Graphviz. "-" writes either to stdout in place of the text report; an
+existing FILE is replaced only with --force.
 
 Exit codes: 0 every function predicted legal, 3 not (CI can gate on it),
 1 bad input. Suspects and fp16 hazards never change the exit code.
@@ -57,7 +88,10 @@ Examples:
   anefix check testdata/synth/armA.aimodel
   anefix check --rules
   anefix check model.aimodel --architecture h16g
-  anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'`,
+  anefix check model.aimodel --only blocked --at qwen3_5.py:199
+  anefix check model.aimodel --op _to_copy_4 --json | jq '.ops[0].device'
+  anefix check model.aimodel --json | jq '.groups[] | {rule, count, fixPass}'
+  anefix check testdata/synth/armA.aimodel --html armA.html --dot armA.dot`,
 		Setup: runWith((*checkFlags).declare, runCheck),
 	})
 }
@@ -65,6 +99,8 @@ Examples:
 type checkFlags struct {
 	asJSON, ignoreHash, rules, hazardWeights bool
 	arch                                     string
+	view                                     viewFlags
+	opsFlags
 }
 
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
@@ -73,6 +109,8 @@ func (f *checkFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
 	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
+	f.opsFlags.declare(fs)
+	f.view.declare(fs)
 }
 
 // runCheck reads the input, hands it to the rule model (ane.CheckInput
@@ -91,6 +129,19 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if _, err := ane.ParseArchitecture(f.arch); err != nil {
 		return usagef("--architecture: %v", err)
 	}
+	if err := f.opsFlags.validate(); err != nil {
+		return err
+	}
+	if err := f.view.vet(args[0], f.asJSON); err != nil {
+		return err
+	}
+	var pkg *aimodelc.Package
+	if f.compiled != "" {
+		var err error
+		if pkg, err = openCompiled(f.compiled, f.arch, f.ignoreHash); err != nil {
+			return err
+		}
+	}
 	ld, err := loadInput(env, args[0], f.ignoreHash)
 	if err != nil {
 		return err
@@ -98,7 +149,8 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	defer ld.Close()
 	ld.ReadOnly()
 	defer loadedGC(ld)()
-	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch})
+	rep, note, err := ane.CheckInput(ld.Module, args[0], ane.Options{NoHazardBlobs: !f.hazardWeights, Architecture: f.arch,
+		Placement: f.opsFlags.wanted() || f.view.any()})
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "anefix check: note: %s\n", note)
 	}
@@ -109,10 +161,36 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	if err := ld.Input.CheckHash(); err != nil {
 		return err
 	}
+	ops, err := f.opsFlags.filter(rep.Ops)
+	if err != nil {
+		return err
+	}
+	var m *measured
+	if pkg != nil {
+		m = newMeasured(f.compiled, pkg, rep)
+	}
 	var msg *pb.CheckReport
-	if f.asJSON {
+	if f.asJSON || f.view.any() {
 		msg = checkReport(rep, true)
+		if m != nil {
+			m.fill(msg)
+		}
 		msg.Input = reportInput(args[0], ld)
+	}
+	if f.view.any() {
+		// The view draws every op; --only, --at and --op filter the listing.
+		msg.Ops = pbOps(rep.Ops, m)
+		if err := f.view.write(env, msg); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.view.stdout():
+	case f.asJSON:
+		msg.Ops = nil
+		if f.opsFlags.wanted() {
+			msg.Ops = pbOps(ops, m)
+		}
 		b, err := protoJSON(msg)
 		if err != nil {
 			return err
@@ -120,10 +198,17 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		if _, err := env.Stdout.Write(b); err != nil {
 			return err
 		}
-	} else {
+	default:
 		msg = checkSummary(rep, false)
 		msg.Input = reportInput(args[0], ld)
-		if err := writeCheckText(env.Stdout, msg, textGroups(rep)); err != nil {
+		var ot *opsText
+		if f.opsFlags.wanted() {
+			msg.Ops, ot = pbOps(ops, m), &opsText{total: len(rep.Ops)}
+		}
+		if m != nil {
+			m.fill(msg)
+		}
+		if err := writeCheckText(env.Stdout, msg, textGroups(rep), ot); err != nil {
 			return err
 		}
 	}
@@ -154,21 +239,30 @@ func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 // checkSummary is the report without its groups (Groups, Suspects,
 // Hazards, Advice): the text report prints them from textGroups.
 func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
-	reg, fns := r.Regions()
+	// One architecture per report: regions_predicted and regions_observed,
+	// h18p's all-or-nothing counts before, now repeat the architecture's
+	// (the same numbers for h18p; 0 where it has none), check.proto.
+	_, fns := r.Regions()
 	msg := &pb.CheckReport{
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
-		RegionsPredicted: int32(reg), Functions: int32(fns), HazardNotes: r.HazardNotes,
+		Functions: int32(fns), HazardNotes: r.HazardNotes,
 		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),
 	}
 	if n, ok := r.PredictedRegions(); ok {
 		msg.PredictedRegions = proto.Int32(int32(n))
+		msg.RegionsPredicted = int32(n)
+	}
+	if n, ok := r.OpsOff(); ok {
+		msg.OpsOff = proto.Int32(count32(n))
 	}
 	for i := range r.Graphs {
 		g := &r.Graphs[i]
 		gc := &pb.GraphCheck{Name: g.Name, Entry: g.Entry, Ops: count32(g.Ops), Legal: !g.Blocked,
-			RegionsObserved: int32(g.RegionsObserved), Segments: int32(g.Segments), RegionModel: g.RegionModel}
+			Segments: int32(g.Segments), RegionModel: g.RegionModel}
 		if g.Entry && g.RegionsKnown {
 			gc.PredictedRegions = proto.Int32(int32(g.PredictedRegions))
+			gc.RegionsObserved = int32(g.PredictedRegions)
+			gc.OpsOff = proto.Int32(count32(g.OpsOff))
 		}
 		for _, v := range g.Verdicts {
 			switch v.Verdict {
@@ -271,31 +365,87 @@ func pbGroup(g ane.Group) *pb.FindingGroup {
 
 // writeCheckText prints the report to fit one screen: verdict first, then
 // grouped blockers with their fixes, suspects with their experiments, infos
-// and a per-function line (folded when there are many functions).
-func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
+// and a per-function line (folded when there are many functions); with
+// ops (check --ops), the per-op listing in place of the groups. Every line
+// that depends on the architecture speaks for r.Architecture only.
+func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups, ops *opsText) error {
 	r = pbprint.ForText(r) // names from the model stay on their line (gs: each group as read)
 	b := &textChunks{w: w}
 	fmt.Fprintf(b, "anefix check %s\n", r.Input.GetPath())
-	verdict := "LEGAL for the Neural Engine"
-	if !r.Legal {
-		verdict = "NOT LEGAL for the Neural Engine"
-	}
-	fmt.Fprintf(b, "Prediction: %s: %d of %d function(s) get an ANE region under coreai-build %s's observed all-or-nothing behaviour (h18p)\n",
-		verdict, r.RegionsPredicted, r.Functions, r.CompilerVersion)
-	if !r.Legal {
-		fmt.Fprintf(b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU).\n")
-		fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
-	}
+	writeCheckHeadline(b, r)
 	if r.Legal && gs.suspects.n > 0 {
-		fmt.Fprintf(b, "  Legal by the known rules only: the seed's arm D was legal by them too and still got 0 regions;\n")
+		fmt.Fprintf(b, "  Legal by the known rules only: the seed's arm D was legal by them too and its compile still got 0 regions;\n")
 		fmt.Fprintf(b, "  the unconfirmed suspects below are the candidates for that unnamed blocker.\n")
 	}
-	if r.PredictedRegions != nil {
-		fmt.Fprintf(b, "Architecture %s (%s): %d ANE region(s) predicted over %d function(s)\n",
-			r.Architecture, behaviourName(r.RegionModel), r.GetPredictedRegions(), r.Functions)
+	if ops != nil {
+		writeOpsText(b, r, ops.total)
 	} else {
-		fmt.Fprintf(b, "Architecture %s: no region count predicted (%s)\n", r.Architecture, r.RegionModel)
+		writeCheckGroups(b, r, gs)
 	}
+	writeCheckFunctions(b, r)
+	compile := "anefix compile " + r.Input.GetPath()
+	if r.Architecture != ane.DefaultArchitecture {
+		compile += " --architecture " + r.Architecture
+	}
+	fmt.Fprintf(b, "\nRules: %s. This is a prediction for %s; on a Mac run '%s' to measure.\n",
+		r.RuleSet, r.Architecture, compile)
+	return b.Flush()
+}
+
+// writeCheckHeadline prints the verdict for r.Architecture: the exit code
+// follows the blockers whatever the architecture; what they mean there
+// (no region, a partial placement, or nothing on record) is said here.
+func writeCheckHeadline(b *textChunks, r *pb.CheckReport) {
+	model := behaviourName(r.RegionModel)
+	if r.PredictedRegions == nil {
+		verdict := "LEGAL by the rules"
+		if !r.Legal {
+			verdict = fmt.Sprintf("NOT LEGAL by the rules: %d of %d function(s) hold a blocker", blockedFunctions(r), r.Functions)
+		}
+		fmt.Fprintf(b, "Prediction: %s; %s: no region count (%s)\n", verdict, r.Architecture, r.RegionModel)
+		if !r.Legal {
+			fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s).\n", r.Segments)
+		}
+		return
+	}
+	regions, off := r.GetPredictedRegions(), r.GetOpsOff()
+	if model == "all-or-nothing" {
+		verdict := "LEGAL for the Neural Engine"
+		if !r.Legal {
+			verdict = "NOT LEGAL for the Neural Engine"
+		}
+		fmt.Fprintf(b, "Prediction: %s: %d of %d function(s) get an ANE region on %s (%s, coreai-build %s)\n",
+			verdict, regions, r.Functions, r.Architecture, model, r.CompilerVersion)
+		if !r.Legal {
+			fmt.Fprintf(b, "  (a function with any blocker fails its ANE compile; coreai-build still exits 0 and runs it on the GPU: %d op(s) off the Neural Engine).\n", off)
+			fmt.Fprintf(b, "  A compiler that partitions around the blockers could place %d legal segment(s); %s's does not.\n", r.Segments, r.Architecture)
+		}
+		return
+	}
+	verdict := "LEGAL for the Neural Engine"
+	switch {
+	case !r.Legal && regions == 0:
+		verdict = "NOT LEGAL for the Neural Engine"
+	case !r.Legal || off > 0:
+		verdict = "PARTIAL"
+	}
+	fmt.Fprintf(b, "Prediction: %s: %d ANE region(s) over %d function(s) on %s (%s), %d op(s) off the Neural Engine\n",
+		verdict, regions, r.Functions, r.Architecture, model, off)
+}
+
+// blockedFunctions counts the entry graphs with a blocker.
+func blockedFunctions(r *pb.CheckReport) int {
+	n := 0
+	for _, g := range r.Graphs {
+		if g.Entry && !g.Legal {
+			n++
+		}
+	}
+	return n
+}
+
+// writeCheckGroups prints the findings, suspects, hazards and advice.
+func writeCheckGroups(b *textChunks, r *pb.CheckReport, gs checkGroups) {
 	// The groups are walked once for each kind, each printed under its
 	// heading once the first one comes.
 	blockers := gs.groups.where(func(_, severity string) bool { return severity == "blocker" })
@@ -317,7 +467,16 @@ func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
 	}
 	writeAdvice(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n", apple)
 	writeAdvice(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
+}
+
+// writeCheckFunctions prints one line per entry function (the legal ones
+// folded when there are more than six), each placement under
+// r.Architecture.
+func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 	fmt.Fprintf(b, "\nFunctions:\n")
+	if r.Compiled != "" {
+		fmt.Fprintf(b, "  (measured: read from the compiled package %s)\n", quotePath(r.Compiled))
+	}
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
 		if g.Entry {
@@ -331,29 +490,35 @@ func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
 				legal++
 			}
 		}
-		fmt.Fprintf(b, "  %d functions: %d predicted legal (h18p: 1 region each), %d blocked\n", len(entries), legal, len(entries)-legal)
+		fmt.Fprintf(b, "  %d functions: %d legal, %d blocked; %s: %s\n", len(entries), legal, len(entries)-legal,
+			r.Architecture, placedText(r.PredictedRegions, r.OpsOff))
 	}
 	for _, g := range entries {
 		if len(entries) > 6 && g.Legal {
 			continue
 		}
-		state := "legal (h18p: 1 region)"
+		state := "legal"
 		if !g.Legal {
-			state = "blocked (h18p: 0 regions)"
+			state = "blocked"
 		}
-		arch := "unknown"
-		if g.PredictedRegions != nil {
-			arch = fmt.Sprint(g.GetPredictedRegions())
-		}
-		fmt.Fprintf(b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s region(s)\n",
-			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, arch)
+		fmt.Fprintf(b, "  @%s: %s; %d ops (%d illegal, %d index ops exempt), %d legal segment(s); %s: %s\n",
+			g.Name, state, g.Ops, g.OpsIllegal, g.OpsExempt, g.Segments, r.Architecture, placedText(g.PredictedRegions, g.OpsOff))
 		if g.PredictedRegions == nil || g.RegionModel != r.RegionModel {
 			fmt.Fprintf(b, "      (%s)\n", g.RegionModel)
 		}
+		if r.Compiled != "" {
+			fmt.Fprintf(b, "      %s\n", measuredText(g))
+		}
 	}
-	fmt.Fprintf(b, "\nRules: %s. This is a prediction; on a Mac run 'anefix compile %s' to measure.\n",
-		r.RuleSet, r.Input.GetPath())
-	return b.Flush()
+}
+
+// placedText says where a prediction puts a function's (or the model's)
+// ops: its ANE regions and the ops off the Neural Engine.
+func placedText(regions, off *int32) string {
+	if regions == nil {
+		return "no region count"
+	}
+	return fmt.Sprintf("%d ANE region(s), %d op(s) off the Neural Engine", *regions, *off)
 }
 
 const maxIDsShown = 5

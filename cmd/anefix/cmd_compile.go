@@ -142,7 +142,9 @@ func compileAndReport(env *Env, path string, o compiler.Options, ignoreHash bool
 		return nil, nil, err
 	}
 	defer ci.Close()
-	pred, err := ane.CheckWith(ci.Loaded.Module, ane.Options{NoHazards: true}) // compile reports no hazards
+	// compile reports no hazards; its prediction is for the architecture
+	// the compiler is run for.
+	pred, err := ane.CheckWith(ci.Loaded.Module, ane.Options{NoHazards: true, Architecture: o.Architecture})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -159,12 +161,13 @@ func compileAndReport(env *Env, path string, o compiler.Options, ignoreHash bool
 		}
 		return nil, nil, err
 	}
-	reg, fns := pred.Regions()
+	_, fns := pred.Regions()
+	reg, known := pred.PredictedRegions()
 	mapped := ane.MapLog(ci.Loaded.Module, res.Log)
 	rep := &pb.CompileReport{
 		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
 		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles, RegionsKnown: res.RegionsKnown,
-		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(),
+		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(), Architecture: pred.Architecture.Name,
 		Groups:              pbGroups(ane.GroupFindings(mapped)),
 		ElementTypeWarnings: int32(res.Log.Count(compilerlog.KindElementType)),
 		IoOpFailures:        int32(res.Log.Count(compilerlog.KindIOOp)),
@@ -176,6 +179,11 @@ func compileAndReport(env *Env, path string, o compiler.Options, ignoreHash bool
 		rep.Unclassified = append(rep.Unclassified, &pb.LogLine{Line: count32(o.Line), Text: o.Text, Count: count32(o.Count)})
 	}
 	rep.UnclassifiedNotKept = count32(res.Log.OtherNotKept)
+	if known {
+		rep.PredictedRegions = int32Ptr(reg)
+	} else {
+		rep.RegionsPredicted = 0
+	}
 	if res.Package != nil {
 		rep.Compiled = compiledReport(res.Package)
 	}
@@ -247,8 +255,11 @@ func writeCompileText(w io.Writer, r *pb.CompileReport) error {
 	case !r.RegionsKnown:
 		measured = "UNKNOWN (the .aimodelc does not settle them; see its problems below)"
 	}
-	fmt.Fprintf(&b, "\nANE regions: %s; anefix check predicted %d for %d function(s)\n",
-		measured, r.RegionsPredicted, r.Functions)
+	predicted := fmt.Sprintf("anefix check predicted %d for %d function(s) on %s", r.RegionsPredicted, r.Functions, r.Architecture)
+	if r.PredictedRegions == nil {
+		predicted = fmt.Sprintf("anefix check has no region model for %s (no published compile), so no prediction", r.Architecture)
+	}
+	fmt.Fprintf(&b, "\nANE regions: %s; %s\n", measured, predicted)
 	switch {
 	case !r.RegionsKnown:
 	case r.Regions == 0 && r.ExitCode == 0:

@@ -361,3 +361,25 @@ func TestCompileTextUnknownRegions(t *testing.T) {
 		t.Errorf("an unknown count is not shown as unknown:\n%s", b.String())
 	}
 }
+
+// compile --architecture: the prediction printed beside the measurement is
+// the rule model's for the architecture the compiler runs for (arm A:
+// check --architecture's count), and an architecture without a region
+// model gets none rather than h18p's. The compiler is the stand-in.
+func TestCompilePredictsForItsArchitecture(t *testing.T) {
+	t.Setenv("FAKE_COREAI_BUILD_SCENARIO", "fallback")
+	for _, arch := range []string{"h18p", "h16g", "h99x"} {
+		r, _ := checkJSON(t, armAPath, "--architecture", arch)
+		want := "anefix check has no region model for h99x"
+		if r.PredictedRegions != nil {
+			want = fmt.Sprintf("anefix check predicted %d for 1 function(s) on %s", *r.PredictedRegions, arch)
+		}
+		code, out, errs := runCLI(t, "", "compile", armAPath, "--compiler", standIn(t), "--architecture", arch)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", arch, code, errs)
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: output lacks %q:\n%s", arch, want, out)
+		}
+	}
+}

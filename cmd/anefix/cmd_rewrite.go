@@ -51,7 +51,8 @@ source and what to do (exit 1); nothing is written.
 A summary of what each pass changed goes to stderr; --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
 stdout (not with -o -); both are the same bytes on every run unless --timings
-adds wall times (to them and to the summary). --print-ir-after PASS|all prints the IR after that
+adds wall times (to them and to the summary). --diff adds to it the plan
+diff of IN against the output (planDiff: what 'anefix diff IN OUT' prints). --print-ir-after PASS|all prints the IR after that
 pass to stderr. --max-memory SIZE (default 8GiB) bounds the memory
 palettize, quantize-weights and legalize-weights may plan for one weight:
 each weight is estimated before any changes, and one over SIZE stops the
@@ -94,6 +95,7 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PrintIRAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
 	fs.BoolVar(&o.VerifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
 	fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
+	fs.BoolVar(&o.Diff, "diff", false, "with --report or --json: add the plan diff of IN against the rewritten module (planDiff, as 'anefix diff IN OUT'; checks IN too)")
 	declareJSON(fs, &o.json)
 	fs.BoolVar(&o.timings, "timings", false, "add wall times to the summary and the report (which are otherwise the same bytes on every run)")
 	declareForce(fs, &o.Force)
@@ -239,6 +241,9 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 	} else {
 		rep.Check, blockers = rwVerdictText(chk)
 	}
+	if res.Diff != nil {
+		rep.PlanDiff = planDiffReport(res.Diff)
+	}
 	if wr := res.Written; wr != nil {
 		if o.timings {
 			rep.WriteNs = res.Write.Nanoseconds()
@@ -290,6 +295,8 @@ func rwCheckFlags(o *rewriteFlags) error {
 		return usagef("--report takes a file; --json prints the report on stdout")
 	case o.json && o.Out == "-":
 		return usagef("--json prints the report on stdout, which -o - already uses for the IR; use --report FILE")
+	case o.Diff && o.report == "" && !o.json:
+		return usagef("--diff adds the plan diff to the report: give --report FILE or --json (or run 'anefix diff IN OUT')")
 	case o.DryRun && (o.compile || o.verify):
 		return usagef("--compile and --verify need a written output; drop --dry-run")
 	}

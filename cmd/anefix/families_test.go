@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestFamiliesVerifyAndCheck runs anefix's LFM2-, Mamba2- and xLSTM-style
+// TestFamiliesVerifyAndCheck runs anefix's LFM2-, Mamba2-, xLSTM- and RWKV-style
 // stand-ins (testdata/families, synthetic weights) through rewrite, verify
 // (the rewrite against the original under the ane profile, teacher-forced:
 // both fed the 24-token stream of testdata/families/expected.json; exit 0
@@ -30,7 +30,7 @@ func TestFamiliesVerifyAndCheck(t *testing.T) {
 	if err := json.Unmarshal(b, &exp); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"lfm2", "mamba2", "xlstm"} {
+	for _, name := range []string{"lfm2", "mamba2", "xlstm", "rwkv"} {
 		t.Run(name, func(t *testing.T) {
 			in := filepath.Join(dir, name+".mlir")
 			out := filepath.Join(t.TempDir(), name+".fixed.mlir")

@@ -12,7 +12,7 @@ import (
 // TestHostileNamesInReports feeds testdata/hostile/names.mlir (a newline,
 // terminal escapes, DEL, C1 controls and bytes that are not UTF-8 in op,
 // graph, port, attribute and location names) through every text report and
-// message of inspect, check, rewrite, convert and verify, on the text and
+// message of inspect, check, rewrite, convert, verify and diff, on the text and
 // on the bytecode form, and through every JSON report. Text: no line a name
 // starts (all begin "Forged"), no raw control character, valid UTF-8, and
 // the names shown quoted. JSON: a valid document, exit code not 1. Before,
@@ -59,6 +59,7 @@ func TestHostileNamesInReports(t *testing.T) {
 			{[]string{"rewrite", model, "-o", out, "--force", "--report", rep}, `"y\nForged: port2\x7f\u0085"`},
 			{[]string{"verify", model, model}, `@"main\nForged: graph\x1b[2J"`},
 			{[]string{"convert", model, "-o", filepath.Join(dir, "c.mlir"), "--force"}, ""},
+			{[]string{"diff", model, out}, `"y\nForged: port2\x7f\u0085"`},
 		}
 		for _, c := range cases {
 			_, stdout, stderr := runCLI(t, "", c.args...)
@@ -75,6 +76,7 @@ func TestHostileNamesInReports(t *testing.T) {
 			{"inspect", "--json", model},
 			{"check", "--json", model},
 			{"rewrite", model, "-o", out, "--force", "--json"},
+			{"diff", model, out, "--json"},
 		} {
 			code, stdout, stderr := runCLI(t, "", args...)
 			if code == 1 || !json.Valid([]byte(stdout)) {

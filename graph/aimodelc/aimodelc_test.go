@@ -433,3 +433,40 @@ func TestDeviceName(t *testing.T) {
 		}
 	}
 }
+
+// The real packages' specialized graphs keep coreai-torch's debuginfo on
+// the ops inside their regions: each FX node name is read with the region
+// types it sits in. All three packages are GPU-placed (the corpus README:
+// one GPU region each, no ANE region), so every name is in GPU only; each
+// name is checked against the file's bytes (a reader-independent sign it
+// is there) and the connector's Linear layers' addmm must be among them.
+func TestCorpusFXRegionTypes(t *testing.T) {
+	for _, d := range corpus(t) {
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			p, err := Open(d, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := p.Functions[0]
+			raw, err := os.ReadFile(filepath.Join(d, f.GraphFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.FXRegionTypes) < 5 {
+				t.Fatalf("%d FX names read from the regions", len(f.FXRegionTypes))
+			}
+			for name, types := range f.FXRegionTypes {
+				if !slices.Equal(types, []string{"GPU"}) {
+					t.Errorf("%s in %v; the package has GPU regions only", name, types)
+				}
+				if !strings.Contains(string(raw), name) {
+					t.Errorf("%s is not in %s's bytes", name, f.GraphFile)
+				}
+			}
+			t.Logf("%d FX names in the regions of %s", len(f.FXRegionTypes), f.Name)
+			if strings.Contains(d, "connector") && f.FXRegionTypes["addmm"] == nil {
+				t.Errorf("connector: addmm not among %d names", len(f.FXRegionTypes))
+			}
+		})
+	}
+}

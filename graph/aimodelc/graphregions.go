@@ -3,6 +3,7 @@ package aimodelc
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,6 +47,10 @@ type graphPlacement struct {
 	// Problems are region_type values or property blobs this reader cannot
 	// read; they make the counts they touch unknown.
 	Problems []string
+	// FXTypes maps an entry function's symbol to the FX node names its
+	// region functions' ops carry (graph.FXNames), each with the region
+	// types it sits in.
+	FXTypes map[string]map[string][]string
 }
 
 // signature is what a function's body says about its interface: the types
@@ -66,8 +71,10 @@ type regionSymbol struct {
 // readPlacement walks a specialized graph for region_type attributes and
 // region symbols. It only reads the IR.
 func readPlacement(m *graph.Module) *graphPlacement {
-	gp := &graphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, Signatures: map[string]signature{}, ModuleAttrs: m.Op.Attrs}
+	gp := &graphPlacement{FuncAttrs: map[string]*graph.DictAttr{}, Signatures: map[string]signature{}, ModuleAttrs: m.Op.Attrs,
+		FXTypes: map[string]map[string][]string{}}
 	m.Walk(func(op *graph.Operation) bool {
+		gp.addFXNames(op)
 		if s, ok := op.Inherent("sym_name").(*graph.StringAttr); ok && len(op.Regions) > 0 {
 			gp.FuncAttrs[s.Value] = op.Attrs
 			gp.Signatures[s.Value] = signatureOf(op)
@@ -105,6 +112,35 @@ func readPlacement(m *graph.Module) *graphPlacement {
 	})
 	sort.Slice(gp.Symbols, func(i, j int) bool { return gp.Symbols[i].Name < gp.Symbols[j].Name })
 	return gp
+}
+
+// addFXNames records the FX node names of op under the region function
+// it sits in, if any (the nearest enclosing symbol of the region form).
+func (gp *graphPlacement) addFXNames(op *graph.Operation) {
+	var rs []string
+	for o := op.ParentOp(); o != nil && rs == nil; o = o.ParentOp() {
+		if s, ok := o.Inherent("sym_name").(*graph.StringAttr); ok {
+			rs = regionSymRe.FindStringSubmatch(s.Value)
+			if rs == nil {
+				return // in a function that is no region
+			}
+		}
+	}
+	if rs == nil {
+		return
+	}
+	owner, typ := rs[1], rs[2]
+	for _, name := range graph.FXNames(op.Loc) {
+		byName := gp.FXTypes[owner]
+		if byName == nil {
+			byName = map[string][]string{}
+			gp.FXTypes[owner] = byName
+		}
+		if !slices.Contains(byName[name], typ) {
+			byName[name] = append(byName[name], typ)
+			slices.Sort(byName[name])
+		}
+	}
 }
 
 func signatureOf(op *graph.Operation) signature {

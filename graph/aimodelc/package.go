@@ -132,6 +132,12 @@ type Function struct {
 	// RegionDirs and RegionSymbols list what the counts were made from.
 	RegionDirs    []string
 	RegionSymbols []string
+	// FXRegionTypes maps each FX node name the ops of the function's
+	// regions carry in the specialized graph (coreai-torch's debuginfo,
+	// kept by the compiler) to the region types ("GPU", "ANE", …) it sits
+	// in: the measured placement of the source ops, by name. Nil when the
+	// graph was not read or carries none.
+	FXRegionTypes map[string][]string
 }
 
 // stateInput is an input of an entry function the manifest names a state.

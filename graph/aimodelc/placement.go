@@ -39,6 +39,9 @@ func (fn *Function) settle(gp *graphPlacement, graphErr string, dirs []regionDir
 	}
 
 	fn.settleStates(gp)
+	if gp != nil && len(gp.FXTypes[fn.Symbol]) > 0 {
+		fn.FXRegionTypes = gp.FXTypes[fn.Symbol]
+	}
 
 	switch {
 	case fn.Symbol == "":

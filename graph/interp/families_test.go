@@ -65,7 +65,7 @@ func runFamily(t *testing.T, m *graph.Module, tokens []int64) [][]float32 {
 	return logits
 }
 
-// TestFamiliesAgainstNumpy runs anefix's LFM2-, Mamba2- and xLSTM-style
+// TestFamiliesAgainstNumpy runs anefix's LFM2-, Mamba2-, xLSTM- and RWKV-style
 // stand-ins (testdata/families, synthetic weights) over numpy's token
 // stream and compares the logits with numpy's float64 model. The graphs
 // round every f16 op to half, so the bound is fp16's: the largest
@@ -80,7 +80,7 @@ func TestFamiliesAgainstNumpy(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"lfm2", "mamba2", "xlstm"} {
+	for _, name := range []string{"lfm2", "mamba2", "xlstm", "rwkv"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name+".mlir")
 			src, err := os.ReadFile(path)

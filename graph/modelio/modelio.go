@@ -60,6 +60,11 @@ func (l *Loaded) ReadOnly() {
 	l.Bytecode = l.Bytecode.Described()
 }
 
+// TextName is the name the text reader gave the input: the file of the
+// locations MLIR gives ops written without one (their position in the
+// text). "<stdin>" for "-".
+func (l *Loaded) TextName() string { return displayName(l.Input) }
+
 // Close releases the input file.
 func (l *Loaded) Close() error {
 	if l == nil || l.Input == nil {

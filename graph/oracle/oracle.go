@@ -1,6 +1,7 @@
 // Package oracle locates the independent reference tools tests compare
-// anefix against (Debian's mlir-opt and python3 with numpy), so that every
-// package decides the same way between running, skipping and failing.
+// anefix against (Debian's mlir-opt, python3 with numpy, and Chromium for
+// the graph view: chromium.go), so that every package decides the same way
+// between running, skipping and failing.
 //
 // Locally a missing tool (or the corpus) skips the test, naming it. In CI
 // (CI=true, or .ci/run's ANEFIX_REQUIRE_ORACLES=1) a missing tool fails the

@@ -23,7 +23,7 @@ var exportsChecked = []string{
 	"graph/synth", "graph/synth/expect", "graph/synth/variants",
 	"passes", "passes/ane", "passes/ane/compiler", "passes/ane/compilerlog", "passes/anefacts",
 	"passes/bisect", "passes/internal/cluster", "passes/internal/ops", "passes/internal/proc",
-	"passes/probe", "passes/reduce", "passes/rewrite", "passes/synthd", "proto", "proto/pbprint",
+	"passes/plandiff", "passes/probe", "passes/reduce", "passes/rewrite", "passes/synthd", "proto", "proto/pbprint", "proto/pbview",
 }
 
 // exportsKept are exported identifiers no other package names that stay
@@ -41,6 +41,12 @@ var exportsKept = map[string]string{
 	"graph/interp/compare.StateDrift":     "the element of an exported report field cmd/anefix reads",
 	"graph/interp/compare.Range":          "the element of an exported report field cmd/anefix reads; range is a keyword",
 	"graph/oracle.T":                      "the parameter of oracle's exported functions; t is every test's *testing.T",
+	"passes/plandiff.Regions":             "the element type of Diff.Regions, which cmd/anefix ranges over",
+	"passes/plandiff.OpChange":            "the element type of Diff.Ops, which cmd/anefix ranges over",
+	"passes/plandiff.PortChange":          "the element type of Diff.Ports, which cmd/anefix ranges over",
+	"passes/plandiff.StateChange":         "the element type of Diff.States, which cmd/anefix ranges over",
+	"proto/pbview.ChangeKind":             "the type of Change.Kind, the diff view's API",
+	"proto/pbview.Removed":                "a value of the exported enum ChangeKind, kept whole (diff names removed ops in the header instead)",
 	"graph/plist.XML":                     "a value of the exported Error.Format; xml is an import's name",
 	"graph/plist.Binary":                  "a value of the exported Error.Format; binary is an import's name",
 	"graph/coreaiop.Role":                 "the type of the exported field Op.Operands and of Data, Param",

@@ -9,7 +9,6 @@ package ane
 import (
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/passes/anefacts"
@@ -79,8 +78,9 @@ func KnownArchitectures() []string { return []string{"h16g", "h18p"} }
 // Describe says, in one line, what the prediction for a assumes.
 func (a Architecture) Describe() string {
 	if a.Behaviour == unknownBehaviour {
-		return "unknown: no published compile for " + a.Name + ", so no region count is predicted (known: " +
-			strings.Join(KnownArchitectures(), ", ") + ")"
+		// The known names stay out: a report speaks for one architecture
+		// (check --rules lists them).
+		return "unknown: no published compile for " + a.Name + ", so no region count is predicted ('anefix check --rules' lists the architectures with one)"
 	}
 	return a.Evidence
 }
@@ -92,23 +92,39 @@ var wholeFunction = map[*Rule]bool{RuleLUT4SmallGroup: true, RuleMetalKernel: tr
 // splitting are the blockers partitionFp32 treats as GPU islands.
 var splitting = map[*Rule]bool{RuleElementType: true, ruleIOOp: true, RuleFp32GatherTable: true}
 
-// predictRegions fills gr's architecture prediction. offANE reports the
-// ops of g on non-ANE element types; hasRule reports whether g or a graph it
-// invokes has a blocker finding of one of the given rules.
-func predictRegions(a Architecture, g *graph.Graph, gr *graphResult, offANE func(*graph.Operation) bool,
-	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) {
-	gr.RegionModel = a.Describe()
+// regionPlan is how an architecture places one entry function: the
+// region count follows from it (predictRegions) and so does each op's
+// device (placement.go), so the two cannot disagree.
+type regionPlan struct {
+	// known: the architecture's behaviour says how the function is placed.
+	known bool
+	model string
+	// whole: the function is off the Neural Engine as a whole (all-or-
+	// nothing with a blocker, or a whole-function rule: wholeRule).
+	whole     bool
+	wholeRule *Rule
+	// off tells the top-level ops (and what they nest) that split the
+	// function's runs; each remaining run is one region (runs).
+	off func(*graph.Operation) bool
+}
+
+// planRegions is a's plan for gr. offANE reports the ops of g on non-ANE
+// element types; hasRule reports whether g or a graph it invokes has a
+// blocker finding of one of the given rules.
+func planRegions(a Architecture, gr *graphResult, offANE func(*graph.Operation) bool,
+	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) regionPlan {
+	p := regionPlan{model: a.Describe(), off: func(*graph.Operation) bool { return false }}
 	switch a.Behaviour {
 	case unknownBehaviour:
-		return
+		return p
 	case allOrNothing:
-		gr.PredictedRegions, gr.RegionsKnown = gr.RegionsObserved, true
-		return
+		p.known, p.whole = true, gr.Blocked
+		return p
 	}
 	if r := hasRule(gr.Name, wholeFunction); r != nil {
-		gr.PredictedRegions, gr.RegionsKnown = 0, true
-		gr.RegionModel = a.Describe() + "; " + r.ID + " keeps the whole function off the Neural Engine"
-		return
+		p.known, p.whole, p.wholeRule = true, true, r
+		p.model = a.Describe() + "; " + r.ID + " keeps the whole function off the Neural Engine"
+		return p
 	}
 	other := map[*Rule]bool{}
 	for _, r := range Rules {
@@ -117,16 +133,12 @@ func predictRegions(a Architecture, g *graph.Graph, gr *graphResult, offANE func
 		}
 	}
 	if r := hasRule(gr.Name, other); r != nil {
-		gr.RegionModel = "unknown: no " + a.Name + " compile on record shows how a function with " + r.ID + " is placed"
-		return
+		p.model = "unknown: no " + a.Name + " compile on record shows how a function with " + r.ID + " is placed"
+		return p
 	}
-	illegal := map[*graph.Operation]bool{}
-	for _, v := range gr.Verdicts {
-		if v.Verdict == Illegal {
-			illegal[v.Op] = true
-		}
-	}
-	gr.PredictedRegions = runs(g, func(o *graph.Operation) bool {
+	illegal := illegalOps(gr)
+	p.known = true
+	p.off = func(o *graph.Operation) bool {
 		if illegal[o] || offANE(o) {
 			return true
 		}
@@ -136,15 +148,68 @@ func predictRegions(a Architecture, g *graph.Graph, gr *graphResult, offANE func
 			return true
 		}
 		return false
+	}
+	return p
+}
+
+// illegalOps is the set of gr's ops with an Illegal verdict.
+func illegalOps(gr *graphResult) map[*graph.Operation]bool {
+	illegal := map[*graph.Operation]bool{}
+	for _, v := range gr.Verdicts {
+		if v.Verdict == Illegal {
+			illegal[v.Op] = true
+		}
+	}
+	return illegal
+}
+
+// predictRegions fills gr's architecture prediction from planRegions.
+// Under all-or-nothing a legal function is one region (RegionsObserved).
+func predictRegions(a Architecture, g *graph.Graph, gr *graphResult, offANE func(*graph.Operation) bool,
+	hasRule func(graph string, rules map[*Rule]bool) *Rule, calleeOff func(string) bool) {
+	p := planRegions(a, gr, offANE, hasRule, calleeOff)
+	gr.RegionModel, gr.RegionsKnown = p.model, p.known
+	if !p.known {
+		return
+	}
+	n := label(g, p.off, func(op *graph.Operation, run int) {
+		if run == 0 || p.whole {
+			gr.OpsOff += placedOps(op)
+		}
 	})
-	gr.RegionsKnown = true
+	switch {
+	case a.Behaviour == allOrNothing:
+		gr.PredictedRegions = gr.RegionsObserved
+	case p.whole:
+		gr.PredictedRegions = 0
+	default:
+		gr.PredictedRegions = n
+	}
+}
+
+// placedOps counts op and the ops nested in it, constants left out: the
+// ops a placement puts on a device.
+func placedOps(op *graph.Operation) int {
+	n := 0
+	op.Walk(func(o *graph.Operation) bool {
+		if o.Name != "coreai.constant" {
+			n++
+		}
+		return true
+	})
+	return n
 }
 
 // runs counts the maximal runs of top-level ops (constants and the
 // terminator skipped) for which off, applied to the op and everything
 // nested in it, is false. Guess: one region per run in program order, as
 // Granite's 12 fp32 softmax chains gave 13 regions.
-func runs(g *graph.Graph, off func(*graph.Operation) bool) int {
+func runs(g *graph.Graph, off func(*graph.Operation) bool) int { return label(g, off, nil) }
+
+// label is runs, calling each (when not nil) with every top-level op but
+// constants and the terminator, and the 1-based number of its run (0: the
+// op or something nested in it is off).
+func label(g *graph.Graph, off func(*graph.Operation) bool, each func(op *graph.Operation, run int)) int {
 	n, in := 0, false
 	for _, op := range g.Body().Ops() {
 		if op.Name == "coreai.constant" || op == g.Terminator() {
@@ -157,11 +222,17 @@ func runs(g *graph.Graph, off func(*graph.Operation) bool) int {
 		})
 		if bad {
 			in = false
+			if each != nil {
+				each(op, 0)
+			}
 			continue
 		}
 		if !in {
 			n++
 			in = true
+		}
+		if each != nil {
+			each(op, n)
 		}
 	}
 	return n

@@ -28,6 +28,9 @@ type Options struct {
 	// zero value is the default pairing, the one rewrite's default
 	// pipeline uses.
 	States graph.StateOptions
+	// Placement fills Report.Ops (placement.go): every op's predicted
+	// device, a record per op, so only when asked.
+	Placement bool
 }
 
 // CheckWith is Check with options: the rules of Rules over each graph
@@ -54,14 +57,20 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 	}
 	cg := newCallGraph(rep, facts)
 	cg.blockCallers()
+	offOf := func(i int) func(*graph.Operation) bool {
+		f, gr := facts[i], &rep.Graphs[i]
+		return func(o *graph.Operation) bool {
+			i, ok := f.Index[o]
+			return ok && gr.offANE != nil && gr.offANE[i]
+		}
+	}
 	for i, f := range facts {
 		if gr := &rep.Graphs[i]; gr.Entry {
-			off := func(o *graph.Operation) bool {
-				i, ok := f.Index[o]
-				return ok && gr.offANE != nil && gr.offANE[i]
-			}
-			predictRegions(arch, f.G, gr, off, cg.findRule, cg.offANE)
+			predictRegions(arch, f.G, gr, offOf(i), cg.findRule, cg.offANE)
 		}
+	}
+	if o.Placement {
+		rep.Ops = cg.placement(arch, offOf)
 	}
 	if scan != nil {
 		rep.HazardNotes = scan.Notes()
@@ -186,24 +195,24 @@ func (cg *callGraph) offANE(name string) bool {
 // the last run. A contiguous run of a topological order is convex, so each
 // run is a subgraph a partitioning compiler could place as one region.
 func segments(g *graph.Graph, gr *graphResult, calleeBlocked func(string) bool) int {
-	illegal := map[*graph.Operation]bool{}
-	for _, v := range gr.Verdicts {
-		if v.Verdict == Illegal {
-			illegal[v.Op] = true
-		}
-	}
+	return runs(g, segmentOff(g, gr, calleeBlocked))
+}
+
+// segmentOff tells the ops that split segments: illegal ones, and a
+// top-level call of a blocked graph.
+func segmentOff(g *graph.Graph, gr *graphResult, calleeBlocked func(string) bool) func(*graph.Operation) bool {
+	illegal := illegalOps(gr)
 	top := map[*graph.Operation]bool{}
 	for _, op := range g.Body().Ops() {
 		top[op] = true
 	}
-	return runs(g, func(o *graph.Operation) bool {
+	return func(o *graph.Operation) bool {
 		if illegal[o] {
 			return true
 		}
-		// Only a top-level call of a blocked graph splits a run here.
 		c, ok := graph.Callee(o)
 		return top[o] && ok && calleeBlocked(c)
-	})
+	}
 }
 
 // CheckInput is check as `anefix check` runs it on a module read from the

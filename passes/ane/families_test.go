@@ -12,7 +12,7 @@ import (
 	"github.com/anefix/anefix/passes"
 )
 
-// TestFamiliesHazards runs check on anefix's LFM2-, Mamba2- and xLSTM-style
+// TestFamiliesHazards runs check on anefix's LFM2-, Mamba2-, xLSTM- and RWKV-style
 // stand-ins (testdata/families, synthetic weights) as written and after the
 // default rewrite. The xLSTM cell's exp(−m) (the exp whose result feeds
 // the denominator's maximum) goes to +inf in fp16 once the running max m
@@ -20,8 +20,9 @@ import (
 // name it, in the fp32 island the rewrite retypes and in the fp16 result.
 // Its fp16 norm after the block sums squares of a value derived from the
 // state C: named too.
-// States that are only moved (the conv windows and the KV caches) must not
-// be named; the Mamba2 SSM state's gated norm must.
+// States that are only moved (the conv windows, the KV caches, RWKV's token
+// shifts) must not be named; the Mamba2 SSM state's and the RWKV time mix
+// state's gated norms must.
 func TestFamiliesHazards(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -37,6 +38,10 @@ func TestFamiliesHazards(t *testing.T) {
 		// the stream's, hazard_unbounded.go).
 		{"xlstm", []string{`coreai.exp: exp (overflows fp16 past 11.09) of a value derived from state "m"`,
 			`coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256) of a value derived from state "C"`}},
+		// The time mix's read of its matrix state accumulates like Mamba2's
+		// SSM state and feeds the gated norm; the two token-shift states are
+		// only moved (the previous token's x) and must not be named.
+		{"rwkv", []string{`coreai.reduce_mean: sum of squares (x² overflows fp16 past |x| = 256) of a value derived from state "wkv_state"`}},
 	} {
 		for _, rewritten := range []bool{false, true} {
 			t.Run(c.name+map[bool]string{false: "/as written", true: "/rewritten"}[rewritten], func(t *testing.T) {
@@ -152,14 +157,14 @@ func TestUnboundedOnSynthArm(t *testing.T) {
 	}
 }
 
-// TestResidualScaleClearsStreamHazard: on anefix's LFM2-, Mamba2- and
-// xLSTM-style stand-ins (testdata/families), strip-fp32-casts.islands=all
+// TestResidualScaleClearsStreamHazard: on anefix's LFM2-, Mamba2-, xLSTM-
+// and RWKV-style stand-ins (testdata/families), strip-fp32-casts.islands=all
 // puts the residual stream's RMSNorms in fp16 and check names their sums of
 // squares; residual-scale (k=auto: 2^-6 here) scales every contribution to
 // the stream and check names none of them; the state-derived hazards are
 // not the pass's business and are counted apart.
 func TestResidualScaleClearsStreamHazard(t *testing.T) {
-	for _, name := range []string{"lfm2", "mamba2", "xlstm"} {
+	for _, name := range []string{"lfm2", "mamba2", "xlstm", "rwkv"} {
 		for _, rs := range []bool{false, true} {
 			m := parseFamily(t, name)
 			spec := passes.Spec{Set: []string{"strip-fp32-casts.islands=all"}}

@@ -139,7 +139,10 @@ type graphResult struct {
 	PredictedRegions int
 	RegionsKnown     bool
 	RegionModel      string
-	offANE           []bool // by op index (offANEOps); nil when no op is off
+	// OpsOff counts the ops (nested ones too, constants not) the
+	// architecture's plan keeps off the Neural Engine, when RegionsKnown.
+	OpsOff int
+	offANE []bool // by op index (offANEOps); nil when no op is off
 }
 
 // Report is the result of Check.
@@ -152,6 +155,9 @@ type Report struct {
 	HazardNotes []string
 	// Architecture is the target of graphResult.PredictedRegions.
 	Architecture Architecture
+	// Ops is every op's placement under Architecture, graph by graph in
+	// module order, each in pre-order; filled only with Options.Placement.
+	Ops []OpPlacement
 }
 
 // AllAdvice returns every performance finding across graphs.
@@ -170,6 +176,19 @@ func (r *Report) PredictedRegions() (regions int, ok bool) {
 		}
 	}
 	return regions, ok
+}
+
+// OpsOff sums the ops the architecture keeps off the Neural Engine over
+// entry graphs; ok is false when any entry graph's count is unknown.
+func (r *Report) OpsOff() (ops int, ok bool) {
+	ok = true
+	for i := range r.Graphs {
+		if g := &r.Graphs[i]; g.Entry {
+			ops += g.OpsOff
+			ok = ok && g.RegionsKnown
+		}
+	}
+	return ops, ok
 }
 
 // Legal reports whether every entry graph is predicted fully legal.

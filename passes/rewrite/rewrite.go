@@ -22,6 +22,7 @@ import (
 	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes"
 	"github.com/anefix/anefix/passes/ane"
+	"github.com/anefix/anefix/passes/plandiff"
 )
 
 // Options are rewrite's parsed options.
@@ -55,6 +56,10 @@ type Options struct {
 	// MaxMemory bounds what a pass that allocates per weight may plan to
 	// take for one weight (passes.RunOptions.MaxMemory; 0: no bound).
 	MaxMemory int64
+	// Diff fills Result.Diff: the plan diff of the input against the
+	// rewritten module (passes/plandiff). It checks the input first and
+	// keeps a copy of its ops (not its weights) for the comparison.
+	Diff bool
 	// Beside, when set, gives the files written beside the output (the
 	// report) from the finished Result, once the output is complete and
 	// before it is put in place: both are committed or neither, so a
@@ -145,6 +150,9 @@ type Result struct {
 	// Check is check's verdict on the rewritten module (hazard rules
 	// aside: they never change it and would read every weight).
 	Check *ane.Report
+	// Diff is the input against the rewritten module (Options.Diff; nil
+	// otherwise and on a failure).
+	Diff *plandiff.Diff
 	// Written is what was written (nil for a dry run or a failure).
 	Written *bundle.Result
 	// Prepare is the time from the loaded input to the pipeline's start
@@ -171,6 +179,13 @@ func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 		"no pass runs on it"); err != nil {
 		return nil, err
 	}
+	var before plandiff.Side
+	if p.Diff {
+		var err error
+		if before, err = inputSide(in, ld); err != nil {
+			return nil, err
+		}
+	}
 	r := &Result{Pipeline: p.Pipeline, Prepare: time.Since(t0)}
 	r.Run, r.Err = p.Pipeline.Run(ld.Module, passes.RunOptions{
 		VerifyEach:  p.VerifyEach,
@@ -182,8 +197,14 @@ func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 		return r, nil
 	}
 	var err error
-	if r.Check, err = ane.CheckWith(ld.Module, ane.Options{NoHazards: true}); err != nil {
+	if r.Check, err = ane.CheckWith(ld.Module, ane.Options{NoHazards: true, Placement: p.Diff}); err != nil {
 		return nil, fmt.Errorf("%s: check on the rewritten module: %w; nothing written", in, err)
+	}
+	if p.Diff {
+		after := plandiff.Side{Module: ld.Module, Report: r.Check, Path: p.Out}
+		if r.Diff, err = plandiff.Compute(before, after); err != nil {
+			return nil, fmt.Errorf("%s: the plan diff of the input against the rewritten module: %w; nothing written", in, err)
+		}
 	}
 	if p.DryRun {
 		// Nothing is written, so no write waits for the input's main.hash
@@ -225,4 +246,15 @@ func (p *plan) printIR(pass string, m *graph.Module) error {
 	m.Resources = nil
 	defer func() { m.Resources = res }()
 	return mlirtext.Write(p.IR, m, mlirtext.FormPretty)
+}
+
+// inputSide checks the input as the plan diff compares it and copies its
+// ops, which the pipeline rewrites in place; the copy has no resource
+// table (the weights' bytes), which the diff does not read.
+func inputSide(in string, ld *modelio.Loaded) (plandiff.Side, error) {
+	rep, err := ane.CheckWith(ld.Module, ane.Options{NoHazards: true, Placement: true})
+	if err != nil {
+		return plandiff.Side{}, fmt.Errorf("%s: check on the input, for the plan diff: %w", in, err)
+	}
+	return plandiff.Side{Module: &graph.Module{Op: ld.Module.Op.Clone(nil)}, Report: rep, Path: ld.TextName()}, nil
 }

@@ -358,7 +358,9 @@ type GraphCheck struct {
 	OpsExempt int32 `protobuf:"varint,5,opt,name=ops_exempt,json=opsExempt,proto3" json:"ops_exempt,omitempty"`
 	// No blocker in the graph or the composites it invokes.
 	Legal bool `protobuf:"varint,6,opt,name=legal,proto3" json:"legal,omitempty"`
-	// Under coreai-build 3600.83.1's observed behaviour: 1 when legal, else 0.
+	// Kept for readers of older reports: predicted_regions when known, else
+	// 0 (it was h18p's 1-or-0 whatever the architecture; for h18p it still
+	// is). Read predicted_regions.
 	RegionsObserved int32 `protobuf:"varint,7,opt,name=regions_observed,json=regionsObserved,proto3" json:"regions_observed,omitempty"`
 	// Maximal runs of legal ops in program order (what a partitioning
 	// compiler could place).
@@ -375,9 +377,19 @@ type GraphCheck struct {
 	// What the prediction assumed, or why there is none.
 	RegionModel string `protobuf:"bytes,13,opt,name=region_model,json=regionModel,proto3" json:"region_model,omitempty"`
 	// Performance advice; never changes legal, a prediction or the exit code.
-	Advice        []*Finding `protobuf:"bytes,14,rep,name=advice,proto3" json:"advice,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Advice []*Finding `protobuf:"bytes,14,rep,name=advice,proto3" json:"advice,omitempty"`
+	// Ops (nested ones too, constants not) CheckReport.architecture's
+	// behaviour keeps off the Neural Engine (entry graphs only); absent when
+	// predicted_regions is.
+	OpsOff *int32 `protobuf:"varint,15,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
+	// check --compiled PKG: the regions the compiled package measured for
+	// the entry functions named after this graph (compile's per_function
+	// rule), ANE and GPU; absent without --compiled or when the package does
+	// not settle the count.
+	MeasuredAneRegions *int32 `protobuf:"varint,16,opt,name=measured_ane_regions,json=measuredAneRegions,proto3,oneof" json:"measured_ane_regions,omitempty"`
+	MeasuredGpuRegions *int32 `protobuf:"varint,17,opt,name=measured_gpu_regions,json=measuredGpuRegions,proto3,oneof" json:"measured_gpu_regions,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *GraphCheck) Reset() {
@@ -508,17 +520,42 @@ func (x *GraphCheck) GetAdvice() []*Finding {
 	return nil
 }
 
+func (x *GraphCheck) GetOpsOff() int32 {
+	if x != nil && x.OpsOff != nil {
+		return *x.OpsOff
+	}
+	return 0
+}
+
+func (x *GraphCheck) GetMeasuredAneRegions() int32 {
+	if x != nil && x.MeasuredAneRegions != nil {
+		return *x.MeasuredAneRegions
+	}
+	return 0
+}
+
+func (x *GraphCheck) GetMeasuredGpuRegions() int32 {
+	if x != nil && x.MeasuredGpuRegions != nil {
+		return *x.MeasuredGpuRegions
+	}
+	return 0
+}
+
 type CheckReport struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Input   *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
 	RuleSet string                 `protobuf:"bytes,2,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
-	// The coreai-build version whose behaviour regions_predicted follows.
+	// The coreai-build version the region models are calibrated to.
 	CompilerVersion string `protobuf:"bytes,3,opt,name=compiler_version,json=compilerVersion,proto3" json:"compiler_version,omitempty"`
-	// Every entry graph predicted legal (exit code 0).
+	// No entry graph holds a blocker (exit code 0): a fact about the ops,
+	// the same for every architecture.
 	Legal bool `protobuf:"varint,4,opt,name=legal,proto3" json:"legal,omitempty"`
-	// Sum of regions_observed over entry graphs, and the number of them.
+	// Kept for readers of older reports: predicted_regions when known, else
+	// 0 (it was h18p's all-or-nothing count whatever the architecture; for
+	// h18p it still is). Read predicted_regions.
 	RegionsPredicted int32 `protobuf:"varint,5,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
-	Functions        int32 `protobuf:"varint,6,opt,name=functions,proto3" json:"functions,omitempty"`
+	// The number of entry graphs (functions).
+	Functions int32 `protobuf:"varint,6,opt,name=functions,proto3" json:"functions,omitempty"`
 	// Sum of segments over entry graphs.
 	Segments int32 `protobuf:"varint,7,opt,name=segments,proto3" json:"segments,omitempty"`
 	// Blocker and info findings grouped, in rule-table order.
@@ -543,7 +580,17 @@ type CheckReport struct {
 	// Sum of the functions' predicted_regions; absent when any is unknown.
 	PredictedRegions *int32 `protobuf:"varint,16,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
 	// Performance advice, grouped; never changes legal or the exit code.
-	Advice        []*FindingGroup `protobuf:"bytes,17,rep,name=advice,proto3" json:"advice,omitempty"`
+	Advice []*FindingGroup `protobuf:"bytes,17,rep,name=advice,proto3" json:"advice,omitempty"`
+	// Every op's predicted placement under architecture (check --ops; absent
+	// without it: a record per op), graph by graph in module order, each
+	// graph's ops in pre-order; check's filters (--only, --at, --op)
+	// apply.
+	Ops []*OpPlacement `protobuf:"bytes,18,rep,name=ops,proto3" json:"ops,omitempty"`
+	// Sum of the functions' ops_off; absent when any is unknown.
+	OpsOff *int32 `protobuf:"varint,19,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
+	// check --compiled PKG: the compiled package the measurements come from
+	// (GraphCheck.measured_*_regions, OpPlacement.measured_device).
+	Compiled      string `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -697,6 +744,228 @@ func (x *CheckReport) GetAdvice() []*FindingGroup {
 	return nil
 }
 
+func (x *CheckReport) GetOps() []*OpPlacement {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+func (x *CheckReport) GetOpsOff() int32 {
+	if x != nil && x.OpsOff != nil {
+		return *x.OpsOff
+	}
+	return 0
+}
+
+func (x *CheckReport) GetCompiled() string {
+	if x != nil {
+		return x.Compiled
+	}
+	return ""
+}
+
+// OpPlacement is one op's predicted placement under the report's
+// architecture (passes/ane/placement.go). Per entry function the distinct
+// regions of its "ane" ops are its predicted_regions.
+type OpPlacement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique within the report: the op's FX name from its location; ops
+	// sharing an FX name get "NAME#2", "NAME#3", … after the first that is
+	// not a constant, which keeps NAME (report order, constants last: a
+	// constant carries the FX name of the op it feeds); an op without one
+	// "GRAPH#INDEX" (index as below).
+	OpId string `protobuf:"bytes,1,opt,name=op_id,json=opId,proto3" json:"op_id,omitempty"`
+	// "ane" (in ANE region `region` of its function), "gpu" (off the Neural
+	// Engine: its function is blocked under all-or-nothing, or the op is on
+	// a GPU island under partitioning), "none" (occupies no device:
+	// constants, the terminator, a graph nothing compiles) or "unknown" (no
+	// published compile says how the architecture places the function:
+	// CheckReport.region_model / GraphCheck.region_model say why). A
+	// composite's ops take the device of the ops that invoke it when those
+	// agree, else "unknown".
+	Device string `protobuf:"bytes,2,opt,name=device,proto3" json:"device,omitempty"`
+	Graph  string `protobuf:"bytes,3,opt,name=graph,proto3" json:"graph,omitempty"`
+	// Pre-order position in its graph, as OpRef.index.
+	Index  int32  `protobuf:"varint,4,opt,name=index,proto3" json:"index,omitempty"`
+	OpName string `protobuf:"bytes,5,opt,name=op_name,json=opName,proto3" json:"op_name,omitempty"`
+	// "file:line" of the op's first file location; empty when none.
+	Source string `protobuf:"bytes,6,opt,name=source,proto3" json:"source,omitempty"`
+	// 1-based ANE region within its function under the architecture; 0 when
+	// none (and for a composite's ops, which sit in their caller's regions).
+	Region int32 `protobuf:"varint,7,opt,name=region,proto3" json:"region,omitempty"`
+	// 1-based legal segment: where a compiler partitioning around every
+	// blocker could place it; 0 when none.
+	Segment int32 `protobuf:"varint,8,opt,name=segment,proto3" json:"segment,omitempty"`
+	// "legal", "exempt" (an index computation the element-type and rank
+	// rules skip), "constant", "terminator", the ids of the rules that block
+	// the op (comma separated), or why a legal op is off the Neural Engine
+	// ("function blocked: RULE at OPID", "whole function: RULE", "non-ANE
+	// element type (a GPU island under partitioning)", "calls @G, which
+	// holds GPU ops"); a composite's legal ops add "; placed with the ops
+	// that invoke it".
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Distinct element types of operands and results, sorted.
+	ElementTypes []string `protobuf:"bytes,10,rep,name=element_types,json=elementTypes,proto3" json:"element_types,omitempty"`
+	// Indices of the ops of the same graph whose results this op reads
+	// (the graph's edges), sorted, without repeats.
+	Inputs []int32 `protobuf:"varint,11,rep,packed,name=inputs,proto3" json:"inputs,omitempty"`
+	// A grouping key: "file:line" of the outermost frame of the op's
+	// location (the top-level statement that led to it); empty when the
+	// location has no file. The layers one loop builds share it: no location
+	// in the exports on record carries a layer index (frames has the rest
+	// of the chain).
+	Layer string `protobuf:"bytes,12,opt,name=layer,proto3" json:"layer,omitempty"`
+	// check --compiled PKG: the region types ("gpu", "ane", … lower case,
+	// comma separated when several) of the package's regions whose ops carry
+	// this op's FX name (the specialized graph keeps coreai-torch's
+	// debuginfo; graph/aimodelc FXRegionTypes); absent for constants, ops
+	// without an FX name and names the package's regions do not carry.
+	MeasuredDevice *string `protobuf:"bytes,13,opt,name=measured_device,json=measuredDevice,proto3,oneof" json:"measured_device,omitempty"`
+	// The op itself breaks a blocker rule (reason lists the rules).
+	Blocked bool `protobuf:"varint,14,opt,name=blocked,proto3" json:"blocked,omitempty"`
+	// The file frames of the op's location, "file:line", outermost first:
+	// the call chain a view can group by, level by level.
+	Frames        []string `protobuf:"bytes,15,rep,name=frames,proto3" json:"frames,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpPlacement) Reset() {
+	*x = OpPlacement{}
+	mi := &file_check_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpPlacement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpPlacement) ProtoMessage() {}
+
+func (x *OpPlacement) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpPlacement.ProtoReflect.Descriptor instead.
+func (*OpPlacement) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *OpPlacement) GetOpId() string {
+	if x != nil {
+		return x.OpId
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetGraph() string {
+	if x != nil {
+		return x.Graph
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *OpPlacement) GetOpName() string {
+	if x != nil {
+		return x.OpName
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetRegion() int32 {
+	if x != nil {
+		return x.Region
+	}
+	return 0
+}
+
+func (x *OpPlacement) GetSegment() int32 {
+	if x != nil {
+		return x.Segment
+	}
+	return 0
+}
+
+func (x *OpPlacement) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetElementTypes() []string {
+	if x != nil {
+		return x.ElementTypes
+	}
+	return nil
+}
+
+func (x *OpPlacement) GetInputs() []int32 {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *OpPlacement) GetLayer() string {
+	if x != nil {
+		return x.Layer
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetMeasuredDevice() string {
+	if x != nil && x.MeasuredDevice != nil {
+		return *x.MeasuredDevice
+	}
+	return ""
+}
+
+func (x *OpPlacement) GetBlocked() bool {
+	if x != nil {
+		return x.Blocked
+	}
+	return false
+}
+
+func (x *OpPlacement) GetFrames() []string {
+	if x != nil {
+		return x.Frames
+	}
+	return nil
+}
+
 // CompileFailure is one "ANECCompileOffline() failed" block.
 type CompileFailure struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -722,7 +991,7 @@ type CompileFailure struct {
 
 func (x *CompileFailure) Reset() {
 	*x = CompileFailure{}
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -734,7 +1003,7 @@ func (x *CompileFailure) String() string {
 func (*CompileFailure) ProtoMessage() {}
 
 func (x *CompileFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -747,7 +1016,7 @@ func (x *CompileFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileFailure.ProtoReflect.Descriptor instead.
 func (*CompileFailure) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{5}
+	return file_check_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CompileFailure) GetLogLine() int32 {
@@ -835,7 +1104,8 @@ type CompileReport struct {
 	Regions int32 `protobuf:"varint,6,opt,name=regions,proto3" json:"regions,omitempty"`
 	// The ANE region directories, relative to the .aimodelc.
 	RegionFiles []string `protobuf:"bytes,7,rep,name=region_files,json=regionFiles,proto3" json:"region_files,omitempty"`
-	// Predicted by the rule model for the same input.
+	// Predicted by the rule model for the same input and architecture; 0
+	// when the architecture has no region model (predicted_regions absent).
 	RegionsPredicted int32             `protobuf:"varint,8,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
 	Functions        int32             `protobuf:"varint,9,opt,name=functions,proto3" json:"functions,omitempty"`
 	PredictedLegal   bool              `protobuf:"varint,10,opt,name=predicted_legal,json=predictedLegal,proto3" json:"predicted_legal,omitempty"`
@@ -879,13 +1149,18 @@ type CompileReport struct {
 	// unclassified_not_kept counts the lines whose text is not among them.
 	Unclassified        []*LogLine `protobuf:"bytes,27,rep,name=unclassified,proto3" json:"unclassified,omitempty"`
 	UnclassifiedNotKept int32      `protobuf:"varint,28,opt,name=unclassified_not_kept,json=unclassifiedNotKept,proto3" json:"unclassified_not_kept,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The --architecture the compiler was run for; regions_predicted is the
+	// rule model's count for it (check --architecture), absent here when the
+	// architecture has no region model (regions_predicted is then 0).
+	Architecture     string `protobuf:"bytes,29,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	PredictedRegions *int32 `protobuf:"varint,30,opt,name=predicted_regions,json=predictedRegions,proto3,oneof" json:"predicted_regions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
 	*x = CompileReport{}
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +1172,7 @@ func (x *CompileReport) String() string {
 func (*CompileReport) ProtoMessage() {}
 
 func (x *CompileReport) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +1185,7 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{6}
+	return file_check_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CompileReport) GetInput() *Input {
@@ -1109,6 +1384,20 @@ func (x *CompileReport) GetUnclassifiedNotKept() int32 {
 	return 0
 }
 
+func (x *CompileReport) GetArchitecture() string {
+	if x != nil {
+		return x.Architecture
+	}
+	return ""
+}
+
+func (x *CompileReport) GetPredictedRegions() int32 {
+	if x != nil && x.PredictedRegions != nil {
+		return *x.PredictedRegions
+	}
+	return 0
+}
+
 // LogLine is one distinct line of a compiler log.
 type LogLine struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1124,7 +1413,7 @@ type LogLine struct {
 
 func (x *LogLine) Reset() {
 	*x = LogLine{}
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1136,7 +1425,7 @@ func (x *LogLine) String() string {
 func (*LogLine) ProtoMessage() {}
 
 func (x *LogLine) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1149,7 +1438,7 @@ func (x *LogLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
 func (*LogLine) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{7}
+	return file_check_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *LogLine) GetLine() int32 {
@@ -1184,7 +1473,7 @@ type FunctionRegions struct {
 
 func (x *FunctionRegions) Reset() {
 	*x = FunctionRegions{}
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1485,7 @@ func (x *FunctionRegions) String() string {
 func (*FunctionRegions) ProtoMessage() {}
 
 func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1498,7 @@ func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionRegions.ProtoReflect.Descriptor instead.
 func (*FunctionRegions) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{8}
+	return file_check_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FunctionRegions) GetName() string {
@@ -1267,7 +1556,7 @@ const file_check_proto_rawDesc = "" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
 	"\amessage\x18\n" +
 	" \x01(\tR\amessage\x12\x10\n" +
-	"\x03via\x18\v \x01(\tR\x03via\"\x8a\x04\n" +
+	"\x03via\x18\v \x01(\tR\x03via\"\xd4\x05\n" +
 	"\n" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -1286,8 +1575,15 @@ const file_check_proto_rawDesc = "" +
 	"\ahazards\x18\v \x03(\v2\x12.anefix.v1.FindingR\ahazards\x120\n" +
 	"\x11predicted_regions\x18\f \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01\x12!\n" +
 	"\fregion_model\x18\r \x01(\tR\vregionModel\x12*\n" +
-	"\x06advice\x18\x0e \x03(\v2\x12.anefix.v1.FindingR\x06adviceB\x14\n" +
-	"\x12_predicted_regions\"\xca\x05\n" +
+	"\x06advice\x18\x0e \x03(\v2\x12.anefix.v1.FindingR\x06advice\x12\x1c\n" +
+	"\aops_off\x18\x0f \x01(\x05H\x01R\x06opsOff\x88\x01\x01\x125\n" +
+	"\x14measured_ane_regions\x18\x10 \x01(\x05H\x02R\x12measuredAneRegions\x88\x01\x01\x125\n" +
+	"\x14measured_gpu_regions\x18\x11 \x01(\x05H\x03R\x12measuredGpuRegions\x88\x01\x01B\x14\n" +
+	"\x12_predicted_regionsB\n" +
+	"\n" +
+	"\b_ops_offB\x17\n" +
+	"\x15_measured_ane_regionsB\x17\n" +
+	"\x15_measured_gpu_regions\"\xba\x06\n" +
 	"\vCheckReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
 	"\brule_set\x18\x02 \x01(\tR\aruleSet\x12)\n" +
@@ -1306,8 +1602,31 @@ const file_check_proto_rawDesc = "" +
 	"\farchitecture\x18\x0e \x01(\tR\farchitecture\x12!\n" +
 	"\fregion_model\x18\x0f \x01(\tR\vregionModel\x120\n" +
 	"\x11predicted_regions\x18\x10 \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01\x12/\n" +
-	"\x06advice\x18\x11 \x03(\v2\x17.anefix.v1.FindingGroupR\x06adviceB\x14\n" +
-	"\x12_predicted_regions\"\xcb\x02\n" +
+	"\x06advice\x18\x11 \x03(\v2\x17.anefix.v1.FindingGroupR\x06advice\x12(\n" +
+	"\x03ops\x18\x12 \x03(\v2\x16.anefix.v1.OpPlacementR\x03ops\x12\x1c\n" +
+	"\aops_off\x18\x13 \x01(\x05H\x01R\x06opsOff\x88\x01\x01\x12\x1a\n" +
+	"\bcompiled\x18\x14 \x01(\tR\bcompiledB\x14\n" +
+	"\x12_predicted_regionsB\n" +
+	"\n" +
+	"\b_ops_off\"\xa8\x03\n" +
+	"\vOpPlacement\x12\x13\n" +
+	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x16\n" +
+	"\x06device\x18\x02 \x01(\tR\x06device\x12\x14\n" +
+	"\x05graph\x18\x03 \x01(\tR\x05graph\x12\x14\n" +
+	"\x05index\x18\x04 \x01(\x05R\x05index\x12\x17\n" +
+	"\aop_name\x18\x05 \x01(\tR\x06opName\x12\x16\n" +
+	"\x06source\x18\x06 \x01(\tR\x06source\x12\x16\n" +
+	"\x06region\x18\a \x01(\x05R\x06region\x12\x18\n" +
+	"\asegment\x18\b \x01(\x05R\asegment\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12#\n" +
+	"\relement_types\x18\n" +
+	" \x03(\tR\felementTypes\x12\x16\n" +
+	"\x06inputs\x18\v \x03(\x05R\x06inputs\x12\x14\n" +
+	"\x05layer\x18\f \x01(\tR\x05layer\x12,\n" +
+	"\x0fmeasured_device\x18\r \x01(\tH\x00R\x0emeasuredDevice\x88\x01\x01\x12\x18\n" +
+	"\ablocked\x18\x0e \x01(\bR\ablocked\x12\x16\n" +
+	"\x06frames\x18\x0f \x03(\tR\x06framesB\x12\n" +
+	"\x10_measured_device\"\xcb\x02\n" +
 	"\x0eCompileFailure\x12\x19\n" +
 	"\blog_line\x18\x01 \x01(\x05R\alogLine\x12\x1b\n" +
 	"\tos_status\x18\x02 \x01(\x03R\bosStatus\x12,\n" +
@@ -1321,7 +1640,7 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\x91\t\n" +
+	" \x01(\bR\ttruncated\"\xfd\t\n" +
 	"\rCompileReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
@@ -1351,7 +1670,10 @@ const file_check_proto_rawDesc = "" +
 	"\x14diagnostics_not_kept\x18\x19 \x01(\x05R\x12diagnosticsNotKept\x12*\n" +
 	"\x11failures_not_kept\x18\x1a \x01(\x05R\x0ffailuresNotKept\x126\n" +
 	"\funclassified\x18\x1b \x03(\v2\x12.anefix.v1.LogLineR\funclassified\x122\n" +
-	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\"G\n" +
+	"\x15unclassified_not_kept\x18\x1c \x01(\x05R\x13unclassifiedNotKept\x12\"\n" +
+	"\farchitecture\x18\x1d \x01(\tR\farchitecture\x120\n" +
+	"\x11predicted_regions\x18\x1e \x01(\x05H\x00R\x10predictedRegions\x88\x01\x01B\x14\n" +
+	"\x12_predicted_regions\"G\n" +
 	"\aLogLine\x12\x12\n" +
 	"\x04line\x18\x01 \x01(\x05R\x04line\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x14\n" +
@@ -1373,45 +1695,47 @@ func file_check_proto_rawDescGZIP() []byte {
 	return file_check_proto_rawDescData
 }
 
-var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_check_proto_goTypes = []any{
 	(*Rule)(nil),            // 0: anefix.v1.Rule
 	(*Finding)(nil),         // 1: anefix.v1.Finding
 	(*FindingGroup)(nil),    // 2: anefix.v1.FindingGroup
 	(*GraphCheck)(nil),      // 3: anefix.v1.GraphCheck
 	(*CheckReport)(nil),     // 4: anefix.v1.CheckReport
-	(*CompileFailure)(nil),  // 5: anefix.v1.CompileFailure
-	(*CompileReport)(nil),   // 6: anefix.v1.CompileReport
-	(*LogLine)(nil),         // 7: anefix.v1.LogLine
-	(*FunctionRegions)(nil), // 8: anefix.v1.FunctionRegions
-	(*OpRef)(nil),           // 9: anefix.v1.OpRef
-	(*Input)(nil),           // 10: anefix.v1.Input
-	(*CompiledPackage)(nil), // 11: anefix.v1.CompiledPackage
+	(*OpPlacement)(nil),     // 5: anefix.v1.OpPlacement
+	(*CompileFailure)(nil),  // 6: anefix.v1.CompileFailure
+	(*CompileReport)(nil),   // 7: anefix.v1.CompileReport
+	(*LogLine)(nil),         // 8: anefix.v1.LogLine
+	(*FunctionRegions)(nil), // 9: anefix.v1.FunctionRegions
+	(*OpRef)(nil),           // 10: anefix.v1.OpRef
+	(*Input)(nil),           // 11: anefix.v1.Input
+	(*CompiledPackage)(nil), // 12: anefix.v1.CompiledPackage
 }
 var file_check_proto_depIdxs = []int32{
-	9,  // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
+	10, // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
 	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
 	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
 	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
 	1,  // 4: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
-	10, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	11, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
 	2,  // 6: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
 	2,  // 7: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
 	3,  // 8: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
 	0,  // 9: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
 	2,  // 10: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
 	2,  // 11: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
-	10, // 12: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
-	5,  // 13: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
-	2,  // 14: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	8,  // 15: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	11, // 16: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	7,  // 17: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	5,  // 12: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
+	11, // 13: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	6,  // 14: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
+	2,  // 15: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
+	9,  // 16: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	12, // 17: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	8,  // 18: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1423,13 +1747,15 @@ func file_check_proto_init() {
 	file_inspect_proto_init()
 	file_check_proto_msgTypes[3].OneofWrappers = []any{}
 	file_check_proto_msgTypes[4].OneofWrappers = []any{}
+	file_check_proto_msgTypes[5].OneofWrappers = []any{}
+	file_check_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_check_proto_rawDesc), len(file_check_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

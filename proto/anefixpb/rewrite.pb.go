@@ -61,7 +61,11 @@ type RewriteReport struct {
 	Settings []*PassOption `protobuf:"bytes,17,rep,name=settings,proto3" json:"settings,omitempty"`
 	// check's verdict on the rewritten module (set when the pipeline ran to
 	// the end, with or without --dry-run).
-	Check         *RewriteVerdict `protobuf:"bytes,18,opt,name=check,proto3" json:"check,omitempty"`
+	Check *RewriteVerdict `protobuf:"bytes,18,opt,name=check,proto3" json:"check,omitempty"`
+	// With --diff: the plan diff of the input against the rewritten module,
+	// as `anefix diff IN OUT` computes it (its inputs a and b left out: they
+	// are input and output above). Set when the pipeline ran to the end.
+	PlanDiff      *PlanDiff `protobuf:"bytes,19,opt,name=plan_diff,json=planDiff,proto3" json:"plan_diff,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -218,6 +222,13 @@ func (x *RewriteReport) GetSettings() []*PassOption {
 func (x *RewriteReport) GetCheck() *RewriteVerdict {
 	if x != nil {
 		return x.Check
+	}
+	return nil
+}
+
+func (x *RewriteReport) GetPlanDiff() *PlanDiff {
+	if x != nil {
+		return x.PlanDiff
 	}
 	return nil
 }
@@ -1113,7 +1124,8 @@ var File_rewrite_proto protoreflect.FileDescriptor
 
 const file_rewrite_proto_rawDesc = "" +
 	"\n" +
-	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\vcheck.proto\"\x96\x05\n" +
+	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\vcheck.proto\x1a\n" +
+	"diff.proto\"\xc8\x05\n" +
 	"\rRewriteReport\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x1f\n" +
@@ -1139,7 +1151,8 @@ const file_rewrite_proto_rawDesc = "" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
 	"failedPass\x121\n" +
 	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\x12/\n" +
-	"\x05check\x18\x12 \x01(\v2\x19.anefix.v1.RewriteVerdictR\x05check\"\xdd\x01\n" +
+	"\x05check\x18\x12 \x01(\v2\x19.anefix.v1.RewriteVerdictR\x05check\x120\n" +
+	"\tplan_diff\x18\x13 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiff\"\xdd\x01\n" +
 	"\x0eRewriteVerdict\x12\x14\n" +
 	"\x05legal\x18\x01 \x01(\bR\x05legal\x12+\n" +
 	"\x11regions_predicted\x18\x02 \x01(\x05R\x10regionsPredicted\x12\x1c\n" +
@@ -1252,9 +1265,10 @@ var file_rewrite_proto_goTypes = []any{
 	(*StatePromotion)(nil),       // 9: anefix.v1.StatePromotion
 	(*Input)(nil),                // 10: anefix.v1.Input
 	(*TypeCount)(nil),            // 11: anefix.v1.TypeCount
-	(*FindingGroup)(nil),         // 12: anefix.v1.FindingGroup
-	(*IOChange)(nil),             // 13: anefix.v1.IOChange
-	(*OpRef)(nil),                // 14: anefix.v1.OpRef
+	(*PlanDiff)(nil),             // 12: anefix.v1.PlanDiff
+	(*FindingGroup)(nil),         // 13: anefix.v1.FindingGroup
+	(*IOChange)(nil),             // 14: anefix.v1.IOChange
+	(*OpRef)(nil),                // 15: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
 	10, // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
@@ -1263,26 +1277,27 @@ var file_rewrite_proto_depIdxs = []int32{
 	11, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
 	6,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
 	1,  // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.RewriteVerdict
-	12, // 6: anefix.v1.RewriteVerdict.blockers:type_name -> anefix.v1.FindingGroup
-	6,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	13, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	7,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	9,  // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	14, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	5,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	9,  // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	8,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	3,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
-	4,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
-	14, // 17: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
-	14, // 18: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
-	14, // 19: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	14, // 20: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	12, // 6: anefix.v1.RewriteReport.plan_diff:type_name -> anefix.v1.PlanDiff
+	13, // 7: anefix.v1.RewriteVerdict.blockers:type_name -> anefix.v1.FindingGroup
+	6,  // 8: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	14, // 9: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	7,  // 10: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	9,  // 11: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	15, // 12: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	5,  // 13: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	9,  // 14: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	8,  // 15: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	3,  // 16: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
+	4,  // 17: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
+	15, // 18: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
+	15, // 19: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
+	15, // 20: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	15, // 21: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -1292,6 +1307,7 @@ func file_rewrite_proto_init() {
 	}
 	file_common_proto_init()
 	file_check_proto_init()
+	file_diff_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -30,7 +30,7 @@ import (
 // re-indented by encoding/json, whose whitespace is stable (protojson's is
 // deliberately not). m is not modified.
 func Marshal(m proto.Message) ([]byte, error) {
-	raw, err := protojson.Marshal(mapStrings(m, escapeInvalid))
+	raw, err := protojson.Marshal(mapStrings(m, EscapeInvalid))
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +66,13 @@ func escapeRawControls(b []byte) []byte {
 // for the text reports: no string can start a line or an escape sequence.
 func ForText[M proto.Message](m M) M { return mapStrings(m, bundle.DisplayName) }
 
-// escapeInvalid returns s with each byte that is not part of valid UTF-8
+// ForJSON returns m with proto/common.proto's \xNN rule applied to every
+// string, as Marshal prints it, for writers of other formats (pbview).
+func ForJSON[M proto.Message](m M) M { return mapStrings(m, EscapeInvalid) }
+
+// EscapeInvalid returns s with each byte that is not part of valid UTF-8
 // replaced by \xNN; valid strings are returned as they are.
-func escapeInvalid(s string) string {
+func EscapeInvalid(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}

@@ -65,7 +65,7 @@ func TestEscapeInvalid(t *testing.T) {
 		"€\xfe€":       `€\xfe€`,
 		"\xed\xa0\x80": `\xed\xa0\x80`, // a surrogate is not UTF-8
 	} {
-		if got := escapeInvalid(in); got != want {
+		if got := EscapeInvalid(in); got != want {
 			t.Errorf("EscapeInvalid(%q) = %q, want %q", in, got, want)
 		}
 	}

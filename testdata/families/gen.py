@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""anefix's own stand-ins for three recurrent families, one decode step each,
+"""anefix's own stand-ins for four recurrent families, one decode step each,
 written as coreai MLIR text (the printed forms of graph/synth/variants/emit.go),
 and numpy's answer for each over a token stream.
 
@@ -14,6 +14,14 @@ and numpy's answer for each over a token stream.
   xlstm.mlir   xLSTM-style mLSTM cell: exponential input gate stabilised by a
                running maximum state m, matrix memory C and normaliser n, all
                fp32 between casts; the denominator is max(|n.q|, exp(-m)).
+  rwkv.mlir    RWKV-style block (RWKV-6's shape): token shift (the previous
+               token's normed x kept as a state, att_shift, mixed into r, k,
+               v, g and the decay's input), a time-mix recurrence with its
+               own per-head matrix state wkv_state[heads, key, value] in fp32
+               between casts (w = exp(-exp(w0 + x_w Wd)), data-dependent
+               decay; y = r (S + u k^T v); S' = diag(w) S + k^T v), a gated
+               norm, and a channel mix with a token-shift state of its own
+               (ffn_shift; relu(k)^2 and a sigmoid receptance).
 
 What is a guess: sizes are tiny (hidden 8, vocab 16), there is no RoPE, one
 layer of each block, weights are seeded pseudo-random numbers (stand-ins, not
@@ -429,9 +437,95 @@ def xlstm(rng):
     return text, ref
 
 
+# --------------------------------------------------------------- RWKV-style
+def rwkv(rng):
+    H, K, F = 2, 4, 16  # heads, head size (H*K = D), channel-mix width
+    w = {
+        "E": f16(rng.normal(0, 1, (V, D))),
+        "g1": f16(1 + 0.1 * rng.normal(size=D)), "g2": f16(1 + 0.1 * rng.normal(size=D)),
+        "gn": f16(1 + 0.1 * rng.normal(size=D)), "gf": f16(1 + 0.1 * rng.normal(size=D)),
+        # Token-shift mixes of r, k, v, g, w (time mix) and k, r (channel mix).
+        "mu": f16(rng.uniform(0, 1, (7, D))),
+        "Wr": f16(rng.normal(0, D ** -0.5, (D, D))), "Wk": f16(rng.normal(0, D ** -0.5, (D, D))),
+        "Wv": f16(rng.normal(0, D ** -0.5, (D, D))), "Wg": f16(rng.normal(0, D ** -0.5, (D, D))),
+        "Wd": f16(rng.normal(0, 0.1 * D ** -0.5, (D, D))),
+        # Trained-like decay: exp(w0) in [0.05, 1.5], so w = exp(-exp(w0)) in [0.22, 0.95].
+        "w0": f32(rng.uniform(np.log(0.05), np.log(1.5), D)),
+        "u": f32(rng.normal(0, 0.5, D)),
+        "Wo": f16(rng.normal(0, D ** -0.5, (D, D))),
+        "Wck": f16(rng.normal(0, D ** -0.5, (D, F))), "Wcr": f16(rng.normal(0, D ** -0.5, (D, D))),
+        "Wcv": f16(rng.normal(0, F ** -0.5, (F, D))),
+        "Wlm": f16(rng.normal(0, D ** -0.5, (D, V))),
+    }
+    fn = Fn()
+    h = embed(fn, w["E"])
+
+    def shift(x, prev, i):  # x + (prev - x) * mu_i
+        return fn.bin("add", x, fn.bin("mul", fn.bin("sub", prev, x), fn.fconst(w["mu"][i], "f16")))
+
+    # Time mix.
+    x = fn.rmsnorm(h, w["g1"])
+    prev = ("%att_shift", (1, 1, D), "f16")
+    r = fn.linear(shift(x, prev, 0), w["Wr"])
+    k = fn.linear(shift(x, prev, 1), w["Wk"])
+    v = fn.linear(shift(x, prev, 2), w["Wv"])
+    g = fn.silu(fn.linear(shift(x, prev, 3), w["Wg"]))
+    dd = fn.bin("add", fn.cast(fn.linear(shift(x, prev, 4), w["Wd"]), "f32"), fn.fconst(w["w0"], "f32"))
+    decay = fn.unary("exp", fn.bin("mul", fn.unary("exp", dd), fn.scalar(-1.0, "f32")))  # [1, 1, D]
+    r32 = fn.reshape(fn.cast(r, "f32"), 1, H, 1, K)
+    k32 = fn.reshape(fn.cast(k, "f32"), 1, H, K, 1)
+    v32 = fn.reshape(fn.cast(v, "f32"), 1, H, 1, K)
+    kv = fn.bin("mul", k32, v32)  # [1, H, K, K]
+    S = ("%wkv_state", (1, H, K, K), "f32")
+    y = fn.matmul(r32, fn.bin("add", S, fn.bin("mul", kv, fn.fconst(w["u"].reshape(1, H, K, 1), "f32"))))  # [1, H, 1, K]
+    Sn = fn.bin("add", fn.bin("mul", S, fn.reshape(decay, 1, H, K, 1)), kv)
+    y = fn.reshape(fn.cast(y, "f16"), 1, 1, D)
+    y = fn.bin("mul", fn.rmsnorm(y, w["gn"]), g)
+    h = fn.bin("add", h, fn.linear(y, w["Wo"]))
+    # Channel mix.
+    x2 = fn.rmsnorm(h, w["g2"])
+    prev2 = ("%ffn_shift", (1, 1, D), "f16")
+    kk = fn.unary("relu", fn.linear(shift(x2, prev2, 5), w["Wck"]))
+    kk = fn.bin("mul", kk, kk)
+    rr = fn.unary("sigmoid", fn.linear(shift(x2, prev2, 6), w["Wcr"]))
+    h = fn.bin("add", h, fn.bin("mul", rr, fn.linear(kk, w["Wcv"])))
+    logits = fn.linear(fn.rmsnorm(h, w["gf"]), w["Wlm"])
+    text = module([("input_ids", "tensor<1x1xsi32>", False), ("att_shift", "tensor<1x1x%dxf16>" % D, True),
+                   ("wkv_state", "tensor<1x%dx%dx%dxf32>" % (H, K, K), True), ("ffn_shift", "tensor<1x1x%dxf16>" % D, True)],
+                  [("logits", Fn.ty(logits)), ("att_shift", Fn.ty(x)), ("wkv_state", Fn.ty(Sn)), ("ffn_shift", Fn.ty(x2))],
+                  fn, [logits, x, Sn, x2])
+
+    def ref(tokens):
+        p1, p2 = np.zeros(D), np.zeros(D)
+        St = np.zeros((H, K, K))
+        mu = w["mu"]
+        out = []
+        for tok in tokens:
+            h = w["E"][tok].copy()
+            x = np_rms(h, w["g1"])
+            m = [x + (p1 - x) * mu[i] for i in range(5)]
+            p1 = x
+            r, k, v = (m[0] @ w["Wr"]).reshape(H, K), (m[1] @ w["Wk"]).reshape(H, K), (m[2] @ w["Wv"]).reshape(H, K)
+            g = silu(m[3] @ w["Wg"])
+            dec = np.exp(-np.exp(m[4] @ w["Wd"] + w["w0"])).reshape(H, K)
+            kv = k[:, :, None] * v[:, None, :]
+            y = np.einsum("hk,hkv->hv", r, St + w["u"].reshape(H, K)[:, :, None] * kv)
+            St = St * dec[:, :, None] + kv
+            h = h + (np_rms(y.reshape(D), w["gn"]) * g) @ w["Wo"]
+            x2 = np_rms(h, w["g2"])
+            ck, cr = x2 + (p2 - x2) * mu[5], x2 + (p2 - x2) * mu[6]
+            p2 = x2
+            kk = np.maximum(ck @ w["Wck"], 0) ** 2
+            h = h + (1 / (1 + np.exp(-(cr @ w["Wcr"])))) * (kk @ w["Wcv"])
+            out.append(np_rms(h, w["gf"]) @ w["Wlm"])
+        return out
+
+    return text, ref
+
+
 def main():
     expected = {}
-    for name, build, seed in (("lfm2", lfm2, 1), ("mamba2", mamba2, 2), ("xlstm", xlstm, 3)):
+    for name, build, seed in (("lfm2", lfm2, 1), ("mamba2", mamba2, 2), ("xlstm", xlstm, 3), ("rwkv", rwkv, 4)):
         text, ref = build(np.random.default_rng(seed))
         head = "// anefix's own %s-style stand-in (synthetic weights), written by testdata/families/gen.py.\n" % name
         with open(name + ".mlir", "w") as f:

@@ -25,10 +25,7 @@ func (r *Result) Settled() error {
 }
 
 // RegionsByGraph attributes the compiled entry functions' ANE regions to
-// the input's entry graphs by name: coreai-build names an entry function
-// after its graph plus "_<suffix>" (the corpus's main -> main_9wemocz…), so
-// a function belongs to the entry graph whose name it equals or starts with
-// followed by "_", the longest such name winning. Every graph gets an
+// the input's entry graphs by name (FunctionsByGraph). Every graph gets an
 // entry; a function whose count is unknown adds nothing (RegionsKnown says
 // so). pkg may be nil.
 func RegionsByGraph(pkg *aimodelc.Package, graphs []string) map[string]int {
@@ -36,6 +33,24 @@ func RegionsByGraph(pkg *aimodelc.Package, graphs []string) map[string]int {
 	for _, g := range graphs {
 		out[g] = 0
 	}
+	for g, fns := range FunctionsByGraph(pkg, graphs) {
+		for _, f := range fns {
+			if f.ANE.Known {
+				out[g] += f.ANE.N
+			}
+		}
+	}
+	return out
+}
+
+// FunctionsByGraph attributes the compiled entry functions to the input's
+// entry graphs by name: coreai-build names an entry function after its
+// graph plus "_<suffix>" (the corpus's main -> main_9wemocz…), so a
+// function belongs to the entry graph whose name it equals or starts with
+// followed by "_", the longest such name winning; a function matching none
+// is left out. pkg may be nil.
+func FunctionsByGraph(pkg *aimodelc.Package, graphs []string) map[string][]*aimodelc.Function {
+	out := map[string][]*aimodelc.Function{}
 	if pkg == nil {
 		return out
 	}
@@ -46,8 +61,8 @@ func RegionsByGraph(pkg *aimodelc.Package, graphs []string) map[string]int {
 				best = name
 			}
 		}
-		if best != "" && f.ANE.Known {
-			out[best] += f.ANE.N
+		if best != "" {
+			out[best] = append(out[best], f)
 		}
 	}
 	return out
