@@ -1,0 +1,38 @@
+package ane
+
+import (
+	"testing"
+
+	"github.com/anefix/anefix/graph"
+)
+
+// lastAxisExp is an exp over a [1, n] input.
+func lastAxisExp(n int64) *graph.Module {
+	g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, n), ""})
+	g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, n)), "y")
+	return g.m
+}
+
+func TestAdviceAxisExtent(t *testing.T) {
+	testRule(t, adviceAxisExtent, []ruleCase{
+		{name: "16,385: above the cap through A15", build: func() *graph.Module { return lastAxisExp(16385) },
+			want: []string{"coreai.exp: tensor<1x16385xf16>: an axis of 16385, above 16,384 (the cap through A15; within A16's 65,536)"}},
+		{name: "16,384: at the cap", build: func() *graph.Module { return lastAxisExp(16384) }, want: nil},
+		{name: "65,536: at the cap from A16", build: func() *graph.Module { return lastAxisExp(65536) },
+			want: []string{"coreai.exp: tensor<1x65536xf16>: an axis of 65536, above 16,384 (the cap through A15; within A16's 65,536)"}},
+		{name: "65,537: above the cap from A16", build: func() *graph.Module { return lastAxisExp(65537) },
+			want: []string{"coreai.exp: tensor<1x65537xf16>: an axis of 65537, above 65,536 (the cap from A16)"}},
+		{name: "a vocabulary of 151,936 read by a gather (Apple's dense control's)", build: func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"ids", tensor(graph.SI32, 1, 4), ""})
+			table := g.constant(tensor(graph.F16, 151936, 8))
+			g.out(g.op("coreai.gather_nd", "embedding", 1, []*graph.Value{table, g.arg(0)}, tensor(graph.F16, 1, 4, 8)), "y")
+			return g.m
+		}, want: []string{"coreai.gather_nd: tensor<151936x8xf16>: an axis of 151936, above 65,536 (the cap from A16)"}},
+		{name: "the constant itself is not judged", build: func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 8), ""})
+			g.constant(tensor(graph.F16, 151936, 8))
+			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 8)), "y")
+			return g.m
+		}, want: nil},
+	})
+}
