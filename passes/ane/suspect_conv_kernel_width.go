@@ -2,7 +2,6 @@ package ane
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/anefix/anefix/passes/anefacts"
 )
@@ -30,7 +29,7 @@ var suspectConvKernelWidth = &Rule{
 
 // convKernelWidthCap is the widest kernel accepted on architecture name.
 func convKernelWidthCap(arch string) (int64, string) {
-	if strings.HasPrefix(arch, "h13") {
+	if n, ok := hNumber(arch); ok && n == 13 {
 		return 13, "13 (" + arch + ": M1)"
 	}
 	return 15, "15"

@@ -27,5 +27,6 @@ func TestSuspectConvKernelWidth(t *testing.T) {
 			want: []string{"coreai.conv2d: kernel width 14 (weight tensor<4x4x3x14xf16>), above 13 (h13g: M1)"}},
 		{name: "width 13 on M1 (h13g)", arch: "h13g", build: func() *graph.Module { return convKernel(3, 13) }, want: nil},
 		{name: "width 14 on h16g", arch: "h16g", build: func() *graph.Module { return convKernel(3, 14) }, want: nil},
+		{name: "width 14 on h14g (M2: unmeasured, 15 applies)", arch: "h14g", build: func() *graph.Module { return convKernel(3, 14) }, want: nil},
 	})
 }
