@@ -20,10 +20,11 @@ var suspectLUTGroup = &Rule{
 		"read it). Why it matters: apple/coremltools PR 2777 (open) shows a palettizer declining a group size that does " +
 		"not divide the channel count (group 16 over 120 output channels) and leaving the weight silently wrong (divided " +
 		"by its per-channel scale, max error 16.9); that PR is about coremltools' palettize_weights, not about the Neural " +
-		"Engine, and no compile of such a lut_to_dense is on record",
+		"Engine, and no compile of such a lut_to_dense is on record; anefix's own palettize declines such a weight without touching it (passes/palettize.go)",
 	Severity: suspect,
-	Experiment: "re-palettize with a group size that divides the channel count (anefix rewrite --enable palettize picks " +
-		"one), then anefix verify against the fp16 export",
+	Experiment: "re-export with a group size that divides the channel count, or palettize the fp16 export with anefix " +
+		"rewrite --enable palettize (a weight its group size does not divide it leaves unpalettized and unchanged, with a " +
+		"note), then anefix verify against the fp16 export",
 	Run: runLUTGroupDivides,
 }
 
