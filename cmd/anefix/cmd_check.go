@@ -45,7 +45,11 @@ compiles on macOS h16g show); any other architecture has no published
 compile, so no count is predicted (predictedRegions is absent). It never
 changes the verdict or the exit code. A "Performance advice" section lists
 Apple's layout guidance (64-byte last axis on I/O, singleton last axes,
-softmax axis, linear vs 1x1 conv); it never changes the verdict either.
+softmax axis, linear vs 1x1 conv) and published limits the Core AI compiler
+works around (axes past the per-axis cap, which it tiles; more entry
+functions than about 128 loaded programs); it never changes the verdict
+either. --architecture also sets the limits that differ by architecture
+(the axis cap, the conv kernel width).
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
@@ -316,7 +320,7 @@ func writeCheckText(w io.Writer, r *pb.CheckReport, gs checkGroups) error {
 		}
 	}
 	writeAdvice(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n", apple)
-	writeAdvice(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
+	writeAdvice(b, "\nPerformance advice (Apple's guidance and published limits, each row's source in 'anefix check --rules'; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
 	fmt.Fprintf(b, "\nFunctions:\n")
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
