@@ -24,6 +24,16 @@ func TestSuspectStateLastAxis(t *testing.T) {
 		{name: "width 288 (a multiple of 32, not of 64)", build: func() *graph.Module { return stateWidth(288) }, want: nil},
 		{name: "width 31", build: func() *graph.Module { return stateWidth(31) },
 			want: []string{"state \"hidden\": tensor<1x4x2x31xf16>: last axis 31"}},
+		{name: "a handle state of width 270 (the form after Core AI's optimize)", build: func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 8), ""}, port{"hidden", graph.HandleOf(tensor(graph.F16, 1, 270)), ""})
+			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 8)), "y")
+			return g.m
+		}, want: []string{"state \"hidden\": tensor<1x270xf16>: last axis 270"}},
+		{name: "a handle state of width 256", build: func() *graph.Module {
+			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 8), ""}, port{"hidden", graph.HandleOf(tensor(graph.F16, 1, 256)), ""})
+			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 8)), "y")
+			return g.m
+		}, want: nil},
 		{name: "a plain input of width 270 is no state", build: func() *graph.Module {
 			g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 270), ""})
 			g.out(g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 270)), "y")
