@@ -19,8 +19,9 @@ var suspectOpCount = &Rule{
 	ID:    "suspect.function-op-count",
 	Title: "more ops in one function than any measured Neural Engine compile that passed",
 	Message: fmt.Sprintf("UNCONFIRMED: the function holds more than %d,%03d compute ops (constants and weight decompression "+
-		"not counted, each composite counted at every call, as the compiler inlines it); a 21,656-op function failed "+
-		"the Neural Engine compile on A16 where an 18,101-op one passed", maxOpsMeasured/1000, maxOpsMeasured%1000),
+		"not counted, each composite counted at every call, as the compiler inlines it); under Core ML a 21,656-op "+
+		"function failed to load on an A16's Neural Engine (error -14) where an 18,101-op one loaded",
+		maxOpsMeasured/1000, maxOpsMeasured%1000),
 	Evidence: "slimwangyue/Anemll tests/dev/ane_limit_matrix.md (Qwen3.5-4B prefill chunks, coremltools 9.0, Core ML on an " +
 		"iPhone 14 Pro Max, A16, iOS 26.5 beta): 18,101 MIL ops load on the Neural Engine, 21,656 fail with error -14 and no " +
 		"CPU fallback, 21,920 fail too; on an M1 Ultra a 21,922-op function failed the Neural Engine compile and fell back to " +
