@@ -50,7 +50,11 @@ the blockers mean there (arm A on h16g: "PARTIAL: 19 ANE region(s) ..., 241 op(s
 the Neural Engine"), the Functions lines and the footer name it. A
 "Performance advice" section lists
 Apple's layout guidance (64-byte last axis on I/O, singleton last axes,
-softmax axis, linear vs 1x1 conv); it never changes the verdict either.
+softmax axis, linear vs 1x1 conv) and published limits the Core AI compiler
+works around (axes past the per-axis cap, which it tiles; more entry
+functions than about 128 loaded programs); it never changes the verdict
+either. --architecture also sets the limits that differ by architecture
+(the axis cap, the conv kernel width).
 
 --ops lists every op, one line each, grouped per graph: its op id (the FX
 name; NAME#2, … for further ops sharing it, constants last; GRAPH#INDEX
@@ -466,7 +470,7 @@ func writeCheckGroups(b *textChunks, r *pb.CheckReport, gs checkGroups) {
 		}
 	}
 	writeAdvice(b, "\nApple's stated rules that measurements contradict (info; 'anefix check --rules' has both sides):\n", apple)
-	writeAdvice(b, "\nPerformance advice (Apple's guidance; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
+	writeAdvice(b, "\nPerformance advice (Apple's guidance and published limits, each row's source in 'anefix check --rules'; never changes the verdict or the exit code; --json lists all):\n", gs.advice.all())
 }
 
 // writeCheckFunctions prints one line per entry function (the legal ones

@@ -52,8 +52,9 @@ func CheckWith(m *graph.Module, o Options) (*Report, error) {
 		scan = anefacts.NewScan(m)
 		scan.NoBlobs = o.NoHazardBlobs
 	}
+	mod := newModuleRun(facts, arch)
 	for _, f := range facts {
-		rep.Graphs = append(rep.Graphs, runRules(f, scan).result())
+		rep.Graphs = append(rep.Graphs, runRules(f, scan, mod).result())
 	}
 	cg := newCallGraph(rep, facts)
 	cg.blockCallers()

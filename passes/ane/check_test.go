@@ -115,7 +115,7 @@ var rulesCases = []rulesCase{
 		u := g.op("coreai.slice_update", "slice_update", 2, []*graph.Value{g.arg(2), g.arg(1), begin, end, stride}, tensor(graph.F16, 1, 8))
 		g.out(u, "new_cache")
 		return g.m
-	}, nil, []string{"suspect.state-write coreai.slice_update "}, 1, 1},
+	}, nil, []string{"suspect.state-last-axis state \"cache\" ", "suspect.state-write coreai.slice_update "}, 1, 1},
 	{"position ids cast to fp16 is exempt", func() *graph.Module {
 		g := newGraph(nil, "main", "", port{"pos", tensor(graph.SI32, 1, 4), ""})
 		c := g.op("coreai.cast", "_to_copy", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 4))
@@ -131,7 +131,7 @@ var rulesCases = []rulesCase{
 		back := g.op("coreai.cast", "_to_copy_2", 201, []*graph.Value{n}, tensor(graph.F16, 1, 4))
 		g.out(back, "s")
 		return g.m
-	}, []string{"element-type coreai.cast strip-fp32-casts", "element-type coreai.cast strip-fp32-casts"}, nil, 0, 0},
+	}, []string{"element-type coreai.cast strip-fp32-casts", "element-type coreai.cast strip-fp32-casts"}, []string{"suspect.state-last-axis state \"s\" "}, 0, 0},
 	{"rank 6", func() *graph.Module {
 		g := newGraph(nil, "main", "", port{"x", tensor(graph.F16, 1, 1, 1, 1, 2, 2), ""})
 		y := g.op("coreai.exp", "exp", 1, []*graph.Value{g.arg(0)}, tensor(graph.F16, 1, 1, 1, 1, 2, 2))
@@ -177,7 +177,7 @@ var rulesCases = []rulesCase{
 		return g.m
 	}, nil, nil, 1, 1},
 	{"scatter_nd with f32 updates", scatterF32Updates, nil, []string{"suspect.fp32-chain coreai.cast strip-fp32-casts", "suspect.fp32-chain coreai.cast strip-fp32-casts"}, 1, 1},
-	{"slice_update of a state that is not stored back is no state write", stateNotStoredBack, nil, nil, 1, 1},
+	{"slice_update of a state that is not stored back is no state write", stateNotStoredBack, nil, []string{"suspect.state-last-axis state \"cache\" "}, 1, 1},
 	{"tied head constant", tiedHead, []string{"apple.gather-rope coreai.gather_nd "}, []string{"suspect.tied-head-constant coreai.constant "}, 1, 1},
 }
 

@@ -29,7 +29,33 @@ var (
 	// shared by every graph so that a resource is read once. A rule that
 	// requires it does not run when Options.NoHazards turns the scan off.
 	factFP16Scan = &fact{Name: "fp16-scan", Doc: "each float constant's range as fp16 sees it, blobs read once per module (anefacts.Scan)"}
+	// factModule is what crosses graphs: the module's graphs by name (a
+	// rule that counts through calls follows them) and its entry graphs.
+	factModule = &fact{Name: "module", Doc: "the module's graphs by name and its entry graphs, for rules that follow calls or count functions (moduleRun)"}
+	// factArchitecture is the architecture the check is for (calib.go),
+	// for rules whose limit differs by architecture.
+	factArchitecture = &fact{Name: "architecture", Doc: "the --architecture the check is for (calib.go), for per-architecture limits"}
 )
+
+// moduleRun is what the rules of every graph of one module share: the
+// graphs' facts by name, the architecture, and the results computed once
+// per module (the compute-op counts through calls, rule_op_count.go).
+type moduleRun struct {
+	graphs []*anefacts.Graph
+	byName map[string]*anefacts.Graph
+	arch   Architecture
+	// computeOps memoizes computeOpCount per graph name (-1: being
+	// counted, so a call cycle counts once instead of looping).
+	computeOps map[string]int
+}
+
+func newModuleRun(facts []*anefacts.Graph, arch Architecture) *moduleRun {
+	m := &moduleRun{graphs: facts, byName: make(map[string]*anefacts.Graph, len(facts)), arch: arch}
+	for _, f := range facts {
+		m.byName[f.G.Name()] = f
+	}
+	return m
+}
 
 // Pass is what a rule's Run gets for one graph: the graph's facts, the
 // shared results its Requires name, and the calls that record findings
@@ -50,6 +76,18 @@ func (p *Pass) Islands() []*anefacts.Island {
 		p.out.islands, p.out.islandsDone = p.Graph.Islands(), true
 	}
 	return p.out.islands
+}
+
+// module returns factModule for this graph's module.
+func (p *Pass) module() *moduleRun {
+	p.used[factModule] = true
+	return p.out.mod
+}
+
+// architecture returns factArchitecture.
+func (p *Pass) architecture() Architecture {
+	p.used[factArchitecture] = true
+	return p.out.mod.arch
 }
 
 // Scan returns factFP16Scan (never nil in a rule that requires it).
@@ -125,6 +163,7 @@ func (p *Pass) MarkIllegal(op *graph.Operation) {
 // graphRun collects what the rules found in one graph.
 type graphRun struct {
 	facts       *anefacts.Graph
+	mod         *moduleRun
 	scan        *anefacts.Scan // nil: the fp16 rules are off
 	islands     []*anefacts.Island
 	islandsDone bool
@@ -161,8 +200,8 @@ func (r *graphRun) list(s severity) *[]Finding {
 
 // runRules runs every rule of Rules that has a Run, in table order, over
 // one graph. A rule requiring factFP16Scan is skipped when scan is nil.
-func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
-	r := newGraphRun(f, scan)
+func runRules(f *anefacts.Graph, scan *anefacts.Scan, mod *moduleRun) *graphRun {
+	r := newGraphRun(f, scan, mod)
 	if !f.HasBody() {
 		return r
 	}
@@ -175,8 +214,8 @@ func runRules(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
 	return r
 }
 
-func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan) *graphRun {
-	return &graphRun{facts: f, scan: scan}
+func newGraphRun(f *anefacts.Graph, scan *anefacts.Scan, mod *moduleRun) *graphRun {
+	return &graphRun{facts: f, scan: scan, mod: mod}
 }
 
 // run runs one rule and returns the facts it asked for.

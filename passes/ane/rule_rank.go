@@ -9,7 +9,7 @@ var ruleRank = &Rule{
 	ID:       "rank",
 	Title:    "tensor rank above 5",
 	Message:  "tensor of rank > 5: the Neural Engine takes at most 5 dimensions",
-	Evidence: "coreai-facts §4 (Apple's iOS builders keep every tensor at rank ≤ 5, e.g. the 5-D KV cache); no compiler message on record. Apple's authoring guide states the limit (apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md: intermediates of rank 6 or more are rejected); no measured compile of a rank-6 graph is on record. Compressed-weight storage (a lut_to_dense LUT, rank + 2 of its weight) is not judged",
+	Evidence: "coreai-facts §4 (Apple's iOS builders keep every tensor at rank ≤ 5, e.g. the 5-D KV cache); no compiler message on record. Apple's authoring guide states the limit (apple/coreai-models skills/skills/model-authoring/references/neural_engine_rules.md: intermediates of rank 6 or more are rejected). sbryngelson/ANEForge docs/developer/op-quirks.md (Global constraints) measured it on the engine's own compiler: its dimension model is rank 0 to 5 and a rank-6 tensor fails ANECCompile (ANEForge's direct e5rt path, not coreai-build); no coreai-build compile of a rank-6 graph is on record. Compressed-weight storage (a lut_to_dense LUT, rank + 2 of its weight) is not judged",
 	Severity: blocker,
 	Run:      runRank,
 }

@@ -31,7 +31,10 @@ type ruleCase struct {
 	build func() *graph.Module
 	text  string
 	file  string
-	want  []string
+	// arch is the --architecture the case is checked for ("" is the
+	// default), for rules whose limit differs by architecture.
+	arch string
+	want []string
 }
 
 func (c ruleCase) module(t *testing.T) *graph.Module {
@@ -64,7 +67,7 @@ func testRule(t *testing.T, r *Rule, cases []ruleCase) {
 			if err := graph.Verify(m); err != nil {
 				t.Fatalf("test module does not verify: %v", err)
 			}
-			got := runRuleAlone(t, r, m)
+			got := runRuleAloneFor(t, r, m, c.arch)
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("%s findings:\n got %q\nwant %q", r.ID, got, c.want)
 			}
@@ -74,17 +77,28 @@ func testRule(t *testing.T, r *Rule, cases []ruleCase) {
 
 func runRuleAlone(t *testing.T, r *Rule, m *graph.Module) []string {
 	t.Helper()
+	return runRuleAloneFor(t, r, m, "")
+}
+
+// runRuleAloneFor is runRuleAlone for architecture arch ("" is the default).
+func runRuleAloneFor(t *testing.T, r *Rule, m *graph.Module, arch string) []string {
+	t.Helper()
 	facts, err := anefacts.Module(m, graph.StateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	a, err := ParseArchitecture(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := newModuleRun(facts, a)
 	scan := anefacts.NewScan(m)
 	var out []string
 	for _, f := range facts {
 		if !f.HasBody() {
 			continue
 		}
-		gr := newGraphRun(f, scan)
+		gr := newGraphRun(f, scan, mod)
 		for fact := range gr.run(r) {
 			if !slices.Contains(r.Requires, fact) {
 				t.Errorf("rule %s reads %s, which its Requires does not declare", r.ID, fact.Name)

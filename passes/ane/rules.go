@@ -17,7 +17,7 @@ import (
 
 // RuleSetVersion names this rule table. Bump it whenever a rule's condition
 // changes, so reports say which model produced them.
-const RuleSetVersion = "ane-rules-5 (calibrated to coreai-build 3600.83.1, per architecture)"
+const RuleSetVersion = "ane-rules-6 (calibrated to coreai-build 3600.83.1, per architecture)"
 
 // compilerVersion is the coreai-build whose observed behaviour the region
 // prediction follows.
@@ -102,10 +102,11 @@ type Rule struct {
 var Rules = []*Rule{
 	RuleElementType, ruleIOOp, ruleRank, ruleStatic, ruleNoLowering, ruleLinearInt4,
 	suspectTiedHead, SuspectFp32Chain, suspectStateWrite,
+	suspectOpCount, suspectConvKernelWidth, suspectStateLastAxis, suspectLUTGroup, suspectLUTChannelScale,
 	ruleUnverifiedOp, ruleReorder, ruleCompilerOther,
 	HazardRange, hazardFlush, hazardExp, hazardUnbounded, hazardSoftplus,
 	RuleLUT4SmallGroup, RuleMetalKernel, RuleFp32GatherTable, AppleSilu, AppleGatherRoPE,
-	AdviceAlignment, AdviceSingletonLast, AdviceSoftmaxAxis, AdviceLinear,
+	AdviceAlignment, AdviceSingletonLast, AdviceSoftmaxAxis, AdviceLinear, adviceAxisExtent, advicePrograms,
 }
 
 // RewriteCommand is the experiment as one shell command: anefix rewrite on
