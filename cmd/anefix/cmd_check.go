@@ -155,7 +155,7 @@ func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 // Hazards, Advice): the text report prints them from textGroups.
 func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
 	reg, fns := r.Regions()
-	msg := &pb.CheckReport{
+	msg := &pb.CheckReport{SchemaVersion: pbprint.SchemaVersion,
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
 		RegionsPredicted: int32(reg), Functions: int32(fns), HazardNotes: r.HazardNotes,
 		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),
