@@ -364,7 +364,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 					Elements: count32(c.Elements), Overflow: count32(c.Overflow), Underflow: count32(c.Underflow)})
 			}
 			for _, sc := range ch.StateScales {
-				pr.StateScales = append(pr.StateScales, &pb.StateScale{Graph: sc.Graph, Input: sc.State, Log2: int32(sc.Log2), Form: sc.Form})
+				pr.StateScales = append(pr.StateScales, &pb.StateScale{Graph: sc.Graph, State: sc.State, Log2: int32(sc.Log2), Form: sc.Form})
 			}
 			for _, st := range ch.States {
 				pr.States = append(pr.States, &pb.StatePromotion{Graph: st.Graph, Input: st.Input, Output: st.Output})

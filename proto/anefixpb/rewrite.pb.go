@@ -921,8 +921,9 @@ func (x *ConstantConversion) GetUnderflow() int32 {
 type StateScale struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Graph string                 `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
-	// The state's input name (StatePromotion.input).
-	Input string `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
+	// The state's input name; "state", as in the anefix.json entry this
+	// message mirrors (graph/record's stateScales).
+	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
 	Log2  int32  `protobuf:"varint,3,opt,name=log2,proto3" json:"log2,omitempty"`
 	// attribute, handle or pair.
 	Form          string `protobuf:"bytes,4,opt,name=form,proto3" json:"form,omitempty"`
@@ -967,9 +968,9 @@ func (x *StateScale) GetGraph() string {
 	return ""
 }
 
-func (x *StateScale) GetInput() string {
+func (x *StateScale) GetState() string {
 	if x != nil {
-		return x.Input
+		return x.State
 	}
 	return ""
 }
@@ -1153,7 +1154,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"\n" +
 	"StateScale\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
-	"\x05input\x18\x02 \x01(\tR\x05input\x12\x12\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
 	"\x04log2\x18\x03 \x01(\x05R\x04log2\x12\x12\n" +
 	"\x04form\x18\x04 \x01(\tR\x04form\"T\n" +
 	"\x0eStatePromotion\x12\x14\n" +

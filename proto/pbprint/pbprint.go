@@ -28,7 +28,10 @@ import (
 
 // SchemaVersion is the version of the JSON every report prints as
 // schemaVersion (proto/common.proto, "JSON"): it goes up when a field is
-// renamed or removed or changes meaning, not when one is added.
+// renamed or removed or changes meaning, not when one is added. Each
+// command sets it in the report it builds (cmd/anefix); the schema
+// (proto/jsonschema) requires it, so TestJSONReportsMatchSchema fails for a
+// command that forgets it.
 const SchemaVersion = 1
 
 // jsonOptions print every field a script may test, also when it is false,
