@@ -183,3 +183,44 @@ func TestMarshalNonFinite(t *testing.T) {
 		t.Errorf("finite report: %v\n%s", err, out)
 	}
 }
+
+// FuzzMarshalDoubles: whatever doubles and strings a report holds, the
+// JSON is valid, a double is its own number or null when not finite, and
+// a string is kept as it is, even one spelling "NaN" (finite.go tells the
+// two apart by field, not by text).
+func FuzzMarshalDoubles(f *testing.F) {
+	f.Add(1.5, math.Inf(1), "NaN")
+	f.Add(math.NaN(), math.Inf(-1), "Infinity")
+	f.Add(0.0, -0.0, `"}{\"a`)
+	f.Add(math.MaxFloat64, math.SmallestNonzeroFloat64, "\xff\x7f")
+	f.Fuzz(func(t *testing.T, x, y float64, s string) {
+		in := &pb.VerifyReport{Function: s, LogitsPsnrDb: x, MeanKld: proto.Float64(y), Notes: []string{s},
+			Positions: []*pb.VerifyStep{{Cosine: y, MaxAbsDiff: x}}}
+		out, err := Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Function     string
+			LogitsPsnrDb *float64
+			MeanKld      *float64
+			Notes        []string
+			Positions    []struct{ Cosine, MaxAbsDiff *float64 }
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		same := func(p *float64, want float64) bool {
+			if math.IsNaN(want) || math.IsInf(want, 0) {
+				return p == nil
+			}
+			return p != nil && *p == want
+		}
+		if !same(got.LogitsPsnrDb, x) || !same(got.MeanKld, y) || len(got.Positions) != 1 || !same(got.Positions[0].Cosine, y) || !same(got.Positions[0].MaxAbsDiff, x) {
+			t.Errorf("doubles %v %v:\n%s", x, y, out)
+		}
+		if want := escapeInvalid(s); got.Function != want || len(got.Notes) != 1 || got.Notes[0] != want {
+			t.Errorf("string %q became %q, %q", s, got.Function, got.Notes)
+		}
+	})
+}
