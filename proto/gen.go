@@ -6,7 +6,10 @@
 //
 //	go generate ./proto/...
 //
-// gen_test.go fails when the committed code is stale.
+// It then writes the JSON Schema of the reports, schema/anefix.schema.json
+// (proto/jsonschema, from the code just generated). gen_test.go fails when
+// the committed code is stale, proto/jsonschema's test when the schema is.
 package proto
 
 //go:generate go run ./internal/genpb -proto . -out anefixpb
+//go:generate go run ./internal/genschema -out schema/anefix.schema.json

@@ -271,7 +271,7 @@ func outcomePB(o probe.Outcome) pb.ProbeOutcome {
 }
 
 func bisectReport(rep *bisect.Report, r *probe.Runner, test string) *pb.BisectReport {
-	out := &pb.BisectReport{TestCommand: test, Result: rep.Result, Message: rep.Message,
+	out := &pb.BisectReport{SchemaVersion: pbprint.SchemaVersion, TestCommand: test, Result: rep.Result, Message: rep.Message,
 		CoarseChanges: int32(rep.Plan.Coarse), AllChanges: int32(len(rep.Plan.Changes))}
 	for i, c := range rep.Plan.Changes {
 		out.Changes = append(out.Changes, changePB(i, c))

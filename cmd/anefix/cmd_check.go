@@ -247,7 +247,7 @@ func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
 	// h18p's all-or-nothing counts before, now repeat the architecture's
 	// (the same numbers for h18p; 0 where it has none), check.proto.
 	_, fns := r.Regions()
-	msg := &pb.CheckReport{
+	msg := &pb.CheckReport{SchemaVersion: pbprint.SchemaVersion,
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
 		Functions: int32(fns), HazardNotes: r.HazardNotes,
 		Architecture: r.Architecture.Name, RegionModel: r.Architecture.Describe(),

@@ -164,7 +164,7 @@ func compileAndReport(env *Env, path string, o compiler.Options, ignoreHash bool
 	_, fns := pred.Regions()
 	reg, known := pred.PredictedRegions()
 	mapped := ane.MapLog(ci.Loaded.Module, res.Log)
-	rep := &pb.CompileReport{
+	rep := &pb.CompileReport{SchemaVersion: pbprint.SchemaVersion,
 		Input: reportInput(path, ci.Loaded), Command: res.Command, ExitCode: int32(res.ExitCode),
 		Seconds: res.Duration.Seconds(), Kept: res.Kept, Regions: int32(res.Regions), RegionFiles: res.RegionFiles, RegionsKnown: res.RegionsKnown,
 		RegionsPredicted: int32(reg), Functions: int32(fns), PredictedLegal: pred.Legal(), Architecture: pred.Architecture.Name,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 	"google.golang.org/protobuf/proto"
 	"io"
 	"strings"
@@ -79,9 +80,9 @@ func runPasses(env *Env, f *passesFlags, args []string) error {
 
 // writePassesJSON prints anefix.v1.PassList (or one PassInfo for NAME).
 func writePassesJSON(w io.Writer, list []*passes.Pass, single bool) error {
-	out := &pb.PassList{}
+	out := &pb.PassList{SchemaVersion: pbprint.SchemaVersion}
 	for _, p := range list {
-		pi := &pb.PassInfo{Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
+		pi := &pb.PassInfo{SchemaVersion: pbprint.SchemaVersion, Name: p.Name, DefaultOn: p.DefaultOn, Summary: p.Summary, Addresses: p.Addresses, Doc: p.Doc,
 			Constraints: passConstraints(p.Name), Requires: passes.AnalysisNames(p.Requires), Preserves: passes.AnalysisNames(p.Preserves)}
 		for _, o := range p.Options() {
 			pi.Options = append(pi.Options, &pb.PassOptionInfo{Name: o.Name, Kind: o.Kind, Default: o.Default, Doc: o.Doc, Values: o.Values})

@@ -120,7 +120,7 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 }
 
 func reduceReport(rep *reduce.Report, test string) *pb.ReduceReport {
-	out := &pb.ReduceReport{TestCommand: test, OpsBefore: int64(rep.OpsBefore), OpsAfter: int64(rep.OpsAfter),
+	out := &pb.ReduceReport{SchemaVersion: pbprint.SchemaVersion, TestCommand: test, OpsBefore: int64(rep.OpsBefore), OpsAfter: int64(rep.OpsAfter),
 		Result: rep.Result, Message: rep.Message, Probes: probesPB(rep.Probes)}
 	for _, s := range rep.Steps {
 		out.Removed = append(out.Removed, &pb.ReduceStep{Kind: s.Kind, Targets: s.Targets, OpsBefore: int64(s.OpsBefore), OpsAfter: int64(s.OpsAfter)})

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 
@@ -170,11 +170,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err != nil {
 		return usage(err)
 	}
-	var blockers iter.Seq[*pb.FindingGroup]
+	var gs *checkGroups
 	if rep == nil { // a dry run or a failure: no write called Beside
-		rep, blockers = rewriteReportOf(o, in, ld, res, load, o.report != "" || o.json)
+		rep, gs = rewriteReportOf(o, in, ld, res, load, o.report != "" || o.json)
 	}
-	writeRewriteSummary(env.Stderr, rep, blockers, o.timings)
+	writeRewriteSummary(env.Stderr, rep, gs, o.timings)
 	if res.Err != nil {
 		if err := writeRewriteReport(env, o, rep); err != nil {
 			fmt.Fprintf(env.Stderr, "anefix rewrite: %v\n", err)
@@ -213,11 +213,11 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 
 // rewriteReportOf is the one conversion of a rewrite's result to the report
 // (proto anefix.v1.RewriteReport); load is the time loadInput took. With
-// all the verdict holds its blockers (the JSON report); without, they are
-// left out of it and returned as a sequence for the text summary, made
-// one at a time as it prints them (rwVerdictText).
-func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrite.Result, load time.Duration, all bool) (*pb.RewriteReport, iter.Seq[*pb.FindingGroup]) {
-	rep := &pb.RewriteReport{DryRun: o.DryRun, VerifyEach: o.VerifyEach, Output: o.Out, Input: reportInput(in, ld)}
+// all the check holds its groups (the JSON report); without, they are
+// left out of it and returned for the text summary, made one at a time as
+// it prints them (rwCheckText).
+func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrite.Result, load time.Duration, all bool) (*pb.RewriteReport, *checkGroups) {
+	rep := &pb.RewriteReport{SchemaVersion: pbprint.SchemaVersion, DryRun: o.DryRun, VerifyEach: o.VerifyEach, Output: o.Out, Input: reportInput(in, ld)}
 	rwFillReport(rep, res.Pipeline, res.Run)
 	if o.timings {
 		rwFillTimings(rep, load+res.Prepare, res.Run)
@@ -235,11 +235,11 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 	// become messages (checkReport), and while the report is printed.
 	chk := res.Check
 	res.Check = nil
-	var blockers iter.Seq[*pb.FindingGroup]
+	var gs *checkGroups
 	if all {
-		rep.Check = rwVerdict(chk)
+		rep.Check = rwCheck(chk)
 	} else {
-		rep.Check, blockers = rwVerdictText(chk)
+		rep.Check, gs = rwCheckText(chk)
 	}
 	if res.Diff != nil {
 		rep.PlanDiff = planDiffReport(res.Diff)
@@ -253,35 +253,33 @@ func rewriteReportOf(o *rewriteFlags, in string, ld *modelio.Loaded, res *rewrit
 		rep.OutputHash = wr.Hash
 		rep.OutputSize = wr.MainSize
 	}
-	return rep, blockers
+	return rep, gs
 }
 
-// rwVerdict is check's verdict on the rewritten module: what `anefix check
-// OUT` would predict, hazard rules aside (they never change it and would
-// read every weight).
-func rwVerdict(r *ane.Report) *pb.RewriteVerdict {
-	cr := checkReport(r, false)
-	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
-		Suspects: count32(len(cr.Suspects)), RuleSet: cr.RuleSet}
-	for _, g := range cr.Groups {
-		if g.Severity == "blocker" {
-			v.Blockers = append(v.Blockers, g)
-		}
-	}
-	return v
+// rwHazardNote is the rewrite report's hazard_notes: its check runs
+// without the fp16 hazard rules (passes/rewrite), which never change a
+// verdict and would read every weight.
+const rwHazardNote = "fp16 hazard rules not run by rewrite; anefix check OUT runs them"
+
+// rwCheck is check's report on the rewritten module: the message `anefix
+// check OUT --json` prints, with input left unset (the module is the
+// report's output) and no hazards (rwHazardNote).
+func rwCheck(r *ane.Report) *pb.CheckReport {
+	cr := checkReport(r, true)
+	cr.HazardNotes = append(cr.HazardNotes, rwHazardNote)
+	return cr
 }
 
-// rwVerdictText is rwVerdict without the blockers, which come as a
-// sequence instead, each group made and converted as it is read (as
-// check's text report does, textGroups): on issue 28's 500k-op chain, with
-// a blocker group per op, every group at once as a message was 108 MB on
-// top of the module, where the grouping holds 12 bytes a finding.
-func rwVerdictText(r *ane.Report) (*pb.RewriteVerdict, iter.Seq[*pb.FindingGroup]) {
+// rwCheckText is rwCheck without the groups, which come as sequences
+// instead, each group made and converted as it is read (as check's text
+// report does, textGroups): on issue 28's 500k-op chain, with a blocker
+// group per op, every group at once as a message was 108 MB on top of the
+// module, where the grouping holds 12 bytes a finding.
+func rwCheckText(r *ane.Report) (*pb.CheckReport, *checkGroups) {
 	cr := checkSummary(r, false)
+	cr.HazardNotes = append(cr.HazardNotes, rwHazardNote)
 	gs := textGroups(r)
-	v := &pb.RewriteVerdict{Legal: cr.Legal, RegionsPredicted: cr.RegionsPredicted, Functions: cr.Functions,
-		Suspects: count32(gs.suspects.n), RuleSet: cr.RuleSet}
-	return v, gs.groups.where(func(_, severity string) bool { return severity == "blocker" })
+	return cr, &gs
 }
 
 // rwCheckFlags rejects flag combinations rewrite cannot honour, before any work.
@@ -405,7 +403,7 @@ func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
 	var sig, errp float64
 	for _, c := range cws {
 		pr.Compressed = append(pr.Compressed, &pb.CompressedWeight{Op: rwOpRef(c.Op), Resource: c.Resource, Type: c.Type, Form: c.Form,
-			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR})
+			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR, Exact: math.IsInf(c.SNR, 1)})
 		tot.Weights++
 		tot.BytesBefore += c.BytesBefore
 		tot.BytesAfter += c.BytesAfter
@@ -416,6 +414,7 @@ func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
 		}
 	}
 	tot.SnrDb = passes.SNRdB(sig, errp)
+	tot.Exact = math.IsInf(tot.MinSnrDb, 1)
 	pr.Compression = tot
 }
 
@@ -488,10 +487,10 @@ func lowestForm(p *pb.PassRun) string {
 // name holds is printable).
 func protoJSON(m proto.Message) ([]byte, error) { return pbprint.Marshal(m) }
 
-// writeRewriteSummary prints what each pass did, for people. blockers,
-// when not nil, are the verdict's blockers (rewriteReportOf), else
-// rep.Check's are printed.
-func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, blockers iter.Seq[*pb.FindingGroup], timings bool) {
+// writeRewriteSummary prints what each pass did, for people. gs, when not
+// nil, are the check's groups (rewriteReportOf), else rep.Check's are
+// printed.
+func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, gs *checkGroups, timings bool) {
 	rep = pbprint.ForText(rep) // names from the model stay on their line
 	for _, p := range rep.Passes {
 		var parts []string
@@ -592,15 +591,19 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, blockers iter.Seq[*
 			verdict = "NOT LEGAL"
 		}
 		fmt.Fprintf(w, "check: %s for the Neural Engine: %d of %d function(s) predicted to get an ANE region (h18p)", verdict, v.RegionsPredicted, v.Functions)
-		if v.Suspects > 0 {
-			fmt.Fprintf(w, "; %d unconfirmed suspect(s), listed by anefix check", v.Suspects)
+		suspects := len(v.Suspects)
+		blockers := lo.Filter(v.Groups, func(g *pb.FindingGroup, _ int) bool { return g.Severity == "blocker" })
+		seq := slices.Values(blockers)
+		if gs != nil {
+			suspects = gs.suspects.n
+			seq = gs.groups.where(func(_, severity string) bool { return severity == "blocker" })
+		}
+		if suspects > 0 {
+			fmt.Fprintf(w, "; %d unconfirmed suspect(s), listed by anefix check", suspects)
 		}
 		fmt.Fprintln(w)
-		if blockers == nil {
-			blockers = slices.Values(v.Blockers)
-		}
 		b := &textChunks{w: w, indent: "  "}
-		writeGroupSeq(b, "blockers that remain (fix with the pass after ->):\n", blockers, "")
+		writeGroupSeq(b, "blockers that remain (fix with the pass after ->):\n", seq, "")
 		_ = b.Flush() // the summary's other lines ignore write errors too
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/graph/interp"
@@ -301,14 +302,14 @@ func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc, numer
 	for i, id := range ids {
 		ids32[i] = int32(id) // parseIDs allows only 31-bit ids
 	}
-	rep := &pb.VerifyReport{
+	rep := &pb.VerifyReport{SchemaVersion: pbprint.SchemaVersion,
 		Reference: refPath, Candidate: candPath, Function: r.Function, PromptIds: ids32, Seed: seed,
-		Accumulate: acc, Steps: int32(r.N), Agree: int32(r.Agree), FirstDivergence: int32(r.FirstDivergence),
-		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, MinAgree: int32(need), Passed: r.Agree >= need,
+		Accumulate: acc, Steps: int32(r.N), Agree: int32(r.Agree), FirstDivergence: proto.Int32(int32(r.FirstDivergence)),
+		LogitsPsnrDb: r.PSNR, LogitsIdentical: math.IsInf(r.PSNR, 1), BitIdentical: r.Identical, MinAgree: int32(need), Passed: r.Agree >= need,
 		Notes: r.Notes, Numerics: numerics, Mode: "greedy",
 	}
 	for _, e := range r.Ranges {
-		rep.Ranges = append(rep.Ranges, &pb.VerifyRange{Graph: e.Graph, OpId: e.OpID, Source: e.Source, Op: e.Op, MaxAbs: e.MaxAbs, Flags: e.Flags})
+		rep.Ranges = append(rep.Ranges, &pb.VerifyRange{Graph: e.Graph, OpId: e.OpID, Source: e.Source, OpName: e.Op, MaxAbs: e.MaxAbs, Flags: e.Flags})
 	}
 	if l := r.Localize; l != nil {
 		rep.Localize = &pb.VerifyLocalize{ReferenceNumerics: "f16 ops computed in float32 (no rounding to half)",
@@ -317,7 +318,7 @@ func verifyReport(refPath, candPath string, ids []int64, seed uint64, acc, numer
 			if i >= top {
 				break
 			}
-			rep.Localize.Ops = append(rep.Localize.Ops, &pb.VerifyLocalizeOp{OpId: o.OpID, Source: o.Source, Op: o.Op, RelError: o.RelError, Growth: o.Growth})
+			rep.Localize.Ops = append(rep.Localize.Ops, &pb.VerifyLocalizeOp{OpId: o.OpID, Source: o.Source, OpName: o.Op, RelError: o.RelError, Growth: o.Growth})
 		}
 	}
 	for _, s := range r.Steps {
@@ -363,10 +364,10 @@ func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "top-1 agreement: %d/%d\n", r.Agree, r.Steps)
-	if r.FirstDivergence < 0 {
+	if r.GetFirstDivergence() < 0 {
 		b.WriteString("first divergence: none\n")
 	} else {
-		fmt.Fprintf(&b, "first divergence: step %d\n", r.FirstDivergence)
+		fmt.Fprintf(&b, "first divergence: step %d\n", r.GetFirstDivergence())
 	}
 	fmt.Fprintf(&b, "logits PSNR: %s dB\n", fmtG(r.LogitsPsnrDb))
 	if r.BitIdentical {

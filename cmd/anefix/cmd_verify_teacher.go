@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -227,9 +228,9 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 
 func teacherReport(refPath, candPath string, vr verifyRun, source string, r *compare.Teacher) *pb.VerifyReport {
 	tr := vr.Teacher
-	rep := &pb.VerifyReport{
+	rep := &pb.VerifyReport{SchemaVersion: pbprint.SchemaVersion,
 		Reference: refPath, Candidate: candPath, Function: r.Function, Seed: vr.Seed, Accumulate: accName(vr.Ref, vr.Cand),
-		LogitsPsnrDb: r.PSNR, BitIdentical: r.Identical, Notes: r.Notes, Numerics: vr.Cand.ANE.Describe(), RangesChecked: vr.Ranges,
+		LogitsPsnrDb: r.PSNR, LogitsIdentical: math.IsInf(r.PSNR, 1), BitIdentical: r.Identical, Notes: r.Notes, Numerics: vr.Cand.ANE.Describe(), RangesChecked: vr.Ranges,
 		Mode: "teacher-forced", Streams: int32(r.Streams), Length: int32(r.Length), Tokens: source,
 		MeanKld: proto.Float64(r.MeanKLD), KldP50: proto.Float64(r.KLDP50), KldP90: proto.Float64(r.KLDP90), KldP99: proto.Float64(r.KLDP99), KldMax: proto.Float64(r.KLDMax),
 		SameTop1: proto.Float64(r.SameTop1Frac()), PositionsCompared: count32(int64(r.Positions)), SameTop1Low: proto.Float64(r.SameTop1Low), SameTop1High: proto.Float64(r.High),
@@ -238,7 +239,7 @@ func teacherReport(refPath, candPath string, vr verifyRun, source string, r *com
 	}
 	rep.Passed = (tr.MaxKLD < 0 || r.MeanKLD <= tr.MaxKLD) && (tr.MinSameTop1 < 0 || r.SameTop1Frac() >= tr.MinSameTop1)
 	for _, e := range r.Ranges {
-		rep.Ranges = append(rep.Ranges, &pb.VerifyRange{Graph: e.Graph, OpId: e.OpID, Source: e.Source, Op: e.Op, MaxAbs: e.MaxAbs, Flags: e.Flags})
+		rep.Ranges = append(rep.Ranges, &pb.VerifyRange{Graph: e.Graph, OpId: e.OpID, Source: e.Source, OpName: e.Op, MaxAbs: e.MaxAbs, Flags: e.Flags})
 	}
 	for _, d := range r.Final {
 		rep.States = append(rep.States, &pb.VerifyStateDrift{Name: d.Name, MaxAbsDiff: d.MaxAbs, RelativeRms: d.RelRMS, BitIdentical: d.Identical})

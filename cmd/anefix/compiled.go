@@ -56,7 +56,7 @@ func inspectCompiled(path, source string, ignoreHash bool, maxMemory int64) (*pb
 	if p.Main != nil {
 		in.BytecodeVersion, in.BytecodeProducer = int32(p.Main.Version), p.Main.Producer
 	}
-	return &pb.InspectReport{Input: in, Compiled: compiledReport(p)}, nil
+	return &pb.InspectReport{SchemaVersion: pbprint.SchemaVersion, Input: in, Compiled: compiledReport(p)}, nil
 }
 
 // compiledReport converts the reader's result to the report schema.

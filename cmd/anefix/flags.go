@@ -14,7 +14,7 @@ import (
 
 // declareJSON declares --json.
 func declareJSON(fs *pflag.FlagSet, p *bool) {
-	fs.BoolVar(p, "json", false, "print the report as JSON on stdout (protojson of its anefix.v1 message, proto/*.proto)")
+	fs.BoolVar(p, "json", false, "print the report as JSON on stdout (its anefix.v1 message, proto/*.proto; JSON Schema: proto/schema/anefix.schema.json)")
 }
 
 // declareIgnoreHash declares --ignore-hash.

@@ -5,12 +5,13 @@ import (
 
 	"github.com/anefix/anefix/graph/inspect"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 // inspectPB converts graph/inspect's report to the report schema; the
 // caller fills Input (and Compiled for a compiled package).
 func inspectPB(r *inspect.Inspection) *pb.InspectReport {
-	return &pb.InspectReport{
+	return &pb.InspectReport{SchemaVersion: pbprint.SchemaVersion,
 		TopLevelOp:        r.TopLevelOp,
 		ModuleOpCounts:    lo.Map(r.ModuleOpCounts, opCountPB),
 		Dialects:          lo.Map(r.Dialects, dialectUsePB),

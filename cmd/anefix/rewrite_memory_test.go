@@ -17,10 +17,10 @@ import (
 // handed to it, beyond the parsed module, and the bytes allocated per op
 // from the hand-over to the end of the printed summary, counted (not
 // timed). Before, the summary's blockers were every group at once as a
-// message (rwVerdict): with 20,000 ops, kept 250 bytes an op, allocated
-// 1,028. Now they are made one at a time as the summary prints them
-// (rwVerdictText): 173 and 825 (the report's findings stay instead, 12
-// bytes a finding orders them).
+// message: with 20,000 ops, kept 250 bytes an op, allocated 1,028. Now
+// they are made one at a time as the summary prints them (rwCheckText):
+// 173 and 825 (the report's findings stay instead, 12 bytes a finding
+// orders them).
 func TestRewriteVerdictBytesPerOp(t *testing.T) {
 	const n = 20_000
 	m, _, err := mlirtext.Parse("chain.mlir", funcChain(n))

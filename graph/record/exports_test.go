@@ -23,7 +23,7 @@ var exportsChecked = []string{
 	"graph/synth", "graph/synth/expect", "graph/synth/variants",
 	"passes", "passes/ane", "passes/ane/compiler", "passes/ane/compilerlog", "passes/anefacts",
 	"passes/bisect", "passes/internal/cluster", "passes/internal/ops", "passes/internal/proc",
-	"passes/plandiff", "passes/probe", "passes/reduce", "passes/rewrite", "passes/synthd", "proto", "proto/pbprint", "proto/pbview",
+	"passes/plandiff", "passes/probe", "passes/reduce", "passes/rewrite", "passes/synthd", "proto", "proto/jsonschema", "proto/pbprint", "proto/pbview",
 }
 
 // exportsKept are exported identifiers no other package names that stay

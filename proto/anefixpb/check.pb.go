@@ -542,9 +542,11 @@ func (x *GraphCheck) GetMeasuredGpuRegions() int32 {
 }
 
 type CheckReport struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Input   *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
-	RuleSet string                 `protobuf:"bytes,2,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32  `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Input         *Input `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	RuleSet       string `protobuf:"bytes,2,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
 	// The coreai-build version the region models are calibrated to.
 	CompilerVersion string `protobuf:"bytes,3,opt,name=compiler_version,json=compilerVersion,proto3" json:"compiler_version,omitempty"`
 	// No entry graph holds a blocker (exit code 0): a fact about the ops,
@@ -623,6 +625,13 @@ func (x *CheckReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CheckReport.ProtoReflect.Descriptor instead.
 func (*CheckReport) Descriptor() ([]byte, []int) {
 	return file_check_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CheckReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *CheckReport) GetInput() *Input {
@@ -1091,7 +1100,9 @@ func (x *CompileFailure) GetTruncated() bool {
 
 type CompileReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Input *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32  `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Input         *Input `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
 	// The command as run (argv).
 	Command  []string `protobuf:"bytes,2,rep,name=command,proto3" json:"command,omitempty"`
 	ExitCode int32    `protobuf:"varint,3,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
@@ -1186,6 +1197,13 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
 	return file_check_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CompileReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *CompileReport) GetInput() *Input {
@@ -1583,8 +1601,9 @@ const file_check_proto_rawDesc = "" +
 	"\n" +
 	"\b_ops_offB\x17\n" +
 	"\x15_measured_ane_regionsB\x17\n" +
-	"\x15_measured_gpu_regions\"\xba\x06\n" +
-	"\vCheckReport\x12&\n" +
+	"\x15_measured_gpu_regions\"\xe1\x06\n" +
+	"\vCheckReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
 	"\brule_set\x18\x02 \x01(\tR\aruleSet\x12)\n" +
 	"\x10compiler_version\x18\x03 \x01(\tR\x0fcompilerVersion\x12\x14\n" +
@@ -1640,8 +1659,10 @@ const file_check_proto_rawDesc = "" +
 	"error_list\x18\b \x03(\tR\terrorList\x12\x16\n" +
 	"\x06fields\x18\t \x03(\tR\x06fields\x12\x1c\n" +
 	"\ttruncated\x18\n" +
-	" \x01(\bR\ttruncated\"\xfd\t\n" +
-	"\rCompileReport\x12&\n" +
+	" \x01(\bR\ttruncated\"\xa4\n" +
+	"\n" +
+	"\rCompileReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1b\n" +
 	"\texit_code\x18\x03 \x01(\x05R\bexitCode\x12\x18\n" +

@@ -26,7 +26,9 @@ const (
 
 type InspectReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Input *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32  `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Input         *Input `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
 	// What the module is made of, for every input (fields 3-6). The
 	// top-level op: builtin.module, or in Apple's compiled files mps.module
 	// or aicode.serialization.asset.
@@ -77,6 +79,13 @@ func (x *InspectReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use InspectReport.ProtoReflect.Descriptor instead.
 func (*InspectReport) Descriptor() ([]byte, []int) {
 	return file_inspect_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *InspectReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *InspectReport) GetInput() *Input {
@@ -132,7 +141,7 @@ func (x *InspectReport) GetCompiled() *CompiledPackage {
 // (<name>.<arch>.aimodelc, written by coreai-build): where each entry
 // function runs, where it was asked to run, and the evidence of each.
 // Paths are relative to the package. A count whose sources could not be
-// read or disagree is left unset (protojson omits it), never guessed.
+// read or disagree is left unset (absent in JSON: unknown), never guessed.
 type CompiledPackage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// From main-<arch>.mlirb.
@@ -1172,7 +1181,7 @@ func (x *CompiledPackage_Function) GetTokenResults() []int32 {
 
 type CompiledPackage_StateInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// optional so that input 0 is printed in --json, like the counts.
+	// Always set (optional from when JSON left a 0 out).
 	Index *int32 `protobuf:"varint,1,opt,name=index,proto3,oneof" json:"index,omitempty"`
 	// The input's type in the specialized graph ("" when not read).
 	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
@@ -1228,8 +1237,9 @@ var File_inspect_proto protoreflect.FileDescriptor
 
 const file_inspect_proto_rawDesc = "" +
 	"\n" +
-	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xfa\x02\n" +
-	"\rInspectReport\x12&\n" +
+	"\rinspect.proto\x12\tanefix.v1\x1a\fcommon.proto\"\xa1\x03\n" +
+	"\rInspectReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12 \n" +
 	"\ftop_level_op\x18\x03 \x01(\tR\n" +
 	"topLevelOp\x12<\n" +

@@ -28,8 +28,10 @@ const (
 
 // PassList is `anefix passes --json`: every registered pass in default order.
 type PassList struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Passes        []*PassInfo            `protobuf:"bytes,1,rep,name=passes,proto3" json:"passes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32       `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Passes        []*PassInfo `protobuf:"bytes,1,rep,name=passes,proto3" json:"passes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -64,6 +66,13 @@ func (*PassList) Descriptor() ([]byte, []int) {
 	return file_passes_proto_rawDescGZIP(), []int{0}
 }
 
+func (x *PassList) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
 func (x *PassList) GetPasses() []*PassInfo {
 	if x != nil {
 		return x.Passes
@@ -73,10 +82,12 @@ func (x *PassList) GetPasses() []*PassInfo {
 
 // PassInfo is one pass (`anefix passes NAME --json`).
 type PassInfo struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	DefaultOn bool                   `protobuf:"varint,2,opt,name=default_on,json=defaultOn,proto3" json:"default_on,omitempty"`
-	Summary   string                 `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32  `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	DefaultOn     bool   `protobuf:"varint,2,opt,name=default_on,json=defaultOn,proto3" json:"default_on,omitempty"`
+	Summary       string `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
 	// The compiler message the pass answers, verbatim ("" if none).
 	Addresses string            `protobuf:"bytes,4,opt,name=addresses,proto3" json:"addresses,omitempty"`
 	Doc       string            `protobuf:"bytes,5,opt,name=doc,proto3" json:"doc,omitempty"`
@@ -121,6 +132,13 @@ func (x *PassInfo) ProtoReflect() protoreflect.Message {
 // Deprecated: Use PassInfo.ProtoReflect.Descriptor instead.
 func (*PassInfo) Descriptor() ([]byte, []int) {
 	return file_passes_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PassInfo) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *PassInfo) GetName() string {
@@ -270,10 +288,12 @@ var File_passes_proto protoreflect.FileDescriptor
 
 const file_passes_proto_rawDesc = "" +
 	"\n" +
-	"\fpasses.proto\x12\tanefix.v1\"7\n" +
-	"\bPassList\x12+\n" +
-	"\x06passes\x18\x01 \x03(\v2\x13.anefix.v1.PassInfoR\x06passes\"\x98\x02\n" +
-	"\bPassInfo\x12\x12\n" +
+	"\fpasses.proto\x12\tanefix.v1\"^\n" +
+	"\bPassList\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12+\n" +
+	"\x06passes\x18\x01 \x03(\v2\x13.anefix.v1.PassInfoR\x06passes\"\xbf\x02\n" +
+	"\bPassInfo\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
 	"default_on\x18\x02 \x01(\bR\tdefaultOn\x12\x18\n" +

@@ -26,7 +26,9 @@ const (
 
 type RewriteReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Input *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32  `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Input         *Input `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
 	// Output path ("-" for stdout); empty with --dry-run.
 	Output string `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
 	// Output kind as bundle names it ("aimodel", "mlir-bytecode", ...).
@@ -42,9 +44,9 @@ type RewriteReport struct {
 	CensusBefore []*TypeCount `protobuf:"bytes,8,rep,name=census_before,json=censusBefore,proto3" json:"census_before,omitempty"`
 	CensusAfter  []*TypeCount `protobuf:"bytes,9,rep,name=census_after,json=censusAfter,proto3" json:"census_after,omitempty"`
 	// Wall time in nanoseconds: reading the input, the whole pipeline,
-	// writing the output. Set only with --timings (0, so left out of the
-	// JSON, otherwise): timings vary from run to run, and without them the
-	// report is the same bytes on every run.
+	// writing the output. Set only with --timings (0 otherwise): timings
+	// vary from run to run, and without them the report is the same bytes on
+	// every run.
 	ReadNs     int64 `protobuf:"varint,10,opt,name=read_ns,json=readNs,proto3" json:"read_ns,omitempty"`
 	PipelineNs int64 `protobuf:"varint,11,opt,name=pipeline_ns,json=pipelineNs,proto3" json:"pipeline_ns,omitempty"`
 	WriteNs    int64 `protobuf:"varint,12,opt,name=write_ns,json=writeNs,proto3" json:"write_ns,omitempty"`
@@ -59,13 +61,17 @@ type RewriteReport struct {
 	// The pipeline-wide settings every pass read ("states.pairs", ...), in
 	// declaration order, as --set reads them.
 	Settings []*PassOption `protobuf:"bytes,17,rep,name=settings,proto3" json:"settings,omitempty"`
-	// check's verdict on the rewritten module (set when the pipeline ran to
-	// the end, with or without --dry-run).
-	Check *RewriteVerdict `protobuf:"bytes,18,opt,name=check,proto3" json:"check,omitempty"`
+	// check's report on the rewritten module, the message `anefix check OUT
+	// --json` prints (set when the pipeline ran to the end, with or without
+	// --dry-run). Two fields differ from that command's: input is null (the
+	// module checked is this report's output, not yet a file with --dry-run)
+	// and the fp16 hazard rules, advisory and reading every weight, do not
+	// run (hazards is empty and hazard_notes says so).
+	Check *CheckReport `protobuf:"bytes,19,opt,name=check,proto3" json:"check,omitempty"`
 	// With --diff: the plan diff of the input against the rewritten module,
 	// as `anefix diff IN OUT` computes it (its inputs a and b left out: they
 	// are input and output above). Set when the pipeline ran to the end.
-	PlanDiff      *PlanDiff `protobuf:"bytes,19,opt,name=plan_diff,json=planDiff,proto3" json:"plan_diff,omitempty"`
+	PlanDiff      *PlanDiff `protobuf:"bytes,20,opt,name=plan_diff,json=planDiff,proto3" json:"plan_diff,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -98,6 +104,13 @@ func (x *RewriteReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use RewriteReport.ProtoReflect.Descriptor instead.
 func (*RewriteReport) Descriptor() ([]byte, []int) {
 	return file_rewrite_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RewriteReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *RewriteReport) GetInput() *Input {
@@ -219,7 +232,7 @@ func (x *RewriteReport) GetSettings() []*PassOption {
 	return nil
 }
 
-func (x *RewriteReport) GetCheck() *RewriteVerdict {
+func (x *RewriteReport) GetCheck() *CheckReport {
 	if x != nil {
 		return x.Check
 	}
@@ -231,99 +244,6 @@ func (x *RewriteReport) GetPlanDiff() *PlanDiff {
 		return x.PlanDiff
 	}
 	return nil
-}
-
-// RewriteVerdict is what `anefix check OUT` predicts for the rewritten
-// module, without the advisory fp16 hazard rules (which never change it).
-type RewriteVerdict struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Every function predicted legal (check's exit code 0).
-	Legal bool `protobuf:"varint,1,opt,name=legal,proto3" json:"legal,omitempty"`
-	// Functions predicted to get an ANE region, of functions (h18p).
-	RegionsPredicted int32 `protobuf:"varint,2,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
-	Functions        int32 `protobuf:"varint,3,opt,name=functions,proto3" json:"functions,omitempty"`
-	// The blocker groups that remain, as check reports them (each names the
-	// pass that removes it, or says what would).
-	Blockers []*FindingGroup `protobuf:"bytes,4,rep,name=blockers,proto3" json:"blockers,omitempty"`
-	// Unconfirmed suspects for the blocker the compiler does not name
-	// (never change legal; `anefix check OUT` lists them).
-	Suspects int32 `protobuf:"varint,5,opt,name=suspects,proto3" json:"suspects,omitempty"`
-	// The rule set that made the prediction.
-	RuleSet       string `protobuf:"bytes,6,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *RewriteVerdict) Reset() {
-	*x = RewriteVerdict{}
-	mi := &file_rewrite_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *RewriteVerdict) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*RewriteVerdict) ProtoMessage() {}
-
-func (x *RewriteVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use RewriteVerdict.ProtoReflect.Descriptor instead.
-func (*RewriteVerdict) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *RewriteVerdict) GetLegal() bool {
-	if x != nil {
-		return x.Legal
-	}
-	return false
-}
-
-func (x *RewriteVerdict) GetRegionsPredicted() int32 {
-	if x != nil {
-		return x.RegionsPredicted
-	}
-	return 0
-}
-
-func (x *RewriteVerdict) GetFunctions() int32 {
-	if x != nil {
-		return x.Functions
-	}
-	return 0
-}
-
-func (x *RewriteVerdict) GetBlockers() []*FindingGroup {
-	if x != nil {
-		return x.Blockers
-	}
-	return nil
-}
-
-func (x *RewriteVerdict) GetSuspects() int32 {
-	if x != nil {
-		return x.Suspects
-	}
-	return 0
-}
-
-func (x *RewriteVerdict) GetRuleSet() string {
-	if x != nil {
-		return x.RuleSet
-	}
-	return ""
 }
 
 // PassRun is one pass of the pipeline and what it changed.
@@ -371,7 +291,7 @@ type PassRun struct {
 
 func (x *PassRun) Reset() {
 	*x = PassRun{}
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -383,7 +303,7 @@ func (x *PassRun) String() string {
 func (*PassRun) ProtoMessage() {}
 
 func (x *PassRun) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -396,7 +316,7 @@ func (x *PassRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassRun.ProtoReflect.Descriptor instead.
 func (*PassRun) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{2}
+	return file_rewrite_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *PassRun) GetName() string {
@@ -536,15 +456,17 @@ type CompressedWeight struct {
 	BytesBefore int64 `protobuf:"varint,6,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
 	BytesAfter  int64 `protobuf:"varint,7,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
 	// Signal-to-noise ratio of the reconstructed weight, 10·log10(Σw²/Σ(w−ŵ)²)
-	// in dB; "Infinity" when every element is exact.
+	// in dB; +infinity (null in JSON) when every element is exact, and exact
+	// is then true.
 	SnrDb         float64 `protobuf:"fixed64,8,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
+	Exact         bool    `protobuf:"varint,9,opt,name=exact,proto3" json:"exact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressedWeight) Reset() {
 	*x = CompressedWeight{}
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -556,7 +478,7 @@ func (x *CompressedWeight) String() string {
 func (*CompressedWeight) ProtoMessage() {}
 
 func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -569,7 +491,7 @@ func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressedWeight.ProtoReflect.Descriptor instead.
 func (*CompressedWeight) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{3}
+	return file_rewrite_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CompressedWeight) GetOp() *OpRef {
@@ -628,6 +550,13 @@ func (x *CompressedWeight) GetSnrDb() float64 {
 	return 0
 }
 
+func (x *CompressedWeight) GetExact() bool {
+	if x != nil {
+		return x.Exact
+	}
+	return false
+}
+
 // CompressionTotal sums a pass's CompressedWeight entries.
 type CompressionTotal struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -636,16 +565,19 @@ type CompressionTotal struct {
 	BytesAfter  int64                  `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
 	// Over all the weights' elements together: 10·log10(ΣΣw²/ΣΣ(w−ŵ)²).
 	SnrDb float64 `protobuf:"fixed64,4,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
-	// The lowest per-weight SNR, and that weight's op.
+	// The lowest per-weight SNR, and that weight's op. Both SNRs are
+	// +infinity (null in JSON) when every weight is exact, and exact is then
+	// true.
 	MinSnrDb      float64 `protobuf:"fixed64,5,opt,name=min_snr_db,json=minSnrDb,proto3" json:"min_snr_db,omitempty"`
 	MinSnrOp      *OpRef  `protobuf:"bytes,6,opt,name=min_snr_op,json=minSnrOp,proto3" json:"min_snr_op,omitempty"`
+	Exact         bool    `protobuf:"varint,7,opt,name=exact,proto3" json:"exact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressionTotal) Reset() {
 	*x = CompressionTotal{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +589,7 @@ func (x *CompressionTotal) String() string {
 func (*CompressionTotal) ProtoMessage() {}
 
 func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +602,7 @@ func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressionTotal.ProtoReflect.Descriptor instead.
 func (*CompressionTotal) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CompressionTotal) GetWeights() int32 {
@@ -715,6 +647,13 @@ func (x *CompressionTotal) GetMinSnrOp() *OpRef {
 	return nil
 }
 
+func (x *CompressionTotal) GetExact() bool {
+	if x != nil {
+		return x.Exact
+	}
+	return false
+}
+
 // ExternalizedConstant is one in-graph constant that became a graph input.
 type ExternalizedConstant struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -739,7 +678,7 @@ type ExternalizedConstant struct {
 
 func (x *ExternalizedConstant) Reset() {
 	*x = ExternalizedConstant{}
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +690,7 @@ func (x *ExternalizedConstant) String() string {
 func (*ExternalizedConstant) ProtoMessage() {}
 
 func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +703,7 @@ func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalizedConstant.ProtoReflect.Descriptor instead.
 func (*ExternalizedConstant) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{5}
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExternalizedConstant) GetGraph() string {
@@ -842,7 +781,7 @@ type PassOption struct {
 
 func (x *PassOption) Reset() {
 	*x = PassOption{}
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +793,7 @@ func (x *PassOption) String() string {
 func (*PassOption) ProtoMessage() {}
 
 func (x *PassOption) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +806,7 @@ func (x *PassOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassOption.ProtoReflect.Descriptor instead.
 func (*PassOption) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{6}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PassOption) GetName() string {
@@ -911,7 +850,7 @@ type ConstantConversion struct {
 
 func (x *ConstantConversion) Reset() {
 	*x = ConstantConversion{}
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -923,7 +862,7 @@ func (x *ConstantConversion) String() string {
 func (*ConstantConversion) ProtoMessage() {}
 
 func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -936,7 +875,7 @@ func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConstantConversion.ProtoReflect.Descriptor instead.
 func (*ConstantConversion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{7}
+	return file_rewrite_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ConstantConversion) GetOp() *OpRef {
@@ -993,7 +932,8 @@ func (x *ConstantConversion) GetUnderflow() int32 {
 type StateScale struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Graph string                 `protobuf:"bytes,1,opt,name=graph,proto3" json:"graph,omitempty"`
-	// The state's input name.
+	// The state's input name; "state", as in the anefix.json entry this
+	// message mirrors (graph/record's stateScales).
 	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
 	Log2  int32  `protobuf:"varint,3,opt,name=log2,proto3" json:"log2,omitempty"`
 	// attribute, handle or pair.
@@ -1004,7 +944,7 @@ type StateScale struct {
 
 func (x *StateScale) Reset() {
 	*x = StateScale{}
-	mi := &file_rewrite_proto_msgTypes[8]
+	mi := &file_rewrite_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +956,7 @@ func (x *StateScale) String() string {
 func (*StateScale) ProtoMessage() {}
 
 func (x *StateScale) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[8]
+	mi := &file_rewrite_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1029,7 +969,7 @@ func (x *StateScale) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
 func (*StateScale) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{8}
+	return file_rewrite_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StateScale) GetGraph() string {
@@ -1071,7 +1011,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[9]
+	mi := &file_rewrite_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1083,7 +1023,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[9]
+	mi := &file_rewrite_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1096,7 +1036,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{9}
+	return file_rewrite_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -1125,8 +1065,9 @@ var File_rewrite_proto protoreflect.FileDescriptor
 const file_rewrite_proto_rawDesc = "" +
 	"\n" +
 	"\rrewrite.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\vcheck.proto\x1a\n" +
-	"diff.proto\"\xc8\x05\n" +
-	"\rRewriteReport\x12&\n" +
+	"diff.proto\"\xf2\x05\n" +
+	"\rRewriteReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x1f\n" +
 	"\voutput_kind\x18\x03 \x01(\tR\n" +
@@ -1150,16 +1091,9 @@ const file_rewrite_proto_rawDesc = "" +
 	"\x05error\x18\x0f \x01(\tR\x05error\x12\x1f\n" +
 	"\vfailed_pass\x18\x10 \x01(\tR\n" +
 	"failedPass\x121\n" +
-	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\x12/\n" +
-	"\x05check\x18\x12 \x01(\v2\x19.anefix.v1.RewriteVerdictR\x05check\x120\n" +
-	"\tplan_diff\x18\x13 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiff\"\xdd\x01\n" +
-	"\x0eRewriteVerdict\x12\x14\n" +
-	"\x05legal\x18\x01 \x01(\bR\x05legal\x12+\n" +
-	"\x11regions_predicted\x18\x02 \x01(\x05R\x10regionsPredicted\x12\x1c\n" +
-	"\tfunctions\x18\x03 \x01(\x05R\tfunctions\x123\n" +
-	"\bblockers\x18\x04 \x03(\v2\x17.anefix.v1.FindingGroupR\bblockers\x12\x1a\n" +
-	"\bsuspects\x18\x05 \x01(\x05R\bsuspects\x12\x19\n" +
-	"\brule_set\x18\x06 \x01(\tR\aruleSet\"\x8c\x06\n" +
+	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\x12,\n" +
+	"\x05check\x18\x13 \x01(\v2\x16.anefix.v1.CheckReportR\x05check\x120\n" +
+	"\tplan_diff\x18\x14 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiffJ\x04\b\x12\x10\x13\"\x8c\x06\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -1184,7 +1118,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"\n" +
 	"compressed\x18\x10 \x03(\v2\x1b.anefix.v1.CompressedWeightR\n" +
 	"compressed\x12=\n" +
-	"\vcompression\x18\x11 \x01(\v2\x1b.anefix.v1.CompressionTotalR\vcompression\"\xe9\x01\n" +
+	"\vcompression\x18\x11 \x01(\v2\x1b.anefix.v1.CompressionTotalR\vcompression\"\xff\x01\n" +
 	"\x10CompressedWeight\x12 \n" +
 	"\x02op\x18\x01 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x12\n" +
@@ -1194,7 +1128,8 @@ const file_rewrite_proto_rawDesc = "" +
 	"\fbytes_before\x18\x06 \x01(\x03R\vbytesBefore\x12\x1f\n" +
 	"\vbytes_after\x18\a \x01(\x03R\n" +
 	"bytesAfter\x12\x15\n" +
-	"\x06snr_db\x18\b \x01(\x01R\x05snrDb\"\xd5\x01\n" +
+	"\x06snr_db\x18\b \x01(\x01R\x05snrDb\x12\x14\n" +
+	"\x05exact\x18\t \x01(\bR\x05exact\"\xeb\x01\n" +
 	"\x10CompressionTotal\x12\x18\n" +
 	"\aweights\x18\x01 \x01(\x05R\aweights\x12!\n" +
 	"\fbytes_before\x18\x02 \x01(\x03R\vbytesBefore\x12\x1f\n" +
@@ -1204,7 +1139,8 @@ const file_rewrite_proto_rawDesc = "" +
 	"\n" +
 	"min_snr_db\x18\x05 \x01(\x01R\bminSnrDb\x12.\n" +
 	"\n" +
-	"min_snr_op\x18\x06 \x01(\v2\x10.anefix.v1.OpRefR\bminSnrOp\"\xec\x01\n" +
+	"min_snr_op\x18\x06 \x01(\v2\x10.anefix.v1.OpRefR\bminSnrOp\x12\x14\n" +
+	"\x05exact\x18\a \x01(\bR\x05exact\"\xec\x01\n" +
 	"\x14ExternalizedConstant\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x14\n" +
@@ -1251,53 +1187,51 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_rewrite_proto_goTypes = []any{
 	(*RewriteReport)(nil),        // 0: anefix.v1.RewriteReport
-	(*RewriteVerdict)(nil),       // 1: anefix.v1.RewriteVerdict
-	(*PassRun)(nil),              // 2: anefix.v1.PassRun
-	(*CompressedWeight)(nil),     // 3: anefix.v1.CompressedWeight
-	(*CompressionTotal)(nil),     // 4: anefix.v1.CompressionTotal
-	(*ExternalizedConstant)(nil), // 5: anefix.v1.ExternalizedConstant
-	(*PassOption)(nil),           // 6: anefix.v1.PassOption
-	(*ConstantConversion)(nil),   // 7: anefix.v1.ConstantConversion
-	(*StateScale)(nil),           // 8: anefix.v1.StateScale
-	(*StatePromotion)(nil),       // 9: anefix.v1.StatePromotion
-	(*Input)(nil),                // 10: anefix.v1.Input
-	(*TypeCount)(nil),            // 11: anefix.v1.TypeCount
+	(*PassRun)(nil),              // 1: anefix.v1.PassRun
+	(*CompressedWeight)(nil),     // 2: anefix.v1.CompressedWeight
+	(*CompressionTotal)(nil),     // 3: anefix.v1.CompressionTotal
+	(*ExternalizedConstant)(nil), // 4: anefix.v1.ExternalizedConstant
+	(*PassOption)(nil),           // 5: anefix.v1.PassOption
+	(*ConstantConversion)(nil),   // 6: anefix.v1.ConstantConversion
+	(*StateScale)(nil),           // 7: anefix.v1.StateScale
+	(*StatePromotion)(nil),       // 8: anefix.v1.StatePromotion
+	(*Input)(nil),                // 9: anefix.v1.Input
+	(*TypeCount)(nil),            // 10: anefix.v1.TypeCount
+	(*CheckReport)(nil),          // 11: anefix.v1.CheckReport
 	(*PlanDiff)(nil),             // 12: anefix.v1.PlanDiff
-	(*FindingGroup)(nil),         // 13: anefix.v1.FindingGroup
-	(*IOChange)(nil),             // 14: anefix.v1.IOChange
-	(*OpRef)(nil),                // 15: anefix.v1.OpRef
+	(*IOChange)(nil),             // 13: anefix.v1.IOChange
+	(*OpRef)(nil),                // 14: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	10, // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
-	2,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	11, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	11, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	6,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
-	1,  // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.RewriteVerdict
+	9,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
+	10, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	10, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	5,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
+	11, // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.CheckReport
 	12, // 6: anefix.v1.RewriteReport.plan_diff:type_name -> anefix.v1.PlanDiff
-	13, // 7: anefix.v1.RewriteVerdict.blockers:type_name -> anefix.v1.FindingGroup
-	6,  // 8: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	14, // 9: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	7,  // 10: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	9,  // 11: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	15, // 12: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	5,  // 13: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	9,  // 14: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	8,  // 15: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	3,  // 16: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
-	4,  // 17: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
-	15, // 18: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
-	15, // 19: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
-	15, // 20: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	15, // 21: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	5,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	13, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	6,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	8,  // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	14, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	4,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	8,  // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	7,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	2,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
+	3,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
+	14, // 17: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
+	14, // 18: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
+	14, // 19: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	14, // 20: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -1314,7 +1248,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

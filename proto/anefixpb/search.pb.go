@@ -279,11 +279,13 @@ func (x *Probe) GetKey() string {
 
 // BisectReport is `anefix bisect --json`.
 type BisectReport struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Input       *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
-	TestCommand string                 `protobuf:"bytes,2,opt,name=test_command,json=testCommand,proto3" json:"test_command,omitempty"`
-	Changes     []*SearchChange        `protobuf:"bytes,3,rep,name=changes,proto3" json:"changes,omitempty"`
-	Probes      []*Probe               `protobuf:"bytes,4,rep,name=probes,proto3" json:"probes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32           `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Input         *Input          `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	TestCommand   string          `protobuf:"bytes,2,opt,name=test_command,json=testCommand,proto3" json:"test_command,omitempty"`
+	Changes       []*SearchChange `protobuf:"bytes,3,rep,name=changes,proto3" json:"changes,omitempty"`
+	Probes        []*Probe        `protobuf:"bytes,4,rep,name=probes,proto3" json:"probes,omitempty"`
 	// The smallest set found that makes the test pass, each change named.
 	Minimal []*SearchChange `protobuf:"bytes,5,rep,name=minimal,proto3" json:"minimal,omitempty"`
 	// "minimal", "input-good", "all-bad", "all-skip", "budget",
@@ -331,6 +333,13 @@ func (x *BisectReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use BisectReport.ProtoReflect.Descriptor instead.
 func (*BisectReport) Descriptor() ([]byte, []int) {
 	return file_search_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *BisectReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *BisectReport) GetInput() *Input {
@@ -490,14 +499,16 @@ func (x *ReduceStep) GetOpsAfter() int64 {
 
 // ReduceReport is `anefix reduce --json`.
 type ReduceReport struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Input       *Input                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
-	Output      string                 `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
-	TestCommand string                 `protobuf:"bytes,3,opt,name=test_command,json=testCommand,proto3" json:"test_command,omitempty"`
-	Probes      []*Probe               `protobuf:"bytes,4,rep,name=probes,proto3" json:"probes,omitempty"`
-	Removed     []*ReduceStep          `protobuf:"bytes,5,rep,name=removed,proto3" json:"removed,omitempty"`
-	OpsBefore   int64                  `protobuf:"varint,6,opt,name=ops_before,json=opsBefore,proto3" json:"ops_before,omitempty"`
-	OpsAfter    int64                  `protobuf:"varint,7,opt,name=ops_after,json=opsAfter,proto3" json:"ops_after,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32         `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	Input         *Input        `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Output        string        `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
+	TestCommand   string        `protobuf:"bytes,3,opt,name=test_command,json=testCommand,proto3" json:"test_command,omitempty"`
+	Probes        []*Probe      `protobuf:"bytes,4,rep,name=probes,proto3" json:"probes,omitempty"`
+	Removed       []*ReduceStep `protobuf:"bytes,5,rep,name=removed,proto3" json:"removed,omitempty"`
+	OpsBefore     int64         `protobuf:"varint,6,opt,name=ops_before,json=opsBefore,proto3" json:"ops_before,omitempty"`
+	OpsAfter      int64         `protobuf:"varint,7,opt,name=ops_after,json=opsAfter,proto3" json:"ops_after,omitempty"`
 	// Op counts by op name of the output.
 	Remaining []*OpCount `protobuf:"bytes,8,rep,name=remaining,proto3" json:"remaining,omitempty"`
 	// "reduced", "input-bad", "budget", "no-compiler".
@@ -537,6 +548,13 @@ func (x *ReduceReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ReduceReport.ProtoReflect.Descriptor instead.
 func (*ReduceReport) Descriptor() ([]byte, []int) {
 	return file_search_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ReduceReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *ReduceReport) GetInput() *Input {
@@ -642,8 +660,9 @@ const file_search_proto_rawDesc = "" +
 	"\texit_code\x18\x04 \x01(\x05R\bexitCode\x12\x18\n" +
 	"\aseconds\x18\x05 \x01(\x01R\aseconds\x12\x16\n" +
 	"\x06cached\x18\x06 \x01(\bR\x06cached\x12\x10\n" +
-	"\x03key\x18\a \x01(\tR\x03key\"\xe2\x03\n" +
-	"\fBisectReport\x12&\n" +
+	"\x03key\x18\a \x01(\tR\x03key\"\x89\x04\n" +
+	"\fBisectReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12!\n" +
 	"\ftest_command\x18\x02 \x01(\tR\vtestCommand\x121\n" +
 	"\achanges\x18\x03 \x03(\v2\x17.anefix.v1.SearchChangeR\achanges\x12(\n" +
@@ -665,8 +684,9 @@ const file_search_proto_rawDesc = "" +
 	"\atargets\x18\x02 \x03(\tR\atargets\x12\x1d\n" +
 	"\n" +
 	"ops_before\x18\x03 \x01(\x03R\topsBefore\x12\x1b\n" +
-	"\tops_after\x18\x04 \x01(\x03R\bopsAfter\"\xb0\x03\n" +
-	"\fReduceReport\x12&\n" +
+	"\tops_after\x18\x04 \x01(\x03R\bopsAfter\"\xd7\x03\n" +
+	"\fReduceReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12!\n" +
 	"\ftest_command\x18\x03 \x01(\tR\vtestCommand\x12(\n" +

@@ -33,6 +33,8 @@ const (
 
 type VerifyReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32 `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// Paths as given on the command line.
 	Reference string `protobuf:"bytes,1,opt,name=reference,proto3" json:"reference,omitempty"`
 	Candidate string `protobuf:"bytes,2,opt,name=candidate,proto3" json:"candidate,omitempty"`
@@ -50,10 +52,12 @@ type VerifyReport struct {
 	// Generated tokens compared (N) and how many agreed (k): "k/N".
 	Steps int32 `protobuf:"varint,7,opt,name=steps,proto3" json:"steps,omitempty"`
 	Agree int32 `protobuf:"varint,8,opt,name=agree,proto3" json:"agree,omitempty"`
-	// 0-based generated step of the first disagreement; -1 when none.
-	FirstDivergence int32 `protobuf:"varint,9,opt,name=first_divergence,json=firstDivergence,proto3" json:"first_divergence,omitempty"`
+	// 0-based generated step of the first disagreement; -1 when none;
+	// absent in teacher-forced mode, which generates no steps.
+	FirstDivergence *int32 `protobuf:"varint,9,opt,name=first_divergence,json=firstDivergence,proto3,oneof" json:"first_divergence,omitempty"`
 	// PSNR of the candidate's first output against the reference's over all
-	// positions, in dB (20·log10(max|ref|) − 10·log10(MSE)); +inf when equal.
+	// positions, in dB (20·log10(max|ref|) − 10·log10(MSE)); +infinity, so
+	// null in JSON, when they are equal, and logits_identical is then true.
 	LogitsPsnrDb float64 `protobuf:"fixed64,10,opt,name=logits_psnr_db,json=logitsPsnrDb,proto3" json:"logits_psnr_db,omitempty"`
 	// True when every output compared and every state matched bit for bit.
 	BitIdentical bool `protobuf:"varint,11,opt,name=bit_identical,json=bitIdentical,proto3" json:"bit_identical,omitempty"`
@@ -93,8 +97,8 @@ type VerifyReport struct {
 	Streams int32  `protobuf:"varint,23,opt,name=streams,proto3" json:"streams,omitempty"`
 	Length  int32  `protobuf:"varint,24,opt,name=length,proto3" json:"length,omitempty"`
 	Tokens  string `protobuf:"bytes,25,opt,name=tokens,proto3" json:"tokens,omitempty"`
-	// The aggregates are optional so that a 0 (identical graphs) is printed
-	// in the JSON rather than left out.
+	// The aggregates are optional: absent in greedy mode, which does not
+	// compute them.
 	// Mean over streams × positions of KL(REF‖CAND) of the softmaxes of the
 	// logits, in nats, computed in float64; and its percentiles (linear
 	// interpolation, numpy's default) and maximum.
@@ -122,10 +126,13 @@ type VerifyReport struct {
 	// fewer), sorted by name.
 	StateDrift []*VerifyStateCurve `protobuf:"bytes,39,rep,name=state_drift,json=stateDrift,proto3" json:"state_drift,omitempty"`
 	// The gates (--max-kld, --min-same-top1); a negative value is no gate.
-	MaxKld        float64 `protobuf:"fixed64,40,opt,name=max_kld,json=maxKld,proto3" json:"max_kld,omitempty"`
-	MinSameTop1   float64 `protobuf:"fixed64,41,opt,name=min_same_top1,json=minSameTop1,proto3" json:"min_same_top1,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MaxKld      float64 `protobuf:"fixed64,40,opt,name=max_kld,json=maxKld,proto3" json:"max_kld,omitempty"`
+	MinSameTop1 float64 `protobuf:"fixed64,41,opt,name=min_same_top1,json=minSameTop1,proto3" json:"min_same_top1,omitempty"`
+	// True when the first outputs are equal at every position compared
+	// (their MSE is 0): logits_psnr_db is then +infinity, null in JSON.
+	LogitsIdentical bool `protobuf:"varint,42,opt,name=logits_identical,json=logitsIdentical,proto3" json:"logits_identical,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *VerifyReport) Reset() {
@@ -156,6 +163,13 @@ func (x *VerifyReport) ProtoReflect() protoreflect.Message {
 // Deprecated: Use VerifyReport.ProtoReflect.Descriptor instead.
 func (*VerifyReport) Descriptor() ([]byte, []int) {
 	return file_verify_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *VerifyReport) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *VerifyReport) GetReference() string {
@@ -215,8 +229,8 @@ func (x *VerifyReport) GetAgree() int32 {
 }
 
 func (x *VerifyReport) GetFirstDivergence() int32 {
-	if x != nil {
-		return x.FirstDivergence
+	if x != nil && x.FirstDivergence != nil {
+		return *x.FirstDivergence
 	}
 	return 0
 }
@@ -445,6 +459,13 @@ func (x *VerifyReport) GetMinSameTop1() float64 {
 	return 0
 }
 
+func (x *VerifyReport) GetLogitsIdentical() bool {
+	if x != nil {
+		return x.LogitsIdentical
+	}
+	return false
+}
+
 type VerifyStateCurve struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -568,9 +589,10 @@ type VerifyRange struct {
 	// file:line of the op's location, "" when it has none.
 	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	// The op's name, e.g. coreai.reduce_sum.
-	Op string `protobuf:"bytes,4,opt,name=op,proto3" json:"op,omitempty"`
-	// Largest magnitude any of its results reached over the run: Infinity
-	// once one was ±inf, NaN when every value was NaN.
+	OpName string `protobuf:"bytes,4,opt,name=op_name,json=opName,proto3" json:"op_name,omitempty"`
+	// Largest magnitude any of its results reached over the run: +infinity
+	// once one was ±inf, NaN when every value was NaN (both null in JSON;
+	// flags then holds "inf" or "nan").
 	MaxAbs float64 `protobuf:"fixed64,5,opt,name=max_abs,json=maxAbs,proto3" json:"max_abs,omitempty"`
 	// Sorted: "inf", "nan", "beyond-fp16" (a finite f32 value past 65504),
 	// "matmul-saturation", "slice-saturation" (the value met the profile's
@@ -631,9 +653,9 @@ func (x *VerifyRange) GetSource() string {
 	return ""
 }
 
-func (x *VerifyRange) GetOp() string {
+func (x *VerifyRange) GetOpName() string {
 	if x != nil {
-		return x.Op
+		return x.OpName
 	}
 	return ""
 }
@@ -737,9 +759,10 @@ type VerifyLocalizeOp struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	OpId   string                 `protobuf:"bytes,1,opt,name=op_id,json=opId,proto3" json:"op_id,omitempty"`
 	Source string                 `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
-	Op     string                 `protobuf:"bytes,3,opt,name=op,proto3" json:"op,omitempty"`
+	OpName string                 `protobuf:"bytes,3,opt,name=op_name,json=opName,proto3" json:"op_name,omitempty"`
 	// Largest relative error ‖ref − cand‖/‖ref‖ of the op's results over the
-	// run (+inf when one side is non-finite where the other is not).
+	// run (+infinity, null in JSON, when one side is non-finite where the
+	// other is not).
 	RelError float64 `protobuf:"fixed64,4,opt,name=rel_error,json=relError,proto3" json:"rel_error,omitempty"`
 	// Largest increase of that error over the worst error among its
 	// operands, in the same execution: how much error the op itself adds.
@@ -792,9 +815,9 @@ func (x *VerifyLocalizeOp) GetSource() string {
 	return ""
 }
 
-func (x *VerifyLocalizeOp) GetOp() string {
+func (x *VerifyLocalizeOp) GetOpName() string {
 	if x != nil {
-		return x.Op
+		return x.OpName
 	}
 	return ""
 }
@@ -1034,8 +1057,9 @@ var File_verify_proto protoreflect.FileDescriptor
 
 const file_verify_proto_rawDesc = "" +
 	"\n" +
-	"\fverify.proto\x12\tanefix.v1\"\xb2\f\n" +
-	"\fVerifyReport\x12\x1c\n" +
+	"\fverify.proto\x12\tanefix.v1\"\x9e\r\n" +
+	"\fVerifyReport\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12\x1c\n" +
 	"\treference\x18\x01 \x01(\tR\treference\x12\x1c\n" +
 	"\tcandidate\x18\x02 \x01(\tR\tcandidate\x12\x1a\n" +
 	"\bfunction\x18\x03 \x01(\tR\bfunction\x12\x1d\n" +
@@ -1046,8 +1070,8 @@ const file_verify_proto_rawDesc = "" +
 	"accumulate\x18\x06 \x01(\tR\n" +
 	"accumulate\x12\x14\n" +
 	"\x05steps\x18\a \x01(\x05R\x05steps\x12\x14\n" +
-	"\x05agree\x18\b \x01(\x05R\x05agree\x12)\n" +
-	"\x10first_divergence\x18\t \x01(\x05R\x0ffirstDivergence\x12$\n" +
+	"\x05agree\x18\b \x01(\x05R\x05agree\x12.\n" +
+	"\x10first_divergence\x18\t \x01(\x05H\x00R\x0ffirstDivergence\x88\x01\x01\x12$\n" +
 	"\x0elogits_psnr_db\x18\n" +
 	" \x01(\x01R\flogitsPsnrDb\x12#\n" +
 	"\rbit_identical\x18\v \x01(\bR\fbitIdentical\x12\x1b\n" +
@@ -1065,23 +1089,26 @@ const file_verify_proto_rawDesc = "" +
 	"\astreams\x18\x17 \x01(\x05R\astreams\x12\x16\n" +
 	"\x06length\x18\x18 \x01(\x05R\x06length\x12\x16\n" +
 	"\x06tokens\x18\x19 \x01(\tR\x06tokens\x12\x1e\n" +
-	"\bmean_kld\x18\x1a \x01(\x01H\x00R\ameanKld\x88\x01\x01\x12\x1c\n" +
-	"\akld_p50\x18\x1b \x01(\x01H\x01R\x06kldP50\x88\x01\x01\x12\x1c\n" +
-	"\akld_p90\x18\x1c \x01(\x01H\x02R\x06kldP90\x88\x01\x01\x12\x1c\n" +
-	"\akld_p99\x18\x1d \x01(\x01H\x03R\x06kldP99\x88\x01\x01\x12\x1c\n" +
-	"\akld_max\x18\x1e \x01(\x01H\x04R\x06kldMax\x88\x01\x01\x12 \n" +
-	"\tsame_top1\x18\x1f \x01(\x01H\x05R\bsameTop1\x88\x01\x01\x12-\n" +
+	"\bmean_kld\x18\x1a \x01(\x01H\x01R\ameanKld\x88\x01\x01\x12\x1c\n" +
+	"\akld_p50\x18\x1b \x01(\x01H\x02R\x06kldP50\x88\x01\x01\x12\x1c\n" +
+	"\akld_p90\x18\x1c \x01(\x01H\x03R\x06kldP90\x88\x01\x01\x12\x1c\n" +
+	"\akld_p99\x18\x1d \x01(\x01H\x04R\x06kldP99\x88\x01\x01\x12\x1c\n" +
+	"\akld_max\x18\x1e \x01(\x01H\x05R\x06kldMax\x88\x01\x01\x12 \n" +
+	"\tsame_top1\x18\x1f \x01(\x01H\x06R\bsameTop1\x88\x01\x01\x12-\n" +
 	"\x12positions_compared\x18  \x01(\x05R\x11positionsCompared\x12'\n" +
-	"\rsame_top1_low\x18! \x01(\x01H\x06R\vsameTop1Low\x88\x01\x01\x12)\n" +
-	"\x0esame_top1_high\x18\" \x01(\x01H\aR\fsameTop1High\x88\x01\x01\x12!\n" +
+	"\rsame_top1_low\x18! \x01(\x01H\aR\vsameTop1Low\x88\x01\x01\x12)\n" +
+	"\x0esame_top1_high\x18\" \x01(\x01H\bR\fsameTop1High\x88\x01\x01\x12!\n" +
 	"\fclear_margin\x18# \x01(\x01R\vclearMargin\x12'\n" +
 	"\x0fclear_positions\x18$ \x01(\x05R\x0eclearPositions\x12+\n" +
-	"\x0fsame_top1_clear\x18% \x01(\x01H\bR\rsameTop1Clear\x88\x01\x01\x12#\n" +
-	"\vrms_delta_p\x18& \x01(\x01H\tR\trmsDeltaP\x88\x01\x01\x12<\n" +
+	"\x0fsame_top1_clear\x18% \x01(\x01H\tR\rsameTop1Clear\x88\x01\x01\x12#\n" +
+	"\vrms_delta_p\x18& \x01(\x01H\n" +
+	"R\trmsDeltaP\x88\x01\x01\x12<\n" +
 	"\vstate_drift\x18' \x03(\v2\x1b.anefix.v1.VerifyStateCurveR\n" +
 	"stateDrift\x12\x17\n" +
 	"\amax_kld\x18( \x01(\x01R\x06maxKld\x12\"\n" +
-	"\rmin_same_top1\x18) \x01(\x01R\vminSameTop1B\v\n" +
+	"\rmin_same_top1\x18) \x01(\x01R\vminSameTop1\x12)\n" +
+	"\x10logits_identical\x18* \x01(\bR\x0flogitsIdenticalB\x13\n" +
+	"\x11_first_divergenceB\v\n" +
 	"\t_mean_kldB\n" +
 	"\n" +
 	"\b_kld_p50B\n" +
@@ -1104,12 +1131,12 @@ const file_verify_proto_rawDesc = "" +
 	"\bposition\x18\x01 \x01(\x05R\bposition\x12!\n" +
 	"\frelative_rms\x18\x02 \x01(\x01R\vrelativeRms\x12 \n" +
 	"\fmax_abs_diff\x18\x03 \x01(\x01R\n" +
-	"maxAbsDiff\"\x8f\x01\n" +
+	"maxAbsDiff\"\x98\x01\n" +
 	"\vVerifyRange\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x13\n" +
 	"\x05op_id\x18\x02 \x01(\tR\x04opId\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\tR\x06source\x12\x0e\n" +
-	"\x02op\x18\x04 \x01(\tR\x02op\x12\x17\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x12\x17\n" +
+	"\aop_name\x18\x04 \x01(\tR\x06opName\x12\x17\n" +
 	"\amax_abs\x18\x05 \x01(\x01R\x06maxAbs\x12\x14\n" +
 	"\x05flags\x18\x06 \x03(\tR\x05flags\"\xea\x01\n" +
 	"\x0eVerifyLocalize\x12-\n" +
@@ -1117,11 +1144,11 @@ const file_verify_proto_rawDesc = "" +
 	"\amatched\x18\x02 \x01(\x05R\amatched\x12/\n" +
 	"\x13unmatched_reference\x18\x03 \x01(\x05R\x12unmatchedReference\x12/\n" +
 	"\x13unmatched_candidate\x18\x04 \x01(\x05R\x12unmatchedCandidate\x12-\n" +
-	"\x03ops\x18\x05 \x03(\v2\x1b.anefix.v1.VerifyLocalizeOpR\x03ops\"\x84\x01\n" +
+	"\x03ops\x18\x05 \x03(\v2\x1b.anefix.v1.VerifyLocalizeOpR\x03ops\"\x8d\x01\n" +
 	"\x10VerifyLocalizeOp\x12\x13\n" +
 	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x16\n" +
-	"\x06source\x18\x02 \x01(\tR\x06source\x12\x0e\n" +
-	"\x02op\x18\x03 \x01(\tR\x02op\x12\x1b\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\x12\x17\n" +
+	"\aop_name\x18\x03 \x01(\tR\x06opName\x12\x1b\n" +
 	"\trel_error\x18\x04 \x01(\x01R\brelError\x12\x16\n" +
 	"\x06growth\x18\x05 \x01(\x01R\x06growth\"\xc6\x01\n" +
 	"\n" +

@@ -26,13 +26,35 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
+// SchemaVersion is the version of the JSON every report prints as
+// schemaVersion (proto/common.proto, "JSON"): it goes up when a field is
+// renamed or removed or changes meaning, not when one is added. Each
+// command sets it in the report it builds (cmd/anefix); the schema
+// (proto/jsonschema) requires it, so TestJSONReportsMatchSchema fails for a
+// command that forgets it.
+const SchemaVersion = 1
+
+// jsonOptions print every field a script may test, also when it is false,
+// zero, empty or unset (proto/common.proto, "JSON"): proto3 JSON leaves
+// such fields out by default, so a failed check had no "legal" key at all.
+// Fields declared optional stay absent when unset: there absent means
+// unknown or not computed.
+var jsonOptions = protojson.MarshalOptions{EmitUnpopulated: true}
+
 // Marshal prints m as indented JSON ending in a newline: protojson
 // re-indented by encoding/json, whose whitespace is stable (protojson's is
-// deliberately not). m is not modified.
+// deliberately not), with null for doubles that are not finite
+// (finite.go). m is not modified.
 func Marshal(m proto.Message) ([]byte, error) {
-	raw, err := protojson.Marshal(mapStrings(m, EscapeInvalid))
+	m = mapStrings(m, EscapeInvalid)
+	raw, err := jsonOptions.Marshal(m)
 	if err != nil {
 		return nil, err
+	}
+	if hasNonFinite(m.ProtoReflect()) {
+		if raw, err = nullNonFinite(raw, m.ProtoReflect().Descriptor()); err != nil {
+			return nil, err
+		}
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "", "  "); err != nil {

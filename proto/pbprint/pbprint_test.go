@@ -2,6 +2,7 @@ package pbprint
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -98,4 +99,128 @@ func TestForText(t *testing.T) {
 	if _, ok := st.Fields["ok"].GetStructValue().GetFields()[`"in\n"`]; !ok {
 		t.Errorf("nested map entry: %v", st)
 	}
+}
+
+// TestMarshalAlwaysPresent: a script can test every field of a report,
+// also when it is false, zero, empty or an unset message (issue 32: an
+// illegal check had no "legal" key); optional fields stay absent when
+// unset (there absent means unknown) and present when set, 0 included.
+func TestMarshalAlwaysPresent(t *testing.T) {
+	out, err := Marshal(&pb.CheckReport{Graphs: []*pb.GraphCheck{{Name: "a", PredictedRegions: proto.Int32(0)}, {Name: "b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Legal            *bool            `json:"legal"`
+		RegionsPredicted *int             `json:"regionsPredicted"`
+		Groups           []any            `json:"groups"`
+		Input            *json.RawMessage `json:"input"`
+		Graphs           []map[string]any `json:"graphs"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Legal == nil || *got.Legal || got.RegionsPredicted == nil || got.Groups == nil || len(got.Groups) != 0 {
+		t.Errorf("false, 0 and [] not printed:\n%s", out)
+	}
+	if !strings.Contains(string(out), `"input": null`) {
+		t.Errorf("unset message not null:\n%s", out)
+	}
+	if strings.Contains(string(out[:strings.Index(string(out), `"graphs"`)]), `"predictedRegions"`) {
+		t.Errorf("unset optional printed:\n%s", out)
+	}
+	if v, ok := got.Graphs[0]["predictedRegions"]; !ok || v != 0.0 {
+		t.Errorf("optional set to 0: %v %v", v, ok)
+	}
+	if _, ok := got.Graphs[1]["predictedRegions"]; ok {
+		t.Errorf("optional unset printed in graph b:\n%s", out)
+	}
+}
+
+// TestMarshalNonFinite: doubles that are NaN or ±inf print as null, where
+// protojson prints the strings "NaN", "Infinity" and "-Infinity"; a
+// string field holding such a word is kept, and so are the other values
+// and the order of the keys.
+func TestMarshalNonFinite(t *testing.T) {
+	in := &pb.VerifyReport{
+		Function: "NaN", LogitsPsnrDb: math.Inf(1), LogitsIdentical: true, MeanKld: proto.Float64(math.NaN()),
+		Notes:     []string{"Infinity", "<&>"},
+		Positions: []*pb.VerifyStep{{Cosine: 0.5, MaxAbsDiff: math.Inf(-1)}, {Cosine: math.NaN(), MaxAbsDiff: 2}},
+	}
+	raw, err := protojson.MarshalOptions{EmitUnpopulated: true}.Marshal(in)
+	if err != nil || !strings.Contains(string(raw), `"Infinity"`) {
+		t.Fatalf("protojson no longer prints Infinity as a string (%v); the test shows nothing:\n%s", err, raw)
+	}
+	out, err := Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{`"function": "NaN"`, `"logitsPsnrDb": null`, `"logitsIdentical": true`, `"meanKld": null`,
+		`"Infinity",`, `"<&>"`, `"cosine": 0.5`, `"maxAbsDiff": null`, `"cosine": null`, `"maxAbsDiff": 2`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %s:\n%s", want, s)
+		}
+	}
+	var keys []string
+	d := json.NewDecoder(strings.NewReader(s))
+	d.Token()
+	for d.More() {
+		k, _ := d.Token()
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		d.Decode(&skip)
+	}
+	if len(keys) < 3 || keys[0] != "schemaVersion" || keys[1] != "reference" || keys[2] != "candidate" {
+		t.Errorf("key order changed: %v", keys)
+	}
+	// The same report without a non-finite value is protojson's own bytes,
+	// re-indented.
+	finite := proto.Clone(in).(*pb.VerifyReport)
+	finite.LogitsPsnrDb, finite.MeanKld, finite.Positions = 3, proto.Float64(1), nil
+	out, err = Marshal(finite)
+	if err != nil || !json.Valid(out) || !strings.Contains(string(out), `"logitsPsnrDb": 3,`) || !strings.Contains(string(out), `"meanKld": 1,`) {
+		t.Errorf("finite report: %v\n%s", err, out)
+	}
+}
+
+// FuzzMarshalDoubles: whatever doubles and strings a report holds, the
+// JSON is valid, a double is its own number or null when not finite, and
+// a string is kept as it is, even one spelling "NaN" (finite.go tells the
+// two apart by field, not by text).
+func FuzzMarshalDoubles(f *testing.F) {
+	f.Add(1.5, math.Inf(1), "NaN")
+	f.Add(math.NaN(), math.Inf(-1), "Infinity")
+	f.Add(0.0, -0.0, `"}{\"a`)
+	f.Add(math.MaxFloat64, math.SmallestNonzeroFloat64, "\xff\x7f")
+	f.Fuzz(func(t *testing.T, x, y float64, s string) {
+		in := &pb.VerifyReport{Function: s, LogitsPsnrDb: x, MeanKld: proto.Float64(y), Notes: []string{s},
+			Positions: []*pb.VerifyStep{{Cosine: y, MaxAbsDiff: x}}}
+		out, err := Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Function     string
+			LogitsPsnrDb *float64
+			MeanKld      *float64
+			Notes        []string
+			Positions    []struct{ Cosine, MaxAbsDiff *float64 }
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		same := func(p *float64, want float64) bool {
+			if math.IsNaN(want) || math.IsInf(want, 0) {
+				return p == nil
+			}
+			return p != nil && *p == want
+		}
+		if !same(got.LogitsPsnrDb, x) || !same(got.MeanKld, y) || len(got.Positions) != 1 || !same(got.Positions[0].Cosine, y) || !same(got.Positions[0].MaxAbsDiff, x) {
+			t.Errorf("doubles %v %v:\n%s", x, y, out)
+		}
+		if want := EscapeInvalid(s); got.Function != want || len(got.Notes) != 1 || got.Notes[0] != want {
+			t.Errorf("string %q became %q, %q", s, got.Function, got.Notes)
+		}
+	})
 }
