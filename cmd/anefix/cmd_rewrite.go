@@ -122,7 +122,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err := rwCheckFlags(o); err != nil {
 		return err
 	}
-	o.Tool, o.Stdout, o.IR, o.Progress = "anefix "+version, env.Stdout, env.Stderr, progressFile(env)
+	o.Tool, o.Stdout, o.IR, o.Progress = toolName(), env.Stdout, env.Stderr, progressFile(env)
 	o.MaxMemory = int64(o.maxMem)
 	plan, err := rewrite.NewPlan(o.Options)
 	if passes.IsUsage(err) {

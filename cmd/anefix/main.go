@@ -206,7 +206,11 @@ func run(args []string, env *Env) int {
 		printMainHelp(env.Stdout)
 		return exitOK
 	case "--version", "version":
-		fmt.Fprintln(env.Stdout, "anefix", version)
+		if len(args) > 1 {
+			fmt.Fprintf(env.Stderr, "anefix %s: takes no arguments (got %q)\n", args[0], args[1])
+			return exitUsage
+		}
+		fmt.Fprint(env.Stdout, currentStamp().text())
 		return exitOK
 	}
 	c, ok := commands[args[0]]
@@ -259,8 +263,6 @@ func run(args []string, env *Env) int {
 	}
 	return code
 }
-
-const version = "0.1.0-dev"
 
 func newFlagSet(c *command, env *Env) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("anefix "+c.Name, pflag.ContinueOnError)
