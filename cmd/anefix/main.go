@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/internal/nearest"
 	"github.com/anefix/anefix/passes/ane/compiler"
 	"github.com/anefix/anefix/passes/probe"
 	"github.com/spf13/pflag"
@@ -194,7 +195,7 @@ func run(args []string, env *Env) int {
 		if len(args) > 1 && args[0] == "help" {
 			c, ok := commands[args[1]]
 			if !ok {
-				fmt.Fprintf(env.Stderr, "anefix: unknown command %q\n\n", args[1])
+				fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\n\n", args[1], nearest.Hint(args[1], commandNames(), ""))
 				printMainHelp(env.Stderr)
 				return exitUsage
 			}
@@ -215,7 +216,7 @@ func run(args []string, env *Env) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "anefix: unknown command %q\n\n", args[0])
+		fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\n\n", args[0], nearest.Hint(args[0], commandNames(), ""))
 		printMainHelp(env.Stderr)
 		return exitUsage
 	}
@@ -235,7 +236,7 @@ func run(args []string, env *Env) int {
 			printCommandHelp(env.Stdout, c, fs)
 			return exitOK
 		}
-		fmt.Fprintf(env.Stderr, "anefix %s: %v\nRun 'anefix %s --help' for usage.\n", c.Name, err, c.Name)
+		fmt.Fprintf(env.Stderr, "anefix %s: %v%s\nRun 'anefix %s --help' for usage.\n", c.Name, err, flagHint(fs, err), c.Name)
 		return exitUsage
 	}
 	paths = append(paths, fs.Args()...)
@@ -282,6 +283,28 @@ func printCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 	}
 }
 
+// commandNames lists the registered commands, sorted.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// flagHint suggests the nearest of fs's flags for an unknown --flag (pflag
+// names it only in its message: "unknown flag: --name").
+func flagHint(fs *pflag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return nearest.Hint(name, names, "--")
+}
+
 func printMainHelp(w io.Writer) {
 	fmt.Fprint(w, `anefix makes Core AI exports (.aimodel, MLIR bytecode or text) legal for
 Apple's Neural Engine, and checks and proves what it did.
@@ -290,12 +313,7 @@ Usage: anefix <command> [flags] args     ("-" reads stdin / writes stdout)
 
 Commands:
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprint(w, `

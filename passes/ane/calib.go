@@ -7,6 +7,8 @@ package ane
 // advice_*.go).
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"fmt"
 	"regexp"
 	"strings"
@@ -68,7 +70,7 @@ func ParseArchitecture(s string) (Architecture, error) {
 		return a, nil
 	}
 	if !archName.MatchString(s) {
-		return Architecture{}, fmt.Errorf("architecture %q is not a coreai-build architecture name (such as h18p or h16g)", s)
+		return Architecture{}, fmt.Errorf("architecture %q is not a coreai-build architecture name (such as h18p or h16g)%s", s, nearest.Hint(s, KnownArchitectures(), ""))
 	}
 	return Architecture{Name: s, Behaviour: unknownBehaviour}, nil
 }
@@ -80,7 +82,7 @@ func KnownArchitectures() []string { return []string{"h16g", "h18p"} }
 func (a Architecture) Describe() string {
 	if a.Behaviour == unknownBehaviour {
 		return "unknown: no published compile for " + a.Name + ", so no region count is predicted (known: " +
-			strings.Join(KnownArchitectures(), ", ") + ")"
+			strings.Join(KnownArchitectures(), ", ") + ")" + nearest.Hint(a.Name, KnownArchitectures(), "")
 	}
 	return a.Evidence
 }
