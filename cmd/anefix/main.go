@@ -239,6 +239,10 @@ func run(args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "anefix %s: %v%s\nRun 'anefix %s --help' for usage.\n", c.Name, err, flagHint(fs, err), c.Name)
 		return exitUsage
 	}
+	if err := missingRequired(fs); err != nil {
+		fmt.Fprintf(env.Stderr, "anefix %s: %v\nRun 'anefix %s --help' for usage.\n", c.Name, err, c.Name)
+		return exitUsage
+	}
 	paths = append(paths, fs.Args()...)
 	fs.Visit(func(f *pflag.Flag) {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
