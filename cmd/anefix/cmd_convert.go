@@ -77,7 +77,7 @@ func runConvert(env *Env, f *convertFlags, args []string) error {
 		return err
 	}
 	defer ld.Close()
-	plan, err := planOutput(f.out, ld, f.emit, f.version, f.force)
+	plan, err := planOutput(env, f.out, ld, f.emit, f.version, f.force)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 		return err
 	}
 	input := reportInput(in, first.Loaded())
-	_, err = planOutput(out, first.Loaded(), "", 0, force)
+	_, err = planOutput(env, out, first.Loaded(), "", 0, force)
 	first.Close()
 	if err != nil {
 		return err

@@ -123,6 +123,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		return err
 	}
 	o.Tool, o.Stdout, o.IR, o.Progress = toolName(), env.Stdout, env.Stderr, progressFile(env)
+	o.StdoutIsTerminal = env.StdoutIsTTY
 	o.MaxMemory = int64(o.maxMem)
 	plan, err := rewrite.NewPlan(o.Options)
 	if passes.IsUsage(err) {

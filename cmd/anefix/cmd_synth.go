@@ -74,7 +74,7 @@ func runSynth(env *Env, f *synthFlags, args []string) error {
 	if len(args) != 0 {
 		return usagef("synth takes no positional arguments (got %q); name the output with -o", args[0])
 	}
-	plan, err := planOutput(f.out, nil, f.emit, 0, f.force)
+	plan, err := planOutput(env, f.out, nil, f.emit, 0, f.force)
 	if err != nil {
 		return err
 	}

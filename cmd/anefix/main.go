@@ -42,6 +42,7 @@ type Env struct {
 	Stdout      io.Writer
 	Stderr      io.Writer
 	StderrIsTTY bool // progress bars only when true
+	StdoutIsTTY bool // no binary output (-o -) when true
 }
 
 // command describes one subcommand.
@@ -104,7 +105,7 @@ func usagef(format string, args ...any) error {
 func withCode(code int, err error) error { return &exitError{code: code, err: err} }
 
 func main() {
-	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr)}
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr), StdoutIsTTY: isTerminal(os.Stdout)}
 	// Notify before any work: a signal arriving before the handler is
 	// registered would kill the process with its temporaries in place.
 	sigs := make(chan os.Signal, 1)
@@ -224,7 +225,7 @@ func run(args []string, env *Env) int {
 	// in everything meant for people (escape.go).
 	var paths []string
 	names := &shownNames{}
-	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths, names: names}, StderrIsTTY: env.StderrIsTTY}
+	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths, names: names}, StderrIsTTY: env.StderrIsTTY, StdoutIsTTY: env.StdoutIsTTY}
 	if !c.StdoutModel {
 		env.Stdout = safeWriter{w: env.Stdout, paths: &paths, names: names}
 	}

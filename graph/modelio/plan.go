@@ -126,6 +126,16 @@ func plan(dst string, src *Loaded, emit string) (*Plan, error) {
 	return &Plan{Dst: dst, Kind: kind, Form: form, Emit: emit}, nil
 }
 
+// RefuseTerminal refuses, as a UsageError, MLIR bytecode for stdout ("-o
+// -") when stdout is a terminal: the bytes would garble it and help no one.
+// Text (--emit generic or pretty) may go to a terminal.
+func (p *Plan) RefuseTerminal(stdoutIsTerminal bool) error {
+	if p.Dst != "-" || p.Form != FormBytecode || !stdoutIsTerminal {
+		return nil
+	}
+	return usagef("-o - would write MLIR bytecode (binary) to the terminal; redirect stdout (> model.mlirb, or | another command), use -o FILE, or --emit pretty for text")
+}
+
 // Save writes m as the plan says; src is the input the plan was made for.
 // The plan's Emit, Force and BytecodeVersion replace opts'.
 func (p *Plan) Save(m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Result, error) {
