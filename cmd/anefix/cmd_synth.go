@@ -52,6 +52,7 @@ type synthFlags struct {
 func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&f.arm, "arm", "", "which graph: A, B, C, D or E (required)")
 	markRequired(fs, "arm", "--arm", "A, B, C, D or E")
+	flagValues(fs, "arm", synth.Arms()...)
 	fs.IntVar(&f.layers, "layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
 	fs.StringVar(&f.scale, "scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
 	fs.IntVar(&f.ctx, "ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes/ane"
 )
 
@@ -35,6 +36,7 @@ func declareForce(fs *pflag.FlagSet, p *bool) {
 // declareEmit declares --emit.
 func declareEmit(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's; synth: by OUT's extension)")
+	flagValues(fs, "emit", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode)
 }
 
 // declareBytecodeVersion declares --bytecode-version.
@@ -50,6 +52,7 @@ func declareSeed(fs *pflag.FlagSet, p *uint64) {
 // declareArchitecture declares --architecture with its default, the
 // target check predicts for and compile passes to coreai-build.
 func declareArchitecture(fs *pflag.FlagSet, p *string) {
+	defer flagValues(fs, "architecture", ane.KnownArchitectures()...)
 	fs.StringVar(p, "architecture", ane.DefaultArchitecture, "Neural Engine target: h18p or h16g (check: the region prediction's model, other names predict no count; compile: passed to coreai-build)")
 }
 

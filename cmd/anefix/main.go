@@ -207,6 +207,8 @@ func run(args []string, env *Env) int {
 		}
 		printMainHelp(env.Stdout)
 		return exitOK
+	case "__complete":
+		return runComplete(env, args[1:])
 	case "--version", "version":
 		if len(args) > 1 {
 			fmt.Fprintf(env.Stderr, "anefix %s: takes no arguments (got %q)\n", args[0], args[1])

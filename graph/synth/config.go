@@ -35,7 +35,16 @@ func ParseArm(s string) (Arm, error) {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown arm %q: want one of A, B, C, D, E%s", s, nearest.Hint(s, []string{"A", "B", "C", "D", "E"}, ""))
+	return 0, fmt.Errorf("unknown arm %q: want one of A, B, C, D, E%s", s, nearest.Hint(s, Arms(), ""))
+}
+
+// Arms names every arm, in order (for completion and suggestions).
+func Arms() []string {
+	var out []string
+	for a := ArmA; a <= ArmE; a++ {
+		out = append(out, a.String())
+	}
+	return out
 }
 
 func (a Arm) String() string { return string(rune(a)) }
