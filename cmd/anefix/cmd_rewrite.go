@@ -48,7 +48,8 @@ unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
 source and what to do (exit 1); nothing is written.
 
-A summary of what each pass changed goes to stderr; --report FILE writes the
+A summary of what each pass changed goes to stderr; the reports of --compile
+and --verify go to stdout (to stderr with --json); --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
 stdout (not with -o -); both are the same bytes on every run unless --timings
 adds wall times (to them and to the summary). --print-ir-after PASS|all prints the IR after that
@@ -202,17 +203,30 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	// After OUT is written: rewriteCompile (cmd_compile.go) and
 	// rewriteVerify (cmd_verify.go), on the paths the user gave.
+	report := o.reportWriter(env)
 	if o.compile {
-		if err := rewriteCompile(env, in, o.Out); err != nil {
+		if err := rewriteCompile(env, report, in, o.Out); err != nil {
 			return err
 		}
 	}
 	if o.verify {
-		if err := rewriteVerify(env, in, o.Out, o.maxWork); err != nil {
+		if err := rewriteVerify(env, report, in, o.Out, o.maxWork); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// reportWriter is where the reports of --compile and --verify go: stdout,
+// as `anefix compile` and `anefix verify` print them, unless stdout
+// carries the model (-o -) or the JSON report (--json); then stderr, so
+// that stdout stays one thing. (The summary of what the passes did is
+// rewrite's log, on stderr like convert's "wrote".)
+func (o *rewriteFlags) reportWriter(env *Env) io.Writer {
+	if o.Out == "-" || o.json {
+		return env.Stderr
+	}
+	return env.Stdout
 }
 
 // rewriteReportOf is the one conversion of a rewrite's result to the report
