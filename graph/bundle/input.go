@@ -350,7 +350,7 @@ func (in *Input) openDir(root string) error {
 	} else {
 		meta, err := readInside(root, metadataFile, maxMetadataSize)
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s)", in.Path, mainFile, metadataFile)
+			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s); give the .aimodel directory, the bundle's directory, or a .mlirb or .mlir file", in.Path, mainFile, metadataFile)
 		}
 		if err != nil {
 			return fmt.Errorf("input %s: %w", in.Path, err)

@@ -94,6 +94,9 @@ func Load(path string, opts LoadOptions) (*Loaded, error) {
 	m, form, err := mlirtext.Parse(name, text)
 	if err != nil {
 		in.Close()
+		if msg := notModel(name, in.Text); msg != "" {
+			return nil, fmt.Errorf("%s\n(parsing it as MLIR text: %w)", msg, err)
+		}
 		return nil, err
 	}
 	ld.Module = m
