@@ -24,6 +24,9 @@ type WriteOptions struct {
 	// Progress, when set, is where a progress bar for long writes is drawn;
 	// it is drawn only when it is a terminal.
 	Progress *os.File
+	// MainSize is about what the main file will take, for the progress
+	// bar's total (0: as much as the input's).
+	MainSize int64
 	// Files adds or replaces files in a directory output, keyed by
 	// slash-separated path relative to the output directory (for example
 	// "metadata.json", or "<asset>.aimodel/metadata.json" in an LLM bundle).
@@ -614,11 +617,12 @@ func (w *writer) startProgress(entries []Entry) {
 	w.prog = terminalProgress(w.opts.Progress, "writing", w.progressTotal(entries))
 }
 
-// progressTotal is the bytes a write will produce: the main file (as large
-// as the input's, a fair estimate) plus the other files carried over.
+// progressTotal is the bytes a write will produce: the main file (the
+// caller's estimate, else as large as the input's) plus the other files
+// carried over.
 func (w *writer) progressTotal(entries []Entry) int64 {
-	var total int64
-	if w.src != nil {
+	total := w.opts.MainSize
+	if total == 0 && w.src != nil {
 		total = w.src.Size
 	}
 	for _, e := range entries {
