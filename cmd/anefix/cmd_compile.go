@@ -398,7 +398,8 @@ func rewriteCompile(env *Env, report io.Writer, in, out string) error {
 		if r.ExitCode != 0 {
 			// The one-line summary shows no message: show this compile's
 			// report, where every line of its log is classified or shown.
-			if err := writeCompileText(report, []*pb.CompileReport{before, after}[i]); err != nil {
+			// A diagnostic of the error that follows: on stderr with it.
+			if err := writeCompileText(env.Stderr, []*pb.CompileReport{before, after}[i]); err != nil {
 				return err
 			}
 			return fmt.Errorf("%s exited with status %d on %s; its report is shown above", r.Command[0], r.ExitCode, []string{in, out}[i])

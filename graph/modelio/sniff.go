@@ -8,10 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-)
 
-// Accepted says what anefix reads, for every "not a model" refusal.
-const Accepted = "anefix reads an .aimodel directory, an LLM bundle directory (metadata.json beside its .aimodel), MLIR bytecode (.mlirb) or MLIR text (.mlir)"
+	"github.com/anefix/anefix/graph/bundle"
+)
 
 // mlirStart matches how MLIR text can begin (after blank lines and //
 // comments): a module, an op in generic ("...") or custom (dialect.op)
@@ -28,7 +27,7 @@ func notModel(name string, data []byte) string {
 	if what == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s is not a model: it is %s. %s", name, what, Accepted)
+	return fmt.Sprintf("%s is not a model: it is %s; %s", name, what, bundle.Accepted)
 }
 
 // describe names what data is, or "" when it may be MLIR text.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/graph/bundle"
 )
 
 // A file that is plainly not MLIR is refused as "not a model", saying what
@@ -45,7 +47,7 @@ func TestLoadNotAModel(t *testing.T) {
 			}
 			continue
 		}
-		if !strings.Contains(msg, c.want) || !strings.Contains(msg, Accepted) || !strings.Contains(msg, "parsing it as MLIR text: ") {
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, bundle.Accepted) || !strings.Contains(msg, "parsing it as MLIR text: ") {
 			t.Errorf("%s: %v\nwant %q, what anefix reads and the parse error", c.name, err, c.want)
 		}
 	}
