@@ -173,6 +173,27 @@ func (p *progress) text() string {
 	return fmt.Sprintf("%s [%s%s] %3.0f%% %s/%s", p.label, strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), 100*frac, humanBytes(n), humanBytes(p.total))
 }
 
+// Bar is a progress bar that work outside this package drives (parsing
+// MLIR text in graph/modelio); it draws as the package's own bars do, on a
+// terminal only. The zero Bar does nothing.
+type Bar struct{ p *progress }
+
+// NewBar starts a bar labelled label for total bytes of work, drawn on f
+// when f is a terminal.
+func NewBar(f *os.File, label string, total int64) Bar {
+	return Bar{terminalProgress(f, label, total)}
+}
+
+// Set records that n bytes of the work are done.
+func (b Bar) Set(n int64) {
+	if b.p != nil {
+		b.p.n.Store(n)
+	}
+}
+
+// Done stops the bar (see progress.Done).
+func (b Bar) Done() { b.p.Done() }
+
 // Add records n more bytes of work done.
 func (p *progress) Add(n int64) {
 	if p != nil {

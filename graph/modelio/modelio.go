@@ -95,7 +95,10 @@ func Load(path string, opts LoadOptions) (*Loaded, error) {
 	// file. bundle.Open does not write in.Text after reading it, and nothing
 	// here does, so the string may share its bytes.
 	text := unsafe.String(unsafe.SliceData(in.Text), len(in.Text))
-	m, form, err := mlirtext.Parse(name, text)
+	// Parsing a large text (hex blobs: twice the weights) takes seconds.
+	bar := bundle.NewBar(opts.Progress, "parsing "+filepath.Base(name), int64(len(text)))
+	m, form, err := mlirtext.ParseProgress(name, text, func(pos int) { bar.Set(int64(pos)) })
+	bar.Done()
 	if err != nil {
 		in.Close()
 		if msg := notModel(name, in.Text); msg != "" {
