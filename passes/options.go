@@ -10,6 +10,8 @@ package passes
 // parsed and valid and never checks them again.
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -318,7 +320,7 @@ func (e *valueError) Error() string {
 	if e.Of != "" {
 		valid += " (" + e.Of + ")"
 	}
-	return fmt.Sprintf("option %s: %q is not %s", e.Option, e.Value, valid)
+	return fmt.Sprintf("option %s: %q is not %s%s", e.Option, e.Value, valid, nearest.Hint(e.Value, e.Valid, ""))
 }
 
 func (d *Decls) find(name string) decl {
@@ -465,7 +467,7 @@ func (p *Pass) ParseOptions(sets ...string) (Options, error) {
 		}
 		x := d.find(name)
 		if x == nil {
-			return nil, fmt.Errorf("%s: no option %q (valid: %s)", p.Name, name, strings.Join(d.names(), ", "))
+			return nil, fmt.Errorf("%s: no option %q%s (valid: %s)", p.Name, name, nearest.Hint(name, d.names(), ""), strings.Join(d.names(), ", "))
 		}
 		if err := x.set(val); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)

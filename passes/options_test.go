@@ -46,7 +46,7 @@ func TestParseOptions(t *testing.T) {
 		t.Fatalf("got %+v, %v", o, err)
 	}
 	for _, c := range []struct{ set, want string }{
-		{"prnue=false", `arm-d: no option "prnue" (valid: replace, composites`},
+		{"prnue=false", `arm-d: no option "prnue" (did you mean prune?) (valid: replace, composites`},
 		{"prune", "want option=value"},
 		{"prune=maybe", "option prune wants true or false"},
 		{"groups=0", "option groups:"},

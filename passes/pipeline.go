@@ -1,6 +1,8 @@
 package passes
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -36,13 +38,16 @@ type Spec struct {
 type UsageError struct {
 	Msg   string
 	Valid []string
+	// Got is the unknown name, when Valid lists what it should have been:
+	// the error then suggests the nearest.
+	Got string
 }
 
 func (e *UsageError) Error() string {
 	if len(e.Valid) == 0 {
 		return e.Msg
 	}
-	return e.Msg + " (valid: " + strings.Join(e.Valid, ", ") + ")"
+	return e.Msg + nearest.Hint(e.Got, e.Valid, "") + " (valid: " + strings.Join(e.Valid, ", ") + ")"
 }
 
 // Step is one pass of a resolved pipeline with its options struct
@@ -107,7 +112,7 @@ func Build(spec Spec) (*Pipeline, error) {
 		}
 		pass, ok := Lookup(passName)
 		if !ok {
-			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: unknown pass %q", a, passName), Valid: append(Names(), settingGroupNames()...)}
+			return nil, &UsageError{Msg: fmt.Sprintf("--set %s: unknown pass %q", a, passName), Valid: append(Names(), settingGroupNames()...), Got: passName}
 		}
 		i, ok := b.index[passName]
 		if !ok {
@@ -158,7 +163,7 @@ func (b *builder) setOption(i int, pass *Pass, opt, val, what string) error {
 		if to, ok := movedOptions[pass.Name+"."+opt]; ok {
 			return &UsageError{Msg: fmt.Sprintf("%s: %s.%s is a pipeline-wide setting now, which every pass reads: --set %s=%s", what, pass.Name, opt, to, val)}
 		}
-		return &UsageError{Msg: fmt.Sprintf("%s: pass %q has no option %q", what, pass.Name, opt), Valid: b.decls[i].names()}
+		return &UsageError{Msg: fmt.Sprintf("%s: pass %q has no option %q", what, pass.Name, opt), Valid: b.decls[i].names(), Got: opt}
 	}
 	if err := x.set(val); err != nil {
 		return usageFor(what, err)
@@ -174,7 +179,7 @@ func (b *builder) setSetting(grp *Pass, opt, val, what string) error {
 	d := b.set.groupDecls(grp)
 	x := d.find(opt)
 	if x == nil {
-		return &UsageError{Msg: fmt.Sprintf("%s: setting group %q has no option %q", what, grp.Name, opt), Valid: d.names()}
+		return &UsageError{Msg: fmt.Sprintf("%s: setting group %q has no option %q", what, grp.Name, opt), Valid: d.names(), Got: opt}
 	}
 	if err := x.set(val); err != nil {
 		return usageFor(what, err)
@@ -232,7 +237,7 @@ func selectPasses(spec Spec) ([]string, error) {
 	check := func(flag string, list []string) error {
 		for _, n := range list {
 			if _, ok := Lookup(n); !ok {
-				return &UsageError{Msg: fmt.Sprintf("%s: unknown pass %q", flag, n), Valid: Names()}
+				return &UsageError{Msg: fmt.Sprintf("%s: unknown pass %q", flag, n), Valid: Names(), Got: n}
 			}
 		}
 		return nil

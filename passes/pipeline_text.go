@@ -93,7 +93,7 @@ func ParsePipeline(s string) (*Pipeline, error) {
 			continue
 		}
 		if _, ok := Lookup(e.name); !ok {
-			return nil, &UsageError{Msg: fmt.Sprintf("--pipeline: unknown pass %q", e.name), Valid: append(Names(), settingGroupNames()...)}
+			return nil, &UsageError{Msg: fmt.Sprintf("--pipeline: unknown pass %q", e.name), Valid: append(Names(), settingGroupNames()...), Got: e.name}
 		}
 		names = append(names, e.name)
 	}

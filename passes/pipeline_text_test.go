@@ -176,7 +176,7 @@ func TestParsePipelineErrors(t *testing.T) {
 		{"dce,fold-casts", `pass "fold-casts" must run before "dce"`},
 		{"dce,dce", `pass "dce" appears twice in the pipeline`},
 		{"states,states", `setting group "states" appears twice`},
-		{"dce{graph=true}", `--pipeline dce{graph=true}: pass "dce" has no option "graph" (valid: graphs, resources)`},
+		{"dce{graph=true}", `--pipeline dce{graph=true}: pass "dce" has no option "graph" (did you mean graphs?) (valid: graphs, resources)`},
 		{"dce{graphs=maybe}", `--pipeline dce{graphs=maybe}: option graphs wants true or false, got "maybe"`},
 		{"states{pairs=a}", `--pipeline states{pairs=a}: option pairs: "a" is not input=output`},
 		{"promote-states{form=x}", `option form: "x" is not auto, attribute or handle`},

@@ -1,6 +1,8 @@
 package passes
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"fmt"
 	"slices"
 )
@@ -171,7 +173,7 @@ func CheckOrder(pipeline []string) error {
 	pos := map[string]int{}
 	for i, n := range pipeline {
 		if _, ok := Lookup(n); !ok {
-			return fmt.Errorf("unknown pass %q (valid: %v)", n, Names())
+			return fmt.Errorf("unknown pass %q%s (valid: %v)", n, nearest.Hint(n, Names(), ""), Names())
 		}
 		if _, dup := pos[n]; dup {
 			return fmt.Errorf("pass %q appears twice in the pipeline", n)

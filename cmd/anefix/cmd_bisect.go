@@ -107,6 +107,7 @@ func (o *bisectFlags) declare(fs *pflag.FlagSet) { o.searchOpts.declare(fs, "bis
 func (o *searchOpts) declare(fs *pflag.FlagSet, cmd string) {
 	o.cmd = cmd
 	fs.StringVar(&o.test, "test", "", "shell command run on each candidate; {} stands for its path, passed as $ANEFIX_CANDIDATE (required)")
+	markRequired(fs, "test", "--test CMD", "a shell command run on each candidate; {} stands for its path")
 	fs.StringVar(&o.cache, "cache", "", "directory of cached answers (default <user cache dir>/anefix/probes)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "neither read nor write cached answers")
 	fs.IntVarP(&o.jobs, "jobs", "j", 1, "test commands run at once")
@@ -119,9 +120,6 @@ func (o *searchOpts) declare(fs *pflag.FlagSet, cmd string) {
 
 // runner checks the shared flags and builds the probe runner.
 func (o *searchOpts) runner(env *Env, in string) (*probe.Runner, error) {
-	if o.test == "" {
-		return nil, usagef("--test CMD is required")
-	}
 	if _, err := probe.Expand(o.test); err != nil {
 		return nil, usagef("--test: %v", err)
 	}

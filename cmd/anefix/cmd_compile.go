@@ -385,7 +385,7 @@ func writeUnclassified(b *strings.Builder, r *pb.CompileReport) {
 // rewriteCompile is `anefix rewrite --compile`: it compiles the input and
 // the written output with the default settings (and $ANEFIX_COMPILER) and
 // prints the regions before → after next to the predictions.
-func rewriteCompile(env *Env, in, out string) error {
+func rewriteCompile(env *Env, report io.Writer, in, out string) error {
 	o := compiler.DefaultOptions()
 	before, resB, err := compileAndReport(env, in, o, false)
 	if err != nil {
@@ -401,7 +401,7 @@ func rewriteCompile(env *Env, in, out string) error {
 		}
 		return fmt.Sprint(r.Regions)
 	}
-	fmt.Fprintf(env.Stderr, "ANE regions before -> after: %s -> %s measured (predicted %d -> %d, %d function(s)); "+
+	fmt.Fprintf(report, "ANE regions before -> after: %s -> %s measured (predicted %d -> %d, %d function(s)); "+
 		"ANE compile failures %d -> %d; element-type warnings %d -> %d\n",
 		measured(before), measured(after), before.RegionsPredicted, after.RegionsPredicted, after.Functions,
 		len(before.Failures), len(after.Failures), before.ElementTypeWarnings, after.ElementTypeWarnings)
@@ -409,6 +409,7 @@ func rewriteCompile(env *Env, in, out string) error {
 		if r.ExitCode != 0 {
 			// The one-line summary shows no message: show this compile's
 			// report, where every line of its log is classified or shown.
+			// A diagnostic of the error that follows: on stderr with it.
 			if err := writeCompileText(env.Stderr, []*pb.CompileReport{before, after}[i]); err != nil {
 				return err
 			}

@@ -49,6 +49,7 @@ type convertFlags struct {
 func (f *convertFlags) declare(fs *pflag.FlagSet) {
 	f.fs = fs
 	declareOutput(fs, &f.out)
+	markRequired(fs, "output", "-o OUT", "an .aimodel directory, .mlirb, .mlir, or - for stdout")
 	declareEmit(fs, &f.emit)
 	declareForce(fs, &f.force)
 	declareBytecodeVersion(fs, &f.version)
@@ -60,9 +61,6 @@ func (f *convertFlags) declare(fs *pflag.FlagSet) {
 func runConvert(env *Env, f *convertFlags, args []string) error {
 	if len(args) != 1 {
 		return usagef("want exactly one input, got %d", len(args))
-	}
-	if f.out == "" {
-		return usagef("-o OUT is required")
 	}
 	if isCompiledPackage(args[0]) {
 		return convertCompiled(env, args[0], f.out, f.emit, f.version, f.force, f.ignoreHash, int64(f.maxMem))
@@ -79,7 +77,7 @@ func runConvert(env *Env, f *convertFlags, args []string) error {
 		return err
 	}
 	defer ld.Close()
-	plan, err := planOutput(f.out, ld, f.emit, f.version, f.force)
+	plan, err := planOutput(env, f.out, ld, f.emit, f.version, f.force)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"fmt"
 	pb "github.com/anefix/anefix/proto/anefixpb"
 	"github.com/anefix/anefix/proto/pbprint"
@@ -58,7 +60,7 @@ func runPasses(env *Env, f *passesFlags, args []string) error {
 			}
 		}
 		if !ok {
-			return usagef("unknown pass %q (valid: %s; settings: %s)", args[0], strings.Join(passes.Names(), ", "), strings.Join(settingNames(), ", "))
+			return usagef("unknown pass %q%s (valid: %s; settings: %s)", args[0], nearest.Hint(args[0], append(passes.Names(), settingNames()...), ""), strings.Join(passes.Names(), ", "), strings.Join(settingNames(), ", "))
 		}
 		list = []*passes.Pass{p}
 	} else {

@@ -57,6 +57,7 @@ type reduceFlags struct {
 func (o *reduceFlags) declare(fs *pflag.FlagSet) {
 	o.searchOpts.declare(fs, "reduce")
 	declareOutput(fs, &o.out)
+	markRequired(fs, "output", "-o OUT", "a path: the reduced model")
 	declareForce(fs, &o.force)
 }
 
@@ -65,8 +66,8 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 	if len(args) != 1 {
 		return usagef("reduce takes exactly one input, got %d", len(args))
 	}
-	if f.out == "" || f.out == "-" {
-		return usagef("-o OUT is required (a path)")
+	if f.out == "-" {
+		return usagef("reduce writes -o OUT to a path, not stdout")
 	}
 	in, out, force, o := args[0], f.out, f.force, &f.searchOpts
 	r, err := o.runner(env, in)
@@ -85,7 +86,7 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 		return err
 	}
 	input := reportInput(in, first.Loaded())
-	_, err = planOutput(out, first.Loaded(), "", 0, force)
+	_, err = planOutput(env, out, first.Loaded(), "", 0, force)
 	first.Close()
 	if err != nil {
 		return err

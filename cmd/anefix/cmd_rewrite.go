@@ -48,7 +48,8 @@ unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
 source and what to do (exit 1); nothing is written.
 
-A summary of what each pass changed goes to stderr; --report FILE writes the
+A summary of what each pass changed goes to stderr; the reports of --compile
+and --verify go to stdout (to stderr with --json); --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
 stdout (not with -o -); both are the same bytes on every run unless --timings
 adds wall times (to them and to the summary). --diff adds to it the plan
@@ -88,11 +89,16 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Spec.Enable, "enable", nil, "switch passes on within the default pipeline (repeatable, comma list)")
 	fs.StringSliceVar(&o.Spec.Disable, "disable", nil, "switch passes off within the default pipeline (repeatable, comma list)")
 	fs.StringArrayVar(&o.Spec.Set, "set", nil, "set a pass option: pass.option=value (repeatable)")
+	flagPasses(fs, "passes")
+	flagPasses(fs, "enable")
+	flagPasses(fs, "disable")
+	flagPassSet(fs, "set")
 	fs.StringVar(&o.Spec.Pipeline, "pipeline", "", "run exactly this pipeline, as --print-pipeline prints it (not with --passes, --enable, --disable, --set, --arm-d)")
 	fs.BoolVar(&o.printPipeline, "print-pipeline", false, "print the pipeline as one string (every pass and option, for --pipeline) on stdout and exit")
 	fs.BoolVar(&o.ArmD, "arm-d", false, "switch the arm-d pass on (the seed's arm D experiment)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "run the passes and report, write nothing")
 	fs.StringSliceVar(&o.PrintIRAfter, "print-ir-after", nil, "print the IR to stderr after PASS (comma list) or after all passes")
+	flagPasses(fs, "print-ir-after", "all")
 	fs.BoolVar(&o.VerifyEach, "verify-each", true, "verify the IR after every pass (--verify-each=false to skip)")
 	fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
 	fs.BoolVar(&o.Diff, "diff", false, "with --report or --json: add the plan diff of IN against the rewritten module (planDiff, as 'anefix diff IN OUT'; checks IN too)")
@@ -124,7 +130,8 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	if err := rwCheckFlags(o); err != nil {
 		return err
 	}
-	o.Tool, o.Stdout, o.IR, o.Progress = "anefix "+version, env.Stdout, env.Stderr, progressFile(env)
+	o.Tool, o.Stdout, o.IR, o.Progress = toolName(), env.Stdout, env.Stderr, progressFile(env)
+	o.StdoutIsTerminal = env.StdoutIsTTY
 	o.MaxMemory = int64(o.maxMem)
 	plan, err := rewrite.NewPlan(o.Options)
 	if passes.IsUsage(err) {
@@ -198,17 +205,30 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 	}
 	// After OUT is written: rewriteCompile (cmd_compile.go) and
 	// rewriteVerify (cmd_verify.go), on the paths the user gave.
+	report := o.reportWriter(env)
 	if o.compile {
-		if err := rewriteCompile(env, in, o.Out); err != nil {
+		if err := rewriteCompile(env, report, in, o.Out); err != nil {
 			return err
 		}
 	}
 	if o.verify {
-		if err := rewriteVerify(env, in, o.Out, o.maxWork); err != nil {
+		if err := rewriteVerify(env, report, in, o.Out, o.maxWork); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// reportWriter is where the reports of --compile and --verify go: stdout,
+// as `anefix compile` and `anefix verify` print them, unless stdout
+// carries the model (-o -) or the JSON report (--json); then stderr, so
+// that stdout stays one thing. (The summary of what the passes did is
+// rewrite's log, on stderr like convert's "wrote".)
+func (o *rewriteFlags) reportWriter(env *Env) io.Writer {
+	if o.Out == "-" || o.json {
+		return env.Stderr
+	}
+	return env.Stdout
 }
 
 // rewriteReportOf is the one conversion of a rewrite's result to the report

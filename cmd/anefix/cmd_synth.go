@@ -51,6 +51,8 @@ type synthFlags struct {
 
 func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&f.arm, "arm", "", "which graph: A, B, C, D or E (required)")
+	markRequired(fs, "arm", "--arm", "A, B, C, D or E")
+	flagValues(fs, "arm", synth.Arms()...)
 	fs.IntVar(&f.layers, "layers", 0, "number of decoder layers (default: 4 tiny / 24 full; C: 6; E: 2 tiny / 28 full)")
 	fs.StringVar(&f.scale, "scale", "tiny", "tiny (small dims, what testdata ships) or full (real model dims)")
 	fs.IntVar(&f.ctx, "ctx", 0, "KV cache length (A-D, default 256) or largest cache length of E's 256, 512, ... ladder (default 1024)")
@@ -63,6 +65,7 @@ func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.trainedGates, "trained-gates", true, "A-D: recurrence gates as trained gated-delta/Mamba2 models initialise them (dt log-uniform in [0.001, 0.1], A log-uniform in [1, 16]: decay near 1); false restores the fast-forgetting gates (decay <= 0.24)")
 	fs.BoolVar(&f.massive, "massive-activations", true, "A-D: a few residual channels with magnitudes in the hundreds (tiny) to thousands (full), growing with depth, written by one MLP super neuron per channel and layer (graph/synth/massive.go); false leaves them out")
 	declareOutput(fs, &f.out)
+	markRequired(fs, "output", "-o OUT", "an .aimodel directory, .mlirb, .mlir, or - for stdout")
 	declareEmit(fs, &f.emit)
 	declareForce(fs, &f.force)
 }
@@ -72,10 +75,7 @@ func runSynth(env *Env, f *synthFlags, args []string) error {
 	if len(args) != 0 {
 		return usagef("synth takes no positional arguments (got %q); name the output with -o", args[0])
 	}
-	if f.out == "" {
-		return usagef("synth needs -o OUT (an .aimodel directory, .mlirb, .mlir, or -)")
-	}
-	plan, err := planOutput(f.out, nil, f.emit, 0, f.force)
+	plan, err := planOutput(env, f.out, nil, f.emit, 0, f.force)
 	if err != nil {
 		return err
 	}

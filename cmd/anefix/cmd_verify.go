@@ -526,14 +526,14 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 }
 
 // rewriteVerify is `anefix rewrite IN -o OUT --verify`: the default gate on
-// input vs output. Its report goes to stderr, since rewrite's stdout may
-// carry the IR or the rewrite report.
-func rewriteVerify(env *Env, in, out string, maxWork int64) error {
+// input vs output. Its report goes to report (rewriteFlags.reportWriter):
+// stdout, unless stdout carries the model or the JSON rewrite report.
+func rewriteVerify(env *Env, report io.Writer, in, out string, maxWork int64) error {
 	if out == "-" || in == "-" {
 		return usagef("--verify needs IN and OUT as files or directories, not stdin/stdout")
 	}
 	e := *env
-	e.Stdout = env.Stderr
+	e.Stdout = report
 	vr := defaultVerifyRun()
 	vr.Ref.MaxWork, vr.Cand.MaxWork = maxWork, maxWork
 	return verifyPair(&e, in, out, vr)

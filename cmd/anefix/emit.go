@@ -22,8 +22,12 @@ func checkOutputFlags(emit string, version int) error {
 }
 
 // planOutput vets an output against its input (src is nil for synth)
-// before any work and decides what it will be (modelio.PlanOutput).
-func planOutput(out string, src *modelio.Loaded, emit string, version int, force bool) (*modelio.Plan, error) {
+// before any work and decides what it will be (modelio.PlanOutput); it
+// refuses bytecode for a stdout that is a terminal.
+func planOutput(env *Env, out string, src *modelio.Loaded, emit string, version int, force bool) (*modelio.Plan, error) {
 	p, err := modelio.PlanOutput(out, src, emit, version, force)
+	if err == nil {
+		err = p.RefuseTerminal(env.StdoutIsTTY)
+	}
 	return p, usage(err)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/anefix/anefix/graph/modelio"
 	"github.com/anefix/anefix/passes/ane"
 )
 
@@ -35,6 +36,7 @@ func declareForce(fs *pflag.FlagSet, p *bool) {
 // declareEmit declares --emit.
 func declareEmit(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's; synth: by OUT's extension)")
+	flagValues(fs, "emit", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode)
 }
 
 // declareBytecodeVersion declares --bytecode-version.
@@ -50,5 +52,31 @@ func declareSeed(fs *pflag.FlagSet, p *uint64) {
 // declareArchitecture declares --architecture with its default, the
 // target check predicts for and compile passes to coreai-build.
 func declareArchitecture(fs *pflag.FlagSet, p *string) {
+	defer flagValues(fs, "architecture", ane.KnownArchitectures()...)
 	fs.StringVar(p, "architecture", ane.DefaultArchitecture, "Neural Engine target: h18p or h16g (check: the region prediction's model, other names predict no count; compile: passed to coreai-build)")
+}
+
+// requiredAnnotation marks a flag its command cannot run without. run
+// refuses a command line that lacks one (exit 2, naming it as required)
+// before the command runs; completion offers it like any flag.
+const requiredAnnotation = "anefix_required"
+
+// markRequired marks flag name of fs as required: spelled is how the
+// message writes it ("--arm", "-o OUT"), what says what it takes.
+func markRequired(fs *pflag.FlagSet, name, spelled, what string) {
+	if err := fs.SetAnnotation(name, requiredAnnotation, []string{spelled, what}); err != nil {
+		panic("anefix: " + err.Error()) // a flag not declared: a programming error
+	}
+}
+
+// missingRequired is the usage error for the first required flag (in
+// declaration order) that the command line does not set, or nil.
+func missingRequired(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if a, ok := f.Annotations[requiredAnnotation]; ok && err == nil && !f.Changed {
+			err = usagef("%s is required (%s)", a[0], a[1])
+		}
+	})
+	return err
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/internal/nearest"
 	"github.com/anefix/anefix/passes/ane/compiler"
 	"github.com/anefix/anefix/passes/probe"
 	"github.com/spf13/pflag"
@@ -41,6 +42,7 @@ type Env struct {
 	Stdout      io.Writer
 	Stderr      io.Writer
 	StderrIsTTY bool // progress bars only when true
+	StdoutIsTTY bool // no binary output (-o -) when true
 }
 
 // command describes one subcommand.
@@ -103,7 +105,7 @@ func usagef(format string, args ...any) error {
 func withCode(code int, err error) error { return &exitError{code: code, err: err} }
 
 func main() {
-	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr)}
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTTY: isTerminal(os.Stderr), StdoutIsTTY: isTerminal(os.Stdout)}
 	// Notify before any work: a signal arriving before the handler is
 	// registered would kill the process with its temporaries in place.
 	sigs := make(chan os.Signal, 1)
@@ -194,7 +196,7 @@ func run(args []string, env *Env) int {
 		if len(args) > 1 && args[0] == "help" {
 			c, ok := commands[args[1]]
 			if !ok {
-				fmt.Fprintf(env.Stderr, "anefix: unknown command %q\n\n", args[1])
+				fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\n\n", args[1], nearest.Hint(args[1], commandNames(), ""))
 				printMainHelp(env.Stderr)
 				return exitUsage
 			}
@@ -205,13 +207,19 @@ func run(args []string, env *Env) int {
 		}
 		printMainHelp(env.Stdout)
 		return exitOK
+	case "__complete":
+		return runComplete(env, args[1:])
 	case "--version", "version":
-		fmt.Fprintln(env.Stdout, "anefix", version)
+		if len(args) > 1 {
+			fmt.Fprintf(env.Stderr, "anefix %s: takes no arguments (got %q)\n", args[0], args[1])
+			return exitUsage
+		}
+		fmt.Fprint(env.Stdout, currentStamp().text())
 		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "anefix: unknown command %q\n\n", args[0])
+		fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\n\n", args[0], nearest.Hint(args[0], commandNames(), ""))
 		printMainHelp(env.Stderr)
 		return exitUsage
 	}
@@ -219,7 +227,7 @@ func run(args []string, env *Env) int {
 	// in everything meant for people (escape.go).
 	var paths []string
 	names := &shownNames{}
-	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths, names: names}, StderrIsTTY: env.StderrIsTTY}
+	env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: safeWriter{w: env.Stderr, paths: &paths, names: names}, StderrIsTTY: env.StderrIsTTY, StdoutIsTTY: env.StdoutIsTTY}
 	if !c.StdoutModel {
 		env.Stdout = safeWriter{w: env.Stdout, paths: &paths, names: names}
 	}
@@ -231,6 +239,10 @@ func run(args []string, env *Env) int {
 			printCommandHelp(env.Stdout, c, fs)
 			return exitOK
 		}
+		fmt.Fprintf(env.Stderr, "anefix %s: %v%s\nRun 'anefix %s --help' for usage.\n", c.Name, err, flagHint(fs, err), c.Name)
+		return exitUsage
+	}
+	if err := missingRequired(fs); err != nil {
 		fmt.Fprintf(env.Stderr, "anefix %s: %v\nRun 'anefix %s --help' for usage.\n", c.Name, err, c.Name)
 		return exitUsage
 	}
@@ -260,8 +272,6 @@ func run(args []string, env *Env) int {
 	return code
 }
 
-const version = "0.1.0-dev"
-
 func newFlagSet(c *command, env *Env) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("anefix "+c.Name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are printed by run
@@ -280,6 +290,28 @@ func printCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 	}
 }
 
+// commandNames lists the registered commands, sorted.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// flagHint suggests the nearest of fs's flags for an unknown --flag (pflag
+// names it only in its message: "unknown flag: --name").
+func flagHint(fs *pflag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return nearest.Hint(name, names, "--")
+}
+
 func printMainHelp(w io.Writer) {
 	fmt.Fprint(w, `anefix makes Core AI exports (.aimodel, MLIR bytecode or text) legal for
 Apple's Neural Engine, and checks and proves what it did.
@@ -288,12 +320,7 @@ Usage: anefix <command> [flags] args     ("-" reads stdin / writes stdout)
 
 Commands:
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprint(w, `

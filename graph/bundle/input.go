@@ -46,6 +46,10 @@ func (k Kind) String() string {
 // IsDir reports whether the kind is a directory.
 func (k Kind) IsDir() bool { return k == KindAIModel || k == KindLLMBundle }
 
+// Accepted says what anefix reads, for every "not a model" refusal (here
+// and graph/modelio's sniffing).
+const Accepted = "anefix reads an .aimodel directory, an LLM bundle directory (metadata.json beside its .aimodel), MLIR bytecode (.mlirb) or MLIR text (.mlir)"
+
 // Magic is the first four bytes of every MLIR bytecode file ("MLïR").
 var Magic = []byte{0x4D, 0x4C, 0xEF, 0x52}
 
@@ -350,7 +354,7 @@ func (in *Input) openDir(root string) error {
 	} else {
 		meta, err := readInside(root, metadataFile, maxMetadataSize)
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s)", in.Path, mainFile, metadataFile)
+			return fmt.Errorf("input %s is a directory but neither an .aimodel (no %s) nor an LLM bundle (no %s); %s", in.Path, mainFile, metadataFile, Accepted)
 		}
 		if err != nil {
 			return fmt.Errorf("input %s: %w", in.Path, err)

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -51,10 +52,13 @@ type staged struct {
 	vetted *pathState
 }
 
-// pathState is whether a path exists and its type bits.
+// pathState is whether a path exists, its type bits and, for a
+// directory, whether it is empty (an empty directory is used as an output
+// without --force, so one that fills up meanwhile must not be replaced).
 type pathState struct {
 	exists bool
 	typ    os.FileMode
+	empty  bool
 }
 
 func statePath(p string) pathState {
@@ -62,7 +66,18 @@ func statePath(p string) pathState {
 	if err != nil {
 		return pathState{}
 	}
-	return pathState{true, fi.Mode().Type()}
+	return pathState{true, fi.Mode().Type(), fi.IsDir() && isEmptyDir(p)}
+}
+
+// isEmptyDir reports whether the directory p holds nothing.
+func isEmptyDir(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
 }
 
 func (st pathState) String() string {
@@ -71,6 +86,8 @@ func (st pathState) String() string {
 		return "nothing"
 	case st.typ == 0:
 		return "a regular file"
+	case st.empty:
+		return "an empty directory"
 	}
 	return fileType(st.typ)
 }

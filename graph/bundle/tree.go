@@ -43,7 +43,7 @@ type treeResult struct {
 // which anefix reads but never re-encodes, is converted.
 func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*treeResult, error) {
 	src := &Input{Path: srcPath, Root: srcRoot, Kind: KindAIModel}
-	abs, exists, err := checkTarget(dst, src, opts.Force, opts.Warn)
+	abs, exists, err := checkTarget(dst, src, true, opts.Force, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func WriteTree(dst, srcRoot, srcPath string, opts TreeOptions) (*treeResult, err
 	if err != nil {
 		return nil, err
 	}
-	if exists {
+	if exists && !isEmptyDir(abs) {
 		if err := checkTreeReplace(dst, abs, entries, opts.Marker); err != nil {
 			return nil, err
 		}

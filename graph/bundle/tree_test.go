@@ -90,7 +90,7 @@ func TestWriteTree(t *testing.T) {
 				os.MkdirAll(filepath.Join(dst, "a"), 0o755)
 				os.WriteFile(filepath.Join(dst, "a", "w.bc.weights"), []byte("mine"), 0o644)
 			}, "no main-h18p.mlirb"},
-			{"empty directory", func(dst string) { os.Mkdir(dst, 0o755) }, "no main-h18p.mlirb"},
+			{"empty directory: used (CheckExisting)", func(dst string) { os.Mkdir(dst, 0o755) }, ""},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

@@ -24,6 +24,9 @@ type WriteOptions struct {
 	// Progress, when set, is where a progress bar for long writes is drawn;
 	// it is drawn only when it is a terminal.
 	Progress *os.File
+	// MainSize is about what the main file will take, for the progress
+	// bar's total (0: as much as the input's).
+	MainSize int64
 	// Files adds or replaces files in a directory output, keyed by
 	// slash-separated path relative to the output directory (for example
 	// "metadata.json", or "<asset>.aimodel/metadata.json" in an LLM bundle).
@@ -91,7 +94,7 @@ func Write(dst string, kind Kind, src *Input, enc Encoder, opts WriteOptions) (*
 	if kind == KindLLMBundle && (src == nil || src.Kind != KindLLMBundle) {
 		return nil, fmt.Errorf("output %s: an LLM bundle can only be written from an LLM bundle input", dst)
 	}
-	abs, exists, err := checkTarget(dst, src, opts.Force, opts.Warn)
+	abs, exists, err := checkTarget(dst, src, kind.IsDir(), opts.Force, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +197,7 @@ func writeStdout(kind Kind, src *Input, enc Encoder, opts WriteOptions) (*Result
 
 // checkTarget applies the output safety rules and returns dst's absolute
 // path and whether it exists.
-func checkTarget(dst string, src *Input, force bool, warn func(string)) (string, bool, error) {
+func checkTarget(dst string, src *Input, dirOutput, force bool, warn func(string)) (string, bool, error) {
 	abs, err := filepath.Abs(dst)
 	if err != nil {
 		return "", false, err
@@ -235,10 +238,63 @@ func checkTarget(dst string, src *Input, force bool, warn func(string)) (string,
 			return "", false, fmt.Errorf("output %s contains the input %s; choose another output path", dst, src.Path)
 		}
 	}
-	if exists && !force {
+	if exists && !force && !(dirOutput && lfi.IsDir() && isEmptyDir(abs)) {
 		return "", false, fmt.Errorf("output %s already exists; use --force to replace it", dst)
 	}
 	return abs, exists, nil
+}
+
+// CheckExisting is the one rule for an output path that already exists,
+// checked before any work (checkTarget holds it again when writing, and
+// the commit refuses a path that changed since):
+//   - an empty directory, where the output is a directory (kind unknown:
+//     may be), is used as it is, without --force: nothing in it is lost;
+//   - a previous output of the same shape (CheckReplace) is replaced with
+//     force, and without it refused with "use --force";
+//   - anything else (a file where a directory goes, a directory of other
+//     files, a link) is refused even with force, saying what to do, so
+//     that --force is never suggested where it would be refused too.
+//
+// kind is the zero Kind when the input is not read yet (rewrite and reduce
+// check first): then a link, a special file and (without force, which
+// would otherwise be suggested) a directory holding neither main.mlirb nor
+// metadata.json are refused at once; the full shape is checked once the
+// input is read.
+func CheckExisting(out string, kind Kind, src *Input, force bool) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	fi, err := os.Lstat(out)
+	if err != nil {
+		return nil // nothing there
+	}
+	if fi.IsDir() && (kind == kindUnknown || kind.IsDir()) && isEmptyDir(out) {
+		return nil
+	}
+	if kind != kindUnknown {
+		if err := CheckReplace(out, kind, src); err != nil {
+			return err
+		}
+	} else if !fi.IsDir() {
+		// a link or a special file is refused whatever the output's kind
+		if err := CheckReplace(out, KindBytecode, nil); err != nil {
+			return err
+		}
+	} else if !force && !regularIn(out, mainFile) && !regularIn(out, metadataFile) {
+		// (with force, the full check once the input is read names the
+		// first file anefix did not write)
+		return fmt.Errorf("output %s is a directory that is not an anefix output (neither %s nor %s in it); anefix replaces only its own outputs, even with --force: remove it yourself, or choose another path (an empty directory is used as it is)", out, mainFile, metadataFile)
+	}
+	if !force {
+		return fmt.Errorf("output %s already exists; use --force to replace it", out)
+	}
+	return nil
+}
+
+// regularIn reports whether dir holds a regular file name.
+func regularIn(dir, name string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, name))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // CheckReplace is the commands' rule for what --force may replace at out,
@@ -266,6 +322,8 @@ func CheckReplace(out string, kind Kind, src *Input) error {
 		// and replacing it would not write where it points.
 		target, _ := os.Readlink(out)
 		return fmt.Errorf("output %s is a symbolic link (to %s); --force does not replace a link: remove it yourself or give the path it points to", out, target)
+	case kind.IsDir() && fi.IsDir() && isEmptyDir(out):
+		return nil // used as it is (CheckExisting)
 	case kind.IsDir() && fi.IsDir():
 		return checkReplaceDir(out, kind, src)
 	case !kind.IsDir() && fi.Mode().IsRegular():
@@ -559,11 +617,12 @@ func (w *writer) startProgress(entries []Entry) {
 	w.prog = terminalProgress(w.opts.Progress, "writing", w.progressTotal(entries))
 }
 
-// progressTotal is the bytes a write will produce: the main file (as large
-// as the input's, a fair estimate) plus the other files carried over.
+// progressTotal is the bytes a write will produce: the main file (the
+// caller's estimate, else as large as the input's) plus the other files
+// carried over.
 func (w *writer) progressTotal(entries []Entry) int64 {
-	var total int64
-	if w.src != nil {
+	total := w.opts.MainSize
+	if total == 0 && w.src != nil {
 		total = w.src.Size
 	}
 	for _, e := range entries {

@@ -346,7 +346,7 @@ func TestProgress(t *testing.T) {
 	p.Done()
 	p.Done()
 	s := buf.String()
-	if !strings.Contains(s, "copying [") || !strings.Contains(s, " 50% 2.0 MiB/4.0 MiB") || !strings.HasSuffix(s, "\r\033[K") {
+	if !strings.Contains(s, "copying [") || !strings.Contains(s, " 50% 2.0 MiB/4.0 MiB") || !strings.HasSuffix(s, "\r\033[J") {
 		t.Errorf("bar output %q", s)
 	}
 

@@ -51,6 +51,19 @@ func Parse(name string, text string) (*graph.Module, Form, error) {
 	return parse(newParser(name, text))
 }
 
+// ParseProgress is Parse telling progress how far it is: a byte offset of
+// text, never decreasing, at each op and resource, and len(text) once the
+// text is parsed (a progress bar's total).
+func ParseProgress(name string, text string, progress func(pos int)) (*graph.Module, Form, error) {
+	p := newParser(name, text)
+	p.progress = progress
+	m, form, err := parse(p)
+	if err == nil {
+		progress(len(text))
+	}
+	return m, form, err
+}
+
 // ParseAttr parses text as one attribute standing alone, as MLIR parses a
 // textual entry of a bytecode file: no aliases or resources are defined,
 // and the whole text must be the attribute. The bytecode reader checks its
@@ -532,6 +545,9 @@ type resultGroup struct {
 func (p *parser) parseOperation() *graph.Operation {
 	if !p.enter() {
 		return nil
+	}
+	if p.progress != nil {
+		p.progress(p.tok.Pos)
 	}
 	defer p.leave()
 	var groups []resultGroup

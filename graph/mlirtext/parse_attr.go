@@ -17,6 +17,10 @@ import (
 // parser is a recursive-descent reader of MLIR text following MLIR's own
 // grammar (mlir/lib/AsmParser). It stops at the first error.
 type parser struct {
+	// progress, when set, hears how far the parse is (a byte offset into
+	// the text), at each op and resource and, at the end, the text's length.
+	progress func(pos int)
+
 	src *source
 	lex *lexer
 	tok token

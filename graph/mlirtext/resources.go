@@ -98,6 +98,9 @@ func (p *parser) parseResourceSection(m *graph.Module, external bool) {
 		}
 		p.parseCommaList(lBrace, rBrace, "'{'", func() {
 			keyPos := p.tok.Pos
+			if p.progress != nil {
+				p.progress(keyPos)
+			}
 			key, ok := p.parseResourceKey()
 			if !ok || !p.expect(colon, "':'") {
 				return

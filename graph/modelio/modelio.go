@@ -51,6 +51,9 @@ type Loaded struct {
 	// Bytecode is the bytecode reader's record of the input (nil for text);
 	// writing with it keeps the input's tables and encodings.
 	Bytecode *bytecode.Source
+	// irBytes is about what the main file holds besides blobs, for the
+	// progress total of a write (mainSizeEstimate).
+	irBytes int64
 }
 
 // ReadOnly drops what only writing the module back would reuse (the
@@ -90,15 +93,22 @@ func Load(path string, opts LoadOptions) (*Loaded, error) {
 			return nil, err
 		}
 		ld.Module, ld.Bytecode, ld.Form = m, src, FormBytecode
+		ld.irBytes = max(0, in.Size-blobBytes(m, FormBytecode))
 		return ld, nil
 	}
 	// The parser reads a string; converting in.Text would copy the whole
 	// file. bundle.Open does not write in.Text after reading it, and nothing
 	// here does, so the string may share its bytes.
 	text := unsafe.String(unsafe.SliceData(in.Text), len(in.Text))
-	m, form, err := mlirtext.Parse(name, text)
+	// Parsing a large text (hex blobs: twice the weights) takes seconds.
+	bar := bundle.NewBar(opts.Progress, "parsing "+filepath.Base(name), int64(len(text)))
+	m, form, err := mlirtext.ParseProgress(name, text, func(pos int) { bar.Set(int64(pos)) })
+	bar.Done()
 	if err != nil {
 		in.Close()
+		if msg := notModel(name, in.Text); msg != "" {
+			return nil, fmt.Errorf("%s\n(parsing it as MLIR text: %w)", msg, err)
+		}
 		return nil, err
 	}
 	ld.Module = m
@@ -106,6 +116,7 @@ func Load(path string, opts LoadOptions) (*Loaded, error) {
 	if form == mlirtext.FormPretty {
 		ld.Form = FormPretty
 	}
+	ld.irBytes = max(0, in.Size-blobBytes(m, ld.Form))
 	return ld, nil
 }
 
@@ -257,7 +268,36 @@ func save(p *Plan, m *graph.Module, src *Loaded, opts SaveOptions) (*bundle.Resu
 	}
 	return bundle.Write(dst, kind, in, enc, bundle.WriteOptions{
 		Force: opts.Force, Stdout: opts.Stdout, Progress: opts.Progress, Files: files, Beside: opts.Beside,
+		MainSize: mainSizeEstimate(m, src, form),
 	})
+}
+
+// mainSizeEstimate is about what the main file of m will take, for the
+// write's progress bar: m's blobs as they will be written, plus what the
+// input's main file held besides its blobs. The input's size alone is wrong
+// by the compression a rewrite did (palettize to 4 bits: the bar stopped
+// near 25 %).
+func mainSizeEstimate(m *graph.Module, src *Loaded, form string) int64 {
+	n := blobBytes(m, form)
+	if src != nil {
+		n += src.irBytes
+	}
+	return n
+}
+
+// blobBytes is what m's blobs take in a main file of form: their bytes,
+// or two hex digits each in text.
+func blobBytes(m *graph.Module, form string) int64 {
+	var n int64
+	for _, r := range m.Resources {
+		if r.Blob != nil {
+			n += r.Blob.Size()
+		}
+	}
+	if form != FormBytecode {
+		n *= 2
+	}
+	return n
 }
 
 // withRecord adds rec, after the input's own record, to files as the

@@ -3,6 +3,8 @@ package modelio
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
@@ -38,17 +40,29 @@ func checkEmitValue(emit string) error {
 	return usagef("--emit %q: want generic, pretty or bytecode", emit)
 }
 
-// CheckAbsent refuses an existing output unless force: found before the
-// work rather than after minutes of it on a large model (bundle.Write
-// checks again when it commits). "" and "-" are never present.
+// CheckAbsent applies bundle.CheckExisting to an output before its input
+// is read: found before the work rather than after minutes of it on a
+// large model (PlanOutput checks the output's full shape once the input
+// is read, bundle.Write again when it commits). The kind is known from
+// the extension, or not yet.
 func CheckAbsent(dst string, force bool) error {
-	if dst == "" || dst == "-" || force {
-		return nil
+	var kind bundle.Kind // not known yet
+	switch strings.ToLower(filepath.Ext(strings.TrimRight(dst, "/"))) {
+	case ".aimodel":
+		kind = bundle.KindAIModel // or an LLM bundle: a directory either way
+	case ".mlirb":
+		kind = bundle.KindBytecode
+	case ".mlir":
+		kind = bundle.KindText
 	}
-	if _, err := os.Lstat(dst); err == nil {
-		return fmt.Errorf("output %s already exists; use --force to replace it", dst)
+	// A file where the extension says a directory goes, or the other way
+	// round, is refused now: its shape does not depend on the input.
+	if fi, err := os.Lstat(dst); err == nil && kind != 0 && kind.IsDir() != fi.IsDir() {
+		if err := bundle.CheckReplace(dst, kind, nil); err != nil {
+			return err
+		}
 	}
-	return nil
+	return bundle.CheckExisting(dst, 0, nil, force)
 }
 
 // Plan is what Save writes, decided once before the work: the output's
@@ -84,14 +98,12 @@ func PlanOutput(dst string, src *Loaded, emit string, version int, force bool) (
 	if version != 0 && kind == bundle.KindText {
 		return nil, usagef("--bytecode-version %d: the output %s is MLIR text, not bytecode", version, dst)
 	}
-	if force {
-		var in *bundle.Input
-		if src != nil {
-			in = src.Input
-		}
-		if err := bundle.CheckReplace(dst, kind, in); err != nil {
-			return nil, err
-		}
+	var in *bundle.Input
+	if src != nil {
+		in = src.Input
+	}
+	if err := bundle.CheckExisting(dst, kind, in, force); err != nil {
+		return nil, err
 	}
 	p, err := plan(dst, src, emit)
 	if err != nil {
@@ -124,6 +136,16 @@ func plan(dst string, src *Loaded, emit string) (*Plan, error) {
 		form = FormBytecode
 	}
 	return &Plan{Dst: dst, Kind: kind, Form: form, Emit: emit}, nil
+}
+
+// RefuseTerminal refuses, as a UsageError, MLIR bytecode for stdout ("-o
+// -") when stdout is a terminal: the bytes would garble it and help no one.
+// Text (--emit generic or pretty) may go to a terminal.
+func (p *Plan) RefuseTerminal(stdoutIsTerminal bool) error {
+	if p.Dst != "-" || p.Form != FormBytecode || !stdoutIsTerminal {
+		return nil
+	}
+	return usagef("-o - would write MLIR bytecode (binary) to the terminal; redirect stdout (> model.mlirb, or | another command), use -o FILE, or --emit pretty for text")
 }
 
 // Save writes m as the plan says; src is the input the plan was made for.

@@ -1,6 +1,8 @@
 package synth
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"fmt"
 	"strings"
 )
@@ -33,7 +35,16 @@ func ParseArm(s string) (Arm, error) {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown arm %q: want one of A, B, C, D, E", s)
+	return 0, fmt.Errorf("unknown arm %q: want one of A, B, C, D, E%s", s, nearest.Hint(s, Arms(), ""))
+}
+
+// Arms names every arm, in order (for completion and suggestions).
+func Arms() []string {
+	var out []string
+	for a := ArmA; a <= ArmE; a++ {
+		out = append(out, a.String())
+	}
+	return out
 }
 
 func (a Arm) String() string { return string(rune(a)) }

@@ -7,6 +7,8 @@ package ane
 // advice_*.go).
 
 import (
+	"github.com/anefix/anefix/internal/nearest"
+
 	"fmt"
 	"regexp"
 
@@ -67,7 +69,7 @@ func ParseArchitecture(s string) (Architecture, error) {
 		return a, nil
 	}
 	if !archName.MatchString(s) {
-		return Architecture{}, fmt.Errorf("architecture %q is not a coreai-build architecture name (such as h18p or h16g)", s)
+		return Architecture{}, fmt.Errorf("architecture %q is not a coreai-build architecture name (such as h18p or h16g)%s", s, nearest.Hint(s, KnownArchitectures(), ""))
 	}
 	return Architecture{Name: s, Behaviour: unknownBehaviour}, nil
 }

@@ -51,6 +51,8 @@ type Options struct {
 	Tool string
 	// Stdout receives the model for Out "-"; IR the printed IR.
 	Stdout, IR io.Writer
+	// StdoutIsTerminal refuses bytecode for Out "-" (Plan.RefuseTerminal).
+	StdoutIsTerminal bool
 	// Progress is where a long write may draw a bar (nil: none).
 	Progress *os.File
 	// MaxMemory bounds what a pass that allocates per weight may plan to
@@ -171,6 +173,9 @@ func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 	if !p.DryRun {
 		var err error
 		if out, err = modelio.PlanOutput(p.Out, ld, p.Emit, p.BytecodeVersion, p.Force); err != nil {
+			return nil, err
+		}
+		if err = out.RefuseTerminal(p.StdoutIsTerminal); err != nil {
 			return nil, err
 		}
 	}

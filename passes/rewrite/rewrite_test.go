@@ -28,7 +28,11 @@ func load(t *testing.T, path string) *modelio.Loaded {
 // NewPlan refuses what needs no input, with usage errors for the request
 // and a plain error for an existing output.
 func TestNewPlanRefuses(t *testing.T) {
-	existing := t.TempDir()
+	// A previous output file (an empty directory would be used as it is).
+	existing := filepath.Join(t.TempDir(), "out.mlir")
+	if err := os.WriteFile(existing, []byte("module {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name  string
 		o     Options

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every unknown name a user types gets the nearest valid one suggested
+// (internal/nearest), and stays a usage error (exit 2).
+func TestTypoSuggestions(t *testing.T) {
+	in := filepath.Join("..", "..", "testdata", "mlir", "pretty", "printed_small.mlir")
+	out := filepath.Join(t.TempDir(), "out.mlir")
+	cases := []struct {
+		what string
+		args []string
+		want string
+	}{
+		{"command", []string{"chekc", in}, `unknown command "chekc" (did you mean check?)`},
+		{"help command", []string{"help", "rewirte"}, `(did you mean rewrite?)`},
+		{"flag", []string{"check", "--jsn", in}, `unknown flag: --jsn (did you mean --json?)`},
+		{"pass", []string{"rewrite", "--enable", "plaettize", "-o", out, in}, `unknown pass "plaettize" (did you mean palettize?)`},
+		{"pass in --set", []string{"rewrite", "--enable", "palettize", "--set", "palettise.bits=4", "-o", out, in}, `(did you mean palettize?)`},
+		{"pass for passes", []string{"passes", "quantise-weights"}, `(did you mean quantize-weights?)`},
+		{"option", []string{"rewrite", "--enable", "palettize", "--set", "palettize.bitz=4", "-o", out, in}, `has no option "bitz" (did you mean bits?)`},
+		{"option value", []string{"rewrite", "--set", "promote-states.form=atribute", "-o", out, in}, `(did you mean attribute?)`},
+		{"architecture", []string{"check", "--architecture", "h18", in}, `(did you mean h18p?)`},
+		{"arm", []string{"synth", "--arm", "AA", "-o", out}, `unknown arm "AA": want one of A, B, C, D, E (did you mean A?)`},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(t, "", c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: %v: code %d, stderr %q, want %q", c.what, c.args, code, errs, c.want)
+		}
+	}
+}
