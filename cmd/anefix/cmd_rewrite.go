@@ -382,6 +382,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 					Op: &pb.OpRef{Graph: e.Graph, OpId: e.OpID, OpName: e.OpName, Source: e.Source}, Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
 			rwCompressed(pr, ch.Compressed)
+			rwRules(pr, ch.Rules)
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
 		rep.Passes = append(rep.Passes, pr)
@@ -398,7 +399,7 @@ func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
 	var sig, errp float64
 	for _, c := range cws {
 		pr.Compressed = append(pr.Compressed, &pb.CompressedWeight{Op: rwOpRef(c.Op), Resource: c.Resource, Type: c.Type, Form: c.Form,
-			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR})
+			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR, Rule: int32(c.Rule)})
 		tot.Weights++
 		tot.BytesBefore += c.BytesBefore
 		tot.BytesAfter += c.BytesAfter
@@ -410,6 +411,73 @@ func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
 	}
 	tot.SnrDb = passes.SNRdB(sig, errp)
 	pr.Compression = tot
+}
+
+// rwRules copies what each rule of a compression pass's rules option
+// selected, and their total, into the report: the rules in the order
+// written, then the pass's own options.
+func rwRules(pr *pb.PassRun, uses []passes.RuleUse) {
+	if len(uses) == 0 {
+		return
+	}
+	tot := &pb.CompressionRulesTotal{}
+	for _, u := range append(slices.Clone(uses[1:]), uses[0]) {
+		pr.Rules = append(pr.Rules, &pb.CompressionRule{Index: int32(u.Index), Rule: u.Rule, Form: u.Form, Skip: u.Skip,
+			Weights: u.Weights, Count: count32(len(u.Weights)), Shadowed: u.Shadowed, Left: count32(u.Left),
+			BytesBefore: u.BytesBefore, BytesAfter: u.BytesAfter})
+		tot.Weights += count32(len(u.Weights))
+		tot.BytesBefore += u.BytesBefore
+		tot.BytesAfter += u.BytesAfter
+	}
+	pr.RulesTotal = tot
+}
+
+// writeRules prints a compression pass's rules table: per rule its
+// weights' count and bytes before → after, and with names (a dry run)
+// the weights it selected and those an earlier rule took from it.
+func writeRules(w io.Writer, p *pb.PassRun, names bool) {
+	if len(p.Rules) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  rules (the first rule that matches a weight sets it; the others keep the pass's options):\n")
+	for _, r := range p.Rules {
+		label := fmt.Sprintf("rule %d %s", r.Index, r.Rule)
+		if r.Index == 0 {
+			label = "no rule matched"
+		}
+		left := ""
+		if r.Left > 0 && !r.Skip {
+			left = fmt.Sprintf(", %d left as they are (see the notes)", r.Left)
+		}
+		fmt.Fprintf(w, "    %s → %s: %d weight(s), %d → %d bytes%s\n", label, r.Form, r.Count, r.BytesBefore, r.BytesAfter, left)
+		if names {
+			writeNameList(w, "      ", r.Weights)
+			if len(r.Shadowed) > 0 {
+				writeNameList(w, "      also matches, taken by an earlier rule: ", r.Shadowed)
+			}
+		}
+	}
+	t := p.RulesTotal
+	fmt.Fprintf(w, "    total: %d weight(s), %d → %d bytes (%s → %s)\n", t.Weights, t.BytesBefore, t.BytesAfter, humanBytes(t.BytesBefore), humanBytes(t.BytesAfter))
+}
+
+// writeNameList prints names after prefix, comma-separated, a line each
+// 100 characters or so.
+func writeNameList(w io.Writer, prefix string, names []string) {
+	line := prefix
+	for i, n := range names {
+		if i > 0 {
+			line += ", "
+		}
+		if len(line) > 100 {
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+			line = "        "
+		}
+		line += n
+	}
+	if len(names) > 0 {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // rwFillTimings adds the wall times (--timings only: they differ from run
@@ -547,6 +615,7 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, blockers iter.Seq[*
 			fmt.Fprintf(w, "  lowest SNR: %s %s (%s, %s) %s; every weight is in --report\n", p.Compression.MinSnrOp.GetOpName(),
 				p.Compression.MinSnrOp.GetOpId(), p.Compression.MinSnrOp.GetSource(), dB(p.Compression.MinSnrDb), lowestForm(p))
 		}
+		writeRules(w, p, rep.DryRun)
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}
