@@ -259,3 +259,60 @@ func globMatch(g, s string) bool {
 	}
 	return s != "" && s[0] == g[0] && globMatch(g[1:], s[1:])
 }
+
+// TestQuantizeRulesOnArmA: quantize-weights with rules on tiny synth arm
+// A: the MLP at si4 in blocks of 16 input channels, the embedding left
+// alone, the rest at the pass's own si8 per channel, read back from the
+// written module (the data's element type and the scale's blocks along
+// the input axis, axis 1 of these conv weights).
+func TestQuantizeRulesOnArmA(t *testing.T) {
+	m, err := synth.Generate(synth.Options{Arm: synth.ArmA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := passes.Build(passes.Spec{Passes: []string{"quantize-weights"}, Set: []string{"quantize-weights.min-elements=0",
+		"quantize-weights.rules=*embed*:skip,*mlp*:dtype=si4:granularity=per-block:block-size=16"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(m, passes.RunOptions{VerifyEach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dense, m2 := readBack(t, m)
+	got, inputs := map[string]string{}, map[string]int64{}
+	m2.Walk(func(op *graph.Operation) bool {
+		if op.Name == "coreai.blockwise_shift_scale" {
+			data := op.Operand(0)
+			key := strings.TrimSuffix(data.DefiningOp().Inherent("value").(*graph.DenseResourceAttr).Key, ".quantized")
+			dt, st := data.Type().(*graph.TensorType), op.Operand(1).Type().(*graph.TensorType)
+			got[key] = fmt.Sprintf("%s/%d", dt.Elem, dt.Shape[1]/st.Shape[1]) // data type / input channels per block
+			inputs[key] = dt.Shape[1]
+		}
+		return true
+	})
+	n := 0
+	for _, u := range res.Steps[0].Change.Rules {
+		for _, w := range u.Weights {
+			n++
+			var want string
+			switch weightClass(w) {
+			case "embed":
+				if _, ok := got[w]; ok || dense[w] == "" {
+					t.Errorf("%s: quantized (%s), want it left as its own constant", w, got[w])
+				}
+				continue
+			case "mlp", "up_proj":
+				want = "si4/16"
+			default:
+				want = fmt.Sprintf("si8/%d", inputs[w]) // per channel: one block over all input channels
+			}
+			if g := got[w]; g != want || inputs[w] == 0 {
+				t.Errorf("%s: %s, want %s", w, g, want)
+			}
+		}
+	}
+	if n != 23 {
+		t.Errorf("rules table lists %d weights, want 23", n)
+	}
+}
