@@ -48,6 +48,12 @@ unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
 source and what to do (exit 1); nothing is written.
 
+palettize and quantize-weights take per-weight settings in one run
+(--set 'palettize.rules=*attn*:bits=6,*mlp*:bits=4': the first rule whose
+pattern matches a weight sets it, quote the value for the shell); the
+summary lists per rule its weights' bytes before → after, a --dry-run
+also the weights by name, without writing anything.
+
 A summary of what each pass changed goes to stderr; --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
 stdout (not with -o -); both are the same bytes on every run unless --timings
@@ -62,7 +68,8 @@ Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
   anefix rewrite armA.mlir -o - --emit pretty --passes strip-fp32-casts
   anefix rewrite model.aimodel -o d.aimodel --arm-d --report d.json
-  anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true`,
+  anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true
+  anefix rewrite model.aimodel --dry-run --enable palettize --set 'palettize.rules=*attn*:bits=6:group-size=4,*mlp*:bits=4'`,
 		Setup: runWith((*rewriteFlags).declare, runRewrite),
 	})
 }
