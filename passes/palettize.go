@@ -147,11 +147,7 @@ type palettizeOptions struct {
 func (o *palettizeOptions) declare(d *Decls) {
 	o.declarePalette(d)
 	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
-	declareRules(d, &o.Rules, func() *Decls {
-		d := &Decls{}
-		new(palettizeOptions).declarePalette(d)
-		return d
-	})
+	declareRules(d, &o.Rules, (*palettizeOptions).declarePalette)
 }
 
 // declarePalette declares the options that say what palette a weight
@@ -235,15 +231,13 @@ func (o *palettizeOptions) settings() lutSettings {
 // own (entry 0), then each rule's settings over them, each checked (an
 // error names the rule).
 func (o *palettizeOptions) ruleSettings() ([]lutSettings, error) {
-	out := []lutSettings{o.settings()}
-	for i, r := range o.Rules {
-		c := *o
-		d := &Decls{}
-		c.declarePalette(d)
-		if err := applyRule(d, r); err != nil {
-			return nil, fmt.Errorf("%s%v", ruleLabel(o.Rules, i+1), err)
-		}
-		out = append(out, c.settings())
+	opts, err := ruleOptions(o, o.Rules, (*palettizeOptions).declarePalette)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]lutSettings, len(opts))
+	for i, x := range opts {
+		out[i] = x.settings()
 	}
 	for i, s := range out {
 		if err := s.check(); err != nil && (i == 0 || !o.Rules[i-1].Skip) {

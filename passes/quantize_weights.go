@@ -79,11 +79,7 @@ type quantizeWeightsOptions struct {
 func (o *quantizeWeightsOptions) declare(d *Decls) {
 	o.declareQuant(d)
 	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
-	declareRules(d, &o.Rules, func() *Decls {
-		d := &Decls{}
-		new(quantizeWeightsOptions).declareQuant(d)
-		return d
-	})
+	declareRules(d, &o.Rules, (*quantizeWeightsOptions).declareQuant)
 }
 
 // declareQuant declares the options that say how a weight is quantized:
@@ -93,22 +89,6 @@ func (o *quantizeWeightsOptions) declareQuant(d *Decls) {
 	Declare(d, &o.QScheme, Option[string]{Name: "qscheme", Default: "symmetric", Doc: "symmetric or asymmetric", Check: checkQScheme})
 	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-channel", Doc: "per-tensor, per-channel or per-block", Check: checkQGranularity})
 	Declare(d, &o.BlockSize, Option[int]{Name: "block-size", Default: 32, Doc: "input channels per block with per-block", Check: checkPositive})
-}
-
-// ruleOptions are the options of the rules table's entries: the pass's
-// own (entry 0), then each rule's settings over them.
-func (o *quantizeWeightsOptions) ruleOptions() ([]*quantizeWeightsOptions, error) {
-	out := []*quantizeWeightsOptions{o}
-	for i, r := range o.Rules {
-		c := *o
-		d := &Decls{}
-		c.declareQuant(d)
-		if err := applyRule(d, r); err != nil {
-			return nil, fmt.Errorf("%s%v", ruleLabel(o.Rules, i+1), err)
-		}
-		out = append(out, &c)
-	}
-	return out, nil
 }
 
 func checkQDType(s string) error {
@@ -140,7 +120,7 @@ func checkQGranularity(s string) error {
 
 func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) (*Change, error) {
 	m := newWeightModule(gm)
-	opts, err := o.ruleOptions()
+	opts, err := ruleOptions(o, o.Rules, (*quantizeWeightsOptions).declareQuant)
 	if err != nil {
 		return nil, fmt.Errorf("quantize-weights: %v", err)
 	}

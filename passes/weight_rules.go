@@ -58,16 +58,39 @@ func rulesDoc(settings func() *Decls) string {
 		strings.Join(settings().names(), ", ") + "; the rest, and weights no rule matches, keep this pass's options (e.g. *self_attn*:bits=6,*mlp*:bits=4,*embed*:skip)"
 }
 
-// declareRules declares a compression pass's rules option; settings makes
-// the declarations of the options a rule may set, bound to a scratch
-// struct (each rule's values are parsed and checked by them).
-func declareRules(d *Decls, rules *[]weightRule, settings func() *Decls) {
+// declareRules declares a compression pass's rules option; declare
+// declares the options of the pass's struct O that a rule may set (its
+// palette or quantization options), which parse and check each rule's
+// values on a scratch struct.
+func declareRules[O any](d *Decls, rules *[]weightRule, declare func(*O, *Decls)) {
+	settings := func() *Decls {
+		d := &Decls{}
+		declare(new(O), d)
+		return d
+	}
 	Declare(d, rules, Option[[]weightRule]{Name: "rules", Doc: rulesDoc(settings), Codec: &Codec[[]weightRule]{
 		Kind:   "list",
 		Parse:  func(s string) ([]weightRule, error) { return parseRules(s, settings) },
 		Format: formatRules,
 		Sample: func(r *rand.Rand) []weightRule { return sampleRules(r, settings) },
 	}})
+}
+
+// ruleOptions are the options of a rules table's entries: base (entry 0),
+// then for each rule a copy of base with the rule's settings applied
+// through declare (declareRules' declarations).
+func ruleOptions[O any](base *O, rules []weightRule, declare func(*O, *Decls)) ([]*O, error) {
+	out := []*O{base}
+	for i, r := range rules {
+		c := *base
+		d := &Decls{}
+		declare(&c, d)
+		if err := applyRule(d, r); err != nil {
+			return nil, fmt.Errorf("%s%v", ruleLabel(rules, i+1), err)
+		}
+		out = append(out, &c)
+	}
+	return out, nil
 }
 
 func formatRules(rs []weightRule) string {
@@ -169,7 +192,7 @@ func sampleRules(r *rand.Rand, settings func() *Decls) []weightRule {
 }
 
 // applyRule sets rule r's settings in d, the declarations of a copy of
-// the pass's options.
+// the pass's options (ruleOptions).
 func applyRule(d *Decls, r weightRule) error {
 	for _, v := range r.Sets {
 		x := d.find(v.Name)
