@@ -126,7 +126,7 @@ func weightClass(name string) string {
 // written module; check's lut4-small-group rule must flag exactly the
 // 4-bit palettes of fewer than 32 channels, whichever rule made them; and
 // the rules table must list each weight under the first rule that matches
-// it, the later matches as shadowed.
+// it, the later matches as shadowed, and count the weights each left.
 func TestPalettizeRulesOnArmA(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -227,6 +227,15 @@ func TestPalettizeRulesOnArmA(t *testing.T) {
 				t.Errorf("check's lut4-small-group flags %v, want %v", small, wantSmall)
 			}
 			for _, u := range ch.Rules {
+				left := 0
+				for _, w := range u.Weights {
+					if x := c.want[weightClass(w)]; x == "left" || x == "skip" {
+						left++
+					}
+				}
+				if u.Left != left {
+					t.Errorf("rule %d %s: %d weights left as they are, want %d", u.Index, u.Rule, u.Left, left)
+				}
 				if u.Index > 0 && len(u.Shadowed) != c.shadowed[u.Index] {
 					t.Errorf("rule %d %s: shadowed %v, want %d", u.Index, u.Rule, u.Shadowed, c.shadowed[u.Index])
 				}
