@@ -42,6 +42,9 @@ type CompressedWeight struct {
 	// SignalPower and ErrorPower are Σw² and Σ(w − ŵ)², so totals over
 	// weights can be formed.
 	SignalPower, ErrorPower float64
+	// Rule is the entry of the pass's rules option that set it
+	// (weight_rules.go: 1 for the first rule), 0 for the pass's own options.
+	Rule int
 }
 
 // SNRdB is 10·log10(signal/err) for reports, +Inf for no error.
@@ -130,6 +133,7 @@ type weightConst struct {
 	axis   int    // output-channel axis
 	inAxis int    // input-channel axis (-1 when the rank has none)
 	note   string // why the axes are a default
+	rule   int    // the rules entry that sets it (weight_rules.go): 0 for the pass's own options
 }
 
 func (w *weightConst) name() string {
@@ -207,21 +211,24 @@ func (s weightSelect) pick(m *weightModule) ([]*weightConst, []string) {
 }
 
 func (s weightSelect) matches(w *weightConst) bool {
-	names := []string{w.res, w.op.OpID()}
-	match := func(globs []string) bool {
-		for _, g := range globs {
-			for _, n := range names {
-				if n == "" {
-					continue
-				}
-				if ok, _ := path.Match(g, n); ok {
-					return true
-				}
+	return w.matchesAny(s.Weights) && !w.matchesAny(s.Exclude)
+}
+
+// matchesAny says whether one of globs matches the weight's resource key
+// or op id (FX name): the one pattern language of weights=, exclude= and
+// the rules option.
+func (w *weightConst) matchesAny(globs []string) bool {
+	for _, g := range globs {
+		for _, n := range []string{w.res, w.op.OpID()} {
+			if n == "" {
+				continue
+			}
+			if ok, _ := path.Match(g, n); ok {
+				return true
 			}
 		}
-		return false
 	}
-	return match(s.Weights) && !match(s.Exclude)
+	return false
 }
 
 // weightAxes are the input- and output-channel axes of a weight, chosen
@@ -667,13 +674,14 @@ func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass
 	return nil
 }
 
-// weightKey identifies the weight a constant holds: its blob, type and
-// output axis (constants of one blob and type compress alike).
+// weightKey identifies the weight a constant holds: its blob, type,
+// output axis and rules entry (constants of one blob and type compress
+// alike unless rules give them different settings).
 func weightKey(w *weightConst) string {
 	if w.res == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s|%s|%d", w.res, w.typ, w.axis)
+	return fmt.Sprintf("%s|%s|%d|%d", w.res, w.typ, w.axis, w.rule)
 }
 
 // floatDense is an inline dense attribute of float element type elem

@@ -46,6 +46,16 @@ one palette for the whole weight, per-channel one per output channel,
 per-grouped-channel one per group-size channels (which must divide them,
 else the weight is left with a note).
 
+rules= gives weights their own settings in the same run: an ordered list
+such as *self_attn*:bits=6,*mlp*:bits=4:group-size=16,*embed*:skip. The
+first rule whose pattern (a glob as weights= takes) matches a weight sets
+the settings it names; the others, and every weight no rule matches, keep
+this pass's options; skip leaves the weights it takes as they are. Rules
+choose among the weights the selector takes. The report (rewrite
+--dry-run, --json) lists per rule the weights it selected, those an
+earlier rule took, and their bytes before and after; a rule that selects
+nothing is a warning, not an error, so one recipe serves several models.
+
 method=kmeans (default) is the least-squares palette: exact (dynamic
 programming over the sorted distinct values) for groups of up to 4096
 distinct values; above that coreai-optimization's default (the values
@@ -131,9 +141,18 @@ type palettizeOptions struct {
 	Exclude           []string
 	TiedHead          bool
 	MinElements       int
+	Rules             []weightRule
 }
 
 func (o *palettizeOptions) declare(d *Decls) {
+	o.declarePalette(d)
+	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
+	declareRules(d, &o.Rules, (*palettizeOptions).declarePalette)
+}
+
+// declarePalette declares the options that say what palette a weight
+// gets: the ones a rule may set.
+func (o *palettizeOptions) declarePalette(d *Decls) {
 	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per index: 1, 2, 3, 4, 6 or 8 (2^bits palette entries)", Check: checkBits})
 	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-grouped-channel", Doc: "per-tensor, per-channel or per-grouped-channel", Check: checkGranularity})
 	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette with per-grouped-channel (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
@@ -142,7 +161,6 @@ func (o *palettizeOptions) declare(d *Decls) {
 	Declare(d, &o.PerChannelScale, Option[bool]{Name: "per-channel-scale", Doc: "normalize by the largest magnitude along the channel axis before clustering"})
 	Declare(d, &o.Method, Option[string]{Name: "method", Default: "kmeans", Doc: "kmeans, uniform or unique", Check: checkMethod})
 	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "kmeans on groups of more than 4096 distinct values: decimals of the rounded problem that seeds it (coreai-optimization's fast mode); -1: Lloyd's from quantile seeds only", Check: checkPrecision})
-	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
 }
 
 func checkBits(n int) error {
@@ -209,6 +227,26 @@ func (o *palettizeOptions) settings() lutSettings {
 		LUTDType: o.LUTDType, PerChannelScale: o.PerChannelScale, Method: o.Method, Decimals: o.RoundingPrecision}
 }
 
+// ruleSettings are the palettes of the rules table's entries: the pass's
+// own (entry 0), then each rule's settings over them, each checked (an
+// error names the rule).
+func (o *palettizeOptions) ruleSettings() ([]lutSettings, error) {
+	opts, err := ruleOptions(o, o.Rules, (*palettizeOptions).declarePalette)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]lutSettings, len(opts))
+	for i, x := range opts {
+		out[i] = x.settings()
+	}
+	for i, s := range out {
+		if err := s.check(); err != nil && (i == 0 || !o.Rules[i-1].Skip) {
+			return nil, fmt.Errorf("%s%v", ruleLabel(o.Rules, i), err)
+		}
+	}
+	return out, nil
+}
+
 func (s lutSettings) check() error {
 	if s.ClusterDim > 1 && s.Method == "uniform" {
 		return fmt.Errorf("method=uniform has no vector form (cluster-dim=%d); use kmeans or unique", s.ClusterDim)
@@ -237,30 +275,37 @@ func (s lutSettings) form(group int64) string {
 
 func palettize(ctx *Context, gm *graph.Module, o *palettizeOptions) (*Change, error) {
 	m := newWeightModule(gm)
-	s := o.settings()
-	if err := s.check(); err != nil {
+	ss, err := o.ruleSettings()
+	if err != nil {
 		return nil, fmt.Errorf("palettize: %v", err)
+	}
+	forms := make([]string, len(ss))
+	for i, s := range ss {
+		forms[i] = s.form(int64(s.GroupSize))
 	}
 	sel := weightSelect{Ops: o.Ops, Weights: o.Weights, Exclude: o.Exclude, TiedHead: o.TiedHead, MinElements: o.MinElements}
 	ws, notes := sel.pick(m)
 	ch := &Change{Notes: notes}
+	rt := newRuleTable(o.Rules, forms)
 	if len(ws) == 0 {
 		ch.Notes = append(ch.Notes, "no constant matched the selector (ops, weights, exclude, tied-head, min-elements)")
+		rt.finish(ch)
 		return ch, nil
 	}
+	ws = rt.assign(ws)
 	var warns smallGroupWarnings
 	defer warns.note(ch)
-	err := compressWeights(m, ws, ch, "palettize", "palettized",
+	err = compressWeights(m, ws, ch, "palettize", "palettized",
 		func(w *weightConst) error {
-			return lutBound("palettize", w.op, w.name(), w.typ, w.axis, newFloatReader(w.blob, w.elem).eb, s, ctx.MaxMemory)
+			return lutBound("palettize", w.op, w.name(), w.typ, w.axis, newFloatReader(w.blob, w.elem).eb, ss[w.rule], ctx.MaxMemory)
 		},
 		func(pl *lutPlan) *shared { return &pl.sh },
 		func(w *weightConst) (*lutPlan, string, error) {
-			return planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, s, w.name())
+			return planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, ss[w.rule], w.name())
 		},
 		func(pl *lutPlan, w *weightConst, first bool) *graph.Value {
 			cw, warn := pl.emit(m, w.op, w.name(), ch)
-			cw.Op, cw.Resource, cw.Type, cw.BytesBefore = ref(w.g, w.op), w.res, w.typ.String(), w.bytes()
+			cw.Op, cw.Resource, cw.Type, cw.BytesBefore, cw.Rule = ref(w.g, w.op), w.res, w.typ.String(), w.bytes(), w.rule
 			if first {
 				ch.Compressed = append(ch.Compressed, cw)
 				warns.add(w.op, warn)
@@ -273,6 +318,7 @@ func palettize(ctx *Context, gm *graph.Module, o *palettizeOptions) (*Change, er
 	if err != nil {
 		return nil, err
 	}
+	rt.finish(ch)
 	return ch, nil
 }
 

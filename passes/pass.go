@@ -61,7 +61,10 @@ type Change struct {
 	// Compressed lists the weights a compression pass rewrote (palettize,
 	// quantize-weights, legalize-weights), with their cost.
 	Compressed []CompressedWeight
-	Notes      []string
+	// Rules is what each entry of a compression pass's rules option
+	// selected, then the pass's own options (RuleUse); empty without rules.
+	Rules []RuleUse
+	Notes []string
 }
 
 // OpRef names an op for reports.

@@ -24,6 +24,10 @@ block; per-channel one block per output channel; per-block one per output
 channel and block-size input channels (a [C_out, C_in] weight: blocks
 [1, 32]). Output and input axes are chosen as palettize chooses them.
 
+rules= sets dtype, qscheme, granularity or block-size per weight pattern
+as palettize's rules= sets its palettes (first match wins; skip leaves a
+weight alone), e.g. *mlp*:granularity=per-block:block-size=64,*embed*:skip.
+
 The parameters are coreai-optimization's (_utils/quantize_utils.py):
 symmetric (default) takes ±max|w| of the block, q in [−127, 127] for si8
 ([−7, 7] for si4), or [0, 254] with zero point 127 for ui8 ([0, 14], 7 for
@@ -69,14 +73,22 @@ type quantizeWeightsOptions struct {
 	Exclude     []string
 	TiedHead    bool
 	MinElements int
+	Rules       []weightRule
 }
 
 func (o *quantizeWeightsOptions) declare(d *Decls) {
+	o.declareQuant(d)
+	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
+	declareRules(d, &o.Rules, (*quantizeWeightsOptions).declareQuant)
+}
+
+// declareQuant declares the options that say how a weight is quantized:
+// the ones a rule may set.
+func (o *quantizeWeightsOptions) declareQuant(d *Decls) {
 	Declare(d, &o.DType, Option[string]{Name: "dtype", Default: "si8", Doc: "si8, ui8, si4 or ui4 (4-bit: check's linear-int4 blocker)", Check: checkQDType})
 	Declare(d, &o.QScheme, Option[string]{Name: "qscheme", Default: "symmetric", Doc: "symmetric or asymmetric", Check: checkQScheme})
 	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-channel", Doc: "per-tensor, per-channel or per-block", Check: checkQGranularity})
 	Declare(d, &o.BlockSize, Option[int]{Name: "block-size", Default: 32, Doc: "input channels per block with per-block", Check: checkPositive})
-	declareWeightSelect(d, &o.Ops, &o.Weights, &o.Exclude, &o.TiedHead, &o.MinElements)
 }
 
 func checkQDType(s string) error {
@@ -108,33 +120,44 @@ func checkQGranularity(s string) error {
 
 func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) (*Change, error) {
 	m := newWeightModule(gm)
+	opts, err := ruleOptions(o, o.Rules, (*quantizeWeightsOptions).declareQuant)
+	if err != nil {
+		return nil, fmt.Errorf("quantize-weights: %v", err)
+	}
+	forms := make([]string, len(opts))
+	for i, x := range opts {
+		forms[i] = quantForm(x)
+	}
 	sel := weightSelect{Ops: o.Ops, Weights: o.Weights, Exclude: o.Exclude, TiedHead: o.TiedHead, MinElements: o.MinElements}
 	ws, notes := sel.pick(m)
 	ch := &Change{Notes: notes}
+	rt := newRuleTable(o.Rules, forms)
 	if len(ws) == 0 {
 		ch.Notes = append(ch.Notes, "no constant matched the selector (ops, weights, exclude, tied-head, min-elements)")
+		rt.finish(ch)
 		return ch, nil
 	}
+	ws = rt.assign(ws)
 	warned := false
-	err := compressWeights(m, ws, ch, "quantize-weights", "quantized",
+	err = compressWeights(m, ws, ch, "quantize-weights", "quantized",
 		func(w *weightConst) error {
-			if need := quantHeap(w, o); ctx.MaxMemory > 0 && need > ctx.MaxMemory {
+			if need := quantHeap(w, opts[w.rule]); ctx.MaxMemory > 0 && need > ctx.MaxMemory {
 				return overMemory("quantize-weights", w.op, w.name(), w.typ, need, ctx.MaxMemory, "use granularity=per-channel or a larger block-size")
 			}
 			return nil
 		},
 		func(qp *quantPlan) *shared { return &qp.sh },
 		func(w *weightConst) (*quantPlan, string, error) {
-			return planQuant(newFloatReader(w.blob, w.elem), w, o)
+			return planQuant(newFloatReader(w.blob, w.elem), w, opts[w.rule])
 		},
 		func(qp *quantPlan, w *weightConst, first bool) *graph.Value {
 			out, after := qp.emit(m, w, ch)
 			if first {
 				ch.Compressed = append(ch.Compressed, CompressedWeight{Op: ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
 					Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
-					SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err)})
+					SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err), Rule: w.rule})
 			}
-			if (o.DType == "si4" || o.DType == "ui4") && !warned {
+			if dt := opts[w.rule].DType; (dt == "si4" || dt == "ui4") && !warned {
 				ch.Notes = append(ch.Notes, "warning: linear INT4 weights: check reports them as a blocker (linear-int4: such programs got no Neural Engine region); legalize-weights turns them into legal palettes")
 				warned = true
 			}
@@ -143,6 +166,7 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) 
 	if err != nil {
 		return nil, err
 	}
+	rt.finish(ch)
 	return ch, nil
 }
 
@@ -188,12 +212,15 @@ type quantPlan struct {
 	sh     shared
 }
 
-func (qp *quantPlan) form() string {
-	g := qp.o.Granularity
+func (qp *quantPlan) form() string { return quantForm(qp.o) }
+
+// quantForm describes the quantization o gives, for reports.
+func quantForm(o *quantizeWeightsOptions) string {
+	g := o.Granularity
 	if g == "per-block" {
-		g = fmt.Sprintf("per-block %d", qp.o.BlockSize)
+		g = fmt.Sprintf("per-block %d", o.BlockSize)
 	}
-	return fmt.Sprintf("linear %s, %s, %s", qp.o.DType, g, qp.o.QScheme)
+	return fmt.Sprintf("linear %s, %s, %s", o.DType, g, o.QScheme)
 }
 
 // planQuant computes a weight's scales and zero points (coreai-optimization's

@@ -48,6 +48,12 @@ unknown pass or a bad option is a usage error (exit 2) listing the valid
 names. A pass that cannot handle the input stops with the pass, op id,
 source and what to do (exit 1); nothing is written.
 
+palettize and quantize-weights take per-weight settings in one run
+(--set 'palettize.rules=*attn*:bits=6,*mlp*:bits=4': the first rule whose
+pattern matches a weight sets it, quote the value for the shell); the
+summary lists per rule its weights' bytes before → after, a --dry-run
+also the weights by name, without writing anything.
+
 A summary of what each pass changed goes to stderr; the reports of --compile
 and --verify go to stdout (to stderr with --json); --report FILE writes the
 full report as JSON (proto anefix.v1.RewriteReport), --json prints it on
@@ -64,7 +70,8 @@ Examples:
   anefix rewrite model.aimodel -o model.fixed.aimodel
   anefix rewrite armA.mlir -o - --emit pretty --passes strip-fp32-casts
   anefix rewrite model.aimodel -o d.aimodel --arm-d --report d.json
-  anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true`,
+  anefix rewrite model.aimodel --dry-run --disable promote-states --set strip-fp32-casts.clamp=true
+  anefix rewrite model.aimodel --dry-run --enable palettize --set 'palettize.rules=*attn*:bits=6:group-size=4,*mlp*:bits=4'`,
 		Setup: runWith((*rewriteFlags).declare, runRewrite),
 	})
 }
@@ -407,6 +414,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 					Op: &pb.OpRef{Graph: e.Graph, OpId: e.OpID, OpName: e.OpName, Source: e.Source}, Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
 			rwCompressed(pr, ch.Compressed)
+			rwRules(pr, ch.Rules)
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
 		rep.Passes = append(rep.Passes, pr)
@@ -423,7 +431,7 @@ func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
 	var sig, errp float64
 	for _, c := range cws {
 		pr.Compressed = append(pr.Compressed, &pb.CompressedWeight{Op: rwOpRef(c.Op), Resource: c.Resource, Type: c.Type, Form: c.Form,
-			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR, Exact: math.IsInf(c.SNR, 1)})
+			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR, Exact: math.IsInf(c.SNR, 1), Rule: int32(c.Rule)})
 		tot.Weights++
 		tot.BytesBefore += c.BytesBefore
 		tot.BytesAfter += c.BytesAfter
@@ -436,6 +444,73 @@ func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
 	tot.SnrDb = passes.SNRdB(sig, errp)
 	tot.Exact = math.IsInf(tot.MinSnrDb, 1)
 	pr.Compression = tot
+}
+
+// rwRules copies what each rule of a compression pass's rules option
+// selected, and their total, into the report: the rules in the order
+// written, then the pass's own options.
+func rwRules(pr *pb.PassRun, uses []passes.RuleUse) {
+	if len(uses) == 0 {
+		return
+	}
+	tot := &pb.CompressionRulesTotal{}
+	for _, u := range append(slices.Clone(uses[1:]), uses[0]) {
+		pr.Rules = append(pr.Rules, &pb.CompressionRule{Index: int32(u.Index), Rule: u.Rule, Form: u.Form, Skip: u.Skip,
+			Weights: u.Weights, Count: count32(len(u.Weights)), Shadowed: u.Shadowed, Left: count32(u.Left),
+			BytesBefore: u.BytesBefore, BytesAfter: u.BytesAfter})
+		tot.Weights += count32(len(u.Weights))
+		tot.BytesBefore += u.BytesBefore
+		tot.BytesAfter += u.BytesAfter
+	}
+	pr.RulesTotal = tot
+}
+
+// writeRules prints a compression pass's rules table: per rule its
+// weights' count and bytes before → after, and with names (a dry run)
+// the weights it selected and those an earlier rule took from it.
+func writeRules(w io.Writer, p *pb.PassRun, names bool) {
+	if len(p.Rules) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  rules (the first rule that matches a weight sets it; the others keep the pass's options):\n")
+	for _, r := range p.Rules {
+		label := fmt.Sprintf("rule %d %s", r.Index, r.Rule)
+		if r.Index == 0 {
+			label = "no rule matched"
+		}
+		left := ""
+		if r.Left > 0 && !r.Skip {
+			left = fmt.Sprintf(", %d left as they are (see the notes)", r.Left)
+		}
+		fmt.Fprintf(w, "    %s → %s: %d weight(s), %d → %d bytes%s\n", label, r.Form, r.Count, r.BytesBefore, r.BytesAfter, left)
+		if names {
+			writeNameList(w, "      ", r.Weights)
+			if len(r.Shadowed) > 0 {
+				writeNameList(w, "      also matches, taken by an earlier rule: ", r.Shadowed)
+			}
+		}
+	}
+	t := p.RulesTotal
+	fmt.Fprintf(w, "    total: %d weight(s), %d → %d bytes (%s → %s)\n", t.Weights, t.BytesBefore, t.BytesAfter, humanBytes(t.BytesBefore), humanBytes(t.BytesAfter))
+}
+
+// writeNameList prints names after prefix, comma-separated, a line each
+// 100 characters or so.
+func writeNameList(w io.Writer, prefix string, names []string) {
+	line := prefix
+	for i, n := range names {
+		if i > 0 {
+			line += ", "
+		}
+		if len(line) > 100 {
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+			line = "        "
+		}
+		line += n
+	}
+	if len(names) > 0 {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // rwFillTimings adds the wall times (--timings only: they differ from run
@@ -573,6 +648,7 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, gs *checkGroups, ti
 			fmt.Fprintf(w, "  lowest SNR: %s %s (%s, %s) %s; every weight is in --report\n", p.Compression.MinSnrOp.GetOpName(),
 				p.Compression.MinSnrOp.GetOpId(), p.Compression.MinSnrOp.GetSource(), dB(p.Compression.MinSnrDb), lowestForm(p))
 		}
+		writeRules(w, p, rep.DryRun)
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}

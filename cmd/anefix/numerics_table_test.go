@@ -49,6 +49,12 @@ func numericsRows() []numericsRow {
 			}
 		}
 	}
+	// Mixed precision in one rewrite (palettize's rules): the MLP at 4
+	// bits in groups of 32 (legal), every other weight (attention, the tied
+	// embedding/head) at 6 bits in groups of 4 (6-bit palettes may be
+	// small; groups of 4 divide every weight of arm A).
+	rows = append(rows, numericsRow{Name: "+ palettize mixed: MLP 4-bit g32, the rest 6-bit g4 (rules)",
+		Flags: []string{"--enable", "palettize", "--set", "palettize.bits=6", "--set", "palettize.group-size=4", "--set", "palettize.rules=*mlp*:bits=4:group-size=32"}})
 	return rows
 }
 

@@ -284,7 +284,14 @@ type PassRun struct {
 	// legalize-weights), one entry each, with what it cost.
 	Compressed []*CompressedWeight `protobuf:"bytes,16,rep,name=compressed,proto3" json:"compressed,omitempty"`
 	// The sum over compressed, when there are any.
-	Compression   *CompressionTotal `protobuf:"bytes,17,opt,name=compression,proto3" json:"compression,omitempty"`
+	Compression *CompressionTotal `protobuf:"bytes,17,opt,name=compression,proto3" json:"compression,omitempty"`
+	// With a rules option (palettize, quantize-weights): each rule in the
+	// order written, then the pass's own options (index 0) for the weights no
+	// rule matched; what each selected and the bytes it gives. Empty without
+	// rules.
+	Rules []*CompressionRule `protobuf:"bytes,18,rep,name=rules,proto3" json:"rules,omitempty"`
+	// The sum over rules.
+	RulesTotal    *CompressionRulesTotal `protobuf:"bytes,19,opt,name=rules_total,json=rulesTotal,proto3" json:"rules_total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -438,6 +445,211 @@ func (x *PassRun) GetCompression() *CompressionTotal {
 	return nil
 }
 
+func (x *PassRun) GetRules() []*CompressionRule {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+func (x *PassRun) GetRulesTotal() *CompressionRulesTotal {
+	if x != nil {
+		return x.RulesTotal
+	}
+	return nil
+}
+
+// CompressionRule is one entry of a compression pass's rules option.
+type CompressionRule struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 for the first rule, 2 for the second, ...; 0 for the pass's own
+	// options.
+	Index int32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The rule as the rules option takes it ("*mlp*:bits=4"); empty for 0.
+	Rule string `protobuf:"bytes,2,opt,name=rule,proto3" json:"rule,omitempty"`
+	// What its settings make ("6-bit LUT (f16), per-grouped-channel 32,
+	// kmeans"; "left as they are" for a skip rule).
+	Form string `protobuf:"bytes,3,opt,name=form,proto3" json:"form,omitempty"`
+	Skip bool   `protobuf:"varint,4,opt,name=skip,proto3" json:"skip,omitempty"`
+	// The weights it selected (the first rule that matches a weight sets
+	// it), by resource key or else op id, in module order, each blob once.
+	Weights []string `protobuf:"bytes,5,rep,name=weights,proto3" json:"weights,omitempty"`
+	// len(weights).
+	Count int32 `protobuf:"varint,6,opt,name=count,proto3" json:"count,omitempty"`
+	// Weights it matches that an earlier rule took.
+	Shadowed []string `protobuf:"bytes,7,rep,name=shadowed,proto3" json:"shadowed,omitempty"`
+	// Weights it selected that stay as they are (skip, or a note says why).
+	Left int32 `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`
+	// Its weights' storage before and after, in bytes, as the pass writes
+	// the new constants (indices, LUTs, scales, zero points); a weight left
+	// as it is counts its own size.
+	BytesBefore   int64 `protobuf:"varint,9,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter    int64 `protobuf:"varint,10,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompressionRule) Reset() {
+	*x = CompressionRule{}
+	mi := &file_rewrite_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompressionRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompressionRule) ProtoMessage() {}
+
+func (x *CompressionRule) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompressionRule.ProtoReflect.Descriptor instead.
+func (*CompressionRule) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CompressionRule) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *CompressionRule) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *CompressionRule) GetForm() string {
+	if x != nil {
+		return x.Form
+	}
+	return ""
+}
+
+func (x *CompressionRule) GetSkip() bool {
+	if x != nil {
+		return x.Skip
+	}
+	return false
+}
+
+func (x *CompressionRule) GetWeights() []string {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+func (x *CompressionRule) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *CompressionRule) GetShadowed() []string {
+	if x != nil {
+		return x.Shadowed
+	}
+	return nil
+}
+
+func (x *CompressionRule) GetLeft() int32 {
+	if x != nil {
+		return x.Left
+	}
+	return 0
+}
+
+func (x *CompressionRule) GetBytesBefore() int64 {
+	if x != nil {
+		return x.BytesBefore
+	}
+	return 0
+}
+
+func (x *CompressionRule) GetBytesAfter() int64 {
+	if x != nil {
+		return x.BytesAfter
+	}
+	return 0
+}
+
+// CompressionRulesTotal sums a pass's CompressionRule entries.
+type CompressionRulesTotal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Weights       int32                  `protobuf:"varint,1,opt,name=weights,proto3" json:"weights,omitempty"`
+	BytesBefore   int64                  `protobuf:"varint,2,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter    int64                  `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompressionRulesTotal) Reset() {
+	*x = CompressionRulesTotal{}
+	mi := &file_rewrite_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompressionRulesTotal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompressionRulesTotal) ProtoMessage() {}
+
+func (x *CompressionRulesTotal) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompressionRulesTotal.ProtoReflect.Descriptor instead.
+func (*CompressionRulesTotal) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CompressionRulesTotal) GetWeights() int32 {
+	if x != nil {
+		return x.Weights
+	}
+	return 0
+}
+
+func (x *CompressionRulesTotal) GetBytesBefore() int64 {
+	if x != nil {
+		return x.BytesBefore
+	}
+	return 0
+}
+
+func (x *CompressionRulesTotal) GetBytesAfter() int64 {
+	if x != nil {
+		return x.BytesAfter
+	}
+	return 0
+}
+
 // CompressedWeight is one weight constant a compression pass rewrote.
 type CompressedWeight struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -458,15 +670,18 @@ type CompressedWeight struct {
 	// Signal-to-noise ratio of the reconstructed weight, 10·log10(Σw²/Σ(w−ŵ)²)
 	// in dB; +infinity (null in JSON) when every element is exact, and exact
 	// is then true.
-	SnrDb         float64 `protobuf:"fixed64,8,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
-	Exact         bool    `protobuf:"varint,9,opt,name=exact,proto3" json:"exact,omitempty"`
+	SnrDb float64 `protobuf:"fixed64,8,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
+	Exact bool    `protobuf:"varint,9,opt,name=exact,proto3" json:"exact,omitempty"`
+	// The entry of the pass's rules option that set its form (1 for the
+	// first rule); 0 for the pass's own options.
+	Rule          int32 `protobuf:"varint,10,opt,name=rule,proto3" json:"rule,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressedWeight) Reset() {
 	*x = CompressedWeight{}
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +693,7 @@ func (x *CompressedWeight) String() string {
 func (*CompressedWeight) ProtoMessage() {}
 
 func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +706,7 @@ func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressedWeight.ProtoReflect.Descriptor instead.
 func (*CompressedWeight) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{2}
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CompressedWeight) GetOp() *OpRef {
@@ -557,6 +772,13 @@ func (x *CompressedWeight) GetExact() bool {
 	return false
 }
 
+func (x *CompressedWeight) GetRule() int32 {
+	if x != nil {
+		return x.Rule
+	}
+	return 0
+}
+
 // CompressionTotal sums a pass's CompressedWeight entries.
 type CompressionTotal struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -577,7 +799,7 @@ type CompressionTotal struct {
 
 func (x *CompressionTotal) Reset() {
 	*x = CompressionTotal{}
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +811,7 @@ func (x *CompressionTotal) String() string {
 func (*CompressionTotal) ProtoMessage() {}
 
 func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +824,7 @@ func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressionTotal.ProtoReflect.Descriptor instead.
 func (*CompressionTotal) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{3}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CompressionTotal) GetWeights() int32 {
@@ -678,7 +900,7 @@ type ExternalizedConstant struct {
 
 func (x *ExternalizedConstant) Reset() {
 	*x = ExternalizedConstant{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +912,7 @@ func (x *ExternalizedConstant) String() string {
 func (*ExternalizedConstant) ProtoMessage() {}
 
 func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +925,7 @@ func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalizedConstant.ProtoReflect.Descriptor instead.
 func (*ExternalizedConstant) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ExternalizedConstant) GetGraph() string {
@@ -781,7 +1003,7 @@ type PassOption struct {
 
 func (x *PassOption) Reset() {
 	*x = PassOption{}
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -793,7 +1015,7 @@ func (x *PassOption) String() string {
 func (*PassOption) ProtoMessage() {}
 
 func (x *PassOption) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -806,7 +1028,7 @@ func (x *PassOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassOption.ProtoReflect.Descriptor instead.
 func (*PassOption) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{5}
+	return file_rewrite_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PassOption) GetName() string {
@@ -850,7 +1072,7 @@ type ConstantConversion struct {
 
 func (x *ConstantConversion) Reset() {
 	*x = ConstantConversion{}
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -862,7 +1084,7 @@ func (x *ConstantConversion) String() string {
 func (*ConstantConversion) ProtoMessage() {}
 
 func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -875,7 +1097,7 @@ func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConstantConversion.ProtoReflect.Descriptor instead.
 func (*ConstantConversion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{6}
+	return file_rewrite_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ConstantConversion) GetOp() *OpRef {
@@ -944,7 +1166,7 @@ type StateScale struct {
 
 func (x *StateScale) Reset() {
 	*x = StateScale{}
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +1178,7 @@ func (x *StateScale) String() string {
 func (*StateScale) ProtoMessage() {}
 
 func (x *StateScale) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +1191,7 @@ func (x *StateScale) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
 func (*StateScale) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{7}
+	return file_rewrite_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StateScale) GetGraph() string {
@@ -1011,7 +1233,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[8]
+	mi := &file_rewrite_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1245,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[8]
+	mi := &file_rewrite_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1258,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{8}
+	return file_rewrite_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -1093,7 +1315,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"failedPass\x121\n" +
 	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\x12,\n" +
 	"\x05check\x18\x13 \x01(\v2\x16.anefix.v1.CheckReportR\x05check\x120\n" +
-	"\tplan_diff\x18\x14 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiffJ\x04\b\x12\x10\x13\"\x8c\x06\n" +
+	"\tplan_diff\x18\x14 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiffJ\x04\b\x12\x10\x13\"\x81\a\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -1118,7 +1340,28 @@ const file_rewrite_proto_rawDesc = "" +
 	"\n" +
 	"compressed\x18\x10 \x03(\v2\x1b.anefix.v1.CompressedWeightR\n" +
 	"compressed\x12=\n" +
-	"\vcompression\x18\x11 \x01(\v2\x1b.anefix.v1.CompressionTotalR\vcompression\"\xff\x01\n" +
+	"\vcompression\x18\x11 \x01(\v2\x1b.anefix.v1.CompressionTotalR\vcompression\x120\n" +
+	"\x05rules\x18\x12 \x03(\v2\x1a.anefix.v1.CompressionRuleR\x05rules\x12A\n" +
+	"\vrules_total\x18\x13 \x01(\v2 .anefix.v1.CompressionRulesTotalR\n" +
+	"rulesTotal\"\x87\x02\n" +
+	"\x0fCompressionRule\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
+	"\x04rule\x18\x02 \x01(\tR\x04rule\x12\x12\n" +
+	"\x04form\x18\x03 \x01(\tR\x04form\x12\x12\n" +
+	"\x04skip\x18\x04 \x01(\bR\x04skip\x12\x18\n" +
+	"\aweights\x18\x05 \x03(\tR\aweights\x12\x14\n" +
+	"\x05count\x18\x06 \x01(\x05R\x05count\x12\x1a\n" +
+	"\bshadowed\x18\a \x03(\tR\bshadowed\x12\x12\n" +
+	"\x04left\x18\b \x01(\x05R\x04left\x12!\n" +
+	"\fbytes_before\x18\t \x01(\x03R\vbytesBefore\x12\x1f\n" +
+	"\vbytes_after\x18\n" +
+	" \x01(\x03R\n" +
+	"bytesAfter\"u\n" +
+	"\x15CompressionRulesTotal\x12\x18\n" +
+	"\aweights\x18\x01 \x01(\x05R\aweights\x12!\n" +
+	"\fbytes_before\x18\x02 \x01(\x03R\vbytesBefore\x12\x1f\n" +
+	"\vbytes_after\x18\x03 \x01(\x03R\n" +
+	"bytesAfter\"\x93\x02\n" +
 	"\x10CompressedWeight\x12 \n" +
 	"\x02op\x18\x01 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x12\n" +
@@ -1129,7 +1372,9 @@ const file_rewrite_proto_rawDesc = "" +
 	"\vbytes_after\x18\a \x01(\x03R\n" +
 	"bytesAfter\x12\x15\n" +
 	"\x06snr_db\x18\b \x01(\x01R\x05snrDb\x12\x14\n" +
-	"\x05exact\x18\t \x01(\bR\x05exact\"\xeb\x01\n" +
+	"\x05exact\x18\t \x01(\bR\x05exact\x12\x12\n" +
+	"\x04rule\x18\n" +
+	" \x01(\x05R\x04rule\"\xeb\x01\n" +
 	"\x10CompressionTotal\x12\x18\n" +
 	"\aweights\x18\x01 \x01(\x05R\aweights\x12!\n" +
 	"\fbytes_before\x18\x02 \x01(\x03R\vbytesBefore\x12\x1f\n" +
@@ -1187,51 +1432,55 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_rewrite_proto_goTypes = []any{
-	(*RewriteReport)(nil),        // 0: anefix.v1.RewriteReport
-	(*PassRun)(nil),              // 1: anefix.v1.PassRun
-	(*CompressedWeight)(nil),     // 2: anefix.v1.CompressedWeight
-	(*CompressionTotal)(nil),     // 3: anefix.v1.CompressionTotal
-	(*ExternalizedConstant)(nil), // 4: anefix.v1.ExternalizedConstant
-	(*PassOption)(nil),           // 5: anefix.v1.PassOption
-	(*ConstantConversion)(nil),   // 6: anefix.v1.ConstantConversion
-	(*StateScale)(nil),           // 7: anefix.v1.StateScale
-	(*StatePromotion)(nil),       // 8: anefix.v1.StatePromotion
-	(*Input)(nil),                // 9: anefix.v1.Input
-	(*TypeCount)(nil),            // 10: anefix.v1.TypeCount
-	(*CheckReport)(nil),          // 11: anefix.v1.CheckReport
-	(*PlanDiff)(nil),             // 12: anefix.v1.PlanDiff
-	(*IOChange)(nil),             // 13: anefix.v1.IOChange
-	(*OpRef)(nil),                // 14: anefix.v1.OpRef
+	(*RewriteReport)(nil),         // 0: anefix.v1.RewriteReport
+	(*PassRun)(nil),               // 1: anefix.v1.PassRun
+	(*CompressionRule)(nil),       // 2: anefix.v1.CompressionRule
+	(*CompressionRulesTotal)(nil), // 3: anefix.v1.CompressionRulesTotal
+	(*CompressedWeight)(nil),      // 4: anefix.v1.CompressedWeight
+	(*CompressionTotal)(nil),      // 5: anefix.v1.CompressionTotal
+	(*ExternalizedConstant)(nil),  // 6: anefix.v1.ExternalizedConstant
+	(*PassOption)(nil),            // 7: anefix.v1.PassOption
+	(*ConstantConversion)(nil),    // 8: anefix.v1.ConstantConversion
+	(*StateScale)(nil),            // 9: anefix.v1.StateScale
+	(*StatePromotion)(nil),        // 10: anefix.v1.StatePromotion
+	(*Input)(nil),                 // 11: anefix.v1.Input
+	(*TypeCount)(nil),             // 12: anefix.v1.TypeCount
+	(*CheckReport)(nil),           // 13: anefix.v1.CheckReport
+	(*PlanDiff)(nil),              // 14: anefix.v1.PlanDiff
+	(*IOChange)(nil),              // 15: anefix.v1.IOChange
+	(*OpRef)(nil),                 // 16: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	9,  // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	11, // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
 	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	10, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	10, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	5,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
-	11, // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.CheckReport
-	12, // 6: anefix.v1.RewriteReport.plan_diff:type_name -> anefix.v1.PlanDiff
-	5,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	13, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	6,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	8,  // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	14, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	4,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	8,  // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	7,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	2,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
-	3,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
-	14, // 17: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
-	14, // 18: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
-	14, // 19: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	14, // 20: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	12, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	12, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	7,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
+	13, // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.CheckReport
+	14, // 6: anefix.v1.RewriteReport.plan_diff:type_name -> anefix.v1.PlanDiff
+	7,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	15, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	8,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	10, // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	16, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	6,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	10, // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	9,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	4,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
+	5,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
+	2,  // 17: anefix.v1.PassRun.rules:type_name -> anefix.v1.CompressionRule
+	3,  // 18: anefix.v1.PassRun.rules_total:type_name -> anefix.v1.CompressionRulesTotal
+	16, // 19: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
+	16, // 20: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
+	16, // 21: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	16, // 22: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -1248,7 +1497,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
