@@ -44,8 +44,8 @@ func newPerfTable(b *testing.B) *perfTable {
 	return &perfTable{b: b, bin: bin, dir: dir, rounds: rounds}
 }
 
-// BenchmarkPerfTable is the one command behind the README's performance
-// table. It builds anefix from this checkout and its inputs, then measures
+// BenchmarkPerfTable is the one command behind the performance table of
+// testdata/measurements.md (the README quotes its headline figures). It builds anefix from this checkout and its inputs, then measures
 // anefix and each yardstick in the same run, alternating the order of every
 // pair from round to round, and prints the table (medians with min–max over
 // the rounds, ratios taken pair by pair within a round):
@@ -79,8 +79,9 @@ func newPerfTable(b *testing.B) *perfTable {
 //     (weightRead), measured in the same round.
 //
 // ANEFIX_PERF_ROUNDS sets the rounds (default 5), ANEFIX_PERF_DIR the scratch
-// directory (default: a temporary one), ANEFIX_PERF_OUT a file to write the
-// table to as well. -v logs every round's figures with the load average.
+// directory (default: a temporary one), ANEFIX_PERF_OUT the measurements
+// file whose "perf" section the table replaces (testdata/measurements.md;
+// a relative path is taken from the repository root). -v logs every round's figures with the load average.
 // Peak RSS is each child's own (rusage); the largest over the rounds is
 // shown. Figures depend on the machine's load: the ratios, measured pair
 // by pair in the same moments, are what the README's targets bound.
@@ -98,7 +99,7 @@ func BenchmarkPerfTable(b *testing.B) {
 	table := pt.table()
 	fmt.Print(table)
 	if p := os.Getenv("ANEFIX_PERF_OUT"); p != "" {
-		if err := os.WriteFile(p, []byte(table), 0o644); err != nil {
+		if err := writeMeasurement(p, "perf", table); err != nil {
 			b.Fatal(err)
 		}
 	}
