@@ -14,7 +14,7 @@ import (
 
 // The measurement log is one generated file, testdata/measurements.md
 // (README links it). Each command that measures (the performance table, the
-// property and composition sweeps) rewrites only its own section, between
+// property and composition sweeps, the numerics tables) rewrites only its own section, between
 // its markers, so a rerun regenerates what it measured and leaves the rest;
 // nothing in the file is written by hand. A section a command has not yet
 // written says which command writes it.
@@ -33,6 +33,10 @@ var measurementSections = []measurementSection{
 		"ANEFIX_FULL_MODEL=/tmp/armA-full.aimodel ANEFIX_PERF_OUT=" + measurementsPath + " go test ./cmd/anefix -run '^$' -bench PerfTable -benchtime 1x -timeout 3h"},
 	{"properties", "Property sweep (P0–P8)", sweepCommand},
 	{"composition", "Pass composition sweep (C1, C4, C5)", sweepCommand},
+	{"numerics", "What the passes do to the numbers: tiny arm A",
+		"ANEFIX_NUMERICS_TABLE=1 ANEFIX_NUMERICS_TABLE_OUT=" + measurementsPath + " go test ./cmd/anefix -run TestNumericsTable -timeout 3h"},
+	{"numerics-full", "What the passes do to the numbers: full-scale arm A",
+		"ANEFIX_NUMERICS_TABLE_FULL=1 ANEFIX_NUMERICS_TABLE_OUT=" + measurementsPath + " go test ./cmd/anefix -run TestNumericsTable -timeout 12h"},
 }
 
 const measurementsHeader = "# Measurements\n\n" +
