@@ -19,6 +19,32 @@ import (
 // nothing in the file is written by hand. A section a command has not yet
 // written says which command writes it.
 
+// insertSection adds section s before the first section after it in the
+// list that doc holds, else at the end.
+func insertSection(doc string, s measurementSection, body string) string {
+	at := len(doc)
+	seen := false
+	for _, o := range measurementSections {
+		if o.name == s.name {
+			seen = true
+			continue
+		}
+		if i := strings.Index(doc, "\n## "+o.title+"\n"); seen && i >= 0 {
+			at = i
+			break
+		}
+	}
+	text := sectionText(s, body)
+	if at == len(doc) && !strings.HasSuffix(doc, "\n") {
+		doc += "\n"
+		at++
+	}
+	if at < len(doc) {
+		text = strings.TrimSuffix(text, "\n")
+	}
+	return doc[:at] + text + doc[at:]
+}
+
 // measurementsPath is the file, relative to the repository root.
 const measurementsPath = "testdata/measurements.md"
 
@@ -72,11 +98,10 @@ func sectionText(s measurementSection, body string) string {
 
 // replaceSection returns doc with section name's body replaced by body and
 // every other byte kept. A doc that lacks the section gets it where the
-// list puts it (after the sections before it); an empty doc gets the header
-// and every section, the others as placeholders naming commit.
+// list puts it; every other section the list knows and doc lacks is added
+// as a placeholder naming commit, and an empty doc gets the header first.
 func replaceSection(doc, name, body, commit string) (string, error) {
-	s, ok := findSection(name)
-	if !ok {
+	if _, ok := findSection(name); !ok {
 		return "", fmt.Errorf("no measurement section %q", name)
 	}
 	for _, o := range measurementSections {
@@ -90,31 +115,14 @@ func replaceSection(doc, name, body, commit string) (string, error) {
 			doc += sectionText(o, placeholder(o, commit))
 		}
 	}
-	b, e := strings.Index(doc, sectionBegin(name)), strings.Index(doc, sectionEnd(name))
-	if b < 0 && e < 0 {
-		// Insert before the first later section present, else at the end.
-		at := len(doc)
-		seen := false
-		for _, o := range measurementSections {
-			if o.name == name {
-				seen = true
-				continue
-			}
-			if i := strings.Index(doc, "\n## "+o.title+"\n"); seen && i >= 0 {
-				at = i
-				break
-			}
+	// Every section the list knows is present, in the list's order: a
+	// missing one is added as a placeholder.
+	for _, o := range measurementSections {
+		if !strings.Contains(doc, sectionBegin(o.name)) && !strings.Contains(doc, sectionEnd(o.name)) {
+			doc = insertSection(doc, o, placeholder(o, commit))
 		}
-		text := sectionText(s, body)
-		if at == len(doc) && !strings.HasSuffix(doc, "\n") {
-			doc += "\n"
-			at++
-		}
-		if at < len(doc) {
-			text = strings.TrimSuffix(text, "\n")
-		}
-		return doc[:at] + text + doc[at:], nil
 	}
+	b, e := strings.Index(doc, sectionBegin(name)), strings.Index(doc, sectionEnd(name))
 	if b < 0 || e < b || strings.Count(doc, sectionBegin(name)) != 1 || strings.Count(doc, sectionEnd(name)) != 1 {
 		return "", fmt.Errorf("section %s: its markers are not one begin followed by one end", name)
 	}
@@ -194,7 +202,8 @@ func TestMeasurementSection(t *testing.T) {
 		{"replace properties", withProps, "properties", "sweep C\n"},
 		{"replace with an empty body", withProps, "perf", ""},
 		{"add a missing section", noComposition, "composition", "per pass\n"},
-		{"hand-written text around it stays", "# x\n\nprose\n" + sectionText(measurementSections[0], "old\n") + "tail\n", "perf", "new\n"},
+		{"other text around it stays", strings.Replace(fresh, measurementsHeader, "# x\n\nprose\n", 1) + "tail\n", "perf", "new\n"},
+		{"a file of one section gets the others", "# x\n" + sectionText(measurementSections[0], "old\n"), "perf", "new\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			once, err := replaceSection(c.doc, c.section, c.body, "c0ffee")
@@ -215,13 +224,15 @@ func TestMeasurementSection(t *testing.T) {
 			if !strings.Contains(once, sectionBegin(c.section)+"\n"+body+sectionEnd(c.section)) {
 				t.Errorf("the body is not between the markers:\n%s", once)
 			}
-			if strings.Contains(c.doc, sectionBegin(c.section)) && outside(once, c.section) != outside(c.doc, c.section) {
-				t.Errorf("bytes outside section %s changed:\n%s\n---\n%s", c.section, c.doc, once)
-			}
+			complete := true
 			for _, s := range measurementSections {
-				if strings.Contains(c.doc, sectionBegin(s.name)) && strings.Count(once, sectionBegin(s.name)) != 1 {
+				complete = complete && strings.Contains(c.doc, sectionBegin(s.name))
+				if strings.Count(once, sectionBegin(s.name)) != 1 || strings.Count(once, sectionEnd(s.name)) != 1 {
 					t.Errorf("section %s appears %d times", s.name, strings.Count(once, sectionBegin(s.name)))
 				}
+			}
+			if complete && outside(once, c.section) != outside(c.doc, c.section) {
+				t.Errorf("bytes outside section %s changed:\n%s\n---\n%s", c.section, c.doc, once)
 			}
 		})
 	}
