@@ -84,7 +84,7 @@ func newPerfTable(b *testing.B) *perfTable {
 // a relative path is taken from the repository root). -v logs every round's figures with the load average.
 // Peak RSS is each child's own (rusage); the largest over the rounds is
 // shown. Figures depend on the machine's load: the ratios, measured pair
-// by pair in the same moments, are what the README's targets bound.
+// by pair in the same moments, are what the table's targets bound.
 func BenchmarkPerfTable(b *testing.B) {
 	pt := newPerfTable(b)
 	pt.codecSetup()
@@ -288,7 +288,7 @@ func (pt *perfTable) round(i int) {
 	pt.b.Logf("round %d (load %.2f): %s", i+1, pt.loads[i], strings.Join(parts, "; "))
 }
 
-// table formats the results as the README's table (markdown).
+// table formats the results as a markdown table.
 func (pt *perfTable) table() string {
 	var s strings.Builder
 	commit := gitOut("rev-parse", "--short=12", "HEAD")
@@ -570,8 +570,8 @@ func median(v []float64) float64 {
 // (graph/bundle/hash.go), and the kernel copies the weights. What it adds
 // is its own IR work (decoding, passes, check, encoding: about 0.1 CPU-s on
 // full arm A) and a dearer copy: the output's weights sit at other offsets
-// modulo the page than the input's, which `cp` never meets. The README's
-// "rewrite against its floor" section has the figures.
+// modulo the page than the input's, which `cp` never meets. The perf
+// table's rewrite row is the same comparison.
 func BenchmarkRewriteFloor(b *testing.B) {
 	full := oracle.OptIn(b, "ANEFIX_FULL_MODEL", "the path of full-scale synth arm A (made when missing)")
 	pt := newPerfTable(b)

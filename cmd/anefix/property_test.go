@@ -1,6 +1,6 @@
 package main
 
-// Property tests over generated variety (README "Tests"): every case of
+// Property tests over generated variety (README "For contributors"): every case of
 // every registered source (property_sources_test.go) is run through the
 // commands the way a user runs them, in-process, and must keep the
 // promises below. CI runs each source's fixed sample; ANEFIX_FULL_SWEEP=1
@@ -279,7 +279,7 @@ type checker struct {
 	mlirOpt  string // mlir-opt 22
 	failures []failure
 	// accepted are the documented limits a property accepts (verifyLimits),
-	// kept to be counted: the README lists each with its reason.
+	// kept to be counted: the report lists each with its reason.
 	accepted []failure
 	// expected are the properties a generator's expectation was checked
 	// under for this case (P2's islands, P7, P8), for the report.
