@@ -24,6 +24,8 @@ type readmeBlock struct {
 	exit  int
 }
 
+const readmeMaxLines = 700
+
 var (
 	noRunMark = regexp.MustCompile(`^<!-- no-run: (.+) -->$`)
 	exitMark  = regexp.MustCompile(`^<!-- exit ([0-9]+) -->$`)
@@ -72,6 +74,11 @@ func TestReadmeBlocks(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join(repo, "README.md"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The README is a manual, not a log (issue 32): measurements go to
+	// testdata/measurements.md.
+	if n := strings.Count(string(text), "\n"); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, more than %d: move measurements to %s and detail to the package docs", n, readmeMaxLines, measurementsPath)
 	}
 	blocks, err := readmeBlocks(string(text))
 	if err != nil {
