@@ -10,7 +10,7 @@ import (
 // BenchmarkDefaultPipeline runs the default pipeline (with verify-each) on
 // synth arm A. Weights are generator-backed blobs, so this measures the
 // passes and the verifier, not I/O; the full-scale file rewrite is measured
-// with the CLI (README figures).
+// with the CLI (the performance table, testdata/measurements.md).
 func BenchmarkDefaultPipeline(b *testing.B) {
 	for _, sc := range []string{"tiny", "full"} {
 		b.Run(sc, func(b *testing.B) {

@@ -39,10 +39,9 @@ Data that is not a constant (a graph input) cannot be rewritten; check
 says so in the finding. The dequantized values are computed again while
 the output is written, as palettize's indices are.
 
-Measured (2026-12-01): tiny synth arm A with --weights linear-int4 (si4,
-per-block 32): 17 weights re-clustered at 4 bits, g32, 22.8 KiB to
-21.3 KiB, SNR 21.9 dB against the INT4 weights, and check's verdict goes
-from not legal to legal (TestCompressionArms).`,
+cmd/anefix TestCompressionArms checks it on tiny synth arm A with
+--weights linear-int4 (si4, per-block 32): check's verdict goes from not
+legal to legal.`,
 	Addresses: "check's linear-int4 blocker (linear blockwise INT4 weights: apple/coreai-models #55, #205)",
 }
 

@@ -103,25 +103,18 @@ both mean).
 Numerics: every weight changes; the report gives, per weight, its bytes
 before and after and its signal-to-noise ratio 10·log10(Σw²/Σ(w−ŵ)²) in dB
 (ŵ as the interpreter reconstructs it), and anefix verify REF CAND compares
-the outputs (README "Weight compression" has the figures for synth arm A).
+the outputs.
 Each weight's indices are computed again while the output is written
 (each value's nearest palette entry), so no more than one group's data is
 ever held; the result does not depend on the number of cores. A blob read
 by constants of several functions is palettized once.
 
-Measured cost (README "Weight compression", 2026-12-01): full-scale synth
-arm A at the defaults, 133 weights, 1.40 GiB to 359 MiB (25 %), SNR 20.3 dB
-overall, 46-47 CPU-s and at most 136 MB peak RSS for the whole rewrite
-(60-72 s wall on this shared 2-core machine); tiny arm A at 8 bits, g32:
-SNR 49.0 dB, exact per channel. Next-token numerics on tiny arm A (anefix
-verify's default teacher-forced mode, 8 pseudo-random streams × 256
-positions, ieee, after the default pipeline; cmd/anefix TestNumericsTable):
-mean KL divergence 1.9e-3 / 5.2e-2 / 0.36 nats and same top-1 92.6 / 61.8 /
-18.2 % at 8 / 6 / 4 bits (group 32, tied head palettized); without the
-tied head 1.9e-3 / 2.5e-2 / 0.35 and 92.6 / 65.3 / 25.9 %. Random
-weights give flat, near-tied logits, so same top-1 is low for a given
-weight error; rank settings by these figures, not read them as a trained
-model's.`,
+What it costs on synth arm A is measured, not stated here: the
+performance table times it at full scale and cmd/anefix TestNumericsTable
+ranks bits, group size and the tied head by next-token numerics (both
+write their sections of testdata/measurements.md). Synthetic weights give
+flat, near-tied logits, so same top-1 is low for a given weight error:
+rank settings by those figures, do not read them as a trained model's.`,
 	Addresses: "the seed's export asked for --compression 4bit_weight_palettized_group32 and the measured arms had fp16 weights (1.5 GB)",
 }
 

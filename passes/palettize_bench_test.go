@@ -18,8 +18,8 @@ import (
 //
 //	ANEFIX_FULLSCALE=1 go test ./passes -run '^$' -bench Palettize -benchtime 1x
 //
-// The whole command on a file is measured with the CLI (README "Weight
-// compression").
+// The whole command on a file is measured by the performance table
+// (testdata/measurements.md).
 func BenchmarkPalettize(b *testing.B) {
 	scales := []string{"tiny"}
 	if _, full := oracle.OptedIn("ANEFIX_FULLSCALE"); full {

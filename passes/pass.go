@@ -1,10 +1,3 @@
-// Package passes holds anefix's rewrite passes and the table that lists
-// them. A pass receives a module and its options and returns what it
-// changed; it never opens a file and never prints (README "Layout").
-//
-// Each pass is one file (strip_fp32_casts.go, fold_io_unsqueeze.go, …) that
-// describes it (an About) and holds its function; table.go lists every pass
-// in pipeline order with its ordering constraints, in one place.
 package passes
 
 import (

@@ -53,11 +53,8 @@ legalize-weights turns the result into legal palettes. The report gives,
 per weight, bytes before and after and the SNR in dB. A blob read by
 constants of several functions is quantized once.
 
-Measured cost (2026-12-01): full-scale synth arm A at the defaults (si8,
-per channel): 1.40 GiB to 718 MiB, SNR 42.0 dB overall, 100.7 s wall and
-81.5 CPU-s on this shared machine (the block ranges and the error take
-two reads of every weight, the data a third as it is written), 99 MB peak
-RSS; tiny arm A si4 per-block 32: 80.8 KiB to 22.8 KiB, SNR 20.2 dB.`,
+Cost: the block ranges and the error take two reads of every weight, the
+data a third as it is written; memory stays one batch of blocks.`,
 	Addresses: "linear weight quantization after export (coreai-optimization's quantize_weights works on a program in memory, in Python)",
 }
 

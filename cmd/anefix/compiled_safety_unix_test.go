@@ -135,7 +135,7 @@ func TestEntryNamesCannotForgeLines(t *testing.T) {
 // A member this user may not read (chmod 000): inspect reports it and
 // reads the rest, convert refuses naming it; root, which reads it anyway,
 // gets the usual report and a copy with the mode kept. Run as root (CI)
-// and as a user (README, Tests).
+// and as a user (graph/aimodelc's TestUnreadableMembers says how).
 func TestCompiledUnreadableMember(t *testing.T) {
 	dir := statefulStandIn(t, "xml")
 	meta := filepath.Join(dir, "metadata.json")

@@ -16,7 +16,7 @@ import (
 // 25.8k-op module from bytecode to bytecode, for no memory back (peak RSS
 // 37 MiB either way). With 400 the first collection waits until the heap
 // is 16 MiB and the next one until it is five times what the last one
-// kept. Peak RSS measured with 100 and 400 (README, Performance): the same
+// kept. Peak RSS measured with 100 and 400 (one run each, at the time): the same
 // within 1 MiB on issue 22's module, +1% or less on the million-op and
 // large-attribute stand-ins, +4% for the million-op chain read from text.
 // Commands that run passes or the interpreter, which leave garbage behind,

@@ -109,6 +109,24 @@ func numericsTable(t *testing.T, in string, rows []numericsRow, numerics []strin
 	return b.String()
 }
 
+// writeNumerics writes a numerics table to its section of the measurements
+// file named by ANEFIX_NUMERICS_TABLE_OUT (testdata/measurements.md).
+func writeNumerics(t *testing.T, section, env string, loadStart float64, body string) {
+	t.Helper()
+	f := os.Getenv("ANEFIX_NUMERICS_TABLE_OUT")
+	if f == "" {
+		return
+	}
+	cmd := env + " "
+	if rows := os.Getenv("ANEFIX_NUMERICS_TABLE_ROWS"); rows != "" {
+		cmd += "ANEFIX_NUMERICS_TABLE_ROWS='" + rows + "' "
+	}
+	cmd += "ANEFIX_NUMERICS_TABLE_OUT=" + f + " go test ./cmd/anefix -run TestNumericsTable -timeout 3h"
+	if err := writeMeasurement(f, section, measurementStamp(cmd, loadStart, loadAvg1())+body); err != nil {
+		t.Error(err)
+	}
+}
+
 // tableRows keeps the rows whose name matches ANEFIX_NUMERICS_TABLE_ROWS
 // (a regular expression), all rows when it is unset.
 func tableRows(t *testing.T) []numericsRow {
@@ -138,6 +156,9 @@ func oneLineText(s string) string {
 //
 //	ANEFIX_NUMERICS_TABLE=1 go test ./cmd/anefix -run TestNumericsTable -v -timeout 2h
 //
+// ANEFIX_NUMERICS_TABLE_OUT=testdata/measurements.md writes each table into
+// its section of that file (measurements_test.go).
+//
 // ANEFIX_NUMERICS_TABLE_FULL=1 adds the full-scale arm A (synth --scale
 // full, about 1.5 GB written to a temporary directory, and one 1.5 GB
 // candidate at a time), 8 streams × 32 positions
@@ -157,8 +178,10 @@ func TestNumericsTable(t *testing.T) {
 	}
 	numerics := []string{"ieee", "ane"}
 	if tiny {
+		load := loadAvg1()
 		tab := numericsTable(t, "../../testdata/synth/armA.aimodel", tableRows(t), numerics, 8, 256, "")
 		t.Logf("tiny arm A (testdata/synth/armA.aimodel), 8 streams × 256 positions:\n%s", tab)
+		writeNumerics(t, "numerics", "ANEFIX_NUMERICS_TABLE=1", load, "Tiny synth arm A (testdata/synth/armA.aimodel), 8 streams × 256 positions.\n\n"+tab)
 	}
 	if full {
 		full := filepath.Join(t.TempDir(), "full.aimodel")
@@ -169,7 +192,9 @@ func TestNumericsTable(t *testing.T) {
 		if v := os.Getenv("ANEFIX_NUMERICS_TABLE_FULL_LENGTH"); v != "" {
 			fmt.Sscan(v, &length)
 		}
+		load := loadAvg1()
 		tab := numericsTable(t, full, tableRows(t), numerics, 8, length, "20GiB")
 		t.Logf("full-scale arm A, 8 streams × %d positions:\n%s", length, tab)
+		writeNumerics(t, "numerics-full", "ANEFIX_NUMERICS_TABLE_FULL=1", load, fmt.Sprintf("Full-scale synth arm A (anefix synth --arm A --scale full), 8 streams × %d positions.\n\n", length)+tab)
 	}
 }

@@ -44,8 +44,8 @@ func newPerfTable(b *testing.B) *perfTable {
 	return &perfTable{b: b, bin: bin, dir: dir, rounds: rounds}
 }
 
-// BenchmarkPerfTable is the one command behind the README's performance
-// table. It builds anefix from this checkout and its inputs, then measures
+// BenchmarkPerfTable is the one command behind the performance table of
+// testdata/measurements.md (the README quotes its headline figures). It builds anefix from this checkout and its inputs, then measures
 // anefix and each yardstick in the same run, alternating the order of every
 // pair from round to round, and prints the table (medians with min–max over
 // the rounds, ratios taken pair by pair within a round):
@@ -79,11 +79,12 @@ func newPerfTable(b *testing.B) *perfTable {
 //     (weightRead), measured in the same round.
 //
 // ANEFIX_PERF_ROUNDS sets the rounds (default 5), ANEFIX_PERF_DIR the scratch
-// directory (default: a temporary one), ANEFIX_PERF_OUT a file to write the
-// table to as well. -v logs every round's figures with the load average.
+// directory (default: a temporary one), ANEFIX_PERF_OUT the measurements
+// file whose "perf" section the table replaces (testdata/measurements.md;
+// a relative path is taken from the repository root). -v logs every round's figures with the load average.
 // Peak RSS is each child's own (rusage); the largest over the rounds is
 // shown. Figures depend on the machine's load: the ratios, measured pair
-// by pair in the same moments, are what the README's targets bound.
+// by pair in the same moments, are what the table's targets bound.
 func BenchmarkPerfTable(b *testing.B) {
 	pt := newPerfTable(b)
 	pt.codecSetup()
@@ -98,7 +99,7 @@ func BenchmarkPerfTable(b *testing.B) {
 	table := pt.table()
 	fmt.Print(table)
 	if p := os.Getenv("ANEFIX_PERF_OUT"); p != "" {
-		if err := os.WriteFile(p, []byte(table), 0o644); err != nil {
+		if err := writeMeasurement(p, "perf", table); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -287,7 +288,7 @@ func (pt *perfTable) round(i int) {
 	pt.b.Logf("round %d (load %.2f): %s", i+1, pt.loads[i], strings.Join(parts, "; "))
 }
 
-// table formats the results as the README's table (markdown).
+// table formats the results as a markdown table.
 func (pt *perfTable) table() string {
 	var s strings.Builder
 	commit := gitOut("rev-parse", "--short=12", "HEAD")
@@ -569,8 +570,8 @@ func median(v []float64) float64 {
 // (graph/bundle/hash.go), and the kernel copies the weights. What it adds
 // is its own IR work (decoding, passes, check, encoding: about 0.1 CPU-s on
 // full arm A) and a dearer copy: the output's weights sit at other offsets
-// modulo the page than the input's, which `cp` never meets. The README's
-// "rewrite against its floor" section has the figures.
+// modulo the page than the input's, which `cp` never meets. The perf
+// table's rewrite row is the same comparison.
 func BenchmarkRewriteFloor(b *testing.B) {
 	full := oracle.OptIn(b, "ANEFIX_FULL_MODEL", "the path of full-scale synth arm A (made when missing)")
 	pt := newPerfTable(b)

@@ -119,6 +119,7 @@ func compositionSample() int {
 
 func TestPassComposition(t *testing.T) {
 	mlirOpt := oracle.MlirOpts[1].Require(t)
+	load := loadAvg1()
 	off := offPasses()
 	if len(off) == 0 || len(off) > 10 {
 		t.Fatalf("off-by-default passes: %v", off)
@@ -169,11 +170,12 @@ func TestPassComposition(t *testing.T) {
 			}
 		})
 	}
-	ty.report(t, []string{"C1", "C4", "C5"})
+	rep := ty.report(t, []string{"C1", "C4", "C5"})
 	// A pass that never ran is a failure only when no source was filtered
 	// out (go test -run 'TestPassComposition$/synth' runs some passes
 	// only).
-	pt.report(t, sourcesRun == len(caseSources))
+	rep += "\nper pass:\n" + pt.report(t, sourcesRun == len(caseSources))
+	writeSweep(t, "composition", load, rep)
 }
 
 // passCount is one pass's outcomes over a composition run.
@@ -224,7 +226,7 @@ func (pt passTally) record(c *checker, pipe []string, wrote bool, by, msg string
 // report prints the per-pass figures and fails a pass that accepted no
 // input (with a source filtered out: unless every refusal was intended),
 // or (all: every source ran) never ran.
-func (pt passTally) report(t *testing.T, all bool) {
+func (pt passTally) report(t *testing.T, all bool) string {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-22s %8s %8s %s\n", "pass", "accepted", "refused", "(as its inputs' generators intend)")
@@ -243,4 +245,5 @@ func (pt passTally) report(t *testing.T, all bool) {
 		}
 	}
 	t.Log("\nper pass:\n" + b.String())
+	return b.String()
 }

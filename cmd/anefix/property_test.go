@@ -1,10 +1,11 @@
 package main
 
-// Property tests over generated variety (README "Tests"): every case of
+// Property tests over generated variety (README "For contributors"): every case of
 // every registered source (property_sources_test.go) is run through the
 // commands the way a user runs them, in-process, and must keep the
 // promises below. CI runs each source's fixed sample; ANEFIX_FULL_SWEEP=1
-// runs every case and prints the figures the README quotes.
+// runs every case; ANEFIX_PROPERTY_REPORT writes the figures into
+// testdata/measurements.md (measurements_test.go).
 //
 //	P0  IN reads: inspect IN exits 0 (every generated case is a valid model)
 //	P1  rewrite IN -o OUT exits 0, or 1 with a message naming an op
@@ -40,6 +41,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -277,7 +279,7 @@ type checker struct {
 	mlirOpt  string // mlir-opt 22
 	failures []failure
 	// accepted are the documented limits a property accepts (verifyLimits),
-	// kept to be counted: the README lists each with its reason.
+	// kept to be counted: the report lists each with its reason.
 	accepted []failure
 	// expected are the properties a generator's expectation was checked
 	// under for this case (P2's islands, P7, P8), for the report.
@@ -567,7 +569,8 @@ func (ty *tally) expect(c *checker) {
 	}
 }
 
-func (ty *tally) report(t *testing.T, props []string) {
+// report logs the tally and returns it as text.
+func (ty *tally) report(t *testing.T, props []string) string {
 	t.Helper()
 	var b strings.Builder
 	srcs := make([]string, 0, len(ty.cases))
@@ -657,10 +660,31 @@ func (ty *tally) report(t *testing.T, props []string) {
 		}
 	}
 	t.Log("\n" + b.String())
-	if f := os.Getenv("ANEFIX_PROPERTY_REPORT"); f != "" {
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			t.Error(err)
-		}
+	return b.String()
+}
+
+// writeSweep writes a sweep's report to its section of the measurements
+// file named by ANEFIX_PROPERTY_REPORT (testdata/measurements.md; relative
+// paths from the repository root), stamped with the command that ran it.
+func writeSweep(t *testing.T, section string, loadStart float64, report string) {
+	t.Helper()
+	f := os.Getenv("ANEFIX_PROPERTY_REPORT")
+	if f == "" {
+		return
+	}
+	run := t.Name()
+	if fl := flag.Lookup("test.run"); fl != nil && fl.Value.String() != "" {
+		run = fl.Value.String()
+	}
+	cmd := "ANEFIX_PROPERTY_REPORT=" + f + " go test ./cmd/anefix -run '" + run + "'"
+	scope := "the CI sample of each source (" + FullSweepEnv + "=1 runs every case)"
+	if fullSweep() {
+		cmd = FullSweepEnv + "=1 " + cmd
+		scope = "every case of every source"
+	}
+	body := measurementStamp(cmd, loadStart, loadAvg1()) + "Cases: " + scope + ".\n\n```\n" + report + "```\n"
+	if err := writeMeasurement(f, section, body); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -677,6 +701,7 @@ func runPattern(parts ...string) string {
 // or all with ANEFIX_FULL_SWEEP=1).
 func TestProperties(t *testing.T) {
 	mlirOpt := oracle.MlirOpts[1].Require(t)
+	load := loadAvg1()
 	ty := &tally{cases: map[string]int{}}
 	for _, src := range caseSources {
 		t.Run(src.Name, func(t *testing.T) {
@@ -700,5 +725,6 @@ func TestProperties(t *testing.T) {
 			}
 		})
 	}
-	ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"})
+	rep := ty.report(t, []string{"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"})
+	writeSweep(t, "properties", load, rep)
 }

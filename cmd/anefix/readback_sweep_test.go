@@ -73,7 +73,7 @@ func sweepStride(configs, arms int) int { return max(7, configs*arms/sweepSample
 // reads back and converts to generic text (issue 20: dce dropped a blob
 // whose declaration the bytecode writer keeps, and the text printer refused
 // the declaration). Every synth arm in testdata/synth × sweepConfigs; only a
-// fixed sample unless ANEFIX_FULL_SWEEP=1 (figures in README).
+// fixed sample unless ANEFIX_FULL_SWEEP=1.
 func TestRewriteOutputsReadBack(t *testing.T) {
 	arms, err := filepath.Glob(filepath.Join("..", "..", "testdata", "synth", "*.aimodel"))
 	if err != nil || len(arms) == 0 {

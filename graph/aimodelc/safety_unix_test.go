@@ -221,7 +221,10 @@ func TestInBundleFIFO(t *testing.T) {
 // chmod 000 members and directories: as a user the mode applies to, each
 // is an error or a problem naming the file and "permission denied"; as
 // root (CI), which reads them anyway, the package reads as usual. Run as
-// both (see README, Tests).
+// both: as a user, e.g. after useradd -m tester, with a module and build
+// cache that user can read: su tester -c 'cd REPO && GOMODCACHE=…
+// GOCACHE=… GOPROXY=off go test ./graph/aimodelc ./cmd/anefix -run
+// "Unreadable|NotFollowed|FIFO|EntryNames"'.
 func TestUnreadableMembers(t *testing.T) {
 	man := pkgDir + "/" + manifestFile
 	spec := pkgDir + "/specialized_model_1.mpsgraph"

@@ -88,7 +88,7 @@ func TestParseHash(t *testing.T) {
 }
 
 // corpusPackages returns the compiled packages Apple's toolchain wrote
-// (the corpus beside the repository; see README "Tests"). Without the
+// (the corpus beside the repository; see README "For contributors"). Without the
 // corpus the test skips, or fails under ANEFIX_REQUIRE_ORACLES or CI.
 func corpusPackages(t *testing.T) []string {
 	t.Helper()

@@ -15,5 +15,16 @@
 //
 // Weights (dense_resource constants) are read from their blobs on demand and
 // used in place by matmul, conv and gather; only small constants are widened
-// to float32.
+// to float32. Pair runs a reference and a candidate together, so a conv or
+// matmul applying the same weight bytes in both runs once over both graphs'
+// streams.
+//
+// A new op, both numerics profiles: (1) graph/coreaiop/table.go, if it is a
+// new coreai op: its row (TestOpRowsMatchCoreaiop then fails until this
+// package has it too); (2) ops.go: one row in opRows (name, aliases, group,
+// how it runs; an elementwise op carries its function, an op a Neural
+// Engine rule changes lists the rules and its ane kernel); (3) only for a
+// new kernel, fooOp(c opCall) in its family's file. TestZooAgainstNumpy
+// fails until testdata/numpy/gen.py has a case for it in zoo() (or it is
+// listed as having no numpy equivalent).
 package interp

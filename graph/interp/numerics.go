@@ -12,7 +12,7 @@ import (
 // a MODEL built from third-party measurements, not from Apple
 // documentation, taken on an M2 Pro (filed under the A14 family by the
 // project that measured it) and an M5 (A16 family). Every rule below names
-// its source in its Source field, and README "The Neural Engine profile"
+// its source in its Source field, and README "4. Did it hurt the numbers?"
 // says who measured what. Chips nobody measured may differ.
 //
 // Scope (anefix's choices, marked as such): the rules apply to ops whose

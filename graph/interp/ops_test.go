@@ -123,8 +123,7 @@ func TestCanonicalSpellings(t *testing.T) {
 
 // Each row has one way to run, and the elementwise kernels find their
 // function in it; every rule a row names is a rule of the profile, whose
-// Ops list the rows that name it (the ops README "The Neural Engine
-// profile" says each rule changes).
+// Ops list the rows that name it (the ops each rule of aneRules changes).
 func TestOpRowsWellFormed(t *testing.T) {
 	same := func(a, b any) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
 	for _, r := range opRows {

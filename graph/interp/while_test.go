@@ -145,7 +145,7 @@ var zooLimits = []string{
 
 // Every module of the op zoo (graph/coreaiop/zoo: each op of the op table
 // in its three forms) runs through the interpreter on seeded inputs, or
-// fails with a documented limit; the count is logged (README "The op zoo").
+// fails with a documented limit; the count is logged.
 func TestZooModulesRun(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ran, limited := 0, map[string][]string{}

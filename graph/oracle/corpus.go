@@ -10,7 +10,7 @@ import (
 )
 
 // corpusInstall says where the corpus goes; it is never copied into the
-// repository (README "Tests").
+// repository (README "For contributors").
 const corpusInstall = "put Apple's files at ../shared/corpus beside the repository (read-only)"
 
 // CorpusDir is the real corpus, files written by Apple's toolchain kept

@@ -8,7 +8,7 @@ import (
 )
 
 // Arm selects which of the seed's experiment graphs to build
-// (README "Test graphs: anefix synth").
+// (README "Test graphs").
 type Arm byte
 
 const (

@@ -32,7 +32,7 @@ func runLinearInt4(p *Pass) {
 
 // linearInt4 reports whether a blockwise_shift_scale dequantizes linear
 // 4-bit integer weights (its data operand is si4/ui4/i4 and does not come
-// from a lut_to_dense): the case README "Checking on a Mac" cites.
+// from a lut_to_dense): the case ruleLinearInt4's Evidence cites.
 // si8, f8E4M3FN and palettized (lut_to_dense) inputs are not.
 func linearInt4(op *graph.Operation) (string, bool) {
 	if op.NumOperands() == 0 {

@@ -9,6 +9,19 @@
 //
 // Everything here is a prediction. The real answer is `anefix compile` on a
 // Mac; the rule table records, for each rule, what it rests on.
+//
+// A new rule: (1) <kind>_<name>.go holds var RuleX = &Rule{ID, Title,
+// Message, Evidence, Fix, Severity, Requires, Run: runX} and func runX(p
+// *Pass), which reads the graph's facts from p and shared results only
+// through p.Islands() / p.Scan() (declared in Requires) and reports with
+// p.Report, p.ReportVals, p.ReportPort or p.MarkIllegal; (2) its test,
+// testRule(t, RuleX, []ruleCase{…}), fails when the rule reads a result its
+// Requires omits; (3) one row in Rules below, where the rule should appear
+// in reports. TestRulesListed fails when a declared rule is not listed or
+// has no test. Only when needed: an analysis the passes also use goes in
+// passes/anefacts, a blocker with known region placement in calib.go, a fix
+// confirmed by a pass's preview in fixes.go, a rule mirroring a compiler
+// diagnostic in group.go's RuleFor.
 package ane
 
 import (

@@ -111,7 +111,7 @@ func rewriteZoo(t *testing.T, z zoo.Module) zooOutcome {
 // per coreai op of graph/coreaiop, in three forms): the default rewrite
 // succeeds, its output reads back and mlir-opt reads its generic form, and
 // check on it names no blocker whose fix is a default-on pass. The log
-// prints the figures README quotes.
+// prints the figures.
 func TestZooPromise(t *testing.T) {
 	mods := zoo.Modules()
 	held := 0

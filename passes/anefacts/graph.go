@@ -125,8 +125,8 @@ func IsParamSlot(op *graph.Operation, i int) bool {
 // compute type, so the element-type rule looks at its result, not at them.
 // Linear INT4 is its own rule (passes/ane rule_linear_int4.go). Guess,
 // unconfirmed: that the compiler checks these operands' types only through
-// that rule (palettized and si8 programs compile; README "Checking on a
-// Mac" cites the reports).
+// that rule (palettized and si8 programs compile; passes/ane's
+// rule_linear_int4.go and calib.go cite the reports).
 func IsStorageSlot(op *graph.Operation, i int) bool {
 	return coreaiop.OperandRole(op, i) == coreaiop.Storage
 }

@@ -3,7 +3,8 @@
 // are the experiments for the Neural Engine blockers the compiler does not
 // name (passes/ane's suspects) plus finer neutralizations (the arm-d pass
 // per region kind, then per region), searched by delta debugging (ddmin.go)
-// with a test command run by passes/probe.
+// with a test command run by passes/probe. Apply builds one candidate and
+// refuses a set holding two values of one option.
 package bisect
 
 import (

@@ -80,10 +80,9 @@ type driftWant struct {
 // strip-fp32-casts changes precision: its drift on tiny arm A with seeded
 // weights is measured for all islands, the default (the islands check
 // flags: the recurrence), the recurrence islands by source glob and the
-// RMSNorm islands only. The README's numerics table (section "Numerics",
-// rows "default pipeline" and "islands=all (norms in fp16)", and its
-// reading "Norms in fp16 overflow … every position's top-1 is lost and the
-// states are destroyed (drift 1)") quotes the same contrast over 256
+// RMSNorm islands only. The numerics table of testdata/measurements.md
+// (rows "default pipeline" and "islands=all (norms in fp16)": every
+// position's top-1 lost, the states destroyed, drift 1) measures the same contrast over 256
 // positions; here it is asserted over 24 steps: with the norms in fp16 no
 // step agrees and the worst state's relative RMS is at least 0.99 ("drift
 // 1"), with the default the [1 2 3] prompt keeps every step. The exact
@@ -130,7 +129,7 @@ func TestStripFP32CastsDrift(t *testing.T) {
 					c.name, prompt, r.Agree, r.N, r.FirstDivergence, r.PSNR, worst, len(r.States), w.agree, w.firstDiv, w.psnr, w.worstRelRMS)
 			}
 			if w.agree == 0 && worst < 0.99 {
-				t.Errorf("%s, prompt %v: norms in fp16 left the worst state at relative RMS %.3g, the README says they destroy it (drift 1)", c.name, prompt, worst)
+				t.Errorf("%s, prompt %v: norms in fp16 left the worst state at relative RMS %.3g, the numerics table measures drift 1 (testdata/measurements.md)", c.name, prompt, worst)
 			}
 		}
 	}

@@ -170,8 +170,7 @@ func (l *Log) Count(k Kind) int { return l.Counts[k] }
 // The retention bounds. With lines cut at maxLineBytes and the kept text
 // of each record cut at maxKeptText, what a Log keeps is at most about
 // MaxKept*(5*maxKeptText + maxKeptIDs*maxKeptID) + 2*MaxKeptFailures*maxBlockBytes
-// + 2*MaxKeptOther*maxKeptText + maxLineBytes, under 96 MiB, whatever the log's size (the README's
-// safety section states it). Every kept string is a copy, so no record
+// + 2*MaxKeptOther*maxKeptText + maxLineBytes, under 96 MiB, whatever the log's size. Every kept string is a copy, so no record
 // pins the (up to 1 MiB) line it came from.
 const (
 	// maxLineBytes bounds the part of one log line that is parsed.
