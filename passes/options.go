@@ -10,7 +10,7 @@ package passes
 // parsed and valid and never checks them again.
 
 import (
-	"github.com/anefix/anefix/internal/nearest"
+	"github.com/anefix/anefix/graph/nearest"
 
 	"errors"
 	"fmt"

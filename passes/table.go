@@ -1,7 +1,7 @@
 package passes
 
 import (
-	"github.com/anefix/anefix/internal/nearest"
+	"github.com/anefix/anefix/graph/nearest"
 
 	"fmt"
 	"slices"

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/anefix/anefix/internal/nearest"
+	"github.com/anefix/anefix/graph/nearest"
 
 	"fmt"
 	pb "github.com/anefix/anefix/proto/anefixpb"

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/anefix/anefix/graph/bundle"
-	"github.com/anefix/anefix/internal/nearest"
+	"github.com/anefix/anefix/graph/nearest"
 	"github.com/anefix/anefix/passes/ane/compiler"
 	"github.com/anefix/anefix/passes/probe"
 	"github.com/spf13/pflag"

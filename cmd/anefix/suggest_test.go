@@ -7,7 +7,7 @@ import (
 )
 
 // Every unknown name a user types gets the nearest valid one suggested
-// (internal/nearest), and stays a usage error (exit 2).
+// (graph/nearest), and stays a usage error (exit 2).
 func TestTypoSuggestions(t *testing.T) {
 	in := filepath.Join("..", "..", "testdata", "mlir", "pretty", "printed_small.mlir")
 	out := filepath.Join(t.TempDir(), "out.mlir")

@@ -7,7 +7,7 @@ package ane
 // advice_*.go).
 
 import (
-	"github.com/anefix/anefix/internal/nearest"
+	"github.com/anefix/anefix/graph/nearest"
 
 	"fmt"
 	"regexp"
