@@ -13,6 +13,7 @@ import (
 	"github.com/anefix/anefix/passes/ane"
 	"github.com/anefix/anefix/passes/plandiff"
 	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 	"github.com/anefix/anefix/proto/pbview"
 )
 
@@ -181,7 +182,7 @@ func diffSide(env *Env, ld *modelio.Loaded, path, arch string) (plandiff.Side, e
 
 // planDiffReport converts the diff to the schema.
 func planDiffReport(d *plandiff.Diff) *pb.PlanDiff {
-	msg := &pb.PlanDiff{Architecture: d.Architecture, GraphsAdded: d.GraphsAdded, GraphsRemoved: d.GraphsRemoved}
+	msg := &pb.PlanDiff{SchemaVersion: pbprint.SchemaVersion, Architecture: d.Architecture, GraphsAdded: d.GraphsAdded, GraphsRemoved: d.GraphsRemoved}
 	if n, ok := d.Total(false); ok {
 		msg.RegionsA = int32Ptr(n)
 	}

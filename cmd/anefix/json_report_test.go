@@ -45,6 +45,7 @@ func TestJSONReportsMatchSchema(t *testing.T) {
 		{[]string{"verify", a, b, "--streams", "2", "--length", "8", "--json"}, exitGate, "VerifyReport", []string{`"passed": false`, `"logitsIdentical": false`}},
 		{[]string{"verify", a, a, "--streams", "1", "--length", "4", "--json"}, exitOK, "VerifyReport", []string{`"passed": true`, `"logitsPsnrDb": null`, `"logitsIdentical": true`}},
 		{[]string{"verify", a, b, "--mode", "greedy", "--steps", "4", "--json"}, exitGate, "VerifyReport", []string{`"passed": false`, `"firstDivergence": `}},
+		{[]string{"diff", a, a, "--json"}, exitOK, "PlanDiff", []string{`"architecture": "h18p"`}},
 		{[]string{"bisect", armAPath, "--test", "true {}", "--no-cache", "--json"}, exitGate, "BisectReport", []string{`"result": "input-good"`, `"minimal": []`}},
 		{[]string{"reduce", armAPath, "--test", "false {}", "-o", filepath.Join(dir, "small.aimodel"), "--no-cache", "--json"}, exitGate, "ReduceReport", []string{`"result": "input-bad"`}},
 	}

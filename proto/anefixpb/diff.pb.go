@@ -28,6 +28,8 @@ const (
 // one architecture.
 type PlanDiff struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (also when embedded in a rewrite report).
+	SchemaVersion int32 `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// The two inputs (absent in a rewrite report, which names its own).
 	A *Input `protobuf:"bytes,1,opt,name=a,proto3" json:"a,omitempty"`
 	B *Input `protobuf:"bytes,2,opt,name=b,proto3" json:"b,omitempty"`
@@ -91,6 +93,13 @@ func (x *PlanDiff) ProtoReflect() protoreflect.Message {
 // Deprecated: Use PlanDiff.ProtoReflect.Descriptor instead.
 func (*PlanDiff) Descriptor() ([]byte, []int) {
 	return file_diff_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PlanDiff) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
 }
 
 func (x *PlanDiff) GetA() *Input {
@@ -625,8 +634,9 @@ var File_diff_proto protoreflect.FileDescriptor
 const file_diff_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
-	"diff.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\vcheck.proto\"\xa4\x05\n" +
-	"\bPlanDiff\x12\x1e\n" +
+	"diff.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\vcheck.proto\"\xcb\x05\n" +
+	"\bPlanDiff\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12\x1e\n" +
 	"\x01a\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x01a\x12\x1e\n" +
 	"\x01b\x18\x02 \x01(\v2\x10.anefix.v1.InputR\x01b\x12\"\n" +
 	"\farchitecture\x18\x03 \x01(\tR\farchitecture\x12 \n" +
