@@ -487,10 +487,13 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 		return verifyTeacher(env, refPath, candPath, ref, cand, vr, consts, log2)
 	}
 	start := time.Now()
+	bar := positionBar(env)
 	res, err := compare.Compare(ref.Module, cand.Module, compare.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
 		MaxMemory: vr.MaxMemory, CandConstants: consts, Ranges: vr.Ranges, Family: vr.Family, Localize: vr.Localize, CandStateLog2: log2,
+		Progress: bar.set,
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}

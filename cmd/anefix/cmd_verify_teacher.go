@@ -186,10 +186,13 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 		return err
 	}
 	start := time.Now()
+	bar := positionBar(env)
 	res, err := compare.CompareTeacher(ref.Module, cand.Module, compare.TeacherOptions{
 		Streams: streams, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand, CandConstants: consts,
 		CandStateLog2: log2, MaxMemory: vr.MaxMemory, Ranges: vr.Ranges, Family: vr.Family, ClearMargin: tr.ClearMargin,
+		Progress: bar.set,
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}
