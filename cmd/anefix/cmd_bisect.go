@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/passes/bisect"
 	"github.com/anefix/anefix/passes/probe"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -157,12 +158,17 @@ func (o *searchOpts) runner(env *Env, in string) (*probe.Runner, error) {
 	return probe.New(probe.Config{Command: o.test, CacheDir: dir, Jobs: o.jobs, Timeout: o.timeout, MaxProbes: o.maxProbes, Output: out, Warn: warn})
 }
 
-// progress prints one line per batch, only on a terminal.
-func progress(env *Env, what string) func(string) {
-	if !env.StderrIsTTY {
-		return nil
-	}
-	return func(s string) { fmt.Fprintf(env.Stderr, "\ranefix %s: %s\x1b[K", what, s) }
+// searchProgress is bisect's and reduce's bar: the probes answered so far,
+// how many ran the test and how many came from the cache, drawn as every
+// bar is (graph/bundle progress.go): on the raw terminal only
+// (progressFile; through env.Stderr its control codes would be escaped
+// into text), one line redrawn in place, gone once done is called.
+func searchProgress(env *Env, what string) (update func(probes, run, cached int), done func()) {
+	bar := bundle.NewCountBar(progressFile(env), what, 0, "probes")
+	return func(probes, run, cached int) {
+		bar.SetNote(fmt.Sprintf("(%d run, %d cached)", run, cached))
+		bar.Set(int64(probes))
+	}, bar.Done
 }
 
 // runBisect is `anefix bisect`.
@@ -191,11 +197,10 @@ func runBisect(env *Env, f *bisectFlags, args []string) error {
 		return err
 	}
 	defer work.Close()
-	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: progress(env, "bisect")}
+	update, done := searchProgress(env, "bisect")
+	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: update}
 	rep, err := bisect.Bisect(src, plan, p)
-	if env.StderrIsTTY && p.Progress != nil {
-		fmt.Fprintln(env.Stderr)
-	}
+	done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}

@@ -96,11 +96,10 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 		return err
 	}
 	defer work.Close()
-	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: progress(env, "reduce")}
+	update, done := searchProgress(env, "reduce")
+	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: update}
 	rep, best, err := reduce.Reduce(src, p)
-	if env.StderrIsTTY && p.Progress != nil {
-		fmt.Fprintln(env.Stderr)
-	}
+	done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
