@@ -404,3 +404,24 @@ func TestBisectRefusedChangeLeftOut(t *testing.T) {
 		t.Errorf("externalize-constant not listed as left out: %v", rep.Ineffective)
 	}
 }
+
+// reduce's text report, exactly: the remaining op counts are separated by
+// ", " with nothing after the last (it used to end in a stray ",").
+func TestReduceTextExact(t *testing.T) {
+	rep := &pb.ReduceReport{OpsBefore: 12, OpsAfter: 3, Result: "reduced", Message: "12 ops → 3", Output: "small.aimodel",
+		Removed:   []*pb.ReduceStep{{Kind: "to-constant", Targets: []string{"%4", "%5"}, OpsBefore: 12, OpsAfter: 3}},
+		Probes:    []*pb.Probe{{}, {Cached: true}},
+		ProbesRun: 1, ProbesCached: 1,
+		Remaining: []*pb.OpCount{{OpName: "coreai.constant", Count: 2}, {OpName: "coreai.softmax", Count: 1}}}
+	var b strings.Builder
+	writeReduceText(&b, rep)
+	want := "ops: 12 -> 3\n" +
+		"  to-constant        12 -> 3     [%4 %5]\n" +
+		"probes: 2 (1 run, 1 cached)\n" +
+		"remaining: coreai.constant 2, coreai.softmax 1\n" +
+		"result: reduced: 12 ops → 3\n" +
+		"wrote small.aimodel\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

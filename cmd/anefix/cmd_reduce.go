@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/samber/lo"
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph/modelio"
@@ -144,11 +146,8 @@ func writeReduceText(w io.Writer, r *pb.ReduceReport) {
 	}
 	fmt.Fprintf(w, "probes: %d (%d run, %d cached)\n", len(r.Probes), r.ProbesRun, r.ProbesCached)
 	if len(r.Remaining) > 0 {
-		fmt.Fprint(w, "remaining:")
-		for _, c := range r.Remaining {
-			fmt.Fprintf(w, " %s %d,", c.OpName, c.Count)
-		}
-		fmt.Fprintln(w)
+		counts := lo.Map(r.Remaining, func(c *pb.OpCount, _ int) string { return fmt.Sprintf("%s %d", c.OpName, c.Count) })
+		fmt.Fprintf(w, "remaining: %s\n", strings.Join(counts, ", "))
 	}
 	fmt.Fprintf(w, "result: %s: %s\n", r.Result, r.Message)
 	if r.Output != "" {
