@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 
@@ -55,7 +56,8 @@ Examples:
 }
 
 // testCommandHelp is what bisect's and reduce's --help say about CMD: how
-// {} is substituted, what is bounded, and what is cached.
+// {} is substituted, what is bounded, and what is cached under which key
+// (passes/probe keyfiles.go).
 const testCommandHelp = `How {} is substituted: CMD runs under /bin/sh -c with the candidate's path
 in the environment variable ANEFIX_CANDIDATE, and each {} becomes a
 reference to it, never the path itself: {} becomes "$ANEFIX_CANDIDATE", and
@@ -76,8 +78,15 @@ cannot be stopped that way: it is reported and no longer waited for.
 --probe-timeout stops the whole group (SIGTERM, SIGKILL 5 s later) and
 counts the probe as cannot tell.
 
-Answers are cached by the candidate's bytes and CMD (--cache DIR, default
-<user cache dir>/anefix/probes), so a rerun repeats no compile. Only an
+Answers are cached (--cache DIR, default <user cache dir>/anefix/probes),
+so a rerun repeats no compile. The key is the candidate's bytes, CMD's
+text and the bytes of every file CMD names: each word of CMD that is a
+path (relative to the working directory, or absolute) to a regular file,
+such as the script of 'sh my-test.sh {}', read when the search starts.
+Not in the key: the target of an output redirection (> log), and a file
+the test reads that CMD does not name (one the script calls): after
+editing such a file, rerun with --no-cache. When answers came from the
+cache, a line on stderr says how many and where. Only an
 answer from a test that ran to its end on its own is cached: never a
 timeout, a test stopped by Ctrl-C/SIGTERM to anefix, a death by SIGHUP,
 SIGINT, SIGKILL or SIGTERM, exit 4, or exit 126/127 (a command in CMD could
@@ -171,6 +180,18 @@ func searchProgress(env *Env, what string) (update func(probes, run, cached int)
 	}, bar.Done
 }
 
+// cacheNote says, on stderr, how many of a search's answers came from the
+// cache and where it is, since an answer from the cache may be older than
+// something the test reads that is not in the key.
+func cacheNote(env *Env, o *searchOpts, r *probe.Runner, probes []*pb.Probe, cached int32) {
+	if cached == 0 {
+		return
+	}
+	key := append([]string{"the candidate", "CMD"}, lo.Map(r.KeyFiles(), func(f string, _ int) string { return quotePath(f) })...)
+	fmt.Fprintf(env.Stderr, "anefix %s: %d of %d answers came from the cache %s (key: %s); --no-cache forces fresh runs\n",
+		o.cmd, cached, len(probes), quotePath(r.CacheDir()), strings.Join(key, ", "))
+}
+
 // runBisect is `anefix bisect`.
 func runBisect(env *Env, f *bisectFlags, args []string) error {
 	if len(args) != 1 {
@@ -209,6 +230,7 @@ func runBisect(env *Env, f *bisectFlags, args []string) error {
 	if err := writeSearchReport(env, o.json, out, func() { writeBisectText(env.Stdout, out) }); err != nil {
 		return err
 	}
+	cacheNote(env, o, r, out.Probes, out.ProbesCached)
 	return searchExit(rep.Result == bisect.ResultMinimal, rep.Result == bisect.ResultNoCompiler, rep.Message)
 }
 

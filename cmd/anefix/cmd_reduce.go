@@ -118,6 +118,7 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 	if err := writeSearchReport(env, o.json, rp, func() { writeReduceText(env.Stdout, rp) }); err != nil {
 		return err
 	}
+	cacheNote(env, o, r, rp.Probes, rp.ProbesCached)
 	return searchExit(rep.Result == reduce.ResultReduced, rep.Result == reduce.ResultNoCompiler, rep.Message)
 }
 
