@@ -70,7 +70,11 @@ is not in the report fails (exit 1) naming the nearest ids.
 --compiled PKG reads a compiled package of IN (built for the report's
 architecture) and prints its measured ANE and GPU regions beside each
 function's prediction; with --ops each op whose FX name the package's
-regions carry gets its measured device too.
+regions carry gets its measured device too. It also compares PKG's
+recorded source (metadata.json's sourceHash) with IN's main bytecode file,
+as 'anefix inspect PKG --source IN' does, and warns when they differ: PKG
+was then most likely compiled from another model or another version of
+IN, and its measurements may not be IN's (--json: compiledSource).
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
@@ -171,7 +175,9 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	}
 	var m *measured
 	if pkg != nil {
-		m = newMeasured(f.compiled, pkg, rep)
+		if m, err = newMeasured(f.compiled, pkg, rep, ld); err != nil {
+			return err
+		}
 	}
 	var msg *pb.CheckReport
 	if f.asJSON || f.view.any() {
@@ -480,6 +486,7 @@ func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 	fmt.Fprintf(b, "\nFunctions:\n")
 	if r.Compiled != "" {
 		fmt.Fprintf(b, "  (measured: read from the compiled package %s)\n", quotePath(r.Compiled))
+		b.WriteString(compiledSourceText(r))
 	}
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {

@@ -592,9 +592,12 @@ type CheckReport struct {
 	OpsOff *int32 `protobuf:"varint,19,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
 	// check --compiled PKG: the compiled package the measurements come from
 	// (GraphCheck.measured_*_regions, OpPlacement.measured_device).
-	Compiled      string `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Compiled string `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
+	// check --compiled PKG: whether PKG was compiled from this input; absent
+	// without --compiled.
+	CompiledSource *CompiledSource `protobuf:"bytes,21,opt,name=compiled_source,json=compiledSource,proto3" json:"compiled_source,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CheckReport) Reset() {
@@ -774,6 +777,103 @@ func (x *CheckReport) GetCompiled() string {
 	return ""
 }
 
+func (x *CheckReport) GetCompiledSource() *CompiledSource {
+	if x != nil {
+		return x.CompiledSource
+	}
+	return nil
+}
+
+// CompiledSource compares the source a compiled package records
+// (metadata.json's sourceHash) with check's input: the SHA-256 of the
+// input's main bytecode file (its main.mlirb), as inspect --source
+// compares it (graph/aimodelc CompareSource). That sourceHash is this
+// digest is inferred, not confirmed by a source on record: a mismatch says
+// the package was not compiled from these bytes by that rule, most likely
+// from another model or another version of this one, and its
+// measurements may then not be this input's.
+type CompiledSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// metadata.json's sourceHash; empty when the package records none.
+	SourceHash string `protobuf:"bytes,1,opt,name=source_hash,json=sourceHash,proto3" json:"source_hash,omitempty"`
+	// The comparison was made: false for MLIR text input (sourceHash is of
+	// bytecode) or a package without a sourceHash; note says why.
+	Compared bool `protobuf:"varint,2,opt,name=compared,proto3" json:"compared,omitempty"`
+	// The SHA-256 of the input's main file, upper-case hex (when compared).
+	InputDigest string `protobuf:"bytes,3,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	// source_hash equals input_digest (false when not compared).
+	Matches bool `protobuf:"varint,4,opt,name=matches,proto3" json:"matches,omitempty"`
+	// What a mismatch means, or why nothing was compared; empty on a match.
+	Note          string `protobuf:"bytes,5,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompiledSource) Reset() {
+	*x = CompiledSource{}
+	mi := &file_check_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompiledSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompiledSource) ProtoMessage() {}
+
+func (x *CompiledSource) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompiledSource.ProtoReflect.Descriptor instead.
+func (*CompiledSource) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CompiledSource) GetSourceHash() string {
+	if x != nil {
+		return x.SourceHash
+	}
+	return ""
+}
+
+func (x *CompiledSource) GetCompared() bool {
+	if x != nil {
+		return x.Compared
+	}
+	return false
+}
+
+func (x *CompiledSource) GetInputDigest() string {
+	if x != nil {
+		return x.InputDigest
+	}
+	return ""
+}
+
+func (x *CompiledSource) GetMatches() bool {
+	if x != nil {
+		return x.Matches
+	}
+	return false
+}
+
+func (x *CompiledSource) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 // OpPlacement is one op's predicted placement under the report's
 // architecture (passes/ane/placement.go). Per entry function the distinct
 // regions of its "ane" ops are its predicted_regions.
@@ -842,7 +942,7 @@ type OpPlacement struct {
 
 func (x *OpPlacement) Reset() {
 	*x = OpPlacement{}
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +954,7 @@ func (x *OpPlacement) String() string {
 func (*OpPlacement) ProtoMessage() {}
 
 func (x *OpPlacement) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +967,7 @@ func (x *OpPlacement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpPlacement.ProtoReflect.Descriptor instead.
 func (*OpPlacement) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{5}
+	return file_check_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OpPlacement) GetOpId() string {
@@ -1000,7 +1100,7 @@ type CompileFailure struct {
 
 func (x *CompileFailure) Reset() {
 	*x = CompileFailure{}
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1112,7 @@ func (x *CompileFailure) String() string {
 func (*CompileFailure) ProtoMessage() {}
 
 func (x *CompileFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1125,7 @@ func (x *CompileFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileFailure.ProtoReflect.Descriptor instead.
 func (*CompileFailure) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{6}
+	return file_check_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CompileFailure) GetLogLine() int32 {
@@ -1171,7 +1271,7 @@ type CompileReport struct {
 
 func (x *CompileReport) Reset() {
 	*x = CompileReport{}
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1183,7 +1283,7 @@ func (x *CompileReport) String() string {
 func (*CompileReport) ProtoMessage() {}
 
 func (x *CompileReport) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1196,7 +1296,7 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{7}
+	return file_check_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CompileReport) GetSchemaVersion() int32 {
@@ -1431,7 +1531,7 @@ type LogLine struct {
 
 func (x *LogLine) Reset() {
 	*x = LogLine{}
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1443,7 +1543,7 @@ func (x *LogLine) String() string {
 func (*LogLine) ProtoMessage() {}
 
 func (x *LogLine) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1456,7 +1556,7 @@ func (x *LogLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
 func (*LogLine) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{8}
+	return file_check_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *LogLine) GetLine() int32 {
@@ -1491,7 +1591,7 @@ type FunctionRegions struct {
 
 func (x *FunctionRegions) Reset() {
 	*x = FunctionRegions{}
-	mi := &file_check_proto_msgTypes[9]
+	mi := &file_check_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1503,7 +1603,7 @@ func (x *FunctionRegions) String() string {
 func (*FunctionRegions) ProtoMessage() {}
 
 func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[9]
+	mi := &file_check_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1516,7 +1616,7 @@ func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionRegions.ProtoReflect.Descriptor instead.
 func (*FunctionRegions) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{9}
+	return file_check_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FunctionRegions) GetName() string {
@@ -1601,7 +1701,7 @@ const file_check_proto_rawDesc = "" +
 	"\n" +
 	"\b_ops_offB\x17\n" +
 	"\x15_measured_ane_regionsB\x17\n" +
-	"\x15_measured_gpu_regions\"\xe1\x06\n" +
+	"\x15_measured_gpu_regions\"\xa5\a\n" +
 	"\vCheckReport\x12%\n" +
 	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
@@ -1624,10 +1724,18 @@ const file_check_proto_rawDesc = "" +
 	"\x06advice\x18\x11 \x03(\v2\x17.anefix.v1.FindingGroupR\x06advice\x12(\n" +
 	"\x03ops\x18\x12 \x03(\v2\x16.anefix.v1.OpPlacementR\x03ops\x12\x1c\n" +
 	"\aops_off\x18\x13 \x01(\x05H\x01R\x06opsOff\x88\x01\x01\x12\x1a\n" +
-	"\bcompiled\x18\x14 \x01(\tR\bcompiledB\x14\n" +
+	"\bcompiled\x18\x14 \x01(\tR\bcompiled\x12B\n" +
+	"\x0fcompiled_source\x18\x15 \x01(\v2\x19.anefix.v1.CompiledSourceR\x0ecompiledSourceB\x14\n" +
 	"\x12_predicted_regionsB\n" +
 	"\n" +
-	"\b_ops_off\"\xa8\x03\n" +
+	"\b_ops_off\"\x9e\x01\n" +
+	"\x0eCompiledSource\x12\x1f\n" +
+	"\vsource_hash\x18\x01 \x01(\tR\n" +
+	"sourceHash\x12\x1a\n" +
+	"\bcompared\x18\x02 \x01(\bR\bcompared\x12!\n" +
+	"\finput_digest\x18\x03 \x01(\tR\vinputDigest\x12\x18\n" +
+	"\amatches\x18\x04 \x01(\bR\amatches\x12\x12\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note\"\xa8\x03\n" +
 	"\vOpPlacement\x12\x13\n" +
 	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x16\n" +
 	"\x06device\x18\x02 \x01(\tR\x06device\x12\x14\n" +
@@ -1716,47 +1824,49 @@ func file_check_proto_rawDescGZIP() []byte {
 	return file_check_proto_rawDescData
 }
 
-var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_check_proto_goTypes = []any{
 	(*Rule)(nil),            // 0: anefix.v1.Rule
 	(*Finding)(nil),         // 1: anefix.v1.Finding
 	(*FindingGroup)(nil),    // 2: anefix.v1.FindingGroup
 	(*GraphCheck)(nil),      // 3: anefix.v1.GraphCheck
 	(*CheckReport)(nil),     // 4: anefix.v1.CheckReport
-	(*OpPlacement)(nil),     // 5: anefix.v1.OpPlacement
-	(*CompileFailure)(nil),  // 6: anefix.v1.CompileFailure
-	(*CompileReport)(nil),   // 7: anefix.v1.CompileReport
-	(*LogLine)(nil),         // 8: anefix.v1.LogLine
-	(*FunctionRegions)(nil), // 9: anefix.v1.FunctionRegions
-	(*OpRef)(nil),           // 10: anefix.v1.OpRef
-	(*Input)(nil),           // 11: anefix.v1.Input
-	(*CompiledPackage)(nil), // 12: anefix.v1.CompiledPackage
+	(*CompiledSource)(nil),  // 5: anefix.v1.CompiledSource
+	(*OpPlacement)(nil),     // 6: anefix.v1.OpPlacement
+	(*CompileFailure)(nil),  // 7: anefix.v1.CompileFailure
+	(*CompileReport)(nil),   // 8: anefix.v1.CompileReport
+	(*LogLine)(nil),         // 9: anefix.v1.LogLine
+	(*FunctionRegions)(nil), // 10: anefix.v1.FunctionRegions
+	(*OpRef)(nil),           // 11: anefix.v1.OpRef
+	(*Input)(nil),           // 12: anefix.v1.Input
+	(*CompiledPackage)(nil), // 13: anefix.v1.CompiledPackage
 }
 var file_check_proto_depIdxs = []int32{
-	10, // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
+	11, // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
 	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
 	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
 	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
 	1,  // 4: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
-	11, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	12, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
 	2,  // 6: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
 	2,  // 7: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
 	3,  // 8: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
 	0,  // 9: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
 	2,  // 10: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
 	2,  // 11: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
-	5,  // 12: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
-	11, // 13: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
-	6,  // 14: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
-	2,  // 15: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	9,  // 16: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	12, // 17: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	8,  // 18: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	6,  // 12: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
+	5,  // 13: anefix.v1.CheckReport.compiled_source:type_name -> anefix.v1.CompiledSource
+	12, // 14: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	7,  // 15: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
+	2,  // 16: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
+	10, // 17: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	13, // 18: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	9,  // 19: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1768,15 +1878,15 @@ func file_check_proto_init() {
 	file_inspect_proto_init()
 	file_check_proto_msgTypes[3].OneofWrappers = []any{}
 	file_check_proto_msgTypes[4].OneofWrappers = []any{}
-	file_check_proto_msgTypes[5].OneofWrappers = []any{}
-	file_check_proto_msgTypes[7].OneofWrappers = []any{}
+	file_check_proto_msgTypes[6].OneofWrappers = []any{}
+	file_check_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_check_proto_rawDesc), len(file_check_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
