@@ -38,11 +38,14 @@ type Rule struct {
 	Evidence string `protobuf:"bytes,5,opt,name=evidence,proto3" json:"evidence,omitempty"`
 	// The anefix pass that removes the finding; empty when none.
 	FixPass string `protobuf:"bytes,6,opt,name=fix_pass,json=fixPass,proto3" json:"fix_pass,omitempty"`
-	// "blocker", "suspect", "info" or "hazard". Suspects and hazards never
-	// change a verdict or the exit code.
+	// "blocker", "suspect", "info", "hazard" or "advice". Suspects, hazards
+	// and advice never change a verdict or the exit code.
 	Severity string `protobuf:"bytes,7,opt,name=severity,proto3" json:"severity,omitempty"`
 	// For suspects: what to run on a Mac to settle it.
-	Experiment    string `protobuf:"bytes,8,opt,name=experiment,proto3" json:"experiment,omitempty"`
+	Experiment string `protobuf:"bytes,8,opt,name=experiment,proto3" json:"experiment,omitempty"`
+	// The rule classifies compiler diagnostics only (compile's report); the
+	// rule model never reports it.
+	FromCompiler  bool `protobuf:"varint,9,opt,name=from_compiler,json=fromCompiler,proto3" json:"from_compiler,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -133,6 +136,153 @@ func (x *Rule) GetExperiment() string {
 	return ""
 }
 
+func (x *Rule) GetFromCompiler() bool {
+	if x != nil {
+		return x.FromCompiler
+	}
+	return false
+}
+
+// RuleTable is `anefix check --rules --json`: the rule table every check
+// report is computed with and the region models, as `anefix check --rules`
+// prints them (from this message).
+type RuleTable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32 `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The rule table's version (CheckReport.rule_set).
+	RuleSet string `protobuf:"bytes,1,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
+	// Every rule, in table order (the order of CheckReport.rules).
+	Rules []*Rule `protobuf:"bytes,2,rep,name=rules,proto3" json:"rules,omitempty"`
+	// What check predicts for without --architecture.
+	DefaultArchitecture string `protobuf:"bytes,3,opt,name=default_architecture,json=defaultArchitecture,proto3" json:"default_architecture,omitempty"`
+	// The architectures with a region model, by name; any other name gets
+	// no region count.
+	RegionModels  []*RegionModel `protobuf:"bytes,4,rep,name=region_models,json=regionModels,proto3" json:"region_models,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RuleTable) Reset() {
+	*x = RuleTable{}
+	mi := &file_check_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RuleTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RuleTable) ProtoMessage() {}
+
+func (x *RuleTable) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RuleTable.ProtoReflect.Descriptor instead.
+func (*RuleTable) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RuleTable) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *RuleTable) GetRuleSet() string {
+	if x != nil {
+		return x.RuleSet
+	}
+	return ""
+}
+
+func (x *RuleTable) GetRules() []*Rule {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+func (x *RuleTable) GetDefaultArchitecture() string {
+	if x != nil {
+		return x.DefaultArchitecture
+	}
+	return ""
+}
+
+func (x *RuleTable) GetRegionModels() []*RegionModel {
+	if x != nil {
+		return x.RegionModels
+	}
+	return nil
+}
+
+// RegionModel is how check predicts an architecture's regions.
+type RegionModel struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An architecture name as coreai-build --architecture spells it.
+	Architecture string `protobuf:"bytes,1,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	// What the prediction assumes and the compiles it rests on.
+	Description   string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegionModel) Reset() {
+	*x = RegionModel{}
+	mi := &file_check_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegionModel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegionModel) ProtoMessage() {}
+
+func (x *RegionModel) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegionModel.ProtoReflect.Descriptor instead.
+func (*RegionModel) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RegionModel) GetArchitecture() string {
+	if x != nil {
+		return x.Architecture
+	}
+	return ""
+}
+
+func (x *RegionModel) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
 // Finding is one rule applying to one op.
 type Finding struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -151,7 +301,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_check_proto_msgTypes[1]
+	mi := &file_check_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -163,7 +313,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[1]
+	mi := &file_check_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -176,7 +326,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{1}
+	return file_check_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Finding) GetRule() string {
@@ -241,7 +391,7 @@ type FindingGroup struct {
 
 func (x *FindingGroup) Reset() {
 	*x = FindingGroup{}
-	mi := &file_check_proto_msgTypes[2]
+	mi := &file_check_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -253,7 +403,7 @@ func (x *FindingGroup) String() string {
 func (*FindingGroup) ProtoMessage() {}
 
 func (x *FindingGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[2]
+	mi := &file_check_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -266,7 +416,7 @@ func (x *FindingGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindingGroup.ProtoReflect.Descriptor instead.
 func (*FindingGroup) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{2}
+	return file_check_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *FindingGroup) GetRule() string {
@@ -394,7 +544,7 @@ type GraphCheck struct {
 
 func (x *GraphCheck) Reset() {
 	*x = GraphCheck{}
-	mi := &file_check_proto_msgTypes[3]
+	mi := &file_check_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +556,7 @@ func (x *GraphCheck) String() string {
 func (*GraphCheck) ProtoMessage() {}
 
 func (x *GraphCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[3]
+	mi := &file_check_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +569,7 @@ func (x *GraphCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphCheck.ProtoReflect.Descriptor instead.
 func (*GraphCheck) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{3}
+	return file_check_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GraphCheck) GetName() string {
@@ -602,7 +752,7 @@ type CheckReport struct {
 
 func (x *CheckReport) Reset() {
 	*x = CheckReport{}
-	mi := &file_check_proto_msgTypes[4]
+	mi := &file_check_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +764,7 @@ func (x *CheckReport) String() string {
 func (*CheckReport) ProtoMessage() {}
 
 func (x *CheckReport) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[4]
+	mi := &file_check_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +777,7 @@ func (x *CheckReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckReport.ProtoReflect.Descriptor instead.
 func (*CheckReport) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{4}
+	return file_check_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CheckReport) GetSchemaVersion() int32 {
@@ -811,7 +961,7 @@ type CompiledSource struct {
 
 func (x *CompiledSource) Reset() {
 	*x = CompiledSource{}
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +973,7 @@ func (x *CompiledSource) String() string {
 func (*CompiledSource) ProtoMessage() {}
 
 func (x *CompiledSource) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +986,7 @@ func (x *CompiledSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompiledSource.ProtoReflect.Descriptor instead.
 func (*CompiledSource) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{5}
+	return file_check_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CompiledSource) GetSourceHash() string {
@@ -942,7 +1092,7 @@ type OpPlacement struct {
 
 func (x *OpPlacement) Reset() {
 	*x = OpPlacement{}
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1104,7 @@ func (x *OpPlacement) String() string {
 func (*OpPlacement) ProtoMessage() {}
 
 func (x *OpPlacement) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1117,7 @@ func (x *OpPlacement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpPlacement.ProtoReflect.Descriptor instead.
 func (*OpPlacement) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{6}
+	return file_check_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OpPlacement) GetOpId() string {
@@ -1100,7 +1250,7 @@ type CompileFailure struct {
 
 func (x *CompileFailure) Reset() {
 	*x = CompileFailure{}
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1112,7 +1262,7 @@ func (x *CompileFailure) String() string {
 func (*CompileFailure) ProtoMessage() {}
 
 func (x *CompileFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1125,7 +1275,7 @@ func (x *CompileFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileFailure.ProtoReflect.Descriptor instead.
 func (*CompileFailure) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{7}
+	return file_check_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CompileFailure) GetLogLine() int32 {
@@ -1271,7 +1421,7 @@ type CompileReport struct {
 
 func (x *CompileReport) Reset() {
 	*x = CompileReport{}
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1433,7 @@ func (x *CompileReport) String() string {
 func (*CompileReport) ProtoMessage() {}
 
 func (x *CompileReport) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1446,7 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{8}
+	return file_check_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CompileReport) GetSchemaVersion() int32 {
@@ -1531,7 +1681,7 @@ type LogLine struct {
 
 func (x *LogLine) Reset() {
 	*x = LogLine{}
-	mi := &file_check_proto_msgTypes[9]
+	mi := &file_check_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1693,7 @@ func (x *LogLine) String() string {
 func (*LogLine) ProtoMessage() {}
 
 func (x *LogLine) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[9]
+	mi := &file_check_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1706,7 @@ func (x *LogLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
 func (*LogLine) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{9}
+	return file_check_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LogLine) GetLine() int32 {
@@ -1591,7 +1741,7 @@ type FunctionRegions struct {
 
 func (x *FunctionRegions) Reset() {
 	*x = FunctionRegions{}
-	mi := &file_check_proto_msgTypes[10]
+	mi := &file_check_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1603,7 +1753,7 @@ func (x *FunctionRegions) String() string {
 func (*FunctionRegions) ProtoMessage() {}
 
 func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[10]
+	mi := &file_check_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1616,7 +1766,7 @@ func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionRegions.ProtoReflect.Descriptor instead.
 func (*FunctionRegions) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{10}
+	return file_check_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FunctionRegions) GetName() string {
@@ -1644,7 +1794,7 @@ var File_check_proto protoreflect.FileDescriptor
 
 const file_check_proto_rawDesc = "" +
 	"\n" +
-	"\vcheck.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\rinspect.proto\"\xe2\x01\n" +
+	"\vcheck.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\rinspect.proto\"\x87\x02\n" +
 	"\x04Rule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x18\n" +
@@ -1655,7 +1805,17 @@ const file_check_proto_rawDesc = "" +
 	"\bseverity\x18\a \x01(\tR\bseverity\x12\x1e\n" +
 	"\n" +
 	"experiment\x18\b \x01(\tR\n" +
-	"experiment\"\x84\x01\n" +
+	"experiment\x12#\n" +
+	"\rfrom_compiler\x18\t \x01(\bR\ffromCompiler\"\xe4\x01\n" +
+	"\tRuleTable\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12\x19\n" +
+	"\brule_set\x18\x01 \x01(\tR\aruleSet\x12%\n" +
+	"\x05rules\x18\x02 \x03(\v2\x0f.anefix.v1.RuleR\x05rules\x121\n" +
+	"\x14default_architecture\x18\x03 \x01(\tR\x13defaultArchitecture\x12;\n" +
+	"\rregion_models\x18\x04 \x03(\v2\x16.anefix.v1.RegionModelR\fregionModels\"S\n" +
+	"\vRegionModel\x12\"\n" +
+	"\farchitecture\x18\x01 \x01(\tR\farchitecture\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\"\x84\x01\n" +
 	"\aFinding\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12 \n" +
 	"\x02op\x18\x02 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x19\n" +
@@ -1824,49 +1984,53 @@ func file_check_proto_rawDescGZIP() []byte {
 	return file_check_proto_rawDescData
 }
 
-var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_check_proto_goTypes = []any{
 	(*Rule)(nil),            // 0: anefix.v1.Rule
-	(*Finding)(nil),         // 1: anefix.v1.Finding
-	(*FindingGroup)(nil),    // 2: anefix.v1.FindingGroup
-	(*GraphCheck)(nil),      // 3: anefix.v1.GraphCheck
-	(*CheckReport)(nil),     // 4: anefix.v1.CheckReport
-	(*CompiledSource)(nil),  // 5: anefix.v1.CompiledSource
-	(*OpPlacement)(nil),     // 6: anefix.v1.OpPlacement
-	(*CompileFailure)(nil),  // 7: anefix.v1.CompileFailure
-	(*CompileReport)(nil),   // 8: anefix.v1.CompileReport
-	(*LogLine)(nil),         // 9: anefix.v1.LogLine
-	(*FunctionRegions)(nil), // 10: anefix.v1.FunctionRegions
-	(*OpRef)(nil),           // 11: anefix.v1.OpRef
-	(*Input)(nil),           // 12: anefix.v1.Input
-	(*CompiledPackage)(nil), // 13: anefix.v1.CompiledPackage
+	(*RuleTable)(nil),       // 1: anefix.v1.RuleTable
+	(*RegionModel)(nil),     // 2: anefix.v1.RegionModel
+	(*Finding)(nil),         // 3: anefix.v1.Finding
+	(*FindingGroup)(nil),    // 4: anefix.v1.FindingGroup
+	(*GraphCheck)(nil),      // 5: anefix.v1.GraphCheck
+	(*CheckReport)(nil),     // 6: anefix.v1.CheckReport
+	(*CompiledSource)(nil),  // 7: anefix.v1.CompiledSource
+	(*OpPlacement)(nil),     // 8: anefix.v1.OpPlacement
+	(*CompileFailure)(nil),  // 9: anefix.v1.CompileFailure
+	(*CompileReport)(nil),   // 10: anefix.v1.CompileReport
+	(*LogLine)(nil),         // 11: anefix.v1.LogLine
+	(*FunctionRegions)(nil), // 12: anefix.v1.FunctionRegions
+	(*OpRef)(nil),           // 13: anefix.v1.OpRef
+	(*Input)(nil),           // 14: anefix.v1.Input
+	(*CompiledPackage)(nil), // 15: anefix.v1.CompiledPackage
 }
 var file_check_proto_depIdxs = []int32{
-	11, // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
-	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
-	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
-	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
-	1,  // 4: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
-	12, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
-	2,  // 6: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
-	2,  // 7: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
-	3,  // 8: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
-	0,  // 9: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
-	2,  // 10: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
-	2,  // 11: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
-	6,  // 12: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
-	5,  // 13: anefix.v1.CheckReport.compiled_source:type_name -> anefix.v1.CompiledSource
-	12, // 14: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
-	7,  // 15: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
-	2,  // 16: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	10, // 17: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	13, // 18: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	9,  // 19: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
-	20, // [20:20] is the sub-list for method output_type
-	20, // [20:20] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	0,  // 0: anefix.v1.RuleTable.rules:type_name -> anefix.v1.Rule
+	2,  // 1: anefix.v1.RuleTable.region_models:type_name -> anefix.v1.RegionModel
+	13, // 2: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
+	3,  // 3: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
+	3,  // 4: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
+	3,  // 5: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
+	3,  // 6: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
+	14, // 7: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	4,  // 8: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
+	4,  // 9: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
+	5,  // 10: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
+	0,  // 11: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
+	4,  // 12: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
+	4,  // 13: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
+	8,  // 14: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
+	7,  // 15: anefix.v1.CheckReport.compiled_source:type_name -> anefix.v1.CompiledSource
+	14, // 16: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	9,  // 17: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
+	4,  // 18: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
+	12, // 19: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	15, // 20: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	11, // 21: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1876,17 +2040,17 @@ func file_check_proto_init() {
 	}
 	file_common_proto_init()
 	file_inspect_proto_init()
-	file_check_proto_msgTypes[3].OneofWrappers = []any{}
-	file_check_proto_msgTypes[4].OneofWrappers = []any{}
+	file_check_proto_msgTypes[5].OneofWrappers = []any{}
 	file_check_proto_msgTypes[6].OneofWrappers = []any{}
 	file_check_proto_msgTypes[8].OneofWrappers = []any{}
+	file_check_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_check_proto_rawDesc), len(file_check_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
