@@ -79,20 +79,20 @@ cannot be stopped that way: it is reported and no longer waited for.
 counts the probe as cannot tell.
 
 Answers are cached (--cache DIR, default <user cache dir>/anefix/probes),
-so a rerun repeats no compile. The key is the candidate's bytes, CMD's
-text and the bytes of every file CMD names: each word of CMD that is a
-path (relative to the working directory, or absolute) to a regular file,
-such as the script of 'sh my-test.sh {}', read when the search starts.
-Not in the key: the target of an output redirection (> log), and a file
-the test reads that CMD does not name (one the script calls): after
-editing such a file, rerun with --no-cache. When answers came from the
-cache, a line on stderr says how many and where. Only an
-answer from a test that ran to its end on its own is cached: never a
-timeout, a test stopped by Ctrl-C/SIGTERM to anefix, a death by SIGHUP,
-SIGINT, SIGKILL or SIGTERM, exit 4, or exit 126/127 (a command in CMD could
-not be run). A cache entry that is not a regular file of at most 256 bytes
-holding an answer for its own key (a link, a FIFO, a huge file, an entry of
-an earlier anefix) is ignored with a warning.`
+so a rerun repeats no compile. The key is the candidate's bytes, CMD's text
+and the bytes of every file CMD names: each word of CMD that is a path
+(relative to the working directory, or absolute) to a regular file, such as
+the script of 'sh my-test.sh {}', read when the search starts. Not in the
+key: the target of an output redirection (> log), and a file the test reads
+that CMD does not name (one the script calls): after editing such a file,
+rerun with --no-cache. When answers came from the cache, a line on stderr
+says how many and where. Only an answer from a test that ran to its end on
+its own is cached: never a timeout, a test stopped by Ctrl-C/SIGTERM to
+anefix, a death by SIGHUP, SIGINT, SIGKILL or SIGTERM, exit 4, or exit
+126/127 (a command in CMD could not be run). A cache entry that is not a
+regular file of at most 256 bytes holding an answer for its own key (a
+link, a FIFO, a huge file, an entry of an earlier anefix) is ignored with a
+warning.`
 
 // searchOpts are the flags bisect and reduce share.
 type searchOpts struct {
