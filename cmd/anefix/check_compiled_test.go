@@ -119,7 +119,15 @@ func TestCheckCompiledSource(t *testing.T) {
 	}
 	checkJSON := func(in, pkg string) source {
 		t.Helper()
-		_, out, errs := runCLI(t, "", "check", in, "--json", "--compiled", pkg)
+		stdin := ""
+		if in == "-" {
+			b, err := os.ReadFile(filepath.Join(armAPath, "main.mlirb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdin = string(b)
+		}
+		_, out, errs := runCLI(t, stdin, "check", in, "--json", "--compiled", pkg)
 		var r struct{ CompiledSource *source }
 		if err := json.Unmarshal([]byte(out), &r); err != nil || r.CompiledSource == nil {
 			t.Fatalf("check %s --compiled %s: %v, no compiledSource\n%s%s", in, pkg, err, out, errs)
@@ -140,6 +148,17 @@ func TestCheckCompiledSource(t *testing.T) {
 	}
 	if _, text, _ := runCLI(t, "", "check", armAPath, "--compiled", pkg); strings.Contains(text, "WARNING") || !strings.Contains(text, "compiled from this input") {
 		t.Errorf("armA with its own package:\n%s", text)
+	}
+	// armA's bytes on stdin: no path to compare, said so.
+	if got := checkJSON("-", pkg); got.Compared || got.Matches || got.SourceHash != digest(armAPath) || !strings.Contains(got.Note, "stdin") {
+		t.Errorf("armA on stdin: %+v", got)
+	}
+	// A package that records no sourceHash: nothing to compare, said so.
+	if err := os.WriteFile(filepath.Join(pkg, "metadata.json"), []byte(`{"producer": "stand-in"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := checkJSON(armAPath, pkg); got.Compared || got.Matches || got.SourceHash != "" || !strings.Contains(got.Note, "records no sourceHash") {
+		t.Errorf("package without a sourceHash: %+v", got)
 	}
 	// The real connector package and MLIR text: not compared, said so.
 	var conn string
