@@ -609,7 +609,13 @@ func (p *parser) parseOperation() *graph.Operation {
 	if p.isKeyword("loc") {
 		op.Loc = p.parseLoc(&op.Loc)
 	} else {
-		op.Loc = p.implicitLoc(line, col)
+		l := p.implicitLoc(line, col)
+		if len(groups) > 0 {
+			// A copy: the token's text is the source's, which the module
+			// must not keep alive.
+			l.Result = strings.Clone(groups[0].name)
+		}
+		op.Loc = l
 	}
 	k := 0
 	for _, g := range groups {
