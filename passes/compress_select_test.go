@@ -289,3 +289,60 @@ func TestWeightNamesMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftHintsWork: a weight a compression pass leaves for its shape
+// comes with a setting that would take it, and that setting, given as a
+// rule for it, does. By hand, for a gather_nd table of R×C f16 (outputs on
+// axis 0, inputs on 1): palettize's groups of 32 channels, R = 48: at 4
+// bits the divisors of 48 of 32 channels or more are 48 → group-size=48; at
+// 6 bits the divisor nearest 32 is 24 (|24−32| = 8 < |48−32| = 16) →
+// group-size=24; R = 20 at 4 bits has no divisor of 32 or more, so its
+// nearest, 20, with 6 bits (check's lut4-small-group) → group-size=20:bits=6.
+// quantize-weights per-block in blocks of 32 inputs, C = 48: block-size=24.
+func TestLeftHintsWork(t *testing.T) {
+	table := func(rows, cols int) string {
+		var rs []string
+		for r := 0; r < rows; r++ {
+			var vs []string
+			for c := 0; c < cols; c++ {
+				vs = append(vs, fmt.Sprintf("%d.0", (r*7+c*3)%11-5))
+			}
+			rs = append(rs, "["+strings.Join(vs, ", ")+"]")
+		}
+		T := fmt.Sprintf("tensor<%dx%dxf16>", rows, cols)
+		return fmt.Sprintf(`module {
+  coreai.graph @main(%%ids: tensor<1x1xsi32> {coreai.name = "ids"}) -> (tensor<1x%[2]dxf16> {coreai.name = "y"}) {
+    %%table = coreai.constant dense<[%[3]s]> : %[1]s
+    %%0 = coreai.gather_nd %%table at %%ids : (%[1]s, tensor<1x1xsi32>) to tensor<1x%[2]dxf16>
+    coreai.output %%0 : tensor<1x%[2]dxf16>
+  }
+}
+`, T, cols, strings.Join(rs, ", "))
+	}
+	for _, c := range []struct {
+		pass       string
+		rows, cols int
+		set        []string
+		hint       string
+	}{
+		{"palettize", 48, 64, nil, "group-size=48"},
+		{"palettize", 48, 64, []string{"bits=6"}, "group-size=24"},
+		{"palettize", 20, 64, nil, "group-size=20:bits=6"},
+		{"quantize-weights", 64, 48, []string{"granularity=per-block", "block-size=32"}, "block-size=24"},
+	} {
+		src := table(c.rows, c.cols)
+		set := []string{c.pass + ".min-elements=0"}
+		for _, s := range c.set {
+			set = append(set, c.pass+"."+s)
+		}
+		ch := runPass(t, src, c.pass, set...)
+		if len(ch.Left) != 1 || ch.Left[0].Hint != c.hint || ch.Left[0].Name != "%table" {
+			t.Errorf("%s %dx%d %v: left %+v, want %%table with hint %s", c.pass, c.rows, c.cols, c.set, ch.Left, c.hint)
+			continue
+		}
+		ch = runPass(t, src, c.pass, append(set, c.pass+".rules=table:"+c.hint)...)
+		if len(ch.Left) != 0 || len(ch.Compressed) != 1 {
+			t.Errorf("%s %dx%d %v with rules=table:%s: compressed %d, left %+v", c.pass, c.rows, c.cols, c.set, c.hint, len(ch.Compressed), ch.Left)
+		}
+	}
+}

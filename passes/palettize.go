@@ -52,9 +52,12 @@ first rule whose pattern (a glob as weights= takes) matches a weight sets
 the settings it names; the others, and every weight no rule matches, keep
 this pass's options; skip leaves the weights it takes as they are. Rules
 choose among the weights the selector takes. The report (rewrite
---dry-run, --json) lists per rule the weights it selected, those an
-earlier rule took, and their bytes before and after; a rule that selects
-nothing is a warning, not an error, so one recipe serves several models.
+--dry-run, --json) says per rule how many weights it took, how many it
+compressed (their bytes before and after) and how many it left as they
+are (their bytes, and per weight why, with a setting that would take it,
+such as group-size=34 for 68 channels), naming each weight as patterns
+match it, and those an earlier rule took; a rule that selects nothing is a
+warning, not an error, so one recipe serves several models.
 
 method=kmeans (default) is the least-squares palette: exact (dynamic
 programming over the sorted distinct values) for groups of up to 4096
@@ -114,7 +117,9 @@ performance table times it at full scale and cmd/anefix TestNumericsTable
 ranks bits, group size and the tied head by next-token numerics (both
 write their sections of testdata/measurements.md). Synthetic weights give
 flat, near-tied logits, so same top-1 is low for a given weight error:
-rank settings by those figures, do not read them as a trained model's.`,
+rank settings by those figures, do not read them as a trained model's.
+
+` + weightSelectDoc,
 	Addresses: "the seed's export asked for --compression 4bit_weight_palettized_group32 and the measured arms had fp16 weights (1.5 GB)",
 }
 

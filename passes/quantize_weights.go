@@ -54,7 +54,9 @@ per weight, bytes before and after and the SNR in dB. A blob read by
 constants of several functions is quantized once.
 
 Cost: the block ranges and the error take two reads of every weight, the
-data a third as it is written; memory stays one batch of blocks.`,
+data a third as it is written; memory stays one batch of blocks.
+
+` + weightSelectDoc,
 	Addresses: "linear weight quantization after export (coreai-optimization's quantize_weights works on a program in memory, in Python)",
 }
 

@@ -593,7 +593,7 @@ type CompressionRule struct {
 	Form string `protobuf:"bytes,3,opt,name=form,proto3" json:"form,omitempty"`
 	Skip bool   `protobuf:"varint,4,opt,name=skip,proto3" json:"skip,omitempty"`
 	// The weights it selected (the first rule that matches a weight sets
-	// it), by resource key or else op id, in module order, each blob once.
+	// it), by name as LeftWeight.name, in module order, each blob once.
 	Weights []string `protobuf:"bytes,5,rep,name=weights,proto3" json:"weights,omitempty"`
 	// len(weights).
 	Count int32 `protobuf:"varint,6,opt,name=count,proto3" json:"count,omitempty"`
