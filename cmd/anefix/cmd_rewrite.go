@@ -478,8 +478,8 @@ func rwRules(pr *pb.PassRun, uses []passes.RuleUse) {
 
 // writeRules prints a compression pass's rules table: per rule the
 // weights it took, compressed (bytes before → after) and left as they are
-// (their bytes), and with names (a dry run) the weights compressed, those
-// left with why, and those an earlier rule took from it.
+// (their bytes) with why each is left, and with names (a dry run) the
+// weights compressed and those an earlier rule took from it.
 func writeRules(w io.Writer, p *pb.PassRun, names bool) {
 	if len(p.Rules) == 0 {
 		return
@@ -499,7 +499,9 @@ func writeRules(w io.Writer, p *pb.PassRun, names bool) {
 				}
 			}
 			writeNameList(w, "      compressed: ", done)
-			writeLeft(w, "      ", p.Left, r.Index)
+		}
+		writeLeft(w, "      ", p.Left, r.Index) // always, as notes are
+		if names {
 			if len(r.Shadowed) > 0 {
 				writeNameList(w, "      also matches, taken by an earlier rule: ", r.Shadowed)
 			}

@@ -965,7 +965,8 @@ type CompressionTotal struct {
 	SnrDb float64 `protobuf:"fixed64,4,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
 	// The lowest per-weight SNR, and that weight's op. Both SNRs are
 	// +infinity (null in JSON) when every weight is exact, and exact is then
-	// true.
+	// true; both are null, and exact false, when no weight was compressed
+	// (weights 0: every weight taken was left).
 	MinSnrDb float64 `protobuf:"fixed64,5,opt,name=min_snr_db,json=minSnrDb,proto3" json:"min_snr_db,omitempty"`
 	MinSnrOp *OpRef  `protobuf:"bytes,6,opt,name=min_snr_op,json=minSnrOp,proto3" json:"min_snr_op,omitempty"`
 	Exact    bool    `protobuf:"varint,7,opt,name=exact,proto3" json:"exact,omitempty"`
