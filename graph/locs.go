@@ -27,11 +27,6 @@ type FileLoc struct {
 	// only the locations its text carried; every other writer treats it as
 	// the FileLoc it is.
 	Implicit bool
-	// Result is, in an implicit location of an op, the SSA name the text
-	// gave its first result without the '%' ("v13"), "" for none: the name
-	// a reader of the text knows the op by when it has no other
-	// (TextName). No writer prints it.
-	Result string
 }
 
 // NameLoc is `loc("name")` or `loc("name"(child))`. Child may be nil.
@@ -386,12 +381,15 @@ func SourceLoc(l Loc) *FileLoc {
 	return nil
 }
 
-// TextName is the SSA name ("%v13") the MLIR text read gave the op whose
-// location l is, when the text wrote no location for it (FileLoc.Result),
-// else "".
-func TextName(l Loc) string {
-	if f, ok := l.(*FileLoc); ok && f.Implicit && f.Result != "" {
-		return "%" + f.Result
+// TextName is the SSA name ("%v13") the MLIR text read gave op's first
+// result, which the text reader records for coreai.constant ops only
+// (Value.Loc), else "".
+func TextName(op *Operation) string {
+	if op.NumResults() == 0 {
+		return ""
+	}
+	if n, ok := op.Result(0).Loc.(*NameLoc); ok && n.Name != "" {
+		return "%" + n.Name
 	}
 	return ""
 }

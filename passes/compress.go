@@ -223,12 +223,12 @@ func (w *weightConst) label() string { return w.names[0] }
 // has a name, and "*" matches every weight.
 func weightNames(res string, op *graph.Operation, index int) []string {
 	var out []string
-	for _, n := range []string{res, op.OpID(), graph.TextName(op.Loc)} {
+	for _, n := range []string{res, op.OpID(), graph.TextName(op)} {
 		if n != "" && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
-	if t := graph.TextName(op.Loc); t != "" {
+	if t := graph.TextName(op); t != "" {
 		out = append(out, t[1:])
 	}
 	if len(out) == 0 {

@@ -75,12 +75,12 @@ type int4Weight struct {
 // first name the op or its data has (FX name, the text's SSA name).
 func (w *int4Weight) name() string {
 	if w.data == nil { // a weight the pass cannot read (int4Cand.why)
-		return cmp.Or(w.op.OpID(), graph.TextName(w.op.Loc), w.op.Describe())
+		return cmp.Or(w.op.OpID(), graph.TextName(w.op), w.op.Describe())
 	}
 	if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
 		return a.Key
 	}
-	return cmp.Or(w.op.OpID(), w.data.OpID(), graph.TextName(w.op.Loc), graph.TextName(w.data.Loc), w.op.Describe())
+	return cmp.Or(w.op.OpID(), w.data.OpID(), graph.TextName(w.op), graph.TextName(w.data), w.op.Describe())
 }
 
 // left is the record of w left as it is for why; its bytes are its data

@@ -609,13 +609,13 @@ func (p *parser) parseOperation() *graph.Operation {
 	if p.isKeyword("loc") {
 		op.Loc = p.parseLoc(&op.Loc)
 	} else {
-		l := p.implicitLoc(line, col)
-		if len(groups) > 0 {
-			// A copy: the token's text is the source's, which the module
-			// must not keep alive.
-			l.Result = strings.Clone(groups[0].name)
-		}
-		op.Loc = l
+		op.Loc = p.implicitLoc(line, col)
+	}
+	if op.Name == "coreai.constant" && len(groups) > 0 {
+		// The name weights= patterns match (graph.TextName); a copy: the
+		// token's text is the source's, which the module must not keep
+		// alive.
+		op.Result(0).Loc = &graph.NameLoc{Name: strings.Clone(groups[0].name)}
 	}
 	k := 0
 	for _, g := range groups {
