@@ -37,6 +37,7 @@ func TestJSONReportsMatchSchema(t *testing.T) {
 		want []string
 	}{
 		{[]string{"check", armAPath, "--json"}, exitGate, "CheckReport", []string{`"legal": false`}},
+		{[]string{"check", "--rules", "--json"}, exitOK, "RuleTable", []string{`"id": "element-type"`, `"fromCompiler": false`, `"architecture": "h18p"`}},
 		{[]string{"compile", armAPath, "--compiler", standIn(t), "--json"}, exitOK, "CompileReport", []string{`"regionsKnown": `}},
 		{[]string{"inspect", armAPath, "--json"}, exitOK, "InspectReport", []string{`"compiled": null`}},
 		{[]string{"passes", "--json"}, exitOK, "PassList", []string{`"defaultOn": false`}},
