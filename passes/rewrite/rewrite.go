@@ -193,13 +193,17 @@ func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 	}
 	r := &Result{Pipeline: p.Pipeline, Prepare: time.Since(t0)}
 	bars := passBars{f: p.Progress}
-	r.Run, r.Err = p.Pipeline.Run(ld.Module, passes.RunOptions{
+	ro := passes.RunOptions{
 		VerifyEach:  p.VerifyEach,
 		VerifyAfter: true, // never write unverified IR
 		AfterPass:   p.printIR,
 		MaxMemory:   p.MaxMemory,
-		Progress:    bars.report,
-	})
+	}
+	if p.Progress != nil {
+		// Only then: passes count their work for a bar (passes.Context.Progress).
+		ro.Progress = bars.report
+	}
+	r.Run, r.Err = p.Pipeline.Run(ld.Module, ro)
 	bars.done()
 	if r.Err != nil {
 		return r, nil
@@ -276,9 +280,6 @@ type passBars struct {
 }
 
 func (b *passBars) report(pass string, done, total int64, unit string) {
-	if b.f == nil {
-		return
-	}
 	if pass != b.pass {
 		b.done()
 		b.pass, b.bar = pass, bundle.NewCountBar(b.f, pass, total, unit)
