@@ -78,12 +78,14 @@ func annotate(fs *pflag.FlagSet, name, key string, values []string) {
 }
 
 // completion is the answer to one <Tab>: the candidates for the word, and
-// whether the shell should complete file names instead (files) or leave
-// the cursor after the candidate without a space (noSpace: "palettize.").
+// whether the shell should complete file names instead (files; the path
+// follows filePrefix in the word: "--report=") or leave the cursor after
+// the candidate without a space (noSpace: "palettize.").
 type completion struct {
-	words   []string
-	files   bool
-	noSpace bool
+	words      []string
+	files      bool
+	filePrefix string
+	noSpace    bool
 }
 
 // complete answers for words, the command line after "anefix" up to the
@@ -129,6 +131,9 @@ func complete(words []string) completion {
 				r := flagValue(f, val)
 				for i, w := range r.words {
 					r.words[i] = name + "=" + w
+				}
+				if r.files {
+					r.filePrefix = name + "="
 				}
 				return r
 			}
@@ -266,9 +271,11 @@ func matching(prefix string, candidates []string) completion {
 }
 
 // runComplete is the hidden `anefix __complete SHELL WORD...`: the first
-// line says what the shell does (files, nospace or words), the others are
-// the candidates. bash splits words at '=' and ':' (COMP_WORDBREAKS), so it
-// gets each candidate from after the last of those in the word.
+// line says what the shell does (files, nospace or words; "files PREFIX"
+// when the path follows PREFIX in the word, as in --report=PATH), the
+// others are the candidates. bash splits words at '=' and ':'
+// (COMP_WORDBREAKS), so it gets each candidate from after the last of those
+// in the word.
 func runComplete(env *Env, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(env.Stderr, "anefix __complete: want SHELL WORD...")
@@ -278,7 +285,7 @@ func runComplete(env *Env, args []string) int {
 	r := complete(words)
 	switch {
 	case r.files:
-		fmt.Fprintln(env.Stdout, "files")
+		fmt.Fprintln(env.Stdout, strings.TrimSpace("files "+r.filePrefix))
 	case r.noSpace:
 		fmt.Fprintln(env.Stdout, "nospace")
 	default:
@@ -303,13 +310,17 @@ _anefix() {
 	if [[ $line == *[[:space:]] || ${#words[@]} -eq 0 ]]; then
 		words+=("")
 	fi
-	local cur=${COMP_WORDS[COMP_CWORD]}
+	# The words as anefix reads them: without the quotes typed around them.
+	words=("${words[@]//[\'\"]/}")
+	local cur=${words[${#words[@]}-1]}
 	local IFS=$'\n'
 	local -a out
 	out=($(anefix __complete bash "${words[@]:1}" 2>/dev/null)) || return 0
 	case ${out[0]} in
-	files)
-		COMPREPLY=($(compgen -f -- "$cur"))
+	files*)
+		local prefix=${out[0]#files}
+		prefix=${prefix# }
+		COMPREPLY=($(compgen -f -- "${cur#"$prefix"}"))
 		compopt -o filenames 2>/dev/null
 		;;
 	nospace)
@@ -327,9 +338,12 @@ complete -F _anefix anefix
 # zsh completion for anefix (anefix completion zsh)
 _anefix() {
 	local -a out
-	out=("${(@f)$(anefix __complete zsh "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+	# The words as anefix reads them: unquoted; zsh has already taken the
+	# quote that opens the word being completed off PREFIX.
+	out=("${(@f)$(anefix __complete zsh "${(@Q)words[2,CURRENT-1]}" "${(Q)PREFIX}" 2>/dev/null)}")
 	case $out[1] in
 	files) _files ;;
+	files\ *) compset -P "${(b)out[1]#files }" && _files ;;
 	nospace) compadd -S '' -- "${(@)out[2,-1]}" ;;
 	*) compadd -- "${(@)out[2,-1]}" ;;
 	esac
@@ -342,11 +356,18 @@ fi
 `,
 	"fish": `# fish completion for anefix (anefix completion fish)
 function __anefix_complete
-	set -l words (commandline -opc)[2..-1] (commandline -ct)
+	# commandline -opc unquotes the words before the cursor, not the one
+	# being completed.
+	set -l cur (commandline -ct | string unescape)
+	set -l words (commandline -opc)[2..-1] $cur
 	set -l out (anefix __complete fish $words 2>/dev/null)
 	switch "$out[1]"
 	case files
-		__fish_complete_path (commandline -ct)
+		__fish_complete_path $cur
+	case 'files *'
+		set -l prefix (string sub -s 7 -- $out[1])
+		set -l path (string sub -s (math (string length -- $prefix) + 1) -- $cur)
+		printf '%s\n' $prefix(__fish_complete_path $path)
 	case '*'
 		printf '%s\n' $out[2..-1]
 	end
