@@ -53,6 +53,7 @@ func runCompletion(env *Env, _ *struct{}, args []string) error {
 // Annotations a flag's declaration may carry to say what its values are.
 const (
 	valuesAnnotation   = "anefix_values"  // the words it takes
+	listAnnotation     = "anefix_list"    // a comma list of the words listed
 	passListAnnotation = "anefix_passes"  // pass names (a comma list); the words listed are taken too
 	passSetAnnotation  = "anefix_passset" // pass.option=value
 )
@@ -60,6 +61,11 @@ const (
 // flagValues says that flag name of fs takes one of values.
 func flagValues(fs *pflag.FlagSet, name string, values ...string) {
 	annotate(fs, name, valuesAnnotation, values)
+}
+
+// flagListValues says that flag name of fs takes a comma list of values.
+func flagListValues(fs *pflag.FlagSet, name string, values ...string) {
+	annotate(fs, name, listAnnotation, values)
 }
 
 // flagPasses says that flag name of fs takes pass names (and also the
@@ -181,22 +187,29 @@ func flagValue(f *pflag.Flag, cur string) completion {
 	if vals, ok := f.Annotations[valuesAnnotation]; ok {
 		return matching(cur, vals)
 	}
+	if vals, ok := f.Annotations[listAnnotation]; ok {
+		return listValue(cur, vals)
+	}
 	if extra, ok := f.Annotations[passListAnnotation]; ok {
-		// A comma list: complete its last element.
-		done, last := "", cur
-		if i := strings.LastIndex(cur, ","); i >= 0 {
-			done, last = cur[:i+1], cur[i+1:]
-		}
-		r := matching(last, append(passes.Names(), extra...))
-		for i, w := range r.words {
-			r.words[i] = done + w
-		}
-		return r
+		return listValue(cur, append(passes.Names(), extra...))
 	}
 	if _, ok := f.Annotations[passSetAnnotation]; ok {
 		return passSetValue(cur)
 	}
 	return completion{files: true}
+}
+
+// listValue completes the last element of cur, a comma list of values.
+func listValue(cur string, values []string) completion {
+	done, last := "", cur
+	if i := strings.LastIndex(cur, ","); i >= 0 {
+		done, last = cur[:i+1], cur[i+1:]
+	}
+	r := matching(last, values)
+	for i, w := range r.words {
+		r.words[i] = done + w
+	}
+	return r
 }
 
 // passSetValue completes pass.option=value from the pass table and the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +99,11 @@ var completionCases = []completionCase{
 	{line: "anefix synth --arm ", want: []string{"A", "B", "C", "D", "E"}},
 	{line: "anefix synth --emit=p", want: []string{"--emit=pretty"}, bash: []string{"pretty"}},
 	{line: "anefix check --architecture h1", want: []string{"h16g", "h18p"}},
+	{line: "anefix check --ops --only gpu,b", want: []string{"gpu,blocked"}},
+	{line: "anefix verify --numerics ", want: []string{"ane", "ieee"}},
+	{line: "anefix verify --ane-family p", want: []string{"pre-a16"}},
+	{line: "anefix synth --weights l", want: []string{"linear-int4"}},
+	{line: "anefix convert --bytecode-version ", want: []string{"1", "2", "3", "4", "5", "6"}},
 	{line: "anefix completion ", want: []string{"bash", "fish", "zsh"}},
 	{line: "anefix help ch", want: []string{"check"}},
 	{line: "anefix rewrite --set=quantize-w", want: []string{"--set=quantize-weights."}, bash: []string{"quantize-weights."}, nospace: true},
@@ -336,5 +342,115 @@ func TestCompletionLineAfterTab(t *testing.T) {
 func TestCompletionUnknownShell(t *testing.T) {
 	if code, _, errs := runCLI(t, "", "completion", "tcsh"); code != exitUsage || !strings.Contains(errs, "want bash, zsh or fish") {
 		t.Errorf("completion tcsh: %d %q", code, errs)
+	}
+}
+
+// A command flag that takes one of a closed set of words declares them
+// (flagValues, flagListValues, flagPasses, flagPassSet) so that completion
+// offers them. The command itself tells a closed set: given a made-up word
+// (and arguments that otherwise run), it refuses it as a usage error naming
+// the flag. Every string flag of every command is tried that way, except
+// the ones openFlags lists with what they take instead; each declared value
+// must run, and the made-up word must be refused.
+func TestClosedFlagsDeclareValues(t *testing.T) {
+	// openFlags take values of a syntax, not a set: a made-up word may be
+	// refused, or not tried (the command runs other programs).
+	openFlags := map[string]string{
+		"output": "a path ending in .aimodel, .mlirb or .mlir, or -", "prompt-ids": "token ids",
+		"function": "a graph of the inputs", "pipeline": "pipeline text (--print-pipeline)", "report": "a path",
+		"tokens": "a file", "at": "a source location", "op": "an op id of the input", "compiled": "a path",
+		"html": "a path", "dot": "a path", "source": "a path", "test": "a shell command", "cache": "a directory",
+		"compiler": "a path", "keep": "a directory", "platform": "coreai-build's own word, passed through",
+		"preferred-compute": "coreai-build's own word, passed through",
+	}
+	dir := t.TempDir()
+	model := func(arm string) string {
+		p := filepath.Join(dir, arm+".mlir")
+		if code, _, errs := runCLI(t, "", "synth", "--arm", arm, "--ctx", "8", "--layers", "1", "-o", p); code != exitOK {
+			t.Fatalf("synth --arm %s: %d %s", arm, code, errs)
+		}
+		return p
+	}
+	a, b := model("A"), model("B")
+	// Arguments with which each command runs (OUT: a new output path);
+	// nil: the command runs other programs, so only openFlags may hold its
+	// string flags.
+	runs := map[string][]string{
+		"check":   {a},
+		"convert": {a, "-o", "OUT"},
+		"diff":    {a, b},
+		"inspect": {a},
+		"rewrite": {a, "-o", "OUT"},
+		"synth":   {"--arm", "A", "--ctx", "8", "--layers", "1", "-o", "OUT"},
+		"verify":  {a, b},
+		"bisect":  nil, "reduce": nil, "compile": nil, "passes": nil, "completion": nil,
+	}
+	n := 0
+	// refused runs name with --flag value, writing text and then bytecode
+	// (--emit and --bytecode-version take only one of them): refused when
+	// both are usage errors naming the flag.
+	refused := func(name, flag, value string) (bool, string) {
+		var errs string
+		for _, ext := range []string{".mlir", ".mlirb"} {
+			n++
+			args := slices.Clone(runs[name])
+			if i := slices.Index(args, "OUT"); i >= 0 {
+				args[i] = filepath.Join(dir, fmt.Sprintf("out%d%s", n, ext))
+			}
+			code, _, e := runCLI(t, "", append(append([]string{name}, args...), "--"+flag, value)...)
+			if code != exitUsage || !strings.Contains(e, "--"+flag) {
+				return false, e
+			}
+			errs += e
+		}
+		return true, errs
+	}
+	declared := 0
+	for _, name := range slices.Sorted(mapKeys(commands)) {
+		run, known := runs[name]
+		if !known {
+			t.Errorf("command %s: no arguments to run it with here", name)
+			continue
+		}
+		fs := newFlagSet(commands[name], &Env{})
+		commands[name].Setup(fs)
+		fs.VisitAll(func(f *pflag.Flag) {
+			if _, open := openFlags[f.Name]; open || f.Hidden {
+				return
+			}
+			vals, hasVals := f.Annotations[valuesAnnotation]
+			if list, ok := f.Annotations[listAnnotation]; ok {
+				vals, hasVals = list, true
+			}
+			_, passList := f.Annotations[passListAnnotation]
+			_, passSet := f.Annotations[passSetAnnotation]
+			switch {
+			case passList || passSet:
+				return // the pass table's names (TestCompleteFromRegistries)
+			case !hasVals && !slices.Contains([]string{"string", "stringSlice", "stringArray"}, f.Value.Type()):
+				return
+			case run == nil:
+				if !hasVals {
+					t.Errorf("%s --%s: a string flag of a command this test cannot run; list it in openFlags", name, f.Name)
+				}
+				return
+			}
+			if bad, errs := refused(name, f.Name, "zq-not-a-value"); hasVals && !bad {
+				t.Errorf("%s --%s declares values %q but a made-up word is not refused naming it: %q", name, f.Name, vals, errs)
+			} else if !hasVals && bad {
+				t.Errorf("%s --%s refuses a made-up word (%q) but declares no values for completion", name, f.Name, errs)
+			}
+			if hasVals {
+				declared++
+			}
+			for _, v := range vals {
+				if bad, errs := refused(name, f.Name, v); bad {
+					t.Errorf("%s --%s %s: a declared value is refused: %q", name, f.Name, v, errs)
+				}
+			}
+		})
+	}
+	if declared == 0 {
+		t.Error("no flag declares values: the checks above never ran")
 	}
 }
