@@ -107,6 +107,12 @@ func complete(words []string) completion {
 		}
 		return matching(cur, append(commandNames(), "help", "version"))
 	}
+	if before[0] == "--version" || before[0] == "version" {
+		if len(before) == 1 {
+			return matching(cur, []string{"--json"})
+		}
+		return completion{}
+	}
 	if before[0] == "help" {
 		if len(before) == 1 {
 			return matching(cur, commandNames())

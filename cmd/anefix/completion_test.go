@@ -113,6 +113,7 @@ var completionCases = []completionCase{
 	{line: "anefix check 'af", want: []string{completionFile}},
 	{line: "anefix rewrite --set 'palettize.bi", want: []string{"palettize.bits="}, nospace: true},
 	{line: "anefix --v", want: []string{"--version"}},
+	{line: "anefix --version --j", want: []string{"--json"}},
 	{line: "anefix rewrite --report=af", want: []string{"--report=" + completionFile}, bash: []string{completionFile}},
 	{line: "anefix rewrite --report af", want: []string{completionFile}},
 }
