@@ -151,13 +151,15 @@ func completionShells(t *testing.T) (bin, work string) {
 
 // shellCmd runs shell (a path) with args in work, finding anefix in bin
 // first, and returns its stdout; a shell that fails or hangs fails the test.
+// HOME is bin, so that the shells' history and settings stay in the test's
+// directory.
 func shellCmd(t *testing.T, bin, work, shell string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, args...)
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "TERM=dumb")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "TERM=dumb", "HOME="+bin, "XDG_CONFIG_HOME="+bin, "XDG_DATA_HOME="+bin, "HISTFILE="+filepath.Join(bin, "history"))
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
