@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/coreaiop"
@@ -616,18 +617,24 @@ func (sh *shared) again() bool {
 // bound is asked about every weight before any is planned, and its error
 // (a weight whose plan would need more memory or work than allowed) stops
 // the pass with the module unchanged.
-func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass, done string, bound func(*weightConst) error,
+func compressWeights[P any](ctx *Context, m *weightModule, ws []*weightConst, ch *Change, pass, done string, bound func(*weightConst) error,
 	sh func(P) *shared, plan func(*weightConst) (P, string, error), emit func(p P, w *weightConst, first bool) *graph.Value) error {
+	var total, read int64
 	for _, w := range ws {
 		if err := bound(w); err != nil {
 			return err
 		}
+		total += w.bytes()
 	}
 	var replaced []string
 	plans := map[string]P{}
 	skipped := map[string]bool{}
 	sharedN := 0
 	for _, w := range ws {
+		// Planning (k-means, rounding) is what takes seconds on a large
+		// model: the bar counts the bytes of weights planned or passed over.
+		ctx.Progress(read, total, "")
+		read += w.bytes()
 		if w.note != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
 		}
@@ -639,7 +646,10 @@ func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass
 		if !ok {
 			var skip string
 			var err error
-			if p, skip, err = plan(w); err != nil {
+			stop := countReads(ctx, w, read-w.bytes(), total)
+			p, skip, err = plan(w)
+			stop()
+			if err != nil {
 				return fmt.Errorf("%s: %s: %v", pass, w.op.DescribeInGraph(), err)
 			}
 			if skip != "" {
@@ -667,11 +677,46 @@ func compressWeights[P any](m *weightModule, ws []*weightConst, ch *Change, pass
 		}
 		ch.OpsRemoved++
 	}
+	ctx.Progress(total, total, "")
 	if sharedN > 0 {
 		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more constant(s) read weights already %s here (the same blob in another function) and name the same new blobs", sharedN, done))
 	}
 	dropUnreferenced(m, replaced)
 	return nil
+}
+
+// countReads has the progress of ctx (Context.Progress) follow the reads
+// of w's blob while w is planned, so that a bar moves through one large
+// weight (an embedding is a third of a model) instead of jumping over it:
+// base + the bytes read so far, at most w's size (planning may read a
+// weight twice). The returned stop ends the counting; the plan keeps
+// reading the blob while it is written, uncounted.
+func countReads(ctx *Context, w *weightConst, base, total int64) (stop func()) {
+	if !ctx.following() || w.blob == nil {
+		return func() {}
+	}
+	orig, size := w.blob, w.bytes()
+	var seen atomic.Int64
+	var live atomic.Bool
+	live.Store(true)
+	w.blob = countedBlob{orig, func(n int64) {
+		if live.Load() {
+			ctx.Progress(base+min(seen.Add(n), size), total, "")
+		}
+	}}
+	return func() { live.Store(false); w.blob = orig }
+}
+
+// countedBlob calls read with the size of every read of its blob.
+type countedBlob struct {
+	graph.BlobSource
+	read func(n int64)
+}
+
+func (b countedBlob) ReadAt(p []byte, off int64) (int, error) {
+	n, err := b.BlobSource.ReadAt(p, off)
+	b.read(int64(n))
+	return n, err
 }
 
 // weightKey identifies the weight a constant holds: its blob, type,

@@ -205,7 +205,8 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) 
 			}
 		}
 	}
-	for _, c := range cands {
+	for i, c := range cands {
+		ctx.Progress(int64(i), int64(len(cands)), "weights")
 		w := c.w
 		if c.why != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), c.why))
@@ -276,6 +277,7 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) 
 			return nil, err
 		}
 	}
+	ctx.Progress(int64(len(cands)), int64(len(cands)), "weights")
 	if sharedN > 0 {
 		ch.Notes = append(ch.Notes, fmt.Sprintf("%d more INT4 weight(s) read data already legalized here (the same blob in another function) and name the same new blobs", sharedN))
 	}

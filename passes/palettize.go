@@ -253,7 +253,7 @@ func palettize(ctx *Context, gm *graph.Module, o *palettizeOptions) (*Change, er
 	ws = rt.assign(ws)
 	var warns smallGroupWarnings
 	defer warns.note(ch)
-	err = compressWeights(m, ws, ch, "palettize", "palettized",
+	err = compressWeights(ctx, m, ws, ch, "palettize", "palettized",
 		func(w *weightConst) error {
 			return lutBound("palettize", w.op, w.name(), w.typ, w.axis, newFloatReader(w.blob, w.elem).eb, ss[w.rule], ctx.MaxMemory)
 		},

@@ -310,6 +310,9 @@ type RunOptions struct {
 	Clock func() time.Time
 	// MaxMemory is Context.MaxMemory for this run (0: no bound).
 	MaxMemory int64
+	// Progress, when set, is told how far a pass has got (Context.Progress):
+	// done of total units (unit "" is bytes). The CLI draws it as a bar.
+	Progress func(pass string, done, total int64, unit string)
 	// CheckPreserved computes every analysis (analyses.go) before each
 	// pass and, after it, compares each one the pass declares it preserves
 	// with the analysis made afresh: a difference stops the run with a
@@ -401,7 +404,7 @@ func (p *Pipeline) Run(m *graph.Module, ro RunOptions) (*Result, error) {
 			}
 		}
 		t0 := now()
-		ch, err := runPass(ctx, s.Pass, m, s.Options)
+		ch, err := runPass(ctx.reporting(s.Pass.Name, ro.Progress), s.Pass, m, s.Options)
 		t1 := now()
 		sr := StepResult{Pass: s.Pass.Name, Options: s.Pass.Values(s.Options), Set: s.Set, Change: ch, Duration: t1.Sub(t0)}
 		if err != nil {

@@ -109,7 +109,7 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) 
 	}
 	ws = rt.assign(ws)
 	warned := false
-	err = compressWeights(m, ws, ch, "quantize-weights", "quantized",
+	err = compressWeights(ctx, m, ws, ch, "quantize-weights", "quantized",
 		func(w *weightConst) error {
 			if need := quantHeap(w, opts[w.rule]); ctx.MaxMemory > 0 && need > ctx.MaxMemory {
 				return overMemory("quantize-weights", w.op, w.name(), w.typ, need, ctx.MaxMemory, "use granularity=per-channel or a larger block-size")

@@ -158,10 +158,38 @@ type Context struct {
 	// limit of the machine, not of the result: it is no setting, and the
 	// pipeline string does not carry it (RunOptions.MaxMemory).
 	MaxMemory int64
+	// progress, set by Pipeline.Run from RunOptions.Progress for the pass
+	// running, is told how far the pass has got (Progress).
+	progress func(done, total int64, unit string)
 	// an caches the analyses passes declare (analyses.go) for one module
 	// while a pipeline, or a pass alone, runs on it (withCache); nil in
 	// a context nothing runs under (every answer is computed afresh).
 	an *analysisCache
+}
+
+// Progress tells the pipeline's caller that the pass has done done of
+// total units of its work (unit "" is bytes of weights), for a progress
+// bar. Passes whose work can take seconds (the weight compressions) call
+// it as they go; it does nothing outside a pipeline run that asked.
+func (c *Context) Progress(done, total int64, unit string) {
+	if c != nil && c.progress != nil {
+		c.progress(done, total, unit)
+	}
+}
+
+// following reports whether anyone follows the progress (Progress does
+// something), so that a pass counts its work only then.
+func (c *Context) following() bool { return c != nil && c.progress != nil }
+
+// reporting is c for one pass of a run whose caller follows its progress
+// (RunOptions.Progress); c itself when it does not.
+func (c *Context) reporting(pass string, f func(pass string, done, total int64, unit string)) *Context {
+	if f == nil {
+		return c
+	}
+	out := *c
+	out.progress = func(done, total int64, unit string) { f(pass, done, total, unit) }
+	return &out
 }
 
 // defaultContext is the context of a pass run outside a pipeline.

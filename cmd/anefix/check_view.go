@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/anefix/anefix/passes"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -66,7 +67,7 @@ func (v *viewFlags) write(env *Env, msg *pb.CheckReport) error {
 	if err := tc.Flush(); err != nil {
 		return err
 	}
-	return v.writeWith(env, msg, pbview.Options{Headline: strings.Split(strings.TrimRight(head.String(), "\n"), "\n")})
+	return v.writeWith(env, msg, pbview.Options{Headline: strings.Split(strings.TrimRight(head.String(), "\n"), "\n"), FixCommand: fixCommand})
 }
 
 // writeWith is write with the drawing's options given (diff: its summary
@@ -97,4 +98,13 @@ func (v *viewFlags) writeWith(env *Env, msg *pb.CheckReport, o pbview.Options) e
 		}
 	}
 	return nil
+}
+
+// fixCommand is how a user runs pass: a plain rewrite when the pass is on
+// by default, else the rewrite that enables it.
+func fixCommand(pass string) string {
+	if p, ok := passes.Lookup(pass); ok && p.DefaultOn {
+		return "anefix rewrite (" + pass + " is on by default)"
+	}
+	return "anefix rewrite --enable " + pass
 }

@@ -54,6 +54,11 @@ func TestCheckViewFlags(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(page), "<!DOCTYPE html>") || !strings.Contains(string(page), "_to_copy_4") {
 		t.Fatalf("page: %v, %d bytes", err, len(page))
 	}
+	// Arm A's blockers are fixed by strip-fp32-casts, which the pass table
+	// turns on by default: the page says a plain rewrite runs it.
+	if !strings.Contains(string(page), `"fix":"anefix rewrite (strip-fp32-casts is on by default)"`) || strings.Contains(string(page), "--enable strip-fp32-casts") {
+		t.Errorf("the page does not say that strip-fp32-casts runs by default")
+	}
 	d, err := os.ReadFile(dot)
 	if err != nil {
 		t.Fatal(err)

@@ -243,9 +243,6 @@ func checkReport(r *ane.Report, perGraph bool) *pb.CheckReport {
 // checkSummary is the report without its groups (Groups, Suspects,
 // Hazards, Advice): the text report prints them from textGroups.
 func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
-	// One architecture per report: regions_predicted and regions_observed,
-	// h18p's all-or-nothing counts before, now repeat the architecture's
-	// (the same numbers for h18p; 0 where it has none), check.proto.
 	_, fns := r.Regions()
 	msg := &pb.CheckReport{SchemaVersion: pbprint.SchemaVersion,
 		RuleSet: r.RuleSet, CompilerVersion: r.Compiler, Legal: r.Legal(),
@@ -254,7 +251,6 @@ func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
 	}
 	if n, ok := r.PredictedRegions(); ok {
 		msg.PredictedRegions = proto.Int32(int32(n))
-		msg.RegionsPredicted = int32(n)
 	}
 	if n, ok := r.OpsOff(); ok {
 		msg.OpsOff = proto.Int32(count32(n))
@@ -265,7 +261,6 @@ func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
 			Segments: int32(g.Segments), RegionModel: g.RegionModel}
 		if g.Entry && g.RegionsKnown {
 			gc.PredictedRegions = proto.Int32(int32(g.PredictedRegions))
-			gc.RegionsObserved = int32(g.PredictedRegions)
 			gc.OpsOff = proto.Int32(count32(g.OpsOff))
 		}
 		for _, v := range g.Verdicts {

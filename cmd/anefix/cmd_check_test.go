@@ -46,10 +46,9 @@ func TestCheckCommand(t *testing.T) {
 		t.Fatalf("--json exit %d", code)
 	}
 	var rep struct {
-		Legal            bool
-		RegionsPredicted int
-		Functions        int
-		Groups           []struct {
+		Legal     bool
+		Functions int
+		Groups    []struct {
 			Rule, FixPass string
 			Count         int // int32 in the schema: a JSON number
 		}

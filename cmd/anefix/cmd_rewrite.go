@@ -110,7 +110,7 @@ func (o *rewriteFlags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&o.report, "report", "", "write the report as JSON to FILE (an existing FILE only with --force)")
 	fs.BoolVar(&o.Diff, "diff", false, "with --report or --json: add the plan diff of IN against the rewritten module (planDiff, as 'anefix diff IN OUT'; checks IN too)")
 	declareJSON(fs, &o.json)
-	fs.BoolVar(&o.timings, "timings", false, "add wall times to the summary and the report (which are otherwise the same bytes on every run)")
+	declareTimings(fs, &o.timings)
 	declareForce(fs, &o.Force)
 	declareEmit(fs, &o.Emit)
 	declareBytecodeVersion(fs, &o.BytecodeVersion)
@@ -219,7 +219,7 @@ func runRewrite(env *Env, o *rewriteFlags, args []string) error {
 		}
 	}
 	if o.verify {
-		if err := rewriteVerify(env, report, in, o.Out, o.maxWork); err != nil {
+		if err := rewriteVerify(env, report, in, o.Out, o.maxWork, o.timings); err != nil {
 			return err
 		}
 	}
@@ -686,7 +686,11 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, gs *checkGroups, ti
 		if !v.Legal {
 			verdict = "NOT LEGAL"
 		}
-		fmt.Fprintf(w, "check: %s for the Neural Engine: %d of %d function(s) predicted to get an ANE region (h18p)", verdict, v.RegionsPredicted, v.Functions)
+		regions := "no region prediction"
+		if v.PredictedRegions != nil {
+			regions = fmt.Sprintf("%d ANE region(s) predicted over %d function(s)", v.GetPredictedRegions(), v.Functions)
+		}
+		fmt.Fprintf(w, "check: %s for the Neural Engine: %s (%s)", verdict, regions, v.Architecture)
 		suspects := len(v.Suspects)
 		blockers := lo.Filter(v.Groups, func(g *pb.FindingGroup, _ int) bool { return g.Severity == "blocker" })
 		seq := slices.Values(blockers)

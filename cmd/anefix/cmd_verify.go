@@ -113,6 +113,7 @@ Examples:
 // verifyFlags are verify's flags.
 type verifyFlags struct {
 	fs                                   *pflag.FlagSet // for Changed
+	timings                              bool
 	steps, minAgree, locTop              int
 	streams, length                      int
 	mode, tokens                         string
@@ -139,6 +140,7 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	declareSeed(fs, &f.seed)
 	fs.IntVar(&f.minAgree, "min-agree", -1, "greedy: steps that must agree for exit 0; -1 means all N")
 	declareJSON(fs, &f.asJSON)
+	declareTimings(fs, &f.timings)
 	fs.StringVar(&f.function, "function", "", "graph to run in both modules (default: main, else the first public graph)")
 	fs.StringVar(&f.acc, "accumulate", "f32", "accumulator of reductions/matmul/conv with f16 results: f32 or f16")
 	fs.StringVar(&f.candAcc, "cand-accumulate", "", "accumulator for CAND only (default: --accumulate)")
@@ -251,7 +253,7 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 	return verifyPair(env, args[0], args[1], verifyRun{Teacher: tr,
 		Steps: f.steps, Prompt: ids, Seed: f.seed, MinAgree: f.minAgree, JSON: f.asJSON,
 		Function: f.function, Ref: refOpts, Cand: candOpts, IgnoreHash: f.ignoreHash, MaxMemory: int64(f.maxMem),
-		Family: fam, Ranges: f.ranges, Localize: f.localize, LocalizeTop: f.locTop,
+		Family: fam, Ranges: f.ranges, Localize: f.localize, LocalizeTop: f.locTop, Timings: f.timings,
 	})
 }
 
@@ -414,6 +416,8 @@ type verifyRun struct {
 	Localize   bool
 	// LocalizeTop is how many ops --localize reports (default 10).
 	LocalizeTop int
+	// Timings prints the run's speed and work counts on stderr.
+	Timings bool
 }
 
 // defaultVerifyRun is verify's default: teacher-forced, 8 pseudo-random
@@ -498,10 +502,13 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 		return verifyTeacher(env, refPath, candPath, ref, cand, vr, consts, log2)
 	}
 	start := time.Now()
+	bar := positionBar(env)
 	res, err := compare.Compare(ref.Module, cand.Module, compare.Options{
 		Steps: vr.Steps, Prompt: vr.Prompt, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand,
 		MaxMemory: vr.MaxMemory, CandConstants: consts, Ranges: vr.Ranges, Family: vr.Family, Localize: vr.Localize, CandStateLog2: log2,
+		Progress: bar.set,
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -526,10 +533,11 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 	} else if err := writeVerifyText(env.Stdout, rep); err != nil {
 		return err
 	}
-	// Timing goes to stderr only: stdout must be byte-stable.
-	positions := len(res.Steps)
-	fmt.Fprintf(env.Stderr, "anefix verify: %d positions × 2 graphs in %.2fs (%.2f positions/s for the pair)\n",
-		positions, elapsed.Seconds(), float64(positions)/elapsed.Seconds())
+	// Timing goes to stderr only, when asked: stdout must be byte-stable.
+	if positions := len(res.Steps); vr.Timings {
+		fmt.Fprintf(env.Stderr, "anefix verify: %d positions × 2 graphs in %.2fs (%.2f positions/s for the pair)\n",
+			positions, elapsed.Seconds(), float64(positions)/elapsed.Seconds())
+	}
 	if !rep.Passed {
 		return withCode(exitGate, fmt.Errorf("gate not met: top-1 agreement %d/%d, need %d", res.Agree, res.N, need))
 	}
@@ -539,7 +547,7 @@ func verifyPair(env *Env, refPath, candPath string, vr verifyRun) error {
 // rewriteVerify is `anefix rewrite IN -o OUT --verify`: the default gate on
 // input vs output. Its report goes to report (rewriteFlags.reportWriter):
 // stdout, unless stdout carries the model or the JSON rewrite report.
-func rewriteVerify(env *Env, report io.Writer, in, out string, maxWork int64) error {
+func rewriteVerify(env *Env, report io.Writer, in, out string, maxWork int64, timings bool) error {
 	if out == "-" || in == "-" {
 		return usagef("--verify needs IN and OUT as files or directories, not stdin/stdout")
 	}
@@ -547,6 +555,7 @@ func rewriteVerify(env *Env, report io.Writer, in, out string, maxWork int64) er
 	e.Stdout = report
 	vr := defaultVerifyRun()
 	vr.Ref.MaxWork, vr.Cand.MaxWork = maxWork, maxWork
+	vr.Timings = timings
 	return verifyPair(&e, in, out, vr)
 }
 

@@ -186,10 +186,13 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 		return err
 	}
 	start := time.Now()
+	bar := positionBar(env)
 	res, err := compare.CompareTeacher(ref.Module, cand.Module, compare.TeacherOptions{
 		Streams: streams, Seed: vr.Seed, Function: vr.Function, Ref: vr.Ref, Cand: vr.Cand, CandConstants: consts,
 		CandStateLog2: log2, MaxMemory: vr.MaxMemory, Ranges: vr.Ranges, Family: vr.Family, ClearMargin: tr.ClearMargin,
+		Progress: bar.set,
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -207,6 +210,18 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 	} else if err := writeTeacherText(env.Stdout, rep); err != nil {
 		return err
 	}
+	if vr.Timings {
+		printTeacherTimings(env, res, elapsed)
+	}
+	if !rep.Passed {
+		return withCode(exitGate, fmt.Errorf("gate not met: %s", teacherGateText(rep)))
+	}
+	return nil
+}
+
+// printTeacherTimings is verify --timings: the speed of the run and what
+// the weight store shared between the graphs, on stderr.
+func printTeacherTimings(env *Env, res *compare.Teacher, elapsed time.Duration) {
 	fmt.Fprintf(env.Stderr, "anefix verify: %d streams × %d positions × 2 graphs in %.2fs (%.2f positions/s per stream for the pair); matmul and conv read %s of weights per position for all streams and both graphs\n",
 		res.Streams, res.Length, elapsed.Seconds(), float64(res.Length)/elapsed.Seconds(), compare.FormatBytes(res.WeightBytes/int64(max(res.Length, 1))))
 	if b := res.Blobs; b.Held > 0 {
@@ -220,10 +235,6 @@ func verifyTeacher(env *Env, refPath, candPath string, ref, cand *modelio.Loaded
 		}
 		fmt.Fprintln(env.Stderr)
 	}
-	if !rep.Passed {
-		return withCode(exitGate, fmt.Errorf("gate not met: %s", teacherGateText(rep)))
-	}
-	return nil
 }
 
 func teacherReport(refPath, candPath string, vr verifyRun, source string, r *compare.Teacher) *pb.VerifyReport {

@@ -18,6 +18,13 @@ func declareJSON(fs *pflag.FlagSet, p *bool) {
 	fs.BoolVar(p, "json", false, "print the report as JSON on stdout (its anefix.v1 message, proto/*.proto; JSON Schema: proto/schema/anefix.schema.json)")
 }
 
+// declareTimings declares --timings: what varies from run to run (wall
+// times, and verify's work counts beside them) is printed only when asked,
+// so that the output is otherwise the same bytes on every run.
+func declareTimings(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "timings", false, "add wall times (verify: and the work done, on stderr) to the output, which is otherwise the same bytes on every run")
+}
+
 // declareIgnoreHash declares --ignore-hash.
 func declareIgnoreHash(fs *pflag.FlagSet, p *bool) {
 	fs.BoolVar(p, "ignore-hash", false, "proceed when main.hash does not match main.mlirb instead of refusing the input")

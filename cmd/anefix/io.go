@@ -21,6 +21,22 @@ func progressFile(env *Env) *os.File {
 	return nil
 }
 
+// stepBar is the bar of verify's positions, drawn on a terminal only. It
+// starts before the run (setting up the graphs can take seconds) and gets
+// its total at the first position.
+type stepBar struct{ bar bundle.Bar }
+
+func positionBar(env *Env) stepBar {
+	return stepBar{bundle.NewCountBar(progressFile(env), "verify", 0, "positions")}
+}
+
+func (b stepBar) set(done, total int64) {
+	b.bar.SetTotal(total)
+	b.bar.Set(done)
+}
+
+func (b stepBar) done() { b.bar.Done() }
+
 // minProcs is the least GOMAXPROCS for commands that load a model. Loading
 // and writing an .aimodel keeps up to five goroutines busy (two SHA-256
 // chains, two read-ahead readers, a pwrite writer), several of them often

@@ -111,12 +111,28 @@ func main() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go removeTempsOnSignal(sigs, env.Stderr)
+	progressDelayFromEnv(env)
 	code := run(os.Args[1:], env)
 	close(runDone)
 	if bundle.Stopped() || signalled.Load() {
 		select {} // the signal handler is cleaning up; it exits 128+signal
 	}
 	os.Exit(code)
+}
+
+// progressDelayFromEnv applies ANEFIX_PROGRESS_DELAY (a Go duration such
+// as 0s or 3s): how long work runs before its progress bar shows.
+func progressDelayFromEnv(env *Env) {
+	v := os.Getenv("ANEFIX_PROGRESS_DELAY")
+	if v == "" {
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		fmt.Fprintf(env.Stderr, "anefix: warning: ANEFIX_PROGRESS_DELAY=%q is not a duration such as 0s or 2s; bars keep their 1s delay\n", v)
+		return
+	}
+	bundle.SetProgressDelay(d)
 }
 
 var (

@@ -151,10 +151,11 @@ func writeMeasurement(path, name, body string) error {
 }
 
 // measuredCommit names the checkout measured: the short commit, marked when
-// tracked files differ from it.
+// tracked files other than the measurements file differ from it (a run that
+// writes two sections finds the file changed by the first).
 func measuredCommit() string {
 	commit := gitOut("rev-parse", "--short=12", "HEAD")
-	if gitOut("status", "--porcelain", "--untracked-files=no") != "" {
+	if gitOut("status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude)"+measurementsPath) != "" {
 		commit += " (with uncommitted changes)"
 	}
 	return commit

@@ -174,4 +174,12 @@ var mutants = []mutant{
 		breaks:  "verify's teacher-forced gate passes when either the KL or the same-top-1 gate is met, not both",
 		catch:   []mutantCatch{{"./cmd/anefix", "TestVerifyTeacher"}},
 	},
+	{
+		name:    "progress-jumps-over-weights",
+		file:    "passes/compress.go",
+		find:    "stop := countReads(ctx, w, read-w.bytes(), total)",
+		replace: "stop := func() {}",
+		breaks:  "a compression's progress moves only between weights: the bar stands still through an embedding (a third of a model, seconds at full scale)",
+		catch:   []mutantCatch{{"./passes", "TestCompressProgress$"}},
+	},
 }

@@ -291,10 +291,7 @@ func (pt *perfTable) round(i int) {
 // table formats the results as a markdown table.
 func (pt *perfTable) table() string {
 	var s strings.Builder
-	commit := gitOut("rev-parse", "--short=12", "HEAD")
-	if gitOut("status", "--porcelain", "--untracked-files=no") != "" {
-		commit += " (with uncommitted changes)"
-	}
+	commit := measuredCommit()
 	fmt.Fprintf(&s, "Measured %s at commit %s, %d rounds, %d CPUs, 1-minute load average %s (over the rounds), by\n`go test ./cmd/anefix -run '^$' -bench PerfTable -benchtime 1x` (cmd/anefix/perf_table_test.go)",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), commit, pt.rounds, runtime.NumCPU(), spread(pt.loads, "%.1f"))
 	if pt.full != "" {

@@ -123,3 +123,21 @@ func TestVerifyTeacherFitsStreams(t *testing.T) {
 		t.Errorf("--streams 8 under --max-memory %d: exit %d\n%s%s", limit, code, out, errs)
 	}
 }
+
+// verify's speed and weight-sharing lines are printed only with --timings
+// (both modes): without it, a passing run prints nothing on stderr, so CI
+// logs carry only what differs between inputs.
+func TestVerifyTimingsOnlyWhenAsked(t *testing.T) {
+	a := "../../testdata/synth/armA.aimodel"
+	for _, mode := range [][]string{{"--streams", "2", "--length", "3"}, {"--mode", "greedy", "--steps", "2"}} {
+		args := append([]string{"verify", a, a}, mode...)
+		code, _, errs := runCLI(t, "", args...)
+		if code != exitOK || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q, want 0 and nothing", mode, code, errs)
+		}
+		code, _, errs = runCLI(t, "", append(args, "--timings")...)
+		if code != exitOK || !strings.Contains(errs, "positions/s") {
+			t.Errorf("%v --timings: exit %d, stderr %q, want the speed", mode, code, errs)
+		}
+	}
+}

@@ -305,11 +305,27 @@ func (in *Input) openStdin() error {
 	if _, err := f.Write(head); err != nil {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	prog := terminalProgress(in.opts.Progress, "reading <stdin>", stdinSize(r))
+	prog.Add(int64(hn))
+	_, err = io.Copy(f, prog.Reader(r))
+	prog.Done()
+	if err != nil {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
 	in.MainPath = "-"
 	return in.loadMain("stdin")
+}
+
+// stdinSize is the length of stdin when it is redirected from a file, for
+// the bar's total; 0 (unknown: the bar counts bytes) for a pipe, whose
+// length is known only when it ends.
+func stdinSize(r io.Reader) int64 {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
 }
 
 func (in *Input) openPath() error {

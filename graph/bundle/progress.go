@@ -19,7 +19,8 @@ import (
 type progress struct {
 	seq   uint64 // creation order: the board's line order
 	label string
-	total int64
+	unit  string       // "" counts bytes; otherwise what is counted ("positions")
+	total atomic.Int64 // 0 or less: unknown
 	n     atomic.Int64
 	w     io.Writer
 	once  sync.Once
@@ -40,10 +41,17 @@ const barWidth = 30
 // terminalProgress returns a bar for total bytes of work labelled label, drawn on
 // f, or nil when f is nil or not a terminal.
 func terminalProgress(f *os.File, label string, total int64) *progress {
+	return terminalCount(f, label, total, "")
+}
+
+// terminalCount is terminalProgress for work counted in unit ("" is bytes).
+func terminalCount(f *os.File, label string, total int64, unit string) *progress {
 	if f == nil || !isTerminalFile(f) {
 		return nil
 	}
-	return newProgress(f, label, total, progressDelay, progressTick)
+	p := &progress{label: label, unit: unit, w: f}
+	p.total.Store(total)
+	return startProgress(p, progressDelay, progressTick)
 }
 
 // isTerminalFile is isTerminal; tests stand a file in for a terminal.
@@ -57,21 +65,41 @@ func isTerminal(f *os.File) bool {
 }
 
 func newProgress(w io.Writer, label string, total int64, delay, tick time.Duration) *progress {
-	p := &progress{seq: progressSeq.Add(1), label: label, total: total, w: w, stop: make(chan struct{}), done: make(chan struct{})}
+	p := &progress{label: label, w: w}
+	p.total.Store(total)
+	return startProgress(p, delay, tick)
+}
+
+// startProgress numbers p and starts drawing it; p's fields are not written
+// after this (the drawing goroutine reads them).
+func startProgress(p *progress, delay, tick time.Duration) *progress {
+	p.seq = progressSeq.Add(1)
+	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	if delay <= 0 {
+		// No delay: drawn now, so even work that ends at once shows its bar.
+		boardOf(p.w).show(p)
+	}
 	go p.run(delay, tick)
 	return p
 }
 
+// SetProgressDelay sets how long work runs before its bar is drawn (1 s by
+// default; 0 draws every bar at once). cmd/anefix sets it from
+// ANEFIX_PROGRESS_DELAY.
+func SetProgressDelay(d time.Duration) { progressDelay = d }
+
 func (p *progress) run(delay, tick time.Duration) {
 	defer close(p.done)
-	t := time.NewTimer(delay)
-	defer t.Stop()
-	select {
-	case <-p.stop:
-		return
-	case <-t.C:
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		boardOf(p.w).show(p)
 	}
-	boardOf(p.w).show(p)
 	tk := time.NewTicker(tick)
 	defer tk.Stop()
 	for {
@@ -163,14 +191,26 @@ func (b *board) drawLocked() {
 
 // text is the bar's line.
 func (p *progress) text() string {
-	n := p.n.Load()
-	if p.total <= 0 {
-		// Unknown total (a generated model): bytes so far, no percentage.
-		return fmt.Sprintf("%s %s", p.label, humanBytes(n))
+	n, total := p.n.Load(), p.total.Load()
+	if total <= 0 {
+		// Unknown total (a generated model, a pipe): the count so far, no percentage.
+		return fmt.Sprintf("%s %s", p.label, p.amount(n))
 	}
-	frac := min(float64(n)/float64(p.total), 1)
+	frac := min(float64(n)/float64(total), 1)
 	fill := int(frac * barWidth)
-	return fmt.Sprintf("%s [%s%s] %3.0f%% %s/%s", p.label, strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), 100*frac, humanBytes(n), humanBytes(p.total))
+	done := humanBytes(n) + "/" + humanBytes(total)
+	if p.unit != "" {
+		done = fmt.Sprintf("%d/%d %s", n, total, p.unit)
+	}
+	return fmt.Sprintf("%s [%s%s] %3.0f%% %s", p.label, strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), 100*frac, done)
+}
+
+// amount is n in the bar's unit.
+func (p *progress) amount(n int64) string {
+	if p.unit == "" {
+		return humanBytes(n)
+	}
+	return fmt.Sprintf("%d %s", n, p.unit)
 }
 
 // Bar is a progress bar that work outside this package drives (parsing
@@ -179,15 +219,33 @@ func (p *progress) text() string {
 type Bar struct{ p *progress }
 
 // NewBar starts a bar labelled label for total bytes of work, drawn on f
-// when f is a terminal.
+// when f is a terminal. A total of 0 or less is unknown: the bar then shows
+// the count so far.
 func NewBar(f *os.File, label string, total int64) Bar {
 	return Bar{terminalProgress(f, label, total)}
 }
 
-// Set records that n bytes of the work are done.
+// NewCountBar is NewBar for work counted in unit ("positions", "weights")
+// rather than bytes.
+func NewCountBar(f *os.File, label string, total int64, unit string) Bar {
+	return Bar{terminalCount(f, label, total, unit)}
+}
+
+// Set records that n bytes (or units) of the work are done. A count below
+// one already set is ignored: workers report out of order.
 func (b Bar) Set(n int64) {
+	if b.p == nil {
+		return
+	}
+	for old := b.p.n.Load(); n > old && !b.p.n.CompareAndSwap(old, n); old = b.p.n.Load() {
+	}
+}
+
+// SetTotal sets the work's total, for work whose size is known only once
+// it has started (a bar made with total 0 shows the count alone until then).
+func (b Bar) SetTotal(total int64) {
 	if b.p != nil {
-		b.p.n.Store(n)
+		b.p.total.Store(total)
 	}
 }
 

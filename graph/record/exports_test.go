@@ -38,7 +38,6 @@ var exportsKept = map[string]string{
 	"passes/bisect.Apply":                 "passes/bisect's package doc names it (Apply)",
 	"passes/ane.Architecture":             "what the exported ParseArchitecture returns",
 	"graph/bundle.Entry":                  "the element of the exported Input.Entries",
-	"graph/bundle.Bar":                    "what the exported NewBar returns",
 	"graph/interp/compare.StateDrift":     "the element of an exported report field cmd/anefix reads",
 	"graph/interp/compare.Range":          "the element of an exported report field cmd/anefix reads; range is a keyword",
 	"graph/oracle.T":                      "the parameter of oracle's exported functions; t is every test's *testing.T",

@@ -192,12 +192,15 @@ func (p *plan) Run(in string, ld *modelio.Loaded) (*Result, error) {
 		}
 	}
 	r := &Result{Pipeline: p.Pipeline, Prepare: time.Since(t0)}
+	bars := passBars{f: p.Progress}
 	r.Run, r.Err = p.Pipeline.Run(ld.Module, passes.RunOptions{
 		VerifyEach:  p.VerifyEach,
 		VerifyAfter: true, // never write unverified IR
 		AfterPass:   p.printIR,
 		MaxMemory:   p.MaxMemory,
+		Progress:    bars.report,
 	})
+	bars.done()
 	if r.Err != nil {
 		return r, nil
 	}
@@ -262,4 +265,28 @@ func inputSide(in string, ld *modelio.Loaded) (plandiff.Side, error) {
 		return plandiff.Side{}, fmt.Errorf("%s: check on the input, for the plan diff: %w", in, err)
 	}
 	return plandiff.Side{Module: &graph.Module{Op: ld.Module.Op.Clone(nil)}, Report: rep, Path: ld.TextName()}, nil
+}
+
+// passBars draws a bar for each pass that reports its progress
+// (passes.Context.Progress), on a terminal only.
+type passBars struct {
+	f    *os.File
+	pass string
+	bar  bundle.Bar
+}
+
+func (b *passBars) report(pass string, done, total int64, unit string) {
+	if b.f == nil {
+		return
+	}
+	if pass != b.pass {
+		b.done()
+		b.pass, b.bar = pass, bundle.NewCountBar(b.f, pass, total, unit)
+	}
+	b.bar.Set(done)
+}
+
+func (b *passBars) done() {
+	b.bar.Done()
+	b.bar, b.pass = bundle.Bar{}, ""
 }

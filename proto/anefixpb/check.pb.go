@@ -358,10 +358,6 @@ type GraphCheck struct {
 	OpsExempt int32 `protobuf:"varint,5,opt,name=ops_exempt,json=opsExempt,proto3" json:"ops_exempt,omitempty"`
 	// No blocker in the graph or the composites it invokes.
 	Legal bool `protobuf:"varint,6,opt,name=legal,proto3" json:"legal,omitempty"`
-	// Kept for readers of older reports: predicted_regions when known, else
-	// 0 (it was h18p's 1-or-0 whatever the architecture; for h18p it still
-	// is). Read predicted_regions.
-	RegionsObserved int32 `protobuf:"varint,7,opt,name=regions_observed,json=regionsObserved,proto3" json:"regions_observed,omitempty"`
 	// Maximal runs of legal ops in program order (what a partitioning
 	// compiler could place).
 	Segments int32 `protobuf:"varint,8,opt,name=segments,proto3" json:"segments,omitempty"`
@@ -464,13 +460,6 @@ func (x *GraphCheck) GetLegal() bool {
 	return false
 }
 
-func (x *GraphCheck) GetRegionsObserved() int32 {
-	if x != nil {
-		return x.RegionsObserved
-	}
-	return 0
-}
-
 func (x *GraphCheck) GetSegments() int32 {
 	if x != nil {
 		return x.Segments
@@ -552,10 +541,6 @@ type CheckReport struct {
 	// No entry graph holds a blocker (exit code 0): a fact about the ops,
 	// the same for every architecture.
 	Legal bool `protobuf:"varint,4,opt,name=legal,proto3" json:"legal,omitempty"`
-	// Kept for readers of older reports: predicted_regions when known, else
-	// 0 (it was h18p's all-or-nothing count whatever the architecture; for
-	// h18p it still is). Read predicted_regions.
-	RegionsPredicted int32 `protobuf:"varint,5,opt,name=regions_predicted,json=regionsPredicted,proto3" json:"regions_predicted,omitempty"`
 	// The number of entry graphs (functions).
 	Functions int32 `protobuf:"varint,6,opt,name=functions,proto3" json:"functions,omitempty"`
 	// Sum of segments over entry graphs.
@@ -660,13 +645,6 @@ func (x *CheckReport) GetLegal() bool {
 		return x.Legal
 	}
 	return false
-}
-
-func (x *CheckReport) GetRegionsPredicted() int32 {
-	if x != nil {
-		return x.RegionsPredicted
-	}
-	return 0
 }
 
 func (x *CheckReport) GetFunctions() int32 {
@@ -1574,7 +1552,7 @@ const file_check_proto_rawDesc = "" +
 	"\x06detail\x18\t \x01(\tR\x06detail\x12\x18\n" +
 	"\amessage\x18\n" +
 	" \x01(\tR\amessage\x12\x10\n" +
-	"\x03via\x18\v \x01(\tR\x03via\"\xd4\x05\n" +
+	"\x03via\x18\v \x01(\tR\x03via\"\xc1\x05\n" +
 	"\n" +
 	"GraphCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -1584,8 +1562,7 @@ const file_check_proto_rawDesc = "" +
 	"opsIllegal\x12\x1d\n" +
 	"\n" +
 	"ops_exempt\x18\x05 \x01(\x05R\topsExempt\x12\x14\n" +
-	"\x05legal\x18\x06 \x01(\bR\x05legal\x12)\n" +
-	"\x10regions_observed\x18\a \x01(\x05R\x0fregionsObserved\x12\x1a\n" +
+	"\x05legal\x18\x06 \x01(\bR\x05legal\x12\x1a\n" +
 	"\bsegments\x18\b \x01(\x05R\bsegments\x12.\n" +
 	"\bfindings\x18\t \x03(\v2\x12.anefix.v1.FindingR\bfindings\x12.\n" +
 	"\bsuspects\x18\n" +
@@ -1601,14 +1578,13 @@ const file_check_proto_rawDesc = "" +
 	"\n" +
 	"\b_ops_offB\x17\n" +
 	"\x15_measured_ane_regionsB\x17\n" +
-	"\x15_measured_gpu_regions\"\xe1\x06\n" +
+	"\x15_measured_gpu_regionsJ\x04\b\a\x10\bR\x10regions_observed\"\xcd\x06\n" +
 	"\vCheckReport\x12%\n" +
 	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
 	"\brule_set\x18\x02 \x01(\tR\aruleSet\x12)\n" +
 	"\x10compiler_version\x18\x03 \x01(\tR\x0fcompilerVersion\x12\x14\n" +
-	"\x05legal\x18\x04 \x01(\bR\x05legal\x12+\n" +
-	"\x11regions_predicted\x18\x05 \x01(\x05R\x10regionsPredicted\x12\x1c\n" +
+	"\x05legal\x18\x04 \x01(\bR\x05legal\x12\x1c\n" +
 	"\tfunctions\x18\x06 \x01(\x05R\tfunctions\x12\x1a\n" +
 	"\bsegments\x18\a \x01(\x05R\bsegments\x12/\n" +
 	"\x06groups\x18\b \x03(\v2\x17.anefix.v1.FindingGroupR\x06groups\x123\n" +
@@ -1627,7 +1603,7 @@ const file_check_proto_rawDesc = "" +
 	"\bcompiled\x18\x14 \x01(\tR\bcompiledB\x14\n" +
 	"\x12_predicted_regionsB\n" +
 	"\n" +
-	"\b_ops_off\"\xa8\x03\n" +
+	"\b_ops_offJ\x04\b\x05\x10\x06R\x11regions_predicted\"\xa8\x03\n" +
 	"\vOpPlacement\x12\x13\n" +
 	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x16\n" +
 	"\x06device\x18\x02 \x01(\tR\x06device\x12\x14\n" +

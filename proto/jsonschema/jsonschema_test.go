@@ -62,7 +62,7 @@ func TestSchemaReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate(committed(t), "CheckReport", doc); err == nil || !strings.Contains(err.Error(), "$.schemaVersion: 0 is not 1") {
+	if err := Validate(committed(t), "CheckReport", doc); err == nil || !strings.Contains(err.Error(), "$.schemaVersion: 0 is not 2") {
 		t.Errorf("a report without its schema version validated: %v", err)
 	}
 }
@@ -79,7 +79,7 @@ func TestValidateReports(t *testing.T) {
 		want []string // substrings of the JSON
 	}{
 		{"CheckReport", &pb.CheckReport{SchemaVersion: pbprint.SchemaVersion},
-			[]string{`"legal": false`, `"groups": []`, `"input": null`, `"regionsPredicted": 0`}},
+			[]string{`"legal": false`, `"groups": []`, `"input": null`, `"functions": 0`}},
 		{"VerifyReport", &pb.VerifyReport{SchemaVersion: pbprint.SchemaVersion, LogitsPsnrDb: math.Inf(1), LogitsIdentical: true,
 			Ranges:  []*pb.VerifyRange{{MaxAbs: math.NaN(), Flags: []string{"nan"}}},
 			MeanKld: proto.Float64(math.Inf(1))},
@@ -133,8 +133,8 @@ func TestValidateRefuses(t *testing.T) {
 			`$.snrDb: "Infinity" is string, want [number null]`},
 		{"Diagnostic", `{"severity": "FATAL", "message": "", "op": null, "code": ""}`, `$.severity: "FATAL" is not one of`},
 		{"Diagnostic", `{"severity": "INFO", "message": "", "op": {"opId": 1}, "code": ""}`, `$.op: matches none of anyOf`},
-		{"PassList", `{"schemaVersion": 2, "passes": []}`, `$.schemaVersion: 2 is not 1`},
-		{"PassList", `{"schemaVersion": 1, "passes": [{}]}`, `$.passes[0]: required key "name" is missing`},
+		{"PassList", `{"schemaVersion": 1, "passes": []}`, `$.schemaVersion: 1 is not 2`},
+		{"PassList", `{"schemaVersion": 2, "passes": [{}]}`, `$.passes[0]: required key "name" is missing`},
 		{"PassList", `[]`, `$: [] is array, want object`},
 	} {
 		err := Validate(schema, tc.def, []byte(tc.doc))

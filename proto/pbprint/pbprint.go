@@ -31,8 +31,9 @@ import (
 // renamed or removed or changes meaning, not when one is added. Each
 // command sets it in the report it builds (cmd/anefix); the schema
 // (proto/jsonschema) requires it, so TestJSONReportsMatchSchema fails for a
-// command that forgets it.
-const SchemaVersion = 1
+// command that forgets it. Version 2 removed CheckReport.regions_predicted
+// and GraphCheck.regions_observed (one name per concept: predicted_regions).
+const SchemaVersion = 2
 
 // jsonOptions print every field a script may test, also when it is false,
 // zero, empty or unset (proto/common.proto, "JSON"): proto3 JSON leaves

@@ -111,16 +111,16 @@ func TestMarshalAlwaysPresent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		Legal            *bool            `json:"legal"`
-		RegionsPredicted *int             `json:"regionsPredicted"`
-		Groups           []any            `json:"groups"`
-		Input            *json.RawMessage `json:"input"`
-		Graphs           []map[string]any `json:"graphs"`
+		Legal     *bool            `json:"legal"`
+		Functions *int             `json:"functions"`
+		Groups    []any            `json:"groups"`
+		Input     *json.RawMessage `json:"input"`
+		Graphs    []map[string]any `json:"graphs"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Legal == nil || *got.Legal || got.RegionsPredicted == nil || got.Groups == nil || len(got.Groups) != 0 {
+	if got.Legal == nil || *got.Legal || got.Functions == nil || got.Groups == nil || len(got.Groups) != 0 {
 		t.Errorf("false, 0 and [] not printed:\n%s", out)
 	}
 	if !strings.Contains(string(out), `"input": null`) {

@@ -82,7 +82,7 @@ type finding struct {
 	Rule     string `json:"rule"`
 	Severity string `json:"sev"`
 	Message  string `json:"msg"`
-	Fix      string `json:"fix,omitempty"`
+	Fix      string `json:"fix,omitempty"` // how to run the fixing pass (Options.FixCommand)
 	Detail   string `json:"detail,omitempty"`
 	Source   string `json:"src,omitempty"`
 }
@@ -195,7 +195,7 @@ func build(rep *pb.CheckReport, o Options) *page {
 					mark = r.GetSeverity()
 				}
 				p.Findings = append(p.Findings, finding{Rule: f.GetRule(), Severity: mark, Message: r.GetMessage(),
-					Fix: f.GetFixPass(), Detail: f.GetDetail(), Source: f.GetOp().GetSource()})
+					Fix: o.fixText(f.GetFixPass()), Detail: f.GetDetail(), Source: f.GetOp().GetSource()})
 				n := &p.Ops[i]
 				n.Findings = append(n.Findings, len(p.Findings)-1)
 				if !contains(n.Marks, mark) {

@@ -239,7 +239,7 @@
       b.appendChild(el("div", "rule", f.sev + ": " + f.rule));
       b.appendChild(el("div", "", f.msg));
       if (f.detail) b.appendChild(el("div", "", f.detail));
-      if (f.fix) b.appendChild(el("div", "", "fix: anefix rewrite --enable " + f.fix));
+      if (f.fix) b.appendChild(el("div", "", "fix: " + f.fix));
       if (f.src) b.appendChild(el("div", "", "source: " + f.src));
       side.appendChild(b);
     });

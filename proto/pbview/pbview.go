@@ -68,6 +68,20 @@ type Options struct {
 	// Changes are drawn highlighted; a change whose op id names no op of
 	// the report (a removed op) is listed in the header instead.
 	Changes []Change
+	// FixCommand says how to run the pass that fixes a finding (the CLI
+	// knows which passes are on by default); nil names the pass alone.
+	FixCommand func(pass string) string
+}
+
+// fixText is what an op's panel says after "fix:" for pass.
+func (o Options) fixText(pass string) string {
+	switch {
+	case pass == "":
+		return ""
+	case o.FixCommand != nil:
+		return o.FixCommand(pass)
+	}
+	return "the " + pass + " pass"
 }
 
 //go:embed page.css

@@ -252,7 +252,7 @@ func TestMarks(t *testing.T) {
 			t.Errorf("op %s: class %s marks %v, want %s %v", n.ID, n.Class, n.Marks, w.cls, w.marks)
 		}
 	}
-	if f := p.Findings[p.Ops[0].Findings[0]]; f.Rule != "element-type" || f.Fix != "strip-fp32-casts" || f.Message != "Incompatible element type" || f.Source != "m.py:10" {
+	if f := p.Findings[p.Ops[0].Findings[0]]; f.Rule != "element-type" || f.Fix != "the strip-fp32-casts pass" || f.Message != "Incompatible element type" || f.Source != "m.py:10" {
 		t.Errorf("finding %+v", f)
 	}
 	if p.Ops[2].Change != "moved" || len(p.Missing) != 1 || p.Missing[0].OpID != "gone" {

@@ -60,6 +60,16 @@ type Options struct {
 	// Localize runs the reference with f16 computed in float32 and ranks
 	// the candidate's ops by the error they add (Result.Localize).
 	Localize bool
+	// Progress, when set, is told after each position how many of the
+	// run's positions are done (for a progress bar).
+	Progress func(done, total int64)
+}
+
+// report calls f, when set, with done of total positions.
+func report(f func(done, total int64), done, total int) {
+	if f != nil {
+		f(int64(done), int64(total))
+	}
 }
 
 // errMemory is the error (wrapped) of a comparison past Options.MaxMemory.
@@ -506,6 +516,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 	var count int
 	refTok, candTok := o.Prompt[0], o.Prompt[0]
 	total := len(o.Prompt) + o.Steps - 1
+	report(o.Progress, 0, total)
 	for pos := 0; pos < total; pos++ {
 		prompt := pos < len(o.Prompt)-1
 		if pos < len(o.Prompt) {
@@ -549,6 +560,7 @@ func Compare(ref, cand *graph.Module, o Options) (*Result, error) {
 		}
 		count += len(rf)
 		res.Steps = append(res.Steps, st)
+		report(o.Progress, pos+1, total)
 		if !okR || !okC {
 			continue
 		}

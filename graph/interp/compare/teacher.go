@@ -36,6 +36,8 @@ type TeacherOptions struct {
 	// position counts as a clear top-1 (Teacher.ClearSame); 0 means
 	// DefaultClearMargin.
 	ClearMargin float64
+	// Progress is Options'.
+	Progress func(done, total int64)
 }
 
 // DefaultClearMargin is the logit gap (REF's top-1 over its top-2, in
@@ -255,6 +257,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 	var acc teacherAcc
 	var sqErr, peak float64
 	var count int
+	report(o.Progress, 0, L)
 	for pos := 0; pos < L; pos++ {
 		if err := rs.feed(o.Streams, pos, o.Seed); err != nil {
 			return nil, err
@@ -312,6 +315,7 @@ func CompareTeacher(ref, cand *graph.Module, o TeacherOptions) (*Teacher, error)
 				}
 			}
 		}
+		report(o.Progress, pos+1, L)
 	}
 	acc.fill(res)
 	res.PSNR = psnr(sqErr, peak, count)

@@ -238,3 +238,43 @@ func TestTeacherMemoryCountsStreams(t *testing.T) {
 		t.Errorf("8 streams under a limit of %d: %v", limit, err)
 	}
 }
+
+// Both modes tell Progress how many positions are done: 0 before the first,
+// then each one, up to the run's length (16 positions; greedy: a 3-token
+// prompt and 5 steps are 3+5−1 positions).
+func TestProgressCountsPositions(t *testing.T) {
+	ref, cand := loadArmA(t)
+	for _, c := range []struct {
+		name string
+		run  func(progress func(done, total int64)) error
+		want int64
+	}{
+		{"teacher-forced", func(p func(done, total int64)) error {
+			_, err := CompareTeacher(ref, cand, TeacherOptions{Streams: RandomStreams(2, 16, 256, 1), Progress: p})
+			return err
+		}, 16},
+		{"greedy", func(p func(done, total int64)) error {
+			_, err := Compare(ref, cand, Options{Steps: 5, Prompt: []int64{1, 2, 3}, Progress: p})
+			return err
+		}, 7},
+	} {
+		var got []int64
+		err := c.run(func(done, total int64) {
+			if total != c.want {
+				t.Errorf("%s: total %d, want %d", c.name, total, c.want)
+			}
+			got = append(got, done)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range got {
+			if d != int64(i) {
+				t.Fatalf("%s: progress %v, want 0, 1, … %d", c.name, got, c.want)
+			}
+		}
+		if int64(len(got)) != c.want+1 {
+			t.Errorf("%s: %d calls, want %d", c.name, len(got), c.want+1)
+		}
+	}
+}
