@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -92,7 +93,7 @@ func TestVersionJSON(t *testing.T) {
 		not  []string
 	}{
 		{"commit", withCommit, []string{`"version": "0.1.0-dev"`, `"commit": "0123abcd"`, `"date": "2026-12-03T20:00:00Z"`, `"dirty": true`, `"goVersion": "go1.26.8"`,
-			`"platform": "` + runtime.GOOS + "/" + runtime.GOARCH + `"`, `"schemaVersion": 1`}, nil},
+			`"platform": "` + runtime.GOOS + "/" + runtime.GOARCH + `"`, fmt.Sprintf(`"schemaVersion": %d`, pbprint.SchemaVersion)}, nil},
 		{"no commit", noCommit, []string{`"version": "0.1.0-dev"`, `"goVersion": "go1.26.8"`}, []string{`"commit"`, `"date"`, `"dirty"`}},
 	} {
 		out, err := pbprint.Marshal(c.s.proto())
