@@ -26,7 +26,9 @@ func (op *Operation) clone(mapping map[*Value]*Value, blocks map[*Block]*Block) 
 	c := &Operation{Name: op.Name, Attrs: op.Attrs, Props: op.Props, Loc: op.Loc}
 	c.SetOperands(ops)
 	for _, r := range op.Results() {
-		mapping[r] = c.AddResult(r.typ)
+		nr := c.AddResult(r.typ)
+		nr.Loc = r.Loc // a constant's SSA name from the text (TextName)
+		mapping[r] = nr
 	}
 	for _, r := range op.Regions {
 		nr := c.AddRegion()

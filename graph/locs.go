@@ -381,6 +381,19 @@ func SourceLoc(l Loc) *FileLoc {
 	return nil
 }
 
+// TextName is the SSA name ("%v13") the MLIR text read gave op's first
+// result, which the text reader records for coreai.constant ops only
+// (Value.Loc), else "".
+func TextName(op *Operation) string {
+	if op.NumResults() == 0 {
+		return ""
+	}
+	if n, ok := op.Result(0).Loc.(*NameLoc); ok && n.Name != "" {
+		return "%" + n.Name
+	}
+	return ""
+}
+
 // Source returns "file:line" for a location's first file location, or "".
 func Source(l Loc) string {
 	f := SourceLoc(l)

@@ -11,6 +11,7 @@ import (
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,63 @@ type CompressedWeight struct {
 	// Rule is the entry of the pass's rules option that set it
 	// (weight_rules.go: 1 for the first rule), 0 for the pass's own options.
 	Rule int
+	// Name is the weight's name as patterns match it (weightNames' first).
+	Name string
+	key  string // weightConst.ruleKey
+}
+
+// LeftWeight records one weight a compression pass took and left as it is.
+type LeftWeight struct {
+	Name     string // as CompressedWeight.Name
+	Op       OpRef
+	Resource string
+	Type     string
+	Bytes    int64 // its storage, unchanged
+	Rule     int   // as CompressedWeight.Rule
+	// Reason says why ("its 68 output channels (axis 0) are not a multiple
+	// of group-size 32", "a skip rule").
+	Reason string
+	// Hint is a setting under which the pass would take it, as a rule or
+	// --set writes it ("group-size=34"); "" when none is known.
+	Hint string
+	key  string
+}
+
+// leftWhy is why a plan leaves a weight, "" reason for none, and a setting
+// that would take it.
+type leftWhy struct{ reason, hint string }
+
+// left is the record of w left as it is for why.
+func (w *weightConst) left(why leftWhy) LeftWeight {
+	return LeftWeight{Name: w.label(), Op: ref(w.g, w.op), Resource: w.res, Type: w.typ.String(), Bytes: w.bytes(),
+		Rule: w.rule, Reason: why.reason, Hint: why.hint, key: w.ruleKey()}
+}
+
+// nearestDivisor is the divisor of n nearest to want, at least atLeast
+// when n has such a divisor (ties go to the larger): a group or block size
+// that divides a weight's channels where want did not.
+func nearestDivisor(n, want, atLeast int64) int64 {
+	best := int64(0)
+	floor := int64(1)
+	if atLeast <= n {
+		floor = atLeast
+	}
+	for d := floor; d <= n; d++ {
+		if n%d != 0 {
+			continue
+		}
+		if best == 0 || abs64(d-want) <= abs64(best-want) {
+			best = d
+		}
+	}
+	return best
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // SNRdB is 10·log10(signal/err) for reports, +Inf for no error.
@@ -75,17 +133,22 @@ of the ops= kinds (default: batch_matmul, broadcasting_batch_matmul,
 conv2d, gather_nd, transpose: coreai-optimization's choice,
 src/coreai_opt/coreai_utils/passes/__init__.py; its rule of also taking
 constants of 10^8 elements or more whatever reads them is not followed),
-whose resource key or op id (FX name) matches a glob of weights= and none
-of exclude=. tied-head=false leaves the tied embedding/head table alone
-(the constant that feeds both a gather_nd table and a matmul, the test
-check's suspect.tied-head-constant uses). A selector that matches nothing
-is a note, not an error.`
+one of whose names matches a glob of weights= and none of exclude= (a
+weight's names: its resource key, its op id (FX name), the SSA name its
+MLIR text gives it (%v13, or v13), each it has; op#N, its position in its
+graph as inspect counts ops, when it has none; '*' matches any run of
+characters, '/' included, so weights=* takes every weight). Reports and
+notes name a weight by the first of its names. tied-head=false leaves the
+tied embedding/head table alone (the constant that feeds both a gather_nd
+table and a matmul, the test check's suspect.tied-head-constant uses). A
+selector that matches nothing is a note, not an error, which counts the
+float constants each criterion left.`
 
 // declareWeightSelect declares the selector options every compression
 // pass shares, bound to that pass's fields.
 func declareWeightSelect(d *Decls, ops, weights, exclude *[]string, tiedHead *bool, minElements *int) {
 	Declare(d, ops, Option[[]string]{Name: "ops", Default: compressOps, Doc: "the op kinds whose constant operands are weights (without coreai. or decomposable.)", Check: checkNonEmptyList})
-	Declare(d, weights, Option[[]string]{Name: "weights", Default: []string{"*"}, Doc: "globs over resource keys and op ids (FX names) of the constants to take", Check: checkGlobs})
+	Declare(d, weights, Option[[]string]{Name: "weights", Default: []string{"*"}, Doc: "globs over the names of the constants to take (resource key, FX name, the text's SSA name)", Check: checkGlobs})
 	Declare(d, exclude, Option[[]string]{Name: "exclude", Doc: "globs of constants to leave alone", Check: checkGlobs})
 	Declare(d, tiedHead, Option[bool]{Name: "tied-head", Default: true, Doc: "take the tied embedding/head table too"})
 	Declare(d, minElements, Option[int]{Name: "min-elements", Default: 1024, Doc: "take only constants with more elements than this (coreai-optimization's weight_num_threshold)", Check: checkNonNegative})
@@ -135,8 +198,12 @@ type weightConst struct {
 	inAxis int    // input-channel axis (-1 when the rank has none)
 	note   string // why the axes are a default
 	rule   int    // the rules entry that sets it (weight_rules.go): 0 for the pass's own options
+	names  []string
+	index  int // the op's position in its graph, as OpRef.index and inspect's op#N count
 }
 
+// name is the key new blobs and palette seeds derive from: the resource
+// key, else the op id ("" for an inline constant without one).
 func (w *weightConst) name() string {
 	if w.res != "" {
 		return w.res
@@ -144,10 +211,93 @@ func (w *weightConst) name() string {
 	return w.op.OpID()
 }
 
+// label is the name reports and notes give the weight: the first of its
+// names, which patterns match.
+func (w *weightConst) label() string { return w.names[0] }
+
+// weightNames are the names patterns (weights=, exclude=, rules) match, the
+// first the one reports print: the resource key, the op id (FX name), the
+// SSA name the MLIR text gave it ("%v13", matched also without the '%'),
+// each when it has one; a weight with none of them is named by its
+// position in its graph as inspect numbers ops ("op#12"). So every weight
+// has a name, and "*" matches every weight.
+func weightNames(res string, op *graph.Operation, index int) []string {
+	var out []string
+	for _, n := range []string{res, op.OpID(), graph.TextName(op)} {
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if t := graph.TextName(op); t != "" {
+		out = append(out, t[1:])
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("op#%d", index))
+	}
+	return out
+}
+
 func (w *weightConst) bytes() int64 { return w.typ.NumElements() * int64(graph.ElemBytes(w.typ.Elem)) }
 
+// Why the selector leaves a float constant, the first of these it fails in
+// the order pick asks them; counted for the note on an empty selection.
+const (
+	rejUnused   = iota // no op reads it
+	rejOps             // an op outside ops= reads it
+	rejSize            // min-elements or fewer elements
+	rejOneValue        // a scalar or splat, or a value attribute that is no array
+	rejWeights         // no glob of weights= matches a name
+	rejExclude         // a glob of exclude= matches a name
+	rejTied            // the tied embedding/head table, with tied-head=false
+	rejBytes           // its blob is absent or of the wrong size (a note says which)
+	nRej
+)
+
+// rejections counts the float constants a selection left, by reason.
+type rejections struct {
+	float    int // float constants of static shape
+	n        [nRej]int
+	reader   string   // the first reader outside ops= met
+	unnamed  []string // the first few names weights= matched none of
+	excluded []string // the first few names exclude= matched
+}
+
+func (r *rejections) add(why int, names []string) {
+	r.n[why]++
+	switch {
+	case why == rejWeights && len(r.unnamed) < 3:
+		r.unnamed = append(r.unnamed, names[0])
+	case why == rejExclude && len(r.excluded) < 3:
+		r.excluded = append(r.excluded, names[0])
+	}
+}
+
+// note says how many float constants each criterion of s rejected, so
+// that a user sees which option to change when nothing is taken.
+func (r *rejections) note(s weightSelect) string {
+	if r.float == 0 {
+		return "no weight taken: the module has no float constant of static shape"
+	}
+	var parts []string
+	add := func(why int, format string, args ...any) {
+		if n := r.n[why]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, fmt.Sprintf(format, args...)))
+		}
+	}
+	add(rejUnused, "read by no op")
+	add(rejOps, "read by an op outside ops=%s (e.g. %s)", strings.Join(s.Ops, ","), r.reader)
+	add(rejSize, "of %d elements or fewer (min-elements=%d)", s.MinElements, s.MinElements)
+	add(rejOneValue, "holding one value (a scalar or splat: nothing to compress)")
+	add(rejWeights, "matched by no glob of weights=%s (names such as %s)", strings.Join(s.Weights, ","), strings.Join(r.unnamed, ", "))
+	add(rejExclude, "matched by exclude=%s (%s)", strings.Join(s.Exclude, ","), strings.Join(r.excluded, ", "))
+	add(rejTied, "the tied embedding/head table (tied-head=false)")
+	add(rejBytes, "without their bytes (see the notes above)")
+	return fmt.Sprintf("no weight taken: of %d float constant(s), %s; a weight is named by its resource key, FX name or the SSA name its MLIR text gives it (%%v13), else op#N as inspect numbers ops", r.float, strings.Join(parts, ", "))
+}
+
 // pick returns the weights of m the selector takes, in module order, and
-// notes on constants it had to leave (absent bytes, unknown axes).
+// notes on constants it had to leave (absent bytes, unknown axes); when it
+// takes none, a note counts the float constants each criterion rejected.
 func (s weightSelect) pick(m *weightModule) ([]*weightConst, []string) {
 	kinds := map[string]bool{}
 	for _, k := range s.Ops {
@@ -156,51 +306,29 @@ func (s weightSelect) pick(m *weightModule) ([]*weightConst, []string) {
 	}
 	var out []*weightConst
 	var notes []string
+	var rej rejections
 	for _, g := range m.Graphs() {
+		index := -1
 		g.Op.Walk(func(op *graph.Operation) bool {
+			if op == g.Op {
+				return true // not counted: inspect's op#0 is the body's first op
+			}
+			index++
 			if op.Name != "coreai.constant" || op.NumResults() != 1 {
 				return true
 			}
 			tt, _ := op.Result(0).Type().(*graph.TensorType)
-			if tt == nil || !tt.IsStatic() || tt.Rank() == 0 || tt.NumElements() <= int64(s.MinElements) {
+			if tt == nil || !tt.IsStatic() {
 				return true
 			}
 			ft, _ := tt.Elem.(*graph.FloatType)
 			if ft == nil || (ft.Name != "f16" && ft.Name != "bf16" && ft.Name != "f32") {
 				return true
 			}
-			uses := op.Result(0).Uses()
-			if len(uses) == 0 {
-				return true
-			}
-			for _, u := range uses {
-				if !kinds[coreaiop.Base(u.Op.Name)] {
-					return true
-				}
-			}
-			w := &weightConst{g: g, op: op, typ: tt, elem: ft.Name}
-			switch a := op.Inherent("value").(type) {
-			case *graph.DenseResourceAttr:
-				w.res = a.Key
-				r := m.Resource(a.Key)
-				if r == nil || r.Blob == nil {
-					notes = append(notes, fmt.Sprintf("%s: left alone: the bytes of dense_resource<%s> are not in the file", op.DescribeInGraph(), a.Key))
-					return true
-				}
-				if r.Blob.Size() != w.bytes() {
-					notes = append(notes, fmt.Sprintf("%s: left alone: dense_resource<%s> has %d bytes, its type %s needs %d", op.DescribeInGraph(), a.Key, r.Blob.Size(), tt, w.bytes()))
-					return true
-				}
-				w.blob = r.Blob
-			case *graph.DenseElementsAttr:
-				if a.Splat {
-					return true
-				}
-				w.blob = graph.MemBlob(a.Raw)
-			default:
-				return true
-			}
-			if !s.matches(w) || (!s.TiedHead && IsTiedHeadTable(op)) {
+			rej.float++
+			w := &weightConst{g: g, op: op, typ: tt, elem: ft.Name, index: index}
+			if why := s.reject(m, w, kinds, &rej, &notes); why >= 0 {
+				rej.add(why, w.names)
 				return true
 			}
 			w.inAxis, w.axis, w.note = weightAxes(op)
@@ -208,28 +336,91 @@ func (s weightSelect) pick(m *weightModule) ([]*weightConst, []string) {
 			return true
 		})
 	}
+	if len(out) == 0 {
+		notes = append(notes, rej.note(s))
+	}
 	return out, notes
 }
 
-func (s weightSelect) matches(w *weightConst) bool {
-	return w.matchesAny(s.Weights) && !w.matchesAny(s.Exclude)
+// reject is why the selector leaves w (a rej constant), or -1 when it
+// takes it; it fills in w's names and bytes on the way.
+func (s weightSelect) reject(m *weightModule, w *weightConst, kinds map[string]bool, rej *rejections, notes *[]string) int {
+	op := w.op
+	uses := op.Result(0).Uses()
+	if len(uses) == 0 {
+		return rejUnused
+	}
+	for _, u := range uses {
+		if !kinds[coreaiop.Base(u.Op.Name)] {
+			if rej.reader == "" {
+				rej.reader = u.Op.Name
+			}
+			return rejOps
+		}
+	}
+	if w.typ.NumElements() <= int64(s.MinElements) {
+		return rejSize
+	}
+	var blob graph.BlobSource
+	switch a := op.Inherent("value").(type) {
+	case *graph.DenseResourceAttr:
+		w.res = a.Key
+	case *graph.DenseElementsAttr:
+		if a.Splat {
+			return rejOneValue
+		}
+		blob = graph.MemBlob(a.Raw)
+	default:
+		return rejOneValue
+	}
+	if w.typ.Rank() == 0 {
+		return rejOneValue
+	}
+	w.names = weightNames(w.res, op, w.index)
+	switch {
+	case !w.matchesAny(s.Weights):
+		return rejWeights
+	case w.matchesAny(s.Exclude):
+		return rejExclude
+	case !s.TiedHead && IsTiedHeadTable(op):
+		return rejTied
+	}
+	if w.res != "" {
+		r := m.Resource(w.res)
+		if r == nil || r.Blob == nil {
+			*notes = append(*notes, fmt.Sprintf("%s (%s): left alone: the bytes of dense_resource<%s> are not in the file", w.label(), op.DescribeInGraph(), w.res))
+			return rejBytes
+		}
+		if r.Blob.Size() != w.bytes() {
+			*notes = append(*notes, fmt.Sprintf("%s (%s): left alone: dense_resource<%s> has %d bytes, its type %s needs %d", w.label(), op.DescribeInGraph(), w.res, r.Blob.Size(), w.typ, w.bytes()))
+			return rejBytes
+		}
+		blob = r.Blob
+	}
+	w.blob = blob
+	return -1
 }
 
-// matchesAny says whether one of globs matches the weight's resource key
-// or op id (FX name): the one pattern language of weights=, exclude= and
-// the rules option.
+// matchesAny says whether one of globs matches one of the weight's names
+// (weightNames): the one pattern language of weights=, exclude= and the
+// rules option.
 func (w *weightConst) matchesAny(globs []string) bool {
 	for _, g := range globs {
-		for _, n := range []string{w.res, w.op.OpID()} {
-			if n == "" {
-				continue
-			}
-			if ok, _ := path.Match(g, n); ok {
+		for _, n := range w.names {
+			if globMatch(g, n) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// globMatch is path.Match with '/' an ordinary character, so that '*'
+// matches any run of characters and "*" every name (a resource key may
+// hold '/'): both sides spell '/' as U+FFFF, a noncharacter, first.
+func globMatch(pattern, name string) bool {
+	ok, _ := path.Match(strings.ReplaceAll(pattern, "/", "\uffff"), strings.ReplaceAll(name, "/", "\uffff"))
+	return ok
 }
 
 // weightAxes are the input- and output-channel axes of a weight, chosen
@@ -609,7 +800,7 @@ func (sh *shared) again() bool {
 // compressWeights is the loop palettize and quantize-weights share. Each
 // selected weight is planned once per blob (weightKey: the constants of one
 // blob in several functions share the plan and its new blobs) or left as it
-// is with a note saying why; emit writes the plan's ops before the constant
+// is, recorded in ch.Left with why; emit writes the plan's ops before the constant
 // (first: this is the plan's first constant, the one the report lists) and
 // returns the value that replaces it; the blobs nothing refers to any more
 // are dropped at the end.
@@ -618,7 +809,7 @@ func (sh *shared) again() bool {
 // (a weight whose plan would need more memory or work than allowed) stops
 // the pass with the module unchanged.
 func compressWeights[P any](ctx *Context, m *weightModule, ws []*weightConst, ch *Change, pass, done string, bound func(*weightConst) error,
-	sh func(P) *shared, plan func(*weightConst) (P, string, error), emit func(p P, w *weightConst, first bool) *graph.Value) error {
+	sh func(P) *shared, plan func(*weightConst) (P, leftWhy, error), emit func(p P, w *weightConst, first bool) *graph.Value) error {
 	var total, read int64
 	for _, w := range ws {
 		if err := bound(w); err != nil {
@@ -636,7 +827,7 @@ func compressWeights[P any](ctx *Context, m *weightModule, ws []*weightConst, ch
 		ctx.Progress(read, total, "")
 		read += w.bytes()
 		if w.note != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: %s", w.op.DescribeInGraph(), w.note))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%s (%s): %s", w.label(), w.op.DescribeInGraph(), w.note))
 		}
 		k := weightKey(w)
 		if skipped[k] {
@@ -644,7 +835,7 @@ func compressWeights[P any](ctx *Context, m *weightModule, ws []*weightConst, ch
 		}
 		p, ok := plans[k]
 		if !ok {
-			var skip string
+			var skip leftWhy
 			var err error
 			stop := countReads(ctx, w, read-w.bytes(), total)
 			p, skip, err = plan(w)
@@ -652,8 +843,8 @@ func compressWeights[P any](ctx *Context, m *weightModule, ws []*weightConst, ch
 			if err != nil {
 				return fmt.Errorf("%s: %s: %v", pass, w.op.DescribeInGraph(), err)
 			}
-			if skip != "" {
-				ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
+			if skip.reason != "" {
+				ch.Left = append(ch.Left, w.left(skip))
 				if k != "" {
 					skipped[k] = true
 				}

@@ -259,7 +259,7 @@ func TestCompressionRefusesAllZeroResult(t *testing.T) {
 	}
 	src, _ := extremeModule("f32", rows, cols, w[0], w[1])
 	ch, _ := compressExtreme(t, "quantize-weights", nil, src, "f32", rows, false)
-	notes := strings.Join(ch.Notes, "\n")
+	notes := strings.Join(ch.Notes, "\n") + leftText(ch)
 	if len(ch.Compressed) != 0 || strings.Count(notes, "left as it is") != 2 || !strings.Contains(notes, "would reconstruct as 0") {
 		t.Errorf("%d weights compressed, notes:\n%s\nwant both left as they are, saying their values would become 0", len(ch.Compressed), notes)
 	}
@@ -306,7 +306,7 @@ func TestPalettizeNotesCountWholeWeight(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src, _ := extremeModule(c.elem, rows, cols, c.w, c.w)
 			ch, _ := compressExtreme(t, "palettize", c.set, src, c.elem, rows, false)
-			notes := strings.Join(ch.Notes, "\n")
+			notes := strings.Join(ch.Notes, "\n") + leftText(ch)
 			if len(ch.Compressed) != 0 {
 				t.Errorf("%d weights compressed, want none", len(ch.Compressed))
 			}
@@ -320,4 +320,14 @@ func TestPalettizeNotesCountWholeWeight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// leftText is the weights a compression pass left as they are, a line
+// each ("name: left as it is: why").
+func leftText(ch *passes.Change) string {
+	var b strings.Builder
+	for _, l := range ch.Left {
+		fmt.Fprintf(&b, "\n%s: left as it is: %s", l.Name, l.Reason)
+	}
+	return b.String()
 }

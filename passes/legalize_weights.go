@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
@@ -68,6 +69,37 @@ type int4Weight struct {
 	elem   string
 	params []paramSrc         // scale, offset1, offset2 as given
 	defs   []*graph.Operation // the ops defining the operands (erased when unused)
+}
+
+// name is the weight's name in reports: its data's resource key, else the
+// first name the op or its data has (FX name, the text's SSA name).
+func (w *int4Weight) name() string {
+	if w.data == nil { // a weight the pass cannot read (int4Cand.why)
+		return cmp.Or(w.op.OpID(), graph.TextName(w.op), w.op.Describe())
+	}
+	if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
+		return a.Key
+	}
+	return cmp.Or(w.op.OpID(), w.data.OpID(), graph.TextName(w.op), graph.TextName(w.data), w.op.Describe())
+}
+
+// left is the record of w left as it is for why; its bytes are its data
+// constant's, as stored (0 when the file lacks them).
+func (w *int4Weight) left(m *weightModule, why string) LeftWeight {
+	l := LeftWeight{Name: w.name(), Op: ref(w.g, w.op), Type: w.op.Result(0).Type().String(), Reason: why}
+	if w.data == nil {
+		return l
+	}
+	switch a := w.data.Inherent("value").(type) {
+	case *graph.DenseResourceAttr:
+		l.Resource = a.Key
+		if r := m.Resource(a.Key); r != nil && r.Blob != nil {
+			l.Bytes = r.Blob.Size()
+		}
+	case *graph.DenseElementsAttr:
+		l.Bytes = int64(len(a.Raw))
+	}
+	return l
 }
 
 // paramSrc is a parameter operand: a constant, or a coreai.reshape of one
@@ -209,7 +241,7 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) 
 		ctx.Progress(int64(i), int64(len(cands)), "weights")
 		w := c.w
 		if c.why != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), c.why))
+			ch.Left = append(ch.Left, w.left(m, c.why))
 			continue
 		}
 		key := w.data.OpID()
@@ -232,7 +264,7 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) 
 		}
 		src, before, err := readDequant(m, w, true)
 		if err != nil {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %v", w.op.DescribeInGraph(), err))
+			ch.Left = append(ch.Left, w.left(m, err.Error()))
 			continue
 		}
 		if note != "" {
@@ -253,7 +285,7 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) 
 			return nil, fmt.Errorf("legalize-weights: %s: %v", w.op.DescribeInGraph(), err)
 		}
 		if skip != "" {
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%s: left as it is: %s", w.op.DescribeInGraph(), skip))
+			ch.Left = append(ch.Left, w.left(m, skip))
 			continue
 		}
 		plan.pass = "legalize-weights"
@@ -268,8 +300,9 @@ func legalizeWeights(ctx *Context, gm *graph.Module, o *legalizeWeightsOptions) 
 		if a, ok := w.data.Inherent("value").(*graph.DenseResourceAttr); ok {
 			cw.Resource = a.Key
 		}
+		cw.Name = w.name()
 		ch.Compressed = append(ch.Compressed, cw)
-		warns.add(w.op, warn)
+		warns.add(w.op.DescribeInGraph(), warn)
 		if share != "" {
 			plans[share] = plan
 		}

@@ -52,9 +52,12 @@ first rule whose pattern (a glob as weights= takes) matches a weight sets
 the settings it names; the others, and every weight no rule matches, keep
 this pass's options; skip leaves the weights it takes as they are. Rules
 choose among the weights the selector takes. The report (rewrite
---dry-run, --json) lists per rule the weights it selected, those an
-earlier rule took, and their bytes before and after; a rule that selects
-nothing is a warning, not an error, so one recipe serves several models.
+--dry-run, --json) says per rule how many weights it took, how many it
+compressed (their bytes before and after) and how many it left as they
+are (their bytes, and per weight why, with a setting that would take it,
+such as group-size=34 for 68 channels), naming each weight as patterns
+match it, and those an earlier rule took; a rule that selects nothing is a
+warning, not an error, so one recipe serves several models.
 
 method=kmeans (default) is the least-squares palette: exact (dynamic
 programming over the sorted distinct values) for groups of up to 4096
@@ -114,7 +117,9 @@ performance table times it at full scale and cmd/anefix TestNumericsTable
 ranks bits, group size and the tied head by next-token numerics (both
 write their sections of testdata/measurements.md). Synthetic weights give
 flat, near-tied logits, so same top-1 is low for a given weight error:
-rank settings by those figures, do not read them as a trained model's.`,
+rank settings by those figures, do not read them as a trained model's.
+
+` + weightSelectDoc,
 	Addresses: "the seed's export asked for --compression 4bit_weight_palettized_group32 and the measured arms had fp16 weights (1.5 GB)",
 }
 
@@ -246,11 +251,10 @@ func palettize(ctx *Context, gm *graph.Module, o *palettizeOptions) (*Change, er
 	ch := &Change{Notes: notes}
 	rt := newRuleTable(o.Rules, forms)
 	if len(ws) == 0 {
-		ch.Notes = append(ch.Notes, "no constant matched the selector (ops, weights, exclude, tied-head, min-elements)")
 		rt.finish(ch)
 		return ch, nil
 	}
-	ws = rt.assign(ws)
+	ws = rt.assign(ws, ch)
 	var warns smallGroupWarnings
 	defer warns.note(ch)
 	err = compressWeights(ctx, m, ws, ch, "palettize", "palettized",
@@ -258,17 +262,19 @@ func palettize(ctx *Context, gm *graph.Module, o *palettizeOptions) (*Change, er
 			return lutBound("palettize", w.op, w.name(), w.typ, w.axis, newFloatReader(w.blob, w.elem).eb, ss[w.rule], ctx.MaxMemory)
 		},
 		func(pl *lutPlan) *shared { return &pl.sh },
-		func(w *weightConst) (*lutPlan, string, error) {
-			return planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, ss[w.rule], w.name())
+		func(w *weightConst) (*lutPlan, leftWhy, error) {
+			pl, skip, err := planLUT(newFloatReader(w.blob, w.elem), w.typ, w.axis, ss[w.rule], w.name())
+			return pl, leftWhy{skip, lutHint(w.typ, w.axis, ss[w.rule], skip)}, err
 		},
 		func(pl *lutPlan, w *weightConst, first bool) *graph.Value {
 			cw, warn := pl.emit(m, w.op, w.name(), ch)
 			cw.Op, cw.Resource, cw.Type, cw.BytesBefore, cw.Rule = ref(w.g, w.op), w.res, w.typ.String(), w.bytes(), w.rule
+			cw.Name, cw.key = w.label(), w.ruleKey()
 			if first {
 				ch.Compressed = append(ch.Compressed, cw)
-				warns.add(w.op, warn)
+				warns.add(w.label()+" ("+w.op.DescribeInGraph()+")", warn)
 				if pl.kmNote != "" {
-					ch.Notes = append(ch.Notes, w.op.DescribeInGraph()+": "+pl.kmNote)
+					ch.Notes = append(ch.Notes, w.label()+" ("+w.op.DescribeInGraph()+"): "+pl.kmNote)
 				}
 			}
 			return pl.out
@@ -312,6 +318,38 @@ func lutBoundPlus(pass string, op *graph.Operation, name string, typ *graph.Tens
 	return nil
 }
 
+// lutHint is a setting under which palettize would take a weight of type
+// typ (output channels on axis) that s left for skip: a group size that
+// divides its channels (at 4 bits one of 32 channels or more where there is
+// one, else with 6 bits: check calls 4-bit palettes over fewer channels a
+// blocker, lut4-small-group), a cluster-dim that divides its
+// groups, kmeans for more distinct values than unique holds; "" otherwise
+// (values no palette can hold).
+func lutHint(typ *graph.TensorType, axis int, s lutSettings, skip string) string {
+	if skip == "" {
+		return ""
+	}
+	geo := newGeometry(typ.Shape, axis)
+	group := lutGroupChannels(geo, s)
+	switch {
+	case geo.channels%group != 0:
+		floor := int64(1)
+		if s.Bits == 4 {
+			floor = minLUT4Group
+		}
+		d := nearestDivisor(geo.channels, group, floor)
+		if s.Bits == 4 && d < minLUT4Group {
+			return fmt.Sprintf("group-size=%d:bits=6", d)
+		}
+		return fmt.Sprintf("group-size=%d", d)
+	case group%int64(s.ClusterDim) != 0:
+		return fmt.Sprintf("cluster-dim=%d", nearestDivisor(group, int64(s.ClusterDim), 1))
+	case s.Method == "unique" && strings.Contains(skip, "distinct"):
+		return "method=kmeans"
+	}
+	return ""
+}
+
 // lutGroupChannels is the channels per palette under s.
 func lutGroupChannels(geo geometry, s lutSettings) int64 {
 	switch s.Granularity {
@@ -330,12 +368,12 @@ type smallGroupWarnings struct {
 	n     int
 }
 
-func (w *smallGroupWarnings) add(op *graph.Operation, warn string) {
+func (w *smallGroupWarnings) add(what, warn string) {
 	if warn == "" {
 		return
 	}
 	if w.n == 0 {
-		w.first = op.DescribeInGraph() + ": " + warn
+		w.first = what + ": " + warn
 	}
 	w.n++
 }

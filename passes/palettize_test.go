@@ -188,8 +188,8 @@ func TestPalettizeUniqueExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch := res.Steps[0].Change; len(ch.Compressed) != 0 || !strings.Contains(strings.Join(ch.Notes, "\n"), "method=unique") {
-		t.Fatalf("random weights under method=unique: %d compressed, notes %v", len(ch.Compressed), ch.Notes)
+	if ch := res.Steps[0].Change; len(ch.Compressed) != 0 || !strings.Contains(leftText(ch), "method=unique") {
+		t.Fatalf("random weights under method=unique: %d compressed, left %v", len(ch.Compressed), ch.Left)
 	}
 }
 

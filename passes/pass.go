@@ -54,6 +54,9 @@ type Change struct {
 	// Compressed lists the weights a compression pass rewrote (palettize,
 	// quantize-weights, legalize-weights), with their cost.
 	Compressed []CompressedWeight
+	// Left lists the weights palettize or quantize-weights took (its
+	// selector) and left as they are, with why; taken = compressed + left.
+	Left []LeftWeight
 	// Rules is what each entry of a compression pass's rules option
 	// selected, then the pass's own options (RuleUse); empty without rules.
 	Rules []RuleUse

@@ -54,7 +54,9 @@ per weight, bytes before and after and the SNR in dB. A blob read by
 constants of several functions is quantized once.
 
 Cost: the block ranges and the error take two reads of every weight, the
-data a third as it is written; memory stays one batch of blocks.`,
+data a third as it is written; memory stays one batch of blocks.
+
+` + weightSelectDoc,
 	Addresses: "linear weight quantization after export (coreai-optimization's quantize_weights works on a program in memory, in Python)",
 }
 
@@ -103,11 +105,10 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) 
 	ch := &Change{Notes: notes}
 	rt := newRuleTable(o.Rules, forms)
 	if len(ws) == 0 {
-		ch.Notes = append(ch.Notes, "no constant matched the selector (ops, weights, exclude, tied-head, min-elements)")
 		rt.finish(ch)
 		return ch, nil
 	}
-	ws = rt.assign(ws)
+	ws = rt.assign(ws, ch)
 	warned := false
 	err = compressWeights(ctx, m, ws, ch, "quantize-weights", "quantized",
 		func(w *weightConst) error {
@@ -117,15 +118,17 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) 
 			return nil
 		},
 		func(qp *quantPlan) *shared { return &qp.sh },
-		func(w *weightConst) (*quantPlan, string, error) {
-			return planQuant(newFloatReader(w.blob, w.elem), w, opts[w.rule])
+		func(w *weightConst) (*quantPlan, leftWhy, error) {
+			qp, skip, err := planQuant(newFloatReader(w.blob, w.elem), w, opts[w.rule])
+			return qp, leftWhy{skip, quantHint(w, opts[w.rule], skip)}, err
 		},
 		func(qp *quantPlan, w *weightConst, first bool) *graph.Value {
 			out, after := qp.emit(m, w, ch)
 			if first {
 				ch.Compressed = append(ch.Compressed, CompressedWeight{Op: ref(w.g, w.op), Resource: w.res, Type: w.typ.String(),
 					Form: qp.form(), Group: qp.inBlock, BytesBefore: w.bytes(), BytesAfter: after,
-					SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err), Rule: w.rule})
+					SignalPower: qp.signal, ErrorPower: qp.err, SNR: snrDB(qp.signal, qp.err), Rule: w.rule,
+					Name: w.label(), key: w.ruleKey()})
 			}
 			if dt := opts[w.rule].DType; (dt == "si4" || dt == "ui4") && !warned {
 				ch.Notes = append(ch.Notes, "warning: linear INT4 weights: check reports them as a blocker (linear-int4: such programs got no Neural Engine region); legalize-weights turns them into legal palettes")
@@ -138,6 +141,19 @@ func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) 
 	}
 	rt.finish(ch)
 	return ch, nil
+}
+
+// quantHint is a setting under which quantize-weights would take weight w
+// that o left for skip: a block size that divides its input channels; ""
+// otherwise (values no scale can hold).
+func quantHint(w *weightConst, o *quantizeWeightsOptions, skip string) string {
+	if skip == "" || o.Granularity != "per-block" || w.inAxis < 0 {
+		return ""
+	}
+	if n := w.typ.Shape[w.inAxis]; n%int64(o.BlockSize) != 0 {
+		return fmt.Sprintf("block-size=%d", nearestDivisor(n, int64(o.BlockSize), 1))
+	}
+	return ""
 }
 
 // quantHeap is planQuant's estimated peak for weight w (compress.go): per

@@ -223,19 +223,20 @@ type RuleUse struct {
 	Rule  string // as the rules option takes it; "" for Index 0
 	Form  string // what its settings make ("left as they are" for skip)
 	Skip  bool
-	// Weights are the weights it selected (the first rule to match
-	// them), by resource key or else op id, in module order, a blob read
-	// by several constants once.
+	// Weights are the weights it took (the first rule to match them), by
+	// their names' first (weightNames), in module order, a blob read by
+	// several constants once.
 	Weights []string
 	// Shadowed are the weights it matches too that an earlier rule took.
 	Shadowed []string
-	// Left counts the weights it selected that stay as they are (skip,
-	// or a note of the pass says why).
-	Left int
+	// Compressed and Left count the weights it took that the pass rewrote
+	// and that stay as they are (skip, or Change.Left says why):
+	// len(Weights) = Compressed + Left.
+	Compressed, Left int
 	// BytesBefore and BytesAfter are its weights' storage before and
 	// after, each counted as the pass writes it (CompressedWeight), a
-	// weight left as it is at its own size.
-	BytesBefore, BytesAfter int64
+	// weight left as it is at its own size, which LeftBytes sums.
+	BytesBefore, BytesAfter, LeftBytes int64
 }
 
 // ruleTable resolves a compression pass's rules on its weights: the entry
@@ -266,20 +267,19 @@ func newRuleTable(rules []weightRule, forms []string) *ruleTable {
 	return t
 }
 
-// ruleKey tells the weights of a table apart: a blob (the same blob in
-// several functions is one weight), else the constant.
-func ruleKey(res, graphName, opID string) string {
-	if res != "" {
-		return res
+// ruleKey tells weights apart: a blob (the same blob in several functions
+// is one weight), else the constant, by its graph and position (inline
+// constants may have no name but their position).
+func (w *weightConst) ruleKey() string {
+	if w.res != "" {
+		return w.res
 	}
-	return graphName + "/" + opID
+	return fmt.Sprintf("@%s#%d", w.g.Name(), w.index)
 }
 
-func (w *weightConst) ruleKey() string { return ruleKey(w.res, w.g.Name(), w.op.OpID()) }
-
 // assign sets each weight's entry, the first rule whose patterns match it,
-// and returns the weights to compress (those of skip rules left out).
-func (t *ruleTable) assign(ws []*weightConst) []*weightConst {
+// and returns the weights to compress; those of skip rules go to ch.Left.
+func (t *ruleTable) assign(ws []*weightConst, ch *Change) []*weightConst {
 	var keep []*weightConst
 	for _, w := range ws {
 		w.rule = 0
@@ -292,16 +292,20 @@ func (t *ruleTable) assign(ws []*weightConst) []*weightConst {
 				w.rule = i + 1
 			} else if !t.shadow[i+1][k] {
 				t.shadow[i+1][k] = true
-				t.uses[i+1].Shadowed = append(t.uses[i+1].Shadowed, w.name())
+				t.uses[i+1].Shadowed = append(t.uses[i+1].Shadowed, w.label())
 			}
 		}
-		if _, seen := t.before[w.rule][k]; !seen {
+		_, seen := t.before[w.rule][k]
+		if !seen {
 			t.before[w.rule][k] = w.bytes()
-			t.uses[w.rule].Weights = append(t.uses[w.rule].Weights, w.name())
+			t.uses[w.rule].Weights = append(t.uses[w.rule].Weights, w.label())
 			t.uses[w.rule].BytesBefore += w.bytes()
 		}
-		if w.rule == 0 || !t.rules[w.rule-1].Skip {
+		switch {
+		case w.rule == 0 || !t.rules[w.rule-1].Skip:
 			keep = append(keep, w)
+		case !seen:
+			ch.Left = append(ch.Left, w.left(leftWhy{reason: "a skip rule"}))
 		}
 	}
 	return keep
@@ -320,7 +324,7 @@ func (t *ruleTable) finish(ch *Change) {
 		after[i] = map[string]int64{}
 	}
 	for _, cw := range ch.Compressed {
-		after[cw.Rule][ruleKey(cw.Resource, cw.Op.Graph, cw.Op.OpID)] = cw.BytesAfter
+		after[cw.Rule][cw.key] = cw.BytesAfter
 	}
 	selected := 0
 	for i := range t.uses {
@@ -329,8 +333,10 @@ func (t *ruleTable) finish(ch *Change) {
 		for k, b := range t.before[i] {
 			if a, ok := after[i][k]; ok {
 				u.BytesAfter += a
+				u.Compressed++
 			} else {
 				u.BytesAfter += b
+				u.LeftBytes += b
 				u.Left++
 			}
 		}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/anefix/anefix/graph/bundle"
 	"github.com/anefix/anefix/passes/bisect"
 	"github.com/anefix/anefix/passes/probe"
 	pb "github.com/anefix/anefix/proto/anefixpb"
@@ -54,7 +56,8 @@ Examples:
 }
 
 // testCommandHelp is what bisect's and reduce's --help say about CMD: how
-// {} is substituted, what is bounded, and what is cached.
+// {} is substituted, what is bounded, and what is cached under which key
+// (passes/probe keyfiles.go).
 const testCommandHelp = `How {} is substituted: CMD runs under /bin/sh -c with the candidate's path
 in the environment variable ANEFIX_CANDIDATE, and each {} becomes a
 reference to it, never the path itself: {} becomes "$ANEFIX_CANDIDATE", and
@@ -75,14 +78,21 @@ cannot be stopped that way: it is reported and no longer waited for.
 --probe-timeout stops the whole group (SIGTERM, SIGKILL 5 s later) and
 counts the probe as cannot tell.
 
-Answers are cached by the candidate's bytes and CMD (--cache DIR, default
-<user cache dir>/anefix/probes), so a rerun repeats no compile. Only an
-answer from a test that ran to its end on its own is cached: never a
-timeout, a test stopped by Ctrl-C/SIGTERM to anefix, a death by SIGHUP,
-SIGINT, SIGKILL or SIGTERM, exit 4, or exit 126/127 (a command in CMD could
-not be run). A cache entry that is not a regular file of at most 256 bytes
-holding an answer for its own key (a link, a FIFO, a huge file, an entry of
-an earlier anefix) is ignored with a warning.`
+Answers are cached (--cache DIR, default <user cache dir>/anefix/probes),
+so a rerun repeats no compile. The key is the candidate's bytes, CMD's text
+and the bytes of every file CMD names: each word of CMD that is a path
+(relative to the working directory, or absolute) to a regular file, such as
+the script of 'sh my-test.sh {}', read when the search starts. Not in the
+key: the target of an output redirection (> log), and a file the test reads
+that CMD does not name (one the script calls): after editing such a file,
+rerun with --no-cache. When answers came from the cache, a line on stderr
+says how many and where. Only an answer from a test that ran to its end on
+its own is cached: never a timeout, a test stopped by Ctrl-C/SIGTERM to
+anefix, a death by SIGHUP, SIGINT, SIGKILL or SIGTERM, exit 4, or exit
+126/127 (a command in CMD could not be run). A cache entry that is not a
+regular file of at most 256 bytes holding an answer for its own key (a
+link, a FIFO, a huge file, an entry of an earlier anefix) is ignored with a
+warning.`
 
 // searchOpts are the flags bisect and reduce share.
 type searchOpts struct {
@@ -157,12 +167,29 @@ func (o *searchOpts) runner(env *Env, in string) (*probe.Runner, error) {
 	return probe.New(probe.Config{Command: o.test, CacheDir: dir, Jobs: o.jobs, Timeout: o.timeout, MaxProbes: o.maxProbes, Output: out, Warn: warn})
 }
 
-// progress prints one line per batch, only on a terminal.
-func progress(env *Env, what string) func(string) {
-	if !env.StderrIsTTY {
-		return nil
+// searchProgress is bisect's and reduce's bar: the probes answered so far,
+// how many ran the test and how many came from the cache, drawn as every
+// bar is (graph/bundle progress.go): on the raw terminal only
+// (progressFile; through env.Stderr its control codes would be escaped
+// into text), one line redrawn in place, gone once done is called.
+func searchProgress(env *Env, what string) (update func(probes, run, cached int), done func()) {
+	bar := bundle.NewCountBar(progressFile(env), what, 0, "probes")
+	return func(probes, run, cached int) {
+		bar.SetNote(fmt.Sprintf("(%d run, %d cached)", run, cached))
+		bar.Set(int64(probes))
+	}, bar.Done
+}
+
+// cacheNote says, on stderr, how many of a search's answers came from the
+// cache and where it is, since an answer from the cache may be older than
+// something the test reads that is not in the key.
+func cacheNote(env *Env, o *searchOpts, r *probe.Runner, probes []*pb.Probe, cached int32) {
+	if cached == 0 {
+		return
 	}
-	return func(s string) { fmt.Fprintf(env.Stderr, "\ranefix %s: %s\x1b[K", what, s) }
+	key := append([]string{"the candidate", "CMD"}, lo.Map(r.KeyFiles(), func(f string, _ int) string { return quotePath(f) })...)
+	fmt.Fprintf(env.Stderr, "anefix %s: %d of %d answers came from the cache %s (key: %s); --no-cache forces fresh runs\n",
+		o.cmd, cached, len(probes), quotePath(r.CacheDir()), strings.Join(key, ", "))
 }
 
 // runBisect is `anefix bisect`.
@@ -191,11 +218,10 @@ func runBisect(env *Env, f *bisectFlags, args []string) error {
 		return err
 	}
 	defer work.Close()
-	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: progress(env, "bisect")}
+	update, done := searchProgress(env, "bisect")
+	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: update}
 	rep, err := bisect.Bisect(src, plan, p)
-	if env.StderrIsTTY && p.Progress != nil {
-		fmt.Fprintln(env.Stderr)
-	}
+	done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -204,6 +230,7 @@ func runBisect(env *Env, f *bisectFlags, args []string) error {
 	if err := writeSearchReport(env, o.json, out, func() { writeBisectText(env.Stdout, out) }); err != nil {
 		return err
 	}
+	cacheNote(env, o, r, out.Probes, out.ProbesCached)
 	return searchExit(rep.Result == bisect.ResultMinimal, rep.Result == bisect.ResultNoCompiler, rep.Message)
 }
 

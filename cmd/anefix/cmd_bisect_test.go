@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -402,5 +403,71 @@ func TestBisectRefusedChangeLeftOut(t *testing.T) {
 	}
 	if !left {
 		t.Errorf("externalize-constant not listed as left out: %v", rep.Ineffective)
+	}
+}
+
+// reduce's text report, exactly: the remaining op counts are separated by
+// ", " with nothing after the last (it used to end in a stray ",").
+func TestReduceTextExact(t *testing.T) {
+	rep := &pb.ReduceReport{OpsBefore: 12, OpsAfter: 3, Result: "reduced", Message: "12 ops → 3", Output: "small.aimodel",
+		Removed:   []*pb.ReduceStep{{Kind: "to-constant", Targets: []string{"%4", "%5"}, OpsBefore: 12, OpsAfter: 3}},
+		Probes:    []*pb.Probe{{}, {Cached: true}},
+		ProbesRun: 1, ProbesCached: 1,
+		Remaining: []*pb.OpCount{{OpName: "coreai.constant", Count: 2}, {OpName: "coreai.softmax", Count: 1}}}
+	var b strings.Builder
+	writeReduceText(&b, rep)
+	want := "ops: 12 -> 3\n" +
+		"  to-constant        12 -> 3     [%4 %5]\n" +
+		"probes: 2 (1 run, 1 cached)\n" +
+		"remaining: coreai.constant 2, coreai.softmax 1\n" +
+		"result: reduced: 12 ops → 3\n" +
+		"wrote small.aimodel\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// The README's recipe with the script edited between runs (issue 32): the
+// rerun with the same script answers from the cache and says so on stderr
+// (how many, where, --no-cache); after the script becomes `exit 1` the
+// rerun runs the test again, as --no-cache would, instead of returning the
+// old answers.
+func TestSearchCacheKeyCoversScript(t *testing.T) {
+	in := "../../testdata/mlir/coreai/binary.mlir"
+	dir, cache := t.TempDir(), t.TempDir()
+	script := filepath.Join(dir, "holds.sh")
+	if err := os.WriteFile(script, []byte("exit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	test := "sh " + script + " {}"
+	reduceRun := func(wantCode int) (*pb.ReduceReport, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "small.mlir")
+		code, stdout, errs := runCLI(t, "", "reduce", in, "--test", test, "-o", out, "--json", "--cache", cache)
+		if code != wantCode {
+			t.Fatalf("exit %d, want %d: %s", code, wantCode, errs)
+		}
+		rep := &pb.ReduceReport{}
+		if err := protojson.Unmarshal([]byte(stdout), rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep, errs
+	}
+	first, errs := reduceRun(exitOK)
+	if first.ProbesRun == 0 || first.ProbesCached != 0 || strings.Contains(errs, "from the cache") {
+		t.Errorf("first run: %d run, %d cached; stderr %q", first.ProbesRun, first.ProbesCached, errs)
+	}
+	again, errs := reduceRun(exitOK)
+	note := fmt.Sprintf("anefix reduce: %d of %d answers came from the cache %s (key: the candidate, CMD, %s); --no-cache forces fresh runs\n",
+		len(again.Probes), len(again.Probes), cache, script)
+	if again.ProbesRun != 0 || !strings.Contains(errs, note) {
+		t.Errorf("same script: %d run, %d cached; stderr %q, want %q", again.ProbesRun, again.ProbesCached, errs, note)
+	}
+	if err := os.WriteFile(script, []byte("exit 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited, errs := reduceRun(exitGate)
+	if edited.ProbesRun == 0 || edited.ProbesCached != 0 || edited.Result != "input-bad" || strings.Contains(errs, "from the cache") {
+		t.Errorf("edited script: %s, %d run, %d cached; stderr %q", edited.Result, edited.ProbesRun, edited.ProbesCached, errs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/samber/lo"
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 
@@ -70,7 +71,11 @@ is not in the report fails (exit 1) naming the nearest ids.
 --compiled PKG reads a compiled package of IN (built for the report's
 architecture) and prints its measured ANE and GPU regions beside each
 function's prediction; with --ops each op whose FX name the package's
-regions carry gets its measured device too.
+regions carry gets its measured device too. It also compares PKG's
+recorded source (metadata.json's sourceHash) with IN's main bytecode file,
+as 'anefix inspect PKG --source IN' does, and warns when they differ: PKG
+was then most likely compiled from another model or another version of
+IN, and its measurements may not be IN's (--json: compiledSource).
 
 This is a prediction, not a compile: on a Mac, 'anefix compile IN' runs the
 real compiler and counts the regions it wrote.
@@ -110,7 +115,7 @@ type checkFlags struct {
 func (f *checkFlags) declare(fs *pflag.FlagSet) {
 	declareJSON(fs, &f.asJSON)
 	declareIgnoreHash(fs, &f.ignoreHash)
-	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and exit (no input)")
+	fs.BoolVar(&f.rules, "rules", false, "print the rule table with each rule's evidence and the region models, and exit (no input; with --json as a RuleTable)")
 	declareArchitecture(fs, &f.arch)
 	fs.BoolVar(&f.hazardWeights, "hazard-weights", true, "let the fp16 hazard rules read dense_resource weights (all of them; false skips them with a note)")
 	f.opsFlags.declare(fs)
@@ -125,7 +130,15 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 		if len(args) != 0 {
 			return usagef("--rules takes no input")
 		}
-		return writeRuleTable(env.Stdout)
+		if f.asJSON {
+			b, err := protoJSON(ruleTable())
+			if err != nil {
+				return err
+			}
+			_, err = env.Stdout.Write(b)
+			return err
+		}
+		return writeRuleTable(env.Stdout, ruleTable())
 	}
 	if len(args) != 1 {
 		return usagef("check takes exactly one input, got %d", len(args))
@@ -171,7 +184,9 @@ func runCheck(env *Env, f *checkFlags, args []string) error {
 	}
 	var m *measured
 	if pkg != nil {
-		m = newMeasured(f.compiled, pkg, rep)
+		if m, err = newMeasured(f.compiled, pkg, rep, ld); err != nil {
+			return err
+		}
 	}
 	var msg *pb.CheckReport
 	if f.asJSON || f.view.any() {
@@ -282,12 +297,17 @@ func checkSummary(r *ane.Report, perGraph bool) *pb.CheckReport {
 		}
 		msg.Graphs = append(msg.Graphs, gc)
 	}
-	for _, rule := range ane.Rules {
-		msg.Rules = append(msg.Rules, &pb.Rule{Id: rule.ID, Title: rule.Title, Message: rule.Message,
-			CompilersWords: rule.CompilersWords, Evidence: rule.Evidence, FixPass: rule.Fix,
-			Severity: rule.Severity.String(), Experiment: rule.ExperimentText()})
-	}
+	msg.Rules = rulesPB()
 	return msg
+}
+
+// rulesPB is the rule table as reports carry it, in table order.
+func rulesPB() []*pb.Rule {
+	return lo.Map(ane.Rules, func(rule *ane.Rule, _ int) *pb.Rule {
+		return &pb.Rule{Id: rule.ID, Title: rule.Title, Message: rule.Message,
+			CompilersWords: rule.CompilersWords, Evidence: rule.Evidence, FixPass: rule.Fix,
+			Severity: rule.Severity.String(), Experiment: rule.ExperimentText(), FromCompiler: rule.FromCompiler}
+	})
 }
 
 // groupSeq is one list of a report's groups as the text report reads it:
@@ -475,6 +495,7 @@ func writeCheckFunctions(b *textChunks, r *pb.CheckReport) {
 	fmt.Fprintf(b, "\nFunctions:\n")
 	if r.Compiled != "" {
 		fmt.Fprintf(b, "  (measured: read from the compiled package %s)\n", quotePath(r.Compiled))
+		b.WriteString(compiledSourceText(r))
 	}
 	var entries []*pb.GraphCheck
 	for _, g := range r.Graphs {
@@ -637,11 +658,21 @@ func sourceLine(s string) string {
 	return ""
 }
 
-// writeRuleTable prints every rule with its message, evidence and fix.
-func writeRuleTable(w io.Writer) error {
+// ruleTable is check --rules: the rules and the region models.
+func ruleTable() *pb.RuleTable {
+	t := &pb.RuleTable{SchemaVersion: pbprint.SchemaVersion, RuleSet: ane.RuleSetVersion, Rules: rulesPB(), DefaultArchitecture: ane.DefaultArchitecture}
+	for _, name := range ane.KnownArchitectures() {
+		a, _ := ane.ParseArchitecture(name)
+		t.RegionModels = append(t.RegionModels, &pb.RegionModel{Architecture: name, Description: a.Describe()})
+	}
+	return t
+}
+
+// writeRuleTable prints check --rules' table, for people.
+func writeRuleTable(w io.Writer, t *pb.RuleTable) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Rule set %s\n", ane.RuleSetVersion)
-	for _, r := range ane.Rules {
+	fmt.Fprintf(&b, "Rule set %s\n", t.RuleSet)
+	for _, r := range t.Rules {
 		src := "anefix's wording, no compiler message on record"
 		if r.CompilersWords {
 			src = "the compiler's words"
@@ -649,18 +680,17 @@ func writeRuleTable(w io.Writer) error {
 		if r.FromCompiler {
 			src += "; classifies compiler diagnostics only"
 		}
-		fmt.Fprintf(&b, "\n%s [%s]: %s\n  message (%s): %s\n  evidence: %s\n", r.ID, r.Severity, r.Title, src, r.Message, r.Evidence)
-		if r.Fix != "" {
-			fmt.Fprintf(&b, "  fix: %s\n", r.Fix)
+		fmt.Fprintf(&b, "\n%s [%s]: %s\n  message (%s): %s\n  evidence: %s\n", r.Id, r.Severity, r.Title, src, r.Message, r.Evidence)
+		if r.FixPass != "" {
+			fmt.Fprintf(&b, "  fix: %s\n", r.FixPass)
 		}
-		if t := r.ExperimentText(); t != "" {
-			fmt.Fprintf(&b, "  to settle: %s\n", t)
+		if r.Experiment != "" {
+			fmt.Fprintf(&b, "  to settle: %s\n", r.Experiment)
 		}
 	}
-	fmt.Fprintf(&b, "\nRegion models (check --architecture; default %s; other names: no count predicted):\n", ane.DefaultArchitecture)
-	for _, name := range ane.KnownArchitectures() {
-		a, _ := ane.ParseArchitecture(name)
-		fmt.Fprintf(&b, "  %s: %s\n", name, a.Describe())
+	fmt.Fprintf(&b, "\nRegion models (check --architecture; default %s; other names: no count predicted):\n", t.DefaultArchitecture)
+	for _, m := range t.RegionModels {
+		fmt.Fprintf(&b, "  %s: %s\n", m.Architecture, m.Description)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -84,6 +85,48 @@ func TestCheckRules(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "check", "--rules", "x.mlir"); code != exitUsage {
 		t.Errorf("--rules with input: exit %d", code)
+	}
+	// --json lists what the table shows (it printed the text table, which
+	// no JSON reader takes): every rule the text heads, in its order, with
+	// its kind and whether it classifies compiler diagnostics only, and
+	// every region model.
+	code, js, errs := runCLI(t, "", "check", "--rules", "--json")
+	var table struct {
+		RuleSet string
+		Rules   []struct {
+			ID                       string `json:"id"`
+			Severity, Title, FixPass string
+			FromCompiler             bool
+		}
+		DefaultArchitecture string
+		RegionModels        []struct{ Architecture, Description string }
+	}
+	if err := json.Unmarshal([]byte(js), &table); code != exitOK || err != nil {
+		t.Fatalf("--rules --json: exit %d, %v\n%s%s", code, err, js, errs)
+	}
+	heads := regexp.MustCompile(`(?m)^(\S+) \[([a-z]+)\]: (.*)$`).FindAllStringSubmatch(out, -1)
+	if len(heads) == 0 || len(heads) != len(table.Rules) || !strings.HasPrefix(out, "Rule set "+table.RuleSet+"\n") {
+		t.Fatalf("text heads %d rules, JSON lists %d (rule set %q)", len(heads), len(table.Rules), table.RuleSet)
+	}
+	fromCompiler := 0
+	for i, r := range table.Rules {
+		if h := heads[i]; h[1] != r.ID || h[2] != r.Severity || h[3] != r.Title {
+			t.Errorf("rule %d: text %q, JSON %s [%s]: %s", i, h[0], r.ID, r.Severity, r.Title)
+		}
+		if r.FromCompiler {
+			fromCompiler++
+		}
+	}
+	if n := strings.Count(out, "; classifies compiler diagnostics only"); n == 0 || n != fromCompiler {
+		t.Errorf("text marks %d rules as classifying compiler diagnostics only, JSON %d", n, fromCompiler)
+	}
+	if len(table.RegionModels) == 0 || !strings.Contains(out, "default "+table.DefaultArchitecture+";") {
+		t.Errorf("region models %+v, default %q", table.RegionModels, table.DefaultArchitecture)
+	}
+	for _, m := range table.RegionModels {
+		if !strings.Contains(out, "\n  "+m.Architecture+": "+m.Description+"\n") {
+			t.Errorf("region model %s not in the text as in the JSON", m.Architecture)
+		}
 	}
 }
 

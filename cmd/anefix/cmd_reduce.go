@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/samber/lo"
 	"github.com/spf13/pflag"
 
 	"github.com/anefix/anefix/graph/modelio"
@@ -96,11 +98,10 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 		return err
 	}
 	defer work.Close()
-	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: progress(env, "reduce")}
+	update, done := searchProgress(env, "reduce")
+	p := &bisect.Prober{Ctx: context.Background(), Runner: r, Work: work, Progress: update}
 	rep, best, err := reduce.Reduce(src, p)
-	if env.StderrIsTTY && p.Progress != nil {
-		fmt.Fprintln(env.Stderr)
-	}
+	done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -117,6 +118,7 @@ func runReduce(env *Env, f *reduceFlags, args []string) error {
 	if err := writeSearchReport(env, o.json, rp, func() { writeReduceText(env.Stdout, rp) }); err != nil {
 		return err
 	}
+	cacheNote(env, o, r, rp.Probes, rp.ProbesCached)
 	return searchExit(rep.Result == reduce.ResultReduced, rep.Result == reduce.ResultNoCompiler, rep.Message)
 }
 
@@ -145,11 +147,8 @@ func writeReduceText(w io.Writer, r *pb.ReduceReport) {
 	}
 	fmt.Fprintf(w, "probes: %d (%d run, %d cached)\n", len(r.Probes), r.ProbesRun, r.ProbesCached)
 	if len(r.Remaining) > 0 {
-		fmt.Fprint(w, "remaining:")
-		for _, c := range r.Remaining {
-			fmt.Fprintf(w, " %s %d,", c.OpName, c.Count)
-		}
-		fmt.Fprintln(w)
+		counts := lo.Map(r.Remaining, func(c *pb.OpCount, _ int) string { return fmt.Sprintf("%s %d", c.OpName, c.Count) })
+		fmt.Fprintf(w, "remaining: %s\n", strings.Join(counts, ", "))
 	}
 	fmt.Fprintf(w, "result: %s: %s\n", r.Result, r.Message)
 	if r.Output != "" {

@@ -413,7 +413,7 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 				pr.Externalized = append(pr.Externalized, &pb.ExternalizedConstant{Graph: e.Graph, Input: e.Input, Index: count32(int64(e.Index)),
 					Op: &pb.OpRef{Graph: e.Graph, OpId: e.OpID, OpName: e.OpName, Source: e.Source}, Resource: e.Resource, Type: e.Type, Shape: e.Shape, Dtype: e.DType, Bytes: e.Bytes})
 			}
-			rwCompressed(pr, ch.Compressed)
+			rwCompressed(pr, ch.Compressed, ch.Left)
 			rwRules(pr, ch.Rules)
 			pr.Notes = append(pr.Notes, ch.Notes...)
 		}
@@ -423,26 +423,34 @@ func rwFillReport(rep *pb.RewriteReport, pl *passes.Pipeline, res *passes.Result
 
 // rwCompressed copies a compression pass's per-weight records and their
 // total into the report.
-func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight) {
-	if len(cws) == 0 {
+func rwCompressed(pr *pb.PassRun, cws []passes.CompressedWeight, left []passes.LeftWeight) {
+	if len(cws)+len(left) == 0 {
 		return
 	}
-	tot := &pb.CompressionTotal{MinSnrDb: math.Inf(1)}
+	tot := &pb.CompressionTotal{MinSnrDb: math.Inf(1), Taken: count32(len(cws) + len(left)), Left: count32(len(left))}
+	for _, l := range left {
+		pr.Left = append(pr.Left, &pb.LeftWeight{Name: l.Name, Op: rwOpRef(l.Op), Resource: l.Resource, Type: l.Type, Bytes: l.Bytes,
+			Rule: int32(l.Rule), Reason: l.Reason, Hint: l.Hint})
+		tot.LeftBytes += l.Bytes
+	}
 	var sig, errp float64
 	for _, c := range cws {
 		pr.Compressed = append(pr.Compressed, &pb.CompressedWeight{Op: rwOpRef(c.Op), Resource: c.Resource, Type: c.Type, Form: c.Form,
-			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR, Exact: math.IsInf(c.SNR, 1), Rule: int32(c.Rule)})
+			Group: c.Group, BytesBefore: c.BytesBefore, BytesAfter: c.BytesAfter, SnrDb: c.SNR, Exact: math.IsInf(c.SNR, 1), Rule: int32(c.Rule), Name: c.Name})
 		tot.Weights++
 		tot.BytesBefore += c.BytesBefore
 		tot.BytesAfter += c.BytesAfter
 		sig += c.SignalPower
 		errp += c.ErrorPower
-		if c.SNR < tot.MinSnrDb {
+		if c.SNR < tot.MinSnrDb || tot.MinSnrOp == nil { // the first, when every weight is exact
 			tot.MinSnrDb, tot.MinSnrOp = c.SNR, rwOpRef(c.Op)
 		}
 	}
 	tot.SnrDb = passes.SNRdB(sig, errp)
-	tot.Exact = math.IsInf(tot.MinSnrDb, 1)
+	tot.Exact = len(cws) > 0 && math.IsInf(tot.MinSnrDb, 1)
+	if len(cws) == 0 {
+		tot.SnrDb, tot.MinSnrDb = math.NaN(), math.NaN() // no weight: no SNR (null)
+	}
 	pr.Compression = tot
 }
 
@@ -457,17 +465,21 @@ func rwRules(pr *pb.PassRun, uses []passes.RuleUse) {
 	for _, u := range append(slices.Clone(uses[1:]), uses[0]) {
 		pr.Rules = append(pr.Rules, &pb.CompressionRule{Index: int32(u.Index), Rule: u.Rule, Form: u.Form, Skip: u.Skip,
 			Weights: u.Weights, Count: count32(len(u.Weights)), Shadowed: u.Shadowed, Left: count32(u.Left),
-			BytesBefore: u.BytesBefore, BytesAfter: u.BytesAfter})
+			BytesBefore: u.BytesBefore, BytesAfter: u.BytesAfter, Compressed: count32(u.Compressed), LeftBytes: u.LeftBytes})
 		tot.Weights += count32(len(u.Weights))
 		tot.BytesBefore += u.BytesBefore
 		tot.BytesAfter += u.BytesAfter
+		tot.Compressed += count32(u.Compressed)
+		tot.Left += count32(u.Left)
+		tot.LeftBytes += u.LeftBytes
 	}
 	pr.RulesTotal = tot
 }
 
-// writeRules prints a compression pass's rules table: per rule its
-// weights' count and bytes before → after, and with names (a dry run)
-// the weights it selected and those an earlier rule took from it.
+// writeRules prints a compression pass's rules table: per rule the
+// weights it took, compressed (bytes before → after) and left as they are
+// (their bytes) with why each is left, and with names (a dry run) the
+// weights compressed and those an earlier rule took from it.
 func writeRules(w io.Writer, p *pb.PassRun, names bool) {
 	if len(p.Rules) == 0 {
 		return
@@ -478,20 +490,58 @@ func writeRules(w io.Writer, p *pb.PassRun, names bool) {
 		if r.Index == 0 {
 			label = "no rule matched"
 		}
-		left := ""
-		if r.Left > 0 && !r.Skip {
-			left = fmt.Sprintf(", %d left as they are (see the notes)", r.Left)
-		}
-		fmt.Fprintf(w, "    %s → %s: %d weight(s), %d → %d bytes%s\n", label, r.Form, r.Count, r.BytesBefore, r.BytesAfter, left)
+		fmt.Fprintf(w, "    %s → %s: %s\n", label, r.Form, takenLine(r.Count, r.Compressed, r.Left, r.BytesBefore-r.LeftBytes, r.BytesAfter-r.LeftBytes, r.LeftBytes, false))
 		if names {
-			writeNameList(w, "      ", r.Weights)
+			var done []string
+			for _, c := range p.Compressed {
+				if c.Rule == r.Index {
+					done = append(done, c.Name)
+				}
+			}
+			writeNameList(w, "      compressed: ", done)
+		}
+		writeLeft(w, "      ", p.Left, r.Index) // always, as notes are
+		if names {
 			if len(r.Shadowed) > 0 {
 				writeNameList(w, "      also matches, taken by an earlier rule: ", r.Shadowed)
 			}
 		}
 	}
 	t := p.RulesTotal
-	fmt.Fprintf(w, "    total: %d weight(s), %d → %d bytes (%s → %s)\n", t.Weights, t.BytesBefore, t.BytesAfter, humanBytes(t.BytesBefore), humanBytes(t.BytesAfter))
+	fmt.Fprintf(w, "    total: %s\n", takenLine(t.Weights, t.Compressed, t.Left, t.BytesBefore-t.LeftBytes, t.BytesAfter-t.LeftBytes, t.LeftBytes, true))
+}
+
+// takenLine says what became of the weights a pass or rule took: "4
+// taken: 1 compressed 4096 → 1794 bytes, 3 left as they are (13056
+// bytes)"; the bytes before → after are the compressed weights', with
+// binary units too when human (the total, which the headline's agree with).
+func takenLine(taken, compressed, left int32, before, after, leftBytes int64, human bool) string {
+	if compressed == 0 {
+		return fmt.Sprintf("%d taken: 0 compressed, %d left as they are (%d bytes)", taken, left, leftBytes)
+	}
+	s := fmt.Sprintf("%d taken: %d compressed %d → %d bytes", taken, compressed, before, after)
+	if human {
+		s += fmt.Sprintf(" (%s → %s)", humanBytes(before), humanBytes(after))
+	}
+	if left > 0 {
+		s += fmt.Sprintf(", %d left as they are (%d bytes)", left, leftBytes)
+	}
+	return s
+}
+
+// writeLeft prints the weights of rules entry rule (-1: all) a pass left
+// as they are, one a line: name, why, and a setting that would take it.
+func writeLeft(w io.Writer, indent string, left []*pb.LeftWeight, rule int32) {
+	for _, l := range left {
+		if rule >= 0 && l.Rule != rule {
+			continue
+		}
+		hint := ""
+		if l.Hint != "" {
+			hint = "; " + l.Hint + " would take it"
+		}
+		fmt.Fprintf(w, "%sleft: %s (%s): %s%s\n", indent, l.Name, l.Type, l.Reason, hint)
+	}
 }
 
 // writeNameList prints names after prefix, comma-separated, a line each
@@ -568,14 +618,28 @@ func dB(x float64) string {
 	return fmt.Sprintf("%.1f dB", x)
 }
 
-// lowestForm names the form of the weight with the lowest SNR.
-func lowestForm(p *pb.PassRun) string {
+// lowest names the weight with the lowest SNR and its form.
+func lowest(p *pb.PassRun) (name, form string) {
 	for _, c := range p.Compressed {
 		if c.SnrDb == p.Compression.MinSnrDb {
-			return c.Form
+			return c.Name, c.Form
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// compressionHeadline is a compression pass's summary: the weights taken,
+// compressed (their bytes and SNR) and left as they are.
+func compressionHeadline(c *pb.CompressionTotal) string {
+	s := fmt.Sprintf("%d weights taken: %d compressed", c.Taken, c.Weights)
+	if c.Weights > 0 {
+		s += fmt.Sprintf(" %s → %s (%.1f%%), SNR %s overall, lowest %s",
+			humanBytes(c.BytesBefore), humanBytes(c.BytesAfter), 100*float64(c.BytesAfter)/float64(max(c.BytesBefore, 1)), dB(c.SnrDb), dB(c.MinSnrDb))
+	}
+	if c.Left > 0 {
+		s += fmt.Sprintf(", %d left as they are (%s)", c.Left, humanBytes(c.LeftBytes))
+	}
+	return s
 }
 
 // protoJSON prints a report for --json (proto/pbprint: any byte sequence a
@@ -611,8 +675,7 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, gs *checkGroups, ti
 		add(count32(len(p.Externalized)), "constants made inputs")
 		add(count32(len(p.Replaced)), "ops replaced")
 		if c := p.Compression; c != nil {
-			parts = append(parts, fmt.Sprintf("%d weights compressed: %s → %s (%.1f%%), SNR %s overall, lowest %s",
-				c.Weights, humanBytes(c.BytesBefore), humanBytes(c.BytesAfter), 100*float64(c.BytesAfter)/float64(max(c.BytesBefore, 1)), dB(c.SnrDb), dB(c.MinSnrDb)))
+			parts = append(parts, compressionHeadline(c))
 		}
 		if len(parts) == 0 {
 			parts = []string{"no change"}
@@ -645,10 +708,21 @@ func writeRewriteSummary(w io.Writer, rep *pb.RewriteReport, gs *checkGroups, ti
 		// it, and "state conv_state → new_conv_state" read as the reverse
 		// of the rename that happened.
 		if len(p.Compressed) > 0 {
-			fmt.Fprintf(w, "  lowest SNR: %s %s (%s, %s) %s; every weight is in --report\n", p.Compression.MinSnrOp.GetOpName(),
-				p.Compression.MinSnrOp.GetOpId(), p.Compression.MinSnrOp.GetSource(), dB(p.Compression.MinSnrDb), lowestForm(p))
+			name, form := lowest(p)
+			op := p.Compression.MinSnrOp
+			where := []string{op.GetOpName()}
+			if id := op.GetOpId(); id != "" && id != name {
+				where = append(where, id)
+			}
+			if src := op.GetSource(); src != "" {
+				where = append(where, "at "+src)
+			}
+			fmt.Fprintf(w, "  lowest SNR: %s (%s, %s) %s; every weight is in --report\n", name, strings.Join(where, " "), dB(p.Compression.MinSnrDb), form)
 		}
 		writeRules(w, p, rep.DryRun)
+		if len(p.Rules) == 0 {
+			writeLeft(w, "  ", p.Left, -1)
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}

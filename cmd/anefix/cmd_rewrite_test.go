@@ -55,8 +55,8 @@ func TestRewriteCheckVerdict(t *testing.T) {
 		legal bool
 		line  string
 	}{
-		{nil, true, "check: LEGAL for the Neural Engine: 1 of 1 function(s)"},
-		{[]string{"--disable", "strip-fp32-casts"}, false, "check: NOT LEGAL for the Neural Engine: 0 of 1 function(s)"},
+		{nil, true, "check: LEGAL for the Neural Engine: 1 ANE region(s) predicted over 1 function(s) (h18p)"},
+		{[]string{"--disable", "strip-fp32-casts"}, false, "check: NOT LEGAL for the Neural Engine: 0 ANE region(s) predicted over 1 function(s) (h18p)"},
 	} {
 		report := filepath.Join(t.TempDir(), "r.json")
 		code, _, stderr := runCLI(t, "", append([]string{"rewrite", rwArmA, "--dry-run", "--report", report, "--set", "states.auto=true"}, c.args...)...)

@@ -37,12 +37,18 @@ func TestJSONReportsMatchSchema(t *testing.T) {
 		want []string
 	}{
 		{[]string{"check", armAPath, "--json"}, exitGate, "CheckReport", []string{`"legal": false`}},
+		{[]string{"check", "--rules", "--json"}, exitOK, "RuleTable", []string{`"id": "element-type"`, `"fromCompiler": false`, `"architecture": "h18p"`}},
 		{[]string{"compile", armAPath, "--compiler", standIn(t), "--json"}, exitOK, "CompileReport", []string{`"regionsKnown": `}},
 		{[]string{"inspect", armAPath, "--json"}, exitOK, "InspectReport", []string{`"compiled": null`}},
 		{[]string{"passes", "--json"}, exitOK, "PassList", []string{`"defaultOn": false`}},
 		{[]string{"--version", "--json"}, exitOK, "VersionInfo", []string{`"version": "0.1.0-dev"`}},
 		{[]string{"passes", "palettize", "--json"}, exitOK, "PassInfo", []string{`"name": "palettize"`}},
 		{[]string{"rewrite", armAPath, "-o", filepath.Join(dir, "out.aimodel"), "--json"}, exitOK, "RewriteReport", []string{`"written": true`, `"dryRun": false`}},
+		// Every weight taken and left (no SNR: null), and rules with left weights.
+		{[]string{"rewrite", "../../testdata/families/mamba2.mlir", "--dry-run", "--enable", "palettize", "--set", "palettize.min-elements=1", "--json"}, exitOK, "RewriteReport",
+			[]string{`"taken": 4`, `"left": 4`, `"snrDb": null`, `"name": "%v13"`}},
+		{[]string{"rewrite", armAPath, "--dry-run", "--enable", "palettize", "--set", "palettize.rules=*attn*:bits=6,*mlp*:bits=4", "--json"}, exitOK, "RewriteReport",
+			[]string{`"hint": "group-size=34"`, `"compressed": 14`, `"leftBytes": "13056"`}},
 		{[]string{"verify", a, b, "--streams", "2", "--length", "8", "--json"}, exitGate, "VerifyReport", []string{`"passed": false`, `"logitsIdentical": false`}},
 		{[]string{"verify", a, a, "--streams", "1", "--length", "4", "--json"}, exitOK, "VerifyReport", []string{`"passed": true`, `"logitsPsnrDb": null`, `"logitsIdentical": true`}},
 		{[]string{"verify", a, b, "--mode", "greedy", "--steps", "4", "--json"}, exitGate, "VerifyReport", []string{`"passed": false`, `"firstDivergence": `}},

@@ -201,6 +201,14 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// unknownCommand is the usage error for a command name anefix lacks: the
+// nearest command, if one is near, and where the list is; not the whole
+// help, which pushed the suggestion off the screen.
+func unknownCommand(env *Env, name string) int {
+	fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\nRun 'anefix --help' for the list of commands.\n", name, nearest.Hint(name, commandNames(), ""))
+	return exitUsage
+}
+
 // run executes one command line and returns the exit code.
 func run(args []string, env *Env) int {
 	if len(args) == 0 {
@@ -212,9 +220,7 @@ func run(args []string, env *Env) int {
 		if len(args) > 1 && args[0] == "help" {
 			c, ok := commands[args[1]]
 			if !ok {
-				fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\n\n", args[1], nearest.Hint(args[1], commandNames(), ""))
-				printMainHelp(env.Stderr)
-				return exitUsage
+				return unknownCommand(env, args[1])
 			}
 			fs := newFlagSet(c, env)
 			c.Setup(fs)
@@ -230,9 +236,7 @@ func run(args []string, env *Env) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "anefix: unknown command %q%s\n\n", args[0], nearest.Hint(args[0], commandNames(), ""))
-		printMainHelp(env.Stderr)
-		return exitUsage
+		return unknownCommand(env, args[0])
 	}
 	// Paths and model names with control characters are printed quoted
 	// in everything meant for people (escape.go).

@@ -105,3 +105,50 @@ func TestProgressOnTerminal(t *testing.T) {
 
 // kib prints a size of the tiny models (KiB range) as the bars do.
 func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }
+
+// bisect and reduce draw their probe count on a terminal as the other bars
+// are drawn: raw (the search's old line went through the escaping stderr
+// and reached the terminal as the text `\x0danefix reduce: …\x1b[K`), one
+// line redrawn in place, cleared when the search ends. The test `test -e
+// {}` always holds, so reduce shrinks armA to its last op and bisect finds
+// the input already good.
+func TestSearchProgressOnTerminal(t *testing.T) {
+	script := oracle.Tool(t, "script", "apt-get install bsdutils")
+	bin := buildAnefix(t)
+	dir := t.TempDir()
+	in, err := filepath.Abs(armA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar := regexp.MustCompile(`^(bisect|reduce) ([0-9]+) probes \(([0-9]+) run, 0 cached\)$`)
+	for _, c := range []struct{ cmd, extra string }{
+		{"bisect", ""},
+		{"reduce", " -o r.aimodel"},
+	} {
+		line := `"` + bin + `" ` + c.cmd + ` "` + in + `" --test "test -e {}" --no-cache` + c.extra + ` >/dev/null`
+		out := onTerminal(t, script, "/bin/sh", dir, "-c", line)
+		if strings.Contains(out, `\x0d`) || strings.Contains(out, `\x1b`) {
+			t.Errorf("%s: control codes reached the terminal as text:\n%q", c.cmd, out)
+		}
+		drawn := 0
+		for _, f := range frames(out) {
+			if !strings.Contains(f, "probes (") {
+				continue
+			}
+			drawn++
+			m := bar.FindStringSubmatch(f)
+			if m == nil || m[1] != c.cmd || m[2] != m[3] {
+				t.Errorf("%s: frame %q is not one line of the bar (%s N probes (N run, 0 cached))", c.cmd, f, c.cmd)
+			}
+		}
+		last := lastFrame(out, c.cmd+" ")
+		if drawn == 0 || last == "" {
+			t.Fatalf("%s: no bar drawn on the terminal:\n%q", c.cmd, out)
+		}
+		// The board draws the final count, then clears its line.
+		rest := out[strings.LastIndex(out, last)+len(last):]
+		if !strings.HasPrefix(rest, "\r\x1b[J") || strings.Contains(rest, "probes (") {
+			t.Errorf("%s: the bar's line is not cleared at the end; after its last frame: %q", c.cmd, rest)
+		}
+	}
+}

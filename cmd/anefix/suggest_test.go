@@ -34,3 +34,22 @@ func TestTypoSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// An unknown command gets the suggestion and a pointer to the list, not
+// the whole help after it (which pushed the suggestion off the screen):
+// exactly two lines on stderr, nothing on stdout, exit 2.
+func TestUnknownCommandShort(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chek", "x"}, "anefix: unknown command \"chek\" (did you mean check?)\nRun 'anefix --help' for the list of commands.\n"},
+		{[]string{"help", "rewirte"}, "anefix: unknown command \"rewirte\" (did you mean rewrite?)\nRun 'anefix --help' for the list of commands.\n"},
+		{[]string{"frobnicate"}, "anefix: unknown command \"frobnicate\"\nRun 'anefix --help' for the list of commands.\n"},
+	} {
+		code, out, errs := runCLI(t, "", c.args...)
+		if code != exitUsage || out != "" || errs != c.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}

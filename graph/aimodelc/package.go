@@ -276,8 +276,8 @@ func Open(path string, opts Options) (*Package, error) {
 		return nil, fmt.Errorf("input %s: %w", path, err)
 	}
 	if opts.Source != "" {
-		if err := p.checkSource(opts.Source); err != nil {
-			return nil, err
+		if err := p.CompareSource(opts.Source); err != nil {
+			return nil, fmt.Errorf("--source %s: %w", opts.Source, err)
 		}
 	}
 	return p, nil
@@ -543,14 +543,16 @@ func matchLen(prefix string, fn *Function) int {
 	return best
 }
 
-// checkSource compares metadata.json's sourceHash with the SHA-256 of the
-// given .aimodel's main.mlirb (or of the given file). GUESS: that this is
-// what coreai-build hashes; the corpus has no sources to confirm it, so a
-// mismatch says only that it is not that digest.
-func (p *Package) checkSource(src string) error {
+// CompareSource compares metadata.json's sourceHash with the SHA-256 of
+// the given .aimodel's main.mlirb (or of the given file) and records the
+// result in p.Source: inspect --source and check --compiled (with its
+// input's main file) both ask. GUESS: that this is what coreai-build
+// hashes; the corpus has no sources to confirm it, so a mismatch says only
+// that it is not that digest.
+func (p *Package) CompareSource(src string) error {
 	fi, err := os.Stat(src)
 	if err != nil {
-		return fmt.Errorf("--source %s: %w", src, err)
+		return err
 	}
 	target := src
 	if fi.IsDir() {
@@ -558,7 +560,7 @@ func (p *Package) checkSource(src string) error {
 	}
 	d, err := sha256File(target, target)
 	if err != nil {
-		return fmt.Errorf("--source %s: %w", src, err)
+		return err
 	}
 	sc := &sourceCheck{Path: src, Hashed: target, Digest: d}
 	if p.Metadata != nil {

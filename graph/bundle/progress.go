@@ -22,6 +22,7 @@ type progress struct {
 	unit  string       // "" counts bytes; otherwise what is counted ("positions")
 	total atomic.Int64 // 0 or less: unknown
 	n     atomic.Int64
+	note  atomic.Pointer[string] // shown after the count (Bar.SetNote)
 	w     io.Writer
 	once  sync.Once
 	stop  chan struct{}
@@ -191,10 +192,14 @@ func (b *board) drawLocked() {
 
 // text is the bar's line.
 func (p *progress) text() string {
+	note := ""
+	if s := p.note.Load(); s != nil && *s != "" {
+		note = " " + *s
+	}
 	n, total := p.n.Load(), p.total.Load()
 	if total <= 0 {
 		// Unknown total (a generated model, a pipe): the count so far, no percentage.
-		return fmt.Sprintf("%s %s", p.label, p.amount(n))
+		return fmt.Sprintf("%s %s%s", p.label, p.amount(n), note)
 	}
 	frac := min(float64(n)/float64(total), 1)
 	fill := int(frac * barWidth)
@@ -202,7 +207,7 @@ func (p *progress) text() string {
 	if p.unit != "" {
 		done = fmt.Sprintf("%d/%d %s", n, total, p.unit)
 	}
-	return fmt.Sprintf("%s [%s%s] %3.0f%% %s", p.label, strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), 100*frac, done)
+	return fmt.Sprintf("%s [%s%s] %3.0f%% %s%s", p.label, strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), 100*frac, done, note)
 }
 
 // amount is n in the bar's unit.
@@ -246,6 +251,15 @@ func (b Bar) Set(n int64) {
 func (b Bar) SetTotal(total int64) {
 	if b.p != nil {
 		b.p.total.Store(total)
+	}
+}
+
+// SetNote sets a few words drawn after the count ("(3 run, 2 cached)"),
+// for work whose count alone does not say enough. It must hold no control
+// character: the bar is drawn raw on the terminal.
+func (b Bar) SetNote(s string) {
+	if b.p != nil {
+		b.p.note.Store(&s)
 	}
 }
 

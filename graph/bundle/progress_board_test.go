@@ -44,3 +44,26 @@ func TestProgressBarsOneLineEach(t *testing.T) {
 		t.Errorf("the board is not cleared at the end: %q", s)
 	}
 }
+
+// A note (Bar.SetNote) follows the count, with a total and without one.
+func TestProgressNote(t *testing.T) {
+	for _, c := range []struct {
+		total int64
+		want  string
+	}{
+		{0, "reduce 7 probes (5 run, 2 cached)"},
+		{10, "reduce [=====================         ]  70% 7/10 probes (5 run, 2 cached)"},
+	} {
+		p := &progress{label: "reduce", unit: "probes"}
+		p.total.Store(c.total)
+		b := Bar{p}
+		b.Set(7)
+		if got := p.text(); strings.Contains(got, "(") {
+			t.Errorf("total %d: %q before any note", c.total, got)
+		}
+		b.SetNote("(5 run, 2 cached)")
+		if got := p.text(); got != c.want {
+			t.Errorf("total %d: %q, want %q", c.total, got, c.want)
+		}
+	}
+}

@@ -611,6 +611,12 @@ func (p *parser) parseOperation() *graph.Operation {
 	} else {
 		op.Loc = p.implicitLoc(line, col)
 	}
+	if op.Name == "coreai.constant" && len(groups) > 0 {
+		// The name weights= patterns match (graph.TextName); a copy: the
+		// token's text is the source's, which the module must not keep
+		// alive.
+		op.Result(0).Loc = &graph.NameLoc{Name: strings.Clone(groups[0].name)}
+	}
 	k := 0
 	for _, g := range groups {
 		p.defineValues(g.name, g.pos, op.Results()[k:k+g.count])

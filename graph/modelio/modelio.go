@@ -7,6 +7,7 @@ package modelio
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,7 +107,9 @@ func Load(path string, opts LoadOptions) (*Loaded, error) {
 	bar.Done()
 	if err != nil {
 		in.Close()
-		if msg := notModel(name, in.Text); msg != "" {
+		if msg, binary := notModel(name, in.Text); binary {
+			return nil, errors.New(msg)
+		} else if msg != "" {
 			return nil, fmt.Errorf("%s\n(parsing it as MLIR text: %w)", msg, err)
 		}
 		return nil, err

@@ -21,54 +21,62 @@ var mlirStart = regexp.MustCompile(`^(module(\s*[{@]|\s+attributes\b)|"|%|\^|[#!
 // notModel says what data (a single file that is not MLIR bytecode) is
 // when it is plainly not MLIR text, so that the parse error it would give
 // ("invalid # identifier" for a README) is not all the user sees; "" when
-// it may be MLIR text (then the parser's error is the useful one).
-func notModel(name string, data []byte) string {
-	what := describe(name, data)
+// it may be MLIR text (then the parser's error is the useful one). binary
+// says the data is not text at all: a parse error would then only echo
+// its bytes (`?ELF????…`), so the message stands alone.
+func notModel(name string, data []byte) (msg string, binary bool) {
+	what, binary := describe(name, data)
 	if what == "" {
-		return ""
+		return "", false
 	}
-	return fmt.Sprintf("%s is not a model: it is %s; %s", name, what, bundle.Accepted)
+	return fmt.Sprintf("%s is not a model: it is %s; %s", name, what, bundle.Accepted), binary
 }
 
-// describe names what data is, or "" when it may be MLIR text.
-func describe(name string, data []byte) string {
+// describe names what data is, or "" when it may be MLIR text, and says
+// whether it is binary. The words never quote a byte of a binary file.
+func describe(name string, data []byte) (what string, binary bool) {
 	head := data[:min(len(data), 512)]
 	for _, m := range []struct{ magic, what string }{
 		{"PK\x03\x04", "a zip archive (unpack it and give the .aimodel inside)"},
 		{"\x1f\x8b", "a gzip archive (unpack it first)"},
 		{"bplist00", "a binary property list (a compiled package's manifest? give the .aimodelc directory to inspect)"},
-		{"\x7fELF", "an executable (ELF)"},
-		{"\xcf\xfa\xed\xfe", "an executable (Mach-O)"},
-		{"\xca\xfe\xba\xbe", "an executable (universal Mach-O)"},
+		{"\x7fELF", "an ELF executable"},
+		{"\xcf\xfa\xed\xfe", "a Mach-O executable"},
+		{"\xca\xfe\xba\xbe", "a universal Mach-O executable"},
 	} {
 		if bytes.HasPrefix(head, []byte(m.magic)) {
-			return m.what
+			return m.what, true
 		}
 	}
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-utf8.UTFMax)]) {
-		return "a binary file but not MLIR bytecode (which starts with the magic 4D 4C EF 52)"
+		if mlirStart.MatchString(skipBlankAndComments(string(head))) {
+			// MLIR text with a stray byte (a Latin-1 comment, a damaged
+			// file; found by FuzzNotModel): the parser says where.
+			return "", false
+		}
+		return "a binary file but not MLIR bytecode (which starts with the magic 4D 4C EF 52)", true
 	}
 	text := skipBlankAndComments(string(data))
 	switch {
 	case mlirStart.MatchString(text):
-		return ""
+		return "", false
 	case text == "":
-		return "" // an empty module is valid MLIR text
+		return "", false // an empty module is valid MLIR text
 	case (text[0] == '{' || text[0] == '[') && json.Valid(data):
 		if filepath.Base(name) == "metadata.json" {
-			return "a JSON file (an LLM bundle's metadata.json? give the bundle's directory)"
+			return "a JSON file (an LLM bundle's metadata.json? give the bundle's directory)", false
 		}
-		return "a JSON file"
+		return "a JSON file", false
 	case strings.HasPrefix(text, "<?xml") || strings.HasPrefix(text, "<!DOCTYPE plist"):
-		return "an XML file"
+		return "an XML file", false
 	case strings.HasSuffix(strings.ToLower(name), ".md") || strings.HasPrefix(text, "# "):
-		return "Markdown text"
+		return "Markdown text", false
 	}
 	first, _, _ := strings.Cut(text, "\n")
 	if len(first) > 60 {
 		first = first[:60] + "…"
 	}
-	return fmt.Sprintf("text that does not begin as MLIR does (its first line: %q)", first)
+	return fmt.Sprintf("text that does not begin as MLIR does (its first line: %q)", first), false
 }
 
 // skipBlankAndComments drops leading white space and // comment lines.

@@ -3,7 +3,6 @@ package bisect
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/anefix/anefix/passes/probe"
 )
@@ -29,10 +28,12 @@ type ProbeRecord struct {
 // Prober writes candidates into a work directory, runs the test on them
 // in batches and records every answer.
 type Prober struct {
-	Ctx      context.Context
-	Runner   *probe.Runner
-	Work     *workdir
-	Progress func(string) // nil: quiet
+	Ctx    context.Context
+	Runner *probe.Runner
+	Work   *workdir
+	// Progress, when set, is told after each batch the probes answered so
+	// far and how many of them ran the test and came from the cache.
+	Progress func(probes, run, cached int)
 	Probes   []ProbeRecord
 }
 
@@ -82,7 +83,7 @@ func (p *Prober) Test(cands []Candidate) ([]probe.Result, error) {
 	}
 	if p.Progress != nil {
 		run, hit := p.Runner.Counts()
-		p.Progress(fmt.Sprintf("%d probes (%d run, %d cached)", len(p.Probes), run, hit))
+		p.Progress(len(p.Probes), run, hit)
 	}
 	return out, err
 }

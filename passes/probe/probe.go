@@ -4,8 +4,8 @@
 // (expand.go), the exit status is read as `git bisect run` does (0 good,
 // 125 cannot tell, anything else bad) plus anefix's own exit 4 (compiler
 // unavailable: the search stops at once), and answers are cached by the
-// candidate's content so that a rerun does not repeat a compile
-// (cache.go). Each test runs in a process group of its own
+// candidate's content, the command and the files it names so that a rerun
+// does not repeat a compile (cache.go, keyfiles.go). Each test runs in a process group of its own
 // (passes/internal/proc): a timeout or a signal stops the whole group, and
 // a child the test leaves behind holding its output delays the answer by a
 // bounded drain, never by its lifetime.
@@ -111,7 +111,7 @@ type Result struct {
 	ExitCode int
 	Duration time.Duration // of the test command (of the original run when cached)
 	Cached   bool
-	Key      string // cache key: SHA-256 of the candidate's bytes and the command
+	Key      string // cache key: SHA-256 of the candidate's bytes, the command and the files it names
 	// Uncached says why this answer was not written to the cache ("" when
 	// it was, or there is no cache).
 	Uncached string
@@ -120,7 +120,9 @@ type Result struct {
 // Runner runs probes; it is safe for one search at a time.
 type Runner struct {
 	cfg      Config
-	expanded string // cfg.Command with {} replaced (Expand)
+	expanded string   // cfg.Command with {} replaced (Expand)
+	prefix   string   // what every key is hashed with (keyPrefix)
+	files    []string // the files the command names, in the key
 	mu       sync.Mutex
 	run      int // test commands started
 	hit      int // cache hits
@@ -142,8 +144,19 @@ func New(cfg Config) (*Runner, error) {
 			return nil, fmt.Errorf("cache directory: %w", err)
 		}
 	}
-	return &Runner{cfg: cfg, expanded: exp, warned: map[string]bool{}}, nil
+	prefix, files, err := keyPrefix(cfg.Command, namedFiles(cfg.Command), cfg.CacheDir != "")
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{cfg: cfg, expanded: exp, prefix: prefix, files: files, warned: map[string]bool{}}, nil
 }
+
+// CacheDir is the directory of cached answers ("" when there is none).
+func (r *Runner) CacheDir() string { return r.cfg.CacheDir }
+
+// KeyFiles are the files the test command names whose bytes are in every
+// key (keyfiles.go), as the command spells them.
+func (r *Runner) KeyFiles() []string { return r.files }
 
 // commandError is a test command that cannot be run as given (a usage
 // error for the CLI).
@@ -185,10 +198,11 @@ func DefaultCacheDir() (string, error) {
 const keyVersion = "anefix-probe-2"
 
 // key hashes the candidate at path (a file, or a directory's files by
-// sorted relative name, each name and length framed) with the command.
-func key(path, command string) (string, error) {
+// sorted relative name, each name and length framed) with prefix: the
+// command and the files it names (keyPrefix).
+func key(path, prefix string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d:%s\x00", keyVersion, len(command), command)
+	fmt.Fprintf(h, "%s\x00%d:%s\x00", keyVersion, len(prefix), prefix)
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -240,7 +254,7 @@ func (r *Runner) Run(ctx context.Context, paths []string) ([]Result, error) {
 	res := make([]Result, len(paths))
 	var todo []int
 	for i, p := range paths {
-		k, err := key(p, r.cfg.Command)
+		k, err := key(p, r.prefix)
 		if err != nil {
 			return nil, fmt.Errorf("candidate %s: %w", p, err)
 		}

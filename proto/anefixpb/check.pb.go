@@ -38,11 +38,14 @@ type Rule struct {
 	Evidence string `protobuf:"bytes,5,opt,name=evidence,proto3" json:"evidence,omitempty"`
 	// The anefix pass that removes the finding; empty when none.
 	FixPass string `protobuf:"bytes,6,opt,name=fix_pass,json=fixPass,proto3" json:"fix_pass,omitempty"`
-	// "blocker", "suspect", "info" or "hazard". Suspects and hazards never
-	// change a verdict or the exit code.
+	// "blocker", "suspect", "info", "hazard" or "advice". Suspects, hazards
+	// and advice never change a verdict or the exit code.
 	Severity string `protobuf:"bytes,7,opt,name=severity,proto3" json:"severity,omitempty"`
 	// For suspects: what to run on a Mac to settle it.
-	Experiment    string `protobuf:"bytes,8,opt,name=experiment,proto3" json:"experiment,omitempty"`
+	Experiment string `protobuf:"bytes,8,opt,name=experiment,proto3" json:"experiment,omitempty"`
+	// The rule classifies compiler diagnostics only (compile's report); the
+	// rule model never reports it.
+	FromCompiler  bool `protobuf:"varint,9,opt,name=from_compiler,json=fromCompiler,proto3" json:"from_compiler,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -133,6 +136,153 @@ func (x *Rule) GetExperiment() string {
 	return ""
 }
 
+func (x *Rule) GetFromCompiler() bool {
+	if x != nil {
+		return x.FromCompiler
+	}
+	return false
+}
+
+// RuleTable is `anefix check --rules --json`: the rule table every check
+// report is computed with and the region models, as `anefix check --rules`
+// prints them (from this message).
+type RuleTable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pbprint.SchemaVersion (proto/common.proto, "JSON").
+	SchemaVersion int32 `protobuf:"varint,100,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The rule table's version (CheckReport.rule_set).
+	RuleSet string `protobuf:"bytes,1,opt,name=rule_set,json=ruleSet,proto3" json:"rule_set,omitempty"`
+	// Every rule, in table order (the order of CheckReport.rules).
+	Rules []*Rule `protobuf:"bytes,2,rep,name=rules,proto3" json:"rules,omitempty"`
+	// What check predicts for without --architecture.
+	DefaultArchitecture string `protobuf:"bytes,3,opt,name=default_architecture,json=defaultArchitecture,proto3" json:"default_architecture,omitempty"`
+	// The architectures with a region model, by name; any other name gets
+	// no region count.
+	RegionModels  []*RegionModel `protobuf:"bytes,4,rep,name=region_models,json=regionModels,proto3" json:"region_models,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RuleTable) Reset() {
+	*x = RuleTable{}
+	mi := &file_check_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RuleTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RuleTable) ProtoMessage() {}
+
+func (x *RuleTable) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RuleTable.ProtoReflect.Descriptor instead.
+func (*RuleTable) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RuleTable) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *RuleTable) GetRuleSet() string {
+	if x != nil {
+		return x.RuleSet
+	}
+	return ""
+}
+
+func (x *RuleTable) GetRules() []*Rule {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+func (x *RuleTable) GetDefaultArchitecture() string {
+	if x != nil {
+		return x.DefaultArchitecture
+	}
+	return ""
+}
+
+func (x *RuleTable) GetRegionModels() []*RegionModel {
+	if x != nil {
+		return x.RegionModels
+	}
+	return nil
+}
+
+// RegionModel is how check predicts an architecture's regions.
+type RegionModel struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An architecture name as coreai-build --architecture spells it.
+	Architecture string `protobuf:"bytes,1,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	// What the prediction assumes and the compiles it rests on.
+	Description   string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegionModel) Reset() {
+	*x = RegionModel{}
+	mi := &file_check_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegionModel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegionModel) ProtoMessage() {}
+
+func (x *RegionModel) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegionModel.ProtoReflect.Descriptor instead.
+func (*RegionModel) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RegionModel) GetArchitecture() string {
+	if x != nil {
+		return x.Architecture
+	}
+	return ""
+}
+
+func (x *RegionModel) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
 // Finding is one rule applying to one op.
 type Finding struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -151,7 +301,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_check_proto_msgTypes[1]
+	mi := &file_check_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -163,7 +313,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[1]
+	mi := &file_check_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -176,7 +326,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{1}
+	return file_check_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Finding) GetRule() string {
@@ -241,7 +391,7 @@ type FindingGroup struct {
 
 func (x *FindingGroup) Reset() {
 	*x = FindingGroup{}
-	mi := &file_check_proto_msgTypes[2]
+	mi := &file_check_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -253,7 +403,7 @@ func (x *FindingGroup) String() string {
 func (*FindingGroup) ProtoMessage() {}
 
 func (x *FindingGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[2]
+	mi := &file_check_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -266,7 +416,7 @@ func (x *FindingGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindingGroup.ProtoReflect.Descriptor instead.
 func (*FindingGroup) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{2}
+	return file_check_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *FindingGroup) GetRule() string {
@@ -390,7 +540,7 @@ type GraphCheck struct {
 
 func (x *GraphCheck) Reset() {
 	*x = GraphCheck{}
-	mi := &file_check_proto_msgTypes[3]
+	mi := &file_check_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -402,7 +552,7 @@ func (x *GraphCheck) String() string {
 func (*GraphCheck) ProtoMessage() {}
 
 func (x *GraphCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[3]
+	mi := &file_check_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -415,7 +565,7 @@ func (x *GraphCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphCheck.ProtoReflect.Descriptor instead.
 func (*GraphCheck) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{3}
+	return file_check_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GraphCheck) GetName() string {
@@ -577,14 +727,17 @@ type CheckReport struct {
 	OpsOff *int32 `protobuf:"varint,19,opt,name=ops_off,json=opsOff,proto3,oneof" json:"ops_off,omitempty"`
 	// check --compiled PKG: the compiled package the measurements come from
 	// (GraphCheck.measured_*_regions, OpPlacement.measured_device).
-	Compiled      string `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Compiled string `protobuf:"bytes,20,opt,name=compiled,proto3" json:"compiled,omitempty"`
+	// check --compiled PKG: whether PKG was compiled from this input; absent
+	// without --compiled.
+	CompiledSource *CompiledSource `protobuf:"bytes,21,opt,name=compiled_source,json=compiledSource,proto3" json:"compiled_source,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CheckReport) Reset() {
 	*x = CheckReport{}
-	mi := &file_check_proto_msgTypes[4]
+	mi := &file_check_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -596,7 +749,7 @@ func (x *CheckReport) String() string {
 func (*CheckReport) ProtoMessage() {}
 
 func (x *CheckReport) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[4]
+	mi := &file_check_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -609,7 +762,7 @@ func (x *CheckReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckReport.ProtoReflect.Descriptor instead.
 func (*CheckReport) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{4}
+	return file_check_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CheckReport) GetSchemaVersion() int32 {
@@ -752,6 +905,103 @@ func (x *CheckReport) GetCompiled() string {
 	return ""
 }
 
+func (x *CheckReport) GetCompiledSource() *CompiledSource {
+	if x != nil {
+		return x.CompiledSource
+	}
+	return nil
+}
+
+// CompiledSource compares the source a compiled package records
+// (metadata.json's sourceHash) with check's input: the SHA-256 of the
+// input's main bytecode file (its main.mlirb), as inspect --source
+// compares it (graph/aimodelc CompareSource). That sourceHash is this
+// digest is inferred, not confirmed by a source on record: a mismatch says
+// the package was not compiled from these bytes by that rule, most likely
+// from another model or another version of this one, and its
+// measurements may then not be this input's.
+type CompiledSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// metadata.json's sourceHash; empty when the package records none.
+	SourceHash string `protobuf:"bytes,1,opt,name=source_hash,json=sourceHash,proto3" json:"source_hash,omitempty"`
+	// The comparison was made: false for MLIR text input (sourceHash is of
+	// bytecode) or a package without a sourceHash; note says why.
+	Compared bool `protobuf:"varint,2,opt,name=compared,proto3" json:"compared,omitempty"`
+	// The SHA-256 of the input's main file, upper-case hex (when compared).
+	InputDigest string `protobuf:"bytes,3,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	// source_hash equals input_digest (false when not compared).
+	Matches bool `protobuf:"varint,4,opt,name=matches,proto3" json:"matches,omitempty"`
+	// What a mismatch means, or why nothing was compared; empty on a match.
+	Note          string `protobuf:"bytes,5,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompiledSource) Reset() {
+	*x = CompiledSource{}
+	mi := &file_check_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompiledSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompiledSource) ProtoMessage() {}
+
+func (x *CompiledSource) ProtoReflect() protoreflect.Message {
+	mi := &file_check_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompiledSource.ProtoReflect.Descriptor instead.
+func (*CompiledSource) Descriptor() ([]byte, []int) {
+	return file_check_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CompiledSource) GetSourceHash() string {
+	if x != nil {
+		return x.SourceHash
+	}
+	return ""
+}
+
+func (x *CompiledSource) GetCompared() bool {
+	if x != nil {
+		return x.Compared
+	}
+	return false
+}
+
+func (x *CompiledSource) GetInputDigest() string {
+	if x != nil {
+		return x.InputDigest
+	}
+	return ""
+}
+
+func (x *CompiledSource) GetMatches() bool {
+	if x != nil {
+		return x.Matches
+	}
+	return false
+}
+
+func (x *CompiledSource) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 // OpPlacement is one op's predicted placement under the report's
 // architecture (passes/ane/placement.go). Per entry function the distinct
 // regions of its "ane" ops are its predicted_regions.
@@ -820,7 +1070,7 @@ type OpPlacement struct {
 
 func (x *OpPlacement) Reset() {
 	*x = OpPlacement{}
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +1082,7 @@ func (x *OpPlacement) String() string {
 func (*OpPlacement) ProtoMessage() {}
 
 func (x *OpPlacement) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[5]
+	mi := &file_check_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +1095,7 @@ func (x *OpPlacement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpPlacement.ProtoReflect.Descriptor instead.
 func (*OpPlacement) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{5}
+	return file_check_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OpPlacement) GetOpId() string {
@@ -978,7 +1228,7 @@ type CompileFailure struct {
 
 func (x *CompileFailure) Reset() {
 	*x = CompileFailure{}
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1240,7 @@ func (x *CompileFailure) String() string {
 func (*CompileFailure) ProtoMessage() {}
 
 func (x *CompileFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[6]
+	mi := &file_check_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1253,7 @@ func (x *CompileFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileFailure.ProtoReflect.Descriptor instead.
 func (*CompileFailure) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{6}
+	return file_check_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CompileFailure) GetLogLine() int32 {
@@ -1149,7 +1399,7 @@ type CompileReport struct {
 
 func (x *CompileReport) Reset() {
 	*x = CompileReport{}
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1161,7 +1411,7 @@ func (x *CompileReport) String() string {
 func (*CompileReport) ProtoMessage() {}
 
 func (x *CompileReport) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[7]
+	mi := &file_check_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1174,7 +1424,7 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{7}
+	return file_check_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CompileReport) GetSchemaVersion() int32 {
@@ -1409,7 +1659,7 @@ type LogLine struct {
 
 func (x *LogLine) Reset() {
 	*x = LogLine{}
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1671,7 @@ func (x *LogLine) String() string {
 func (*LogLine) ProtoMessage() {}
 
 func (x *LogLine) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[8]
+	mi := &file_check_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1684,7 @@ func (x *LogLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
 func (*LogLine) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{8}
+	return file_check_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LogLine) GetLine() int32 {
@@ -1469,7 +1719,7 @@ type FunctionRegions struct {
 
 func (x *FunctionRegions) Reset() {
 	*x = FunctionRegions{}
-	mi := &file_check_proto_msgTypes[9]
+	mi := &file_check_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1731,7 @@ func (x *FunctionRegions) String() string {
 func (*FunctionRegions) ProtoMessage() {}
 
 func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
-	mi := &file_check_proto_msgTypes[9]
+	mi := &file_check_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1744,7 @@ func (x *FunctionRegions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionRegions.ProtoReflect.Descriptor instead.
 func (*FunctionRegions) Descriptor() ([]byte, []int) {
-	return file_check_proto_rawDescGZIP(), []int{9}
+	return file_check_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FunctionRegions) GetName() string {
@@ -1522,7 +1772,7 @@ var File_check_proto protoreflect.FileDescriptor
 
 const file_check_proto_rawDesc = "" +
 	"\n" +
-	"\vcheck.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\rinspect.proto\"\xe2\x01\n" +
+	"\vcheck.proto\x12\tanefix.v1\x1a\fcommon.proto\x1a\rinspect.proto\"\x87\x02\n" +
 	"\x04Rule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x18\n" +
@@ -1533,7 +1783,17 @@ const file_check_proto_rawDesc = "" +
 	"\bseverity\x18\a \x01(\tR\bseverity\x12\x1e\n" +
 	"\n" +
 	"experiment\x18\b \x01(\tR\n" +
-	"experiment\"\x84\x01\n" +
+	"experiment\x12#\n" +
+	"\rfrom_compiler\x18\t \x01(\bR\ffromCompiler\"\xe4\x01\n" +
+	"\tRuleTable\x12%\n" +
+	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12\x19\n" +
+	"\brule_set\x18\x01 \x01(\tR\aruleSet\x12%\n" +
+	"\x05rules\x18\x02 \x03(\v2\x0f.anefix.v1.RuleR\x05rules\x121\n" +
+	"\x14default_architecture\x18\x03 \x01(\tR\x13defaultArchitecture\x12;\n" +
+	"\rregion_models\x18\x04 \x03(\v2\x16.anefix.v1.RegionModelR\fregionModels\"S\n" +
+	"\vRegionModel\x12\"\n" +
+	"\farchitecture\x18\x01 \x01(\tR\farchitecture\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\"\x84\x01\n" +
 	"\aFinding\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12 \n" +
 	"\x02op\x18\x02 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x19\n" +
@@ -1578,7 +1838,7 @@ const file_check_proto_rawDesc = "" +
 	"\n" +
 	"\b_ops_offB\x17\n" +
 	"\x15_measured_ane_regionsB\x17\n" +
-	"\x15_measured_gpu_regionsJ\x04\b\a\x10\bR\x10regions_observed\"\xcd\x06\n" +
+	"\x15_measured_gpu_regionsJ\x04\b\a\x10\bR\x10regions_observed\"\x91\a\n" +
 	"\vCheckReport\x12%\n" +
 	"\x0eschema_version\x18d \x01(\x05R\rschemaVersion\x12&\n" +
 	"\x05input\x18\x01 \x01(\v2\x10.anefix.v1.InputR\x05input\x12\x19\n" +
@@ -1600,10 +1860,18 @@ const file_check_proto_rawDesc = "" +
 	"\x06advice\x18\x11 \x03(\v2\x17.anefix.v1.FindingGroupR\x06advice\x12(\n" +
 	"\x03ops\x18\x12 \x03(\v2\x16.anefix.v1.OpPlacementR\x03ops\x12\x1c\n" +
 	"\aops_off\x18\x13 \x01(\x05H\x01R\x06opsOff\x88\x01\x01\x12\x1a\n" +
-	"\bcompiled\x18\x14 \x01(\tR\bcompiledB\x14\n" +
+	"\bcompiled\x18\x14 \x01(\tR\bcompiled\x12B\n" +
+	"\x0fcompiled_source\x18\x15 \x01(\v2\x19.anefix.v1.CompiledSourceR\x0ecompiledSourceB\x14\n" +
 	"\x12_predicted_regionsB\n" +
 	"\n" +
-	"\b_ops_offJ\x04\b\x05\x10\x06R\x11regions_predicted\"\xa8\x03\n" +
+	"\b_ops_offJ\x04\b\x05\x10\x06R\x11regions_predicted\"\x9e\x01\n" +
+	"\x0eCompiledSource\x12\x1f\n" +
+	"\vsource_hash\x18\x01 \x01(\tR\n" +
+	"sourceHash\x12\x1a\n" +
+	"\bcompared\x18\x02 \x01(\bR\bcompared\x12!\n" +
+	"\finput_digest\x18\x03 \x01(\tR\vinputDigest\x12\x18\n" +
+	"\amatches\x18\x04 \x01(\bR\amatches\x12\x12\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note\"\xa8\x03\n" +
 	"\vOpPlacement\x12\x13\n" +
 	"\x05op_id\x18\x01 \x01(\tR\x04opId\x12\x16\n" +
 	"\x06device\x18\x02 \x01(\tR\x06device\x12\x14\n" +
@@ -1692,47 +1960,53 @@ func file_check_proto_rawDescGZIP() []byte {
 	return file_check_proto_rawDescData
 }
 
-var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_check_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_check_proto_goTypes = []any{
 	(*Rule)(nil),            // 0: anefix.v1.Rule
-	(*Finding)(nil),         // 1: anefix.v1.Finding
-	(*FindingGroup)(nil),    // 2: anefix.v1.FindingGroup
-	(*GraphCheck)(nil),      // 3: anefix.v1.GraphCheck
-	(*CheckReport)(nil),     // 4: anefix.v1.CheckReport
-	(*OpPlacement)(nil),     // 5: anefix.v1.OpPlacement
-	(*CompileFailure)(nil),  // 6: anefix.v1.CompileFailure
-	(*CompileReport)(nil),   // 7: anefix.v1.CompileReport
-	(*LogLine)(nil),         // 8: anefix.v1.LogLine
-	(*FunctionRegions)(nil), // 9: anefix.v1.FunctionRegions
-	(*OpRef)(nil),           // 10: anefix.v1.OpRef
-	(*Input)(nil),           // 11: anefix.v1.Input
-	(*CompiledPackage)(nil), // 12: anefix.v1.CompiledPackage
+	(*RuleTable)(nil),       // 1: anefix.v1.RuleTable
+	(*RegionModel)(nil),     // 2: anefix.v1.RegionModel
+	(*Finding)(nil),         // 3: anefix.v1.Finding
+	(*FindingGroup)(nil),    // 4: anefix.v1.FindingGroup
+	(*GraphCheck)(nil),      // 5: anefix.v1.GraphCheck
+	(*CheckReport)(nil),     // 6: anefix.v1.CheckReport
+	(*CompiledSource)(nil),  // 7: anefix.v1.CompiledSource
+	(*OpPlacement)(nil),     // 8: anefix.v1.OpPlacement
+	(*CompileFailure)(nil),  // 9: anefix.v1.CompileFailure
+	(*CompileReport)(nil),   // 10: anefix.v1.CompileReport
+	(*LogLine)(nil),         // 11: anefix.v1.LogLine
+	(*FunctionRegions)(nil), // 12: anefix.v1.FunctionRegions
+	(*OpRef)(nil),           // 13: anefix.v1.OpRef
+	(*Input)(nil),           // 14: anefix.v1.Input
+	(*CompiledPackage)(nil), // 15: anefix.v1.CompiledPackage
 }
 var file_check_proto_depIdxs = []int32{
-	10, // 0: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
-	1,  // 1: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
-	1,  // 2: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
-	1,  // 3: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
-	1,  // 4: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
-	11, // 5: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
-	2,  // 6: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
-	2,  // 7: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
-	3,  // 8: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
-	0,  // 9: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
-	2,  // 10: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
-	2,  // 11: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
-	5,  // 12: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
-	11, // 13: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
-	6,  // 14: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
-	2,  // 15: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
-	9,  // 16: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
-	12, // 17: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
-	8,  // 18: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	0,  // 0: anefix.v1.RuleTable.rules:type_name -> anefix.v1.Rule
+	2,  // 1: anefix.v1.RuleTable.region_models:type_name -> anefix.v1.RegionModel
+	13, // 2: anefix.v1.Finding.op:type_name -> anefix.v1.OpRef
+	3,  // 3: anefix.v1.GraphCheck.findings:type_name -> anefix.v1.Finding
+	3,  // 4: anefix.v1.GraphCheck.suspects:type_name -> anefix.v1.Finding
+	3,  // 5: anefix.v1.GraphCheck.hazards:type_name -> anefix.v1.Finding
+	3,  // 6: anefix.v1.GraphCheck.advice:type_name -> anefix.v1.Finding
+	14, // 7: anefix.v1.CheckReport.input:type_name -> anefix.v1.Input
+	4,  // 8: anefix.v1.CheckReport.groups:type_name -> anefix.v1.FindingGroup
+	4,  // 9: anefix.v1.CheckReport.suspects:type_name -> anefix.v1.FindingGroup
+	5,  // 10: anefix.v1.CheckReport.graphs:type_name -> anefix.v1.GraphCheck
+	0,  // 11: anefix.v1.CheckReport.rules:type_name -> anefix.v1.Rule
+	4,  // 12: anefix.v1.CheckReport.hazards:type_name -> anefix.v1.FindingGroup
+	4,  // 13: anefix.v1.CheckReport.advice:type_name -> anefix.v1.FindingGroup
+	8,  // 14: anefix.v1.CheckReport.ops:type_name -> anefix.v1.OpPlacement
+	7,  // 15: anefix.v1.CheckReport.compiled_source:type_name -> anefix.v1.CompiledSource
+	14, // 16: anefix.v1.CompileReport.input:type_name -> anefix.v1.Input
+	9,  // 17: anefix.v1.CompileReport.failures:type_name -> anefix.v1.CompileFailure
+	4,  // 18: anefix.v1.CompileReport.groups:type_name -> anefix.v1.FindingGroup
+	12, // 19: anefix.v1.CompileReport.per_function:type_name -> anefix.v1.FunctionRegions
+	15, // 20: anefix.v1.CompileReport.compiled:type_name -> anefix.v1.CompiledPackage
+	11, // 21: anefix.v1.CompileReport.unclassified:type_name -> anefix.v1.LogLine
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_check_proto_init() }
@@ -1742,17 +2016,17 @@ func file_check_proto_init() {
 	}
 	file_common_proto_init()
 	file_inspect_proto_init()
-	file_check_proto_msgTypes[3].OneofWrappers = []any{}
-	file_check_proto_msgTypes[4].OneofWrappers = []any{}
 	file_check_proto_msgTypes[5].OneofWrappers = []any{}
-	file_check_proto_msgTypes[7].OneofWrappers = []any{}
+	file_check_proto_msgTypes[6].OneofWrappers = []any{}
+	file_check_proto_msgTypes[8].OneofWrappers = []any{}
+	file_check_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_check_proto_rawDesc), len(file_check_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -283,7 +283,8 @@ type PassRun struct {
 	// Weights a compression pass rewrote (palettize, quantize-weights,
 	// legalize-weights), one entry each, with what it cost.
 	Compressed []*CompressedWeight `protobuf:"bytes,16,rep,name=compressed,proto3" json:"compressed,omitempty"`
-	// The sum over compressed, when there are any.
+	// The sum over compressed, and the count of left, when the pass took
+	// any weight.
 	Compression *CompressionTotal `protobuf:"bytes,17,opt,name=compression,proto3" json:"compression,omitempty"`
 	// With a rules option (palettize, quantize-weights): each rule in the
 	// order written, then the pass's own options (index 0) for the weights no
@@ -291,7 +292,10 @@ type PassRun struct {
 	// rules.
 	Rules []*CompressionRule `protobuf:"bytes,18,rep,name=rules,proto3" json:"rules,omitempty"`
 	// The sum over rules.
-	RulesTotal    *CompressionRulesTotal `protobuf:"bytes,19,opt,name=rules_total,json=rulesTotal,proto3" json:"rules_total,omitempty"`
+	RulesTotal *CompressionRulesTotal `protobuf:"bytes,19,opt,name=rules_total,json=rulesTotal,proto3" json:"rules_total,omitempty"`
+	// Weights a compression pass took (its selector) and left as they are,
+	// with why (palettize, quantize-weights): taken = compressed + left.
+	Left          []*LeftWeight `protobuf:"bytes,20,rep,name=left,proto3" json:"left,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -459,6 +463,123 @@ func (x *PassRun) GetRulesTotal() *CompressionRulesTotal {
 	return nil
 }
 
+func (x *PassRun) GetLeft() []*LeftWeight {
+	if x != nil {
+		return x.Left
+	}
+	return nil
+}
+
+// LeftWeight is one weight a compression pass took and left as it is.
+type LeftWeight struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its name as weights=, exclude= and rules patterns match it (resource
+	// key, else FX name, else the SSA name its MLIR text gives it, else op#N).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Op   *OpRef `protobuf:"bytes,2,opt,name=op,proto3" json:"op,omitempty"`
+	// Its dense_resource key; empty for an inline constant.
+	Resource string `protobuf:"bytes,3,opt,name=resource,proto3" json:"resource,omitempty"`
+	Type     string `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`
+	// Its storage in bytes, unchanged.
+	Bytes int64 `protobuf:"varint,5,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// The rules entry it fell under, as CompressedWeight.rule.
+	Rule int32 `protobuf:"varint,6,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Why it is left ("its 68 output channels (axis 0) are not a multiple of
+	// group-size 32", "a skip rule").
+	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A setting under which the pass would take it, as a rule or --set
+	// writes it ("group-size=34"); empty when none is known.
+	Hint          string `protobuf:"bytes,8,opt,name=hint,proto3" json:"hint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeftWeight) Reset() {
+	*x = LeftWeight{}
+	mi := &file_rewrite_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeftWeight) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeftWeight) ProtoMessage() {}
+
+func (x *LeftWeight) ProtoReflect() protoreflect.Message {
+	mi := &file_rewrite_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeftWeight.ProtoReflect.Descriptor instead.
+func (*LeftWeight) Descriptor() ([]byte, []int) {
+	return file_rewrite_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LeftWeight) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LeftWeight) GetOp() *OpRef {
+	if x != nil {
+		return x.Op
+	}
+	return nil
+}
+
+func (x *LeftWeight) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *LeftWeight) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *LeftWeight) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *LeftWeight) GetRule() int32 {
+	if x != nil {
+		return x.Rule
+	}
+	return 0
+}
+
+func (x *LeftWeight) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *LeftWeight) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
 // CompressionRule is one entry of a compression pass's rules option.
 type CompressionRule struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -472,26 +593,30 @@ type CompressionRule struct {
 	Form string `protobuf:"bytes,3,opt,name=form,proto3" json:"form,omitempty"`
 	Skip bool   `protobuf:"varint,4,opt,name=skip,proto3" json:"skip,omitempty"`
 	// The weights it selected (the first rule that matches a weight sets
-	// it), by resource key or else op id, in module order, each blob once.
+	// it), by name as LeftWeight.name, in module order, each blob once.
 	Weights []string `protobuf:"bytes,5,rep,name=weights,proto3" json:"weights,omitempty"`
 	// len(weights).
 	Count int32 `protobuf:"varint,6,opt,name=count,proto3" json:"count,omitempty"`
 	// Weights it matches that an earlier rule took.
 	Shadowed []string `protobuf:"bytes,7,rep,name=shadowed,proto3" json:"shadowed,omitempty"`
-	// Weights it selected that stay as they are (skip, or a note says why).
+	// Weights it selected that stay as they are (skip, or PassRun.left says
+	// why): count = compressed + left.
 	Left int32 `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`
 	// Its weights' storage before and after, in bytes, as the pass writes
 	// the new constants (indices, LUTs, scales, zero points); a weight left
-	// as it is counts its own size.
-	BytesBefore   int64 `protobuf:"varint,9,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
-	BytesAfter    int64 `protobuf:"varint,10,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	// as it is counts its own size, which left_bytes sums.
+	BytesBefore int64 `protobuf:"varint,9,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter  int64 `protobuf:"varint,10,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	// Weights it selected that the pass rewrote.
+	Compressed    int32 `protobuf:"varint,11,opt,name=compressed,proto3" json:"compressed,omitempty"`
+	LeftBytes     int64 `protobuf:"varint,12,opt,name=left_bytes,json=leftBytes,proto3" json:"left_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressionRule) Reset() {
 	*x = CompressionRule{}
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -503,7 +628,7 @@ func (x *CompressionRule) String() string {
 func (*CompressionRule) ProtoMessage() {}
 
 func (x *CompressionRule) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[2]
+	mi := &file_rewrite_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -516,7 +641,7 @@ func (x *CompressionRule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressionRule.ProtoReflect.Descriptor instead.
 func (*CompressionRule) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{2}
+	return file_rewrite_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CompressionRule) GetIndex() int32 {
@@ -589,19 +714,37 @@ func (x *CompressionRule) GetBytesAfter() int64 {
 	return 0
 }
 
+func (x *CompressionRule) GetCompressed() int32 {
+	if x != nil {
+		return x.Compressed
+	}
+	return 0
+}
+
+func (x *CompressionRule) GetLeftBytes() int64 {
+	if x != nil {
+		return x.LeftBytes
+	}
+	return 0
+}
+
 // CompressionRulesTotal sums a pass's CompressionRule entries.
 type CompressionRulesTotal struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Weights       int32                  `protobuf:"varint,1,opt,name=weights,proto3" json:"weights,omitempty"`
-	BytesBefore   int64                  `protobuf:"varint,2,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
-	BytesAfter    int64                  `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Weights     int32                  `protobuf:"varint,1,opt,name=weights,proto3" json:"weights,omitempty"`
+	BytesBefore int64                  `protobuf:"varint,2,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter  int64                  `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	// weights = compressed + left, as in CompressionRule.
+	Compressed    int32 `protobuf:"varint,4,opt,name=compressed,proto3" json:"compressed,omitempty"`
+	Left          int32 `protobuf:"varint,5,opt,name=left,proto3" json:"left,omitempty"`
+	LeftBytes     int64 `protobuf:"varint,6,opt,name=left_bytes,json=leftBytes,proto3" json:"left_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressionRulesTotal) Reset() {
 	*x = CompressionRulesTotal{}
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -613,7 +756,7 @@ func (x *CompressionRulesTotal) String() string {
 func (*CompressionRulesTotal) ProtoMessage() {}
 
 func (x *CompressionRulesTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[3]
+	mi := &file_rewrite_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -626,7 +769,7 @@ func (x *CompressionRulesTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressionRulesTotal.ProtoReflect.Descriptor instead.
 func (*CompressionRulesTotal) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{3}
+	return file_rewrite_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CompressionRulesTotal) GetWeights() int32 {
@@ -646,6 +789,27 @@ func (x *CompressionRulesTotal) GetBytesBefore() int64 {
 func (x *CompressionRulesTotal) GetBytesAfter() int64 {
 	if x != nil {
 		return x.BytesAfter
+	}
+	return 0
+}
+
+func (x *CompressionRulesTotal) GetCompressed() int32 {
+	if x != nil {
+		return x.Compressed
+	}
+	return 0
+}
+
+func (x *CompressionRulesTotal) GetLeft() int32 {
+	if x != nil {
+		return x.Left
+	}
+	return 0
+}
+
+func (x *CompressionRulesTotal) GetLeftBytes() int64 {
+	if x != nil {
+		return x.LeftBytes
 	}
 	return 0
 }
@@ -674,14 +838,17 @@ type CompressedWeight struct {
 	Exact bool    `protobuf:"varint,9,opt,name=exact,proto3" json:"exact,omitempty"`
 	// The entry of the pass's rules option that set its form (1 for the
 	// first rule); 0 for the pass's own options.
-	Rule          int32 `protobuf:"varint,10,opt,name=rule,proto3" json:"rule,omitempty"`
+	Rule int32 `protobuf:"varint,10,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Its name as weights=, exclude= and rules patterns match it, as
+	// LeftWeight.name.
+	Name          string `protobuf:"bytes,11,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressedWeight) Reset() {
 	*x = CompressedWeight{}
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -693,7 +860,7 @@ func (x *CompressedWeight) String() string {
 func (*CompressedWeight) ProtoMessage() {}
 
 func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[4]
+	mi := &file_rewrite_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -706,7 +873,7 @@ func (x *CompressedWeight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressedWeight.ProtoReflect.Descriptor instead.
 func (*CompressedWeight) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{4}
+	return file_rewrite_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CompressedWeight) GetOp() *OpRef {
@@ -779,27 +946,42 @@ func (x *CompressedWeight) GetRule() int32 {
 	return 0
 }
 
-// CompressionTotal sums a pass's CompressedWeight entries.
+func (x *CompressedWeight) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// CompressionTotal sums a pass's CompressedWeight entries (weights, bytes,
+// SNR) and counts its LeftWeight entries.
 type CompressionTotal struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Weights     int32                  `protobuf:"varint,1,opt,name=weights,proto3" json:"weights,omitempty"`
-	BytesBefore int64                  `protobuf:"varint,2,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
-	BytesAfter  int64                  `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Weights compressed.
+	Weights     int32 `protobuf:"varint,1,opt,name=weights,proto3" json:"weights,omitempty"`
+	BytesBefore int64 `protobuf:"varint,2,opt,name=bytes_before,json=bytesBefore,proto3" json:"bytes_before,omitempty"`
+	BytesAfter  int64 `protobuf:"varint,3,opt,name=bytes_after,json=bytesAfter,proto3" json:"bytes_after,omitempty"`
 	// Over all the weights' elements together: 10·log10(ΣΣw²/ΣΣ(w−ŵ)²).
 	SnrDb float64 `protobuf:"fixed64,4,opt,name=snr_db,json=snrDb,proto3" json:"snr_db,omitempty"`
 	// The lowest per-weight SNR, and that weight's op. Both SNRs are
 	// +infinity (null in JSON) when every weight is exact, and exact is then
-	// true.
-	MinSnrDb      float64 `protobuf:"fixed64,5,opt,name=min_snr_db,json=minSnrDb,proto3" json:"min_snr_db,omitempty"`
-	MinSnrOp      *OpRef  `protobuf:"bytes,6,opt,name=min_snr_op,json=minSnrOp,proto3" json:"min_snr_op,omitempty"`
-	Exact         bool    `protobuf:"varint,7,opt,name=exact,proto3" json:"exact,omitempty"`
+	// true; both are null, and exact false, when no weight was compressed
+	// (weights 0: every weight taken was left).
+	MinSnrDb float64 `protobuf:"fixed64,5,opt,name=min_snr_db,json=minSnrDb,proto3" json:"min_snr_db,omitempty"`
+	MinSnrOp *OpRef  `protobuf:"bytes,6,opt,name=min_snr_op,json=minSnrOp,proto3" json:"min_snr_op,omitempty"`
+	Exact    bool    `protobuf:"varint,7,opt,name=exact,proto3" json:"exact,omitempty"`
+	// Weights the pass took (taken = weights + left), those it left as they
+	// are, and their bytes.
+	Taken         int32 `protobuf:"varint,8,opt,name=taken,proto3" json:"taken,omitempty"`
+	Left          int32 `protobuf:"varint,9,opt,name=left,proto3" json:"left,omitempty"`
+	LeftBytes     int64 `protobuf:"varint,10,opt,name=left_bytes,json=leftBytes,proto3" json:"left_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompressionTotal) Reset() {
 	*x = CompressionTotal{}
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -811,7 +993,7 @@ func (x *CompressionTotal) String() string {
 func (*CompressionTotal) ProtoMessage() {}
 
 func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[5]
+	mi := &file_rewrite_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -824,7 +1006,7 @@ func (x *CompressionTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompressionTotal.ProtoReflect.Descriptor instead.
 func (*CompressionTotal) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{5}
+	return file_rewrite_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CompressionTotal) GetWeights() int32 {
@@ -876,6 +1058,27 @@ func (x *CompressionTotal) GetExact() bool {
 	return false
 }
 
+func (x *CompressionTotal) GetTaken() int32 {
+	if x != nil {
+		return x.Taken
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetLeft() int32 {
+	if x != nil {
+		return x.Left
+	}
+	return 0
+}
+
+func (x *CompressionTotal) GetLeftBytes() int64 {
+	if x != nil {
+		return x.LeftBytes
+	}
+	return 0
+}
+
 // ExternalizedConstant is one in-graph constant that became a graph input.
 type ExternalizedConstant struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -900,7 +1103,7 @@ type ExternalizedConstant struct {
 
 func (x *ExternalizedConstant) Reset() {
 	*x = ExternalizedConstant{}
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1115,7 @@ func (x *ExternalizedConstant) String() string {
 func (*ExternalizedConstant) ProtoMessage() {}
 
 func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[6]
+	mi := &file_rewrite_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1128,7 @@ func (x *ExternalizedConstant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalizedConstant.ProtoReflect.Descriptor instead.
 func (*ExternalizedConstant) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{6}
+	return file_rewrite_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ExternalizedConstant) GetGraph() string {
@@ -1003,7 +1206,7 @@ type PassOption struct {
 
 func (x *PassOption) Reset() {
 	*x = PassOption{}
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1218,7 @@ func (x *PassOption) String() string {
 func (*PassOption) ProtoMessage() {}
 
 func (x *PassOption) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[7]
+	mi := &file_rewrite_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1231,7 @@ func (x *PassOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassOption.ProtoReflect.Descriptor instead.
 func (*PassOption) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{7}
+	return file_rewrite_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PassOption) GetName() string {
@@ -1072,7 +1275,7 @@ type ConstantConversion struct {
 
 func (x *ConstantConversion) Reset() {
 	*x = ConstantConversion{}
-	mi := &file_rewrite_proto_msgTypes[8]
+	mi := &file_rewrite_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1287,7 @@ func (x *ConstantConversion) String() string {
 func (*ConstantConversion) ProtoMessage() {}
 
 func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[8]
+	mi := &file_rewrite_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1300,7 @@ func (x *ConstantConversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConstantConversion.ProtoReflect.Descriptor instead.
 func (*ConstantConversion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{8}
+	return file_rewrite_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ConstantConversion) GetOp() *OpRef {
@@ -1166,7 +1369,7 @@ type StateScale struct {
 
 func (x *StateScale) Reset() {
 	*x = StateScale{}
-	mi := &file_rewrite_proto_msgTypes[9]
+	mi := &file_rewrite_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1381,7 @@ func (x *StateScale) String() string {
 func (*StateScale) ProtoMessage() {}
 
 func (x *StateScale) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[9]
+	mi := &file_rewrite_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1394,7 @@ func (x *StateScale) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateScale.ProtoReflect.Descriptor instead.
 func (*StateScale) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{9}
+	return file_rewrite_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StateScale) GetGraph() string {
@@ -1233,7 +1436,7 @@ type StatePromotion struct {
 
 func (x *StatePromotion) Reset() {
 	*x = StatePromotion{}
-	mi := &file_rewrite_proto_msgTypes[10]
+	mi := &file_rewrite_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1448,7 @@ func (x *StatePromotion) String() string {
 func (*StatePromotion) ProtoMessage() {}
 
 func (x *StatePromotion) ProtoReflect() protoreflect.Message {
-	mi := &file_rewrite_proto_msgTypes[10]
+	mi := &file_rewrite_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1461,7 @@ func (x *StatePromotion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatePromotion.ProtoReflect.Descriptor instead.
 func (*StatePromotion) Descriptor() ([]byte, []int) {
-	return file_rewrite_proto_rawDescGZIP(), []int{10}
+	return file_rewrite_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StatePromotion) GetGraph() string {
@@ -1315,7 +1518,7 @@ const file_rewrite_proto_rawDesc = "" +
 	"failedPass\x121\n" +
 	"\bsettings\x18\x11 \x03(\v2\x15.anefix.v1.PassOptionR\bsettings\x12,\n" +
 	"\x05check\x18\x13 \x01(\v2\x16.anefix.v1.CheckReportR\x05check\x120\n" +
-	"\tplan_diff\x18\x14 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiffJ\x04\b\x12\x10\x13\"\x81\a\n" +
+	"\tplan_diff\x18\x14 \x01(\v2\x13.anefix.v1.PlanDiffR\bplanDiffJ\x04\b\x12\x10\x13\"\xac\a\n" +
 	"\aPassRun\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\aoptions\x18\x02 \x03(\v2\x15.anefix.v1.PassOptionR\aoptions\x12\x1f\n" +
@@ -1343,7 +1546,18 @@ const file_rewrite_proto_rawDesc = "" +
 	"\vcompression\x18\x11 \x01(\v2\x1b.anefix.v1.CompressionTotalR\vcompression\x120\n" +
 	"\x05rules\x18\x12 \x03(\v2\x1a.anefix.v1.CompressionRuleR\x05rules\x12A\n" +
 	"\vrules_total\x18\x13 \x01(\v2 .anefix.v1.CompressionRulesTotalR\n" +
-	"rulesTotal\"\x87\x02\n" +
+	"rulesTotal\x12)\n" +
+	"\x04left\x18\x14 \x03(\v2\x15.anefix.v1.LeftWeightR\x04left\"\xc8\x01\n" +
+	"\n" +
+	"LeftWeight\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\x02op\x18\x02 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
+	"\bresource\x18\x03 \x01(\tR\bresource\x12\x12\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\x12\x14\n" +
+	"\x05bytes\x18\x05 \x01(\x03R\x05bytes\x12\x12\n" +
+	"\x04rule\x18\x06 \x01(\x05R\x04rule\x12\x16\n" +
+	"\x06reason\x18\a \x01(\tR\x06reason\x12\x12\n" +
+	"\x04hint\x18\b \x01(\tR\x04hint\"\xc6\x02\n" +
 	"\x0fCompressionRule\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
 	"\x04rule\x18\x02 \x01(\tR\x04rule\x12\x12\n" +
@@ -1356,12 +1570,23 @@ const file_rewrite_proto_rawDesc = "" +
 	"\fbytes_before\x18\t \x01(\x03R\vbytesBefore\x12\x1f\n" +
 	"\vbytes_after\x18\n" +
 	" \x01(\x03R\n" +
-	"bytesAfter\"u\n" +
+	"bytesAfter\x12\x1e\n" +
+	"\n" +
+	"compressed\x18\v \x01(\x05R\n" +
+	"compressed\x12\x1d\n" +
+	"\n" +
+	"left_bytes\x18\f \x01(\x03R\tleftBytes\"\xc8\x01\n" +
 	"\x15CompressionRulesTotal\x12\x18\n" +
 	"\aweights\x18\x01 \x01(\x05R\aweights\x12!\n" +
 	"\fbytes_before\x18\x02 \x01(\x03R\vbytesBefore\x12\x1f\n" +
 	"\vbytes_after\x18\x03 \x01(\x03R\n" +
-	"bytesAfter\"\x93\x02\n" +
+	"bytesAfter\x12\x1e\n" +
+	"\n" +
+	"compressed\x18\x04 \x01(\x05R\n" +
+	"compressed\x12\x12\n" +
+	"\x04left\x18\x05 \x01(\x05R\x04left\x12\x1d\n" +
+	"\n" +
+	"left_bytes\x18\x06 \x01(\x03R\tleftBytes\"\xa7\x02\n" +
 	"\x10CompressedWeight\x12 \n" +
 	"\x02op\x18\x01 \x01(\v2\x10.anefix.v1.OpRefR\x02op\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x12\n" +
@@ -1374,7 +1599,8 @@ const file_rewrite_proto_rawDesc = "" +
 	"\x06snr_db\x18\b \x01(\x01R\x05snrDb\x12\x14\n" +
 	"\x05exact\x18\t \x01(\bR\x05exact\x12\x12\n" +
 	"\x04rule\x18\n" +
-	" \x01(\x05R\x04rule\"\xeb\x01\n" +
+	" \x01(\x05R\x04rule\x12\x12\n" +
+	"\x04name\x18\v \x01(\tR\x04name\"\xb4\x02\n" +
 	"\x10CompressionTotal\x12\x18\n" +
 	"\aweights\x18\x01 \x01(\x05R\aweights\x12!\n" +
 	"\fbytes_before\x18\x02 \x01(\x03R\vbytesBefore\x12\x1f\n" +
@@ -1385,7 +1611,12 @@ const file_rewrite_proto_rawDesc = "" +
 	"min_snr_db\x18\x05 \x01(\x01R\bminSnrDb\x12.\n" +
 	"\n" +
 	"min_snr_op\x18\x06 \x01(\v2\x10.anefix.v1.OpRefR\bminSnrOp\x12\x14\n" +
-	"\x05exact\x18\a \x01(\bR\x05exact\"\xec\x01\n" +
+	"\x05exact\x18\a \x01(\bR\x05exact\x12\x14\n" +
+	"\x05taken\x18\b \x01(\x05R\x05taken\x12\x12\n" +
+	"\x04left\x18\t \x01(\x05R\x04left\x12\x1d\n" +
+	"\n" +
+	"left_bytes\x18\n" +
+	" \x01(\x03R\tleftBytes\"\xec\x01\n" +
 	"\x14ExternalizedConstant\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\tR\x05graph\x12\x14\n" +
 	"\x05input\x18\x02 \x01(\tR\x05input\x12\x14\n" +
@@ -1432,55 +1663,58 @@ func file_rewrite_proto_rawDescGZIP() []byte {
 	return file_rewrite_proto_rawDescData
 }
 
-var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_rewrite_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_rewrite_proto_goTypes = []any{
 	(*RewriteReport)(nil),         // 0: anefix.v1.RewriteReport
 	(*PassRun)(nil),               // 1: anefix.v1.PassRun
-	(*CompressionRule)(nil),       // 2: anefix.v1.CompressionRule
-	(*CompressionRulesTotal)(nil), // 3: anefix.v1.CompressionRulesTotal
-	(*CompressedWeight)(nil),      // 4: anefix.v1.CompressedWeight
-	(*CompressionTotal)(nil),      // 5: anefix.v1.CompressionTotal
-	(*ExternalizedConstant)(nil),  // 6: anefix.v1.ExternalizedConstant
-	(*PassOption)(nil),            // 7: anefix.v1.PassOption
-	(*ConstantConversion)(nil),    // 8: anefix.v1.ConstantConversion
-	(*StateScale)(nil),            // 9: anefix.v1.StateScale
-	(*StatePromotion)(nil),        // 10: anefix.v1.StatePromotion
-	(*Input)(nil),                 // 11: anefix.v1.Input
-	(*TypeCount)(nil),             // 12: anefix.v1.TypeCount
-	(*CheckReport)(nil),           // 13: anefix.v1.CheckReport
-	(*PlanDiff)(nil),              // 14: anefix.v1.PlanDiff
-	(*IOChange)(nil),              // 15: anefix.v1.IOChange
-	(*OpRef)(nil),                 // 16: anefix.v1.OpRef
+	(*LeftWeight)(nil),            // 2: anefix.v1.LeftWeight
+	(*CompressionRule)(nil),       // 3: anefix.v1.CompressionRule
+	(*CompressionRulesTotal)(nil), // 4: anefix.v1.CompressionRulesTotal
+	(*CompressedWeight)(nil),      // 5: anefix.v1.CompressedWeight
+	(*CompressionTotal)(nil),      // 6: anefix.v1.CompressionTotal
+	(*ExternalizedConstant)(nil),  // 7: anefix.v1.ExternalizedConstant
+	(*PassOption)(nil),            // 8: anefix.v1.PassOption
+	(*ConstantConversion)(nil),    // 9: anefix.v1.ConstantConversion
+	(*StateScale)(nil),            // 10: anefix.v1.StateScale
+	(*StatePromotion)(nil),        // 11: anefix.v1.StatePromotion
+	(*Input)(nil),                 // 12: anefix.v1.Input
+	(*TypeCount)(nil),             // 13: anefix.v1.TypeCount
+	(*CheckReport)(nil),           // 14: anefix.v1.CheckReport
+	(*PlanDiff)(nil),              // 15: anefix.v1.PlanDiff
+	(*IOChange)(nil),              // 16: anefix.v1.IOChange
+	(*OpRef)(nil),                 // 17: anefix.v1.OpRef
 }
 var file_rewrite_proto_depIdxs = []int32{
-	11, // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
+	12, // 0: anefix.v1.RewriteReport.input:type_name -> anefix.v1.Input
 	1,  // 1: anefix.v1.RewriteReport.passes:type_name -> anefix.v1.PassRun
-	12, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
-	12, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
-	7,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
-	13, // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.CheckReport
-	14, // 6: anefix.v1.RewriteReport.plan_diff:type_name -> anefix.v1.PlanDiff
-	7,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
-	15, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
-	8,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
-	10, // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
-	16, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
-	6,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
-	10, // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
-	9,  // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
-	4,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
-	5,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
-	2,  // 17: anefix.v1.PassRun.rules:type_name -> anefix.v1.CompressionRule
-	3,  // 18: anefix.v1.PassRun.rules_total:type_name -> anefix.v1.CompressionRulesTotal
-	16, // 19: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
-	16, // 20: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
-	16, // 21: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
-	16, // 22: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	13, // 2: anefix.v1.RewriteReport.census_before:type_name -> anefix.v1.TypeCount
+	13, // 3: anefix.v1.RewriteReport.census_after:type_name -> anefix.v1.TypeCount
+	8,  // 4: anefix.v1.RewriteReport.settings:type_name -> anefix.v1.PassOption
+	14, // 5: anefix.v1.RewriteReport.check:type_name -> anefix.v1.CheckReport
+	15, // 6: anefix.v1.RewriteReport.plan_diff:type_name -> anefix.v1.PlanDiff
+	8,  // 7: anefix.v1.PassRun.options:type_name -> anefix.v1.PassOption
+	16, // 8: anefix.v1.PassRun.io_changes:type_name -> anefix.v1.IOChange
+	9,  // 9: anefix.v1.PassRun.constants:type_name -> anefix.v1.ConstantConversion
+	11, // 10: anefix.v1.PassRun.states:type_name -> anefix.v1.StatePromotion
+	17, // 11: anefix.v1.PassRun.replaced:type_name -> anefix.v1.OpRef
+	7,  // 12: anefix.v1.PassRun.externalized:type_name -> anefix.v1.ExternalizedConstant
+	11, // 13: anefix.v1.PassRun.plain_states:type_name -> anefix.v1.StatePromotion
+	10, // 14: anefix.v1.PassRun.state_scales:type_name -> anefix.v1.StateScale
+	5,  // 15: anefix.v1.PassRun.compressed:type_name -> anefix.v1.CompressedWeight
+	6,  // 16: anefix.v1.PassRun.compression:type_name -> anefix.v1.CompressionTotal
+	3,  // 17: anefix.v1.PassRun.rules:type_name -> anefix.v1.CompressionRule
+	4,  // 18: anefix.v1.PassRun.rules_total:type_name -> anefix.v1.CompressionRulesTotal
+	2,  // 19: anefix.v1.PassRun.left:type_name -> anefix.v1.LeftWeight
+	17, // 20: anefix.v1.LeftWeight.op:type_name -> anefix.v1.OpRef
+	17, // 21: anefix.v1.CompressedWeight.op:type_name -> anefix.v1.OpRef
+	17, // 22: anefix.v1.CompressionTotal.min_snr_op:type_name -> anefix.v1.OpRef
+	17, // 23: anefix.v1.ExternalizedConstant.op:type_name -> anefix.v1.OpRef
+	17, // 24: anefix.v1.ConstantConversion.op:type_name -> anefix.v1.OpRef
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_rewrite_proto_init() }
@@ -1497,7 +1731,7 @@ func file_rewrite_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rewrite_proto_rawDesc), len(file_rewrite_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

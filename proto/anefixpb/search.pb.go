@@ -192,7 +192,8 @@ type Probe struct {
 	// Wall time of the test command (of the original run for a cache hit).
 	Seconds float64 `protobuf:"fixed64,5,opt,name=seconds,proto3" json:"seconds,omitempty"`
 	Cached  bool    `protobuf:"varint,6,opt,name=cached,proto3" json:"cached,omitempty"`
-	// SHA-256 of the candidate's bytes and the test command: the cache key.
+	// SHA-256 of the candidate's bytes, the test command and the files it
+	// names (passes/probe keyfiles.go): the cache key.
 	Key           string `protobuf:"bytes,7,opt,name=key,proto3" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -54,7 +54,7 @@ func TestSchemaReports(t *testing.T) {
 	for _, a := range root.AnyOf {
 		got = append(got, strings.TrimPrefix(a.Ref, "#/$defs/"))
 	}
-	want := []string{"BisectReport", "CheckReport", "CompileReport", "InspectReport", "PassInfo", "PassList", "PlanDiff", "ReduceReport", "RewriteReport", "VerifyReport", "VersionInfo"}
+	want := []string{"BisectReport", "CheckReport", "CompileReport", "InspectReport", "PassInfo", "PassList", "PlanDiff", "ReduceReport", "RewriteReport", "RuleTable", "VerifyReport", "VersionInfo"}
 	if !slices.Equal(got, want) {
 		t.Errorf("root anyOf = %v, want %v", got, want)
 	}
