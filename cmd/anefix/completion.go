@@ -339,7 +339,11 @@ _anefix() {
 	files*)
 		local prefix=${out[0]#files}
 		prefix=${prefix# }
-		COMPREPLY=($(compgen -f -- "${cur#"$prefix"}"))
+		local path=${cur#"$prefix"}
+		# bash's own word starts after the path's last '=' or ':'.
+		local brk=${path%"${path##*[=:]}"}
+		COMPREPLY=($(compgen -f -- "$path"))
+		COMPREPLY=("${COMPREPLY[@]#"$brk"}")
 		compopt -o filenames 2>/dev/null
 		;;
 	nospace)

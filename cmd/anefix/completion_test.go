@@ -75,9 +75,13 @@ type completionCase struct {
 	nospace bool
 }
 
-// completionFile is the one file of the directory the shells complete in:
-// a word that is not a command, flag or flag value completes as a path.
-const completionFile = "afile.mlir"
+// completionFile and colonFile are the files of the directory the shells
+// complete in: a word that is not a command, flag or flag value completes
+// as a path.
+const (
+	completionFile = "afile.mlir"
+	colonFile      = "c:d.mlir"
+)
 
 var completionCases = []completionCase{
 	{line: "anefix re", want: []string{"reduce", "rewrite"}},
@@ -111,6 +115,7 @@ var completionCases = []completionCase{
 	{line: "anefix rewrite -o x.mlir --emit b", want: []string{"bytecode"}},
 	{line: "anefix rewrite x.mlir --passes dce --set dce.g", want: []string{"dce.graphs="}, nospace: true},
 	{line: "anefix check 'af", want: []string{completionFile}},
+	{line: "anefix check c:", want: []string{colonFile}, bash: []string{"d.mlir"}},
 	{line: "anefix rewrite --set 'palettize.bi", want: []string{"palettize.bits="}, nospace: true},
 	{line: "anefix --v", want: []string{"--version"}},
 	{line: "anefix --version --j", want: []string{"--json"}},
@@ -143,8 +148,10 @@ func completionShells(t *testing.T) (bin, work string) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(work, completionFile), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{completionFile, colonFile} {
+		if err := os.WriteFile(filepath.Join(work, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return bin, work
 }
@@ -177,15 +184,16 @@ func sortedSet(words []string) []string {
 }
 
 // bash sources the script and calls its function with the completion
-// variables bash sets on <Tab> (COMP_WORDS split at COMP_WORDBREAKS), and
+// variables bash sets on <Tab> (COMP_WORDS split at COMP_WORDBREAKS' '='
+// and ':'), and
 // prints COMPREPLY; compopt, which only works inside a real completion, is
 // replaced by a function that reports what the script asked.
 func TestBashCompletionScript(t *testing.T) {
 	bash := oracle.Tool(t, "bash", "apt-get install bash")
 	bin, work := completionShells(t)
 	for _, c := range completionCases {
-		words := strings.Fields(strings.NewReplacer("=", " = ").Replace(c.line))
-		if strings.HasSuffix(c.line, " ") || strings.HasSuffix(c.line, "=") {
+		words := strings.Fields(strings.NewReplacer("=", " = ", ":", " : ").Replace(c.line))
+		if strings.HasSuffix(c.line, " ") || strings.HasSuffix(c.line, "=") || strings.HasSuffix(c.line, ":") {
 			words = append(words, "")
 		}
 		var arr strings.Builder
