@@ -55,9 +55,9 @@ type legalizeWeightsOptions struct {
 }
 
 func (o *legalizeWeightsOptions) declare(d *Decls) {
-	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per palette index: 1, 2, 3, 4, 6 or 8", Check: checkBits})
+	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per palette index", Values: paletteBits})
 	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
-	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "as palettize's, for the groups it re-clusters", Check: checkPrecision})
+	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "as palettize's, for the groups it re-clusters", Values: roundingPrecisions})
 }
 
 // int4Weight is one blockwise_shift_scale of constant linear INT4 data.

@@ -37,9 +37,12 @@ type Option[T any] struct {
 	Name    string
 	Default T
 	Doc     string
-	// Values, when set, are the only values a string option (or each
-	// element of a list option) takes (an enum): anything else is refused
-	// with a valueError listing them, and the docs list them.
+	// Values, when set, are the only values the option takes, as text
+	// (each element's, for a list of strings): anything else is refused
+	// with a valueError listing them, and the docs and shell completion
+	// list them. Every option whose check would take only a closed set
+	// (an enum, a bounded range of integers) declares it here instead
+	// (option_values_test.go finds one that does not).
 	Values []string
 	// Check, when set, refuses a parsed value that is still wrong (a
 	// number out of range), so that --set reports it as a usage error
@@ -120,9 +123,14 @@ func (b *bound[T]) reset() {
 	*b.field = v
 }
 
-// set parses s, checks it, and stores it: the one parse of a value.
+// set parses s, checks it, and stores it: the one parse of a value. A
+// value that does not parse as one of declared Values is refused naming
+// them ("1x" for bits).
 func (b *bound[T]) set(s string) error {
 	v, err := b.c.Parse(s)
+	if err != nil && len(b.o.Values) > 0 && b.c.Kind != "list" {
+		return &valueError{Option: b.o.Name, Value: s, Valid: b.o.Values}
+	}
 	if err != nil {
 		return b.wrap(err)
 	}
@@ -150,6 +158,8 @@ func (b *bound[T]) check(v T) error {
 			vals = []string{x}
 		case []string:
 			vals = x
+		default:
+			vals = []string{b.c.Format(v)}
 		}
 		for _, s := range vals {
 			if !slices.Contains(b.o.Values, s) {
@@ -198,6 +208,16 @@ func (b *bound[T]) sample(r *rand.Rand) string {
 		}
 	}
 	return b.c.Format(b.o.Default)
+}
+
+// intValues are the integers lo to hi as text: the Values of an int
+// option that takes a bounded range.
+func intValues(lo, hi int) []string {
+	var out []string
+	for n := lo; n <= hi; n++ {
+		out = append(out, strconv.Itoa(n))
+	}
+	return out
 }
 
 // kindError is a value that is not of the option's kind; its message
@@ -285,12 +305,14 @@ func sampleText(r *rand.Rand, kind string, values []string) string {
 		words := []string{"a", "x_1", "conv_state", "*", "id:sdpa_*", "q.k", "a b", `"q"`, "{x}", "-3", "é"}
 		return words[r.IntN(len(words))]
 	}
-	switch kind {
-	case "bool":
+	switch {
+	case kind == "bool":
 		return strconv.FormatBool(r.IntN(2) == 0)
-	case "int":
+	case kind != "list" && len(values) > 0:
+		return word()
+	case kind == "int":
 		return strconv.Itoa([]int{-2, -1, 0, 1, 2, 3, 4, 6, 8, 32, 1000, r.IntN(100000)}[r.IntN(12)])
-	case "list":
+	case kind == "list":
 		parts := make([]string, r.IntN(4))
 		for i := range parts {
 			parts[i] = word()
@@ -313,14 +335,47 @@ type valueError struct {
 }
 
 func (e *valueError) Error() string {
-	valid := strings.Join(e.Valid, ", ")
-	if n := len(e.Valid); n > 1 {
-		valid = strings.Join(e.Valid[:n-1], ", ") + " or " + e.Valid[n-1]
+	vals := compactValues(e.Valid)
+	valid := strings.Join(vals, ", ")
+	if n := len(vals); n > 1 {
+		valid = strings.Join(vals[:n-1], ", ") + " or " + vals[n-1]
 	}
 	if e.Of != "" {
 		valid += " (" + e.Of + ")"
 	}
-	return fmt.Sprintf("option %s: %q is not %s%s", e.Option, e.Value, valid, nearest.Hint(e.Value, e.Valid, ""))
+	hint := ""
+	if _, err := strconv.Atoi(strings.TrimSpace(e.Value)); err != nil {
+		hint = nearest.Hint(e.Value, e.Valid, "") // a number's nearest spelling is no suggestion
+	}
+	return fmt.Sprintf("option %s: %q is not %s%s", e.Option, e.Value, valid, hint)
+}
+
+// ValuesText is o's values as the docs list them: runs of five or more
+// consecutive integers as "lo..hi" (-1..8), the rest as they are.
+func (o OptionInfo) ValuesText() string { return strings.Join(compactValues(o.Values), ", ") }
+
+// compactValues writes each run of five or more consecutive integers in
+// vals as "lo..hi" (shorter runs read better listed: 1, 2, 3, 4, 6 or 8).
+func compactValues(vals []string) []string {
+	var out []string
+	for i := 0; i < len(vals); {
+		lo, err := strconv.Atoi(vals[i])
+		j := i + 1
+		for err == nil && j < len(vals) {
+			n, e := strconv.Atoi(vals[j])
+			if e != nil || n != lo+(j-i) {
+				break
+			}
+			j++
+		}
+		if j-i >= 5 {
+			out = append(out, vals[i]+".."+vals[j-1])
+		} else {
+			out = append(out, vals[i:j]...)
+		}
+		i = j
+	}
+	return out
 }
 
 func (d *Decls) find(name string) decl {

@@ -128,7 +128,7 @@ func TestRunChecksHandBuiltOptions(t *testing.T) {
 		{"finite-masks", &finiteMasksOptions{Value: maskValue{"x", 0}}, `option value: want a number such as -40000, got "x"`},
 		{"scale-state", &scaleStateOptions{Exponents: []stateExponent{{"s", 99}}}, "option exponents: s: exponent 99 is outside"},
 		{"fold-io-unsqueeze", &foldIOUnsqueezeOptions{Ops: []string{"coreai.add"}, OtherUsers: "skip"}, `option ops: "coreai.add" is not`},
-		{"palettize", func() Options { o := Defaults[palettizeOptions](); o.Bits = 5; return o }(), "option bits: want 1, 2, 3, 4, 6 or 8, got 5"},
+		{"palettize", func() Options { o := Defaults[palettizeOptions](); o.Bits = 5; return o }(), `option bits: "5" is not 1, 2, 3, 4, 6 or 8`},
 		{"arm-d", func() Options { o := Defaults[ArmDOptions](); o.Replace = []string{"mlp"}; return o }(), `option replace: "mlp" is not recurrence, rope or sdpa`},
 	} {
 		_, err := lookup(c.pass).Run(graph.NewModule(), c.opts)

@@ -151,62 +151,27 @@ func (o *palettizeOptions) declare(d *Decls) {
 // declarePalette declares the options that say what palette a weight
 // gets: the ones a rule may set.
 func (o *palettizeOptions) declarePalette(d *Decls) {
-	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per index: 1, 2, 3, 4, 6 or 8 (2^bits palette entries)", Check: checkBits})
-	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-grouped-channel", Doc: "per-tensor, per-channel or per-grouped-channel", Check: checkGranularity})
+	Declare(d, &o.Bits, Option[int]{Name: "bits", Default: 4, Doc: "bits per index (2^bits palette entries)", Values: paletteBits})
+	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-grouped-channel", Doc: "one palette per tensor, per output channel, or per group of group-size output channels", Values: []string{"per-tensor", "per-channel", "per-grouped-channel"}})
 	Declare(d, &o.GroupSize, Option[int]{Name: "group-size", Default: 32, Doc: "output channels per palette with per-grouped-channel (below 32 at 4 bits: check's lut4-small-group blocker)", Check: checkPositive})
 	Declare(d, &o.ClusterDim, Option[int]{Name: "cluster-dim", Default: 1, Doc: "channels per palette entry (vector palettization when > 1)", Check: checkPositive})
-	Declare(d, &o.LUTDType, Option[string]{Name: "lut-dtype", Default: "f16", Doc: "f16 (the weight's own float type), si8, ui8 or f8E4M3FN", Check: checkLUTDType})
+	Declare(d, &o.LUTDType, Option[string]{Name: "lut-dtype", Default: "f16", Doc: "element type of the palette entries (f16: the weight's own float type)", Values: []string{"f16", "si8", "ui8", "f8E4M3FN"}})
 	Declare(d, &o.PerChannelScale, Option[bool]{Name: "per-channel-scale", Doc: "normalize by the largest magnitude along the channel axis before clustering"})
-	Declare(d, &o.Method, Option[string]{Name: "method", Default: "kmeans", Doc: "kmeans, uniform or unique", Check: checkMethod})
-	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "kmeans on groups of more than 4096 distinct values: decimals of the rounded problem that seeds it (coreai-optimization's fast mode); -1: Lloyd's from quantile seeds only", Check: checkPrecision})
+	Declare(d, &o.Method, Option[string]{Name: "method", Default: "kmeans", Doc: "how the palette is chosen", Values: []string{"kmeans", "uniform", "unique"}})
+	Declare(d, &o.RoundingPrecision, Option[int]{Name: "rounding-precision", Default: 4, Doc: "kmeans on groups of more than 4096 distinct values: decimals of the rounded problem that seeds it (coreai-optimization's fast mode); -1: Lloyd's from quantile seeds only", Values: roundingPrecisions})
 }
 
-func checkBits(n int) error {
-	switch n {
-	case 1, 2, 3, 4, 6, 8:
-		return nil
-	default:
-		return fmt.Errorf("want 1, 2, 3, 4, 6 or 8, got %d", n)
-	}
-}
+// paletteBits are the index widths a palette takes (palettize and
+// legalize-weights).
+var paletteBits = []string{"1", "2", "3", "4", "6", "8"}
 
-func checkGranularity(s string) error {
-	switch s {
-	case "per-tensor", "per-channel", "per-grouped-channel":
-		return nil
-	default:
-		return fmt.Errorf("want per-tensor, per-channel or per-grouped-channel, got %q", s)
-	}
-}
+// roundingPrecisions are the values of rounding-precision: -1 (off) and 0
+// to 8 decimals.
+var roundingPrecisions = intValues(-1, 8)
 
 func checkPositive(n int) error {
 	if n < 1 {
 		return fmt.Errorf("want a number >= 1, got %d", n)
-	}
-	return nil
-}
-
-func checkLUTDType(s string) error {
-	switch s {
-	case "f16", "si8", "ui8", "f8E4M3FN":
-		return nil
-	default:
-		return fmt.Errorf("want f16, si8, ui8 or f8E4M3FN, got %q", s)
-	}
-}
-
-func checkMethod(s string) error {
-	switch s {
-	case "kmeans", "uniform", "unique":
-		return nil
-	default:
-		return fmt.Errorf("want kmeans, uniform or unique, got %q", s)
-	}
-}
-
-func checkPrecision(n int) error {
-	if n < -1 || n > 8 {
-		return fmt.Errorf("want -1 (off) or 0 to 8 decimals, got %d", n)
 	}
 	return nil
 }

@@ -84,37 +84,10 @@ func (o *quantizeWeightsOptions) declare(d *Decls) {
 // declareQuant declares the options that say how a weight is quantized:
 // the ones a rule may set.
 func (o *quantizeWeightsOptions) declareQuant(d *Decls) {
-	Declare(d, &o.DType, Option[string]{Name: "dtype", Default: "si8", Doc: "si8, ui8, si4 or ui4 (4-bit: check's linear-int4 blocker)", Check: checkQDType})
-	Declare(d, &o.QScheme, Option[string]{Name: "qscheme", Default: "symmetric", Doc: "symmetric or asymmetric", Check: checkQScheme})
-	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-channel", Doc: "per-tensor, per-channel or per-block", Check: checkQGranularity})
+	Declare(d, &o.DType, Option[string]{Name: "dtype", Default: "si8", Doc: "integer type of the quantized weights (4-bit: check's linear-int4 blocker)", Values: []string{"si8", "ui8", "si4", "ui4"}})
+	Declare(d, &o.QScheme, Option[string]{Name: "qscheme", Default: "symmetric", Doc: "the range a block quantizes: symmetric ±max|w|, or asymmetric [min(0, min w), max(0, max w)]", Values: []string{"symmetric", "asymmetric"}})
+	Declare(d, &o.Granularity, Option[string]{Name: "granularity", Default: "per-channel", Doc: "one scale per tensor, per output channel, or per block of block-size input channels", Values: []string{"per-tensor", "per-channel", "per-block"}})
 	Declare(d, &o.BlockSize, Option[int]{Name: "block-size", Default: 32, Doc: "input channels per block with per-block", Check: checkPositive})
-}
-
-func checkQDType(s string) error {
-	switch s {
-	case "si8", "ui8", "si4", "ui4":
-		return nil
-	default:
-		return fmt.Errorf("want si8, ui8, si4 or ui4, got %q", s)
-	}
-}
-
-func checkQScheme(s string) error {
-	switch s {
-	case "symmetric", "asymmetric":
-		return nil
-	default:
-		return fmt.Errorf("want symmetric or asymmetric, got %q", s)
-	}
-}
-
-func checkQGranularity(s string) error {
-	switch s {
-	case "per-tensor", "per-channel", "per-block":
-		return nil
-	default:
-		return fmt.Errorf("want per-tensor, per-channel or per-block, got %q", s)
-	}
 }
 
 func quantizeWeights(ctx *Context, gm *graph.Module, o *quantizeWeightsOptions) (*Change, error) {

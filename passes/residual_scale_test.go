@@ -21,10 +21,10 @@ func TestResidualScaleK(t *testing.T) {
 		{"k=auto", 0, ""},
 		{"k=5", 5, ""},
 		{"k=14", 14, ""},
-		{"k=0", 0, "want auto or 1..14"},
-		{"k=15", 0, "want auto or 1..14"},
-		{"k=-1", 0, "want auto or 1..14"},
-		{"k=six", 0, "want auto or an integer"},
+		{"k=0", 0, `option k: "0" is not auto or 1..14`},
+		{"k=15", 0, `option k: "15" is not auto or 1..14`},
+		{"k=-1", 0, `option k: "-1" is not auto or 1..14`},
+		{"k=six", 0, `option k: "six" is not auto or 1..14`},
 	} {
 		var sets []string
 		if c.set != "" {

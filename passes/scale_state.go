@@ -77,14 +77,7 @@ type scaleStateOptions struct {
 func (o *scaleStateOptions) declare(d *Decls) {
 	Declare(d, &o.Exponents, Option[[]stateExponent]{Name: "exponents", Doc: "per-state exponents name=k (comma-separated; the state's input name): stored = value × 2^-k",
 		Check: ssCheckExponents, Codec: ListCodec(ssParseExponent, stateExponent.String, ssSampleExponent)})
-	Declare(d, &o.Default, Option[int]{Name: "default", Default: 1, Doc: "exponent for every other state but the key/value caches (the states settings pick them, as for promote-states); 0 leaves them alone", Check: ssCheckDefault})
-}
-
-func ssCheckDefault(n int) error {
-	if n < -ssMaxExp || n > ssMaxExp {
-		return fmt.Errorf("want an exponent between -%d and %d, got %d", ssMaxExp, ssMaxExp, n)
-	}
-	return nil
+	Declare(d, &o.Default, Option[int]{Name: "default", Default: 1, Doc: "exponent for every other state but the key/value caches (the states settings pick them, as for promote-states); 0 leaves them alone", Values: intValues(-ssMaxExp, ssMaxExp)})
 }
 
 // stateExponent is one entry of exponents: state Name stored scaled by

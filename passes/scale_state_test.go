@@ -55,7 +55,7 @@ func TestScaleState(t *testing.T) {
 			want:   []string{"dense<8.000000e+00> : tensor<f32>", "dense<1.250000e-01> : tensor<f32>"}},
 		{name: "unknown state", text: ssModule(true), set: []string{"scale-state.exponents=nope=1"}, errWant: `no entry graph has a state named "nope"`},
 		{name: "bad pair", text: ssModule(true), set: []string{"scale-state.exponents=rec_state"}, errWant: "not name=exponent"},
-		{name: "exponent out of range", text: ssModule(true), set: []string{"scale-state.default=40"}, errWant: "between -15 and 15"},
+		{name: "exponent out of range", text: ssModule(true), set: []string{"scale-state.default=40"}, errWant: `option default: "40" is not -15..15`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

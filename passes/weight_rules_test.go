@@ -22,7 +22,7 @@ func TestRulesParseErrors(t *testing.T) {
 		set, want string
 	}{
 		{"palettize.rules=*mlp*:bitz=4", `rule 1 (*mlp*:bitz=4): unknown setting "bitz" (a rule sets bits, granularity, group-size, cluster-dim, lut-dtype, per-channel-scale, method, rounding-precision)`},
-		{"palettize.rules=*attn*:bits=6,*mlp*:bits=5", "rule 2 (*mlp*:bits=5): option bits: want 1, 2, 3, 4, 6 or 8, got 5"},
+		{"palettize.rules=*attn*:bits=6,*mlp*:bits=5", `rule 2 (*mlp*:bits=5): option bits: "5" is not 1, 2, 3, 4, 6 or 8`},
 		{"palettize.rules=*mlp*", "rule 1 (*mlp*): want PATTERN:SETTING=VALUE"},
 		{"palettize.rules=*mlp*:", "rule 1 (*mlp*:): want SETTING=VALUE or skip after the pattern"},
 		{"palettize.rules=*a*||*b*:bits=6", "rule 1 (*a*||*b*:bits=6): an empty pattern"},
@@ -30,9 +30,9 @@ func TestRulesParseErrors(t *testing.T) {
 		{"palettize.rules=*mlp*:skip:bits=4", "rule 1 (*mlp*:skip:bits=4): skip takes no settings"},
 		{"palettize.rules=*mlp*:bits=4:bits=6", "rule 1 (*mlp*:bits=4:bits=6): setting bits given twice"},
 		{"palettize.rules=*mlp*:weights=x", `unknown setting "weights"`},
-		{"palettize.rules=*mlp*:granularity=per-block", `option granularity: want per-tensor, per-channel or per-grouped-channel, got "per-block"`},
+		{"palettize.rules=*mlp*:granularity=per-block", `option granularity: "per-block" is not per-tensor, per-channel or per-grouped-channel`},
 		{"quantize-weights.rules=*mlp*:bits=4", `rule 1 (*mlp*:bits=4): unknown setting "bits" (a rule sets dtype, qscheme, granularity, block-size)`},
-		{"quantize-weights.rules=*mlp*:dtype=si2", `option dtype: want si8, ui8, si4 or ui4, got "si2"`},
+		{"quantize-weights.rules=*mlp*:dtype=si2", `option dtype: "si2" is not si8, ui8, si4 or ui4 (did you mean si8?)`},
 	} {
 		pass, _, _ := strings.Cut(c.set, ".")
 		_, err := passes.Build(passes.Spec{Passes: []string{pass}, Set: []string{c.set}})

@@ -33,6 +33,7 @@ var opsOnly = []string{"blocked", ane.DeviceANE, ane.DeviceGPU, ane.DeviceNone, 
 func (f *opsFlags) declare(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ops, "ops", false, "list every op's predicted placement (device, region, segment, reason, element types, source); JSON: the ops list")
 	fs.StringVar(&f.only, "only", "", "with --ops: only the ops that are "+strings.Join(opsOnly, ", ")+" (comma-separated: any of them)")
+	flagListValues(fs, "only", opsOnly...)
 	// Not --source: inspect's --source is the .aimodel a package was
 	// compiled from, and a flag name means one thing (flags_shared_test.go).
 	fs.StringVar(&f.source, "at", "", "with --ops: only the ops whose source location ends in FILE[:LINE] (a path suffix at a '/')")

@@ -177,7 +177,7 @@ func writePassDoc(w io.Writer, p *passes.Pass) {
 		}
 		fmt.Fprintf(w, "  %s (%s, default %s)\n      %s\n", o.Name, o.Kind, def, o.Doc)
 		if len(o.Values) > 0 {
-			fmt.Fprintf(w, "      values: %s\n", strings.Join(o.Values, ", "))
+			fmt.Fprintf(w, "      values: %s\n", o.ValuesText())
 		}
 	}
 	if len(p.Requires)+len(p.Preserves) > 0 {

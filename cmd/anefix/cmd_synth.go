@@ -64,6 +64,10 @@ func (f *synthFlags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&f.locations, "locations", "builtin", "op locations as MLIR fused locations (builtin) or as coreai-torch's #debuginfo.location dialect attributes (debuginfo; its body is anefix's guess, graph/synth/dialectlocs.go)")
 	fs.BoolVar(&f.trainedGates, "trained-gates", true, "A-D: recurrence gates as trained gated-delta/Mamba2 models initialise them (dt log-uniform in [0.001, 0.1], A log-uniform in [1, 16]: decay near 1); false restores the fast-forgetting gates (decay <= 0.24)")
 	fs.BoolVar(&f.massive, "massive-activations", true, "A-D: a few residual channels with magnitudes in the hundreds (tiny) to thousands (full), growing with depth, written by one MLP super neuron per channel and layer (graph/synth/massive.go); false leaves them out")
+	for name, vals := range map[string][]string{"scale": synth.Choices.Scale, "state-form": synth.Choices.StateForm, "state-read": synth.Choices.StateRead,
+		"recurrence": synth.Choices.Recurrence, "weights": synth.Choices.Weights, "locations": synth.Choices.Locations} {
+		flagValues(fs, name, vals...)
+	}
 	declareOutput(fs, &f.out)
 	markRequired(fs, "output", "-o OUT", "an .aimodel directory, .mlirb, .mlir, or - for stdout")
 	declareEmit(fs, &f.emit)
@@ -83,20 +87,13 @@ func runSynth(env *Env, f *synthFlags, args []string) error {
 	if err != nil {
 		return usagef("--arm: %v", err)
 	}
-	sc, err := synth.ParseScale(f.scale)
-	if err != nil {
-		return usagef("--scale: %v", err)
-	}
 	if f.layers < 0 {
 		return usagef("--layers must be positive, got %d", f.layers)
 	}
 	if f.ctx < 0 {
 		return usagef("--ctx must be positive, got %d", f.ctx)
 	}
-	if f.stateForm != synth.StateTensor && f.stateForm != synth.StateHandle {
-		return usagef("--state-form: want tensor or handle, got %q", f.stateForm)
-	}
-	o := synth.Options{Arm: a, Scale: sc, Layers: f.layers, Ctx: f.ctx, Seed: f.seed, StateForm: f.stateForm, Recurrence: f.recurrence, StateRead: f.stateRead, Locations: f.locations, Weights: f.weights,
+	o := synth.Options{Arm: a, Scale: synth.Scale(f.scale), Layers: f.layers, Ctx: f.ctx, Seed: f.seed, StateForm: f.stateForm, Recurrence: f.recurrence, StateRead: f.stateRead, Locations: f.locations, Weights: f.weights,
 		NoTrainedGates: !f.trainedGates, NoMassiveActivations: !f.massive}
 	if err := o.Check(); err != nil {
 		// run prefixes "anefix synth: " already.

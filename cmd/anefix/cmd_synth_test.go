@@ -20,7 +20,7 @@ func TestSynthUsage(t *testing.T) {
 		{[]string{"synth", "-o", out}, exitUsage, "--arm"},
 		{[]string{"synth", "--arm", "F", "-o", out}, exitUsage, `unknown arm "F"`},
 		{[]string{"synth", "--arm", "A"}, exitUsage, "-o OUT is required (an .aimodel directory"},
-		{[]string{"synth", "--arm", "A", "--scale", "big", "-o", out}, exitUsage, "unknown scale"},
+		{[]string{"synth", "--arm", "A", "--scale", "big", "-o", out}, exitUsage, `unknown --scale value "big"`},
 		{[]string{"synth", "--arm", "A", "--layers", "-2", "-o", out}, exitUsage, "--layers"},
 		{[]string{"synth", "--arm", "A", "--state-form", "x", "-o", out}, exitUsage, "--state-form"},
 		{[]string{"synth", "--arm", "A", "extra", "-o", out}, exitUsage, "no positional"},

@@ -5,6 +5,7 @@ import (
 	"github.com/anefix/anefix/graph/modelio"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -150,6 +151,11 @@ func (f *verifyFlags) declare(fs *pflag.FlagSet) {
 	fs.IntVar(&f.locTop, "localize-top", 10, "ops --localize lists")
 	declareIgnoreHash(fs, &f.ignoreHash)
 	declareMaxWork(fs, &f.maxWork)
+	flagValues(fs, "mode", verifyModes...)
+	flagValues(fs, "accumulate", accumulators...)
+	flagValues(fs, "cand-accumulate", accumulators...)
+	flagValues(fs, "numerics", numericsProfiles...)
+	flagValues(fs, "ane-family", interp.Families()...)
 	declareMaxMemory(fs, &f.maxMem)
 }
 
@@ -190,7 +196,7 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 		}
 		candOpts = interp.Options{ANE: &interp.ANE{Family: fam}}
 	default:
-		return usagef("--numerics: want ieee or ane, got %q", f.numerics)
+		return usagef("--numerics: want %s, got %q", strings.Join(numericsProfiles, " or "), f.numerics)
 	}
 	if err := checkMaxWork(f.maxWork); err != nil {
 		return err
@@ -242,7 +248,7 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 		}
 		tr = teacherRun{}
 	default:
-		return usagef("--mode: want teacher-forced or greedy, got %q", f.mode)
+		return usagef("--mode: want %s, got %q", strings.Join(verifyModes, " or "), f.mode)
 	}
 	return verifyPair(env, args[0], args[1], verifyRun{Teacher: tr,
 		Steps: f.steps, Prompt: ids, Seed: f.seed, MinAgree: f.minAgree, JSON: f.asJSON,
@@ -274,14 +280,19 @@ func parseIDs(s string) ([]int64, error) {
 }
 
 func accOption(s string) (interp.Options, error) {
-	switch s {
-	case "f32":
-		return interp.Options{}, nil
-	case "f16":
-		return interp.Options{AccumulateF16: true}, nil
+	if !slices.Contains(accumulators, s) {
+		return interp.Options{}, fmt.Errorf("want %s, got %q", strings.Join(accumulators, " or "), s)
 	}
-	return interp.Options{}, fmt.Errorf("want f32 or f16, got %q", s)
+	return interp.Options{AccumulateF16: s == "f16"}, nil
 }
+
+// The words verify's flags take (the first: the default). The teacher-
+// forced mode is also taken as "teacher", which is not offered.
+var (
+	verifyModes      = []string{"teacher-forced", "greedy"}
+	accumulators     = []string{"f32", "f16"}
+	numericsProfiles = []string{"ieee", "ane"}
+)
 
 func accName(r, c interp.Options) string {
 	n := func(o interp.Options) string {

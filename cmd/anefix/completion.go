@@ -53,6 +53,7 @@ func runCompletion(env *Env, _ *struct{}, args []string) error {
 // Annotations a flag's declaration may carry to say what its values are.
 const (
 	valuesAnnotation   = "anefix_values"  // the words it takes
+	listAnnotation     = "anefix_list"    // a comma list of the words listed
 	passListAnnotation = "anefix_passes"  // pass names (a comma list); the words listed are taken too
 	passSetAnnotation  = "anefix_passset" // pass.option=value
 )
@@ -60,6 +61,11 @@ const (
 // flagValues says that flag name of fs takes one of values.
 func flagValues(fs *pflag.FlagSet, name string, values ...string) {
 	annotate(fs, name, valuesAnnotation, values)
+}
+
+// flagListValues says that flag name of fs takes a comma list of values.
+func flagListValues(fs *pflag.FlagSet, name string, values ...string) {
+	annotate(fs, name, listAnnotation, values)
 }
 
 // flagPasses says that flag name of fs takes pass names (and also the
@@ -78,12 +84,14 @@ func annotate(fs *pflag.FlagSet, name, key string, values []string) {
 }
 
 // completion is the answer to one <Tab>: the candidates for the word, and
-// whether the shell should complete file names instead (files) or leave
-// the cursor after the candidate without a space (noSpace: "palettize.").
+// whether the shell should complete file names instead (files; the path
+// follows filePrefix in the word: "--report=") or leave the cursor after
+// the candidate without a space (noSpace: "palettize.").
 type completion struct {
-	words   []string
-	files   bool
-	noSpace bool
+	words      []string
+	files      bool
+	filePrefix string
+	noSpace    bool
 }
 
 // complete answers for words, the command line after "anefix" up to the
@@ -98,6 +106,12 @@ func complete(words []string) completion {
 			return matching(cur, []string{"--help", "--version"})
 		}
 		return matching(cur, append(commandNames(), "help", "version"))
+	}
+	if before[0] == "--version" || before[0] == "version" {
+		if len(before) == 1 {
+			return matching(cur, []string{"--json"})
+		}
+		return completion{}
 	}
 	if before[0] == "help" {
 		if len(before) == 1 {
@@ -129,6 +143,9 @@ func complete(words []string) completion {
 				r := flagValue(f, val)
 				for i, w := range r.words {
 					r.words[i] = name + "=" + w
+				}
+				if r.files {
+					r.filePrefix = name + "="
 				}
 				return r
 			}
@@ -176,22 +193,29 @@ func flagValue(f *pflag.Flag, cur string) completion {
 	if vals, ok := f.Annotations[valuesAnnotation]; ok {
 		return matching(cur, vals)
 	}
+	if vals, ok := f.Annotations[listAnnotation]; ok {
+		return listValue(cur, vals)
+	}
 	if extra, ok := f.Annotations[passListAnnotation]; ok {
-		// A comma list: complete its last element.
-		done, last := "", cur
-		if i := strings.LastIndex(cur, ","); i >= 0 {
-			done, last = cur[:i+1], cur[i+1:]
-		}
-		r := matching(last, append(passes.Names(), extra...))
-		for i, w := range r.words {
-			r.words[i] = done + w
-		}
-		return r
+		return listValue(cur, append(passes.Names(), extra...))
 	}
 	if _, ok := f.Annotations[passSetAnnotation]; ok {
 		return passSetValue(cur)
 	}
 	return completion{files: true}
+}
+
+// listValue completes the last element of cur, a comma list of values.
+func listValue(cur string, values []string) completion {
+	done, last := "", cur
+	if i := strings.LastIndex(cur, ","); i >= 0 {
+		done, last = cur[:i+1], cur[i+1:]
+	}
+	r := matching(last, values)
+	for i, w := range r.words {
+		r.words[i] = done + w
+	}
+	return r
 }
 
 // passSetValue completes pass.option=value from the pass table and the
@@ -266,9 +290,11 @@ func matching(prefix string, candidates []string) completion {
 }
 
 // runComplete is the hidden `anefix __complete SHELL WORD...`: the first
-// line says what the shell does (files, nospace or words), the others are
-// the candidates. bash splits words at '=' and ':' (COMP_WORDBREAKS), so it
-// gets each candidate from after the last of those in the word.
+// line says what the shell does (files, nospace or words; "files PREFIX"
+// when the path follows PREFIX in the word, as in --report=PATH), the
+// others are the candidates. bash splits words at '=' and ':'
+// (COMP_WORDBREAKS), so it gets each candidate from after the last of those
+// in the word.
 func runComplete(env *Env, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(env.Stderr, "anefix __complete: want SHELL WORD...")
@@ -278,7 +304,7 @@ func runComplete(env *Env, args []string) int {
 	r := complete(words)
 	switch {
 	case r.files:
-		fmt.Fprintln(env.Stdout, "files")
+		fmt.Fprintln(env.Stdout, strings.TrimSpace("files "+r.filePrefix))
 	case r.noSpace:
 		fmt.Fprintln(env.Stdout, "nospace")
 	default:
@@ -303,13 +329,21 @@ _anefix() {
 	if [[ $line == *[[:space:]] || ${#words[@]} -eq 0 ]]; then
 		words+=("")
 	fi
-	local cur=${COMP_WORDS[COMP_CWORD]}
+	# The words as anefix reads them: without the quotes typed around them.
+	words=("${words[@]//[\'\"]/}")
+	local cur=${words[${#words[@]}-1]}
 	local IFS=$'\n'
 	local -a out
 	out=($(anefix __complete bash "${words[@]:1}" 2>/dev/null)) || return 0
 	case ${out[0]} in
-	files)
-		COMPREPLY=($(compgen -f -- "$cur"))
+	files*)
+		local prefix=${out[0]#files}
+		prefix=${prefix# }
+		local path=${cur#"$prefix"}
+		# bash's own word starts after the path's last '=' or ':'.
+		local brk=${path%"${path##*[=:]}"}
+		COMPREPLY=($(compgen -f -- "$path"))
+		COMPREPLY=("${COMPREPLY[@]#"$brk"}")
 		compopt -o filenames 2>/dev/null
 		;;
 	nospace)
@@ -327,9 +361,12 @@ complete -F _anefix anefix
 # zsh completion for anefix (anefix completion zsh)
 _anefix() {
 	local -a out
-	out=("${(@f)$(anefix __complete zsh "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+	# The words as anefix reads them: unquoted; zsh has already taken the
+	# quote that opens the word being completed off PREFIX.
+	out=("${(@f)$(anefix __complete zsh "${(@Q)words[2,CURRENT-1]}" "${(Q)PREFIX}" 2>/dev/null)}")
 	case $out[1] in
 	files) _files ;;
+	files\ *) compset -P "${(b)out[1]#files }" && _files ;;
 	nospace) compadd -S '' -- "${(@)out[2,-1]}" ;;
 	*) compadd -- "${(@)out[2,-1]}" ;;
 	esac
@@ -342,11 +379,18 @@ fi
 `,
 	"fish": `# fish completion for anefix (anefix completion fish)
 function __anefix_complete
-	set -l words (commandline -opc)[2..-1] (commandline -ct)
+	# commandline -opc unquotes the words before the cursor, not the one
+	# being completed.
+	set -l cur (commandline -ct | string unescape)
+	set -l words (commandline -opc)[2..-1] $cur
 	set -l out (anefix __complete fish $words 2>/dev/null)
 	switch "$out[1]"
 	case files
-		__fish_complete_path (commandline -ct)
+		__fish_complete_path $cur
+	case 'files *'
+		set -l prefix (string sub -s 7 -- $out[1])
+		set -l path (string sub -s (math (string length -- $prefix) + 1) -- $cur)
+		printf '%s\n' $prefix(__fish_complete_path $path)
 	case '*'
 		printf '%s\n' $out[2..-1]
 	end

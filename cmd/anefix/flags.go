@@ -43,12 +43,13 @@ func declareForce(fs *pflag.FlagSet, p *bool) {
 // declareEmit declares --emit.
 func declareEmit(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "emit", "", "output encoding: generic, pretty or bytecode (default: keep the input's; synth: by OUT's extension)")
-	flagValues(fs, "emit", modelio.FormGeneric, modelio.FormPretty, modelio.FormBytecode)
+	flagValues(fs, "emit", modelio.Forms()...)
 }
 
 // declareBytecodeVersion declares --bytecode-version.
 func declareBytecodeVersion(fs *pflag.FlagSet, p *int) {
 	fs.IntVar(p, "bytecode-version", 0, "bytecode version to write, 1 to 6 (default: the input's, or 6)")
+	flagValues(fs, "bytecode-version", modelio.BytecodeVersions()...)
 }
 
 // declareSeed declares --seed.

@@ -41,6 +41,7 @@ func TestJSONReportsMatchSchema(t *testing.T) {
 		{[]string{"compile", armAPath, "--compiler", standIn(t), "--json"}, exitOK, "CompileReport", []string{`"regionsKnown": `}},
 		{[]string{"inspect", armAPath, "--json"}, exitOK, "InspectReport", []string{`"compiled": null`}},
 		{[]string{"passes", "--json"}, exitOK, "PassList", []string{`"defaultOn": false`}},
+		{[]string{"--version", "--json"}, exitOK, "VersionInfo", []string{`"version": "0.1.0-dev"`}},
 		{[]string{"passes", "palettize", "--json"}, exitOK, "PassInfo", []string{`"name": "palettize"`}},
 		{[]string{"rewrite", armAPath, "-o", filepath.Join(dir, "out.aimodel"), "--json"}, exitOK, "RewriteReport", []string{`"written": true`, `"dryRun": false`}},
 		// Every weight taken and left (no SNR: null), and rules with left weights.

@@ -232,12 +232,7 @@ func run(args []string, env *Env) int {
 	case "__complete":
 		return runComplete(env, args[1:])
 	case "--version", "version":
-		if len(args) > 1 {
-			fmt.Fprintf(env.Stderr, "anefix %s: takes no arguments (got %q)\n", args[0], args[1])
-			return exitUsage
-		}
-		fmt.Fprint(env.Stdout, currentStamp().text())
-		return exitOK
+		return runVersion(env, args[0], args[1:])
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -344,7 +339,8 @@ Commands:
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprint(w, `
-Run 'anefix <command> --help' for a command's flags and examples.
+Run 'anefix <command> --help' for a command's flags and examples, and
+'anefix --version' for the build (with --json: as JSON, anefix.v1.VersionInfo).
 Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 check/verify gate not met,
 4 compiler unavailable.
 `)

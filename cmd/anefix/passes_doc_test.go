@@ -129,7 +129,7 @@ documentation as this file.
 				}
 				doc := o.Doc
 				if len(o.Values) > 0 {
-					doc += " (values: " + strings.Join(o.Values, ", ") + ")"
+					doc += " (values: " + o.ValuesText() + ")"
 				}
 				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, o.Kind, def, passesMDCell(doc))
 			}

@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	pb "github.com/anefix/anefix/proto/anefixpb"
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 // Release stamps, set by .ci/release with -ldflags "-X main.version=...":
@@ -70,6 +73,41 @@ func currentStamp() buildStamp { return stampOf(debug.ReadBuildInfo()) }
 // toolName is "anefix VERSION", the tool an output's record names (no
 // commit, so outputs read the same from every build of one release).
 func toolName() string { return "anefix " + currentStamp().Version }
+
+// runVersion is `anefix --version [--json]` (also `anefix version`): the
+// text, or the VersionInfo message.
+func runVersion(env *Env, name string, args []string) int {
+	asJSON := len(args) == 1 && args[0] == "--json"
+	if len(args) > 0 && !asJSON {
+		fmt.Fprintf(env.Stderr, "anefix %s: takes only --json (got %q)\n", name, args[0])
+		return exitUsage
+	}
+	s := currentStamp()
+	if !asJSON {
+		fmt.Fprint(env.Stdout, s.text())
+		return exitOK
+	}
+	out, err := pbprint.Marshal(s.proto())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "anefix %s: %v\n", name, err)
+		return exitFailure
+	}
+	env.Stdout.Write(out)
+	return exitOK
+}
+
+// proto is s as anefix.v1.VersionInfo: commit, date and dirty absent when
+// the build has no commit stamp (as the text says "unknown").
+func (s buildStamp) proto() *pb.VersionInfo {
+	v := &pb.VersionInfo{SchemaVersion: pbprint.SchemaVersion, Version: s.Version, GoVersion: s.Go, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if s.Commit != "" {
+		v.Commit, v.Dirty = &s.Commit, &s.Modified
+		if s.Time != "" {
+			v.Date = &s.Time
+		}
+	}
+	return v
+}
 
 // text is what `anefix --version` prints. Without a commit (go run, go
 // test, a build without VCS information) it says so rather than invent one.

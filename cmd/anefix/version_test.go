@@ -1,9 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/anefix/anefix/proto/pbprint"
 )
 
 // --version reports the commit, its time and the dirty flag from the build
@@ -69,7 +74,51 @@ func TestVersionCommand(t *testing.T) {
 			t.Errorf("%v: code %d, output %q", args, code, out)
 		}
 	}
-	if code, _, errs := runCLI(t, "", "version", "extra"); code != exitUsage || !strings.Contains(errs, "takes no arguments") {
+	if code, _, errs := runCLI(t, "", "version", "extra"); code != exitUsage || !strings.Contains(errs, `takes only --json (got "extra")`) {
 		t.Errorf("version extra: code %d, stderr %q", code, errs)
+	}
+}
+
+// --version --json is anefix.v1.VersionInfo with the facts the text
+// prints: commit, date and dirty present with a commit, absent without
+// one (absent means unknown, proto/common.proto), never "" or false.
+func TestVersionJSON(t *testing.T) {
+	withCommit := stampOf(&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.time", Value: "2026-12-03T20:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}, true)
+	noCommit := stampOf(&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, true)
+	for _, c := range []struct {
+		name string
+		s    buildStamp
+		want []string
+		not  []string
+	}{
+		{"commit", withCommit, []string{`"version": "0.1.0-dev"`, `"commit": "0123abcd"`, `"date": "2026-12-03T20:00:00Z"`, `"dirty": true`, `"goVersion": "go1.26.8"`,
+			`"platform": "` + runtime.GOOS + "/" + runtime.GOARCH + `"`, fmt.Sprintf(`"schemaVersion": %d`, pbprint.SchemaVersion)}, nil},
+		{"no commit", noCommit, []string{`"version": "0.1.0-dev"`, `"goVersion": "go1.26.8"`}, []string{`"commit"`, `"date"`, `"dirty"`}},
+	} {
+		out, err := pbprint.Marshal(c.s.proto())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("%s: missing %s in\n%s", c.name, w, out)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(string(out), w) {
+				t.Errorf("%s: unexpected %s in\n%s", c.name, w, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{"--version", "--json"}, {"version", "--json"}} {
+		code, out, errs := runCLI(t, "", args...)
+		var v struct{ Version, GoVersion string }
+		if code != exitOK || json.Unmarshal([]byte(out), &v) != nil || v.Version != devVersion || v.GoVersion != runtime.Version() {
+			t.Errorf("%v: code %d, output %q %q", args, code, out, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "--version", "--jsn"); code != exitUsage || !strings.Contains(errs, "takes only --json") {
+		t.Errorf("--version --jsn: code %d, %q", code, errs)
 	}
 }

@@ -115,7 +115,7 @@ func write(t testing.TB, m *graph.Module, opts WriteOptions) []byte {
 func TestRoundTripMlirOpt(t *testing.T) {
 	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
-			for v := in.minVersion; v <= maxVersion; v++ {
+			for v := in.minVersion; v <= MaxVersion; v++ {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {
 					t.Parallel()
 					roundTripMlirOpt(t, tl, in.file, in.minVersion, v, in.args)
@@ -152,7 +152,7 @@ func roundTripMlirOpt(t *testing.T, tl oracle.MlirOptTool, file string, minVersi
 	} else if got := canonical(t, tl, write(t, m, WriteOptions{})); got != want {
 		t.Errorf("fresh tables: mlir-opt printout differs\n%s", diffLines(want, got))
 	}
-	for ov := max(minVersion, 1); ov <= maxVersion; ov++ {
+	for ov := max(minVersion, 1); ov <= MaxVersion; ov++ {
 		if ov == v {
 			continue
 		}

@@ -137,8 +137,8 @@ func parseRawFile(r io.ReaderAt, size int64, name string) (*rawFile, error) {
 	if f.version, err = d.varint(); err != nil {
 		return nil, err
 	}
-	if f.version > maxVersion {
-		return nil, f.errAt(4, "bytecode version %d is newer than the newest supported version %d", f.version, maxVersion)
+	if f.version > MaxVersion {
+		return nil, f.errAt(4, "bytecode version %d is newer than the newest supported version %d", f.version, MaxVersion)
 	}
 	if f.producer, err = d.cstring(); err != nil {
 		return nil, f.errAt(int64(d.pos), "producer string is not NUL-terminated within 4096 bytes")

@@ -44,7 +44,7 @@ func TestSeedsCurrent(t *testing.T) {
 			dir, from = filepath.Join(dir, "mlir22"), vNativeProperties
 		}
 		for _, in := range textInputs {
-			for v := max(in.minVersion, from); v <= maxVersion; v++ {
+			for v := max(in.minVersion, from); v <= MaxVersion; v++ {
 				name := filepath.Join(dir, fmt.Sprintf("%s.v%d.mlirb", strings.TrimSuffix(in.file, ".mlir"), v))
 				data := emitBytecode(t, tl, filepath.Join("testdata", in.file), v, in.args...)
 				if goldentest.Update() {

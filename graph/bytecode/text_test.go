@@ -24,7 +24,7 @@ func TestFromText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, v := range []int{max(in.minVersion, 1), maxVersion} {
+			for _, v := range []int{max(in.minVersion, 1), MaxVersion} {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {
 					t.Parallel()
 					m, _, err := mlirtext.Parse(path, string(text))
@@ -48,7 +48,7 @@ func TestFromText(t *testing.T) {
 func TestDecodedAsText(t *testing.T) {
 	for _, tl := range oracle.MlirOpts {
 		for _, in := range textInputs {
-			for _, v := range []int{max(in.minVersion, 1), maxVersion} {
+			for _, v := range []int{max(in.minVersion, 1), MaxVersion} {
 				t.Run(fmt.Sprintf("%s/%s/v%d", tl.Name, in.file, v), func(t *testing.T) {
 					t.Parallel()
 					data := emitBytecode(t, tl, filepath.Join("testdata", in.file), v, in.args...)
@@ -58,7 +58,7 @@ func TestDecodedAsText(t *testing.T) {
 						// newest version may skip for them, the same file at
 						// its first version covers the rest of the module and
 						// may not (or every case could skip unnoticed).
-						if v == max(in.minVersion, 1) && v != maxVersion {
+						if v == max(in.minVersion, 1) && v != MaxVersion {
 							t.Fatalf("native properties of %v at version %d, the file's first", ops, v)
 						}
 						t.Skipf("native properties of %v have no text form", ops)

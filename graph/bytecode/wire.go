@@ -27,14 +27,16 @@ const (
 
 // Bytecode versions and the feature each one introduced.
 const (
-	vDialectVersioning   = 1
-	vLazyLoading         = 2 // isolated regions in their own IR section
-	vUseListOrdering     = 3
-	vElideUnknownArgLoc  = 4
-	vNativeProperties    = 5
-	vODSSegmentSizes     = 6 // operand segment sizes as native properties
-	minVersion           = 0
-	maxVersion           = 6
+	vDialectVersioning  = 1
+	vLazyLoading        = 2 // isolated regions in their own IR section
+	vUseListOrdering    = 3
+	vElideUnknownArgLoc = 4
+	vNativeProperties   = 5
+	vODSSegmentSizes    = 6 // operand segment sizes as native properties
+	minVersion          = 0
+	// MaxVersion is the newest bytecode version read and written (and
+	// --bytecode-version's largest value).
+	MaxVersion           = 6
 	alignmentByte        = 0xCB
 	maxReasonableEntries = 1 << 31
 )

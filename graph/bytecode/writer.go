@@ -142,7 +142,7 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 		attrKey: newEntrySet(0), typeKey: newEntrySet(0), propKey: map[string]int{},
 		attrMemo: map[graph.Attr]int{}, strAttrs: map[string]int{}, locMemo: map[graph.Loc]int{}, typeMemo: map[graph.Type]int{}, resIdx: map[[2]string]int{},
 	}
-	wr.version = maxVersion
+	wr.version = MaxVersion
 	producer := "anefix"
 	if wr.src != nil {
 		wr.f = wr.src.f
@@ -150,8 +150,8 @@ func Write(w io.Writer, m *graph.Module, opts WriteOptions) error {
 		producer = wr.f.producer
 	}
 	if opts.Version != 0 {
-		if opts.Version < 1 || opts.Version > maxVersion {
-			return fmt.Errorf("bytecode: version %d is not supported; choose 1 to %d", opts.Version, maxVersion)
+		if opts.Version < 1 || opts.Version > MaxVersion {
+			return fmt.Errorf("bytecode: version %d is not supported; choose 1 to %d", opts.Version, MaxVersion)
 		}
 		wr.version = uint64(opts.Version)
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/anefix/anefix/graph"
 )
@@ -43,15 +44,26 @@ func (f Family) String() string {
 	return "pre-a16"
 }
 
+// families are the families, the default first.
+var families = []Family{PreA16, A16}
+
+// Families are the spellings of --ane-family, the default first.
+func Families() []string {
+	out := make([]string, len(families))
+	for i, f := range families {
+		out[i] = f.String()
+	}
+	return out
+}
+
 // ParseFamily reads the spelling of --ane-family.
 func ParseFamily(s string) (Family, error) {
-	switch s {
-	case "pre-a16":
-		return PreA16, nil
-	case "a16":
-		return A16, nil
+	for _, f := range families {
+		if f.String() == s {
+			return f, nil
+		}
 	}
-	return PreA16, fmt.Errorf("want pre-a16 or a16, got %q", s)
+	return PreA16, fmt.Errorf("want %s, got %q", strings.Join(Families(), " or "), s)
 }
 
 // ANE selects the Neural Engine profile for one interpreter.

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/anefix/anefix/graph"
 	"github.com/anefix/anefix/graph/bundle"
+	"github.com/anefix/anefix/graph/bytecode"
 )
 
 // UsageError is a refusal that the flags alone cause (--emit,
@@ -26,15 +29,27 @@ func CheckFlags(emit string, version int) error {
 	if err := checkEmitValue(emit); err != nil {
 		return err
 	}
-	if version < 0 || version > 6 {
-		return usagef("--bytecode-version %d: want 1 to 6", version)
+	if version < 0 || version > bytecode.MaxVersion {
+		return usagef("--bytecode-version %d: want 1 to %d", version, bytecode.MaxVersion)
 	}
 	return nil
 }
 
+// BytecodeVersions are --bytecode-version's values (0, the default, keeps
+// the input's).
+func BytecodeVersions() []string {
+	var out []string
+	for v := 1; v <= bytecode.MaxVersion; v++ {
+		out = append(out, strconv.Itoa(v))
+	}
+	return out
+}
+
+// Forms are --emit's values.
+func Forms() []string { return []string{FormGeneric, FormPretty, FormBytecode} }
+
 func checkEmitValue(emit string) error {
-	switch emit {
-	case "", FormGeneric, FormPretty, FormBytecode:
+	if emit == "" || slices.Contains(Forms(), emit) {
 		return nil
 	}
 	return usagef("--emit %q: want generic, pretty or bytecode", emit)

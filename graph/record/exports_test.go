@@ -85,7 +85,6 @@ var exportsKept = map[string]string{
 	"graph/interp.UI2":                    "a value of the exported enum Elem, kept whole",
 	"graph/interp.UI3":                    "a value of the exported enum Elem, kept whole",
 	"graph/interp.UI6":                    "a value of the exported enum Elem, kept whole",
-	"graph/synth.Scale":                   "in the type of the exported Full",
 	"graph/synth.ArmDFunc":                "in the type of the exported GenerateWith",
 	"graph/synth/variants.Axes":           "type of the exported field Case.Axes",
 	"passes.ArmDKind":                     "type of the exported field ArmDOptions.Composites",

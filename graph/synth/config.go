@@ -4,6 +4,7 @@ import (
 	"github.com/anefix/anefix/graph/nearest"
 
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -62,11 +63,40 @@ const (
 
 // ParseScale reads "tiny" or "full".
 func ParseScale(s string) (Scale, error) {
-	switch Scale(s) {
-	case Tiny, Full:
-		return Scale(s), nil
+	if err := oneOf("--scale", s, Choices.Scale); err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("unknown scale %q: want tiny or full", s)
+	return Scale(s), nil
+}
+
+// Choices are the words each string option of Options takes (the first is
+// the default): normalize refuses any other, and anefix synth's flags
+// complete and list them.
+var Choices = struct{ Scale, StateForm, StateRead, Recurrence, Locations, Weights []string }{
+	Scale:      []string{string(Tiny), string(Full)},
+	StateForm:  []string{StateTensor, StateHandle},
+	StateRead:  []string{stateReadSum, StateReadMatmul},
+	Recurrence: []string{recurrenceInline, RecurrenceComposite},
+	Locations:  []string{locBuiltin, LocDebugInfo},
+	Weights:    []string{weightsF16, WeightsLinearInt4, WeightsPalettized},
+}
+
+// oneOf refuses s unless it is one of choices, naming them and the option
+// (flag: as anefix synth spells it).
+func oneOf(flag, s string, choices []string) error {
+	if slices.Contains(choices, s) {
+		return nil
+	}
+	want := strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+	return fmt.Errorf("unknown %s value %q: want %s%s", flag, s, want, nearest.Hint(s, choices, ""))
+}
+
+// orDefault is s, or the default (the first choice) when s is empty.
+func orDefault(s string, choices []string) string {
+	if s == "" {
+		return choices[0]
+	}
+	return s
 }
 
 // Options are the generator's inputs. Zero values mean the defaults.
@@ -231,50 +261,29 @@ func (o Options) normalize() (Options, error) {
 	if o.Arm < ArmA || o.Arm > ArmE {
 		return o, fmt.Errorf("synth: no arm chosen: want one of A, B, C, D, E")
 	}
-	if o.Scale == "" {
-		o.Scale = Tiny
-	}
-	switch o.StateForm {
-	case "":
-		o.StateForm = StateTensor
-	case StateTensor, StateHandle:
-	default:
-		return o, fmt.Errorf("synth: unknown state form %q: want tensor or handle", o.StateForm)
-	}
-	if _, err := ParseScale(string(o.Scale)); err != nil {
-		return o, fmt.Errorf("synth: %w", err)
-	}
-	switch o.Recurrence {
-	case "":
-		o.Recurrence = recurrenceInline
-	case recurrenceInline:
-	case RecurrenceComposite:
-		if o.Arm == ArmE {
-			return o, fmt.Errorf("synth: arm E is a dense decoder with no recurrence; --recurrence composite applies to arms A-D")
+	o.Scale = Scale(orDefault(string(o.Scale), Choices.Scale))
+	o.StateForm = orDefault(o.StateForm, Choices.StateForm)
+	o.Recurrence = orDefault(o.Recurrence, Choices.Recurrence)
+	o.StateRead = orDefault(o.StateRead, Choices.StateRead)
+	o.Locations = orDefault(o.Locations, Choices.Locations)
+	o.Weights = orDefault(o.Weights, Choices.Weights)
+	for _, c := range []struct {
+		flag, v string
+		choices []string
+	}{
+		{"--scale", string(o.Scale), Choices.Scale},
+		{"--state-form", o.StateForm, Choices.StateForm},
+		{"--recurrence", o.Recurrence, Choices.Recurrence},
+		{"--state-read", o.StateRead, Choices.StateRead},
+		{"--locations", o.Locations, Choices.Locations},
+		{"--weights", o.Weights, Choices.Weights},
+	} {
+		if err := oneOf(c.flag, c.v, c.choices); err != nil {
+			return o, fmt.Errorf("synth: %w", err)
 		}
-	default:
-		return o, fmt.Errorf("synth: unknown recurrence form %q: want inline or composite", o.Recurrence)
 	}
-	switch o.StateRead {
-	case "":
-		o.StateRead = stateReadSum
-	case stateReadSum, StateReadMatmul:
-	default:
-		return o, fmt.Errorf("synth: unknown state-read form %q: want sum or matmul", o.StateRead)
-	}
-	switch o.Locations {
-	case "":
-		o.Locations = locBuiltin
-	case locBuiltin, LocDebugInfo:
-	default:
-		return o, fmt.Errorf("synth: unknown location form %q: want builtin or debuginfo", o.Locations)
-	}
-	switch o.Weights {
-	case "":
-		o.Weights = weightsF16
-	case weightsF16, WeightsLinearInt4, WeightsPalettized:
-	default:
-		return o, fmt.Errorf("synth: unknown weights form %q: want f16, linear-int4 or palettized", o.Weights)
+	if o.Recurrence == RecurrenceComposite && o.Arm == ArmE {
+		return o, fmt.Errorf("synth: arm E is a dense decoder with no recurrence; --recurrence composite applies to arms A-D")
 	}
 	if o.Layers < 0 || o.Layers > 512 {
 		return o, fmt.Errorf("synth: --layers %d out of range 1..512", o.Layers)

@@ -231,7 +231,7 @@ func TestOptionsErrors(t *testing.T) {
 	}{
 		{Options{}, "no arm"},
 		{Options{Arm: 'Z'}, "no arm"},
-		{Options{Arm: ArmA, Scale: "huge"}, "unknown scale"},
+		{Options{Arm: ArmA, Scale: "huge"}, `unknown --scale value "huge"`},
 		{Options{Arm: ArmA, Layers: -1}, "out of range"},
 		{Options{Arm: ArmA, Ctx: 1}, "out of range"},
 		{Options{Arm: ArmE, Ctx: 100}, "out of range"},
@@ -380,7 +380,7 @@ func TestHandleStates(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Generate(Options{Arm: ArmA, StateForm: "ref"}); err == nil || !strings.Contains(err.Error(), "state form") {
+	if _, err := Generate(Options{Arm: ArmA, StateForm: "ref"}); err == nil || !strings.Contains(err.Error(), `unknown --state-form value "ref"`) {
 		t.Errorf("bad state form: %v", err)
 	}
 }

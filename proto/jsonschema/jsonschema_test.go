@@ -54,7 +54,7 @@ func TestSchemaReports(t *testing.T) {
 	for _, a := range root.AnyOf {
 		got = append(got, strings.TrimPrefix(a.Ref, "#/$defs/"))
 	}
-	want := []string{"BisectReport", "CheckReport", "CompileReport", "InspectReport", "PassInfo", "PassList", "PlanDiff", "ReduceReport", "RewriteReport", "RuleTable", "VerifyReport"}
+	want := []string{"BisectReport", "CheckReport", "CompileReport", "InspectReport", "PassInfo", "PassList", "PlanDiff", "ReduceReport", "RewriteReport", "RuleTable", "VerifyReport", "VersionInfo"}
 	if !slices.Equal(got, want) {
 		t.Errorf("root anyOf = %v, want %v", got, want)
 	}
@@ -89,6 +89,7 @@ func TestValidateReports(t *testing.T) {
 			Compression: &pb.CompressionTotal{SnrDb: math.Inf(-1), MinSnrDb: 12.5}}}},
 			[]string{`"snrDb": null`, `"resource": "NaN"`, `"minSnrDb": 12.5`, `"check": null`, `"outputSize": "0"`}},
 		{"PassList", &pb.PassList{SchemaVersion: pbprint.SchemaVersion}, []string{`"passes": []`}},
+		{"VersionInfo", &pb.VersionInfo{SchemaVersion: pbprint.SchemaVersion}, []string{`"version": ""`, `"goVersion": ""`}},
 	} {
 		t.Run(tc.def, func(t *testing.T) {
 			doc, err := pbprint.Marshal(tc.m)
