@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/anefix/anefix/graph/nearest"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func (f *opsFlags) validate() error {
 	}
 	for _, v := range strings.Split(f.only, ",") {
 		if !slices.Contains(opsOnly, v) {
-			return usagef("--only %q: want one or more of %s, comma-separated", v, strings.Join(opsOnly, ", "))
+			return usagef("--only %q%s: want one or more of %s, comma-separated", v, nearest.Hint(v, opsOnly, ""), strings.Join(opsOnly, ", "))
 		}
 	}
 	return nil

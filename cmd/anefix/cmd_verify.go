@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/anefix/anefix/graph/modelio"
+	"github.com/anefix/anefix/graph/nearest"
 	"io"
 	"math"
 	"slices"
@@ -196,7 +197,7 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 		}
 		candOpts = interp.Options{ANE: &interp.ANE{Family: fam}}
 	default:
-		return usagef("--numerics: want %s, got %q", strings.Join(numericsProfiles, " or "), f.numerics)
+		return usagef("--numerics: want %s, got %q%s", strings.Join(numericsProfiles, " or "), f.numerics, nearest.Hint(f.numerics, numericsProfiles, ""))
 	}
 	if err := checkMaxWork(f.maxWork); err != nil {
 		return err
@@ -248,7 +249,7 @@ func runVerify(env *Env, f *verifyFlags, args []string) error {
 		}
 		tr = teacherRun{}
 	default:
-		return usagef("--mode: want %s, got %q", strings.Join(verifyModes, " or "), f.mode)
+		return usagef("--mode: want %s, got %q%s", strings.Join(verifyModes, " or "), f.mode, nearest.Hint(f.mode, verifyModes, ""))
 	}
 	return verifyPair(env, args[0], args[1], verifyRun{Teacher: tr,
 		Steps: f.steps, Prompt: ids, Seed: f.seed, MinAgree: f.minAgree, JSON: f.asJSON,
@@ -281,7 +282,7 @@ func parseIDs(s string) ([]int64, error) {
 
 func accOption(s string) (interp.Options, error) {
 	if !slices.Contains(accumulators, s) {
-		return interp.Options{}, fmt.Errorf("want %s, got %q", strings.Join(accumulators, " or "), s)
+		return interp.Options{}, fmt.Errorf("want %s, got %q%s", strings.Join(accumulators, " or "), s, nearest.Hint(s, accumulators, ""))
 	}
 	return interp.Options{AccumulateF16: s == "f16"}, nil
 }

@@ -26,6 +26,14 @@ func TestTypoSuggestions(t *testing.T) {
 		{"option value", []string{"rewrite", "--set", "promote-states.form=atribute", "-o", out, in}, `(did you mean attribute?)`},
 		{"architecture", []string{"check", "--architecture", "h18", in}, `(did you mean h18p?)`},
 		{"arm", []string{"synth", "--arm", "AA", "-o", out}, `unknown arm "AA": want one of A, B, C, D, E (did you mean A?)`},
+		{"closed option value", []string{"rewrite", "--enable", "palettize", "--set", "palettize.method=kmean", "-o", out, in}, `(did you mean kmeans?)`},
+		{"--only", []string{"check", "--only", "blokced", in}, `(did you mean blocked?)`},
+		{"--numerics", []string{"verify", in, in, "--numerics", "an"}, `(did you mean ane?)`},
+		{"--ane-family", []string{"verify", in, in, "--ane-family", "a17"}, `(did you mean a16?)`},
+		{"--mode", []string{"verify", in, in, "--mode", "greed"}, `(did you mean greedy?)`},
+		{"--accumulate", []string{"verify", in, in, "--accumulate", "f61"}, `(did you mean f16?)`},
+		{"--emit", []string{"convert", in, "-o", out, "--emit", "prety"}, `(did you mean pretty?)`},
+		{"synth choice", []string{"synth", "--arm", "A", "--scale", "tinny", "-o", out}, `(did you mean tiny?)`},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, "", c.args...)

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/anefix/anefix/graph/nearest"
 	"math"
 	"strings"
 
@@ -63,7 +64,7 @@ func ParseFamily(s string) (Family, error) {
 			return f, nil
 		}
 	}
-	return PreA16, fmt.Errorf("want %s, got %q", strings.Join(Families(), " or "), s)
+	return PreA16, fmt.Errorf("want %s, got %q%s", strings.Join(Families(), " or "), s, nearest.Hint(s, Families(), ""))
 }
 
 // ANE selects the Neural Engine profile for one interpreter.

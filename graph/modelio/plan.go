@@ -2,6 +2,7 @@ package modelio
 
 import (
 	"fmt"
+	"github.com/anefix/anefix/graph/nearest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,7 +53,7 @@ func checkEmitValue(emit string) error {
 	if emit == "" || slices.Contains(Forms(), emit) {
 		return nil
 	}
-	return usagef("--emit %q: want generic, pretty or bytecode", emit)
+	return usagef("--emit %q: want generic, pretty or bytecode%s", emit, nearest.Hint(emit, Forms(), ""))
 }
 
 // CheckAbsent applies bundle.CheckExisting to an output before its input
