@@ -61,13 +61,7 @@ func lastFrame(out, label string) string {
 // terminal, nothing is drawn. (On full-scale arm A these phases take
 // 1–13 s each; tiny arm A shows them only because the delay is 0.)
 func TestProgressOnTerminal(t *testing.T) {
-	script := oracle.Tool(t, "script", "apt-get install bsdutils")
-	bin := buildAnefix(t)
-	dir := t.TempDir()
-	in, err := filepath.Abs(armA)
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, bin, dir, in := ttySetup(t)
 	out := filepath.Join(dir, "p.aimodel")
 	rw := onTerminal(t, script, bin, dir, "rewrite", in, "-o", out, "--enable", "palettize")
 	main, err := os.Stat(filepath.Join(in, "main.mlirb"))
@@ -113,13 +107,7 @@ func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }
 // {}` always holds, so reduce shrinks armA to its last op and bisect finds
 // the input already good.
 func TestSearchProgressOnTerminal(t *testing.T) {
-	script := oracle.Tool(t, "script", "apt-get install bsdutils")
-	bin := buildAnefix(t)
-	dir := t.TempDir()
-	in, err := filepath.Abs(armA)
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, bin, dir, in := ttySetup(t)
 	bar := regexp.MustCompile(`^(bisect|reduce) ([0-9]+) probes \(([0-9]+) run, 0 cached\)$`)
 	for _, c := range []struct{ cmd, extra string }{
 		{"bisect", ""},
@@ -151,4 +139,17 @@ func TestSearchProgressOnTerminal(t *testing.T) {
 			t.Errorf("%s: the bar's line is not cleared at the end; after its last frame: %q", c.cmd, rest)
 		}
 	}
+}
+
+// ttySetup is what the terminal tests start from: script(1), the anefix
+// binary, a work directory and arm A's absolute path.
+func ttySetup(t *testing.T) (script, bin, dir, in string) {
+	t.Helper()
+	script = oracle.Tool(t, "script", "apt-get install bsdutils")
+	bin = buildAnefix(t)
+	in, err := filepath.Abs(armA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return script, bin, t.TempDir(), in
 }
