@@ -160,6 +160,13 @@ func complete(words []string) completion {
 		names = append(names, "--help")
 		return matching(cur, names)
 	}
+	if c.Name == "passes" {
+		// Its one argument is a pass or settings group name, not a file.
+		if slices.ContainsFunc(before[1:], func(w string) bool { return !strings.HasPrefix(w, "-") }) {
+			return completion{}
+		}
+		return matching(cur, append(passes.Names(), settingNames()...))
+	}
 	return completion{files: true}
 }
 

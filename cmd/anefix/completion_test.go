@@ -110,6 +110,8 @@ var completionCases = []completionCase{
 	{line: "anefix convert --bytecode-version ", want: []string{"1", "2", "3", "4", "5", "6"}},
 	{line: "anefix completion ", want: []string{"bash", "fish", "zsh"}},
 	{line: "anefix help ch", want: []string{"check"}},
+	{line: "anefix passes pal", want: []string{"palettize"}},
+	{line: "anefix passes --json quant", want: []string{"quantize-weights"}},
 	{line: "anefix rewrite --set=quantize-w", want: []string{"--set=quantize-weights."}, bash: []string{"quantize-weights."}, nospace: true},
 	{line: "anefix synth --arm=", want: []string{"--arm=A", "--arm=B", "--arm=C", "--arm=D", "--arm=E"}, bash: []string{"A", "B", "C", "D", "E"}},
 	{line: "anefix rewrite -o x.mlir --emit b", want: []string{"bytecode"}},
