@@ -93,7 +93,8 @@ func runConvert(env *Env, f *convertFlags, args []string) error {
 		return err
 	}
 	if res.Path != "-" {
-		fmt.Fprintf(env.Stderr, "wrote %s (%s, %d bytes)\n", res.Path, res.Kind, res.MainSize)
+		// The path as the user gave it, as rewrite prints it.
+		fmt.Fprintf(env.Stderr, "wrote %s (%s, %d bytes)\n", f.out, res.Kind, res.MainSize)
 	}
 	return nil
 }

@@ -130,3 +130,20 @@ func TestConvertForceRefusesProjectDirectory(t *testing.T) {
 		}
 	}
 }
+
+// convert names its output as the user gave it, as rewrite does (it
+// printed the resolved absolute path).
+func TestConvertWroteAsGiven(t *testing.T) {
+	in, err := filepath.Abs("../../testdata/synth/armA.aimodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	for _, cmd := range []string{"convert", "rewrite"} {
+		out := cmd + ".mlir"
+		code, _, errs := runCLI(t, "", cmd, in, "-o", out)
+		if code != exitOK || !strings.Contains(errs, "wrote "+out+" (mlir-text, ") {
+			t.Errorf("%s: exit %d, stderr %q, want \"wrote %s (mlir-text, …\"", cmd, code, errs, out)
+		}
+	}
+}
