@@ -363,7 +363,7 @@ func fmtG(v float64) string {
 func writeVerifyText(w io.Writer, r *pb.VerifyReport) error {
 	r = pbprint.ForText(r) // names from the model stay on their line
 	var b strings.Builder
-	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, prompt %v, %d steps, accumulate %s\nnumerics of CAND: %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate, r.Numerics)
+	fmt.Fprintf(&b, "REF  %s\nCAND %s\n@%s, greedy decoding (--mode greedy): prompt %v, %d steps, accumulate %s\nnumerics of CAND: %s\n\n", r.Reference, r.Candidate, r.Function, r.PromptIds, r.Steps, r.Accumulate, r.Numerics)
 	fmt.Fprintf(&b, "%5s  %-6s  %8s  %8s  %-5s  %10s  %10s\n", "pos", "phase", "REF", "CAND", "equal", "cosine", "max|Δ|")
 	for _, s := range r.Positions {
 		phase := "gen"

@@ -39,6 +39,8 @@ func TestVerifyTeacherCLI(t *testing.T) {
 		{[]string{"verify", a, a, "--mode", "teacher-forced", "--steps", "3"}, 2, []string{"--steps belongs to --mode greedy"}},
 		{[]string{"verify", a, a, "--mode", "greedy", "--streams", "3"}, 2, []string{"--streams belongs to the teacher-forced mode"}},
 		{[]string{"verify", a, a, "--mode", "nope"}, 2, []string{"--mode"}},
+		// --localize alone selects greedy decoding; the header says so.
+		{[]string{"verify", a, a, "--localize", "--steps", "2"}, 0, []string{"@main, greedy decoding (--mode greedy): prompt [1], 2 steps"}},
 		{[]string{"verify", a, a, "--streams", "2", "--length", "3", "--json"}, 0, []string{`"meanKld": 0`, `"sameTop1": 1`, `"mode": "teacher-forced"`, `"stateDrift"`}},
 	}
 	for _, c := range cases {
